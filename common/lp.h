@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * linkperf: project-wide basics shared by every module.
+ *
+ * Error convention: library functions return 0 on success or a negative errno
+ * value; the error is logged once, where it is first known, with lp_err().
+ * Only the mains in bench/ turn errors into exit codes (lp_exit_code()).
+ */
+#ifndef LP_H
+#define LP_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LP_VERSION "0.1.0"
+
+/* Exit codes of every linkperf tool (docs/METHOD.md, DESIGN.md). */
+enum lp_exit {
+	LP_EXIT_OK = 0,		/* measured, nothing wrong */
+	LP_EXIT_FAIL = 1,	/* runtime failure, or measured and flagged bad */
+	LP_EXIT_USAGE = 2,	/* bad option or value */
+	LP_EXIT_UNSUPPORTED = 77, /* no device / GPU / driver here: N/A, not broken */
+};
+
+#define LP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define LP_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define LP_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+enum lp_log_level {
+	LP_LOG_QUIET = -1,
+	LP_LOG_ERR = 0,
+	LP_LOG_WARN = 1,
+	LP_LOG_INFO = 2,
+	LP_LOG_DEBUG = 3,
+};
+
+/* Name printed before every message ("lp-rdma: ..."); default "linkperf". */
+void lp_log_set_prog(const char *prog);
+/* Messages above this level are dropped; default LP_LOG_WARN. */
+void lp_log_set_level(enum lp_log_level level);
+enum lp_log_level lp_log_get_level(void);
+
+/* One line to stderr, prefixed with the program name; a newline is added. */
+void lp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Map a negative errno from the library to an exit code: missing hardware or
+ * driver (-ENODEV, -ENXIO, -EOPNOTSUPP, -ENOSYS) is LP_EXIT_UNSUPPORTED, bad
+ * parameters (-EINVAL, -ERANGE, -E2BIG) are LP_EXIT_USAGE, the rest LP_EXIT_FAIL.
+ */
+int lp_exit_code(int err);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Metadata every result carries: who measured, where, when, with what. */
+#ifndef LP_META_H
+#define LP_META_H
+
+#include "json.h"
+
+struct lp_host_meta {
+	char host[256];
+	char kernel[128];	/* uname -r */
+	char arch[32];
+	char cpu[128];		/* model name from /proc/cpuinfo (informational only) */
+	char time[32];		/* ISO-8601 UTC at collection */
+	unsigned ncpus;
+};
+
+void lp_host_meta_collect(struct lp_host_meta *m);
+/* Writes the fields as members of the current JSON object. */
+void lp_host_meta_json(const struct lp_host_meta *m, struct lp_json *j);
+
+/* The "method" block every JSON document carries: units and clock. */
+void lp_method_json(struct lp_json *j);
+
+/* Read the first line of a small sysfs/proc file into buf (newline stripped). */
+int lp_read_line(const char *path, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for common/: stats, options and sizes, JSON, wire format, units, tables. */
+#include "lp_test.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "common/json.h"
+#include "common/lp.h"
+#include "common/opt.h"
+#include "common/stats.h"
+#include "common/table.h"
+#include "common/units.h"
+#include "common/wire.h"
+
+/* ---- stats ---- */
+
+static void test_stats_basic(void **state)
+{
+	struct lp_stats s;
+	struct lp_summary sum;
+
+	(void)state;
+	assert_int_equal(lp_stats_init(&s, 1000), 0);
+	for (int i = 1; i <= 100; i++)
+		lp_stats_add(&s, i);
+	assert_int_equal(lp_stats_summarize(&s, &sum), 0);
+	assert_true(sum.exact);
+	assert_int_equal(sum.n, 100);
+	assert_true(sum.min == 1 && sum.max == 100);
+	assert_true(fabs(sum.mean - 50.5) < 1e-12);
+	/* sample stdev of 1..100 = sqrt(841.666...) */
+	assert_true(fabs(sum.stdev - sqrt(101.0 * 100 / 12)) < 1e-9);
+	assert_true(sum.p50 == 50 && sum.p90 == 90 && sum.p99 == 99 && sum.p999 == 100);
+	lp_stats_free(&s);
+}
+
+/* Sub-microsecond jitter must not vanish (perftest stored deviations in int). */
+static void test_stats_small_jitter(void **state)
+{
+	struct lp_stats s;
+	struct lp_summary sum;
+
+	(void)state;
+	assert_int_equal(lp_stats_init(&s, 16), 0);
+	for (int i = 0; i < 1000; i++)
+		lp_stats_add(&s, 1.0 + (i % 2 ? 0.25 : -0.25));
+	lp_stats_summarize(&s, &sum);
+	assert_false(sum.exact);
+	assert_true(fabs(sum.stdev - 0.25) < 0.001);
+	assert_true(sum.max == 1.25 && sum.min == 0.75);
+	lp_stats_free(&s);
+}
+
+/* Past the cap, percentiles come from the histogram within its bucket error. */
+static void test_stats_hist_percentiles(void **state)
+{
+	struct lp_stats s;
+	struct lp_summary sum;
+
+	(void)state;
+	assert_int_equal(lp_stats_init(&s, 10), 0);
+	for (int i = 1; i <= 100000; i++)
+		lp_stats_add(&s, 1000 + i);
+	lp_stats_summarize(&s, &sum);
+	assert_false(sum.exact);
+	assert_int_equal(sum.n, 100000);
+	assert_true(fabs(sum.p50 - 51000) / 51000 < 1.0 / LP_HIST_SUB);
+	assert_true(fabs(sum.p99 - 100000) / 100000 < 1.0 / LP_HIST_SUB);
+	assert_true(sum.max == 101000);
+	lp_stats_free(&s);
+}
+
+static void test_hist_index_bounds(void **state)
+{
+	(void)state;
+	/* Every value falls inside the bounds of its own bucket; indexes increase. */
+	unsigned prev = 0;
+
+	for (uint64_t v = 0; v < 200000; v += (v < 1000 ? 1 : 97)) {
+		uint64_t lo, hi;
+		unsigned idx = lp_hist_index(v);
+
+		lp_hist_bounds(idx, &lo, &hi);
+		assert_true(lo <= v && v <= hi);
+		assert_true(idx >= prev);
+		prev = idx;
+	}
+	assert_true(lp_hist_index(UINT64_MAX) == LP_HIST_BUCKETS - 1);
+}
+
+static void test_median_mad(void **state)
+{
+	double v[] = { 5, 1, 3, 100, 2 };
+	double e[] = { 4, 1, 3, 2 };
+
+	(void)state;
+	assert_true(lp_median(v, 5) == 3);
+	assert_true(lp_mad(v, 5) == 2); /* deviations 2,2,0,97,1 */
+	assert_true(lp_median(e, 4) == 2.5);
+}
+
+/* ---- options and sizes ---- */
+
+static void test_parse_size(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(lp_parse_size("64", &v), 0);
+	assert_int_equal(v, 64);
+	assert_int_equal(lp_parse_size("4K", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(lp_parse_size("1MiB", &v), 0);
+	assert_int_equal(v, 1 << 20);
+	assert_int_equal(lp_parse_size("2g", &v), 0);
+	assert_int_equal(v, 2ull << 30);
+	assert_int_equal(lp_parse_size("4X", &v), -EINVAL);
+	assert_int_equal(lp_parse_size("-4", &v), -EINVAL);
+	assert_int_equal(lp_parse_size("", &v), -EINVAL);
+	assert_int_equal(lp_parse_size("99999999999999999999", &v), -ERANGE);
+	assert_int_equal(lp_parse_size("99999999999T", &v), -ERANGE);
+}
+
+static void test_parse_sizes(void **state)
+{
+	struct lp_sizes s;
+
+	(void)state;
+	assert_int_equal(lp_parse_sizes("2:8M", &s), 0);
+	assert_int_equal(s.n, 23);
+	assert_int_equal(s.v[0], 2);
+	assert_int_equal(s.v[22], 8 << 20);
+	assert_int_equal(lp_parse_sizes("3:16", &s), 0); /* 4, 8, 16 */
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.v[0], 4);
+	assert_int_equal(lp_parse_sizes("64,4K,1M", &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.v[1], 4096);
+	assert_int_equal(lp_parse_sizes("64,,1M", &s), -EINVAL);
+	assert_int_equal(lp_parse_sizes("8M:2", &s), -ERANGE);
+	assert_int_equal(lp_parse_sizes("0:2", &s), -ERANGE);
+	assert_int_equal(lp_parse_sizes("1:1,2", &s), -EINVAL);
+}
+
+static void test_parse_seconds(void **state)
+{
+	double d;
+
+	(void)state;
+	assert_int_equal(lp_parse_seconds("2.5", &d), 0);
+	assert_true(d == 2.5);
+	assert_int_equal(lp_parse_seconds("500ms", &d), 0);
+	assert_true(fabs(d - 0.5) < 1e-12);
+	assert_int_equal(lp_parse_seconds("2m", &d), 0);
+	assert_true(d == 120);
+	assert_int_equal(lp_parse_seconds("5x", &d), -EINVAL);
+	assert_int_equal(lp_parse_seconds("-1", &d), -EINVAL);
+}
+
+static const char *const colors[] = { "red", "green", NULL };
+
+struct opt_fixture {
+	bool flag;
+	unsigned iters;
+	uint64_t size;
+	struct lp_sizes sizes;
+	double secs;
+	const char *name;
+	int color;
+	const char *list;
+};
+
+static int parse(struct opt_fixture *f, int argc, const char **argv, int *npos, const char **pos)
+{
+	const struct lp_opt tab[] = {
+		{ "flag", 'f', LP_OPT_FLAG, &f->flag, 0, 0, NULL, NULL, "a flag" },
+		{ "iters", 'n', LP_OPT_UINT, &f->iters, 1, 1000, NULL, "N", "iterations" },
+		{ "size", 0, LP_OPT_SIZE, &f->size, 1, 1 << 30, NULL, "SIZE", "a size" },
+		{ "sizes", 's', LP_OPT_SIZES, &f->sizes, 1, 8 << 20, NULL, "SIZES", "sizes" },
+		{ "time", 'D', LP_OPT_SECONDS, &f->secs, 0.1, 3600, NULL, "SECS", "duration" },
+		{ "name", 0, LP_OPT_STR, &f->name, 0, 0, NULL, "NAME", "a name" },
+		{ "color", 0, LP_OPT_CHOICE, &f->color, 0, 0, colors, "C", "a color" },
+		{ "colors", 't', LP_OPT_LIST, &f->list, 0, 0, colors, "LIST", "colors" },
+		{ 0 },
+	};
+	bool help;
+
+	return lp_opt_parse(tab, argc, (char **)argv, pos, 2, npos, &help);
+}
+
+static void test_opt_parse(void **state)
+{
+	struct opt_fixture f = { 0 };
+	const char *pos[2];
+	int npos;
+	const char *ok[] = { "prog", "-f",	    "-n",     "10",   "--size=4K",
+			     "host", "--sizes",	    "2:64",   "-D",   "500ms",
+			     "--color", "green",    "-tred,green", "--name", "x" };
+
+	(void)state;
+	assert_int_equal(parse(&f, LP_ARRAY_SIZE(ok), ok, &npos, pos), 0);
+	assert_true(f.flag);
+	assert_int_equal(f.iters, 10);
+	assert_int_equal(f.size, 4096);
+	assert_int_equal(f.sizes.n, 6);
+	assert_true(fabs(f.secs - 0.5) < 1e-12);
+	assert_int_equal(f.color, 1);
+	assert_string_equal(f.list, "red,green");
+	assert_string_equal(f.name, "x");
+	assert_int_equal(npos, 1);
+	assert_string_equal(pos[0], "host");
+}
+
+static void test_opt_errors(void **state)
+{
+	struct opt_fixture f = { 0 };
+	const char *pos[2];
+	int npos;
+	const char *bad[][3] = {
+		{ "prog", "--bogus", NULL },   { "prog", "-n", "0" },	   { "prog", "-n", "10x" },
+		{ "prog", "-n", NULL },	       { "prog", "--color", "blue" }, { "prog", "-t", "red,blue" },
+		{ "prog", "-s", "2:16M" },     { "prog", "--flag=1", NULL }, { "prog", "-n", "-5" },
+	};
+
+	(void)state;
+	lp_log_set_level(LP_LOG_QUIET); /* expected errors: keep the test output clean */
+	for (size_t i = 0; i < LP_ARRAY_SIZE(bad); i++) {
+		int argc = bad[i][2] ? 3 : 2;
+
+		assert_int_not_equal(parse(&f, argc, bad[i], &npos, pos), 0);
+	}
+	lp_log_set_level(LP_LOG_WARN);
+}
+
+/* ---- JSON writer ---- */
+
+static void test_json_valid(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct lp_json j;
+
+	(void)state;
+	lp_json_init(&j, f, true);
+	lp_json_obj_begin(&j, NULL);
+	lp_json_str(&j, "s", "quote\" backslash\\ newline\n tab\t ctl\x01");
+	lp_json_int(&j, "neg", -42);
+	lp_json_uint(&j, "big", UINT64_MAX);
+	lp_json_num(&j, "pi", 3.25);
+	lp_json_num(&j, "nan", NAN);
+	lp_json_num(&j, "inf", INFINITY);
+	lp_json_bool(&j, "t", true);
+	lp_json_null(&j, "n");
+	lp_json_arr_begin(&j, "a");
+	lp_json_num(&j, NULL, 1e-7);
+	lp_json_obj_begin(&j, NULL);
+	lp_json_obj_end(&j);
+	lp_json_arr_begin(&j, NULL);
+	lp_json_arr_end(&j);
+	lp_json_arr_end(&j);
+	lp_json_obj_end(&j);
+	assert_int_equal(lp_json_finish(&j), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"nan\": null"));
+	assert_non_null(strstr(buf, "\"pi\": 3.25"));
+	assert_non_null(strstr(buf, "\\u0001"));
+	assert_true(lp_test_json_valid(buf));
+	free(buf);
+}
+
+static void test_json_misuse(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct lp_json j;
+
+	(void)state;
+	lp_json_init(&j, f, false);
+	lp_json_obj_begin(&j, NULL);
+	lp_json_int(&j, NULL, 1); /* value without key inside an object */
+	lp_json_obj_end(&j);
+	assert_int_equal(lp_json_finish(&j), -EINVAL);
+	fclose(f);
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	lp_json_init(&j, f, false);
+	lp_json_arr_begin(&j, NULL); /* unbalanced */
+	assert_int_equal(lp_json_finish(&j), -EINVAL);
+	fclose(f);
+	free(buf);
+}
+
+/* ---- wire format ---- */
+
+static void test_wire_roundtrip(void **state)
+{
+	struct lp_wbuf w;
+	struct lp_rbuf r;
+	char s[16];
+
+	(void)state;
+	lp_wbuf_init(&w);
+	lp_wbuf_u8(&w, 0xab);
+	lp_wbuf_u16(&w, 0x1234);
+	lp_wbuf_u32(&w, 0xdeadbeef);
+	lp_wbuf_u64(&w, 0x0102030405060708ull);
+	lp_wbuf_f64(&w, -2.5);
+	lp_wbuf_str(&w, "rxe0");
+	assert_int_equal(w.err, 0);
+	assert_int_equal(w.data[1], 0x12); /* network byte order */
+	lp_rbuf_init(&r, w.data, w.len);
+	assert_int_equal(lp_rbuf_u8(&r), 0xab);
+	assert_int_equal(lp_rbuf_u16(&r), 0x1234);
+	assert_int_equal(lp_rbuf_u32(&r), 0xdeadbeef);
+	assert_true(lp_rbuf_u64(&r) == 0x0102030405060708ull);
+	assert_true(lp_rbuf_f64(&r) == -2.5);
+	lp_rbuf_str(&r, s, sizeof(s));
+	assert_string_equal(s, "rxe0");
+	assert_int_equal(lp_rbuf_done(&r), 0);
+}
+
+static void test_wire_malformed(void **state)
+{
+	uint8_t hdr[LP_WIRE_HDR_LEN];
+	uint16_t type, ver;
+	uint32_t len;
+	struct lp_rbuf r;
+	uint8_t shortbuf[3] = { 0, 10, 'a' };
+	char s[16];
+
+	(void)state;
+	lp_wire_hdr_encode(hdr, 7, 100);
+	assert_int_equal(lp_wire_hdr_decode(hdr, &type, &len, &ver, 4096), 0);
+	assert_int_equal(type, 7);
+	assert_int_equal(len, 100);
+	/* oversize body */
+	assert_int_equal(lp_wire_hdr_decode(hdr, &type, &len, &ver, 50), -EPROTO);
+	/* bad magic: "GET / HTTP/1.1" */
+	memcpy(hdr, "GET / HTTP/1", LP_WIRE_HDR_LEN);
+	assert_int_equal(lp_wire_hdr_decode(hdr, &type, &len, &ver, 4096), -EPROTO);
+	/* other version */
+	lp_wire_hdr_encode(hdr, 7, 1);
+	hdr[5] = 99;
+	assert_int_equal(lp_wire_hdr_decode(hdr, &type, &len, &ver, 4096), -EPROTONOSUPPORT);
+	/* truncated body: string claims 10 bytes, 1 present */
+	lp_rbuf_init(&r, shortbuf, sizeof(shortbuf));
+	lp_rbuf_str(&r, s, sizeof(s));
+	assert_int_equal(lp_rbuf_done(&r), -EPROTO);
+	/* read past end */
+	lp_rbuf_init(&r, shortbuf, 2);
+	(void)lp_rbuf_u32(&r);
+	assert_int_equal(r.err, -EPROTO);
+	/* trailing bytes are an error too */
+	lp_rbuf_init(&r, shortbuf, 3);
+	(void)lp_rbuf_u16(&r);
+	assert_int_equal(lp_rbuf_done(&r), -EPROTO);
+}
+
+static void test_wire_socketpair(void **state)
+{
+	int sv[2];
+	struct lp_wbuf w;
+	uint8_t body[LP_WIRE_MAX_BODY];
+	size_t len;
+	uint16_t type;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	lp_wbuf_init(&w);
+	lp_wbuf_u32(&w, 42);
+	assert_int_equal(lp_wire_send(sv[0], 3, &w, 1000), 0);
+	assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 1000), 0);
+	assert_int_equal(type, 3);
+	assert_int_equal(len, 4);
+	/* nothing more: bounded wait */
+	assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 50), -ETIMEDOUT);
+	/* truncated frame then close */
+	assert_int_equal(write(sv[0], "LPWK\0", 5), 5);
+	close(sv[0]);
+	assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 1000), -ECONNRESET);
+	close(sv[1]);
+}
+
+/* ---- units and tables ---- */
+
+static void test_units(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_true(fabs(lp_gbytes_per_s(1e9, 1e9) - 1.0) < 1e-12);
+	assert_true(fabs(lp_gbits_per_s(1e9, 1e9) - 8.0) < 1e-12);
+	assert_true(fabs(lp_mrate(1e6, 1e9) - 1.0) < 1e-12);
+	assert_true(isnan(lp_percent_of(1, 0)));
+	assert_true(fabs(lp_percent_of(50, 200) - 25) < 1e-12);
+	/* PCIe Gen5 x16: 32 GT/s * 128/130 * 16 / 8 = 63.015 GB/s */
+	assert_true(fabs(lp_pcie_gbytes(32, 16) - 63.0154) < 1e-3);
+	assert_true(fabs(lp_pcie_gbytes(2.5, 1) - 0.25) < 1e-12);
+	assert_int_equal(lp_pcie_gen(16), 4);
+	assert_int_equal(lp_pcie_gen(7), 0);
+	lp_fmt_size(buf, sizeof(buf), 4096);
+	assert_string_equal(buf, "4 KiB");
+	lp_fmt_size(buf, sizeof(buf), 2);
+	assert_string_equal(buf, "2 B");
+	lp_fmt_size(buf, sizeof(buf), 3 << 19);
+	assert_string_equal(buf, "1.5 MiB");
+}
+
+static void test_table(void **state)
+{
+	static const char *const hdr[] = { "size", "name" };
+	struct lp_table t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(lp_table_init(&t, 2, hdr), 0);
+	for (int i = 0; i < 40; i++) {
+		lp_table_row(&t);
+		lp_table_set(&t, 0, "%d", i * 1000);
+		lp_table_set(&t, 1, "%s", i == 3 ? "a,\"b\"" : "x");
+	}
+	f = open_memstream(&buf, &len);
+	lp_table_csv(&t, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "size,name\n0,x\n"));
+	assert_non_null(strstr(buf, "3000,\"a,\"\"b\"\"\"\n"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	lp_table_print(&t, f);
+	fclose(f);
+	assert_non_null(strstr(buf, " size   name\n"));
+	free(buf);
+	lp_table_free(&t);
+}
+
+static void test_exit_codes(void **state)
+{
+	(void)state;
+	assert_int_equal(lp_exit_code(0), LP_EXIT_OK);
+	assert_int_equal(lp_exit_code(-ENODEV), LP_EXIT_UNSUPPORTED);
+	assert_int_equal(lp_exit_code(-EINVAL), LP_EXIT_USAGE);
+	assert_int_equal(lp_exit_code(-ETIMEDOUT), LP_EXIT_FAIL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_basic),	  cmocka_unit_test(test_stats_small_jitter),
+		cmocka_unit_test(test_stats_hist_percentiles), cmocka_unit_test(test_hist_index_bounds),
+		cmocka_unit_test(test_median_mad),	  cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_sizes),	  cmocka_unit_test(test_parse_seconds),
+		cmocka_unit_test(test_opt_parse),	  cmocka_unit_test(test_opt_errors),
+		cmocka_unit_test(test_json_valid),	  cmocka_unit_test(test_json_misuse),
+		cmocka_unit_test(test_wire_roundtrip),	  cmocka_unit_test(test_wire_malformed),
+		cmocka_unit_test(test_wire_socketpair),	  cmocka_unit_test(test_units),
+		cmocka_unit_test(test_table),		  cmocka_unit_test(test_exit_codes),
+	};
+
+	return cmocka_run_group_tests_name("common", tests, NULL, NULL);
+}

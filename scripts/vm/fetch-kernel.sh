@@ -167,6 +167,10 @@ for f in modules.order modules.builtin modules.builtin.modinfo; do
 done
 depmod -b "$stage" "$kver" || die "depmod -b $stage $kver failed"
 echo "$kver" >"$stage/etc/lp-kver"
+# autoloaded by "ip link add X type dummy|ifb": create no default devices, so that the
+# usual "ip link add ifb0 type ifb" does not fail with "File exists"
+mkdir -p "$stage/etc/modprobe.d"
+printf 'options dummy numdummies=0\noptions ifb numifbs=0\n' >"$stage/etc/modprobe.d/lp.conf"
 
 # 3. busybox + init
 cp "$bb" "$stage/bin/busybox"

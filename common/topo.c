@@ -1,0 +1,784 @@
+// SPDX-License-Identifier: MIT
+#include "topo.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/mempolicy.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lp.h"
+#include "meta.h"
+
+#define PCI_VENDOR_NVIDIA 0x10de
+#define PCI_CLASS_VGA	  0x0300
+#define PCI_CLASS_3D	  0x0302
+#define PCI_MAX_DEPTH	  32
+
+/* The root prefix, resolved once, so that resolved links can be cut back to sysfs paths. */
+struct scan_ctx {
+	const char *root;	  /* as given ("" for live) */
+	char real_root[PATH_MAX]; /* realpath(root), "" for live */
+	size_t real_root_len;
+};
+
+static int path_join(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+	int n = snprintf(buf, len, "%s%s%s", a, b, c ? c : "");
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* realpath(<root><rel>) with the root cut off; "" when the link does not resolve. */
+static int resolve(const struct scan_ctx *s, const char *rel, char *out, size_t len)
+{
+	char in[PATH_MAX], real[PATH_MAX];
+	const char *p = real;
+	int ret;
+
+	out[0] = '\0';
+	ret = path_join(in, sizeof(in), s->root, rel, NULL);
+	if (ret)
+		return ret;
+	if (!realpath(in, real))
+		return 0;
+	if (s->real_root_len) {
+		/* A link that escapes the fixture is not part of the tree: ignore it. */
+		if (strncmp(real, s->real_root, s->real_root_len) || real[s->real_root_len] != '/')
+			return 0;
+		p = real + s->real_root_len;
+	}
+	if (strlen(p) >= len)
+		return -ENAMETOOLONG;
+	strcpy(out, p);
+	return 0;
+}
+
+static int read_int(const struct scan_ctx *s, const char *rel, const char *file, long *val_p)
+{
+	char path[PATH_MAX], line[64], *end;
+	long v;
+
+	if (path_join(path, sizeof(path), s->root, rel, file))
+		return -ENAMETOOLONG;
+	if (lp_read_line(path, line, sizeof(line)))
+		return -ENOENT;
+	errno = 0;
+	v = strtol(line, &end, 0); /* "0x10de", "0x030200", "-1", "1" */
+	if (errno || end == line)
+		return -EINVAL;
+	*val_p = v;
+	return 0;
+}
+
+static int read_numa(const struct scan_ctx *s, const char *rel)
+{
+	long v;
+
+	if (read_int(s, rel, "/numa_node", &v) || v < -1 || v > INT_MAX)
+		return -1;
+	return (int)v;
+}
+
+static int bdf_parse(const char *s, unsigned *dom, unsigned *bus, unsigned *dev, unsigned *fn)
+{
+	char tail;
+
+	return sscanf(s, "%x:%x:%x.%x%c", dom, bus, dev, fn, &tail) == 4 ? 0 : -EINVAL;
+}
+
+static int is_bdf(const char *s)
+{
+	unsigned d, b, v, f;
+
+	return bdf_parse(s, &d, &b, &v, &f) == 0;
+}
+
+static int bdf_cmp(const char *a, const char *b)
+{
+	unsigned x[4], y[4];
+
+	if (bdf_parse(a, &x[0], &x[1], &x[2], &x[3]) || bdf_parse(b, &y[0], &y[1], &y[2], &y[3]))
+		return strcmp(a, b);
+	for (int i = 0; i < 4; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* Natural order: digit runs compare as numbers, so mlx5_2 < mlx5_10. */
+static int natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *ea, *eb;
+			size_t la, lb;
+			int c;
+
+			while (*a == '0' && isdigit((unsigned char)a[1]))
+				a++;
+			while (*b == '0' && isdigit((unsigned char)b[1]))
+				b++;
+			for (ea = a; isdigit((unsigned char)*ea); ea++)
+				;
+			for (eb = b; isdigit((unsigned char)*eb); eb++)
+				;
+			la = (size_t)(ea - a);
+			lb = (size_t)(eb - b);
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			c = strncmp(a, b, la);
+			if (c)
+				return c;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+static int gpu_cmp(const void *a, const void *b)
+{
+	return bdf_cmp(((const struct lp_topo_gpu *)a)->bdf, ((const struct lp_topo_gpu *)b)->bdf);
+}
+
+static int nic_cmp(const void *a, const void *b)
+{
+	return natural_cmp(((const struct lp_topo_nic *)a)->name,
+			   ((const struct lp_topo_nic *)b)->name);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_dot(const char *name)
+{
+	return name[0] == '.';
+}
+
+/* Directory entries of <root><rel>, sorted; *names_p NULL and 0 when the dir is absent. */
+static int list_dir(const struct scan_ctx *s, const char *rel, char ***names_p, int *n_p)
+{
+	char path[PATH_MAX], **names = NULL;
+	int n = 0, cap = 0, ret = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*names_p = NULL;
+	*n_p = 0;
+	if (path_join(path, sizeof(path), s->root, rel, NULL))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (is_dot(de->d_name))
+			continue;
+		if (n == cap) {
+			int ncap = cap ? 2 * cap : 16;
+			char **p = realloc(names, (size_t)ncap * sizeof(*names));
+
+			if (!p) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+			names = p;
+			cap = ncap;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, (size_t)n, sizeof(*names), name_cmp);
+	*names_p = names;
+	*n_p = n;
+	return 0;
+
+out_free:
+	closedir(d);
+	while (n--)
+		free(names[n]);
+	free(names);
+	return ret;
+}
+
+static void free_names(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static int scan_gpus(const struct scan_ctx *s, struct lp_topo *t)
+{
+	const char *bus = "/sys/bus/pci/devices";
+	char **names, rel[PATH_MAX];
+	int n, ret;
+
+	ret = list_dir(s, bus, &names, &n);
+	if (ret || !n)
+		return ret;
+	for (int i = 0; i < n; i++) {
+		struct lp_topo_gpu *g;
+		long vendor, cls, dev;
+
+		ret = path_join(rel, sizeof(rel), bus, "/", names[i]);
+		if (ret)
+			goto out;
+		if (read_int(s, rel, "/vendor", &vendor) || vendor != PCI_VENDOR_NVIDIA)
+			continue;
+		if (read_int(s, rel, "/class", &cls))
+			continue;
+		cls >>= 8; /* drop the programming interface byte */
+		if (cls != PCI_CLASS_VGA && cls != PCI_CLASS_3D)
+			continue;
+		if (!t->gpus) {
+			/* At most n GPUs: one allocation. */
+			t->gpus = calloc((size_t)n, sizeof(*t->gpus));
+			if (!t->gpus) {
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
+		g = &t->gpus[t->ngpus];
+		copy_str(g->bdf, sizeof(g->bdf), names[i]);
+		g->device_id = read_int(s, rel, "/device", &dev) ? 0 : (unsigned)dev;
+		g->numa = read_numa(s, rel);
+		ret = resolve(s, rel, g->path, sizeof(g->path));
+		if (ret)
+			goto out;
+		t->ngpus++;
+	}
+	if (t->ngpus)
+		qsort(t->gpus, (size_t)t->ngpus, sizeof(*t->gpus), gpu_cmp);
+	for (int i = 0; i < t->ngpus; i++)
+		t->gpus[i].index = i;
+out:
+	free_names(names, n);
+	return ret;
+}
+
+static int scan_nic(const struct scan_ctx *s, const char *name, struct lp_topo_nic *nic)
+{
+	char rel[PATH_MAX], dev[PATH_MAX], path[PATH_MAX], **nets;
+	int nnets, ret;
+
+	copy_str(nic->name, sizeof(nic->name), name);
+	nic->numa = -1;
+	ret = path_join(rel, sizeof(rel), "/sys/class/infiniband/", name, NULL);
+	if (!ret)
+		ret = path_join(dev, sizeof(dev), rel, "/device", NULL);
+	if (ret)
+		return ret;
+
+	ret = path_join(path, sizeof(path), s->root, rel, "/ports/1/link_layer");
+	if (ret)
+		return ret;
+	if (lp_read_line(path, nic->link_layer, sizeof(nic->link_layer)))
+		nic->link_layer[0] = '\0';
+
+	ret = resolve(s, dev, nic->path, sizeof(nic->path));
+	if (ret || !nic->path[0])
+		return ret; /* no device link (rxe, siw): no PCI facts */
+	nic->numa = read_numa(s, dev);
+	if (is_bdf(basename_of(nic->path)))
+		copy_str(nic->bdf, sizeof(nic->bdf), basename_of(nic->path));
+
+	ret = path_join(path, sizeof(path), dev, "/net", NULL);
+	if (ret)
+		return ret;
+	ret = list_dir(s, path, &nets, &nnets);
+	if (ret)
+		return ret;
+	for (int i = 0; i < nnets && nic->nnetdevs < LP_TOPO_MAX_NETDEVS; i++)
+		copy_str(nic->netdevs[nic->nnetdevs++], LP_TOPO_NETDEV_LEN, nets[i]);
+	free_names(nets, nnets);
+	return 0;
+}
+
+static int scan_nics(const struct scan_ctx *s, struct lp_topo *t)
+{
+	char **names;
+	int n, ret;
+
+	ret = list_dir(s, "/sys/class/infiniband", &names, &n);
+	if (ret || !n)
+		return ret;
+	t->nics = calloc((size_t)n, sizeof(*t->nics));
+	if (!t->nics) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		ret = scan_nic(s, names[i], &t->nics[i]);
+		if (ret)
+			goto out;
+		t->nnics++;
+	}
+	qsort(t->nics, (size_t)t->nnics, sizeof(*t->nics), nic_cmp);
+out:
+	free_names(names, n);
+	return ret;
+}
+
+int lp_topo_scan(const char *root, struct lp_topo *t)
+{
+	struct scan_ctx *s;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->root = root ? root : "";
+	if (s->root[0]) {
+		if (!realpath(s->root, s->real_root)) {
+			ret = -errno;
+			lp_err("topology root %s: %s", s->root, strerror(-ret));
+			goto out;
+		}
+		s->real_root_len = strlen(s->real_root);
+		if (s->real_root_len == 1) /* "/" is the live system */
+			s->real_root_len = 0;
+	}
+	ret = scan_gpus(s, t);
+	if (!ret)
+		ret = scan_nics(s, t);
+	if (ret) {
+		lp_err("scanning PCIe topology under '%s': %s", s->root, strerror(-ret));
+		lp_topo_free(t);
+	}
+out:
+	free(s);
+	return ret;
+}
+
+void lp_topo_free(struct lp_topo *t)
+{
+	free(t->gpus);
+	free(t->nics);
+	memset(t, 0, sizeof(*t));
+}
+
+/* A device's place in the PCI tree: its host bridge and the functions below it. */
+struct pci_chain {
+	const char *hb; /* "pci0000:15" inside the path */
+	size_t hb_len;
+	int n; /* functions from the root port down to the device */
+	const char *fn[PCI_MAX_DEPTH];
+	size_t fn_len[PCI_MAX_DEPTH];
+};
+
+static int pci_chain_parse(const char *path, struct pci_chain *c)
+{
+	const char *p = path;
+
+	memset(c, 0, sizeof(*c));
+	while (*p) {
+		const char *e;
+		size_t len;
+		char comp[LP_TOPO_BDF_LEN];
+
+		while (*p == '/')
+			p++;
+		e = strchrnul(p, '/');
+		len = (size_t)(e - p);
+		if (!c->hb) {
+			if (len > 3 && !strncmp(p, "pci", 3) && memchr(p, ':', len)) {
+				c->hb = p;
+				c->hb_len = len;
+			}
+		} else {
+			if (len >= sizeof(comp) || c->n == PCI_MAX_DEPTH)
+				break;
+			memcpy(comp, p, len);
+			comp[len] = '\0';
+			if (!is_bdf(comp))
+				break; /* past the PCI functions (e.g. "infiniband/...") */
+			c->fn[c->n] = p;
+			c->fn_len[c->n] = len;
+			c->n++;
+		}
+		p = e;
+	}
+	return c->hb && c->n ? 0 : -ENOENT;
+}
+
+static enum lp_topo_dist numa_dist(int a, int b)
+{
+	return a >= 0 && b >= 0 && a != b ? LP_TOPO_SYS : LP_TOPO_NODE;
+}
+
+enum lp_topo_dist lp_topo_distance(const struct lp_topo *t, int gpu, int nic)
+{
+	const struct lp_topo_gpu *g;
+	const struct lp_topo_nic *n;
+	struct pci_chain a, b;
+	int c = 0;
+
+	if (!t || gpu < 0 || gpu >= t->ngpus || nic < 0 || nic >= t->nnics)
+		return LP_TOPO_UNKNOWN;
+	g = &t->gpus[gpu];
+	n = &t->nics[nic];
+	if (pci_chain_parse(g->path, &a) || pci_chain_parse(n->path, &b))
+		return LP_TOPO_UNKNOWN;
+	if (a.hb_len != b.hb_len || strncmp(a.hb, b.hb, a.hb_len))
+		return numa_dist(g->numa, n->numa);
+	while (c < a.n && c < b.n && a.fn_len[c] == b.fn_len[c] &&
+	       !strncmp(a.fn[c], b.fn[c], a.fn_len[c]))
+		c++;
+	if (c == 0)
+		return LP_TOPO_PHB;
+	return a.n - c <= 2 && b.n - c <= 2 ? LP_TOPO_PIX : LP_TOPO_PXB;
+}
+
+static const struct {
+	const char *name, *help;
+} dist_info[] = {
+    [LP_TOPO_PIX] = {"PIX", "at most one PCIe switch (single bridge level)"},
+    [LP_TOPO_PXB] = {"PXB", "several PCIe switch levels, no host bridge crossed"},
+    [LP_TOPO_PHB] = {"PHB", "same PCIe host bridge (root complex), different root ports"},
+    [LP_TOPO_NODE] = {"NODE", "different host bridges within one NUMA node"},
+    [LP_TOPO_SYS] = {"SYS", "different NUMA nodes: crosses the inter-socket link"},
+    [LP_TOPO_UNKNOWN] = {"?", "unknown: a device without a PCI path"},
+};
+
+const char *lp_topo_dist_name(enum lp_topo_dist d)
+{
+	if ((unsigned)d >= LP_ARRAY_SIZE(dist_info))
+		d = LP_TOPO_UNKNOWN;
+	return dist_info[d].name;
+}
+
+const char *lp_topo_dist_help(enum lp_topo_dist d)
+{
+	if ((unsigned)d >= LP_ARRAY_SIZE(dist_info))
+		d = LP_TOPO_UNKNOWN;
+	return dist_info[d].help;
+}
+
+int lp_topo_best_nic(const struct lp_topo *t, int gpu, int *nic_p)
+{
+	enum lp_topo_dist best = LP_TOPO_UNKNOWN + 1;
+
+	if (gpu < 0 || gpu >= t->ngpus)
+		return -EINVAL;
+	if (!t->nnics)
+		return -ENODEV;
+	for (int i = 0; i < t->nnics; i++) {
+		enum lp_topo_dist d = lp_topo_distance(t, gpu, i);
+
+		if (d < best) { /* strict: the lowest index wins ties */
+			best = d;
+			*nic_p = i;
+		}
+	}
+	return 0;
+}
+
+int lp_topo_best_gpu(const struct lp_topo *t, int nic, int *gpu_p)
+{
+	enum lp_topo_dist best = LP_TOPO_UNKNOWN + 1;
+
+	if (nic < 0 || nic >= t->nnics)
+		return -EINVAL;
+	if (!t->ngpus)
+		return -ENODEV;
+	for (int i = 0; i < t->ngpus; i++) {
+		enum lp_topo_dist d = lp_topo_distance(t, i, nic);
+
+		if (d < best) {
+			best = d;
+			*gpu_p = i;
+		}
+	}
+	return 0;
+}
+
+int lp_topo_best_pair(const struct lp_topo *t, int *gpu_p, int *nic_p)
+{
+	enum lp_topo_dist best = LP_TOPO_UNKNOWN + 1;
+
+	if (!t->ngpus || !t->nnics)
+		return -ENODEV;
+	for (int g = 0; g < t->ngpus; g++) {
+		for (int n = 0; n < t->nnics; n++) {
+			enum lp_topo_dist d = lp_topo_distance(t, g, n);
+
+			if (d < best) {
+				best = d;
+				*gpu_p = g;
+				*nic_p = n;
+			}
+		}
+	}
+	return 0;
+}
+
+int lp_topo_nic_index(const struct lp_topo *t, const char *name)
+{
+	for (int i = 0; i < t->nnics; i++)
+		if (!strcmp(t->nics[i].name, name))
+			return i;
+	for (int i = 0; i < t->nnics; i++)
+		for (unsigned k = 0; k < t->nics[i].nnetdevs; k++)
+			if (!strcmp(t->nics[i].netdevs[k], name))
+				return i;
+	return -ENODEV;
+}
+
+static void print_numa(FILE *f, const char *fmt, int numa)
+{
+	char buf[16];
+
+	if (numa < 0)
+		snprintf(buf, sizeof(buf), "N/A");
+	else
+		snprintf(buf, sizeof(buf), "%d", numa);
+	fprintf(f, fmt, buf);
+}
+
+static int topo_has_unknown(const struct lp_topo *t)
+{
+	for (int g = 0; g < t->ngpus; g++)
+		for (int n = 0; n < t->nnics; n++)
+			if (lp_topo_distance(t, g, n) == LP_TOPO_UNKNOWN)
+				return 1;
+	return 0;
+}
+
+void lp_topo_print(const struct lp_topo *t, FILE *f)
+{
+	char hdr[32];
+
+	if (!t->ngpus)
+		fprintf(f, "no NVIDIA GPUs found\n");
+	if (!t->nnics)
+		fprintf(f, "no RDMA devices found\n");
+	if (t->ngpus && t->nnics) {
+		fprintf(f, "%-8s", "");
+		for (int n = 0; n < t->nnics; n++) {
+			snprintf(hdr, sizeof(hdr), "NIC%d", n);
+			fprintf(f, "%-7s", hdr);
+		}
+		fprintf(f, "%-6s%s\n", "NUMA", "Bus Id");
+		for (int g = 0; g < t->ngpus; g++) {
+			snprintf(hdr, sizeof(hdr), "GPU%d", g);
+			fprintf(f, "%-8s", hdr);
+			for (int n = 0; n < t->nnics; n++)
+				fprintf(f, "%-7s", lp_topo_dist_name(lp_topo_distance(t, g, n)));
+			print_numa(f, "%-6s", t->gpus[g].numa);
+			fprintf(f, "%s\n", t->gpus[g].bdf);
+		}
+		fprintf(f, "%-8s", "NUMA");
+		for (int n = 0; n < t->nnics; n++)
+			print_numa(f, n + 1 < t->nnics ? "%-7s" : "%s", t->nics[n].numa);
+		fprintf(f, "\n\nLegend:\n\n");
+		for (int d = LP_TOPO_PIX; d <= LP_TOPO_UNKNOWN; d++)
+			if (d != LP_TOPO_UNKNOWN || topo_has_unknown(t))
+				fprintf(f, "  %-4s = %s\n", lp_topo_dist_name(d),
+					lp_topo_dist_help(d));
+	} else if (t->ngpus) {
+		fprintf(f, "\nGPU Legend:\n\n");
+		for (int g = 0; g < t->ngpus; g++) {
+			fprintf(f, "  GPU%d: %s NUMA ", g, t->gpus[g].bdf);
+			print_numa(f, "%s\n", t->gpus[g].numa);
+		}
+	}
+	if (t->nnics) {
+		fprintf(f, "\nNIC Legend:\n\n");
+		for (int n = 0; n < t->nnics; n++) {
+			const struct lp_topo_nic *nic = &t->nics[n];
+
+			fprintf(f, "  NIC%d: %s %s", n, nic->name, nic->bdf[0] ? nic->bdf : "-");
+			for (unsigned k = 0; k < nic->nnetdevs; k++)
+				fprintf(f, "%s%s", k ? "," : " ", nic->netdevs[k]);
+			fprintf(f, " %s\n", nic->link_layer[0] ? nic->link_layer : "-");
+		}
+	}
+	if (t->ngpus)
+		fprintf(f, "\nGPU order: PCI bus id (CUDA_DEVICE_ORDER=PCI_BUS_ID)\n");
+}
+
+static void json_str_or_null(struct lp_json *j, const char *key, const char *val)
+{
+	lp_json_str(j, key, val[0] ? val : NULL);
+}
+
+static void json_numa(struct lp_json *j, int numa)
+{
+	if (numa < 0)
+		lp_json_null(j, "numa");
+	else
+		lp_json_int(j, "numa", numa);
+}
+
+void lp_topo_json(const struct lp_topo *t, struct lp_json *j)
+{
+	lp_json_arr_begin(j, "gpus");
+	for (int g = 0; g < t->ngpus; g++) {
+		const struct lp_topo_gpu *gpu = &t->gpus[g];
+
+		lp_json_obj_begin(j, NULL);
+		lp_json_int(j, "index", gpu->index);
+		lp_json_str(j, "bdf", gpu->bdf);
+		lp_json_uint(j, "device_id", gpu->device_id);
+		json_numa(j, gpu->numa);
+		json_str_or_null(j, "path", gpu->path);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+
+	lp_json_arr_begin(j, "nics");
+	for (int n = 0; n < t->nnics; n++) {
+		const struct lp_topo_nic *nic = &t->nics[n];
+
+		lp_json_obj_begin(j, NULL);
+		lp_json_int(j, "index", n);
+		lp_json_str(j, "name", nic->name);
+		json_str_or_null(j, "bdf", nic->bdf);
+		json_numa(j, nic->numa);
+		json_str_or_null(j, "path", nic->path);
+		json_str_or_null(j, "link_layer", nic->link_layer);
+		lp_json_arr_begin(j, "netdevs");
+		for (unsigned k = 0; k < nic->nnetdevs; k++)
+			lp_json_str(j, NULL, nic->netdevs[k]);
+		lp_json_arr_end(j);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+
+	lp_json_arr_begin(j, "distance");
+	for (int g = 0; g < t->ngpus; g++) {
+		lp_json_arr_begin(j, NULL);
+		for (int n = 0; n < t->nnics; n++)
+			lp_json_str(j, NULL, lp_topo_dist_name(lp_topo_distance(t, g, n)));
+		lp_json_arr_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
+int lp_topo_cpulist_parse(const char *list, cpu_set_t *set, size_t setsize)
+{
+	const char *p = list;
+
+	CPU_ZERO_S(setsize, set);
+	while (*p && *p != '\n') {
+		unsigned long lo, hi;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			if (!isdigit((unsigned char)p[1]))
+				return -EINVAL;
+			hi = strtoul(p + 1, &end, 10);
+			p = end;
+		}
+		if (hi < lo)
+			return -EINVAL;
+		if (hi >= setsize * 8)
+			return -ERANGE;
+		for (unsigned long c = lo; c <= hi; c++)
+			CPU_SET_S(c, setsize, set);
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int lp_numa_bind(int node)
+{
+	char path[96], *line = NULL;
+	unsigned long mask[16] = {0}; /* 1024 nodes */
+	size_t cap = 0, setsize;
+	cpu_set_t *set = NULL;
+	int ret, ncpu = 0;
+	FILE *f;
+
+	if (node == -1)
+		return 0;
+	if (node < -1)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENOENT;
+	/* cpulists of big machines exceed any fixed line buffer: getline. */
+	if (getline(&line, &cap, f) < 0) {
+		ret = -EIO;
+		goto out_close;
+	}
+	/* Size the set from the highest CPU the kernel may report. */
+	ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	ncpu = LP_MAX(ncpu, 1024);
+	for (const char *p = line; *p; p++)
+		if (isdigit((unsigned char)*p) && (p == line || !isdigit((unsigned char)p[-1])))
+			ncpu = LP_MAX(ncpu, atoi(p) + 1);
+	set = CPU_ALLOC((size_t)ncpu);
+	if (!set) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	setsize = CPU_ALLOC_SIZE((size_t)ncpu);
+	ret = lp_topo_cpulist_parse(line, set, setsize);
+	if (!ret && CPU_COUNT_S(setsize, set) == 0)
+		ret = -EINVAL; /* a memory-only node (CXL, HBM) has no CPUs */
+	if (ret) {
+		lp_err("NUMA node %d: cpulist '%s' unusable", node, line);
+		goto out_free;
+	}
+	if (sched_setaffinity(0, setsize, set)) {
+		ret = -errno;
+		lp_err("binding to NUMA node %d CPUs: %s", node, strerror(errno));
+		goto out_free;
+	}
+	if ((size_t)node < sizeof(mask) * 8) {
+		mask[node / (8 * sizeof(mask[0]))] |= 1UL << (node % (8 * sizeof(mask[0])));
+		/* Preferred, not bound: allocation falls back instead of failing. */
+		if (syscall(SYS_set_mempolicy, MPOL_PREFERRED, mask, sizeof(mask) * 8 + 1))
+			lp_warn("NUMA node %d: memory policy left unchanged (set_mempolicy: %s)",
+				node, strerror(errno));
+	}
+out_free:
+	CPU_FREE(set);
+out_close:
+	free(line);
+	fclose(f);
+	return ret;
+}

@@ -1,0 +1,966 @@
+// SPDX-License-Identifier: MIT
+/* lp-sweep results: containers, verdicts, JSON/CSV/summary sinks, gather encoding. */
+#include "sweep/result.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "common/lp.h"
+#include "common/meta.h"
+#include "common/table.h"
+#include "common/units.h"
+
+const char *const lp_verdict_names[] = {"node_slow", "node_failed", "link_slow", "link_failed", NULL};
+
+int lp_sweep_run_init(struct lp_sweep_run *r, int n)
+{
+	memset(r, 0, sizeof(*r));
+	if (n < 1)
+		return -EINVAL;
+	r->n = n;
+	r->nodes = calloc(n, sizeof(*r->nodes));
+	if (!r->nodes)
+		return -ENOMEM;
+	lp_diag_opts_default(&r->dopts);
+	r->sched_name = "round-robin";
+	return 0;
+}
+
+void lp_sweep_run_free(struct lp_sweep_run *r)
+{
+	if (r->diag)
+		for (int m = 0; m < r->nmetrics; m++)
+			lp_diag_free(&r->diag[m]);
+	free(r->diag);
+	free(r->verdicts);
+	free(r->cells);
+	free(r->nodes);
+	memset(r, 0, sizeof(*r));
+}
+
+int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, bool lat, uint64_t size)
+{
+	struct lp_sweep_metric *m;
+	char sz[32];
+
+	if (r->nmetrics >= LP_SWEEP_MAX_METRICS)
+		return -E2BIG;
+	m = &r->metrics[r->nmetrics];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->test, sizeof(m->test), "%s", test);
+	m->test_id = test_id;
+	m->lat = lat;
+	m->size = size;
+	lp_fmt_size(sz, sizeof(sz), size);
+	for (char *p = sz; *p; p++)	/* "64 KiB" -> "64KiB" */
+		if (*p == ' ')
+			memmove(p, p + 1, strlen(p));
+	snprintf(m->label, sizeof(m->label), "%s %s", test, sz);
+	return r->nmetrics++;
+}
+
+void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int phase, int round)
+{
+	memset(c, 0, sizeof(*c));
+	c->metric = metric;
+	c->a = a;
+	c->b = b;
+	c->phase = phase;
+	c->round = round;
+	c->value = NAN;
+	c->min = c->mean = c->stdev = c->p50 = c->p90 = c->p99 = c->p999 = c->max = NAN;
+	c->gbytes_s = c->gbits_s = c->mmsg_s = c->pct_link = NAN;
+}
+
+int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c)
+{
+	if (c->metric < 0 || c->metric >= r->nmetrics || c->a < 0 || c->a >= r->n || c->b < 0 ||
+	    c->b >= r->n)
+		return -EINVAL;
+	if (r->ncells == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 256;
+		struct lp_sweep_cell *p = realloc(r->cells, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->cells = p;
+		r->cap = nc;
+	}
+	r->cells[r->ncells++] = *c;
+	return 0;
+}
+
+void lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
+		     uint8_t *sched)
+{
+	size_t nn = (size_t)r->n * r->n;
+	bool lat = r->metrics[metric].lat;
+
+	for (size_t i = 0; i < nn; i++) {
+		v[i] = NAN;
+		fail[i] = 0;
+		sched[i] = 0;
+	}
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct lp_sweep_cell *c = &r->cells[i];
+		size_t x = (size_t)c->a * r->n + c->b;
+
+		if (c->metric != metric)
+			continue;
+		if (!sched[x])
+			fail[x] = 1;	/* until some attempt succeeds */
+		sched[x] = 1;
+		if (c->status == 0 && isfinite(c->value)) {
+			fail[x] = 0;
+			if (!isfinite(v[x]) || (lat ? c->value < v[x] : c->value > v[x]))
+				v[x] = c->value;
+		}
+	}
+}
+
+/* ---- verdicts ---- */
+
+static void appendf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}
+
+static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b, unsigned dirs,
+		       const char *label, const char *reason)
+{
+	struct lp_verdict *v = NULL;
+
+	for (int i = 0; i < r->nverdicts; i++)
+		if (r->verdicts[i].kind == kind && r->verdicts[i].a == a && r->verdicts[i].b == b)
+			v = &r->verdicts[i];
+	if (!v) {
+		struct lp_verdict *p = realloc(r->verdicts, (r->nverdicts + 1) * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->verdicts = p;
+		v = &p[r->nverdicts++];
+		memset(v, 0, sizeof(*v));
+		v->kind = kind;
+		v->a = a;
+		v->b = b;
+	}
+	v->dirs |= dirs;
+	if (!strstr(v->metrics, label))
+		appendf(v->metrics, sizeof(v->metrics), "%s%s", v->metrics[0] ? "," : "", label);
+	appendf(v->reason, sizeof(v->reason), "%s%s", v->reason[0] ? "; " : "", reason);
+	return 0;
+}
+
+static const char *unit_of(const struct lp_sweep_metric *m)
+{
+	return m->lat ? "us" : "Gb/s";
+}
+
+static void fmt_val(char *buf, size_t len, double v, bool lat)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (lat)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+/* The first error message among a node's failed cells (or its device error). */
+static const char *node_error(const struct lp_sweep_run *r, int metric, int i)
+{
+	if (r->nodes[i].status)
+		return r->nodes[i].error;
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct lp_sweep_cell *c = &r->cells[k];
+
+		if (c->metric == metric && c->status && (c->a == i || c->b == i))
+			return c->error;
+	}
+	return "";
+}
+
+static const struct lp_sweep_cell *find_cell(const struct lp_sweep_run *r, int metric, int a, int b,
+					     int phase)
+{
+	const struct lp_sweep_cell *last = NULL;
+
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct lp_sweep_cell *c = &r->cells[k];
+
+		if (c->metric == metric && c->a == a && c->b == b && c->phase == phase)
+			last = c;
+	}
+	return last;
+}
+
+static int node_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	char ref[32], why[512];
+	int rc = 0;
+
+	fmt_val(ref, sizeof(ref), d->ref, mt->lat);
+	for (int i = 0; i < r->n && !rc; i++) {
+		if (d->node[i] & LP_NODE_FAILED) {
+			snprintf(why, sizeof(why), "%s: %d of %d cells failed (%s)", mt->label, d->fail[i],
+				 d->ncell[i], node_error(r, m, i));
+			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, mt->label, why);
+		}
+		for (int dir = 0; dir < 2 && !rc; dir++) {
+			unsigned flag = dir ? LP_NODE_SLOW_DST : LP_NODE_SLOW_SRC;
+			double score = dir ? d->score_dst[i] : d->score_src[i];
+			double val = mt->lat ? d->ref / score : d->ref * score;
+			char vs[32];
+
+			if (!(d->node[i] & flag))
+				continue;
+			fmt_val(vs, sizeof(vs), val, mt->lat);
+			snprintf(why, sizeof(why),
+				 "%s as %s: %d of %d partners see it slow, median %s against %s %s (%.2fx)",
+				 mt->label, dir ? "server" : "client", dir ? d->slow_dst[i] : d->slow_src[i],
+				 dir ? d->n_dst[i] : d->n_src[i], vs, ref, unit_of(mt), score);
+			rc = add_verdict(r, LP_VERDICT_NODE_SLOW, i, i, flag, mt->label, why);
+		}
+	}
+	return rc;
+}
+
+static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	int n = r->n, rc = 0;
+	char ref[32], why[512];
+
+	fmt_val(ref, sizeof(ref), d->ref, mt->lat);
+	for (int a = 0; a < n && !rc; a++)
+		for (int b = 0; b < n && !rc; b++) {
+			size_t x = (size_t)a * n + b;
+			int lo = LP_MIN(a, b), hi = LP_MAX(a, b);
+			unsigned dir = a < b ? LP_DIR_XY : LP_DIR_YX;
+			const struct lp_sweep_cell *sw = find_cell(r, m, a, b, LP_PHASE_SWEEP);
+			const struct lp_sweep_cell *re = find_cell(r, m, a, b, LP_PHASE_RETEST);
+
+			if (d->link[x] & LP_LINK_FAILED) {
+				snprintf(why, sizeof(why), "%s %s->%s failed: %s%s", mt->label, r->nodes[a].name,
+					 r->nodes[b].name, sw && sw->status ? sw->error : "",
+					 re ? (re->status ? " (retest failed too)" : "") : "");
+				rc = add_verdict(r, LP_VERDICT_LINK_FAILED, lo, hi, dir, mt->label, why);
+			} else if (d->link[x] & LP_LINK_SLOW) {
+				char vs[32], rs[32] = "";
+				double val = mt->lat ? d->ref / d->ratio[x] : d->ref * d->ratio[x];
+
+				fmt_val(vs, sizeof(vs), val, mt->lat);
+				if (sw && re && re->status == 0 && isfinite(re->value)) {
+					char a1[32], a2[32];
+
+					fmt_val(a1, sizeof(a1), sw->value, mt->lat);
+					fmt_val(a2, sizeof(a2), re->value, mt->lat);
+					snprintf(rs, sizeof(rs), ", sweep %s, retest %s", a1, a2);
+				}
+				snprintf(why, sizeof(why),
+					 "%s %s->%s: %s against %s %s (%.2fx%s)%s; both nodes fine with other partners",
+					 mt->label, r->nodes[a].name, r->nodes[b].name, vs, ref, unit_of(mt),
+					 d->ratio[x], rs, d->abs_bad[x] ? ", below the absolute floor" : "");
+				rc = add_verdict(r, LP_VERDICT_LINK_SLOW, lo, hi, dir, mt->label, why);
+			}
+		}
+	return rc;
+}
+
+int lp_sweep_diagnose(struct lp_sweep_run *r)
+{
+	size_t nn = (size_t)r->n * r->n;
+	double *v = malloc(nn * sizeof(double));
+	uint8_t *fail = malloc(nn), *sched = malloc(nn);
+	int rc = -ENOMEM;
+
+	if (r->diag)
+		for (int m = 0; m < r->nmetrics; m++)
+			lp_diag_free(&r->diag[m]);
+	free(r->diag);
+	free(r->verdicts);
+	r->verdicts = NULL;
+	r->nverdicts = 0;
+	r->diag = calloc(r->nmetrics ? r->nmetrics : 1, sizeof(*r->diag));
+	if (!v || !fail || !sched || !r->diag)
+		goto out;
+	/* nodes whose device did not open: one verdict each, whatever the cells say */
+	for (int i = 0; i < r->n; i++)
+		if (r->nodes[i].status) {
+			char why[256];
+
+			snprintf(why, sizeof(why), "device: %s", r->nodes[i].error);
+			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, "device", why);
+			if (rc)
+				goto out;
+		}
+	for (int m = 0; m < r->nmetrics; m++) {
+		lp_sweep_matrix(r, m, v, fail, sched);
+		rc = lp_diag_run(&r->diag[m], r->n, r->metrics[m].lat, v, fail, sched, &r->dopts);
+		if (rc)
+			goto out;
+		rc = node_verdicts(r, m, &r->diag[m]);
+		if (!rc)
+			rc = link_verdicts(r, m, &r->diag[m]);
+		if (rc)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(v);
+	free(fail);
+	free(sched);
+	return rc;
+}
+
+static bool have_pair(const int32_t *pairs, size_t np, int a, int b)
+{
+	for (size_t i = 0; i < np; i++)
+		if (pairs[2 * i] == a && pairs[2 * i + 1] == b)
+			return true;
+	return false;
+}
+
+size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int32_t *pairs, size_t max)
+{
+	size_t np = 0;
+	int n = r->n;
+
+	if (!r->diag)
+		return 0;
+#define PUSH(a_, b_)                                                                              \
+	do {                                                                                      \
+		if (np < max && !r->nodes[a_].status && !r->nodes[b_].status &&                    \
+		    !have_pair(pairs, np, a_, b_)) {                                              \
+			pairs[2 * np] = a_;                                                       \
+			pairs[2 * np + 1] = b_;                                                   \
+			np++;                                                                     \
+		}                                                                                 \
+	} while (0)
+	/* links first: they are the verdicts a transient blip fakes most easily */
+	for (int m = 0; m < r->nmetrics; m++)
+		for (int a = 0; a < n; a++)
+			for (int b = 0; b < n; b++)
+				if (r->diag[m].link[(size_t)a * n + b])
+					PUSH(a, b);
+	for (int m = 0; m < r->nmetrics; m++) {
+		const struct lp_diag *d = &r->diag[m];
+
+		for (int i = 0; i < n; i++) {
+			int got = 0;
+
+			for (int j = 0; j < n && got < per_node; j++) {
+				if ((d->node[i] & LP_NODE_SLOW_SRC) && d->cls[(size_t)i * n + j] == LP_CELL_SLOW) {
+					PUSH(i, j);
+					got++;
+				}
+				if ((d->node[i] & LP_NODE_SLOW_DST) && d->cls[(size_t)j * n + i] == LP_CELL_SLOW &&
+				    got < per_node) {
+					PUSH(j, i);
+					got++;
+				}
+			}
+		}
+	}
+#undef PUSH
+	return np;
+}
+
+/* ---- JSON ---- */
+
+static void json_node(struct lp_json *j, const struct lp_sweep_node *nd, int idx)
+{
+	lp_json_obj_begin(j, NULL);
+	lp_json_int(j, "index", idx);
+	lp_json_str(j, "name", nd->name);
+	lp_json_str(j, "host", nd->host);
+	lp_json_int(j, "rank", nd->rank);
+	lp_json_int(j, "rail", nd->rail);
+	lp_json_int(j, "status", nd->status);
+	if (nd->status)
+		lp_json_str(j, "error", nd->error);
+	else
+		lp_json_null(j, "error");
+	lp_json_str(j, "device", nd->dev[0] ? nd->dev : NULL);
+	lp_json_int(j, "port", nd->port);
+	lp_json_str(j, "link_layer", nd->link_layer[0] ? nd->link_layer : NULL);
+	lp_json_num(j, "rate_gbps", nd->rate_gbps > 0 ? nd->rate_gbps : NAN);
+	lp_json_str(j, "speed", nd->speed[0] ? nd->speed : NULL);
+	lp_json_uint(j, "width", nd->width);
+	lp_json_str(j, "gid_type", nd->gid_type[0] ? nd->gid_type : NULL);
+	lp_json_str(j, "gid", nd->gid[0] ? nd->gid : NULL);
+	lp_json_int(j, "gid_index", nd->gid_index);
+	lp_json_uint(j, "mtu", nd->mtu);
+	lp_json_str(j, "firmware", nd->fw[0] ? nd->fw : NULL);
+	lp_json_str(j, "netdev", nd->netdev[0] ? nd->netdev : NULL);
+	lp_json_int(j, "numa_node", nd->numa_node);
+	lp_json_str(j, "mem", nd->mem);
+	lp_json_str(j, "gpu", strncmp(nd->mem, "cuda", 4) == 0 ? nd->mem : NULL);
+	lp_json_str(j, "kernel", nd->kernel[0] ? nd->kernel : NULL);
+	lp_json_obj_end(j);
+}
+
+static const char *cls_name(uint8_t c)
+{
+	switch (c) {
+	case LP_CELL_OK: return "ok";
+	case LP_CELL_SLOW: return "slow";
+	case LP_CELL_FAIL: return "fail";
+	default: return NULL;
+	}
+}
+
+static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, double *v,
+			uint8_t *fail, uint8_t *sched)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
+	int n = r->n;
+
+	lp_sweep_matrix(r, m, v, fail, sched);
+	lp_json_obj_begin(j, NULL);
+	lp_json_int(j, "index", m);
+	lp_json_str(j, "label", mt->label);
+	lp_json_str(j, "test", mt->test);
+	lp_json_uint(j, "size", mt->size);
+	lp_json_str(j, "kind", mt->lat ? "latency" : "bandwidth");
+	lp_json_str(j, "unit", unit_of(mt));
+	lp_json_str(j, "value", mt->lat ? "one-way latency p50 (write/send: RTT/2; read: completion)"
+					: "client-direction bandwidth, Gb/s");
+	lp_json_bool(j, "higher_is_better", !mt->lat);
+	if (d) {
+		lp_json_num(j, "reference", d->ref);
+		lp_json_num(j, "sigma", d->sigma);
+		lp_json_num(j, "threshold_ratio", d->thresh);
+		lp_json_int(j, "healthy_nodes", d->nhealthy);
+	}
+	lp_json_str(j, "rows", "client (data source for write/send)");
+	lp_json_str(j, "columns", "server");
+	lp_json_arr_begin(j, "matrix");
+	for (int a = 0; a < n; a++) {
+		lp_json_arr_begin(j, NULL);
+		for (int b = 0; b < n; b++)
+			lp_json_num(j, NULL, v[(size_t)a * n + b]);
+		lp_json_arr_end(j);
+	}
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "cell_class");
+	for (int a = 0; a < n; a++) {
+		lp_json_arr_begin(j, NULL);
+		for (int b = 0; b < n; b++) {
+			size_t x = (size_t)a * n + b;
+			const char *c = d ? cls_name(d->cls[x]) : (fail[x] ? "fail" : sched[x] ? "ok" : NULL);
+
+			lp_json_str(j, NULL, c);
+		}
+		lp_json_arr_end(j);
+	}
+	lp_json_arr_end(j);
+	if (d) {
+		lp_json_arr_begin(j, "nodes");
+		for (int i = 0; i < n; i++) {
+			lp_json_obj_begin(j, NULL);
+			lp_json_int(j, "node", i);
+			lp_json_num(j, "score_client", d->score_src[i]);
+			lp_json_num(j, "score_server", d->score_dst[i]);
+			lp_json_int(j, "slow_as_client", d->slow_src[i]);
+			lp_json_int(j, "measured_as_client", d->n_src[i]);
+			lp_json_int(j, "slow_as_server", d->slow_dst[i]);
+			lp_json_int(j, "measured_as_server", d->n_dst[i]);
+			lp_json_int(j, "failed_cells", d->fail[i]);
+			lp_json_bool(j, "flag_client", d->node[i] & LP_NODE_SLOW_SRC);
+			lp_json_bool(j, "flag_server", d->node[i] & LP_NODE_SLOW_DST);
+			lp_json_bool(j, "flag_failed", d->node[i] & LP_NODE_FAILED);
+			lp_json_obj_end(j);
+		}
+		lp_json_arr_end(j);
+	}
+	lp_json_obj_end(j);
+}
+
+static void json_cell(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_sweep_cell *c)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[c->metric];
+
+	lp_json_obj_begin(j, NULL);
+	lp_json_int(j, "metric", c->metric);
+	lp_json_str(j, "test", mt->test);
+	lp_json_uint(j, "size", mt->size);
+	lp_json_int(j, "client", c->a);
+	lp_json_int(j, "server", c->b);
+	lp_json_str(j, "client_name", r->nodes[c->a].name);
+	lp_json_str(j, "server_name", r->nodes[c->b].name);
+	lp_json_str(j, "phase", c->phase == LP_PHASE_RETEST ? "retest" : "sweep");
+	lp_json_int(j, "round", c->round);
+	lp_json_int(j, "status", c->status);
+	if (c->status)
+		lp_json_str(j, "error", c->error);
+	else
+		lp_json_null(j, "error");
+	lp_json_num(j, "value", c->value);
+	lp_json_str(j, "unit", unit_of(mt));
+	lp_json_num(j, "wall_s", c->wall_s);
+	lp_json_uint(j, "iters", c->iters);
+	if (mt->lat) {
+		lp_json_obj_begin(j, "latency_us");
+		lp_json_uint(j, "n", c->n);
+		lp_json_bool(j, "one_way_is_rtt_half", c->halved);
+		lp_json_num(j, "min", c->min);
+		lp_json_num(j, "p50", c->p50);
+		lp_json_num(j, "p90", c->p90);
+		lp_json_num(j, "p99", c->p99);
+		lp_json_num(j, "p999", c->p999);
+		lp_json_num(j, "max", c->max);
+		lp_json_num(j, "mean", c->mean);
+		lp_json_num(j, "stdev", c->stdev);
+		lp_json_obj_end(j);
+	} else {
+		lp_json_obj_begin(j, "bandwidth");
+		lp_json_num(j, "gbytes_s", c->gbytes_s);
+		lp_json_num(j, "gbits_s", c->gbits_s);
+		lp_json_num(j, "mmsg_s", c->mmsg_s);
+		lp_json_num(j, "pct_link", c->pct_link);
+		lp_json_obj_end(j);
+	}
+	lp_json_obj_end(j);
+}
+
+int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
+{
+	size_t nn = (size_t)r->n * r->n;
+	double *v = malloc(nn * sizeof(double));
+	uint8_t *fail = malloc(nn), *sched = malloc(nn);
+	struct lp_json j;
+	int rc;
+
+	if (!v || !fail || !sched) {
+		free(v);
+		free(fail);
+		free(sched);
+		return -ENOMEM;
+	}
+	lp_json_init(&j, f, true);
+	lp_json_obj_begin(&j, NULL);
+	lp_json_str(&j, "tool", "lp-sweep");
+	lp_json_str(&j, "schema", "linkperf.sweep/1");
+	lp_json_obj_begin(&j, "method");
+	lp_method_json(&j);
+	lp_json_obj_end(&j);
+	lp_json_obj_begin(&j, "run");
+	lp_json_str(&j, "started", r->started);
+	lp_json_num(&j, "wall_s", r->wall_s);
+	lp_json_num(&j, "sweep_s", r->sweep_s);
+	lp_json_num(&j, "retest_s", r->retest_s);
+	lp_json_int(&j, "nodes", r->n);
+	lp_json_int(&j, "rails", r->rails);
+	lp_json_num(&j, "pair_timeout_s", r->pair_timeout_s);
+	lp_json_uint(&j, "bw_iters", r->bw_iters);
+	lp_json_uint(&j, "lat_iters", r->lat_iters);
+	lp_json_uint(&j, "retests", r->nretests);
+	lp_json_obj_begin(&j, "diagnosis");
+	lp_json_num(&j, "k_mad", r->dopts.k);
+	lp_json_num(&j, "rel", r->dopts.rel);
+	lp_json_num(&j, "vote", r->dopts.vote);
+	lp_json_num(&j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
+	lp_json_num(&j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
+	lp_json_int(&j, "retest_max", r->retest_max);
+	lp_json_obj_end(&j);
+	lp_json_obj_end(&j);
+
+	lp_json_obj_begin(&j, "schedule");
+	lp_json_str(&j, "kind", r->sched_name);
+	if (r->sched) {
+		lp_json_int(&j, "rounds", (int64_t)r->sched->nrounds);
+		lp_json_uint(&j, "ordered_pairs", lp_sched_ordered_pairs(r->sched));
+	}
+	lp_json_int(&j, "random_k", r->random_k);
+	lp_json_uint(&j, "seed", r->seed);
+	/* rounds as [x, y, dirs] triples (dirs: 1 x->y, 2 y->x, 3 both); big schedules are left out */
+	if (r->sched && r->sched->nslots <= 100000) {
+		lp_json_arr_begin(&j, "rounds_slots");
+		for (size_t k = 0; k < r->sched->nrounds; k++) {
+			size_t cnt;
+			const struct lp_slot *sl = lp_sched_round(r->sched, k, &cnt);
+
+			lp_json_arr_begin(&j, NULL);
+			for (size_t i = 0; i < cnt; i++) {
+				lp_json_arr_begin(&j, NULL);
+				lp_json_int(&j, NULL, sl[i].x);
+				lp_json_int(&j, NULL, sl[i].y);
+				lp_json_int(&j, NULL, sl[i].dirs);
+				lp_json_arr_end(&j);
+			}
+			lp_json_arr_end(&j);
+		}
+		lp_json_arr_end(&j);
+	}
+	lp_json_obj_end(&j);
+
+	lp_json_arr_begin(&j, "nodes");
+	for (int i = 0; i < r->n; i++)
+		json_node(&j, &r->nodes[i], i);
+	lp_json_arr_end(&j);
+
+	lp_json_arr_begin(&j, "metrics");
+	for (int m = 0; m < r->nmetrics; m++)
+		json_metric(&j, r, m, v, fail, sched);
+	lp_json_arr_end(&j);
+
+	lp_json_arr_begin(&j, "cells");
+	for (size_t i = 0; i < r->ncells; i++)
+		json_cell(&j, r, &r->cells[i]);
+	lp_json_arr_end(&j);
+
+	lp_json_arr_begin(&j, "verdicts");
+	for (int i = 0; i < r->nverdicts; i++) {
+		const struct lp_verdict *vd = &r->verdicts[i];
+		bool link = vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED;
+
+		lp_json_obj_begin(&j, NULL);
+		lp_json_str(&j, "kind", lp_verdict_names[vd->kind]);
+		if (link) {
+			lp_json_arr_begin(&j, "nodes");
+			lp_json_int(&j, NULL, vd->a);
+			lp_json_int(&j, NULL, vd->b);
+			lp_json_arr_end(&j);
+			lp_json_arr_begin(&j, "names");
+			lp_json_str(&j, NULL, r->nodes[vd->a].name);
+			lp_json_str(&j, NULL, r->nodes[vd->b].name);
+			lp_json_arr_end(&j);
+			lp_json_arr_begin(&j, "directions");
+			if (vd->dirs & LP_DIR_XY) {
+				lp_json_arr_begin(&j, NULL);
+				lp_json_int(&j, NULL, vd->a);
+				lp_json_int(&j, NULL, vd->b);
+				lp_json_arr_end(&j);
+			}
+			if (vd->dirs & LP_DIR_YX) {
+				lp_json_arr_begin(&j, NULL);
+				lp_json_int(&j, NULL, vd->b);
+				lp_json_int(&j, NULL, vd->a);
+				lp_json_arr_end(&j);
+			}
+			lp_json_arr_end(&j);
+		} else {
+			lp_json_int(&j, "node", vd->a);
+			lp_json_str(&j, "name", r->nodes[vd->a].name);
+			lp_json_bool(&j, "as_client", vd->dirs & LP_NODE_SLOW_SRC);
+			lp_json_bool(&j, "as_server", vd->dirs & LP_NODE_SLOW_DST);
+		}
+		lp_json_str(&j, "metrics", vd->metrics);
+		lp_json_str(&j, "reason", vd->reason);
+		lp_json_obj_end(&j);
+	}
+	lp_json_arr_end(&j);
+	lp_json_int(&j, "exit_code", exit_code);
+	lp_json_obj_end(&j);
+	rc = lp_json_finish(&j);
+	free(v);
+	free(fail);
+	free(sched);
+	return rc;
+}
+
+/* ---- CSV ---- */
+
+static void slug(char *out, size_t len, const struct lp_sweep_metric *m)
+{
+	snprintf(out, len, "%s-%llu", m->test, (unsigned long long)m->size);
+}
+
+int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
+{
+	size_t nn = (size_t)r->n * r->n;
+	double *v = malloc(nn * sizeof(double));
+	uint8_t *fail = malloc(nn), *sched = malloc(nn);
+	char path[4096], s[64], buf[64];
+	FILE *f;
+	int rc = 0;
+
+	if (!v || !fail || !sched) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int m = 0; m < r->nmetrics && !rc; m++) {
+		slug(s, sizeof(s), &r->metrics[m]);
+		snprintf(path, sizeof(path), "%s-%s.csv", prefix, s);
+		f = fopen(path, "w");
+		if (!f) {
+			rc = -errno;
+			lp_err("cannot write %s: %s", path, strerror(errno));
+			break;
+		}
+		lp_sweep_matrix(r, m, v, fail, sched);
+		snprintf(buf, sizeof(buf), "client\\server [%s]", unit_of(&r->metrics[m]));
+		lp_csv_field(f, buf, 0);
+		for (int b = 0; b < r->n; b++)
+			lp_csv_field(f, r->nodes[b].name, b == r->n - 1);
+		for (int a = 0; a < r->n; a++) {
+			lp_csv_field(f, r->nodes[a].name, 0);
+			for (int b = 0; b < r->n; b++) {
+				size_t x = (size_t)a * r->n + b;
+
+				if (fail[x])
+					snprintf(buf, sizeof(buf), "ERR");
+				else if (isfinite(v[x]))
+					snprintf(buf, sizeof(buf), "%.6g", v[x]);
+				else
+					buf[0] = 0;
+				lp_csv_field(f, buf, b == r->n - 1);
+			}
+		}
+		if (fclose(f)) {
+			rc = -EIO;
+			lp_err("cannot write %s", path);
+		}
+	}
+	if (rc)
+		goto out;
+	snprintf(path, sizeof(path), "%s-cells.csv", prefix);
+	f = fopen(path, "w");
+	if (!f) {
+		rc = -errno;
+		lp_err("cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "test,size,client,server,client_name,server_name,phase,round,status,value,unit,"
+		   "p50_us,p99_us,gbits_s,wall_s,error\n");
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct lp_sweep_cell *c = &r->cells[i];
+		const struct lp_sweep_metric *mt = &r->metrics[c->metric];
+
+		fprintf(f, "%s,%llu,%d,%d,", mt->test, (unsigned long long)mt->size, c->a, c->b);
+		lp_csv_field(f, r->nodes[c->a].name, 0);
+		lp_csv_field(f, r->nodes[c->b].name, 0);
+		fprintf(f, "%s,%d,%d,", c->phase ? "retest" : "sweep", c->round, c->status);
+		if (isfinite(c->value))
+			fprintf(f, "%.6g", c->value);
+		fprintf(f, ",%s,", unit_of(mt));
+		if (isfinite(c->p50))
+			fprintf(f, "%.6g", c->p50);
+		fputc(',', f);
+		if (isfinite(c->p99))
+			fprintf(f, "%.6g", c->p99);
+		fputc(',', f);
+		if (isfinite(c->gbits_s))
+			fprintf(f, "%.6g", c->gbits_s);
+		fprintf(f, ",%.3f,", c->wall_s);
+		lp_csv_field(f, c->status ? c->error : "", 1);
+	}
+	if (fclose(f))
+		rc = -EIO;
+out:
+	free(v);
+	free(fail);
+	free(sched);
+	return rc;
+}
+
+/* ---- summary ---- */
+
+void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
+{
+	size_t nn = (size_t)r->n * r->n;
+	double *v = malloc(nn * sizeof(double));
+	uint8_t *fail = malloc(nn), *sched = malloc(nn);
+	int n = r->n, w = 8;
+
+	if (!v || !fail || !sched)
+		goto out;
+	for (int i = 0; i < n; i++)
+		w = LP_MAX(w, (int)strlen(r->nodes[i].name) + 1);
+	w = LP_MIN(w, 20);
+	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n", n,
+		r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests, r->wall_s);
+	for (int m = 0; m < r->nmetrics; m++) {
+		const struct lp_sweep_metric *mt = &r->metrics[m];
+		const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
+		char ref[32];
+
+		lp_sweep_matrix(r, m, v, fail, sched);
+		fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
+		fprintf(f, "\n%s [%s], rows = client, columns = server; reference %s %s, slow below %.2fx "
+			   "(! slow, x failed)\n",
+			mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, unit_of(mt),
+			d ? d->thresh : NAN);
+		if (n > 32) {
+			fprintf(f, "  (matrix of %d nodes: see the CSV/JSON)\n", n);
+			continue;
+		}
+		fprintf(f, "%*s", w, "");
+		for (int b = 0; b < n; b++)
+			fprintf(f, " %*.*s", w, w, r->nodes[b].name);
+		fprintf(f, "\n");
+		for (int a = 0; a < n; a++) {
+			fprintf(f, "%*.*s", w, w, r->nodes[a].name);
+			for (int b = 0; b < n; b++) {
+				size_t x = (size_t)a * n + b;
+				char cell[40], val[32];
+				uint8_t c = d ? d->cls[x] : LP_CELL_NONE;
+
+				if (a == b)
+					snprintf(cell, sizeof(cell), "-");
+				else if (fail[x])
+					snprintf(cell, sizeof(cell), "x");
+				else {
+					fmt_val(val, sizeof(val), v[x], mt->lat);
+					snprintf(cell, sizeof(cell), "%s%s", val, c == LP_CELL_SLOW ? "!" : "");
+				}
+				fprintf(f, " %*s", w, cell);
+			}
+			fprintf(f, "\n");
+		}
+	}
+	fprintf(f, "\n");
+	if (r->nverdicts == 0)
+		fprintf(f, "verdict: healthy (nothing flagged)\n");
+	for (int i = 0; i < r->nverdicts; i++) {
+		const struct lp_verdict *vd = &r->verdicts[i];
+
+		if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
+			fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind], r->nodes[vd->a].name,
+				vd->dirs == LP_DIR_BOTH ? "<->" : "->",
+				r->nodes[vd->dirs == LP_DIR_YX ? vd->a : vd->b].name, vd->reason);
+		else
+			fprintf(f, "verdict: %s %s: %s\n", lp_verdict_names[vd->kind], r->nodes[vd->a].name,
+				vd->reason);
+	}
+out:
+	free(v);
+	free(fail);
+	free(sched);
+}
+
+/* ---- gather encoding ---- */
+
+void lp_sweep_cell_encode(const struct lp_sweep_cell *c, struct lp_wbuf *w)
+{
+	lp_wbuf_init(w);
+	lp_wbuf_u32(w, (uint32_t)c->metric);
+	lp_wbuf_u32(w, (uint32_t)c->a);
+	lp_wbuf_u32(w, (uint32_t)c->b);
+	lp_wbuf_u32(w, (uint32_t)c->phase);
+	lp_wbuf_u32(w, (uint32_t)c->round);
+	lp_wbuf_u32(w, (uint32_t)c->status);
+	lp_wbuf_str(w, c->error);
+	lp_wbuf_f64(w, c->value);
+	lp_wbuf_f64(w, c->wall_s);
+	lp_wbuf_u64(w, c->n);
+	lp_wbuf_f64(w, c->min);
+	lp_wbuf_f64(w, c->mean);
+	lp_wbuf_f64(w, c->stdev);
+	lp_wbuf_f64(w, c->p50);
+	lp_wbuf_f64(w, c->p90);
+	lp_wbuf_f64(w, c->p99);
+	lp_wbuf_f64(w, c->p999);
+	lp_wbuf_f64(w, c->max);
+	lp_wbuf_u8(w, c->halved);
+	lp_wbuf_f64(w, c->gbytes_s);
+	lp_wbuf_f64(w, c->gbits_s);
+	lp_wbuf_f64(w, c->mmsg_s);
+	lp_wbuf_f64(w, c->pct_link);
+	lp_wbuf_u64(w, c->iters);
+}
+
+int lp_sweep_cell_decode(struct lp_sweep_cell *c, const void *buf, size_t len)
+{
+	struct lp_rbuf r;
+
+	lp_rbuf_init(&r, buf, len);
+	memset(c, 0, sizeof(*c));
+	c->metric = (int32_t)lp_rbuf_u32(&r);
+	c->a = (int32_t)lp_rbuf_u32(&r);
+	c->b = (int32_t)lp_rbuf_u32(&r);
+	c->phase = (int32_t)lp_rbuf_u32(&r);
+	c->round = (int32_t)lp_rbuf_u32(&r);
+	c->status = (int32_t)lp_rbuf_u32(&r);
+	lp_rbuf_str(&r, c->error, sizeof(c->error));
+	c->value = lp_rbuf_f64(&r);
+	c->wall_s = lp_rbuf_f64(&r);
+	c->n = lp_rbuf_u64(&r);
+	c->min = lp_rbuf_f64(&r);
+	c->mean = lp_rbuf_f64(&r);
+	c->stdev = lp_rbuf_f64(&r);
+	c->p50 = lp_rbuf_f64(&r);
+	c->p90 = lp_rbuf_f64(&r);
+	c->p99 = lp_rbuf_f64(&r);
+	c->p999 = lp_rbuf_f64(&r);
+	c->max = lp_rbuf_f64(&r);
+	c->halved = lp_rbuf_u8(&r);
+	c->gbytes_s = lp_rbuf_f64(&r);
+	c->gbits_s = lp_rbuf_f64(&r);
+	c->mmsg_s = lp_rbuf_f64(&r);
+	c->pct_link = lp_rbuf_f64(&r);
+	c->iters = lp_rbuf_u64(&r);
+	return lp_rbuf_done(&r);
+}
+
+void lp_sweep_node_encode(const struct lp_sweep_node *nd, struct lp_wbuf *w)
+{
+	lp_wbuf_init(w);
+	lp_wbuf_u32(w, (uint32_t)nd->rank);
+	lp_wbuf_u32(w, (uint32_t)nd->rail);
+	lp_wbuf_str(w, nd->host);
+	lp_wbuf_str(w, nd->name);
+	lp_wbuf_u32(w, (uint32_t)nd->status);
+	lp_wbuf_str(w, nd->error);
+	lp_wbuf_str(w, nd->dev);
+	lp_wbuf_u32(w, (uint32_t)nd->port);
+	lp_wbuf_str(w, nd->link_layer);
+	lp_wbuf_str(w, nd->gid_type);
+	lp_wbuf_str(w, nd->gid);
+	lp_wbuf_u32(w, (uint32_t)nd->gid_index);
+	lp_wbuf_str(w, nd->fw);
+	lp_wbuf_str(w, nd->speed);
+	lp_wbuf_u32(w, nd->width);
+	lp_wbuf_f64(w, nd->rate_gbps);
+	lp_wbuf_u32(w, nd->mtu);
+	lp_wbuf_str(w, nd->netdev);
+	lp_wbuf_u32(w, (uint32_t)nd->numa_node);
+	lp_wbuf_str(w, nd->mem);
+	lp_wbuf_str(w, nd->kernel);
+}
+
+int lp_sweep_node_decode(struct lp_sweep_node *nd, const void *buf, size_t len)
+{
+	struct lp_rbuf r;
+
+	lp_rbuf_init(&r, buf, len);
+	memset(nd, 0, sizeof(*nd));
+	nd->rank = (int)lp_rbuf_u32(&r);
+	nd->rail = (int)lp_rbuf_u32(&r);
+	lp_rbuf_str(&r, nd->host, sizeof(nd->host));
+	lp_rbuf_str(&r, nd->name, sizeof(nd->name));
+	nd->status = (int)lp_rbuf_u32(&r);
+	lp_rbuf_str(&r, nd->error, sizeof(nd->error));
+	lp_rbuf_str(&r, nd->dev, sizeof(nd->dev));
+	nd->port = (int)lp_rbuf_u32(&r);
+	lp_rbuf_str(&r, nd->link_layer, sizeof(nd->link_layer));
+	lp_rbuf_str(&r, nd->gid_type, sizeof(nd->gid_type));
+	lp_rbuf_str(&r, nd->gid, sizeof(nd->gid));
+	nd->gid_index = (int)lp_rbuf_u32(&r);
+	lp_rbuf_str(&r, nd->fw, sizeof(nd->fw));
+	lp_rbuf_str(&r, nd->speed, sizeof(nd->speed));
+	nd->width = lp_rbuf_u32(&r);
+	nd->rate_gbps = lp_rbuf_f64(&r);
+	nd->mtu = lp_rbuf_u32(&r);
+	lp_rbuf_str(&r, nd->netdev, sizeof(nd->netdev));
+	nd->numa_node = (int)lp_rbuf_u32(&r);
+	lp_rbuf_str(&r, nd->mem, sizeof(nd->mem));
+	lp_rbuf_str(&r, nd->kernel, sizeof(nd->kernel));
+	return lp_rbuf_done(&r);
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lp-sweep results: nodes, metrics, cells, verdicts, and their sinks (one JSON
+ * document, CSV matrices, a readable summary). Plain C, no MPI and no verbs
+ * calls: the MPI side fills these structs, rank 0 diagnoses and writes them,
+ * and the unit tests build them by hand.
+ */
+#ifndef LP_SWEEP_RESULT_H
+#define LP_SWEEP_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/wire.h"
+#include "sweep/diag.h"
+#include "sweep/sched.h"
+
+#define LP_SWEEP_ERR_LEN 160
+#define LP_SWEEP_MAX_METRICS 32
+
+/* One rank: a node (or one rail of a node). */
+struct lp_sweep_node {
+	int rank;		/* MPI world rank */
+	int rail;		/* local rank with --rails, else 0 */
+	char host[64];
+	char name[80];		/* "host" or "host/rail" (unique label) */
+	int status;		/* 0, or the negative errno of opening the device */
+	char error[LP_SWEEP_ERR_LEN];
+	char dev[64];
+	int port;
+	char link_layer[16];
+	char gid_type[16];
+	char gid[64];
+	int gid_index;
+	char fw[64];
+	char speed[16];
+	unsigned width;
+	double rate_gbps;	/* theoretical port data rate, 0 unknown */
+	unsigned mtu;
+	char netdev[32];
+	int numa_node;
+	char mem[32];		/* "host", "cuda:1" */
+	char kernel[64];
+};
+
+/* One test at one size. */
+struct lp_sweep_metric {
+	char test[16];		/* "write_bw" */
+	uint64_t size;
+	bool lat;		/* latency (lower is better), else bandwidth */
+	char label[32];		/* "write_bw 64KiB" */
+	int test_id;		/* enum lp_rdma_test (opaque here) */
+};
+
+enum lp_phase { LP_PHASE_SWEEP = 0, LP_PHASE_RETEST = 1 };
+
+/* One ordered pair (a client, b server) at one metric. */
+struct lp_sweep_cell {
+	int32_t metric;
+	int32_t a, b;
+	int32_t phase;		/* enum lp_phase */
+	int32_t round;
+	int32_t status;		/* 0 or negative errno */
+	char error[LP_SWEEP_ERR_LEN];
+	double value;		/* Gb/s for bandwidth, one-way p50 us for latency; NaN on error */
+	double wall_s;		/* wall time of this test, both sides' setup included */
+	/* latency summary in us (the reported one-way figure) */
+	uint64_t n;
+	double min, mean, stdev, p50, p90, p99, p999, max;
+	bool halved;		/* one-way = RTT/2 */
+	/* bandwidth of the client's direction */
+	double gbytes_s, gbits_s, mmsg_s, pct_link;
+	uint64_t iters;
+};
+
+enum lp_verdict_kind {
+	LP_VERDICT_NODE_SLOW = 0,
+	LP_VERDICT_NODE_FAILED,
+	LP_VERDICT_LINK_SLOW,
+	LP_VERDICT_LINK_FAILED,
+};
+
+extern const char *const lp_verdict_names[];	/* "node_slow", ... */
+
+struct lp_verdict {
+	enum lp_verdict_kind kind;
+	int a, b;		/* node a; for links the pair with a < b */
+	unsigned dirs;		/* links: LP_DIR_XY (a->b), LP_DIR_YX (b->a); nodes: LP_NODE_* */
+	char metrics[160];	/* labels of the metrics that show it, comma separated */
+	char reason[768];
+};
+
+struct lp_sweep_run {
+	int n;
+	struct lp_sweep_node *nodes;	/* n */
+	int nmetrics;
+	struct lp_sweep_metric metrics[LP_SWEEP_MAX_METRICS];
+	struct lp_sweep_cell *cells;
+	size_t ncells, cap;
+	/* how it ran (echoed into the JSON) */
+	const struct lp_sched *sched;	/* may be NULL */
+	const char *sched_name;
+	int rails;			/* 0: one rank per node, else ranks per node */
+	int random_k;
+	uint64_t seed;
+	double pair_timeout_s;
+	uint64_t bw_iters, lat_iters;
+	struct lp_diag_opts dopts;
+	int retest_max;
+	size_t nretests;
+	char started[32];
+	double wall_s, sweep_s, retest_s;
+	/* diagnosis outputs */
+	struct lp_diag *diag;		/* nmetrics, after lp_sweep_diagnose */
+	struct lp_verdict *verdicts;
+	int nverdicts;
+};
+
+/* n nodes (zeroed; caller fills). 0 or -ENOMEM. */
+int lp_sweep_run_init(struct lp_sweep_run *r, int n);
+void lp_sweep_run_free(struct lp_sweep_run *r);
+int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, bool lat, uint64_t size);
+int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c);
+void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int phase, int round);
+
+/*
+ * The matrix diagnosis sees for one metric: a sweep cell and its isolated
+ * retests combined as the best value measured (retests exist to clear
+ * transient slowness); a cell fails only if every attempt failed.
+ * v, fail and sched are n*n arrays the caller provides.
+ */
+void lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
+		     uint8_t *sched);
+
+/* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
+int lp_sweep_diagnose(struct lp_sweep_run *r);
+
+/*
+ * Ordered pairs worth an isolated retest, from the current diagnosis: every
+ * slow or failed link cell, and for each flagged slow node up to per_node of
+ * its slow cells. Pairs touching a node whose device did not open are left out.
+ * Writes up to max (a, b) couples into pairs; returns the count.
+ */
+size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int32_t *pairs, size_t max);
+
+/* Sinks. */
+int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code);
+/* PREFIX-<test>-<size>.csv per metric (matrix) and PREFIX-cells.csv (one row per cell). */
+int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix);
+void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f);
+
+/* Explicit serialization for the gather (one cell or node per frame body). */
+void lp_sweep_cell_encode(const struct lp_sweep_cell *c, struct lp_wbuf *w);
+int lp_sweep_cell_decode(struct lp_sweep_cell *c, const void *buf, size_t len);
+void lp_sweep_node_encode(const struct lp_sweep_node *nd, struct lp_wbuf *w);
+int lp_sweep_node_decode(struct lp_sweep_node *nd, const void *buf, size_t len);
+
+#endif

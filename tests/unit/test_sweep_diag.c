@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for sweep/diag.c and sweep/result.c on synthetic matrices. */
+#include "lp_test.h"
+
+#include <errno.h>
+
+#include "common/lp.h"
+#include "sweep/diag.h"
+#include "sweep/result.h"
+
+/* Deterministic noise in [-amp, amp]. */
+static double noise(unsigned *st, double amp)
+{
+	*st = *st * 1103515245u + 12345u;
+	return amp * (((*st >> 8) & 0xffff) / 32767.5 - 1.0);
+}
+
+/* A healthy n x n matrix around base with relative noise amp. */
+static double *healthy(int n, double base, double amp, unsigned seed)
+{
+	double *v = malloc((size_t)n * n * sizeof(double));
+
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			v[(size_t)a * n + b] = a == b ? NAN : base * (1 + noise(&seed, amp));
+	return v;
+}
+
+static int count_nodes(const struct lp_diag *d, unsigned flag)
+{
+	int c = 0;
+
+	for (int i = 0; i < d->n; i++)
+		c += (d->node[i] & flag) != 0;
+	return c;
+}
+
+static int count_links(const struct lp_diag *d)
+{
+	int c = 0;
+
+	for (int i = 0; i < d->n * d->n; i++)
+		c += d->link[i] != 0;
+	return c;
+}
+
+static void test_healthy_flags_nothing(void **state)
+{
+	struct lp_diag_opts o;
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	for (int n = 2; n <= 24; n++)
+		for (int lat = 0; lat < 2; lat++) {
+			struct lp_diag d;
+			double *v = healthy(n, lat ? 500 : 100, 0.12, 7u * n + lat);
+
+			assert_int_equal(lp_diag_run(&d, n, lat, v, NULL, NULL, &o), 0);
+			assert_int_equal(count_nodes(&d, 7), 0);
+			assert_int_equal(count_links(&d), 0);
+			assert_true(fabs(d.ref / (lat ? 500 : 100) - 1) < 0.1);
+			lp_diag_free(&d);
+			free(v);
+		}
+}
+
+/* Bandwidth, N=4: node 2's egress throttled (tc): its row is slow, its column fine. */
+static void test_bw_slow_source_n4(void **state)
+{
+	struct lp_diag_opts o;
+	struct lp_diag d;
+	int n = 4;
+	double *v = healthy(n, 100, 0.1, 3);
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	for (int b = 0; b < n; b++)
+		if (b != 2)
+			v[2 * n + b] = 15;
+	assert_int_equal(lp_diag_run(&d, n, false, v, NULL, NULL, &o), 0);
+	assert_int_equal(d.node[2], LP_NODE_SLOW_SRC);
+	assert_int_equal(count_nodes(&d, 7), 1);
+	assert_int_equal(count_links(&d), 0);
+	assert_true(d.score_src[2] < 0.2);
+	lp_diag_free(&d);
+	free(v);
+}
+
+/* Latency, N=4: node 1 delayed both ways: 6 of 12 cells slow; the plain median of the
+ * cells would sit between the clusters, the median of row/column medians does not. */
+static void test_lat_slow_node_n4(void **state)
+{
+	struct lp_diag_opts o;
+	struct lp_diag d;
+	int n = 4;
+	double *v = healthy(n, 450, 0.1, 5);
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	for (int j = 0; j < n; j++)
+		if (j != 1) {
+			v[1 * n + j] += 1500;
+			v[j * n + 1] += 1500;
+		}
+	assert_int_equal(lp_diag_run(&d, n, true, v, NULL, NULL, &o), 0);
+	assert_true(fabs(d.ref / 450 - 1) < 0.15);
+	assert_int_equal(d.node[1], LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST);
+	assert_int_equal(count_nodes(&d, 7), 1);
+	assert_int_equal(count_links(&d), 0);
+	lp_diag_free(&d);
+	free(v);
+}
+
+/* A link between two healthy nodes: bandwidth 1->3 only (egress filter on 1 to 3),
+ * latency both directions of 0<->3. Links named, no node. */
+static void test_slow_links_n4(void **state)
+{
+	struct lp_diag_opts o;
+	struct lp_diag d;
+	int n = 4;
+	double *bw = healthy(n, 100, 0.1, 11), *lat = healthy(n, 450, 0.1, 12);
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	bw[1 * n + 3] = 18;
+	assert_int_equal(lp_diag_run(&d, n, false, bw, NULL, NULL, &o), 0);
+	assert_int_equal(count_nodes(&d, 7), 0);
+	assert_int_equal(count_links(&d), 1);
+	assert_int_equal(d.link[1 * n + 3], LP_LINK_SLOW);
+	lp_diag_free(&d);
+
+	lat[0 * n + 3] = 1900;
+	lat[3 * n + 0] = 2100;
+	assert_int_equal(lp_diag_run(&d, n, true, lat, NULL, NULL, &o), 0);
+	assert_int_equal(count_nodes(&d, 7), 0);
+	assert_int_equal(count_links(&d), 2);
+	assert_true(d.link[0 * n + 3] && d.link[3 * n + 0]);
+	lp_diag_free(&d);
+	free(bw);
+	free(lat);
+}
+
+/* A node that cannot open its device: all its cells failed; the others are fine. */
+static void test_failed_node(void **state)
+{
+	struct lp_diag_opts o;
+	struct lp_diag d;
+	int n = 4;
+	double *v = healthy(n, 100, 0.1, 13);
+	uint8_t fail[16] = {0};
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	for (int j = 0; j < n; j++)
+		if (j != 3) {
+			fail[3 * n + j] = fail[j * n + 3] = 1;
+			v[3 * n + j] = v[j * n + 3] = NAN;
+		}
+	assert_int_equal(lp_diag_run(&d, n, false, v, fail, NULL, &o), 0);
+	assert_int_equal(d.node[3], LP_NODE_FAILED);
+	assert_int_equal(count_nodes(&d, 7), 1);
+	assert_int_equal(count_links(&d), 0);
+	/* one failed cell between healthy nodes is a failed link */
+	fail[0 * n + 1] = 1;
+	lp_diag_free(&d);
+	assert_int_equal(lp_diag_run(&d, n, false, v, fail, NULL, &o), 0);
+	assert_int_equal(d.link[0 * n + 1], LP_LINK_FAILED);
+	lp_diag_free(&d);
+	free(v);
+}
+
+/* N=16: two slow nodes, one slow link, noise; and an absolute floor that fails everyone. */
+static void test_n16_and_floors(void **state)
+{
+	struct lp_diag_opts o;
+	struct lp_diag d;
+	int n = 16;
+	double *v = healthy(n, 200, 0.15, 17);
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	for (int j = 0; j < n; j++) {
+		if (j != 4)
+			v[4 * n + j] *= 0.5;	/* node 4 slow sending */
+		if (j != 9)
+			v[j * n + 9] *= 0.4;	/* node 9 slow receiving */
+	}
+	v[2 * n + 12] *= 0.3;			/* link 2->12 */
+	assert_int_equal(lp_diag_run(&d, n, false, v, NULL, NULL, &o), 0);
+	assert_int_equal(d.node[4], LP_NODE_SLOW_SRC);
+	assert_int_equal(d.node[9], LP_NODE_SLOW_DST);
+	assert_int_equal(count_nodes(&d, 7), 2);
+	assert_int_equal(count_links(&d), 1);
+	assert_int_equal(d.link[2 * n + 12], LP_LINK_SLOW);
+	lp_diag_free(&d);
+
+	o.min_gbps = 500;	/* everything is below the floor: every node flagged */
+	assert_int_equal(lp_diag_run(&d, n, false, v, NULL, NULL, &o), 0);
+	assert_int_equal(count_nodes(&d, LP_NODE_SLOW_SRC), n);
+	lp_diag_free(&d);
+	o.min_gbps = 0;
+	o.vote = 1.5;
+	assert_int_equal(lp_diag_run(&d, n, false, v, NULL, NULL, &o), -EINVAL);
+	free(v);
+}
+
+/* N=2: one pair cannot tell a node from a link: it is a link. */
+static void test_n2(void **state)
+{
+	struct lp_diag_opts o;
+	struct lp_diag d;
+	double v[4] = {NAN, 100, 10, NAN};
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	assert_int_equal(lp_diag_run(&d, 2, false, v, NULL, NULL, &o), 0);
+	assert_int_equal(count_nodes(&d, 7), 0);
+	lp_diag_free(&d);
+}
+
+/* ---- result.c: verdicts, retest combination, suspects, JSON, encoding ---- */
+
+static void fill_run(struct lp_sweep_run *r, int n, const double *bw, const double *lat)
+{
+	assert_int_equal(lp_sweep_run_init(r, n), 0);
+	for (int i = 0; i < n; i++) {
+		snprintf(r->nodes[i].host, sizeof(r->nodes[i].host), "node%d", i);
+		snprintf(r->nodes[i].name, sizeof(r->nodes[i].name), "node%d", i);
+		snprintf(r->nodes[i].mem, sizeof(r->nodes[i].mem), "host");
+		r->nodes[i].rank = i;
+	}
+	assert_int_equal(lp_sweep_add_metric(r, "write_bw", 3, false, 65536), 0);
+	assert_int_equal(lp_sweep_add_metric(r, "write_lat", 0, true, 8), 1);
+	assert_string_equal(r->metrics[0].label, "write_bw 64KiB");
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			struct lp_sweep_cell c;
+
+			if (a == b)
+				continue;
+			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
+			c.value = c.gbits_s = bw[a * n + b];
+			assert_int_equal(lp_sweep_add_cell(r, &c), 0);
+			lp_sweep_cell_init(&c, 1, a, b, LP_PHASE_SWEEP, 0);
+			c.value = c.p50 = lat[a * n + b];
+			assert_int_equal(lp_sweep_add_cell(r, &c), 0);
+		}
+}
+
+static void test_run_verdicts(void **state)
+{
+	struct lp_sweep_run r;
+	int n = 4;
+	double *bw = healthy(n, 0.1, 0.1, 21), *lat = healthy(n, 450, 0.1, 22);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int32_t pairs[64];
+
+	(void)state;
+	for (int b = 0; b < n; b++)
+		if (b != 3)
+			bw[3 * n + b] = 0.016;	/* node3 throttled */
+	bw[0 * n + 1] = 0.02;			/* a link 0->1, transient: the retest clears it */
+	fill_run(&r, n, bw, lat);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 2);
+	/* suspects: the link first, then the node's cells */
+	size_t np = lp_sweep_suspects(&r, 3, pairs, 32);
+
+	assert_true(np == 4);
+	assert_true(pairs[0] == 0 && pairs[1] == 1);
+	/* retest of 0->1 healthy: the link verdict goes away, the node stays */
+	struct lp_sweep_cell c;
+
+	lp_sweep_cell_init(&c, 0, 0, 1, LP_PHASE_RETEST, 0);
+	c.value = 0.1;
+	assert_int_equal(lp_sweep_add_cell(&r, &c), 0);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 1);
+	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_NODE_SLOW);
+	assert_int_equal(r.verdicts[0].a, 3);
+	assert_non_null(strstr(r.verdicts[0].reason, "as client"));
+	/* the JSON parses and carries the verdict */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(lp_sweep_write_json(&r, f, 1), 0);
+	fclose(f);
+	assert_true(lp_test_json_valid(buf));
+	assert_non_null(strstr(buf, "\"node_slow\""));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	lp_sweep_print_summary(&r, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "verdict: node_slow node3"));
+	free(buf);
+	lp_sweep_run_free(&r);
+	free(bw);
+	free(lat);
+}
+
+/* A node with a device error: its cells carry the error, one node_failed verdict, no links. */
+static void test_run_device_error(void **state)
+{
+	struct lp_sweep_run r;
+	int n = 4;
+	double *bw = healthy(n, 0.1, 0.1, 31), *lat = healthy(n, 450, 0.1, 32);
+
+	(void)state;
+	fill_run(&r, n, bw, lat);
+	r.nodes[2].status = -ENODEV;
+	snprintf(r.nodes[2].error, sizeof(r.nodes[2].error), "no RDMA device");
+	for (size_t i = 0; i < r.ncells; i++)
+		if (r.cells[i].a == 2 || r.cells[i].b == 2) {
+			r.cells[i].status = -ENODEV;
+			r.cells[i].value = NAN;
+			snprintf(r.cells[i].error, sizeof(r.cells[i].error), "node2: no RDMA device");
+		}
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 1);
+	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_NODE_FAILED);
+	assert_int_equal(r.verdicts[0].a, 2);
+	int32_t pairs[8];
+
+	assert_int_equal(lp_sweep_suspects(&r, 3, pairs, 4), 0);
+	lp_sweep_run_free(&r);
+	free(bw);
+	free(lat);
+}
+
+static void test_encode(void **state)
+{
+	struct lp_sweep_cell c, d;
+	struct lp_sweep_node a, b;
+	struct lp_wbuf w;
+
+	(void)state;
+	lp_sweep_cell_init(&c, 3, 1, 2, LP_PHASE_RETEST, 7);
+	c.status = -ETIMEDOUT;
+	snprintf(c.error, sizeof(c.error), "timed out");
+	c.p50 = 1.5;
+	c.iters = 99;
+	lp_sweep_cell_encode(&c, &w);
+	assert_int_equal(w.err, 0);
+	assert_int_equal(lp_sweep_cell_decode(&d, w.data, w.len), 0);
+	assert_int_equal(d.metric, 3);
+	assert_int_equal(d.status, -ETIMEDOUT);
+	assert_string_equal(d.error, "timed out");
+	assert_true(d.p50 == 1.5 && isnan(d.value) && d.iters == 99);
+	assert_int_equal(lp_sweep_cell_decode(&d, w.data, w.len - 1), -EPROTO);
+
+	memset(&a, 0, sizeof(a));
+	a.rank = 5;
+	a.rate_gbps = 400;
+	snprintf(a.host, sizeof(a.host), "gpu017");
+	snprintf(a.dev, sizeof(a.dev), "mlx5_3");
+	lp_sweep_node_encode(&a, &w);
+	assert_int_equal(lp_sweep_node_decode(&b, w.data, w.len), 0);
+	assert_int_equal(b.rank, 5);
+	assert_string_equal(b.dev, "mlx5_3");
+	assert_true(b.rate_gbps == 400);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy_flags_nothing),
+		cmocka_unit_test(test_bw_slow_source_n4),
+		cmocka_unit_test(test_lat_slow_node_n4),
+		cmocka_unit_test(test_slow_links_n4),
+		cmocka_unit_test(test_failed_node),
+		cmocka_unit_test(test_n16_and_floors),
+		cmocka_unit_test(test_n2),
+		cmocka_unit_test(test_run_verdicts),
+		cmocka_unit_test(test_run_device_error),
+		cmocka_unit_test(test_encode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GPU memory provider for GPUDirect RDMA (lp-rdma) and the GPU tests: device
+ * buffers from cudaMalloc, their dma-buf export, pattern fill/verify done on
+ * the GPU, small host<->GPU copies, and a GPU-side poller that reports when a
+ * byte written by someone else (a NIC, the host) becomes visible to the GPU.
+ *
+ * Every function returns 0 or a negative errno and logs the failing CUDA call
+ * (with the device) once. Without a driver or a GPU nothing crashes: calls
+ * return -ENODEV. The CUDA runtime is linked statically; libcuda is loaded by
+ * the runtime, and dlopen'ed here only for cuMemGetHandleForAddressRange.
+ * All calls are synchronous, and none synchronizes the whole device, so they
+ * may be used while a poller runs.
+ */
+#ifndef LP_GPU_GPUMEM_H
+#define LP_GPU_GPUMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lp_gpu_buf {
+	int dev;		/* CUDA device ordinal (as CUDA_VISIBLE_DEVICES numbers them) */
+	void *ptr;		/* device pointer from cudaMalloc (UVA: valid on this device) */
+	size_t len;		/* usable length in bytes, as asked (the allocation is rounded up to 64 KiB) */
+	int dmabuf_fd;		/* dma-buf file descriptor after lp_gpu_buf_export_dmabuf(), else -1 */
+	uint64_t dmabuf_off;	/* offset of ptr inside the exported dma-buf (for ibv_reg_dmabuf_mr) */
+	char bus_id[32];	/* PCI bus id of the GPU, "0000:18:00.0" (lower case, as in sysfs) */
+	char name[96];		/* device name, "NVIDIA H200" */
+};
+
+/* Number of CUDA devices in *n_p; -ENODEV when there is no GPU or no driver. */
+int lp_gpu_count(int *n_p);
+
+/* cudaMalloc len bytes on dev, fill bus_id/name; dmabuf_fd = -1. -ENODEV, -EINVAL, -ENOMEM. */
+int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len);
+
+/*
+ * Export the buffer as a dma-buf (cuMemGetHandleForAddressRange through
+ * dlopen("libcuda.so.1")), page-aligned around ptr; sets dmabuf_fd and
+ * dmabuf_off. -EOPNOTSUPP when the driver or device cannot (the reason is
+ * logged once, here); -EBUSY if already exported.
+ */
+int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b);
+
+/* Close the dma-buf, free the memory, zero the struct (dmabuf_fd = -1). Safe on a zeroed or freed buf. */
+void lp_gpu_buf_free(struct lp_gpu_buf *b);
+
+/* On the GPU: byte b->ptr[off + i] = lp_pattern_byte(seed, off + i) for i < len. -EINVAL out of range. */
+int lp_gpu_buf_fill(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed);
+
+/*
+ * On the GPU: check [off, off+len) against the pattern. 0 when every byte
+ * matches; -EILSEQ with the lowest bad offset (from b->ptr) in *bad_off_p.
+ */
+int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed, size_t *bad_off_p);
+
+/* Small synchronous copies host->GPU and GPU->host at b->ptr + off. */
+int lp_gpu_buf_write(struct lp_gpu_buf *b, size_t off, const void *src, size_t len);
+int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len);
+
+/*
+ * GPU-visibility poller for RDMA write latency: a one-thread kernel that, for
+ * i = 1..iters, spins until the byte at b->ptr+off equals (uint8_t)i, then
+ * stores i into a host-mapped flag (system-scope fence). It gives up after
+ * timeout_ns without progress (%globaltimer), so it never hangs the GPU.
+ * lp_gpu_poller_start() first sets that byte to 0, so iteration 1 waits for a
+ * write of 1.
+ */
+struct lp_gpu_poller;
+int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, uint32_t iters, uint64_t timeout_ns,
+			struct lp_gpu_poller **p_out);
+/* CPU spins on the host flag until it reaches i: 0, or -ETIMEDOUT (CPU timeout or the kernel gave up). */
+int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns);
+/* Tells the kernel to exit, waits for it, frees everything. 0, or the kernel's CUDA error. */
+int lp_gpu_poller_stop(struct lp_gpu_poller *p);
+
+#endif

@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lp-gpu measurements. Method (docs/METHOD.md, "lp-gpu"): per sample, a spin
+ * kernel holds every stream involved while the warm-up copies, a start event,
+ * the timed copies and a stop event are queued behind it; the CPU then
+ * releases the flag, so the enqueue cost never lands inside the events. The
+ * kernel gives up after hold_timeout_s (%globaltimer), so nothing can hang the
+ * GPU; a sample whose hold timed out is an error, not a number. The median of
+ * the samples is reported with min and max; the destination is checked
+ * against the source pattern after the timed region.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "common/clock.h"
+#include "common/lp.h"
+#include "common/stats.h"
+#include "common/units.h"
+#include "gpu/cudautil.h"
+#include "gpu/gpu.h"
+#include "gpu/kern.h"
+#include "gpu/nvml.h"
+
+#define LP_GPU_SAMPLES_MAX 64
+#define LP_CHASE_BYTES LP_GPU_CHASE_BYTES
+#define LP_CHASE_STRIDE 256u		/* bytes between chain entries (separate sectors and lines) */
+#define LP_POISON 0xA5A5A5A5u
+
+struct lp_gpu_devstate {
+	bool ready, host_ready;
+	cudaStream_t st[LP_GPU_MAX];
+	cudaEvent_t ev_start[LP_GPU_MAX], ev_stop[LP_GPU_MAX];
+	void *da, *db;			/* device buffers, cap bytes each */
+	void *ha, *hb;			/* pinned, mapped, portable host buffers on the GPU's NUMA node */
+	unsigned long long *scratch;	/* device: [0] first bad offset, [1] chase end */
+	unsigned blocks;		/* SM copy grid */
+};
+
+struct lp_gpu_ctx {
+	struct lp_gpu_params p;
+	struct lp_gpu_topo *t;
+	struct lp_gpu_devstate d[LP_GPU_MAX];
+	volatile int *hold;		/* host-mapped: [0] release, [1] a spin kernel timed out */
+	size_t cap;			/* bytes of each buffer */
+	uint32_t seed;
+};
+
+/* One copy stream of a measurement. */
+struct lp_job {
+	int g;				/* GPU (topology index) whose stream/engine/SMs do the copy */
+	unsigned s;			/* stream index on it */
+	enum lp_gpu_method m;
+	void *dst;
+	const void *src;
+	int gs, gd;			/* GPUs that fill the source and verify the destination */
+	bool rw;			/* count read + written bytes (device-local copy) */
+};
+
+void lp_gpu_params_default(struct lp_gpu_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->sizes.n = 1;
+	p->sizes.v[0] = 256ull << 20;
+	p->iters = 16;
+	p->warmup = 4;
+	p->samples = 5;
+	p->lat_iters = 20000;
+	p->hold_timeout_s = 10;
+}
+
+static int lp_dev(const struct lp_gpu_ctx *c, int g)
+{
+	return c->t->gpu[g].cuda_dev;
+}
+
+static int lp_set(const struct lp_gpu_ctx *c, int g, char *msg, size_t ml)
+{
+	return lp_cuda_check(cudaSetDevice(lp_dev(c, g)), "cudaSetDevice", lp_dev(c, g), msg, ml);
+}
+
+static int lp_ensure_dev(struct lp_gpu_ctx *c, int g, char *msg, size_t ml)
+{
+	struct lp_gpu_devstate *d = &c->d[g];
+	int dev = lp_dev(c, g), ret;
+
+	if (d->ready)
+		return 0;
+	if ((ret = lp_set(c, g, msg, ml)))
+		return ret;
+	for (int i = 0; i < LP_GPU_MAX; i++) {
+		if ((ret = lp_cuda_check(cudaStreamCreateWithFlags(&d->st[i], cudaStreamNonBlocking),
+					 "cudaStreamCreateWithFlags", dev, msg, ml)) ||
+		    (ret = lp_cuda_check(cudaEventCreate(&d->ev_start[i]), "cudaEventCreate", dev, msg, ml)) ||
+		    (ret = lp_cuda_check(cudaEventCreate(&d->ev_stop[i]), "cudaEventCreate", dev, msg, ml)))
+			return ret;
+	}
+	if ((ret = lp_cuda_check(cudaMalloc(&d->da, c->cap), "cudaMalloc", dev, msg, ml)) ||
+	    (ret = lp_cuda_check(cudaMalloc(&d->db, c->cap), "cudaMalloc", dev, msg, ml)) ||
+	    (ret = lp_cuda_check(cudaMalloc((void **)&d->scratch, 64), "cudaMalloc", dev, msg, ml)))
+		return ret;
+	d->blocks = (unsigned)(c->t->gpu[g].sm_count > 0 ? c->t->gpu[g].sm_count : 32) * 4;
+	d->ready = true;
+	return 0;
+}
+
+/* Pinned host memory placed on `node` (MPOL_PREFERRED while cudaHostAlloc pins and populates it). */
+static int lp_host_alloc(void **p, size_t len, int node, int dev, char *msg, size_t ml)
+{
+	unsigned long mask[16] = { 0 };
+	bool bound = false;
+	int ret;
+
+	if (node >= 0 && node < (int)(sizeof(mask) * 8)) {
+		mask[node / (8 * sizeof(long))] = 1ul << (node % (8 * sizeof(long)));
+		bound = syscall(SYS_set_mempolicy, 1 /* MPOL_PREFERRED */, mask, sizeof(mask) * 8) == 0;
+	}
+	ret = lp_cuda_check(cudaHostAlloc(p, len, cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc", dev,
+			    msg, ml);
+	if (bound)
+		syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, NULL, 0);
+	return ret;
+}
+
+static int lp_ensure_host(struct lp_gpu_ctx *c, int g, char *msg, size_t ml)
+{
+	struct lp_gpu_devstate *d = &c->d[g];
+	int ret;
+
+	if ((ret = lp_ensure_dev(c, g, msg, ml)))
+		return ret;
+	if (d->host_ready)
+		return 0;
+	if ((ret = lp_host_alloc(&d->ha, c->cap, c->t->gpu[g].numa_node, lp_dev(c, g), msg, ml)) ||
+	    (ret = lp_host_alloc(&d->hb, c->cap, c->t->gpu[g].numa_node, lp_dev(c, g), msg, ml)))
+		return ret;
+	d->host_ready = true;
+	return 0;
+}
+
+/* Read the current PCIe link of each GPU while H2D copies keep it out of its idle low-power state. */
+static void lp_pcie_under_load(struct lp_gpu_ctx *c)
+{
+	struct lp_nvml *nv = NULL;
+	char note[128];
+	const size_t len = 64u << 20;
+
+	lp_nvml_open(&nv, note, sizeof(note));
+	for (int g = 0; g < c->t->n; g++) {
+		struct lp_gpu_dev_info *gi = &c->t->gpu[g];
+		void *h = NULL, *dv = NULL;
+		unsigned gen = 0, width = 0;
+		int dev = gi->cuda_dev, ret;
+
+		if (lp_set(c, g, NULL, 0) || lp_cuda_check(cudaMalloc(&dv, len), "cudaMalloc", dev, NULL, 0) ||
+		    lp_cuda_check(cudaHostAlloc(&h, len, cudaHostAllocDefault), "cudaHostAlloc", dev, NULL, 0))
+			goto next;
+		for (int i = 0; i < 32; i++)
+			cudaMemcpyAsync(dv, h, len, cudaMemcpyHostToDevice, cudaStreamPerThread);
+		lp_sleep_ms(10);
+		ret = nv ? lp_nvml_pcie_current(nv, gi->bus_id, &gen, &width) : -ENOENT;
+		if (ret)
+			ret = lp_sysfs_pcie_current(gi->bus_id, &gen, &width);
+		if (!ret) {
+			gi->pcie.cur_gen = gen;
+			gi->pcie.cur_width = width;
+		}
+		cudaStreamSynchronize(cudaStreamPerThread);
+next:
+		if (h)
+			cudaFreeHost(h);
+		if (dv)
+			cudaFree(dv);
+	}
+	lp_nvml_close(nv);
+}
+
+int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, struct lp_gpu_topo *t)
+{
+	struct lp_gpu_ctx *c = calloc(1, sizeof(*c));
+	void *hold = NULL;
+	int ret;
+
+	*ctx_p = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->p = *p;
+	c->t = t;
+	c->cap = LP_CHASE_BYTES;
+	for (unsigned i = 0; i < p->sizes.n; i++)
+		c->cap = LP_MAX(c->cap, (size_t)p->sizes.v[i]);
+	c->seed = (uint32_t)lp_now_ns() | 1;
+	if ((ret = lp_cuda_check(cudaSetDevice(t->gpu[0].cuda_dev), "cudaSetDevice", t->gpu[0].cuda_dev, NULL, 0)) ||
+	    (ret = lp_cuda_check(cudaHostAlloc(&hold, 64, cudaHostAllocMapped | cudaHostAllocPortable),
+				 "cudaHostAlloc (hold flag)", t->gpu[0].cuda_dev, NULL, 0))) {
+		free(c);
+		return ret;
+	}
+	c->hold = hold;
+	memset(hold, 0, 64);
+	/* Peer access for every pair that has it; a failure only waives that pair's cells. */
+	for (int a = 0; a < t->n; a++) {
+		for (int b = 0; b < t->n; b++) {
+			cudaError_t e;
+
+			if (a == b || !t->pair[a][b].p2p_access)
+				continue;
+			cudaSetDevice(t->gpu[a].cuda_dev);
+			e = cudaDeviceEnablePeerAccess(t->gpu[b].cuda_dev, 0);
+			if (e == cudaErrorPeerAccessAlreadyEnabled) {
+				cudaGetLastError();
+			} else if (e != cudaSuccess) {
+				lp_cuda_check(e, "cudaDeviceEnablePeerAccess", t->gpu[a].cuda_dev, NULL, 0);
+				t->pair[a][b].p2p_access = false;
+			}
+		}
+	}
+	lp_pcie_under_load(c);
+	lp_gpu_topo_model(t);
+	*ctx_p = c;
+	return 0;
+}
+
+void lp_gpu_ctx_free(struct lp_gpu_ctx *c)
+{
+	if (!c)
+		return;
+	for (int g = 0; g < c->t->n; g++) {
+		struct lp_gpu_devstate *d = &c->d[g];
+
+		cudaSetDevice(lp_dev(c, g));
+		cudaDeviceSynchronize();
+		for (int i = 0; i < LP_GPU_MAX; i++) {
+			if (d->st[i])
+				cudaStreamDestroy(d->st[i]);
+			if (d->ev_start[i])
+				cudaEventDestroy(d->ev_start[i]);
+			if (d->ev_stop[i])
+				cudaEventDestroy(d->ev_stop[i]);
+		}
+		cudaFree(d->da);
+		cudaFree(d->db);
+		cudaFree(d->scratch);
+		if (d->ha)
+			cudaFreeHost(d->ha);
+		if (d->hb)
+			cudaFreeHost(d->hb);
+	}
+	if (c->hold)
+		cudaFreeHost((void *)c->hold);
+	free(c);
+}
+
+/* ---- one measurement ---- */
+
+static cudaError_t lp_copy(const struct lp_gpu_ctx *c, const struct lp_job *j, uint64_t size)
+{
+	cudaStream_t st = c->d[j->g].st[j->s];
+
+	if (j->m == LP_GPU_CE)
+		return cudaMemcpyAsync(j->dst, j->src, size, cudaMemcpyDefault, st);
+	return lp_cu_copy(st, j->dst, j->src, size, c->d[j->g].blocks);
+}
+
+/* Fill every source with the pattern, poison every destination. */
+static int lp_prepare(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, uint32_t seed,
+		      char *msg, size_t ml)
+{
+	int ret;
+
+	for (unsigned i = 0; i < nj; i++) {
+		const struct lp_job *j = &jobs[i];
+		cudaStream_t st = c->d[j->gs].st[0];
+
+		if ((ret = lp_set(c, j->gs, msg, ml)) ||
+		    (ret = lp_cuda_check(lp_cu_fill(st, (void *)j->src, 0, size, seed, c->d[j->gs].blocks),
+					 "fill kernel", lp_dev(c, j->gs), msg, ml)) ||
+		    (ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", lp_dev(c, j->gs),
+					 msg, ml)))
+			return ret;
+		st = c->d[j->gd].st[0];
+		if ((ret = lp_set(c, j->gd, msg, ml)) ||
+		    (ret = lp_cuda_check(lp_cu_fill(st, j->dst, 0, size, seed ^ LP_POISON, c->d[j->gd].blocks),
+					 "fill kernel (poison)", lp_dev(c, j->gd), msg, ml)) ||
+		    (ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (poison)", lp_dev(c, j->gd),
+					 msg, ml)))
+			return ret;
+	}
+	return 0;
+}
+
+static int lp_verify(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, uint32_t seed,
+		     char *msg, size_t ml)
+{
+	int ret;
+
+	for (unsigned i = 0; i < nj; i++) {
+		const struct lp_job *j = &jobs[i];
+		struct lp_gpu_devstate *d = &c->d[j->gd];
+		int dev = lp_dev(c, j->gd);
+		unsigned long long bad = 0;
+
+		if ((ret = lp_set(c, j->gd, msg, ml)) ||
+		    (ret = lp_cuda_check(cudaMemsetAsync(d->scratch, 0xff, 8, d->st[0]), "cudaMemsetAsync", dev, msg,
+					 ml)) ||
+		    (ret = lp_cuda_check(lp_cu_verify(d->st[0], j->dst, 0, size, seed, d->scratch, d->blocks),
+					 "verify kernel", dev, msg, ml)) ||
+		    (ret = lp_cuda_check(cudaMemcpyAsync(&bad, d->scratch, 8, cudaMemcpyDeviceToHost, d->st[0]),
+					 "cudaMemcpyAsync", dev, msg, ml)) ||
+		    (ret = lp_cuda_check(cudaStreamSynchronize(d->st[0]), "cudaStreamSynchronize (verify)", dev, msg,
+					 ml)))
+			return ret;
+		if (bad != ~0ull) {
+			snprintf(msg, ml, "verification failed: destination byte %llu of %llu differs from the source", bad,
+				 (unsigned long long)size);
+			lp_err("%s (GPU %d, stream %u)", msg, lp_dev(c, j->g), i);
+			return -EILSEQ;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Run the jobs concurrently, samples times. gbs[i][s]: job i's rate in sample s;
+ * agg[s]: the rate of all jobs together (one device: total bytes over the
+ * window from the first start to the last stop; several devices: the sum).
+ */
+static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size,
+		      double (*gbs)[LP_GPU_SAMPLES_MAX], double *agg, char *msg, size_t ml)
+{
+	uint64_t tmo = (uint64_t)(c->p.hold_timeout_s * 1e9);
+	bool one_dev = true;
+	int ret = 0;
+
+	for (unsigned i = 1; i < nj; i++)
+		one_dev &= jobs[i].g == jobs[0].g;
+	for (unsigned s = 0; s < c->p.samples; s++) {
+		double lo = 0, hi = 0, sum = 0, bytes = 0;
+
+		c->hold[0] = 0;
+		c->hold[1] = 0;
+		__sync_synchronize();
+		for (unsigned i = 0; i < nj && !ret; i++) {
+			const struct lp_job *j = &jobs[i];
+			int dev = lp_dev(c, j->g);
+
+			if (!(ret = lp_set(c, j->g, msg, ml)))
+				ret = lp_cuda_check(lp_cu_spin(c->d[j->g].st[j->s], c->hold, tmo, c->hold + 1),
+						    "spin kernel launch", dev, msg, ml);
+		}
+		for (unsigned i = 0; i < nj && !ret; i++) {
+			const struct lp_job *j = &jobs[i];
+			int dev = lp_dev(c, j->g);
+
+			if ((ret = lp_set(c, j->g, msg, ml)))
+				break;
+			for (unsigned k = 0; k < c->p.warmup && !ret; k++)
+				ret = lp_cuda_check(lp_copy(c, j, size), j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
+						    dev, msg, ml);
+			if (!ret)
+				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_start[j->s], c->d[j->g].st[j->s]),
+						    "cudaEventRecord", dev, msg, ml);
+		}
+		for (unsigned i = 0; i < nj && !ret; i++) {
+			const struct lp_job *j = &jobs[i];
+			int dev = lp_dev(c, j->g);
+
+			if ((ret = lp_set(c, j->g, msg, ml)))
+				break;
+			for (unsigned k = 0; k < c->p.iters && !ret; k++)
+				ret = lp_cuda_check(lp_copy(c, j, size), j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
+						    dev, msg, ml);
+			if (!ret)
+				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_stop[j->s], c->d[j->g].st[j->s]),
+						    "cudaEventRecord", dev, msg, ml);
+		}
+		/* Release the hold whatever happened, then wait for every stream. */
+		c->hold[0] = 1;
+		__sync_synchronize();
+		for (unsigned i = 0; i < nj; i++) {
+			const struct lp_job *j = &jobs[i];
+			int r2;
+
+			cudaSetDevice(lp_dev(c, j->g));
+			r2 = lp_cuda_check(cudaStreamSynchronize(c->d[j->g].st[j->s]), "cudaStreamSynchronize",
+					   lp_dev(c, j->g), ret ? NULL : msg, ml);
+			ret = ret ? ret : r2;
+		}
+		if (ret)
+			return ret;
+		if (c->hold[1]) {
+			snprintf(msg, ml, "spin kernel timed out after %.1f s before the copies were queued: sample invalid",
+				 c->p.hold_timeout_s);
+			lp_err("%s", msg);
+			return -ETIMEDOUT;
+		}
+		for (unsigned i = 0; i < nj; i++) {
+			const struct lp_job *j = &jobs[i];
+			struct lp_gpu_devstate *d = &c->d[j->g];
+			double b = (double)size * c->p.iters * (j->rw ? 2 : 1);
+			float ms = 0, t0 = 0, t1 = 0;
+
+			if ((ret = lp_cuda_check(cudaEventElapsedTime(&ms, d->ev_start[j->s], d->ev_stop[j->s]),
+						 "cudaEventElapsedTime", lp_dev(c, j->g), msg, ml)))
+				return ret;
+			gbs[i][s] = lp_gbytes_per_s(b, ms * 1e6);
+			sum += gbs[i][s];
+			bytes += b;
+			if (one_dev) {
+				cudaEventElapsedTime(&t0, d->ev_start[jobs[0].s], d->ev_start[j->s]);
+				cudaEventElapsedTime(&t1, d->ev_start[jobs[0].s], d->ev_stop[j->s]);
+				lo = i ? LP_MIN(lo, t0) : t0;
+				hi = i ? LP_MAX(hi, t1) : t1;
+			}
+		}
+		agg[s] = one_dev && nj > 1 ? lp_gbytes_per_s(bytes, (hi - lo) * 1e6) : sum;
+	}
+	return 0;
+}
+
+static void lp_cell_ok(struct lp_gpu_cell *cell, const double *v, unsigned n, double ceiling, bool verified)
+{
+	double mn = v[0], mx = v[0];
+
+	for (unsigned i = 1; i < n; i++) {
+		mn = LP_MIN(mn, v[i]);
+		mx = LP_MAX(mx, v[i]);
+	}
+	cell->status = LP_GPU_OK;
+	cell->med = lp_median(v, n);
+	cell->min = mn;
+	cell->max = mx;
+	cell->samples = n;
+	cell->ceiling = ceiling;
+	cell->verified = verified;
+}
+
+static void lp_cell_set(struct lp_gpu_cell *cell, enum lp_gpu_status st, const char *reason)
+{
+	cell->status = st;
+	snprintf(cell->reason, sizeof(cell->reason), "%s", reason);
+}
+
+/* Measure one cell of a bandwidth test: jobs run together; series 0..nseries-1 from jobs / the aggregate. */
+static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned row, unsigned col,
+		       const struct lp_job *jobs, unsigned nj, bool aggregate)
+{
+	const struct lp_gpu_test *t = r->test;
+	double(*gbs)[LP_GPU_SAMPLES_MAX] = calloc(nj, sizeof(*gbs));
+	double agg[LP_GPU_SAMPLES_MAX];
+	char msg[LP_GPU_REASON] = "";
+	uint32_t seed = c->seed++;
+	bool verified = false;
+	int ret;
+
+	if (!gbs) {
+		lp_cell_set(lp_gpu_cell_at(r, 0, row, col), LP_GPU_ERROR, "out of memory");
+		return;
+	}
+	ret = lp_prepare(c, jobs, nj, r->size, seed, msg, sizeof(msg));
+	if (!ret)
+		ret = lp_measure(c, jobs, nj, r->size, gbs, agg, msg, sizeof(msg));
+	if (!ret && !c->p.no_verify) {
+		ret = lp_verify(c, jobs, nj, r->size, seed, msg, sizeof(msg));
+		verified = !ret;
+	}
+	for (unsigned s = 0; s < t->nseries; s++) {
+		struct lp_gpu_cell *cell = lp_gpu_cell_at(r, s, row, col);
+		const double *v = aggregate || s == 2 ? agg : gbs[s];
+
+		if (ret)
+			lp_cell_set(cell, LP_GPU_ERROR, msg);
+		else
+			lp_cell_ok(cell, v, c->p.samples, lp_gpu_ceiling(c->t, t, s, row, col), verified);
+	}
+	free(gbs);
+}
+
+/* ---- latency: a pointer chase ---- */
+
+static int lp_chase_build(void *region, char *msg, size_t ml, int dev)
+{
+	unsigned n = LP_CHASE_BYTES / LP_CHASE_STRIDE;
+	uint64_t *img = calloc(LP_CHASE_BYTES, 1);
+	unsigned *perm = malloc(n * sizeof(*perm));
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	int ret = -ENOMEM;
+
+	if (!img || !perm)
+		goto out;
+	/* Sattolo's shuffle: one cycle through every entry, in an order no prefetcher follows. */
+	for (unsigned i = 0; i < n; i++)
+		perm[i] = i;
+	for (unsigned i = n - 1; i > 0; i--) {
+		unsigned k, tmp;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = (unsigned)(x % i);
+		tmp = perm[i];
+		perm[i] = perm[k];
+		perm[k] = tmp;
+	}
+	for (unsigned i = 0; i < n; i++)
+		img[(size_t)i * LP_CHASE_STRIDE / 8] = (uint64_t)(uintptr_t)region + (uint64_t)perm[i] * LP_CHASE_STRIDE;
+	ret = lp_cuda_check(cudaMemcpy(region, img, LP_CHASE_BYTES, cudaMemcpyDefault), "cudaMemcpy (chain)", dev, msg,
+			    ml);
+out:
+	free(img);
+	free(perm);
+	return ret;
+}
+
+static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned row, unsigned col, int g,
+			void *region)
+{
+	struct lp_gpu_devstate *d = &c->d[g];
+	struct lp_gpu_cell *cell = lp_gpu_cell_at(r, 0, row, col);
+	double ns[LP_GPU_SAMPLES_MAX];
+	char msg[LP_GPU_REASON] = "";
+	int dev = lp_dev(c, g), ret;
+	cudaStream_t st = d->st[0];
+
+	if ((ret = lp_set(c, g, msg, sizeof(msg))) || (ret = lp_chase_build(region, msg, sizeof(msg), dev)) ||
+	    (ret = lp_set(c, g, msg, sizeof(msg))))
+		goto err;
+	/* Warm-up: TLB and the first touch of every entry. */
+	if ((ret = lp_cuda_check(lp_cu_chase(st, region, LP_CHASE_BYTES / LP_CHASE_STRIDE, (uint64_t *)d->scratch + 1),
+				 "chase kernel", dev, msg, sizeof(msg))))
+		goto err;
+	for (unsigned s = 0; s < c->p.samples; s++) {
+		float ms = 0;
+
+		if ((ret = lp_cuda_check(cudaEventRecord(d->ev_start[0], st), "cudaEventRecord", dev, msg, sizeof(msg))) ||
+		    (ret = lp_cuda_check(lp_cu_chase(st, region, c->p.lat_iters, (uint64_t *)d->scratch + 1),
+					 "chase kernel", dev, msg, sizeof(msg))) ||
+		    (ret = lp_cuda_check(cudaEventRecord(d->ev_stop[0], st), "cudaEventRecord", dev, msg, sizeof(msg))) ||
+		    (ret = lp_cuda_check(cudaEventSynchronize(d->ev_stop[0]), "cudaEventSynchronize", dev, msg,
+					 sizeof(msg))) ||
+		    (ret = lp_cuda_check(cudaEventElapsedTime(&ms, d->ev_start[0], d->ev_stop[0]), "cudaEventElapsedTime",
+					 dev, msg, sizeof(msg))))
+			goto err;
+		ns[s] = ms * 1e6 / c->p.lat_iters;
+	}
+	lp_cell_ok(cell, ns, c->p.samples, 0, false);
+	return;
+err:
+	lp_cell_set(cell, LP_GPU_ERROR, msg);
+}
+
+/* ---- the tests ---- */
+
+static void lp_waive_all(struct lp_gpu_result *r, const char *why)
+{
+	for (unsigned i = 0; i < r->test->nseries * r->nrows * r->ncols; i++)
+		lp_cell_set(&r->cells[i], LP_GPU_WAIVED, why);
+	snprintf(r->reason, sizeof(r->reason), "%s", why);
+}
+
+static void lp_error_cell(struct lp_gpu_result *r, unsigned row, unsigned col, const char *msg)
+{
+	for (unsigned s = 0; s < r->test->nseries; s++)
+		lp_cell_set(lp_gpu_cell_at(r, s, row, col), LP_GPU_ERROR, msg);
+}
+
+static void lp_waive_cell(struct lp_gpu_result *r, unsigned row, unsigned col, const char *msg)
+{
+	for (unsigned s = 0; s < r->test->nseries; s++)
+		lp_cell_set(lp_gpu_cell_at(r, s, row, col), LP_GPU_WAIVED, msg);
+}
+
+static void lp_run_host(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
+{
+	const struct lp_gpu_test *t = r->test;
+
+	for (int g = 0; g < c->t->n; g++) {
+		struct lp_gpu_devstate *d = &c->d[g];
+		struct lp_job j[2] = { { .g = g, .m = t->method, .gs = g, .gd = g },
+				       { .g = g, .s = 1, .m = t->method, .gs = g, .gd = g } };
+		unsigned row = t->shape == LP_GPU_SHAPE_X_GPU ? 0 : (unsigned)g;
+		unsigned col = t->shape == LP_GPU_SHAPE_X_GPU ? (unsigned)g : 0;
+		char msg[LP_GPU_REASON];
+
+		if (lp_ensure_host(c, g, msg, sizeof(msg))) {
+			lp_error_cell(r, row, col, msg);
+			continue;
+		}
+		switch (t->kind) {
+		case LP_GPU_K_H2D:
+			j[0].src = d->ha, j[0].dst = d->db;
+			lp_bw_cell(c, r, row, col, j, 1, false);
+			break;
+		case LP_GPU_K_D2H:
+			j[0].src = d->da, j[0].dst = d->hb;
+			lp_bw_cell(c, r, row, col, j, 1, false);
+			break;
+		case LP_GPU_K_HD_BIDIR:
+			j[0].src = d->ha, j[0].dst = d->db;
+			j[1].src = d->da, j[1].dst = d->hb;
+			lp_bw_cell(c, r, row, col, j, 2, false);
+			break;
+		case LP_GPU_K_LAT_HOST:
+			lp_lat_cell(c, r, row, col, g, d->ha);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void lp_run_local(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
+{
+	for (int g = 0; g < c->t->n; g++) {
+		struct lp_gpu_devstate *d = &c->d[g];
+		struct lp_job j = { .g = g, .m = r->test->method, .gs = g, .gd = g, .rw = true };
+		char msg[LP_GPU_REASON];
+
+		if (lp_ensure_dev(c, g, msg, sizeof(msg))) {
+			lp_error_cell(r, (unsigned)g, 0, msg);
+			continue;
+		}
+		if (r->test->kind == LP_GPU_K_LAT_LOCAL) {
+			lp_lat_cell(c, r, (unsigned)g, 0, g, d->da);
+			continue;
+		}
+		j.src = d->da;
+		j.dst = d->db;
+		lp_bw_cell(c, r, (unsigned)g, 0, &j, 1, false);
+	}
+}
+
+static void lp_run_pairs(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
+{
+	const struct lp_gpu_test *t = r->test;
+
+	for (int row = 0; row < c->t->n; row++) {
+		for (int col = 0; col < c->t->n; col++) {
+			struct lp_job j[2];
+			char msg[LP_GPU_REASON];
+			/* Data flows col -> row; the initiator needs access to the other's memory. */
+			int init = t->kind == LP_GPU_K_P2P_WRITE || t->kind == LP_GPU_K_P2P_BIDIR ? col : row;
+			int other = init == col ? row : col;
+
+			if (row == col) {
+				lp_waive_cell(r, (unsigned)row, (unsigned)col, "same GPU (see local_* tests)");
+				continue;
+			}
+			if (!c->t->pair[init][other].p2p_access ||
+			    (t->kind == LP_GPU_K_P2P_BIDIR && !c->t->pair[other][init].p2p_access)) {
+				snprintf(msg, sizeof(msg), "no P2P access between GPU%d and GPU%d", row, col);
+				lp_waive_cell(r, (unsigned)row, (unsigned)col, msg);
+				continue;
+			}
+			if (lp_ensure_dev(c, row, msg, sizeof(msg)) || lp_ensure_dev(c, col, msg, sizeof(msg))) {
+				lp_error_cell(r, (unsigned)row, (unsigned)col, msg);
+				continue;
+			}
+			memset(j, 0, sizeof(j));
+			j[0] = (struct lp_job){ .g = init, .m = t->method, .src = c->d[col].da, .dst = c->d[row].db,
+						.gs = col, .gd = row };
+			if (t->kind == LP_GPU_K_LAT_P2P) {
+				lp_lat_cell(c, r, (unsigned)row, (unsigned)col, row, c->d[col].da);
+				continue;
+			}
+			if (t->kind == LP_GPU_K_P2P_BIDIR) {
+				j[1] = (struct lp_job){ .g = row, .m = t->method, .src = c->d[row].da, .dst = c->d[col].db,
+							.gs = row, .gd = col };
+				lp_bw_cell(c, r, (unsigned)row, (unsigned)col, j, 2, false);
+			} else {
+				lp_bw_cell(c, r, (unsigned)row, (unsigned)col, j, 1, false);
+			}
+		}
+	}
+}
+
+static void lp_run_fan(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
+{
+	const struct lp_gpu_test *t = r->test;
+	bool out = t->kind == LP_GPU_K_ONE_TO_ALL;
+
+	for (int g = 0; g < c->t->n; g++) {
+		struct lp_job j[LP_GPU_MAX];
+		unsigned nj = 0, row = out ? 0 : (unsigned)g, col = out ? (unsigned)g : 0;
+		char msg[LP_GPU_REASON] = "";
+		void *tmp = NULL;
+
+		if (lp_ensure_dev(c, g, msg, sizeof(msg))) {
+			lp_error_cell(r, row, col, msg);
+			continue;
+		}
+		for (int p = 0; p < c->t->n; p++) {
+			if (p == g || !c->t->pair[g][p].p2p_access)
+				continue;
+			if (lp_ensure_dev(c, p, msg, sizeof(msg)))
+				break;
+			j[nj] = (struct lp_job){ .g = g, .s = nj, .m = t->method, .gs = out ? g : p, .gd = out ? p : g };
+			j[nj].src = out ? c->d[g].da : c->d[p].da;
+			j[nj].dst = out ? c->d[p].db : NULL;
+			nj++;
+		}
+		if (msg[0]) {
+			lp_error_cell(r, row, col, msg);
+			continue;
+		}
+		if (!nj) {
+			lp_waive_cell(r, row, col, "no peer with P2P access");
+			continue;
+		}
+		if (!out) {
+			/* Each peer lands in its own slice of the reader's memory. */
+			lp_set(c, g, NULL, 0);
+			if (lp_cuda_check(cudaMalloc(&tmp, (size_t)r->size * nj), "cudaMalloc", lp_dev(c, g), msg,
+					  sizeof(msg))) {
+				lp_error_cell(r, row, col, msg);
+				continue;
+			}
+			for (unsigned k = 0; k < nj; k++)
+				j[k].dst = (char *)tmp + (size_t)r->size * k;
+		}
+		lp_bw_cell(c, r, row, col, j, nj, true);
+		if (tmp) {
+			lp_set(c, g, NULL, 0);
+			cudaFree(tmp);
+		}
+	}
+}
+
+int lp_gpu_run_test(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, uint64_t size, struct lp_gpu_result *r)
+{
+	char why[LP_GPU_REASON];
+	int ret;
+
+	if ((ret = lp_gpu_result_init(r, t, c->t->n, size)))
+		return ret;
+	if (t->peer && c->t->n < 2) {
+		snprintf(why, sizeof(why), "needs 2 or more GPUs (%d selected)", c->t->n);
+		lp_waive_all(r, why);
+	} else if (!t->latency && size > c->cap) {
+		lp_waive_all(r, "size above the buffers allocated for this run");
+	} else {
+		switch (t->kind) {
+		case LP_GPU_K_H2D:
+		case LP_GPU_K_D2H:
+		case LP_GPU_K_HD_BIDIR:
+		case LP_GPU_K_LAT_HOST:
+			lp_run_host(c, r);
+			break;
+		case LP_GPU_K_LOCAL:
+		case LP_GPU_K_LAT_LOCAL:
+			lp_run_local(c, r);
+			break;
+		case LP_GPU_K_ONE_TO_ALL:
+		case LP_GPU_K_ALL_TO_ONE:
+			lp_run_fan(c, r);
+			break;
+		default:
+			lp_run_pairs(c, r);
+			break;
+		}
+	}
+	lp_gpu_result_finish(r);
+	return 0;
+}

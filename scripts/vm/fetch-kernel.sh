@@ -52,10 +52,11 @@ ifb act_mirred act_gact act_police act_skbedit cls_u32 cls_flower cls_basic cls_
 
 img=$out/vmlinuz
 rd=$out/initramfs.cpio.gz
-if [ "$force" = 0 ] && [ -s "$img" ] && [ -s "$rd" ] &&
-    [ "$rd" -nt "$here/init" ] && [ "$rd" -nt "$here/fetch-kernel.sh" ]; then
-    exit 0
-fi
+fresh() {
+    [ "$force" = 0 ] && [ -s "$img" ] && [ -s "$rd" ] &&
+        [ "$rd" -nt "$here/init" ] && [ "$rd" -nt "$here/fetch-kernel.sh" ]
+}
+fresh && exit 0
 
 for t in apt-get dpkg depmod modprobe cpio gzip; do
     command -v "$t" >/dev/null 2>&1 || die "missing tool: $t (apt-get install kmod cpio dpkg apt)"
@@ -72,6 +73,7 @@ exec 9>"$out/.fetch.lock"
 if command -v flock >/dev/null 2>&1; then
     flock -w 600 9 || die "timed out waiting for another fetch-kernel.sh ($out/.fetch.lock)"
 fi
+fresh && exit 0 # another run built it while we waited
 
 # 1. the kernel package: linux-image-amd64 is a meta package; take its versioned dependency.
 kroot=$out/kroot

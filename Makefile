@@ -23,7 +23,7 @@ HAVE_MPI    ?= $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 
 LIB_SRC := $(wildcard common/*.c)
 ifeq ($(HAVE_VERBS),1)
-LIB_SRC += $(wildcard rdma/*.c)
+LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1
 LDLIBS_ALL += -libverbs -lrdmacm
 endif
@@ -90,7 +90,8 @@ $(BUILD)/lp-rdma $(BUILD)/lp-gpu: $(BUILD)/%: $(BUILD)/obj/bench/%.o $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # lp-sweep is the one MPI program: compiled and linked by mpicc.
-$(BUILD)/lp-sweep: bench/lp-sweep.c $(LIB)
+# sweep/*.c (schedules, diagnosis) are plain C in the library; sweep/mpi/*.c need mpi.h.
+$(BUILD)/lp-sweep: bench/lp-sweep.c $(wildcard sweep/mpi/*.c) $(LIB)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 

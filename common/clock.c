@@ -1,15 +1,147 @@
 // SPDX-License-Identifier: MIT
 #include "clock.h"
 
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-uint64_t lp_now_ns(void)
+#include "lp.h"
+
+static uint64_t raw_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Process-wide clock choice (see clock.h): written once by lp_clock_init. */
+static struct {
+	bool tsc;
+	double ns_per_tick;
+	uint64_t tick0, raw0;
+	char desc[160];
+} clk = { .desc = "CLOCK_MONOTONIC_RAW" };
+
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t tsc_read(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+#define LP_HAVE_TSC 1
+#else
+static inline uint64_t tsc_read(void)
+{
+	return 0;
+}
+#define LP_HAVE_TSC 0
+#endif
+
+uint64_t lp_now_ns(void)
+{
+	if (clk.tsc)
+		return clk.raw0 + (uint64_t)((double)(tsc_read() - clk.tick0) * clk.ns_per_tick);
+	return raw_ns();
+}
+
+static bool cpu_flag(const char *flag)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n"))
+			if (!strcmp(tok, flag))
+				found = true;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static double calibrate(void)
+{
+	uint64_t r0 = raw_ns(), t0 = tsc_read(), r1, t1;
+
+	do
+		r1 = raw_ns();
+	while (r1 - r0 < 10000000ull);
+	t1 = tsc_read();
+	return t1 > t0 ? (double)(r1 - r0) / (double)(t1 - t0) : 0;
+}
+
+int lp_clock_init(const char *mode)
+{
+	bool invariant, slow, want;
+	double a, b, cost;
+
+	if (!mode || !strcmp(mode, "auto"))
+		mode = "auto";
+	else if (strcmp(mode, "tsc") && strcmp(mode, "raw"))
+		return -EINVAL;
+	clk.tsc = false;
+	cost = lp_clock_overhead_ns();
+	snprintf(clk.desc, sizeof(clk.desc), "CLOCK_MONOTONIC_RAW (%.0f ns per read)", cost);
+	if (!strcmp(mode, "raw"))
+		return 0;
+	invariant = cpu_flag("constant_tsc") && cpu_flag("nonstop_tsc");
+	slow = cost > 1000;
+	want = !strcmp(mode, "tsc") || invariant || slow;
+	if (!LP_HAVE_TSC || !want)
+		return strcmp(mode, "tsc") ? 0 : -EOPNOTSUPP;
+	a = calibrate();
+	b = calibrate();
+	if (a <= 0 || b <= 0 || (a > b ? a / b : b / a) > 1.002) {
+		lp_warn("TSC rate unstable (%.6f vs %.6f ns/tick): using CLOCK_MONOTONIC_RAW", a, b);
+		return strcmp(mode, "tsc") ? 0 : -EOPNOTSUPP;
+	}
+	clk.ns_per_tick = (a + b) / 2;
+	clk.raw0 = raw_ns();
+	clk.tick0 = tsc_read();
+	clk.tsc = true;
+	snprintf(clk.desc, sizeof(clk.desc),
+		 "tsc at %.1f MHz, calibrated against CLOCK_MONOTONIC_RAW (%s; a raw read costs "
+		 "%.0f ns)",
+		 1e3 / clk.ns_per_tick,
+		 invariant ? "invariant TSC" :
+		 slow	   ? "not flagged invariant: chosen because the kernel clock is slow" :
+			     "forced",
+		 cost);
+	return 0;
+}
+
+const char *lp_clock_name(void)
+{
+	return clk.tsc ? "tsc" : "CLOCK_MONOTONIC_RAW";
+}
+
+const char *lp_clock_desc(void)
+{
+	return clk.desc;
+}
+
+double lp_clock_drift(void)
+{
+	uint64_t r, t;
+
+	if (!clk.tsc)
+		return 0;
+	t = tsc_read();
+	r = raw_ns();
+	if (r <= clk.raw0 + 1000000)
+		return 0;
+	return ((double)(t - clk.tick0) * clk.ns_per_tick - (double)(r - clk.raw0)) /
+	       (double)(r - clk.raw0);
 }
 
 uint64_t lp_clock_res_ns(void)
@@ -34,10 +166,10 @@ double lp_clock_overhead_ns(void)
 	uint64_t per[ROUNDS];
 
 	for (int r = 0; r < ROUNDS; r++) {
-		uint64_t t0 = lp_now_ns(), t1 = t0;
+		uint64_t t0 = raw_ns(), t1 = t0;
 
 		for (int i = 0; i < READS; i++)
-			t1 = lp_now_ns();
+			t1 = raw_ns();
 		per[r] = t1 - t0;
 	}
 	qsort(per, ROUNDS, sizeof(per[0]), cmp_u64);

@@ -1,16 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Timing. Every linkperf time comes from CLOCK_MONOTONIC_RAW: it is not slewed
- * by NTP, is read through the vDSO (tens of ns), and needs no calibration, so
- * nothing depends on /proc/cpuinfo MHz or on an invariant TSC.
+ * Timing. lp_now_ns() reads one of two clocks, chosen once by lp_clock_init():
+ *
+ *  - CLOCK_MONOTONIC_RAW (not slewed by NTP; read through the vDSO in tens of
+ *    ns when the kernel's clocksource is the TSC);
+ *  - the CPU's time-stamp counter, converted with a rate calibrated against
+ *    CLOCK_MONOTONIC_RAW (two 10 ms calibrations that must agree to 0.2 %),
+ *    never /proc/cpuinfo MHz. "auto" takes it when the CPU flags it invariant
+ *    (constant_tsc + nonstop_tsc), or when a CLOCK_MONOTONIC_RAW read costs
+ *    over 1 us (kernel clocksource hpet/acpi_pm, as in VMs) - a clock that
+ *    costs as much as what it measures would inflate every sample.
+ *
+ * lp_clock_drift() compares both clocks since init, so every result can say
+ * how far the TSC rate held. The choice is process-wide (one CPU clock), set
+ * once by main before any measurement, like the log level.
  */
 #ifndef LP_CLOCK_H
 #define LP_CLOCK_H
 
 #include <stdint.h>
 
-/* Nanoseconds on CLOCK_MONOTONIC_RAW. */
+/* "auto" (default), "tsc" or "raw". 0, or -EINVAL / -EOPNOTSUPP (no usable TSC for "tsc"). */
+int lp_clock_init(const char *mode);
+/* Nanoseconds on the chosen clock (CLOCK_MONOTONIC_RAW before lp_clock_init). */
 uint64_t lp_now_ns(void);
+/* "tsc" or "CLOCK_MONOTONIC_RAW". */
+const char *lp_clock_name(void);
+/* Why it was chosen and its rate, one line. */
+const char *lp_clock_desc(void);
+/* Relative difference of TSC-measured vs CLOCK_MONOTONIC_RAW-measured time since init (0 for raw). */
+double lp_clock_drift(void);
 
 /* Resolution of that clock in ns, as reported by clock_getres(). */
 uint64_t lp_clock_res_ns(void);

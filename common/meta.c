@@ -73,7 +73,9 @@ void lp_method_json(struct lp_json *j)
 	lp_json_str(j, "latency", "microseconds (us) unless the key says _ns");
 	lp_json_str(j, "msg_rate", "million messages per second (Mmsg/s)");
 	lp_json_obj_end(j);
-	lp_json_str(j, "clock", "CLOCK_MONOTONIC_RAW");
+	lp_json_str(j, "clock", lp_clock_name());
+	lp_json_str(j, "clock_detail", lp_clock_desc());
+	lp_json_num(j, "clock_drift_vs_raw", lp_clock_drift());
 	lp_json_num(j, "clock_resolution_ns", (double)lp_clock_res_ns());
 	lp_json_str(j, "linkperf_version", LP_VERSION);
 }

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lp-rdma: point-to-point RDMA latency and bandwidth.
+ *
+ *   lp-rdma --server [--once]                 serve clients one after another
+ *   lp-rdma HOST -t write_lat,write_bw -s 2:1M   run tests against a server
+ *
+ * A thin main: options in, library calls, results out (table, CSV, JSON).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/json.h"
+#include "common/lp.h"
+#include "common/meta.h"
+#include "common/opt.h"
+#include "common/sock.h"
+#include "common/table.h"
+#include "common/topo.h"
+#include "common/units.h"
+#include "rdma/rdma.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+struct cli {
+	bool server, once, bidir, verify, use_cm, version, quiet, verbose, topo;
+	const char *host, *bind, *dev, *tests, *json_path, *csv_path, *mem, *clock;
+	unsigned port, ib_port, cm_port;
+	int gid_index, tclass, sl;
+	struct lp_sizes sizes;
+	uint64_t iters, warmup, max_samples;
+	double duration, wait_s, timeout_s;
+	unsigned tx_depth, rx_depth, cq_mod, post_list, qps, inline_size, mtu, seed;
+	int lat_method;
+	bool iters_set, warmup_set, tx_set, cq_set;
+};
+
+static const char *const lat_methods[] = { "cpu", "gpu", "imm", NULL };
+
+static int parse_mem(const char *s, int *kind_p, int *dev_p)
+{
+	uint64_t d;
+
+	*dev_p = -1;
+	if (!strcmp(s, "host")) {
+		*kind_p = LP_MEM_HOST;
+		return 0;
+	}
+	if (!strncmp(s, "cuda", 4) && (s[4] == '\0' || s[4] == ':')) {
+		*kind_p = LP_MEM_CUDA;
+		if (s[4] == ':') {
+			if (lp_parse_u64(s + 5, &d) || d > 1023)
+				return -EINVAL;
+			*dev_p = (int)d;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void print_header(const struct lp_rdma_devinfo *d, const char *role)
+{
+	printf("%s: %s port %d  %s (%s)  GID %d %s [%s]  MTU %u  %s %ux = %.1f Gb/s  fw %s  numa %d\n",
+	       role, d->name, d->port, d->link_layer, d->transport, d->gid_index, d->gid,
+	       d->gid_type, d->active_mtu, d->speed, d->width, d->rate_gbps, d->fw, d->numa_node);
+}
+
+static void print_lat_head(void)
+{
+	printf("\n%-10s %9s %8s %9s %9s %9s %9s %9s %9s %9s %8s  %s\n", "test", "size", "iters",
+	       "min", "p50", "p90", "p99", "p99.9", "max", "mean", "stdev", "(us, one-way)");
+}
+
+static void print_bw_head(bool bidir)
+{
+	if (bidir)
+		printf("\n%-10s %9s %9s %10s %10s %10s %10s %9s  %s\n", "test", "size", "msgs",
+		       "c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link", "(each way and the sum)");
+	else
+		printf("\n%-10s %9s %9s %10s %10s %10s %8s\n", "test", "size", "msgs", "GB/s", "Gb/s",
+		       "Mmsg/s", "%link");
+}
+
+static void print_row(const struct lp_rdma_result *r, bool bidir)
+{
+	char sz[24];
+
+	lp_fmt_size(sz, sizeof(sz), r->size);
+	if (r->status) {
+		printf("%-10s %9s  FAILED: %s\n", lp_rdma_test_names[r->test], sz, r->error);
+	} else if (lp_rdma_test_is_lat(r->test)) {
+		const struct lp_summary *s = &r->lat_us;
+
+		printf("%-10s %9s %8llu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.3f%s\n",
+		       lp_rdma_test_names[r->test], sz, (unsigned long long)s->n, s->min, s->p50,
+		       s->p90, s->p99, s->p999, s->max, s->mean, s->stdev,
+		       r->lat_halved ? "" : "  (full read)");
+	} else if (bidir) {
+		printf("%-10s %9s %9.0f %10.3f %10.3f %10.3f %10.3f %9.1f\n",
+		       lp_rdma_test_names[r->test], sz, r->local.msgs, r->local.gbytes_s,
+		       r->remote.gbytes_s, r->sum_gbytes_s, r->sum_gbits_s,
+		       lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps));
+	} else {
+		printf("%-10s %9s %9.0f %10.3f %10.3f %10.4f %8.1f\n", lp_rdma_test_names[r->test],
+		       sz, r->local.msgs, r->local.gbytes_s, r->local.gbits_s, r->local.mmsg_s,
+		       r->local.pct_link);
+	}
+	fflush(stdout);
+}
+
+static void csv_row(FILE *f, const struct lp_rdma_result *r, const struct lp_rdma_params *p)
+{
+	const struct lp_summary *s = &r->lat_us;
+	bool lat = lp_rdma_test_is_lat(r->test);
+
+	fprintf(f, "%s,%llu,%s,\"%s\",%llu,", lp_rdma_test_names[r->test],
+		(unsigned long long)r->size, r->status ? "error" : "ok", r->status ? r->error : "",
+		(unsigned long long)r->iters);
+	if (lat && !r->status)
+		fprintf(f, "%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,", r->lat_halved ? "rtt/2" : "full",
+			s->min, s->p50, s->p90, s->p99, s->p999, s->max, s->mean, s->stdev);
+	else
+		fprintf(f, ",,,,,,,,,");
+	if (!lat && !r->status)
+		fprintf(f, "%.6f,%.6f,%.6f,%.3f,%s,%.6f,%.6f\n", r->local.gbytes_s, r->local.gbits_s,
+			r->local.mmsg_s, r->local.pct_link, p->bidir ? "yes" : "no",
+			p->bidir ? r->remote.gbytes_s : NAN, p->bidir ? r->sum_gbytes_s : NAN);
+	else
+		fprintf(f, ",,,,,,\n");
+}
+
+static const char csv_header[] =
+	"test,size_bytes,status,error,iterations,latency_kind,lat_min_us,lat_p50_us,lat_p90_us,"
+	"lat_p99_us,lat_p99_9_us,lat_max_us,lat_mean_us,lat_stdev_us,gbytes_per_s,gbits_per_s,"
+	"mmsg_per_s,percent_of_link,bidirectional,reverse_gbytes_per_s,sum_gbytes_per_s\n";
+
+/* ---- client -------------------------------------------------------------- */
+
+struct run {
+	struct lp_rdma_params p;
+	struct lp_rdma_result r;
+};
+
+static int connect_server(const struct cli *o, int *fd_p)
+{
+	uint64_t deadline = lp_now_ns() + (uint64_t)(o->wait_s * 1e9);
+	int ret;
+
+	for (;;) {
+		ret = lp_sock_connect(o->host, (uint16_t)o->port, 5000, fd_p);
+		if (!ret || stop_flag)
+			return ret;
+		if (ret != -ECONNREFUSED && ret != -ETIMEDOUT && ret != -EHOSTUNREACH &&
+		    ret != -ENETUNREACH)
+			break;
+		if (lp_now_ns() >= deadline)
+			break;
+		lp_sleep_ms(200);
+	}
+	lp_err("cannot reach the lp-rdma server at %s port %u: %s%s", o->host, o->port,
+	       ret == -EHOSTUNREACH ? "unknown host or no route" : strerror(-ret),
+	       o->wait_s > 0 ? " (gave up after --wait)" : " (is `lp-rdma --server` running there? "
+							    "--wait SECS retries)");
+	return ret;
+}
+
+static void json_doc_begin(struct lp_json *j, const char *role, const struct cli *o,
+			   const struct lp_rdma_devinfo *d)
+{
+	struct lp_host_meta m;
+
+	lp_host_meta_collect(&m);
+	lp_json_obj_begin(j, NULL);
+	lp_json_str(j, "tool", "lp-rdma");
+	lp_json_str(j, "role", role);
+	lp_json_obj_begin(j, "method");
+	lp_method_json(j);
+	lp_json_str(j, "latency", "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full "
+				  "READ completion time (not halved)");
+	lp_json_str(j, "bandwidth", "payload bytes from first post to last completion of the timed "
+				    "phase, after warm-up; bidirectional: each direction and the sum");
+	lp_json_obj_end(j);
+	lp_json_obj_begin(j, "host");
+	lp_host_meta_json(&m, j);
+	lp_json_obj_end(j);
+	lp_json_str(j, "server", o->host);
+	lp_json_uint(j, "port", o->port);
+	lp_json_obj_begin(j, "local_device");
+	lp_rdma_devinfo_json(d, j);
+	lp_json_obj_end(j);
+}
+
+static int run_client(struct cli *o)
+{
+	static const enum lp_rdma_test all[] = { LP_RDMA_WRITE_LAT, LP_RDMA_READ_LAT, LP_RDMA_SEND_LAT,
+						 LP_RDMA_WRITE_BW, LP_RDMA_READ_BW, LP_RDMA_SEND_BW };
+	struct lp_rdma_devsel sel = {
+		.dev = o->dev, .port = (int)o->ib_port, .gid_index = o->gid_index,
+		.tclass = o->tclass, .sl = o->sl,
+	};
+	char buf[512], peer[64];
+	const char *names[LP_RDMA_NTESTS * 2];
+	struct lp_rdma_dev *dev = NULL;
+	struct run *runs = NULL;
+	int fd = -1, ntests = 0, nruns = 0, failed = 0, ret, family = AF_INET, mem = 0, mem_dev;
+	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &fd,
+			      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = o->host };
+	bool lat_head = false, bw_head = false;
+	FILE *csv = NULL, *jf = NULL;
+	struct lp_json j;
+
+	if (lp_split_list(o->tests, buf, sizeof(buf), names, LP_RDMA_NTESTS * 2, &ntests))
+		return LP_EXIT_USAGE;
+	parse_mem(o->mem, &mem, &mem_dev);
+	if (strchr(o->host, ':'))
+		family = AF_INET6;
+	ret = lp_rdma_dev_open(&sel, family, &dev);
+	if (ret)
+		return lp_exit_code(ret);
+	ret = connect_server(o, &fd);
+	if (ret) {
+		lp_rdma_dev_close(dev);
+		return LP_EXIT_FAIL;
+	}
+	if (!lp_sock_peer_addr(fd, peer, sizeof(peer), &oob.peer_family) && o->gid_index < 0 &&
+	    oob.peer_family != family)
+		lp_rdma_dev_select_gid(dev, oob.peer_family, -1);
+	if (!o->quiet)
+		print_header(lp_rdma_dev_info(dev), "client");
+	runs = calloc((size_t)ntests * LP_SIZES_MAX, sizeof(*runs));
+	if (!runs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int t = 0; t < ntests && !stop_flag; t++) {
+		int ti = lp_choice_index(lp_rdma_test_names, names[t]);
+		bool lat = lp_rdma_test_is_lat(all[ti]);
+		struct lp_sizes sizes = o->sizes;
+
+		if (!sizes.n) { /* per-test default: 2 B latency, 64 KiB bandwidth */
+			sizes.n = 1;
+			sizes.v[0] = lat ? 2 : 65536;
+		}
+		for (unsigned s = 0; s < sizes.n && !stop_flag; s++) {
+			struct run *u = &runs[nruns++];
+			struct lp_rdma_params *p = &u->p;
+
+			lp_rdma_params_default(p, all[ti]);
+			p->size = sizes.v[s];
+			if (o->iters_set)
+				p->iters = o->iters;
+			if (o->warmup_set)
+				p->warmup = o->warmup;
+			p->duration_s = o->duration;
+			if (o->tx_set && !lat)
+				p->tx_depth = o->tx_depth;
+			if (o->cq_set && !lat)
+				p->cq_mod = o->cq_mod;
+			if (p->cq_mod > p->tx_depth)
+				p->cq_mod = p->tx_depth;
+			p->rx_depth = o->rx_depth;
+			p->post_list = lat ? 1 : LP_MIN(o->post_list, p->tx_depth);
+			p->num_qps = lat ? 1 : o->qps;
+			p->inline_size = o->inline_size;
+			p->mtu = o->mtu;
+			p->bidir = o->bidir && !lat;
+			p->verify = o->verify;
+			p->use_cm = o->use_cm;
+			p->cm_port = (uint16_t)o->cm_port;
+			p->seed = o->seed + (uint32_t)nruns;
+			p->max_samples = o->max_samples;
+			p->timeout_ms = (int)(o->timeout_s * 1000);
+			p->mem = mem;
+			p->mem_dev = mem_dev;
+			p->lat_method = o->lat_method;
+			ret = lp_rdma_client_run(dev, &oob, p, o->host, &u->r);
+			if (!o->quiet) {
+				if (lat && !lat_head) {
+					print_lat_head();
+					lat_head = true;
+					bw_head = false;
+				} else if (!lat && !bw_head) {
+					print_bw_head(p->bidir);
+					bw_head = true;
+					lat_head = false;
+				}
+				print_row(&u->r, p->bidir);
+			}
+			if (ret) {
+				failed++;
+				lp_err("%s size %llu: %s", names[t], (unsigned long long)p->size,
+				       u->r.error);
+				/* The session's state is unknown after a failure: stop here. */
+				goto done;
+			}
+		}
+	}
+	lp_rdma_client_bye(&oob);
+done:
+	if (nruns && !runs[0].r.status && !o->quiet) {
+		printf("\n");
+		print_header(&runs[0].r.remote_dev, "server");
+		printf("memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
+		       "full completion for read; GB/s = 1e9 B/s\nclock: %s\n",
+		       runs[0].r.local_mem, runs[0].r.remote_mem, runs[0].r.mtu, lp_clock_desc());
+	}
+	if (o->csv_path) {
+		csv = strcmp(o->csv_path, "-") ? fopen(o->csv_path, "w") : stdout;
+		if (!csv) {
+			lp_err("cannot write %s: %s", o->csv_path, strerror(errno));
+			failed++;
+		} else {
+			fputs(csv_header, csv);
+			for (int i = 0; i < nruns; i++)
+				csv_row(csv, &runs[i].r, &runs[i].p);
+			if (csv != stdout)
+				fclose(csv);
+		}
+	}
+	if (o->json_path) {
+		jf = strcmp(o->json_path, "-") ? fopen(o->json_path, "w") : stdout;
+		if (!jf) {
+			lp_err("cannot write %s: %s", o->json_path, strerror(errno));
+			failed++;
+		} else {
+			lp_json_init(&j, jf, true);
+			json_doc_begin(&j, "client", o, lp_rdma_dev_info(dev));
+			if (nruns && !runs[0].r.status) {
+				lp_json_obj_begin(&j, "remote_device");
+				lp_rdma_devinfo_json(&runs[0].r.remote_dev, &j);
+				lp_json_obj_end(&j);
+			}
+			lp_json_arr_begin(&j, "results");
+			for (int i = 0; i < nruns; i++) {
+				lp_json_obj_begin(&j, NULL);
+				lp_rdma_result_json(&runs[i].r, &runs[i].p, &j);
+				lp_json_obj_end(&j);
+			}
+			lp_json_arr_end(&j);
+			lp_json_obj_begin(&j, "summary");
+			lp_json_int(&j, "runs", nruns);
+			lp_json_int(&j, "failed", failed);
+			lp_json_obj_end(&j);
+			lp_json_obj_end(&j);
+			if (lp_json_finish(&j)) {
+				lp_err("JSON output incomplete");
+				failed++;
+			}
+			if (jf != stdout)
+				fclose(jf);
+		}
+	}
+	ret = failed ? -EIO : 0;
+out:
+	free(runs);
+	if (fd >= 0)
+		close(fd);
+	lp_rdma_dev_close(dev);
+	return ret ? LP_EXIT_FAIL : LP_EXIT_OK;
+}
+
+/* ---- server -------------------------------------------------------------- */
+
+static int run_server(struct cli *o)
+{
+	struct lp_rdma_devsel sel = {
+		.dev = o->dev, .port = (int)o->ib_port, .gid_index = o->gid_index,
+		.tclass = o->tclass, .sl = o->sl,
+	};
+	struct lp_rdma_server_opts so = { .bind_addr = o->bind, .stop = &stop_flag };
+	struct lp_rdma_dev *dev;
+	int lfd, ret, served = 0, mem = 0;
+
+	parse_mem(o->mem, &mem, &so.mem_dev);
+	so.mem = mem;
+	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev);
+	if (ret)
+		return lp_exit_code(ret);
+	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
+	if (ret) {
+		lp_rdma_dev_close(dev);
+		return LP_EXIT_FAIL;
+	}
+	if (!o->quiet) {
+		print_header(lp_rdma_dev_info(dev), "server");
+		printf("listening on %s port %u%s\n", o->bind ? o->bind : "*", o->port,
+		       o->once ? " (one client)" : "");
+		fflush(stdout);
+	}
+	while (!stop_flag) {
+		char peer[64] = "?";
+		int fd = -1;
+		struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &fd,
+				      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = peer };
+
+		ret = lp_sock_accept(lfd, 1000, &stop_flag, &fd, peer, sizeof(peer));
+		if (ret == -ETIMEDOUT)
+			continue;
+		if (ret)
+			break;
+		lp_sock_peer_addr(fd, peer, sizeof(peer), &oob.peer_family);
+		if (o->gid_index < 0)
+			lp_rdma_dev_select_gid(dev, oob.peer_family, -1);
+		ret = lp_rdma_server_session(dev, &oob, &so);
+		close(fd);
+		served++;
+		if (ret && ret != -EINTR)
+			lp_warn("client %s: session ended: %s", peer,
+				ret == -EPROTO ? "malformed or unexpected message (dropped)" :
+				ret == -ECONNRESET ? "connection lost" :
+				ret == -ETIMEDOUT ? "timed out" : strerror(-ret));
+		else if (!o->quiet)
+			printf("client %s: session done\n", peer);
+		fflush(stdout);
+		if (o->once)
+			break;
+	}
+	close(lfd);
+	lp_rdma_dev_close(dev);
+	if (o->once)
+		return ret && ret != -EINTR ? LP_EXIT_FAIL : LP_EXIT_OK;
+	return LP_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli o = {
+		.tests = "write_lat,write_bw", .mem = "host", .port = 18515, .gid_index = -1,
+		.tclass = -1, .iters = 1000, .warmup = 100, .max_samples = 1000000,
+		.timeout_s = 10, .tx_depth = 128, .rx_depth = 512, .cq_mod = 64, .post_list = 1,
+		.qps = 1, .inline_size = UINT32_MAX, .seed = 0x5eed,
+	};
+	unsigned inline_arg = UINT32_MAX;
+	uint64_t iters = 0, warmup = UINT64_MAX;
+	unsigned tx = 0, cq = 0;
+	int gid = -1;
+	const struct lp_opt tab[] = {
+		{ "server", 'S', LP_OPT_FLAG, &o.server, 0, 0, NULL, NULL, "run as the server (serves clients one after another)" },
+		{ "once", 0, LP_OPT_FLAG, &o.once, 0, 0, NULL, NULL, "server: exit after one client" },
+		{ "port", 'p', LP_OPT_UINT, &o.port, 1, 65535, NULL, "PORT", "TCP port of the exchange (default 18515)" },
+		{ "bind", 0, LP_OPT_STR, &o.bind, 0, 0, NULL, "ADDR", "server: listen on this address (default all)" },
+		{ "dev", 'd', LP_OPT_STR, &o.dev, 0, 0, NULL, "DEV", "RDMA device (default: the first with an active port)" },
+		{ "ib-port", 'i', LP_OPT_UINT, &o.ib_port, 1, 255, NULL, "N", "device port (default: first active)" },
+		{ "gid-index", 'x', LP_OPT_INT, &gid, 0, 65535, NULL, "N", "RoCE GID index (default: scored choice, RoCEv2 + address family)" },
+		{ "tclass", 0, LP_OPT_INT, &o.tclass, 0, 255, NULL, "N", "traffic class (DSCP << 2 | ECN) for RoCE" },
+		{ "sl", 0, LP_OPT_INT, &o.sl, 0, 15, NULL, "N", "InfiniBand service level" },
+		{ "tests", 't', LP_OPT_LIST, &o.tests, 0, 0, lp_rdma_test_names, "LIST", "tests: write_lat,read_lat,send_lat,write_bw,read_bw,send_bw (default write_lat,write_bw)" },
+		{ "size", 's', LP_OPT_SIZES, &o.sizes, 1, (double)(1ull << 30), NULL, "SIZES", "sizes: 64K, 2:8M (powers of two), 2,4K,1M (default 2 B latency, 64 KiB bandwidth)" },
+		{ "iters", 'n', LP_OPT_U64, &iters, 1, 1e9, NULL, "N", "timed iterations (default 1000 latency, 5000 bandwidth)" },
+		{ "duration", 'D', LP_OPT_SECONDS, &o.duration, 0.01, 86400, NULL, "SECS", "run each test for this long instead of -n" },
+		{ "warmup", 'w', LP_OPT_U64, &warmup, 0, 1e9, NULL, "N", "untimed iterations first (default 100 latency, 64 bandwidth)" },
+		{ "tx-depth", 'T', LP_OPT_UINT, &tx, 1, 8192, NULL, "N", "bandwidth: WRs in flight per QP (default 128)" },
+		{ "rx-depth", 0, LP_OPT_UINT, &o.rx_depth, 1, 8192, NULL, "N", "send tests: receives posted per QP (default 512)" },
+		{ "cq-mod", 'Q', LP_OPT_UINT, &cq, 1, 8192, NULL, "N", "bandwidth: signal every N-th WR (default 64)" },
+		{ "post-list", 'l', LP_OPT_UINT, &o.post_list, 1, 64, NULL, "N", "bandwidth: WRs per ibv_post_send (default 1)" },
+		{ "qps", 'q', LP_OPT_UINT, &o.qps, 1, 64, NULL, "N", "bandwidth: QPs, round-robin (default 1)" },
+		{ "inline", 'I', LP_OPT_UINT, &inline_arg, 0, 4096, NULL, "BYTES", "max inline data (default: 64 for latency, 0 for bandwidth)" },
+		{ "mtu", 'm', LP_OPT_UINT, &o.mtu, 256, 4096, NULL, "BYTES", "path MTU 256..4096 (default: the port's active MTU)" },
+		{ "bidir", 'b', LP_OPT_FLAG, &o.bidir, 0, 0, NULL, NULL, "bandwidth both ways at once (each direction and the sum)" },
+		{ "verify", 'V', LP_OPT_FLAG, &o.verify, 0, 0, NULL, NULL, "check every received byte against the pattern" },
+		{ "cm", 'R', LP_OPT_FLAG, &o.use_cm, 0, 0, NULL, NULL, "connect QPs with librdmacm instead of the exchange" },
+		{ "cm-port", 0, LP_OPT_UINT, &o.cm_port, 1, 65535, NULL, "PORT", "rdma_cm port on the server (default: --port + 1)" },
+		{ "mem", 0, LP_OPT_STR, &o.mem, 0, 0, NULL, "KIND", "buffer memory: host, cuda or cuda:N (this side only)" },
+		{ "lat-method", 0, LP_OPT_CHOICE, &o.lat_method, 0, 0, lat_methods, "M", "write_lat with GPU memory: cpu, gpu (GPU polls), imm" },
+		{ "wait", 0, LP_OPT_SECONDS, &o.wait_s, 0, 3600, NULL, "SECS", "client: retry connecting until the server is up" },
+		{ "timeout", 0, LP_OPT_SECONDS, &o.timeout_s, 0.1, 3600, NULL, "SECS", "bound on every wait without progress (default 10)" },
+		{ "max-samples", 0, LP_OPT_U64, &o.max_samples, 1, 1e8, NULL, "N", "latency samples kept verbatim; past it, histogram percentiles" },
+		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed" },
+		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write all results as one JSON document (- = stdout)" },
+		{ "csv", 0, LP_OPT_STR, &o.csv_path, 0, 0, NULL, "FILE", "write all results as CSV (- = stdout)" },
+		{ "quiet", 0, LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no table on stdout" },
+		{ "verbose", 'v', LP_OPT_FLAG, &o.verbose, 0, 0, NULL, NULL, "log more" },
+		{ "topo", 0, LP_OPT_FLAG, &o.topo, 0, 0, NULL, NULL, "print the GPU-NIC PCIe distance table and exit" },
+		{ "clock", 0, LP_OPT_STR, &o.clock, 0, 0, NULL, "C", "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow" },
+		{ "version", 0, LP_OPT_FLAG, &o.version, 0, 0, NULL, NULL, "print the version" },
+		{ 0 },
+	};
+	const char *pos[2];
+	int npos = 0, kind, dev;
+	bool help;
+
+	lp_log_set_prog(argv[0]);
+	if (lp_opt_parse(tab, argc, argv, pos, 2, &npos, &help))
+		return LP_EXIT_USAGE;
+	if (help) {
+		lp_opt_usage(stdout, "lp-rdma --server [options]\n       lp-rdma HOST [options]", tab);
+		return LP_EXIT_OK;
+	}
+	if (o.version) {
+		printf("lp-rdma %s\n", LP_VERSION);
+		return LP_EXIT_OK;
+	}
+	if (o.verbose)
+		lp_log_set_level(LP_LOG_DEBUG);
+	if (o.topo) {
+		struct lp_topo t;
+
+		if (lp_topo_scan("", &t))
+			return LP_EXIT_FAIL;
+		lp_topo_print(&t, stdout);
+		lp_topo_free(&t);
+		return LP_EXIT_OK;
+	}
+	o.gid_index = gid;
+	if (iters) {
+		o.iters = iters;
+		o.iters_set = true;
+	}
+	if (warmup != UINT64_MAX) {
+		o.warmup = warmup;
+		o.warmup_set = true;
+	}
+	if (tx) {
+		o.tx_depth = tx;
+		o.tx_set = true;
+	}
+	if (cq) {
+		o.cq_mod = cq;
+		o.cq_set = true;
+	}
+	o.inline_size = inline_arg;
+	if (!o.cm_port)
+		o.cm_port = o.port + 1 > 65535 ? o.port - 1 : o.port + 1;
+	if (parse_mem(o.mem, &kind, &dev)) {
+		lp_err("--mem %s: expected host, cuda or cuda:N", o.mem);
+		return LP_EXIT_USAGE;
+	}
+	if (o.server == (npos == 1)) {
+		lp_err(o.server ? "--server takes no HOST argument" :
+				  "give the server's HOST, or --server (see --help)");
+		return LP_EXIT_USAGE;
+	}
+	if (npos > 1) {
+		lp_err("unexpected argument '%s'", pos[1]);
+		return LP_EXIT_USAGE;
+	}
+	if (o.duration > 0 && o.iters_set) {
+		lp_err("give either --iters or --duration, not both");
+		return LP_EXIT_USAGE;
+	}
+	if (lp_clock_init(o.clock)) {
+		lp_err("--clock %s: expected auto, tsc or raw (tsc needs an x86 TSC with a stable rate)",
+		       o.clock ? o.clock : "");
+		return LP_EXIT_USAGE;
+	}
+	lp_info("clock: %s", lp_clock_desc());
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	if (o.server)
+		return run_server(&o);
+	o.host = pos[0];
+	return run_client(&o);
+}

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Connection set-up for one test: CQs, the registered buffer, RC QPs moved to
+ * RTS either through the exchange (QP numbers, PSNs, LID/GID) or through
+ * librdmacm, and the keys and addresses each side needs for RDMA.
+ *
+ * Buffer layout: QP i owns [2*i*slot, 2*(i+1)*slot): the first half is what
+ * it sends or is read from, the second half is where writes, reads and
+ * receives land. Verification checks the second halves.
+ */
+#include "rdma/internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/clock.h"
+#include "common/lp.h"
+
+static enum ibv_mtu mtu_enum(uint32_t mtu)
+{
+	switch (mtu) {
+	case 256:
+		return IBV_MTU_256;
+	case 512:
+		return IBV_MTU_512;
+	case 1024:
+		return IBV_MTU_1024;
+	case 2048:
+		return IBV_MTU_2048;
+	default:
+		return IBV_MTU_4096;
+	}
+}
+
+void lp_qpinfo_encode(const struct lp_qpinfo *q, struct lp_wbuf *w)
+{
+	lp_wbuf_u32(w, q->nqps);
+	for (uint32_t i = 0; i < q->nqps && i < LP_RDMA_MAX_QPS; i++) {
+		lp_wbuf_u32(w, q->qpn[i]);
+		lp_wbuf_u32(w, q->psn[i]);
+	}
+	lp_wbuf_u16(w, q->lid);
+	lp_wbuf_bytes(w, q->gid, 16);
+	lp_wbuf_u32(w, q->rkey);
+	lp_wbuf_u64(w, q->addr);
+	lp_wbuf_u64(w, q->slot);
+	lp_wbuf_u32(w, q->mtu);
+	lp_wbuf_str(w, q->mem);
+}
+
+int lp_qpinfo_decode(struct lp_qpinfo *q, struct lp_rbuf *r)
+{
+	memset(q, 0, sizeof(*q));
+	q->nqps = lp_rbuf_u32(r);
+	if (q->nqps < 1 || q->nqps > LP_RDMA_MAX_QPS)
+		return -EPROTO;
+	for (uint32_t i = 0; i < q->nqps; i++) {
+		q->qpn[i] = lp_rbuf_u32(r);
+		q->psn[i] = lp_rbuf_u32(r) & 0xffffff;
+	}
+	q->lid = lp_rbuf_u16(r);
+	lp_rbuf_bytes(r, q->gid, 16);
+	q->rkey = lp_rbuf_u32(r);
+	q->addr = lp_rbuf_u64(r);
+	q->slot = lp_rbuf_u64(r);
+	q->mtu = lp_rbuf_u32(r);
+	lp_rbuf_str(r, q->mem, sizeof(q->mem));
+	return lp_rbuf_done(r);
+}
+
+void lp_rdma_send_error(struct lp_oob *oob, int code, const char *text)
+{
+	struct lp_wbuf w;
+
+	lp_wbuf_init(&w);
+	lp_wbuf_u32(&w, (uint32_t)-code);
+	lp_wbuf_str(&w, text);
+	oob->ops->send(oob->ctx, LP_MSG_ERROR, &w, oob->timeout_ms);
+}
+
+static int create_qp(struct lp_rdma_conn *c, uint32_t i, uint32_t inline_req)
+{
+	const struct lp_rdma_params *p = c->p;
+	bool recvs = p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW;
+	struct ibv_qp_init_attr attr = {
+		.send_cq = c->scq,
+		.recv_cq = c->rcq,
+		.cap = {
+			.max_send_wr = p->tx_depth + 1,
+			.max_recv_wr = recvs ? p->rx_depth : 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = inline_req,
+		},
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 0,
+	};
+	int ret;
+
+	if (c->cm_id[i]) {
+		ret = rdma_create_qp(c->cm_id[i], c->dev->pd, &attr) ? -errno : 0;
+		c->qp[i] = ret ? NULL : c->cm_id[i]->qp;
+	} else {
+		c->qp[i] = ibv_create_qp(c->dev->pd, &attr);
+		ret = c->qp[i] ? 0 : (errno ? -errno : -EINVAL);
+	}
+	if (!ret)
+		c->max_inline = attr.cap.max_inline_data;
+	return ret;
+}
+
+/* Create the QP, retrying without inline data when the device offers none. */
+static int create_qp_inline(struct lp_rdma_conn *c, uint32_t i)
+{
+	uint32_t want = c->p->inline_size;
+	int ret;
+
+	if (want == UINT32_MAX) /* auto: small latency messages go inline */
+		want = lp_rdma_test_is_lat(c->p->test) && c->p->test != LP_RDMA_READ_LAT ? 64 : 0;
+	ret = create_qp(c, i, want);
+	if (ret && want && c->p->inline_size == UINT32_MAX)
+		ret = create_qp(c, i, 0);
+	if (ret)
+		lp_err("%s: cannot create QP (tx depth %u, rx depth %u, inline %u): %s",
+		       c->dev->info.name, c->p->tx_depth, c->p->rx_depth, want, strerror(-ret));
+	return ret;
+}
+
+static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = (uint8_t)c->dev->info.port,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	if (ibv_modify_qp(qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+		lp_err("QP to INIT failed: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static unsigned rd_atomic(struct lp_rdma_conn *c)
+{
+	return (unsigned)LP_MAX(1, LP_MIN(16, c->dev->dev_attr.max_qp_rd_atom));
+}
+
+static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
+{
+	struct lp_rdma_dev *d = c->dev;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = mtu_enum(c->mtu),
+		.dest_qp_num = c->remote.qpn[i],
+		.rq_psn = c->remote.psn[i],
+		.max_dest_rd_atomic = (uint8_t)rd_atomic(c),
+		.min_rnr_timer = 12,
+		.ah_attr = {
+			.dlid = c->remote.lid,
+			.sl = (uint8_t)d->sl,
+			.port_num = (uint8_t)d->info.port,
+		},
+	};
+
+	if (d->is_roce) {
+		a.ah_attr.is_global = 1;
+		memcpy(a.ah_attr.grh.dgid.raw, c->remote.gid, 16);
+		a.ah_attr.grh.sgid_index = (uint8_t)d->info.gid_index;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.grh.traffic_class = d->tclass >= 0 ? (uint8_t)d->tclass : 0;
+	}
+	if (ibv_modify_qp(c->qp[i], &a,
+			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
+		lp_err("QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
+		       strerror(errno), c->remote.qpn[i], d->info.gid_index, c->mtu);
+		return -errno;
+	}
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTS,
+		.timeout = 14, /* 4.096 us * 2^14 = 67 ms per try */
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.sq_psn = c->local.psn[i],
+		.max_rd_atomic = (uint8_t)rd_atomic(c),
+	};
+	if (ibv_modify_qp(c->qp[i], &a,
+			  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
+		lp_err("QP to RTS failed: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Wait for one rdma_cm event of the expected type (bounded). */
+static int cm_wait(struct lp_rdma_conn *c, enum rdma_cm_event_type want, int timeout_ms,
+		   struct rdma_cm_id **id_p)
+{
+	struct pollfd pfd = { .fd = c->cm_ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int n, status;
+	enum rdma_cm_event_type got;
+
+	do
+		n = poll(&pfd, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		lp_err("rdma_cm: no %s event within %d ms", rdma_event_str(want), timeout_ms);
+		return -ETIMEDOUT;
+	}
+	if (rdma_get_cm_event(c->cm_ch, &ev))
+		return -errno;
+	got = ev->event;
+	status = ev->status;
+	if (id_p)
+		*id_p = ev->id;
+	rdma_ack_cm_event(ev);
+	if (got != want) {
+		lp_err("rdma_cm: expected %s, got %s (status %d)", rdma_event_str(want),
+		       rdma_event_str(got), status);
+		return -ECONNREFUSED;
+	}
+	return 0;
+}
+
+static int cm_conn_param(struct lp_rdma_conn *c, struct rdma_conn_param *cp)
+{
+	*cp = (struct rdma_conn_param){
+		.responder_resources = (uint8_t)rd_atomic(c),
+		.initiator_depth = (uint8_t)rd_atomic(c),
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	return 0;
+}
+
+static int cm_check_dev(struct lp_rdma_conn *c, struct rdma_cm_id *id)
+{
+	if (id->verbs != c->dev->ctx) {
+		lp_err("rdma_cm routed the peer through %s, not the chosen %s: pick the device "
+		       "that owns the address (-d)",
+		       id->verbs ? ibv_get_device_name(id->verbs->device) : "?",
+		       c->dev->info.name);
+		return -EXDEV;
+	}
+	return 0;
+}
+
+static int cm_listen(struct lp_rdma_conn *c, const char *bind_addr)
+{
+	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP };
+	struct rdma_addrinfo *res;
+	char port[8];
+
+	snprintf(port, sizeof(port), "%u", c->p->cm_port);
+	c->cm_ch = rdma_create_event_channel();
+	if (!c->cm_ch)
+		return -errno;
+	if (rdma_getaddrinfo(bind_addr, port, &hints, &res)) {
+		lp_err("rdma_cm: cannot resolve bind address %s", bind_addr ? bind_addr : "*");
+		return -EADDRNOTAVAIL;
+	}
+	if (rdma_create_id(c->cm_ch, &c->cm_listen, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(c->cm_listen, res->ai_src_addr) || rdma_listen(c->cm_listen, 64)) {
+		int err = -errno;
+
+		rdma_freeaddrinfo(res);
+		lp_err("rdma_cm: cannot listen on port %s: %s", port, strerror(-err));
+		return err;
+	}
+	rdma_freeaddrinfo(res);
+	return 0;
+}
+
+static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t i)
+{
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP };
+	struct rdma_addrinfo *res;
+	struct rdma_conn_param cp;
+	char port[8];
+	int ret;
+
+	snprintf(port, sizeof(port), "%u", c->p->cm_port);
+	if (!c->cm_ch && !(c->cm_ch = rdma_create_event_channel()))
+		return -errno;
+	if (rdma_getaddrinfo(host, port, &hints, &res)) {
+		lp_err("rdma_cm: cannot resolve %s", host);
+		return -EHOSTUNREACH;
+	}
+	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP) ? -errno : 0;
+	if (!ret && rdma_resolve_addr(c->cm_id[i], res->ai_src_addr, res->ai_dst_addr, 2000))
+		ret = -errno;
+	rdma_freeaddrinfo(res);
+	if (!ret)
+		ret = cm_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL);
+	if (!ret && rdma_resolve_route(c->cm_id[i], 2000))
+		ret = -errno;
+	if (!ret)
+		ret = cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL);
+	if (!ret)
+		ret = cm_check_dev(c, c->cm_id[i]);
+	if (!ret)
+		ret = create_qp_inline(c, i);
+	if (ret)
+		return ret;
+	cm_conn_param(c, &cp);
+	if (rdma_connect(c->cm_id[i], &cp))
+		return -errno;
+	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
+}
+
+static int cm_server_accept(struct lp_rdma_conn *c, uint32_t i)
+{
+	struct rdma_conn_param cp;
+	int ret;
+
+	ret = cm_wait(c, RDMA_CM_EVENT_CONNECT_REQUEST, c->oob->timeout_ms, &c->cm_id[i]);
+	if (!ret)
+		ret = cm_check_dev(c, c->cm_id[i]);
+	if (!ret)
+		ret = create_qp_inline(c, i);
+	if (ret)
+		return ret;
+	cm_conn_param(c, &cp);
+	if (rdma_accept(c->cm_id[i], &cp))
+		return -errno;
+	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
+}
+
+static int post_initial_recvs(struct lp_rdma_conn *c)
+{
+	for (uint32_t q = 0; q < c->nqps; q++) {
+		for (uint32_t k = 0; k < c->p->rx_depth; k++) {
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)c->mem.addr + (2 * q + 1) * c->slot,
+				.length = (uint32_t)c->slot,
+				.lkey = c->mem.mr->lkey,
+			};
+			struct ibv_recv_wr wr = { .wr_id = q, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+			if (ibv_post_recv(c->qp[q], &wr, &bad)) {
+				lp_err("ibv_post_recv failed: %s", strerror(errno));
+				return -errno;
+			}
+		}
+	}
+	return 0;
+}
+
+static int exchange_qpinfo(struct lp_rdma_conn *c)
+{
+	struct lp_oob *oob = c->oob;
+	uint8_t body[LP_WIRE_MAX_BODY];
+	struct lp_wbuf w;
+	struct lp_rbuf r;
+	size_t len;
+	uint16_t type;
+	int ret;
+
+	lp_wbuf_init(&w);
+	lp_qpinfo_encode(&c->local, &w);
+	/* The client speaks first so the two sides never both wait. */
+	if (c->is_client) {
+		ret = oob->ops->send(oob->ctx, LP_MSG_QPINFO, &w, oob->timeout_ms);
+		if (ret)
+			return ret;
+	}
+	ret = oob->ops->recv(oob->ctx, &type, body, &len, oob->timeout_ms);
+	if (ret)
+		return ret;
+	if (type == LP_MSG_ERROR)
+		return -ECONNABORTED;
+	if (type != LP_MSG_QPINFO)
+		return -EPROTO;
+	lp_rbuf_init(&r, body, len);
+	ret = lp_qpinfo_decode(&c->remote, &r);
+	if (ret)
+		return ret;
+	if (c->remote.nqps != c->nqps || c->remote.slot < c->p->size)
+		return -EPROTO;
+	if (!c->is_client)
+		ret = oob->ops->send(oob->ctx, LP_MSG_QPINFO, &w, oob->timeout_ms);
+	return ret;
+}
+
+int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct lp_rdma_params *p,
+		  enum lp_mem_kind mem, int mem_dev, bool is_client, struct lp_oob *oob,
+		  const char *server_host, const char *bind_addr)
+{
+	bool recvs = p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW;
+	int cqe_s = (int)(p->tx_depth + 1) * (int)p->num_qps + 16;
+	int cqe_r = (int)(recvs ? p->rx_depth : 1) * (int)p->num_qps + 16;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->dev = dev;
+	c->p = p;
+	c->is_client = is_client;
+	c->oob = oob;
+	c->nqps = p->num_qps;
+	c->slot = (p->size + 63) & ~63ull;
+	c->mtu = p->mtu ? LP_MIN(p->mtu, dev->info.active_mtu) : dev->info.active_mtu;
+
+	c->scq = ibv_create_cq(dev->ctx, LP_MIN(cqe_s, dev->dev_attr.max_cqe), NULL, NULL, 0);
+	c->rcq = ibv_create_cq(dev->ctx, LP_MIN(cqe_r, dev->dev_attr.max_cqe), NULL, NULL, 0);
+	if (!c->scq || !c->rcq) {
+		lp_err("%s: cannot create completion queues: %s", dev->info.name, strerror(errno));
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->nqps);
+	if (ret)
+		goto fail;
+	ret = lp_mem_reg(&c->mem, dev->pd,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (ret)
+		goto fail;
+	/* Every first half holds the pattern: what is written, sent or read. */
+	for (uint32_t q = 0; q < c->nqps; q++) {
+		ret = c->mem.ops->fill(&c->mem, 2 * q * c->slot, c->slot, p->seed);
+		if (ret)
+			goto fail;
+	}
+
+	c->local.nqps = c->nqps;
+	c->local.lid = dev->info.lid;
+	memcpy(c->local.gid, dev->gid.raw, 16);
+	c->local.rkey = c->mem.mr->rkey;
+	c->local.addr = (uintptr_t)c->mem.addr;
+	c->local.slot = c->slot;
+	c->local.mtu = c->mtu;
+	snprintf(c->local.mem, sizeof(c->local.mem), "%s", c->mem.desc);
+
+	if (!p->use_cm) {
+		for (uint32_t q = 0; q < c->nqps; q++) {
+			ret = create_qp_inline(c, q);
+			if (!ret)
+				ret = qp_to_init(c, c->qp[q]);
+			if (ret)
+				goto fail;
+			c->local.qpn[q] = c->qp[q]->qp_num;
+			c->local.psn[q] = (uint32_t)(lp_now_ns() * 2654435761u + q) & 0xffffff;
+		}
+	} else if (!is_client) {
+		ret = cm_listen(c, bind_addr);
+		if (ret)
+			goto fail;
+	}
+	ret = exchange_qpinfo(c);
+	if (ret) {
+		if (ret != -ECONNABORTED)
+			lp_err("exchange with %s failed: %s", oob->peer_name, strerror(-ret));
+		goto fail;
+	}
+	c->mtu = LP_MIN(c->mtu, c->remote.mtu);
+	for (uint32_t q = 0; q < c->nqps; q++) {
+		if (!p->use_cm)
+			ret = qp_to_rts(c, q);
+		else if (is_client)
+			ret = cm_client_connect(c, server_host, q);
+		else
+			ret = cm_server_accept(c, q);
+		if (ret)
+			goto fail;
+	}
+	if (recvs) {
+		ret = post_initial_recvs(c);
+		if (ret)
+			goto fail;
+	}
+	return 0;
+fail:
+	lp_conn_teardown(c);
+	return ret ? ret : -EIO;
+}
+
+void lp_conn_teardown(struct lp_rdma_conn *c)
+{
+	for (uint32_t q = 0; q < LP_RDMA_MAX_QPS; q++) {
+		if (c->cm_id[q]) {
+			if (c->qp[q])
+				rdma_disconnect(c->cm_id[q]);
+			if (c->qp[q])
+				rdma_destroy_qp(c->cm_id[q]);
+			rdma_destroy_id(c->cm_id[q]);
+		} else if (c->qp[q]) {
+			ibv_destroy_qp(c->qp[q]);
+		}
+		c->qp[q] = NULL;
+		c->cm_id[q] = NULL;
+	}
+	if (c->cm_listen)
+		rdma_destroy_id(c->cm_listen);
+	if (c->cm_ch)
+		rdma_destroy_event_channel(c->cm_ch);
+	lp_mem_free(&c->mem);
+	if (c->scq)
+		ibv_destroy_cq(c->scq);
+	if (c->rcq)
+		ibv_destroy_cq(c->rcq);
+	c->cm_listen = NULL;
+	c->cm_ch = NULL;
+	c->scq = c->rcq = NULL;
+}
+
+int lp_conn_verify(struct lp_rdma_conn *c, char *why, size_t len)
+{
+	const struct lp_rdma_params *p = c->p;
+	/* Latency tests overwrite the last byte with the iteration counter. */
+	bool flag = p->test == LP_RDMA_WRITE_LAT;
+	size_t n = p->size - (flag && p->size > 1 ? 1 : 0);
+
+	if (flag && p->size == 1)
+		return 0; /* the only byte is the counter */
+	for (uint32_t q = 0; q < c->nqps; q++) {
+		size_t bad = 0;
+		int ret = c->mem.ops->verify(&c->mem, (2 * q + 1) * c->slot, n, p->seed, &bad);
+
+		if (ret == -EILSEQ) {
+			snprintf(why, len, "data verification failed: QP %u, byte %zu of %llu", q, bad,
+				 (unsigned long long)p->size);
+			return ret;
+		}
+		if (ret) {
+			snprintf(why, len, "data verification could not run: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/* Device, port and GID selection; what a result records about the device. */
+#include "rdma/internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/lp.h"
+#include "common/meta.h"
+
+const char *lp_rdma_gid_type_name(enum lp_gid_type t)
+{
+	switch (t) {
+	case LP_GID_ROCE_V1:
+		return "RoCEv1";
+	case LP_GID_ROCE_V2:
+		return "RoCEv2";
+	default:
+		return "IB";
+	}
+}
+
+void lp_rdma_gid_str(const uint8_t raw[16], char *buf, size_t len)
+{
+	if (!inet_ntop(AF_INET6, raw, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+}
+
+static bool gid_is_v4mapped(const uint8_t *g)
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(g, prefix, sizeof(prefix));
+}
+
+int lp_rdma_gid_score(const struct lp_gid_entry *e, int family)
+{
+	bool v4 = gid_is_v4mapped(e->raw);
+	bool link_local = e->raw[0] == 0xfe && (e->raw[1] & 0xc0) == 0x80;
+	int score = 0;
+
+	if (!e->valid)
+		return -1;
+	if ((family == AF_INET && v4) || (family == AF_INET6 && !v4))
+		score += 100;
+	if (!link_local)
+		score += 10;
+	if (e->type == LP_GID_ROCE_V2)
+		score += 2;
+	else if (e->type == LP_GID_ROCE_V1)
+		score += 1;
+	return score;
+}
+
+int lp_rdma_gid_pick(const struct lp_gid_entry *tab, int n, int family, int want_type, int *idx_p)
+{
+	int best = -1, best_score = -1;
+
+	for (int i = 0; i < n; i++) {
+		int s;
+
+		if (want_type >= 0 && (int)tab[i].type != want_type)
+			continue;
+		s = lp_rdma_gid_score(&tab[i], family);
+		if (s > best_score) { /* ties keep the lower index */
+			best = i;
+			best_score = s;
+		}
+	}
+	if (best < 0)
+		return -ENOENT;
+	*idx_p = best;
+	return 0;
+}
+
+double lp_rdma_port_gbps(uint8_t active_speed, uint8_t active_width, const char **speed_name_p,
+			 unsigned *lanes_p)
+{
+	/* Data rate per lane after line coding (IBTA): what payload can use. */
+	static const struct {
+		uint8_t code;
+		const char *name;
+		double lane_gbps;
+	} speeds[] = {
+		{ 1, "SDR", 2.0 },   { 2, "DDR", 4.0 },   { 4, "QDR", 8.0 },	{ 8, "FDR10", 10.0 },
+		{ 16, "FDR", 13.64 }, { 32, "EDR", 25.0 }, { 64, "HDR", 50.0 }, { 128, "NDR", 100.0 },
+	};
+	static const struct {
+		uint8_t code;
+		unsigned lanes;
+	} widths[] = { { 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 } };
+	double lane = 0;
+	unsigned lanes = 0;
+
+	*speed_name_p = "unknown";
+	for (size_t i = 0; i < LP_ARRAY_SIZE(speeds); i++) {
+		if (speeds[i].code == active_speed) {
+			lane = speeds[i].lane_gbps;
+			*speed_name_p = speeds[i].name;
+		}
+	}
+	for (size_t i = 0; i < LP_ARRAY_SIZE(widths); i++)
+		if (widths[i].code == active_width)
+			lanes = widths[i].lanes;
+	*lanes_p = lanes;
+	return lane * lanes;
+}
+
+void lp_rdma_dev_list(char *buf, size_t len)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	buf[0] = '\0';
+	list = ibv_get_device_list(&n);
+	for (int i = 0; list && i < n; i++) {
+		strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
+		strncat(buf, ibv_get_device_name(list[i]), len - strlen(buf) - 1);
+	}
+	if (list)
+		ibv_free_device_list(list);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+static int load_gids(struct lp_rdma_dev *d, int port)
+{
+	int n = d->port_attr.gid_tbl_len;
+
+	d->gids = calloc((size_t)LP_MAX(n, 1), sizeof(*d->gids));
+	if (!d->gids)
+		return -ENOMEM;
+	d->ngids = n;
+	for (int i = 0; i < n; i++) {
+		struct ibv_gid_entry e;
+
+		/* Empty slots fail with ENODATA: they stay invalid. */
+		if (ibv_query_gid_ex(d->ctx, (uint32_t)port, (uint32_t)i, &e, 0))
+			continue;
+		memcpy(d->gids[i].raw, e.gid.raw, 16);
+		d->gids[i].valid = e.gid.global.subnet_prefix || e.gid.global.interface_id;
+		d->gids[i].type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? LP_GID_ROCE_V2 :
+				  e.gid_type == IBV_GID_TYPE_ROCE_V1 ? LP_GID_ROCE_V1 :
+								       LP_GID_IB;
+		if (!d->info.netdev[0] && e.ndev_ifindex) {
+			char name[IF_NAMESIZE];
+
+			if (if_indextoname(e.ndev_ifindex, name))
+				snprintf(d->info.netdev, sizeof(d->info.netdev), "%s", name);
+		}
+	}
+	return 0;
+}
+
+static int use_gid(struct lp_rdma_dev *d, int idx)
+{
+	if (idx < 0 || idx >= d->ngids || !d->gids[idx].valid) {
+		lp_err("%s port %d: GID index %d is not valid (table has %d entries)", d->info.name,
+		       d->info.port, idx, d->ngids);
+		return -EINVAL;
+	}
+	memcpy(d->gid.raw, d->gids[idx].raw, 16);
+	d->info.gid_index = idx;
+	lp_rdma_gid_str(d->gid.raw, d->info.gid, sizeof(d->info.gid));
+	snprintf(d->info.gid_type, sizeof(d->info.gid_type), "%s",
+		 lp_rdma_gid_type_name(d->gids[idx].type));
+	return 0;
+}
+
+int lp_rdma_dev_select_gid(struct lp_rdma_dev *d, int family, int want_type)
+{
+	int idx;
+
+	if (!d->is_roce)
+		return 0; /* IB: LID routed, the GID is informational */
+	if (lp_rdma_gid_pick(d->gids, d->ngids, family, want_type, &idx)) {
+		lp_err("%s port %d: no usable GID%s%s for %s peers", d->info.name, d->info.port,
+		       want_type >= 0 ? " of type " : "",
+		       want_type >= 0 ? lp_rdma_gid_type_name(want_type) : "",
+		       family == AF_INET6 ? "IPv6" : "IPv4");
+		return -EADDRNOTAVAIL;
+	}
+	return use_gid(d, idx);
+}
+
+static void fill_info(struct lp_rdma_dev *d, struct ibv_device *ibdev, int port)
+{
+	struct lp_rdma_devinfo *in = &d->info;
+	char path[256], line[64];
+	const char *speed;
+	uint64_t guid = be64toh(ibv_get_device_guid(ibdev));
+
+	snprintf(in->name, sizeof(in->name), "%s", ibv_get_device_name(ibdev));
+	in->port = port;
+	d->is_roce = d->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
+	snprintf(in->link_layer, sizeof(in->link_layer), "%s",
+		 d->is_roce ? "Ethernet" : "InfiniBand");
+	snprintf(in->transport, sizeof(in->transport), "%s", d->is_roce ? "RoCE" : "IB");
+	in->lid = d->port_attr.lid;
+	in->active_mtu = 128u << d->port_attr.active_mtu;
+	in->rate_gbps = lp_rdma_port_gbps(d->port_attr.active_speed, d->port_attr.active_width,
+					  &speed, &in->width);
+	snprintf(in->speed, sizeof(in->speed), "%s", speed);
+	snprintf(in->fw, sizeof(in->fw), "%s", d->dev_attr.fw_ver);
+	in->vendor_id = d->dev_attr.vendor_id;
+	in->vendor_part_id = d->dev_attr.vendor_part_id;
+	snprintf(in->node_guid, sizeof(in->node_guid), "%04x:%04x:%04x:%04x",
+		 (unsigned)(guid >> 48) & 0xffff, (unsigned)(guid >> 32) & 0xffff,
+		 (unsigned)(guid >> 16) & 0xffff, (unsigned)guid & 0xffff);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/numa_node", in->name);
+	in->numa_node = lp_read_line(path, line, sizeof(line)) ? -1 : atoi(line);
+	in->gid_index = -1;
+}
+
+int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p)
+{
+	struct ibv_device **list;
+	struct ibv_device *ibdev = NULL;
+	struct lp_rdma_dev *d;
+	int n = 0, ret, port = sel->port;
+
+	list = ibv_get_device_list(&n);
+	if (!list || n == 0) {
+		lp_err("no RDMA device found (is rdma-core's provider installed and the driver loaded?)");
+		if (list)
+			ibv_free_device_list(list);
+		return -ENODEV;
+	}
+	for (int i = 0; i < n && !ibdev; i++)
+		if (!sel->dev || !*sel->dev || !strcmp(ibv_get_device_name(list[i]), sel->dev))
+			ibdev = list[i];
+	if (!ibdev) {
+		char have[256];
+
+		lp_rdma_dev_list(have, sizeof(have));
+		lp_err("no RDMA device named '%s' (available: %s)", sel->dev, have);
+		ibv_free_device_list(list);
+		return -EINVAL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		ret = -ENOMEM;
+		goto free_list;
+	}
+	d->ctx = ibv_open_device(ibdev);
+	if (!d->ctx) {
+		ret = -errno ? -errno : -EIO;
+		lp_err("cannot open %s: %s", ibv_get_device_name(ibdev), strerror(-ret));
+		goto free_dev;
+	}
+	if (ibv_query_device(d->ctx, &d->dev_attr)) {
+		ret = -EIO;
+		lp_err("ibv_query_device(%s) failed", ibv_get_device_name(ibdev));
+		goto close_ctx;
+	}
+	if (port < 0 || port > d->dev_attr.phys_port_cnt) {
+		lp_err("%s has no port %d (ports 1..%u)", ibv_get_device_name(ibdev), port,
+		       d->dev_attr.phys_port_cnt);
+		ret = -EINVAL;
+		goto close_ctx;
+	}
+	for (int p = port ? port : 1; p <= (port ? port : d->dev_attr.phys_port_cnt); p++) {
+		if (ibv_query_port(d->ctx, (uint8_t)p, &d->port_attr))
+			continue;
+		if (d->port_attr.state == IBV_PORT_ACTIVE || port) {
+			port = p;
+			break;
+		}
+	}
+	if (!port || d->port_attr.state != IBV_PORT_ACTIVE) {
+		lp_err("%s: no active port%s (state %s)", ibv_get_device_name(ibdev),
+		       port ? "" : " found", ibv_port_state_str(d->port_attr.state));
+		ret = -ENETDOWN;
+		goto close_ctx;
+	}
+	fill_info(d, ibdev, port);
+	ret = load_gids(d, port);
+	if (ret)
+		goto close_ctx;
+	if (sel->gid_index >= 0)
+		ret = use_gid(d, sel->gid_index);
+	else if (d->is_roce)
+		ret = lp_rdma_dev_select_gid(d, family, -1);
+	else if (d->ngids && d->gids[0].valid)
+		ret = use_gid(d, 0);
+	if (ret)
+		goto free_gids;
+	d->pd = ibv_alloc_pd(d->ctx);
+	if (!d->pd) {
+		ret = -ENOMEM;
+		lp_err("ibv_alloc_pd(%s) failed", d->info.name);
+		goto free_gids;
+	}
+	d->tclass = sel->tclass;
+	d->sl = sel->sl;
+	ibv_free_device_list(list);
+	*dev_p = d;
+	return 0;
+
+free_gids:
+	free(d->gids);
+close_ctx:
+	ibv_close_device(d->ctx);
+free_dev:
+	free(d);
+free_list:
+	ibv_free_device_list(list);
+	return ret;
+}
+
+void lp_rdma_dev_close(struct lp_rdma_dev *d)
+{
+	if (!d)
+		return;
+	ibv_dealloc_pd(d->pd);
+	ibv_close_device(d->ctx);
+	free(d->gids);
+	free(d);
+}
+
+const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *d)
+{
+	return &d->info;
+}
+
+void lp_rdma_devinfo_json(const struct lp_rdma_devinfo *d, struct lp_json *j)
+{
+	lp_json_str(j, "device", d->name);
+	lp_json_int(j, "port", d->port);
+	lp_json_str(j, "link_layer", d->link_layer);
+	lp_json_str(j, "transport", d->transport);
+	lp_json_int(j, "gid_index", d->gid_index);
+	lp_json_str(j, "gid", d->gid);
+	lp_json_str(j, "gid_type", d->gid_type);
+	lp_json_uint(j, "lid", d->lid);
+	lp_json_uint(j, "active_mtu", d->active_mtu);
+	lp_json_str(j, "active_speed", d->speed);
+	lp_json_uint(j, "active_width", d->width);
+	lp_json_num(j, "rate_gbps", d->rate_gbps);
+	lp_json_str(j, "firmware", d->fw);
+	lp_json_str(j, "netdev", d->netdev);
+	lp_json_int(j, "numa_node", d->numa_node);
+	lp_json_str(j, "node_guid", d->node_guid);
+	lp_json_uint(j, "vendor_id", d->vendor_id);
+	lp_json_uint(j, "vendor_part_id", d->vendor_part_id);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* lp-rdma internals shared by the rdma sources (not a public interface). */
+#ifndef LP_RDMA_INTERNAL_H
+#define LP_RDMA_INTERNAL_H
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "rdma/mem.h"
+#include "rdma/rdma.h"
+
+struct lp_rdma_dev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_port_attr port_attr;
+	struct ibv_device_attr dev_attr;
+	struct lp_gid_entry *gids;
+	int ngids;
+	union ibv_gid gid;
+	struct lp_rdma_devinfo info;
+	int tclass, sl;
+	bool is_roce;
+};
+
+/* Messages of the exchange (lp_wire frame types). */
+enum lp_rdma_msg {
+	LP_MSG_HELLO = 1,	/* client -> server: struct lp_rdma_params */
+	LP_MSG_ACCEPT = 2,	/* server -> client: devinfo, memory kind */
+	LP_MSG_ERROR = 3,	/* either way: code + text; the test is over */
+	LP_MSG_QPINFO = 4,	/* both ways: QP numbers, PSNs, GID, LID, rkey, address */
+	LP_MSG_READY = 5,	/* both ways: connected, start */
+	LP_MSG_DONE = 6,	/* client -> server: timed part over (iterations done) */
+	LP_MSG_RESULT = 7,	/* server -> client: verification, its bandwidth (bidir) */
+	LP_MSG_BYE = 8,		/* client -> server: session over */
+};
+
+/* One side of a connection: what the peer needs to reach our QPs and memory. */
+struct lp_qpinfo {
+	uint32_t nqps;
+	uint32_t qpn[LP_RDMA_MAX_QPS];
+	uint32_t psn[LP_RDMA_MAX_QPS];
+	uint16_t lid;
+	uint8_t gid[16];
+	uint32_t rkey;
+	uint64_t addr;		/* start of the buffer: QP i uses [addr + i*2*slot, ...) */
+	uint64_t slot;		/* per-QP half-buffer size (>= message size) */
+	uint32_t mtu;		/* requested path MTU (the smaller one wins) */
+	char mem[32];		/* memory description for the results */
+};
+
+void lp_qpinfo_encode(const struct lp_qpinfo *q, struct lp_wbuf *w);
+int lp_qpinfo_decode(struct lp_qpinfo *q, struct lp_rbuf *r);
+
+/* Everything one test on one side needs. */
+struct lp_rdma_conn {
+	struct lp_rdma_dev *dev;
+	const struct lp_rdma_params *p;
+	bool is_client;
+	struct ibv_comp_channel *chan;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp[LP_RDMA_MAX_QPS];
+	struct rdma_cm_id *cm_id[LP_RDMA_MAX_QPS];
+	struct rdma_event_channel *cm_ch;
+	struct rdma_cm_id *cm_listen;
+	uint32_t nqps;
+	struct lp_mem mem;	/* registered buffer: nqps * 2 * slot bytes */
+	uint64_t slot;
+	uint32_t max_inline;
+	uint32_t mtu;
+	struct lp_qpinfo local, remote;
+	struct lp_oob *oob;
+};
+
+/* QP/CQ/MR set-up and teardown (conn.c). */
+int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct lp_rdma_params *p,
+		  enum lp_mem_kind mem, int mem_dev, bool is_client, struct lp_oob *oob,
+		  const char *server_host, const char *bind_addr);
+void lp_conn_teardown(struct lp_rdma_conn *c);
+
+/* Send an ERROR message (best effort). */
+void lp_rdma_send_error(struct lp_oob *oob, int code, const char *text);
+
+/* Test loops (loops.c). Each returns 0 or -errno; on failure r->error says why. */
+struct lp_loop_out {
+	struct lp_stats rtt;	/* ns per round trip / read completion */
+	struct lp_rdma_bw bw;
+	uint64_t iters;
+	bool peer_done;		/* server: the client's DONE arrived */
+};
+
+int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out, char *why,
+		size_t why_len);
+
+/* Does lp_mem hold the expected pattern in the receiving half of every QP slot? */
+int lp_conn_verify(struct lp_rdma_conn *c, char *why, size_t len);
+
+#endif

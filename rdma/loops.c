@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The timed loops.
+ *
+ * Latency (write_lat, send_lat) is a ping-pong on one QP: the client stamps
+ * the clock, posts iteration i (the last byte of a WRITE carries i; a SEND is
+ * matched by its receive completion), and stamps again when the server's
+ * answer i is seen; that round trip is one sample and one-way latency is
+ * reported as half of it. read_lat times one READ from post to completion.
+ * Every wait polls; none blocks in the kernel.
+ *
+ * Bandwidth keeps up to tx_depth WRs in flight per QP, signals every
+ * cq_mod-th WR and the last, chains post_list WRs per post, and times the
+ * first post to the last completion after an untimed warm-up phase.
+ *
+ * No loop can hang: every wait checks the clock and gives up after
+ * p->timeout_ms without progress, and error completions end the test.
+ */
+#include "rdma/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/lp.h"
+#include "common/units.h"
+
+/* How often (in polls) to read the clock for the no-progress bound. */
+#define LP_CLOCK_EVERY 256
+
+struct lp_loop {
+	struct lp_rdma_conn *c;
+	const struct lp_rdma_params *p;
+	char *why;
+	size_t why_len;
+	uint64_t timeout_ns;
+	uint64_t last_progress;
+	unsigned polls;
+	bool stop_by_peer;	/* passive side: the client's DONE ended the run */
+	uint8_t *flag_rx;	/* last byte of the receiving half (write_lat, host memory) */
+	uint8_t *flag_tx;	/* last byte of the sending half */
+};
+
+static int fail(struct lp_loop *l, int err, const char *fmt, const char *arg)
+{
+	snprintf(l->why, l->why_len, fmt, arg);
+	return err;
+}
+
+static int wc_error(struct lp_loop *l, const struct ibv_wc *wc)
+{
+	snprintf(l->why, l->why_len, "work completion error: %s (status %d, vendor 0x%x, opcode %d)",
+		 ibv_wc_status_str(wc->status), wc->status, wc->vendor_err, wc->opcode);
+	return -EIO;
+}
+
+/* The no-progress bound; also notices the client's DONE on the passive side. */
+static int check_idle(struct lp_loop *l, bool passive)
+{
+	uint64_t now;
+
+	if (++l->polls % LP_CLOCK_EVERY)
+		return 0;
+	now = lp_now_ns();
+	if (passive && now - l->last_progress > 2000000ull) {
+		int r = l->c->oob->ops->ready(l->c->oob->ctx);
+
+		if (r < 0)
+			return fail(l, -ECONNRESET, "lost the exchange connection to %s",
+				    l->c->oob->peer_name);
+		if (r > 0) {
+			l->stop_by_peer = true;
+			return 1;
+		}
+	}
+	if (now - l->last_progress > l->timeout_ns) {
+		snprintf(l->why, l->why_len, "no progress for %d ms: the peer %s stopped responding",
+			 l->p->timeout_ms, l->c->oob->peer_name);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+static void progress(struct lp_loop *l)
+{
+	l->last_progress = lp_now_ns();
+}
+
+static uint64_t half_addr(struct lp_rdma_conn *c, uint32_t q, bool rx)
+{
+	return (uintptr_t)c->mem.addr + (2 * q + (rx ? 1 : 0)) * c->slot;
+}
+
+static uint64_t remote_addr(struct lp_rdma_conn *c, uint32_t q, bool rx)
+{
+	return c->remote.addr + (2 * q + (rx ? 1 : 0)) * c->remote.slot;
+}
+
+/* Post one WR of the test's opcode on QP q. */
+static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t wr_id, bool signaled,
+		    struct ibv_send_wr *wr, struct ibv_sge *sge)
+{
+	const struct lp_rdma_params *p = c->p;
+	bool read = p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
+	bool send = p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW;
+
+	*sge = (struct ibv_sge){
+		.addr = half_addr(c, q, read),
+		.length = (uint32_t)p->size,
+		.lkey = c->mem.mr->lkey,
+	};
+	*wr = (struct ibv_send_wr){
+		.wr_id = wr_id,
+		.sg_list = sge,
+		.num_sge = 1,
+		.opcode = read ? IBV_WR_RDMA_READ : send ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+	};
+	if (!read && p->size <= c->max_inline && c->mem.ops == lp_mem_ops_get(LP_MEM_HOST))
+		wr->send_flags |= IBV_SEND_INLINE;
+	if (!send) {
+		wr->wr.rdma.remote_addr = remote_addr(c, q, !read);
+		wr->wr.rdma.rkey = c->remote.rkey;
+	}
+	return 0;
+}
+
+static int post_recv(struct lp_rdma_conn *c, uint32_t q)
+{
+	struct ibv_sge sge = {
+		.addr = half_addr(c, q, true),
+		.length = (uint32_t)c->slot,
+		.lkey = c->mem.mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = q, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(c->qp[q], &wr, &bad) ? -errno : 0;
+}
+
+/* Wait for one completion on cq (send or receive), bounded. */
+static int wait_cq(struct lp_loop *l, struct ibv_cq *cq, bool passive, struct ibv_wc *wc)
+{
+	for (;;) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n < 0)
+			return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+		if (n) {
+			if (wc->status != IBV_WC_SUCCESS)
+				return wc_error(l, wc);
+			return 0;
+		}
+		n = check_idle(l, passive);
+		if (n)
+			return n;
+	}
+}
+
+/* Wait until the last byte of the receiving half holds want. */
+static int wait_flag(struct lp_loop *l, uint8_t want, bool passive)
+{
+	volatile uint8_t *f = l->flag_rx;
+
+	while (*f != want) {
+		int n = check_idle(l, passive);
+
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+/* One ping-pong exchange step: post iteration i. */
+static int pp_post(struct lp_loop *l, uint64_t i)
+{
+	struct lp_rdma_conn *c = l->c;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+
+	if (l->p->test == LP_RDMA_WRITE_LAT)
+		*l->flag_tx = (uint8_t)i;
+	post_one(c, 0, i, true, &wr, &sge);
+	if (ibv_post_send(c->qp[0], &wr, &bad))
+		return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
+	return 0;
+}
+
+/* Wait for the answer to iteration i. */
+static int pp_wait(struct lp_loop *l, uint64_t i, bool passive)
+{
+	struct ibv_wc wc;
+	int ret;
+
+	if (l->p->test == LP_RDMA_WRITE_LAT)
+		return wait_flag(l, (uint8_t)i, passive);
+	ret = wait_cq(l, l->c->rcq, passive, &wc);
+	if (ret)
+		return ret;
+	return post_recv(l->c, 0) ? fail(l, -EIO, "ibv_post_recv failed%s", "") : 0;
+}
+
+/* Reap the send completion of the last post (already done in practice). */
+static int pp_reap(struct lp_loop *l)
+{
+	struct ibv_wc wc;
+
+	return wait_cq(l, l->c->scq, false, &wc);
+}
+
+static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
+{
+	const struct lp_rdma_params *p = l->p;
+	uint64_t total = p->warmup + p->iters;
+	uint64_t t_end = 0, i;
+	int ret = 0;
+
+	progress(l);
+	for (i = 1; p->duration_s > 0 || i <= total; i++) {
+		if (active) {
+			uint64_t t0 = lp_now_ns(), t1;
+
+			if (i == p->warmup + 1 && p->duration_s > 0)
+				t_end = t0 + (uint64_t)(p->duration_s * 1e9);
+			if (t_end && t0 >= t_end)
+				break;
+			ret = pp_post(l, i);
+			if (!ret)
+				ret = pp_wait(l, i, false);
+			t1 = lp_now_ns();
+			if (ret)
+				break;
+			if (i > p->warmup) {
+				lp_stats_add(&out->rtt, (double)(t1 - t0));
+				out->iters++;
+			}
+			progress(l);
+			ret = pp_reap(l);
+		} else {
+			ret = pp_wait(l, i, true);
+			if (ret)
+				break;
+			progress(l);
+			ret = pp_post(l, i);
+			if (!ret)
+				ret = pp_reap(l);
+			if (!ret && i > p->warmup)
+				out->iters++;
+		}
+		if (ret)
+			break;
+	}
+	if (ret == 1) /* the client's DONE ended the passive side */
+		ret = 0;
+	return ret;
+}
+
+static int run_read_lat(struct lp_loop *l, struct lp_loop_out *out)
+{
+	const struct lp_rdma_params *p = l->p;
+	uint64_t total = p->warmup + p->iters, t_end = 0;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	int ret = 0;
+
+	progress(l);
+	for (uint64_t i = 1; p->duration_s > 0 || i <= total; i++) {
+		uint64_t t0 = lp_now_ns(), t1;
+
+		if (i == p->warmup + 1 && p->duration_s > 0)
+			t_end = t0 + (uint64_t)(p->duration_s * 1e9);
+		if (t_end && t0 >= t_end)
+			break;
+		post_one(l->c, 0, i, true, &wr, &sge);
+		if (ibv_post_send(l->c->qp[0], &wr, &bad))
+			return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
+		ret = wait_cq(l, l->c->scq, false, &wc);
+		t1 = lp_now_ns();
+		if (ret)
+			return ret;
+		progress(l);
+		if (i > p->warmup) {
+			lp_stats_add(&out->rtt, (double)(t1 - t0));
+			out->iters++;
+		}
+	}
+	return 0;
+}
+
+/* Bandwidth: state of one direction's sender and receiver on this side. */
+struct bw_state {
+	uint64_t posted[LP_RDMA_MAX_QPS];
+	uint64_t done[LP_RDMA_MAX_QPS];
+	uint64_t target[LP_RDMA_MAX_QPS];
+	uint64_t received;
+};
+
+static int qp_index(struct lp_rdma_conn *c, uint32_t qp_num)
+{
+	for (uint32_t q = 0; q < c->nqps; q++)
+		if (c->qp[q]->qp_num == qp_num)
+			return (int)q;
+	return -1;
+}
+
+/* Post what the window allows on every QP. */
+static int bw_post(struct lp_loop *l, struct bw_state *s)
+{
+	struct lp_rdma_conn *c = l->c;
+	const struct lp_rdma_params *p = l->p;
+
+	for (uint32_t q = 0; q < c->nqps; q++) {
+		while (s->posted[q] < s->target[q] &&
+		       s->posted[q] - s->done[q] + p->post_list <= p->tx_depth) {
+			struct ibv_send_wr wr[64], *bad;
+			struct ibv_sge sge[64];
+			uint32_t n = (uint32_t)LP_MIN((uint64_t)LP_MIN(p->post_list, 64u),
+						      s->target[q] - s->posted[q]);
+
+			for (uint32_t k = 0; k < n; k++) {
+				uint64_t id = s->posted[q] + k + 1;
+				bool sig = id % p->cq_mod == 0 || id == s->target[q];
+
+				post_one(c, q, id, sig, &wr[k], &sge[k]);
+				wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
+			}
+			if (ibv_post_send(c->qp[q], wr, &bad))
+				return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
+			s->posted[q] += n;
+		}
+	}
+	return 0;
+}
+
+static bool bw_sent_all(struct lp_rdma_conn *c, struct bw_state *s)
+{
+	for (uint32_t q = 0; q < c->nqps; q++)
+		if (s->done[q] < s->target[q])
+			return false;
+	return true;
+}
+
+/* Reap send completions (and receives when this side also receives). */
+static int bw_poll(struct lp_loop *l, struct bw_state *s, bool recv)
+{
+	struct ibv_wc wc[32];
+	int n;
+
+	n = ibv_poll_cq(l->c->scq, 32, wc);
+	if (n < 0)
+		return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+	for (int k = 0; k < n; k++) {
+		int q;
+
+		if (wc[k].status != IBV_WC_SUCCESS)
+			return wc_error(l, &wc[k]);
+		q = qp_index(l->c, wc[k].qp_num);
+		if (q >= 0)
+			s->done[q] = wc[k].wr_id;
+	}
+	if (n)
+		progress(l);
+	if (!recv)
+		return 0;
+	n = ibv_poll_cq(l->c->rcq, 32, wc);
+	if (n < 0)
+		return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+	for (int k = 0; k < n; k++) {
+		if (wc[k].status != IBV_WC_SUCCESS)
+			return wc_error(l, &wc[k]);
+		if (post_recv(l->c, (uint32_t)wc[k].wr_id))
+			return fail(l, -EIO, "ibv_post_recv failed%s", "");
+		s->received++;
+	}
+	if (n)
+		progress(l);
+	return 0;
+}
+
+/* Run one phase of count messages per QP (count 0 + duration = time-bounded). */
+static int bw_phase(struct lp_loop *l, struct bw_state *s, uint64_t count, double duration_s,
+		    bool send, bool recv, uint64_t recv_expect, uint64_t *t_last_p)
+{
+	struct lp_rdma_conn *c = l->c;
+	uint64_t t_stop = duration_s > 0 ? lp_now_ns() + (uint64_t)(duration_s * 1e9) : 0;
+	bool passive = !send;
+	int ret;
+
+	for (uint32_t q = 0; q < c->nqps; q++)
+		s->target[q] = send ? s->posted[q] + (t_stop ? UINT64_MAX / 2 : count) : 0;
+	progress(l);
+	for (;;) {
+		if (send) {
+			if (t_stop && lp_now_ns() >= t_stop) {
+				/* Time is up: finish at the next signaled WR of every QP. */
+				for (uint32_t q = 0; q < c->nqps; q++)
+					s->target[q] = (s->posted[q] + l->p->cq_mod - 1) /
+						       l->p->cq_mod * l->p->cq_mod;
+				t_stop = 0;
+			}
+			ret = bw_post(l, s);
+			if (ret)
+				return ret;
+		}
+		ret = bw_poll(l, s, recv);
+		if (ret)
+			return ret;
+		if ((!send || bw_sent_all(c, s)) && (!recv || s->received >= recv_expect))
+			break;
+		ret = check_idle(l, passive);
+		if (ret)
+			return ret;
+	}
+	*t_last_p = l->last_progress;
+	return 0;
+}
+
+static int run_bw(struct lp_loop *l, bool active, struct lp_loop_out *out)
+{
+	const struct lp_rdma_params *p = l->p;
+	struct lp_rdma_conn *c = l->c;
+	bool send_test = p->test == LP_RDMA_SEND_BW;
+	bool send = active || p->bidir;
+	bool recv = send_test && (!active || p->bidir);
+	uint64_t expect = send_test ? (p->warmup + p->iters) * c->nqps : 0;
+	struct bw_state s = { 0 };
+	uint64_t t0, t1, before[LP_RDMA_MAX_QPS], msgs = 0;
+	int ret;
+
+	if (!send) {
+		/* Passive write/read target: nothing to poll; wait for the client's DONE. */
+		return recv ? 0 : 1;
+	}
+	if (recv && p->duration_s > 0)
+		expect = 0; /* the count is not known in advance; the DONE says it */
+	/* Warm-up: untimed; receives are counted with the timed phase. */
+	ret = bw_phase(l, &s, p->warmup, 0, true, recv, 0, &t1);
+	if (ret)
+		return ret;
+	memcpy(before, s.posted, sizeof(before));
+	t0 = lp_now_ns();
+	ret = bw_phase(l, &s, p->iters, p->duration_s, true, recv, expect, &t1);
+	if (ret)
+		return ret;
+	for (uint32_t q = 0; q < c->nqps; q++)
+		msgs += s.posted[q] - before[q];
+	out->iters = msgs;
+	out->bw.msgs = (double)msgs;
+	out->bw.bytes = (double)msgs * (double)p->size;
+	out->bw.ns = (double)(t1 - t0);
+	return 0;
+}
+
+/* Passive receiver of send_bw (not bidir). */
+static int run_bw_recv(struct lp_loop *l, struct lp_loop_out *out)
+{
+	const struct lp_rdma_params *p = l->p;
+	struct bw_state s = { 0 };
+	uint64_t expect = p->duration_s > 0 ? UINT64_MAX : (p->warmup + p->iters) * l->c->nqps;
+	uint64_t t;
+	int ret = bw_phase(l, &s, 0, 0, false, true, expect, &t);
+
+	out->iters = s.received;
+	return ret == 1 ? 0 : ret;
+}
+
+int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out, char *why,
+		size_t why_len)
+{
+	const struct lp_rdma_params *p = c->p;
+	struct lp_loop l = {
+		.c = c,
+		.p = p,
+		.why = why,
+		.why_len = why_len,
+		.timeout_ns = (uint64_t)p->timeout_ms * 1000000ull,
+		.flag_rx = (uint8_t *)c->mem.addr + c->slot + p->size - 1,
+		.flag_tx = (uint8_t *)c->mem.addr + p->size - 1,
+	};
+	int ret;
+
+	switch (p->test) {
+	case LP_RDMA_WRITE_LAT:
+	case LP_RDMA_SEND_LAT:
+		ret = run_pingpong(&l, active, out);
+		break;
+	case LP_RDMA_READ_LAT:
+		ret = active ? run_read_lat(&l, out) : 1;
+		break;
+	case LP_RDMA_SEND_BW:
+		if (!active && !p->bidir) {
+			ret = run_bw_recv(&l, out);
+			break;
+		}
+		/* fall through */
+	default:
+		ret = run_bw(&l, active, out);
+		break;
+	}
+	out->peer_done = l.stop_by_peer;
+	return ret;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/* Test parameters: defaults, validation and their wire encoding. */
+#include "rdma/internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/lp.h"
+
+const char *const lp_rdma_test_names[] = {
+	"write_lat", "read_lat", "send_lat", "write_bw", "read_bw", "send_bw", NULL,
+};
+
+bool lp_rdma_test_is_lat(enum lp_rdma_test t)
+{
+	return t == LP_RDMA_WRITE_LAT || t == LP_RDMA_READ_LAT || t == LP_RDMA_SEND_LAT;
+}
+
+void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t)
+{
+	bool lat = lp_rdma_test_is_lat(t);
+
+	*p = (struct lp_rdma_params){
+		.test = t,
+		.size = lat ? 2 : 65536,
+		.iters = lat ? 1000 : 5000,
+		.warmup = lat ? 100 : 64,
+		.tx_depth = lat ? 1 : 128,
+		.rx_depth = 512,
+		.cq_mod = lat ? 1 : 64,
+		.post_list = 1,
+		.num_qps = 1,
+		.inline_size = UINT32_MAX,
+		.seed = 0x5eed,
+		.max_samples = 1000000,
+		.timeout_ms = 10000,
+		.mem = LP_MEM_HOST,
+		.mem_dev = -1,
+		.gid_type = -1,
+	};
+}
+
+int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
+{
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		snprintf(why, len, __VA_ARGS__);                                                   \
+		return -EINVAL;                                                                    \
+	} while (0)
+	bool lat = lp_rdma_test_is_lat(p->test);
+
+	if ((unsigned)p->test >= LP_RDMA_NTESTS)
+		FAIL("unknown test %u", (unsigned)p->test);
+	if (p->size < 1 || p->size > LP_RDMA_MAX_SIZE)
+		FAIL("size %llu out of range [1, %llu]", (unsigned long long)p->size,
+		     (unsigned long long)LP_RDMA_MAX_SIZE);
+	if (lat && p->test != LP_RDMA_READ_LAT && p->size < 1)
+		FAIL("latency size must be at least 1 byte");
+	if (!(p->duration_s >= 0 && p->duration_s <= 86400))
+		FAIL("duration %g s out of range [0, 86400]", p->duration_s);
+	if (p->duration_s == 0 && (p->iters < 1 || p->iters > 1000000000ull))
+		FAIL("iterations %llu out of range [1, 1e9]", (unsigned long long)p->iters);
+	if (p->warmup > 1000000000ull)
+		FAIL("warm-up %llu out of range", (unsigned long long)p->warmup);
+	if (p->tx_depth < 1 || p->tx_depth > 8192)
+		FAIL("tx depth %u out of range [1, 8192]", p->tx_depth);
+	if (p->rx_depth < 1 || p->rx_depth > 8192)
+		FAIL("rx depth %u out of range [1, 8192]", p->rx_depth);
+	if (p->cq_mod < 1 || p->cq_mod > p->tx_depth)
+		FAIL("cq moderation %u out of range [1, tx depth %u]", p->cq_mod, p->tx_depth);
+	if (p->post_list < 1 || p->post_list > p->tx_depth)
+		FAIL("post list %u out of range [1, tx depth %u]", p->post_list, p->tx_depth);
+	if (p->num_qps < 1 || p->num_qps > LP_RDMA_MAX_QPS)
+		FAIL("QP count %u out of range [1, %d]", p->num_qps, LP_RDMA_MAX_QPS);
+	if (lat && p->num_qps != 1)
+		FAIL("latency tests use one QP");
+	if (p->inline_size != UINT32_MAX && p->inline_size > 4096)
+		FAIL("inline size %u out of range [0, 4096]", p->inline_size);
+	if (p->mtu && (p->mtu < 256 || p->mtu > 4096 || (p->mtu & (p->mtu - 1))))
+		FAIL("MTU %u is not one of 256, 512, 1024, 2048, 4096", p->mtu);
+	if (p->bidir && lat)
+		FAIL("bidirectional applies to bandwidth tests");
+	if (p->max_samples > 100000000ull)
+		FAIL("sample cap %llu out of range", (unsigned long long)p->max_samples);
+	if (p->timeout_ms < 100 || p->timeout_ms > 3600000)
+		FAIL("timeout %d ms out of range [100, 3600000]", p->timeout_ms);
+	if ((unsigned)p->mem > LP_MEM_CUDA)
+		FAIL("unknown memory kind %u", (unsigned)p->mem);
+	if (p->mem_dev < -1 || p->mem_dev > 1023)
+		FAIL("GPU index %d out of range", p->mem_dev);
+	if ((unsigned)p->lat_method > LP_LAT_WRITE_IMM)
+		FAIL("unknown latency method %u", (unsigned)p->lat_method);
+	if (p->gid_type < -1 || p->gid_type > LP_GID_ROCE_V2)
+		FAIL("unknown GID type %d", p->gid_type);
+	return 0;
+#undef FAIL
+}
+
+void lp_rdma_params_encode(const struct lp_rdma_params *p, struct lp_wbuf *w)
+{
+	lp_wbuf_u8(w, (uint8_t)p->test);
+	lp_wbuf_u64(w, p->size);
+	lp_wbuf_u64(w, p->iters);
+	lp_wbuf_u64(w, p->warmup);
+	lp_wbuf_f64(w, p->duration_s);
+	lp_wbuf_u32(w, p->tx_depth);
+	lp_wbuf_u32(w, p->rx_depth);
+	lp_wbuf_u32(w, p->cq_mod);
+	lp_wbuf_u32(w, p->post_list);
+	lp_wbuf_u32(w, p->num_qps);
+	lp_wbuf_u32(w, p->inline_size);
+	lp_wbuf_u32(w, p->mtu);
+	lp_wbuf_u8(w, (uint8_t)(p->bidir | p->verify << 1 | p->use_cm << 2));
+	lp_wbuf_u32(w, p->seed);
+	lp_wbuf_u64(w, p->max_samples);
+	lp_wbuf_u32(w, (uint32_t)p->timeout_ms);
+	lp_wbuf_u8(w, (uint8_t)p->mem);
+	lp_wbuf_u32(w, (uint32_t)p->mem_dev);
+	lp_wbuf_u8(w, (uint8_t)p->lat_method);
+	lp_wbuf_u8(w, (uint8_t)p->gid_type);
+	lp_wbuf_u16(w, p->cm_port);
+}
+
+int lp_rdma_params_decode(struct lp_rdma_params *p, struct lp_rbuf *r)
+{
+	uint8_t flags;
+
+	memset(p, 0, sizeof(*p));
+	p->test = lp_rbuf_u8(r);
+	p->size = lp_rbuf_u64(r);
+	p->iters = lp_rbuf_u64(r);
+	p->warmup = lp_rbuf_u64(r);
+	p->duration_s = lp_rbuf_f64(r);
+	p->tx_depth = lp_rbuf_u32(r);
+	p->rx_depth = lp_rbuf_u32(r);
+	p->cq_mod = lp_rbuf_u32(r);
+	p->post_list = lp_rbuf_u32(r);
+	p->num_qps = lp_rbuf_u32(r);
+	p->inline_size = lp_rbuf_u32(r);
+	p->mtu = lp_rbuf_u32(r);
+	flags = lp_rbuf_u8(r);
+	p->bidir = flags & 1;
+	p->verify = flags & 2;
+	p->use_cm = flags & 4;
+	p->seed = lp_rbuf_u32(r);
+	p->max_samples = lp_rbuf_u64(r);
+	p->timeout_ms = (int)lp_rbuf_u32(r);
+	p->mem = lp_rbuf_u8(r);
+	p->mem_dev = (int)lp_rbuf_u32(r);
+	p->lat_method = lp_rbuf_u8(r);
+	p->gid_type = (int8_t)lp_rbuf_u8(r);
+	p->cm_port = lp_rbuf_u16(r);
+	if (flags & ~7u)
+		return -EPROTO;
+	return lp_rbuf_done(r);
+}

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lp-rdma library: point-to-point RDMA latency and bandwidth over RC QPs,
+ * InfiniBand or RoCE, host or GPU memory.
+ *
+ * Shape: a client and a server each open a device (lp_rdma_dev_open), share an
+ * out-of-band channel (struct lp_oob: a TCP socket for lp-rdma, an MPI
+ * communicator for lp-sweep), and run one test at a time. The client sends
+ * the complete test parameters (struct lp_rdma_params) in a versioned,
+ * explicitly serialized HELLO; the server needs no test flags, validates every
+ * field, answers ACCEPT or ERROR, and both sides then exchange QP numbers,
+ * keys and addresses, connect, synchronize, run, and exchange results.
+ *
+ * Nothing here prints results: they come back in struct lp_rdma_result and the
+ * callers format them (table, CSV, JSON). Errors are logged once with lp_err()
+ * where they are first known and returned as negative errno values.
+ */
+#ifndef LP_RDMA_H
+#define LP_RDMA_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/json.h"
+#include "common/stats.h"
+#include "common/wire.h"
+
+/* ---- out-of-band channel ---------------------------------------------------- */
+
+struct lp_oob_ops {
+	/* Send one framed message (type + body); bounded by timeout_ms. */
+	int (*send)(void *ctx, uint16_t type, const struct lp_wbuf *body, int timeout_ms);
+	/* Receive one message into body (LP_WIRE_MAX_BODY bytes); -ETIMEDOUT, -ECONNRESET, -EPROTO. */
+	int (*recv)(void *ctx, uint16_t *type_p, uint8_t *body, size_t *len_p, int timeout_ms);
+	/* 1 if a message is waiting (a recv would not block), 0 if not, <0 on error. */
+	int (*ready)(void *ctx);
+};
+
+struct lp_oob {
+	const struct lp_oob_ops *ops;
+	void *ctx;
+	int timeout_ms;		/* bound on every control-message wait */
+	int peer_family;	/* AF_INET / AF_INET6 of the peer address, for the GID choice */
+	const char *peer_name;	/* for messages ("10.0.2.15", "rank 3") */
+};
+
+/* The TCP implementation: ctx is a pointer to the connected socket's fd. */
+extern const struct lp_oob_ops lp_oob_tcp_ops;
+
+/* ---- device --------------------------------------------------------------- */
+
+/* What to open. Empty dev = the first device with an active port. */
+struct lp_rdma_devsel {
+	const char *dev;	/* "mlx5_0", "rxe0"; NULL or "" = first usable */
+	int port;		/* 1-based; 0 = first active port */
+	int gid_index;		/* -1 = scored automatic choice (RoCE only) */
+	int tclass;		/* traffic class (RoCE DSCP << 2 | ECN); -1 = default */
+	int sl;			/* IB service level 0..15 */
+};
+
+/* GID table entry as scored by lp_rdma_gid_pick (exposed for the unit tests). */
+enum lp_gid_type { LP_GID_IB = 0, LP_GID_ROCE_V1 = 1, LP_GID_ROCE_V2 = 2 };
+
+struct lp_gid_entry {
+	uint8_t raw[16];
+	enum lp_gid_type type;
+	bool valid;		/* non-zero GID present in the table */
+};
+
+/*
+ * Score one GID for a peer address family (AF_INET or AF_INET6); < 0 = unusable.
+ * Policy, highest weight first: the GID's address family matches the peer's
+ * (IPv4-mapped ::ffff:a.b.c.d for AF_INET) +100; global scope (not fe80::/10)
+ * +10; RoCE v2 over v1 +2/+1.
+ */
+int lp_rdma_gid_score(const struct lp_gid_entry *e, int family);
+/*
+ * Best index among n entries for the family; when want_type >= 0 only entries
+ * of that type count (the server matches the client's GID type).
+ * Returns 0 and *idx_p, or -ENOENT when nothing is usable.
+ */
+int lp_rdma_gid_pick(const struct lp_gid_entry *tab, int n, int family, int want_type, int *idx_p);
+const char *lp_rdma_gid_type_name(enum lp_gid_type t);
+void lp_rdma_gid_str(const uint8_t raw[16], char *buf, size_t len);
+
+/* Theoretical data rate of a port from ibv_port_attr active_speed / active_width (Gb/s, 0 unknown). */
+double lp_rdma_port_gbps(uint8_t active_speed, uint8_t active_width, const char **speed_name_p,
+			 unsigned *lanes_p);
+
+/* Everything the results record about one side's device and port. */
+struct lp_rdma_devinfo {
+	char name[64];
+	int port;
+	char link_layer[16];	/* "InfiniBand" or "Ethernet" */
+	char transport[16];	/* "RoCE", "IB" */
+	int gid_index;
+	char gid[64];
+	char gid_type[16];	/* "IB", "RoCEv1", "RoCEv2" */
+	uint16_t lid;
+	unsigned active_mtu;	/* bytes */
+	char speed[16];		/* "EDR", "NDR", ... */
+	unsigned width;		/* lanes */
+	double rate_gbps;	/* theoretical data rate of the port, Gb/s */
+	char fw[64];
+	char netdev[32];
+	int numa_node;		/* -1 unknown */
+	char node_guid[24];
+	uint32_t vendor_id, vendor_part_id;
+};
+
+struct lp_rdma_dev;		/* opaque: context, port, GID, PD */
+
+/*
+ * Open a device. -ENODEV: no RDMA device at all (exit 77); -EINVAL: the named
+ * device, port or GID index does not exist (exit 2); -ENETDOWN: port not active.
+ * family: the address family used to pick the GID when sel->gid_index < 0.
+ */
+int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p);
+void lp_rdma_dev_close(struct lp_rdma_dev *dev);
+const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *dev);
+/* Re-pick the GID for a family / type (server side, after the client said which). */
+int lp_rdma_dev_select_gid(struct lp_rdma_dev *dev, int family, int want_type);
+void lp_rdma_devinfo_json(const struct lp_rdma_devinfo *d, struct lp_json *j);
+/* Names of all devices, comma separated (for "unknown device" messages). */
+void lp_rdma_dev_list(char *buf, size_t len);
+
+/* ---- tests ---------------------------------------------------------------- */
+
+enum lp_rdma_test {
+	LP_RDMA_WRITE_LAT,
+	LP_RDMA_READ_LAT,
+	LP_RDMA_SEND_LAT,
+	LP_RDMA_WRITE_BW,
+	LP_RDMA_READ_BW,
+	LP_RDMA_SEND_BW,
+	LP_RDMA_NTESTS
+};
+
+/* "write_lat", ... in enum order, NULL-terminated (usable as LP_OPT_LIST choices). */
+extern const char *const lp_rdma_test_names[];
+bool lp_rdma_test_is_lat(enum lp_rdma_test t);
+
+/* Memory kinds (ops table in rdma/mem.c). */
+enum lp_mem_kind { LP_MEM_HOST = 0, LP_MEM_CUDA = 1 };
+
+/* Latency methods for GPU memory (write_lat with --mem cuda). */
+enum lp_lat_method {
+	LP_LAT_CPU_POLL = 0,	/* CPU polls the last byte of its own buffer (host memory) */
+	LP_LAT_GPU_POLL = 1,	/* a GPU kernel polls the last byte in GPU memory, signals the CPU */
+	LP_LAT_WRITE_IMM = 2,	/* RDMA WRITE with immediate; the CPU polls the receive CQ */
+};
+
+/* One test at one size: everything the client sends in HELLO. Validated by both sides. */
+struct lp_rdma_params {
+	enum lp_rdma_test test;
+	uint64_t size;		/* message size in bytes, 1 .. LP_RDMA_MAX_SIZE */
+	uint64_t iters;		/* timed iterations (0 when duration_s is used) */
+	uint64_t warmup;	/* untimed iterations first */
+	double duration_s;	/* > 0: run for this long instead of iters */
+	uint32_t tx_depth;	/* outstanding WRs per QP (bandwidth) */
+	uint32_t rx_depth;	/* posted receives per QP (send tests) */
+	uint32_t cq_mod;	/* signal every cq_mod-th WR (bandwidth) */
+	uint32_t post_list;	/* WRs chained per ibv_post_send (bandwidth) */
+	uint32_t num_qps;	/* QPs, round-robin (bandwidth) */
+	uint32_t inline_size;	/* request this max_inline_data; UINT32_MAX = auto */
+	uint32_t mtu;		/* path MTU bytes (256..4096); 0 = the port's active MTU */
+	bool bidir;		/* bandwidth both ways at once */
+	bool verify;		/* check every received byte against the pattern */
+	bool use_cm;		/* connect QPs with librdmacm instead of the exchange */
+	uint32_t seed;		/* pattern seed */
+	uint64_t max_samples;	/* latency samples kept verbatim */
+	int timeout_ms;		/* no-progress bound inside the timed loop */
+	enum lp_mem_kind mem;	/* this side's memory (the client's in HELLO) */
+	int mem_dev;		/* GPU index for LP_MEM_CUDA; -1 = auto */
+	enum lp_lat_method lat_method;
+	int gid_type;		/* client's GID type (so the server matches); -1 unknown */
+	uint16_t cm_port;	/* rdma_cm port on the server (use_cm) */
+};
+
+#define LP_RDMA_MAX_SIZE (1ull << 30)
+#define LP_RDMA_MAX_QPS 64
+
+/* Sensible defaults for a test (perftest-like where it is a good choice). */
+void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t);
+/* Validate every field; on error writes one line to why (and returns -EINVAL). */
+int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len);
+/* Wire encoding of the parameters (exposed for the unit tests). */
+void lp_rdma_params_encode(const struct lp_rdma_params *p, struct lp_wbuf *w);
+int lp_rdma_params_decode(struct lp_rdma_params *p, struct lp_rbuf *r);
+
+/* Bandwidth of one direction. */
+struct lp_rdma_bw {
+	double bytes, msgs;	/* timed payload bytes and messages */
+	double ns;		/* first post to last completion */
+	double gbytes_s, gbits_s, mmsg_s;
+	double pct_link;	/* gbits_s / port rate * 100 (NaN unknown) */
+};
+
+struct lp_rdma_result {
+	enum lp_rdma_test test;
+	uint64_t size;
+	int status;		/* 0 ok, else negative errno */
+	char error[160];	/* the reason when status != 0 */
+	/* latency tests: samples in us; one_way = rtt/2 for write/send, = rtt for read */
+	struct lp_summary lat_us;	/* the reported latency (one-way or read completion) */
+	struct lp_summary rtt_us;	/* the round trip as measured */
+	bool lat_halved;		/* lat_us is rtt/2 */
+	uint64_t warmup;
+	const char *lat_method;		/* "cpu_poll", "gpu_poll", "write_imm", "read_completion", ... */
+	/* bandwidth tests */
+	struct lp_rdma_bw local;	/* this side (client) sending, or reading */
+	struct lp_rdma_bw remote;	/* the server's direction in bidir */
+	double sum_gbytes_s, sum_gbits_s;
+	/* data verification */
+	bool verified;			/* true when verification ran and passed on both sides */
+	uint64_t iters;			/* timed iterations done */
+	double rate_gbps;		/* port rate used for pct */
+	struct lp_rdma_devinfo local_dev, remote_dev;
+	char local_mem[32], remote_mem[32]; /* "host", "cuda:0 (dmabuf)", ... */
+	uint32_t mtu;			/* path MTU used */
+	uint32_t inline_size;		/* max_inline_data used */
+};
+
+/* Client: run one test (params p) against the server on oob. Fills *r (also on failure). */
+int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
+		       const struct lp_rdma_params *p, const char *server_host,
+		       struct lp_rdma_result *r);
+/* Client: tell the server this session is over (it then waits for the next client). */
+int lp_rdma_client_bye(struct lp_oob *oob);
+
+/* Server-side policy for one session. */
+struct lp_rdma_server_opts {
+	enum lp_mem_kind mem;	/* this side's memory */
+	int mem_dev;
+	const char *bind_addr;	/* for rdma_cm listening */
+	const volatile sig_atomic_t *stop;
+};
+
+/*
+ * Server: serve one session (tests until BYE or the peer goes away). Returns 0
+ * after BYE, or a negative errno for a session that broke (the caller logs it
+ * and keeps serving other clients).
+ */
+int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
+			   const struct lp_rdma_server_opts *o);
+
+/* One JSON object for a result (members of the current object). */
+void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_params *p,
+			 struct lp_json *j);
+
+#endif

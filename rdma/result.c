@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/* JSON form of one result: numbers as numbers, units in the key names, errors included. */
+#include "rdma/internal.h"
+
+#include <string.h>
+
+static void summary_json(struct lp_json *j, const char *key, const struct lp_summary *s)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_uint(j, "samples", s->n);
+	lp_json_num(j, "min", s->min);
+	lp_json_num(j, "p50", s->p50);
+	lp_json_num(j, "p90", s->p90);
+	lp_json_num(j, "p99", s->p99);
+	lp_json_num(j, "p99_9", s->p999);
+	lp_json_num(j, "p99_99", s->p9999);
+	lp_json_num(j, "max", s->max);
+	lp_json_num(j, "mean", s->mean);
+	lp_json_num(j, "stdev", s->stdev);
+	lp_json_bool(j, "percentiles_exact", s->exact);
+	lp_json_obj_end(j);
+}
+
+static void bw_json(struct lp_json *j, const char *key, const struct lp_rdma_bw *b)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_num(j, "bytes", b->bytes);
+	lp_json_num(j, "messages", b->msgs);
+	lp_json_num(j, "seconds", b->ns / 1e9);
+	lp_json_num(j, "gbytes_per_s", b->gbytes_s);
+	lp_json_num(j, "gbits_per_s", b->gbits_s);
+	lp_json_num(j, "mmsg_per_s", b->mmsg_s);
+	lp_json_num(j, "percent_of_link", b->pct_link);
+	lp_json_obj_end(j);
+}
+
+void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_params *p,
+			 struct lp_json *j)
+{
+	lp_json_str(j, "test", lp_rdma_test_names[r->test]);
+	lp_json_uint(j, "size", r->size);
+	lp_json_str(j, "status", r->status ? "error" : "ok");
+	if (r->status) {
+		lp_json_int(j, "errno", -r->status);
+		lp_json_str(j, "error", r->error);
+	}
+	lp_json_obj_begin(j, "params");
+	lp_json_uint(j, "iterations", p->duration_s > 0 ? 0 : p->iters);
+	lp_json_num(j, "duration_s", p->duration_s);
+	lp_json_uint(j, "warmup", p->warmup);
+	lp_json_uint(j, "tx_depth", p->tx_depth);
+	lp_json_uint(j, "rx_depth", p->rx_depth);
+	lp_json_uint(j, "cq_moderation", p->cq_mod);
+	lp_json_uint(j, "post_list", p->post_list);
+	lp_json_uint(j, "qps", p->num_qps);
+	lp_json_bool(j, "bidirectional", p->bidir);
+	lp_json_bool(j, "verify", p->verify);
+	lp_json_str(j, "connection", p->use_cm ? "rdma_cm" : "exchange");
+	lp_json_obj_end(j);
+	lp_json_uint(j, "mtu", r->mtu);
+	lp_json_uint(j, "max_inline", r->inline_size);
+	lp_json_str(j, "local_mem", r->local_mem);
+	lp_json_str(j, "remote_mem", r->remote_mem);
+	lp_json_uint(j, "timed_iterations", r->iters);
+	if (p->verify)
+		lp_json_bool(j, "verified", r->verified);
+	if (r->status)
+		return;
+	if (lp_rdma_test_is_lat(r->test)) {
+		lp_json_str(j, "latency_method", r->lat_method);
+		lp_json_str(j, "latency_kind", r->lat_halved ? "one_way=rtt/2" : "full_completion");
+		lp_json_uint(j, "warmup_iterations", r->warmup);
+		summary_json(j, "latency_us", &r->lat_us);
+		summary_json(j, "rtt_us", &r->rtt_us);
+	} else {
+		lp_json_num(j, "link_rate_gbps", r->rate_gbps);
+		bw_json(j, p->bidir ? "client_to_server" : "bandwidth", &r->local);
+		if (p->bidir) {
+			bw_json(j, "server_to_client", &r->remote);
+			lp_json_obj_begin(j, "sum");
+			lp_json_num(j, "gbytes_per_s", r->sum_gbytes_s);
+			lp_json_num(j, "gbits_per_s", r->sum_gbits_s);
+			lp_json_obj_end(j);
+		}
+	}
+}

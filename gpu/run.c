@@ -328,10 +328,10 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned n
 
 /*
  * Run the jobs concurrently, samples times. gbs[i][s]: job i's rate in sample s;
- * agg[s]: the rate of all jobs together (one device: total bytes over the
- * window from the first start to the last stop; several devices: the sum).
+ * agg[s]: all jobs together: with `window` (jobs on one device) the total bytes
+ * over the span from the first start to the last stop, else the rates added.
  */
-static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size,
+static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, bool window,
 		      double (*gbs)[LP_GPU_SAMPLES_MAX], double *agg, char *msg, size_t ml)
 {
 	uint64_t tmo = (uint64_t)(c->p.hold_timeout_s * 1e9);
@@ -419,7 +419,7 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 				hi = i ? LP_MAX(hi, t1) : t1;
 			}
 		}
-		agg[s] = one_dev && nj > 1 ? lp_gbytes_per_s(bytes, (hi - lo) * 1e6) : sum;
+		agg[s] = window && one_dev && nj > 1 ? lp_gbytes_per_s(bytes, (hi - lo) * 1e6) : sum;
 	}
 	return 0;
 }
@@ -465,7 +465,7 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 	}
 	ret = lp_prepare(c, jobs, nj, r->size, seed, msg, sizeof(msg));
 	if (!ret)
-		ret = lp_measure(c, jobs, nj, r->size, gbs, agg, msg, sizeof(msg));
+		ret = lp_measure(c, jobs, nj, r->size, aggregate, gbs, agg, msg, sizeof(msg));
 	if (!ret && !c->p.no_verify) {
 		ret = lp_verify(c, jobs, nj, r->size, seed, msg, sizeof(msg));
 		verified = !ret;

@@ -1,0 +1,103 @@
+#!/bin/bash
+# lp-gpu on a real GPU: every single-GPU test verified and sane, peer tests WAIVED on one GPU,
+# JSON/CSV/text outputs well formed, usage errors exit 2. Exit 77 where lp-gpu exits 77 (no GPU/driver).
+set -u
+cd "$(dirname "$0")/../.."
+B=${LP_BUILD:-build}
+LPG=$B/lp-gpu
+[ -x "$LPG" ] || { echo "lp-gpu not built (no CUDA toolkit): skipped"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. Every single-GPU test, JSON.
+"$LPG" -t host,local,lat -s 64M -r 3 -n 8 --json >"$tmp/single.json" 2>"$tmp/single.err"
+rc=$?
+cat "$tmp/single.err"
+[ $rc = 77 ] && { echo "lp-gpu: no GPU or driver here (exit 77): skipped"; exit 77; }
+[ $rc = 0 ] || fail "lp-gpu single-GPU tests exited $rc"
+python3 - "$tmp/single.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+ngpu = len(d["gpus"])
+assert ngpu >= 1 and d["gpus"][0]["name"] and d["gpus"][0]["bus_id"], d["gpus"]
+assert d["method"]["units"]["bandwidth"].startswith("GB/s"), d["method"]
+keys = {r["test"] for r in d["results"]}
+want = {"h2d_ce", "h2d_sm", "d2h_ce", "d2h_sm", "hd_bidir_ce", "hd_bidir_sm", "local_ce", "local_sm",
+        "lat_host_sm", "lat_local_sm"}
+assert keys == want, keys ^ want
+lo = {"h2d": 2, "d2h": 2, "hd_bidir": 2, "local": 200}   # GB/s: far below any real GPU, far above broken
+for r in d["results"]:
+    assert r["status"] == "ok", (r["test"], r)
+    assert r["matrix"] and "<-" in r["matrix"] or "<->" in r["matrix"] or "reads" in r["matrix"], r["matrix"]
+    labels = [s["label"] for s in r["series"]]
+    if "bidir" in r["test"]:
+        assert labels == ["CPU->GPU", "GPU->CPU", "sum"], labels
+    for s in r["series"]:
+        assert len(s["cells"]) == ngpu, s
+        for c in s["cells"]:
+            assert c["status"] == "ok", (r["test"], c)
+            assert c["samples"] == 3 and c["min"] <= c["median"] <= c["max"], c
+            if r["unit"] == "ns":
+                assert 100 < c["median"] < 100000, (r["test"], c)
+                continue
+            assert c["verified"] is True, (r["test"], c)
+            floor = lo[r["test"].rsplit("_", 1)[0]]
+            assert c["median"] > floor, (r["test"], c)
+            if c["ceiling"] is not None:
+                assert 0 < c["pct_of_ceiling"] < 115, (r["test"], c)
+    if "bidir" in r["test"]:
+        a, b, s = (r["series"][i]["cells"][0]["median"] for i in range(3))
+        assert abs(a + b - s) / s < 0.05, (a, b, s)
+for r in d["results"]:
+    c = r["series"][-1]["cells"][0]
+    print("  %-12s %-10s %10.2f %s  (%s%% of ceiling)" % (r["test"], r["series"][-1]["label"], c["median"], r["unit"],
+          "%.0f" % c["pct_of_ceiling"] if c.get("pct_of_ceiling") is not None else "-"))
+PY
+
+# 2. Peer tests: WAIVED on one GPU (whole test), cells ok/waived on several.
+"$LPG" -t p2p,lat_p2p_sm -s 32M -r 3 -n 4 --json >"$tmp/peer.json" || fail "lp-gpu peer tests exited $?"
+python3 - "$tmp/peer.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+ngpu = len(d["gpus"])
+assert len(d["results"]) == 9, [r["test"] for r in d["results"]]
+for r in d["results"]:
+    if ngpu == 1:
+        assert r["status"] == "waived" and "2 or more GPUs" in r["reason"], r
+        for s in r["series"]:
+            for c in s["cells"]:
+                assert c["status"] == "waived" and c["reason"], c
+    else:
+        assert r["status"] in ("ok", "waived"), r
+print("peer tests on %d GPU(s): %s" % (ngpu, ", ".join("%s=%s" % (r["test"], r["status"]) for r in d["results"])))
+PY
+"$LPG" -t p2p_write_ce -s 1M -r 2 >"$tmp/peer.txt" || fail "text peer run exited $?"
+if [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["gpus"]))' "$tmp/peer.json")" = 1 ]; then
+	grep -q "WAIVED: needs 2 or more GPUs" "$tmp/peer.txt" || fail "no WAIVED line in text output"
+fi
+
+# 3. Size sweep and CSV: one line per cell, all verified.
+"$LPG" -t h2d_ce,local_sm -s 4K:1M -r 3 -n 4 --csv >"$tmp/sweep.csv" || fail "sweep exited $?"
+python3 - "$tmp/sweep.csv" <<'PY' || exit 1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+sizes = sorted({int(r["size_bytes"]) for r in rows})
+assert sizes == [4096 << i for i in range(9)], sizes
+for r in rows:
+    assert r["status"] == "ok" and r["verified"] == "true" and float(r["median"]) > 0, r
+print("sweep: %d CSV rows over %d sizes, all verified" % (len(rows), len(sizes)))
+PY
+
+# 4. Text output: orientation stated, percent of ceiling shown, topology printed.
+"$LPG" -t h2d_ce,local_ce -s 16M -r 2 >"$tmp/out.txt" || fail "text run exited $?"
+cat "$tmp/out.txt"
+grep -q "GPU(row) <- CPU(column)" "$tmp/out.txt" || fail "orientation missing"
+grep -Eq "[0-9]+\.[0-9]+ \([0-9]+%\)" "$tmp/out.txt" || fail "percent of ceiling missing"
+grep -q "PCIe" "$tmp/out.txt" || fail "topology missing"
+
+# 5. Usage errors.
+"$LPG" -g 99 -t h2d_ce >/dev/null 2>&1; [ $? = 2 ] || fail "-g 99 should exit 2"
+"$LPG" -t nope >/dev/null 2>&1; [ $? = 2 ] || fail "-t nope should exit 2"
+"$LPG" -s 0 >/dev/null 2>&1; [ $? = 2 ] || fail "-s 0 should exit 2"
+echo "lp-gpu GPU tests passed"

@@ -259,13 +259,14 @@ void lp_gpu_ctx_free(struct lp_gpu_ctx *c)
 
 /* ---- one measurement ---- */
 
-static cudaError_t lp_copy(const struct lp_gpu_ctx *c, const struct lp_job *j, uint64_t size)
+/* blocks: the SM copy's grid; kernels running side by side on one GPU split its SMs. */
+static cudaError_t lp_copy(const struct lp_gpu_ctx *c, const struct lp_job *j, uint64_t size, unsigned blocks)
 {
 	cudaStream_t st = c->d[j->g].st[j->s];
 
 	if (j->m == LP_GPU_CE)
 		return cudaMemcpyAsync(j->dst, j->src, size, cudaMemcpyDefault, st);
-	return lp_cu_copy(st, j->dst, j->src, size, c->d[j->g].blocks);
+	return lp_cu_copy(st, j->dst, j->src, size, blocks);
 }
 
 /* Fill every source with the pattern, poison every destination. */
@@ -335,11 +336,19 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 		      double (*gbs)[LP_GPU_SAMPLES_MAX], double *agg, char *msg, size_t ml)
 {
 	uint64_t tmo = (uint64_t)(c->p.hold_timeout_s * 1e9);
+	unsigned blocks[LP_GPU_MAX];
 	bool one_dev = true;
 	int ret = 0;
 
 	for (unsigned i = 1; i < nj; i++)
 		one_dev &= jobs[i].g == jobs[0].g;
+	for (unsigned i = 0; i < nj; i++) {
+		unsigned share = 0;
+
+		for (unsigned k = 0; k < nj; k++)
+			share += jobs[k].g == jobs[i].g && jobs[k].m == LP_GPU_SM;
+		blocks[i] = LP_MAX(1u, c->d[jobs[i].g].blocks / LP_MAX(1u, share));
+	}
 	for (unsigned s = 0; s < c->p.samples; s++) {
 		double lo = 0, hi = 0, sum = 0, bytes = 0;
 
@@ -361,7 +370,7 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 			if ((ret = lp_set(c, j->g, msg, ml)))
 				break;
 			for (unsigned k = 0; k < c->p.warmup && !ret; k++)
-				ret = lp_cuda_check(lp_copy(c, j, size), j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
+				ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]), j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
 						    dev, msg, ml);
 			if (!ret)
 				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_start[j->s], c->d[j->g].st[j->s]),
@@ -374,7 +383,7 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 			if ((ret = lp_set(c, j->g, msg, ml)))
 				break;
 			for (unsigned k = 0; k < c->p.iters && !ret; k++)
-				ret = lp_cuda_check(lp_copy(c, j, size), j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
+				ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]), j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
 						    dev, msg, ml);
 			if (!ret)
 				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_stop[j->s], c->d[j->g].st[j->s]),
@@ -484,7 +493,7 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 
 /* ---- latency: a pointer chase ---- */
 
-static int lp_chase_build(void *region, char *msg, size_t ml, int dev)
+static int lp_chase_build(void *region, cudaStream_t st, char *msg, size_t ml, int dev)
 {
 	unsigned n = LP_CHASE_BYTES / LP_CHASE_STRIDE;
 	uint64_t *img = calloc(LP_CHASE_BYTES, 1);
@@ -510,8 +519,11 @@ static int lp_chase_build(void *region, char *msg, size_t ml, int dev)
 	}
 	for (unsigned i = 0; i < n; i++)
 		img[(size_t)i * LP_CHASE_STRIDE / 8] = (uint64_t)(uintptr_t)region + (uint64_t)perm[i] * LP_CHASE_STRIDE;
-	ret = lp_cuda_check(cudaMemcpy(region, img, LP_CHASE_BYTES, cudaMemcpyDefault), "cudaMemcpy (chain)", dev, msg,
-			    ml);
+	/* On the chase's own stream, waited for: a pageable cudaMemcpy may return before its DMA lands. */
+	ret = lp_cuda_check(cudaMemcpyAsync(region, img, LP_CHASE_BYTES, cudaMemcpyDefault, st), "cudaMemcpyAsync (chain)",
+			    dev, msg, ml);
+	if (!ret)
+		ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (chain)", dev, msg, ml);
 out:
 	free(img);
 	free(perm);
@@ -528,7 +540,7 @@ static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned 
 	int dev = lp_dev(c, g), ret;
 	cudaStream_t st = d->st[0];
 
-	if ((ret = lp_set(c, g, msg, sizeof(msg))) || (ret = lp_chase_build(region, msg, sizeof(msg), dev)) ||
+	if ((ret = lp_set(c, g, msg, sizeof(msg))) || (ret = lp_chase_build(region, st, msg, sizeof(msg), dev)) ||
 	    (ret = lp_set(c, g, msg, sizeof(msg))))
 		goto err;
 	/* Warm-up: TLB and the first touch of every entry. */

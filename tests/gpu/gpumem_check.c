@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 	size_t bad = 0;
 	uint8_t byte, buf[64];
 	int n, ret, fails = 0, dmabuf, corrupt_seen;
+	char name[96];
 	uint64_t t0;
 
 	lp_log_set_prog("gpumem_check");
@@ -50,6 +51,7 @@ int main(int argc, char **argv)
 	}
 	printf("alloc: %zu bytes on GPU 0 (%s, %s), dmabuf_fd %d\n", b.len, b.name, b.bus_id, b.dmabuf_fd);
 	CHECK(b.dmabuf_fd == -1 && b.bus_id[0] && b.name[0], "alloc fields");
+	snprintf(name, sizeof(name), "%s", b.name);
 
 	dmabuf = lp_gpu_buf_export_dmabuf(&b);
 	if (!dmabuf)
@@ -114,7 +116,7 @@ int main(int argc, char **argv)
 	CHECK(b.ptr == NULL && b.dmabuf_fd == -1, "free resets");
 	printf("{\"gpu\": \"%s\", \"dmabuf\": \"%s\", \"corruption_detected\": %s, \"visibility_ns\": {\"n\": %llu, "
 	       "\"min\": %.0f, \"p50\": %.0f, \"p99\": %.0f, \"max\": %.0f}, \"failures\": %d}\n",
-	       b.name[0] ? b.name : "GPU 0", dmabuf ? "unsupported" : "ok", corrupt_seen ? "true" : "false",
+	       name, dmabuf ? "unsupported" : "ok", corrupt_seen ? "true" : "false",
 	       (unsigned long long)sum.n, sum.min, sum.p50, sum.p99, sum.max, fails);
 	lp_stats_free(&st);
 	return fails ? 1 : 0;

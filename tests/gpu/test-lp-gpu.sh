@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # 1. Every single-GPU test, JSON.
-"$LPG" -t host,local,lat -s 64M -r 3 -n 8 --json >"$tmp/single.json" 2>"$tmp/single.err"
+"$LPG" -t host,local,lat_host_sm,lat_local_sm -s 64M -r 3 -n 8 --json >"$tmp/single.json" 2>"$tmp/single.err"
 rc=$?
 cat "$tmp/single.err"
 [ $rc = 77 ] && { echo "lp-gpu: no GPU or driver here (exit 77): skipped"; exit 77; }

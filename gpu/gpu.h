@@ -49,6 +49,7 @@ struct lp_gpu_dev_info {
 	int numa_node;			/* from sysfs; -1 unknown */
 	uint64_t mem_bytes;		/* total device memory */
 	int sm_count, cc_major, cc_minor;
+	uint64_t l2_bytes;		/* L2 cache size */
 	double mem_clock_mhz;		/* peak memory clock (NVML max clock, else CUDA attribute) */
 	unsigned mem_bus_width;		/* bits */
 	struct lp_gpu_pcie pcie;
@@ -151,6 +152,7 @@ struct lp_gpu_result {
 	char rowname[LP_GPU_MAX][16], colname[LP_GPU_MAX][16];
 	enum lp_gpu_status status;	/* worst of the cells; WAIVED when the whole test is */
 	char reason[LP_GPU_REASON];	/* why the whole test was waived */
+	char note[LP_GPU_REASON];	/* caveat for reading the numbers ("fits in L2"), or "" */
 	struct lp_gpu_cell *cells;	/* [series][row][col] */
 };
 

@@ -152,6 +152,8 @@ void lp_gpu_report_result_text(FILE *f, const struct lp_gpu_result *r)
 		lp_table_print(&tab, f);
 		lp_table_free(&tab);
 	}
+	if (r->note[0])
+		fprintf(f, "  note: %s\n", r->note);
 	/* Reasons for N/A (except the obvious diagonal) and errors, once per cell. */
 	for (unsigned row = 0; row < r->nrows; row++) {
 		for (unsigned c = 0; c < r->ncols; c++) {
@@ -218,6 +220,7 @@ static void lp_json_gpu(struct lp_json *j, const struct lp_gpu_dev_info *g, int 
 	lp_json_int(j, "numa_node", g->numa_node);
 	lp_json_uint(j, "memory_bytes", g->mem_bytes);
 	lp_json_int(j, "sm_count", g->sm_count);
+	lp_json_uint(j, "l2_bytes", g->l2_bytes);
 	lp_json_int(j, "cc_major", g->cc_major);
 	lp_json_int(j, "cc_minor", g->cc_minor);
 	lp_json_num(j, "memory_clock_mhz", g->mem_clock_mhz);
@@ -358,6 +361,8 @@ int lp_gpu_report_json(FILE *f, const struct lp_gpu_report *rep)
 		lp_json_str(&j, "status", lp_gpu_status_name(r->status));
 		if (r->status == LP_GPU_WAIVED)
 			lp_json_str(&j, "reason", r->reason);
+		if (r->note[0])
+			lp_json_str(&j, "note", r->note);
 		lp_json_arr_begin(&j, "series");
 		for (unsigned s = 0; s < tt->nseries; s++) {
 			lp_json_obj_begin(&j, NULL);

@@ -493,10 +493,10 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 
 /* ---- latency: a pointer chase ---- */
 
-static int lp_chase_build(void *region, cudaStream_t st, char *msg, size_t ml, int dev)
+static int lp_chase_build(void *region, size_t bytes, cudaStream_t st, char *msg, size_t ml, int dev)
 {
-	unsigned n = LP_CHASE_BYTES / LP_CHASE_STRIDE;
-	uint64_t *img = calloc(LP_CHASE_BYTES, 1);
+	unsigned n = (unsigned)(bytes / LP_CHASE_STRIDE);
+	uint64_t *img = calloc(bytes, 1);
 	unsigned *perm = malloc(n * sizeof(*perm));
 	uint64_t x = 0x9E3779B97F4A7C15ull;
 	int ret = -ENOMEM;
@@ -520,7 +520,7 @@ static int lp_chase_build(void *region, cudaStream_t st, char *msg, size_t ml, i
 	for (unsigned i = 0; i < n; i++)
 		img[(size_t)i * LP_CHASE_STRIDE / 8] = (uint64_t)(uintptr_t)region + (uint64_t)perm[i] * LP_CHASE_STRIDE;
 	/* On the chase's own stream, waited for: a pageable cudaMemcpy may return before its DMA lands. */
-	ret = lp_cuda_check(cudaMemcpyAsync(region, img, LP_CHASE_BYTES, cudaMemcpyDefault, st), "cudaMemcpyAsync (chain)",
+	ret = lp_cuda_check(cudaMemcpyAsync(region, img, bytes, cudaMemcpyDefault, st), "cudaMemcpyAsync (chain)",
 			    dev, msg, ml);
 	if (!ret)
 		ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (chain)", dev, msg, ml);
@@ -531,7 +531,7 @@ out:
 }
 
 static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned row, unsigned col, int g,
-			void *region)
+			void *region, size_t bytes)
 {
 	struct lp_gpu_devstate *d = &c->d[g];
 	struct lp_gpu_cell *cell = lp_gpu_cell_at(r, 0, row, col);
@@ -540,11 +540,12 @@ static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned 
 	int dev = lp_dev(c, g), ret;
 	cudaStream_t st = d->st[0];
 
-	if ((ret = lp_set(c, g, msg, sizeof(msg))) || (ret = lp_chase_build(region, st, msg, sizeof(msg), dev)) ||
+	if ((ret = lp_set(c, g, msg, sizeof(msg))) || (ret = lp_chase_build(region, bytes, st, msg, sizeof(msg), dev)) ||
 	    (ret = lp_set(c, g, msg, sizeof(msg))))
 		goto err;
 	/* Warm-up: TLB and the first touch of every entry. */
-	if ((ret = lp_cuda_check(lp_cu_chase(st, region, LP_CHASE_BYTES / LP_CHASE_STRIDE, (uint64_t *)d->scratch + 1),
+	if ((ret = lp_cuda_check(lp_cu_chase(st, region, LP_MIN(bytes / LP_CHASE_STRIDE, (size_t)c->p.lat_iters * 4),
+					     (uint64_t *)d->scratch + 1),
 				 "chase kernel", dev, msg, sizeof(msg))))
 		goto err;
 	for (unsigned s = 0; s < c->p.samples; s++) {
@@ -619,7 +620,7 @@ static void lp_run_host(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			lp_bw_cell(c, r, row, col, j, 2, false);
 			break;
 		case LP_GPU_K_LAT_HOST:
-			lp_lat_cell(c, r, row, col, g, d->ha);
+			lp_lat_cell(c, r, row, col, g, d->ha, LP_CHASE_BYTES);
 			break;
 		default:
 			break;
@@ -639,9 +640,26 @@ static void lp_run_local(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			continue;
 		}
 		if (r->test->kind == LP_GPU_K_LAT_LOCAL) {
-			lp_lat_cell(c, r, (unsigned)g, 0, g, d->da);
+			/* Device memory is coherent at L2: only a region well beyond L2 measures DRAM. */
+			size_t bytes = LP_MAX((size_t)LP_CHASE_BYTES, (size_t)c->t->gpu[g].l2_bytes * 4);
+			void *region = NULL;
+
+			bytes = (bytes + LP_CHASE_BYTES - 1) / LP_CHASE_BYTES * LP_CHASE_BYTES;
+			r->size = bytes;
+			if (lp_set(c, g, msg, sizeof(msg)) ||
+			    lp_cuda_check(cudaMalloc(&region, bytes), "cudaMalloc", lp_dev(c, g), msg, sizeof(msg))) {
+				lp_error_cell(r, (unsigned)g, 0, msg);
+				continue;
+			}
+			lp_lat_cell(c, r, (unsigned)g, 0, g, region, bytes);
+			lp_set(c, g, NULL, 0);
+			cudaFree(region);
 			continue;
 		}
+		if (2 * r->size <= c->t->gpu[g].l2_bytes)
+			snprintf(r->note, sizeof(r->note),
+				 "source + destination fit in the %llu MiB L2: this measures the cache, not HBM",
+				 (unsigned long long)(c->t->gpu[g].l2_bytes >> 20));
 		j.src = d->da;
 		j.dst = d->db;
 		lp_bw_cell(c, r, (unsigned)g, 0, &j, 1, false);
@@ -678,7 +696,7 @@ static void lp_run_pairs(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			j[0] = (struct lp_job){ .g = init, .m = t->method, .src = c->d[col].da, .dst = c->d[row].db,
 						.gs = col, .gd = row };
 			if (t->kind == LP_GPU_K_LAT_P2P) {
-				lp_lat_cell(c, r, (unsigned)row, (unsigned)col, row, c->d[col].da);
+				lp_lat_cell(c, r, (unsigned)row, (unsigned)col, row, c->d[col].da, LP_CHASE_BYTES);
 				continue;
 			}
 			if (t->kind == LP_GPU_K_P2P_BIDIR) {

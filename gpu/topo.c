@@ -323,6 +323,7 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		g->sm_count = prop.multiProcessorCount;
 		g->cc_major = prop.major;
 		g->cc_minor = prop.minor;
+		g->l2_bytes = (uint64_t)prop.l2CacheSize;
 		if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id), g->cuda_dev),
 					 "cudaDeviceGetPCIBusId", g->cuda_dev, NULL, 0)))
 			goto err;

@@ -37,8 +37,12 @@ cudaError_t lp_cu_fill(cudaStream_t st, void *base, uint64_t off, uint64_t len, 
 cudaError_t lp_cu_verify(cudaStream_t st, const void *base, uint64_t off, uint64_t len, uint32_t seed,
 			 unsigned long long *bad, unsigned blocks);
 
-/* One thread follows n links of a pointer chain from start (uncached loads); the end goes to *out. */
-cudaError_t lp_cu_chase(cudaStream_t st, const void *start, uint64_t n, uint64_t *out);
+/*
+ * One thread follows n links of a pointer chain (uncached loads), starting at
+ * *cursor and leaving the last address there, so successive launches walk on
+ * into lines not yet visited instead of replaying the same (cached) ones.
+ */
+cudaError_t lp_cu_chase(cudaStream_t st, uint64_t *cursor, uint64_t n);
 
 /* Poller states written by the kernel into *state (host-mapped). */
 enum lp_cu_poll_state { LP_POLL_RUNNING = 0, LP_POLL_DONE = 1, LP_POLL_STOPPED = 2, LP_POLL_TIMEOUT = 3 };

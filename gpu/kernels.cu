@@ -90,11 +90,13 @@ static __global__ void k_verify(const uint8_t *base, uint64_t lo, uint64_t hi, u
 	}
 }
 
-static __global__ void k_chase(const unsigned long long *p, uint64_t n, uint64_t *out)
+static __global__ void k_chase(uint64_t *cursor, uint64_t n)
 {
+	const unsigned long long *p = (const unsigned long long *)*cursor;
+
 	for (uint64_t i = 0; i < n; i++)
 		p = (const unsigned long long *)__ldcv(p);
-	*out = (uint64_t)p;
+	*cursor = (uint64_t)p;
 }
 
 static __global__ void k_poll(const volatile uint8_t *byte, uint32_t iters, uint64_t timeout_ns,
@@ -158,9 +160,9 @@ extern "C" cudaError_t lp_cu_verify(cudaStream_t st, const void *base, uint64_t 
 	return cudaGetLastError();
 }
 
-extern "C" cudaError_t lp_cu_chase(cudaStream_t st, const void *start, uint64_t n, uint64_t *out)
+extern "C" cudaError_t lp_cu_chase(cudaStream_t st, uint64_t *cursor, uint64_t n)
 {
-	k_chase<<<1, 1, 0, st>>>((const unsigned long long *)start, n, out);
+	k_chase<<<1, 1, 0, st>>>(cursor, n);
 	return cudaGetLastError();
 }
 

@@ -539,21 +539,23 @@ static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned 
 	char msg[LP_GPU_REASON] = "";
 	int dev = lp_dev(c, g), ret;
 	cudaStream_t st = d->st[0];
+	uint64_t *cursor = (uint64_t *)d->scratch + 1, start;
 
 	if ((ret = lp_set(c, g, msg, sizeof(msg))) || (ret = lp_chase_build(region, bytes, st, msg, sizeof(msg), dev)) ||
 	    (ret = lp_set(c, g, msg, sizeof(msg))))
 		goto err;
-	/* Warm-up: TLB and the first touch of every entry. */
-	if ((ret = lp_cuda_check(lp_cu_chase(st, region, LP_MIN(bytes / LP_CHASE_STRIDE, (size_t)c->p.lat_iters * 4),
-					     (uint64_t *)d->scratch + 1),
-				 "chase kernel", dev, msg, sizeof(msg))))
+	/* The cursor walks on across launches: warm-up and samples each touch lines not visited before. */
+	start = (uint64_t)(uintptr_t)region;
+	if ((ret = lp_cuda_check(cudaMemcpyAsync(cursor, &start, sizeof(start), cudaMemcpyHostToDevice, st),
+				 "cudaMemcpyAsync (cursor)", dev, msg, sizeof(msg))) ||
+	    (ret = lp_cuda_check(lp_cu_chase(st, cursor, LP_MIN(bytes / LP_CHASE_STRIDE / 8, 4096)), "chase kernel", dev,
+				 msg, sizeof(msg))))
 		goto err;
 	for (unsigned s = 0; s < c->p.samples; s++) {
 		float ms = 0;
 
 		if ((ret = lp_cuda_check(cudaEventRecord(d->ev_start[0], st), "cudaEventRecord", dev, msg, sizeof(msg))) ||
-		    (ret = lp_cuda_check(lp_cu_chase(st, region, c->p.lat_iters, (uint64_t *)d->scratch + 1),
-					 "chase kernel", dev, msg, sizeof(msg))) ||
+		    (ret = lp_cuda_check(lp_cu_chase(st, cursor, c->p.lat_iters), "chase kernel", dev, msg, sizeof(msg))) ||
 		    (ret = lp_cuda_check(cudaEventRecord(d->ev_stop[0], st), "cudaEventRecord", dev, msg, sizeof(msg))) ||
 		    (ret = lp_cuda_check(cudaEventSynchronize(d->ev_stop[0]), "cudaEventSynchronize", dev, msg,
 					 sizeof(msg))) ||
@@ -566,6 +568,30 @@ static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned 
 	return;
 err:
 	lp_cell_set(cell, LP_GPU_ERROR, msg);
+}
+
+/*
+ * Latency of GPU g's loads from GPU owner's memory. Device memory is coherent
+ * at the owner's L2, so the chased region is 4x that L2 (and a fresh part of
+ * it is walked in every sample): DRAM latency, not an L2 hit.
+ */
+static void lp_lat_dev_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned row, unsigned col, int g,
+			    int owner)
+{
+	size_t bytes = LP_MAX((size_t)LP_CHASE_BYTES, (size_t)c->t->gpu[owner].l2_bytes * 4);
+	char msg[LP_GPU_REASON] = "";
+	void *region = NULL;
+
+	bytes = (bytes + LP_CHASE_BYTES - 1) / LP_CHASE_BYTES * LP_CHASE_BYTES;
+	r->size = bytes;
+	if (lp_set(c, owner, msg, sizeof(msg)) ||
+	    lp_cuda_check(cudaMalloc(&region, bytes), "cudaMalloc", lp_dev(c, owner), msg, sizeof(msg))) {
+		lp_cell_set(lp_gpu_cell_at(r, 0, row, col), LP_GPU_ERROR, msg);
+		return;
+	}
+	lp_lat_cell(c, r, row, col, g, region, bytes);
+	lp_set(c, owner, NULL, 0);
+	cudaFree(region);
 }
 
 /* ---- the tests ---- */
@@ -640,20 +666,7 @@ static void lp_run_local(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			continue;
 		}
 		if (r->test->kind == LP_GPU_K_LAT_LOCAL) {
-			/* Device memory is coherent at L2: only a region well beyond L2 measures DRAM. */
-			size_t bytes = LP_MAX((size_t)LP_CHASE_BYTES, (size_t)c->t->gpu[g].l2_bytes * 4);
-			void *region = NULL;
-
-			bytes = (bytes + LP_CHASE_BYTES - 1) / LP_CHASE_BYTES * LP_CHASE_BYTES;
-			r->size = bytes;
-			if (lp_set(c, g, msg, sizeof(msg)) ||
-			    lp_cuda_check(cudaMalloc(&region, bytes), "cudaMalloc", lp_dev(c, g), msg, sizeof(msg))) {
-				lp_error_cell(r, (unsigned)g, 0, msg);
-				continue;
-			}
-			lp_lat_cell(c, r, (unsigned)g, 0, g, region, bytes);
-			lp_set(c, g, NULL, 0);
-			cudaFree(region);
+			lp_lat_dev_cell(c, r, (unsigned)g, 0, g, g);
 			continue;
 		}
 		if (2 * r->size <= c->t->gpu[g].l2_bytes)
@@ -696,7 +709,7 @@ static void lp_run_pairs(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			j[0] = (struct lp_job){ .g = init, .m = t->method, .src = c->d[col].da, .dst = c->d[row].db,
 						.gs = col, .gd = row };
 			if (t->kind == LP_GPU_K_LAT_P2P) {
-				lp_lat_cell(c, r, (unsigned)row, (unsigned)col, row, c->d[col].da, LP_CHASE_BYTES);
+				lp_lat_dev_cell(c, r, (unsigned)row, (unsigned)col, row, col);
 				continue;
 			}
 			if (t->kind == LP_GPU_K_P2P_BIDIR) {

@@ -166,6 +166,8 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 
 	/* 4. per-node scores and votes */
 	for (int i = 0; i < n; i++) {
+		int fail_partners = 0;
+
 		d->score_src[i] = line_median(val, n, i, 0, tmp);
 		d->score_dst[i] = line_median(val, n, i, 1, tmp);
 		for (int j = 0; j < n; j++) {
@@ -177,12 +179,14 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 			d->slow_dst[i] += col == LP_CELL_SLOW;
 			d->fail[i] += (r == LP_CELL_FAIL) + (col == LP_CELL_FAIL);
 			d->ncell[i] += (r != LP_CELL_NONE) + (col != LP_CELL_NONE);
+			fail_partners += r == LP_CELL_FAIL || col == LP_CELL_FAIL;
 		}
 		if (d->slow_src[i] >= 2 && d->slow_src[i] > o->vote * d->n_src[i])
 			d->node[i] |= LP_NODE_SLOW_SRC;
 		if (d->slow_dst[i] >= 2 && d->slow_dst[i] > o->vote * d->n_dst[i])
 			d->node[i] |= LP_NODE_SLOW_DST;
-		if (d->fail[i] >= 2 && d->fail[i] > o->vote * d->ncell[i])
+		/* as for slowness, one partner cannot tell a failed node from a failed link */
+		if (fail_partners >= 2 && d->fail[i] > o->vote * d->ncell[i])
 			d->node[i] |= LP_NODE_FAILED;
 	}
 

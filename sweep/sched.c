@@ -321,6 +321,75 @@ int lp_sched_from_list(struct lp_sched *s, int n, const int32_t *pairs, size_t n
 	return b_finish(&b, s);
 }
 
+int lp_sched_build_groups(struct lp_sched *s, enum lp_sched_kind kind, int n, const int *group,
+			  int k, uint64_t seed)
+{
+	struct builder b = {0};
+	int ngroups = 0, rc = 0;
+	int *members = NULL, *off = NULL, *fill = NULL;
+	struct lp_sched *sub = NULL;
+	size_t maxr = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (n < 1)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		if (group[i] < 0 || group[i] >= n)
+			return -EINVAL;
+		ngroups = LP_MAX(ngroups, group[i] + 1);
+	}
+	members = malloc((size_t)n * sizeof(*members));
+	off = calloc(ngroups + 1, sizeof(*off));
+	fill = calloc(ngroups, sizeof(*fill));
+	sub = calloc(ngroups, sizeof(*sub));
+	if (!members || !off || !fill || !sub) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* members of group g, in index order: members[off[g] .. off[g+1]-1] */
+	for (int i = 0; i < n; i++)
+		off[group[i] + 1]++;
+	for (int g = 0; g < ngroups; g++)
+		off[g + 1] += off[g];
+	for (int i = 0; i < n; i++)
+		members[off[group[i]] + fill[group[i]]++] = i;
+	for (int g = 0; g < ngroups && !rc; g++) {
+		int gn = off[g + 1] - off[g];
+
+		if (gn < 1)
+			continue;
+		rc = lp_sched_build(&sub[g], kind, gn, k, seed + (uint64_t)g);
+		maxr = LP_MAX(maxr, sub[g].nrounds);
+	}
+	for (size_t r = 0; r < maxr && !rc; r++) {
+		for (int g = 0; g < ngroups; g++) {
+			size_t cnt;
+			const struct lp_slot *sl = lp_sched_round(&sub[g], r, &cnt);
+
+			for (size_t i = 0; i < cnt; i++)
+				b_slot(&b, members[off[g] + sl[i].x], members[off[g] + sl[i].y], sl[i].dirs);
+		}
+		b_round(&b);
+	}
+	if (rc) {
+		free(b.slots);
+		free(b.starts);
+		goto out;
+	}
+	rc = b_finish(&b, s);
+	s->kind = kind;
+	s->n = n;
+out:
+	if (sub)
+		for (int g = 0; g < ngroups; g++)
+			lp_sched_free(&sub[g]);
+	free(sub);
+	free(fill);
+	free(off);
+	free(members);
+	return rc;
+}
+
 void lp_sched_free(struct lp_sched *s)
 {
 	free(s->slots);

@@ -66,6 +66,15 @@ int lp_sched_build(struct lp_sched *s, enum lp_sched_kind kind, int n, int k, ui
 int lp_sched_from_list(struct lp_sched *s, int n, const int32_t *pairs, size_t npairs);
 void lp_sched_free(struct lp_sched *s);
 
+/*
+ * Rails: pairs only within groups (group[i] = rail of node i, 0..). Each
+ * group gets its own schedule of the kind over its members (in index order),
+ * and round r of the result is the union of every group's round r, so the
+ * rails are measured at the same time. The result is indexed by node.
+ */
+int lp_sched_build_groups(struct lp_sched *s, enum lp_sched_kind kind, int n, const int *group,
+			  int k, uint64_t seed);
+
 /* Slots of round r: *count_p slots starting at the returned pointer. */
 const struct lp_slot *lp_sched_round(const struct lp_sched *s, size_t r, size_t *count_p);
 

@@ -204,6 +204,31 @@ static void test_time_model(void **state)
 	lp_sched_free(&s);
 }
 
+/* Rails: pairs stay inside a rail, every rail fully covered, rails run in the same rounds. */
+static void test_groups(void **state)
+{
+	(void)state;
+	for (int rails = 1; rails <= 8; rails++)
+		for (int hosts = 1; hosts <= 9; hosts++) {
+			int n = rails * hosts, *g = malloc(n * sizeof(int));
+			struct lp_sched s;
+			char why[128];
+
+			for (int i = 0; i < n; i++)
+				g[i] = i % rails; /* rank i = host i/rails, local rank i%rails */
+			assert_int_equal(lp_sched_build_groups(&s, LP_SCHED_ROUND_ROBIN, n, g, 0, 0), 0);
+			if (lp_sched_check(&s, why, sizeof(why)))
+				fail_msg("rails %d hosts %d: %s", rails, hosts, why);
+			for (size_t j = 0; j < s.nslots; j++)
+				assert_int_equal(g[s.slots[j].x], g[s.slots[j].y]);
+			assert_int_equal(lp_sched_ordered_pairs(&s), (size_t)rails * hosts * (hosts - 1));
+			if (hosts >= 2)
+				assert_int_equal(s.nrounds, hosts % 2 ? (size_t)hosts : (size_t)hosts - 1);
+			lp_sched_free(&s);
+			free(g);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_list_and_check),
 		cmocka_unit_test(test_time_model),
+		cmocka_unit_test(test_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

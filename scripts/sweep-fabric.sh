@@ -1,0 +1,147 @@
+#!/bin/bash
+# sweep-fabric.sh - run lp-sweep on the built-in fabric: N QEMU/TCG guests on one virtual L2
+# network, rxe0 in each, Open MPI over ssh between them (scripts/lp-fabric --ssh --lead).
+#
+# usage: scripts/sweep-fabric.sh [options] [-- lp-sweep options]
+#   -n N               guests (default 4)
+#   --out DIR          results on the host (default build/sweep-fabric/YYYYmmdd-HHMMSS)
+#   --scenario NAME=F  one lp-sweep run with faults F applied first (repeatable; default
+#                      healthy=none). All scenarios run in one boot, in the order given.
+#                      F is '+'-joined: none | throttle:I[:RATE] (tbf on guest I's egress)
+#                      | link:I:J[:RATE] (tbf on I's egress towards J only) | delay:I:MS
+#                      (netem on I) | nodev:I (rxe0 deleted in guest I: its rank cannot
+#                      open a device). RATE default 20mbit. Faults are removed after each run.
+#   --plots            render PNGs from each JSON on the host (plots/lp-plot)
+#   --timeout SECS     wall limit for the whole fabric run (default 900)
+#   --run-timeout SECS limit per lp-sweep run (default 300)
+# Writes DIR/NAME.json, DIR/NAME-*.csv, DIR/NAME.out (summary and logs), DIR/NAME.rc
+# (lp-sweep's exit code) per scenario, and DIR/NAME-*.png with --plots.
+# Exit: 0 when every scenario ran to an exit code (0, 1 or 77) and left a result; else 1.
+# Default lp-sweep options (CI-sized; give your own after --): --tests write_lat,write_bw
+# --sizes 64K --bw-iters 200 --lat-iters 300 --pair-timeout 60
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+me=sweep-fabric
+
+# ---- inside guest 0 -----------------------------------------------------------------------
+if [ "${1:-}" = --guest ]; then
+	out=$2
+	ulimit -c 0
+	ips=${LP_FABRIC_IPS:?not inside lp-fabric}
+	set -- $ips
+	n=$#
+	hosts=$(echo "$ips" | tr ' ' ',')
+	ip_of() { # guest id -> address
+		eval "echo \${$(($1 + 1))}"
+	}
+	on() { # guest id, command
+		local g=$1
+		shift
+		timeout 60 ssh -o ConnectTimeout=20 "root@$(ip_of "$g")" "$*"
+	}
+	apply() { # one fault
+		local f=$1 a b rate
+		IFS=: read -r kind a b rate <<<"$f"
+		case $kind in
+		none | '') ;;
+		throttle)
+			rate=${b:-20mbit}
+			echo "$me: guest $a: tbf rate $rate on eth0"
+			on "$a" "tc qdisc replace dev eth0 root tbf rate $rate burst 32kbit latency 50ms" ;;
+		link)
+			rate=${rate:-20mbit}
+			echo "$me: guest $a: tbf rate $rate on eth0 towards guest $b ($(ip_of "$b")) only"
+			on "$a" "tc qdisc replace dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+				tc qdisc add dev eth0 parent 1:3 handle 30: tbf rate $rate burst 32kbit latency 50ms &&
+				tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst $(ip_of "$b")/32 flowid 1:3" ;;
+		delay)
+			echo "$me: guest $a: netem delay ${b}ms on eth0"
+			on "$a" "tc qdisc replace dev eth0 root netem delay ${b}ms" ;;
+		nodev)
+			echo "$me: guest $a: rdma link delete rxe0"
+			on "$a" "rdma link delete rxe0" ;;
+		*) echo "$me: unknown fault '$f'" >&2; return 1 ;;
+		esac
+	}
+	clear() { # undo one fault
+		local f=$1 a b rate
+		IFS=: read -r kind a b rate <<<"$f"
+		case $kind in
+		throttle | link | delay) on "$a" "tc qdisc del dev eth0 root 2>/dev/null; true" ;;
+		nodev) on "$a" "rdma link add rxe0 type rxe netdev eth0" ;;
+		esac
+	}
+	mapfile -t args <"$out/sweep-args"
+	status=0
+	while read -r name faults; do
+		[ -n "$name" ] || continue
+		echo "$me: ==== scenario $name: faults $faults"
+		IFS=+ read -ra fl <<<"$faults"
+		ok=1
+		for f in "${fl[@]}"; do apply "$f" || ok=0; done
+		t0=$(date +%s)
+		if [ $ok = 1 ]; then
+			timeout -k 10 "${LP_SWEEP_RUN_TIMEOUT:-300}" mpirun --allow-run-as-root -np "$n" --host "$hosts" \
+				--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+				--mca pml ob1 "$top/build/lp-sweep" "${args[@]}" \
+				--json "$out/$name.json" --csv "$out/$name" >"$out/$name.out" 2>&1
+			rc=$?
+		else
+			rc=125
+		fi
+		echo "$rc" >"$out/$name.rc"
+		echo "$me: scenario $name: lp-sweep exit $rc in $(($(date +%s) - t0)) s"
+		grep -E '^(lp-sweep|verdict)' "$out/$name.out" | sed 's/^/    /'
+		for f in "${fl[@]}"; do clear "$f"; done
+		case $rc in 0 | 1 | 77) ;; *) status=1 ;; esac
+	done <"$out/scenarios"
+	exit $status
+fi
+
+# ---- on the host --------------------------------------------------------------------------
+n=4 out='' plots=0 timeout=900 run_timeout=300
+scen=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) n=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--scenario) scen+=("$2"); shift 2 ;;
+	--plots) plots=1; shift ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--run-timeout) run_timeout=$2; shift 2 ;;
+	-h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--) shift; break ;;
+	*) echo "$me: unknown option $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+[ ${#scen[@]} -gt 0 ] || scen=(healthy=none)
+[ -x "$top/build/lp-sweep" ] || { echo "$me: build/lp-sweep is missing: run make" >&2; exit 2; }
+out=${out:-$top/build/sweep-fabric/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd -P)
+: >"$out/scenarios"
+for s in "${scen[@]}"; do
+	case $s in *=*) ;; *) echo "$me: --scenario NAME=FAULTS, got '$s'" >&2; exit 2 ;; esac
+	echo "${s%%=*} ${s#*=}" >>"$out/scenarios"
+done
+if [ $# -gt 0 ]; then
+	printf '%s\n' "$@" >"$out/sweep-args"
+else
+	printf '%s\n' --tests write_lat,write_bw --sizes 64K --bw-iters 200 --lat-iters 300 \
+		--pair-timeout 60 >"$out/sweep-args"
+fi
+echo "$me: $n guests, scenarios: ${scen[*]}; results in $out"
+LP_SWEEP_RUN_TIMEOUT=$run_timeout timeout -k 20 "$timeout" "$top/scripts/lp-fabric" -n "$n" --ssh --lead \
+	--rw "$out" --timeout "$timeout" "LP_SWEEP_RUN_TIMEOUT=$run_timeout bash '$top/scripts/sweep-fabric.sh' --guest '$out'"
+rc=$?
+if [ $plots = 1 ]; then
+	for j in "$out"/*.json; do
+		[ -f "$j" ] || continue
+		"$top/plots/lp-plot" all "$j" --out "${j%.json}" || rc=1
+	done
+fi
+for s in "${scen[@]}"; do
+	name=${s%%=*}
+	[ -f "$out/$name.json" ] || { echo "$me: scenario $name left no JSON" >&2; rc=1; }
+done
+exit $rc

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: MIT
+/* lp-sweep coordination over MPI: status exchange, rounds of lp-rdma sessions, gathers. */
+#include "sweep/mpi/sweep_mpi.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/lp.h"
+
+/* Fixed tags for coordination; lp-rdma sessions use TAG_SESSION0 and up. */
+enum { TAG_NODE = 1, TAG_SESSION0 = 64 };
+
+#define EXCHANGE_MS 300000	/* start-up and gathers: ranks may start minutes apart under Slurm */
+
+static uint64_t deadline_in(int ms)
+{
+	return lp_now_ns() + (uint64_t)ms * 1000000ull;
+}
+
+int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
+{
+	void *ub = NULL;
+	int flag = 0;
+
+	memset(x, 0, sizeof(*x));
+	if (MPI_Comm_dup(world, &x->comm) != MPI_SUCCESS)
+		return -EIO;
+	MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(x->comm, &x->rank);
+	MPI_Comm_size(x->comm, &x->size);
+	MPI_Comm_get_attr(world, MPI_TAG_UB, &ub, &flag);
+	x->tag_ub = flag && ub ? *(int *)ub : 32767;
+	x->poll_max_us = 20000;
+	x->status_all = calloc(x->size, sizeof(int));
+	x->rail_all = calloc(x->size, sizeof(int));
+	x->name_all = calloc(x->size, sizeof(*x->name_all));
+	if (!x->status_all || !x->rail_all || !x->name_all)
+		return -ENOMEM;
+	return 0;
+}
+
+void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
+{
+	free(x->status_all);
+	free(x->rail_all);
+	free(x->name_all);
+	free(x->mine);
+	if (x->comm != MPI_COMM_NULL && x->comm)
+		MPI_Comm_free(&x->comm);
+	memset(x, 0, sizeof(*x));
+}
+
+int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p)
+{
+	MPI_Comm c;
+
+	if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c) != MPI_SUCCESS)
+		return -EIO;
+	MPI_Comm_rank(c, local_p);
+	MPI_Comm_free(&c);
+	return 0;
+}
+
+/* ---- bounded collectives and point-to-point blobs ---- */
+
+static int wait_or_lose(struct lp_sweep_mpi *x, MPI_Request *req, int timeout_ms, const char *what)
+{
+	int ret = lp_mpi_wait(req, NULL, deadline_in(timeout_ms), x->poll_max_us);
+
+	if (ret == -ETIMEDOUT) {
+		lp_warn("%s: not every rank arrived within %d s; going on without them", what,
+			timeout_ms / 1000);
+		x->lost = true;
+		if (x->pending < (int)LP_ARRAY_SIZE(x->pending_req))
+			x->pending_req[x->pending++] = *req;
+	} else if (ret) {
+		lp_err("%s: MPI error", what);
+		x->lost = true;
+	}
+	return ret;
+}
+
+int lp_sweep_mpi_barrier(struct lp_sweep_mpi *x, int timeout_ms)
+{
+	MPI_Request req;
+
+	if (MPI_Ibarrier(x->comm, &req) != MPI_SUCCESS)
+		return -EIO;
+	return wait_or_lose(x, &req, timeout_ms, "round barrier");
+}
+
+#define XCH_LEN (8 + 80)
+
+int lp_sweep_mpi_exchange(struct lp_sweep_mpi *x, const struct lp_sweep_node *me)
+{
+	uint8_t mine[XCH_LEN], *all = malloc((size_t)XCH_LEN * x->size);
+	MPI_Request req;
+	int ret;
+
+	if (!all)
+		return -ENOMEM;
+	memset(mine, 0, sizeof(mine));
+	memcpy(mine, &me->status, 4);		/* same binary, same host byte order: ints as bytes */
+	memcpy(mine + 4, &me->rail, 4);
+	snprintf((char *)mine + 8, 80, "%s", me->name);
+	if (MPI_Iallgather(mine, XCH_LEN, MPI_BYTE, all, XCH_LEN, MPI_BYTE, x->comm, &req) !=
+	    MPI_SUCCESS) {
+		free(all);
+		return -EIO;
+	}
+	ret = wait_or_lose(x, &req, EXCHANGE_MS, "start-up exchange");
+	if (ret) {
+		/* the buffer belongs to the pending request now */
+		return ret;
+	}
+	for (int i = 0; i < x->size; i++) {
+		memcpy(&x->status_all[i], all + (size_t)i * XCH_LEN, 4);
+		memcpy(&x->rail_all[i], all + (size_t)i * XCH_LEN + 4, 4);
+		memcpy(x->name_all[i], all + (size_t)i * XCH_LEN + 8, 80);
+		x->name_all[i][79] = 0;
+	}
+	free(all);
+	return 0;
+}
+
+static int send_blob(struct lp_sweep_mpi *x, int dest, int tag, const void *buf, size_t len,
+		     int timeout_ms)
+{
+	MPI_Request req;
+
+	if (len > (size_t)1 << 30)
+		return -E2BIG;
+	if (MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, x->comm, &req) != MPI_SUCCESS)
+		return -EIO;
+	return wait_or_lose(x, &req, timeout_ms, "sending results");
+}
+
+/* Probe with back-off until src's message arrives, then take it (malloc'ed). */
+static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, int *len_p,
+		     uint64_t deadline)
+{
+	unsigned sleep_us = 50;
+	MPI_Status st;
+	int flag = 0;
+
+	for (;;) {
+		if (MPI_Iprobe(src, tag, x->comm, &flag, &st) != MPI_SUCCESS)
+			return -EIO;
+		if (flag)
+			break;
+		if (lp_now_ns() >= deadline)
+			return -ETIMEDOUT;
+		usleep(sleep_us);
+		sleep_us = LP_MIN(sleep_us * 2, (unsigned)x->poll_max_us);
+	}
+	MPI_Get_count(&st, MPI_BYTE, len_p);
+	*buf_p = malloc(*len_p ? *len_p : 1);
+	if (!*buf_p)
+		return -ENOMEM;
+	/* the message is here: this receive does not wait on a peer */
+	if (MPI_Recv(*buf_p, *len_p, MPI_BYTE, src, tag, x->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+		free(*buf_p);
+		return -EIO;
+	}
+	return 0;
+}
+
+int lp_sweep_mpi_gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
+			      struct lp_sweep_run *run)
+{
+	struct lp_wbuf w;
+	uint64_t dl = deadline_in(EXCHANGE_MS);
+
+	lp_sweep_node_encode(me, &w);
+	if (x->rank != 0)
+		return send_blob(x, 0, TAG_NODE, w.data, w.len, EXCHANGE_MS);
+	run->nodes[0] = *me;
+	for (int i = 1; i < x->size; i++) {
+		uint8_t *buf;
+		int len, ret = recv_blob(x, i, TAG_NODE, &buf, &len, dl);
+
+		if (ret == 0) {
+			ret = lp_sweep_node_decode(&run->nodes[i], buf, (size_t)len);
+			free(buf);
+		}
+		if (ret) {
+			struct lp_sweep_node *nd = &run->nodes[i];
+
+			memset(nd, 0, sizeof(*nd));
+			nd->rank = i;
+			nd->rail = x->rail_all[i];
+			snprintf(nd->name, sizeof(nd->name), "%s", x->name_all[i][0] ? x->name_all[i] : "?");
+			nd->status = ret;
+			snprintf(nd->error, sizeof(nd->error), "rank %d sent no metadata: %s", i,
+				 strerror(-ret));
+			x->lost = x->lost || ret == -ETIMEDOUT;
+		}
+		/* the labels agreed in the exchange win (they were made unique there) */
+		snprintf(run->nodes[i].name, sizeof(run->nodes[i].name), "%s", x->name_all[i]);
+	}
+	return 0;
+}
+
+/* ---- one ordered pair, one metric ---- */
+
+static int session_tag(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int dir, int m)
+{
+	uint64_t sess = (x->rounds_done * 2 + (uint64_t)dir) * (uint64_t)cfg->nmetrics + (uint64_t)m;
+
+	return TAG_SESSION0 + (int)(sess % (uint64_t)(x->tag_ub - TAG_SESSION0));
+}
+
+static void push_cell(struct lp_sweep_mpi *x, const struct lp_sweep_cell *c)
+{
+	if (x->nmine == x->capmine) {
+		size_t nc = x->capmine ? x->capmine * 2 : 64;
+		struct lp_sweep_cell *p = realloc(x->mine, nc * sizeof(*p));
+
+		if (!p) {
+			lp_err("out of memory for results");
+			return;
+		}
+		x->mine = p;
+		x->capmine = nc;
+	}
+	x->mine[x->nmine++] = *c;
+}
+
+static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, bool lat)
+{
+	c->iters = r->iters;
+	if (lat) {
+		c->n = r->lat_us.n;
+		c->min = r->lat_us.min;
+		c->mean = r->lat_us.mean;
+		c->stdev = r->lat_us.stdev;
+		c->p50 = r->lat_us.p50;
+		c->p90 = r->lat_us.p90;
+		c->p99 = r->lat_us.p99;
+		c->p999 = r->lat_us.p999;
+		c->max = r->lat_us.max;
+		c->halved = r->lat_halved;
+		c->value = c->p50;
+	} else {
+		c->gbytes_s = r->local.gbytes_s;
+		c->gbits_s = r->local.gbits_s;
+		c->mmsg_s = r->local.mmsg_s;
+		c->pct_link = r->local.pct_link;
+		c->value = c->gbits_s;
+	}
+}
+
+static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int m, int server,
+		       int tag, int round, enum lp_phase phase)
+{
+	const struct lp_rdma_params *p = &cfg->params[m];
+	bool lat = lp_rdma_test_is_lat(p->test);
+	struct lp_sweep_cell c;
+	uint64_t t0 = lp_now_ns();
+
+	lp_sweep_cell_init(&c, m, x->rank, server, phase, round);
+	if (x->dev_status) {
+		c.status = x->dev_status;
+		snprintf(c.error, sizeof(c.error), "client %s: %s", x->name_all[x->rank], x->dev_error);
+	} else if (x->status_all[server]) {
+		c.status = x->status_all[server];
+		snprintf(c.error, sizeof(c.error), "server %s: device not usable (%s)",
+			 x->name_all[server], strerror(-x->status_all[server]));
+	} else {
+		struct lp_mpi_oob o = {
+			.comm = x->comm,
+			.peer = server,
+			.tag = tag,
+			.deadline_ns = deadline_in((int)(cfg->pair_timeout_s * 1000)),
+			.poll_max_us = cfg->poll_max_us,
+		};
+		struct lp_oob oob = {
+			.ops = &lp_oob_mpi_ops,
+			.ctx = &o,
+			.timeout_ms = (int)(cfg->pair_timeout_s * 1000),
+			.peer_family = AF_INET,
+			.peer_name = x->name_all[server],
+		};
+		struct lp_rdma_result *r = calloc(1, sizeof(*r));
+		int ret;
+
+		if (!r) {
+			c.status = -ENOMEM;
+			snprintf(c.error, sizeof(c.error), "out of memory");
+		} else {
+			ret = lp_rdma_client_run(x->dev, &oob, p, x->name_all[server], r);
+			c.status = r->status ? r->status : ret;
+			if (c.status)
+				snprintf(c.error, sizeof(c.error), "%s",
+					 r->error[0] ? r->error : strerror(-c.status));
+			else
+				fill_cell(&c, r, lat);
+			/* end the session; after a failure the server may be gone already,
+			 * and the message then sits unread on a tag nobody uses again */
+			o.deadline_ns = deadline_in(2000);
+			lp_rdma_client_bye(&oob);
+			free(r);
+		}
+	}
+	c.wall_s = (double)(lp_now_ns() - t0) / 1e9;
+	if (c.status)
+		lp_info("%s -> %s %s: %s", x->name_all[x->rank], x->name_all[server],
+			lp_rdma_test_names[p->test], c.error);
+	push_cell(x, &c);
+}
+
+static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag)
+{
+	struct lp_mpi_oob o = {
+		.comm = x->comm,
+		.peer = client,
+		.tag = tag,
+		.deadline_ns = deadline_in((int)(cfg->pair_timeout_s * 1000)),
+		.poll_max_us = cfg->poll_max_us,
+	};
+	struct lp_oob oob = {
+		.ops = &lp_oob_mpi_ops,
+		.ctx = &o,
+		.timeout_ms = (int)(cfg->pair_timeout_s * 1000),
+		.peer_family = AF_INET,
+		.peer_name = x->name_all[client],
+	};
+	int ret;
+
+	if (x->dev_status || x->status_all[client])
+		return;	/* the client records the error in its cells */
+	ret = lp_rdma_server_session(x->dev, &oob, &cfg->sopts);
+	if (ret)
+		lp_info("serving %s: session ended: %s", x->name_all[client], strerror(-ret));
+}
+
+int lp_sweep_mpi_run(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const struct lp_sched *s,
+		     enum lp_phase phase)
+{
+	/* a round lasts at most two directions of every metric, each bounded by the pair timeout */
+	int barrier_ms = (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
+
+	for (size_t r = 0; r < s->nrounds; r++) {
+		size_t cnt;
+		const struct lp_slot *sl = lp_sched_round(s, r, &cnt);
+
+		for (size_t i = 0; i < cnt; i++) {
+			if (sl[i].x != x->rank && sl[i].y != x->rank)
+				continue;
+			for (int d = 0; d < 2; d++) {
+				int client = d == 0 ? sl[i].x : sl[i].y, server = d == 0 ? sl[i].y : sl[i].x;
+
+				if (!(sl[i].dirs & (d == 0 ? LP_DIR_XY : LP_DIR_YX)))
+					continue;
+				for (int m = 0; m < cfg->nmetrics; m++) {
+					int tag = session_tag(x, cfg, d, m);
+
+					if (client == x->rank)
+						run_client(x, cfg, m, server, tag, (int)r, phase);
+					else
+						run_server(x, cfg, client, tag);
+				}
+			}
+			break;
+		}
+		if (cfg->sopts.stop && *cfg->sopts.stop)
+			return -EINTR;
+		lp_sweep_mpi_barrier(x, barrier_ms);
+		x->rounds_done++;
+		if (x->rank == 0 && lp_log_get_level() >= LP_LOG_INFO)
+			lp_info("%s round %zu/%zu done", phase ? "retest" : "sweep", r + 1, s->nrounds);
+	}
+	return 0;
+}
+
+int lp_sweep_mpi_gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag)
+{
+	uint64_t dl = deadline_in(EXCHANGE_MS);
+	int rc = 0;
+
+	if (x->rank != 0) {
+		size_t cap = 4 + x->nmine * (2 + LP_WIRE_MAX_BODY), len = 4;
+		uint8_t *buf = malloc(cap);
+		struct lp_wbuf w;
+
+		if (!buf)
+			return -ENOMEM;
+		memcpy(buf, &(uint32_t){(uint32_t)x->nmine}, 4);
+		for (size_t i = 0; i < x->nmine; i++) {
+			lp_sweep_cell_encode(&x->mine[i], &w);
+			buf[len] = (uint8_t)(w.len >> 8);
+			buf[len + 1] = (uint8_t)w.len;
+			memcpy(buf + len + 2, w.data, w.len);
+			len += 2 + w.len;
+		}
+		rc = send_blob(x, 0, tag, buf, len, EXCHANGE_MS);
+		if (rc != -ETIMEDOUT)
+			free(buf);
+		x->nmine = 0;
+		return rc;
+	}
+	for (size_t i = 0; i < x->nmine; i++)
+		lp_sweep_add_cell(run, &x->mine[i]);
+	x->nmine = 0;
+	for (int src = 1; src < x->size; src++) {
+		uint8_t *buf;
+		int len, ret = recv_blob(x, src, tag, &buf, &len, dl);
+		uint32_t cnt = 0;
+		size_t off = 4;
+
+		if (ret) {
+			lp_err("no results from rank %d (%s): %s; its cells stay empty", src, x->name_all[src],
+			       strerror(-ret));
+			x->lost = x->lost || ret == -ETIMEDOUT;
+			rc = ret;
+			continue;
+		}
+		if (len >= 4)
+			memcpy(&cnt, buf, 4);
+		for (uint32_t k = 0; k < cnt && off + 2 <= (size_t)len; k++) {
+			size_t cl = (size_t)buf[off] << 8 | buf[off + 1];
+			struct lp_sweep_cell c;
+
+			if (off + 2 + cl > (size_t)len)
+				break;
+			if (lp_sweep_cell_decode(&c, buf + off + 2, cl) == 0)
+				lp_sweep_add_cell(run, &c);
+			off += 2 + cl;
+		}
+		free(buf);
+	}
+	return rc;
+}
+
+int lp_sweep_mpi_bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, int tag)
+{
+	if (x->rank == 0) {
+		size_t len = 4 + *np_p * 8;
+		uint8_t *buf = malloc(len);
+		MPI_Request *reqs;
+		int rc = 0;
+
+		if (!buf)
+			return -ENOMEM;
+		memcpy(buf, &(uint32_t){(uint32_t)*np_p}, 4);
+		memcpy(buf + 4, *pairs_p, *np_p * 8);
+		reqs = malloc(sizeof(*reqs) * (size_t)x->size);
+		if (!reqs) {
+			free(buf);
+			return -ENOMEM;
+		}
+		for (int i = 1; i < x->size; i++)
+			MPI_Isend(buf, (int)len, MPI_BYTE, i, tag, x->comm, &reqs[i]);
+		for (int i = 1; i < x->size; i++)
+			if (wait_or_lose(x, &reqs[i], EXCHANGE_MS, "sending the retest list"))
+				rc = -ETIMEDOUT;
+		free(reqs);
+		if (!rc)
+			free(buf);
+		return rc;
+	}
+	uint8_t *buf;
+	int len, ret = recv_blob(x, 0, tag, &buf, &len, deadline_in(EXCHANGE_MS));
+	uint32_t cnt = 0;
+
+	*pairs_p = NULL;
+	*np_p = 0;
+	if (ret) {
+		lp_err("no retest list from rank 0: %s", strerror(-ret));
+		x->lost = true;
+		return ret;
+	}
+	if (len >= 4)
+		memcpy(&cnt, buf, 4);
+	if ((size_t)len != 4 + (size_t)cnt * 8) {
+		free(buf);
+		return -EPROTO;
+	}
+	*pairs_p = malloc(cnt * 8 + 8);
+	if (!*pairs_p) {
+		free(buf);
+		return -ENOMEM;
+	}
+	memcpy(*pairs_p, buf + 4, cnt * 8);
+	*np_p = cnt;
+	free(buf);
+	return 0;
+}

@@ -265,7 +265,8 @@ static void lp_json_cell(struct lp_json *j, const struct lp_gpu_result *r, unsig
 			lp_json_null(j, "ceiling");
 			lp_json_null(j, "pct_of_ceiling");
 		}
-		lp_json_bool(j, "verified", cell->verified);
+		if (!r->test->latency)
+			lp_json_bool(j, "verified", cell->verified);
 	} else {
 		lp_json_str(j, "reason", cell->reason);
 	}

@@ -285,6 +285,18 @@ int lp_gpu_topo_warnings(const struct lp_gpu_topo *t, char (*w)[LP_GPU_WARN_LEN]
 	return n;
 }
 
+void lp_gpu_params_default(struct lp_gpu_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->sizes.n = 1;
+	p->sizes.v[0] = 256ull << 20;
+	p->iters = 16;
+	p->warmup = 4;
+	p->samples = 5;
+	p->lat_iters = 20000;
+	p->hold_timeout_s = 10;
+}
+
 /* ---- selections ---- */
 
 int lp_gpu_parse_devs(const char *s, int *devs, int max, int *n_p)

@@ -63,18 +63,6 @@ struct lp_job {
 	bool rw;			/* count read + written bytes (device-local copy) */
 };
 
-void lp_gpu_params_default(struct lp_gpu_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->sizes.n = 1;
-	p->sizes.v[0] = 256ull << 20;
-	p->iters = 16;
-	p->warmup = 4;
-	p->samples = 5;
-	p->lat_iters = 20000;
-	p->hold_timeout_s = 10;
-}
-
 static int lp_dev(const struct lp_gpu_ctx *c, int g)
 {
 	return c->t->gpu[g].cuda_dev;

@@ -219,7 +219,8 @@ static int run_client(struct cli *o)
 	struct run *runs = NULL;
 	int fd = -1, ntests = 0, nruns = 0, failed = 0, ret, family = AF_INET, mem = 0, mem_dev;
 	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &fd,
-			      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = o->host };
+			      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = o->host,
+			      .stop = &stop_flag };
 	bool lat_head = false, bw_head = false;
 	FILE *csv = NULL, *jf = NULL;
 	struct lp_json j;
@@ -406,7 +407,8 @@ static int run_server(struct cli *o)
 		char peer[64] = "?";
 		int fd = -1;
 		struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &fd,
-				      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = peer };
+				      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = peer,
+				      .stop = &stop_flag };
 
 		ret = lp_sock_accept(lfd, 1000, &stop_flag, &fd, peer, sizeof(peer));
 		if (ret == -ETIMEDOUT)

@@ -69,15 +69,33 @@ static bool cpu_flag(const char *flag)
 	return found;
 }
 
+/* One (raw ns, tsc) pair: the TSC read closest around a raw read, out of a few tries. */
+static void pair_read(uint64_t *raw_p, double *tsc_p)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 8; i++) {
+		uint64_t a = tsc_read(), r = raw_ns(), b = tsc_read();
+
+		if (b - a < best) {
+			best = b - a;
+			*raw_p = r;
+			*tsc_p = (double)a + (double)(b - a) / 2;
+		}
+	}
+}
+
 static double calibrate(void)
 {
-	uint64_t r0 = raw_ns(), t0 = tsc_read(), r1, t1;
+	uint64_t r0, r1;
+	double t0, t1;
 
+	pair_read(&r0, &t0);
 	do
 		r1 = raw_ns();
-	while (r1 - r0 < 10000000ull);
-	t1 = tsc_read();
-	return t1 > t0 ? (double)(r1 - r0) / (double)(t1 - t0) : 0;
+	while (r1 - r0 < 25000000ull);
+	pair_read(&r1, &t1);
+	return t1 > t0 ? (double)(r1 - r0) / (t1 - t0) : 0;
 }
 
 int lp_clock_init(const char *mode)
@@ -101,7 +119,7 @@ int lp_clock_init(const char *mode)
 		return strcmp(mode, "tsc") ? 0 : -EOPNOTSUPP;
 	a = calibrate();
 	b = calibrate();
-	if (a <= 0 || b <= 0 || (a > b ? a / b : b / a) > 1.002) {
+	if (a <= 0 || b <= 0 || (a > b ? a / b : b / a) > 1.005) {
 		lp_warn("TSC rate unstable (%.6f vs %.6f ns/tick): using CLOCK_MONOTONIC_RAW", a, b);
 		return strcmp(mode, "tsc") ? 0 : -EOPNOTSUPP;
 	}

@@ -5,7 +5,7 @@
  *  - CLOCK_MONOTONIC_RAW (not slewed by NTP; read through the vDSO in tens of
  *    ns when the kernel's clocksource is the TSC);
  *  - the CPU's time-stamp counter, converted with a rate calibrated against
- *    CLOCK_MONOTONIC_RAW (two 10 ms calibrations that must agree to 0.2 %),
+ *    CLOCK_MONOTONIC_RAW (two 25 ms calibrations that must agree to 0.5 %),
  *    never /proc/cpuinfo MHz. "auto" takes it when the CPU flags it invariant
  *    (constant_tsc + nonstop_tsc), or when a CLOCK_MONOTONIC_RAW read costs
  *    over 1 us (kernel clocksource hpet/acpi_pm, as in VMs) - a clock that

@@ -406,6 +406,7 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 	c->p = p;
 	c->is_client = is_client;
 	c->oob = oob;
+	c->stop = oob->stop;
 	c->nqps = p->num_qps;
 	c->slot = (p->size + 63) & ~63ull;
 	c->mtu = p->mtu ? LP_MIN(p->mtu, dev->info.active_mtu) : dev->info.active_mtu;

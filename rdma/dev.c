@@ -247,7 +247,21 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 		ret = -ENOMEM;
 		goto free_list;
 	}
-	d->ctx = ibv_open_device(ibdev);
+	/*
+	 * Use librdmacm's own context for the device when it has one: QPs made
+	 * with rdma_create_qp must share the PD's context, and a cm_id carries
+	 * librdmacm's context, never one we opened ourselves.
+	 */
+	d->cm_devs = rdma_get_devices(NULL);
+	for (int i = 0; d->cm_devs && d->cm_devs[i]; i++)
+		if (!strcmp(ibv_get_device_name(d->cm_devs[i]->device), ibv_get_device_name(ibdev)))
+			d->ctx = d->cm_devs[i];
+	if (!d->ctx && d->cm_devs) {
+		rdma_free_devices(d->cm_devs);
+		d->cm_devs = NULL;
+	}
+	if (!d->ctx)
+		d->ctx = ibv_open_device(ibdev);
 	if (!d->ctx) {
 		ret = -errno ? -errno : -EIO;
 		lp_err("cannot open %s: %s", ibv_get_device_name(ibdev), strerror(-ret));
@@ -305,7 +319,10 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 free_gids:
 	free(d->gids);
 close_ctx:
-	ibv_close_device(d->ctx);
+	if (d->cm_devs)
+		rdma_free_devices(d->cm_devs);
+	else
+		ibv_close_device(d->ctx);
 free_dev:
 	free(d);
 free_list:
@@ -318,7 +335,10 @@ void lp_rdma_dev_close(struct lp_rdma_dev *d)
 	if (!d)
 		return;
 	ibv_dealloc_pd(d->pd);
-	ibv_close_device(d->ctx);
+	if (d->cm_devs)
+		rdma_free_devices(d->cm_devs);
+	else
+		ibv_close_device(d->ctx);
 	free(d->gids);
 	free(d);
 }

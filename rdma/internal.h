@@ -11,6 +11,7 @@
 
 struct lp_rdma_dev {
 	struct ibv_context *ctx;
+	struct ibv_context **cm_devs;	/* librdmacm's contexts when ctx is one of them */
 	struct ibv_pd *pd;
 	struct ibv_port_attr port_attr;
 	struct ibv_device_attr dev_attr;
@@ -69,6 +70,7 @@ struct lp_rdma_conn {
 	uint32_t mtu;
 	struct lp_qpinfo local, remote;
 	struct lp_oob *oob;
+	const volatile sig_atomic_t *stop; /* abort the loops (SIGINT/SIGTERM) */
 };
 
 /* QP/CQ/MR set-up and teardown (conn.c). */

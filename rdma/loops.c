@@ -62,6 +62,8 @@ static int check_idle(struct lp_loop *l, bool passive)
 
 	if (++l->polls % LP_CLOCK_EVERY)
 		return 0;
+	if (l->c->stop && *l->c->stop)
+		return fail(l, -EINTR, "interrupted%s", "");
 	now = lp_now_ns();
 	if (passive && now - l->last_progress > 2000000ull) {
 		int r = l->c->oob->ops->ready(l->c->oob->ctx);

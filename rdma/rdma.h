@@ -43,6 +43,7 @@ struct lp_oob {
 	int timeout_ms;		/* bound on every control-message wait */
 	int peer_family;	/* AF_INET / AF_INET6 of the peer address, for the GID choice */
 	const char *peer_name;	/* for messages ("10.0.2.15", "rank 3") */
+	const volatile sig_atomic_t *stop; /* when set, running tests stop within ~1 ms (may be NULL) */
 };
 
 /* The TCP implementation: ctx is a pointer to the connected socket's fd. */

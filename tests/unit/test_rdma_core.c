@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for rdma/ without hardware: GID scoring, port rates, the exchange's encodings. */
+#include "lp_test.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sys/socket.h>
+
+#include "common/lp.h"
+#include "common/opt.h"
+#include "rdma/internal.h"
+
+static struct lp_gid_entry gid(const char *addr, enum lp_gid_type t)
+{
+	struct lp_gid_entry e = { .type = t, .valid = true };
+
+	assert_int_equal(inet_pton(AF_INET6, addr, e.raw), 1);
+	return e;
+}
+
+/* A typical RoCE port: fe80 v1/v2, IPv4-mapped v1/v2, a global IPv6 v1/v2, an empty slot. */
+static void fake_roce_table(struct lp_gid_entry *t)
+{
+	t[0] = gid("fe80::5054:ff:fe12:3456", LP_GID_ROCE_V1);
+	t[1] = gid("fe80::5054:ff:fe12:3456", LP_GID_ROCE_V2);
+	t[2] = gid("::ffff:10.0.2.15", LP_GID_ROCE_V1);
+	t[3] = gid("::ffff:10.0.2.15", LP_GID_ROCE_V2);
+	t[4] = gid("2001:db8::15", LP_GID_ROCE_V1);
+	t[5] = gid("2001:db8::15", LP_GID_ROCE_V2);
+	memset(&t[6], 0, sizeof(t[6]));
+}
+
+static void test_gid_pick_roce(void **state)
+{
+	struct lp_gid_entry t[7];
+	int idx = -1;
+
+	(void)state;
+	fake_roce_table(t);
+	assert_int_equal(lp_rdma_gid_pick(t, 7, AF_INET, -1, &idx), 0);
+	assert_int_equal(idx, 3); /* IPv4-mapped RoCEv2 */
+	assert_int_equal(lp_rdma_gid_pick(t, 7, AF_INET6, -1, &idx), 0);
+	assert_int_equal(idx, 5); /* global IPv6 RoCEv2 over link-local */
+	/* The server matches the client's type: a v1 client gets a v1 GID. */
+	assert_int_equal(lp_rdma_gid_pick(t, 7, AF_INET, LP_GID_ROCE_V1, &idx), 0);
+	assert_int_equal(idx, 2);
+	assert_true(lp_rdma_gid_score(&t[6], AF_INET) < 0);
+}
+
+static void test_gid_pick_linklocal_only(void **state)
+{
+	struct lp_gid_entry t[3];
+	int idx = -1;
+
+	(void)state;
+	t[0] = gid("fe80::1", LP_GID_ROCE_V1);
+	t[1] = gid("fe80::1", LP_GID_ROCE_V2);
+	memset(&t[2], 0, sizeof(t[2]));
+	/* No IPv4 address on the netdev: still usable, v2 preferred. */
+	assert_int_equal(lp_rdma_gid_pick(t, 3, AF_INET, -1, &idx), 0);
+	assert_int_equal(idx, 1);
+	/* Asked for a type the table lacks: nothing. */
+	assert_int_equal(lp_rdma_gid_pick(t, 3, AF_INET, LP_GID_IB, &idx), -ENOENT);
+	assert_int_equal(lp_rdma_gid_pick(t, 0, AF_INET, -1, &idx), -ENOENT);
+}
+
+static void test_gid_names(void **state)
+{
+	char buf[64];
+	struct lp_gid_entry e = gid("::ffff:10.9.0.1", LP_GID_ROCE_V2);
+
+	(void)state;
+	lp_rdma_gid_str(e.raw, buf, sizeof(buf));
+	assert_string_equal(buf, "::ffff:10.9.0.1");
+	assert_string_equal(lp_rdma_gid_type_name(LP_GID_ROCE_V2), "RoCEv2");
+	assert_string_equal(lp_rdma_gid_type_name(LP_GID_IB), "IB");
+}
+
+static void test_port_rate(void **state)
+{
+	const char *name;
+	unsigned lanes;
+
+	(void)state;
+	/* NDR 4x = 400 Gb/s, HDR 4x = 200, EDR 4x = 100, FDR 4x = 54.56, SDR 1x = 2 */
+	assert_true(fabs(lp_rdma_port_gbps(128, 2, &name, &lanes) - 400) < 1e-9);
+	assert_string_equal(name, "NDR");
+	assert_int_equal(lanes, 4);
+	assert_true(fabs(lp_rdma_port_gbps(64, 2, &name, &lanes) - 200) < 1e-9);
+	assert_true(fabs(lp_rdma_port_gbps(32, 2, &name, &lanes) - 100) < 1e-9);
+	assert_true(fabs(lp_rdma_port_gbps(16, 2, &name, &lanes) - 54.56) < 1e-9);
+	assert_true(fabs(lp_rdma_port_gbps(1, 1, &name, &lanes) - 2) < 1e-9);
+	assert_true(fabs(lp_rdma_port_gbps(64, 16, &name, &lanes) - 100) < 1e-9); /* HDR 2x */
+	assert_true(lp_rdma_port_gbps(3, 2, &name, &lanes) == 0);
+	assert_string_equal(name, "unknown");
+}
+
+static void test_params_roundtrip(void **state)
+{
+	struct lp_rdma_params p, q;
+	struct lp_wbuf w;
+	struct lp_rbuf r;
+	char why[128];
+
+	(void)state;
+	lp_rdma_params_default(&p, LP_RDMA_READ_BW);
+	p.size = 1 << 20;
+	p.bidir = true;
+	p.verify = true;
+	p.num_qps = 4;
+	p.duration_s = 2.5;
+	p.mem = LP_MEM_CUDA;
+	p.mem_dev = 3;
+	p.gid_type = LP_GID_ROCE_V2;
+	p.cm_port = 18516;
+	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), 0);
+	lp_wbuf_init(&w);
+	lp_rdma_params_encode(&p, &w);
+	assert_int_equal(w.err, 0);
+	lp_rbuf_init(&r, w.data, w.len);
+	assert_int_equal(lp_rdma_params_decode(&q, &r), 0);
+	assert_int_equal(q.test, LP_RDMA_READ_BW);
+	assert_int_equal(q.size, 1 << 20);
+	assert_true(q.bidir && q.verify && !q.use_cm);
+	assert_int_equal(q.num_qps, 4);
+	assert_true(q.duration_s == 2.5);
+	assert_int_equal(q.mem, LP_MEM_CUDA);
+	assert_int_equal(q.mem_dev, 3);
+	assert_int_equal(q.gid_type, LP_GID_ROCE_V2);
+	assert_int_equal(q.cm_port, 18516);
+	assert_int_equal(q.inline_size, UINT32_MAX);
+
+	/* Truncated by one byte, and one byte too many: both rejected. */
+	lp_rbuf_init(&r, w.data, w.len - 1);
+	assert_int_not_equal(lp_rdma_params_decode(&q, &r), 0);
+	w.data[w.len] = 0;
+	lp_rbuf_init(&r, w.data, w.len + 1);
+	assert_int_not_equal(lp_rdma_params_decode(&q, &r), 0);
+}
+
+/* The server validates every field: each of these must be refused. */
+static void test_params_check(void **state)
+{
+	struct lp_rdma_params p;
+	char why[128];
+
+	(void)state;
+#define BAD(field, val)                                                                            \
+	do {                                                                                       \
+		lp_rdma_params_default(&p, LP_RDMA_WRITE_BW);                                      \
+		p.field = val;                                                                     \
+		assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);             \
+		assert_true(strlen(why) > 0);                                                      \
+	} while (0)
+	BAD(test, 17);
+	BAD(size, 0);
+	BAD(size, (1ull << 30) + 1);
+	BAD(iters, 0);
+	BAD(tx_depth, 0);
+	BAD(tx_depth, 100000);
+	BAD(cq_mod, 0);
+	BAD(cq_mod, 1000);
+	BAD(post_list, 129);
+	BAD(num_qps, 0);
+	BAD(num_qps, 65);
+	BAD(mtu, 1500);
+	BAD(inline_size, 5000);
+	BAD(duration_s, -1);
+	BAD(timeout_ms, 5);
+	BAD(mem, 9);
+	BAD(mem_dev, -7);
+	BAD(gid_type, 7);
+	BAD(lat_method, 5);
+#undef BAD
+	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
+	p.bidir = true;
+	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);
+	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
+	p.num_qps = 2;
+	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);
+	lp_rdma_params_default(&p, LP_RDMA_SEND_LAT);
+	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), 0);
+}
+
+static void test_qpinfo(void **state)
+{
+	struct lp_qpinfo a = { .nqps = 2, .qpn = { 17, 18 }, .psn = { 1, 0xffffff }, .lid = 5,
+			       .rkey = 0xabcd, .addr = 0x7f0000001000ull, .slot = 4096, .mtu = 1024 };
+	struct lp_qpinfo b;
+	struct lp_wbuf w;
+	struct lp_rbuf r;
+
+	(void)state;
+	strcpy(a.mem, "cuda:0 dmabuf");
+	a.gid[15] = 9;
+	lp_wbuf_init(&w);
+	lp_qpinfo_encode(&a, &w);
+	lp_rbuf_init(&r, w.data, w.len);
+	assert_int_equal(lp_qpinfo_decode(&b, &r), 0);
+	assert_int_equal(b.nqps, 2);
+	assert_int_equal(b.qpn[1], 18);
+	assert_int_equal(b.psn[1], 0xffffff);
+	assert_int_equal(b.rkey, 0xabcd);
+	assert_true(b.addr == a.addr);
+	assert_string_equal(b.mem, "cuda:0 dmabuf");
+	assert_int_equal(b.gid[15], 9);
+	/* A QP count outside 1..64 is refused before anything else is read. */
+	w.data[3] = 200;
+	lp_rbuf_init(&r, w.data, w.len);
+	assert_int_equal(lp_qpinfo_decode(&b, &r), -EPROTO);
+}
+
+static void test_test_names(void **state)
+{
+	(void)state;
+	assert_int_equal(lp_choice_index(lp_rdma_test_names, "send_bw"), LP_RDMA_SEND_BW);
+	assert_true(lp_rdma_test_is_lat(LP_RDMA_READ_LAT));
+	assert_false(lp_rdma_test_is_lat(LP_RDMA_READ_BW));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gid_pick_roce),	  cmocka_unit_test(test_gid_pick_linklocal_only),
+		cmocka_unit_test(test_gid_names),	  cmocka_unit_test(test_port_rate),
+		cmocka_unit_test(test_params_roundtrip), cmocka_unit_test(test_params_check),
+		cmocka_unit_test(test_qpinfo),		  cmocka_unit_test(test_test_names),
+	};
+
+	return cmocka_run_group_tests_name("rdma", tests, NULL, NULL);
+}

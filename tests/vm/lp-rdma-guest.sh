@@ -1,0 +1,191 @@
+#!/bin/sh
+# lp-rdma checks inside one Soft-RoCE guest (run by tests/vm/test-lp-rdma.sh through scripts/lp-vm).
+# Each check prints "ok NAME" or "FAIL NAME: why"; the script exits with the number of failures.
+# Env: LP_BUILD (build dir), LP_VM_IP, LP_VM_DEV, OUT (a writable dir for JSON files).
+B=${LP_BUILD:-build}/lp-rdma
+IP=$LP_VM_IP
+OUT=${OUT:-/tmp/lp-rdma-test}
+mkdir -p "$OUT"
+fails=0
+PORT=19000
+
+ok() { echo "ok $1"; }
+bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+
+# Start a persistent server on $PORT; its pid in $SRV, log in $OUT/srv-$PORT.log.
+start_server() {
+	PORT=$((PORT + 2))
+	"$B" --server -p "$PORT" "$@" >"$OUT/srv-$PORT.log" 2>&1 &
+	SRV=$!
+}
+stop_server() {
+	kill "$SRV" 2>/dev/null
+	wait "$SRV" 2>/dev/null
+	echo "server on $PORT exit $?" >>"$OUT/srv-$PORT.log"
+}
+
+# json_check FILE EXPECTED_RESULTS [extra python condition on d]
+json_check() {
+	python3 - "$1" "$2" "${3:-True}" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+res = d["results"]
+assert len(res) == n, "%d results, expected %d" % (len(res), n)
+assert d["method"]["units"]["bandwidth"].startswith("GB/s = 1e9")
+assert d["local_device"]["device"] == "rxe0" and d["local_device"]["link_layer"] == "Ethernet"
+assert d["local_device"]["gid_type"] == "RoCEv2", d["local_device"]
+for r in res:
+    assert r["status"] == "ok", r
+    if r["params"]["verify"]:
+        assert r["verified"] is True, r
+    if r["test"].endswith("_lat"):
+        l = r["latency_us"]
+        assert l["samples"] == r["params"]["iterations"] or r["params"]["duration_s"] > 0, l
+        assert 0 < l["min"] <= l["p50"] <= l["p90"] <= l["p99"] <= l["max"] < 1e6, l
+        assert l["stdev"] >= 0 and l["mean"] >= l["min"]
+        half = r["latency_kind"] == "one_way=rtt/2"
+        assert half == (r["test"] != "read_lat")
+        assert abs(r["rtt_us"]["p50"] * (0.5 if half else 1) - l["p50"]) < 1e-6
+    else:
+        b = r["bandwidth"] if "bandwidth" in r else r["client_to_server"]
+        assert b["gbytes_per_s"] > 0 and abs(b["gbits_per_s"] - 8 * b["gbytes_per_s"]) < 1e-9
+        assert abs(b["bytes"] - b["messages"] * r["size"]) < 1e-6
+        assert 0 < b["percent_of_link"] < 200, b
+cond = sys.argv[3]
+assert eval(cond), cond
+PY
+}
+
+# 1. every test at several sizes, verified, over the exchange (one client session)
+start_server
+if "$B" "$IP" -p $PORT --wait 10 -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw \
+	-s 1,2,4K,64K -n 100 -w 10 --verify --json "$OUT/all.json" --csv "$OUT/all.csv" >"$OUT/all.txt" 2>&1 &&
+	json_check "$OUT/all.json" 24 && [ "$(wc -l <"$OUT/all.csv")" = 25 ]; then
+	ok "all tests x 4 sizes, verified, JSON+CSV"
+else
+	bad "all tests" "$(tail -n 5 "$OUT/all.txt")"
+fi
+
+# 2. the same server serves more clients in a row: bidirectional, multi-QP, post lists, duration
+if "$B" "$IP" -p $PORT -t write_bw,read_bw,send_bw -s 4K,1M -n 60 -b --verify --json "$OUT/bidir.json" >"$OUT/bidir.txt" 2>&1 &&
+	json_check "$OUT/bidir.json" 6 'all(r["sum"]["gbytes_per_s"] > r["client_to_server"]["gbytes_per_s"] for r in res)'; then
+	ok "bidirectional bandwidth, each way and sum"
+else
+	bad "bidir" "$(tail -n 5 "$OUT/bidir.txt")"
+fi
+if "$B" "$IP" -p $PORT -t write_bw,send_bw -s 8K -n 400 -q 3 -l 4 -Q 8 -T 32 --verify --json "$OUT/qps.json" >"$OUT/qps.txt" 2>&1 &&
+	json_check "$OUT/qps.json" 2 'all(r["params"]["qps"] == 3 and r["bandwidth"]["messages"] == 1200 for r in res)'; then
+	ok "3 QPs, post lists of 4, cq moderation 8"
+else
+	bad "multi-QP" "$(tail -n 5 "$OUT/qps.txt")"
+fi
+if "$B" "$IP" -p $PORT -t write_lat,send_bw -D 1 --json "$OUT/dur.json" >"$OUT/dur.txt" 2>&1 &&
+	json_check "$OUT/dur.json" 2 'res[0]["latency_us"]["samples"] > 50 and res[1]["bandwidth"]["messages"] > 10'; then
+	ok "duration mode (-D 1): latency percentiles and bandwidth"
+else
+	bad "duration" "$(tail -n 5 "$OUT/dur.txt")"
+fi
+if "$B" "$IP" -p $PORT -t write_lat -n 300 --max-samples 20 --json "$OUT/hist.json" >/dev/null 2>&1 &&
+	json_check "$OUT/hist.json" 1 'res[0]["latency_us"]["percentiles_exact"] is False and res[0]["latency_us"]["samples"] == 300'; then
+	ok "samples past the cap: histogram percentiles, nothing dropped"
+else
+	bad "sample cap" "see $OUT/hist.json"
+fi
+n=$(grep -c "session done" "$OUT/srv-$PORT.log")
+[ "$n" -ge 5 ] && ok "one server served $n clients in a row" || bad "persistent server" "$n sessions: $(cat "$OUT/srv-$PORT.log")"
+stop_server
+
+# 3. rdma_cm connection set-up
+start_server
+if "$B" "$IP" -p $PORT --cm --wait 10 -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw -s 2,64K -n 60 --verify \
+	--json "$OUT/cm.json" >"$OUT/cm.txt" 2>&1 && json_check "$OUT/cm.json" 12 'all(r["params"]["connection"] == "rdma_cm" for r in res)'; then
+	ok "all tests over rdma_cm, verified"
+else
+	bad "rdma_cm" "$(tail -n 5 "$OUT/cm.txt")"
+fi
+
+# 4. garbage on the server port: the server drops it and keeps serving
+{
+	printf 'GET / HTTP/1.1\r\nHost: x\r\n\r\n' | timeout 5 busybox nc "$IP" $PORT >/dev/null 2>&1
+	printf 'LPWK' | timeout 5 busybox nc "$IP" $PORT >/dev/null 2>&1      # truncated header
+	head -c 3000 /dev/urandom | timeout 5 busybox nc "$IP" $PORT >/dev/null 2>&1
+	# a valid header announcing a 1 MB body: refused, not allocated
+	printf 'LPWK\000\001\000\001\000\020\000\000' | timeout 5 busybox nc "$IP" $PORT >/dev/null 2>&1
+} 2>/dev/null
+if "$B" "$IP" -p $PORT -t write_lat -n 50 --json "$OUT/after.json" >/dev/null 2>&1 && json_check "$OUT/after.json" 1 &&
+	kill -0 "$SRV" 2>/dev/null && grep -q "malformed" "$OUT/srv-$PORT.log"; then
+	ok "garbage and truncated messages dropped, server still serving"
+else
+	bad "garbage" "$(tail -n 8 "$OUT/srv-$PORT.log")"
+fi
+
+# 5. client killed mid-test: the server survives and serves the next client
+"$B" "$IP" -p $PORT -t write_bw -s 64K -n 200000 >/dev/null 2>&1 &
+C=$!
+sleep 3
+kill -9 $C
+wait $C 2>/dev/null
+t0=$(date +%s)
+if "$B" "$IP" -p $PORT --wait 30 -t write_lat -n 50 >/dev/null 2>&1 && kill -0 "$SRV"; then
+	ok "client killed mid-test: server recovered in $(($(date +%s) - t0)) s"
+else
+	bad "client killed" "$(tail -n 5 "$OUT/srv-$PORT.log")"
+fi
+stop_server
+
+# 6. server killed mid-test: the client exits 1 within a bounded time, with a reason
+for t in write_lat write_bw read_bw send_bw; do
+	start_server
+	"$B" "$IP" -p $PORT --wait 10 -t $t -s 4K -n 100000000 --timeout 3 >"$OUT/killed-$t.txt" 2>&1 &
+	C=$!
+	sleep 3
+	kill -9 "$SRV"
+	t0=$(date +%s)
+	wait $C
+	rc=$?
+	dt=$(($(date +%s) - t0))
+	if [ $rc = 1 ] && [ $dt -le 20 ] && grep -q "error" "$OUT/killed-$t.txt"; then
+		ok "server killed during $t: client exit 1 after $dt s ($(grep error "$OUT/killed-$t.txt" | head -n 1 | cut -c1-90))"
+	else
+		bad "server killed during $t" "rc=$rc after $dt s: $(tail -n 3 "$OUT/killed-$t.txt")"
+	fi
+	wait "$SRV" 2>/dev/null
+done
+
+# 7. bad input: one line, a distinct exit code, no hang
+check_rc() { # name expected_rc cmd...
+	name=$1 want=$2
+	shift 2
+	out=$(timeout 30 "$@" 2>&1)
+	rc=$?
+	lines=$(printf '%s\n' "$out" | grep -c .)
+	if [ $rc = "$want" ] && [ "$lines" -le 2 ] && printf '%s' "$out" | grep -q "error"; then
+		ok "$name -> exit $rc: $(printf '%s' "$out" | head -n 1 | cut -c1-100)"
+	else
+		bad "$name" "rc=$rc (want $want): $out"
+	fi
+}
+check_rc "unknown option" 2 "$B" --frobnicate
+check_rc "bad size" 2 "$B" "$IP" -s 4Q
+check_rc "size out of range" 2 "$B" "$IP" -s 2G
+check_rc "unknown test" 2 "$B" "$IP" -t write_lat,ping
+check_rc "unknown device" 2 "$B" "$IP" -d mlx5_9
+check_rc "bad port" 2 "$B" "$IP" -d rxe0 -i 7
+check_rc "bad GID index" 2 "$B" "$IP" -x 250
+check_rc "no server" 1 "$B" "$IP" -p 19999
+check_rc "unreachable host" 1 "$B" 10.0.2.99 -p 19999 --timeout 2
+check_rc "both -n and -D" 2 "$B" "$IP" -n 5 -D 1
+start_server
+check_rc "locked memory too small" 1 sh -c "ulimit -l 64; exec $B $IP -p $PORT -t write_bw -s 1M -n 10"
+if grep -q "ulimit -l" "$OUT/check.tmp" 2>/dev/null || timeout 30 sh -c "ulimit -l 64; $B $IP -p $PORT -t write_bw -s 1M -n 10" 2>&1 | grep -q "ulimit -l"; then
+	ok "registration failure names the fix (ulimit -l)"
+else
+	bad "memlock message" "no ulimit -l advice"
+fi
+"$B" "$IP" -p $PORT -t write_lat -n 20 >/dev/null 2>&1 && ok "server fine after the client's registration failure" ||
+	bad "server after memlock failure" "$(tail -n 3 "$OUT/srv-$PORT.log")"
+stop_server
+
+echo "lp-rdma guest checks: $fails failed"
+exit $fails

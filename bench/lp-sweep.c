@@ -45,7 +45,7 @@ struct cli {
 	struct lp_sizes sizes, lat_sizes;
 	uint64_t bw_iters, lat_iters, warmup;
 	double duration, pair_timeout, test_timeout;
-	unsigned ib_port, tx_depth, retest_max, retest_per_node, poll_ms;
+	unsigned ib_port, tx_depth, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
 	bool rails, quiet, verbose, help, version;
 	struct lp_diag_opts d;
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 {
 	static const struct cli defaults = {
 		.tests = "write_lat,write_bw", .mem = "host", .k = 4, .seed = 1,
-		.pair_timeout = 60, .retest_max = 32, .retest_per_node = 2, .poll_ms = 20,
+		.pair_timeout = 60, .retest_max = 32, .retest_per_node = 2, .retest_rounds = 3, .poll_ms = 20,
 		.gid_index = -1, .warmup = UINT64_MAX,
 	};
 	struct cli o = defaults;
@@ -273,8 +273,9 @@ int main(int argc, char **argv)
 		{ "rails", 0, LP_OPT_FLAG, &o.rails, 0, 0, NULL, NULL, "one rank per rail: local rank i drives NIC i (and GPU i); pairs stay on their rail" },
 		{ "pair-timeout", 0, LP_OPT_SECONDS, &o.pair_timeout, 1, 86400, NULL, "SECS", "bound on one test of one pair, set-up included (default 60)" },
 		{ "timeout", 0, LP_OPT_SECONDS, &o.test_timeout, 0.1, 3600, NULL, "SECS", "no-progress bound inside a test (default lp-rdma's 10)" },
-		{ "retest", 0, LP_OPT_UINT, &o.retest_max, 0, 1000000, NULL, "N", "isolated retests of suspect pairs at most (default 32; 0 = off)" },
-		{ "retest-per-node", 0, LP_OPT_UINT, &o.retest_per_node, 1, 1000, NULL, "N", "suspect node: cells retested (default 2)" },
+		{ "retest", 0, LP_OPT_UINT, &o.retest_max, 0, 1000000, NULL, "N", "isolated retests of suspect pairs per retest round at most (default 32; 0 = off)" },
+		{ "retest-rounds", 0, LP_OPT_UINT, &o.retest_rounds, 1, 20, NULL, "N", "retest rounds: a link stays suspect only while every retest is slow too (default 3)" },
+		{ "retest-per-node", 0, LP_OPT_UINT, &o.retest_per_node, 1, 1000, NULL, "N", "suspect node: cells retested in the first round (default 2)" },
 		{ "k-mad", 0, LP_OPT_DOUBLE, &o.d.k, 0, 100, NULL, "K", "slow beyond K robust sigmas (1.4826 MAD) of the healthy cells (default 3)" },
 		{ "rel", 0, LP_OPT_DOUBLE, &o.d.rel, 0, 1, NULL, "F", "and beyond this fraction of the reference (default 0.2)" },
 		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node verdict: more than this fraction of partners agree (default 0.5)" },
@@ -440,6 +441,7 @@ int main(int argc, char **argv)
 	run.bw_iters = o.bw_iters;
 	run.lat_iters = o.lat_iters;
 	run.retest_max = cfg.retest_max;
+	run.retest_rounds = (int)o.retest_rounds;
 	lp_time_iso8601(run.started, sizeof(run.started));
 	lp_sweep_mpi_gather_nodes(&x, &me, &run);
 	if (!x.rank && !o.quiet)
@@ -460,27 +462,40 @@ int main(int argc, char **argv)
 	run.sweep_s = (double)(t1 - t0) / 1e9;
 	lp_sweep_mpi_gather_cells(&x, &run, TAG_CELLS);
 
-	/* suspects again, alone: rank 0 decides, everyone runs the list one pair at a time */
-	if (cfg.retest_max > 0) {
+	/*
+	 * Suspects again, alone: rank 0 decides, everyone runs the list one pair at a
+	 * time. A node verdict rests on many votes, so its cells are retested once; a
+	 * link rests on one cell, so it is retested until a retest clears it or the
+	 * rounds run out (the diagnosis keeps the best value of every attempt).
+	 */
+	for (unsigned rr = 0; cfg.retest_max > 0 && rr < o.retest_rounds; rr++) {
+		int tag_list = TAG_RETEST_LIST + 2 * (int)rr, tag_cells = TAG_RETEST_CELLS + 2 * (int)rr;
+
+		np = 0;
 		if (!x.rank) {
 			pairs = malloc(((size_t)cfg.retest_max + 1) * 2 * sizeof(int32_t));
 			if (pairs && !lp_sweep_diagnose(&run))
-				np = lp_sweep_suspects(&run, cfg.retest_per_node, pairs, cfg.retest_max);
+				np = lp_sweep_suspects(&run, rr ? 0 : cfg.retest_per_node, pairs,
+						       cfg.retest_max);
 		}
-		if (!lp_sweep_mpi_bcast_pairs(&x, &pairs, &np, TAG_RETEST_LIST) && np > 0) {
-			struct lp_sched rs;
+		if (lp_sweep_mpi_bcast_pairs(&x, &pairs, &np, tag_list) || np == 0) {
+			free(pairs);
+			pairs = NULL;
+			break;
+		}
+		struct lp_sched rs;
 
-			if (!lp_sched_from_list(&rs, x.size, pairs, np)) {
-				if (!x.rank && !o.quiet)
-					printf("lp-sweep: retesting %zu suspect pair(s) in isolation\n", np);
-				fflush(stdout);
-				lp_sweep_mpi_run(&x, &cfg, &rs, LP_PHASE_RETEST);
-				lp_sched_free(&rs);
-				lp_sweep_mpi_gather_cells(&x, &run, TAG_RETEST_CELLS);
-				run.nretests = np;
-			}
+		if (!lp_sched_from_list(&rs, x.size, pairs, np)) {
+			if (!x.rank && !o.quiet)
+				printf("lp-sweep: retest round %u: %zu suspect pair(s) in isolation\n", rr + 1, np);
+			fflush(stdout);
+			lp_sweep_mpi_run(&x, &cfg, &rs, LP_PHASE_RETEST);
+			lp_sched_free(&rs);
+			lp_sweep_mpi_gather_cells(&x, &run, tag_cells);
+			run.nretests += np;
 		}
 		free(pairs);
+		pairs = NULL;
 	}
 	run.retest_s = (double)(lp_now_ns() - t1) / 1e9;
 	run.wall_s = (double)(lp_now_ns() - t0) / 1e9;

@@ -17,27 +17,32 @@
 # Writes DIR/NAME.json, DIR/NAME-*.csv, DIR/NAME.out (summary and logs), DIR/NAME.rc
 # (lp-sweep's exit code) per scenario, and DIR/NAME-*.png with --plots.
 # Exit: 0 when every scenario ran to an exit code (0, 1 or 77) and left a result; else 1.
-# Default lp-sweep options (CI-sized; give your own after --): --tests write_lat,write_bw
-# --sizes 64K --bw-iters 200 --lat-iters 300 --pair-timeout 60
+# Default lp-sweep options (CI-sized; give your own after --): --schedule isolated
+# --tests write_lat,write_bw --sizes 64K --bw-iters 200 --lat-iters 300 --pair-timeout 60
+# (isolated: on a 2-core host concurrent pairs measure the CPU contention, not the network).
+# Env: LP_BUILD (build dir with lp-sweep, default build).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 me=sweep-fabric
+bdir=${LP_BUILD:-build}
+case $bdir in /*) ;; *) bdir=$top/$bdir ;; esac
+bin=$bdir/lp-sweep
 
 # ---- inside guest 0 -----------------------------------------------------------------------
 if [ "${1:-}" = --guest ]; then
 	out=$2
 	ulimit -c 0
 	ips=${LP_FABRIC_IPS:?not inside lp-fabric}
-	set -- $ips
-	n=$#
+	read -ra ipa <<<"$ips"
+	n=${#ipa[@]}
 	hosts=$(echo "$ips" | tr ' ' ',')
 	ip_of() { # guest id -> address
-		eval "echo \${$(($1 + 1))}"
+		echo "${ipa[$1]}"
 	}
 	on() { # guest id, command
 		local g=$1
 		shift
-		timeout 60 ssh -o ConnectTimeout=20 "root@$(ip_of "$g")" "$*"
+		timeout 60 ssh -n -o ConnectTimeout=20 "root@$(ip_of "$g")" "$*"
 	}
 	apply() { # one fault
 		local f=$1 a b rate
@@ -72,8 +77,10 @@ if [ "${1:-}" = --guest ]; then
 		esac
 	}
 	mapfile -t args <"$out/sweep-args"
+	mapfile -t scenarios <"$out/scenarios"
 	status=0
-	while read -r name faults; do
+	for line in "${scenarios[@]}"; do
+		read -r name faults <<<"$line"
 		[ -n "$name" ] || continue
 		echo "$me: ==== scenario $name: faults $faults"
 		IFS=+ read -ra fl <<<"$faults"
@@ -83,8 +90,8 @@ if [ "${1:-}" = --guest ]; then
 		if [ $ok = 1 ]; then
 			timeout -k 10 "${LP_SWEEP_RUN_TIMEOUT:-300}" mpirun --allow-run-as-root -np "$n" --host "$hosts" \
 				--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-				--mca pml ob1 "$top/build/lp-sweep" "${args[@]}" \
-				--json "$out/$name.json" --csv "$out/$name" >"$out/$name.out" 2>&1
+				--mca pml ob1 "$bin" "${args[@]}" \
+				--json "$out/$name.json" --csv "$out/$name" </dev/null >"$out/$name.out" 2>&1
 			rc=$?
 		else
 			rc=125
@@ -94,7 +101,7 @@ if [ "${1:-}" = --guest ]; then
 		grep -E '^(lp-sweep|verdict)' "$out/$name.out" | sed 's/^/    /'
 		for f in "${fl[@]}"; do clear "$f"; done
 		case $rc in 0 | 1 | 77) ;; *) status=1 ;; esac
-	done <"$out/scenarios"
+	done
 	exit $status
 fi
 
@@ -115,7 +122,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#scen[@]} -gt 0 ] || scen=(healthy=none)
-[ -x "$top/build/lp-sweep" ] || { echo "$me: build/lp-sweep is missing: run make" >&2; exit 2; }
+[ -x "$bin" ] || { echo "$me: $bin is missing: run make" >&2; exit 2; }
 out=${out:-$top/build/sweep-fabric/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd -P)
@@ -127,12 +134,12 @@ done
 if [ $# -gt 0 ]; then
 	printf '%s\n' "$@" >"$out/sweep-args"
 else
-	printf '%s\n' --tests write_lat,write_bw --sizes 64K --bw-iters 200 --lat-iters 300 \
-		--pair-timeout 60 >"$out/sweep-args"
+	printf '%s\n' --schedule isolated --tests write_lat,write_bw --sizes 64K --bw-iters 200 \
+		--lat-iters 300 --pair-timeout 60 >"$out/sweep-args"
 fi
 echo "$me: $n guests, scenarios: ${scen[*]}; results in $out"
-LP_SWEEP_RUN_TIMEOUT=$run_timeout timeout -k 20 "$timeout" "$top/scripts/lp-fabric" -n "$n" --ssh --lead \
-	--rw "$out" --timeout "$timeout" "LP_SWEEP_RUN_TIMEOUT=$run_timeout bash '$top/scripts/sweep-fabric.sh' --guest '$out'"
+timeout -k 20 $((timeout + 30)) "$top/scripts/lp-fabric" -n "$n" --ssh --lead --rw "$out" --timeout "$timeout" \
+	"LP_BUILD='$bdir' LP_SWEEP_RUN_TIMEOUT=$run_timeout ASAN_OPTIONS=detect_leaks=0 bash '$top/scripts/sweep-fabric.sh' --guest '$out'"
 rc=$?
 if [ $plots = 1 ]; then
 	for j in "$out"/*.json; do

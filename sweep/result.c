@@ -578,6 +578,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	lp_json_num(&j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
 	lp_json_num(&j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
 	lp_json_int(&j, "retest_max", r->retest_max);
+	lp_json_int(&j, "retest_rounds", r->retest_rounds);
 	lp_json_obj_end(&j);
 	lp_json_obj_end(&j);
 
@@ -832,7 +833,8 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 		const struct lp_verdict *vd = &r->verdicts[i];
 
 		if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
-			fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind], r->nodes[vd->a].name,
+			fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind],
+				r->nodes[vd->dirs == LP_DIR_YX ? vd->b : vd->a].name,
 				vd->dirs == LP_DIR_BOTH ? "<->" : "->",
 				r->nodes[vd->dirs == LP_DIR_YX ? vd->a : vd->b].name, vd->reason);
 		else

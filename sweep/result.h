@@ -109,6 +109,7 @@ struct lp_sweep_run {
 	uint64_t bw_iters, lat_iters;
 	struct lp_diag_opts dopts;
 	int retest_max;
+	int retest_rounds;
 	size_t nretests;
 	char started[32];
 	double wall_s, sweep_s, retest_s;
@@ -139,9 +140,10 @@ int lp_sweep_diagnose(struct lp_sweep_run *r);
 
 /*
  * Ordered pairs worth an isolated retest, from the current diagnosis: every
- * slow or failed link cell, and for each flagged slow node up to per_node of
- * its slow cells. Pairs touching a node whose device did not open are left out.
- * Writes up to max (a, b) couples into pairs; returns the count.
+ * slow or failed link cell, and (unless per_node is 0) for each flagged slow
+ * node up to per_node of its slow cells. Pairs touching a node whose device
+ * did not open are left out. Writes up to max (a, b) couples into pairs;
+ * returns the count.
  */
 size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int32_t *pairs, size_t max);
 

@@ -1,0 +1,33 @@
+#!/bin/bash
+# lp-sweep on the host under mpirun, no guests: the coordination path without RDMA devices.
+# --help exits 0, a bad option 2 on every rank, and a job where no rank has an RDMA device 77
+# (unless this host has one: then the job must still end, with 0 or 1). Quick (seconds).
+set -u
+cd "$(dirname "$0")/../.."
+B=${LP_BUILD:-build}
+command -v mpirun >/dev/null || { echo "Open MPI (mpirun) not installed"; exit 77; }
+[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
+export ASAN_OPTIONS=detect_leaks=0
+mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 "$@" </dev/null; }
+fails=0
+expect() { # rc want what
+	if [ "$1" = "$2" ]; then echo "ok   $3"; else echo "FAIL $3: exit $1, want $2"; fails=$((fails + 1)); fi
+}
+out=$(mpi -np 2 "$B/lp-sweep" --help 2>&1); rc=$?
+expect $rc 0 "--help"
+echo "$out" | grep -q -- "--schedule" || { echo "FAIL --help lists no --schedule"; fails=$((fails + 1)); }
+mpi -np 2 "$B/lp-sweep" --schedule nosuch >/dev/null 2>&1
+expect $? 2 "bad --schedule value"
+mpi -np 2 "$B/lp-sweep" --tests write_lat --lat-iters 10 --duration 1 >/dev/null 2>&1
+expect $? 2 "iterations and --duration together"
+if ls /sys/class/infiniband/* >/dev/null 2>&1; then
+	mpi -np 2 "$B/lp-sweep" -q --bw-iters 100 --lat-iters 100 --pair-timeout 30 >/dev/null 2>&1
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 1 ]; expect $? 0 "two ranks on a host with RDMA devices end (exit $rc)"
+else
+	t0=$(date +%s)
+	mpi -np 3 "$B/lp-sweep" -q >/dev/null 2>&1
+	expect $? 77 "no RDMA device on any rank"
+	[ $(($(date +%s) - t0)) -lt 60 ] || { echo "FAIL no-device job took too long"; fails=$((fails + 1)); }
+fi
+exit $((fails > 0))

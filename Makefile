@@ -104,14 +104,16 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
 # ---- test, demo, bench ------------------------------------------------------
+# The whole suite, then the unit and Soft-RoCE tests again under ASan+UBSan.
 check: all
 	LP_BUILD=$(BUILD) tests/run-all.sh
+	$(MAKE) check-asan
 
 asan:
 	$(MAKE) BUILD=build/asan NO_CUDA=1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" all
 
 check-asan: asan
-	LP_BUILD=build/asan LP_SAN=1 tests/run-all.sh
+	LP_BUILD=build/asan LP_SAN=1 LP_TESTS="unit vm" LP_TEST_FILTER='^(unit/|vm/test-lp-rdma)' tests/run-all.sh
 
 demo: all
 	scripts/demo.sh

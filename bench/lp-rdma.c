@@ -26,6 +26,9 @@
 #include "common/topo.h"
 #include "common/units.h"
 #include "rdma/rdma.h"
+#ifdef LP_HAVE_CUDA
+#include "gpu/gpumem.h"
+#endif
 
 static volatile sig_atomic_t stop_flag;
 
@@ -36,8 +39,14 @@ static void on_signal(int sig)
 }
 
 struct cli {
-	bool server, once, bidir, verify, use_cm, version, quiet, verbose, topo;
-	const char *host, *bind, *dev, *tests, *json_path, *csv_path, *mem, *clock;
+	bool server, once, bidir, verify, use_cm, version, quiet, verbose, topo, no_numa;
+	const char *host, *bind, *dev, *tests, *json_path, *csv_path, *mem, *clock, *gpu;
+	char dev_auto[64];
+	struct {			/* what --gpu/--dev auto and the NUMA binding decided */
+		bool known;
+		char gpu_bdf[24], nic[64], dist[8];
+		int numa;
+	} aff;
 	unsigned port, ib_port, cm_port;
 	int gid_index, tclass, sl;
 	struct lp_sizes sizes;
@@ -48,7 +57,7 @@ struct cli {
 	bool iters_set, warmup_set, tx_set, cq_set;
 };
 
-static const char *const lat_methods[] = { "cpu", "gpu", "imm", NULL };
+static const char *const lat_methods[] = { "poll", "imm", NULL };
 
 static int parse_mem(const char *s, int *kind_p, int *dev_p)
 {
@@ -149,6 +158,143 @@ static const char csv_header[] =
 	"lat_p99_us,lat_p99_9_us,lat_max_us,lat_mean_us,lat_stdev_us,gbytes_per_s,gbits_per_s,"
 	"mmsg_per_s,percent_of_link,bidirectional,reverse_gbytes_per_s,sum_gbytes_per_s\n";
 
+
+/* GPU memory asked for: is there a GPU (and the code for it)? 0, -EOPNOTSUPP, -ENODEV, -EINVAL. */
+static int check_mem(int kind, int dev)
+{
+	int n = 0;
+
+	if (kind != LP_MEM_CUDA)
+		return 0;
+#ifdef LP_HAVE_CUDA
+	if (lp_gpu_count(&n) || n == 0) {
+		lp_err("--mem cuda: no CUDA GPU or driver on this host");
+		return -ENODEV;
+	}
+	if (dev >= n) {
+		lp_err("--mem cuda: GPU %d does not exist (this host has %d)", dev, n);
+		return -EINVAL;
+	}
+	return 0;
+#else
+	(void)dev;
+	(void)n;
+	lp_err("--mem cuda: this lp-rdma was built without CUDA");
+	return -EOPNOTSUPP;
+#endif
+}
+
+/* ---- GPU-NIC affinity (--gpu auto, --dev auto, NUMA binding) --------------- */
+
+/* CUDA ordinal of the GPU at bdf, or -1. */
+static int cuda_index_of(const char *bdf)
+{
+#ifdef LP_HAVE_CUDA
+	int n = 0;
+	char id[32];
+
+	if (lp_gpu_count(&n))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (!lp_gpu_bus_id(i, id, sizeof(id)) && !strcasecmp(id, bdf))
+			return i;
+#else
+	(void)bdf;
+#endif
+	return -1;
+}
+
+/* Topology index of CUDA device dev, or -1. */
+static int topo_index_of(const struct lp_topo *t, int dev)
+{
+#ifdef LP_HAVE_CUDA
+	char id[32];
+
+	if (lp_gpu_bus_id(dev, id, sizeof(id)))
+		return -1;
+	for (int g = 0; g < t->ngpus; g++)
+		if (!strcasecmp(t->gpus[g].bdf, id))
+			return g;
+#else
+	(void)t;
+	(void)dev;
+#endif
+	return -1;
+}
+
+/*
+ * Resolve --dev auto and --gpu auto from the PCIe topology, bind to the NIC's
+ * NUMA node, and warn loudly when the GPU and NIC sit on different sockets.
+ * *mem_dev_p is the CUDA ordinal to use (-1 when not GPU memory).
+ */
+static int resolve_affinity(struct cli *o, int mem_kind, int *mem_dev_p)
+{
+	bool dev_auto = o->dev && !strcmp(o->dev, "auto");
+	bool gpu_auto = mem_kind == LP_MEM_CUDA && o->gpu && !strcmp(o->gpu, "auto");
+	struct lp_topo t;
+	int g = -1, nic = -1, ret;
+
+	if (!dev_auto && mem_kind != LP_MEM_CUDA && o->no_numa)
+		return 0;
+	ret = lp_topo_scan("", &t);
+	if (ret)
+		return dev_auto || gpu_auto ? ret : 0;
+	if (o->dev && !dev_auto)
+		nic = lp_topo_nic_index(&t, o->dev);
+	else if (!dev_auto && t.nnics)
+		nic = 0; /* lp_rdma_dev_open takes the first device with an active port */
+	if (mem_kind == LP_MEM_CUDA && !gpu_auto)
+		g = topo_index_of(&t, *mem_dev_p < 0 ? 0 : *mem_dev_p);
+	if (dev_auto && gpu_auto)
+		ret = lp_topo_best_pair(&t, &g, &nic);
+	else if (dev_auto)
+		ret = g >= 0 ? lp_topo_best_nic(&t, g, &nic) : (t.nnics ? (nic = 0, 0) : -ENODEV);
+	else if (gpu_auto)
+		ret = nic >= 0 ? lp_topo_best_gpu(&t, nic, &g) : (t.ngpus ? (g = 0, 0) : -ENODEV);
+	if (ret) {
+		lp_err("--%s auto: no %s found in the PCIe topology", dev_auto ? "dev" : "gpu",
+		       dev_auto ? "RDMA device" : "GPU");
+		lp_topo_free(&t);
+		return -ENODEV;
+	}
+	if (dev_auto) {
+		snprintf(o->dev_auto, sizeof(o->dev_auto), "%s", t.nics[nic].name);
+		o->dev = o->dev_auto;
+	}
+	if (gpu_auto) {
+		*mem_dev_p = cuda_index_of(t.gpus[g].bdf);
+		if (*mem_dev_p < 0) {
+			lp_err("--gpu auto: GPU %s is not visible to CUDA (CUDA_VISIBLE_DEVICES?)",
+			       t.gpus[g].bdf);
+			lp_topo_free(&t);
+			return -ENODEV;
+		}
+	}
+	if (nic >= 0) {
+		o->aff.known = true;
+		o->aff.numa = t.nics[nic].numa;
+		snprintf(o->aff.nic, sizeof(o->aff.nic), "%s", t.nics[nic].name);
+		if (g >= 0) {
+			enum lp_topo_dist d = lp_topo_distance(&t, g, nic);
+
+			snprintf(o->aff.gpu_bdf, sizeof(o->aff.gpu_bdf), "%s", t.gpus[g].bdf);
+			snprintf(o->aff.dist, sizeof(o->aff.dist), "%s", lp_topo_dist_name(d));
+			if (d == LP_TOPO_SYS)
+				lp_warn("GPU %s and %s sit on different CPU sockets (SYS): GPUDirect "
+					"traffic crosses the inter-socket link and may reach a fraction "
+					"of the line rate; try --gpu auto / --dev auto (lp-rdma --topo)",
+					t.gpus[g].bdf, t.nics[nic].name);
+			else if (d >= LP_TOPO_PHB)
+				lp_info("GPU %s - %s: %s", t.gpus[g].bdf, t.nics[nic].name,
+					lp_topo_dist_help(d));
+		}
+		if (!o->no_numa && o->aff.numa >= 0 && lp_numa_bind(o->aff.numa))
+			lp_warn("could not bind to NUMA node %d of %s", o->aff.numa, t.nics[nic].name);
+	}
+	lp_topo_free(&t);
+	return 0;
+}
+
 /* ---- client -------------------------------------------------------------- */
 
 struct run {
@@ -203,6 +349,15 @@ static void json_doc_begin(struct lp_json *j, const char *role, const struct cli
 	lp_json_obj_begin(j, "local_device");
 	lp_rdma_devinfo_json(d, j);
 	lp_json_obj_end(j);
+	lp_json_obj_begin(j, "affinity");
+	if (o->aff.known) {
+		lp_json_str(j, "nic", o->aff.nic);
+		lp_json_int(j, "nic_numa_node", o->aff.numa);
+		lp_json_bool(j, "numa_bound", !o->no_numa && o->aff.numa >= 0);
+		lp_json_str(j, "gpu_bus_id", o->aff.gpu_bdf[0] ? o->aff.gpu_bdf : NULL);
+		lp_json_str(j, "gpu_nic_distance", o->aff.dist[0] ? o->aff.dist : NULL);
+	}
+	lp_json_obj_end(j);
 }
 
 static int run_client(struct cli *o)
@@ -228,6 +383,14 @@ static int run_client(struct cli *o)
 	if (lp_split_list(o->tests, buf, sizeof(buf), names, LP_RDMA_NTESTS * 2, &ntests))
 		return LP_EXIT_USAGE;
 	parse_mem(o->mem, &mem, &mem_dev);
+	if (o->gpu && strcmp(o->gpu, "auto"))
+		mem_dev = atoi(o->gpu);
+	ret = check_mem(mem, mem_dev);
+	if (!ret)
+		ret = resolve_affinity(o, mem, &mem_dev);
+	if (ret)
+		return lp_exit_code(ret);
+	sel.dev = o->dev;
 	if (strchr(o->host, ':'))
 		family = AF_INET6;
 	ret = lp_rdma_dev_open(&sel, family, &dev);
@@ -288,7 +451,7 @@ static int run_client(struct cli *o)
 			p->timeout_ms = (int)(o->timeout_s * 1000);
 			p->mem = mem;
 			p->mem_dev = mem_dev;
-			p->lat_method = o->lat_method;
+			p->lat_method = o->lat_method ? LP_LAT_WRITE_IMM : LP_LAT_POLL;
 			ret = lp_rdma_client_run(dev, &oob, p, o->host, &u->r);
 			if (!o->quiet) {
 				if (lat && !lat_head) {
@@ -388,7 +551,15 @@ static int run_server(struct cli *o)
 	int lfd, ret, served = 0, mem = 0;
 
 	parse_mem(o->mem, &mem, &so.mem_dev);
+	if (o->gpu && strcmp(o->gpu, "auto"))
+		so.mem_dev = atoi(o->gpu);
 	so.mem = mem;
+	ret = check_mem(mem, so.mem_dev);
+	if (!ret)
+		ret = resolve_affinity(o, mem, &so.mem_dev);
+	if (ret)
+		return lp_exit_code(ret);
+	sel.dev = o->dev;
 	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev);
 	if (ret)
 		return lp_exit_code(ret);
@@ -456,7 +627,7 @@ int main(int argc, char **argv)
 		{ "once", 0, LP_OPT_FLAG, &o.once, 0, 0, NULL, NULL, "server: exit after one client" },
 		{ "port", 'p', LP_OPT_UINT, &o.port, 1, 65535, NULL, "PORT", "TCP port of the exchange (default 18515)" },
 		{ "bind", 0, LP_OPT_STR, &o.bind, 0, 0, NULL, "ADDR", "server: listen on this address (default all)" },
-		{ "dev", 'd', LP_OPT_STR, &o.dev, 0, 0, NULL, "DEV", "RDMA device (default: the first with an active port)" },
+		{ "dev", 'd', LP_OPT_STR, &o.dev, 0, 0, NULL, "DEV", "RDMA device, or auto = the one closest to the GPU (default: the first with an active port)" },
 		{ "ib-port", 'i', LP_OPT_UINT, &o.ib_port, 1, 255, NULL, "N", "device port (default: first active)" },
 		{ "gid-index", 'x', LP_OPT_INT, &gid, 0, 65535, NULL, "N", "RoCE GID index (default: scored choice, RoCEv2 + address family)" },
 		{ "tclass", 0, LP_OPT_INT, &o.tclass, 0, 255, NULL, "N", "traffic class (DSCP << 2 | ECN) for RoCE" },
@@ -478,7 +649,9 @@ int main(int argc, char **argv)
 		{ "cm", 'R', LP_OPT_FLAG, &o.use_cm, 0, 0, NULL, NULL, "connect QPs with librdmacm instead of the exchange" },
 		{ "cm-port", 0, LP_OPT_UINT, &o.cm_port, 1, 65535, NULL, "PORT", "rdma_cm port on the server (default: --port + 1)" },
 		{ "mem", 0, LP_OPT_STR, &o.mem, 0, 0, NULL, "KIND", "buffer memory: host, cuda or cuda:N (this side only)" },
-		{ "lat-method", 0, LP_OPT_CHOICE, &o.lat_method, 0, 0, lat_methods, "M", "write_lat with GPU memory: cpu, gpu (GPU polls), imm" },
+		{ "gpu", 0, LP_OPT_STR, &o.gpu, 0, 0, NULL, "N|auto", "GPU for --mem cuda: a CUDA index, or auto = the GPU closest to the NIC" },
+		{ "no-numa-bind", 0, LP_OPT_FLAG, &o.no_numa, 0, 0, NULL, NULL, "do not bind to the NIC's NUMA node" },
+		{ "lat-method", 0, LP_OPT_CHOICE, &o.lat_method, 0, 0, lat_methods, "M", "write_lat: poll (CPU polls host memory, a GPU kernel polls GPU memory) or imm (write with immediate, CPU polls the CQ)" },
 		{ "wait", 0, LP_OPT_SECONDS, &o.wait_s, 0, 3600, NULL, "SECS", "client: retry connecting until the server is up" },
 		{ "timeout", 0, LP_OPT_SECONDS, &o.timeout_s, 0.1, 3600, NULL, "SECS", "bound on every wait without progress (default 10)" },
 		{ "max-samples", 0, LP_OPT_U64, &o.max_samples, 1, 1e8, NULL, "N", "latency samples kept verbatim; past it, histogram percentiles" },
@@ -541,6 +714,14 @@ int main(int argc, char **argv)
 	if (parse_mem(o.mem, &kind, &dev)) {
 		lp_err("--mem %s: expected host, cuda or cuda:N", o.mem);
 		return LP_EXIT_USAGE;
+	}
+	if (o.gpu && strcmp(o.gpu, "auto")) {
+		uint64_t g;
+
+		if (lp_parse_u64(o.gpu, &g) || g > 1023) {
+			lp_err("--gpu %s: expected a GPU index or auto", o.gpu);
+			return LP_EXIT_USAGE;
+		}
 	}
 	if (o.server == (npos == 1)) {
 		lp_err(o.server ? "--server takes no HOST argument" :

@@ -339,6 +339,30 @@ int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns)
 	}
 }
 
+int lp_gpu_poller_poll(const struct lp_gpu_poller *p, uint32_t i)
+{
+	if (p->words[0] >= i)
+		return 1;
+	if (p->words[2] == LP_POLL_TIMEOUT || p->words[2] == LP_POLL_STOPPED)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+int lp_gpu_bus_id(int dev, char *buf, size_t len)
+{
+	int n = 0, ret = lp_gpu_count(&n);
+
+	if (ret)
+		return ret;
+	if (dev < 0 || dev >= n)
+		return -EINVAL;
+	if (cudaDeviceGetPCIBusId(buf, (int)len, dev) != cudaSuccess)
+		return -EIO;
+	for (char *c = buf; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return 0;
+}
+
 int lp_gpu_poller_stop(struct lp_gpu_poller *p)
 {
 	int ret;

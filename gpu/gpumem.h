@@ -30,6 +30,8 @@ struct lp_gpu_buf {
 
 /* Number of CUDA devices in *n_p; -ENODEV when there is no GPU or no driver. */
 int lp_gpu_count(int *n_p);
+/* PCI bus id ("0000:18:00.0", lower case) of CUDA device dev; -ENODEV, -EINVAL. */
+int lp_gpu_bus_id(int dev, char *buf, size_t len);
 
 /* cudaMalloc len bytes on dev, fill bus_id/name; dmabuf_fd = -1. -ENODEV, -EINVAL, -ENOMEM. */
 int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len);
@@ -71,6 +73,8 @@ int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, uint32_t iters, uint64
 			struct lp_gpu_poller **p_out);
 /* CPU spins on the host flag until it reaches i: 0, or -ETIMEDOUT (CPU timeout or the kernel gave up). */
 int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns);
+/* Non-blocking, silent check: 1 when iteration i was seen, 0 not yet, -ETIMEDOUT if the kernel gave up. */
+int lp_gpu_poller_poll(const struct lp_gpu_poller *p, uint32_t i);
 /* Tells the kernel to exit, waits for it, frees everything. 0, or the kernel's CUDA error. */
 int lp_gpu_poller_stop(struct lp_gpu_poller *p);
 

@@ -19,6 +19,20 @@
 
 #include "common/clock.h"
 #include "common/lp.h"
+#ifdef LP_HAVE_CUDA
+#include "gpu/gpumem.h"
+#endif
+
+const char *lp_detect_name(enum lp_detect d)
+{
+	return d == LP_DETECT_GPU ? "gpu_poll" : d == LP_DETECT_IMM ? "write_imm" : "cpu_poll";
+}
+
+static bool wants_recvs(const struct lp_rdma_params *p)
+{
+	return p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW ||
+	       (p->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_WRITE_IMM);
+}
 
 static enum ibv_mtu mtu_enum(uint32_t mtu)
 {
@@ -85,14 +99,14 @@ void lp_rdma_send_error(struct lp_oob *oob, int code, const char *text)
 static int create_qp(struct lp_rdma_conn *c, uint32_t i, uint32_t inline_req)
 {
 	const struct lp_rdma_params *p = c->p;
-	bool recvs = p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW;
+	bool recvs = wants_recvs(p);
 	struct ibv_qp_init_attr attr = {
 		.send_cq = c->scq,
 		.recv_cq = c->rcq,
 		.cap = {
 			.max_send_wr = p->tx_depth + 1,
 			.max_recv_wr = recvs ? p->rx_depth : 1,
-			.max_send_sge = 1,
+			.max_send_sge = 2, /* GPU data + the host counter byte (write_lat) */
 			.max_recv_sge = 1,
 			.max_inline_data = inline_req,
 		},
@@ -396,7 +410,7 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 		  enum lp_mem_kind mem, int mem_dev, bool is_client, struct lp_oob *oob,
 		  const char *server_host, const char *bind_addr)
 {
-	bool recvs = p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW;
+	bool recvs = wants_recvs(p);
 	int cqe_s = (int)(p->tx_depth + 1) * (int)p->num_qps + 16;
 	int cqe_r = (int)(recvs ? p->rx_depth : 1) * (int)p->num_qps + 16;
 	int ret;
@@ -425,6 +439,22 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (ret)
 		goto fail;
+	if (p->test == LP_RDMA_WRITE_LAT) {
+		c->detect = p->lat_method == LP_LAT_WRITE_IMM ? LP_DETECT_IMM :
+			    mem == LP_MEM_CUDA		      ? LP_DETECT_GPU :
+								LP_DETECT_CPU;
+		if (posix_memalign((void **)&c->flag_host, 64, 64)) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		memset(c->flag_host, 0, 64);
+		c->flag_mr = ibv_reg_mr(dev->pd, c->flag_host, 64, IBV_ACCESS_LOCAL_WRITE);
+		if (!c->flag_mr) {
+			ret = -errno;
+			lp_err("cannot register 64 B of host memory: %s", strerror(-ret));
+			goto fail;
+		}
+	}
 	/* Every first half holds the pattern: what is written, sent or read. */
 	for (uint32_t q = 0; q < c->nqps; q++) {
 		ret = c->mem.ops->fill(&c->mem, 2 * q * c->slot, c->slot, p->seed);
@@ -478,6 +508,21 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 		if (ret)
 			goto fail;
 	}
+	if (c->detect == LP_DETECT_GPU) {
+#ifdef LP_HAVE_CUDA
+		/* Started before READY: it zeroes the flag byte, so no write may land first. */
+		uint64_t n = p->duration_s > 0 ? UINT32_MAX : p->warmup + p->iters;
+
+		ret = lp_gpu_poller_start(c->mem.priv, c->slot + p->size - 1,
+					  (uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
+					  (uint64_t)p->timeout_ms * 1000000ull,
+					  (struct lp_gpu_poller **)&c->poller);
+#else
+		ret = -EOPNOTSUPP;
+#endif
+		if (ret)
+			goto fail;
+	}
 	return 0;
 fail:
 	lp_conn_teardown(c);
@@ -486,6 +531,16 @@ fail:
 
 void lp_conn_teardown(struct lp_rdma_conn *c)
 {
+#ifdef LP_HAVE_CUDA
+	if (c->poller)
+		lp_gpu_poller_stop(c->poller);
+#endif
+	c->poller = NULL;
+	if (c->flag_mr)
+		ibv_dereg_mr(c->flag_mr);
+	free(c->flag_host);
+	c->flag_mr = NULL;
+	c->flag_host = NULL;
 	for (uint32_t q = 0; q < LP_RDMA_MAX_QPS; q++) {
 		if (c->cm_id[q]) {
 			if (c->qp[q])

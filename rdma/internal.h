@@ -52,6 +52,13 @@ struct lp_qpinfo {
 void lp_qpinfo_encode(const struct lp_qpinfo *q, struct lp_wbuf *w);
 int lp_qpinfo_decode(struct lp_qpinfo *q, struct lp_rbuf *r);
 
+/* How this side sees the peer's write_lat write arrive. */
+enum lp_detect {
+	LP_DETECT_CPU,	/* the CPU polls the last byte of its (host) receive buffer */
+	LP_DETECT_GPU,	/* a GPU kernel polls it in GPU memory and signals the CPU */
+	LP_DETECT_IMM,	/* WRITE_WITH_IMM: the CPU polls the receive CQ */
+};
+
 /* Everything one test on one side needs. */
 struct lp_rdma_conn {
 	struct lp_rdma_dev *dev;
@@ -71,7 +78,13 @@ struct lp_rdma_conn {
 	struct lp_qpinfo local, remote;
 	struct lp_oob *oob;
 	const volatile sig_atomic_t *stop; /* abort the loops (SIGINT/SIGTERM) */
+	enum lp_detect detect;	/* write_lat only */
+	uint8_t *flag_host;	/* 64 B of host memory: the counter byte sent after GPU data */
+	struct ibv_mr *flag_mr;
+	void *poller;		/* struct lp_gpu_poller * for LP_DETECT_GPU */
 };
+
+const char *lp_detect_name(enum lp_detect d);
 
 /* QP/CQ/MR set-up and teardown (conn.c). */
 int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct lp_rdma_params *p,

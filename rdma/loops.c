@@ -22,9 +22,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "common/clock.h"
 #include "common/lp.h"
 #include "common/units.h"
+#ifdef LP_HAVE_CUDA
+#include "gpu/gpumem.h"
+#endif
 
 /* How often (in polls) to read the clock for the no-progress bound. */
 #define LP_CLOCK_EVERY 256
@@ -178,14 +183,54 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 {
 	struct lp_rdma_conn *c = l->c;
 	struct ibv_send_wr wr, *bad;
-	struct ibv_sge sge;
+	struct ibv_sge sge[2];
 
-	if (l->p->test == LP_RDMA_WRITE_LAT)
-		*l->flag_tx = (uint8_t)i;
-	post_one(c, 0, i, true, &wr, &sge);
+	post_one(c, 0, i, true, &wr, &sge[0]);
+	if (l->p->test == LP_RDMA_WRITE_LAT) {
+		if (c->detect == LP_DETECT_IMM) {
+			wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+			wr.imm_data = htonl((uint32_t)i);
+		} else if (c->mem.ops == lp_mem_ops_get(LP_MEM_HOST)) {
+			*l->flag_tx = (uint8_t)i;
+		} else {
+			/* GPU data, then the counter byte from host memory: the CPU never touches GPU memory. */
+			sge[0].length = (uint32_t)(l->p->size - 1);
+			sge[1] = (struct ibv_sge){ .addr = (uintptr_t)c->flag_host, .length = 1,
+						   .lkey = c->flag_mr->lkey };
+			c->flag_host[0] = (uint8_t)i;
+			if (sge[0].length) {
+				wr.num_sge = 2;
+			} else {
+				sge[0] = sge[1];
+			}
+		}
+	}
 	if (ibv_post_send(c->qp[0], &wr, &bad))
 		return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
 	return 0;
+}
+
+/* The GPU poller saw iteration i (a silent, bounded spin on its host flag). */
+static int wait_gpu(struct lp_loop *l, uint64_t i, bool passive)
+{
+#ifdef LP_HAVE_CUDA
+	for (;;) {
+		int n = lp_gpu_poller_poll(l->c->poller, (uint32_t)i);
+
+		if (n > 0)
+			return 0;
+		if (n < 0)
+			return fail(l, -ETIMEDOUT, "the GPU poller gave up waiting for %s",
+				    l->c->oob->peer_name);
+		n = check_idle(l, passive);
+		if (n)
+			return n;
+	}
+#else
+	(void)i;
+	(void)passive;
+	return fail(l, -EOPNOTSUPP, "GPU polling is not built in%s", "");
+#endif
 }
 
 /* Wait for the answer to iteration i. */
@@ -194,11 +239,15 @@ static int pp_wait(struct lp_loop *l, uint64_t i, bool passive)
 	struct ibv_wc wc;
 	int ret;
 
-	if (l->p->test == LP_RDMA_WRITE_LAT)
+	if (l->p->test == LP_RDMA_WRITE_LAT && l->c->detect == LP_DETECT_CPU)
 		return wait_flag(l, (uint8_t)i, passive);
+	if (l->p->test == LP_RDMA_WRITE_LAT && l->c->detect == LP_DETECT_GPU)
+		return wait_gpu(l, i, passive);
 	ret = wait_cq(l, l->c->rcq, passive, &wc);
 	if (ret)
 		return ret;
+	if (l->p->test == LP_RDMA_WRITE_LAT && ntohl(wc.imm_data) != (uint32_t)i)
+		return fail(l, -EPROTO, "write with immediate out of order%s", "");
 	return post_recv(l->c, 0) ? fail(l, -EIO, "ibv_post_recv failed%s", "") : 0;
 }
 

@@ -90,7 +90,7 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 		FAIL("unknown memory kind %u", (unsigned)p->mem);
 	if (p->mem_dev < -1 || p->mem_dev > 1023)
 		FAIL("GPU index %d out of range", p->mem_dev);
-	if ((unsigned)p->lat_method > LP_LAT_WRITE_IMM)
+	if (p->lat_method != LP_LAT_POLL && p->lat_method != LP_LAT_WRITE_IMM)
 		FAIL("unknown latency method %u", (unsigned)p->lat_method);
 	if (p->gid_type < -1 || p->gid_type > LP_GID_ROCE_V2)
 		FAIL("unknown GID type %d", p->gid_type);

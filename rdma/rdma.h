@@ -145,11 +145,15 @@ bool lp_rdma_test_is_lat(enum lp_rdma_test t);
 /* Memory kinds (ops table in rdma/mem.c). */
 enum lp_mem_kind { LP_MEM_HOST = 0, LP_MEM_CUDA = 1 };
 
-/* Latency methods for GPU memory (write_lat with --mem cuda). */
+/*
+ * How write_lat sees a write arrive. LP_LAT_POLL: each side polls the last byte
+ * of its receive buffer - the CPU for host memory, a GPU kernel for GPU memory
+ * (the time until the data is visible in GPU memory). LP_LAT_WRITE_IMM: RDMA
+ * WRITE with immediate, the CPU polls the receive CQ (perftest's GPU method).
+ */
 enum lp_lat_method {
-	LP_LAT_CPU_POLL = 0,	/* CPU polls the last byte of its own buffer (host memory) */
-	LP_LAT_GPU_POLL = 1,	/* a GPU kernel polls the last byte in GPU memory, signals the CPU */
-	LP_LAT_WRITE_IMM = 2,	/* RDMA WRITE with immediate; the CPU polls the receive CQ */
+	LP_LAT_POLL = 0,
+	LP_LAT_WRITE_IMM = 2,
 };
 
 /* One test at one size: everything the client sends in HELLO. Validated by both sides. */
@@ -208,7 +212,7 @@ struct lp_rdma_result {
 	struct lp_summary rtt_us;	/* the round trip as measured */
 	bool lat_halved;		/* lat_us is rtt/2 */
 	uint64_t warmup;
-	const char *lat_method;		/* "cpu_poll", "gpu_poll", "write_imm", "read_completion", ... */
+	char lat_method[64];		/* how each side saw data arrive: "client cpu_poll, server gpu_poll", ... */
 	/* bandwidth tests */
 	struct lp_rdma_bw local;	/* this side (client) sending, or reading */
 	struct lp_rdma_bw remote;	/* the server's direction in bidir */

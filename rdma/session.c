@@ -191,18 +191,18 @@ static void scale_summary(struct lp_summary *s, double k)
 	s->p9999 *= k;
 }
 
-static const char *lat_method_name(const struct lp_rdma_params *p)
+static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma_conn *c,
+			    char *buf, size_t len)
 {
-	switch (p->test) {
-	case LP_RDMA_READ_LAT:
-		return "read_completion";
-	case LP_RDMA_SEND_LAT:
-		return "recv_completion";
-	default:
-		return p->lat_method == LP_LAT_GPU_POLL	 ? "gpu_poll" :
-		       p->lat_method == LP_LAT_WRITE_IMM ? "write_imm" :
-							   "cpu_poll";
-	}
+	if (p->test == LP_RDMA_READ_LAT)
+		snprintf(buf, len, "read_completion");
+	else if (p->test == LP_RDMA_SEND_LAT)
+		snprintf(buf, len, "recv_completion");
+	else if (c->detect == LP_DETECT_IMM)
+		snprintf(buf, len, "write_imm");
+	else /* the server polls GPU memory with a kernel exactly when its buffer is there */
+		snprintf(buf, len, "client %s, server %s", lp_detect_name(c->detect),
+			 !strncmp(c->remote.mem, "cuda", 4) ? "gpu_poll" : "cpu_poll");
 }
 
 int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
@@ -225,7 +225,6 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	r->warmup = p->warmup;
 	r->local_dev = dev->info;
 	r->rate_gbps = dev->info.rate_gbps;
-	r->lat_method = lp_rdma_test_is_lat(p->test) ? lat_method_name(p) : NULL;
 	r->lat_halved = p->test == LP_RDMA_WRITE_LAT || p->test == LP_RDMA_SEND_LAT;
 	if (lp_rdma_params_check(p, r->error, sizeof(r->error))) {
 		r->status = -EINVAL;
@@ -264,6 +263,8 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	r->inline_size = c.max_inline;
 	snprintf(r->local_mem, sizeof(r->local_mem), "%s", c.local.mem);
 	snprintf(r->remote_mem, sizeof(r->remote_mem), "%s", c.remote.mem);
+	if (lp_rdma_test_is_lat(p->test))
+		lat_method_name(p, &c, r->lat_method, sizeof(r->lat_method));
 	ret = send_simple(oob, LP_MSG_READY);
 	if (!ret)
 		ret = expect_msg(oob, LP_MSG_READY, body, &len, oob->timeout_ms, r->error,

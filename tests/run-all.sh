@@ -2,7 +2,7 @@
 # linkperf test driver: unit tests, real-RDMA guest tests, GPU tests.
 # Each test is an executable: exit 0 = pass, 77 = skipped (not here: no GPU, no qemu), else fail.
 # Env: LP_BUILD (build dir, default build), LP_TESTS (space-separated groups: unit vm gpu sweep;
-# default all), LP_TEST_TIMEOUT (seconds per test, default 1500), LP_TEST_FILTER (substring of names).
+# default all), LP_TEST_TIMEOUT (seconds per test, default 1500), LP_TEST_FILTER (regex on names).
 set -u
 cd "$(dirname "$0")/.."
 export LP_BUILD=${LP_BUILD:-build}
@@ -16,7 +16,7 @@ pass=0 fail=0 skip=0 failed=""
 run_one() { # name cmd...
 	local name=$1 t0 rc dt
 	shift
-	case "$name" in *"${LP_TEST_FILTER:-}"*) ;; *) return ;; esac
+	[[ $name =~ ${LP_TEST_FILTER:-.} ]] || return 0
 	t0=$(date +%s)
 	mkdir -p "$logdir/$(dirname "$name")"
 	timeout -k 10 "$tmo" "$@" >"$logdir/$name.log" 2>&1

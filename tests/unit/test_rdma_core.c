@@ -171,6 +171,7 @@ static void test_params_check(void **state)
 	BAD(mem_dev, -7);
 	BAD(gid_type, 7);
 	BAD(lat_method, 5);
+	BAD(lat_method, 1);
 #undef BAD
 	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
 	p.bidir = true;

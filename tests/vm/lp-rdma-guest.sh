@@ -176,6 +176,9 @@ check_rc "bad GID index" 2 "$B" "$IP" -x 250
 check_rc "no server" 1 "$B" "$IP" -p 19999
 check_rc "unreachable host" 1 "$B" 10.0.2.99 -p 19999 --timeout 2
 check_rc "both -n and -D" 2 "$B" "$IP" -n 5 -D 1
+check_rc "GPU memory without a GPU (client)" 77 "$B" "$IP" --mem cuda
+check_rc "GPU memory without a GPU (server)" 77 "$B" --server --mem cuda:1
+check_rc "bad memory kind" 2 "$B" "$IP" --mem rocm
 start_server
 check_rc "locked memory too small" 1 sh -c "ulimit -l 64; exec $B $IP -p $PORT -t write_bw -s 1M -n 10"
 if grep -q "ulimit -l" "$OUT/check.tmp" 2>/dev/null || timeout 30 sh -c "ulimit -l 64; $B $IP -p $PORT -t write_bw -s 1M -n 10" 2>&1 | grep -q "ulimit -l"; then

@@ -59,27 +59,6 @@ struct cli {
 
 static const char *const lat_methods[] = { "poll", "imm", NULL };
 
-static int parse_mem(const char *s, int *kind_p, int *dev_p)
-{
-	uint64_t d;
-
-	*dev_p = -1;
-	if (!strcmp(s, "host")) {
-		*kind_p = LP_MEM_HOST;
-		return 0;
-	}
-	if (!strncmp(s, "cuda", 4) && (s[4] == '\0' || s[4] == ':')) {
-		*kind_p = LP_MEM_CUDA;
-		if (s[4] == ':') {
-			if (lp_parse_u64(s + 5, &d) || d > 1023)
-				return -EINVAL;
-			*dev_p = (int)d;
-		}
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* ---- output ---------------------------------------------------------------- */
 
 static void print_header(const struct lp_rdma_devinfo *d, const char *role)
@@ -382,7 +361,7 @@ static int run_client(struct cli *o)
 
 	if (lp_split_list(o->tests, buf, sizeof(buf), names, LP_RDMA_NTESTS * 2, &ntests))
 		return LP_EXIT_USAGE;
-	parse_mem(o->mem, &mem, &mem_dev);
+	lp_mem_parse(o->mem, &mem, &mem_dev);
 	if (o->gpu && strcmp(o->gpu, "auto"))
 		mem_dev = atoi(o->gpu);
 	ret = check_mem(mem, mem_dev);
@@ -550,7 +529,7 @@ static int run_server(struct cli *o)
 	struct lp_rdma_dev *dev;
 	int lfd, ret, served = 0, mem = 0;
 
-	parse_mem(o->mem, &mem, &so.mem_dev);
+	lp_mem_parse(o->mem, &mem, &so.mem_dev);
 	if (o->gpu && strcmp(o->gpu, "auto"))
 		so.mem_dev = atoi(o->gpu);
 	so.mem = mem;
@@ -711,7 +690,7 @@ int main(int argc, char **argv)
 	o.inline_size = inline_arg;
 	if (!o.cm_port)
 		o.cm_port = o.port + 1 > 65535 ? o.port - 1 : o.port + 1;
-	if (parse_mem(o.mem, &kind, &dev)) {
+	if (lp_mem_parse(o.mem, &kind, &dev)) {
 		lp_err("--mem %s: expected host, cuda or cuda:N", o.mem);
 		return LP_EXIT_USAGE;
 	}

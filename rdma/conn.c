@@ -269,6 +269,22 @@ static int cm_check_dev(struct lp_rdma_conn *c, struct rdma_cm_id *id)
 	return 0;
 }
 
+/* On a resolved (client) or requested (server) cm_id: QP, connect or accept, established. */
+static int cm_qp_establish(struct lp_rdma_conn *c, uint32_t i, bool client)
+{
+	struct rdma_conn_param cp;
+	int ret = cm_check_dev(c, c->cm_id[i]);
+
+	if (!ret)
+		ret = create_qp_inline(c, i);
+	if (ret)
+		return ret;
+	cm_conn_param(c, &cp);
+	if (client ? rdma_connect(c->cm_id[i], &cp) : rdma_accept(c->cm_id[i], &cp))
+		return -errno;
+	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
+}
+
 static int cm_listen(struct lp_rdma_conn *c, const char *bind_addr)
 {
 	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP };
@@ -299,7 +315,6 @@ static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t 
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP };
 	struct rdma_addrinfo *res;
-	struct rdma_conn_param cp;
 	char port[8];
 	int ret;
 
@@ -320,34 +335,15 @@ static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t 
 		ret = -errno;
 	if (!ret)
 		ret = cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL);
-	if (!ret)
-		ret = cm_check_dev(c, c->cm_id[i]);
-	if (!ret)
-		ret = create_qp_inline(c, i);
-	if (ret)
-		return ret;
-	cm_conn_param(c, &cp);
-	if (rdma_connect(c->cm_id[i], &cp))
-		return -errno;
-	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
+	return ret ? ret : cm_qp_establish(c, i, true);
 }
 
 static int cm_server_accept(struct lp_rdma_conn *c, uint32_t i)
 {
-	struct rdma_conn_param cp;
 	int ret;
 
 	ret = cm_wait(c, RDMA_CM_EVENT_CONNECT_REQUEST, c->oob->timeout_ms, &c->cm_id[i]);
-	if (!ret)
-		ret = cm_check_dev(c, c->cm_id[i]);
-	if (!ret)
-		ret = create_qp_inline(c, i);
-	if (ret)
-		return ret;
-	cm_conn_param(c, &cp);
-	if (rdma_accept(c->cm_id[i], &cp))
-		return -errno;
-	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
+	return ret ? ret : cm_qp_establish(c, i, false);
 }
 
 static int post_initial_recvs(struct lp_rdma_conn *c)

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "common/lp.h"
+#include "common/opt.h"
 #include "common/pattern.h"
 
 static int host_alloc(struct lp_mem *m, size_t len)
@@ -96,6 +97,26 @@ const struct lp_mem_ops *lp_mem_ops_get(int kind)
 	default:
 		return NULL;
 	}
+}
+
+int lp_mem_parse(const char *s, int *kind_p, int *dev_p)
+{
+	uint64_t d;
+
+	*dev_p = -1;
+	if (!strcmp(s, "host")) {
+		*kind_p = LP_MEM_HOST;
+		return 0;
+	}
+	if (strncmp(s, "cuda", 4) || (s[4] != '\0' && s[4] != ':'))
+		return -EINVAL;
+	*kind_p = LP_MEM_CUDA;
+	if (s[4] == ':') {
+		if (lp_parse_u64(s + 5, &d) || d > 1023)
+			return -EINVAL;
+		*dev_p = (int)d;
+	}
+	return 0;
 }
 
 int lp_mem_alloc(struct lp_mem *m, int kind, int dev, size_t len)

@@ -145,6 +145,9 @@ bool lp_rdma_test_is_lat(enum lp_rdma_test t);
 /* Memory kinds (ops table in rdma/mem.c). */
 enum lp_mem_kind { LP_MEM_HOST = 0, LP_MEM_CUDA = 1 };
 
+/* "host", "cuda" or "cuda:N" -> kind and GPU index (-1 = not given). 0 or -EINVAL. */
+int lp_mem_parse(const char *s, int *kind_p, int *dev_p);
+
 /*
  * How write_lat sees a write arrive. LP_LAT_POLL: each side polls the last byte
  * of its receive buffer - the CPU for host memory, a GPU kernel for GPU memory

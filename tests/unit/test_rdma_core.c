@@ -211,6 +211,23 @@ static void test_qpinfo(void **state)
 	assert_int_equal(lp_qpinfo_decode(&b, &r), -EPROTO);
 }
 
+static void test_mem_parse(void **state)
+{
+	int kind, dev;
+
+	(void)state;
+	assert_int_equal(lp_mem_parse("host", &kind, &dev), 0);
+	assert_true(kind == LP_MEM_HOST && dev == -1);
+	assert_int_equal(lp_mem_parse("cuda", &kind, &dev), 0);
+	assert_true(kind == LP_MEM_CUDA && dev == -1);
+	assert_int_equal(lp_mem_parse("cuda:3", &kind, &dev), 0);
+	assert_true(kind == LP_MEM_CUDA && dev == 3);
+	assert_int_equal(lp_mem_parse("cuda:", &kind, &dev), -EINVAL);
+	assert_int_equal(lp_mem_parse("cuda:x", &kind, &dev), -EINVAL);
+	assert_int_equal(lp_mem_parse("cudax", &kind, &dev), -EINVAL);
+	assert_int_equal(lp_mem_parse("rocm", &kind, &dev), -EINVAL);
+}
+
 static void test_test_names(void **state)
 {
 	(void)state;
@@ -226,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_gid_names),	  cmocka_unit_test(test_port_rate),
 		cmocka_unit_test(test_params_roundtrip), cmocka_unit_test(test_params_check),
 		cmocka_unit_test(test_qpinfo),		  cmocka_unit_test(test_test_names),
+		cmocka_unit_test(test_mem_parse),
 	};
 
 	return cmocka_run_group_tests_name("rdma", tests, NULL, NULL);

@@ -278,6 +278,7 @@ int main(int argc, char **argv)
 		{ "retest-per-node", 0, LP_OPT_UINT, &o.retest_per_node, 1, 1000, NULL, "N", "suspect node: cells retested in the first round (default 2)" },
 		{ "k-mad", 0, LP_OPT_DOUBLE, &o.d.k, 0, 100, NULL, "K", "slow beyond K robust sigmas (1.4826 MAD) of the healthy cells (default 3)" },
 		{ "rel", 0, LP_OPT_DOUBLE, &o.d.rel, 0, 1, NULL, "F", "and beyond this fraction of the reference (default 0.2)" },
+		{ "rel-max", 0, LP_OPT_DOUBLE, &o.d.rel_max, 0, 1, NULL, "F", "a deviation beyond this fraction is slow however noisy the rest (default 0.5)" },
 		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node verdict: more than this fraction of partners agree (default 0.5)" },
 		{ "min-gbps", 0, LP_OPT_DOUBLE, &o.d.min_gbps, 0, 1e6, NULL, "GBPS", "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
 		{ "max-lat-us", 0, LP_OPT_DOUBLE, &o.d.max_lat_us, 0, 1e9, NULL, "US", "absolute ceiling: latency cells above are slow (us; default off)" },

@@ -15,6 +15,7 @@ void lp_diag_opts_default(struct lp_diag_opts *o)
 {
 	o->k = 3.0;
 	o->rel = 0.2;
+	o->rel_max = 0.5;
 	o->vote = 0.5;
 	o->min_gbps = 0;
 	o->max_lat_us = 0;
@@ -70,7 +71,7 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 	int rc = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
-	if (n < 1 || o->vote <= 0 || o->vote >= 1 || o->rel < 0 || o->k < 0)
+	if (n < 1 || o->vote <= 0 || o->vote >= 1 || o->rel < 0 || o->rel_max < 0 || o->k < 0)
 		return -EINVAL;
 	d->n = n;
 	d->lat = lat;
@@ -109,6 +110,7 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 	}
 
 	/* 1. reference: median of the 2N row/column medians, then of the healthy nodes' cells */
+	double set_aside = fmax(o->rel, o->rel_max);
 	size_t m = 0;
 	for (int i = 0; i < n; i++)
 		for (int dir = 0; dir < 2; dir++) {
@@ -129,7 +131,9 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 				double rs = goodness(line_median(val, n, i, 0, tmp), d->ref, lat);
 				double cs = goodness(line_median(val, n, i, 1, tmp), d->ref, lat);
 
-				healthy[i] = !(rs < 1 - o->rel) && !(cs < 1 - o->rel);
+				/* only clearly bad nodes: on a noisy fabric rel would set aside
+				 * healthy ones and leave too few cells for the spread */
+				healthy[i] = !(rs < 1 - set_aside) && !(cs < 1 - set_aside);
 				d->nhealthy += healthy[i];
 			}
 			for (int a = 0; a < n; a++)
@@ -149,8 +153,14 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 		if (isfinite(val[x]) && healthy[x / n] && healthy[x % n])
 			tmp[c++] = val[x];
 	}
+	if (c < 3) {	/* too few healthy cells: the spread of all of them (the clamp bounds it) */
+		c = 0;
+		for (size_t x = 0; x < nn; x++)
+			if (isfinite(val[x]))
+				tmp[c++] = val[x];
+	}
 	d->sigma = c >= 3 ? MAD_TO_SIGMA * lp_mad(tmp, c) : 0;
-	d->thresh = 1 - fmax(o->rel, o->k * d->sigma);
+	d->thresh = 1 - fmax(o->rel, fmin(o->k * d->sigma, o->rel_max));
 
 	for (size_t x = 0; x < nn; x++) {
 		if (d->cls[x] != LP_CELL_OK)

@@ -14,14 +14,16 @@
  *     median of those 2N medians: a bad node spoils its own row/column median
  *     only, so the reference survives up to half the nodes being bad (a plain
  *     median of the cells does not: at N=4 one slow node touches 6 of 12).
- *     Nodes whose row or column median deviates by more than `rel` are set
+ *     Nodes whose row or column median deviates by more than rel_max are set
  *     aside and the reference is recomputed from the cells among the others.
  *  2. Ratio. Every cell becomes a goodness ratio to the reference: v/ref for
  *     bandwidth, ref/v for latency, so 1 is normal and 0.5 is "half as good".
  *  3. Threshold. sigma = 1.4826 * MAD of the ratios among the healthy nodes'
  *     cells (a robust standard deviation); a cell is slow when its ratio is
- *     below 1 - max(rel, k * sigma): beyond the noise and beyond the relative
- *     floor. Absolute floors (min Gb/s, max us) mark cells slow regardless.
+ *     below 1 - t, t = k * sigma clamped to [rel, rel_max]: beyond the noise,
+ *     never for a deviation under rel, always for one over rel_max (a noisy
+ *     fabric must not hide a link at a quarter of the reference). Absolute
+ *     floors (min Gb/s, max us) mark cells slow regardless.
  *  4. Node vote. A node is slow as a source (destination) when more than
  *     `vote` of its measured partners see its row (column) cells slow, and at
  *     least two do (with one partner a node cannot be told from a link).
@@ -40,6 +42,7 @@
 struct lp_diag_opts {
 	double k;		/* robust threshold: k * 1.4826 * MAD (default 3) */
 	double rel;		/* relative floor: deviation below it is never flagged (default 0.2) */
+	double rel_max;		/* deviation beyond it is always flagged, however noisy (default 0.5) */
 	double vote;		/* fraction of partners that must agree (default 0.5: more than half) */
 	double min_gbps;	/* bandwidth cells below this are slow; 0 = off */
 	double max_lat_us;	/* latency cells above this are slow; 0 = off */

@@ -574,6 +574,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	lp_json_obj_begin(&j, "diagnosis");
 	lp_json_num(&j, "k_mad", r->dopts.k);
 	lp_json_num(&j, "rel", r->dopts.rel);
+	lp_json_num(&j, "rel_max", r->dopts.rel_max);
 	lp_json_num(&j, "vote", r->dopts.vote);
 	lp_json_num(&j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
 	lp_json_num(&j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);

@@ -204,6 +204,29 @@ static void test_n16_and_floors(void **state)
 	free(v);
 }
 
+/* A noisy fabric (sigma ~0.3) cannot hide a link at a quarter of the reference (rel_max). */
+static void test_noisy_rel_max(void **state)
+{
+	struct lp_diag_opts o;
+	struct lp_diag d;
+	int n = 4;
+	double *v = healthy(n, 100, 0.45, 51);
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	v[0 * n + 3] = 25;
+	assert_int_equal(lp_diag_run(&d, n, false, v, NULL, NULL, &o), 0);
+	assert_true(d.sigma > 0.15);
+	assert_true(fabs(d.thresh - 0.5) < 1e-9);
+	assert_int_equal(d.link[0 * n + 3], LP_LINK_SLOW);
+	lp_diag_free(&d);
+	o.rel_max = 0.9;	/* without the cap the noise hides it */
+	assert_int_equal(lp_diag_run(&d, n, false, v, NULL, NULL, &o), 0);
+	assert_int_equal(d.link[0 * n + 3], 0);
+	lp_diag_free(&d);
+	free(v);
+}
+
 /* N=2: one pair cannot tell a node from a link: it is a link. */
 static void test_n2(void **state)
 {
@@ -328,6 +351,46 @@ static void test_run_device_error(void **state)
 	free(lat);
 }
 
+/* A link in the b->a direction is printed b->a; the CSV and JSON carry it too. */
+static void test_run_link_direction(void **state)
+{
+	struct lp_sweep_run r;
+	int n = 4;
+	double *bw = healthy(n, 0.1, 0.1, 41), *lat = healthy(n, 450, 0.1, 42);
+	char *buf = NULL, prefix[] = "/tmp/lp-sweep-csv-XXXXXX", path[64];
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	bw[3 * n + 1] = 0.01;
+	fill_run(&r, n, bw, lat);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 1);
+	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_LINK_SLOW);
+	assert_true(r.verdicts[0].a == 1 && r.verdicts[0].b == 3 && r.verdicts[0].dirs == LP_DIR_YX);
+	f = open_memstream(&buf, &len);
+	lp_sweep_print_summary(&r, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "verdict: link_slow node3->node1"));
+	free(buf);
+	assert_true(mkdtemp(prefix) != NULL);
+	snprintf(path, sizeof(path), "%s/run", prefix);
+	assert_int_equal(lp_sweep_write_csv(&r, path), 0);
+	snprintf(path, sizeof(path), "%s/run-write_bw-65536.csv", prefix);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	char line[256];
+
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(strstr(line, "node3"));
+	fclose(f);
+	snprintf(path, sizeof(path), "rm -rf %s", prefix);
+	assert_int_equal(system(path), 0);
+	lp_sweep_run_free(&r);
+	free(bw);
+	free(lat);
+}
+
 static void test_encode(void **state)
 {
 	struct lp_sweep_cell c, d;
@@ -370,9 +433,11 @@ int main(void)
 		cmocka_unit_test(test_slow_links_n4),
 		cmocka_unit_test(test_failed_node),
 		cmocka_unit_test(test_n16_and_floors),
+		cmocka_unit_test(test_noisy_rel_max),
 		cmocka_unit_test(test_n2),
 		cmocka_unit_test(test_run_verdicts),
 		cmocka_unit_test(test_run_device_error),
+		cmocka_unit_test(test_run_link_direction),
 		cmocka_unit_test(test_encode),
 	};
 

@@ -1,0 +1,32 @@
+#!/bin/bash
+# plots/lp-plot renders every picture from lp-sweep JSON alone (no guests): recorded results of a
+# 4-guest fabric run (tests/sweep/data: healthy, and lpnode2 throttled with tbf 20mbit).
+set -u
+cd "$(dirname "$0")/../.."
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || { echo "python3-matplotlib not installed"; exit 77; }
+out=$(mktemp -d "${TMPDIR:-/tmp}/lp-plot-test.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+data=tests/sweep/data
+fails=0
+timeout 120 plots/lp-plot all "$data/fabric4-throttle.json" --out "$out/t" >/dev/null || fails=$((fails + 1))
+timeout 120 plots/lp-plot compare "$data/fabric4-healthy.json" "$data/fabric4-throttle.json" \
+	--labels before,throttled --out "$out/c" >/dev/null || fails=$((fails + 1))
+for f in t-heatmap-write_lat-8 t-heatmap-write_bw-65536 t-scores-write_lat-8 t-scores-write_bw-65536 \
+	t-sizes-write_lat t-sizes-write_bw c-compare-write_lat-8 c-compare-write_bw-65536; do
+	p=$out/$f.png
+	if [ -f "$p" ] && [ "$(head -c 8 "$p" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] &&
+		[ "$(stat -c %s "$p")" -gt 10000 ]; then
+		echo "ok   $f.png ($(stat -c %s "$p") bytes)"
+	else
+		echo "FAIL $f.png missing, not a PNG, or trivial"
+		fails=$((fails + 1))
+	fi
+done
+# errors are one line and a non-zero exit, not a traceback
+echo '{"tool": "something-else"}' >"$out/bad.json"
+if plots/lp-plot heatmap "$out/bad.json" >/dev/null 2>&1; then
+	echo "FAIL a non-lp-sweep JSON was accepted"; fails=$((fails + 1))
+else
+	echo "ok   a non-lp-sweep JSON is refused"
+fi
+exit $((fails > 0))

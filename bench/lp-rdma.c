@@ -66,6 +66,7 @@ static void print_header(const struct lp_rdma_devinfo *d, const char *role)
 	printf("%s: %s port %d  %s (%s)  GID %d %s [%s]  MTU %u  %s %ux = %.1f Gb/s  fw %s  numa %d\n",
 	       role, d->name, d->port, d->link_layer, d->transport, d->gid_index, d->gid,
 	       d->gid_type, d->active_mtu, d->speed, d->width, d->rate_gbps, d->fw, d->numa_node);
+	fflush(stdout); /* scripts watch for it */
 }
 
 static void print_lat_head(void)

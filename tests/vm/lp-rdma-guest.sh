@@ -17,10 +17,11 @@ start_server() {
 	PORT=$((PORT + 2))
 	"$B" --server -p "$PORT" "$@" >"$OUT/srv-$PORT.log" 2>&1 &
 	SRV=$!
-	# Wait (bounded) until it listens, so no check races the server's start.
+	# Wait (bounded) until it listens, so no check races the server's start. Each poll
+	# forks under TCG (up to ~0.5 s on a loaded host): poll slowly.
 	i=0
-	while ! grep -q "^listening" "$OUT/srv-$PORT.log" 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
+	while ! grep -q "^listening" "$OUT/srv-$PORT.log" 2>/dev/null && [ $i -lt 60 ]; do
+		sleep 0.3
 		i=$((i + 1))
 	done
 }
@@ -145,10 +146,10 @@ for t in write_lat write_bw read_bw send_bw; do
 	start_server
 	"$B" "$IP" -p $PORT --wait 10 -t $t -s 4K -n 100000000 --timeout 3 >"$OUT/killed-$t.txt" 2>&1 &
 	C=$!
-	# Kill the server once the test is running (the client has printed the table header).
+	# Kill the server once the test is running (the client has opened its device and connected).
 	i=0
-	while ! grep -q "^test" "$OUT/killed-$t.txt" 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
+	while ! grep -q "^client:" "$OUT/killed-$t.txt" 2>/dev/null && [ $i -lt 60 ]; do
+		sleep 0.3
 		i=$((i + 1))
 	done
 	sleep 2

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench-perftest-guest.sh - guest half of scripts/bench-perftest.sh (runs inside scripts/lp-vm).
 #
-# usage: scripts/bench-perftest-guest.sh --out DIR [--repeats N] [--quick] [--cases LIST]
+# usage: scripts/bench-perftest-guest.sh --out DIR [--repeats N] [--quick] [--cases LIST] [--lp-args ARGS]
 # For each repeat and each case it runs perftest (ib_*_lat/bw -x 1) and lp-rdma one after the
 # other, alternating which goes first, and writes the raw outputs to DIR/raw plus one line per
 # run to DIR/runs.tsv (repeat, case, tool, position, rc, wall seconds, file stem). It does not
@@ -9,13 +9,14 @@
 # Needs rxe0 (LP_VM_IP) and build/lp-rdma. Exit 0 when every pair was attempted.
 set -u
 
-out='' repeats=5 quick=0 cases=''
+out='' repeats=5 quick=0 cases='' lp_args=''
 while [ $# -gt 0 ]; do
     case $1 in
     --out) out=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --cases) cases=$2; shift 2 ;;
+    --lp-args) lp_args=$2; shift 2 ;;
     *) echo "bench-perftest-guest: unknown argument: $1" >&2; exit 2 ;;
     esac
 done
@@ -57,6 +58,7 @@ pair_to=120      # bound on one run (client side), seconds
     echo "repeats=$repeats"
     echo "quick=$quick"
     echo "lat_iters=$lat_n"
+    echo "lp_args=$lp_args"
     echo "bw_iters=$bw_n"
     echo "ip=$ip"
 } >"$out/meta.txt"
@@ -89,7 +91,8 @@ run_lp() { # STEM TEST SIZE ITERS -> rc
         echo "$stem: lp-rdma server was gone, restarted" >>"$out/errors.txt"
         start_lp_server
     fi
-    timeout -k 5 "$pair_to" "$lp" "$ip" -p "$lp_port" --wait 10 -t "$t" -s "$s" -n "$n" \
+    # shellcheck disable=SC2086  # lp_args: extra client options, split on purpose
+    timeout -k 5 "$pair_to" "$lp" "$ip" -p "$lp_port" --wait 10 -t "$t" -s "$s" -n "$n" $lp_args \
         --json "$raw/$stem.json" >"$raw/$stem.txt" 2>&1
     rc=$?
     return $rc

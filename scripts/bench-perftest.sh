@@ -2,12 +2,15 @@
 # bench-perftest.sh - lp-rdma against perftest, side by side, in one Soft-RoCE guest.
 #
 # usage: scripts/bench-perftest.sh [--repeats N] [--quick] [--out DIR] [--cases LIST] [--timeout S]
+#                                  [--lp-args 'ARGS']
 #   --repeats N   pairs per case (default 5); perftest and lp-rdma alternate which goes first
 #   --quick       200 iterations instead of 2000 (a smoke run)
 #   --out DIR     raw outputs, results.tsv and table.md (default build/bench-perftest/<UTC time>)
 #   --cases LIST  a subset, comma-separated: write_lat_2 write_lat_4k read_lat_2 send_lat_2
 #                 write_bw_64k read_bw_64k send_bw_64k write_bw_4k (default all)
 #   --timeout S   wall limit for the guest (default 300 + 300 per repeat)
+#   --lp-args A   extra lp-rdma client options, e.g. '-Q 1 -I 0' to match perftest 4.5 on rxe
+#                 (which signals every WR and inlines nothing); default none (lp-rdma's defaults)
 #   --analyze DIR only re-read the raw outputs of an earlier run in DIR and print the table
 # Boots one guest (scripts/lp-vm) that runs scripts/bench-perftest-guest.sh, then prints per case
 # the median and min-max of each tool over the repeats and the ratio lp-rdma/perftest
@@ -22,8 +25,8 @@ set -u
 me=bench-perftest
 top=$(cd "$(dirname "$0")/.." && pwd)
 cmdline="$0 $*"
-repeats=5 quick=0 out='' cases='' timeout='' analyze=0
-usage() { sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+repeats=5 quick=0 out='' cases='' timeout='' analyze=0 lp_args=''
+usage() { sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --repeats) [ $# -ge 2 ] || usage; repeats=$2; shift 2 ;;
@@ -32,10 +35,12 @@ while [ $# -gt 0 ]; do
     --cases) [ $# -ge 2 ] || usage; cases=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
     --analyze) [ $# -ge 2 ] || usage; out=$2; analyze=1; shift 2 ;;
+    --lp-args) [ $# -ge 2 ] || usage; lp_args=$2; shift 2 ;;
     -h | --help) usage ;;
     *) echo "$me: unknown argument: $1" >&2; usage ;;
     esac
 done
+case $lp_args in *[\'\"\\\$\`]*) echo "$me: --lp-args: no quotes, backslashes, \$ or backquotes" >&2; exit 2 ;; esac
 case $repeats in '' | *[!0-9]* | 0) echo "$me: bad --repeats: $repeats" >&2; exit 2 ;; esac
 [ -n "$timeout" ] || timeout=$((300 + 300 * repeats))
 case $timeout in '' | *[!0-9]* | 0) echo "$me: bad --timeout: $timeout" >&2; exit 2 ;; esac
@@ -61,6 +66,7 @@ if [ "$analyze" = 0 ]; then
 gargs="--out $out --repeats $repeats"
 [ "$quick" = 1 ] && gargs="$gargs --quick"
 [ -z "$cases" ] || gargs="$gargs --cases $cases"
+[ -z "$lp_args" ] || gargs="$gargs --lp-args '$lp_args'"
 
 echo "$me: guest run, raw outputs in $out (timeout ${timeout}s)" >&2
 t0=$(date +%s)
@@ -124,7 +130,7 @@ def parse_pf(stem, kind, size):
             if not math.isfinite(v) or v <= 0:
                 # perftest 4.5 converts cycles with its own CPU MHz estimate; when that estimate
                 # fails (a loaded TCG guest) it prints inf/nan: a failed run, not a number
-                return None, "perftest printed %s (its CPU MHz estimate failed)" % f[4 if kind == "lat" else 3], info
+                return None, "perftest printed %s, not a measurement (perftest 4.5 scales cycles by its own CPU-MHz estimate, which can fail in a loaded guest)" % f[4 if kind == "lat" else 3], info
             return v, None, info
     last = [l for l in text.splitlines() if l.strip()][-1:] or ["empty"]
     return None, "no result row: " + last[0].strip()[:80], info
@@ -256,7 +262,8 @@ elif "TSC rate unstable" in srv:
     notes.append("- lp-rdma server clock: CLOCK_MONOTONIC_RAW (its TSC calibration was rejected: `%s`)" %
                  re.search(r"TSC rate unstable[^\n]*", srv).group(0))
 else:
-    notes.append("- lp-rdma server clock: not logged (tsc or raw, see raw/lp-server.txt)")
+    notes.append("- lp-rdma server clock: tsc (no fallback warning in raw/lp-server.txt)")
+notes.append("- lp-rdma client options beyond -t/-s/-n: " + ("`%s`" % meta["lp_args"] if meta.get("lp_args") else "none (its defaults)"))
 notes.append("- GID index seen (tool:index): " + ", ".join(gids))
 notes.append("- guest: %s, %s vCPUs, kernel %s, clocksource %s; perftest %s; %s" % (
     meta.get("guest_cpu", "?"), meta.get("guest_nproc", "?"), meta.get("guest_kernel", "?"),

@@ -116,7 +116,7 @@ while [ $# -gt 0 ]; do
 	--plots) plots=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--run-timeout) run_timeout=$2; shift 2 ;;
-	-h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	*) echo "$me: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac

@@ -50,6 +50,16 @@ uint64_t lp_now_ns(void)
 	return raw_ns();
 }
 
+uint64_t lp_ticks(void)
+{
+	return clk.tsc ? tsc_read() : raw_ns();
+}
+
+double lp_ticks_to_ns(uint64_t ticks)
+{
+	return clk.tsc ? (double)ticks * clk.ns_per_tick : (double)ticks;
+}
+
 static bool cpu_flag(const char *flag)
 {
 	char line[4096];

@@ -24,6 +24,13 @@
 int lp_clock_init(const char *mode);
 /* Nanoseconds on the chosen clock (CLOCK_MONOTONIC_RAW before lp_clock_init). */
 uint64_t lp_now_ns(void);
+/*
+ * Raw ticks of the chosen clock (TSC cycles, or ns for CLOCK_MONOTONIC_RAW), for
+ * timed loops: reading ticks does no arithmetic between the stamp and the work
+ * it times; convert differences afterwards with lp_ticks_to_ns().
+ */
+uint64_t lp_ticks(void);
+double lp_ticks_to_ns(uint64_t ticks);
 /* "tsc" or "CLOCK_MONOTONIC_RAW". */
 const char *lp_clock_name(void);
 /* Why it was chosen and its rate, one line. */

@@ -123,7 +123,8 @@ static int create_qp(struct lp_rdma_conn *c, uint32_t i, uint32_t inline_req)
 		ret = c->qp[i] ? 0 : (errno ? -errno : -EINVAL);
 	}
 	if (!ret)
-		c->max_inline = attr.cap.max_inline_data;
+		/* Devices may grant more than asked; inline only what was asked (-I 0 = never). */
+		c->max_inline = LP_MIN(attr.cap.max_inline_data, inline_req);
 	return ret;
 }
 

@@ -39,6 +39,14 @@ NVCCFLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=co
 endif
 
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SAN)
+# Quiet by default (one line per step); `make V=1` shows the commands.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_CU:%.cu=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/liblinkperf.a
 
@@ -76,32 +84,39 @@ info:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -I. -c -o $@ $<
+	$(call say,NVCC,$<)
+	$(Q)$(NVCC) $(NVCCFLAGS) -I. -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/lp-rdma $(BUILD)/lp-gpu: $(BUILD)/%: $(BUILD)/obj/bench/%.o $(LIB)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # lp-sweep is the one MPI program: compiled and linked by mpicc.
 # sweep/*.c (schedules, diagnosis) are plain C in the library; sweep/mpi/*.c need mpi.h.
 $(BUILD)/lp-sweep: bench/lp-sweep.c $(wildcard sweep/mpi/*.c) $(LIB)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(call say,MPICC,$@)
+	$(Q)$(MPICC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/lp-switch: scripts/vm/lp-switch.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $<
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
 # ---- test, demo, bench ------------------------------------------------------
 # The whole suite, then the unit and Soft-RoCE tests again under ASan+UBSan.

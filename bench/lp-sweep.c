@@ -21,6 +21,7 @@
 #include "common/lp.h"
 #include "common/meta.h"
 #include "common/opt.h"
+#include "common/topo.h"
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
 #include "sweep/mpi/sweep_mpi.h"
@@ -109,6 +110,34 @@ static void node_from_dev(struct lp_sweep_node *nd, const struct lp_rdma_devinfo
 	nd->mtu = d->active_mtu;
 	snprintf(nd->netdev, sizeof(nd->netdev), "%s", d->netdev);
 	nd->numa_node = d->numa_node;
+}
+
+/*
+ * GPUDirect: which GPU this rank's memory is on and how far it sits from the
+ * NIC (nvidia-smi topo vocabulary). A pair across sockets (SYS) is the most
+ * common 2-6x loss, so it is recorded and warned about.
+ */
+static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
+{
+	struct lp_topo t;
+	int gpu = mem_dev < 0 ? 0 : mem_dev, nic;
+
+	if (lp_topo_scan(NULL, &t))
+		return;
+	if (gpu < t.ngpus) {
+		snprintf(nd->gpu_bdf, sizeof(nd->gpu_bdf), "%s", t.gpus[gpu].bdf);
+		nic = lp_topo_nic_index(&t, nd->dev);
+		if (nic >= 0) {
+			enum lp_topo_dist dd = lp_topo_distance(&t, gpu, nic);
+
+			snprintf(nd->gpu_nic, sizeof(nd->gpu_nic), "%s", lp_topo_dist_name(dd));
+			if (dd == LP_TOPO_SYS)
+				lp_warn("GPU %d (%s) and %s are on different NUMA nodes (SYS): "
+					"GPUDirect traffic crosses the inter-socket link",
+					gpu, t.gpus[gpu].bdf, nd->dev);
+		}
+	}
+	lp_topo_free(&t);
 }
 
 /* Labels must be unique: "host", "host/rail", or "host#rank" when ranks share a host. */
@@ -388,6 +417,8 @@ int main(int argc, char **argv)
 		snprintf(me.dev, sizeof(me.dev), "%s", devname);
 	} else {
 		node_from_dev(&me, lp_rdma_dev_info(x.dev));
+		if (mem == LP_MEM_CUDA)
+			gpu_topology(&me, mem_dev);
 	}
 	x.dev_status = me.status;
 
@@ -465,9 +496,10 @@ int main(int argc, char **argv)
 
 	/*
 	 * Suspects again, alone: rank 0 decides, everyone runs the list one pair at a
-	 * time. A node verdict rests on many votes, so its cells are retested once; a
-	 * link rests on one cell, so it is retested until a retest clears it or the
-	 * rounds run out (the diagnosis keeps the best value of every attempt).
+	 * time. A link rests on one cell, so it is retested until a retest clears it
+	 * or the rounds run out (the diagnosis keeps the best value of every attempt);
+	 * a node that every partner sees slow is settled after one retest, a split
+	 * vote is retested again.
 	 */
 	for (unsigned rr = 0; cfg.retest_max > 0 && rr < o.retest_rounds; rr++) {
 		int tag_list = TAG_RETEST_LIST + 2 * (int)rr, tag_cells = TAG_RETEST_CELLS + 2 * (int)rr;
@@ -476,7 +508,7 @@ int main(int argc, char **argv)
 		if (!x.rank) {
 			pairs = malloc(((size_t)cfg.retest_max + 1) * 2 * sizeof(int32_t));
 			if (pairs && !lp_sweep_diagnose(&run))
-				np = lp_sweep_suspects(&run, rr ? 0 : cfg.retest_per_node, pairs,
+				np = lp_sweep_suspects(&run, cfg.retest_per_node, (int)rr, pairs,
 						       cfg.retest_max);
 		}
 		if (lp_sweep_mpi_bcast_pairs(&x, &pairs, &np, tag_list) || np == 0) {

@@ -68,6 +68,7 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 	size_t nn = (size_t)n * n;
 	double *tmp, *med = NULL;
 	bool *healthy = NULL;
+	uint8_t *strong = NULL;
 	int rc = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
@@ -91,9 +92,10 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 	tmp = malloc((nn + 2 * (size_t)n + 1) * sizeof(double));
 	med = malloc(2 * (size_t)n * sizeof(double));
 	healthy = malloc(n * sizeof(bool));
+	strong = calloc(n, 1);
 	if (!d->ratio || !d->cls || !d->abs_bad || !d->score_src || !d->score_dst || !d->slow_src ||
 	    !d->slow_dst || !d->n_src || !d->n_dst || !d->fail || !d->ncell || !d->node || !d->link ||
-	    !tmp || !med || !healthy)
+	    !tmp || !med || !healthy || !strong)
 		goto out;
 	for (int i = 0; i < n; i++)
 		healthy[i] = true;
@@ -174,7 +176,7 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 		}
 	}
 
-	/* 4. per-node scores and votes */
+	/* 4. per-node scores and failures */
 	for (int i = 0; i < n; i++) {
 		int fail_partners = 0;
 
@@ -183,22 +185,62 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 		for (int j = 0; j < n; j++) {
 			uint8_t r = d->cls[(size_t)i * n + j], col = d->cls[(size_t)j * n + i];
 
-			d->n_src[i] += r == LP_CELL_OK || r == LP_CELL_SLOW;
-			d->slow_src[i] += r == LP_CELL_SLOW;
-			d->n_dst[i] += col == LP_CELL_OK || col == LP_CELL_SLOW;
-			d->slow_dst[i] += col == LP_CELL_SLOW;
 			d->fail[i] += (r == LP_CELL_FAIL) + (col == LP_CELL_FAIL);
 			d->ncell[i] += (r != LP_CELL_NONE) + (col != LP_CELL_NONE);
 			fail_partners += r == LP_CELL_FAIL || col == LP_CELL_FAIL;
 		}
-		if (d->slow_src[i] >= 2 && d->slow_src[i] > o->vote * d->n_src[i])
-			d->node[i] |= LP_NODE_SLOW_SRC;
-		if (d->slow_dst[i] >= 2 && d->slow_dst[i] > o->vote * d->n_dst[i])
-			d->node[i] |= LP_NODE_SLOW_DST;
 		/* as for slowness, one partner cannot tell a failed node from a failed link */
 		if (fail_partners >= 2 && d->fail[i] > o->vote * d->ncell[i])
 			d->node[i] |= LP_NODE_FAILED;
 	}
+
+	/*
+	 * Votes. First every partner votes. Then a split vote (say 2 of 3) is
+	 * counted again without the partners that every one of their own partners
+	 * sees slow in the matching role: node 3 slow as a client makes every 3->i
+	 * cell slow and must not make node i look slow as a server. Unanimous
+	 * verdicts stand, so "everyone is below the floor" stays everyone.
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < n; i++) {
+			bool split_src = (d->node[i] & LP_NODE_SLOW_SRC) && d->slow_src[i] < d->n_src[i];
+			bool split_dst = (d->node[i] & LP_NODE_SLOW_DST) && d->slow_dst[i] < d->n_dst[i];
+
+			if (pass == 1 && !split_src && !split_dst)
+				continue;
+			if (pass == 0 || split_src)
+				d->n_src[i] = d->slow_src[i] = 0;
+			if (pass == 0 || split_dst)
+				d->n_dst[i] = d->slow_dst[i] = 0;
+			for (int j = 0; j < n; j++) {
+				uint8_t r = d->cls[(size_t)i * n + j], col = d->cls[(size_t)j * n + i];
+
+				if (pass == 0 || (split_src && !(strong[j] & LP_NODE_SLOW_DST))) {
+					d->n_src[i] += r == LP_CELL_OK || r == LP_CELL_SLOW;
+					d->slow_src[i] += r == LP_CELL_SLOW;
+				}
+				if (pass == 0 || (split_dst && !(strong[j] & LP_NODE_SLOW_SRC))) {
+					d->n_dst[i] += col == LP_CELL_OK || col == LP_CELL_SLOW;
+					d->slow_dst[i] += col == LP_CELL_SLOW;
+				}
+			}
+			if (pass == 0 || split_src) {
+				d->node[i] &= (uint8_t)~LP_NODE_SLOW_SRC;
+				if (d->slow_src[i] >= 2 && d->slow_src[i] > o->vote * d->n_src[i])
+					d->node[i] |= LP_NODE_SLOW_SRC;
+			}
+			if (pass == 0 || split_dst) {
+				d->node[i] &= (uint8_t)~LP_NODE_SLOW_DST;
+				if (d->slow_dst[i] >= 2 && d->slow_dst[i] > o->vote * d->n_dst[i])
+					d->node[i] |= LP_NODE_SLOW_DST;
+			}
+			if (pass == 0)
+				strong[i] = (uint8_t)(((d->node[i] & LP_NODE_SLOW_SRC) &&
+						       d->slow_src[i] == d->n_src[i] ? LP_NODE_SLOW_SRC : 0) |
+						      ((d->node[i] & LP_NODE_SLOW_DST) &&
+						       d->slow_dst[i] == d->n_dst[i] ? LP_NODE_SLOW_DST : 0) |
+						      (d->node[i] & LP_NODE_FAILED));
+		}
 
 	/* 5. links: bad cells that no node verdict explains */
 	for (int a = 0; a < n; a++)
@@ -217,6 +259,7 @@ out:
 	free(tmp);
 	free(med);
 	free(healthy);
+	free(strong);
 	if (rc)
 		lp_diag_free(d);
 	return rc;

@@ -26,7 +26,9 @@
  *     floors (min Gb/s, max us) mark cells slow regardless.
  *  4. Node vote. A node is slow as a source (destination) when more than
  *     `vote` of its measured partners see its row (column) cells slow, and at
- *     least two do (with one partner a node cannot be told from a link).
+ *     least two do (with one partner a node cannot be told from a link). A
+ *     split vote is counted again without partners that are unanimously slow
+ *     in the matching role (a slow client slows every cell of its row).
  *     A node failed when more than `vote` of all its cells failed.
  *  5. Link. A slow (failed) cell that neither endpoint's verdict explains,
  *     both nodes being healthy with their other partners, is a slow (failed)

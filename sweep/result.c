@@ -348,7 +348,8 @@ static bool have_pair(const int32_t *pairs, size_t np, int a, int b)
 	return false;
 }
 
-size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int32_t *pairs, size_t max)
+size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, int32_t *pairs,
+			 size_t max)
 {
 	size_t np = 0;
 	int n = r->n;
@@ -374,15 +375,17 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int32_t *pa
 		const struct lp_diag *d = &r->diag[m];
 
 		for (int i = 0; i < n; i++) {
+			/* later rounds: a unanimous vote is settled, a split one is worth another look */
+			bool src = (d->node[i] & LP_NODE_SLOW_SRC) && (!round || d->slow_src[i] < d->n_src[i]);
+			bool dst = (d->node[i] & LP_NODE_SLOW_DST) && (!round || d->slow_dst[i] < d->n_dst[i]);
 			int got = 0;
 
 			for (int j = 0; j < n && got < per_node; j++) {
-				if ((d->node[i] & LP_NODE_SLOW_SRC) && d->cls[(size_t)i * n + j] == LP_CELL_SLOW) {
+				if (src && d->cls[(size_t)i * n + j] == LP_CELL_SLOW) {
 					PUSH(i, j);
 					got++;
 				}
-				if ((d->node[i] & LP_NODE_SLOW_DST) && d->cls[(size_t)j * n + i] == LP_CELL_SLOW &&
-				    got < per_node) {
+				if (dst && d->cls[(size_t)j * n + i] == LP_CELL_SLOW && got < per_node) {
 					PUSH(j, i);
 					got++;
 				}
@@ -423,6 +426,8 @@ static void json_node(struct lp_json *j, const struct lp_sweep_node *nd, int idx
 	lp_json_int(j, "numa_node", nd->numa_node);
 	lp_json_str(j, "mem", nd->mem);
 	lp_json_str(j, "gpu", strncmp(nd->mem, "cuda", 4) == 0 ? nd->mem : NULL);
+	lp_json_str(j, "gpu_bdf", nd->gpu_bdf[0] ? nd->gpu_bdf : NULL);
+	lp_json_str(j, "gpu_nic_distance", nd->gpu_nic[0] ? nd->gpu_nic : NULL);
 	lp_json_str(j, "kernel", nd->kernel[0] ? nd->kernel : NULL);
 	lp_json_obj_end(j);
 }
@@ -948,6 +953,8 @@ void lp_sweep_node_encode(const struct lp_sweep_node *nd, struct lp_wbuf *w)
 	lp_wbuf_str(w, nd->netdev);
 	lp_wbuf_u32(w, (uint32_t)nd->numa_node);
 	lp_wbuf_str(w, nd->mem);
+	lp_wbuf_str(w, nd->gpu_bdf);
+	lp_wbuf_str(w, nd->gpu_nic);
 	lp_wbuf_str(w, nd->kernel);
 }
 
@@ -977,6 +984,8 @@ int lp_sweep_node_decode(struct lp_sweep_node *nd, const void *buf, size_t len)
 	lp_rbuf_str(&r, nd->netdev, sizeof(nd->netdev));
 	nd->numa_node = (int)lp_rbuf_u32(&r);
 	lp_rbuf_str(&r, nd->mem, sizeof(nd->mem));
+	lp_rbuf_str(&r, nd->gpu_bdf, sizeof(nd->gpu_bdf));
+	lp_rbuf_str(&r, nd->gpu_nic, sizeof(nd->gpu_nic));
 	lp_rbuf_str(&r, nd->kernel, sizeof(nd->kernel));
 	return lp_rbuf_done(&r);
 }

@@ -42,6 +42,8 @@ struct lp_sweep_node {
 	char netdev[32];
 	int numa_node;
 	char mem[32];		/* "host", "cuda:1" */
+	char gpu_bdf[24];	/* PCI address of that GPU (sysfs), "" unknown or host memory */
+	char gpu_nic[8];	/* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */
 	char kernel[64];
 };
 
@@ -140,12 +142,14 @@ int lp_sweep_diagnose(struct lp_sweep_run *r);
 
 /*
  * Ordered pairs worth an isolated retest, from the current diagnosis: every
- * slow or failed link cell, and (unless per_node is 0) for each flagged slow
- * node up to per_node of its slow cells. Pairs touching a node whose device
- * did not open are left out. Writes up to max (a, b) couples into pairs;
- * returns the count.
+ * slow or failed link cell, and up to per_node slow cells of each flagged slow
+ * node. From the second retest round on (round > 0) a node seen slow by all
+ * its partners is settled and only split votes are retested again. Pairs
+ * touching a node whose device did not open are left out. Writes up to max
+ * (a, b) couples into pairs; returns the count.
  */
-size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int32_t *pairs, size_t max);
+size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, int32_t *pairs,
+			 size_t max);
 
 /* Sinks. */
 int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code);

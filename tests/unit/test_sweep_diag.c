@@ -140,6 +140,30 @@ static void test_slow_links_n4(void **state)
 	free(lat);
 }
 
+/* A slow client (node 3) must not make its servers look slow: with one more slow cell 0->1,
+ * node 1's column is 2 of 3 slow, but 3->1 is node 3's doing: a link 0->1, node 1 healthy. */
+static void test_partner_not_voting(void **state)
+{
+	struct lp_diag_opts o;
+	struct lp_diag d;
+	int n = 4;
+	double *v = healthy(n, 100, 0.1, 61);
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	for (int j = 0; j < 3; j++)
+		v[3 * n + j] = 15;
+	v[0 * n + 1] = 20;
+	assert_int_equal(lp_diag_run(&d, n, false, v, NULL, NULL, &o), 0);
+	assert_int_equal(d.node[3], LP_NODE_SLOW_SRC);
+	assert_int_equal(d.node[1], 0);
+	assert_int_equal(count_nodes(&d, 7), 1);
+	assert_int_equal(d.link[0 * n + 1], LP_LINK_SLOW);
+	assert_int_equal(count_links(&d), 1);
+	lp_diag_free(&d);
+	free(v);
+}
+
 /* A node that cannot open its device: all its cells failed; the others are fine. */
 static void test_failed_node(void **state)
 {
@@ -289,10 +313,12 @@ static void test_run_verdicts(void **state)
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 2);
 	/* suspects: the link first, then the node's cells */
-	size_t np = lp_sweep_suspects(&r, 3, pairs, 32);
+	size_t np = lp_sweep_suspects(&r, 3, 0, pairs, 32);
 
 	assert_true(np == 4);
 	assert_true(pairs[0] == 0 && pairs[1] == 1);
+	/* a later round: node3 is slow with all 3 partners, settled; the link is retested again */
+	assert_int_equal(lp_sweep_suspects(&r, 3, 1, pairs, 32), 1);
 	/* retest of 0->1 healthy: the link verdict goes away, the node stays */
 	struct lp_sweep_cell c;
 
@@ -345,7 +371,7 @@ static void test_run_device_error(void **state)
 	assert_int_equal(r.verdicts[0].a, 2);
 	int32_t pairs[8];
 
-	assert_int_equal(lp_sweep_suspects(&r, 3, pairs, 4), 0);
+	assert_int_equal(lp_sweep_suspects(&r, 3, 0, pairs, 4), 0);
 	lp_sweep_run_free(&r);
 	free(bw);
 	free(lat);
@@ -431,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_bw_slow_source_n4),
 		cmocka_unit_test(test_lat_slow_node_n4),
 		cmocka_unit_test(test_slow_links_n4),
+		cmocka_unit_test(test_partner_not_voting),
 		cmocka_unit_test(test_failed_node),
 		cmocka_unit_test(test_n16_and_floors),
 		cmocka_unit_test(test_noisy_rel_max),

@@ -52,27 +52,14 @@ struct cli {
 	struct lp_diag_opts d;
 };
 
+/* lp_mem_parse, plus: with --rails, plain "cuda" means the rail's own GPU. */
 static int parse_mem(const char *s, int rail, bool rails, int *kind_p, int *dev_p)
 {
-	uint64_t d;
+	int ret = lp_mem_parse(s, kind_p, dev_p);
 
-	*dev_p = -1;
-	if (!strcmp(s, "host")) {
-		*kind_p = LP_MEM_HOST;
-		return 0;
-	}
-	if (!strncmp(s, "cuda", 4) && (s[4] == '\0' || s[4] == ':')) {
-		*kind_p = LP_MEM_CUDA;
-		if (s[4] == ':') {
-			if (lp_parse_u64(s + 5, &d) || d > 1023)
-				return -EINVAL;
-			*dev_p = (int)d;
-		} else if (rails) {
-			*dev_p = rail;	/* rail i drives GPU i */
-		}
-		return 0;
-	}
-	return -EINVAL;
+	if (!ret && *kind_p == LP_MEM_CUDA && *dev_p < 0 && rails)
+		*dev_p = rail; /* rail i drives GPU i */
+	return ret;
 }
 
 /* The device for this rank: item `rail` of a comma list, or the rail-th device on the host. */

@@ -255,6 +255,25 @@ static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, b
 	}
 }
 
+/* The MPI channel of one pair session: messages on tag, every wait bounded by the pair timeout. */
+static void pair_oob(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int peer, int tag,
+		     struct lp_mpi_oob *o, struct lp_oob *oob)
+{
+	*o = (struct lp_mpi_oob){
+		.comm = x->comm,
+		.peer = peer,
+		.tag = tag,
+		.deadline_ns = deadline_in((int)(cfg->pair_timeout_s * 1000)),
+		.poll_max_us = cfg->poll_max_us,
+	};
+	*oob = (struct lp_oob){
+		.ops = &lp_oob_mpi_ops,
+		.ctx = o,
+		.timeout_ms = (int)(cfg->pair_timeout_s * 1000),
+		.peer_family = AF_INET,
+		.peer_name = x->name_all[peer],
+	};
+}
 static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int m, int server,
 		       int tag, int round, enum lp_phase phase)
 {
@@ -272,22 +291,12 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 		snprintf(c.error, sizeof(c.error), "server %s: device not usable (%s)",
 			 x->name_all[server], strerror(-x->status_all[server]));
 	} else {
-		struct lp_mpi_oob o = {
-			.comm = x->comm,
-			.peer = server,
-			.tag = tag,
-			.deadline_ns = deadline_in((int)(cfg->pair_timeout_s * 1000)),
-			.poll_max_us = cfg->poll_max_us,
-		};
-		struct lp_oob oob = {
-			.ops = &lp_oob_mpi_ops,
-			.ctx = &o,
-			.timeout_ms = (int)(cfg->pair_timeout_s * 1000),
-			.peer_family = AF_INET,
-			.peer_name = x->name_all[server],
-		};
+		struct lp_mpi_oob o;
+		struct lp_oob oob;
 		struct lp_rdma_result *r = calloc(1, sizeof(*r));
 		int ret;
+
+		pair_oob(x, cfg, server, tag, &o, &oob);
 
 		if (!r) {
 			c.status = -ENOMEM;
@@ -316,21 +325,11 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 
 static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag)
 {
-	struct lp_mpi_oob o = {
-		.comm = x->comm,
-		.peer = client,
-		.tag = tag,
-		.deadline_ns = deadline_in((int)(cfg->pair_timeout_s * 1000)),
-		.poll_max_us = cfg->poll_max_us,
-	};
-	struct lp_oob oob = {
-		.ops = &lp_oob_mpi_ops,
-		.ctx = &o,
-		.timeout_ms = (int)(cfg->pair_timeout_s * 1000),
-		.peer_family = AF_INET,
-		.peer_name = x->name_all[client],
-	};
+	struct lp_mpi_oob o;
+	struct lp_oob oob;
 	int ret;
+
+	pair_oob(x, cfg, client, tag, &o, &oob);
 
 	if (x->dev_status || x->status_all[client])
 		return;	/* the client records the error in its cells */

@@ -78,7 +78,8 @@ all: info $(TOOLS) $(if $(filter 1,$(HAVE_CMOCKA)),$(UNIT_BIN))
 
 info:
 	@[ "$(HAVE_VERBS)" = 1 ] || echo "linkperf: rdma-core headers not found (libibverbs-dev, librdmacm-dev): lp-rdma and lp-sweep are skipped; run scripts/install-deps.sh"
-	@[ "$(HAVE_CUDA)" = 1 ] || echo "linkperf: CUDA not found at $(CUDA_HOME) (set CUDA_HOME): lp-gpu and GPU memory are skipped"
+	@[ "$(HAVE_CUDA)" = 1 ] || [ -n "$(NO_CUDA)" ] || echo "linkperf: CUDA not found at $(CUDA_HOME) (set CUDA_HOME): lp-gpu and GPU memory are skipped"
+	@[ -z "$(NO_CUDA)" ] || echo "linkperf: CUDA left out (NO_CUDA=1): lp-gpu and GPU memory are not built"
 	@[ "$(HAVE_MPI)" = 1 ] || echo "linkperf: mpicc not found (openmpi-bin, libopenmpi-dev): lp-sweep is skipped"
 	@[ "$(HAVE_CMOCKA)" = 1 ] || echo "linkperf: cmocka not found (libcmocka-dev): unit tests are skipped"
 

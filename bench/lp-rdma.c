@@ -100,12 +100,12 @@ static void print_row(const struct lp_rdma_result *r, bool bidir)
 		       s->p90, s->p99, s->p999, s->max, s->mean, s->stdev,
 		       r->lat_halved ? "" : "  (full read)");
 	} else if (bidir) {
-		printf("%-10s %9s %9.0f %10.3f %10.3f %10.3f %10.3f %9.1f\n",
+		printf("%-10s %9s %9.0f %10.4g %10.4g %10.4g %10.4g %9.1f\n",
 		       lp_rdma_test_names[r->test], sz, r->local.msgs, r->local.gbytes_s,
 		       r->remote.gbytes_s, r->sum_gbytes_s, r->sum_gbits_s,
 		       lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps));
 	} else {
-		printf("%-10s %9s %9.0f %10.3f %10.3f %10.4f %8.1f\n", lp_rdma_test_names[r->test],
+		printf("%-10s %9s %9.0f %10.4g %10.4g %10.4g %8.1f\n", lp_rdma_test_names[r->test],
 		       sz, r->local.msgs, r->local.gbytes_s, r->local.gbits_s, r->local.mmsg_s,
 		       r->local.pct_link);
 	}

@@ -163,8 +163,11 @@ static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 	return 0;
 }
 
+/* Outstanding READs per QP: one for latency (a READ at a time), up to 16 for bandwidth. */
 static unsigned rd_atomic(struct lp_rdma_conn *c)
 {
+	if (lp_rdma_test_is_lat(c->p->test))
+		return 1;
 	return (unsigned)LP_MAX(1, LP_MIN(16, c->dev->dev_attr.max_qp_rd_atom));
 }
 

@@ -340,71 +340,30 @@ static void json_doc_begin(struct lp_json *j, const char *role, const struct cli
 	lp_json_obj_end(j);
 }
 
-static int run_client(struct cli *o)
+/* Every test x size as parameters, checked before any device or server is touched (bad -> exit 2). */
+static int plan_runs(const struct cli *o, int mem, struct run *runs, int *n_p)
 {
 	static const enum lp_rdma_test all[] = { LP_RDMA_WRITE_LAT, LP_RDMA_READ_LAT, LP_RDMA_SEND_LAT,
 						 LP_RDMA_WRITE_BW, LP_RDMA_READ_BW, LP_RDMA_SEND_BW };
-	struct lp_rdma_devsel sel = {
-		.dev = o->dev, .port = (int)o->ib_port, .gid_index = o->gid_index,
-		.tclass = o->tclass, .sl = o->sl,
-	};
-	char buf[512], peer[64];
+	char buf[512], why[160];
 	const char *names[LP_RDMA_NTESTS * 2];
-	struct lp_rdma_dev *dev = NULL;
-	struct run *runs = NULL;
-	int fd = -1, ntests = 0, nruns = 0, failed = 0, ret, family = AF_INET, mem = 0, mem_dev;
-	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &fd,
-			      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = o->host,
-			      .stop = &stop_flag };
-	bool lat_head = false, bw_head = false;
-	FILE *csv = NULL, *jf = NULL;
-	struct lp_json j;
+	int ntests = 0, n = 0;
 
 	if (lp_split_list(o->tests, buf, sizeof(buf), names, LP_RDMA_NTESTS * 2, &ntests))
-		return LP_EXIT_USAGE;
-	lp_mem_parse(o->mem, &mem, &mem_dev);
-	if (o->gpu && strcmp(o->gpu, "auto"))
-		mem_dev = atoi(o->gpu);
-	ret = check_mem(mem, mem_dev);
-	if (!ret)
-		ret = resolve_affinity(o, mem, &mem_dev);
-	if (ret)
-		return lp_exit_code(ret);
-	sel.dev = o->dev;
-	if (strchr(o->host, ':'))
-		family = AF_INET6;
-	ret = lp_rdma_dev_open(&sel, family, &dev);
-	if (ret)
-		return lp_exit_code(ret);
-	ret = connect_server(o, &fd);
-	if (ret) {
-		lp_rdma_dev_close(dev);
-		return LP_EXIT_FAIL;
-	}
-	if (!lp_sock_peer_addr(fd, peer, sizeof(peer), &oob.peer_family) && o->gid_index < 0 &&
-	    oob.peer_family != family)
-		lp_rdma_dev_select_gid(dev, oob.peer_family, -1);
-	if (!o->quiet)
-		print_header(lp_rdma_dev_info(dev), "client");
-	runs = calloc((size_t)ntests * LP_SIZES_MAX, sizeof(*runs));
-	if (!runs) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (int t = 0; t < ntests && !stop_flag; t++) {
-		int ti = lp_choice_index(lp_rdma_test_names, names[t]);
-		bool lat = lp_rdma_test_is_lat(all[ti]);
+		return -EINVAL;
+	for (int t = 0; t < ntests; t++) {
+		enum lp_rdma_test test = all[lp_choice_index(lp_rdma_test_names, names[t])];
+		bool lat = lp_rdma_test_is_lat(test);
 		struct lp_sizes sizes = o->sizes;
 
 		if (!sizes.n) { /* per-test default: 2 B latency, 64 KiB bandwidth */
 			sizes.n = 1;
 			sizes.v[0] = lat ? 2 : 65536;
 		}
-		for (unsigned s = 0; s < sizes.n && !stop_flag; s++) {
-			struct run *u = &runs[nruns++];
-			struct lp_rdma_params *p = &u->p;
+		for (unsigned s = 0; s < sizes.n; s++) {
+			struct lp_rdma_params *p = &runs[n].p;
 
-			lp_rdma_params_default(p, all[ti]);
+			lp_rdma_params_default(p, test);
 			p->size = sizes.v[s];
 			if (o->iters_set)
 				p->iters = o->iters;
@@ -426,37 +385,101 @@ static int run_client(struct cli *o)
 			p->verify = o->verify;
 			p->use_cm = o->use_cm;
 			p->cm_port = (uint16_t)o->cm_port;
-			p->seed = o->seed + (uint32_t)nruns;
+			p->seed = o->seed + (uint32_t)n + 1;
 			p->max_samples = o->max_samples;
 			p->timeout_ms = (int)(o->timeout_s * 1000);
 			p->mem = mem;
-			p->mem_dev = mem_dev;
 			p->lat_method = o->lat_method ? LP_LAT_WRITE_IMM : LP_LAT_POLL;
-			ret = lp_rdma_client_run(dev, &oob, p, o->host, &u->r);
-			if (!o->quiet) {
-				if (lat && !lat_head) {
-					print_lat_head();
-					lat_head = true;
-					bw_head = false;
-				} else if (!lat && !bw_head) {
-					print_bw_head(p->bidir);
-					bw_head = true;
-					lat_head = false;
-				}
-				print_row(&u->r, p->bidir);
+			if (lp_rdma_params_check(p, why, sizeof(why))) {
+				lp_err("%s size %llu: %s", names[t], (unsigned long long)p->size, why);
+				return -EINVAL;
 			}
-			if (ret) {
-				failed++;
-				lp_err("%s size %llu: %s", names[t], (unsigned long long)p->size,
-				       u->r.error);
-				/* The session's state is unknown after a failure: stop here. */
-				goto done;
+			n++;
+		}
+	}
+	*n_p = n;
+	return 0;
+}
+
+static int run_client(struct cli *o)
+{
+	struct lp_rdma_devsel sel = {
+		.dev = o->dev, .port = (int)o->ib_port, .gid_index = o->gid_index,
+		.tclass = o->tclass, .sl = o->sl,
+	};
+	char peer[64];
+	struct lp_rdma_dev *dev = NULL;
+	struct run *runs;
+	int fd = -1, nruns = 0, done = 0, failed = 0, ret, family = AF_INET, mem = 0, mem_dev;
+	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &fd,
+			      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = o->host,
+			      .stop = &stop_flag };
+	bool lat_head = false, bw_head = false;
+	FILE *csv = NULL, *jf = NULL;
+	struct lp_json j;
+
+	lp_mem_parse(o->mem, &mem, &mem_dev);
+	if (o->gpu && strcmp(o->gpu, "auto"))
+		mem_dev = atoi(o->gpu);
+	runs = calloc((size_t)LP_RDMA_NTESTS * 2 * LP_SIZES_MAX, sizeof(*runs));
+	if (!runs)
+		return LP_EXIT_FAIL;
+	ret = plan_runs(o, mem, runs, &nruns);
+	if (!ret)
+		ret = check_mem(mem, mem_dev);
+	if (!ret)
+		ret = resolve_affinity(o, mem, &mem_dev);
+	if (!ret) {
+		sel.dev = o->dev;
+		family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
+		ret = lp_rdma_dev_open(&sel, family, &dev);
+	}
+	if (ret) {
+		free(runs);
+		return lp_exit_code(ret);
+	}
+	ret = connect_server(o, &fd);
+	if (ret) {
+		free(runs);
+		lp_rdma_dev_close(dev);
+		return LP_EXIT_FAIL;
+	}
+	if (!lp_sock_peer_addr(fd, peer, sizeof(peer), &oob.peer_family) && o->gid_index < 0 &&
+	    oob.peer_family != family)
+		lp_rdma_dev_select_gid(dev, oob.peer_family, -1);
+	if (!o->quiet)
+		print_header(lp_rdma_dev_info(dev), "client");
+	for (int i = 0; i < nruns && !stop_flag; i++) {
+		struct run *u = &runs[i];
+		struct lp_rdma_params *p = &u->p;
+		bool lat = lp_rdma_test_is_lat(p->test);
+
+		p->mem_dev = mem_dev;
+		ret = lp_rdma_client_run(dev, &oob, p, o->host, &u->r);
+		done = i + 1;
+		if (!o->quiet) {
+			if (lat && !lat_head) {
+				print_lat_head();
+				lat_head = true;
+				bw_head = false;
+			} else if (!lat && !bw_head) {
+				print_bw_head(p->bidir);
+				bw_head = true;
+				lat_head = false;
 			}
+			print_row(&u->r, p->bidir);
+		}
+		if (ret) {
+			failed++;
+			lp_err("%s size %llu: %s", lp_rdma_test_names[p->test],
+			       (unsigned long long)p->size, u->r.error);
+			/* The session's state is unknown after a failure: stop here. */
+			goto done;
 		}
 	}
 	lp_rdma_client_bye(&oob);
 done:
-	if (nruns && !runs[0].r.status && !o->quiet) {
+	if (done && !runs[0].r.status && !o->quiet) {
 		printf("\n");
 		print_header(&runs[0].r.remote_dev, "server");
 		printf("memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
@@ -470,7 +493,7 @@ done:
 			failed++;
 		} else {
 			fputs(csv_header, csv);
-			for (int i = 0; i < nruns; i++)
+			for (int i = 0; i < done; i++)
 				csv_row(csv, &runs[i].r, &runs[i].p);
 			if (csv != stdout)
 				fclose(csv);
@@ -484,20 +507,20 @@ done:
 		} else {
 			lp_json_init(&j, jf, true);
 			json_doc_begin(&j, "client", o, lp_rdma_dev_info(dev));
-			if (nruns && !runs[0].r.status) {
+			if (done && !runs[0].r.status) {
 				lp_json_obj_begin(&j, "remote_device");
 				lp_rdma_devinfo_json(&runs[0].r.remote_dev, &j);
 				lp_json_obj_end(&j);
 			}
 			lp_json_arr_begin(&j, "results");
-			for (int i = 0; i < nruns; i++) {
+			for (int i = 0; i < done; i++) {
 				lp_json_obj_begin(&j, NULL);
 				lp_rdma_result_json(&runs[i].r, &runs[i].p, &j);
 				lp_json_obj_end(&j);
 			}
 			lp_json_arr_end(&j);
 			lp_json_obj_begin(&j, "summary");
-			lp_json_int(&j, "runs", nruns);
+			lp_json_int(&j, "runs", done);
 			lp_json_int(&j, "failed", failed);
 			lp_json_obj_end(&j);
 			lp_json_obj_end(&j);
@@ -509,8 +532,7 @@ done:
 				fclose(jf);
 		}
 	}
-	ret = failed ? -EIO : 0;
-out:
+	ret = failed || done < nruns ? -EIO : 0;
 	free(runs);
 	if (fd >= 0)
 		close(fd);

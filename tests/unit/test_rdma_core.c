@@ -181,6 +181,13 @@ static void test_params_check(void **state)
 	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);
 	lp_rdma_params_default(&p, LP_RDMA_SEND_LAT);
 	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), 0);
+	/* 64 QPs x 1 GiB would make the server register 128 GiB: refused. */
+	lp_rdma_params_default(&p, LP_RDMA_WRITE_BW);
+	p.size = 1ull << 30;
+	p.num_qps = 64;
+	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);
+	p.num_qps = 2;
+	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), 0);
 }
 
 static void test_qpinfo(void **state)

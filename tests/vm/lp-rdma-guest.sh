@@ -182,6 +182,7 @@ check_rc() { # name expected_rc cmd...
 check_rc "unknown option" 2 "$B" --frobnicate
 check_rc "bad size" 2 "$B" "$IP" -s 4Q
 check_rc "size out of range" 2 "$B" "$IP" -s 2G
+check_rc "buffers over the limit" 2 "$B" "$IP" -t write_bw -s 1G -q 8
 check_rc "unknown test" 2 "$B" "$IP" -t write_lat,ping
 check_rc "unknown device" 2 "$B" "$IP" -d mlx5_9
 check_rc "bad port" 2 "$B" "$IP" -d rxe0 -i 7

@@ -350,20 +350,27 @@ static int cm_server_accept(struct lp_rdma_conn *c, uint32_t i)
 	return ret ? ret : cm_qp_establish(c, i, false);
 }
 
+int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->mem.addr + (2 * q + 1) * c->slot,
+		.length = (uint32_t)c->slot,
+		.lkey = c->mem.mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = q, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(c->qp[q], &wr, &bad) ? -errno : 0;
+}
+
 static int post_initial_recvs(struct lp_rdma_conn *c)
 {
 	for (uint32_t q = 0; q < c->nqps; q++) {
 		for (uint32_t k = 0; k < c->p->rx_depth; k++) {
-			struct ibv_sge sge = {
-				.addr = (uintptr_t)c->mem.addr + (2 * q + 1) * c->slot,
-				.length = (uint32_t)c->slot,
-				.lkey = c->mem.mr->lkey,
-			};
-			struct ibv_recv_wr wr = { .wr_id = q, .sg_list = &sge, .num_sge = 1 }, *bad;
+			int ret = lp_conn_post_recv(c, q);
 
-			if (ibv_post_recv(c->qp[q], &wr, &bad)) {
-				lp_err("ibv_post_recv failed: %s", strerror(errno));
-				return -errno;
+			if (ret) {
+				lp_err("ibv_post_recv failed: %s", strerror(-ret));
+				return ret;
 			}
 		}
 	}

@@ -91,6 +91,8 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 		  enum lp_mem_kind mem, int mem_dev, bool is_client, struct lp_oob *oob,
 		  const char *server_host, const char *bind_addr);
 void lp_conn_teardown(struct lp_rdma_conn *c);
+/* Post one receive into QP q's receiving half (wr_id = q). 0 or -errno. */
+int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q);
 
 /* Send an ERROR message (best effort). */
 void lp_rdma_send_error(struct lp_oob *oob, int code, const char *text);

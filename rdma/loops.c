@@ -143,18 +143,6 @@ static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t wr_id, bool sig
 	return 0;
 }
 
-static int post_recv(struct lp_rdma_conn *c, uint32_t q)
-{
-	struct ibv_sge sge = {
-		.addr = half_addr(c, q, true),
-		.length = (uint32_t)c->slot,
-		.lkey = c->mem.mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = q, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-	return ibv_post_recv(c->qp[q], &wr, &bad) ? -errno : 0;
-}
-
 /* Wait for one completion on cq (send or receive), bounded. */
 static int wait_cq(struct lp_loop *l, struct ibv_cq *cq, bool passive, struct ibv_wc *wc)
 {
@@ -266,7 +254,7 @@ static int pp_rearm(struct lp_loop *l)
 {
 	if (l->p->test == LP_RDMA_WRITE_LAT && l->c->detect != LP_DETECT_IMM)
 		return 0;
-	return post_recv(l->c, 0) ? fail(l, -EIO, "ibv_post_recv failed%s", "") : 0;
+	return lp_conn_post_recv(l->c, 0) ? fail(l, -EIO, "ibv_post_recv failed%s", "") : 0;
 }
 
 /* Reap the send completion of the last post (already done in practice). */
@@ -445,7 +433,7 @@ static int bw_poll(struct lp_loop *l, struct bw_state *s, bool recv)
 	for (int k = 0; k < n; k++) {
 		if (wc[k].status != IBV_WC_SUCCESS)
 			return wc_error(l, &wc[k]);
-		if (post_recv(l->c, (uint32_t)wc[k].wr_id))
+		if (lp_conn_post_recv(l->c, (uint32_t)wc[k].wr_id))
 			return fail(l, -EIO, "ibv_post_recv failed%s", "");
 		s->received++;
 	}

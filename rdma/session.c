@@ -154,18 +154,10 @@ static int drain_recvs(struct lp_rdma_conn *c, int budget_ms)
 		if (n)
 			return n < 0 ? n : 0;
 		n = ibv_poll_cq(c->rcq, 16, wc);
-		for (int k = 0; k < n; k++) {
-			struct ibv_sge sge = {
-				.addr = (uintptr_t)c->mem.addr + (2 * wc[k].wr_id + 1) * c->slot,
-				.length = (uint32_t)c->slot,
-				.lkey = c->mem.mr->lkey,
-			};
-			struct ibv_recv_wr wr = { .wr_id = wc[k].wr_id, .sg_list = &sge, .num_sge = 1 },
-					   *bad;
-
-			if (wc[k].status != IBV_WC_SUCCESS || ibv_post_recv(c->qp[wc[k].wr_id], &wr, &bad))
+		for (int k = 0; k < n; k++)
+			if (wc[k].status != IBV_WC_SUCCESS ||
+			    lp_conn_post_recv(c, (uint32_t)wc[k].wr_id))
 				return -EIO;
-		}
 	}
 	return -ETIMEDOUT;
 }

@@ -377,10 +377,9 @@ static int bw_post(struct lp_loop *l, struct bw_state *s)
 	for (uint32_t q = 0; q < c->nqps; q++) {
 		while (s->posted[q] < s->target[q] &&
 		       s->posted[q] - s->done[q] + p->post_list <= p->tx_depth) {
-			struct ibv_send_wr wr[64], *bad;
-			struct ibv_sge sge[64];
-			uint32_t n = (uint32_t)LP_MIN((uint64_t)LP_MIN(p->post_list, 64u),
-						      s->target[q] - s->posted[q]);
+			struct ibv_send_wr wr[LP_RDMA_MAX_POST_LIST], *bad;
+			struct ibv_sge sge[LP_RDMA_MAX_POST_LIST];
+			uint32_t n = (uint32_t)LP_MIN((uint64_t)p->post_list, s->target[q] - s->posted[q]);
 
 			for (uint32_t k = 0; k < n; k++) {
 				uint64_t id = s->posted[q] + k + 1;

@@ -42,6 +42,38 @@ void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t)
 	};
 }
 
+static uint32_t gcd(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The smallest tx depth with which bandwidth posting never stalls
+ * (rdma/loops.c bw_post): each QP posts post_list (l) WRs at a time while
+ * posted - done + l <= tx_depth (T), signals every cq_mod-th (Q) WR and the
+ * last, and done only moves on a signaled completion. So from a completed
+ * signal d the window must reach the first post boundary at or past the next
+ * signal, at most Q after d. Boundaries are l apart, starting at 0 in the
+ * warm-up and at the warm-up count w in the timed phase; the gap from a
+ * multiple of Q to the next boundary takes every value r < l with
+ * r = w (mod gcd(Q, l)) over a long run, at most l - g + w mod g. A run
+ * reaches each of them, so this bound is exact (tests/unit/test_rdma_post.c
+ * checks it against a model of the loop). QPs post independently and receives
+ * are re-posted on every completion, so QPs and rx depth do not enter.
+ */
+static uint32_t window_min(const struct lp_rdma_params *p)
+{
+	uint32_t g = gcd(p->cq_mod, p->post_list);
+
+	return p->cq_mod + p->post_list - g + (uint32_t)(p->warmup % g);
+}
+
 int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 {
 #define FAIL(...)                                                                                  \
@@ -72,6 +104,13 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 		FAIL("cq moderation %u out of range [1, tx depth %u]", p->cq_mod, p->tx_depth);
 	if (p->post_list < 1 || p->post_list > p->tx_depth)
 		FAIL("post list %u out of range [1, tx depth %u]", p->post_list, p->tx_depth);
+	if (p->post_list > LP_RDMA_MAX_POST_LIST)
+		FAIL("post list %u out of range [1, %d]", p->post_list, LP_RDMA_MAX_POST_LIST);
+	if (!lat && p->tx_depth < window_min(p))
+		FAIL("tx depth %u cannot reach every signaled WR with cq moderation %u, post list %u "
+		     "and warm-up %llu: needs tx depth >= %u (Q + l - gcd(Q,l) + warm-up mod gcd(Q,l))",
+		     p->tx_depth, p->cq_mod, p->post_list, (unsigned long long)p->warmup,
+		     window_min(p));
 	if (p->num_qps < 1 || p->num_qps > LP_RDMA_MAX_QPS)
 		FAIL("QP count %u out of range [1, %d]", p->num_qps, LP_RDMA_MAX_QPS);
 	if (lat && p->num_qps != 1)

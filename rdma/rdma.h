@@ -188,6 +188,7 @@ struct lp_rdma_params {
 
 #define LP_RDMA_MAX_SIZE (1ull << 30)
 #define LP_RDMA_MAX_QPS 64
+#define LP_RDMA_MAX_POST_LIST 64 /* WRs chained per ibv_post_send */
 #define LP_RDMA_MAX_BUF (4ull << 30) /* registered bytes per side and test (2 x size x QPs) */
 
 /* Sensible defaults for a test (perftest-like where it is a good choice). */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,20 @@
 const char *lp_detect_name(enum lp_detect d)
 {
 	return d == LP_DETECT_GPU ? "gpu_poll" : d == LP_DETECT_IMM ? "write_imm" : "cpu_poll";
+}
+
+/* Record why set-up failed (the first cause wins: later ones are its consequences); returns err. */
+__attribute__((format(printf, 3, 4))) static int conn_fail(struct lp_rdma_conn *c, int err,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(c->why, sizeof(c->why), fmt, ap);
+		va_end(ap);
+	}
+	return err;
 }
 
 static bool wants_recvs(const struct lp_rdma_params *p)
@@ -140,13 +155,14 @@ static int create_qp_inline(struct lp_rdma_conn *c, uint32_t i)
 	if (ret && want && c->p->inline_size == UINT32_MAX)
 		ret = create_qp(c, i, 0);
 	if (ret)
-		lp_err("%s: cannot create QP (tx depth %u, rx depth %u, inline %u): %s",
-		       c->dev->info.name, c->p->tx_depth, c->p->rx_depth, want, strerror(-ret));
+		conn_fail(c, ret, "%s: cannot create QP (tx depth %u, rx depth %u, inline %u): %s",
+			  c->dev->info.name, c->p->tx_depth, c->p->rx_depth, want, strerror(-ret));
 	return ret;
 }
 
 static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 {
+	int ret;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
@@ -155,11 +171,10 @@ static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 				   IBV_ACCESS_REMOTE_READ,
 	};
 
-	if (ibv_modify_qp(qp, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
-		lp_err("QP to INIT failed: %s", strerror(errno));
-		return -errno;
-	}
+	ret = lp_verbs_err(ibv_modify_qp(
+		qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
+	if (ret)
+		return conn_fail(c, ret, "QP to INIT failed: %s", strerror(-ret));
 	return 0;
 }
 
@@ -174,6 +189,7 @@ static unsigned rd_atomic(struct lp_rdma_conn *c)
 static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 {
 	struct lp_rdma_dev *d = c->dev;
+	int ret;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = mtu_enum(c->mtu),
@@ -195,13 +211,13 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 		a.ah_attr.grh.hop_limit = 64;
 		a.ah_attr.grh.traffic_class = d->tclass >= 0 ? (uint8_t)d->tclass : 0;
 	}
-	if (ibv_modify_qp(c->qp[i], &a,
-			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-		lp_err("QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
-		       strerror(errno), c->remote.qpn[i], d->info.gid_index, c->mtu);
-		return -errno;
-	}
+	ret = lp_verbs_err(ibv_modify_qp(c->qp[i], &a,
+					 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+						 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+						 IBV_QP_MIN_RNR_TIMER));
+	if (ret)
+		return conn_fail(c, ret, "QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
+				 strerror(-ret), c->remote.qpn[i], d->info.gid_index, c->mtu);
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTS,
 		.timeout = 14, /* 4.096 us * 2^14 = 67 ms per try */
@@ -210,12 +226,12 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 		.sq_psn = c->local.psn[i],
 		.max_rd_atomic = (uint8_t)rd_atomic(c),
 	};
-	if (ibv_modify_qp(c->qp[i], &a,
-			  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
-		lp_err("QP to RTS failed: %s", strerror(errno));
-		return -errno;
-	}
+	ret = lp_verbs_err(ibv_modify_qp(c->qp[i], &a,
+					 IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+						 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+						 IBV_QP_MAX_QP_RD_ATOMIC));
+	if (ret)
+		return conn_fail(c, ret, "QP to RTS failed: %s", strerror(-ret));
 	return 0;
 }
 
@@ -231,22 +247,19 @@ static int cm_wait(struct lp_rdma_conn *c, enum rdma_cm_event_type want, int tim
 	do
 		n = poll(&pfd, 1, timeout_ms);
 	while (n < 0 && errno == EINTR);
-	if (n <= 0) {
-		lp_err("rdma_cm: no %s event within %d ms", rdma_event_str(want), timeout_ms);
-		return -ETIMEDOUT;
-	}
+	if (n <= 0)
+		return conn_fail(c, -ETIMEDOUT, "rdma_cm: no %s event within %d ms",
+				 rdma_event_str(want), timeout_ms);
 	if (rdma_get_cm_event(c->cm_ch, &ev))
-		return -errno;
+		return conn_fail(c, -errno, "rdma_get_cm_event: %s", strerror(errno));
 	got = ev->event;
 	status = ev->status;
 	if (id_p)
 		*id_p = ev->id;
 	rdma_ack_cm_event(ev);
-	if (got != want) {
-		lp_err("rdma_cm: expected %s, got %s (status %d)", rdma_event_str(want),
-		       rdma_event_str(got), status);
-		return -ECONNREFUSED;
-	}
+	if (got != want)
+		return conn_fail(c, -ECONNREFUSED, "rdma_cm: expected %s, got %s (status %d)",
+				 rdma_event_str(want), rdma_event_str(got), status);
 	return 0;
 }
 
@@ -263,13 +276,12 @@ static int cm_conn_param(struct lp_rdma_conn *c, struct rdma_conn_param *cp)
 
 static int cm_check_dev(struct lp_rdma_conn *c, struct rdma_cm_id *id)
 {
-	if (id->verbs != c->dev->ctx) {
-		lp_err("rdma_cm routed the peer through %s, not the chosen %s: pick the device "
-		       "that owns the address (-d)",
-		       id->verbs ? ibv_get_device_name(id->verbs->device) : "?",
-		       c->dev->info.name);
-		return -EXDEV;
-	}
+	if (id->verbs != c->dev->ctx)
+		return conn_fail(c, -EXDEV,
+				 "rdma_cm routed the peer through %s, not the chosen %s: pick the "
+				 "device that owns the address (-d)",
+				 id->verbs ? ibv_get_device_name(id->verbs->device) : "?",
+				 c->dev->info.name);
 	return 0;
 }
 
@@ -285,7 +297,8 @@ static int cm_qp_establish(struct lp_rdma_conn *c, uint32_t i, bool client)
 		return ret;
 	cm_conn_param(c, &cp);
 	if (client ? rdma_connect(c->cm_id[i], &cp) : rdma_accept(c->cm_id[i], &cp))
-		return -errno;
+		return conn_fail(c, -errno, "%s: %s", client ? "rdma_connect" : "rdma_accept",
+				 strerror(errno));
 	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
 }
 
@@ -298,18 +311,17 @@ static int cm_listen(struct lp_rdma_conn *c, const char *bind_addr)
 	snprintf(port, sizeof(port), "%u", c->p->cm_port);
 	c->cm_ch = rdma_create_event_channel();
 	if (!c->cm_ch)
-		return -errno;
-	if (rdma_getaddrinfo(bind_addr, port, &hints, &res)) {
-		lp_err("rdma_cm: cannot resolve bind address %s", bind_addr ? bind_addr : "*");
-		return -EADDRNOTAVAIL;
-	}
+		return conn_fail(c, -errno, "rdma_create_event_channel: %s", strerror(errno));
+	if (rdma_getaddrinfo(bind_addr, port, &hints, &res))
+		return conn_fail(c, -EADDRNOTAVAIL, "rdma_cm: cannot resolve bind address %s",
+				 bind_addr ? bind_addr : "*");
 	if (rdma_create_id(c->cm_ch, &c->cm_listen, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(c->cm_listen, res->ai_src_addr) || rdma_listen(c->cm_listen, 64)) {
 		int err = -errno;
 
 		rdma_freeaddrinfo(res);
-		lp_err("rdma_cm: cannot listen on port %s: %s", port, strerror(-err));
-		return err;
+		return conn_fail(c, err, "rdma_cm: cannot listen on port %s: %s", port,
+				 strerror(-err));
 	}
 	rdma_freeaddrinfo(res);
 	return 0;
@@ -324,19 +336,19 @@ static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t 
 
 	snprintf(port, sizeof(port), "%u", c->p->cm_port);
 	if (!c->cm_ch && !(c->cm_ch = rdma_create_event_channel()))
-		return -errno;
-	if (rdma_getaddrinfo(host, port, &hints, &res)) {
-		lp_err("rdma_cm: cannot resolve %s", host);
-		return -EHOSTUNREACH;
-	}
-	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP) ? -errno : 0;
+		return conn_fail(c, -errno, "rdma_create_event_channel: %s", strerror(errno));
+	if (rdma_getaddrinfo(host, port, &hints, &res))
+		return conn_fail(c, -EHOSTUNREACH, "rdma_cm: cannot resolve %s", host);
+	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP) ?
+		      conn_fail(c, -errno, "rdma_create_id: %s", strerror(errno)) :
+		      0;
 	if (!ret && rdma_resolve_addr(c->cm_id[i], res->ai_src_addr, res->ai_dst_addr, 2000))
-		ret = -errno;
+		ret = conn_fail(c, -errno, "rdma_resolve_addr(%s): %s", host, strerror(errno));
 	rdma_freeaddrinfo(res);
 	if (!ret)
 		ret = cm_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL);
 	if (!ret && rdma_resolve_route(c->cm_id[i], 2000))
-		ret = -errno;
+		ret = conn_fail(c, -errno, "rdma_resolve_route(%s): %s", host, strerror(errno));
 	if (!ret)
 		ret = cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL);
 	return ret ? ret : cm_qp_establish(c, i, true);
@@ -359,7 +371,7 @@ int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q)
 	};
 	struct ibv_recv_wr wr = { .wr_id = q, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	return ibv_post_recv(c->qp[q], &wr, &bad) ? -errno : 0;
+	return lp_verbs_err(ibv_post_recv(c->qp[q], &wr, &bad));
 }
 
 static int post_initial_recvs(struct lp_rdma_conn *c)
@@ -368,10 +380,9 @@ static int post_initial_recvs(struct lp_rdma_conn *c)
 		for (uint32_t k = 0; k < c->p->rx_depth; k++) {
 			int ret = lp_conn_post_recv(c, q);
 
-			if (ret) {
-				lp_err("ibv_post_recv failed: %s", strerror(-ret));
-				return ret;
-			}
+			if (ret)
+				return conn_fail(c, ret, "ibv_post_recv (receive %u of %u on QP %u): %s",
+						 k + 1, c->p->rx_depth, q, strerror(-ret));
 		}
 	}
 	return 0;
@@ -398,8 +409,15 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	ret = oob->ops->recv(oob->ctx, &type, body, &len, oob->timeout_ms);
 	if (ret)
 		return ret;
-	if (type == LP_MSG_ERROR)
-		return -ECONNABORTED;
+	if (type == LP_MSG_ERROR) {
+		char text[128];
+
+		lp_rbuf_init(&r, body, len);
+		(void)lp_rbuf_u32(&r);
+		lp_rbuf_str(&r, text, sizeof(text));
+		return conn_fail(c, -ECONNABORTED, "%s reports: %s", oob->peer_name,
+				 r.err ? "set-up failed" : text);
+	}
 	if (type != LP_MSG_QPINFO)
 		return -EPROTO;
 	lp_rbuf_init(&r, body, len);
@@ -435,8 +453,8 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 	c->scq = ibv_create_cq(dev->ctx, LP_MIN(cqe_s, dev->dev_attr.max_cqe), NULL, NULL, 0);
 	c->rcq = ibv_create_cq(dev->ctx, LP_MIN(cqe_r, dev->dev_attr.max_cqe), NULL, NULL, 0);
 	if (!c->scq || !c->rcq) {
-		lp_err("%s: cannot create completion queues: %s", dev->info.name, strerror(errno));
-		ret = -ENOMEM;
+		ret = conn_fail(c, errno ? -errno : -ENOMEM, "%s: cannot create completion queues: %s",
+				dev->info.name, strerror(errno ? errno : ENOMEM));
 		goto fail;
 	}
 	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->nqps);
@@ -457,8 +475,8 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 		memset(c->flag_host, 0, 64);
 		c->flag_mr = ibv_reg_mr(dev->pd, c->flag_host, 64, IBV_ACCESS_LOCAL_WRITE);
 		if (!c->flag_mr) {
-			ret = -errno;
-			lp_err("cannot register 64 B of host memory: %s", strerror(-ret));
+			ret = conn_fail(c, -errno, "cannot register 64 B of host memory: %s",
+					strerror(errno));
 			goto fail;
 		}
 	}
@@ -495,8 +513,7 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 	}
 	ret = exchange_qpinfo(c);
 	if (ret) {
-		if (ret != -ECONNABORTED)
-			lp_err("exchange with %s failed: %s", oob->peer_name, strerror(-ret));
+		conn_fail(c, ret, "exchange with %s failed: %s", oob->peer_name, strerror(-ret));
 		goto fail;
 	}
 	c->mtu = LP_MIN(c->mtu, c->remote.mtu);

@@ -82,11 +82,23 @@ struct lp_rdma_conn {
 	uint8_t *flag_host;	/* 64 B of host memory: the counter byte sent after GPU data */
 	struct ibv_mr *flag_mr;
 	void *poller;		/* struct lp_gpu_poller * for LP_DETECT_GPU */
+	char why[160];		/* lp_conn_setup failed: the first cause, one line */
 };
+
+/*
+ * A verbs call's return value as 0 or a negative errno. ibv_post_send,
+ * ibv_post_recv, ibv_modify_qp, ibv_query_* and friends return the error
+ * code (positive; a few providers return it negated) and need not set errno.
+ */
+static inline int lp_verbs_err(int ret)
+{
+	return ret > 0 ? -ret : ret;
+}
 
 const char *lp_detect_name(enum lp_detect d);
 
 /* QP/CQ/MR set-up and teardown (conn.c). */
+/* QP/CQ/MR set-up: 0 or -errno, and then c->why says what failed (nothing is logged). */
 int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct lp_rdma_params *p,
 		  enum lp_mem_kind mem, int mem_dev, bool is_client, struct lp_oob *oob,
 		  const char *server_host, const char *bind_addr);

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,10 +51,22 @@ struct lp_loop {
 	uint8_t *flag_tx;	/* last byte of the sending half */
 };
 
-static int fail(struct lp_loop *l, int err, const char *fmt, const char *arg)
+__attribute__((format(printf, 3, 4))) static int fail(struct lp_loop *l, int err, const char *fmt,
+							...)
 {
-	snprintf(l->why, l->why_len, fmt, arg);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(l->why, l->why_len, fmt, ap);
+	va_end(ap);
 	return err;
+}
+
+/* A failed post: the verb's own return value is the cause (errno need not be set). */
+static int post_failed(struct lp_loop *l, const char *verb, uint32_t q, int ret)
+{
+	ret = lp_verbs_err(ret);
+	return fail(l, ret, "%s on QP %u failed: %s", verb, q, strerror(-ret));
 }
 
 static int wc_error(struct lp_loop *l, const struct ibv_wc *wc)
@@ -150,7 +163,7 @@ static int wait_cq(struct lp_loop *l, struct ibv_cq *cq, bool passive, struct ib
 		int n = ibv_poll_cq(cq, 1, wc);
 
 		if (n < 0)
-			return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+			return fail(l, -EIO, "ibv_poll_cq failed (%d)", n);
 		if (n) {
 			if (wc->status != IBV_WC_SUCCESS)
 				return wc_error(l, wc);
@@ -182,6 +195,7 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 	struct lp_rdma_conn *c = l->c;
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge[2];
+	int ret;
 
 	post_one(c, 0, i, true, &wr, &sge[0]);
 	if (l->p->test == LP_RDMA_WRITE_LAT) {
@@ -203,9 +217,8 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 			}
 		}
 	}
-	if (ibv_post_send(c->qp[0], &wr, &bad))
-		return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
-	return 0;
+	ret = ibv_post_send(c->qp[0], &wr, &bad);
+	return ret ? post_failed(l, "ibv_post_send", 0, ret) : 0;
 }
 
 /* The GPU poller saw iteration i (a silent, bounded spin on its host flag). */
@@ -254,7 +267,9 @@ static int pp_rearm(struct lp_loop *l)
 {
 	if (l->p->test == LP_RDMA_WRITE_LAT && l->c->detect != LP_DETECT_IMM)
 		return 0;
-	return lp_conn_post_recv(l->c, 0) ? fail(l, -EIO, "ibv_post_recv failed%s", "") : 0;
+	int ret = lp_conn_post_recv(l->c, 0);
+
+	return ret ? post_failed(l, "ibv_post_recv", 0, ret) : 0;
 }
 
 /* Reap the send completion of the last post (already done in practice). */
@@ -337,8 +352,9 @@ static int run_read_lat(struct lp_loop *l, struct lp_loop_out *out)
 			break;
 		post_one(l->c, 0, i, true, &wr, &sge);
 		t0 = lp_ticks();
-		if (ibv_post_send(l->c->qp[0], &wr, &bad))
-			return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
+		ret = ibv_post_send(l->c->qp[0], &wr, &bad);
+		if (ret)
+			return post_failed(l, "ibv_post_send", 0, ret);
 		ret = wait_cq(l, l->c->scq, false, &wc);
 		t1 = lp_ticks();
 		if (ret)
@@ -379,6 +395,7 @@ static int bw_post(struct lp_loop *l, struct bw_state *s)
 		       s->posted[q] - s->done[q] + p->post_list <= p->tx_depth) {
 			struct ibv_send_wr wr[LP_RDMA_MAX_POST_LIST], *bad;
 			struct ibv_sge sge[LP_RDMA_MAX_POST_LIST];
+			int ret;
 			uint32_t n = (uint32_t)LP_MIN((uint64_t)p->post_list, s->target[q] - s->posted[q]);
 
 			for (uint32_t k = 0; k < n; k++) {
@@ -388,8 +405,9 @@ static int bw_post(struct lp_loop *l, struct bw_state *s)
 				post_one(c, q, id, sig, &wr[k], &sge[k]);
 				wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
 			}
-			if (ibv_post_send(c->qp[q], wr, &bad))
-				return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
+			ret = ibv_post_send(c->qp[q], wr, &bad);
+			if (ret)
+				return post_failed(l, "ibv_post_send", q, ret);
 			s->posted[q] += n;
 		}
 	}
@@ -412,7 +430,7 @@ static int bw_poll(struct lp_loop *l, struct bw_state *s, bool recv)
 
 	n = ibv_poll_cq(l->c->scq, 32, wc);
 	if (n < 0)
-		return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+		return fail(l, -EIO, "ibv_poll_cq failed (%d)", n);
 	for (int k = 0; k < n; k++) {
 		int q;
 
@@ -428,12 +446,15 @@ static int bw_poll(struct lp_loop *l, struct bw_state *s, bool recv)
 		return 0;
 	n = ibv_poll_cq(l->c->rcq, 32, wc);
 	if (n < 0)
-		return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+		return fail(l, -EIO, "ibv_poll_cq failed (%d)", n);
 	for (int k = 0; k < n; k++) {
+		int ret;
+
 		if (wc[k].status != IBV_WC_SUCCESS)
 			return wc_error(l, &wc[k]);
-		if (lp_conn_post_recv(l->c, (uint32_t)wc[k].wr_id))
-			return fail(l, -EIO, "ibv_post_recv failed%s", "");
+		ret = lp_conn_post_recv(l->c, (uint32_t)wc[k].wr_id);
+		if (ret)
+			return post_failed(l, "ibv_post_recv", (uint32_t)wc[k].wr_id, ret);
 		s->received++;
 	}
 	if (n)

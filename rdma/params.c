@@ -107,8 +107,8 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 	if (p->post_list > LP_RDMA_MAX_POST_LIST)
 		FAIL("post list %u out of range [1, %d]", p->post_list, LP_RDMA_MAX_POST_LIST);
 	if (!lat && p->tx_depth < window_min(p))
-		FAIL("tx depth %u cannot reach every signaled WR with cq moderation %u, post list %u "
-		     "and warm-up %llu: needs tx depth >= %u (Q + l - gcd(Q,l) + warm-up mod gcd(Q,l))",
+		FAIL("tx depth %u stalls with cq moderation %u, post list %u, warm-up %llu: needs tx "
+		     "depth >= %u (Q + l - gcd(Q,l) + w mod gcd)",
 		     p->tx_depth, p->cq_mod, p->post_list, (unsigned long long)p->warmup,
 		     window_min(p));
 	if (p->num_qps < 1 || p->num_qps > LP_RDMA_MAX_QPS)

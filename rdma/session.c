@@ -247,7 +247,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	ret = lp_conn_setup(&c, dev, &sent, p->mem, p->mem_dev, true, oob, server_host, NULL);
 	if (ret) {
 		snprintf(r->error, sizeof(r->error), "connection set-up with %s failed: %s",
-			 oob->peer_name, strerror(-ret));
+			 oob->peer_name, c.why[0] ? c.why : strerror(-ret));
 		goto out;
 	}
 	conn_up = true;
@@ -388,7 +388,11 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		return ret;
 	ret = lp_conn_setup(&c, dev, &p, o->mem, o->mem_dev, false, oob, NULL, o->bind_addr);
 	if (ret) {
-		lp_rdma_send_error(oob, ret, "server could not set up the connection");
+		/* The cause, once: in this server's log and to the client, which reports it. */
+		lp_warn("client %s: connection set-up failed: %s", oob->peer_name,
+			c.why[0] ? c.why : strerror(-ret));
+		if (ret != -ECONNABORTED)
+			lp_rdma_send_error(oob, ret, c.why[0] ? c.why : "server could not set up the connection");
 		return ret == -ECONNABORTED ? 0 : ret;
 	}
 	ret = expect_msg(oob, LP_MSG_READY, msg, &mlen, oob->timeout_ms, why, sizeof(why));

@@ -99,6 +99,15 @@ if "$B" "$IP" -p $PORT -t write_lat -n 300 --max-samples 20 --json "$OUT/hist.js
 else
 	bad "sample cap" "see $OUT/hist.json"
 fi
+# Accepted edges of the window rule (tx depth at its minimum) run to the end.
+for a in "-T 130 -Q 128 -l 3" "-T 12 -Q 10 -l 4" "-T 128 -Q 128 -l 2" "-T 64 -Q 64 -l 64 -w 0"; do
+	if timeout 120 "$B" "$IP" -p $PORT -t write_bw,send_bw -s 1K -n 700 $a --timeout 5 --json "$OUT/edge.json" >"$OUT/edge.txt" 2>&1 &&
+		json_check "$OUT/edge.json" 2 'all(r["bandwidth"]["messages"] == 700 for r in res)'; then
+		ok "window edge $a: 700 messages each"
+	else
+		bad "window edge $a" "$(tail -n 3 "$OUT/edge.txt")"
+	fi
+done
 n=$(grep -c "session done" "$OUT/srv-$PORT.log")
 [ "$n" -ge 5 ] && ok "one server served $n clients in a row" || bad "persistent server" "$n sessions: $(cat "$OUT/srv-$PORT.log")"
 stop_server
@@ -193,6 +202,16 @@ check_rc "both -n and -D" 2 "$B" "$IP" -n 5 -D 1
 check_rc "GPU memory without a GPU (client)" 77 "$B" "$IP" --mem cuda
 check_rc "GPU memory without a GPU (server)" 77 "$B" --server --mem cuda:1
 check_rc "bad memory kind" 2 "$B" "$IP" --mem rocm
+# Window combinations that would stall (issue 9): refused before any device or server, exit 2.
+check_rc "-T 128 -Q 128 -l 3 stalls" 2 "$B" "$IP" -t write_bw -T 128 -Q 128 -l 3
+check_rc "-T 128 -Q 128 -l 48 stalls" 2 "$B" "$IP" -t write_bw -T 128 -Q 128 -l 48
+check_rc "-T 10 -Q 10 -l 4 stalls" 2 "$B" "$IP" -t send_bw -T 10 -Q 10 -l 4
+# Verbs errors on a real QP: the cause is the verb's return value (rxe leaves errno 0 on post_recv).
+if v=$(timeout 60 "${LP_BUILD:-build}/tests/test_rdma_verbs" 2>&1); then
+	ok "verbs errors: $(printf '%s\n' "$v" | grep 'post_recv on a RESET' | cut -c3-90)"
+else
+	bad "verbs errors" "$v"
+fi
 start_server
 # Root ignores RLIMIT_MEMLOCK through CAP_IPC_LOCK: drop it, as an ordinary user would not have it.
 check_rc "locked memory too small" 1 setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock \

@@ -85,9 +85,16 @@ static void print_bw_head(bool bidir)
 		       "Mmsg/s", "%link");
 }
 
+/* Rates in the table: four significant digits, never an exponent (JSON keeps full numbers). */
+static const char *sig4(char *buf, double v)
+{
+	lp_fmt_sig(buf, 24, v, 4);
+	return buf;
+}
+
 static void print_row(const struct lp_rdma_result *r, bool bidir)
 {
-	char sz[24];
+	char sz[24], v[4][24];
 
 	lp_fmt_size(sz, sizeof(sz), r->size);
 	if (r->status) {
@@ -100,14 +107,14 @@ static void print_row(const struct lp_rdma_result *r, bool bidir)
 		       s->p90, s->p99, s->p999, s->max, s->mean, s->stdev,
 		       r->lat_halved ? "" : "  (full read)");
 	} else if (bidir) {
-		printf("%-10s %9s %9.0f %10.4g %10.4g %10.4g %10.4g %9.1f\n",
-		       lp_rdma_test_names[r->test], sz, r->local.msgs, r->local.gbytes_s,
-		       r->remote.gbytes_s, r->sum_gbytes_s, r->sum_gbits_s,
+		printf("%-10s %9s %9.0f %10s %10s %10s %10s %9.1f\n", lp_rdma_test_names[r->test],
+		       sz, r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->remote.gbytes_s),
+		       sig4(v[2], r->sum_gbytes_s), sig4(v[3], r->sum_gbits_s),
 		       lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps));
 	} else {
-		printf("%-10s %9s %9.0f %10.4g %10.4g %10.4g %8.1f\n", lp_rdma_test_names[r->test],
-		       sz, r->local.msgs, r->local.gbytes_s, r->local.gbits_s, r->local.mmsg_s,
-		       r->local.pct_link);
+		printf("%-10s %9s %9.0f %10s %10s %10s %8.1f\n", lp_rdma_test_names[r->test], sz,
+		       r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->local.gbits_s),
+		       sig4(v[2], r->local.mmsg_s), r->local.pct_link);
 	}
 	fflush(stdout);
 }

@@ -392,7 +392,8 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		lp_warn("client %s: connection set-up failed: %s", oob->peer_name,
 			c.why[0] ? c.why : strerror(-ret));
 		if (ret != -ECONNABORTED)
-			lp_rdma_send_error(oob, ret, c.why[0] ? c.why : "server could not set up the connection");
+			lp_rdma_send_error(oob, ret,
+					   c.why[0] ? c.why : "server could not set up the connection");
 		return ret == -ECONNABORTED ? 0 : ret;
 	}
 	ret = expect_msg(oob, LP_MSG_READY, msg, &mlen, oob->timeout_ms, why, sizeof(why));

@@ -176,7 +176,7 @@ static void fmt_val(char *buf, size_t len, double v, bool lat)
 	else if (lat)
 		snprintf(buf, len, "%.1f", v);
 	else
-		snprintf(buf, len, "%.3g", v);
+		lp_fmt_sig(buf, len, v, 3);
 }
 
 /* The first error message among a node's failed cells (or its device error). */

@@ -528,7 +528,10 @@ done:
 			lp_json_obj_begin(&j, "summary");
 			lp_json_int(&j, "runs", done);
 			lp_json_int(&j, "failed", failed);
+			lp_json_int(&j, "planned", nruns);
 			lp_json_obj_end(&j);
+			/* SIGINT/SIGTERM: the results above are what was measured until then. */
+			lp_json_bool(&j, "interrupted", stop_flag);
 			lp_json_obj_end(&j);
 			if (lp_json_finish(&j)) {
 				lp_err("JSON output incomplete");
@@ -538,12 +541,12 @@ done:
 				fclose(jf);
 		}
 	}
-	ret = failed || done < nruns ? -EIO : 0;
+	ret = stop_flag ? -EINTR : failed || done < nruns ? -EIO : 0;
 	free(runs);
 	if (fd >= 0)
 		close(fd);
 	lp_rdma_dev_close(dev);
-	return ret ? LP_EXIT_FAIL : LP_EXIT_OK;
+	return lp_exit_code(ret);
 }
 
 /* ---- server -------------------------------------------------------------- */
@@ -600,7 +603,9 @@ static int run_server(struct cli *o)
 		ret = lp_rdma_server_session(dev, &oob, &so);
 		close(fd);
 		served++;
-		if (ret && ret != -EINTR)
+		if (ret == -EINTR)
+			lp_warn("client %s: session interrupted (the client was told)", peer);
+		else if (ret && ret != -ECANCELED && ret != -ECONNABORTED) /* logged with the cause */
 			lp_warn("client %s: session ended: %s", peer,
 				ret == -EPROTO ? "malformed or unexpected message (dropped)" :
 				ret == -ECONNRESET ? "connection lost" :
@@ -613,6 +618,8 @@ static int run_server(struct cli *o)
 	}
 	close(lfd);
 	lp_rdma_dev_close(dev);
+	if (stop_flag)
+		return LP_EXIT_INTERRUPTED;
 	if (o->once)
 		return ret && ret != -EINTR ? LP_EXIT_FAIL : LP_EXIT_OK;
 	return LP_EXIT_OK;

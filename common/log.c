@@ -74,6 +74,8 @@ int lp_exit_code(int err)
 	case ERANGE:
 	case E2BIG:
 		return LP_EXIT_USAGE;
+	case EINTR:
+		return LP_EXIT_INTERRUPTED;
 	default:
 		return LP_EXIT_FAIL;
 	}

@@ -406,17 +406,19 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 		if (ret)
 			return ret;
 	}
-	ret = oob->ops->recv(oob->ctx, &type, body, &len, oob->timeout_ms);
+	ret = lp_oob_recv(oob, &type, body, &len, oob->timeout_ms);
 	if (ret)
 		return ret;
 	if (type == LP_MSG_ERROR) {
 		char text[128];
+		uint32_t code;
 
 		lp_rbuf_init(&r, body, len);
-		(void)lp_rbuf_u32(&r);
+		code = lp_rbuf_u32(&r);
 		lp_rbuf_str(&r, text, sizeof(text));
-		return conn_fail(c, -ECONNABORTED, "%s reports: %s", oob->peer_name,
-				 r.err ? "set-up failed" : text);
+		/* A peer's signal cancels the test (-ECANCELED); any other error aborts it. */
+		return conn_fail(c, code == EINTR ? -ECANCELED : -ECONNABORTED, "%s reports: %s",
+				 oob->peer_name, r.err ? "set-up failed" : text);
 	}
 	if (type != LP_MSG_QPINFO)
 		return -EPROTO;

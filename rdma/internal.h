@@ -106,6 +106,13 @@ void lp_conn_teardown(struct lp_rdma_conn *c);
 /* Post one receive into QP q's receiving half (wr_id = q). 0 or -errno. */
 int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q);
 
+/*
+ * Receive the peer's next message, waiting in short slices so that *oob->stop
+ * (SIGINT/SIGTERM) ends the wait within ~10 ms: then -EINTR (session.c).
+ */
+int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
+		int timeout_ms);
+
 /* Send an ERROR message (best effort). */
 void lp_rdma_send_error(struct lp_oob *oob, int code, const char *text);
 

@@ -42,17 +42,6 @@ void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t)
 	};
 }
 
-static uint32_t gcd(uint32_t a, uint32_t b)
-{
-	while (b) {
-		uint32_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /*
  * The smallest tx depth with which bandwidth posting never stalls
  * (rdma/loops.c bw_post): each QP posts post_list (l) WRs at a time while
@@ -69,7 +58,7 @@ static uint32_t gcd(uint32_t a, uint32_t b)
  */
 static uint32_t window_min(const struct lp_rdma_params *p)
 {
-	uint32_t g = gcd(p->cq_mod, p->post_list);
+	uint32_t g = (uint32_t)lp_gcd(p->cq_mod, p->post_list);
 
 	return p->cq_mod + p->post_list - g + (uint32_t)(p->warmup % g);
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/lp.h"
@@ -99,11 +100,31 @@ static int passive_budget_ms(const struct lp_rdma_params *p)
 	return s > 86400 ? 86400000 : (int)(s * 1000);
 }
 
+int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
+		int timeout_ms)
+{
+	uint64_t end = lp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+
+	while (oob->stop) {
+		int n = oob->ops->ready(oob->ctx);
+
+		if (n)
+			break; /* a message, or an error that recv reports */
+		if (*oob->stop)
+			return -EINTR;
+		if (lp_now_ns() >= end)
+			return -ETIMEDOUT;
+		usleep(2000);
+	}
+	return oob->ops->recv(oob->ctx, type_p, body, len_p,
+			      (int)LP_MAX(1, ((int64_t)end - (int64_t)lp_now_ns()) / 1000000));
+}
+
 static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *len,
 		      int timeout_ms, char *why, size_t why_len)
 {
 	uint16_t type;
-	int ret = oob->ops->recv(oob->ctx, &type, body, len, timeout_ms);
+	int ret = lp_oob_recv(oob, &type, body, len, timeout_ms);
 
 	if (ret) {
 		snprintf(why, why_len, "%s %s: %s", ret == -ETIMEDOUT ? "no answer from" :
@@ -112,6 +133,7 @@ static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *
 			 ret == -ETIMEDOUT ? "timed out" :
 			 ret == -ECONNRESET ? "connection lost (peer exited?)" :
 			 ret == -EPROTO ? "malformed message" :
+			 ret == -EINTR ? "interrupted" :
 					  strerror(-ret));
 		return ret;
 	}
@@ -124,7 +146,8 @@ static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *
 		code = lp_rbuf_u32(&r);
 		lp_rbuf_str(&r, text, sizeof(text));
 		snprintf(why, why_len, "peer %s: %s", oob->peer_name, r.err ? "error" : text);
-		return code ? -(int)code : -ECONNABORTED;
+		/* -EINTR means this process got a signal; the peer's cancelled the test. */
+		return code == EINTR ? -ECANCELED : code ? -(int)code : -ECONNABORTED;
 	}
 	if (type != want) {
 		snprintf(why, why_len, "unexpected message %u from %s (wanted %u)", type,
@@ -153,6 +176,8 @@ static int drain_recvs(struct lp_rdma_conn *c, int budget_ms)
 
 		if (n)
 			return n < 0 ? n : 0;
+		if (c->stop && *c->stop)
+			return -EINTR;
 		n = ibv_poll_cq(c->rcq, 16, wc);
 		for (int k = 0; k < n; k++)
 			if (wc[k].status != IBV_WC_SUCCESS ||
@@ -209,7 +234,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	struct lp_rbuf rb;
 	size_t len;
 	int ret, verify_remote = VERIFY_NOT_RUN, verify_local = VERIFY_NOT_RUN;
-	bool conn_up = false;
+	bool conn_up = false, told = false;
 
 	memset(r, 0, sizeof(*r));
 	r->test = p->test;
@@ -267,9 +292,16 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (ret)
 		goto out;
 	ret = lp_loop_run(&c, true, &out, r->error, sizeof(r->error));
+	if (ret == -ECONNABORTED) {
+		/* The server ended the test: its ERROR says why (or the close says it is gone). */
+		ret = expect_msg(oob, LP_MSG_RESULT, body, &len, 1000, r->error, sizeof(r->error));
+		ret = ret ? ret : -EPROTO;
+		goto free_stats;
+	}
 	if (ret) {
 		/* Tell the server, which may be waiting in its loop; then stop. */
-		lp_rdma_send_error(oob, ret, r->error);
+		lp_rdma_send_error(oob, ret, ret == -EINTR ? "client interrupted" : r->error);
+		told = true;
 		goto free_stats;
 	}
 	lp_wbuf_init(&w);
@@ -337,6 +369,9 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 free_stats:
 	lp_stats_free(&out.rtt);
 out:
+	/* Interrupted outside the loop (set-up, waiting for an answer): the server is told too. */
+	if (ret == -EINTR && !told)
+		lp_rdma_send_error(oob, ret, "client interrupted");
 	if (conn_up)
 		lp_conn_teardown(&c);
 	r->status = ret;
@@ -404,6 +439,9 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (ret)
 		goto teardown;
 	ret = lp_loop_run(&c, false, &out, why, sizeof(why));
+	/* The client ended the test (its ERROR is waiting): that, not the local symptom, is the cause. */
+	if (ret < 0 && ret != -EINTR && oob->ops->ready(oob->ctx) > 0)
+		expect_msg(oob, LP_MSG_DONE, msg, &mlen, 1000, why, sizeof(why));
 	if (ret < 0) {
 		/* The client may have sent ERROR (its loop failed): then it is the cause. */
 		lp_warn("client %s: test %s size %llu failed: %s", oob->peer_name,
@@ -433,6 +471,8 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 free_stats:
 	lp_stats_free(&out.rtt);
 teardown:
+	if (ret == -EINTR) /* this server was interrupted: the client reports it */
+		lp_rdma_send_error(oob, ret, "server interrupted");
 	lp_conn_teardown(&c);
 	/* A failed test leaves the session in an unknown state: end it. */
 	return ret;
@@ -448,14 +488,16 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		size_t len;
 		int ret;
 
-		if (o->stop && *o->stop)
-			return -EINTR;
 		/*
 		 * A new client speaks at once (a silent one is dropped after the
 		 * timeout); between tests it only formats output: a minute is plenty.
 		 */
-		ret = oob->ops->recv(oob->ctx, &type, body, &len,
-				     n ? LP_MAX(oob->timeout_ms, 60000) : oob->timeout_ms);
+		ret = (o->stop && *o->stop) ? -EINTR :
+					      lp_oob_recv(oob, &type, body, &len,
+							  n ? LP_MAX(oob->timeout_ms, 60000) :
+							      oob->timeout_ms);
+		if (ret == -EINTR)
+			lp_rdma_send_error(oob, ret, "server interrupted");
 		if (ret)
 			return ret;
 		if (type == LP_MSG_BYE)

@@ -175,6 +175,66 @@ for t in write_lat write_bw read_bw send_bw; do
 	wait "$SRV" 2>/dev/null
 done
 
+# 6b. SIGINT/SIGTERM mid-test: the signalled side ends within ~1 s (< 3 s under TCG) with
+# exit 130, the peer reports the interruption, the client's JSON parses and says interrupted.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# wait_log FILE PATTERN: up to 3 s for the peer to log it (TCG is slow to schedule)
+wait_log() {
+	i=0
+	while ! grep -q "$2" "$1" && [ $i -lt 10 ]; do
+		sleep 0.3
+		i=$((i + 1))
+	done
+	grep -c "$2" "$1"
+}
+for sig in INT TERM; do
+	for who in client server; do
+		start_server
+		j="$OUT/sig-$who-$sig.json"
+		# SIGINT lands in a ping-pong, SIGTERM in a bandwidth loop
+		if [ $sig = INT ]; then tt="write_lat -s 4K"; else tt="write_bw -s 64K"; fi
+		"$B" "$IP" -p $PORT --wait 10 -t $tt -D 60 --json "$j" >"$OUT/sig-$who-$sig.txt" 2>&1 &
+		C=$!
+		i=0 # connected; the JSON then shows the signal came mid-test ("interrupted mid-test")
+		while ! grep -q "^client:" "$OUT/sig-$who-$sig.txt" 2>/dev/null && [ $i -lt 60 ]; do
+			sleep 0.3
+			i=$((i + 1))
+		done
+		sleep 2
+		if [ $who = client ]; then victim=$C; else victim=$SRV; fi
+		t0=$(now_ms)
+		kill -$sig $victim
+		wait $victim # (kill -0 cannot time it: a zombie still answers)
+		rc=$?
+		ms=$(($(now_ms) - t0))
+		if [ $who = client ]; then
+			kill -0 "$SRV" 2>/dev/null && alive=yes || alive=no
+			why=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert d["interrupted"] is True and len(r) == 1 and "interrupted mid-test" in r[0]["error"], d; print(r[0]["error"])' "$j" 2>&1)
+			peer=$(wait_log "$OUT/srv-$PORT.log" "client interrupted")
+			if [ $rc = 130 ] && [ $ms -lt 3000 ] && [ $alive = yes ] && [ "$peer" -ge 1 ] && [ -n "$why" ] &&
+				! printf '%s' "$why" | grep -q Traceback; then
+				ok "SIG$sig to the client mid-${tt%% *}: exit 130 after $ms ms, JSON interrupted, server logged it and kept serving"
+			else
+				bad "SIG$sig to the client" "rc=$rc after $ms ms, server alive $alive, server saw it $peer x, JSON: $why"
+			fi
+		else
+			wait $C
+			crc=$?
+			cms=$(($(now_ms) - t0))
+			# The signalled server within 3 s; the client (told, or seeing its QP's peer gone) bounded.
+			if [ $rc = 130 ] && [ $ms -lt 3000 ] && [ $crc = 1 ] && [ $cms -lt 15000 ] &&
+				grep -q "server interrupted" "$OUT/sig-$who-$sig.txt" &&
+				grep -q "interrupted mid-test\|exchange with .*: interrupted" "$OUT/srv-$PORT.log" &&
+				python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["interrupted"] is False and d["results"][0]["status"] != "ok"' "$j"; then
+				ok "SIG$sig to the server mid-${tt%% *}: exit 130 after $ms ms; the client exit 1 after $cms ms: $(grep -o 'peer.*server interrupted' "$OUT/sig-$who-$sig.txt" | head -n 1)"
+			else
+				bad "SIG$sig to the server" "server rc=$rc after $ms ms, client rc=$crc after $cms ms: $(tail -n 3 "$OUT/sig-$who-$sig.txt")"
+			fi
+		fi
+		stop_server
+	done
+done
+
 # 7. bad input: one line, a distinct exit code, no hang
 check_rc() { # name expected_rc cmd...
 	name=$1 want=$2

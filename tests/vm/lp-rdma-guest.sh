@@ -192,7 +192,7 @@ for sig in INT TERM; do
 		start_server
 		j="$OUT/sig-$who-$sig.json"
 		# SIGINT lands in a ping-pong, SIGTERM in a bandwidth loop
-		if [ $sig = INT ]; then tt="write_lat -s 4K"; else tt="write_bw -s 64K"; fi
+		if [ $sig = INT ]; then tt="write_lat -s 4K"; else tt="write_bw -s 4K -T 32"; fi
 		"$B" "$IP" -p $PORT --wait 10 -t $tt -D 60 --json "$j" >"$OUT/sig-$who-$sig.txt" 2>&1 &
 		C=$!
 		i=0 # connected; the JSON then shows the signal came mid-test ("interrupted mid-test")

@@ -7,7 +7,7 @@ B=${LP_BUILD:-build}/lp-sweep
 OUT=${OUT:-/tmp/lp-sweep-signal}
 mkdir -p "$OUT"
 fails=0
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+. tests/guest-lib.sh
 
 for how in mpirun ranks; do
 	j="$OUT/sig-$how.json"
@@ -18,11 +18,7 @@ for how in mpirun ranks; do
 		--csv "$OUT/sig-$how" >"$OUT/sig-$how.txt" 2>&1 </dev/null &
 	M=$!
 	# Signal once the sweep runs (rank 0 prints its plan then), after the first 3 s test ended.
-	i=0
-	while ! grep -q "^lp-sweep: 2 ranks" "$OUT/sig-$how.txt" 2>/dev/null && [ $i -lt 100 ]; do
-		sleep 0.3
-		i=$((i + 1))
-	done
+	wait_for "$OUT/sig-$how.txt" "^lp-sweep: 2 ranks" 100 >/dev/null
 	sleep 5
 	ranks=$(pgrep -P $M)
 	t0=$(now_ms)

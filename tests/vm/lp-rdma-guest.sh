@@ -9,6 +9,7 @@ mkdir -p "$OUT"
 fails=0
 PORT=19000
 
+. tests/guest-lib.sh
 ok() { echo "ok $1"; }
 bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 
@@ -156,11 +157,7 @@ for t in write_lat write_bw read_bw send_bw; do
 	"$B" "$IP" -p $PORT --wait 10 -t $t -s 4K -n 100000000 --timeout 3 >"$OUT/killed-$t.txt" 2>&1 &
 	C=$!
 	# Kill the server once the test is running (the client has opened its device and connected).
-	i=0
-	while ! grep -q "^client:" "$OUT/killed-$t.txt" 2>/dev/null && [ $i -lt 60 ]; do
-		sleep 0.3
-		i=$((i + 1))
-	done
+	wait_for "$OUT/killed-$t.txt" "^client:" 60 >/dev/null
 	sleep 2
 	kill -9 "$SRV"
 	t0=$(date +%s)
@@ -177,16 +174,6 @@ done
 
 # 6b. SIGINT/SIGTERM mid-test: the signalled side ends within ~1 s (< 3 s under TCG) with
 # exit 130, the peer reports the interruption, the client's JSON parses and says interrupted.
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# wait_log FILE PATTERN: up to 3 s for the peer to log it (TCG is slow to schedule)
-wait_log() {
-	i=0
-	while ! grep -q "$2" "$1" && [ $i -lt 10 ]; do
-		sleep 0.3
-		i=$((i + 1))
-	done
-	grep -c "$2" "$1"
-}
 for sig in INT TERM; do
 	for who in client server; do
 		start_server
@@ -195,11 +182,8 @@ for sig in INT TERM; do
 		if [ $sig = INT ]; then tt="write_lat -s 4K"; else tt="write_bw -s 4K -T 32"; fi
 		"$B" "$IP" -p $PORT --wait 10 -t $tt -D 60 --json "$j" >"$OUT/sig-$who-$sig.txt" 2>&1 &
 		C=$!
-		i=0 # connected; the JSON then shows the signal came mid-test ("interrupted mid-test")
-		while ! grep -q "^client:" "$OUT/sig-$who-$sig.txt" 2>/dev/null && [ $i -lt 60 ]; do
-			sleep 0.3
-			i=$((i + 1))
-		done
+		# connected; the JSON then shows the signal came mid-test ("interrupted mid-test")
+		wait_for "$OUT/sig-$who-$sig.txt" "^client:" 60 >/dev/null
 		sleep 2
 		if [ $who = client ]; then victim=$C; else victim=$SRV; fi
 		t0=$(now_ms)
@@ -210,7 +194,7 @@ for sig in INT TERM; do
 		if [ $who = client ]; then
 			kill -0 "$SRV" 2>/dev/null && alive=yes || alive=no
 			why=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert d["interrupted"] is True and len(r) == 1 and "interrupted mid-test" in r[0]["error"], d; print(r[0]["error"])' "$j" 2>&1)
-			peer=$(wait_log "$OUT/srv-$PORT.log" "client interrupted")
+			peer=$(wait_for "$OUT/srv-$PORT.log" "client interrupted" 10)
 			if [ $rc = 130 ] && [ $ms -lt 3000 ] && [ $alive = yes ] && [ "$peer" -ge 1 ] && [ -n "$why" ] &&
 				! printf '%s' "$why" | grep -q Traceback; then
 				ok "SIG$sig to the client mid-${tt%% *}: exit 130 after $ms ms, JSON interrupted, server logged it and kept serving"

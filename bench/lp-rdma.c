@@ -79,7 +79,7 @@ static void print_bw_head(bool bidir)
 {
 	if (bidir)
 		printf("\n%-10s %9s %9s %10s %10s %10s %10s %9s  %s\n", "test", "size", "msgs",
-		       "c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link", "(each way and the sum)");
+		       "c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link", "(sum: " LP_RDMA_BIDIR_SUM_METHOD ")");
 	else
 		printf("\n%-10s %9s %9s %10s %10s %10s %8s\n", "test", "size", "msgs", "GB/s", "Gb/s",
 		       "Mmsg/s", "%link");
@@ -319,7 +319,8 @@ static void json_doc_begin(struct lp_json *j, const char *role, const struct cli
 	lp_json_str(j, "latency", "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full "
 				  "READ completion time (not halved)");
 	lp_json_str(j, "bandwidth", "payload bytes from first post to last completion of the timed "
-				    "phase, after warm-up; bidirectional: each direction and the sum");
+				    "phase, after warm-up; bidirectional: each direction and the sum ("
+				    LP_RDMA_BIDIR_SUM_METHOD ")");
 	lp_json_obj_end(j);
 	lp_json_obj_begin(j, "host");
 	lp_host_meta_json(&m, j);

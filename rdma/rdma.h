@@ -206,6 +206,13 @@ struct lp_rdma_bw {
 	double pct_link;	/* gbits_s / port rate * 100 (NaN unknown) */
 };
 
+/*
+ * How a bidirectional sum is formed, for JSON and tables: each side times its own sending window
+ * (they overlap, but start and end apart), and the two rates are added. It is not one window over
+ * both directions, so it can differ from a link's full-duplex rate measured that way.
+ */
+#define LP_RDMA_BIDIR_SUM_METHOD "sum of two separately timed windows"
+
 struct lp_rdma_result {
 	enum lp_rdma_test test;
 	uint64_t size;
@@ -220,7 +227,7 @@ struct lp_rdma_result {
 	/* bandwidth tests */
 	struct lp_rdma_bw local;	/* this side (client) sending, or reading */
 	struct lp_rdma_bw remote;	/* the server's direction in bidir */
-	double sum_gbytes_s, sum_gbits_s;
+	double sum_gbytes_s, sum_gbits_s; /* local + remote: see LP_RDMA_BIDIR_SUM_METHOD */
 	/* data verification */
 	bool verified;			/* true when verification ran and passed on both sides */
 	uint64_t iters;			/* timed iterations done */

@@ -80,6 +80,7 @@ void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_pa
 			lp_json_obj_begin(j, "sum");
 			lp_json_num(j, "gbytes_per_s", r->sum_gbytes_s);
 			lp_json_num(j, "gbits_per_s", r->sum_gbits_s);
+			lp_json_str(j, "sum_method", LP_RDMA_BIDIR_SUM_METHOD);
 			lp_json_obj_end(j);
 		}
 	}

@@ -385,7 +385,8 @@ static int plan_runs(const struct cli *o, int mem, struct run *runs, int *n_p)
 			p->verify = o->verify;
 			p->use_cm = o->use_cm;
 			p->cm_port = (uint16_t)o->cm_port;
-			p->seed = o->seed + (uint32_t)n + 1;
+			if (o->seed) /* fixed by --seed; else the fresh one of lp_rdma_params_default */
+				p->seed = o->seed + (uint32_t)n + 1;
 			p->max_samples = o->max_samples;
 			p->timeout_ms = (int)(o->timeout_s * 1000);
 			p->mem = mem;
@@ -618,7 +619,7 @@ int main(int argc, char **argv)
 		.tests = "write_lat,write_bw", .mem = "host", .port = 18515, .gid_index = -1,
 		.tclass = -1, .iters = 1000, .warmup = 100, .max_samples = 1000000,
 		.timeout_s = 10, .tx_depth = 128, .rx_depth = 512, .cq_mod = 64, .post_list = 1,
-		.qps = 1, .inline_size = UINT32_MAX, .seed = 0x5eed,
+		.qps = 1, .inline_size = UINT32_MAX,
 	};
 	unsigned inline_arg = UINT32_MAX;
 	uint64_t iters = 0, warmup = UINT64_MAX;
@@ -657,7 +658,7 @@ int main(int argc, char **argv)
 		{ "wait", 0, LP_OPT_SECONDS, &o.wait_s, 0, 3600, NULL, "SECS", "client: retry connecting until the server is up" },
 		{ "timeout", 0, LP_OPT_SECONDS, &o.timeout_s, 0.1, 3600, NULL, "SECS", "bound on every wait without progress (default 10)" },
 		{ "max-samples", 0, LP_OPT_U64, &o.max_samples, 1, 1e8, NULL, "N", "latency samples kept verbatim; past it, histogram percentiles" },
-		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed" },
+		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed (default: random per run)" },
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write all results as one JSON document (- = stdout)" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_path, 0, 0, NULL, "FILE", "write all results as CSV (- = stdout)" },
 		{ "quiet", 0, LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no table on stdout" },

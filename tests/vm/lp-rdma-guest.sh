@@ -45,7 +45,9 @@ assert d["local_device"]["gid_type"] == "RoCEv2", d["local_device"]
 for r in res:
     assert r["status"] == "ok", r
     if r["params"]["verify"]:
-        assert r["verified"] is True, r
+        v = r["verified"]
+        assert v["ok"] is True and 0 < v["messages"] <= v["messages_landed"], r
+        assert v["bytes"] == v["messages"] * r["size"] and v["ring_slots"] >= 1, v
     if r["test"].endswith("_lat"):
         l = r["latency_us"]
         assert l["samples"] == r["params"]["iterations"] or r["params"]["duration_s"] > 0, l
@@ -68,8 +70,10 @@ PY
 start_server
 if "$B" "$IP" -p $PORT --wait 10 -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw \
 	-s 1,2,4K,64K -n 100 -w 10 --verify --json "$OUT/all.json" --csv "$OUT/all.csv" >"$OUT/all.txt" 2>&1 &&
-	json_check "$OUT/all.json" 24 && [ "$(wc -l <"$OUT/all.csv")" = 25 ]; then
-	ok "all tests x 4 sizes, verified, JSON+CSV"
+	json_check "$OUT/all.json" 24 'all(r["verified"]["messages"] == r["verified"]["messages_landed"] ==
+	    110 * (2 if r["test"] in ("write_lat", "send_lat") else 1) for r in res)' &&
+	[ "$(wc -l <"$OUT/all.csv")" = 25 ]; then
+	ok "all tests x 4 sizes, every message verified, JSON+CSV"
 else
 	bad "all tests" "$(tail -n 5 "$OUT/all.txt")"
 fi
@@ -227,6 +231,34 @@ case "$out" in
 esac
 "$B" "$IP" -p $PORT -t write_lat -n 20 >/dev/null 2>&1 && ok "server fine after the client's registration failure" ||
 	bad "server after memlock failure" "$(tail -n 3 "$OUT/srv-$PORT.log")"
+stop_server
+
+# 8. verification can fail: the test-only fault switches (docs/METHOD.md, "Verification").
+# Each fault names the test, size, QP, message and byte, and the client exits 1.
+start_server
+fault() { # name env expected-text test [options]
+	name=$1 env=$2 want=$3
+	shift 3
+	env "$env" "$B" "$IP" -p $PORT -s 64 -n 16 -w 2 --verify "$@" >"$OUT/fault.txt" 2>&1
+	rc=$?
+	if [ $rc = 1 ] && grep -q "error: .*$want" "$OUT/fault.txt"; then
+		ok "$name -> exit 1: $(grep -o "data verification failed.*" "$OUT/fault.txt" | head -n 1)"
+	else
+		bad "$name" "rc=$rc: $(tail -n 2 "$OUT/fault.txt")"
+	fi
+}
+for t in write_lat read_lat send_lat write_bw read_bw send_bw; do
+	fault "$t: one corrupted byte" LP_FAULT_CORRUPT=7:3 \
+		"data verification failed: $t size 64, QP 0, message 7 (ring slot 6), byte offset 3" -t $t
+done
+fault "write_bw: QP 1's data in QP 0's message 5 (misplaced)" LP_FAULT_MISPLACE=5 \
+	"data verification failed: write_bw size 64, QP 0, message 5 (ring slot 4)" -t write_bw -q 2
+fault "write_bw -b: message 9 on QP 1 lost" LP_FAULT_LOSE=9:1 \
+	"data verification failed: write_bw size 64, QP 1, message 9 (ring slot 8), byte offset 0" -t write_bw -q 2 -b
+fault "send_lat: message 9 lost" LP_FAULT_LOSE=9 \
+	"data verification failed: send_lat size 64, QP 0, message 9 (ring slot 8), byte offset 0" -t send_lat
+"$B" "$IP" -p $PORT -t write_lat,send_bw -s 64 -n 16 --verify >/dev/null 2>&1 && ok "server fine after the faults" ||
+	bad "server after faults" "$(tail -n 3 "$OUT/srv-$PORT.log")"
 stop_server
 
 echo "lp-rdma guest checks: $fails failed"

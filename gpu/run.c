@@ -370,9 +370,9 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const st
 			return ret;
 		if (bad != ~0ull) {
 			snprintf(msg, ml,
-				 "verification failed: %s size %llu, copy %u of %u (GPU %d -> GPU %d): destination byte "
-				 "offset %llu differs from its source",
-				 t->key, (unsigned long long)size, i, nj, lp_dev(c, j->gs), lp_dev(c, j->gd), bad);
+				 "verification failed: %s size %llu, copy %u of %u (checked on GPU %d): destination "
+				 "byte offset %llu differs from its source",
+				 t->key, (unsigned long long)size, i, nj, dev, bad);
 			lp_err("%s", msg);
 			return -EILSEQ;
 		}

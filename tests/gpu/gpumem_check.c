@@ -15,15 +15,7 @@
 #include "common/pattern.h"
 #include "common/stats.h"
 #include "gpu/gpumem.h"
-
-#define CHECK(cond, ...)                                      \
-	do {                                                  \
-		if (!(cond)) {                                \
-			fprintf(stderr, "FAIL: " __VA_ARGS__); \
-			fprintf(stderr, "\n");                \
-			fails++;                              \
-		}                                             \
-	} while (0)
+#include "tests/gpu/check.h"
 
 int main(int argc, char **argv)
 {

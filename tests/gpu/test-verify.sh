@@ -5,23 +5,13 @@
 # LP_FAULT_MISPLACE) exits 1 naming the test, size, copy and byte, and passes without them.
 # lp-rdma --mem cuda fault runs when this host also has an RDMA device (else that part says SKIP).
 # Exit 77 without CUDA or without a GPU.
-set -u
-cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
-lib=$B/liblinkperf.a
-cuda=${CUDA_HOME:-/usr/local/cuda}
-if [ ! -f "$lib" ] || ! nm "$lib" 2>/dev/null | grep -q ' T lp_gpu_buf_alloc'; then
-	echo "library built without CUDA: no GPU memory here"; exit 77
-fi
+. "$(dirname "$0")/check.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # 1. GPU memory: stale data, ring slots, poller ring.
-mkdir -p "$B/tests"
-${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -isystem "$cuda/include" \
-	-o "$B/tests/verify_check" tests/gpu/verify_check.c "$lib" \
-	-L"$cuda/lib64" -lcudart_static -libverbs -ldl -lrt -lstdc++ -lm -lpthread || fail "verify_check: build failed"
+check_build verify_check -libverbs
 "$B/tests/verify_check"
 rc=$?
 [ $rc = 77 ] && { echo "no GPU here: skipped"; exit 77; }
@@ -50,7 +40,7 @@ for r in d["results"]:
             if off == -2:
                 assert c["status"] == "ok" and c["verified"] is True, (r["test"], c)
                 continue
-            m = re.match(r"verification failed: (\w+) size (\d+), copy (\d+) of (\d+) \(GPU \d+ -> GPU \d+\): "
+            m = re.match(r"verification failed: (\w+) size (\d+), copy (\d+) of (\d+) \(checked on GPU \d+\): "
                          r"destination byte offset (\d+)", c.get("reason", ""))
             assert c["status"] == "error" and m, (r["test"], c)
             assert m.group(1) == r["test"] and int(m.group(2)) == r["size"], (r["test"], c)
@@ -67,7 +57,7 @@ lp_check "$tmp/corrupt.json" 4097 $tests || fail "LP_FAULT_CORRUPT: not every te
 LP_FAULT_MISPLACE=0 "$LPG" -t hd_bidir_ce,hd_bidir_sm -s 1M -r 2 -n 2 --json >"$tmp/misplace.json" 2>"$tmp/misplace.err"
 rc=$?
 [ $rc = 1 ] || fail "LP_FAULT_MISPLACE: exit $rc, expected 1"
-lp_check "$tmp/misplace.json" 0 hd_bidir_ce,hd_bidir_sm || fail "LP_FAULT_MISPLACE: a misplaced copy passed"
+lp_check "$tmp/misplace.json" -1 hd_bidir_ce,hd_bidir_sm || fail "LP_FAULT_MISPLACE: a misplaced copy passed"
 echo "ok: lp-gpu single-GPU tests fail on a corrupted byte (offset named) and on a misplaced copy"
 ngpu=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["gpus"]))' "$tmp/clean.json")
 if [ "$ngpu" -ge 2 ]; then
@@ -89,19 +79,21 @@ fi
 # 3. lp-rdma with GPU memory: needs an RDMA device as well.
 R=$B/lp-rdma
 if [ -x "$R" ] && [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	ip=$(ip -o -4 addr show scope global | awk '{print $4}' | cut -d/ -f1 | head -n 1)
+	ip=${ip:-127.0.0.1}
 	port=19700
 	"$R" --server -p $port --mem cuda:0 >"$tmp/srv.log" 2>&1 &
 	srv=$!
 	trap 'kill $srv 2>/dev/null; rm -rf "$tmp"' EXIT
 	for t in write_lat read_lat send_lat write_bw read_bw send_bw; do
-		LP_FAULT_CORRUPT=21:5 "$R" 127.0.0.1 -p $port --wait 10 --mem cuda:0 -t $t -s 4K -n 40 -w 4 --verify \
+		LP_FAULT_CORRUPT=21:5 "$R" "$ip" -p $port --wait 10 --mem cuda:0 -t $t -s 4K -n 40 -w 4 --verify \
 			>"$tmp/$t.txt" 2>&1
 		rc=$?
 		[ $rc = 1 ] || fail "lp-rdma $t --mem cuda, LP_FAULT_CORRUPT: exit $rc: $(tail -n 2 "$tmp/$t.txt")"
 		grep -q "data verification failed: $t size 4096, QP 0, message 21 (ring slot 20), byte offset 5" "$tmp/$t.txt" ||
 			fail "lp-rdma $t --mem cuda: $(tail -n 2 "$tmp/$t.txt")"
 	done
-	"$R" 127.0.0.1 -p $port --mem cuda:0 -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw -s 4K -n 40 --verify \
+	"$R" "$ip" -p $port --mem cuda:0 -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw -s 4K -n 40 --verify \
 		>"$tmp/clean.txt" 2>&1 || fail "lp-rdma --mem cuda clean run: $(tail -n 3 "$tmp/clean.txt")"
 	echo "ok: lp-rdma --mem cuda: every test fails on a corrupted byte, passes without"
 else

@@ -254,9 +254,9 @@ done
 fault "write_bw: QP 1's data in QP 0's message 5 (misplaced)" LP_FAULT_MISPLACE=5 \
 	"data verification failed: write_bw size 64, QP 0, message 5 (ring slot 4)" -t write_bw -q 2
 fault "write_bw -b: message 9 on QP 1 lost" LP_FAULT_LOSE=9:1 \
-	"data verification failed: write_bw size 64, QP 1, message 9 (ring slot 8), byte offset 0" -t write_bw -q 2 -b
+	"data verification failed: write_bw size 64, QP 1, message 9 (ring slot 8), byte offset" -t write_bw -q 2 -b
 fault "send_lat: message 9 lost" LP_FAULT_LOSE=9 \
-	"data verification failed: send_lat size 64, QP 0, message 9 (ring slot 8), byte offset 0" -t send_lat
+	"data verification failed: send_lat size 64, QP 0, message 9 (ring slot 8), byte offset" -t send_lat
 "$B" "$IP" -p $PORT -t write_lat,send_bw -s 64 -n 16 --verify >/dev/null 2>&1 && ok "server fine after the faults" ||
 	bad "server after faults" "$(tail -n 3 "$OUT/srv-$PORT.log")"
 stop_server

@@ -359,7 +359,7 @@ static uint64_t slot_bytes(const struct lp_rdma_params *p)
 
 /* Ring bytes per side and direction (all QPs together), and slots per ring, at most. */
 #define LP_RING_BYTES (16ull << 20)
-#define LP_RING_SLOTS 16384ull
+#define LP_RING_SLOTS 4096ull
 
 uint64_t lp_conn_ring_depth(const struct lp_rdma_params *p)
 {

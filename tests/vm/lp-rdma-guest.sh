@@ -257,6 +257,22 @@ fault "write_bw -b: message 9 on QP 1 lost" LP_FAULT_LOSE=9:1 \
 	"data verification failed: write_bw size 64, QP 1, message 9 (ring slot 8), byte offset" -t write_bw -q 2 -b
 fault "send_lat: message 9 lost" LP_FAULT_LOSE=9 \
 	"data verification failed: send_lat size 64, QP 0, message 9 (ring slot 8), byte offset" -t send_lat
+# Slots reused (4,200 messages a side, a ring of 4,095 slots): the last message of each slot is
+# checked and the JSON says how many; counters that wrap to 0 (messages 256, 512, ...) in fresh
+# slots do not end a wait early; a corrupted message in the last lap still fails.
+if "$B" "$IP" -p $PORT -t write_lat -s 64 -n 4200 -w 0 --verify --json "$OUT/reuse.json" >"$OUT/reuse.txt" 2>&1 &&
+	json_check "$OUT/reuse.json" 1 'res[0]["verified"]["messages"] == 2 * 4095 and res[0]["verified"]["messages_landed"] == 2 * 4200 and res[0]["verified"]["ring_slots"] == 4095'; then
+	ok "write_lat: ring of 4095 slots reused, 8190 of 8400 messages checked and said so"
+else
+	bad "reused ring" "$(tail -n 3 "$OUT/reuse.txt")"
+fi
+LP_FAULT_CORRUPT=4150:3 "$B" "$IP" -p $PORT -t write_lat -s 64 -n 4200 -w 0 --verify >"$OUT/fault.txt" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "data verification failed: write_lat size 64, QP 0, message 4150 (ring slot 54), byte offset 3" "$OUT/fault.txt"; then
+	ok "write_lat, reused slots: a corrupted byte in message 4150 -> exit 1"
+else
+	bad "reused ring fault" "rc=$rc: $(tail -n 2 "$OUT/fault.txt")"
+fi
 "$B" "$IP" -p $PORT -t write_lat,send_bw -s 64 -n 16 --verify >/dev/null 2>&1 && ok "server fine after the faults" ||
 	bad "server after faults" "$(tail -n 3 "$OUT/srv-$PORT.log")"
 stop_server

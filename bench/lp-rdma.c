@@ -79,7 +79,7 @@ static void print_bw_head(bool bidir)
 {
 	if (bidir)
 		printf("\n%-10s %9s %9s %10s %10s %10s %10s %9s  %s\n", "test", "size", "msgs",
-		       "c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link", "(each way and the sum)");
+		       "c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link", "(sum: " LP_RDMA_BIDIR_SUM_METHOD ")");
 	else
 		printf("\n%-10s %9s %9s %10s %10s %10s %8s\n", "test", "size", "msgs", "GB/s", "Gb/s",
 		       "Mmsg/s", "%link");
@@ -326,7 +326,8 @@ static void json_doc_begin(struct lp_json *j, const char *role, const struct cli
 	lp_json_str(j, "latency", "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full "
 				  "READ completion time (not halved)");
 	lp_json_str(j, "bandwidth", "payload bytes from first post to last completion of the timed "
-				    "phase, after warm-up; bidirectional: each direction and the sum");
+				    "phase, after warm-up; bidirectional: each direction and the sum ("
+				    LP_RDMA_BIDIR_SUM_METHOD ")");
 	lp_json_obj_end(j);
 	lp_json_obj_begin(j, "host");
 	lp_host_meta_json(&m, j);
@@ -391,7 +392,8 @@ static int plan_runs(const struct cli *o, int mem, struct run *runs, int *n_p)
 			p->verify = o->verify;
 			p->use_cm = o->use_cm;
 			p->cm_port = (uint16_t)o->cm_port;
-			p->seed = o->seed + (uint32_t)n + 1;
+			if (o->seed) /* fixed by --seed; else the fresh one of lp_rdma_params_default */
+				p->seed = o->seed + (uint32_t)n + 1;
 			p->max_samples = o->max_samples;
 			p->timeout_ms = (int)(o->timeout_s * 1000);
 			p->mem = mem;
@@ -405,6 +407,24 @@ static int plan_runs(const struct cli *o, int mem, struct run *runs, int *n_p)
 	}
 	*n_p = n;
 	return 0;
+}
+
+/* What --verify checked over the runs that passed (each run's figures are in JSON "verified"). */
+static void print_verified(const struct run *runs, int n)
+{
+	uint64_t msgs = 0, landed = 0, bytes = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (runs[i].r.status)
+			continue;
+		msgs += runs[i].r.verified.messages;
+		landed += runs[i].r.verified.landed;
+		bytes += runs[i].r.verified.bytes;
+	}
+	printf("verified: %llu of %llu messages received (%llu bytes), every byte against the message's "
+	       "own pattern%s\n",
+	       (unsigned long long)msgs, (unsigned long long)landed, (unsigned long long)bytes,
+	       msgs < landed ? "; the rest were overwritten in reused ring slots (docs/METHOD.md)" : "");
 }
 
 static int run_client(struct cli *o)
@@ -491,6 +511,8 @@ done:
 		printf("memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
 		       "full completion for read; GB/s = 1e9 B/s\nclock: %s\n",
 		       runs[0].r.local_mem, runs[0].r.remote_mem, runs[0].r.mtu, lp_clock_desc());
+		if (runs[0].p.verify)
+			print_verified(runs, done);
 	}
 	if (o->csv_path) {
 		csv = strcmp(o->csv_path, "-") ? fopen(o->csv_path, "w") : stdout;
@@ -631,7 +653,7 @@ int main(int argc, char **argv)
 		.tests = "write_lat,write_bw", .mem = "host", .port = 18515, .gid_index = -1,
 		.tclass = -1, .iters = 1000, .warmup = 100, .max_samples = 1000000,
 		.timeout_s = 10, .tx_depth = 128, .rx_depth = 512, .cq_mod = 64, .post_list = 1,
-		.qps = 1, .inline_size = UINT32_MAX, .seed = 0x5eed,
+		.qps = 1, .inline_size = UINT32_MAX,
 	};
 	unsigned inline_arg = UINT32_MAX;
 	uint64_t iters = 0, warmup = UINT64_MAX;
@@ -670,7 +692,7 @@ int main(int argc, char **argv)
 		{ "wait", 0, LP_OPT_SECONDS, &o.wait_s, 0, 3600, NULL, "SECS", "client: retry connecting until the server is up" },
 		{ "timeout", 0, LP_OPT_SECONDS, &o.timeout_s, 0.1, 3600, NULL, "SECS", "bound on every wait without progress (default 10)" },
 		{ "max-samples", 0, LP_OPT_U64, &o.max_samples, 1, 1e8, NULL, "N", "latency samples kept verbatim; past it, histogram percentiles" },
-		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed" },
+		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed (default: random per run)" },
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write all results as one JSON document (- = stdout)" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_path, 0, 0, NULL, "FILE", "write all results as CSV (- = stdout)" },
 		{ "quiet", 0, LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no table on stdout" },

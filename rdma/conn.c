@@ -4,9 +4,10 @@
  * RTS either through the exchange (QP numbers, PSNs, LID/GID) or through
  * librdmacm, and the keys and addresses each side needs for RDMA.
  *
- * Buffer layout: QP i owns [2*i*slot, 2*(i+1)*slot): the first half is what
- * it sends or is read from, the second half is where writes, reads and
- * receives land. Verification checks the second halves.
+ * Buffer layout (lp_conn_off in internal.h): QP q owns a sending ring (what it
+ * writes or sends, or what the peer reads) and a receiving ring (where the
+ * peer's writes and sends, or this side's reads, land), one slot per message
+ * with --verify. Verification checks every slot of the receiving rings.
  */
 #include "rdma/internal.h"
 
@@ -20,6 +21,7 @@
 
 #include "common/clock.h"
 #include "common/lp.h"
+#include "common/pattern.h"
 #ifdef LP_HAVE_CUDA
 #include "gpu/gpumem.h"
 #endif
@@ -362,10 +364,157 @@ static int cm_server_accept(struct lp_rdma_conn *c, uint32_t i)
 	return ret ? ret : cm_qp_establish(c, i, false);
 }
 
+static uint64_t slot_bytes(const struct lp_rdma_params *p)
+{
+	return (p->size + 63) & ~63ull;
+}
+
+/* Ring bytes per side and direction (all QPs together), and slots per ring, at most. */
+#define LP_RING_BYTES (16ull << 20)
+#define LP_RING_SLOTS 4096ull
+
+uint64_t lp_conn_ring_depth(const struct lp_rdma_params *p)
+{
+	uint64_t total = p->duration_s > 0 ? UINT64_MAX : p->warmup + p->iters;
+	uint64_t d = LP_RING_BYTES / (slot_bytes(p) * LP_MAX(p->num_qps, 1u));
+
+	if (!p->verify)
+		return 1;
+	d = LP_MIN(d, LP_RING_SLOTS);
+	if (d >= total)
+		return total;
+	/*
+	 * Slots are reused: write_lat's counter byte (uint8_t)m must differ from
+	 * that of message m - depth, which the slot held before.
+	 */
+	if (d > 1 && d % 256 == 0)
+		d--;
+	return LP_MAX(d, 1);
+}
+
+/* The side whose sending ring holds the data: 0 the client, 1 the server. */
+static uint32_t side_of(const struct lp_rdma_conn *c, bool local)
+{
+	return c->is_client == local ? 0 : 1;
+}
+
+static uint32_t slot_seed(const struct lp_rdma_conn *c, bool local, uint32_t q, uint64_t k)
+{
+	return lp_pattern_seed(c->p->seed, side_of(c, local), q, k);
+}
+
+static bool is_read(const struct lp_rdma_params *p)
+{
+	return p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
+}
+
+/*
+ * Test-only fault injection (docs/METHOD.md, "Verification"): one message of
+ * the run, 1-based with the warm-up, in the slot it uses. Values are
+ * NAME=MSG[:A[:B]]; nothing happens when the variable is unset.
+ */
+struct fault {
+	uint64_t msg, a, b;
+};
+
+static bool fault_get(const char *name, struct fault *f)
+{
+	const char *s = getenv(name);
+	unsigned long long v[3] = { 0, 0, 0 };
+
+	if (!s || sscanf(s, "%llu:%llu:%llu", &v[0], &v[1], &v[2]) < 1 || !v[0])
+		return false;
+	f->msg = v[0];
+	f->a = v[1];
+	f->b = v[2];
+	lp_warn("%s=%s: injecting a fault for a test of verification", name, s);
+	return true;
+}
+
+static uint64_t fault_slot(const struct lp_rdma_conn *c, const struct fault *f)
+{
+	return (f->msg - 1) % c->depth;
+}
+
+/*
+ * LP_FAULT_CORRUPT=MSG:BYTE[:QP] flips byte BYTE of message MSG on QP;
+ * LP_FAULT_MISPLACE=MSG puts QP 1's data (with one QP: the other side's) into
+ * QP 0's message MSG. Both act on the data this side sends (rx false: its
+ * sending ring, before the timed loop) or, for READ tests, on what it read
+ * (rx true: its receiving ring, after the loop).
+ */
+static int fault_data(struct lp_rdma_conn *c, bool rx)
+{
+	const struct lp_rdma_params *p = c->p;
+	struct fault f;
+	int ret = 0;
+
+	if (fault_get("LP_FAULT_CORRUPT", &f) && f.b < c->nqps) {
+		size_t off = lp_conn_off(c, (uint32_t)f.b, rx, fault_slot(c, &f)) + f.a % p->size;
+		uint8_t v;
+
+		ret = c->mem.ops->read(&c->mem, off, &v, 1);
+		v ^= 0xff;
+		if (!ret)
+			ret = c->mem.ops->write(&c->mem, off, &v, 1);
+	}
+	if (!ret && fault_get("LP_FAULT_MISPLACE", &f)) {
+		uint64_t k = fault_slot(c, &f);
+		uint32_t seed = c->nqps > 1 ? lp_pattern_seed(p->seed, side_of(c, !rx), 1, k) :
+					      lp_pattern_seed(p->seed, side_of(c, rx), 0, k);
+
+		ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, 0, rx, k), p->size, seed);
+	}
+	return ret;
+}
+
+/* LP_FAULT_LOSE=MSG[:QP]: message MSG on QP never arrived (its receiving slot is cleared). */
+static int fault_lose(struct lp_rdma_conn *c)
+{
+	struct fault f;
+	uint8_t *zero;
+	int ret;
+
+	if (!fault_get("LP_FAULT_LOSE", &f) || f.a >= c->nqps)
+		return 0;
+	zero = calloc(1, c->slot);
+	if (!zero)
+		return -ENOMEM;
+	ret = c->mem.ops->write(&c->mem, lp_conn_off(c, (uint32_t)f.a, true, fault_slot(c, &f)), zero,
+				c->slot);
+	free(zero);
+	return ret;
+}
+
+/*
+ * Each slot of every sending ring holds its own pattern (side, QP, slot). For
+ * write_lat, a receiving slot whose first message carries counter byte 0
+ * must not start at 0, or the wait would end before the data arrived.
+ */
+static int fill_rings(struct lp_rdma_conn *c)
+{
+	const struct lp_rdma_params *p = c->p;
+	const uint8_t one = 1;
+	int ret = 0;
+
+	for (uint32_t q = 0; q < c->nqps && !ret; q++)
+		for (uint64_t k = 0; k < c->depth && !ret; k++)
+			ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, q, false, k), c->slot,
+					       slot_seed(c, true, q, k));
+	if (p->test == LP_RDMA_WRITE_LAT)
+		for (uint64_t k = 255; k < c->depth && !ret; k += 256)
+			ret = c->mem.ops->write(&c->mem, lp_conn_off(c, 0, true, k) + p->size - 1, &one, 1);
+	if (!ret && !is_read(p))
+		ret = fault_data(c, false);
+	return ret;
+}
+
 int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q)
 {
+	/* Receives complete in order: the n-th completion is the n-th message, in slot n % depth. */
+	uint64_t n = c->rx_posted[q]++, k = c->depth == 1 ? 0 : n % c->depth;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)c->mem.addr + (2 * q + 1) * c->slot,
+		.addr = (uintptr_t)c->mem.addr + lp_conn_off(c, q, true, k),
 		.length = (uint32_t)c->slot,
 		.lkey = c->mem.mr->lkey,
 	};
@@ -426,7 +575,7 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	ret = lp_qpinfo_decode(&c->remote, &r);
 	if (ret)
 		return ret;
-	if (c->remote.nqps != c->nqps || c->remote.slot < c->p->size)
+	if (c->remote.nqps != c->nqps || c->remote.slot != c->slot)
 		return -EPROTO;
 	if (!c->is_client)
 		ret = oob->ops->send(oob->ctx, LP_MSG_QPINFO, &w, oob->timeout_ms);
@@ -449,7 +598,8 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 	c->oob = oob;
 	c->stop = oob->stop;
 	c->nqps = p->num_qps;
-	c->slot = (p->size + 63) & ~63ull;
+	c->slot = slot_bytes(p);
+	c->depth = lp_conn_ring_depth(p);
 	c->mtu = p->mtu ? LP_MIN(p->mtu, dev->info.active_mtu) : dev->info.active_mtu;
 
 	c->scq = ibv_create_cq(dev->ctx, LP_MIN(cqe_s, dev->dev_attr.max_cqe), NULL, NULL, 0);
@@ -459,7 +609,7 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 				dev->info.name, strerror(errno ? errno : ENOMEM));
 		goto fail;
 	}
-	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->nqps);
+	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->depth * c->nqps);
 	if (ret)
 		goto fail;
 	ret = lp_mem_reg(&c->mem, dev->pd,
@@ -482,12 +632,9 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 			goto fail;
 		}
 	}
-	/* Every first half holds the pattern: what is written, sent or read. */
-	for (uint32_t q = 0; q < c->nqps; q++) {
-		ret = c->mem.ops->fill(&c->mem, 2 * q * c->slot, c->slot, p->seed);
-		if (ret)
-			goto fail;
-	}
+	ret = fill_rings(c);
+	if (ret)
+		goto fail;
 
 	c->local.nqps = c->nqps;
 	c->local.lid = dev->info.lid;
@@ -539,7 +686,8 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 		/* Started before READY: it zeroes the flag byte, so no write may land first. */
 		uint64_t n = p->duration_s > 0 ? UINT32_MAX : p->warmup + p->iters;
 
-		ret = lp_gpu_poller_start(c->mem.priv, c->slot + p->size - 1,
+		ret = lp_gpu_poller_start(c->mem.priv, lp_conn_off(c, 0, true, 0) + p->size - 1,
+					  c->slot, (uint32_t)c->depth,
 					  (uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
 					  (uint64_t)p->timeout_ms * 1000000ull,
 					  (struct lp_gpu_poller **)&c->poller);
@@ -594,28 +742,97 @@ void lp_conn_teardown(struct lp_rdma_conn *c)
 	c->scq = c->rcq = NULL;
 }
 
-int lp_conn_verify(struct lp_rdma_conn *c, char *why, size_t len)
+/*
+ * Send tests: every message the peer sent must have completed a receive here
+ * (a lost one leaves the count short). The loops leave the last completions of
+ * a run unpolled at times; reap them (bounded) without reposting.
+ */
+static int count_recvs(struct lp_rdma_conn *c, const uint64_t *landed, char *why, size_t len)
 {
 	const struct lp_rdma_params *p = c->p;
-	/* Latency tests overwrite the last byte with the iteration counter. */
-	bool flag = p->test == LP_RDMA_WRITE_LAT;
-	size_t n = p->size - (flag && p->size > 1 ? 1 : 0);
+	uint64_t got[LP_RDMA_MAX_QPS], end = lp_now_ns() + 2000000000ull;
+	struct ibv_wc wc[16];
+	bool short_any = true;
 
-	if (flag && p->size == 1)
-		return 0; /* the only byte is the counter */
+	for (uint32_t q = 0; q < c->nqps; q++)
+		got[q] = c->rx_posted[q] - p->rx_depth;
+	while (short_any && lp_now_ns() < end) {
+		int n = ibv_poll_cq(c->rcq, 16, wc);
+
+		for (int k = 0; k < n; k++)
+			if (wc[k].status == IBV_WC_SUCCESS && wc[k].wr_id < c->nqps)
+				got[wc[k].wr_id]++;
+		short_any = false;
+		for (uint32_t q = 0; q < c->nqps; q++)
+			short_any |= got[q] < landed[q];
+	}
 	for (uint32_t q = 0; q < c->nqps; q++) {
-		size_t bad = 0;
-		int ret = c->mem.ops->verify(&c->mem, (2 * q + 1) * c->slot, n, p->seed, &bad);
-
-		if (ret == -EILSEQ) {
-			snprintf(why, len, "data verification failed: QP %u, byte %zu of %llu", q, bad,
-				 (unsigned long long)p->size);
-			return ret;
-		}
-		if (ret) {
-			snprintf(why, len, "data verification could not run: %s", strerror(-ret));
-			return ret;
+		if (got[q] != landed[q]) {
+			snprintf(why, len,
+				 "data verification failed: %s size %llu, QP %u: %llu messages received, "
+				 "the sender sent %llu (%s)",
+				 lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+				 (unsigned long long)got[q], (unsigned long long)landed[q],
+				 got[q] < landed[q] ? "lost" : "duplicated");
+			return -EILSEQ;
 		}
 	}
 	return 0;
+}
+
+int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdma_verified *v,
+		   char *why, size_t len)
+{
+	const struct lp_rdma_params *p = c->p;
+	/* write_lat (polling): the last byte of message m carries its counter, (uint8_t)m. */
+	bool counter = p->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_POLL;
+	size_t n = p->size - (counter ? 1 : 0);
+	int ret = 0;
+
+	if (p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW)
+		ret = count_recvs(c, landed, why, len);
+	if (!ret && is_read(p))
+		ret = fault_data(c, true);
+	if (!ret)
+		ret = fault_lose(c);
+	if (ret)
+		goto out;
+	for (uint32_t q = 0; q < c->nqps; q++) {
+		uint64_t slots = LP_MIN(landed[q], c->depth);
+
+		for (uint64_t k = 0; k < slots; k++) {
+			/* The last message that landed in slot k. */
+			uint64_t m = k + 1 + (landed[q] - k - 1) / c->depth * c->depth;
+			size_t off = lp_conn_off(c, q, true, k), bad = 0;
+			uint8_t b;
+
+			ret = n ? c->mem.ops->verify(&c->mem, off, n, slot_seed(c, false, q, k), &bad) : 0;
+			if (!ret && counter) {
+				ret = c->mem.ops->read(&c->mem, off + n, &b, 1);
+				if (!ret && b != (uint8_t)m) {
+					bad = n;
+					ret = -EILSEQ;
+				}
+			}
+			if (ret == -EILSEQ) {
+				snprintf(why, len,
+					 "data verification failed: %s size %llu, QP %u, message %llu "
+					 "(ring slot %llu), byte offset %zu",
+					 lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+					 (unsigned long long)m, (unsigned long long)k, bad);
+				return ret;
+			}
+			if (ret)
+				goto out;
+		}
+		v->messages += slots;
+		v->bytes += slots * p->size;
+		v->landed += landed[q];
+	}
+	v->ring = c->depth;
+	return 0;
+out:
+	if (ret != -EILSEQ)
+		snprintf(why, len, "data verification could not run: %s", strerror(-ret));
+	return ret;
 }

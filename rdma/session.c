@@ -10,8 +10,8 @@
  *   READY                   ->      (receives are posted before the answer)
  *                           <-      READY
  *   ... timed loop ...              ... responder / receiver / bidir sender ...
- *   DONE(iterations)        ->
- *                           <-      RESULT(status, verification, its bandwidth)
+ *   DONE(iterations, msgs)  ->      (msgs: messages per QP, for the verification)
+ *                           <-      RESULT(status, verification, its bandwidth, msgs)
  *   HELLO ... or BYE        ->
  */
 #include "rdma/internal.h"
@@ -87,6 +87,32 @@ static bool side_receives(const struct lp_rdma_params *p, bool client)
 	default: /* write_bw, send_bw */
 		return !client || p->bidir;
 	}
+}
+
+/* Messages per QP, warm-up included, as DONE and RESULT carry them. */
+static void msgs_encode(struct lp_wbuf *w, const struct lp_rdma_params *p, const uint64_t *msgs)
+{
+	for (uint32_t q = 0; q < p->num_qps; q++)
+		lp_wbuf_u64(w, msgs[q]);
+}
+
+static void msgs_decode(struct lp_rbuf *r, const struct lp_rdma_params *p, uint64_t *msgs)
+{
+	for (uint32_t q = 0; q < p->num_qps; q++)
+		msgs[q] = lp_rbuf_u64(r);
+}
+
+/*
+ * Verify this side's receiving rings: what landed there is its own READs, or
+ * what the peer wrote or sent (the peer's counts).
+ */
+static int verify_side(struct lp_rdma_conn *c, const struct lp_loop_out *out,
+		       const uint64_t *peer_msgs, struct lp_rdma_verified *v, char *why, size_t len)
+{
+	const struct lp_rdma_params *p = c->p;
+	bool read = p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
+
+	return lp_conn_verify(c, read ? out->msgs : peer_msgs, v, why, len);
 }
 
 /* Time a passive side may wait for the client to finish, generous by design. */
@@ -234,6 +260,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	struct lp_rbuf rb;
 	size_t len;
 	int ret, verify_remote = VERIFY_NOT_RUN, verify_local = VERIFY_NOT_RUN;
+	uint64_t peer_msgs[LP_RDMA_MAX_QPS] = { 0 };
 	bool conn_up = false, told = false;
 
 	memset(r, 0, sizeof(*r));
@@ -306,6 +333,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	}
 	lp_wbuf_init(&w);
 	lp_wbuf_u64(&w, out.iters);
+	msgs_encode(&w, p, out.msgs);
 	ret = oob->ops->send(oob->ctx, LP_MSG_DONE, &w, oob->timeout_ms);
 	if (!ret && p->test == LP_RDMA_SEND_BW && p->bidir)
 		ret = drain_recvs(&c, passive_budget_ms(p));
@@ -325,31 +353,34 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		r->remote.msgs = lp_rbuf_f64(&rb);
 		r->remote.ns = lp_rbuf_f64(&rb);
 		(void)lp_rbuf_u64(&rb);
+		msgs_decode(&rb, p, peer_msgs);
+		r->verified.messages = lp_rbuf_u64(&rb);
+		r->verified.bytes = lp_rbuf_u64(&rb);
+		r->verified.landed = lp_rbuf_u64(&rb);
+		r->verified.ring = lp_rbuf_u64(&rb);
 		if (lp_rbuf_done(&rb)) {
 			ret = -EPROTO;
 			snprintf(r->error, sizeof(r->error), "malformed RESULT from %s",
 				 oob->peer_name);
 			goto free_stats;
 		}
-		if (st) {
-			ret = st;
+		if (st || verify_remote == VERIFY_BAD) {
+			ret = st ? st : -EILSEQ;
 			snprintf(r->error, sizeof(r->error), "server: %s", text);
 			goto free_stats;
 		}
 	}
 	if (p->verify && side_receives(p, true)) {
-		ret = lp_conn_verify(&c, r->error, sizeof(r->error));
+		ret = verify_side(&c, &out, peer_msgs, &r->verified, r->error, sizeof(r->error));
 		verify_local = ret ? VERIFY_BAD : VERIFY_OK;
 		if (ret)
 			goto free_stats;
 	}
-	if (verify_remote == VERIFY_BAD) {
-		ret = -EILSEQ;
-		snprintf(r->error, sizeof(r->error), "data verification failed on the server");
-		goto free_stats;
-	}
-	r->verified = p->verify && verify_local != VERIFY_BAD && verify_remote != VERIFY_BAD &&
-		      (verify_local == VERIFY_OK || verify_remote == VERIFY_OK);
+	r->verified.ok = p->verify && verify_local != VERIFY_BAD && verify_remote != VERIFY_BAD &&
+			 (verify_local == VERIFY_OK || verify_remote == VERIFY_OK);
+	snprintf(r->verified.where, sizeof(r->verified.where), "%s",
+		 verify_local && verify_remote ? "client+server" : verify_local ? "client" :
+		 verify_remote			? "server" : "");
 	r->iters = out.iters;
 	if (lp_rdma_test_is_lat(p->test)) {
 		lp_stats_summarize(&out.rtt, &r->rtt_us);
@@ -396,6 +427,8 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	char why[160] = "";
 	size_t mlen;
 	int ret, verify = VERIFY_NOT_RUN;
+	uint64_t peer_msgs[LP_RDMA_MAX_QPS] = { 0 };
+	struct lp_rdma_verified checked = { 0 };
 
 	lp_rbuf_init(&rb, body, len);
 	ret = lp_rdma_params_decode(&p, &rb);
@@ -451,12 +484,22 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (p.test == LP_RDMA_SEND_BW && p.bidir && !out.peer_done)
 		drain_recvs(&c, passive_budget_ms(&p));
 	ret = expect_msg(oob, LP_MSG_DONE, msg, &mlen, passive_budget_ms(&p), why, sizeof(why));
+	if (!ret) {
+		lp_rbuf_init(&rb, msg, mlen);
+		(void)lp_rbuf_u64(&rb);
+		msgs_decode(&rb, &p, peer_msgs);
+		if (lp_rbuf_done(&rb)) {
+			ret = -EPROTO;
+			snprintf(why, sizeof(why), "malformed DONE");
+		}
+	}
 	if (ret) {
 		lp_warn("client %s: %s", oob->peer_name, why);
 		goto free_stats;
 	}
 	if (p.verify && side_receives(&p, false))
-		verify = lp_conn_verify(&c, why, sizeof(why)) ? VERIFY_BAD : VERIFY_OK;
+		verify = verify_side(&c, &out, peer_msgs, &checked, why, sizeof(why)) ? VERIFY_BAD :
+											 VERIFY_OK;
 	lp_wbuf_init(&w);
 	lp_wbuf_u32(&w, 0);
 	lp_wbuf_str(&w, verify == VERIFY_BAD ? why : "");
@@ -465,6 +508,11 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	lp_wbuf_f64(&w, out.bw.msgs);
 	lp_wbuf_f64(&w, out.bw.ns);
 	lp_wbuf_u64(&w, out.iters);
+	msgs_encode(&w, &p, out.msgs);
+	lp_wbuf_u64(&w, checked.messages);
+	lp_wbuf_u64(&w, checked.bytes);
+	lp_wbuf_u64(&w, checked.landed);
+	lp_wbuf_u64(&w, checked.ring);
 	ret = oob->ops->send(oob->ctx, LP_MSG_RESULT, &w, oob->timeout_ms);
 	if (verify == VERIFY_BAD)
 		lp_warn("client %s: %s", oob->peer_name, why);

@@ -65,6 +65,7 @@ static void test_post_recv_reset(void **state)
 	c.qp[0] = r.qp;
 	c.nqps = 1;
 	c.slot = 64;
+	c.depth = 1; /* one slot per ring: the receive lands at buf + 64 */
 	c.mem.addr = r.buf;
 	c.mem.mr = r.mr;
 	errno = 0;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # lp-sweep interrupted (run in one Soft-RoCE guest by tests/sweep/test-signal.sh): two ranks
 # over rxe0 with long tests; SIGTERM to mpirun, then SIGINT to the ranks themselves (as Slurm
-# does). Each time: the cells are written within 3 s, the job ends (15 s), exit 130, the JSON says interrupted and
+# does). Each time: the cells are written within 3 s (5 s through mpirun), the job ends (15 s),
+# exit 130, the JSON says interrupted and
 # holds the cells done before the signal (none of them the cut-short test), the CSV says it too.
 B=${LP_BUILD:-build}/lp-sweep
 OUT=${OUT:-/tmp/lp-sweep-signal}
@@ -55,7 +56,10 @@ print("%d cell(s) kept" % len(cells))
 PY
 )
 	# mpirun itself exits 1 when it is the one signalled; the ranks' 130 is in the JSON.
-	if { [ $rc = 130 ] || { [ $how = mpirun ] && [ $rc != 0 ]; }; } && [ $ms -lt 3000 ] && [ $total -lt 15000 ] &&
+	# Through mpirun the signal reaches the ranks only after mpirun's own handling (slow under
+	# TCG): 5 s there, 3 s when the ranks get it directly.
+	if [ $how = mpirun ]; then bound=5000; else bound=3000; fi
+	if { [ $rc = 130 ] || { [ $how = mpirun ] && [ $rc != 0 ]; }; } && [ $ms -lt $bound ] && [ $total -lt 15000 ] &&
 		! printf '%s' "$why" | grep -q Error; then
 		echo "ok SIG to $how: JSON written after $ms ms, ranks gone after $rms ms, mpirun exit $rc after $total ms; JSON+CSV interrupted, ranks exit 130, $why"
 	else

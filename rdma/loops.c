@@ -217,8 +217,11 @@ static int wait_gpu(struct lp_loop *l, uint64_t i, bool passive)
 
 		if (n > 0)
 			return 0;
-		if (n < 0)
-			return fail(l, -ETIMEDOUT, "the GPU poller gave up waiting for %s",
+		if (n < 0) /* the write may have completed at the peer and never become visible here */
+			return fail(l, -ETIMEDOUT,
+				    "the write from %s never became visible in GPU memory (the GPU poller "
+				    "gave up): the peer may have stopped, or GPUDirect RDMA writes do not "
+				    "reach this GPU (check nvidia-peermem/dma-buf and PCIe ACS/IOMMU)",
 				    l->c->oob->peer_name);
 		n = check_idle(l, passive);
 		if (n)

@@ -211,18 +211,19 @@ static int topo_index_of(const struct lp_topo *t, int dev)
 }
 
 /*
- * The PCIe topology with each GPU's CUDA ordinal: CUDA's own answer where it
- * runs (it applies CUDA_VISIBLE_DEVICES and its device order), else the
- * CUDA_VISIBLE_DEVICES rules applied to PCI order.
+ * The PCIe topology with each GPU's CUDA ordinal: with ask_cuda, CUDA's own
+ * answer where it runs (it applies CUDA_VISIBLE_DEVICES and its device order);
+ * else the CUDA_VISIBLE_DEVICES rules applied to PCI order (no CUDA start-up
+ * for a host-memory run).
  */
-static int scan_topo(struct lp_topo *t)
+static int scan_topo(struct lp_topo *t, bool ask_cuda)
 {
 	int ret = lp_topo_scan("", t), n = 0;
 
 	if (ret)
 		return ret;
 #ifdef LP_HAVE_CUDA
-	if (!lp_gpu_count(&n) && n > 0) {
+	if (ask_cuda && !lp_gpu_count(&n) && n > 0) {
 		for (int g = 0; g < t->ngpus; g++)
 			t->gpus[g].cuda = cuda_index_of(t->gpus[g].bdf);
 		return 0;
@@ -247,7 +248,7 @@ static int resolve_auto(struct cli *o, int mem_kind, int *mem_dev_p)
 
 	if (!dev_auto && !gpu_auto)
 		return 0;
-	ret = scan_topo(&t);
+	ret = scan_topo(&t, mem_kind == LP_MEM_CUDA);
 	if (ret)
 		return ret;
 	if (o->dev && !dev_auto)
@@ -300,7 +301,7 @@ static void describe_affinity(struct cli *o, const char *opened, int mem_kind, i
 
 	if (mem_kind != LP_MEM_CUDA && o->no_numa)
 		return;
-	if (scan_topo(&t))
+	if (scan_topo(&t, mem_kind == LP_MEM_CUDA))
 		return;
 	nic = lp_topo_nic_index(&t, opened);
 	if (mem_kind == LP_MEM_CUDA)
@@ -748,7 +749,7 @@ int main(int argc, char **argv)
 	if (o.topo) {
 		struct lp_topo t;
 
-		if (scan_topo(&t))
+		if (scan_topo(&t, true))
 			return LP_EXIT_FAIL;
 		lp_topo_print(&t, stdout);
 		lp_topo_free(&t);

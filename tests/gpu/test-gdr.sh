@@ -7,15 +7,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
-lib=$B/liblinkperf.a
-cuda=${CUDA_HOME:-/usr/local/cuda}
-if [ ! -f "$lib" ] || ! nm "$lib" 2>/dev/null | grep -q ' T lp_gpu_notify_ns'; then
-	echo "library built without CUDA: no GPU memory provider here"; exit 77
-fi
-mkdir -p "$B/tests"
-${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -isystem "$cuda/include" \
-	-o "$B/tests/gdr_check" tests/gpu/gdr_check.c "$lib" \
-	-L"$cuda/lib64" -lcudart_static -ldl -lrt -lstdc++ -lm -lpthread || { echo "build failed"; exit 1; }
+. tests/gpu/build-check.sh
+lp_build_check gdr_check
 o=${OUT:-$(mktemp -d)}
 fails=0
 poll=$("$B/tests/gdr_check" poll "${LP_GDR_ITERS:-2000}"); rc=$?

@@ -4,15 +4,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
-lib=$B/liblinkperf.a
-cuda=${CUDA_HOME:-/usr/local/cuda}
-if [ ! -f "$lib" ] || ! nm "$lib" 2>/dev/null | grep -q ' T lp_gpu_buf_alloc'; then
-	echo "library built without CUDA: no GPU memory provider here"; exit 77
-fi
-mkdir -p "$B/tests"
-${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -isystem "$cuda/include" \
-	-o "$B/tests/gpumem_check" tests/gpu/gpumem_check.c "$lib" \
-	-L"$cuda/lib64" -lcudart_static -ldl -lrt -lstdc++ -lm -lpthread || { echo "build failed"; exit 1; }
+. tests/gpu/build-check.sh
+lp_build_check gpumem_check
 out=$("$B/tests/gpumem_check" "${LP_GPUMEM_ITERS:-2000}")
 rc=$?
 echo "$out"

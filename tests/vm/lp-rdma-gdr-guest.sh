@@ -11,24 +11,8 @@ OUT=${OUT:-/tmp/lp-rdma-gdr-test}
 mkdir -p "$OUT"
 fails=0
 PORT=19300
-ok() { echo "ok $1"; }
-bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+. tests/vm/guest-lib.sh
 
-# start_server [wrapper...] -- server args: a persistent server on the next port ($SRV, $OUT/srv-$PORT.log)
-start_server() {
-	PORT=$((PORT + 2))
-	"$@" -p "$PORT" >"$OUT/srv-$PORT.log" 2>&1 &
-	SRV=$!
-	i=0
-	while ! grep -q "^listening" "$OUT/srv-$PORT.log" 2>/dev/null && [ $i -lt 60 ]; do
-		sleep 0.3
-		i=$((i + 1))
-	done
-}
-stop_server() {
-	kill "$SRV" 2>/dev/null
-	wait "$SRV" 2>/dev/null
-}
 # jq_py FILE CONDITION: the condition (python, on d = the JSON document, res = its results) holds
 jq_py() {
 	python3 - "$1" "$2" <<'PY'
@@ -39,7 +23,7 @@ assert eval(sys.argv[2]), json.dumps([r.get("local_setup") for r in res])
 PY
 }
 
-start_server "$B" --server
+start_server
 # 1. a memory kind that declares "no scatter to CQE" gets QPs created with MLX5_SCATTER_TO_CQE=0
 # (the host kind declares it here through the test-only switch; CUDA memory always does)
 if LP_TEST_MEM_CAPS=no_scatter_to_cqe "$B" "$IP" -p $PORT -t send_lat,write_lat -s 2 -n 20 -v \
@@ -69,7 +53,7 @@ stop_server
 
 # 3. the server cannot register its buffer (locked-memory limit, no CAP_IPC_LOCK): the client
 # must report the server's own reason, not "Software caused connection abort"
-start_server setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock sh -c "ulimit -l 64; exec $B --server \"\$@\"" sh
+start_server setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock sh -c 'ulimit -l 64; exec "$0" "$@"'
 out=$("$B" "$IP" -p $PORT -t write_bw -s 1M -n 10 2>&1)
 rc=$?
 case "$out" in
@@ -94,7 +78,7 @@ out=$(timeout 30 "$B" "$IP" --gpu 1 --mem cuda:0 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && ok "--gpu 1 --mem cuda:0 -> exit 2" || bad "--gpu vs cuda:N" "rc=$rc: $out"
 
 # 5. --dev auto: a usable port (rxe0, active); the affinity block names the NIC that was opened
-start_server "$B" --server
+start_server
 if "$B" "$IP" -p $PORT --dev auto -t write_lat -n 20 --json "$OUT/auto.json" >"$OUT/auto.txt" 2>&1 &&
 	jq_py "$OUT/auto.json" 'd["local_device"]["device"] == "rxe0" and d["affinity"].get("nic") == "rxe0"'; then
 	ok "--dev auto opens rxe0 and the affinity block names it"

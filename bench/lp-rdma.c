@@ -174,10 +174,10 @@ static int check_mem(int kind, int dev)
 
 /* ---- GPU-NIC affinity (--gpu auto, --dev auto, NUMA binding) --------------- */
 
+#ifdef LP_HAVE_CUDA
 /* CUDA ordinal of the GPU at bdf, or -1. */
 static int cuda_index_of(const char *bdf)
 {
-#ifdef LP_HAVE_CUDA
 	int n = 0;
 	char id[32];
 
@@ -186,11 +186,9 @@ static int cuda_index_of(const char *bdf)
 	for (int i = 0; i < n; i++)
 		if (!lp_gpu_bus_id(i, id, sizeof(id)) && !strcasecmp(id, bdf))
 			return i;
-#else
-	(void)bdf;
-#endif
 	return -1;
 }
+#endif
 
 /* Topology index of CUDA device dev, or -1. */
 static int topo_index_of(const struct lp_topo *t, int dev)
@@ -228,6 +226,8 @@ static int scan_topo(struct lp_topo *t, bool ask_cuda)
 			t->gpus[g].cuda = cuda_index_of(t->gpus[g].bdf);
 		return 0;
 	}
+#else
+	(void)ask_cuda;
 #endif
 	(void)n;
 	lp_topo_set_visible(t, getenv("CUDA_VISIBLE_DEVICES"));

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by tests/gpu/test-*.sh: lp_build_check NAME builds tests/gpu/NAME.c against the library
 # into $B/tests/NAME (B = the build dir); exits 77 when the library has no GPU code, 1 when the
 # build fails.

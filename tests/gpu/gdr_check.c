@@ -22,7 +22,8 @@
 
 #define OFF 4096
 
-/* n host writes of byte i at OFF, each timed until the poller reports it (stop_every 0: write only). */
+/* n host writes of byte i at OFF, each timed until the poller reports it (stop_every 0: write
+ * only). */
 static int detect(struct lp_gpu_buf *b, unsigned n, uint32_t stop_every, struct lp_summary *sum)
 {
 	struct lp_gpu_poller *p = NULL;
@@ -50,8 +51,9 @@ static int detect(struct lp_gpu_buf *b, unsigned n, uint32_t stop_every, struct 
 
 static void print_sum(const char *key, const struct lp_summary *s, const char *sep)
 {
-	printf("\"%s\": {\"n\": %llu, \"min\": %.0f, \"p50\": %.0f, \"p99\": %.0f, \"max\": %.0f}%s", key,
-	       (unsigned long long)s->n, s->min, s->p50, s->p99, s->max, sep);
+	printf(
+	    "\"%s\": {\"n\": %llu, \"min\": %.0f, \"p50\": %.0f, \"p99\": %.0f, \"max\": %.0f}%s",
+	    key, (unsigned long long)s->n, s->min, s->p50, s->p99, s->max, sep);
 }
 
 static int run_poll(struct lp_gpu_buf *b, unsigned n)
@@ -66,15 +68,19 @@ static int run_poll(struct lp_gpu_buf *b, unsigned n)
 		fprintf(stderr, "FAIL: %s\n", strerror(-ret));
 		return 1;
 	}
-	printf("%s (%s): GPU_DIRECT_RDMA_WRITES_ORDERING %d (%s), SYNC_MEMOPS %s\n", b->name, b->bus_id,
-	       b->rdma_order, lp_gpu_rdma_order_name(b->rdma_order), b->sync_memops ? "set" : "NOT set");
-	printf("host write (cudaMemcpy 1 B) alone:            p50 %.0f ns p99 %.0f ns\n", write_only.p50, write_only.p99);
-	printf("write + poller, stop flag every spin (old):   p50 %.0f ns p99 %.0f ns\n", every1.p50, every1.p99);
-	printf("write + poller, stop flag every %u spins:   p50 %.0f ns p99 %.0f ns\n", LP_GPU_POLL_STOP_EVERY,
-	       every.p50, every.p99);
+	printf("%s (%s): GPU_DIRECT_RDMA_WRITES_ORDERING %d (%s), SYNC_MEMOPS %s\n", b->name,
+	       b->bus_id, b->rdma_order, lp_gpu_rdma_order_name(b->rdma_order),
+	       b->sync_memops ? "set" : "NOT set");
+	printf("host write (cudaMemcpy 1 B) alone:            p50 %.0f ns p99 %.0f ns\n",
+	       write_only.p50, write_only.p99);
+	printf("write + poller, stop flag every spin (old):   p50 %.0f ns p99 %.0f ns\n",
+	       every1.p50, every1.p99);
+	printf("write + poller, stop flag every %u spins:   p50 %.0f ns p99 %.0f ns\n",
+	       LP_GPU_POLL_STOP_EVERY, every.p50, every.p99);
 	printf("GPU->CPU notification (ping-pong / 2):       p50 %.0f ns\n", notify_ns);
-	printf("{\"gpu\": \"%s\", \"rdma_writes_ordering\": %d, \"sync_memops\": %s, \"stop_every\": %u, ", b->name,
-	       b->rdma_order, b->sync_memops ? "true" : "false", LP_GPU_POLL_STOP_EVERY);
+	printf("{\"gpu\": \"%s\", \"rdma_writes_ordering\": %d, \"sync_memops\": %s, "
+	       "\"stop_every\": %u, ",
+	       b->name, b->rdma_order, b->sync_memops ? "true" : "false", LP_GPU_POLL_STOP_EVERY);
 	print_sum("write_only_ns", &write_only, ", ");
 	print_sum("detect_every_spin_ns", &every1, ", ");
 	print_sum("detect_ns", &every, ", ");
@@ -103,7 +109,8 @@ static int run_launch(struct lp_gpu_buf *b)
 		fprintf(stderr, "FAIL: fill: %s\n", strerror(-ret));
 		return 1;
 	}
-	printf("first kernel launch while the poller spins (CUDA_MODULE_LOADING=%s): %.4f s\n", mode ? mode : "?", s);
+	printf("first kernel launch while the poller spins (CUDA_MODULE_LOADING=%s): %.4f s\n",
+	       mode ? mode : "?", s);
 	printf("{\"module_loading\": \"%s\", \"first_launch_s\": %.6f}\n", mode ? mode : "", s);
 	return 0;
 }
@@ -126,7 +133,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "FAIL: lp_gpu_buf_alloc: %s\n", strerror(-ret));
 		return 1;
 	}
-	ret = !strcmp(argv[1], "poll") ? run_poll(&b, argc > 2 ? (unsigned)atoi(argv[2]) : 2000) : run_launch(&b);
+	ret = !strcmp(argv[1], "poll") ? run_poll(&b, argc > 2 ? (unsigned)atoi(argv[2]) : 2000)
+				       : run_launch(&b);
 	lp_gpu_buf_free(&b);
 	return ret;
 }

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by the in-guest lp-rdma checks (sourced): results and a persistent server.
 # Needs B (lp-rdma), OUT (a writable dir), PORT (advanced by 2 per server) and fails.
 

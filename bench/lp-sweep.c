@@ -131,11 +131,14 @@ static void node_from_dev(struct lp_sweep_node *nd, const struct lp_rdma_devinfo
 static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 {
 	struct lp_topo t;
-	int gpu = mem_dev < 0 ? 0 : mem_dev, nic;
+	int gpu, nic;
 
 	if (lp_topo_scan(NULL, &t))
 		return;
-	if (gpu < t.ngpus) {
+	/* mem_dev is a CUDA ordinal: the GPU it names under CUDA_VISIBLE_DEVICES, not PCI position */
+	lp_topo_set_visible(&t, getenv("CUDA_VISIBLE_DEVICES"));
+	gpu = lp_topo_gpu_of_cuda(&t, mem_dev < 0 ? 0 : mem_dev);
+	if (gpu >= 0) {
 		snprintf(nd->gpu_bdf, sizeof(nd->gpu_bdf), "%s", t.gpus[gpu].bdf);
 		nic = lp_topo_nic_index(&t, nd->dev);
 		if (nic >= 0) {
@@ -145,7 +148,7 @@ static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 			if (dd == LP_TOPO_SYS)
 				lp_warn("GPU %d (%s) and %s are on different NUMA nodes (SYS): "
 					"GPUDirect traffic crosses the inter-socket link",
-					gpu, t.gpus[gpu].bdf, nd->dev);
+					mem_dev < 0 ? 0 : mem_dev, t.gpus[gpu].bdf, nd->dev);
 		}
 	}
 	lp_topo_free(&t);

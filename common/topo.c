@@ -651,6 +651,14 @@ int lp_topo_set_visible(struct lp_topo *t, const char *cvd)
 	return n;
 }
 
+int lp_topo_gpu_of_cuda(const struct lp_topo *t, int cuda)
+{
+	for (int g = 0; g < t->ngpus; g++)
+		if (cuda >= 0 && t->gpus[g].cuda == cuda)
+			return g;
+	return -1;
+}
+
 int lp_topo_nic_usable(const struct lp_topo *t, int nic)
 {
 	const struct lp_topo_nic *c = &t->nics[nic];
@@ -719,12 +727,9 @@ int lp_topo_rail(const struct lp_topo *t, int rail, int *gpu_p, int *nic_p)
 {
 	int k = 0;
 
-	for (int g = 0; g < t->ngpus; g++)
-		if (t->gpus[g].cuda == rail) {
-			*gpu_p = g;
-			return lp_topo_best_nic(t, g, nic_p);
-		}
-	*gpu_p = -1;
+	*gpu_p = lp_topo_gpu_of_cuda(t, rail);
+	if (*gpu_p >= 0)
+		return lp_topo_best_nic(t, *gpu_p, nic_p);
 	if (t->ngpus)
 		return -ENODEV;
 	for (int n = 0; n < t->nnics; n++)

@@ -134,6 +134,9 @@ const char *lp_topo_dist_help(enum lp_topo_dist d);
  */
 int lp_topo_set_visible(struct lp_topo *t, const char *cuda_visible_devices);
 
+/* Index in gpus[] of the GPU with CUDA ordinal `cuda` (after lp_topo_set_visible); -1 if none. */
+int lp_topo_gpu_of_cuda(const struct lp_topo *t, int cuda);
+
 /*
  * Can `--dev auto` pick nics[nic]? Its port 1 is ACTIVE (or its state is
  * unknown), and when any NIC here has an active InfiniBand port, it is

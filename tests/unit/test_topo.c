@@ -314,6 +314,8 @@ static void test_rails_visibility(void **state)
 	/* CUDA_VISIBLE_DEVICES=1: GPU1 is CUDA 0, GPU0 hidden and never chosen. */
 	assert_int_equal(lp_topo_set_visible(t, "1"), 1);
 	assert_true(t->gpus[0].cuda == -1 && t->gpus[1].cuda == 0);
+	assert_int_equal(lp_topo_gpu_of_cuda(t, 0), 1); /* CUDA 0 is the second GPU in PCI order */
+	assert_int_equal(lp_topo_gpu_of_cuda(t, 1), -1);
 	assert_int_equal(lp_topo_best_pair(t, &gpu, &nic), 0);
 	assert_int_equal(gpu, 1);
 	assert_int_equal(lp_topo_best_gpu(t, 3, &gpu), 0); /* mlx5_3 is PIX to the hidden GPU0 */

@@ -183,6 +183,12 @@ static void scale_summary(struct lp_summary *s, double k)
 	s->p9999 *= k;
 }
 
+/* write_lat by polling: the server polls GPU memory with a kernel exactly when its buffer is there. */
+static bool server_gpu_polls(const struct lp_rdma_params *p, const struct lp_rdma_conn *c)
+{
+	return p->test == LP_RDMA_WRITE_LAT && c->detect != LP_DETECT_IMM && !strncmp(c->remote.mem, "cuda", 4);
+}
+
 static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma_conn *c,
 			    char *buf, size_t len)
 {
@@ -192,9 +198,9 @@ static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma
 		snprintf(buf, len, "recv_completion");
 	else if (c->detect == LP_DETECT_IMM)
 		snprintf(buf, len, "write_imm");
-	else /* the server polls GPU memory with a kernel exactly when its buffer is there */
+	else
 		snprintf(buf, len, "client %s, server %s", lp_detect_name(c->detect),
-			 !strncmp(c->remote.mem, "cuda", 4) ? "gpu_poll" : "cpu_poll");
+			 server_gpu_polls(p, c) ? "gpu_poll" : "cpu_poll");
 }
 
 int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
@@ -263,8 +269,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	r->gpu_notify_us = c.notify_us;
 	if (lp_rdma_test_is_lat(p->test))
 		lat_method_name(p, &c, r->lat_method, sizeof(r->lat_method));
-	r->gpu_poll_sides = (unsigned)(strstr(r->lat_method, "client gpu_poll") != NULL) +
-			    (unsigned)(strstr(r->lat_method, "server gpu_poll") != NULL);
+	r->gpu_poll_sides = (unsigned)(c.detect == LP_DETECT_GPU) + (unsigned)server_gpu_polls(p, &c);
 	ret = send_simple(oob, LP_MSG_READY);
 	if (!ret)
 		ret = expect_msg(oob, LP_MSG_READY, body, &len, oob->timeout_ms, r->error,

@@ -84,7 +84,13 @@ struct lp_rdma_conn {
 	uint8_t *flag_host;	/* 64 B of host memory: the counter byte sent after GPU data */
 	struct ibv_mr *flag_mr;
 	void *poller;		/* struct lp_gpu_poller * for LP_DETECT_GPU */
+	const char *scatter_to_cqe; /* how the QPs were created: LP_S2CQE_DEFAULT or LP_S2CQE_OFF */
+	int mr_access;		/* access flags the buffer was registered with */
+	double notify_us;	/* LP_DETECT_GPU: measured GPU->CPU notification (one way), else NaN */
 };
+
+#define LP_S2CQE_DEFAULT "provider default"
+#define LP_S2CQE_OFF "disabled (MLX5_SCATTER_TO_CQE=0 at QP creation)"
 
 const char *lp_detect_name(enum lp_detect d);
 

@@ -9,27 +9,7 @@ mkdir -p "$OUT"
 fails=0
 PORT=19000
 
-ok() { echo "ok $1"; }
-bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
-
-# Start a persistent server on $PORT; its pid in $SRV, log in $OUT/srv-$PORT.log.
-start_server() {
-	PORT=$((PORT + 2))
-	"$B" --server -p "$PORT" "$@" >"$OUT/srv-$PORT.log" 2>&1 &
-	SRV=$!
-	# Wait (bounded) until it listens, so no check races the server's start. Each poll
-	# forks under TCG (up to ~0.5 s on a loaded host): poll slowly.
-	i=0
-	while ! grep -q "^listening" "$OUT/srv-$PORT.log" 2>/dev/null && [ $i -lt 60 ]; do
-		sleep 0.3
-		i=$((i + 1))
-	done
-}
-stop_server() {
-	kill "$SRV" 2>/dev/null
-	wait "$SRV" 2>/dev/null
-	echo "server on $PORT exit $?" >>"$OUT/srv-$PORT.log"
-}
+. tests/vm/guest-lib.sh
 
 # json_check FILE EXPECTED_RESULTS [extra python condition on d]
 json_check() {

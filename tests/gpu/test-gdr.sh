@@ -4,11 +4,8 @@
 # notification, the RDMA write ordering attribute, SYNC_MEMOPS, and the first kernel launch while the
 # poller spins under lazy and eager module loading. Builds tests/gpu/gdr_check.c. Exit 77 without a GPU.
 # Figures: $OUT/gdr-*.json when OUT is set.
-set -u
-cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
-. tests/gpu/build-check.sh
-lp_build_check gdr_check
+. "$(dirname "$0")/check.sh"
+check_build gdr_check
 o=${OUT:-$(mktemp -d)}
 fails=0
 poll=$("$B/tests/gdr_check" poll "${LP_GDR_ITERS:-2000}"); rc=$?

@@ -6,10 +6,9 @@
 # different GPUs where there are two, and asserts what the JSON records: the registration used
 # (dma-buf or peer memory; LP_EXPECT_REG=dmabuf|peermem to require one), scatter-to-CQE disabled
 # for GPU memory, the RDMA write ordering, the GPU-polling notification.
-set -u
-cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}/lp-rdma
-[ -x "$B" ] || { echo "lp-rdma not built"; exit 77; }
+. "$(dirname "$0")/check.sh"
+LPR=$B/lp-rdma
+[ -x "$LPR" ] || { echo "lp-rdma not built"; exit 77; }
 if ! nvidia-smi -L 2>/dev/null | grep -q GPU; then echo "no GPU here: GPUDirect RDMA cannot run"; exit 77; fi
 fails=0
 ok() { echo "ok $1"; }
@@ -17,18 +16,18 @@ bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 out=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$out"' EXIT
 
-topo=$("$B" --topo 2>&1); topo_rc=$?
+topo=$("$LPR" --topo 2>&1); topo_rc=$?
 bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//; s/^00000000/0000/')
 if [ $topo_rc = 0 ] && printf '%s' "$topo" | grep -qi "${bus#0000}"; then
 	ok "--topo lists the GPU (${bus})"
 else
 	bad "--topo" "rc=$topo_rc: $topo"
 fi
-o=$("$B" --server --mem cuda:99 2>&1); rc=$?
+o=$("$LPR" --server --mem cuda:99 2>&1); rc=$?
 [ $rc = 2 ] && printf '%s' "$o" | grep -q "does not exist" && ok "--mem cuda:99 -> exit 2: $o" || bad "cuda:99" "rc=$rc $o"
 
 if ! ls /sys/class/infiniband 2>/dev/null | grep -q .; then
-	o=$(timeout 30 "$B" 127.0.0.1 --mem cuda --gpu auto 2>&1); rc=$?
+	o=$(timeout 30 "$LPR" 127.0.0.1 --mem cuda --gpu auto 2>&1); rc=$?
 	lines=$(printf '%s\n' "$o" | grep -c .)
 	if [ $rc = 77 ] && [ "$lines" = 1 ] && printf '%s' "$o" | grep -q "no RDMA device"; then
 		ok "GPU but no RDMA device -> exit 77: $o"
@@ -57,9 +56,9 @@ for sides in "cuda host" "host cuda" "cuda cuda"; do
 	port=$((port + 2))
 	sargs=(--mem "$1"); [ "$1" = cuda ] && sargs=(--gpu $sgpu)
 	cargs=(--mem "$2"); [ "$2" = cuda ] && cargs=(--gpu $cgpu)
-	"$B" --server --once -p $port "${sargs[@]}" >"$out/srv.log" 2>&1 &
+	"$LPR" --server --once -p $port "${sargs[@]}" >"$out/srv.log" 2>&1 &
 	sleep 1
-	if "$B" "${ip:-127.0.0.1}" -p $port --wait 10 "${cargs[@]}" -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw \
+	if "$LPR" "${ip:-127.0.0.1}" -p $port --wait 10 "${cargs[@]}" -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw \
 		-s 2,4K,1M -n 200 --verify --json "$out/r.json" >"$out/c.log" 2>&1 &&
 		python3 - "$out/r.json" "$1" "$2" "${LP_EXPECT_REG:-}" <<'PY'
 import json, subprocess, sys
@@ -94,9 +93,9 @@ PY
 	wait
 done
 port=$((port + 2))
-"$B" --server --once -p $port --gpu $sgpu >/dev/null 2>&1 &
+"$LPR" --server --once -p $port --gpu $sgpu >/dev/null 2>&1 &
 sleep 1
-"$B" "${ip:-127.0.0.1}" -p $port --wait 10 --gpu $cgpu --lat-method imm -t write_lat -n 500 --json "$out/imm.json" >/dev/null 2>&1 &&
+"$LPR" "${ip:-127.0.0.1}" -p $port --wait 10 --gpu $cgpu --lat-method imm -t write_lat -n 500 --json "$out/imm.json" >/dev/null 2>&1 &&
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["latency_method"]=="write_imm" and r["status"]=="ok" and "gpu_poll" not in r' "$out/imm.json" &&
 	ok "write_lat with immediate" || bad "write_imm" "see $out"
 wait

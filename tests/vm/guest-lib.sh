@@ -5,19 +5,23 @@
 ok() { echo "ok $1"; }
 bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 
+# wait_line PATTERN FILE: waits (18 s at most) until FILE has a line matching PATTERN. Each poll
+# forks under TCG (up to ~0.5 s on a loaded host): poll slowly.
+wait_line() {
+	i=0
+	while ! grep -q "$1" "$2" 2>/dev/null && [ $i -lt 60 ]; do
+		sleep 0.3
+		i=$((i + 1))
+	done
+}
+
 # start_server [WRAPPER...]: `WRAPPER... $B --server -p PORT` on the next port; pid in $SRV, log in
-# $OUT/srv-$PORT.log.
+# $OUT/srv-$PORT.log. Returns once it listens, so no check races the server's start.
 start_server() {
 	PORT=$((PORT + 2))
 	"$@" "$B" --server -p "$PORT" >"$OUT/srv-$PORT.log" 2>&1 &
 	SRV=$!
-	# Wait (bounded) until it listens, so no check races the server's start. Each poll
-	# forks under TCG (up to ~0.5 s on a loaded host): poll slowly.
-	i=0
-	while ! grep -q "^listening" "$OUT/srv-$PORT.log" 2>/dev/null && [ $i -lt 60 ]; do
-		sleep 0.3
-		i=$((i + 1))
-	done
+	wait_line "^listening" "$OUT/srv-$PORT.log"
 }
 stop_server() {
 	kill "$SRV" 2>/dev/null

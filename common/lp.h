@@ -61,6 +61,15 @@ void lp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * The text of the last lp_err() on this thread ("" after lp_err_clear() or
+ * when none), kept even when the level hides it: a server sends it to the
+ * client as the cause of a failure (valid until the next lp_err()).
+ */
+#define LP_ERR_LAST_LEN 256
+const char *lp_err_last(void);
+void lp_err_clear(void);
+
+/*
  * Map a negative errno from the library to an exit code: missing hardware or
  * driver (-ENODEV, -ENXIO, -EOPNOTSUPP, -ENOSYS) is LP_EXIT_UNSUPPORTED, bad
  * parameters (-EINVAL, -ERANGE, -E2BIG) are LP_EXIT_USAGE, -EINTR (a signal) is

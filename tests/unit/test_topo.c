@@ -250,11 +250,11 @@ static void test_dgx_print(void **state)
 
 	(void)state;
 	assert_non_null(strstr(out, "        NIC0   NIC1   NIC2   NIC3   NIC4   NIC5   NIC6   "
-				    "NIC7   NUMA  Bus Id\n"));
+				    "NIC7   NUMA  Bus Id        CUDA\n"));
 	assert_non_null(strstr(out, "\nGPU0    PIX    NODE   NODE   NODE   SYS    SYS    SYS    "
-				    "SYS    0     0000:1b:00.0\n"));
+				    "SYS    0     0000:1b:00.0  0\n"));
 	assert_non_null(strstr(out, "\nGPU5    SYS    SYS    SYS    SYS    NODE   PIX    NODE   "
-				    "NODE   1     0000:c3:00.0\n"));
+				    "NODE   1     0000:c3:00.0  5\n"));
 	assert_non_null(
 	    strstr(out, "\nNUMA    0      0      0      0      1      1      1      1\n"));
 	assert_non_null(strstr(out, "  NIC6: mlx5_10 0000:ce:00.0 ibp206s0 InfiniBand\n"));
@@ -276,6 +276,118 @@ static void test_dgx_json(void **state)
 	assert_non_null(strstr(out, "\"bdf\": \"0000:df:00.0\""));
 	assert_non_null(strstr(out, "\"PIX\""));
 	free(out);
+	fx_free(fx);
+}
+
+/* ---- rails and auto-selection: a down port, a storage NIC, GPUs hidden from CUDA ---- */
+
+static void test_rails_visibility(void **state)
+{
+	struct fx *fx = fx_scan("rails-visibility.txt");
+	struct lp_topo *t = &fx->t;
+	int gpu = -1, nic = -1;
+	char *out;
+
+	(void)state;
+	assert_int_equal(t->ngpus, 2);
+	assert_int_equal(t->nnics, 4);
+	assert_string_equal(t->gpus[1].uuid, "GPU-bbbb2222-0000-0000-0000-000000000000");
+	assert_int_equal(t->nics[0].port_state, 1);
+	assert_false(lp_topo_nic_usable(t, 0)); /* mlx5_0: port down */
+	assert_false(lp_topo_nic_usable(t, 1)); /* mlx5_1: Ethernet beside an InfiniBand fabric */
+	assert_true(lp_topo_nic_usable(t, 2) && lp_topo_nic_usable(t, 3));
+	/* Each GPU is PIX with the skipped NIC too: the choice must pass it over. */
+	assert_int_equal(lp_topo_distance(t, 0, 0), LP_TOPO_PIX);
+	assert_int_equal(lp_topo_distance(t, 1, 1), LP_TOPO_PIX);
+	assert_int_equal(lp_topo_best_nic(t, 0, &nic), 0);
+	assert_string_equal(t->nics[nic].name, "mlx5_3");
+	assert_int_equal(lp_topo_best_nic(t, 1, &nic), 0);
+	assert_string_equal(t->nics[nic].name, "mlx5_2");
+	/* rails: rail i is CUDA GPU i and its closest usable NIC */
+	assert_int_equal(lp_topo_set_visible(t, NULL), 2);
+	assert_int_equal(lp_topo_rail(t, 0, &gpu, &nic), 0);
+	assert_true(gpu == 0 && !strcmp(t->nics[nic].name, "mlx5_3"));
+	assert_int_equal(lp_topo_rail(t, 1, &gpu, &nic), 0);
+	assert_true(gpu == 1 && !strcmp(t->nics[nic].name, "mlx5_2"));
+	assert_int_equal(lp_topo_rail(t, 2, &gpu, &nic), -ENODEV);
+
+	/* CUDA_VISIBLE_DEVICES=1: GPU1 is CUDA 0, GPU0 hidden and never chosen. */
+	assert_int_equal(lp_topo_set_visible(t, "1"), 1);
+	assert_true(t->gpus[0].cuda == -1 && t->gpus[1].cuda == 0);
+	assert_int_equal(lp_topo_gpu_of_cuda(t, 0), 1); /* CUDA 0 is the second GPU in PCI order */
+	assert_int_equal(lp_topo_gpu_of_cuda(t, 1), -1);
+	assert_int_equal(lp_topo_best_pair(t, &gpu, &nic), 0);
+	assert_int_equal(gpu, 1);
+	assert_int_equal(lp_topo_best_gpu(t, 3, &gpu), 0); /* mlx5_3 is PIX to the hidden GPU0 */
+	assert_int_equal(gpu, 1);
+	assert_int_equal(lp_topo_rail(t, 0, &gpu, &nic), 0);
+	assert_true(gpu == 1 && !strcmp(t->nics[nic].name, "mlx5_2"));
+	out = capture_print(t);
+	assert_non_null(strstr(out, "0000:14:00.0  hidden\n"));
+	assert_non_null(strstr(out, "0000:25:00.0  0\n"));
+	assert_non_null(strstr(out, "  NIC0: mlx5_0 0000:13:00.0 ibp19s0 InfiniBand (port 1 not active)\n"));
+	free(out);
+	/* UUIDs and unique prefixes, in order; CUDA stops at a bad or repeated entry. */
+	assert_int_equal(lp_topo_set_visible(t, "GPU-bbbb,GPU-aaaa1111-0000-0000-0000-000000000000"), 2);
+	assert_true(t->gpus[1].cuda == 0 && t->gpus[0].cuda == 1);
+	assert_int_equal(lp_topo_set_visible(t, "GPU-,1"), 0); /* ambiguous prefix ends the list */
+	assert_int_equal(lp_topo_set_visible(t, "0,0,1"), 1);
+	assert_int_equal(lp_topo_set_visible(t, "7,1"), 0);
+	assert_int_equal(lp_topo_set_visible(t, ""), 0);
+	assert_int_equal(lp_topo_best_pair(t, &gpu, &nic), -ENODEV);
+	assert_int_equal(lp_topo_rail(t, 0, &gpu, &nic), -ENODEV);
+	fx_free(fx);
+}
+
+/* Extended config space of a bridge: 4 KiB, optionally an ACS capability at 0x100 with this control. */
+static void write_config(const char *dir, const char *bdf, int acs_ctrl)
+{
+	char path[PATH_MAX];
+	uint8_t cfg[4096] = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s", dir, bdf);
+	assert_int_equal(mkdir_p(path), 0);
+	strcat(path, "/config");
+	if (acs_ctrl >= 0) {
+		cfg[0x100] = 0x0d;	/* ACS extended capability, version 1, last */
+		cfg[0x102] = 0x01;
+		cfg[0x106] = (uint8_t)acs_ctrl;
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(cfg, 1, sizeof(cfg), f), sizeof(cfg));
+	fclose(f);
+}
+
+/* ACS P2P redirect on a bridge between a GPU and its NIC, and an IOMMU translating the GPU's DMA. */
+static void test_p2p_check(void **state)
+{
+	struct fx *fx = fx_scan("rails-visibility.txt");
+	struct lp_topo *t = &fx->t;
+	char why[320], path[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	/* GPU0 (0000:14:00.0) and mlx5_3 (index 3) meet at switch 1: its ports 12:01.0 and 12:02.0. */
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), -EACCES);
+	write_config(fx->dir, "0000:12:01.0", 0x01); /* ACS with source validation only */
+	write_config(fx->dir, "0000:12:02.0", -1);   /* no ACS capability */
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 0);
+	write_config(fx->dir, "0000:12:01.0", 0x1d); /* + request and completion redirect, upstream fwd */
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "ACS redirects peer-to-peer traffic at bridge 0000:12:01.0"));
+	write_config(fx->dir, "0000:12:01.0", 0x01);
+	snprintf(path, sizeof(path), "%s%s/iommu_group", fx->dir, t->gpus[0].path);
+	assert_int_equal(mkdir_p(path), 0);
+	strcat(path, "/type");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("DMA-FQ\n", f);
+	fclose(f);
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "IOMMU translates GPU 0000:14:00.0's DMA (iommu_group type DMA-FQ)"));
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 9, why, sizeof(why)), 0); /* bad index */
 	fx_free(fx);
 }
 
@@ -301,7 +413,7 @@ static void test_cross_socket(void **state)
 	assert_int_equal(lp_topo_distance(t, gpu, nic), LP_TOPO_SYS);
 	assert_string_equal(lp_topo_dist_name(lp_topo_distance(t, gpu, nic)), "SYS");
 	out = capture_print(t);
-	assert_non_null(strstr(out, "\nGPU0    SYS    0     0000:17:00.0\n"));
+	assert_non_null(strstr(out, "\nGPU0    SYS    0     0000:17:00.0  0\n"));
 	assert_non_null(strstr(out, "\nNUMA    1\n"));
 	free(out);
 	out = capture_json(t);
@@ -334,9 +446,9 @@ static void test_two_level_switch(void **state)
 	assert_string_equal(t->nics[1].netdevs[1], "enp7s0f1np1");
 	assert_int_equal(lp_topo_nic_index(t, "enp7s0f1np1"), 1);
 	out = capture_print(t);
-	assert_non_null(strstr(out, "\nGPU0    PXB    PHB    N/A   0000:05:00.0\n"));
+	assert_non_null(strstr(out, "\nGPU0    PXB    PHB    N/A   0000:05:00.0  0\n"));
 	assert_non_null(
-	    strstr(out, "  NIC1: mlx5_1 0000:07:00.0 enp7s0f0np0,enp7s0f1np1 Ethernet\n"));
+	    strstr(out, "  NIC1: mlx5_1 0000:07:00.0 enp7s0f0np0,enp7s0f1np1 Ethernet (not the compute fabric: skipped by auto)\n"));
 	free(out);
 	out = capture_json(t);
 	assert_true(lp_test_json_valid(out));
@@ -419,7 +531,7 @@ static void test_partial_tree(void **state)
 	assert_int_equal(lp_topo_best_nic(t, 0, &nic), 0);
 	assert_int_equal(nic, 0);
 	out = capture_print(t);
-	assert_non_null(strstr(out, "\nGPU0    NODE   ?      N/A   0000:01:00.0\n"));
+	assert_non_null(strstr(out, "\nGPU0    NODE   ?      N/A   0000:01:00.0  0\n"));
 	assert_non_null(strstr(out, "  NIC1: rxe0 - -\n"));
 	assert_non_null(strstr(out, "  ?    = unknown"));
 	free(out);
@@ -531,6 +643,7 @@ int main(void)
 	    cmocka_unit_test(test_cross_socket),  cmocka_unit_test(test_two_level_switch),
 	    cmocka_unit_test(test_empty_root),	  cmocka_unit_test(test_partial_tree),
 	    cmocka_unit_test(test_dist_names),	  cmocka_unit_test(test_live),
+	    cmocka_unit_test(test_rails_visibility), cmocka_unit_test(test_p2p_check),
 	    cmocka_unit_test(test_cpulist_parse), cmocka_unit_test(test_numa_bind),
 	};
 

@@ -579,11 +579,15 @@ static int run_report(const struct cli *o)
 			lp_err("--counters: no port %u on RDMA device %s", o->ib_port ? o->ib_port : 1, o->dev);
 		lp_topo_free(&t);
 	}
+	lp_host_meta_collect(&m);
 	if (!ret && !o->quiet) {
-		if (o->check)
+		if (o->check) {
 			lp_check_print(&rep, stdout);
-		else
+			printf("%s: %u checks, worst %s\n", m.host, rep.n,
+			       lp_check_status_name(lp_check_worst(&rep)));
+		} else {
 			lp_counters_print(snap, false, stdout);
+		}
 	}
 	if (!ret && o->json_path) {
 		jf = strcmp(o->json_path, "-") ? fopen(o->json_path, "w") : stdout;
@@ -593,7 +597,6 @@ static int run_report(const struct cli *o)
 		}
 	}
 	if (jf) {
-		lp_host_meta_collect(&m);
 		lp_json_init(&j, jf, true);
 		lp_json_obj_begin(&j, NULL);
 		lp_json_str(&j, "tool", "lp-rdma");

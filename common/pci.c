@@ -30,9 +30,9 @@ static int read_attr(const char *root, const char *path, const char *attr, char 
 
 int lp_pci_link_read(const char *root, const char *path, struct lp_pci_link *l)
 {
-	static const char *const attr[] = { "current_link_speed", "max_link_speed",
-					    "current_link_width", "max_link_width" };
-	double v[4] = { 0 };
+	static const char *const attr[] = {"current_link_speed", "max_link_speed",
+					   "current_link_width", "max_link_width"};
+	double v[4] = {0};
 	char buf[64];
 
 	for (unsigned i = 0; i < 4; i++)
@@ -62,7 +62,8 @@ int lp_pci_acs_ctrl(const char *root, const char *path)
 	close(fd);
 	if (n < (ssize_t)sizeof(cfg))
 		return -EACCES; /* 64 or 256 bytes: not root, or no extended space */
-	for (int hops = 0; off >= PCI_EXT_CAP_START && off + 8 <= sizeof(cfg) && hops < 64; hops++) {
+	for (int hops = 0; off >= PCI_EXT_CAP_START && off + 8 <= sizeof(cfg) && hops < 64;
+	     hops++) {
 		uint32_t hdr = cfg[off] | cfg[off + 1] << 8 | (uint32_t)cfg[off + 2] << 16 |
 			       (uint32_t)cfg[off + 3] << 24;
 

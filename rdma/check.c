@@ -18,8 +18,9 @@
 #include "common/topo.h"
 #include "common/units.h"
 
-#define ROCE_HDR_BYTES 96 /* ib_core's iboe_get_mtu(): GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 */
-#define MEMLOCK_MIN    (64ll << 10)
+#define ROCE_HDR_BYTES                                                                             \
+	96 /* ib_core's iboe_get_mtu(): GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 */
+#define MEMLOCK_MIN (64ll << 10)
 
 /* Best InfiniBand rate of an adapter, by PCI device id (pci.ids names, NVIDIA product briefs). */
 static const struct {
@@ -28,9 +29,9 @@ static const struct {
 	double gbps;
 	const char *speed;
 } hca_models[] = {
-	{ 0x1013, "ConnectX-4", 100, "EDR" },	 { 0x1017, "ConnectX-5", 100, "EDR" },
-	{ 0x1019, "ConnectX-5 Ex", 100, "EDR" }, { 0x101b, "ConnectX-6", 200, "HDR" },
-	{ 0x1021, "ConnectX-7", 400, "NDR" },	 { 0x1023, "ConnectX-8", 800, "XDR" },
+    {0x1013, "ConnectX-4", 100, "EDR"},	   {0x1017, "ConnectX-5", 100, "EDR"},
+    {0x1019, "ConnectX-5 Ex", 100, "EDR"}, {0x101b, "ConnectX-6", 200, "HDR"},
+    {0x1021, "ConnectX-7", 400, "NDR"},	   {0x1023, "ConnectX-8", 800, "XDR"},
 };
 
 struct ctx {
@@ -40,7 +41,7 @@ struct ctx {
 	struct lp_topo topo;
 };
 
-static const char *const status_names[] = { "OK", "WARN", "FAIL" };
+static const char *const status_names[] = {"OK", "WARN", "FAIL"};
 
 const char *lp_check_status_name(enum lp_check_status s)
 {
@@ -81,7 +82,7 @@ static void add(struct ctx *c, enum lp_check_status st, const char *item, const 
 
 /* <root><a><b> into buf; "" (and -ENAMETOOLONG) when it does not fit. */
 static int rd(const struct ctx *c, char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int rd(const struct ctx *c, char *buf, size_t len, const char *fmt, ...)
 {
@@ -140,25 +141,28 @@ static void check_state(struct ctx *c, const char *subj, const char *dev, const 
 		add(c, LP_CHECK_OK, "port_state", subj, NULL, "%s", st);
 	else if (!strcmp(st, "2: INIT"))
 		add(c, LP_CHECK_FAIL, "port_state", subj,
-		    "the link is up but no subnet manager has configured the port: start opensm (or check the fabric's SM)",
+		    "the link is up but no subnet manager has configured the port: start opensm "
+		    "(or check the fabric's SM)",
 		    "%s", st);
 	else if (!strcmp(st, "3: ARMED"))
-		add(c, LP_CHECK_WARN, "port_state", subj, "the SM has not activated the port yet: wait, or check the SM",
-		    "%s", st);
+		add(c, LP_CHECK_WARN, "port_state", subj,
+		    "the SM has not activated the port yet: wait, or check the SM", "%s", st);
 	else
 		add(c, LP_CHECK_FAIL, "port_state", subj,
-		    "no link: check the cable and the switch port (RoCE: the netdev must be up)", "%s",
-		    st[0] ? st : "unreadable");
+		    "no link: check the cable and the switch port (RoCE: the netdev must be up)",
+		    "%s", st[0] ? st : "unreadable");
 
 	rd(c, ph, sizeof(ph), "/sys/class/infiniband/%s/ports/%s/phys_state", dev, port);
 	if (!strcmp(ph, "5: LinkUp"))
 		add(c, LP_CHECK_OK, "phys_state", subj, NULL, "%s", ph);
 	else if (!strcmp(ph, "3: Disabled"))
 		add(c, LP_CHECK_FAIL, "phys_state", subj,
-		    "the port is disabled: enable it (ibportstate ... enable, or on the switch)", "%s", ph);
+		    "the port is disabled: enable it (ibportstate ... enable, or on the switch)",
+		    "%s", ph);
 	else
 		add(c, LP_CHECK_FAIL, "phys_state", subj,
-		    "no physical link (Polling: no peer answers): check the cable, transceiver and far end",
+		    "no physical link (Polling: no peer answers): check the cable, transceiver and "
+		    "far end",
 		    "%s", ph[0] ? ph : "unreadable");
 }
 
@@ -172,17 +176,19 @@ static void check_rate(struct ctx *c, const char *subj, const char *dev, const c
 
 	rd(c, rate, sizeof(rate), "/sys/class/infiniband/%s/ports/%s/rate", dev, port);
 	if (sscanf(rate, "%lf Gb/sec (%7[0-9X] %15[A-Z])", &gbps, width, speed) < 1) {
-		add(c, LP_CHECK_WARN, "link_rate", subj, "the driver reports no rate: check the port",
-		    "rate unreadable ('%s')", rate);
+		add(c, LP_CHECK_WARN, "link_rate", subj,
+		    "the driver reports no rate: check the port", "rate unreadable ('%s')", rate);
 		return;
 	}
 	if (strcmp(ll, "InfiniBand")) {
-		add(c, LP_CHECK_OK, "link_rate", subj, NULL, "%s (Ethernet: the netdev's speed)", rate);
+		add(c, LP_CHECK_OK, "link_rate", subj, NULL, "%s (Ethernet: the netdev's speed)",
+		    rate);
 		return;
 	}
 	if (width[0] && strcmp(width, "4X")) {
 		add(c, LP_CHECK_FAIL, "link_rate", subj,
-		    "the link trained below 4X (lanes lost): reseat or replace the cable/transceiver, check the switch port",
+		    "the link trained below 4X (lanes lost): reseat or replace the "
+		    "cable/transceiver, check the switch port",
 		    "%s: width %s of 4X", rate, width);
 		return;
 	}
@@ -194,7 +200,8 @@ static void check_rate(struct ctx *c, const char *subj, const char *dev, const c
 			continue;
 		if (gbps + 0.5 < hca_models[i].gbps)
 			add(c, LP_CHECK_WARN, "link_rate", subj,
-			    "check the cable (its rating), the switch port's speed and any forced speed (mlxconfig/ibportstate)",
+			    "check the cable (its rating), the switch port's speed and any forced "
+			    "speed (mlxconfig/ibportstate)",
 			    "%s, below the %s's %.0f Gb/s %s", rate, hca_models[i].model,
 			    hca_models[i].gbps, hca_models[i].speed);
 		else
@@ -202,8 +209,8 @@ static void check_rate(struct ctx *c, const char *subj, const char *dev, const c
 			    hca_models[i].model);
 		return;
 	}
-	add(c, LP_CHECK_OK, "link_rate", subj, NULL, "%s (adapter 0x%04x: best rate not known here)",
-	    rate, id);
+	add(c, LP_CHECK_OK, "link_rate", subj, NULL,
+	    "%s (adapter 0x%04x: best rate not known here)", rate, id);
 }
 
 /* The RoCE GID table: a RoCE v2 GID on netdev with a routable address. */
@@ -218,36 +225,40 @@ static void check_gid(struct ctx *c, const char *subj, const char *dev, const ch
 	names = list(c, rel, &n);
 	for (int i = 0; i < n; i++) {
 		if (rd(c, gid, sizeof(gid), "%s/%s", rel, names[i]) ||
-		    rd(c, type, sizeof(type), "/sys/class/infiniband/%s/ports/%s/gid_attrs/types/%s", dev,
-		       port, names[i]) ||
-		    rd(c, nd, sizeof(nd), "/sys/class/infiniband/%s/ports/%s/gid_attrs/ndevs/%s", dev,
-		       port, names[i]))
+		    rd(c, type, sizeof(type),
+		       "/sys/class/infiniband/%s/ports/%s/gid_attrs/types/%s", dev, port,
+		       names[i]) ||
+		    rd(c, nd, sizeof(nd), "/sys/class/infiniband/%s/ports/%s/gid_attrs/ndevs/%s",
+		       dev, port, names[i]))
 			continue;
 		if (strcmp(type, "RoCE v2") || strcmp(nd, netdev) || !strncmp(gid, "fe80:", 5) ||
 		    !strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
 			continue;
-		add(c, LP_CHECK_OK, "roce_gid", subj, NULL, "GID index %s %s (RoCE v2 on %s)", names[i],
-		    gid, netdev);
+		add(c, LP_CHECK_OK, "roce_gid", subj, NULL, "GID index %s %s (RoCE v2 on %s)",
+		    names[i], gid, netdev);
 		free_names(names, n);
 		return;
 	}
 	free_names(names, n);
 	add(c, LP_CHECK_FAIL, "roce_gid", subj,
-	    "give the netdev an IP address (RoCE v2 GIDs follow its addresses; link-local only is not routable)",
+	    "give the netdev an IP address (RoCE v2 GIDs follow its addresses; link-local only is "
+	    "not routable)",
 	    "no RoCE v2 GID with a routable address on %s", netdev);
 }
 
 static void check_roce(struct ctx *c, const char *subj, const char *dev, const char *port)
 {
-	static const unsigned ib_mtus[] = { 4096, 2048, 1024, 512, 256 };
+	static const unsigned ib_mtus[] = {4096, 2048, 1024, 512, 256};
 	char netdev[32], buf[32];
 	long mtu;
 	unsigned roce = 0;
 
-	if (rd(c, netdev, sizeof(netdev), "/sys/class/infiniband/%s/ports/%s/gid_attrs/ndevs/0", dev,
-	       port) || !netdev[0] || strchr(netdev, '/')) {
+	if (rd(c, netdev, sizeof(netdev), "/sys/class/infiniband/%s/ports/%s/gid_attrs/ndevs/0",
+	       dev, port) ||
+	    !netdev[0] || strchr(netdev, '/')) {
 		add(c, LP_CHECK_FAIL, "netdev_link", subj,
-		    "the RoCE port has no netdev (GID 0 has none): check the driver (rdma link show)",
+		    "the RoCE port has no netdev (GID 0 has none): check the driver (rdma link "
+		    "show)",
 		    "no netdev");
 		return;
 	}
@@ -265,11 +276,14 @@ static void check_roce(struct ctx *c, const char *subj, const char *dev, const c
 		if (mtu - ROCE_HDR_BYTES >= (long)ib_mtus[i])
 			roce = ib_mtus[i];
 	if (roce == 4096)
-		add(c, LP_CHECK_OK, "roce_mtu", subj, NULL, "%s MTU %ld allows RoCE MTU 4096", netdev, mtu);
+		add(c, LP_CHECK_OK, "roce_mtu", subj, NULL, "%s MTU %ld allows RoCE MTU 4096",
+		    netdev, mtu);
 	else
 		add(c, LP_CHECK_WARN, "roce_mtu", subj,
-		    "set the netdev MTU to 4200 or more (9000 end to end, switches included) for RoCE MTU 4096",
-		    "%s MTU %ld caps the RoCE (active) MTU at %u: the netdev MTU minus %d B of headers",
+		    "set the netdev MTU to 4200 or more (9000 end to end, switches included) for "
+		    "RoCE MTU 4096",
+		    "%s MTU %ld caps the RoCE (active) MTU at %u: the netdev MTU minus %d B of "
+		    "headers",
 		    netdev, mtu, roce, ROCE_HDR_BYTES);
 	check_gid(c, subj, dev, port, netdev);
 }
@@ -306,8 +320,8 @@ static void check_pcie(struct ctx *c, const char *subj, const char *path, bool g
 	unsigned max_w;
 
 	if (lp_pci_link_read(c->root, path, &l)) {
-		add(c, LP_CHECK_WARN, "pcie_link", subj, "the kernel shows no PCIe link attributes here",
-		    "link speed/width unreadable");
+		add(c, LP_CHECK_WARN, "pcie_link", subj,
+		    "the kernel shows no PCIe link attributes here", "link speed/width unreadable");
 		return;
 	}
 	max_gts = l.max_gts;
@@ -323,12 +337,16 @@ static void check_pcie(struct ctx *c, const char *subj, const char *path, bool g
 	}
 	if (l.cur_width < max_w)
 		add(c, LP_CHECK_FAIL, "pcie_link", subj,
-		    "the link lost lanes: reseat the card, check the riser/cable and the slot (lspci -vv LnkSta)",
-		    "PCIe Gen%u x%u, down-trained from x%u", lp_pcie_gen(l.cur_gts), l.cur_width, max_w);
+		    "the link lost lanes: reseat the card, check the riser/cable and the slot "
+		    "(lspci -vv LnkSta)",
+		    "PCIe Gen%u x%u, down-trained from x%u", lp_pcie_gen(l.cur_gts), l.cur_width,
+		    max_w);
 	else if (l.cur_gts + 0.05 < max_gts)
 		add(c, LP_CHECK_WARN, "pcie_link", subj,
-		    gpu ? "GPUs lower the link speed when idle: re-check under load (nvidia-smi -q -d PCIE); if it stays low, check the BIOS PCIe speed and the riser"
-			: "check the BIOS PCIe speed setting, the riser and the slot (lspci -vv LnkSta)",
+		    gpu ? "GPUs lower the link speed when idle: re-check under load (nvidia-smi -q "
+			  "-d PCIE); if it stays low, check the BIOS PCIe speed and the riser"
+			: "check the BIOS PCIe speed setting, the riser and the slot (lspci -vv "
+			  "LnkSta)",
 		    "PCIe %.1f GT/s (Gen%u) x%u, below the %.1f GT/s (Gen%u) it can run", l.cur_gts,
 		    lp_pcie_gen(l.cur_gts), l.cur_width, max_gts, lp_pcie_gen(max_gts));
 	else if (max_gts + 0.05 < l.max_gts || max_w < l.max_width)
@@ -337,8 +355,9 @@ static void check_pcie(struct ctx *c, const char *subj, const char *path, bool g
 		    "PCIe Gen%u x%u: the slot limits it (the device can run Gen%u x%u)",
 		    lp_pcie_gen(l.cur_gts), l.cur_width, lp_pcie_gen(l.max_gts), l.max_width);
 	else
-		add(c, LP_CHECK_OK, "pcie_link", subj, NULL, "PCIe Gen%u x%u (%.1f GT/s), its maximum",
-		    lp_pcie_gen(l.cur_gts), l.cur_width, l.cur_gts);
+		add(c, LP_CHECK_OK, "pcie_link", subj, NULL,
+		    "PCIe Gen%u x%u (%.1f GT/s), its maximum", lp_pcie_gen(l.cur_gts), l.cur_width,
+		    l.cur_gts);
 }
 
 static int node_count(const struct ctx *c)
@@ -374,8 +393,8 @@ static void check_gpu_path(struct ctx *c, const char *subj, int g)
 	int n, acs;
 
 	if (lp_topo_best_nic(&c->topo, g, &n)) {
-		add(c, LP_CHECK_WARN, "gpu_nic_path", subj, "no RDMA device: GPUDirect RDMA cannot run",
-		    "no NIC");
+		add(c, LP_CHECK_WARN, "gpu_nic_path", subj,
+		    "no RDMA device: GPUDirect RDMA cannot run", "no NIC");
 		return;
 	}
 	nic = &c->topo.nics[n];
@@ -383,23 +402,27 @@ static void check_gpu_path(struct ctx *c, const char *subj, int g)
 	acs = lp_pci_path_acs(c->root, gpu->path, nic->path, bdf, sizeof(bdf), &ctrl);
 	if (acs == 1)
 		add(c, LP_CHECK_FAIL, "gpu_nic_path", subj,
-		    "disable ACS P2P redirect on the bridges between them (BIOS, or setpci ECAP_ACS+6.w=0 at boot); "
+		    "disable ACS P2P redirect on the bridges between them (BIOS, or setpci "
+		    "ECAP_ACS+6.w=0 at boot); "
 		    "leave it on only where VMs need isolation",
-		    "closest NIC %s (%s), but bridge %s redirects peer-to-peer traffic (ACS control 0x%04x): "
+		    "closest NIC %s (%s), but bridge %s redirects peer-to-peer traffic (ACS "
+		    "control 0x%04x): "
 		    "GPUDirect RDMA goes through the root complex or fails",
 		    nic->name, lp_topo_dist_name(d), bdf, ctrl);
 	else if (d == LP_TOPO_SYS || d == LP_TOPO_UNKNOWN)
 		add(c, LP_CHECK_WARN, "gpu_nic_path", subj,
 		    "put a NIC on this GPU's socket (or PCIe switch) for GPUDirect RDMA",
-		    "closest NIC %s is %s (%s)", nic->name, lp_topo_dist_name(d), lp_topo_dist_help(d));
+		    "closest NIC %s is %s (%s)", nic->name, lp_topo_dist_name(d),
+		    lp_topo_dist_help(d));
 	else if (acs == -EACCES)
 		add(c, LP_CHECK_WARN, "gpu_nic_path", subj,
 		    "run the check as root: the ACS capability is in the extended config space",
 		    "closest NIC %s (%s); ACS on the bridges between them unreadable", nic->name,
 		    lp_topo_dist_name(d));
 	else
-		add(c, LP_CHECK_OK, "gpu_nic_path", subj, NULL, "closest NIC %s (%s), no ACS redirect between them",
-		    nic->name, lp_topo_dist_name(d));
+		add(c, LP_CHECK_OK, "gpu_nic_path", subj, NULL,
+		    "closest NIC %s (%s), no ACS redirect between them", nic->name,
+		    lp_topo_dist_name(d));
 }
 
 /* ---- host -------------------------------------------------------------------- */
@@ -423,14 +446,17 @@ static void check_iommu(struct ctx *c)
 	for (int i = 0; i < c->topo.ngpus && !path; i++)
 		path = c->topo.gpus[i].path;
 	if (!path || rd(c, type, sizeof(type), "%s/iommu_group/type", path)) {
-		add(c, LP_CHECK_OK, "iommu", "host", NULL, "%d IOMMU unit(s); no device group to judge", n);
+		add(c, LP_CHECK_OK, "iommu", "host", NULL,
+		    "%d IOMMU unit(s); no device group to judge", n);
 		return;
 	}
 	if (!strcmp(type, "identity"))
-		add(c, LP_CHECK_OK, "iommu", "host", NULL, "IOMMU on, devices in passthrough (identity)");
+		add(c, LP_CHECK_OK, "iommu", "host", NULL,
+		    "IOMMU on, devices in passthrough (identity)");
 	else
 		add(c, LP_CHECK_WARN, "iommu", "host",
-		    "boot with iommu=pt (intel_iommu=on iommu=pt / amd_iommu=pt): translation costs RDMA throughput and can break GPUDirect peer-to-peer",
+		    "boot with iommu=pt (intel_iommu=on iommu=pt / amd_iommu=pt): translation "
+		    "costs RDMA throughput and can break GPUDirect peer-to-peer",
 		    "IOMMU translates device DMA (group type %s)", type);
 }
 
@@ -470,10 +496,12 @@ static void check_memlock(struct ctx *c)
 
 	if (c->o->ipc_lock || m < 0)
 		add(c, LP_CHECK_OK, "memlock", "host", NULL, "%s",
-		    c->o->ipc_lock ? "CAP_IPC_LOCK: no memlock limit applies" : "memlock unlimited");
+		    c->o->ipc_lock ? "CAP_IPC_LOCK: no memlock limit applies"
+				   : "memlock unlimited");
 	else
 		add(c, m < MEMLOCK_MIN ? LP_CHECK_FAIL : LP_CHECK_WARN, "memlock", "host",
-		    "ulimit -l unlimited (limits.conf: * - memlock unlimited; systemd: LimitMEMLOCK=infinity)",
+		    "ulimit -l unlimited (limits.conf: * - memlock unlimited; systemd: "
+		    "LimitMEMLOCK=infinity)",
 		    "memlock limit %lld KiB: registrations beyond it fail", m >> 10);
 }
 
@@ -485,7 +513,8 @@ static void check_governor(struct ctx *c)
 	cpus = list(c, "/sys/devices/system/cpu", &n);
 	for (int i = 0; i < n; i++) {
 		if (strncmp(cpus[i], "cpu", 3) || cpus[i][3] < '0' || cpus[i][3] > '9' ||
-		    rd(c, gov, sizeof(gov), "/sys/devices/system/cpu/%s/cpufreq/scaling_governor", cpus[i]))
+		    rd(c, gov, sizeof(gov), "/sys/devices/system/cpu/%s/cpufreq/scaling_governor",
+		       cpus[i]))
 			continue;
 		total++;
 		if (strcmp(gov, "performance")) {
@@ -495,7 +524,8 @@ static void check_governor(struct ctx *c)
 	}
 	free_names(cpus, n);
 	if (!total)
-		add(c, LP_CHECK_OK, "cpu_governor", "host", NULL, "no cpufreq (fixed clock or a VM)");
+		add(c, LP_CHECK_OK, "cpu_governor", "host", NULL,
+		    "no cpufreq (fixed clock or a VM)");
 	else if (!slow)
 		add(c, LP_CHECK_OK, "cpu_governor", "host", NULL, "performance on %d CPUs", total);
 	else
@@ -508,18 +538,19 @@ static void check_governor(struct ctx *c)
 
 void lp_check_opts_live(struct lp_check_opts *o)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { 0 };
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2] = {0};
 	struct rlimit rl;
 
-	o->memlock = !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY ?
-			     (long long)rl.rlim_cur : -1;
+	o->memlock = !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY
+			 ? (long long)rl.rlim_cur
+			 : -1;
 	o->ipc_lock = !syscall(SYS_capget, &h, d) && (d[0].effective & (1u << CAP_IPC_LOCK));
 }
 
 int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r)
 {
-	struct ctx c = { .o = o, .root = o->root ? o->root : "", .r = r };
+	struct ctx c = {.o = o, .root = o->root ? o->root : "", .r = r};
 	char subj[64];
 	char **devs;
 	int n, nodes, ret;

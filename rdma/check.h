@@ -34,10 +34,10 @@ enum lp_check_status {
 
 struct lp_check_line {
 	enum lp_check_status status;
-	char item[24];	   /* "port_state", "pcie_link", ... (list above) */
-	char subject[64];  /* "mlx5_0 port 1", "mlx5_0", "GPU 0000:1b:00.0", "host" */
-	char detail[256];  /* what was found */
-	char fix[256];	   /* what to do; "" when OK */
+	char item[24];	  /* "port_state", "pcie_link", ... (list above) */
+	char subject[64]; /* "mlx5_0 port 1", "mlx5_0", "GPU 0000:1b:00.0", "host" */
+	char detail[256]; /* what was found */
+	char fix[256];	  /* what to do; "" when OK */
 };
 
 struct lp_check_report {
@@ -47,11 +47,11 @@ struct lp_check_report {
 };
 
 struct lp_check_opts {
-	const char *root;	/* sysfs/procfs root; "" or NULL = the live system */
-	const char *dev;	/* RDMA device to check; NULL = all */
-	unsigned port;		/* 1-based; 0 = all ports */
-	long long memlock;	/* RLIMIT_MEMLOCK soft limit in bytes; -1 = unlimited */
-	bool ipc_lock;		/* the process has CAP_IPC_LOCK (memlock does not apply) */
+	const char *root;  /* sysfs/procfs root; "" or NULL = the live system */
+	const char *dev;   /* RDMA device to check; NULL = all */
+	unsigned port;	   /* 1-based; 0 = all ports */
+	long long memlock; /* RLIMIT_MEMLOCK soft limit in bytes; -1 = unlimited */
+	bool ipc_lock;	   /* the process has CAP_IPC_LOCK (memlock does not apply) */
 };
 
 /* Fill memlock and ipc_lock from the calling process (getrlimit, capget). */

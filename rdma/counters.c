@@ -25,151 +25,159 @@
  * and NVIDIA's "Understanding mlx5 Linux counters", Linux netdev statistics.
  */
 static const struct lp_ctr_info table[] = {
-	/* ---- ports/N/counters (IBA PortCounters) ---- */
-	{ "symbol_error", LP_CTR_ERROR, "minor link errors (bad symbols) on the physical lanes",
-	  "a marginal cable, connector or transceiver; dirt on optics" },
-	{ "link_error_recovery", LP_CTR_ERROR, "link retrained after errors (successfully)",
-	  "a marginal cable or transceiver; the link is about to flap" },
-	{ "link_downed", LP_CTR_ERROR, "link went down after failed retraining",
-	  "a bad or unplugged cable, a rebooted switch or peer" },
-	{ "port_rcv_errors", LP_CTR_ERROR, "received packets with errors (CRC, length, ...)",
-	  "bit errors on the link: cable, transceiver, switch port" },
-	{ "port_rcv_remote_physical_errors", LP_CTR_ERROR,
-	  "received packets marked bad by an upstream hop (EBP)",
-	  "a bad link somewhere else on the path, not this one" },
-	{ "port_rcv_switch_relay_errors", LP_CTR_ERROR, "packets a switch could not forward",
-	  "routing problems (bad LID, no route)" },
-	{ "port_xmit_discards", LP_CTR_ERROR, "outbound packets dropped (port down or congested)",
-	  "link down during traffic, or head-of-line timeouts in a congested fabric" },
-	{ "port_xmit_constraint_errors", LP_CTR_ERROR, "outbound packets refused by partition or filter",
-	  "P_Key/partition misconfiguration" },
-	{ "port_rcv_constraint_errors", LP_CTR_ERROR, "inbound packets refused by partition or filter",
-	  "P_Key/partition misconfiguration" },
-	{ "local_link_integrity_errors", LP_CTR_ERROR, "local physical errors above the threshold",
-	  "a marginal link (see symbol_error)" },
-	{ "excessive_buffer_overrun_errors", LP_CTR_ERROR, "receive buffer overruns above the threshold",
-	  "flow-control credit problems between the two ends of a link" },
-	{ "VL15_dropped", LP_CTR_ERROR, "subnet management packets dropped",
-	  "SM traffic storm or a slow management agent" },
-	{ "port_xmit_wait", LP_CTR_CONGESTION, "ticks with data to send but no credits from the peer",
-	  "congestion downstream (incast, a slow receiver, a hot switch port)" },
-	{ "port_xmit_data", LP_CTR_TRAFFIC, "data sent, in 4-byte words", "traffic" },
-	{ "port_rcv_data", LP_CTR_TRAFFIC, "data received, in 4-byte words", "traffic" },
-	{ "port_xmit_packets", LP_CTR_TRAFFIC, "packets sent", "traffic" },
-	{ "port_rcv_packets", LP_CTR_TRAFFIC, "packets received", "traffic" },
-	{ "unicast_xmit_packets", LP_CTR_TRAFFIC, "unicast packets sent", "traffic" },
-	{ "unicast_rcv_packets", LP_CTR_TRAFFIC, "unicast packets received", "traffic" },
-	{ "multicast_xmit_packets", LP_CTR_TRAFFIC, "multicast packets sent", "traffic" },
-	{ "multicast_rcv_packets", LP_CTR_TRAFFIC, "multicast packets received", "traffic" },
-	/* ---- mlx5 hw_counters ---- */
-	{ "out_of_sequence", LP_CTR_ERROR, "responder got packets out of order (PSN gap)",
-	  "packet loss on the path (RoCE without lossless config), a flapping link" },
-	{ "packet_seq_err", LP_CTR_ERROR, "requester got a NAK sequence error",
-	  "packet loss on the path" },
-	{ "implied_nak_seq_err", LP_CTR_ERROR, "requester saw an ACK implying lost responses",
-	  "packet loss on the path (often lost READ responses)" },
-	{ "local_ack_timeout_err", LP_CTR_ERROR, "requester retransmitted after an ACK timeout",
-	  "heavy loss, a dead peer, or a timeout set too low" },
-	{ "rnr_nak_retry_err", LP_CTR_ERROR, "RNR NAK retries exhausted",
-	  "the receiver posted too few receive buffers" },
-	{ "out_of_buffer", LP_CTR_ERROR, "packets dropped: no receive WQE posted",
-	  "the application does not post receives fast enough" },
-	{ "duplicate_request", LP_CTR_ERROR, "responder got a request it already executed",
-	  "retransmissions after lost ACKs" },
-	{ "resp_local_length_error", LP_CTR_ERROR, "responder: inbound message longer than the WQE",
-	  "application bug (receive buffers too small)" },
-	{ "resp_cqe_error", LP_CTR_ERROR, "responder completions with error", "see the other errors" },
-	{ "req_cqe_error", LP_CTR_ERROR, "requester completions with error", "see the other errors" },
-	{ "req_remote_invalid_request", LP_CTR_ERROR, "remote side rejected a request as invalid",
-	  "application bug (bad length, opcode)" },
-	{ "req_remote_access_errors", LP_CTR_ERROR, "remote side refused access (bad rkey/address)",
-	  "application bug or a deregistered buffer" },
-	{ "resp_remote_access_errors", LP_CTR_ERROR, "this side refused a remote access",
-	  "application bug on the peer" },
-	{ "resp_cqe_flush_error", LP_CTR_ERROR, "responder work flushed (QP went to error)",
-	  "a QP error, usually after another error" },
-	{ "req_cqe_flush_error", LP_CTR_ERROR, "requester work flushed (QP went to error)",
-	  "a QP error, usually after another error" },
-	{ "roce_adp_retrans", LP_CTR_ERROR, "adaptive retransmissions (RoCE)", "packet loss" },
-	{ "roce_adp_retrans_to", LP_CTR_ERROR, "adaptive retransmission timeouts (RoCE)", "packet loss" },
-	{ "roce_slow_restart", LP_CTR_ERROR, "slow restarts after loss (RoCE)", "packet loss" },
-	{ "rx_icrc_encapsulated", LP_CTR_ERROR, "RoCE packets with a bad ICRC", "corruption on the path" },
-	{ "np_cnp_sent", LP_CTR_CONGESTION, "notification point: CNPs sent for ECN-marked packets",
-	  "congestion on the path to this receiver (switch ECN marking)" },
-	{ "np_ecn_marked_roce_packets", LP_CTR_CONGESTION, "RoCE packets received with ECN marks",
-	  "switch queues above the ECN threshold" },
-	{ "rp_cnp_handled", LP_CTR_CONGESTION, "reaction point: CNPs received, rate reduced (DCQCN)",
-	  "congestion on the path from this sender" },
-	{ "rp_cnp_ignored", LP_CTR_CONGESTION, "CNPs received and ignored", "DCQCN disabled for the priority" },
-	{ "roce_slow_restart_cnps", LP_CTR_CONGESTION, "CNPs generated by slow restart", "packet loss" },
-	{ "rx_write_requests", LP_CTR_TRAFFIC, "RDMA WRITE requests received", "traffic" },
-	{ "rx_read_requests", LP_CTR_TRAFFIC, "RDMA READ requests received", "traffic" },
-	{ "rx_atomic_requests", LP_CTR_TRAFFIC, "atomic requests received", "traffic" },
-	/* ---- rxe hw_counters ---- */
-	{ "sent_pkts", LP_CTR_TRAFFIC, "packets sent", "traffic" },
-	{ "rcvd_pkts", LP_CTR_TRAFFIC, "packets received", "traffic" },
-	{ "rdma_sends", LP_CTR_TRAFFIC, "RDMA packets sent", "traffic" },
-	{ "rdma_recvs", LP_CTR_TRAFFIC, "RDMA packets received", "traffic" },
-	{ "out_of_seq_request", LP_CTR_ERROR, "responder got a request out of order (PSN gap)",
-	  "packet loss on the path" },
-	{ "rcvd_seq_err", LP_CTR_ERROR, "requester got a NAK sequence error", "packet loss on the path" },
-	{ "completer_retry_err", LP_CTR_ERROR, "requester retransmitted (timeout or NAK)",
-	  "packet loss on the path, a slow or dead peer" },
-	{ "retry_exceeded_err", LP_CTR_ERROR, "retries exhausted: the QP failed",
-	  "sustained loss, or the peer is gone" },
-	{ "retry_rnr_exceeded_err", LP_CTR_ERROR, "RNR retries exhausted: the QP failed",
-	  "the receiver posted too few receive buffers" },
-	{ "rcvd_rnr_err", LP_CTR_ERROR, "requester got RNR NAKs (receiver not ready)",
-	  "the receiver posts receives too slowly" },
-	{ "send_rnr_err", LP_CTR_ERROR, "responder sent RNR NAKs (no receive posted)",
-	  "this side posts receives too slowly" },
-	{ "send_err", LP_CTR_ERROR, "packets the netdev failed to send", "the netdev queue is full or down" },
-	{ "ack_deferred", LP_CTR_TRAFFIC, "ACKs coalesced", "normal under load" },
-	{ "lifespan", LP_CTR_TRAFFIC, "counter refresh period (ms), not a count", "driver constant" },
-	/* ---- netdev statistics ---- */
-	{ "rx_bytes", LP_CTR_TRAFFIC, "bytes received by the netdev", "traffic" },
-	{ "tx_bytes", LP_CTR_TRAFFIC, "bytes sent by the netdev", "traffic" },
-	{ "rx_packets", LP_CTR_TRAFFIC, "packets received by the netdev", "traffic" },
-	{ "tx_packets", LP_CTR_TRAFFIC, "packets sent by the netdev", "traffic" },
-	{ "multicast", LP_CTR_TRAFFIC, "multicast packets received", "traffic" },
-	{ "collisions", LP_CTR_ERROR, "collisions (half duplex)", "a duplex mismatch" },
-	{ "rx_errors", LP_CTR_ERROR, "bad packets received", "bit errors: cable, transceiver, switch port" },
-	{ "tx_errors", LP_CTR_ERROR, "packets that failed to send", "link problems" },
-	{ "rx_dropped", LP_CTR_ERROR, "received packets dropped by the host",
-	  "full rings, no buffer, or unknown protocol (some drivers count harmless drops here)" },
-	{ "tx_dropped", LP_CTR_ERROR, "packets dropped before sending", "a full queue, qdisc drops" },
-	{ "rx_crc_errors", LP_CTR_ERROR, "frames with a bad FCS", "bit errors: cable, transceiver" },
-	{ "rx_frame_errors", LP_CTR_ERROR, "misaligned frames", "bit errors" },
-	{ "rx_length_errors", LP_CTR_ERROR, "frames with a bad length", "MTU mismatch, bit errors" },
-	{ "rx_over_errors", LP_CTR_ERROR, "receive ring overflows", "the host does not keep up" },
-	{ "rx_fifo_errors", LP_CTR_ERROR, "receive FIFO overruns", "the host does not keep up" },
-	{ "rx_missed_errors", LP_CTR_ERROR, "frames missed by the NIC", "no receive buffer" },
-	{ "tx_carrier_errors", LP_CTR_ERROR, "carrier lost while sending", "link down, cable" },
-	{ "tx_aborted_errors", LP_CTR_ERROR, "sends aborted", "link problems" },
-	{ "tx_fifo_errors", LP_CTR_ERROR, "transmit FIFO underruns", "the host does not keep up" },
-	{ "tx_heartbeat_errors", LP_CTR_ERROR, "heartbeat errors", "old PHYs" },
-	{ "tx_window_errors", LP_CTR_ERROR, "late collisions", "a duplex mismatch" },
-	{ "rx_compressed", LP_CTR_TRAFFIC, "compressed packets received", "traffic" },
-	{ "tx_compressed", LP_CTR_TRAFFIC, "compressed packets sent", "traffic" },
-	{ "rx_nohandler", LP_CTR_TRAFFIC, "packets no protocol wanted", "unrelated traffic" },
-	/* ---- ethtool (kept: pause/PFC entries) ---- */
-	{ "rx_prio*_pause", LP_CTR_CONGESTION, "PFC pause frames received for a priority",
-	  "the peer (switch) is congested on that priority: lossless RoCE is pushing back" },
-	{ "tx_prio*_pause", LP_CTR_CONGESTION, "PFC pause frames sent for a priority",
-	  "this host cannot drain its receive buffers (slow PCIe, host memory, too few receives)" },
-	{ "rx_pause_ctrl_phy", LP_CTR_CONGESTION, "global pause frames received", "the peer is congested" },
-	{ "tx_pause_ctrl_phy", LP_CTR_CONGESTION, "global pause frames sent", "this host cannot drain receives" },
+    /* ---- ports/N/counters (IBA PortCounters) ---- */
+    {"symbol_error", LP_CTR_ERROR, "minor link errors (bad symbols) on the physical lanes",
+     "a marginal cable, connector or transceiver; dirt on optics"},
+    {"link_error_recovery", LP_CTR_ERROR, "link retrained after errors (successfully)",
+     "a marginal cable or transceiver; the link is about to flap"},
+    {"link_downed", LP_CTR_ERROR, "link went down after failed retraining",
+     "a bad or unplugged cable, a rebooted switch or peer"},
+    {"port_rcv_errors", LP_CTR_ERROR, "received packets with errors (CRC, length, ...)",
+     "bit errors on the link: cable, transceiver, switch port"},
+    {"port_rcv_remote_physical_errors", LP_CTR_ERROR,
+     "received packets marked bad by an upstream hop (EBP)",
+     "a bad link somewhere else on the path, not this one"},
+    {"port_rcv_switch_relay_errors", LP_CTR_ERROR, "packets a switch could not forward",
+     "routing problems (bad LID, no route)"},
+    {"port_xmit_discards", LP_CTR_ERROR, "outbound packets dropped (port down or congested)",
+     "link down during traffic, or head-of-line timeouts in a congested fabric"},
+    {"port_xmit_constraint_errors", LP_CTR_ERROR, "outbound packets refused by partition or filter",
+     "P_Key/partition misconfiguration"},
+    {"port_rcv_constraint_errors", LP_CTR_ERROR, "inbound packets refused by partition or filter",
+     "P_Key/partition misconfiguration"},
+    {"local_link_integrity_errors", LP_CTR_ERROR, "local physical errors above the threshold",
+     "a marginal link (see symbol_error)"},
+    {"excessive_buffer_overrun_errors", LP_CTR_ERROR, "receive buffer overruns above the threshold",
+     "flow-control credit problems between the two ends of a link"},
+    {"VL15_dropped", LP_CTR_ERROR, "subnet management packets dropped",
+     "SM traffic storm or a slow management agent"},
+    {"port_xmit_wait", LP_CTR_CONGESTION, "ticks with data to send but no credits from the peer",
+     "congestion downstream (incast, a slow receiver, a hot switch port)"},
+    {"port_xmit_data", LP_CTR_TRAFFIC, "data sent, in 4-byte words", "traffic"},
+    {"port_rcv_data", LP_CTR_TRAFFIC, "data received, in 4-byte words", "traffic"},
+    {"port_xmit_packets", LP_CTR_TRAFFIC, "packets sent", "traffic"},
+    {"port_rcv_packets", LP_CTR_TRAFFIC, "packets received", "traffic"},
+    {"unicast_xmit_packets", LP_CTR_TRAFFIC, "unicast packets sent", "traffic"},
+    {"unicast_rcv_packets", LP_CTR_TRAFFIC, "unicast packets received", "traffic"},
+    {"multicast_xmit_packets", LP_CTR_TRAFFIC, "multicast packets sent", "traffic"},
+    {"multicast_rcv_packets", LP_CTR_TRAFFIC, "multicast packets received", "traffic"},
+    /* ---- mlx5 hw_counters ---- */
+    {"out_of_sequence", LP_CTR_ERROR, "responder got packets out of order (PSN gap)",
+     "packet loss on the path (RoCE without lossless config), a flapping link"},
+    {"packet_seq_err", LP_CTR_ERROR, "requester got a NAK sequence error",
+     "packet loss on the path"},
+    {"implied_nak_seq_err", LP_CTR_ERROR, "requester saw an ACK implying lost responses",
+     "packet loss on the path (often lost READ responses)"},
+    {"local_ack_timeout_err", LP_CTR_ERROR, "requester retransmitted after an ACK timeout",
+     "heavy loss, a dead peer, or a timeout set too low"},
+    {"rnr_nak_retry_err", LP_CTR_ERROR, "RNR NAK retries exhausted",
+     "the receiver posted too few receive buffers"},
+    {"out_of_buffer", LP_CTR_ERROR, "packets dropped: no receive WQE posted",
+     "the application does not post receives fast enough"},
+    {"duplicate_request", LP_CTR_ERROR, "responder got a request it already executed",
+     "retransmissions after lost ACKs"},
+    {"resp_local_length_error", LP_CTR_ERROR, "responder: inbound message longer than the WQE",
+     "application bug (receive buffers too small)"},
+    {"resp_cqe_error", LP_CTR_ERROR, "responder completions with error", "see the other errors"},
+    {"req_cqe_error", LP_CTR_ERROR, "requester completions with error", "see the other errors"},
+    {"req_remote_invalid_request", LP_CTR_ERROR, "remote side rejected a request as invalid",
+     "application bug (bad length, opcode)"},
+    {"req_remote_access_errors", LP_CTR_ERROR, "remote side refused access (bad rkey/address)",
+     "application bug or a deregistered buffer"},
+    {"resp_remote_access_errors", LP_CTR_ERROR, "this side refused a remote access",
+     "application bug on the peer"},
+    {"resp_cqe_flush_error", LP_CTR_ERROR, "responder work flushed (QP went to error)",
+     "a QP error, usually after another error"},
+    {"req_cqe_flush_error", LP_CTR_ERROR, "requester work flushed (QP went to error)",
+     "a QP error, usually after another error"},
+    {"roce_adp_retrans", LP_CTR_ERROR, "adaptive retransmissions (RoCE)", "packet loss"},
+    {"roce_adp_retrans_to", LP_CTR_ERROR, "adaptive retransmission timeouts (RoCE)", "packet loss"},
+    {"roce_slow_restart", LP_CTR_ERROR, "slow restarts after loss (RoCE)", "packet loss"},
+    {"rx_icrc_encapsulated", LP_CTR_ERROR, "RoCE packets with a bad ICRC",
+     "corruption on the path"},
+    {"np_cnp_sent", LP_CTR_CONGESTION, "notification point: CNPs sent for ECN-marked packets",
+     "congestion on the path to this receiver (switch ECN marking)"},
+    {"np_ecn_marked_roce_packets", LP_CTR_CONGESTION, "RoCE packets received with ECN marks",
+     "switch queues above the ECN threshold"},
+    {"rp_cnp_handled", LP_CTR_CONGESTION, "reaction point: CNPs received, rate reduced (DCQCN)",
+     "congestion on the path from this sender"},
+    {"rp_cnp_ignored", LP_CTR_CONGESTION, "CNPs received and ignored",
+     "DCQCN disabled for the priority"},
+    {"roce_slow_restart_cnps", LP_CTR_CONGESTION, "CNPs generated by slow restart", "packet loss"},
+    {"rx_write_requests", LP_CTR_TRAFFIC, "RDMA WRITE requests received", "traffic"},
+    {"rx_read_requests", LP_CTR_TRAFFIC, "RDMA READ requests received", "traffic"},
+    {"rx_atomic_requests", LP_CTR_TRAFFIC, "atomic requests received", "traffic"},
+    /* ---- rxe hw_counters ---- */
+    {"sent_pkts", LP_CTR_TRAFFIC, "packets sent", "traffic"},
+    {"rcvd_pkts", LP_CTR_TRAFFIC, "packets received", "traffic"},
+    {"rdma_sends", LP_CTR_TRAFFIC, "RDMA packets sent", "traffic"},
+    {"rdma_recvs", LP_CTR_TRAFFIC, "RDMA packets received", "traffic"},
+    {"out_of_seq_request", LP_CTR_ERROR, "responder got a request out of order (PSN gap)",
+     "packet loss on the path"},
+    {"rcvd_seq_err", LP_CTR_ERROR, "requester got a NAK sequence error", "packet loss on the path"},
+    {"completer_retry_err", LP_CTR_ERROR, "requester retransmitted (timeout or NAK)",
+     "packet loss on the path, a slow or dead peer"},
+    {"retry_exceeded_err", LP_CTR_ERROR, "retries exhausted: the QP failed",
+     "sustained loss, or the peer is gone"},
+    {"retry_rnr_exceeded_err", LP_CTR_ERROR, "RNR retries exhausted: the QP failed",
+     "the receiver posted too few receive buffers"},
+    {"rcvd_rnr_err", LP_CTR_ERROR, "requester got RNR NAKs (receiver not ready)",
+     "the receiver posts receives too slowly"},
+    {"send_rnr_err", LP_CTR_ERROR, "responder sent RNR NAKs (no receive posted)",
+     "this side posts receives too slowly"},
+    {"send_err", LP_CTR_ERROR, "packets the netdev failed to send",
+     "the netdev queue is full or down"},
+    {"ack_deferred", LP_CTR_TRAFFIC, "ACKs coalesced", "normal under load"},
+    {"lifespan", LP_CTR_TRAFFIC, "counter refresh period (ms), not a count", "driver constant"},
+    /* ---- netdev statistics ---- */
+    {"rx_bytes", LP_CTR_TRAFFIC, "bytes received by the netdev", "traffic"},
+    {"tx_bytes", LP_CTR_TRAFFIC, "bytes sent by the netdev", "traffic"},
+    {"rx_packets", LP_CTR_TRAFFIC, "packets received by the netdev", "traffic"},
+    {"tx_packets", LP_CTR_TRAFFIC, "packets sent by the netdev", "traffic"},
+    {"multicast", LP_CTR_TRAFFIC, "multicast packets received", "traffic"},
+    {"collisions", LP_CTR_ERROR, "collisions (half duplex)", "a duplex mismatch"},
+    {"rx_errors", LP_CTR_ERROR, "bad packets received",
+     "bit errors: cable, transceiver, switch port"},
+    {"tx_errors", LP_CTR_ERROR, "packets that failed to send", "link problems"},
+    {"rx_dropped", LP_CTR_ERROR, "received packets dropped by the host",
+     "full rings, no buffer, or unknown protocol (some drivers count harmless drops here)"},
+    {"tx_dropped", LP_CTR_ERROR, "packets dropped before sending", "a full queue, qdisc drops"},
+    {"rx_crc_errors", LP_CTR_ERROR, "frames with a bad FCS", "bit errors: cable, transceiver"},
+    {"rx_frame_errors", LP_CTR_ERROR, "misaligned frames", "bit errors"},
+    {"rx_length_errors", LP_CTR_ERROR, "frames with a bad length", "MTU mismatch, bit errors"},
+    {"rx_over_errors", LP_CTR_ERROR, "receive ring overflows", "the host does not keep up"},
+    {"rx_fifo_errors", LP_CTR_ERROR, "receive FIFO overruns", "the host does not keep up"},
+    {"rx_missed_errors", LP_CTR_ERROR, "frames missed by the NIC", "no receive buffer"},
+    {"tx_carrier_errors", LP_CTR_ERROR, "carrier lost while sending", "link down, cable"},
+    {"tx_aborted_errors", LP_CTR_ERROR, "sends aborted", "link problems"},
+    {"tx_fifo_errors", LP_CTR_ERROR, "transmit FIFO underruns", "the host does not keep up"},
+    {"tx_heartbeat_errors", LP_CTR_ERROR, "heartbeat errors", "old PHYs"},
+    {"tx_window_errors", LP_CTR_ERROR, "late collisions", "a duplex mismatch"},
+    {"rx_compressed", LP_CTR_TRAFFIC, "compressed packets received", "traffic"},
+    {"tx_compressed", LP_CTR_TRAFFIC, "compressed packets sent", "traffic"},
+    {"rx_nohandler", LP_CTR_TRAFFIC, "packets no protocol wanted", "unrelated traffic"},
+    /* ---- ethtool (kept: pause/PFC entries) ---- */
+    {"rx_prio*_pause", LP_CTR_CONGESTION, "PFC pause frames received for a priority",
+     "the peer (switch) is congested on that priority: lossless RoCE is pushing back"},
+    {"tx_prio*_pause", LP_CTR_CONGESTION, "PFC pause frames sent for a priority",
+     "this host cannot drain its receive buffers (slow PCIe, host memory, too few receives)"},
+    {"rx_pause_ctrl_phy", LP_CTR_CONGESTION, "global pause frames received",
+     "the peer is congested"},
+    {"tx_pause_ctrl_phy", LP_CTR_CONGESTION, "global pause frames sent",
+     "this host cannot drain receives"},
 };
 
 static const struct lp_ctr_info unknown_info[] = {
-	{ "", LP_CTR_TRAFFIC, "not in linkperf's table", "see the driver's documentation" },
-	{ "", LP_CTR_ERROR, "not in linkperf's table (classed by its name)", "see the driver's documentation" },
-	{ "", LP_CTR_CONGESTION, "not in linkperf's table (classed by its name)", "see the driver's documentation" },
+    {"", LP_CTR_TRAFFIC, "not in linkperf's table", "see the driver's documentation"},
+    {"", LP_CTR_ERROR, "not in linkperf's table (classed by its name)",
+     "see the driver's documentation"},
+    {"", LP_CTR_CONGESTION, "not in linkperf's table (classed by its name)",
+     "see the driver's documentation"},
 };
 
-static const char *const class_names[] = { "traffic", "error", "congestion" };
-static const char *const src_names[] = { "port", "hw", "netdev", "ethtool" };
-static const char *const src_dirs[] = { "counters", "hw_counters" };
+static const char *const class_names[] = {"traffic", "error", "congestion"};
+static const char *const src_names[] = {"port", "hw", "netdev", "ethtool"};
+static const char *const src_dirs[] = {"counters", "hw_counters"};
 
 const char *lp_ctr_class_name(enum lp_ctr_class c)
 {
@@ -214,8 +222,8 @@ static bool has_any(const char *name, const char *const *words)
 
 const struct lp_ctr_info *lp_counter_info(const char *name)
 {
-	static const char *const err_words[] = { "err", "drop", "discard", "invalid", NULL };
-	static const char *const cong_words[] = { "cnp", "ecn", "pause", "pfc", "wait", NULL };
+	static const char *const err_words[] = {"err", "drop", "discard", "invalid", NULL};
+	static const char *const cong_words[] = {"cnp", "ecn", "pause", "pfc", "wait", NULL};
 
 	for (unsigned i = 0; i < LP_ARRAY_SIZE(table); i++)
 		if (name_match(table[i].name, name))
@@ -319,10 +327,10 @@ static void read_ethtool(struct lp_counters *s)
 	struct {
 		struct ethtool_sset_info hdr;
 		uint32_t len;
-	} info = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_STATS } };
+	} info = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_STATS}};
 	struct ethtool_gstrings *names = NULL;
 	struct ethtool_stats *vals = NULL;
-	struct ifreq ifr = { 0 };
+	struct ifreq ifr = {0};
 	uint32_t n;
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
@@ -402,7 +410,8 @@ int lp_counters_read(const char *root, const char *dev, unsigned port, struct lp
 	if (!strcmp(ll, "Ethernet")) {
 		find_netdev(port_dir, dev_dir, s->netdev, sizeof(s->netdev));
 		if (name_ok(s->netdev)) {
-			snprintf(path, sizeof(path), "%s/sys/class/net/%s/statistics", root, s->netdev);
+			snprintf(path, sizeof(path), "%s/sys/class/net/%s/statistics", root,
+				 s->netdev);
 			read_dir(s, LP_CTR_NETDEV, path);
 			if (!*root)
 				read_ethtool(s);
@@ -423,7 +432,8 @@ void lp_counters_delta(const struct lp_counters *before, const struct lp_counter
 		/* Same read order on both sides: look at position i first. */
 		const struct lp_counter *b = NULL;
 
-		if (i < before->n && before->c[i].src == a->src && !strcmp(before->c[i].name, a->name))
+		if (i < before->n && before->c[i].src == a->src &&
+		    !strcmp(before->c[i].name, a->name))
 			b = &before->c[i];
 		for (unsigned k = 0; !b && k < before->n; k++)
 			if (before->c[k].src == a->src && !strcmp(before->c[k].name, a->name))
@@ -458,7 +468,8 @@ void lp_counters_print(const struct lp_counters *s, bool nonzero_only, FILE *f)
 	fprintf(f, "%s port %u%s%s: %u counters, read in %.1f us%s\n", s->dev, s->port,
 		s->netdev[0] ? " netdev " : "", s->netdev, s->n, (double)s->read_ns / 1e3,
 		s->dropped ? " (some dropped: more than LP_CTR_MAX)" : "");
-	fprintf(f, "%-7s  %-34s  %16s  %-10s  %s\n", "source", "counter", "value", "class", "meaning");
+	fprintf(f, "%-7s  %-34s  %16s  %-10s  %s\n", "source", "counter", "value", "class",
+		"meaning");
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct lp_counter *c = &s->c[i];
 		const struct lp_ctr_info *inf = lp_counter_info(c->name);
@@ -467,7 +478,8 @@ void lp_counters_print(const struct lp_counters *s, bool nonzero_only, FILE *f)
 			continue;
 		fprintf(f, "%-7s  %-34s  %16" PRIu64 "  %-10s  %s%s\n",
 			lp_ctr_src_name((enum lp_ctr_src)c->src), c->name, c->value,
-			lp_ctr_class_name(inf->cls), inf->meaning, c->reset ? " (counter was reset)" : "");
+			lp_ctr_class_name(inf->cls), inf->meaning,
+			c->reset ? " (counter was reset)" : "");
 	}
 }
 

@@ -51,24 +51,25 @@ enum lp_ctr_class {
 
 struct lp_counter {
 	char name[LP_CTR_NAME_LEN];
-	uint8_t src;	   /* enum lp_ctr_src */
-	uint8_t reset;	   /* in a delta: the counter went backwards (reset or wrapped); value = after */
-	uint64_t value;	   /* absolute in a snapshot, after - before in a delta */
+	uint8_t src; /* enum lp_ctr_src */
+	uint8_t
+	    reset; /* in a delta: the counter went backwards (reset or wrapped); value = after */
+	uint64_t value; /* absolute in a snapshot, after - before in a delta */
 };
 
 struct lp_counters {
-	char dev[64];		 /* RDMA device name */
-	unsigned port;		 /* 1-based */
-	char netdev[16];	 /* RoCE: the port's netdev; "" for InfiniBand */
-	unsigned n;		 /* entries used in c[] */
-	unsigned dropped;	 /* counters that did not fit in c[] */
-	uint64_t read_ns;	 /* wall time lp_counters_read() took */
+	char dev[64];	  /* RDMA device name */
+	unsigned port;	  /* 1-based */
+	char netdev[16];  /* RoCE: the port's netdev; "" for InfiniBand */
+	unsigned n;	  /* entries used in c[] */
+	unsigned dropped; /* counters that did not fit in c[] */
+	uint64_t read_ns; /* wall time lp_counters_read() took */
 	struct lp_counter c[LP_CTR_MAX];
 };
 
 /* One row of the counter table (docs/METHOD.md "Counters"). */
 struct lp_ctr_info {
-	const char *name;    /* sysfs / ethtool name; a trailing '*' matches a prefix */
+	const char *name; /* sysfs / ethtool name; a trailing '*' matches a prefix */
 	enum lp_ctr_class cls;
 	const char *meaning; /* one line */
 	const char *cause;   /* what usually makes it move */

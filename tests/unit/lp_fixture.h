@@ -63,18 +63,18 @@ static void lp_fx_rmtree(const char *dir)
 /* Extended config space: AER (id 0x0001) at 0x100 -> ACS (0x000d) at 0x148 with control ctrl. */
 static void lp_fx_config(const char *path, const char *arg)
 {
-	unsigned char cfg[4096] = { 0 };
+	unsigned char cfg[4096] = {0};
 	FILE *f;
 
-	cfg[0x100] = 0x01;	      /* AER, version 2, next 0x148 */
+	cfg[0x100] = 0x01; /* AER, version 2, next 0x148 */
 	cfg[0x102] = 0x82;
 	cfg[0x103] = 0x14;
 	if (strcmp(arg, "none")) {
 		unsigned long ctrl = strtoul(arg, NULL, 16);
 
-		cfg[0x148] = 0x0d;    /* ACS, version 1, last */
+		cfg[0x148] = 0x0d; /* ACS, version 1, last */
 		cfg[0x14a] = 0x01;
-		cfg[0x14c] = 0x5f;    /* capability: SV TB RR CR UF EC(no) DT */
+		cfg[0x14c] = 0x5f; /* capability: SV TB RR CR UF EC(no) DT */
 		cfg[0x14e] = (unsigned char)ctrl;
 		cfg[0x14f] = (unsigned char)(ctrl >> 8);
 	} else {

@@ -25,6 +25,8 @@
 #include "common/table.h"
 #include "common/topo.h"
 #include "common/units.h"
+#include "rdma/check.h"
+#include "rdma/counters.h"
 #include "rdma/rdma.h"
 #ifdef LP_HAVE_CUDA
 #include "gpu/gpumem.h"
@@ -39,7 +41,7 @@ static void on_signal(int sig)
 }
 
 struct cli {
-	bool server, once, bidir, verify, use_cm, version, quiet, verbose, topo, no_numa;
+	bool server, once, bidir, verify, use_cm, version, quiet, verbose, topo, no_numa, counters, check;
 	const char *host, *bind, *dev, *tests, *json_path, *csv_path, *mem, *clock, *gpu;
 	char dev_auto[64];
 	struct {			/* what --gpu/--dev auto and the NUMA binding decided */
@@ -633,6 +635,85 @@ done:
 	return lp_exit_code(ret);
 }
 
+/* ---- --counters, --check: one host, no peer --------------------------------- */
+
+/*
+ * --counters (a snapshot of -d/-i, default the first RDMA device, port 1) or
+ * --check (the pre-flight report) as a table and/or a JSON document; both
+ * read sysfs under $LP_SYSFS_ROOT. --check exits 1 when a line FAILs.
+ */
+static int run_report(const struct cli *o)
+{
+	const char *root = lp_counters_root();
+	struct lp_check_opts co = { .root = root, .dev = o->dev, .port = o->ib_port };
+	struct lp_check_report rep = { 0 };
+	struct lp_counters *snap = calloc(1, sizeof(*snap));
+	struct lp_host_meta m;
+	struct lp_topo t = { 0 };
+	struct lp_json j;
+	FILE *jf = NULL;
+	int ret;
+
+	if (!snap)
+		return LP_EXIT_FAIL;
+	if (o->check) {
+		lp_check_opts_live(&co);
+		ret = lp_check_run(&co, &rep);
+	} else {
+		ret = o->dev ? 0 : lp_topo_scan(root, &t);
+		if (!ret && !o->dev && !t.nnics) {
+			lp_err("--counters: no RDMA device here");
+			ret = -ENODEV;
+		}
+		if (!ret)
+			ret = lp_counters_read(root, o->dev ? o->dev : t.nics[0].name,
+					       o->ib_port ? o->ib_port : 1, snap);
+		if (ret == -ENODEV && o->dev)
+			lp_err("--counters: no port %u on RDMA device %s", o->ib_port ? o->ib_port : 1, o->dev);
+		lp_topo_free(&t);
+	}
+	lp_host_meta_collect(&m);
+	if (!ret && !o->quiet) {
+		if (o->check) {
+			lp_check_print(&rep, stdout);
+			printf("%s: %u checks, worst %s\n", m.host, rep.n,
+			       lp_check_status_name(lp_check_worst(&rep)));
+		} else {
+			lp_counters_print(snap, false, stdout);
+		}
+	}
+	if (!ret && o->json_path) {
+		jf = strcmp(o->json_path, "-") ? fopen(o->json_path, "w") : stdout;
+		if (!jf) {
+			lp_err("cannot write %s: %s", o->json_path, strerror(errno));
+			ret = -EIO;
+		}
+	}
+	if (jf) {
+		lp_json_init(&j, jf, true);
+		lp_json_obj_begin(&j, NULL);
+		lp_json_str(&j, "tool", "lp-rdma");
+		lp_json_str(&j, "role", o->check ? "check" : "counters");
+		lp_json_obj_begin(&j, "host");
+		lp_host_meta_json(&m, &j);
+		lp_json_obj_end(&j);
+		if (o->check)
+			lp_check_json(&rep, &j);
+		else
+			lp_counters_json(snap, false, &j);
+		lp_json_obj_end(&j);
+		if (lp_json_finish(&j))
+			ret = -EIO;
+		if (jf != stdout)
+			fclose(jf);
+	}
+	if (!ret && o->check && lp_check_worst(&rep) == LP_CHECK_FAIL)
+		ret = -EIO;
+	lp_check_free(&rep);
+	free(snap);
+	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
+}
+
 /* ---- server -------------------------------------------------------------- */
 
 static int run_server(struct cli *o)
@@ -761,6 +842,8 @@ int main(int argc, char **argv)
 		{ "quiet", 0, LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no table on stdout" },
 		{ "verbose", 'v', LP_OPT_FLAG, &o.verbose, 0, 0, NULL, NULL, "log more" },
 		{ "topo", 0, LP_OPT_FLAG, &o.topo, 0, 0, NULL, NULL, "print the GPU-NIC PCIe distance table and exit" },
+		{ "counters", 0, LP_OPT_FLAG, &o.counters, 0, 0, NULL, NULL, "print the port's counters (-d, -i; --json FILE) and exit" },
+		{ "check", 0, LP_OPT_FLAG, &o.check, 0, 0, NULL, NULL, "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
 		{ "clock", 0, LP_OPT_STR, &o.clock, 0, 0, NULL, "C", "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow" },
 		{ "version", 0, LP_OPT_FLAG, &o.version, 0, 0, NULL, NULL, "print the version" },
 		{ 0 },
@@ -791,6 +874,8 @@ int main(int argc, char **argv)
 		lp_topo_free(&t);
 		return LP_EXIT_OK;
 	}
+	if (o.counters || o.check)
+		return run_report(&o);
 	o.gid_index = gid;
 	if (iters) {
 		o.iters = iters;

@@ -15,101 +15,7 @@
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/topo.h"
-
-/* ---- fixture expansion: "file PATH CONTENT", "link PATH TARGET", "dir PATH" ---- */
-
-static int mkdir_p(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
-}
-
-static void parent_p(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	assert_non_null(slash);
-	*slash = '\0';
-	assert_int_equal(mkdir_p(dir), 0);
-}
-
-/* Expand manifest text (one directive a line) under dir. */
-static void expand_text(const char *dir, const char *text)
-{
-	char *copy = strdup(text), *save = NULL;
-
-	assert_non_null(copy);
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char kind[8], rel[PATH_MAX], path[PATH_MAX + 64];
-		int off = 0;
-		const char *arg;
-
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		assert_int_equal(sscanf(line, "%7s %4095s %n", kind, rel, &off), 2);
-		arg = line + off;
-		snprintf(path, sizeof(path), "%s/%s", dir, rel);
-		if (!strcmp(kind, "dir")) {
-			assert_int_equal(mkdir_p(path), 0);
-		} else if (!strcmp(kind, "file")) {
-			FILE *f;
-
-			parent_p(path);
-			f = fopen(path, "w");
-			assert_non_null(f);
-			fprintf(f, "%s\n", arg);
-			fclose(f);
-		} else if (!strcmp(kind, "link")) {
-			parent_p(path);
-			assert_int_equal(symlink(arg, path), 0);
-		} else {
-			fail_msg("bad manifest line: %s", line);
-		}
-	}
-	free(copy);
-}
-
-static void expand_fixture(const char *dir, const char *name)
-{
-	const char *top = getenv("LP_ROOT"); /* set by tests/run-all.sh */
-	char path[PATH_MAX], *text;
-	FILE *f;
-	long len;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/topo/%s", top ? top : ".", name);
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("fixture %s: %s (run from the repository root)", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)len + 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	expand_text(dir, text);
-	free(text);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
+#include "lp_fixture.h"
 
 /* One expanded tree per test, removed afterwards. */
 struct fx {
@@ -130,8 +36,10 @@ static struct fx *fx_new(void)
 static struct fx *fx_scan(const char *fixture)
 {
 	struct fx *fx = fx_new();
+	char name[PATH_MAX];
 
-	expand_fixture(fx->dir, fixture);
+	snprintf(name, sizeof(name), "topo/%s", fixture);
+	lp_fx_expand(fx->dir, name);
 	assert_int_equal(lp_topo_scan(fx->dir, &fx->t), 0);
 	return fx;
 }
@@ -139,7 +47,7 @@ static struct fx *fx_scan(const char *fixture)
 static void fx_free(struct fx *fx)
 {
 	lp_topo_free(&fx->t);
-	assert_int_equal(nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	lp_fx_rmtree(fx->dir);
 	free(fx);
 }
 
@@ -512,7 +420,7 @@ static void test_partial_tree(void **state)
 	char *out;
 
 	(void)state;
-	expand_text(fx->dir, partial_manifest);
+	lp_fx_expand_text(fx->dir, partial_manifest);
 	assert_int_equal(lp_topo_scan(fx->dir, t), 0);
 	assert_int_equal(t->ngpus, 1);
 	assert_int_equal(t->gpus[0].numa, -1);

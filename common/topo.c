@@ -17,6 +17,7 @@
 
 #include "lp.h"
 #include "meta.h"
+#include "pci.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de
 #define PCI_CLASS_VGA	  0x0300
@@ -497,85 +498,25 @@ enum lp_topo_dist lp_topo_distance(const struct lp_topo *t, int gpu, int nic)
 	return a.n - c <= 2 && b.n - c <= 2 ? LP_TOPO_PIX : LP_TOPO_PXB;
 }
 
-#define PCI_EXT_CAP_START 0x100
-#define PCI_EXT_CAP_ACS	  0x000d
-#define PCI_ACS_CTRL	  6	   /* u16 after the capability header and the capability register */
-#define PCI_ACS_RR	  (1u << 2) /* P2P Request Redirect */
-#define PCI_ACS_CR	  (1u << 3) /* P2P Completion Redirect */
-
-/*
- * ACS control of one function from its extended config space: >= 0, -1 when
- * it has no ACS capability, -EACCES when the extended space cannot be read
- * (sysfs shows it to root only).
- */
-static int acs_ctrl(const char *root, const char *bdf)
-{
-	uint8_t cfg[4096];
-	char path[PATH_MAX];
-	unsigned off = PCI_EXT_CAP_START;
-	ssize_t n;
-	int fd;
-
-	if (path_join(path, sizeof(path), root, "/sys/bus/pci/devices/", bdf) ||
-	    strlen(path) + sizeof("/config") > sizeof(path))
-		return -ENAMETOOLONG;
-	strcat(path, "/config");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -EACCES;
-	n = read(fd, cfg, sizeof(cfg));
-	close(fd);
-	if (n < (ssize_t)sizeof(cfg))
-		return -EACCES;
-	for (int hops = 0; off >= PCI_EXT_CAP_START && off + 8 <= sizeof(cfg) && hops < 64; hops++) {
-		uint32_t hdr = cfg[off] | cfg[off + 1] << 8 | (uint32_t)cfg[off + 2] << 16 | (uint32_t)cfg[off + 3] << 24;
-
-		if (!hdr || hdr == 0xffffffffu)
-			break;
-		if ((hdr & 0xffff) == PCI_EXT_CAP_ACS)
-			return cfg[off + PCI_ACS_CTRL] | cfg[off + PCI_ACS_CTRL + 1] << 8;
-		off = hdr >> 20;
-	}
-	return -1;
-}
-
 int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int nic, char *why, size_t len)
 {
-	struct pci_chain a, b;
 	char path[PATH_MAX], type[32], bdf[LP_TOPO_BDF_LEN];
-	int c = 0, unreadable = 0;
+	unsigned ctrl;
+	int acs;
 
 	root = root ? root : "";
 	why[0] = '\0';
-	if (gpu < 0 || gpu >= t->ngpus || nic < 0 || nic >= t->nnics ||
-	    pci_chain_parse(t->gpus[gpu].path, &a) || pci_chain_parse(t->nics[nic].path, &b))
+	if (gpu < 0 || gpu >= t->ngpus || nic < 0 || nic >= t->nnics)
 		return 0;
-	if (a.hb_len == b.hb_len && !strncmp(a.hb, b.hb, a.hb_len))
-		while (c < a.n && c < b.n && a.fn_len[c] == b.fn_len[c] &&
-		       !strncmp(a.fn[c], b.fn[c], a.fn_len[c]))
-			c++;
-	else
-		c = LP_MAX(a.n, b.n); /* across host bridges the CPU routes it anyway: no bridge to check */
-	/* The bridges below the shared one, on both sides: where a redirect would turn the traffic. */
-	for (int side = 0; side < 2; side++) {
-		const struct pci_chain *p = side ? &b : &a;
-
-		for (int k = c; k < p->n - 1; k++) {
-			int ctrl;
-
-			snprintf(bdf, sizeof(bdf), "%.*s", (int)p->fn_len[k], p->fn[k]);
-			ctrl = acs_ctrl(root, bdf);
-			if (ctrl == -EACCES)
-				unreadable = 1;
-			if (ctrl > 0 && (ctrl & (PCI_ACS_RR | PCI_ACS_CR))) {
-				snprintf(why, len, "PCIe ACS redirects peer-to-peer traffic at bridge %s (ACS "
-					 "control 0x%x): GPUDirect RDMA between GPU %s and %s goes through "
-					 "the root complex or fails; disable ACS P2P redirect on the "
-					 "path (setpci, or the BIOS)", bdf, (unsigned)ctrl, t->gpus[gpu].bdf,
-					 t->nics[nic].name);
-				return 1;
-			}
-		}
+	acs = lp_pci_path_acs(root, t->gpus[gpu].path, t->nics[nic].path, bdf, sizeof(bdf), &ctrl);
+	if (acs == -EINVAL)
+		return 0;
+	if (acs == 1) {
+		snprintf(why, len, "PCIe ACS redirects peer-to-peer traffic at bridge %s (ACS "
+			 "control 0x%x): GPUDirect RDMA between GPU %s and %s goes through "
+			 "the root complex or fails; disable ACS P2P redirect on the "
+			 "path (setpci, or the BIOS)", bdf, ctrl, t->gpus[gpu].bdf, t->nics[nic].name);
+		return 1;
 	}
 	/* An IOMMU translating the GPU's DMA (group type DMA, not identity/passthrough). */
 	if (!path_join(path, sizeof(path), root, t->gpus[gpu].path, "/iommu_group/type") &&
@@ -585,7 +526,7 @@ int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int ni
 			 "intel_iommu=off / amd_iommu=off)", t->gpus[gpu].bdf, type, t->nics[nic].name);
 		return 1;
 	}
-	return unreadable ? -EACCES : 0;
+	return acs == -EACCES ? -EACCES : 0;
 }
 
 static const struct {

@@ -383,6 +383,21 @@ static void check_numa(struct ctx *c, const char *subj, int numa, int nodes)
 		    "NUMA node unknown (-1) on a %d-node host", nodes);
 }
 
+/* The closest usable NIC, else (every port down: that has its own line) the closest NIC at all. */
+static int path_nic(const struct lp_topo *t, int g, int *nic_p)
+{
+	enum lp_topo_dist best = LP_TOPO_UNKNOWN + 1;
+
+	if (!lp_topo_best_nic(t, g, nic_p))
+		return 0;
+	for (int n = 0; n < t->nnics; n++)
+		if (lp_topo_distance(t, g, n) < best) {
+			best = lp_topo_distance(t, g, n);
+			*nic_p = n;
+		}
+	return best <= LP_TOPO_UNKNOWN ? 0 : -ENODEV;
+}
+
 static void check_gpu_path(struct ctx *c, const char *subj, int g)
 {
 	const struct lp_topo_gpu *gpu = &c->topo.gpus[g];
@@ -392,7 +407,7 @@ static void check_gpu_path(struct ctx *c, const char *subj, int g)
 	unsigned ctrl = 0;
 	int n, acs;
 
-	if (lp_topo_best_nic(&c->topo, g, &n)) {
+	if (path_nic(&c->topo, g, &n)) {
 		add(c, LP_CHECK_WARN, "gpu_nic_path", subj,
 		    "no RDMA device: GPUDirect RDMA cannot run", "no NIC");
 		return;

@@ -247,16 +247,22 @@ static void test_rails_visibility(void **state)
 	fx_free(fx);
 }
 
-/* Extended config space of a bridge: 4 KiB, optionally an ACS capability at 0x100 with this control. */
-static void write_config(const char *dir, const char *bdf, int acs_ctrl)
+/* Extended config space of a bridge on a GPU's or NIC's path (found by its bdf there, as sysfs nests
+ * functions under their bridges): 4 KiB, optionally an ACS capability at 0x100 with this control. */
+static void write_config(const char *dir, const struct lp_topo *t, const char *bdf, int acs_ctrl)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], key[LP_TOPO_BDF_LEN + 2];
 	uint8_t cfg[4096] = { 0 };
+	const char *at = NULL, *base = NULL;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s", dir, bdf);
-	assert_int_equal(mkdir_p(path), 0);
-	strcat(path, "/config");
+	snprintf(key, sizeof(key), "/%s/", bdf);
+	for (int i = 0; !at && i < t->ngpus + t->nnics; i++) {
+		base = i < t->ngpus ? t->gpus[i].path : t->nics[i - t->ngpus].path;
+		at = strstr(base, key);
+	}
+	assert_non_null(at);
+	snprintf(path, sizeof(path), "%s%.*s/config", dir, (int)(at - base + strlen(key) - 1), base);
 	if (acs_ctrl >= 0) {
 		cfg[0x100] = 0x0d;	/* ACS extended capability, version 1, last */
 		cfg[0x102] = 0x01;
@@ -279,15 +285,15 @@ static void test_p2p_check(void **state)
 	(void)state;
 	/* GPU0 (0000:14:00.0) and mlx5_3 (index 3) meet at switch 1: its ports 12:01.0 and 12:02.0. */
 	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), -EACCES);
-	write_config(fx->dir, "0000:12:01.0", 0x01); /* ACS with source validation only */
-	write_config(fx->dir, "0000:12:02.0", -1);   /* no ACS capability */
+	write_config(fx->dir, t, "0000:12:01.0", 0x01); /* ACS with source validation only */
+	write_config(fx->dir, t, "0000:12:02.0", -1);   /* no ACS capability */
 	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 0);
-	write_config(fx->dir, "0000:12:01.0", 0x1d); /* + request and completion redirect, upstream fwd */
+	write_config(fx->dir, t, "0000:12:01.0", 0x1d); /* + request and completion redirect, upstream fwd */
 	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "ACS redirects peer-to-peer traffic at bridge 0000:12:01.0"));
-	write_config(fx->dir, "0000:12:01.0", 0x01);
+	write_config(fx->dir, t, "0000:12:01.0", 0x01);
 	snprintf(path, sizeof(path), "%s%s/iommu_group", fx->dir, t->gpus[0].path);
-	assert_int_equal(mkdir_p(path), 0);
+	assert_int_equal(lp_fx_mkdir_p(path), 0);
 	strcat(path, "/type");
 	f = fopen(path, "w");
 	assert_non_null(f);

@@ -143,7 +143,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 # lp-switch is a test helper of the guest fabric, not installed.
 PROGS      := $(filter-out lp-switch,$(notdir $(TOOLS))) lp-plot
 prog_path   = $(if $(filter lp-plot,$(1)),plots/lp-plot,$(BUILD)/$(1))
-MAN_DATE   := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+MAN_DATE   := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%F)
 MANS       := $(PROGS:%=$(BUILD)/man/%.1)
 COMPLETIONS := $(PROGS:%=$(BUILD)/completions/%)
 

@@ -15,7 +15,7 @@ check() { python3 tests/pkg/defcheck.py "$1"; }
 
 if check "$def"; then echo "ok   $def: header, sections, shell syntax, .debs installed by %post"; else fail=1; fi
 for a in apptainer singularity; do
-	command -v $a >/dev/null && echo "note: $a is installed; build: mkdir -p debs && cp ../linkperf*_*.deb debs/ && $a build linkperf.sif $def"
+	command -v $a >/dev/null && echo "note: $a is installed; build: mkdir -p debs && cp ../linkperf*_*.deb debs/ && rm -f debs/*dbgsym* && $a build linkperf.sif $def"
 done
 # (lines continued with a backslash joined first)
 sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' README.md | grep -qE 'srun .*apptainer exec .*--nv .*lp-sweep' &&

@@ -48,33 +48,39 @@ for p in $want; do
 	ls "$work/${p}_"*.deb >/dev/null 2>&1 && ok "package $p built" || bad "package $p not built"
 done
 
-# --- lintian: no error; warnings are shown
-lintian --no-tag-display-limit "$work"/*.deb >"$work/lintian.log" 2>&1
-grep -E '^[EW]: ' "$work/lintian.log" | sed 's/^/     lintian /'
-grep -q '^E: ' "$work/lintian.log" && bad "lintian reports errors" || ok "lintian: no errors"
+# --- lintian: no error; warnings are shown. Shown to catch a package without its copyright file.
+lint_errors() { lintian --tag-display-limit 0 "$@" 2>&1 | grep -E '^[EW]: ' | tee "$work/lintian.log" | grep '^E: '; }
+errs=$(lint_errors "$work"/*.deb)
+sed 's/^/     lintian /' "$work/lintian.log"
+[ -n "$errs" ] && bad "lintian reports errors" || ok "lintian: no errors ($(grep -c '^W: ' "$work/lintian.log") warnings)"
+dpkg-deb -R "$work"/linkperf_*_amd64.deb "$work/broken"
+rm "$work/broken/usr/share/doc/linkperf/copyright"
+dpkg-deb -b "$work/broken" "$work/broken.deb" >/dev/null
+errs=$(lint_errors "$work/broken.deb")
+[ -n "$errs" ] && ok "fault: lintian reports an error for a package without copyright: ${errs%%$'\n'*}" ||
+	bad "fault: lintian took a package without copyright"
 
-# --- lp-gpu links no CUDA library and the package depends on none
+# --- lp-gpu links no CUDA library and its package depends on none (shown to catch libcudart)
+cuda_free() { ! echo "$*" | grep -qiE 'cuda|nvidia'; }
 if [ -z "$profile" ]; then
 	dpkg-deb -x "$work"/linkperf-gpu_*.deb "$work/gpu"
 	needed=$(readelf -d "$work/gpu/usr/bin/lp-gpu" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 	deps=$(dpkg-deb -f "$work"/linkperf-gpu_*.deb Depends)
-	if echo "$needed $deps" | grep -qiE 'cuda|nvidia'; then
+	cuda_free "$needed $deps" && ok "lp-gpu NEEDED: $needed; Depends: $deps" ||
 		bad "linkperf-gpu needs CUDA: NEEDED $needed; Depends $deps"
-	else
-		ok "lp-gpu NEEDED: $needed; Depends: $deps"
-	fi
+	cuda_free "$needed libcudart.so.13" && bad "fault: libcudart not caught" || ok "fault: a NEEDED libcudart is caught"
 fi
 
 # --- a clean Debian 12 root: install with dpkg alone (an unmet Depends fails), run the tools
 mkdir -p "$root"
-tar -C "$root" -xzf "$tarball"
+tar -C "$root" -xf "$tarball"
 mkdir -p "$root/tmp/debs"
 debs=$(cd "$work" && ls *.deb | grep -v dbgsym)
 (cd "$work" && cp $debs "$root/tmp/debs/")
 mount -t proc proc "$root/proc"
 mount --bind /dev "$root/dev"
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
-if in_root dpkg -i /tmp/debs/*.deb >"$work/dpkg.log" 2>&1; then
+if in_root sh -c 'dpkg -i /tmp/debs/*.deb' >"$work/dpkg.log" 2>&1; then
 	ok "dpkg -i $(echo $debs) into a clean root"
 else
 	tail -n 15 "$work/dpkg.log"; bad "dpkg -i into the clean root"
@@ -136,7 +142,7 @@ lap "demo in the guest"
 # Debian 12; this runs what apptainer build would, against Debian's mirror)
 croot=$work/croot
 mkdir -p "$croot/opt/linkperf-debs"
-tar -C "$croot" -xzf "$tarball"
+tar -C "$croot" -xf "$tarball"
 (cd "$work" && cp $debs "$croot/opt/linkperf-debs/")
 cp /etc/resolv.conf "$croot/etc/resolv.conf"
 mount -t proc proc "$croot/proc"

@@ -2,7 +2,8 @@
 # The Debian packages: dpkg-buildpackage -us -uc -b builds linkperf, linkperf-plots and (with
 # CUDA) linkperf-gpu from a copy of the tree; lintian reports no error; lp-gpu needs no CUDA
 # library (static cudart, dlopen'ed driver). They install with dpkg into a clean Debian 12 root
-# (debootstrap, cached under build/pkg-cache) where lp-rdma --version/--help and man lp-rdma run;
+# (debootstrap, cached under build/pkg-cache; each run writes to an overlay on it) where
+# lp-rdma --version/--help and man lp-rdma run;
 # then the Soft-RoCE demo runs the installed lp-rdma inside that root, in a guest (scripts/lp-vm);
 # last, containers/linkperf.def's %post and %test run in another clean root.
 # Without CUDA the build uses the profile nocuda (no linkperf-gpu).
@@ -15,21 +16,30 @@ for c in dpkg-buildpackage dh lintian; do
 	command -v $c >/dev/null || { echo "$c not installed (scripts/install-deps.sh installs the packaging tools)"; exit 77; }
 done
 [ "$(id -u)" = 0 ] || { echo "needs root (chroot and dpkg into a clean root)"; exit 77; }
-tarball=$(tests/pkg/chroot-cache.sh) || exit $?
+clean=$(tests/pkg/chroot-cache.sh) || exit $?
 
 work=$top/build/pkg
-for m in root/proc root/dev croot/proc; do mountpoint -q "$work/$m" && umount -l "$work/$m"; done
+unmount_all() {
+	for m in root/proc root/dev croot/proc croot/sys root croot; do
+		mountpoint -q "$work/$m" && umount -l "$work/$m"
+	done
+}
+unmount_all
 rm -rf --one-file-system "$work"
 mkdir -p "$work/src"
 root=$work/root fail=0
 cleanup() {
-	for m in root/proc root/dev croot/proc; do mountpoint -q "$work/$m" && umount -l "$work/$m"; done
+	unmount_all
 	[ -n "${LP_PKG_KEEP:-}" ] || rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 lap() { echo "     ($1: $(($(date +%s) - t0)) s so far)"; }
+fresh_root() { # DIR: a clean root at DIR, an overlay on the cached one (writes go to DIR.upper)
+	mkdir -p "$1" "$1.upper" "$1.work"
+	mount -t overlay overlay -o "lowerdir=$clean,upperdir=$1.upper,workdir=$1.work" "$1"
+}
 
 # --- build, from a copy of the tracked and new files (not a checkout: the version is VERSION's)
 git ls-files -co --exclude-standard | grep -v '^build/' | tar -cf - -T - | tar -C "$work/src" -xf -
@@ -53,10 +63,12 @@ lint_errors() { lintian --tag-display-limit 0 "$@" 2>&1 | grep -E '^[EW]: ' | te
 errs=$(lint_errors "$work"/*.deb)
 sed 's/^/     lintian /' "$work/lintian.log"
 [ -n "$errs" ] && bad "lintian reports errors" || ok "lintian: no errors ($(grep -c '^W: ' "$work/lintian.log") warnings)"
-dpkg-deb -R "$work"/linkperf_*_amd64.deb "$work/broken"
-rm "$work/broken/usr/share/doc/linkperf/copyright"
-dpkg-deb -b "$work/broken" "$work/broken.deb" >/dev/null
-errs=$(lint_errors "$work/broken.deb")
+mkdir -p "$work/fault"
+dpkg-deb -R "$work"/linkperf_*_amd64.deb "$work/fault/tree"
+rm "$work/fault/tree/usr/share/doc/linkperf/copyright"
+sed -i '/copyright/d' "$work/fault/tree/DEBIAN/md5sums"
+dpkg-deb -b "$work/fault/tree" "$work/fault/linkperf.deb" >/dev/null
+errs=$(lint_errors "$work/fault/linkperf.deb")
 [ -n "$errs" ] && ok "fault: lintian reports an error for a package without copyright: ${errs%%$'\n'*}" ||
 	bad "fault: lintian took a package without copyright"
 
@@ -72,8 +84,7 @@ if [ -z "$profile" ]; then
 fi
 
 # --- a clean Debian 12 root: install with dpkg alone (an unmet Depends fails), run the tools
-mkdir -p "$root"
-tar -C "$root" -xf "$tarball"
+fresh_root "$root" || { echo "FAIL: overlay mount on $clean"; exit 1; }
 mkdir -p "$root/tmp/debs"
 debs=$(cd "$work" && ls *.deb | grep -v dbgsym)
 (cd "$work" && cp $debs "$root/tmp/debs/")
@@ -108,6 +119,17 @@ fi
 lap "install and run in the root"
 
 # --- the Soft-RoCE demo with the installed lp-rdma, in its root, inside a guest
+demo_ok() { # JSON VERSION: that version, rxe0, every test at 2 and 4096 B, verified
+	python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["method"]["linkperf_version"] == sys.argv[2], d["method"]
+assert d["local_device"]["device"] == "rxe0", d["local_device"]
+got = sorted((r["test"], r["size"]) for r in d["results"] if r["status"] == "ok" and r["verified"]["ok"])
+want = sorted((t, s) for t in ("write_lat", "send_lat", "write_bw", "read_bw") for s in (2, 4096))
+assert got == want, got
+PY
+}
 if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "SKIP demo in the guest: qemu-system-x86_64 not installed"
 else
@@ -121,17 +143,14 @@ else
 		$r \$LP_VM_IP -p 18620 --wait 10 -t write_lat,send_lat,write_bw,read_bw -s 2,4K -n 200 --verify \
 		--json /mnt/demo.json" >"$work/demo.log" 2>&1
 	rc=$?
-	if [ $rc = 0 ] && python3 - "$json" "$version" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["method"]["linkperf_version"] == sys.argv[2], d["method"]
-assert d["local_device"]["device"] == "rxe0", d["local_device"]
-got = sorted((r["test"], r["size"]) for r in d["results"] if r["status"] == "ok" and r["verified"]["ok"])
-want = sorted((t, s) for t in ("write_lat", "send_lat", "write_bw", "read_bw") for s in (2, 4096))
-assert got == want, got
-PY
-	then
+	if [ $rc = 0 ] && demo_ok "$json" "$version"; then
 		ok "demo in the guest: the installed lp-rdma ran write_lat,send_lat,write_bw,read_bw verified over rxe0"
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["results"].pop()
+json.dump(d, open(sys.argv[2], "w"))' "$json" "$work/out/fault.json"
+		demo_ok "$work/out/fault.json" "$version" 2>/dev/null && bad "fault: a lost result not caught" ||
+			ok "fault: the check catches a lost result"
+		demo_ok "$json" "0.0.0" 2>/dev/null && bad "fault: another version not caught" ||
+			ok "fault: the check catches another version"
 	else
 		tail -n 20 "$work/demo.log"; bad "demo in the guest (exit $rc)"
 	fi
@@ -141,20 +160,21 @@ lap "demo in the guest"
 # --- containers/linkperf.def: its %post and %test, in a second clean root (apptainer is not in
 # Debian 12; this runs what apptainer build would, against Debian's mirror)
 croot=$work/croot
+fresh_root "$croot" || { echo "FAIL: overlay mount on $clean"; exit 1; }
 mkdir -p "$croot/opt/linkperf-debs"
-tar -C "$croot" -xf "$tarball"
 (cd "$work" && cp $debs "$croot/opt/linkperf-debs/")
 cp /etc/resolv.conf "$croot/etc/resolv.conf"
 mount -t proc proc "$croot/proc"
+mount -t sysfs sysfs "$croot/sys"
 def=containers/linkperf.def
 if ! chroot "$croot" sh -c 'apt-get update -qq' >"$work/post.log" 2>&1; then
 	echo "SKIP the container's %post: the Debian mirror is not reachable ($(tail -n 1 "$work/post.log"))"
 elif chroot "$croot" sh -c "$(tests/pkg/defcheck.py "$def" post)" >>"$work/post.log" 2>&1 &&
 	chroot "$croot" sh -c "$(tests/pkg/defcheck.py "$def" test)" >"$work/ctest.log" 2>&1; then
-	ok "the container's %post installs the packages with rdma-core; %test: $(tr '\n' ' ' <"$work/ctest.log")"
+	ok "the container's %post installs the packages with rdma-core; %test: $(grep '^lp-' "$work/ctest.log" | tr '\n' ' ')"
 else
 	tail -n 15 "$work/post.log" "$work/ctest.log" 2>/dev/null; bad "the container's %post or %test"
 fi
-umount -l "$croot/proc"
+umount -l "$croot/proc" "$croot/sys"
 lap total
 exit $fail

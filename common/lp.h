@@ -13,7 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LP_VERSION "0.1.0"
+/*
+ * The linkperf version: the release in VERSION plus `git describe` when built
+ * from a checkout (the Makefile passes it to common/meta.c), e.g.
+ * "0.1.0+git.8b212b4-dirty". Printed by --version and written into every JSON document.
+ */
+const char *lp_version(void);
+#define LP_VERSION lp_version()
 
 /* Exit codes of every linkperf tool (docs/METHOD.md, DESIGN.md). */
 enum lp_exit {

@@ -31,23 +31,23 @@ static void put(const char *harness, const char *name, const void *p, size_t len
 	}
 }
 
-static void put_wbuf(const char *harness, const char *name, const struct lp_wbuf *w)
-{
-	if (w->err) {
-		fprintf(stderr, "seeds: %s/%s does not fit a frame\n", harness, name);
-		exit(1);
-	}
-	put(harness, name, w->data, w->len);
-}
-
 /* A stream of frames (header + body) as lp_wire_send writes them. */
 struct stream {
 	uint8_t data[4 * (LP_WIRE_HDR_LEN + LP_WIRE_MAX_BODY)];
 	size_t len;
 };
 
-static void frame(struct stream *s, uint16_t type, const struct lp_wbuf *w)
+/* One seed from an encoder's output; with a stream, also appended to it as a frame of type. */
+static void put_msg(const char *harness, const char *name, const struct lp_wbuf *w,
+		    struct stream *s, uint16_t type)
 {
+	if (w->err) {
+		fprintf(stderr, "seeds: %s/%s does not fit a frame\n", harness, name);
+		exit(1);
+	}
+	put(harness, name, w->data, w->len);
+	if (!s)
+		return;
 	lp_wire_hdr_encode(s->data + s->len, type, (uint32_t)w->len);
 	memcpy(s->data + s->len + LP_WIRE_HDR_LEN, w->data, w->len);
 	s->len += LP_WIRE_HDR_LEN + w->len;
@@ -76,9 +76,7 @@ static void hello_seeds(struct stream *s)
 		p.num_qps = lp_rdma_test_is_lat(p.test) ? 1 : 2;
 		lp_wbuf_init(&w);
 		lp_rdma_params_encode(&p, &w);
-		put_wbuf("hello", lp_rdma_test_names[t], &w);
-		if (t == 0)
-			frame(s, LP_MSG_HELLO, &w);
+		put_msg("hello", lp_rdma_test_names[t], &w, t == 0 ? s : NULL, LP_MSG_HELLO);
 	}
 }
 
@@ -94,8 +92,7 @@ static void accept_seed(struct stream *s)
 
 	lp_wbuf_init(&w);
 	lp_rdma_devinfo_encode(&d, &w);
-	put_wbuf("accept", "rxe", &w);
-	frame(s, LP_MSG_ACCEPT, &w);
+	put_msg("accept", "rxe", &w, s, LP_MSG_ACCEPT);
 }
 
 static void qpinfo_seed(struct stream *s)
@@ -108,8 +105,7 @@ static void qpinfo_seed(struct stream *s)
 
 	lp_wbuf_init(&w);
 	lp_qpinfo_encode(&q, &w);
-	put_wbuf("qpinfo", "two-qps", &w);
-	frame(s, LP_MSG_QPINFO, &w);
+	put_msg("qpinfo", "two-qps", &w, s, LP_MSG_QPINFO);
 }
 
 static void result_seeds(struct stream *s)
@@ -121,11 +117,10 @@ static void result_seeds(struct stream *s)
 
 	lp_wbuf_init(&w);
 	lp_rdma_result_msg_encode(&ok, &w);
-	put_wbuf("result", "ok", &w);
-	frame(s, LP_MSG_RESULT, &w);
+	put_msg("result", "ok", &w, s, LP_MSG_RESULT);
 	lp_wbuf_init(&w);
 	lp_rdma_result_msg_encode(&bad, &w);
-	put_wbuf("result", "verify-bad", &w);
+	put_msg("result", "verify-bad", &w, NULL, 0);
 }
 
 static void error_seed(struct stream *s)
@@ -135,8 +130,7 @@ static void error_seed(struct stream *s)
 	struct lp_oob oob = { .ops = &ops, .ctx = &w, .peer_name = "seed" };
 
 	lp_rdma_send_error(&oob, -EINVAL, "size 0 out of range [1, 1073741824]");
-	put_wbuf("error", "einval", &w);
-	frame(s, LP_MSG_ERROR, &w);
+	put_msg("error", "einval", &w, s, LP_MSG_ERROR);
 }
 
 static void sweep_seeds(void)
@@ -169,17 +163,17 @@ static void sweep_seeds(void)
 	failed.status = -ETIMEDOUT;
 	snprintf(failed.error, sizeof(failed.error), "no answer from node0: timed out");
 	lp_sweep_cell_encode(&lat, &w);
-	put_wbuf("sweep_cell", "lat", &w);
+	put_msg("sweep_cell", "lat", &w, NULL, 0);
 	lp_sweep_cell_encode(&bw, &w);
-	put_wbuf("sweep_cell", "bw-retest", &w);
+	put_msg("sweep_cell", "bw-retest", &w, NULL, 0);
 	lp_sweep_cell_encode(&failed, &w);
-	put_wbuf("sweep_cell", "failed", &w);
+	put_msg("sweep_cell", "failed", &w, NULL, 0);
 	lp_sweep_node_encode(&nd, &w);
-	put_wbuf("sweep_node", "rxe", &w);
+	put_msg("sweep_node", "rxe", &w, NULL, 0);
 	nd.status = -ENODEV;
 	snprintf(nd.error, sizeof(nd.error), "no RDMA device");
 	lp_sweep_node_encode(&nd, &w);
-	put_wbuf("sweep_node", "nodev", &w);
+	put_msg("sweep_node", "nodev", &w, NULL, 0);
 }
 
 /* Argument vectors, NUL-separated, as the opt harness splits them. */

@@ -71,7 +71,9 @@ int lp_rdma_error_decode(const void *body, size_t len, int *code_p, char *text, 
  * DONE and RESULT carry p->num_qps message counts: p is the test's parameters
  * (passed lp_rdma_params_check, so num_qps <= LP_RDMA_MAX_QPS).
  */
-/* DONE: the client's iterations (unused) and messages per QP into msgs[p->num_qps]. */
+/* DONE: the client's iterations (unused by the server) and messages per QP (msgs[p->num_qps]). */
+void lp_rdma_done_encode(const struct lp_rdma_params *p, uint64_t iters, const uint64_t *msgs,
+			 struct lp_wbuf *w);
 int lp_rdma_done_decode(const struct lp_rdma_params *p, const void *body, size_t len,
 			uint64_t *msgs);
 

@@ -162,6 +162,13 @@ int lp_rdma_result_msg_decode(struct lp_rdma_result_msg *m, const struct lp_rdma
 	return lp_rbuf_done(&r);
 }
 
+void lp_rdma_done_encode(const struct lp_rdma_params *p, uint64_t iters, const uint64_t *msgs,
+			 struct lp_wbuf *w)
+{
+	lp_wbuf_u64(w, iters);
+	msgs_encode(w, p, msgs);
+}
+
 int lp_rdma_done_decode(const struct lp_rdma_params *p, const void *body, size_t len,
 			uint64_t *msgs)
 {
@@ -368,8 +375,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		goto free_stats;
 	}
 	lp_wbuf_init(&w);
-	lp_wbuf_u64(&w, out.iters);
-	msgs_encode(&w, p, out.msgs);
+	lp_rdma_done_encode(p, out.iters, out.msgs, &w);
 	ret = oob->ops->send(oob->ctx, LP_MSG_DONE, &w, oob->timeout_ms);
 	if (!ret && p->test == LP_RDMA_SEND_BW && p->bidir)
 		ret = drain_recvs(&c, passive_budget_ms(p));

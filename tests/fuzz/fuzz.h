@@ -16,6 +16,7 @@
 
 #include "common/lp.h"
 #include "common/wire.h"
+#include "rdma/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -29,6 +30,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 		lp_log_set_level(LP_LOG_QUIET);                                                    \
 		return 0;                                                                          \
 	}
+
+/*
+ * DONE and RESULT carry one count per QP: the test's QP count (1..64) comes
+ * from the input's first byte, as the session's HELLO would have set it. 0 when
+ * the input is empty, else 1 (the bytes consumed).
+ */
+static inline size_t lp_fuzz_qps(struct lp_rdma_params *p, const uint8_t *data, size_t size)
+{
+	lp_rdma_params_default(p, LP_RDMA_WRITE_BW);
+	if (!size)
+		return 0;
+	p->num_qps = 1u + data[0] % LP_RDMA_MAX_QPS;
+	return 1;
+}
 
 /* Abort (a finding) when two encodings differ. */
 static inline void lp_fuzz_same(const struct lp_wbuf *a, const void *b, size_t blen, const char *what)

@@ -37,6 +37,13 @@ struct stream {
 	size_t len;
 };
 
+static void add_frame(struct stream *s, uint16_t type, const struct lp_wbuf *w)
+{
+	lp_wire_hdr_encode(s->data + s->len, type, (uint32_t)w->len);
+	memcpy(s->data + s->len + LP_WIRE_HDR_LEN, w->data, w->len);
+	s->len += LP_WIRE_HDR_LEN + w->len;
+}
+
 /* One seed from an encoder's output; with a stream, also appended to it as a frame of type. */
 static void put_msg(const char *harness, const char *name, const struct lp_wbuf *w,
 		    struct stream *s, uint16_t type)
@@ -46,11 +53,20 @@ static void put_msg(const char *harness, const char *name, const struct lp_wbuf 
 		exit(1);
 	}
 	put(harness, name, w->data, w->len);
-	if (!s)
-		return;
-	lp_wire_hdr_encode(s->data + s->len, type, (uint32_t)w->len);
-	memcpy(s->data + s->len + LP_WIRE_HDR_LEN, w->data, w->len);
-	s->len += LP_WIRE_HDR_LEN + w->len;
+	if (s)
+		add_frame(s, type, w);
+}
+
+/* A DONE or RESULT seed: the QP count byte the harness reads first (lp_fuzz_qps), then the body. */
+static void put_counted(const char *harness, const char *name, const struct lp_rdma_params *p,
+			const struct lp_wbuf *w)
+{
+	struct lp_wbuf x;
+
+	lp_wbuf_init(&x);
+	lp_wbuf_u8(&x, (uint8_t)(p->num_qps - 1));
+	lp_wbuf_bytes(&x, w->data, w->len);
+	put_msg(harness, name, &x, NULL, 0);
 }
 
 /* An lp_oob that keeps what lp_rdma_send_error sends (the ERROR encoder lives there). */
@@ -71,6 +87,7 @@ static void hello_seeds(struct stream *s)
 		lp_rdma_params_default(&p, (enum lp_rdma_test)t);
 		p.size = 64;
 		p.iters = 10;
+		p.seed = 0x5eed;	/* the default is random: keep the seeds reproducible */
 		p.verify = true;
 		p.bidir = !lp_rdma_test_is_lat(p.test) && t % 2;
 		p.num_qps = lp_rdma_test_is_lat(p.test) ? 1 : 2;
@@ -108,19 +125,33 @@ static void qpinfo_seed(struct stream *s)
 	put_msg("qpinfo", "two-qps", &w, s, LP_MSG_QPINFO);
 }
 
-static void result_seeds(struct stream *s)
+/* DONE and RESULT of a one-QP test (the stream's HELLO) and of a two-QP test. */
+static void done_result_seeds(struct stream *s)
 {
 	struct lp_rdma_result_msg ok = { .verify = 1, .bytes = 655360, .msgs = 10, .ns = 12345,
-					 .iters = 10 };
-	struct lp_rdma_result_msg bad = { .verify = 2, .text = "QP 0 offset 3: got 0x00" };
+					 .iters = 10, .sent = { 11, 11 },
+					 .checked = { .messages = 11, .bytes = 704, .landed = 11, .ring = 11 } };
+	struct lp_rdma_result_msg bad = { .verify = 2, .text = "QP 1 message 3 byte 5: got 0x00" };
+	const uint64_t sent[2] = { 11, 12 };
+	struct lp_rdma_params p;
 	struct lp_wbuf w;
 
+	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
 	lp_wbuf_init(&w);
-	lp_rdma_result_msg_encode(&ok, &w);
-	put_msg("result", "ok", &w, s, LP_MSG_RESULT);
+	lp_rdma_done_encode(&p, 10, sent, &w);
+	put_counted("done", "one-qp", &p, &w);
+	add_frame(s, LP_MSG_DONE, &w);
 	lp_wbuf_init(&w);
-	lp_rdma_result_msg_encode(&bad, &w);
-	put_msg("result", "verify-bad", &w, NULL, 0);
+	lp_rdma_result_msg_encode(&ok, &p, &w);
+	put_counted("result", "ok", &p, &w);
+	add_frame(s, LP_MSG_RESULT, &w);
+	p.num_qps = 2;
+	lp_wbuf_init(&w);
+	lp_rdma_done_encode(&p, 10, sent, &w);
+	put_counted("done", "two-qps", &p, &w);
+	lp_wbuf_init(&w);
+	lp_rdma_result_msg_encode(&bad, &p, &w);
+	put_counted("result", "verify-bad", &p, &w);
 }
 
 static void error_seed(struct stream *s)
@@ -200,7 +231,7 @@ int main(int argc, char **argv)
 	hello_seeds(&s);
 	accept_seed(&s);
 	qpinfo_seed(&s);
-	result_seeds(&s);
+	done_result_seeds(&s);
 	error_seed(&s);
 	put("frame", "session", s.data, s.len);
 	sweep_seeds();

@@ -46,14 +46,14 @@ def seed(harness, name):
         return f.read()
 
 # Frame layout (common/wire.h): magic u32, version u16, type u16, body length u32, big-endian.
-MAGIC, HELLO, ERROR, QPINFO = 0x4C50574B, 1, 3, 4
-def frame(mtype, body, version=1, length=None):
+HELLO_WL = seed("hello", "write_lat")
+SESSION = seed("frame", "session")  # HELLO, ACCEPT, QPINFO, DONE, RESULT, ERROR frames
+MAGIC, VERSION = struct.unpack(">IH", SESSION[:6])  # as the encoder wrote them
+HELLO, ERROR, QPINFO = 1, 3, 4
+def frame(mtype, body, version=VERSION, length=None):
     return struct.pack(">IHHI", MAGIC, version, mtype, len(body) if length is None else length) + body
 def patch(body, off, fmt, v):  # a HELLO field at its offset (rdma/params.c order)
     return body[:off] + struct.pack(fmt, v) + body[off + struct.calcsize(fmt):]
-
-HELLO_WL = seed("hello", "write_lat")
-SESSION = seed("frame", "session")  # HELLO, ACCEPT, QPINFO, RESULT, ERROR frames
 QPI = seed("qpinfo", "two-qps")
 ABSURD = [  # (name, bytes, the server answers ERROR first?)
     ("size 2^62", frame(HELLO, patch(HELLO_WL, 1, ">Q", 1 << 62)), True),

@@ -18,8 +18,9 @@ if [ "${1:-}" != --guest ]; then
 	[ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
 	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-soak.XXXXXX")
 	trap 'rm -rf "$out"' EXIT
-	scripts/lp-vm --timeout 1500 --rw "$out" \
-		"LP_BUILD=$B OUT=$out LP_SOAK_SESSIONS=${LP_SOAK_SESSIONS:-200} LP_SOAK_WARMUP=${LP_SOAK_WARMUP:-50}" \
+	n=${LP_SOAK_SESSIONS:-200}
+	scripts/lp-vm --timeout $((300 + 3 * n)) --rw "$out" \
+		"LP_BUILD=$B OUT=$out LP_SOAK_SESSIONS=$n LP_SOAK_WARMUP=${LP_SOAK_WARMUP:-50}" \
 		"LP_SOAK_RSS_KIB=${LP_SOAK_RSS_KIB:-1024} LP_SOAK_SEED=${LP_SOAK_SEED:-1} LP_SOAK_FAULT=${LP_SOAK_FAULT:-}" \
 		"bash tests/vm/test-soak.sh --guest"
 	exit

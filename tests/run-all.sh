@@ -72,7 +72,7 @@ for g in $groups; do
 				skip_one "unit/$(basename "$t")" "not built in $LP_BUILD: $(unit_needs "$t")"
 			fi
 		done ;;
-	fuzz) # each harness ~15 s under ASan+UBSan, the committed corpus replayed first
+	fuzz) # each harness 12 s under ASan+UBSan, the committed corpus replayed first
 		run_one "fuzz/run-fuzz" bash tests/fuzz/run-fuzz.sh ;;
 	demo|vm|gpu|sweep)
 		for t in tests/"$g"/test-*.sh; do

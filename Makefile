@@ -1,5 +1,5 @@
-# linkperf — GNU make. Targets: all (default), check, check-asan, asan, demo, bench, clean,
-# man, completions, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
+# linkperf — GNU make. Targets: all (default), check, check-asan, asan, fuzz, fuzz-seeds, demo, bench,
+# clean, man, completions, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
 # Detects rdma-core, CUDA and Open MPI; what is missing is skipped with a message.
 
 BUILD   ?= build
@@ -204,6 +204,38 @@ asan:
 
 check-asan: asan
 	LP_BUILD=build/asan LP_SAN=1 LP_TESTS="unit vm" LP_TEST_FILTER='^(unit/|vm/test-lp-rdma)' tests/run-all.sh
+
+# ---- fuzzing: libFuzzer harnesses (tests/fuzz/fuzz_*.c) over an ASan+UBSan library in build/fuzz
+FUZZ_CC      ?= clang
+FUZZ_DIR     ?= build/fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
+.PHONY: fuzz fuzz-build fuzz-bins fuzz-seeds
+
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_DIR) CC=$(FUZZ_CC) NO_CUDA=1 HAVE_MPI= \
+		WARN="-Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral -Werror" \
+		SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-bins
+
+fuzz-bins: $(FUZZ_BIN)
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(LIB)
+	$(call say,FUZZ,$@)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+# Each harness for FUZZ_SECONDS (CI runs them shorter through tests/run-all.sh).
+fuzz: fuzz-build
+	LP_FUZZ_DIR=$(FUZZ_DIR) LP_FUZZ_SECONDS=$(FUZZ_SECONDS) LP_FUZZ_BUILT=1 tests/fuzz/run-fuzz.sh
+
+# Seed corpora from the real encoders (committed: tests/fuzz/<harness>/seed-*).
+fuzz-seeds: $(BUILD)/tests/fuzz-seeds
+	$(BUILD)/tests/fuzz-seeds tests/fuzz
+
+$(BUILD)/tests/fuzz-seeds: tests/fuzz/seeds.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 demo: all
 	scripts/demo.sh

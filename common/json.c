@@ -156,7 +156,8 @@ void lp_json_num(struct lp_json *j, const char *key, double val)
 		return;
 	if (!isfinite(val))
 		fputs("null", j->f);
-	else if (val == (double)(int64_t)val && fabs(val) < 1e15)
+	/* Range first: converting a double beyond int64_t is undefined behaviour. */
+	else if (fabs(val) < 1e15 && val == (double)(int64_t)val)
 		fprintf(j->f, "%" PRId64, (int64_t)val);
 	else
 		fprintf(j->f, "%.15g", val);

@@ -573,18 +573,18 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	ret = lp_oob_recv(oob, &type, body, &len, oob->timeout_ms);
 	if (ret)
 		return ret;
-	lp_rbuf_init(&r, body, len);
 	if (type == LP_MSG_ERROR) {
 		char text[LP_ERR_LAST_LEN];
-		uint32_t code = lp_rbuf_u32(&r);
+		int code, bad = lp_rdma_error_decode(body, len, &code, text, sizeof(text));
 
-		lp_rbuf_str(&r, text, sizeof(text));
 		/* The peer's own words are the cause (a registration it could not do, ...);
 		 * a peer's signal cancels the test (-ECANCELED), any other error aborts it. */
-		return conn_fail(c, code == EINTR ? -ECANCELED : -ECONNABORTED, "%s %s reports: %s",
-				 c->is_client ? "server" : "client", oob->peer_name,
-				 r.err ? "connection set-up failed (no reason given)" : text);
+		return conn_fail(c, code == -ECANCELED ? -ECANCELED : -ECONNABORTED,
+				 "%s %s reports: %s", c->is_client ? "server" : "client",
+				 oob->peer_name,
+				 bad ? "connection set-up failed (no reason given)" : text);
 	}
+	lp_rbuf_init(&r, body, len);
 	if (type != LP_MSG_QPINFO)
 		return -EPROTO;
 	ret = lp_qpinfo_decode(&c->remote, &r);

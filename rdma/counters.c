@@ -324,23 +324,24 @@ static void find_netdev(const char *port_dir, const char *dev_dir, char *out, si
 /* PFC / pause entries of the netdev's ethtool statistics (live system only). */
 static void read_ethtool(struct lp_counters *s)
 {
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t len;
-	} info = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_STATS}};
+	/* The header plus room for the one length its data[] returns (heap: a flexible array member
+	 * inside another struct is a GNU extension). */
+	struct ethtool_sset_info *info = calloc(1, sizeof(*info) + sizeof(uint32_t));
 	struct ethtool_gstrings *names = NULL;
 	struct ethtool_stats *vals = NULL;
 	struct ifreq ifr = {0};
 	uint32_t n;
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-	if (fd < 0)
-		return;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", s->netdev);
-	ifr.ifr_data = (void *)&info;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) || !(info.hdr.sset_mask & (1ull << ETH_SS_STATS)))
+	if (fd < 0 || !info)
 		goto out;
-	n = info.len;
+	info->cmd = ETHTOOL_GSSET_INFO;
+	info->sset_mask = 1ull << ETH_SS_STATS;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", s->netdev);
+	ifr.ifr_data = (void *)info;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) || !(info->sset_mask & (1ull << ETH_SS_STATS)))
+		goto out;
+	n = info->data[0];
 	if (!n || n > 65536)
 		goto out;
 	names = calloc(1, sizeof(*names) + (size_t)n * ETH_GSTRING_LEN);
@@ -367,9 +368,11 @@ static void read_ethtool(struct lp_counters *s)
 			add(s, LP_CTR_ETHTOOL, name, vals->data[i]);
 	}
 out:
+	free(info);
 	free(names);
 	free(vals);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 }
 
 static int ctr_cmp(const void *a, const void *b)

@@ -52,6 +52,47 @@ struct lp_qpinfo {
 void lp_qpinfo_encode(const struct lp_qpinfo *q, struct lp_wbuf *w);
 int lp_qpinfo_decode(struct lp_qpinfo *q, struct lp_rbuf *r);
 
+/*
+ * Message bodies decoded by session.c. Every decoder takes any bytes: it
+ * returns 0 only for a well-formed body that was consumed completely, else
+ * -EPROTO, and never reads past len. Status codes travel as a positive errno;
+ * a code no errno has (0 or over LP_RDMA_MAX_ERRNO) reads as -ECONNABORTED.
+ */
+#define LP_RDMA_MAX_ERRNO 4095
+
+/* ACCEPT: the server's device. */
+void lp_rdma_devinfo_encode(const struct lp_rdma_devinfo *d, struct lp_wbuf *w);
+int lp_rdma_devinfo_decode(struct lp_rdma_devinfo *d, struct lp_rbuf *r);
+
+/* ERROR: *code_p gets the peer's negative errno, text its reason (NUL-terminated). */
+int lp_rdma_error_decode(const void *body, size_t len, int *code_p, char *text, size_t text_len);
+
+/*
+ * DONE and RESULT carry p->num_qps message counts: p is the test's parameters
+ * (passed lp_rdma_params_check, so num_qps <= LP_RDMA_MAX_QPS).
+ */
+/* DONE: the client's iterations (unused by the server) and messages per QP (msgs[p->num_qps]). */
+void lp_rdma_done_encode(const struct lp_rdma_params *p, uint64_t iters, const uint64_t *msgs,
+			 struct lp_wbuf *w);
+int lp_rdma_done_decode(const struct lp_rdma_params *p, const void *body, size_t len,
+			uint64_t *msgs);
+
+/* RESULT: the server's end of one test. */
+struct lp_rdma_result_msg {
+	int status;		/* 0, or the server's negative errno (its test failed) */
+	char text[160];		/* why, when status or verify says so */
+	uint8_t verify;		/* 0 not run, 1 data ok, 2 data bad (decode rejects others) */
+	double bytes, msgs, ns;	/* the server's own direction (bidirectional bandwidth) */
+	uint64_t iters;		/* iterations the server completed */
+	uint64_t sent[LP_RDMA_MAX_QPS]; /* messages the server posted per QP (warm-up included) */
+	struct lp_rdma_verified checked; /* what its verification covered (counts only) */
+};
+
+void lp_rdma_result_msg_encode(const struct lp_rdma_result_msg *m, const struct lp_rdma_params *p,
+			       struct lp_wbuf *w);
+int lp_rdma_result_msg_decode(struct lp_rdma_result_msg *m, const struct lp_rdma_params *p,
+			      const void *body, size_t len);
+
 /* How this side sees the peer's write_lat write arrive. */
 enum lp_detect {
 	LP_DETECT_CPU,	/* the CPU polls the last byte of its (host) receive buffer */

@@ -29,7 +29,7 @@
 
 enum { VERIFY_NOT_RUN = 0, VERIFY_OK = 1, VERIFY_BAD = 2 };
 
-static void devinfo_encode(const struct lp_rdma_devinfo *d, struct lp_wbuf *w)
+void lp_rdma_devinfo_encode(const struct lp_rdma_devinfo *d, struct lp_wbuf *w)
 {
 	lp_wbuf_str(w, d->name);
 	lp_wbuf_u32(w, (uint32_t)d->port);
@@ -51,8 +51,9 @@ static void devinfo_encode(const struct lp_rdma_devinfo *d, struct lp_wbuf *w)
 	lp_wbuf_u32(w, d->vendor_part_id);
 }
 
-static void devinfo_decode(struct lp_rdma_devinfo *d, struct lp_rbuf *r)
+int lp_rdma_devinfo_decode(struct lp_rdma_devinfo *d, struct lp_rbuf *r)
 {
+	memset(d, 0, sizeof(*d));
 	lp_rbuf_str(r, d->name, sizeof(d->name));
 	d->port = (int)lp_rbuf_u32(r);
 	lp_rbuf_str(r, d->link_layer, sizeof(d->link_layer));
@@ -71,6 +72,25 @@ static void devinfo_decode(struct lp_rdma_devinfo *d, struct lp_rbuf *r)
 	lp_rbuf_str(r, d->node_guid, sizeof(d->node_guid));
 	d->vendor_id = lp_rbuf_u32(r);
 	d->vendor_part_id = lp_rbuf_u32(r);
+	return lp_rbuf_done(r);
+}
+
+/* A peer's status code as a negative errno; 0 and values no errno has become -ECONNABORTED. */
+static int peer_errno(uint32_t code)
+{
+	if (code == EINTR) /* the peer got a signal: it cancelled the test */
+		return -ECANCELED;
+	return code >= 1 && code <= LP_RDMA_MAX_ERRNO ? -(int)code : -ECONNABORTED;
+}
+
+int lp_rdma_error_decode(const void *body, size_t len, int *code_p, char *text, size_t text_len)
+{
+	struct lp_rbuf r;
+
+	lp_rbuf_init(&r, body, len);
+	*code_p = peer_errno(lp_rbuf_u32(&r));
+	lp_rbuf_str(&r, text, text_len);
+	return lp_rbuf_done(&r);
 }
 
 /* Does this side receive data in this test (and so verify it)? */
@@ -100,6 +120,67 @@ static void msgs_decode(struct lp_rbuf *r, const struct lp_rdma_params *p, uint6
 {
 	for (uint32_t q = 0; q < p->num_qps; q++)
 		msgs[q] = lp_rbuf_u64(r);
+}
+
+void lp_rdma_result_msg_encode(const struct lp_rdma_result_msg *m, const struct lp_rdma_params *p,
+			       struct lp_wbuf *w)
+{
+	lp_wbuf_u32(w, (uint32_t)-m->status);
+	lp_wbuf_str(w, m->text);
+	lp_wbuf_u8(w, m->verify);
+	lp_wbuf_f64(w, m->bytes);
+	lp_wbuf_f64(w, m->msgs);
+	lp_wbuf_f64(w, m->ns);
+	lp_wbuf_u64(w, m->iters);
+	msgs_encode(w, p, m->sent);
+	lp_wbuf_u64(w, m->checked.messages);
+	lp_wbuf_u64(w, m->checked.bytes);
+	lp_wbuf_u64(w, m->checked.landed);
+	lp_wbuf_u64(w, m->checked.ring);
+}
+
+int lp_rdma_result_msg_decode(struct lp_rdma_result_msg *m, const struct lp_rdma_params *p,
+			      const void *body, size_t len)
+{
+	struct lp_rbuf r;
+	uint32_t code;
+
+	lp_rbuf_init(&r, body, len);
+	memset(m, 0, sizeof(*m));
+	code = lp_rbuf_u32(&r);
+	m->status = code ? peer_errno(code) : 0;
+	lp_rbuf_str(&r, m->text, sizeof(m->text));
+	m->verify = lp_rbuf_u8(&r);
+	m->bytes = lp_rbuf_f64(&r);
+	m->msgs = lp_rbuf_f64(&r);
+	m->ns = lp_rbuf_f64(&r);
+	m->iters = lp_rbuf_u64(&r);
+	msgs_decode(&r, p, m->sent);
+	m->checked.messages = lp_rbuf_u64(&r);
+	m->checked.bytes = lp_rbuf_u64(&r);
+	m->checked.landed = lp_rbuf_u64(&r);
+	m->checked.ring = lp_rbuf_u64(&r);
+	if (m->verify > VERIFY_BAD)
+		return -EPROTO;
+	return lp_rbuf_done(&r);
+}
+
+void lp_rdma_done_encode(const struct lp_rdma_params *p, uint64_t iters, const uint64_t *msgs,
+			 struct lp_wbuf *w)
+{
+	lp_wbuf_u64(w, iters);
+	msgs_encode(w, p, msgs);
+}
+
+int lp_rdma_done_decode(const struct lp_rdma_params *p, const void *body, size_t len,
+			uint64_t *msgs)
+{
+	struct lp_rbuf r;
+
+	lp_rbuf_init(&r, body, len);
+	(void)lp_rbuf_u64(&r);
+	msgs_decode(&r, p, msgs);
+	return lp_rbuf_done(&r);
 }
 
 /*
@@ -171,16 +252,13 @@ static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *
 		return ret;
 	}
 	if (type == LP_MSG_ERROR) {
-		struct lp_rbuf r;
 		char text[LP_ERR_LAST_LEN];
-		uint32_t code;
+		int code;
 
-		lp_rbuf_init(&r, body, *len);
-		code = lp_rbuf_u32(&r);
-		lp_rbuf_str(&r, text, sizeof(text));
-		snprintf(why, why_len, "peer %s: %s", oob->peer_name, r.err ? "error" : text);
-		/* -EINTR means this process got a signal; the peer's cancelled the test. */
-		return code == EINTR ? -ECANCELED : code ? -(int)code : -ECONNABORTED;
+
+		ret = lp_rdma_error_decode(body, *len, &code, text, sizeof(text));
+		snprintf(why, why_len, "peer %s: %s", oob->peer_name, ret ? "error" : text);
+		return code;
 	}
 	if (type != want) {
 		snprintf(why, why_len, "unexpected message %u from %s (wanted %u)", type,
@@ -268,12 +346,12 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	struct lp_rdma_params sent = *p;
 	struct lp_rdma_conn c;
 	struct lp_loop_out out = { 0 };
+	struct lp_rdma_result_msg res;
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct lp_wbuf w;
 	struct lp_rbuf rb;
 	size_t len;
 	int ret, verify_remote = VERIFY_NOT_RUN, verify_local = VERIFY_NOT_RUN;
-	uint64_t peer_msgs[LP_RDMA_MAX_QPS] = { 0 };
 	bool conn_up = false, told = false;
 
 	memset(r, 0, sizeof(*r));
@@ -303,8 +381,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (ret)
 		goto out;
 	lp_rbuf_init(&rb, body, len);
-	devinfo_decode(&r->remote_dev, &rb);
-	ret = lp_rbuf_done(&rb);
+	ret = lp_rdma_devinfo_decode(&r->remote_dev, &rb);
 	if (ret) {
 		snprintf(r->error, sizeof(r->error), "malformed ACCEPT from %s", oob->peer_name);
 		goto out;
@@ -352,8 +429,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		goto free_stats;
 	}
 	lp_wbuf_init(&w);
-	lp_wbuf_u64(&w, out.iters);
-	msgs_encode(&w, p, out.msgs);
+	lp_rdma_done_encode(p, out.iters, out.msgs, &w);
 	ret = oob->ops->send(oob->ctx, LP_MSG_DONE, &w, oob->timeout_ms);
 	if (!ret && p->test == LP_RDMA_SEND_BW && p->bidir)
 		ret = drain_recvs(&c, passive_budget_ms(p));
@@ -362,36 +438,23 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 				 sizeof(r->error));
 	if (ret)
 		goto free_stats;
-	lp_rbuf_init(&rb, body, len);
-	{
-		int32_t st = (int32_t)lp_rbuf_u32(&rb);
-		char text[160];
-
-		lp_rbuf_str(&rb, text, sizeof(text));
-		verify_remote = lp_rbuf_u8(&rb);
-		r->remote.bytes = lp_rbuf_f64(&rb);
-		r->remote.msgs = lp_rbuf_f64(&rb);
-		r->remote.ns = lp_rbuf_f64(&rb);
-		(void)lp_rbuf_u64(&rb);
-		msgs_decode(&rb, p, peer_msgs);
-		r->verified.messages = lp_rbuf_u64(&rb);
-		r->verified.bytes = lp_rbuf_u64(&rb);
-		r->verified.landed = lp_rbuf_u64(&rb);
-		r->verified.ring = lp_rbuf_u64(&rb);
-		if (lp_rbuf_done(&rb)) {
-			ret = -EPROTO;
-			snprintf(r->error, sizeof(r->error), "malformed RESULT from %s",
-				 oob->peer_name);
-			goto free_stats;
-		}
-		if (st || verify_remote == VERIFY_BAD) {
-			ret = st ? st : -EILSEQ;
-			snprintf(r->error, sizeof(r->error), "server: %s", text);
-			goto free_stats;
-		}
+	if (lp_rdma_result_msg_decode(&res, p, body, len)) {
+		ret = -EPROTO;
+		snprintf(r->error, sizeof(r->error), "malformed RESULT from %s", oob->peer_name);
+		goto free_stats;
 	}
+	if (res.status || res.verify == VERIFY_BAD) {
+		ret = res.status ? res.status : -EILSEQ;
+		snprintf(r->error, sizeof(r->error), "server: %s", res.text);
+		goto free_stats;
+	}
+	verify_remote = res.verify;
+	r->remote.bytes = res.bytes;
+	r->remote.msgs = res.msgs;
+	r->remote.ns = res.ns;
+	r->verified = res.checked;
 	if (p->verify && side_receives(p, true)) {
-		ret = verify_side(&c, &out, peer_msgs, &r->verified, r->error, sizeof(r->error));
+		ret = verify_side(&c, &out, res.sent, &r->verified, r->error, sizeof(r->error));
 		verify_local = ret ? VERIFY_BAD : VERIFY_OK;
 		if (ret)
 			goto free_stats;
@@ -441,6 +504,7 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	struct lp_rdma_params p;
 	struct lp_rdma_conn c;
 	struct lp_loop_out out = { 0 };
+	struct lp_rdma_result_msg res = { 0 };
 	struct lp_rbuf rb;
 	struct lp_wbuf w;
 	uint8_t msg[LP_WIRE_MAX_BODY];
@@ -448,7 +512,6 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	size_t mlen;
 	int ret, verify = VERIFY_NOT_RUN;
 	uint64_t peer_msgs[LP_RDMA_MAX_QPS] = { 0 };
-	struct lp_rdma_verified checked = { 0 };
 
 	lp_rbuf_init(&rb, body, len);
 	ret = lp_rdma_params_decode(&p, &rb);
@@ -470,7 +533,7 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		return 0;
 	}
 	lp_wbuf_init(&w);
-	devinfo_encode(&dev->info, &w);
+	lp_rdma_devinfo_encode(&dev->info, &w);
 	ret = oob->ops->send(oob->ctx, LP_MSG_ACCEPT, &w, oob->timeout_ms);
 	if (ret)
 		return ret;
@@ -504,35 +567,26 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (p.test == LP_RDMA_SEND_BW && p.bidir && !out.peer_done)
 		drain_recvs(&c, passive_budget_ms(&p));
 	ret = expect_msg(oob, LP_MSG_DONE, msg, &mlen, passive_budget_ms(&p), why, sizeof(why));
-	if (!ret) {
-		lp_rbuf_init(&rb, msg, mlen);
-		(void)lp_rbuf_u64(&rb);
-		msgs_decode(&rb, &p, peer_msgs);
-		if (lp_rbuf_done(&rb)) {
-			ret = -EPROTO;
-			snprintf(why, sizeof(why), "malformed DONE");
-		}
+	if (!ret && lp_rdma_done_decode(&p, msg, mlen, peer_msgs)) {
+		ret = -EPROTO;
+		snprintf(why, sizeof(why), "malformed DONE");
 	}
 	if (ret) {
 		lp_warn("client %s: %s", oob->peer_name, why);
 		goto free_stats;
 	}
 	if (p.verify && side_receives(&p, false))
-		verify = verify_side(&c, &out, peer_msgs, &checked, why, sizeof(why)) ? VERIFY_BAD :
-											 VERIFY_OK;
+		verify = verify_side(&c, &out, peer_msgs, &res.checked, why, sizeof(why)) ? VERIFY_BAD :
+											      VERIFY_OK;
+	res.verify = (uint8_t)verify;
+	res.bytes = out.bw.bytes;
+	res.msgs = out.bw.msgs;
+	res.ns = out.bw.ns;
+	res.iters = out.iters;
+	memcpy(res.sent, out.msgs, sizeof(res.sent));
+	snprintf(res.text, sizeof(res.text), "%s", verify == VERIFY_BAD ? why : "");
 	lp_wbuf_init(&w);
-	lp_wbuf_u32(&w, 0);
-	lp_wbuf_str(&w, verify == VERIFY_BAD ? why : "");
-	lp_wbuf_u8(&w, (uint8_t)verify);
-	lp_wbuf_f64(&w, out.bw.bytes);
-	lp_wbuf_f64(&w, out.bw.msgs);
-	lp_wbuf_f64(&w, out.bw.ns);
-	lp_wbuf_u64(&w, out.iters);
-	msgs_encode(&w, &p, out.msgs);
-	lp_wbuf_u64(&w, checked.messages);
-	lp_wbuf_u64(&w, checked.bytes);
-	lp_wbuf_u64(&w, checked.landed);
-	lp_wbuf_u64(&w, checked.ring);
+	lp_rdma_result_msg_encode(&res, &p, &w);
 	ret = oob->ops->send(oob->ctx, LP_MSG_RESULT, &w, oob->timeout_ms);
 	if (verify == VERIFY_BAD)
 		lp_warn("client %s: %s", oob->peer_name, why);

@@ -902,6 +902,7 @@ void lp_sweep_cell_encode(const struct lp_sweep_cell *c, struct lp_wbuf *w)
 int lp_sweep_cell_decode(struct lp_sweep_cell *c, const void *buf, size_t len)
 {
 	struct lp_rbuf r;
+	uint8_t halved;
 
 	lp_rbuf_init(&r, buf, len);
 	memset(c, 0, sizeof(*c));
@@ -923,12 +924,15 @@ int lp_sweep_cell_decode(struct lp_sweep_cell *c, const void *buf, size_t len)
 	c->p99 = lp_rbuf_f64(&r);
 	c->p999 = lp_rbuf_f64(&r);
 	c->max = lp_rbuf_f64(&r);
-	c->halved = lp_rbuf_u8(&r);
+	halved = lp_rbuf_u8(&r);
+	c->halved = halved;
 	c->gbytes_s = lp_rbuf_f64(&r);
 	c->gbits_s = lp_rbuf_f64(&r);
 	c->mmsg_s = lp_rbuf_f64(&r);
 	c->pct_link = lp_rbuf_f64(&r);
 	c->iters = lp_rbuf_u64(&r);
+	if (halved > 1)
+		return -EPROTO;
 	return lp_rbuf_done(&r);
 }
 

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writes the seed corpora: small valid messages produced by the real encoders,
+ * one directory per harness (tests/fuzz/<harness>/seed-*). Run by `make fuzz-seeds`;
+ * the output is committed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rdma/internal.h"
+#include "sweep/result.h"
+
+static const char *root;
+
+static void put(const char *harness, const char *name, const void *p, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, harness);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/seed-%s", root, harness, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* A stream of frames (header + body) as lp_wire_send writes them. */
+struct stream {
+	uint8_t data[4 * (LP_WIRE_HDR_LEN + LP_WIRE_MAX_BODY)];
+	size_t len;
+};
+
+static void add_frame(struct stream *s, uint16_t type, const struct lp_wbuf *w)
+{
+	lp_wire_hdr_encode(s->data + s->len, type, (uint32_t)w->len);
+	memcpy(s->data + s->len + LP_WIRE_HDR_LEN, w->data, w->len);
+	s->len += LP_WIRE_HDR_LEN + w->len;
+}
+
+/* One seed from an encoder's output; with a stream, also appended to it as a frame of type. */
+static void put_msg(const char *harness, const char *name, const struct lp_wbuf *w,
+		    struct stream *s, uint16_t type)
+{
+	if (w->err) {
+		fprintf(stderr, "seeds: %s/%s does not fit a frame\n", harness, name);
+		exit(1);
+	}
+	put(harness, name, w->data, w->len);
+	if (s)
+		add_frame(s, type, w);
+}
+
+/* A DONE or RESULT seed: the QP count byte the harness reads first (lp_fuzz_qps), then the body. */
+static void put_counted(const char *harness, const char *name, const struct lp_rdma_params *p,
+			const struct lp_wbuf *w)
+{
+	struct lp_wbuf x;
+
+	lp_wbuf_init(&x);
+	lp_wbuf_u8(&x, (uint8_t)(p->num_qps - 1));
+	lp_wbuf_bytes(&x, w->data, w->len);
+	put_msg(harness, name, &x, NULL, 0);
+}
+
+/* An lp_oob that keeps what lp_rdma_send_error sends (the ERROR encoder lives there). */
+static int capture_send(void *ctx, uint16_t type, const struct lp_wbuf *body, int timeout_ms)
+{
+	(void)type;
+	(void)timeout_ms;
+	*(struct lp_wbuf *)ctx = *body;
+	return 0;
+}
+
+static void hello_seeds(struct stream *s)
+{
+	for (int t = 0; t < LP_RDMA_NTESTS; t++) {
+		struct lp_rdma_params p;
+		struct lp_wbuf w;
+
+		lp_rdma_params_default(&p, (enum lp_rdma_test)t);
+		p.size = 64;
+		p.iters = 10;
+		p.seed = 0x5eed;	/* the default is random: keep the seeds reproducible */
+		p.verify = true;
+		p.bidir = !lp_rdma_test_is_lat(p.test) && t % 2;
+		p.num_qps = lp_rdma_test_is_lat(p.test) ? 1 : 2;
+		lp_wbuf_init(&w);
+		lp_rdma_params_encode(&p, &w);
+		put_msg("hello", lp_rdma_test_names[t], &w, t == 0 ? s : NULL, LP_MSG_HELLO);
+	}
+}
+
+static void accept_seed(struct stream *s)
+{
+	struct lp_rdma_devinfo d = {
+		.name = "rxe0", .port = 1, .link_layer = "Ethernet", .transport = "RoCE",
+		.gid_index = 1, .gid = "::ffff:10.0.2.15", .gid_type = "RoCE v2", .active_mtu = 1024,
+		.speed = "10 Gb/s", .width = 1, .rate_gbps = 10, .fw = "", .netdev = "eth0",
+		.numa_node = -1, .node_guid = "5054:00ff:fe12:3456",
+	};
+	struct lp_wbuf w;
+
+	lp_wbuf_init(&w);
+	lp_rdma_devinfo_encode(&d, &w);
+	put_msg("accept", "rxe", &w, s, LP_MSG_ACCEPT);
+}
+
+static void qpinfo_seed(struct stream *s)
+{
+	struct lp_qpinfo q = { .nqps = 2, .qpn = { 17, 18 }, .psn = { 0x123456, 0xabcdef },
+			       .gid = { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 15 },
+			       .rkey = 0x1234, .addr = 0x7f0000001000, .slot = 4096, .mtu = 1024,
+			       .mem = "host" };
+	struct lp_wbuf w;
+
+	lp_wbuf_init(&w);
+	lp_qpinfo_encode(&q, &w);
+	put_msg("qpinfo", "two-qps", &w, s, LP_MSG_QPINFO);
+}
+
+/* DONE and RESULT of a one-QP test (the stream's HELLO) and of a two-QP test. */
+static void done_result_seeds(struct stream *s)
+{
+	struct lp_rdma_result_msg ok = { .verify = 1, .bytes = 655360, .msgs = 10, .ns = 12345,
+					 .iters = 10, .sent = { 11, 11 },
+					 .checked = { .messages = 11, .bytes = 704, .landed = 11, .ring = 11 } };
+	struct lp_rdma_result_msg bad = { .verify = 2, .text = "QP 1 message 3 byte 5: got 0x00" };
+	const uint64_t sent[2] = { 11, 12 };
+	struct lp_rdma_params p;
+	struct lp_wbuf w;
+
+	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
+	lp_wbuf_init(&w);
+	lp_rdma_done_encode(&p, 10, sent, &w);
+	put_counted("done", "one-qp", &p, &w);
+	add_frame(s, LP_MSG_DONE, &w);
+	lp_wbuf_init(&w);
+	lp_rdma_result_msg_encode(&ok, &p, &w);
+	put_counted("result", "ok", &p, &w);
+	add_frame(s, LP_MSG_RESULT, &w);
+	p.num_qps = 2;
+	lp_wbuf_init(&w);
+	lp_rdma_done_encode(&p, 10, sent, &w);
+	put_counted("done", "two-qps", &p, &w);
+	lp_wbuf_init(&w);
+	lp_rdma_result_msg_encode(&bad, &p, &w);
+	put_counted("result", "verify-bad", &p, &w);
+}
+
+static void error_seed(struct stream *s)
+{
+	struct lp_wbuf w;
+	struct lp_oob_ops ops = { .send = capture_send };
+	struct lp_oob oob = { .ops = &ops, .ctx = &w, .peer_name = "seed" };
+
+	lp_rdma_send_error(&oob, -EINVAL, "size 0 out of range [1, 1073741824]");
+	put_msg("error", "einval", &w, s, LP_MSG_ERROR);
+}
+
+static void sweep_seeds(void)
+{
+	struct lp_sweep_cell lat, bw, failed;
+	struct lp_sweep_node nd = { .rank = 1, .host = "node1", .name = "node1", .dev = "rxe0",
+				    .port = 1, .link_layer = "Ethernet", .gid_type = "RoCE v2",
+				    .gid = "::ffff:10.0.2.16", .gid_index = 1, .speed = "10 Gb/s",
+				    .width = 1, .rate_gbps = 10, .mtu = 1024, .netdev = "eth0",
+				    .numa_node = -1, .mem = "host", .kernel = "6.1.0" };
+	struct lp_wbuf w;
+
+	lp_sweep_cell_init(&lat, 0, 0, 1, LP_PHASE_SWEEP, 0);
+	lat.value = lat.p50 = 2.5;
+	lat.n = 100;
+	lat.min = 2.1;
+	lat.mean = 2.6;
+	lat.stdev = 0.2;
+	lat.p90 = 2.9;
+	lat.p99 = lat.p999 = lat.max = 3.5;
+	lat.halved = true;
+	lat.iters = 100;
+	lp_sweep_cell_init(&bw, 1, 2, 1, LP_PHASE_RETEST, 1);
+	bw.value = bw.gbits_s = 9.2;
+	bw.gbytes_s = 1.15;
+	bw.mmsg_s = 0.0175;
+	bw.pct_link = 92;
+	bw.iters = 200;
+	lp_sweep_cell_init(&failed, 1, 1, 0, LP_PHASE_SWEEP, 0);
+	failed.status = -ETIMEDOUT;
+	snprintf(failed.error, sizeof(failed.error), "no answer from node0: timed out");
+	lp_sweep_cell_encode(&lat, &w);
+	put_msg("sweep_cell", "lat", &w, NULL, 0);
+	lp_sweep_cell_encode(&bw, &w);
+	put_msg("sweep_cell", "bw-retest", &w, NULL, 0);
+	lp_sweep_cell_encode(&failed, &w);
+	put_msg("sweep_cell", "failed", &w, NULL, 0);
+	lp_sweep_node_encode(&nd, &w);
+	put_msg("sweep_node", "rxe", &w, NULL, 0);
+	nd.status = -ENODEV;
+	snprintf(nd.error, sizeof(nd.error), "no RDMA device");
+	lp_sweep_node_encode(&nd, &w);
+	put_msg("sweep_node", "nodev", &w, NULL, 0);
+}
+
+/* Argument vectors, NUL-separated, as the opt harness splits them. */
+static void opt_seeds(void)
+{
+	static const char a[] = "-u\0" "64\0" "--size=4K\0" "--sizes\0" "2:8M\0" "-D\0" "500ms\0"
+				"--test=write_bw\0" "-T\0" "write_lat,read_lat\0" "-f\0" "pos";
+	static const char b[] = "--int=-1\0" "--double\0" "2.5\0" "--sizes=64,4K,1M\0" "--\0"
+				"--not-an-option";
+
+	put("opt", "kinds", a, sizeof(a) - 1);
+	put("opt", "list-and-end", b, sizeof(b) - 1);
+}
+
+int main(int argc, char **argv)
+{
+	struct stream s = { .len = 0 };
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR (tests/fuzz)\n", argv[0]);
+		return 2;
+	}
+	root = argv[1];
+	hello_seeds(&s);
+	accept_seed(&s);
+	qpinfo_seed(&s);
+	done_result_seeds(&s);
+	error_seed(&s);
+	put("frame", "session", s.data, s.len);
+	sweep_seeds();
+	opt_seeds();
+	return 0;
+}

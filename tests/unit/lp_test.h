@@ -17,6 +17,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/json.h"
+
 /* Run the JSON text in buf through python3's json module; true if it parses. */
 static inline int lp_test_json_valid(const char *buf)
 {
@@ -35,6 +37,26 @@ static inline int lp_test_json_valid(const char *buf)
 	rc = system(cmd);
 	unlink(path);
 	return rc == 0;
+}
+
+/* The JSON object that emit(j, arg) writes, as a malloc'ed string checked to parse. */
+static inline char *lp_test_json_capture(void (*emit)(struct lp_json *j, const void *arg),
+					 const void *arg)
+{
+	struct lp_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	lp_json_init(&j, f, true);
+	lp_json_obj_begin(&j, NULL);
+	emit(&j, arg);
+	lp_json_obj_end(&j);
+	assert_int_equal(lp_json_finish(&j), 0);
+	fclose(f);
+	assert_true(lp_test_json_valid(buf));
+	return buf;
 }
 
 #endif

@@ -63,21 +63,14 @@ static char *capture_print(const struct lp_topo *t)
 	return buf;
 }
 
+static void emit_topo(struct lp_json *j, const void *t)
+{
+	lp_topo_json(t, j);
+}
+
 static char *capture_json(const struct lp_topo *t)
 {
-	struct lp_json j;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	lp_json_init(&j, f, true);
-	lp_json_obj_begin(&j, NULL);
-	lp_topo_json(t, &j);
-	lp_json_obj_end(&j);
-	assert_int_equal(lp_json_finish(&j), 0);
-	fclose(f);
-	return buf;
+	return lp_test_json_capture(emit_topo, t);
 }
 
 /* ---- DGX H100-like: 8 GPUs, 8 NICs, PIX pairs, NODE within a socket, SYS across ---- */

@@ -3,7 +3,10 @@
 #include "clock.h"
 #include "lp.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -87,4 +90,47 @@ void lp_method_json(struct lp_json *j)
 	lp_json_num(j, "clock_drift_vs_raw", lp_clock_drift());
 	lp_json_num(j, "clock_resolution_ns", (double)lp_clock_res_ns());
 	lp_json_str(j, "linkperf_version", LP_VERSION);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void lp_dir_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int lp_dir_list(const char *root, const char *rel, char ***names_p, int *n_p)
+{
+	char path[PATH_MAX], **names;
+	struct dirent **ents = NULL;
+	int n, k = 0, ret = 0;
+
+	*names_p = NULL;
+	*n_p = 0;
+	if (snprintf(path, sizeof(path), "%s%s", root ? root : "", rel) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	n = scandir(path, &ents, NULL, NULL);
+	if (n <= 0)
+		return 0;
+	names = calloc((size_t)n, sizeof(*names));
+	for (int i = 0; i < n; i++) {
+		if (names && !ret && ents[i]->d_name[0] != '.' &&
+		    !(names[k++] = strdup(ents[i]->d_name)))
+			ret = -ENOMEM;
+		free(ents[i]);
+	}
+	free(ents);
+	if (!names || ret) {
+		lp_dir_free(names, k);
+		return -ENOMEM;
+	}
+	qsort(names, (size_t)k, sizeof(*names), str_cmp);
+	*names_p = names;
+	*n_p = k;
+	return 0;
 }

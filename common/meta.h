@@ -24,4 +24,13 @@ void lp_method_json(struct lp_json *j);
 /* Read the first line of a small sysfs/proc file into buf (newline stripped). */
 int lp_read_line(const char *path, char *buf, size_t len);
 
+/*
+ * The entries of directory <root><rel> not starting with '.', sorted by strcmp
+ * (PCI addresses and device names in a stable order, whatever the locale).
+ * 0 with *names_p NULL and *n_p 0 when the directory is absent or empty;
+ * -ENAMETOOLONG or -ENOMEM. Free with lp_dir_free().
+ */
+int lp_dir_list(const char *root, const char *rel, char ***names_p, int *n_p);
+void lp_dir_free(char **names, int n);
+
 #endif

@@ -163,74 +163,6 @@ static int nic_cmp(const void *a, const void *b)
 			   ((const struct lp_topo_nic *)b)->name);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int is_dot(const char *name)
-{
-	return name[0] == '.';
-}
-
-/* Directory entries of <root><rel>, sorted; *names_p NULL and 0 when the dir is absent. */
-static int list_dir(const struct scan_ctx *s, const char *rel, char ***names_p, int *n_p)
-{
-	char path[PATH_MAX], **names = NULL;
-	int n = 0, cap = 0, ret = 0;
-	struct dirent *de;
-	DIR *d;
-
-	*names_p = NULL;
-	*n_p = 0;
-	if (path_join(path, sizeof(path), s->root, rel, NULL))
-		return -ENAMETOOLONG;
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (is_dot(de->d_name))
-			continue;
-		if (n == cap) {
-			int ncap = cap ? 2 * cap : 16;
-			char **p = realloc(names, (size_t)ncap * sizeof(*names));
-
-			if (!p) {
-				ret = -ENOMEM;
-				goto out_free;
-			}
-			names = p;
-			cap = ncap;
-		}
-		names[n] = strdup(de->d_name);
-		if (!names[n]) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(names, (size_t)n, sizeof(*names), name_cmp);
-	*names_p = names;
-	*n_p = n;
-	return 0;
-
-out_free:
-	closedir(d);
-	while (n--)
-		free(names[n]);
-	free(names);
-	return ret;
-}
-
-static void free_names(char **names, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 static void copy_str(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src);
@@ -274,7 +206,7 @@ static int scan_gpus(const struct scan_ctx *s, struct lp_topo *t)
 	char **names, rel[PATH_MAX];
 	int n, ret;
 
-	ret = list_dir(s, bus, &names, &n);
+	ret = lp_dir_list(s->root, bus, &names, &n);
 	if (ret || !n)
 		return ret;
 	for (int i = 0; i < n; i++) {
@@ -315,7 +247,7 @@ static int scan_gpus(const struct scan_ctx *s, struct lp_topo *t)
 		read_uuid(s, t->gpus[i].bdf, t->gpus[i].uuid, sizeof(t->gpus[i].uuid));
 	}
 out:
-	free_names(names, n);
+	lp_dir_free(names, n);
 	return ret;
 }
 
@@ -353,12 +285,12 @@ static int scan_nic(const struct scan_ctx *s, const char *name, struct lp_topo_n
 	ret = path_join(path, sizeof(path), dev, "/net", NULL);
 	if (ret)
 		return ret;
-	ret = list_dir(s, path, &nets, &nnets);
+	ret = lp_dir_list(s->root, path, &nets, &nnets);
 	if (ret)
 		return ret;
 	for (int i = 0; i < nnets && nic->nnetdevs < LP_TOPO_MAX_NETDEVS; i++)
 		copy_str(nic->netdevs[nic->nnetdevs++], LP_TOPO_NETDEV_LEN, nets[i]);
-	free_names(nets, nnets);
+	lp_dir_free(nets, nnets);
 	return 0;
 }
 
@@ -367,7 +299,7 @@ static int scan_nics(const struct scan_ctx *s, struct lp_topo *t)
 	char **names;
 	int n, ret;
 
-	ret = list_dir(s, "/sys/class/infiniband", &names, &n);
+	ret = lp_dir_list(s->root, "/sys/class/infiniband", &names, &n);
 	if (ret || !n)
 		return ret;
 	t->nics = calloc((size_t)n, sizeof(*t->nics));
@@ -383,7 +315,7 @@ static int scan_nics(const struct scan_ctx *s, struct lp_topo *t)
 	}
 	qsort(t->nics, (size_t)t->nnics, sizeof(*t->nics), nic_cmp);
 out:
-	free_names(names, n);
+	lp_dir_free(names, n);
 	return ret;
 }
 

@@ -100,36 +100,6 @@ static int rd(const struct ctx *c, char *buf, size_t len, const char *fmt, ...)
 	return lp_read_line(path, buf, len);
 }
 
-/* Sorted directory entries (not dot files); *n_p entries, free with free_names. */
-static char **list(const struct ctx *c, const char *rel, int *n_p)
-{
-	char path[PATH_MAX];
-	struct dirent **ents = NULL;
-	char **names;
-	int n;
-
-	*n_p = 0;
-	snprintf(path, sizeof(path), "%s%s", c->root, rel);
-	n = scandir(path, &ents, NULL, alphasort);
-	if (n <= 0)
-		return NULL;
-	names = calloc((size_t)n, sizeof(*names));
-	for (int i = 0; i < n; i++) {
-		if (names && ents[i]->d_name[0] != '.')
-			names[(*n_p)++] = strdup(ents[i]->d_name);
-		free(ents[i]);
-	}
-	free(ents);
-	return names;
-}
-
-static void free_names(char **names, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 /* ---- RDMA ports -------------------------------------------------------------- */
 
 static void check_state(struct ctx *c, const char *subj, const char *dev, const char *port)
@@ -222,7 +192,7 @@ static void check_gid(struct ctx *c, const char *subj, const char *dev, const ch
 	int n;
 
 	snprintf(rel, sizeof(rel), "/sys/class/infiniband/%s/ports/%s/gids", dev, port);
-	names = list(c, rel, &n);
+	lp_dir_list(c->root, rel, &names, &n);
 	for (int i = 0; i < n; i++) {
 		if (rd(c, gid, sizeof(gid), "%s/%s", rel, names[i]) ||
 		    rd(c, type, sizeof(type),
@@ -236,10 +206,10 @@ static void check_gid(struct ctx *c, const char *subj, const char *dev, const ch
 			continue;
 		add(c, LP_CHECK_OK, "roce_gid", subj, NULL, "GID index %s %s (RoCE v2 on %s)",
 		    names[i], gid, netdev);
-		free_names(names, n);
+		lp_dir_free(names, n);
 		return;
 	}
-	free_names(names, n);
+	lp_dir_free(names, n);
 	add(c, LP_CHECK_FAIL, "roce_gid", subj,
 	    "give the netdev an IP address (RoCE v2 GIDs follow its addresses; link-local only is "
 	    "not routable)",
@@ -295,7 +265,7 @@ static void check_ports(struct ctx *c, const char *dev)
 	int n, nic = lp_topo_nic_index(&c->topo, dev);
 
 	snprintf(rel, sizeof(rel), "/sys/class/infiniband/%s/ports", dev);
-	ports = list(c, rel, &n);
+	lp_dir_list(c->root, rel, &ports, &n);
 	for (int i = 0; i < n; i++) {
 		if (c->o->port && strtoul(ports[i], NULL, 10) != c->o->port)
 			continue;
@@ -306,7 +276,7 @@ static void check_ports(struct ctx *c, const char *dev)
 		if (!strcmp(ll, "Ethernet"))
 			check_roce(c, subj, dev, ports[i]);
 	}
-	free_names(ports, n);
+	lp_dir_free(ports, n);
 }
 
 /* ---- PCIe -------------------------------------------------------------------- */
@@ -365,10 +335,10 @@ static int node_count(const struct ctx *c)
 	char **names;
 	int n, nodes = 0;
 
-	names = list(c, "/sys/devices/system/node", &n);
+	lp_dir_list(c->root, "/sys/devices/system/node", &names, &n);
 	for (int i = 0; i < n; i++)
 		nodes += !strncmp(names[i], "node", 4) && names[i][4] >= '0' && names[i][4] <= '9';
-	free_names(names, n);
+	lp_dir_free(names, n);
 	return nodes;
 }
 
@@ -449,8 +419,8 @@ static void check_iommu(struct ctx *c)
 	char **units;
 	int n;
 
-	units = list(c, "/sys/class/iommu", &n);
-	free_names(units, n);
+	lp_dir_list(c->root, "/sys/class/iommu", &units, &n);
+	lp_dir_free(units, n);
 	if (!n) {
 		add(c, LP_CHECK_OK, "iommu", "host", NULL, "no IOMMU active");
 		return;
@@ -483,8 +453,8 @@ static void check_gpudirect(struct ctx *c)
 
 	if (!c->topo.ngpus)
 		return;
-	m = list(c, "/sys/module/nvidia_peermem", &n);
-	free_names(m, n);
+	lp_dir_list(c->root, "/sys/module/nvidia_peermem", &m, &n);
+	lp_dir_free(m, n);
 	if (n) {
 		add(c, LP_CHECK_OK, "gpudirect", "host", NULL, "nvidia-peermem loaded");
 		return;
@@ -496,8 +466,8 @@ static void check_gpudirect(struct ctx *c)
 		return;
 	}
 	snprintf(rel, sizeof(rel), "/sys/module/nvidia");
-	m = list(c, rel, &n);
-	free_names(m, n);
+	lp_dir_list(c->root, rel, &m, &n);
+	lp_dir_free(m, n);
 	add(c, LP_CHECK_FAIL, "gpudirect", "host",
 	    n ? "modprobe nvidia-peermem, or install the NVIDIA open kernel module for dma-buf"
 	      : "load the NVIDIA driver (modprobe nvidia), then nvidia-peermem",
@@ -525,7 +495,7 @@ static void check_governor(struct ctx *c)
 	char **cpus, gov[32], other[32] = "";
 	int n, total = 0, slow = 0;
 
-	cpus = list(c, "/sys/devices/system/cpu", &n);
+	lp_dir_list(c->root, "/sys/devices/system/cpu", &cpus, &n);
 	for (int i = 0; i < n; i++) {
 		if (strncmp(cpus[i], "cpu", 3) || cpus[i][3] < '0' || cpus[i][3] > '9' ||
 		    rd(c, gov, sizeof(gov), "/sys/devices/system/cpu/%s/cpufreq/scaling_governor",
@@ -537,7 +507,7 @@ static void check_governor(struct ctx *c)
 			snprintf(other, sizeof(other), "%s", gov);
 		}
 	}
-	free_names(cpus, n);
+	lp_dir_free(cpus, n);
 	if (!total)
 		add(c, LP_CHECK_OK, "cpu_governor", "host", NULL,
 		    "no cpufreq (fixed clock or a VM)");
@@ -574,7 +544,7 @@ int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r)
 	ret = lp_topo_scan(c.root, &c.topo);
 	if (ret)
 		return ret;
-	devs = list(&c, "/sys/class/infiniband", &n);
+	lp_dir_list(c.root, "/sys/class/infiniband", &devs, &n);
 	if (o->dev && lp_topo_nic_index(&c.topo, o->dev) < 0) {
 		lp_err("--check: no RDMA device %s", o->dev);
 		ret = -ENODEV;
@@ -604,7 +574,7 @@ int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r)
 	check_governor(&c);
 	ret = r->err;
 out:
-	free_names(devs, n);
+	lp_dir_free(devs, n);
 	lp_topo_free(&c.topo);
 	return ret;
 }

@@ -360,11 +360,14 @@ static int path_nic(const struct lp_topo *t, int g, int *nic_p)
 
 	if (!lp_topo_best_nic(t, g, nic_p))
 		return 0;
-	for (int n = 0; n < t->nnics; n++)
-		if (lp_topo_distance(t, g, n) < best) {
-			best = lp_topo_distance(t, g, n);
+	for (int n = 0; n < t->nnics; n++) {
+		enum lp_topo_dist d = lp_topo_distance(t, g, n);
+
+		if (d < best) {
+			best = d;
 			*nic_p = n;
 		}
+	}
 	return best <= LP_TOPO_UNKNOWN ? 0 : -ENODEV;
 }
 

@@ -19,19 +19,13 @@ wait_for() {
 ok() { echo "ok $1"; }
 bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 
-# wait_line PATTERN FILE: waits (18 s at most) until FILE has a line matching PATTERN. Each poll
-# forks under TCG (up to ~0.5 s on a loaded host): poll slowly.
-wait_line() {
-	wait_for "$2" "$1" 60 >/dev/null
-}
-
 # start_server [WRAPPER...]: `WRAPPER... $B --server -p PORT` on the next port; pid in $SRV, log in
 # $OUT/srv-$PORT.log. Returns once it listens, so no check races the server's start.
 start_server() {
 	PORT=$((PORT + 2))
 	"$@" "$B" --server -p "$PORT" >"$OUT/srv-$PORT.log" 2>&1 &
 	SRV=$!
-	wait_line "^listening" "$OUT/srv-$PORT.log"
+	wait_for "$OUT/srv-$PORT.log" "^listening" 60 >/dev/null
 }
 stop_server() {
 	kill "$SRV" 2>/dev/null

@@ -134,7 +134,7 @@ fi
 base=$(wc -l <"$OUT/srv-$PORT.log")
 "$B" "$IP" -p $PORT -t send_bw -s 4K -D 60 >"$OUT/victim.txt" 2>&1 &
 C=$!
-[ -n "${LP_TEST_KILL_AT:-}" ] || wait_line "^client:" "$OUT/victim.txt"
+[ -n "${LP_TEST_KILL_AT:-}" ] || wait_for "$OUT/victim.txt" "^client:" 60 >/dev/null
 sleep "${LP_TEST_KILL_AT:-2}"
 kill -9 $C
 wait $C 2>/dev/null
@@ -160,7 +160,7 @@ for t in write_lat write_bw read_bw send_bw; do
 	"$B" "$IP" -p $PORT --wait 10 -t $t -s 4K -n 100000000 --timeout 3 >"$OUT/killed-$t.txt" 2>&1 &
 	C=$!
 	# Kill the server once the test is running (the client has opened its device and connected).
-	wait_line "^client:" "$OUT/killed-$t.txt"
+	wait_for "$OUT/killed-$t.txt" "^client:" 60 >/dev/null
 	sleep 2
 	kill -9 "$SRV"
 	t0=$(date +%s)

@@ -579,22 +579,20 @@ done:
 			print_verified(runs, done);
 	}
 	if (o->csv_path) {
-		csv = strcmp(o->csv_path, "-") ? fopen(o->csv_path, "w") : stdout;
+		csv = lp_out_open(o->csv_path);
 		if (!csv) {
-			lp_err("cannot write %s: %s", o->csv_path, strerror(errno));
 			failed++;
 		} else {
 			fputs(csv_header, csv);
 			for (int i = 0; i < done; i++)
 				csv_row(csv, &runs[i].r, &runs[i].p);
-			if (csv != stdout)
-				fclose(csv);
+			if (lp_out_close(csv, o->csv_path))
+				failed++;
 		}
 	}
 	if (o->json_path) {
-		jf = strcmp(o->json_path, "-") ? fopen(o->json_path, "w") : stdout;
+		jf = lp_out_open(o->json_path);
 		if (!jf) {
-			lp_err("cannot write %s: %s", o->json_path, strerror(errno));
 			failed++;
 		} else {
 			lp_json_init(&j, jf, true);
@@ -623,8 +621,8 @@ done:
 				lp_err("JSON output incomplete");
 				failed++;
 			}
-			if (jf != stdout)
-				fclose(jf);
+			if (lp_out_close(jf, o->json_path))
+				failed++;
 		}
 	}
 	ret = stop_flag ? -EINTR : failed || done < nruns ? -EIO : 0;
@@ -683,9 +681,8 @@ static int run_report(const struct cli *o)
 		}
 	}
 	if (!ret && o->json_path) {
-		jf = strcmp(o->json_path, "-") ? fopen(o->json_path, "w") : stdout;
+		jf = lp_out_open(o->json_path);
 		if (!jf) {
-			lp_err("cannot write %s: %s", o->json_path, strerror(errno));
 			ret = -EIO;
 		}
 	}
@@ -704,8 +701,8 @@ static int run_report(const struct cli *o)
 		lp_json_obj_end(&j);
 		if (lp_json_finish(&j))
 			ret = -EIO;
-		if (jf != stdout)
-			fclose(jf);
+		if (lp_out_close(jf, o->json_path))
+			ret = -EIO;
 	}
 	if (!ret && o->check && lp_check_worst(&rep) == LP_CHECK_FAIL)
 		ret = -EIO;

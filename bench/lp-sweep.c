@@ -254,17 +254,14 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, int code
 		lp_sweep_print_summary(run, stdout);
 	fflush(stdout);
 	if (o->json_path) {
-		FILE *f = strcmp(o->json_path, "-") ? fopen(o->json_path, "w") : stdout;
+		FILE *f = lp_out_open(o->json_path);
 
 		if (!f) {
-			lp_err("cannot write %s: %s", o->json_path, strerror(errno));
-			rc = -errno;
+			rc = -EIO;
 		} else {
 			rc = lp_sweep_write_json(run, f, code);
-			if (f != stdout && fclose(f))
+			if (lp_out_close(f, o->json_path))
 				rc = -EIO;
-			if (rc)
-				lp_err("writing %s failed", o->json_path);
 		}
 	}
 	if (o->csv_prefix && lp_sweep_write_csv(run, o->csv_prefix))

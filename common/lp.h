@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * The linkperf version: the release in VERSION plus `git describe` when built
@@ -82,5 +83,14 @@ void lp_err_clear(void);
  * LP_EXIT_INTERRUPTED, the rest LP_EXIT_FAIL.
  */
 int lp_exit_code(int err);
+
+/*
+ * Open an output named on the command line: "-" is stdout, anything else a
+ * file created or truncated. Returns NULL after one lp_err() line naming the
+ * path. lp_out_close() flushes and closes (stdout is flushed, never closed)
+ * and returns 0 or -EIO after one lp_err() line (a full disk shows up here).
+ */
+FILE *lp_out_open(const char *path);
+int lp_out_close(FILE *f, const char *path);
 
 #endif

@@ -292,10 +292,10 @@ int main(int argc, char **argv)
 		{ "retest", 0, LP_OPT_UINT, &o.retest_max, 0, 1000000, NULL, "N", "isolated retests of suspect pairs per retest round at most (default 32; 0 = off)" },
 		{ "retest-rounds", 0, LP_OPT_UINT, &o.retest_rounds, 1, 20, NULL, "N", "retest rounds: a link stays suspect only while every retest is slow too (default 3)" },
 		{ "retest-per-node", 0, LP_OPT_UINT, &o.retest_per_node, 1, 1000, NULL, "N", "suspect node: cells retested in the first round (default 2)" },
-		{ "k-mad", 0, LP_OPT_DOUBLE, &o.d.k, 0, 100, NULL, "K", "slow beyond K robust sigmas (1.4826 MAD) of the healthy cells (default 3)" },
-		{ "rel", 0, LP_OPT_DOUBLE, &o.d.rel, 0, 1, NULL, "F", "and beyond this fraction of the reference (default 0.2)" },
-		{ "rel-max", 0, LP_OPT_DOUBLE, &o.d.rel_max, 0, 1, NULL, "F", "a deviation beyond this fraction is slow however noisy the rest (default 0.5)" },
-		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node verdict: more than this fraction of partners agree (default 0.5)" },
+		{ "k-mad", 0, LP_OPT_DOUBLE, &o.d.k, 0, 100, NULL, "K", "a node effect beyond K standard errors is slow, a link beyond K+1 (default 4)" },
+		{ "rel", 0, LP_OPT_DOUBLE, &o.d.rel, 0, 1, NULL, "F", "and beyond this fraction of the reference; smaller is never flagged (default 0.1)" },
+		{ "rel-max", 0, LP_OPT_DOUBLE, &o.d.rel_max, 0, 1, NULL, "F", "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in the noise (default 0.5)" },
+		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
 		{ "min-gbps", 0, LP_OPT_DOUBLE, &o.d.min_gbps, 0, 1e6, NULL, "GBPS", "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
 		{ "max-lat-us", 0, LP_OPT_DOUBLE, &o.d.max_lat_us, 0, 1e9, NULL, "US", "absolute ceiling: latency cells above are slow (us; default off)" },
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write the whole run as one JSON document (- = stdout)" },
@@ -525,7 +525,7 @@ int main(int argc, char **argv)
 			lp_err("diagnosis failed (out of memory)");
 			code = LP_EXIT_FAIL;
 		} else {
-			code = run.nverdicts ? LP_EXIT_FAIL : LP_EXIT_OK;
+			code = lp_sweep_exit_code(&run);
 		}
 		if (write_outputs(&o, &run, code))
 			code = LP_EXIT_FAIL;

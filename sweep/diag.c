@@ -14,9 +14,10 @@
 #define BACKFIT_ITERS 30
 #define TRIM_Z 3.5	 /* cells this far out of the median polish are left out of the refit */
 #define SUSPECT_Z 2.5	 /* link cells this far out are worth a retest */
-#define AMBIG_SCORE 4.0	 /* N = 3: explanations this close to the best one are alternatives */
-#define N3_MAX_FAULTS 3
-#define N3_ITEMS 12	 /* 3 senders, 3 receivers, 6 link cells */
+#define AMBIG_SCORE 4.0	 /* small N: explanations this close to the best one are alternatives */
+#define SEARCH_MAX_N 3	 /* up to here every explanation of a few faults is fitted */
+#define SEARCH_MAX_FAULTS 3
+#define SEARCH_MAX_P (SEARCH_MAX_FAULTS + 1)
 
 void lp_diag_opts_default(struct lp_diag_opts *o)
 {
@@ -54,9 +55,13 @@ void lp_diag_free(struct lp_diag *d)
 	memset(d, 0, sizeof(*d));
 }
 
-double lp_diag_combine(double *v, size_t n)
+double lp_diag_combine(double *v, size_t n, bool lat)
 {
-	return n ? lp_median(v, n) : NAN;
+	if (!n)
+		return NAN;
+	lp_sort_doubles(v, n);
+	/* even counts: the better of the two middle values (a transient only ever slows) */
+	return n % 2 ? v[n / 2] : lat ? v[n / 2 - 1] : v[n / 2];
 }
 
 double lp_diag_rep_sigma(double *d, size_t n)
@@ -252,8 +257,8 @@ static void fit_twoway(struct lp_diag *d, struct work *w)
 	}
 }
 
-/* Gaussian elimination with partial pivoting, p <= 4. -1 when singular. */
-static int solve(double a[4][5], int p, double *x)
+/* Gaussian elimination with partial pivoting. -1 when singular. */
+static int solve(double a[SEARCH_MAX_P][SEARCH_MAX_P + 1], int p, double *x)
 {
 	for (int i = 0; i < p; i++) {
 		int piv = i;
@@ -284,22 +289,20 @@ static int solve(double a[4][5], int p, double *x)
 	return 0;
 }
 
-/* Item i of the N = 3 search as a fault: senders 0-2, receivers 3-5, links 6-11. */
-static struct lp_diag_item n3_item(int i)
+/* Fault i of the small-N search: senders 0..n-1, receivers n..2n-1, then the link cells. */
+static struct lp_diag_item search_item(int n, int i)
 {
-	static const int links[6][2] = {{0, 1}, {0, 2}, {1, 0}, {1, 2}, {2, 0}, {2, 1}};
 	struct lp_diag_item it = {0};
 
-	if (i < 3) {
-		it.kind = LP_ITEM_SRC;
-		it.a = it.b = i;
-	} else if (i < 6) {
-		it.kind = LP_ITEM_DST;
-		it.a = it.b = i - 3;
+	if (i < 2 * n) {
+		it.kind = i < n ? LP_ITEM_SRC : LP_ITEM_DST;
+		it.a = it.b = i % n;
 	} else {
+		int l = i - 2 * n, bb = l % (n - 1);
+
 		it.kind = LP_ITEM_LINK;
-		it.a = links[i - 6][0];
-		it.b = links[i - 6][1];
+		it.a = l / (n - 1);
+		it.b = bb >= it.a ? bb + 1 : bb;
 	}
 	return it;
 }
@@ -310,86 +313,119 @@ static bool item_covers(const struct lp_diag_item *it, int a, int b)
 								: a == it->a && b == it->b;
 }
 
-/* Fit mu + the items of mask to the usable cells; false when the items are not all slowdowns. */
-static bool n3_fit(const struct work *w, unsigned mask, double lrel, double *ss_p, double *beta,
-		   int *df_p)
+/* One explanation: mu plus k faults, each a slowdown beyond rel, fitted by least squares. */
+struct expl {
+	int k, df;
+	int idx[SEARCH_MAX_FAULTS];
+	double ss, beta[SEARCH_MAX_P];
+};
+
+static bool expl_fit(const struct work *w, struct expl *e, double lrel)
 {
-	int idx[N3_MAX_FAULTS], p = 1, ncell = 0;
-	double a[4][5] = {{0}}, x[4];
+	int n = w->n, p = e->k + 1, ncell = 0;
+	double a[SEARCH_MAX_P][SEARCH_MAX_P + 1] = {{0}};
+	struct lp_diag_item it[SEARCH_MAX_FAULTS];
 
-	for (int i = 0; i < N3_ITEMS; i++)
-		if (mask & (1u << i))
-			idx[p++ - 1] = i;
-	for (int ca = 0; ca < 3; ca++)
-		for (int cb = 0; cb < 3; cb++) {
-			double y = w->y[cell(3, ca, cb)], row[4] = {1, 0, 0, 0};
+	for (int k = 0; k < e->k; k++)
+		it[k] = search_item(n, e->idx[k]);
+	for (int pass = 0; pass < 2; pass++) {
+		e->ss = 0;
+		for (int ca = 0; ca < n; ca++)
+			for (int cb = 0; cb < n; cb++) {
+				double y = w->y[cell(n, ca, cb)], row[SEARCH_MAX_P] = {1}, f = e->beta[0];
 
-			if (!isfinite(y))
-				continue;
-			ncell++;
-			for (int k = 1; k < p; k++) {
-				struct lp_diag_item it = n3_item(idx[k - 1]);
-
-				row[k] = item_covers(&it, ca, cb);
+				if (!isfinite(y))
+					continue;
+				for (int k = 0; k < e->k; k++) {
+					row[k + 1] = item_covers(&it[k], ca, cb);
+					f += row[k + 1] * e->beta[k + 1];
+				}
+				if (pass) {
+					e->ss += (y - f) * (y - f);
+					continue;
+				}
+				ncell++;
+				for (int i = 0; i < p; i++) {
+					for (int j = 0; j < p; j++)
+						a[i][j] += row[i] * row[j];
+					a[i][p] += row[i] * y;
+				}
 			}
-			for (int i = 0; i < p; i++) {
-				for (int j = 0; j < p; j++)
-					a[i][j] += row[i] * row[j];
-				a[i][p] += row[i] * y;
-			}
-		}
-	if (ncell <= p - 1 || solve(a, p, x))
-		return false;
-	for (int k = 1; k < p; k++)
-		if (!(x[k] < lrel) || !(x[k] < 0))
+		if (!pass && (ncell <= p || solve(a, p, e->beta)))
 			return false;
-	*ss_p = 0;
-	for (int ca = 0; ca < 3; ca++)
-		for (int cb = 0; cb < 3; cb++) {
-			double y = w->y[cell(3, ca, cb)], f = x[0];
-
-			if (!isfinite(y))
-				continue;
-			for (int k = 1; k < p; k++) {
-				struct lp_diag_item it = n3_item(idx[k - 1]);
-
-				f += item_covers(&it, ca, cb) ? x[k] : 0;
-			}
-			*ss_p += (y - f) * (y - f);
-		}
-	memcpy(beta, x, p * sizeof(double));
-	*df_p = ncell - p;
+	}
+	for (int k = 1; k < p; k++)
+		if (!(e->beta[k] < lrel) || !(e->beta[k] < 0))
+			return false;
+	e->df = ncell - p;
 	return true;
 }
 
-/* One pass of the N = 3 search at noise sigma: the best mask and its near rivals. */
-static unsigned n3_search(const struct work *w, double sigma, double k, double lrel, double *score_p,
-			  double *ss_p, int *df_p, unsigned *rivals, int *nrivals)
+struct search {
+	struct expl *e;
+	size_t n, cap;
+};
+
+/* Every explanation of up to maxf faults (items from `from` on), fitted once. */
+static int enumerate(const struct work *w, struct search *s, struct expl *cur, int from, int maxf,
+		     double lrel)
 {
-	double best = INFINITY, scores[1u << N3_ITEMS];
-	unsigned bmask = 0;
+	int items = 2 * w->n + w->n * (w->n - 1);
 
-	for (unsigned m = 0; m < (1u << N3_ITEMS); m++) {
-		double ss, beta[4];
-		int df;
+	if (expl_fit(w, cur, lrel)) {
+		if (s->n == s->cap) {
+			size_t nc = s->cap ? 2 * s->cap : 1024;
+			struct expl *p = realloc(s->e, nc * sizeof(*p));
 
-		scores[m] = INFINITY;
-		if (__builtin_popcount(m) > N3_MAX_FAULTS || !n3_fit(w, m, lrel, &ss, beta, &df))
-			continue;
-		scores[m] = ss / (sigma * sigma) + k * k * __builtin_popcount(m);
-		if (scores[m] < best) {
-			best = scores[m];
-			bmask = m;
-			*ss_p = ss;
-			*df_p = df;
+			if (!p)
+				return -ENOMEM;
+			s->e = p;
+			s->cap = nc;
 		}
+		s->e[s->n++] = *cur;
 	}
-	*nrivals = 0;
-	for (unsigned m = 1; m < (1u << N3_ITEMS) && bmask; m++)
-		if (m != bmask && scores[m] <= best + AMBIG_SCORE && *nrivals < 16)
-			rivals[(*nrivals)++] = m;
-	*score_p = best;
-	return bmask;
+	if (cur->k == maxf)
+		return 0;
+	for (int i = from; i < items; i++) {
+		int rc;
+
+		cur->idx[cur->k++] = i;
+		rc = enumerate(w, s, cur, i + 1, maxf, lrel);
+		cur->k--;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Residual sum of squares in units of the noise, plus k^2 per fault (it must stand k sigmas out). */
+static double expl_score(const struct expl *e, double sigma, double k)
+{
+	return e->ss / (sigma * sigma) + k * k * e->k;
+}
+
+static size_t expl_best(const struct search *s, double sigma, double k)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < s->n; i++)
+		if (expl_score(&s->e[i], sigma, k) < expl_score(&s->e[best], sigma, k))
+			best = i;
+	return best;
+}
+
+/* a's faults all in b's */
+static bool expl_within(const struct expl *a, const struct expl *b)
+{
+	for (int i = 0; i < a->k; i++) {
+		bool in = false;
+
+		for (int j = 0; j < b->k; j++)
+			in = in || a->idx[i] == b->idx[j];
+		if (!in)
+			return false;
+	}
+	return true;
 }
 
 static void add_cand(struct lp_diag *d, struct lp_diag_item it)
@@ -401,73 +437,88 @@ static void add_cand(struct lp_diag *d, struct lp_diag_item it)
 		d->cand[d->ncand++] = it;
 }
 
-/*
- * N = 3: the simplest set of faults (each one a slowdown beyond rel) that explains
- * the cells within the noise. The noise is what repeated attempts measured, at
- * least half of rel (six cells cannot measure it), and at least the spread the
- * best explanation leaves.
- */
-static void fit_n3(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o, double lrel)
+static void expl_cands(struct lp_diag *d, const struct expl *e)
 {
-	/* unmeasured noise is taken to be as large as half of rel: rel is no more than 2 sigma */
-	double floor_sigma = lrel < 0 ? -lrel / 2 : 1e-3, sigma, score, ss = 0, beta[4];
-	unsigned rivals[16], mask;
-	int nriv, df = 0;
+	for (int k = 0; k < e->k; k++) {
+		struct lp_diag_item it = search_item(d->n, e->idx[k]);
 
-	sigma = fmax(floor_sigma, isfinite(d->sigma_rep) ? d->sigma_rep : 0);
-	mask = n3_search(w, sigma, o->k, lrel, &score, &ss, &df, rivals, &nriv);
-	if (df >= 2)	/* the residual spread of the best explanation, once */
-		sigma = fmax(sigma, sqrt(ss / df));
-	mask = n3_search(w, sigma, o->k, lrel, &score, &ss, &df, rivals, &nriv);
-	d->sigma_fit = df >= 1 ? sqrt(ss / df) : NAN;
-	d->df = df;
-	d->sigma = sigma;
-	n3_fit(w, mask, lrel, &ss, beta, &df);
-	w->mu = beta[0];
-	for (int i = 0; i < 3; i++)
-		w->r[i] = w->c[i] = 0;
-	for (int i = 0, k = 1; i < N3_ITEMS; i++) {
-		struct lp_diag_item it;
-
-		if (!(mask & (1u << i)))
-			continue;
-		it = n3_item(i);
-		it.ratio = exp(beta[k++]);
+		it.ratio = exp(e->beta[k + 1]);
 		add_cand(d, it);
-		if (it.kind == LP_ITEM_SRC)
-			w->r[it.a] = log(it.ratio);
-		else if (it.kind == LP_ITEM_DST)
-			w->c[it.a] = log(it.ratio);
 	}
-	for (int v = 0; v < nriv; v++) {	/* other explanations as good: name them all */
-		double rss, rb[4];
-		int rdf;
+}
 
-		if (!n3_fit(w, rivals[v], lrel, &rss, rb, &rdf))
+/*
+ * N = 3 (6 cells, 5 two-way parameters: no fit can localise one cell): the
+ * simplest set of faults (node as sender or receiver, link cells; each one a
+ * slowdown beyond rel) that explains the cells within the noise, each fault
+ * paying k^2 in units of sigma^2 (it must stand k sigmas out). The noise is
+ * what repeated attempts measured, at least a third of rel (six cells cannot
+ * measure it), and at least the spread the best explanation leaves. Another
+ * explanation that fits as well, and is not just the best one plus or minus a
+ * marginal fault, makes the verdict ambiguous.
+ */
+static int fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o, double lrel)
+{
+	int n = w->n;
+	struct search s = {0};
+	struct expl cur = {0};
+	double floor_sigma = lrel < 0 ? -lrel / 3 : 1e-3, sigma;
+	size_t best = 0;
+	int rc;
+
+	rc = enumerate(w, &s, &cur, 0, SEARCH_MAX_FAULTS, lrel);
+	if (rc || !s.n) {
+		free(s.e);
+		return rc;
+	}
+	sigma = fmax(floor_sigma, isfinite(d->sigma_rep) && d->rep_pairs >= 2 ? d->sigma_rep : 0);
+	best = expl_best(&s, sigma, o->k);
+	if (s.e[best].df >= 2) {	/* the spread the best explanation leaves, once */
+		sigma = fmax(sigma, sqrt(s.e[best].ss / s.e[best].df));
+		best = expl_best(&s, sigma, o->k);
+	}
+	if (s.e[best].df >= 1) {
+		d->sigma_fit = sqrt(s.e[best].ss / s.e[best].df);
+		d->df = s.e[best].df;
+	}
+	d->sigma = sigma;
+	const struct expl *b = &s.e[best];
+	double bscore = expl_score(b, sigma, o->k);
+
+	w->mu = b->beta[0];
+	for (int i = 0; i < n; i++)
+		w->r[i] = w->c[i] = 0;
+	expl_cands(d, b);
+	for (int i = 0; i < d->ncand; i++) {
+		if (d->cand[i].kind == LP_ITEM_SRC)
+			w->r[d->cand[i].a] = log(d->cand[i].ratio);
+		else if (d->cand[i].kind == LP_ITEM_DST)
+			w->c[d->cand[i].a] = log(d->cand[i].ratio);
+	}
+	for (size_t i = 0; i < s.n && b->k; i++) {	/* other explanations as good: name them all */
+		const struct expl *e = &s.e[i];
+
+		if (i == best || !e->k || expl_within(e, b) || expl_within(b, e) ||
+		    expl_score(e, sigma, o->k) > bscore + AMBIG_SCORE)
 			continue;
 		d->ambiguous = true;
-		for (int i = 0, k = 1; i < N3_ITEMS; i++)
-			if (rivals[v] & (1u << i)) {
-				struct lp_diag_item it = n3_item(i);
-
-				it.ratio = exp(rb[k++]);
-				add_cand(d, it);
-			}
+		expl_cands(d, e);
 	}
-	if (d->ambiguous)
-		return;
-	/* one explanation: it is the verdict */
-	for (int i = 0; i < d->ncand; i++) {
-		const struct lp_diag_item *it = &d->cand[i];
+	if (!d->ambiguous) {	/* one explanation: it is the verdict */
+		for (int i = 0; i < d->ncand; i++) {
+			const struct lp_diag_item *it = &d->cand[i];
 
-		if (it->kind == LP_ITEM_SRC)
-			d->node[it->a] |= LP_NODE_SLOW_SRC;
-		else if (it->kind == LP_ITEM_DST)
-			d->node[it->a] |= LP_NODE_SLOW_DST;
-		else
-			d->link[cell(3, it->a, it->b)] |= LP_LINK_SLOW;
+			if (it->kind == LP_ITEM_SRC)
+				d->node[it->a] |= LP_NODE_SLOW_SRC;
+			else if (it->kind == LP_ITEM_DST)
+				d->node[it->a] |= LP_NODE_SLOW_DST;
+			else
+				d->link[cell(n, it->a, it->b)] |= LP_LINK_SLOW;
+		}
+		d->ncand = 0;
 	}
-	d->ncand = 0;
+	free(s.e);
+	return 0;
 }
 
 /* N = 2: a cell well below the other one is a slow pair; which of the three, nobody can say. */
@@ -500,28 +551,43 @@ static void standard_errors(struct lp_diag *d)
 	}
 }
 
-/* N >= 4: each effect against its own standard error. */
-static void test_effects(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o, double lrel)
+/* Two-way fit: each node effect against its own standard error. */
+static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o, double lrel)
 {
-	int n = w->n;
-
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < w->n; i++) {
 		if (d->n_src[i] >= 2 && w->r[i] < lrel && w->r[i] < -o->k * d->se_src[i])
 			d->node[i] |= LP_NODE_SLOW_SRC;
 		if (d->n_dst[i] >= 2 && w->c[i] < lrel && w->c[i] < -o->k * d->se_dst[i])
 			d->node[i] |= LP_NODE_SLOW_DST;
 	}
+}
+
+/*
+ * Link residuals against their standard error (the cell's attempts and the two
+ * fitted effects); flag (two-way fit) those beyond k + 1, mark those beyond
+ * SUSPECT_Z for a retest.
+ */
+static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o, double lrel,
+		   bool flag)
+{
+	int n = d->n;
+	/* k + 1 as a Student t quantile at the residuals' degrees of freedom (Cornish-Fisher):
+	 * at N = 4 (5 df) sigma itself is uncertain, and one cell has nothing else to lean on */
+	double kl = o->k + 1, df = d->df > 0 ? d->df : 1;
+
+	kl += (kl * kl * kl + kl) / (4 * df);
 	for (int a = 0; a < n; a++)
 		for (int b = 0; b < n; b++) {
 			size_t x = cell(n, a, b);
-			double se, e = d->resid[x];
+			double se, e;
 
-			if (!isfinite(e))
+			if (!isfinite(w->y[x]))
 				continue;
+			e = d->resid[x] = w->y[x] - fitted(w, a, b);
 			se = d->sigma * sqrt(1.0 / d->att[x] + 1.0 / fmax(1, d->n_src[a]) +
 					     1.0 / fmax(1, d->n_dst[b]));
 			d->zlink[x] = se > 0 ? e / se : e < 0 ? -INFINITY : 0;
-			if (e < lrel && d->zlink[x] < -(o->k + 1))
+			if (flag && e < lrel && d->zlink[x] < -kl)
 				d->link[x] |= LP_LINK_SLOW;
 			if (e < lrel && d->zlink[x] < -SUSPECT_Z)
 				d->suspect[x] = 1;
@@ -709,19 +775,20 @@ int lp_diag_run(struct lp_diag *d, const struct lp_diag_in *in, const struct lp_
 	d->sigma_fit = NAN;
 	classify(d, &w, in, o);
 
-	if (n >= 4) {
+	if (n > SEARCH_MAX_N) {
 		fit_twoway(d, &w);
-		/* the larger of the two noises: isolated retests can be quieter than the sweep */
+		/* the residuals' noise; the repeats' is reported only: the cells retested again
+		 * are those that stayed suspect, a biased sample */
 		d->sigma = isfinite(d->sigma_fit) ? d->sigma_fit : 0;
-		if (isfinite(d->sigma_rep) && d->rep_pairs >= 3)
-			d->sigma = fmax(d->sigma, d->sigma_rep);
-		for (size_t x = 0; x < (size_t)n * n; x++)
-			d->resid[x] = w.y[x] - fitted(&w, (int)(x / n), (int)(x % n));
 		standard_errors(d);
-		test_effects(d, &w, o, lrel);
-	} else if (n == 3) {
-		fit_n3(d, &w, o, lrel);
+		test_nodes(d, &w, o, lrel);
+		link_z(d, &w, o, lrel, true);
+	} else if (n >= 3) {
+		rc = fit_search(d, &w, o, lrel);
+		if (rc)
+			goto out;
 		standard_errors(d);
+		link_z(d, &w, o, lrel, false);
 	} else if (n == 2) {
 		fit_n2(d, &w, o, lrel);
 	} else {

@@ -22,8 +22,8 @@
  *    and the effects refitted by least squares on the rest (backfitting), then
  *    centred so that the median node has effect 0 (the reference is the healthy
  *    majority, not the mean). The noise sigma is the residual standard deviation
- *    with its degrees of freedom (cells - 2N + 1), or the spread between repeated
- *    attempts of the same cell, whichever is larger. A node effect is tested
+ *    with its degrees of freedom (cells - 2N + 1); the spread between repeated
+ *    attempts of a cell is reported beside it. A node effect is tested
  *    against its own standard error sigma/sqrt(cells); a link residual against
  *    sigma*sqrt(1/attempts + 1/cells(a) + 1/cells(b)).
  *  N = 3: 6 cells for 5 parameters leave one degree of freedom, so no fit can
@@ -138,11 +138,11 @@ int lp_diag_run(struct lp_diag *d, const struct lp_diag_in *in, const struct lp_
 void lp_diag_free(struct lp_diag *d);
 
 /*
- * Attempts of one cell combined: the median (a transient blip in one of three
- * attempts is gone; two attempts meet halfway and stay suspect for a third).
- * v: n values, reordered. NaN when n = 0.
+ * Attempts of one cell combined: the median, and for an even count the better
+ * of the two middle values (a transient only slows: one blip among two or four
+ * attempts is gone). v: n values, sorted in place. NaN when n = 0.
  */
-double lp_diag_combine(double *v, size_t n);
+double lp_diag_combine(double *v, size_t n, bool lat);
 /* Log-scale noise from attempt pairs: d[i] = log(x1/x2) of two attempts of one cell. */
 double lp_diag_rep_sigma(double *d, size_t n);
 

@@ -95,7 +95,7 @@ int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c)
 	return 0;
 }
 
-/* One successful attempt of a cell, in the order measured. */
+/* One successful attempt of a cell, in the order measured (k: its index in r->cells). */
 struct attempt {
 	size_t x, k;
 	double v;
@@ -145,10 +145,12 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 
 		for (j = i; j < na && at[j].x == at[i].x; j++) {
 			vals[k++] = at[j].v;
-			if (j > i)	/* consecutive attempts of one cell: the noise between them */
+			/* two retests of one cell: the noise between them (the sweep attempt is
+			 * left out, it made the cell a suspect by being extreme) */
+			if (j > i && r->cells[at[j - 1].k].phase == LP_PHASE_RETEST)
 				diffs[nd++] = log(at[j].v / at[j - 1].v);
 		}
-		v[at[i].x] = lp_diag_combine(vals, k);
+		v[at[i].x] = lp_diag_combine(vals, k, r->metrics[metric].lat);
 		if (att)
 			att[at[i].x] = (uint8_t)LP_MIN(k, 255);
 	}
@@ -381,10 +383,13 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 			size_t x = (size_t)a * n + b;
 			int lo = LP_MIN(a, b), hi = LP_MAX(a, b);
 			unsigned dir = a < b ? LP_DIR_XY : LP_DIR_YX;
-			const struct lp_sweep_cell *sw = find_cell(r, m, a, b, LP_PHASE_SWEEP);
-			const struct lp_sweep_cell *re = find_cell(r, m, a, b, LP_PHASE_RETEST);
+			const struct lp_sweep_cell *sw, *re;
 			struct lp_verdict ev;
 
+			if (!d->link[x])
+				continue;
+			sw = find_cell(r, m, a, b, LP_PHASE_SWEEP);
+			re = find_cell(r, m, a, b, LP_PHASE_RETEST);
 			evidence_init(&ev);
 			ev.cells = 1;
 			ev.retests = count_retests(r, m, a, b);

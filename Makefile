@@ -62,6 +62,10 @@ ifeq ($(HAVE_VERBS)$(HAVE_MPI),11)
 TOOLS += $(if $(wildcard bench/lp-sweep.c),$(BUILD)/lp-sweep)
 endif
 TOOLS += $(if $(wildcard scripts/vm/lp-switch.c),$(BUILD)/lp-switch)
+# the diagnosis simulator (scripts/diag-sim): plain C over the library's sweep/ code
+ifeq ($(HAVE_VERBS),1)
+TOOLS += $(BUILD)/diag-sim
+endif
 
 # ---- unit tests: tests/unit/test_*.c; test_rdma_* need verbs, test_gpu_* CUDA, test_sweep_* MPI
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -108,6 +112,10 @@ $(BUILD)/lp-sweep: bench/lp-sweep.c $(wildcard sweep/mpi/*.c) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,MPICC,$@)
 	$(Q)$(MPICC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/diag-sim: $(BUILD)/obj/tests/sweep/diag-sim.o $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/lp-switch: scripts/vm/lp-switch.c
 	@mkdir -p $(dir $@)

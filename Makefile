@@ -13,6 +13,7 @@ LDLIBS_ALL := -lm -lpthread
 probe = $(shell $(CC) -E $(foreach h,$(1),-include $(h)) -x c /dev/null >/dev/null 2>&1 && echo 1)
 HAVE_VERBS  ?= $(call probe,infiniband/verbs.h rdma/rdma_cma.h)
 HAVE_CMOCKA ?= $(call probe,stdarg.h stddef.h setjmp.h stdint.h cmocka.h)
+HAVE_JANSSON ?= $(call probe,jansson.h)
 CUDA_HOME   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_HOME)/bin/nvcc
 ifndef NO_CUDA
@@ -26,6 +27,11 @@ ifeq ($(HAVE_VERBS),1)
 LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1
 LDLIBS_ALL += -libverbs -lrdmacm
+endif
+# jansson reads recorded runs back (lp-sweep --diagnose)
+ifeq ($(HAVE_JANSSON),1)
+CPPFLAGS_ALL += -DLP_HAVE_JANSSON=1
+LDLIBS_ALL += -ljansson
 endif
 LIB_CU :=
 ifeq ($(HAVE_CUDA),1)
@@ -86,6 +92,7 @@ info:
 	@[ -z "$(NO_CUDA)" ] || echo "linkperf: CUDA left out (NO_CUDA=1): lp-gpu and GPU memory are not built"
 	@[ "$(HAVE_MPI)" = 1 ] || echo "linkperf: mpicc not found (openmpi-bin, libopenmpi-dev): lp-sweep is skipped"
 	@[ "$(HAVE_CMOCKA)" = 1 ] || echo "linkperf: cmocka not found (libcmocka-dev): unit tests are skipped"
+	@[ "$(HAVE_JANSSON)" = 1 ] || echo "linkperf: jansson not found (libjansson-dev): lp-sweep --diagnose is left out"
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -42,7 +42,7 @@ struct cli {
 	int schedule;
 	unsigned k;
 	uint64_t seed;
-	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock;
+	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose;
 	struct lp_sizes sizes, lat_sizes;
 	uint64_t bw_iters, lat_iters, warmup;
 	double duration, pair_timeout, test_timeout;
@@ -245,6 +245,44 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, int code
 	return rc;
 }
 
+/*
+ * --diagnose RUN.json: a recorded run re-analysed here, without MPI or RDMA.
+ * Thresholds given on the command line (not NaN) replace the recorded ones.
+ */
+static int diagnose_offline(const struct cli *o)
+{
+	struct lp_sweep_run run;
+	char why[256];
+	int code, ret = lp_sweep_read_json(&run, o->diagnose, why, sizeof(why));
+
+	if (ret) {
+		lp_err("%s: %s", o->diagnose, why);
+		return ret == -ENOTSUP ? LP_EXIT_UNSUPPORTED : ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
+	}
+	if (isfinite(o->d.k))
+		run.dopts.k = o->d.k;
+	if (isfinite(o->d.rel))
+		run.dopts.rel = o->d.rel;
+	if (isfinite(o->d.rel_max))
+		run.dopts.rel_max = o->d.rel_max;
+	if (isfinite(o->d.vote))
+		run.dopts.vote = o->d.vote;
+	if (isfinite(o->d.min_gbps))
+		run.dopts.min_gbps = o->d.min_gbps;
+	if (isfinite(o->d.max_lat_us))
+		run.dopts.max_lat_us = o->d.max_lat_us;
+	if (lp_sweep_diagnose(&run)) {
+		lp_err("diagnosis failed (out of memory or bad thresholds)");
+		lp_sweep_run_free(&run);
+		return LP_EXIT_FAIL;
+	}
+	code = lp_sweep_exit_code(&run);
+	if (write_outputs(o, &run, code))
+		code = LP_EXIT_FAIL;
+	lp_sweep_run_free(&run);
+	return code;
+}
+
 static int finish(struct lp_sweep_mpi *x, int code)
 {
 	if (x->lost) {
@@ -299,6 +337,7 @@ int main(int argc, char **argv)
 		{ "min-gbps", 0, LP_OPT_DOUBLE, &o.d.min_gbps, 0, 1e6, NULL, "GBPS", "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
 		{ "max-lat-us", 0, LP_OPT_DOUBLE, &o.d.max_lat_us, 0, 1e9, NULL, "US", "absolute ceiling: latency cells above are slow (us; default off)" },
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write the whole run as one JSON document (- = stdout)" },
+		{ "diagnose", 0, LP_OPT_STR, &o.diagnose, 0, 0, NULL, "RUN.json", "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_prefix, 0, 0, NULL, "PREFIX", "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
 		{ "poll-ms", 0, LP_OPT_UINT, &o.poll_ms, 1, 1000, NULL, "MS", "longest sleep between MPI polls (default 20)" },
 		{ "clock", 0, LP_OPT_STR, &o.clock, 0, 0, NULL, "C", "auto, tsc or raw (as lp-rdma)" },
@@ -321,6 +360,22 @@ int main(int argc, char **argv)
 	int32_t *pairs = NULL;
 	size_t np = 0;
 
+	for (int i = 1; i < argc; i++) {	/* --diagnose: before MPI_Init, no mpirun needed */
+		if (strncmp(argv[i], "--diagnose", 10) || (argv[i][10] && argv[i][10] != '='))
+			continue;
+		o.d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN };	/* NaN: as recorded */
+		ret = lp_opt_parse(opts, argc, argv, pos, 4, &npos, &o.help);
+		if (!ret && npos) {
+			lp_err("unexpected argument '%s'", pos[0]);
+			ret = -EINVAL;
+		}
+		if (ret || o.help || !o.diagnose) {
+			if (o.help)
+				lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]", opts);
+			return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
+		}
+		return diagnose_offline(&o);
+	}
 	lp_diag_opts_default(&o.d);
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "lp-sweep: MPI_Init failed\n");

@@ -1242,7 +1242,180 @@ int lp_sweep_node_decode(struct lp_sweep_node *nd, const void *buf, size_t len)
 
 /* ---- reading a run back (lp-sweep --diagnose) ---- */
 
-#ifndef LP_HAVE_JANSSON
+#ifdef LP_HAVE_JANSSON
+#include <jansson.h>
+
+/* JSON null (NaN written by lp_json_num) reads back as NaN. */
+static double jnum(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static long long jint(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : json_is_real(v) ? (long long)json_real_value(v) : 0;
+}
+
+static void jstr(const json_t *o, const char *key, char *out, size_t len)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	snprintf(out, len, "%s", v ? v : "");
+}
+
+static void read_node(struct lp_sweep_node *nd, const json_t *o)
+{
+	nd->rank = (int)jint(o, "rank");
+	nd->rail = (int)jint(o, "rail");
+	nd->status = (int)jint(o, "status");
+	nd->port = (int)jint(o, "port");
+	nd->gid_index = (int)jint(o, "gid_index");
+	nd->width = (unsigned)jint(o, "width");
+	nd->mtu = (unsigned)jint(o, "mtu");
+	nd->numa_node = (int)jint(o, "numa_node");
+	nd->rate_gbps = isfinite(jnum(o, "rate_gbps")) ? jnum(o, "rate_gbps") : 0;
+	jstr(o, "name", nd->name, sizeof(nd->name));
+	jstr(o, "host", nd->host, sizeof(nd->host));
+	jstr(o, "error", nd->error, sizeof(nd->error));
+	jstr(o, "device", nd->dev, sizeof(nd->dev));
+	jstr(o, "link_layer", nd->link_layer, sizeof(nd->link_layer));
+	jstr(o, "speed", nd->speed, sizeof(nd->speed));
+	jstr(o, "gid_type", nd->gid_type, sizeof(nd->gid_type));
+	jstr(o, "gid", nd->gid, sizeof(nd->gid));
+	jstr(o, "firmware", nd->fw, sizeof(nd->fw));
+	jstr(o, "netdev", nd->netdev, sizeof(nd->netdev));
+	jstr(o, "mem", nd->mem, sizeof(nd->mem));
+	jstr(o, "gpu_bdf", nd->gpu_bdf, sizeof(nd->gpu_bdf));
+	jstr(o, "gpu_nic_distance", nd->gpu_nic, sizeof(nd->gpu_nic));
+	jstr(o, "kernel", nd->kernel, sizeof(nd->kernel));
+}
+
+static int read_cell(struct lp_sweep_run *r, const json_t *o)
+{
+	struct lp_sweep_cell c;
+	const json_t *l = json_object_get(o, "latency_us"), *b = json_object_get(o, "bandwidth");
+	const char *phase = json_string_value(json_object_get(o, "phase"));
+
+	lp_sweep_cell_init(&c, (int)jint(o, "metric"), (int)jint(o, "client"), (int)jint(o, "server"),
+			   phase && !strcmp(phase, "retest") ? LP_PHASE_RETEST : LP_PHASE_SWEEP,
+			   (int)jint(o, "round"));
+	c.status = (int32_t)jint(o, "status");
+	jstr(o, "error", c.error, sizeof(c.error));
+	c.value = jnum(o, "value");
+	c.wall_s = jnum(o, "wall_s");
+	c.iters = (uint64_t)jint(o, "iters");
+	if (l) {
+		c.n = (uint64_t)jint(l, "n");
+		c.halved = json_is_true(json_object_get(l, "one_way_is_rtt_half"));
+		c.min = jnum(l, "min");
+		c.p50 = jnum(l, "p50");
+		c.p90 = jnum(l, "p90");
+		c.p99 = jnum(l, "p99");
+		c.p999 = jnum(l, "p999");
+		c.max = jnum(l, "max");
+		c.mean = jnum(l, "mean");
+		c.stdev = jnum(l, "stdev");
+	}
+	if (b) {
+		c.gbytes_s = jnum(b, "gbytes_s");
+		c.gbits_s = jnum(b, "gbits_s");
+		c.mmsg_s = jnum(b, "mmsg_s");
+		c.pct_link = jnum(b, "pct_link");
+	}
+	return lp_sweep_add_cell(r, &c);
+}
+
+int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err), *run, *dg, *sc, *nodes, *metrics, *cells, *v;
+	const char *schema;
+	size_t i;
+	int rc = -EINVAL;
+
+	memset(r, 0, sizeof(*r));
+	if (!root) {
+		snprintf(why, why_len, "not JSON: %s (line %d)", err.text, err.line);
+		return -EINVAL;
+	}
+	schema = json_string_value(json_object_get(root, "schema"));
+	run = json_object_get(root, "run");
+	dg = json_object_get(run, "diagnosis");
+	sc = json_object_get(root, "schedule");
+	nodes = json_object_get(root, "nodes");
+	metrics = json_object_get(root, "metrics");
+	cells = json_object_get(root, "cells");
+	if (!schema || strcmp(schema, "linkperf.sweep/1") || !json_is_object(run) || !json_is_array(nodes) ||
+	    !json_is_array(metrics) || !json_is_array(cells) || json_array_size(nodes) < 1 ||
+	    json_array_size(metrics) > LP_SWEEP_MAX_METRICS) {
+		snprintf(why, why_len, "not an lp-sweep run (schema linkperf.sweep/1 with run, nodes, metrics, cells)");
+		goto out;
+	}
+	rc = lp_sweep_run_init(r, (int)json_array_size(nodes));
+	if (rc)
+		goto out;
+	json_array_foreach(nodes, i, v)
+		read_node(&r->nodes[i], v);
+	json_array_foreach(metrics, i, v) {
+		const char *test = json_string_value(json_object_get(v, "test"));
+		const char *kind = json_string_value(json_object_get(v, "kind"));
+
+		if (!test || !kind || lp_sweep_add_metric(r, test, -1, !strcmp(kind, "latency"),
+							  (uint64_t)jint(v, "size")) < 0) {
+			snprintf(why, why_len, "metric %zu: no test or kind", i);
+			rc = -EINVAL;
+			goto out;
+		}
+	}
+	json_array_foreach(cells, i, v) {
+		rc = read_cell(r, v);
+		if (rc) {
+			snprintf(why, why_len, "cell %zu: metric or node out of range", i);
+			goto out;
+		}
+	}
+	/* how it ran, echoed as recorded */
+	snprintf(r->started, sizeof(r->started), "%s", json_string_value(json_object_get(run, "started")) ?: "");
+	r->wall_s = jnum(run, "wall_s");
+	r->sweep_s = jnum(run, "sweep_s");
+	r->retest_s = jnum(run, "retest_s");
+	r->rails = (int)jint(run, "rails");
+	r->pair_timeout_s = jnum(run, "pair_timeout_s");
+	r->bw_iters = (uint64_t)jint(run, "bw_iters");
+	r->lat_iters = (uint64_t)jint(run, "lat_iters");
+	r->nretests = (size_t)jint(run, "retests");
+	r->random_k = (int)jint(sc, "random_k");
+	r->seed = (uint64_t)jint(sc, "seed");
+	for (int k = 0; lp_sched_names[k]; k++) {
+		const char *kind = json_string_value(json_object_get(sc, "kind"));
+
+		if (kind && !strcmp(kind, lp_sched_names[k]))
+			r->sched_name = lp_sched_names[k];
+	}
+	r->retest_max = (int)jint(dg, "retest_max");
+	r->retest_rounds = (int)jint(dg, "retest_rounds");
+	if (isfinite(jnum(dg, "k_mad")))
+		r->dopts.k = jnum(dg, "k_mad");
+	if (isfinite(jnum(dg, "rel")))
+		r->dopts.rel = jnum(dg, "rel");
+	if (isfinite(jnum(dg, "rel_max")))
+		r->dopts.rel_max = jnum(dg, "rel_max");
+	if (isfinite(jnum(dg, "vote")))
+		r->dopts.vote = jnum(dg, "vote");
+	r->dopts.min_gbps = isfinite(jnum(dg, "min_gbps")) ? jnum(dg, "min_gbps") : 0;
+	r->dopts.max_lat_us = isfinite(jnum(dg, "max_lat_us")) ? jnum(dg, "max_lat_us") : 0;
+	rc = 0;
+out:
+	if (rc && r->nodes)
+		lp_sweep_run_free(r);
+	json_decref(root);
+	return rc;
+}
+#else
 int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
 {
 	(void)path;

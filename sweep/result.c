@@ -581,15 +581,31 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, 
 			/* later rounds: a unanimous vote is settled, a split one is worth another look */
 			bool src = (d->node[i] & LP_NODE_SLOW_SRC) && (!round || d->slow_src[i] < d->n_src[i]);
 			bool dst = (d->node[i] & LP_NODE_SLOW_DST) && (!round || d->slow_dst[i] < d->n_dst[i]);
-			int got = 0;
 
-			for (int j = 0; j < n && got < per_node; j++) {
-				if (src && d->cls[(size_t)i * n + j] == LP_CELL_SLOW) {
-					PUSH(i, j);
-					got++;
-				}
-				if (dst && d->cls[(size_t)j * n + i] == LP_CELL_SLOW && got < per_node) {
-					PUSH(j, i);
+			/* against the healthiest partners: the best effect in the matching role */
+			for (int dir = 0; dir < 2; dir++) {
+				const double *eff = dir ? d->eff_src : d->eff_dst;
+				int got = 0;
+
+				if (!(dir ? dst : src))
+					continue;
+				while (got < per_node) {
+					int best = -1;
+
+					for (int j = 0; j < n; j++) {
+						size_t x = dir ? (size_t)j * n + i : (size_t)i * n + j;
+
+						if (j != i && !d->node[j] && d->cls[x] == LP_CELL_SLOW &&
+						    !have_pair(pairs, np, dir ? j : i, dir ? i : j) &&
+						    (best < 0 || eff[j] > eff[best]))
+							best = j;
+					}
+					if (best < 0 || np >= max)
+						break;
+					if (dir)
+						PUSH(best, i);
+					else
+						PUSH(i, best);
 					got++;
 				}
 			}

@@ -259,18 +259,7 @@ static int diagnose_offline(const struct cli *o)
 		lp_err("%s: %s", o->diagnose, why);
 		return ret == -ENOTSUP ? LP_EXIT_UNSUPPORTED : ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
 	}
-	if (isfinite(o->d.k))
-		run.dopts.k = o->d.k;
-	if (isfinite(o->d.rel))
-		run.dopts.rel = o->d.rel;
-	if (isfinite(o->d.rel_max))
-		run.dopts.rel_max = o->d.rel_max;
-	if (isfinite(o->d.vote))
-		run.dopts.vote = o->d.vote;
-	if (isfinite(o->d.min_gbps))
-		run.dopts.min_gbps = o->d.min_gbps;
-	if (isfinite(o->d.max_lat_us))
-		run.dopts.max_lat_us = o->d.max_lat_us;
+	lp_diag_opts_merge(&run.dopts, &o->d);
 	if (lp_sweep_diagnose(&run)) {
 		lp_err("diagnosis failed (out of memory or bad thresholds)");
 		lp_sweep_run_free(&run);

@@ -29,6 +29,17 @@ void lp_diag_opts_default(struct lp_diag_opts *o)
 	o->max_lat_us = 0;
 }
 
+void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given)
+{
+	double *dst[] = {&o->k, &o->rel, &o->rel_max, &o->vote, &o->min_gbps, &o->max_lat_us};
+	const double src[] = {given->k, given->rel, given->rel_max, given->vote, given->min_gbps,
+			      given->max_lat_us};
+
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
+		if (!isnan(src[i]))
+			*dst[i] = src[i];
+}
+
 void lp_diag_free(struct lp_diag *d)
 {
 	free(d->ratio);

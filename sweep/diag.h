@@ -60,6 +60,8 @@ struct lp_diag_opts {
 };
 
 void lp_diag_opts_default(struct lp_diag_opts *o);
+/* Every field of given that is not NaN replaces o's (thresholds given over recorded ones). */
+void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given);
 
 /* Cell classes. */
 enum lp_cell_class {

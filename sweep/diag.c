@@ -14,6 +14,7 @@
 #define BACKFIT_ITERS 30
 #define TRIM_Z 3.5	 /* cells this far out of the median polish are left out of the refit */
 #define SUSPECT_Z 2.5	 /* link cells this far out are worth a retest */
+#define REP_MIN_PAIRS 3	 /* retest pairs before their noise counts */
 #define AMBIG_SCORE 4.0	 /* small N: explanations this close to the best one are alternatives */
 #define SEARCH_MAX_N 3	 /* up to here every explanation of a few faults is fitted */
 #define SEARCH_MAX_FAULTS 3
@@ -268,6 +269,12 @@ static void fit_twoway(struct lp_diag *d, struct work *w)
 	}
 }
 
+/* Enough repeated attempts to take their noise for the cells' (N <= 3 has nothing else). */
+static bool rep_known(const struct lp_diag *d)
+{
+	return isfinite(d->sigma_rep) && d->rep_pairs >= REP_MIN_PAIRS;
+}
+
 /* Gaussian elimination with partial pivoting. -1 when singular. */
 static int solve(double a[SEARCH_MAX_P][SEARCH_MAX_P + 1], int p, double *x)
 {
@@ -482,7 +489,7 @@ static int fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_op
 		free(s.e);
 		return rc;
 	}
-	sigma = fmax(floor_sigma, isfinite(d->sigma_rep) && d->rep_pairs >= 2 ? d->sigma_rep : 0);
+	sigma = fmax(floor_sigma, rep_known(d) ? d->sigma_rep : 0);
 	best = expl_best(&s, sigma, o->k);
 	if (s.e[best].df >= 2) {	/* the spread the best explanation leaves, once */
 		sigma = fmax(sigma, sqrt(s.e[best].ss / s.e[best].df));
@@ -536,7 +543,7 @@ static int fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_op
 static void fit_n2(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o, double lrel)
 {
 	double y01 = w->y[1], y10 = w->y[2];
-	double s = isfinite(d->sigma_rep) ? d->sigma_rep : 0;
+	double s = rep_known(d) ? d->sigma_rep : 0;
 
 	d->sigma = s;
 	w->mu = isfinite(y01) && isfinite(y10) ? fmax(y01, y10) : isfinite(y01) ? y01 : y10;

@@ -88,6 +88,7 @@ double lp_diag_rep_sigma(double *d, size_t n)
 struct work {
 	int n;
 	double *y;	/* n*n log goodness, NaN unusable */
+	double *ybest;	/* n*n log goodness of the best attempt */
 	double *tmp;	/* n*n + 1 scratch */
 	uint8_t *keep;	/* n*n: part of the least-squares refit */
 	double mu, *r, *c;
@@ -605,7 +606,9 @@ static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag
 			se = d->sigma * sqrt(1.0 / d->att[x] + 1.0 / fmax(1, d->n_src[a]) +
 					     1.0 / fmax(1, d->n_dst[b]));
 			d->zlink[x] = se > 0 ? e / se : e < 0 ? -INFINITY : 0;
-			if (flag && e < lrel && d->zlink[x] < -kl)
+			/* and a link is slow in its best attempt too, by half of rel at least:
+			 * a transient that hit two of four attempts does not make a link */
+			if (flag && e < lrel && d->zlink[x] < -kl && w->ybest[x] - fitted(w, a, b) < lrel / 2)
 				d->link[x] |= LP_LINK_SLOW;
 			if (e < lrel && d->zlink[x] < -SUSPECT_Z)
 				d->suspect[x] = 1;
@@ -639,6 +642,7 @@ static int alloc_all(struct lp_diag *d, struct work *w, int n)
 	d->node = calloc(n, 1);
 	w->n = n;
 	w->y = malloc(nn * sizeof(double));
+	w->ybest = malloc(nn * sizeof(double));
 	w->tmp = malloc((nn + 1) * sizeof(double));
 	w->keep = calloc(nn, 1);
 	w->r = malloc(n * sizeof(double));
@@ -646,7 +650,7 @@ static int alloc_all(struct lp_diag *d, struct work *w, int n)
 	return d->ratio && d->resid && d->zlink && d->att && d->cls && d->abs_bad && d->suspect &&
 			       d->link && d->eff_src && d->eff_dst && d->se_src && d->se_dst &&
 			       d->score_src && d->score_dst && d->slow_src && d->slow_dst && d->n_src &&
-			       d->n_dst && d->fail && d->ncell && d->node && w->y && w->tmp && w->keep &&
+			       d->n_dst && d->fail && d->ncell && d->node && w->y && w->ybest && w->tmp && w->keep &&
 			       w->r && w->c
 		       ? 0
 		       : -ENOMEM;
@@ -655,6 +659,7 @@ static int alloc_all(struct lp_diag *d, struct work *w, int n)
 static void free_work(struct work *w)
 {
 	free(w->y);
+	free(w->ybest);
 	free(w->tmp);
 	free(w->keep);
 	free(w->r);
@@ -675,7 +680,10 @@ static void classify(struct lp_diag *d, struct work *w, const struct lp_diag_in 
 			double v = in->v[x];
 			bool ok = on && !bad && isfinite(v) && v > 0;
 
+			double vb = in->best && isfinite(in->best[x]) ? in->best[x] : v;
+
 			w->y[x] = ok ? (in->lat ? -log(v) : log(v)) : NAN;
+			w->ybest[x] = ok && vb > 0 ? (in->lat ? -log(vb) : log(vb)) : w->y[x];
 			d->att[x] = ok ? (in->att && in->att[x] ? in->att[x] : 1) : 0;
 			d->cls[x] = !on ? LP_CELL_NONE : bad ? LP_CELL_FAIL : ok ? LP_CELL_OK : LP_CELL_NONE;
 			d->resid[x] = d->zlink[x] = d->ratio[x] = NAN;

@@ -37,7 +37,8 @@
  *
  * A node effect is flagged when it is beyond k standard errors AND beyond the
  * relative floor rel (a deviation under rel is never a fault); a link residual
- * likewise with k + 1 (there are N(N-1) cells to test, 2N node effects). When
+ * likewise with k + 1 (there are N(N-1) cells to test, 2N node effects), taken
+ * as a Student-t quantile at the residuals' degrees of freedom. When
  * the noise is so high that a node slower than rel_max could not be told from
  * it, the metric is inconclusive and names nothing on its statistics (floors
  * and failures still count). Absolute floors (min Gb/s, max us) mark cells slow
@@ -97,6 +98,7 @@ struct lp_diag_in {
 	const uint8_t *fail;	/* n*n: attempted and every attempt failed (NULL: none) */
 	const uint8_t *sched;	/* n*n: scheduled (NULL: every off-diagonal cell) */
 	const uint8_t *att;	/* n*n: successful attempts behind v (NULL: one each) */
+	const double *best;	/* n*n: the best attempt of each cell (NULL: v) */
 	double rep_sigma;	/* log-scale noise between repeated attempts of a cell, NaN unknown */
 	int rep_pairs;		/* attempt pairs behind rep_sigma */
 };

@@ -1,8 +1,13 @@
 #!/bin/bash
 # lp-sweep on the built-in fabric: 4 QEMU/TCG guests, Soft-RoCE rxe0 in each, one virtual L2
-# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, four runs:
+# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, six runs,
+# all at lp-sweep's default thresholds:
 #   healthy   nothing flagged, every cell measured, exit 0
-#   throttle  tbf on lpnode2's egress: lp-sweep names exactly lpnode2, no link, exit 1
+#   both      netem 2 ms on lpnode1's egress: every ping-pong with it is slower, it as client and
+#             as server: exactly lpnode1, slow both ways in write_lat, no link, exit 1
+#   egress    tbf 50mbit on lpnode2's egress (its client cells ~0.5-0.7x): exactly lpnode2, as a
+#             write_bw client only, no link, exit 1
+#   throttle  tbf 20mbit on lpnode2's egress: lp-sweep names exactly lpnode2, no link, exit 1
 #   link      tbf on lpnode0's egress towards lpnode3 only: the link 0->3 is named, no node
 #   nodev     rxe0 deleted in lpnode1: its cells carry the error, the others are measured, exit 1
 # and the plots render from the JSON. Exit 0 pass, 77 skipped (no qemu/MPI/ssh), else fail.
@@ -17,10 +22,11 @@ ulimit -c 0
 out=$(mktemp -d "${TMPDIR:-/tmp}/lp-sweep-test.XXXXXX")
 [ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
 t0=$(date +%s)
-LP_BUILD=$B timeout -k 30 720 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 660 --run-timeout 240 --plots \
-	--scenario healthy=none --scenario throttle=throttle:2 --scenario link=link:0:3 \
+LP_BUILD=$B timeout -k 30 1080 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 1020 --run-timeout 240 --plots \
+	--scenario healthy=none --scenario both=delay:1:2 --scenario egress=throttle:2:50mbit \
+	--scenario throttle=throttle:2 --scenario link=link:0:3 \
 	--scenario nodev=nodev:1 -- --schedule isolated --tests write_lat,write_bw --sizes 64K \
-	--bw-iters 200 --lat-iters 300 --pair-timeout 40 --retest 8 --rel 0.5
+	--bw-iters 200 --lat-iters 300 --pair-timeout 40 --retest 8
 rc=$?
 echo "fabric run: exit $rc in $(($(date +%s) - t0)) s"
 for f in "$out"/*.out; do
@@ -87,6 +93,27 @@ def lat_only_links(d):
     return out
 
 
+# both: netem on lpnode1's egress delays every ping-pong it is in: slow as client and server
+d, rc = load("both")
+check(rc == 1 and d["exit_code"] == 1, f"both: exit 1 (got {rc})")
+nodes = [(v["kind"], v["name"]) for v in d["verdicts"] if v["kind"].startswith("node")]
+check(nodes == [("node_slow", "lpnode1")], f"both: names exactly lpnode1 (got {nodes})")
+check(any(v.get("as_client") and v.get("as_server") and "write_lat" in v["metrics"] for v in d["verdicts"]),
+      "both: lpnode1 slow both ways in write_lat")
+check([v for v in d["verdicts"] if v["kind"].startswith("link")] == [],
+      f"both: no link verdicts (got {[v['reason'] for v in d['verdicts'] if v['kind'].startswith('link')]})")
+
+# egress: a moderate throttle (~0.5-0.7x): exactly lpnode2, a write_bw client only
+d, rc = load("egress")
+check(rc == 1 and d["exit_code"] == 1, f"egress: exit 1 (got {rc})")
+nodes = [(v["kind"], v["name"], v.get("as_client"), v.get("as_server")) for v in d["verdicts"]
+         if v["kind"].startswith("node")]
+check(nodes == [("node_slow", "lpnode2", True, False)], f"egress: names lpnode2 as a client only (got {nodes})")
+check(bw_links(d) == [], f"egress: no write_bw link verdicts (got {[v['reason'] for v in bw_links(d)]})")
+lat_only_links(d)
+print("note egress: lpnode2's client cells " + ", ".join(
+    f"{c['value']:.3g}" for c in cells(d) if c["test"] == "write_bw" and c["client"] == 2 and c["value"]))
+
 # throttle: exactly lpnode2, as a client of write_bw (tc shapes its egress), no bandwidth link
 d, rc = load("throttle")
 check(rc == 1 and d["exit_code"] == 1, f"throttle: exit 1 (got {rc})")
@@ -122,7 +149,7 @@ check([(v["kind"], v["name"]) for v in d["verdicts"]] == [("node_failed", "lpnod
       f"nodev: one verdict, lpnode1 failed (got {kinds(d)})")
 
 # plots: rendered from each JSON, real PNGs of some size
-for name in ("healthy", "throttle", "link", "nodev"):
+for name in ("healthy", "both", "egress", "throttle", "link", "nodev"):
     pngs = [f for f in os.listdir(out) if f.startswith(name + "-") and f.endswith(".png")]
     okpng = all(open(os.path.join(out, f), "rb").read(8) == b"\x89PNG\r\n\x1a\n" and
                 os.path.getsize(os.path.join(out, f)) > 10000 for f in pngs)

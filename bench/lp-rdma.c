@@ -79,15 +79,22 @@ static void print_bw_head(bool bidir)
 {
 	if (bidir)
 		printf("\n%-10s %9s %9s %10s %10s %10s %10s %9s  %s\n", "test", "size", "msgs",
-		       "c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link", "(each way and the sum)");
+		       "c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link", "(sum: " LP_RDMA_BIDIR_SUM_METHOD ")");
 	else
 		printf("\n%-10s %9s %9s %10s %10s %10s %8s\n", "test", "size", "msgs", "GB/s", "Gb/s",
 		       "Mmsg/s", "%link");
 }
 
+/* Rates in the table: four significant digits, never an exponent (JSON keeps full numbers). */
+static const char *sig4(char *buf, double v)
+{
+	lp_fmt_sig(buf, 24, v, 4);
+	return buf;
+}
+
 static void print_row(const struct lp_rdma_result *r, bool bidir)
 {
-	char sz[24];
+	char sz[24], v[4][24];
 
 	lp_fmt_size(sz, sizeof(sz), r->size);
 	if (r->status) {
@@ -100,14 +107,14 @@ static void print_row(const struct lp_rdma_result *r, bool bidir)
 		       s->p90, s->p99, s->p999, s->max, s->mean, s->stdev,
 		       r->lat_halved ? "" : "  (full read)");
 	} else if (bidir) {
-		printf("%-10s %9s %9.0f %10.4g %10.4g %10.4g %10.4g %9.1f\n",
-		       lp_rdma_test_names[r->test], sz, r->local.msgs, r->local.gbytes_s,
-		       r->remote.gbytes_s, r->sum_gbytes_s, r->sum_gbits_s,
+		printf("%-10s %9s %9.0f %10s %10s %10s %10s %9.1f\n", lp_rdma_test_names[r->test],
+		       sz, r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->remote.gbytes_s),
+		       sig4(v[2], r->sum_gbytes_s), sig4(v[3], r->sum_gbits_s),
 		       lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps));
 	} else {
-		printf("%-10s %9s %9.0f %10.4g %10.4g %10.4g %8.1f\n", lp_rdma_test_names[r->test],
-		       sz, r->local.msgs, r->local.gbytes_s, r->local.gbits_s, r->local.mmsg_s,
-		       r->local.pct_link);
+		printf("%-10s %9s %9.0f %10s %10s %10s %8.1f\n", lp_rdma_test_names[r->test], sz,
+		       r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->local.gbits_s),
+		       sig4(v[2], r->local.mmsg_s), r->local.pct_link);
 	}
 	fflush(stdout);
 }
@@ -319,7 +326,8 @@ static void json_doc_begin(struct lp_json *j, const char *role, const struct cli
 	lp_json_str(j, "latency", "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full "
 				  "READ completion time (not halved)");
 	lp_json_str(j, "bandwidth", "payload bytes from first post to last completion of the timed "
-				    "phase, after warm-up; bidirectional: each direction and the sum");
+				    "phase, after warm-up; bidirectional: each direction and the sum ("
+				    LP_RDMA_BIDIR_SUM_METHOD ")");
 	lp_json_obj_end(j);
 	lp_json_obj_begin(j, "host");
 	lp_host_meta_json(&m, j);
@@ -384,7 +392,8 @@ static int plan_runs(const struct cli *o, int mem, struct run *runs, int *n_p)
 			p->verify = o->verify;
 			p->use_cm = o->use_cm;
 			p->cm_port = (uint16_t)o->cm_port;
-			p->seed = o->seed + (uint32_t)n + 1;
+			if (o->seed) /* fixed by --seed; else the fresh one of lp_rdma_params_default */
+				p->seed = o->seed + (uint32_t)n + 1;
 			p->max_samples = o->max_samples;
 			p->timeout_ms = (int)(o->timeout_s * 1000);
 			p->mem = mem;
@@ -398,6 +407,24 @@ static int plan_runs(const struct cli *o, int mem, struct run *runs, int *n_p)
 	}
 	*n_p = n;
 	return 0;
+}
+
+/* What --verify checked over the runs that passed (each run's figures are in JSON "verified"). */
+static void print_verified(const struct run *runs, int n)
+{
+	uint64_t msgs = 0, landed = 0, bytes = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (runs[i].r.status)
+			continue;
+		msgs += runs[i].r.verified.messages;
+		landed += runs[i].r.verified.landed;
+		bytes += runs[i].r.verified.bytes;
+	}
+	printf("verified: %llu of %llu messages received (%llu bytes), every byte against the message's "
+	       "own pattern%s\n",
+	       (unsigned long long)msgs, (unsigned long long)landed, (unsigned long long)bytes,
+	       msgs < landed ? "; the rest were overwritten in reused ring slots (docs/METHOD.md)" : "");
 }
 
 static int run_client(struct cli *o)
@@ -484,6 +511,8 @@ done:
 		printf("memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
 		       "full completion for read; GB/s = 1e9 B/s\nclock: %s\n",
 		       runs[0].r.local_mem, runs[0].r.remote_mem, runs[0].r.mtu, lp_clock_desc());
+		if (runs[0].p.verify)
+			print_verified(runs, done);
 	}
 	if (o->csv_path) {
 		csv = strcmp(o->csv_path, "-") ? fopen(o->csv_path, "w") : stdout;
@@ -521,7 +550,10 @@ done:
 			lp_json_obj_begin(&j, "summary");
 			lp_json_int(&j, "runs", done);
 			lp_json_int(&j, "failed", failed);
+			lp_json_int(&j, "planned", nruns);
 			lp_json_obj_end(&j);
+			/* SIGINT/SIGTERM: the results above are what was measured until then. */
+			lp_json_bool(&j, "interrupted", stop_flag);
 			lp_json_obj_end(&j);
 			if (lp_json_finish(&j)) {
 				lp_err("JSON output incomplete");
@@ -531,12 +563,12 @@ done:
 				fclose(jf);
 		}
 	}
-	ret = failed || done < nruns ? -EIO : 0;
+	ret = stop_flag ? -EINTR : failed || done < nruns ? -EIO : 0;
 	free(runs);
 	if (fd >= 0)
 		close(fd);
 	lp_rdma_dev_close(dev);
-	return ret ? LP_EXIT_FAIL : LP_EXIT_OK;
+	return lp_exit_code(ret);
 }
 
 /* ---- server -------------------------------------------------------------- */
@@ -593,7 +625,9 @@ static int run_server(struct cli *o)
 		ret = lp_rdma_server_session(dev, &oob, &so);
 		close(fd);
 		served++;
-		if (ret && ret != -EINTR)
+		if (ret == -EINTR)
+			lp_warn("client %s: session interrupted (the client was told)", peer);
+		else if (ret && ret != -ECANCELED && ret != -ECONNABORTED) /* logged with the cause */
 			lp_warn("client %s: session ended: %s", peer,
 				ret == -EPROTO ? "malformed or unexpected message (dropped)" :
 				ret == -ECONNRESET ? "connection lost" :
@@ -606,6 +640,8 @@ static int run_server(struct cli *o)
 	}
 	close(lfd);
 	lp_rdma_dev_close(dev);
+	if (stop_flag)
+		return LP_EXIT_INTERRUPTED;
 	if (o->once)
 		return ret && ret != -EINTR ? LP_EXIT_FAIL : LP_EXIT_OK;
 	return LP_EXIT_OK;
@@ -617,7 +653,7 @@ int main(int argc, char **argv)
 		.tests = "write_lat,write_bw", .mem = "host", .port = 18515, .gid_index = -1,
 		.tclass = -1, .iters = 1000, .warmup = 100, .max_samples = 1000000,
 		.timeout_s = 10, .tx_depth = 128, .rx_depth = 512, .cq_mod = 64, .post_list = 1,
-		.qps = 1, .inline_size = UINT32_MAX, .seed = 0x5eed,
+		.qps = 1, .inline_size = UINT32_MAX,
 	};
 	unsigned inline_arg = UINT32_MAX;
 	uint64_t iters = 0, warmup = UINT64_MAX;
@@ -656,7 +692,7 @@ int main(int argc, char **argv)
 		{ "wait", 0, LP_OPT_SECONDS, &o.wait_s, 0, 3600, NULL, "SECS", "client: retry connecting until the server is up" },
 		{ "timeout", 0, LP_OPT_SECONDS, &o.timeout_s, 0.1, 3600, NULL, "SECS", "bound on every wait without progress (default 10)" },
 		{ "max-samples", 0, LP_OPT_U64, &o.max_samples, 1, 1e8, NULL, "N", "latency samples kept verbatim; past it, histogram percentiles" },
-		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed" },
+		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed (default: random per run)" },
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write all results as one JSON document (- = stdout)" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_path, 0, 0, NULL, "FILE", "write all results as CSV (- = stdout)" },
 		{ "quiet", 0, LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no table on stdout" },

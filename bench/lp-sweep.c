@@ -517,10 +517,8 @@ int main(int argc, char **argv)
 	/* the sweep */
 	t0 = lp_now_ns();
 	ret = lp_sweep_mpi_run(&x, &cfg, &sched, LP_PHASE_SWEEP);
-	if (ret == -EINTR) {
-		lp_err("interrupted");
-		MPI_Abort(MPI_COMM_WORLD, LP_EXIT_FAIL);
-	}
+	/* SIGINT/SIGTERM: every rank stops at the same round; the cells done so far are written. */
+	run.interrupted = ret == -EINTR;
 	t1 = lp_now_ns();
 	run.sweep_s = (double)(t1 - t0) / 1e9;
 	lp_sweep_mpi_gather_cells(&x, &run, TAG_CELLS);
@@ -532,7 +530,7 @@ int main(int argc, char **argv)
 	 * a node that every partner sees slow is settled after one retest, a split
 	 * vote is retested again.
 	 */
-	for (unsigned rr = 0; cfg.retest_max > 0 && rr < o.retest_rounds; rr++) {
+	for (unsigned rr = 0; !run.interrupted && cfg.retest_max > 0 && rr < o.retest_rounds; rr++) {
 		int tag_list = TAG_RETEST_LIST + 2 * (int)rr, tag_cells = TAG_RETEST_CELLS + 2 * (int)rr;
 
 		np = 0;
@@ -553,7 +551,7 @@ int main(int argc, char **argv)
 			if (!x.rank && !o.quiet)
 				printf("lp-sweep: retest round %u: %zu suspect pair(s) in isolation\n", rr + 1, np);
 			fflush(stdout);
-			lp_sweep_mpi_run(&x, &cfg, &rs, LP_PHASE_RETEST);
+			run.interrupted = lp_sweep_mpi_run(&x, &cfg, &rs, LP_PHASE_RETEST) == -EINTR;
 			lp_sched_free(&rs);
 			lp_sweep_mpi_gather_cells(&x, &run, tag_cells);
 			run.nretests += np;
@@ -571,9 +569,15 @@ int main(int argc, char **argv)
 		} else {
 			code = lp_sweep_exit_code(&run);
 		}
+		if (run.interrupted) {
+			code = LP_EXIT_INTERRUPTED;
+			lp_err("interrupted: writing the %zu cells measured so far", run.ncells);
+		}
 		if (write_outputs(&o, &run, code))
 			code = LP_EXIT_FAIL;
 	}
+	if (run.interrupted && x.rank) /* every rank ends with 130, as rank 0 does */
+		code = LP_EXIT_INTERRUPTED;
 	lp_sched_free(&sched);
 	lp_sweep_run_free(&run);
 	if (x.dev)

@@ -172,13 +172,16 @@ double lp_clock_drift(void)
 	       (double)(r - clk.raw0);
 }
 
-uint64_t lp_clock_res_ns(void)
+double lp_clock_res_ns(void)
 {
 	struct timespec ts;
 
+	/* The TSC counts in cycles: its resolution is one tick, not the kernel clock's. */
+	if (clk.tsc)
+		return clk.ns_per_tick;
 	if (clock_getres(CLOCK_MONOTONIC_RAW, &ts))
 		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 static int cmp_u64(const void *a, const void *b)

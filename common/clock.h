@@ -38,8 +38,11 @@ const char *lp_clock_desc(void);
 /* Relative difference of TSC-measured vs CLOCK_MONOTONIC_RAW-measured time since init (0 for raw). */
 double lp_clock_drift(void);
 
-/* Resolution of that clock in ns, as reported by clock_getres(). */
-uint64_t lp_clock_res_ns(void);
+/*
+ * Resolution of the chosen clock in ns: the TSC's tick period when the TSC is the clock
+ * (fractional, e.g. 0.33 ns at 3 GHz), else clock_getres(CLOCK_MONOTONIC_RAW); 0 if unknown.
+ */
+double lp_clock_res_ns(void);
 
 /* Median cost of one lp_now_ns() call in ns (measured over a few thousand reads). */
 double lp_clock_overhead_ns(void);

@@ -29,9 +29,11 @@ enum lp_log_level lp_log_get_level(void)
 	return log_level;
 }
 
+/* Logging never changes errno: a caller may log and then return -errno. */
 static void vlog(enum lp_log_level level, const char *tag, const char *fmt, va_list ap)
 {
 	char line[1024];
+	int saved = errno;
 
 	if (level > log_level)
 		return;
@@ -41,6 +43,7 @@ static void vlog(enum lp_log_level level, const char *tag, const char *fmt, va_l
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
 	fprintf(stderr, "%s: %s%s\n", log_prog, tag, line);
+	errno = saved;
 }
 
 #define LP_DEFINE_LOG(fn, level, tag)                                                              \
@@ -71,6 +74,8 @@ int lp_exit_code(int err)
 	case ERANGE:
 	case E2BIG:
 		return LP_EXIT_USAGE;
+	case EINTR:
+		return LP_EXIT_INTERRUPTED;
 	default:
 		return LP_EXIT_FAIL;
 	}

@@ -21,11 +21,24 @@ enum lp_exit {
 	LP_EXIT_FAIL = 1,	/* runtime failure, or measured and flagged bad */
 	LP_EXIT_USAGE = 2,	/* bad option or value */
 	LP_EXIT_UNSUPPORTED = 77, /* no device / GPU / driver here: N/A, not broken */
+	LP_EXIT_INTERRUPTED = 130, /* SIGINT/SIGTERM: what was measured so far is written */
 };
 
 #define LP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define LP_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LP_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Greatest common divisor (lp_gcd(a, 0) = a). */
+static inline uint64_t lp_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
 
 enum lp_log_level {
 	LP_LOG_QUIET = -1,
@@ -50,7 +63,8 @@ void lp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Map a negative errno from the library to an exit code: missing hardware or
  * driver (-ENODEV, -ENXIO, -EOPNOTSUPP, -ENOSYS) is LP_EXIT_UNSUPPORTED, bad
- * parameters (-EINVAL, -ERANGE, -E2BIG) are LP_EXIT_USAGE, the rest LP_EXIT_FAIL.
+ * parameters (-EINVAL, -ERANGE, -E2BIG) are LP_EXIT_USAGE, -EINTR (a signal) is
+ * LP_EXIT_INTERRUPTED, the rest LP_EXIT_FAIL.
  */
 int lp_exit_code(int err);
 

@@ -41,4 +41,19 @@ static inline LP_PATTERN_DEVICE uint8_t lp_pattern_byte(uint32_t seed, uint64_t 
 	return (uint8_t)(lp_pattern_word(seed, i >> 3) >> ((i & 7) * 8));
 }
 
+/*
+ * The seed of one message's pattern, from the run's seed (random per client
+ * run, sent to the server in the test parameters), the sending side (0 client,
+ * 1 server), the QP and the message's slot in its ring (lp-rdma), or the copy
+ * job (lp-gpu). Data that landed in another QP's or another message's place,
+ * or that came from the other side or an earlier run, fails verification.
+ */
+static inline LP_PATTERN_DEVICE uint32_t lp_pattern_seed(uint32_t run, uint32_t side, uint32_t qp,
+							 uint64_t slot)
+{
+	uint64_t w = lp_pattern_word(run, slot ^ (uint64_t)qp << 40 ^ (uint64_t)side << 56);
+
+	return (uint32_t)(w ^ w >> 32);
+}
+
 #endif

@@ -2,6 +2,7 @@
 #include "table.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,4 +91,20 @@ void lp_table_csv(const struct lp_table *t, FILE *f)
 	for (unsigned r = 0; r < t->nrows; r++)
 		for (unsigned c = 0; c < t->ncols; c++)
 			lp_csv_field(f, t->cells[r][c], c + 1 == t->ncols);
+}
+
+void lp_fmt_sig(char *buf, size_t len, double v, int sig)
+{
+	int e, dec;
+
+	if (!isfinite(v) || v == 0) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	e = (int)floor(log10(fabs(v)));
+	/* Rounding can carry into the next decade (9.99996 -> 10.00): one digit fewer then. */
+	if (fabs(v) >= pow(10, e + 1) - 0.5 * pow(10, e + 1 - sig))
+		e++;
+	dec = sig - 1 - e;
+	snprintf(buf, len, "%.*f", dec < 0 ? 0 : dec > 30 ? 30 : dec, v);
 }

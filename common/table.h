@@ -28,6 +28,12 @@ void lp_table_set(struct lp_table *t, unsigned col, const char *fmt, ...)
 void lp_table_print(const struct lp_table *t, FILE *f);
 /* The same rows as CSV (header line first). */
 void lp_table_csv(const struct lp_table *t, FILE *f);
+/*
+ * A number for a person: sig significant digits in plain decimal notation,
+ * never an exponent (5.626e-05 -> "0.00005626", 1234.56 -> "1235" at sig 4).
+ * Tables use it; JSON and CSV keep full numbers.
+ */
+void lp_fmt_sig(char *buf, size_t len, double v, int sig);
 /* One CSV field, quoted when it holds a comma, quote or newline. */
 void lp_csv_field(FILE *f, const char *s, int last);
 

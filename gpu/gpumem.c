@@ -76,6 +76,11 @@ int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 		b->ptr = NULL;
 		return ret;
 	}
+	if ((ret = lp_cuda_check(cudaMemset(b->ptr, 0, alloc), "cudaMemset", dev, NULL, 0))) {
+		cudaFree(b->ptr);
+		b->ptr = NULL;
+		return ret;
+	}
 	b->dev = dev;
 	b->len = len;
 	return 0;
@@ -274,8 +279,8 @@ int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len)
 	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, NULL, 0);
 }
 
-int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, uint32_t iters, uint64_t timeout_ns,
-			struct lp_gpu_poller **p_out)
+int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth, uint32_t iters,
+			uint64_t timeout_ns, struct lp_gpu_poller **p_out)
 {
 	struct lp_gpu_poller *p;
 	uint8_t zero = 0;
@@ -284,8 +289,8 @@ int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, uint32_t iters, uint64
 	int ret;
 
 	*p_out = NULL;
-	if ((ret = lp_range_ok(b, off, 1, "lp_gpu_poller_start")))
-		return ret;
+	if (!depth || (ret = lp_range_ok(b, off, (size_t)(depth - 1) * stride + 1, "lp_gpu_poller_start")))
+		return depth ? ret : -EINVAL;
 	if (!iters || !timeout_ns)
 		return -EINVAL;
 	p = calloc(1, sizeof(*p));
@@ -306,7 +311,7 @@ int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, uint32_t iters, uint64
 	if ((ret = lp_cuda_check(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking), "cudaStreamCreate",
 				 b->dev, NULL, 0)))
 		goto err_host;
-	if ((ret = lp_cuda_check(lp_cu_poll(p->st, (const volatile uint8_t *)b->ptr + off, iters, timeout_ns,
+	if ((ret = lp_cuda_check(lp_cu_poll(p->st, (const volatile uint8_t *)b->ptr + off, stride, depth, iters, timeout_ns,
 					    &dwords[0], &dwords[1], &dwords[2]),
 				 "poller kernel launch", b->dev, NULL, 0)))
 		goto err_stream;

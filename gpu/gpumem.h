@@ -33,7 +33,11 @@ int lp_gpu_count(int *n_p);
 /* PCI bus id ("0000:18:00.0", lower case) of CUDA device dev; -ENODEV, -EINVAL. */
 int lp_gpu_bus_id(int dev, char *buf, size_t len);
 
-/* cudaMalloc len bytes on dev, fill bus_id/name; dmabuf_fd = -1. -ENODEV, -EINVAL, -ENOMEM. */
+/*
+ * cudaMalloc len bytes on dev, cleared to zero (like host buffers: data left by an
+ * earlier run must not pass a verification), fill bus_id/name; dmabuf_fd = -1.
+ * -ENODEV, -EINVAL, -ENOMEM.
+ */
 int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len);
 
 /*
@@ -62,14 +66,16 @@ int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len);
 
 /*
  * GPU-visibility poller for RDMA write latency: a one-thread kernel that, for
- * i = 1..iters, spins until the byte at b->ptr+off equals (uint8_t)i, then
+ * i = 1..iters, spins until the byte at b->ptr + off + ((i - 1) % depth) * stride
+ * (a ring of depth slots, lp-rdma --verify; depth 1 = one place) equals (uint8_t)i, then
  * stores i into a host-mapped flag (system-scope fence). It gives up after
  * timeout_ns without progress (%globaltimer), so it never hangs the GPU.
  * lp_gpu_poller_start() first sets that byte to 0, so iteration 1 waits for a
  * write of 1.
  */
 struct lp_gpu_poller;
-int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, uint32_t iters, uint64_t timeout_ns,
+int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth, uint32_t iters,
+			uint64_t timeout_ns,
 			struct lp_gpu_poller **p_out);
 /* CPU spins on the host flag until it reaches i: 0, or -ETIMEDOUT (CPU timeout or the kernel gave up). */
 int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns);

@@ -48,11 +48,12 @@ cudaError_t lp_cu_chase(cudaStream_t st, uint64_t *cursor, uint64_t n);
 enum lp_cu_poll_state { LP_POLL_RUNNING = 0, LP_POLL_DONE = 1, LP_POLL_STOPPED = 2, LP_POLL_TIMEOUT = 3 };
 
 /*
- * For i = 1..iters: spin until *byte == (uint8_t)i, then *flag = i and a
+ * For i = 1..iters: spin until byte[((i - 1) % depth) * stride] == (uint8_t)i, then *flag = i and a
  * system-scope fence. Exits when *stop != 0, or after timeout_ns without
  * progress (state LP_POLL_TIMEOUT). flag, stop and state are host-mapped.
  */
-cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, uint32_t iters, uint64_t timeout_ns,
+cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t stride, uint32_t depth, uint32_t iters,
+		       uint64_t timeout_ns,
 		       volatile uint32_t *flag, const volatile uint32_t *stop, volatile uint32_t *state);
 
 #ifdef __cplusplus

@@ -99,13 +99,15 @@ static __global__ void k_chase(uint64_t *cursor, uint64_t n)
 	*cursor = (uint64_t)p;
 }
 
-static __global__ void k_poll(const volatile uint8_t *byte, uint32_t iters, uint64_t timeout_ns,
-			      volatile uint32_t *flag, const volatile uint32_t *stop, volatile uint32_t *state)
+static __global__ void k_poll(const volatile uint8_t *ring, size_t stride, uint32_t depth, uint32_t iters,
+			      uint64_t timeout_ns, volatile uint32_t *flag, const volatile uint32_t *stop,
+			      volatile uint32_t *state)
 {
 	uint64_t last = lp_globaltimer();
 
 	for (uint32_t i = 1; i <= iters; i++) {
 		uint8_t want = (uint8_t)i;
+		const volatile uint8_t *byte = ring + (size_t)((i - 1) % depth) * stride;
 
 		while (*byte != want) {
 			if (*stop) {
@@ -166,9 +168,10 @@ extern "C" cudaError_t lp_cu_chase(cudaStream_t st, uint64_t *cursor, uint64_t n
 	return cudaGetLastError();
 }
 
-extern "C" cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, uint32_t iters, uint64_t timeout_ns,
-				  volatile uint32_t *flag, const volatile uint32_t *stop, volatile uint32_t *state)
+extern "C" cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t stride, uint32_t depth,
+				  uint32_t iters, uint64_t timeout_ns, volatile uint32_t *flag, const volatile uint32_t *stop,
+				  volatile uint32_t *state)
 {
-	k_poll<<<1, 1, 0, st>>>(byte, iters, timeout_ns, flag, stop, state);
+	k_poll<<<1, 1, 0, st>>>(byte, stride, depth, iters, timeout_ns, flag, stop, state);
 	return cudaGetLastError();
 }

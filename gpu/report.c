@@ -102,7 +102,9 @@ void lp_gpu_report_topo_text(FILE *f, const struct lp_gpu_topo *t)
 static void lp_cell_text(char *buf, size_t len, const struct lp_gpu_test *t, const struct lp_gpu_cell *c)
 {
 	double pct = lp_percent_of(c->med, c->ceiling);
+	char med[32];
 
+	lp_fmt_sig(med, sizeof(med), c->med, 4); /* small rates keep their digits: no 0.00 */
 	if (c->status == LP_GPU_WAIVED)
 		snprintf(buf, len, "N/A");
 	else if (c->status == LP_GPU_ERROR)
@@ -110,9 +112,9 @@ static void lp_cell_text(char *buf, size_t len, const struct lp_gpu_test *t, con
 	else if (t->latency)
 		snprintf(buf, len, "%.0f", c->med);
 	else if (isfinite(pct))
-		snprintf(buf, len, "%.2f (%.0f%%)", c->med, pct);
+		snprintf(buf, len, "%s (%.0f%%)", med, pct);
 	else
-		snprintf(buf, len, "%.2f", c->med);
+		snprintf(buf, len, "%s", med);
 }
 
 void lp_gpu_report_result_text(FILE *f, const struct lp_gpu_result *r)

@@ -6,8 +6,8 @@
  * releases the flag, so the enqueue cost never lands inside the events. The
  * kernel gives up after hold_timeout_s (%globaltimer), so nothing can hang the
  * GPU; a sample whose hold timed out is an error, not a number. The median of
- * the samples is reported with min and max; the destination is checked
- * against the source pattern after the timed region.
+ * the samples is reported with min and max; after the timed region every
+ * byte of every destination is checked against its own source's pattern.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,6 +21,7 @@
 
 #include "common/clock.h"
 #include "common/lp.h"
+#include "common/pattern.h"
 #include "common/stats.h"
 #include "common/units.h"
 #include "gpu/cudautil.h"
@@ -257,7 +258,68 @@ static cudaError_t lp_copy(const struct lp_gpu_ctx *c, const struct lp_job *j, u
 	return lp_cu_copy(st, j->dst, j->src, size, blocks);
 }
 
-/* Fill every source with the pattern, poison every destination. */
+/*
+ * The pattern seed of a job's source: the cell's seed (new for every cell, so
+ * an earlier cell's data fails) and the source buffer, so jobs with distinct
+ * sources carry distinct data and a copy that lands in another job's
+ * destination fails; jobs that share a source (one_to_all) share its data.
+ */
+static uint32_t lp_job_seed(uint32_t cell_seed, const struct lp_job *j)
+{
+	return lp_pattern_seed(cell_seed, 0, 0, (uint64_t)(uintptr_t)j->src);
+}
+
+/*
+ * Test-only fault injection (docs/METHOD.md, "Memory and verification"):
+ * LP_FAULT_CORRUPT=BYTE[:JOB] flips one byte of job JOB's source before the
+ * copies (the copies carry it); LP_FAULT_MISPLACE=JOB copies the next job's
+ * source over job JOB's destination after them. Unset: nothing happens.
+ */
+static bool lp_fault(const char *name, unsigned long long *a, unsigned *job)
+{
+	const char *s = getenv(name);
+
+	*a = 0;
+	*job = 0;
+	if (!s || sscanf(s, "%llu:%u", a, job) < 1)
+		return false;
+	lp_warn("%s=%s: injecting a fault for a test of verification", name, s);
+	return true;
+}
+
+static int lp_fault_corrupt(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, char *msg,
+			    size_t ml)
+{
+	unsigned long long b;
+	unsigned k;
+	uint8_t v;
+	int ret;
+
+	if (!lp_fault("LP_FAULT_CORRUPT", &b, &k) || k >= nj)
+		return 0;
+	b %= size;
+	if ((ret = lp_set(c, jobs[k].gs, msg, ml)) ||
+	    (ret = lp_cuda_check(cudaMemcpy(&v, (const uint8_t *)jobs[k].src + b, 1, cudaMemcpyDefault), "cudaMemcpy",
+				 lp_dev(c, jobs[k].gs), msg, ml)))
+		return ret;
+	v ^= 0xff;
+	return lp_cuda_check(cudaMemcpy((uint8_t *)jobs[k].src + b, &v, 1, cudaMemcpyDefault), "cudaMemcpy",
+			     lp_dev(c, jobs[k].gs), msg, ml);
+}
+
+static int lp_fault_misplace(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, char *msg,
+			     size_t ml)
+{
+	unsigned long long k;
+	unsigned unused;
+
+	if (!lp_fault("LP_FAULT_MISPLACE", &k, &unused) || k >= nj || nj < 2)
+		return 0;
+	return lp_cuda_check(cudaMemcpy(jobs[k].dst, jobs[(k + 1) % nj].src, size, cudaMemcpyDefault), "cudaMemcpy",
+			     lp_dev(c, jobs[k].gd), msg, ml);
+}
+
+/* Fill every source with its pattern, poison every destination. */
 static int lp_prepare(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, uint32_t seed,
 		      char *msg, size_t ml)
 {
@@ -268,24 +330,25 @@ static int lp_prepare(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 		cudaStream_t st = c->d[j->gs].st[0];
 
 		if ((ret = lp_set(c, j->gs, msg, ml)) ||
-		    (ret = lp_cuda_check(lp_cu_fill(st, (void *)j->src, 0, size, seed, c->d[j->gs].blocks),
+		    (ret = lp_cuda_check(lp_cu_fill(st, (void *)j->src, 0, size, lp_job_seed(seed, j), c->d[j->gs].blocks),
 					 "fill kernel", lp_dev(c, j->gs), msg, ml)) ||
 		    (ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", lp_dev(c, j->gs),
 					 msg, ml)))
 			return ret;
 		st = c->d[j->gd].st[0];
 		if ((ret = lp_set(c, j->gd, msg, ml)) ||
-		    (ret = lp_cuda_check(lp_cu_fill(st, j->dst, 0, size, seed ^ LP_POISON, c->d[j->gd].blocks),
+		    (ret = lp_cuda_check(lp_cu_fill(st, j->dst, 0, size, lp_job_seed(seed, j) ^ LP_POISON, c->d[j->gd].blocks),
 					 "fill kernel (poison)", lp_dev(c, j->gd), msg, ml)) ||
 		    (ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (poison)", lp_dev(c, j->gd),
 					 msg, ml)))
 			return ret;
 	}
-	return 0;
+	return lp_fault_corrupt(c, jobs, nj, size, msg, ml);
 }
 
-static int lp_verify(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, uint32_t seed,
-		     char *msg, size_t ml)
+/* Every byte of every destination against its source's pattern; a mismatch names the test, size, job and byte. */
+static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const struct lp_job *jobs, unsigned nj,
+		     uint64_t size, uint32_t seed, char *msg, size_t ml)
 {
 	int ret;
 
@@ -298,7 +361,7 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned n
 		if ((ret = lp_set(c, j->gd, msg, ml)) ||
 		    (ret = lp_cuda_check(cudaMemsetAsync(d->scratch, 0xff, 8, d->st[0]), "cudaMemsetAsync", dev, msg,
 					 ml)) ||
-		    (ret = lp_cuda_check(lp_cu_verify(d->st[0], j->dst, 0, size, seed, d->scratch, d->blocks),
+		    (ret = lp_cuda_check(lp_cu_verify(d->st[0], j->dst, 0, size, lp_job_seed(seed, j), d->scratch, d->blocks),
 					 "verify kernel", dev, msg, ml)) ||
 		    (ret = lp_cuda_check(cudaMemcpyAsync(&bad, d->scratch, 8, cudaMemcpyDeviceToHost, d->st[0]),
 					 "cudaMemcpyAsync", dev, msg, ml)) ||
@@ -306,9 +369,11 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned n
 					 ml)))
 			return ret;
 		if (bad != ~0ull) {
-			snprintf(msg, ml, "verification failed: destination byte %llu of %llu differs from the source", bad,
-				 (unsigned long long)size);
-			lp_err("%s (GPU %d, stream %u)", msg, lp_dev(c, j->g), i);
+			snprintf(msg, ml,
+				 "verification failed: %s size %llu, copy %u of %u (checked on GPU %d): destination "
+				 "byte offset %llu differs from its source",
+				 t->key, (unsigned long long)size, i, nj, dev, bad);
+			lp_err("%s", msg);
 			return -EILSEQ;
 		}
 	}
@@ -463,8 +528,10 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 	ret = lp_prepare(c, jobs, nj, r->size, seed, msg, sizeof(msg));
 	if (!ret)
 		ret = lp_measure(c, jobs, nj, r->size, aggregate, gbs, agg, msg, sizeof(msg));
+	if (!ret && !c->p.no_verify)
+		ret = lp_fault_misplace(c, jobs, nj, r->size, msg, sizeof(msg));
 	if (!ret && !c->p.no_verify) {
-		ret = lp_verify(c, jobs, nj, r->size, seed, msg, sizeof(msg));
+		ret = lp_verify(c, t, jobs, nj, r->size, seed, msg, sizeof(msg));
 		verified = !ret;
 	}
 	for (unsigned s = 0; s < t->nseries; s++) {

@@ -4,14 +4,16 @@
  * RTS either through the exchange (QP numbers, PSNs, LID/GID) or through
  * librdmacm, and the keys and addresses each side needs for RDMA.
  *
- * Buffer layout: QP i owns [2*i*slot, 2*(i+1)*slot): the first half is what
- * it sends or is read from, the second half is where writes, reads and
- * receives land. Verification checks the second halves.
+ * Buffer layout (lp_conn_off in internal.h): QP q owns a sending ring (what it
+ * writes or sends, or what the peer reads) and a receiving ring (where the
+ * peer's writes and sends, or this side's reads, land), one slot per message
+ * with --verify. Verification checks every slot of the receiving rings.
  */
 #include "rdma/internal.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 
 #include "common/clock.h"
 #include "common/lp.h"
+#include "common/pattern.h"
 #ifdef LP_HAVE_CUDA
 #include "gpu/gpumem.h"
 #endif
@@ -26,6 +29,20 @@
 const char *lp_detect_name(enum lp_detect d)
 {
 	return d == LP_DETECT_GPU ? "gpu_poll" : d == LP_DETECT_IMM ? "write_imm" : "cpu_poll";
+}
+
+/* Record why set-up failed (the first cause wins: later ones are its consequences); returns err. */
+__attribute__((format(printf, 3, 4))) static int conn_fail(struct lp_rdma_conn *c, int err,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(c->why, sizeof(c->why), fmt, ap);
+		va_end(ap);
+	}
+	return err;
 }
 
 static bool wants_recvs(const struct lp_rdma_params *p)
@@ -140,13 +157,14 @@ static int create_qp_inline(struct lp_rdma_conn *c, uint32_t i)
 	if (ret && want && c->p->inline_size == UINT32_MAX)
 		ret = create_qp(c, i, 0);
 	if (ret)
-		lp_err("%s: cannot create QP (tx depth %u, rx depth %u, inline %u): %s",
-		       c->dev->info.name, c->p->tx_depth, c->p->rx_depth, want, strerror(-ret));
+		conn_fail(c, ret, "%s: cannot create QP (tx depth %u, rx depth %u, inline %u): %s",
+			  c->dev->info.name, c->p->tx_depth, c->p->rx_depth, want, strerror(-ret));
 	return ret;
 }
 
 static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 {
+	int ret;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
@@ -155,11 +173,10 @@ static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 				   IBV_ACCESS_REMOTE_READ,
 	};
 
-	if (ibv_modify_qp(qp, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
-		lp_err("QP to INIT failed: %s", strerror(errno));
-		return -errno;
-	}
+	ret = lp_verbs_err(ibv_modify_qp(
+		qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
+	if (ret)
+		return conn_fail(c, ret, "QP to INIT failed: %s", strerror(-ret));
 	return 0;
 }
 
@@ -174,6 +191,7 @@ static unsigned rd_atomic(struct lp_rdma_conn *c)
 static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 {
 	struct lp_rdma_dev *d = c->dev;
+	int ret;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = mtu_enum(c->mtu),
@@ -195,13 +213,13 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 		a.ah_attr.grh.hop_limit = 64;
 		a.ah_attr.grh.traffic_class = d->tclass >= 0 ? (uint8_t)d->tclass : 0;
 	}
-	if (ibv_modify_qp(c->qp[i], &a,
-			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-		lp_err("QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
-		       strerror(errno), c->remote.qpn[i], d->info.gid_index, c->mtu);
-		return -errno;
-	}
+	ret = lp_verbs_err(ibv_modify_qp(c->qp[i], &a,
+					 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+						 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+						 IBV_QP_MIN_RNR_TIMER));
+	if (ret)
+		return conn_fail(c, ret, "QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
+				 strerror(-ret), c->remote.qpn[i], d->info.gid_index, c->mtu);
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTS,
 		.timeout = 14, /* 4.096 us * 2^14 = 67 ms per try */
@@ -210,12 +228,12 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 		.sq_psn = c->local.psn[i],
 		.max_rd_atomic = (uint8_t)rd_atomic(c),
 	};
-	if (ibv_modify_qp(c->qp[i], &a,
-			  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
-		lp_err("QP to RTS failed: %s", strerror(errno));
-		return -errno;
-	}
+	ret = lp_verbs_err(ibv_modify_qp(c->qp[i], &a,
+					 IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+						 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+						 IBV_QP_MAX_QP_RD_ATOMIC));
+	if (ret)
+		return conn_fail(c, ret, "QP to RTS failed: %s", strerror(-ret));
 	return 0;
 }
 
@@ -231,22 +249,19 @@ static int cm_wait(struct lp_rdma_conn *c, enum rdma_cm_event_type want, int tim
 	do
 		n = poll(&pfd, 1, timeout_ms);
 	while (n < 0 && errno == EINTR);
-	if (n <= 0) {
-		lp_err("rdma_cm: no %s event within %d ms", rdma_event_str(want), timeout_ms);
-		return -ETIMEDOUT;
-	}
+	if (n <= 0)
+		return conn_fail(c, -ETIMEDOUT, "rdma_cm: no %s event within %d ms",
+				 rdma_event_str(want), timeout_ms);
 	if (rdma_get_cm_event(c->cm_ch, &ev))
-		return -errno;
+		return conn_fail(c, -errno, "rdma_get_cm_event: %s", strerror(errno));
 	got = ev->event;
 	status = ev->status;
 	if (id_p)
 		*id_p = ev->id;
 	rdma_ack_cm_event(ev);
-	if (got != want) {
-		lp_err("rdma_cm: expected %s, got %s (status %d)", rdma_event_str(want),
-		       rdma_event_str(got), status);
-		return -ECONNREFUSED;
-	}
+	if (got != want)
+		return conn_fail(c, -ECONNREFUSED, "rdma_cm: expected %s, got %s (status %d)",
+				 rdma_event_str(want), rdma_event_str(got), status);
 	return 0;
 }
 
@@ -263,13 +278,12 @@ static int cm_conn_param(struct lp_rdma_conn *c, struct rdma_conn_param *cp)
 
 static int cm_check_dev(struct lp_rdma_conn *c, struct rdma_cm_id *id)
 {
-	if (id->verbs != c->dev->ctx) {
-		lp_err("rdma_cm routed the peer through %s, not the chosen %s: pick the device "
-		       "that owns the address (-d)",
-		       id->verbs ? ibv_get_device_name(id->verbs->device) : "?",
-		       c->dev->info.name);
-		return -EXDEV;
-	}
+	if (id->verbs != c->dev->ctx)
+		return conn_fail(c, -EXDEV,
+				 "rdma_cm routed the peer through %s, not the chosen %s: pick the "
+				 "device that owns the address (-d)",
+				 id->verbs ? ibv_get_device_name(id->verbs->device) : "?",
+				 c->dev->info.name);
 	return 0;
 }
 
@@ -285,7 +299,8 @@ static int cm_qp_establish(struct lp_rdma_conn *c, uint32_t i, bool client)
 		return ret;
 	cm_conn_param(c, &cp);
 	if (client ? rdma_connect(c->cm_id[i], &cp) : rdma_accept(c->cm_id[i], &cp))
-		return -errno;
+		return conn_fail(c, -errno, "%s: %s", client ? "rdma_connect" : "rdma_accept",
+				 strerror(errno));
 	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
 }
 
@@ -298,18 +313,17 @@ static int cm_listen(struct lp_rdma_conn *c, const char *bind_addr)
 	snprintf(port, sizeof(port), "%u", c->p->cm_port);
 	c->cm_ch = rdma_create_event_channel();
 	if (!c->cm_ch)
-		return -errno;
-	if (rdma_getaddrinfo(bind_addr, port, &hints, &res)) {
-		lp_err("rdma_cm: cannot resolve bind address %s", bind_addr ? bind_addr : "*");
-		return -EADDRNOTAVAIL;
-	}
+		return conn_fail(c, -errno, "rdma_create_event_channel: %s", strerror(errno));
+	if (rdma_getaddrinfo(bind_addr, port, &hints, &res))
+		return conn_fail(c, -EADDRNOTAVAIL, "rdma_cm: cannot resolve bind address %s",
+				 bind_addr ? bind_addr : "*");
 	if (rdma_create_id(c->cm_ch, &c->cm_listen, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(c->cm_listen, res->ai_src_addr) || rdma_listen(c->cm_listen, 64)) {
 		int err = -errno;
 
 		rdma_freeaddrinfo(res);
-		lp_err("rdma_cm: cannot listen on port %s: %s", port, strerror(-err));
-		return err;
+		return conn_fail(c, err, "rdma_cm: cannot listen on port %s: %s", port,
+				 strerror(-err));
 	}
 	rdma_freeaddrinfo(res);
 	return 0;
@@ -324,19 +338,19 @@ static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t 
 
 	snprintf(port, sizeof(port), "%u", c->p->cm_port);
 	if (!c->cm_ch && !(c->cm_ch = rdma_create_event_channel()))
-		return -errno;
-	if (rdma_getaddrinfo(host, port, &hints, &res)) {
-		lp_err("rdma_cm: cannot resolve %s", host);
-		return -EHOSTUNREACH;
-	}
-	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP) ? -errno : 0;
+		return conn_fail(c, -errno, "rdma_create_event_channel: %s", strerror(errno));
+	if (rdma_getaddrinfo(host, port, &hints, &res))
+		return conn_fail(c, -EHOSTUNREACH, "rdma_cm: cannot resolve %s", host);
+	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP) ?
+		      conn_fail(c, -errno, "rdma_create_id: %s", strerror(errno)) :
+		      0;
 	if (!ret && rdma_resolve_addr(c->cm_id[i], res->ai_src_addr, res->ai_dst_addr, 2000))
-		ret = -errno;
+		ret = conn_fail(c, -errno, "rdma_resolve_addr(%s): %s", host, strerror(errno));
 	rdma_freeaddrinfo(res);
 	if (!ret)
 		ret = cm_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL);
 	if (!ret && rdma_resolve_route(c->cm_id[i], 2000))
-		ret = -errno;
+		ret = conn_fail(c, -errno, "rdma_resolve_route(%s): %s", host, strerror(errno));
 	if (!ret)
 		ret = cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL);
 	return ret ? ret : cm_qp_establish(c, i, true);
@@ -350,16 +364,163 @@ static int cm_server_accept(struct lp_rdma_conn *c, uint32_t i)
 	return ret ? ret : cm_qp_establish(c, i, false);
 }
 
+static uint64_t slot_bytes(const struct lp_rdma_params *p)
+{
+	return (p->size + 63) & ~63ull;
+}
+
+/* Ring bytes per side and direction (all QPs together), and slots per ring, at most. */
+#define LP_RING_BYTES (16ull << 20)
+#define LP_RING_SLOTS 4096ull
+
+uint64_t lp_conn_ring_depth(const struct lp_rdma_params *p)
+{
+	uint64_t total = p->duration_s > 0 ? UINT64_MAX : p->warmup + p->iters;
+	uint64_t d = LP_RING_BYTES / (slot_bytes(p) * LP_MAX(p->num_qps, 1u));
+
+	if (!p->verify)
+		return 1;
+	d = LP_MIN(d, LP_RING_SLOTS);
+	if (d >= total)
+		return total;
+	/*
+	 * Slots are reused: write_lat's counter byte (uint8_t)m must differ from
+	 * that of message m - depth, which the slot held before.
+	 */
+	if (d > 1 && d % 256 == 0)
+		d--;
+	return LP_MAX(d, 1);
+}
+
+/* The side whose sending ring holds the data: 0 the client, 1 the server. */
+static uint32_t side_of(const struct lp_rdma_conn *c, bool local)
+{
+	return c->is_client == local ? 0 : 1;
+}
+
+static uint32_t slot_seed(const struct lp_rdma_conn *c, bool local, uint32_t q, uint64_t k)
+{
+	return lp_pattern_seed(c->p->seed, side_of(c, local), q, k);
+}
+
+static bool is_read(const struct lp_rdma_params *p)
+{
+	return p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
+}
+
+/*
+ * Test-only fault injection (docs/METHOD.md, "Verification"): one message of
+ * the run, 1-based with the warm-up, in the slot it uses. Values are
+ * NAME=MSG[:A[:B]]; nothing happens when the variable is unset.
+ */
+struct fault {
+	uint64_t msg, a, b;
+};
+
+static bool fault_get(const char *name, struct fault *f)
+{
+	const char *s = getenv(name);
+	unsigned long long v[3] = { 0, 0, 0 };
+
+	if (!s || sscanf(s, "%llu:%llu:%llu", &v[0], &v[1], &v[2]) < 1 || !v[0])
+		return false;
+	f->msg = v[0];
+	f->a = v[1];
+	f->b = v[2];
+	lp_warn("%s=%s: injecting a fault for a test of verification", name, s);
+	return true;
+}
+
+static uint64_t fault_slot(const struct lp_rdma_conn *c, const struct fault *f)
+{
+	return (f->msg - 1) % c->depth;
+}
+
+/*
+ * LP_FAULT_CORRUPT=MSG:BYTE[:QP] flips byte BYTE of message MSG on QP;
+ * LP_FAULT_MISPLACE=MSG puts QP 1's data (with one QP: the other side's) into
+ * QP 0's message MSG. Both act on the data this side sends (rx false: its
+ * sending ring, before the timed loop) or, for READ tests, on what it read
+ * (rx true: its receiving ring, after the loop).
+ */
+static int fault_data(struct lp_rdma_conn *c, bool rx)
+{
+	const struct lp_rdma_params *p = c->p;
+	struct fault f;
+	int ret = 0;
+
+	if (fault_get("LP_FAULT_CORRUPT", &f) && f.b < c->nqps) {
+		size_t off = lp_conn_off(c, (uint32_t)f.b, rx, fault_slot(c, &f)) + f.a % p->size;
+		uint8_t v;
+
+		ret = c->mem.ops->read(&c->mem, off, &v, 1);
+		v ^= 0xff;
+		if (!ret)
+			ret = c->mem.ops->write(&c->mem, off, &v, 1);
+	}
+	if (!ret && fault_get("LP_FAULT_MISPLACE", &f)) {
+		uint64_t k = fault_slot(c, &f);
+		uint32_t seed = c->nqps > 1 ? lp_pattern_seed(p->seed, side_of(c, !rx), 1, k) :
+					      lp_pattern_seed(p->seed, side_of(c, rx), 0, k);
+
+		ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, 0, rx, k), p->size, seed);
+	}
+	return ret;
+}
+
+/* LP_FAULT_LOSE=MSG[:QP]: message MSG on QP never arrived (its receiving slot is cleared). */
+static int fault_lose(struct lp_rdma_conn *c)
+{
+	struct fault f;
+	uint8_t *zero;
+	int ret;
+
+	if (!fault_get("LP_FAULT_LOSE", &f) || f.a >= c->nqps)
+		return 0;
+	zero = calloc(1, c->slot);
+	if (!zero)
+		return -ENOMEM;
+	ret = c->mem.ops->write(&c->mem, lp_conn_off(c, (uint32_t)f.a, true, fault_slot(c, &f)), zero,
+				c->slot);
+	free(zero);
+	return ret;
+}
+
+/*
+ * Each slot of every sending ring holds its own pattern (side, QP, slot). For
+ * write_lat, a receiving slot whose first message carries counter byte 0
+ * must not start at 0, or the wait would end before the data arrived.
+ */
+static int fill_rings(struct lp_rdma_conn *c)
+{
+	const struct lp_rdma_params *p = c->p;
+	const uint8_t one = 1;
+	int ret = 0;
+
+	for (uint32_t q = 0; q < c->nqps && !ret; q++)
+		for (uint64_t k = 0; k < c->depth && !ret; k++)
+			ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, q, false, k), c->slot,
+					       slot_seed(c, true, q, k));
+	if (p->test == LP_RDMA_WRITE_LAT)
+		for (uint64_t k = 255; k < c->depth && !ret; k += 256)
+			ret = c->mem.ops->write(&c->mem, lp_conn_off(c, 0, true, k) + p->size - 1, &one, 1);
+	if (!ret && !is_read(p))
+		ret = fault_data(c, false);
+	return ret;
+}
+
 int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q)
 {
+	/* Receives complete in order: the n-th completion is the n-th message, in slot n % depth. */
+	uint64_t n = c->rx_posted[q]++, k = c->depth == 1 ? 0 : n % c->depth;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)c->mem.addr + (2 * q + 1) * c->slot,
+		.addr = (uintptr_t)c->mem.addr + lp_conn_off(c, q, true, k),
 		.length = (uint32_t)c->slot,
 		.lkey = c->mem.mr->lkey,
 	};
 	struct ibv_recv_wr wr = { .wr_id = q, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	return ibv_post_recv(c->qp[q], &wr, &bad) ? -errno : 0;
+	return lp_verbs_err(ibv_post_recv(c->qp[q], &wr, &bad));
 }
 
 static int post_initial_recvs(struct lp_rdma_conn *c)
@@ -368,10 +529,9 @@ static int post_initial_recvs(struct lp_rdma_conn *c)
 		for (uint32_t k = 0; k < c->p->rx_depth; k++) {
 			int ret = lp_conn_post_recv(c, q);
 
-			if (ret) {
-				lp_err("ibv_post_recv failed: %s", strerror(-ret));
-				return ret;
-			}
+			if (ret)
+				return conn_fail(c, ret, "ibv_post_recv (receive %u of %u on QP %u): %s",
+						 k + 1, c->p->rx_depth, q, strerror(-ret));
 		}
 	}
 	return 0;
@@ -395,18 +555,27 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 		if (ret)
 			return ret;
 	}
-	ret = oob->ops->recv(oob->ctx, &type, body, &len, oob->timeout_ms);
+	ret = lp_oob_recv(oob, &type, body, &len, oob->timeout_ms);
 	if (ret)
 		return ret;
-	if (type == LP_MSG_ERROR)
-		return -ECONNABORTED;
+	if (type == LP_MSG_ERROR) {
+		char text[128];
+		uint32_t code;
+
+		lp_rbuf_init(&r, body, len);
+		code = lp_rbuf_u32(&r);
+		lp_rbuf_str(&r, text, sizeof(text));
+		/* A peer's signal cancels the test (-ECANCELED); any other error aborts it. */
+		return conn_fail(c, code == EINTR ? -ECANCELED : -ECONNABORTED, "%s reports: %s",
+				 oob->peer_name, r.err ? "set-up failed" : text);
+	}
 	if (type != LP_MSG_QPINFO)
 		return -EPROTO;
 	lp_rbuf_init(&r, body, len);
 	ret = lp_qpinfo_decode(&c->remote, &r);
 	if (ret)
 		return ret;
-	if (c->remote.nqps != c->nqps || c->remote.slot < c->p->size)
+	if (c->remote.nqps != c->nqps || c->remote.slot != c->slot)
 		return -EPROTO;
 	if (!c->is_client)
 		ret = oob->ops->send(oob->ctx, LP_MSG_QPINFO, &w, oob->timeout_ms);
@@ -429,17 +598,18 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 	c->oob = oob;
 	c->stop = oob->stop;
 	c->nqps = p->num_qps;
-	c->slot = (p->size + 63) & ~63ull;
+	c->slot = slot_bytes(p);
+	c->depth = lp_conn_ring_depth(p);
 	c->mtu = p->mtu ? LP_MIN(p->mtu, dev->info.active_mtu) : dev->info.active_mtu;
 
 	c->scq = ibv_create_cq(dev->ctx, LP_MIN(cqe_s, dev->dev_attr.max_cqe), NULL, NULL, 0);
 	c->rcq = ibv_create_cq(dev->ctx, LP_MIN(cqe_r, dev->dev_attr.max_cqe), NULL, NULL, 0);
 	if (!c->scq || !c->rcq) {
-		lp_err("%s: cannot create completion queues: %s", dev->info.name, strerror(errno));
-		ret = -ENOMEM;
+		ret = conn_fail(c, errno ? -errno : -ENOMEM, "%s: cannot create completion queues: %s",
+				dev->info.name, strerror(errno ? errno : ENOMEM));
 		goto fail;
 	}
-	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->nqps);
+	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->depth * c->nqps);
 	if (ret)
 		goto fail;
 	ret = lp_mem_reg(&c->mem, dev->pd,
@@ -457,17 +627,14 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 		memset(c->flag_host, 0, 64);
 		c->flag_mr = ibv_reg_mr(dev->pd, c->flag_host, 64, IBV_ACCESS_LOCAL_WRITE);
 		if (!c->flag_mr) {
-			ret = -errno;
-			lp_err("cannot register 64 B of host memory: %s", strerror(-ret));
+			ret = conn_fail(c, -errno, "cannot register 64 B of host memory: %s",
+					strerror(errno));
 			goto fail;
 		}
 	}
-	/* Every first half holds the pattern: what is written, sent or read. */
-	for (uint32_t q = 0; q < c->nqps; q++) {
-		ret = c->mem.ops->fill(&c->mem, 2 * q * c->slot, c->slot, p->seed);
-		if (ret)
-			goto fail;
-	}
+	ret = fill_rings(c);
+	if (ret)
+		goto fail;
 
 	c->local.nqps = c->nqps;
 	c->local.lid = dev->info.lid;
@@ -495,8 +662,7 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 	}
 	ret = exchange_qpinfo(c);
 	if (ret) {
-		if (ret != -ECONNABORTED)
-			lp_err("exchange with %s failed: %s", oob->peer_name, strerror(-ret));
+		conn_fail(c, ret, "exchange with %s failed: %s", oob->peer_name, strerror(-ret));
 		goto fail;
 	}
 	c->mtu = LP_MIN(c->mtu, c->remote.mtu);
@@ -520,7 +686,8 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 		/* Started before READY: it zeroes the flag byte, so no write may land first. */
 		uint64_t n = p->duration_s > 0 ? UINT32_MAX : p->warmup + p->iters;
 
-		ret = lp_gpu_poller_start(c->mem.priv, c->slot + p->size - 1,
+		ret = lp_gpu_poller_start(c->mem.priv, lp_conn_off(c, 0, true, 0) + p->size - 1,
+					  c->slot, (uint32_t)c->depth,
 					  (uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
 					  (uint64_t)p->timeout_ms * 1000000ull,
 					  (struct lp_gpu_poller **)&c->poller);
@@ -575,28 +742,97 @@ void lp_conn_teardown(struct lp_rdma_conn *c)
 	c->scq = c->rcq = NULL;
 }
 
-int lp_conn_verify(struct lp_rdma_conn *c, char *why, size_t len)
+/*
+ * Send tests: every message the peer sent must have completed a receive here
+ * (a lost one leaves the count short). The loops leave the last completions of
+ * a run unpolled at times; reap them (bounded) without reposting.
+ */
+static int count_recvs(struct lp_rdma_conn *c, const uint64_t *landed, char *why, size_t len)
 {
 	const struct lp_rdma_params *p = c->p;
-	/* Latency tests overwrite the last byte with the iteration counter. */
-	bool flag = p->test == LP_RDMA_WRITE_LAT;
-	size_t n = p->size - (flag && p->size > 1 ? 1 : 0);
+	uint64_t got[LP_RDMA_MAX_QPS], end = lp_now_ns() + 2000000000ull;
+	struct ibv_wc wc[16];
+	bool short_any = true;
 
-	if (flag && p->size == 1)
-		return 0; /* the only byte is the counter */
+	for (uint32_t q = 0; q < c->nqps; q++)
+		got[q] = c->rx_posted[q] - p->rx_depth;
+	while (short_any && lp_now_ns() < end) {
+		int n = ibv_poll_cq(c->rcq, 16, wc);
+
+		for (int k = 0; k < n; k++)
+			if (wc[k].status == IBV_WC_SUCCESS && wc[k].wr_id < c->nqps)
+				got[wc[k].wr_id]++;
+		short_any = false;
+		for (uint32_t q = 0; q < c->nqps; q++)
+			short_any |= got[q] < landed[q];
+	}
 	for (uint32_t q = 0; q < c->nqps; q++) {
-		size_t bad = 0;
-		int ret = c->mem.ops->verify(&c->mem, (2 * q + 1) * c->slot, n, p->seed, &bad);
-
-		if (ret == -EILSEQ) {
-			snprintf(why, len, "data verification failed: QP %u, byte %zu of %llu", q, bad,
-				 (unsigned long long)p->size);
-			return ret;
-		}
-		if (ret) {
-			snprintf(why, len, "data verification could not run: %s", strerror(-ret));
-			return ret;
+		if (got[q] != landed[q]) {
+			snprintf(why, len,
+				 "data verification failed: %s size %llu, QP %u: %llu messages received, "
+				 "the sender sent %llu (%s)",
+				 lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+				 (unsigned long long)got[q], (unsigned long long)landed[q],
+				 got[q] < landed[q] ? "lost" : "duplicated");
+			return -EILSEQ;
 		}
 	}
 	return 0;
+}
+
+int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdma_verified *v,
+		   char *why, size_t len)
+{
+	const struct lp_rdma_params *p = c->p;
+	/* write_lat (polling): the last byte of message m carries its counter, (uint8_t)m. */
+	bool counter = p->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_POLL;
+	size_t n = p->size - (counter ? 1 : 0);
+	int ret = 0;
+
+	if (p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW)
+		ret = count_recvs(c, landed, why, len);
+	if (!ret && is_read(p))
+		ret = fault_data(c, true);
+	if (!ret)
+		ret = fault_lose(c);
+	if (ret)
+		goto out;
+	for (uint32_t q = 0; q < c->nqps; q++) {
+		uint64_t slots = LP_MIN(landed[q], c->depth);
+
+		for (uint64_t k = 0; k < slots; k++) {
+			/* The last message that landed in slot k. */
+			uint64_t m = k + 1 + (landed[q] - k - 1) / c->depth * c->depth;
+			size_t off = lp_conn_off(c, q, true, k), bad = 0;
+			uint8_t b;
+
+			ret = n ? c->mem.ops->verify(&c->mem, off, n, slot_seed(c, false, q, k), &bad) : 0;
+			if (!ret && counter) {
+				ret = c->mem.ops->read(&c->mem, off + n, &b, 1);
+				if (!ret && b != (uint8_t)m) {
+					bad = n;
+					ret = -EILSEQ;
+				}
+			}
+			if (ret == -EILSEQ) {
+				snprintf(why, len,
+					 "data verification failed: %s size %llu, QP %u, message %llu "
+					 "(ring slot %llu), byte offset %zu",
+					 lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+					 (unsigned long long)m, (unsigned long long)k, bad);
+				return ret;
+			}
+			if (ret)
+				goto out;
+		}
+		v->messages += slots;
+		v->bytes += slots * p->size;
+		v->landed += landed[q];
+	}
+	v->ring = c->depth;
+	return 0;
+out:
+	if (ret != -EILSEQ)
+		snprintf(why, len, "data verification could not run: %s", strerror(-ret));
+	return ret;
 }

@@ -260,16 +260,17 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 		rdma_free_devices(d->cm_devs);
 		d->cm_devs = NULL;
 	}
+	errno = 0; /* ibv_open_device and ibv_alloc_pd return NULL; errno is the best cause */
 	if (!d->ctx)
 		d->ctx = ibv_open_device(ibdev);
 	if (!d->ctx) {
-		ret = -errno ? -errno : -EIO;
+		ret = errno ? -errno : -EIO;
 		lp_err("cannot open %s: %s", ibv_get_device_name(ibdev), strerror(-ret));
 		goto free_dev;
 	}
-	if (ibv_query_device(d->ctx, &d->dev_attr)) {
-		ret = -EIO;
-		lp_err("ibv_query_device(%s) failed", ibv_get_device_name(ibdev));
+	ret = lp_verbs_err(ibv_query_device(d->ctx, &d->dev_attr));
+	if (ret) {
+		lp_err("ibv_query_device(%s) failed: %s", ibv_get_device_name(ibdev), strerror(-ret));
 		goto close_ctx;
 	}
 	if (port < 0 || port > d->dev_attr.phys_port_cnt) {
@@ -304,10 +305,11 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 		ret = use_gid(d, 0);
 	if (ret)
 		goto free_gids;
+	errno = 0;
 	d->pd = ibv_alloc_pd(d->ctx);
 	if (!d->pd) {
-		ret = -ENOMEM;
-		lp_err("ibv_alloc_pd(%s) failed", d->info.name);
+		ret = errno ? -errno : -ENOMEM;
+		lp_err("ibv_alloc_pd(%s) failed: %s", d->info.name, strerror(-ret));
 		goto free_gids;
 	}
 	d->tclass = sel->tclass;

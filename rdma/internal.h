@@ -43,8 +43,8 @@ struct lp_qpinfo {
 	uint16_t lid;
 	uint8_t gid[16];
 	uint32_t rkey;
-	uint64_t addr;		/* start of the buffer: QP i uses [addr + i*2*slot, ...) */
-	uint64_t slot;		/* per-QP half-buffer size (>= message size) */
+	uint64_t addr;		/* start of the buffer (layout: lp_conn_off) */
+	uint64_t slot;		/* bytes per ring slot (>= message size) */
 	uint32_t mtu;		/* requested path MTU (the smaller one wins) */
 	char mem[32];		/* memory description for the results */
 };
@@ -71,8 +71,10 @@ struct lp_rdma_conn {
 	struct rdma_event_channel *cm_ch;
 	struct rdma_cm_id *cm_listen;
 	uint32_t nqps;
-	struct lp_mem mem;	/* registered buffer: nqps * 2 * slot bytes */
+	struct lp_mem mem;	/* registered buffer: nqps * 2 * depth * slot bytes */
 	uint64_t slot;
+	uint64_t depth;		/* slots per ring (lp_conn_ring_depth) */
+	uint64_t rx_posted[LP_RDMA_MAX_QPS]; /* receives posted per QP (each into the next slot) */
 	uint32_t max_inline;
 	uint32_t mtu;
 	struct lp_qpinfo local, remote;
@@ -82,17 +84,49 @@ struct lp_rdma_conn {
 	uint8_t *flag_host;	/* 64 B of host memory: the counter byte sent after GPU data */
 	struct ibv_mr *flag_mr;
 	void *poller;		/* struct lp_gpu_poller * for LP_DETECT_GPU */
+	char why[160];		/* lp_conn_setup failed: the first cause, one line */
 };
+
+/*
+ * A verbs call's return value as 0 or a negative errno. ibv_post_send,
+ * ibv_post_recv, ibv_modify_qp, ibv_query_* and friends return the error
+ * code (positive; a few providers return it negated) and need not set errno.
+ */
+static inline int lp_verbs_err(int ret)
+{
+	return ret > 0 ? -ret : ret;
+}
 
 const char *lp_detect_name(enum lp_detect d);
 
-/* QP/CQ/MR set-up and teardown (conn.c). */
+/* QP/CQ/MR set-up and teardown (conn.c): 0 or -errno, and then c->why says what failed. */
 int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct lp_rdma_params *p,
 		  enum lp_mem_kind mem, int mem_dev, bool is_client, struct lp_oob *oob,
 		  const char *server_host, const char *bind_addr);
 void lp_conn_teardown(struct lp_rdma_conn *c);
-/* Post one receive into QP q's receiving half (wr_id = q). 0 or -errno. */
+/* Post one receive into the next slot of QP q's receiving ring (wr_id = q). 0 or -errno. */
 int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q);
+
+/*
+ * Buffer layout. QP q owns a sending ring and a receiving ring of `depth`
+ * slots each: message m (1-based, warm-up included) of QP q is sent from, and
+ * lands in, slot (m - 1) % depth. Without --verify depth is 1 (every message
+ * uses the same place, as perftest does); with --verify the ring holds every
+ * message of the run where memory allows (lp_conn_ring_depth), so each one
+ * can be checked after the timed loop.
+ */
+uint64_t lp_conn_ring_depth(const struct lp_rdma_params *p);
+static inline uint64_t lp_conn_off(const struct lp_rdma_conn *c, uint32_t q, bool rx, uint64_t k)
+{
+	return ((2 * (uint64_t)q + rx) * c->depth + k) * c->slot;
+}
+
+/*
+ * Receive the peer's next message, waiting in short slices so that *oob->stop
+ * (SIGINT/SIGTERM) ends the wait within ~10 ms: then -EINTR (session.c).
+ */
+int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
+		int timeout_ms);
 
 /* Send an ERROR message (best effort). */
 void lp_rdma_send_error(struct lp_oob *oob, int code, const char *text);
@@ -102,13 +136,21 @@ struct lp_loop_out {
 	struct lp_stats rtt;	/* ns per round trip / read completion */
 	struct lp_rdma_bw bw;
 	uint64_t iters;
+	uint64_t msgs[LP_RDMA_MAX_QPS];	/* messages this side posted per QP (warm-up included) */
 	bool peer_done;		/* server: the client's DONE arrived */
 };
 
 int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out, char *why,
 		size_t why_len);
 
-/* Does lp_mem hold the expected pattern in the receiving half of every QP slot? */
-int lp_conn_verify(struct lp_rdma_conn *c, char *why, size_t len);
+/*
+ * Check every slot of every receiving ring (--verify, after the timed loop).
+ * landed[q]: the messages that landed on QP q (the peer's count for writes and
+ * sends, this side's for reads); send tests also count their receive
+ * completions against it (lost messages). Adds what was checked to *v.
+ * 0, -EILSEQ with why naming the test, size, QP, message and byte, or -errno.
+ */
+int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdma_verified *v,
+		   char *why, size_t len);
 
 #endif

@@ -9,6 +9,10 @@
  * reported as half of it. read_lat times one READ from post to completion.
  * Every wait polls; none blocks in the kernel.
  *
+ * With --verify, message m of a QP uses slot (m - 1) % depth of the sending
+ * and receiving rings (lp_conn_off); the slot of the next message is found
+ * outside the timed path (ping-pong: before the stamp; bandwidth: a counter).
+ *
  * Bandwidth keeps up to tx_depth WRs in flight per QP, signals every
  * cq_mod-th WR and the last, chains post_list WRs per post, and times the
  * first post to the last completion after an untimed warm-up phase.
@@ -20,6 +24,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,14 +51,27 @@ struct lp_loop {
 	uint64_t last_progress;
 	unsigned polls;
 	bool stop_by_peer;	/* passive side: the client's DONE ended the run */
-	uint8_t *flag_rx;	/* last byte of the receiving half (write_lat, host memory) */
-	uint8_t *flag_tx;	/* last byte of the sending half */
+	uint64_t k;		/* ring slot of the current ping-pong message */
+	uint8_t *flag_rx;	/* its last byte in the receiving ring (write_lat, host memory) */
+	uint8_t *flag_tx;	/* its last byte in the sending ring */
 };
 
-static int fail(struct lp_loop *l, int err, const char *fmt, const char *arg)
+__attribute__((format(printf, 3, 4))) static int fail(struct lp_loop *l, int err, const char *fmt,
+							...)
 {
-	snprintf(l->why, l->why_len, fmt, arg);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(l->why, l->why_len, fmt, ap);
+	va_end(ap);
 	return err;
+}
+
+/* A failed post: the verb's own return value is the cause (errno need not be set). */
+static int post_failed(struct lp_loop *l, const char *verb, uint32_t q, int ret)
+{
+	ret = lp_verbs_err(ret);
+	return fail(l, ret, "%s on QP %u failed: %s", verb, q, strerror(-ret));
 }
 
 static int wc_error(struct lp_loop *l, const struct ibv_wc *wc)
@@ -68,10 +86,11 @@ static int check_idle(struct lp_loop *l, bool passive)
 {
 	uint64_t now;
 
+	/* Every time (one load): under Soft-RoCE 256 polls can take seconds of posting. */
+	if (l->c->stop && *l->c->stop)
+		return fail(l, -EINTR, "interrupted mid-test");
 	if (++l->polls % LP_CLOCK_EVERY)
 		return 0;
-	if (l->c->stop && *l->c->stop)
-		return fail(l, -EINTR, "interrupted%s", "");
 	now = lp_now_ns();
 	/*
 	 * A wait far longer than any round trip means someone else needs this
@@ -80,16 +99,19 @@ static int check_idle(struct lp_loop *l, bool passive)
 	 */
 	if (now - l->last_progress > LP_YIELD_AFTER_NS)
 		sched_yield();
-	if (passive && now - l->last_progress > 2000000ull) {
+	if (now - l->last_progress > 2000000ull) {
 		int r = l->c->oob->ops->ready(l->c->oob->ctx);
 
 		if (r < 0)
 			return fail(l, -ECONNRESET, "lost the exchange connection to %s",
 				    l->c->oob->peer_name);
-		if (r > 0) {
+		if (r > 0 && passive) {
 			l->stop_by_peer = true;
 			return 1;
 		}
+		/* Nothing is sent to the client mid-test but an ERROR (or the close). */
+		if (r > 0 && l->c->is_client)
+			return fail(l, -ECONNABORTED, "%s ended the test", l->c->oob->peer_name);
 	}
 	if (now - l->last_progress > l->timeout_ns) {
 		snprintf(l->why, l->why_len, "no progress for %d ms: the peer %s stopped responding",
@@ -104,18 +126,8 @@ static void progress(struct lp_loop *l)
 	l->last_progress = lp_now_ns();
 }
 
-static uint64_t half_addr(struct lp_rdma_conn *c, uint32_t q, bool rx)
-{
-	return (uintptr_t)c->mem.addr + (2 * q + (rx ? 1 : 0)) * c->slot;
-}
-
-static uint64_t remote_addr(struct lp_rdma_conn *c, uint32_t q, bool rx)
-{
-	return c->remote.addr + (2 * q + (rx ? 1 : 0)) * c->remote.slot;
-}
-
-/* Post one WR of the test's opcode on QP q. */
-static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t wr_id, bool signaled,
+/* Build one WR of the test's opcode on QP q, from and into ring slot k. */
+static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t k, uint64_t wr_id, bool signaled,
 		    struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
 	const struct lp_rdma_params *p = c->p;
@@ -123,7 +135,7 @@ static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t wr_id, bool sig
 	bool send = p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW;
 
 	*sge = (struct ibv_sge){
-		.addr = half_addr(c, q, read),
+		.addr = (uintptr_t)c->mem.addr + lp_conn_off(c, q, read, k),
 		.length = (uint32_t)p->size,
 		.lkey = c->mem.mr->lkey,
 	};
@@ -137,7 +149,8 @@ static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t wr_id, bool sig
 	if (!read && p->size <= c->max_inline && c->mem.ops == lp_mem_ops_get(LP_MEM_HOST))
 		wr->send_flags |= IBV_SEND_INLINE;
 	if (!send) {
-		wr->wr.rdma.remote_addr = remote_addr(c, q, !read);
+		/* The peer's layout is ours: same parameters, same slot size (checked in QPINFO). */
+		wr->wr.rdma.remote_addr = c->remote.addr + lp_conn_off(c, q, !read, k);
 		wr->wr.rdma.rkey = c->remote.rkey;
 	}
 	return 0;
@@ -150,7 +163,7 @@ static int wait_cq(struct lp_loop *l, struct ibv_cq *cq, bool passive, struct ib
 		int n = ibv_poll_cq(cq, 1, wc);
 
 		if (n < 0)
-			return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+			return fail(l, -EIO, "ibv_poll_cq failed (%d)", n);
 		if (n) {
 			if (wc->status != IBV_WC_SUCCESS)
 				return wc_error(l, wc);
@@ -182,8 +195,9 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 	struct lp_rdma_conn *c = l->c;
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge[2];
+	int ret;
 
-	post_one(c, 0, i, true, &wr, &sge[0]);
+	post_one(c, 0, l->k, i, true, &wr, &sge[0]);
 	if (l->p->test == LP_RDMA_WRITE_LAT) {
 		if (c->detect == LP_DETECT_IMM) {
 			wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
@@ -203,9 +217,8 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 			}
 		}
 	}
-	if (ibv_post_send(c->qp[0], &wr, &bad))
-		return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
-	return 0;
+	ret = ibv_post_send(c->qp[0], &wr, &bad);
+	return ret ? post_failed(l, "ibv_post_send", 0, ret) : 0;
 }
 
 /* The GPU poller saw iteration i (a silent, bounded spin on its host flag). */
@@ -254,7 +267,9 @@ static int pp_rearm(struct lp_loop *l)
 {
 	if (l->p->test == LP_RDMA_WRITE_LAT && l->c->detect != LP_DETECT_IMM)
 		return 0;
-	return lp_conn_post_recv(l->c, 0) ? fail(l, -EIO, "ibv_post_recv failed%s", "") : 0;
+	int ret = lp_conn_post_recv(l->c, 0);
+
+	return ret ? post_failed(l, "ibv_post_recv", 0, ret) : 0;
 }
 
 /* Reap the send completion of the last post (already done in practice). */
@@ -263,6 +278,17 @@ static int pp_reap(struct lp_loop *l)
 	struct ibv_wc wc;
 
 	return wait_cq(l, l->c->scq, false, &wc);
+}
+
+/* Step to the next message's ring slot (before the stamp: the timed path only reads it). */
+static void ring_next(struct lp_loop *l)
+{
+	struct lp_rdma_conn *c = l->c;
+
+	if (++l->k == c->depth)
+		l->k = 0;
+	l->flag_rx = (uint8_t *)c->mem.addr + lp_conn_off(c, 0, true, l->k) + l->p->size - 1;
+	l->flag_tx = (uint8_t *)c->mem.addr + lp_conn_off(c, 0, false, l->k) + l->p->size - 1;
 }
 
 static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
@@ -274,6 +300,7 @@ static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
 
 	progress(l);
 	for (i = 1; p->duration_s > 0 || i <= total; i++) {
+		ring_next(l);
 		if (active) {
 			uint64_t t0, t1;
 
@@ -292,6 +319,7 @@ static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
 				lp_stats_add(&out->rtt, lp_ticks_to_ns(t1 - t0));
 				out->iters++;
 			}
+			out->msgs[0] = i;
 			progress(l);
 			ret = pp_rearm(l);
 			if (!ret)
@@ -303,6 +331,7 @@ static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
 				ret = pp_post(l, i);
 			if (ret)
 				break;
+			out->msgs[0] = i;
 			progress(l);
 			ret = pp_rearm(l);
 			if (!ret)
@@ -335,15 +364,18 @@ static int run_read_lat(struct lp_loop *l, struct lp_loop_out *out)
 			t_end = lp_now_ns() + (uint64_t)(p->duration_s * 1e9);
 		if (t_end && lp_now_ns() >= t_end)
 			break;
-		post_one(l->c, 0, i, true, &wr, &sge);
+		ring_next(l);
+		post_one(l->c, 0, l->k, i, true, &wr, &sge);
 		t0 = lp_ticks();
-		if (ibv_post_send(l->c->qp[0], &wr, &bad))
-			return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
+		ret = ibv_post_send(l->c->qp[0], &wr, &bad);
+		if (ret)
+			return post_failed(l, "ibv_post_send", 0, ret);
 		ret = wait_cq(l, l->c->scq, false, &wc);
 		t1 = lp_ticks();
 		if (ret)
 			return ret;
 		progress(l);
+		out->msgs[0] = i;
 		if (i > p->warmup) {
 			lp_stats_add(&out->rtt, lp_ticks_to_ns(t1 - t0));
 			out->iters++;
@@ -357,6 +389,7 @@ struct bw_state {
 	uint64_t posted[LP_RDMA_MAX_QPS];
 	uint64_t done[LP_RDMA_MAX_QPS];
 	uint64_t target[LP_RDMA_MAX_QPS];
+	uint64_t slot[LP_RDMA_MAX_QPS];	/* ring slot of the next message */
 	uint64_t received;
 };
 
@@ -377,20 +410,24 @@ static int bw_post(struct lp_loop *l, struct bw_state *s)
 	for (uint32_t q = 0; q < c->nqps; q++) {
 		while (s->posted[q] < s->target[q] &&
 		       s->posted[q] - s->done[q] + p->post_list <= p->tx_depth) {
-			struct ibv_send_wr wr[64], *bad;
-			struct ibv_sge sge[64];
-			uint32_t n = (uint32_t)LP_MIN((uint64_t)LP_MIN(p->post_list, 64u),
-						      s->target[q] - s->posted[q]);
+			struct ibv_send_wr wr[LP_RDMA_MAX_POST_LIST], *bad;
+			struct ibv_sge sge[LP_RDMA_MAX_POST_LIST];
+			int ret;
+			uint32_t n =
+				(uint32_t)LP_MIN((uint64_t)p->post_list, s->target[q] - s->posted[q]);
 
 			for (uint32_t k = 0; k < n; k++) {
 				uint64_t id = s->posted[q] + k + 1;
 				bool sig = id % p->cq_mod == 0 || id == s->target[q];
 
-				post_one(c, q, id, sig, &wr[k], &sge[k]);
+				post_one(c, q, s->slot[q], id, sig, &wr[k], &sge[k]);
+				if (++s->slot[q] == c->depth)
+					s->slot[q] = 0;
 				wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
 			}
-			if (ibv_post_send(c->qp[q], wr, &bad))
-				return fail(l, -errno, "ibv_post_send failed: %s", strerror(errno));
+			ret = ibv_post_send(c->qp[q], wr, &bad);
+			if (ret)
+				return post_failed(l, "ibv_post_send", q, ret);
 			s->posted[q] += n;
 		}
 	}
@@ -413,7 +450,7 @@ static int bw_poll(struct lp_loop *l, struct bw_state *s, bool recv)
 
 	n = ibv_poll_cq(l->c->scq, 32, wc);
 	if (n < 0)
-		return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+		return fail(l, -EIO, "ibv_poll_cq failed (%d)", n);
 	for (int k = 0; k < n; k++) {
 		int q;
 
@@ -429,12 +466,15 @@ static int bw_poll(struct lp_loop *l, struct bw_state *s, bool recv)
 		return 0;
 	n = ibv_poll_cq(l->c->rcq, 32, wc);
 	if (n < 0)
-		return fail(l, -EIO, "ibv_poll_cq failed%s", "");
+		return fail(l, -EIO, "ibv_poll_cq failed (%d)", n);
 	for (int k = 0; k < n; k++) {
+		int ret;
+
 		if (wc[k].status != IBV_WC_SUCCESS)
 			return wc_error(l, &wc[k]);
-		if (lp_conn_post_recv(l->c, (uint32_t)wc[k].wr_id))
-			return fail(l, -EIO, "ibv_post_recv failed%s", "");
+		ret = lp_conn_post_recv(l->c, (uint32_t)wc[k].wr_id);
+		if (ret)
+			return post_failed(l, "ibv_post_recv", (uint32_t)wc[k].wr_id, ret);
 		s->received++;
 	}
 	if (n)
@@ -510,6 +550,7 @@ static int run_bw(struct lp_loop *l, bool active, struct lp_loop_out *out)
 	for (uint32_t q = 0; q < c->nqps; q++)
 		msgs += s.posted[q] - before[q];
 	out->iters = msgs;
+	memcpy(out->msgs, s.posted, sizeof(out->msgs));
 	out->bw.msgs = (double)msgs;
 	out->bw.bytes = (double)msgs * (double)p->size;
 	out->bw.ns = (double)(t1 - t0);
@@ -539,8 +580,7 @@ int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out, ch
 		.why = why,
 		.why_len = why_len,
 		.timeout_ns = (uint64_t)p->timeout_ms * 1000000ull,
-		.flag_rx = (uint8_t *)c->mem.addr + c->slot + p->size - 1,
-		.flag_tx = (uint8_t *)c->mem.addr + p->size - 1,
+		.k = c->depth - 1, /* ring_next() steps to slot 0 first */
 	};
 	int ret;
 

@@ -6,7 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
+#include "common/clock.h"
 #include "common/lp.h"
 
 const char *const lp_rdma_test_names[] = {
@@ -16,6 +18,16 @@ const char *const lp_rdma_test_names[] = {
 bool lp_rdma_test_is_lat(enum lp_rdma_test t)
 {
 	return t == LP_RDMA_WRITE_LAT || t == LP_RDMA_READ_LAT || t == LP_RDMA_SEND_LAT;
+}
+
+uint32_t lp_rdma_seed_new(void)
+{
+	uint32_t s;
+
+	/* The clock is a fallback only: any seed not used by the previous run will do. */
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s))
+		s = (uint32_t)(lp_now_ns() * 0x9E3779B97F4A7C15ull >> 32);
+	return s;
 }
 
 void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t)
@@ -33,13 +45,34 @@ void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t)
 		.post_list = 1,
 		.num_qps = 1,
 		.inline_size = UINT32_MAX,
-		.seed = 0x5eed,
+		.seed = lp_rdma_seed_new(),
 		.max_samples = 1000000,
 		.timeout_ms = 10000,
 		.mem = LP_MEM_HOST,
 		.mem_dev = -1,
 		.gid_type = -1,
 	};
+}
+
+/*
+ * The smallest tx depth with which bandwidth posting never stalls
+ * (rdma/loops.c bw_post): each QP posts post_list (l) WRs at a time while
+ * posted - done + l <= tx_depth (T), signals every cq_mod-th (Q) WR and the
+ * last, and done only moves on a signaled completion. So from a completed
+ * signal d the window must reach the first post boundary at or past the next
+ * signal, at most Q after d. Boundaries are l apart, starting at 0 in the
+ * warm-up and at the warm-up count w in the timed phase; the gap from a
+ * multiple of Q to the next boundary takes every value r < l with
+ * r = w (mod gcd(Q, l)) over a long run, at most l - g + w mod g. A run
+ * reaches each of them, so this bound is exact (tests/unit/test_rdma_post.c
+ * checks it against a model of the loop). QPs post independently and receives
+ * are re-posted on every completion, so QPs and rx depth do not enter.
+ */
+static uint32_t window_min(const struct lp_rdma_params *p)
+{
+	uint32_t g = (uint32_t)lp_gcd(p->cq_mod, p->post_list);
+
+	return p->cq_mod + p->post_list - g + (uint32_t)(p->warmup % g);
 }
 
 int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
@@ -72,6 +105,13 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 		FAIL("cq moderation %u out of range [1, tx depth %u]", p->cq_mod, p->tx_depth);
 	if (p->post_list < 1 || p->post_list > p->tx_depth)
 		FAIL("post list %u out of range [1, tx depth %u]", p->post_list, p->tx_depth);
+	if (p->post_list > LP_RDMA_MAX_POST_LIST)
+		FAIL("post list %u out of range [1, %d]", p->post_list, LP_RDMA_MAX_POST_LIST);
+	if (!lat && p->tx_depth < window_min(p))
+		FAIL("tx depth %u stalls with cq moderation %u, post list %u, warm-up %llu: needs tx "
+		     "depth >= %u (Q + l - gcd(Q,l) + w mod gcd)",
+		     p->tx_depth, p->cq_mod, p->post_list, (unsigned long long)p->warmup,
+		     window_min(p));
 	if (p->num_qps < 1 || p->num_qps > LP_RDMA_MAX_QPS)
 		FAIL("QP count %u out of range [1, %d]", p->num_qps, LP_RDMA_MAX_QPS);
 	if (lat && p->num_qps != 1)

@@ -174,9 +174,9 @@ struct lp_rdma_params {
 	uint32_t inline_size;	/* request this max_inline_data; UINT32_MAX = auto */
 	uint32_t mtu;		/* path MTU bytes (256..4096); 0 = the port's active MTU */
 	bool bidir;		/* bandwidth both ways at once */
-	bool verify;		/* check every received byte against the pattern */
+	bool verify;		/* check every received message against its pattern */
 	bool use_cm;		/* connect QPs with librdmacm instead of the exchange */
-	uint32_t seed;		/* pattern seed */
+	uint32_t seed;		/* pattern seed of the run (random per client run by default) */
 	uint64_t max_samples;	/* latency samples kept verbatim */
 	int timeout_ms;		/* no-progress bound inside the timed loop */
 	enum lp_mem_kind mem;	/* this side's memory (the client's in HELLO) */
@@ -188,9 +188,15 @@ struct lp_rdma_params {
 
 #define LP_RDMA_MAX_SIZE (1ull << 30)
 #define LP_RDMA_MAX_QPS 64
+#define LP_RDMA_MAX_POST_LIST 64 /* WRs chained per ibv_post_send */
 #define LP_RDMA_MAX_BUF (4ull << 30) /* registered bytes per side and test (2 x size x QPs) */
 
-/* Sensible defaults for a test (perftest-like where it is a good choice). */
+/*
+ * A fresh pattern seed (getrandom). Every run draws one, so a persistent server
+ * whose buffers still hold an earlier run's data cannot pass verification.
+ */
+uint32_t lp_rdma_seed_new(void);
+/* Sensible defaults for a test (perftest-like where it is a good choice); a fresh seed. */
 void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t);
 /* Validate every field; on error writes one line to why (and returns -EINVAL). */
 int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len);
@@ -204,6 +210,24 @@ struct lp_rdma_bw {
 	double ns;		/* first post to last completion */
 	double gbytes_s, gbits_s, mmsg_s;
 	double pct_link;	/* gbits_s / port rate * 100 (NaN unknown) */
+};
+
+/*
+ * How a bidirectional sum is formed, for JSON and tables: each side times its own sending window
+ * (they overlap, but start and end apart), and the two rates are added. It is not one window over
+ * both directions, so it can differ from a link's full-duplex rate measured that way.
+ */
+#define LP_RDMA_BIDIR_SUM_METHOD "sum of two separately timed windows"
+
+/* What --verify checked, both sides together (docs/METHOD.md, "Verification"). */
+struct lp_rdma_verified {
+	bool ok;		/* every receiving side checked its rings and all matched */
+	uint64_t messages;	/* messages whose every byte was checked */
+	uint64_t bytes;		/* payload bytes checked */
+	uint64_t landed;	/* messages that landed in the checked rings (messages < landed when
+				   a ring held fewer slots than the run had messages) */
+	uint64_t ring;		/* slots per ring (QP and direction) */
+	char where[16];		/* the sides that checked: "client", "server", "client+server" */
 };
 
 struct lp_rdma_result {
@@ -220,9 +244,9 @@ struct lp_rdma_result {
 	/* bandwidth tests */
 	struct lp_rdma_bw local;	/* this side (client) sending, or reading */
 	struct lp_rdma_bw remote;	/* the server's direction in bidir */
-	double sum_gbytes_s, sum_gbits_s;
-	/* data verification */
-	bool verified;			/* true when verification ran and passed on both sides */
+	double sum_gbytes_s, sum_gbits_s; /* local + remote: see LP_RDMA_BIDIR_SUM_METHOD */
+	/* data verification (--verify) */
+	struct lp_rdma_verified verified;
 	uint64_t iters;			/* timed iterations done */
 	double rate_gbps;		/* port rate used for pct */
 	struct lp_rdma_devinfo local_dev, remote_dev;

@@ -2,6 +2,7 @@
 /* JSON form of one result: numbers as numbers, units in the key names, errors included. */
 #include "rdma/internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void summary_json(struct lp_json *j, const char *key, const struct lp_summary *s)
@@ -34,6 +35,33 @@ static void bw_json(struct lp_json *j, const char *key, const struct lp_rdma_bw 
 	lp_json_obj_end(j);
 }
 
+/* What --verify checked, in numbers and in words (docs/METHOD.md, "Verification"). */
+static void verified_json(struct lp_json *j, const struct lp_rdma_result *r,
+			  const struct lp_rdma_params *p)
+{
+	const struct lp_rdma_verified *v = &r->verified;
+	char how[200];
+
+	snprintf(how, sizeof(how),
+		 "every byte of each message in its own ring slot, against the pattern of (run seed, "
+		 "side, QP, slot)%s%s%s",
+		 r->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_POLL ?
+			 "; the last byte against the message's counter" : "",
+		 r->test == LP_RDMA_SEND_LAT || r->test == LP_RDMA_SEND_BW ?
+			 "; receive completions counted against the messages sent" : "",
+		 v->messages < v->landed ? "; slots reused: the last message of each slot" : "");
+	lp_json_obj_begin(j, "verified");
+	lp_json_bool(j, "ok", v->ok);
+	lp_json_uint(j, "messages", v->messages);
+	lp_json_uint(j, "bytes", v->bytes);
+	lp_json_uint(j, "messages_landed", v->landed);
+	lp_json_uint(j, "ring_slots", v->ring);
+	lp_json_str(j, "checked_by", v->where);
+	lp_json_uint(j, "seed", p->seed);
+	lp_json_str(j, "method", how);
+	lp_json_obj_end(j);
+}
+
 void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_params *p,
 			 struct lp_json *j)
 {
@@ -63,7 +91,7 @@ void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_pa
 	lp_json_str(j, "remote_mem", r->remote_mem);
 	lp_json_uint(j, "timed_iterations", r->iters);
 	if (p->verify)
-		lp_json_bool(j, "verified", r->verified);
+		verified_json(j, r, p);
 	if (r->status)
 		return;
 	if (lp_rdma_test_is_lat(r->test)) {
@@ -80,6 +108,7 @@ void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_pa
 			lp_json_obj_begin(j, "sum");
 			lp_json_num(j, "gbytes_per_s", r->sum_gbytes_s);
 			lp_json_num(j, "gbits_per_s", r->sum_gbits_s);
+			lp_json_str(j, "sum_method", LP_RDMA_BIDIR_SUM_METHOD);
 			lp_json_obj_end(j);
 		}
 	}

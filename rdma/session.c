@@ -10,8 +10,8 @@
  *   READY                   ->      (receives are posted before the answer)
  *                           <-      READY
  *   ... timed loop ...              ... responder / receiver / bidir sender ...
- *   DONE(iterations)        ->
- *                           <-      RESULT(status, verification, its bandwidth)
+ *   DONE(iterations, msgs)  ->      (msgs: messages per QP, for the verification)
+ *                           <-      RESULT(status, verification, its bandwidth, msgs)
  *   HELLO ... or BYE        ->
  */
 #include "rdma/internal.h"
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/lp.h"
@@ -88,6 +89,32 @@ static bool side_receives(const struct lp_rdma_params *p, bool client)
 	}
 }
 
+/* Messages per QP, warm-up included, as DONE and RESULT carry them. */
+static void msgs_encode(struct lp_wbuf *w, const struct lp_rdma_params *p, const uint64_t *msgs)
+{
+	for (uint32_t q = 0; q < p->num_qps; q++)
+		lp_wbuf_u64(w, msgs[q]);
+}
+
+static void msgs_decode(struct lp_rbuf *r, const struct lp_rdma_params *p, uint64_t *msgs)
+{
+	for (uint32_t q = 0; q < p->num_qps; q++)
+		msgs[q] = lp_rbuf_u64(r);
+}
+
+/*
+ * Verify this side's receiving rings: what landed there is its own READs, or
+ * what the peer wrote or sent (the peer's counts).
+ */
+static int verify_side(struct lp_rdma_conn *c, const struct lp_loop_out *out,
+		       const uint64_t *peer_msgs, struct lp_rdma_verified *v, char *why, size_t len)
+{
+	const struct lp_rdma_params *p = c->p;
+	bool read = p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
+
+	return lp_conn_verify(c, read ? out->msgs : peer_msgs, v, why, len);
+}
+
 /* Time a passive side may wait for the client to finish, generous by design. */
 static int passive_budget_ms(const struct lp_rdma_params *p)
 {
@@ -99,11 +126,31 @@ static int passive_budget_ms(const struct lp_rdma_params *p)
 	return s > 86400 ? 86400000 : (int)(s * 1000);
 }
 
+int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
+		int timeout_ms)
+{
+	uint64_t end = lp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+
+	while (oob->stop) {
+		int n = oob->ops->ready(oob->ctx);
+
+		if (n)
+			break; /* a message, or an error that recv reports */
+		if (*oob->stop)
+			return -EINTR;
+		if (lp_now_ns() >= end)
+			return -ETIMEDOUT;
+		usleep(2000);
+	}
+	return oob->ops->recv(oob->ctx, type_p, body, len_p,
+			      (int)LP_MAX(1, ((int64_t)end - (int64_t)lp_now_ns()) / 1000000));
+}
+
 static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *len,
 		      int timeout_ms, char *why, size_t why_len)
 {
 	uint16_t type;
-	int ret = oob->ops->recv(oob->ctx, &type, body, len, timeout_ms);
+	int ret = lp_oob_recv(oob, &type, body, len, timeout_ms);
 
 	if (ret) {
 		snprintf(why, why_len, "%s %s: %s", ret == -ETIMEDOUT ? "no answer from" :
@@ -112,6 +159,7 @@ static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *
 			 ret == -ETIMEDOUT ? "timed out" :
 			 ret == -ECONNRESET ? "connection lost (peer exited?)" :
 			 ret == -EPROTO ? "malformed message" :
+			 ret == -EINTR ? "interrupted" :
 					  strerror(-ret));
 		return ret;
 	}
@@ -124,7 +172,8 @@ static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *
 		code = lp_rbuf_u32(&r);
 		lp_rbuf_str(&r, text, sizeof(text));
 		snprintf(why, why_len, "peer %s: %s", oob->peer_name, r.err ? "error" : text);
-		return code ? -(int)code : -ECONNABORTED;
+		/* -EINTR means this process got a signal; the peer's cancelled the test. */
+		return code == EINTR ? -ECANCELED : code ? -(int)code : -ECONNABORTED;
 	}
 	if (type != want) {
 		snprintf(why, why_len, "unexpected message %u from %s (wanted %u)", type,
@@ -153,6 +202,8 @@ static int drain_recvs(struct lp_rdma_conn *c, int budget_ms)
 
 		if (n)
 			return n < 0 ? n : 0;
+		if (c->stop && *c->stop)
+			return -EINTR;
 		n = ibv_poll_cq(c->rcq, 16, wc);
 		for (int k = 0; k < n; k++)
 			if (wc[k].status != IBV_WC_SUCCESS ||
@@ -209,7 +260,8 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	struct lp_rbuf rb;
 	size_t len;
 	int ret, verify_remote = VERIFY_NOT_RUN, verify_local = VERIFY_NOT_RUN;
-	bool conn_up = false;
+	uint64_t peer_msgs[LP_RDMA_MAX_QPS] = { 0 };
+	bool conn_up = false, told = false;
 
 	memset(r, 0, sizeof(*r));
 	r->test = p->test;
@@ -247,7 +299,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	ret = lp_conn_setup(&c, dev, &sent, p->mem, p->mem_dev, true, oob, server_host, NULL);
 	if (ret) {
 		snprintf(r->error, sizeof(r->error), "connection set-up with %s failed: %s",
-			 oob->peer_name, strerror(-ret));
+			 oob->peer_name, c.why[0] ? c.why : strerror(-ret));
 		goto out;
 	}
 	conn_up = true;
@@ -267,13 +319,21 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (ret)
 		goto out;
 	ret = lp_loop_run(&c, true, &out, r->error, sizeof(r->error));
+	if (ret == -ECONNABORTED) {
+		/* The server ended the test: its ERROR says why (or the close says it is gone). */
+		ret = expect_msg(oob, LP_MSG_RESULT, body, &len, 1000, r->error, sizeof(r->error));
+		ret = ret ? ret : -EPROTO;
+		goto free_stats;
+	}
 	if (ret) {
 		/* Tell the server, which may be waiting in its loop; then stop. */
-		lp_rdma_send_error(oob, ret, r->error);
+		lp_rdma_send_error(oob, ret, ret == -EINTR ? "client interrupted" : r->error);
+		told = true;
 		goto free_stats;
 	}
 	lp_wbuf_init(&w);
 	lp_wbuf_u64(&w, out.iters);
+	msgs_encode(&w, p, out.msgs);
 	ret = oob->ops->send(oob->ctx, LP_MSG_DONE, &w, oob->timeout_ms);
 	if (!ret && p->test == LP_RDMA_SEND_BW && p->bidir)
 		ret = drain_recvs(&c, passive_budget_ms(p));
@@ -293,31 +353,34 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		r->remote.msgs = lp_rbuf_f64(&rb);
 		r->remote.ns = lp_rbuf_f64(&rb);
 		(void)lp_rbuf_u64(&rb);
+		msgs_decode(&rb, p, peer_msgs);
+		r->verified.messages = lp_rbuf_u64(&rb);
+		r->verified.bytes = lp_rbuf_u64(&rb);
+		r->verified.landed = lp_rbuf_u64(&rb);
+		r->verified.ring = lp_rbuf_u64(&rb);
 		if (lp_rbuf_done(&rb)) {
 			ret = -EPROTO;
 			snprintf(r->error, sizeof(r->error), "malformed RESULT from %s",
 				 oob->peer_name);
 			goto free_stats;
 		}
-		if (st) {
-			ret = st;
+		if (st || verify_remote == VERIFY_BAD) {
+			ret = st ? st : -EILSEQ;
 			snprintf(r->error, sizeof(r->error), "server: %s", text);
 			goto free_stats;
 		}
 	}
 	if (p->verify && side_receives(p, true)) {
-		ret = lp_conn_verify(&c, r->error, sizeof(r->error));
+		ret = verify_side(&c, &out, peer_msgs, &r->verified, r->error, sizeof(r->error));
 		verify_local = ret ? VERIFY_BAD : VERIFY_OK;
 		if (ret)
 			goto free_stats;
 	}
-	if (verify_remote == VERIFY_BAD) {
-		ret = -EILSEQ;
-		snprintf(r->error, sizeof(r->error), "data verification failed on the server");
-		goto free_stats;
-	}
-	r->verified = p->verify && verify_local != VERIFY_BAD && verify_remote != VERIFY_BAD &&
-		      (verify_local == VERIFY_OK || verify_remote == VERIFY_OK);
+	r->verified.ok = p->verify && verify_local != VERIFY_BAD && verify_remote != VERIFY_BAD &&
+			 (verify_local == VERIFY_OK || verify_remote == VERIFY_OK);
+	snprintf(r->verified.where, sizeof(r->verified.where), "%s",
+		 verify_local && verify_remote ? "client+server" : verify_local ? "client" :
+		 verify_remote			? "server" : "");
 	r->iters = out.iters;
 	if (lp_rdma_test_is_lat(p->test)) {
 		lp_stats_summarize(&out.rtt, &r->rtt_us);
@@ -337,6 +400,9 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 free_stats:
 	lp_stats_free(&out.rtt);
 out:
+	/* Interrupted outside the loop (set-up, waiting for an answer): the server is told too. */
+	if (ret == -EINTR && !told)
+		lp_rdma_send_error(oob, ret, "client interrupted");
 	if (conn_up)
 		lp_conn_teardown(&c);
 	r->status = ret;
@@ -361,6 +427,8 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	char why[160] = "";
 	size_t mlen;
 	int ret, verify = VERIFY_NOT_RUN;
+	uint64_t peer_msgs[LP_RDMA_MAX_QPS] = { 0 };
+	struct lp_rdma_verified checked = { 0 };
 
 	lp_rbuf_init(&rb, body, len);
 	ret = lp_rdma_params_decode(&p, &rb);
@@ -388,7 +456,12 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		return ret;
 	ret = lp_conn_setup(&c, dev, &p, o->mem, o->mem_dev, false, oob, NULL, o->bind_addr);
 	if (ret) {
-		lp_rdma_send_error(oob, ret, "server could not set up the connection");
+		/* The cause, once: in this server's log and to the client, which reports it. */
+		lp_warn("client %s: connection set-up failed: %s", oob->peer_name,
+			c.why[0] ? c.why : strerror(-ret));
+		if (ret != -ECONNABORTED)
+			lp_rdma_send_error(oob, ret,
+					   c.why[0] ? c.why : "server could not set up the connection");
 		return ret == -ECONNABORTED ? 0 : ret;
 	}
 	ret = expect_msg(oob, LP_MSG_READY, msg, &mlen, oob->timeout_ms, why, sizeof(why));
@@ -399,6 +472,9 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (ret)
 		goto teardown;
 	ret = lp_loop_run(&c, false, &out, why, sizeof(why));
+	/* The client ended the test (its ERROR is waiting): that, not the local symptom, is the cause. */
+	if (ret < 0 && ret != -EINTR && oob->ops->ready(oob->ctx) > 0)
+		expect_msg(oob, LP_MSG_DONE, msg, &mlen, 1000, why, sizeof(why));
 	if (ret < 0) {
 		/* The client may have sent ERROR (its loop failed): then it is the cause. */
 		lp_warn("client %s: test %s size %llu failed: %s", oob->peer_name,
@@ -408,12 +484,22 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (p.test == LP_RDMA_SEND_BW && p.bidir && !out.peer_done)
 		drain_recvs(&c, passive_budget_ms(&p));
 	ret = expect_msg(oob, LP_MSG_DONE, msg, &mlen, passive_budget_ms(&p), why, sizeof(why));
+	if (!ret) {
+		lp_rbuf_init(&rb, msg, mlen);
+		(void)lp_rbuf_u64(&rb);
+		msgs_decode(&rb, &p, peer_msgs);
+		if (lp_rbuf_done(&rb)) {
+			ret = -EPROTO;
+			snprintf(why, sizeof(why), "malformed DONE");
+		}
+	}
 	if (ret) {
 		lp_warn("client %s: %s", oob->peer_name, why);
 		goto free_stats;
 	}
 	if (p.verify && side_receives(&p, false))
-		verify = lp_conn_verify(&c, why, sizeof(why)) ? VERIFY_BAD : VERIFY_OK;
+		verify = verify_side(&c, &out, peer_msgs, &checked, why, sizeof(why)) ? VERIFY_BAD :
+											 VERIFY_OK;
 	lp_wbuf_init(&w);
 	lp_wbuf_u32(&w, 0);
 	lp_wbuf_str(&w, verify == VERIFY_BAD ? why : "");
@@ -422,12 +508,19 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	lp_wbuf_f64(&w, out.bw.msgs);
 	lp_wbuf_f64(&w, out.bw.ns);
 	lp_wbuf_u64(&w, out.iters);
+	msgs_encode(&w, &p, out.msgs);
+	lp_wbuf_u64(&w, checked.messages);
+	lp_wbuf_u64(&w, checked.bytes);
+	lp_wbuf_u64(&w, checked.landed);
+	lp_wbuf_u64(&w, checked.ring);
 	ret = oob->ops->send(oob->ctx, LP_MSG_RESULT, &w, oob->timeout_ms);
 	if (verify == VERIFY_BAD)
 		lp_warn("client %s: %s", oob->peer_name, why);
 free_stats:
 	lp_stats_free(&out.rtt);
 teardown:
+	if (ret == -EINTR) /* this server was interrupted: the client reports it */
+		lp_rdma_send_error(oob, ret, "server interrupted");
 	lp_conn_teardown(&c);
 	/* A failed test leaves the session in an unknown state: end it. */
 	return ret;
@@ -443,14 +536,16 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		size_t len;
 		int ret;
 
-		if (o->stop && *o->stop)
-			return -EINTR;
 		/*
 		 * A new client speaks at once (a silent one is dropped after the
 		 * timeout); between tests it only formats output: a minute is plenty.
 		 */
-		ret = oob->ops->recv(oob->ctx, &type, body, &len,
-				     n ? LP_MAX(oob->timeout_ms, 60000) : oob->timeout_ms);
+		ret = (o->stop && *o->stop) ? -EINTR :
+					      lp_oob_recv(oob, &type, body, &len,
+							  n ? LP_MAX(oob->timeout_ms, 60000) :
+							      oob->timeout_ms);
+		if (ret == -EINTR)
+			lp_rdma_send_error(oob, ret, "server interrupted");
 		if (ret)
 			return ret;
 		if (type == LP_MSG_BYE)

@@ -248,7 +248,7 @@ static void fmt_val(char *buf, size_t len, double v, bool lat)
 	else if (lat)
 		snprintf(buf, len, "%.1f", v);
 	else
-		snprintf(buf, len, "%.3g", v);
+		lp_fmt_sig(buf, len, v, 3);
 }
 
 /* The value a goodness ratio stands for (ratio 0.5 of a latency reference is twice the time). */
@@ -818,6 +818,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	lp_json_obj_end(&j);
 	lp_json_obj_begin(&j, "run");
 	lp_json_str(&j, "started", r->started);
+	lp_json_bool(&j, "interrupted", r->interrupted);
 	lp_json_num(&j, "wall_s", r->wall_s);
 	lp_json_num(&j, "sweep_s", r->sweep_s);
 	lp_json_num(&j, "retest_s", r->retest_s);
@@ -1021,7 +1022,7 @@ int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
 		goto out;
 	}
 	fprintf(f, "test,size,client,server,client_name,server_name,phase,round,status,value,unit,"
-		   "p50_us,p99_us,gbits_s,wall_s,error\n");
+		   "p50_us,p99_us,gbits_s,wall_s,error,run_interrupted\n");
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_cell *c = &r->cells[i];
 		const struct lp_sweep_metric *mt = &r->metrics[c->metric];
@@ -1042,7 +1043,8 @@ int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
 		if (isfinite(c->gbits_s))
 			fprintf(f, "%.6g", c->gbits_s);
 		fprintf(f, ",%.3f,", c->wall_s);
-		lp_csv_field(f, c->status ? c->error : "", 1);
+		lp_csv_field(f, c->status ? c->error : "", 0);
+		fprintf(f, "%d\n", r->interrupted);
 	}
 	if (fclose(f))
 		rc = -EIO;

@@ -130,6 +130,7 @@ struct lp_sweep_run {
 	size_t nretests;
 	char started[32];
 	double wall_s, sweep_s, retest_s;
+	bool interrupted;		/* SIGINT/SIGTERM: the cells are those done until then */
 	/* diagnosis outputs */
 	struct lp_diag *diag;		/* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;

@@ -121,17 +121,6 @@ static void gen_isolated(struct builder *b, int n)
 		}
 }
 
-static int gcd(int a, int b)
-{
-	while (b) {
-		int t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /*
  * Shift d is the permutation i -> i+d: gcd(n,d) cycles of length L = n/gcd.
  * Edges at even positions of a cycle are disjoint, so are the odd ones; an odd
@@ -140,7 +129,7 @@ static int gcd(int a, int b)
 static void gen_ring(struct builder *b, int n)
 {
 	for (int d = 1; d < n; d++) {
-		int g = gcd(n, d), len = n / g;
+		int g = (int)lp_gcd((uint64_t)n, (uint64_t)d), len = n / g;
 
 		for (int part = 0; part < 3; part++) {
 			for (int s = 0; s < g; s++)

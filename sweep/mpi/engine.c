@@ -85,13 +85,18 @@ static int wait_or_lose(struct lp_sweep_mpi *x, MPI_Request *req, int timeout_ms
 	return ret;
 }
 
-int lp_sweep_mpi_barrier(struct lp_sweep_mpi *x, int timeout_ms)
+bool lp_sweep_mpi_barrier(struct lp_sweep_mpi *x, int timeout_ms, bool stop)
 {
 	MPI_Request req;
 
-	if (MPI_Ibarrier(x->comm, &req) != MPI_SUCCESS)
-		return -EIO;
-	return wait_or_lose(x, &req, timeout_ms, "round barrier");
+	x->stop_mine = stop;
+	x->stop_any = 0;
+	if (MPI_Iallreduce(&x->stop_mine, &x->stop_any, 1, MPI_INT, MPI_MAX, x->comm, &req) !=
+	    MPI_SUCCESS)
+		return stop;
+	if (wait_or_lose(x, &req, timeout_ms, "round barrier"))
+		return stop;
+	return stop || x->stop_any;
 }
 
 #define XCH_LEN (8 + 80)
@@ -272,6 +277,7 @@ static void pair_oob(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int
 		.timeout_ms = (int)(cfg->pair_timeout_s * 1000),
 		.peer_family = AF_INET,
 		.peer_name = x->name_all[peer],
+		.stop = cfg->sopts.stop, /* SIGINT/SIGTERM end the running test too */
 	};
 }
 static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int m, int server,
@@ -304,6 +310,11 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 		} else {
 			ret = lp_rdma_client_run(x->dev, &oob, p, x->name_all[server], r);
 			c.status = r->status ? r->status : ret;
+			if (c.status == -EINTR || c.status == -ECANCELED) {
+				/* a signal here or at the peer cut it short: not a measurement */
+				free(r);
+				return;
+			}
 			if (c.status)
 				snprintf(c.error, sizeof(c.error), "%s",
 					 r->error[0] ? r->error : strerror(-c.status));
@@ -359,6 +370,8 @@ int lp_sweep_mpi_run(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, con
 				for (int m = 0; m < cfg->nmetrics; m++) {
 					int tag = session_tag(x, cfg, d, m);
 
+					if (cfg->sopts.stop && *cfg->sopts.stop)
+						break; /* no new session: every rank got the signal too */
 					if (client == x->rank)
 						run_client(x, cfg, m, server, tag, (int)r, phase);
 					else
@@ -367,9 +380,9 @@ int lp_sweep_mpi_run(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, con
 			}
 			break;
 		}
-		if (cfg->sopts.stop && *cfg->sopts.stop)
+		/* The round's barrier also agrees on stopping: a signal to any rank stops all. */
+		if (lp_sweep_mpi_barrier(x, barrier_ms, cfg->sopts.stop && *cfg->sopts.stop))
 			return -EINTR;
-		lp_sweep_mpi_barrier(x, barrier_ms);
 		x->rounds_done++;
 		if (x->rank == 0 && lp_log_get_level() >= LP_LOG_INFO)
 			lp_info("%s round %zu/%zu done", phase ? "retest" : "sweep", r + 1, s->nrounds);

@@ -71,6 +71,7 @@ struct lp_sweep_mpi {
 	bool lost;		/* a rank missed a deadline: finish with MPI_Abort */
 	int pending;		/* barriers still outstanding after their timeout */
 	MPI_Request pending_req[64];
+	int stop_mine, stop_any;	/* the round barrier's buffers (they outlive a late barrier) */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);
@@ -99,7 +100,11 @@ int lp_sweep_mpi_gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, 
 /* Rank 0's list of ordered pairs to everyone: *pairs_p malloc'ed, *np_p couples. */
 int lp_sweep_mpi_bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, int tag);
 
-/* A barrier bounded by timeout_ms; a late barrier is remembered and x->lost set. */
-int lp_sweep_mpi_barrier(struct lp_sweep_mpi *x, int timeout_ms);
+/*
+ * The barrier at the end of a round, bounded by timeout_ms (a late barrier is
+ * remembered and x->lost set); it also agrees on stopping: returns true when
+ * stop is set on any rank (SIGINT/SIGTERM to one rank stops them all).
+ */
+bool lp_sweep_mpi_barrier(struct lp_sweep_mpi *x, int timeout_ms, bool stop);
 
 #endif

@@ -15,15 +15,7 @@
 #include "common/pattern.h"
 #include "common/stats.h"
 #include "gpu/gpumem.h"
-
-#define CHECK(cond, ...)                                      \
-	do {                                                  \
-		if (!(cond)) {                                \
-			fprintf(stderr, "FAIL: " __VA_ARGS__); \
-			fprintf(stderr, "\n");                \
-			fails++;                              \
-		}                                             \
-	} while (0)
+#include "tests/gpu/check.h"
 
 int main(int argc, char **argv)
 {
@@ -84,7 +76,7 @@ int main(int argc, char **argv)
 
 	/* poller: host writes byte i with cudaMemcpy, waits for the GPU's flag */
 	lp_stats_init(&st, iters);
-	ret = lp_gpu_poller_start(&b, 4096, iters, 2000000000ull, &p);
+	ret = lp_gpu_poller_start(&b, 4096, 0, 1, iters, 2000000000ull, &p);
 	CHECK(!ret, "poller start %d", ret);
 	for (unsigned i = 1; !ret && i <= iters; i++) {
 		byte = (uint8_t)i;
@@ -103,7 +95,7 @@ int main(int argc, char **argv)
 	CHECK(sum.n == iters, "all poller iterations");
 
 	/* a poller nobody writes to gives up by itself */
-	ret = lp_gpu_poller_start(&b, 8192, 1, 50000000ull, &p);
+	ret = lp_gpu_poller_start(&b, 8192, 0, 1, 1, 50000000ull, &p);
 	CHECK(!ret, "poller 2 start");
 	if (!ret) {
 		t0 = lp_now_ns();

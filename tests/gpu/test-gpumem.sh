@@ -1,18 +1,8 @@
 #!/bin/bash
 # GPU memory provider (gpu/gpumem.h): builds tests/gpu/gpumem_check.c against the library and runs it.
 # Exit 77 without CUDA or without a GPU.
-set -u
-cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
-lib=$B/liblinkperf.a
-cuda=${CUDA_HOME:-/usr/local/cuda}
-if [ ! -f "$lib" ] || ! nm "$lib" 2>/dev/null | grep -q ' T lp_gpu_buf_alloc'; then
-	echo "library built without CUDA: no GPU memory provider here"; exit 77
-fi
-mkdir -p "$B/tests"
-${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -isystem "$cuda/include" \
-	-o "$B/tests/gpumem_check" tests/gpu/gpumem_check.c "$lib" \
-	-L"$cuda/lib64" -lcudart_static -ldl -lrt -lstdc++ -lm -lpthread || { echo "build failed"; exit 1; }
+. "$(dirname "$0")/check.sh"
+check_build gpumem_check
 out=$("$B/tests/gpumem_check" "${LP_GPUMEM_ITERS:-2000}")
 rc=$?
 echo "$out"
@@ -25,4 +15,6 @@ v = d["visibility_ns"]
 assert d["failures"] == 0 and d["corruption_detected"], d
 assert v["n"] > 0 and 0 < v["min"] <= v["p50"] <= v["p99"] < 1e8, v
 print("ok: dmabuf %s; visibility min %d p50 %d p99 %d ns" % (d["dmabuf"], v["min"], v["p50"], v["p99"]))
+if d["dmabuf"] != "ok":
+    print("SKIP dma-buf export: not supported by this driver/GPU (only the refusal was checked)")
 '

@@ -9,6 +9,7 @@ mkdir -p "$OUT"
 fails=0
 PORT=19000
 
+. tests/guest-lib.sh
 ok() { echo "ok $1"; }
 bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 
@@ -45,7 +46,9 @@ assert d["local_device"]["gid_type"] == "RoCEv2", d["local_device"]
 for r in res:
     assert r["status"] == "ok", r
     if r["params"]["verify"]:
-        assert r["verified"] is True, r
+        v = r["verified"]
+        assert v["ok"] is True and 0 < v["messages"] <= v["messages_landed"], r
+        assert v["bytes"] == v["messages"] * r["size"] and v["ring_slots"] >= 1, v
     if r["test"].endswith("_lat"):
         l = r["latency_us"]
         assert l["samples"] == r["params"]["iterations"] or r["params"]["duration_s"] > 0, l
@@ -68,15 +71,22 @@ PY
 start_server
 if "$B" "$IP" -p $PORT --wait 10 -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw \
 	-s 1,2,4K,64K -n 100 -w 10 --verify --json "$OUT/all.json" --csv "$OUT/all.csv" >"$OUT/all.txt" 2>&1 &&
-	json_check "$OUT/all.json" 24 && [ "$(wc -l <"$OUT/all.csv")" = 25 ]; then
-	ok "all tests x 4 sizes, verified, JSON+CSV"
+	json_check "$OUT/all.json" 24 'all(r["verified"]["messages"] == r["verified"]["messages_landed"] ==
+	    110 * (2 if r["test"] in ("write_lat", "send_lat") else 1) for r in res)' &&
+	[ "$(wc -l <"$OUT/all.csv")" = 25 ]; then
+	ok "all tests x 4 sizes, every message verified, JSON+CSV"
 else
 	bad "all tests" "$(tail -n 5 "$OUT/all.txt")"
 fi
 
 # 2. the same server serves more clients in a row: bidirectional, multi-QP, post lists, duration
+# Bidir: each direction moved data, and the sum is exactly their sum (labelled as two windows).
+BIDIR_SUM='all(min(r[k]["gbytes_per_s"] for k in ("client_to_server", "server_to_client")) > 0 and
+	abs(r["sum"]["gbytes_per_s"] - r["client_to_server"]["gbytes_per_s"] - r["server_to_client"]["gbytes_per_s"])
+	<= 1e-9 * r["sum"]["gbytes_per_s"] and abs(r["sum"]["gbits_per_s"] - 8 * r["sum"]["gbytes_per_s"]) <= 1e-9 *
+	r["sum"]["gbits_per_s"] and r["sum"]["sum_method"] == "sum of two separately timed windows" for r in res)'
 if "$B" "$IP" -p $PORT -t write_bw,read_bw,send_bw -s 4K,1M -n 60 -b --verify --json "$OUT/bidir.json" >"$OUT/bidir.txt" 2>&1 &&
-	json_check "$OUT/bidir.json" 6 'all(r["sum"]["gbytes_per_s"] > r["client_to_server"]["gbytes_per_s"] for r in res)'; then
+	json_check "$OUT/bidir.json" 6 "$BIDIR_SUM"; then
 	ok "bidirectional bandwidth, each way and sum"
 else
 	bad "bidir" "$(tail -n 5 "$OUT/bidir.txt")"
@@ -99,6 +109,15 @@ if "$B" "$IP" -p $PORT -t write_lat -n 300 --max-samples 20 --json "$OUT/hist.js
 else
 	bad "sample cap" "see $OUT/hist.json"
 fi
+# Accepted edges of the window rule (tx depth at its minimum) run to the end.
+for a in "-T 130 -Q 128 -l 3" "-T 12 -Q 10 -l 4" "-T 128 -Q 128 -l 2" "-T 64 -Q 64 -l 64 -w 0"; do
+	if timeout 120 "$B" "$IP" -p $PORT -t write_bw,send_bw -s 1K -n 700 $a --timeout 5 --json "$OUT/edge.json" >"$OUT/edge.txt" 2>&1 &&
+		json_check "$OUT/edge.json" 2 'all(r["bandwidth"]["messages"] == 700 for r in res)'; then
+		ok "window edge $a: 700 messages each"
+	else
+		bad "window edge $a" "$(tail -n 3 "$OUT/edge.txt")"
+	fi
+done
 n=$(grep -c "session done" "$OUT/srv-$PORT.log")
 [ "$n" -ge 5 ] && ok "one server served $n clients in a row" || bad "persistent server" "$n sessions: $(cat "$OUT/srv-$PORT.log")"
 stop_server
@@ -127,17 +146,36 @@ else
 	bad "garbage" "$(tail -n 8 "$OUT/srv-$PORT.log")"
 fi
 
-# 5. client killed mid-test: the server survives and serves the next client
-"$B" "$IP" -p $PORT -t write_bw -s 64K -n 200000 >/dev/null 2>&1 &
+# 5. client killed mid-test: the server survives and serves the next client. The victim runs
+# send_bw for 60 s; it is killed 2 s after its header (connected). The server logs a cut-short
+# test only once its timed loop ran (its receive loop failing, or its wait for DONE after the loop
+# losing the client); a kill during set-up logs no such line. So the check demands that line, then
+# the session's end, then a good next client. (LP_TEST_KILL_AT=0.2 kills 0.2 s after the start,
+# before the test runs: the check must then fail - the fault it exists to catch.)
+base=$(wc -l <"$OUT/srv-$PORT.log")
+"$B" "$IP" -p $PORT -t send_bw -s 4K -D 60 >"$OUT/victim.txt" 2>&1 &
 C=$!
-sleep 3
+i=0
+while [ -z "${LP_TEST_KILL_AT:-}" ] && ! grep -q "^client:" "$OUT/victim.txt" 2>/dev/null && [ $i -lt 60 ]; do
+	sleep 0.3
+	i=$((i + 1))
+done
+sleep "${LP_TEST_KILL_AT:-2}"
 kill -9 $C
 wait $C 2>/dev/null
+i=0
+while ! tail -n +$((base + 1)) "$OUT/srv-$PORT.log" | grep -q "session ended" && [ $i -lt 30 ]; do
+	sleep 0.3
+	i=$((i + 1))
+done
+cut=$(tail -n +$((base + 1)) "$OUT/srv-$PORT.log" | grep -E "client [^ ]+: (test send_bw size 4096 failed|exchange with .*connection lost)")
 t0=$(date +%s)
-if "$B" "$IP" -p $PORT --wait 30 -t write_lat -n 50 >/dev/null 2>&1 && kill -0 "$SRV"; then
-	ok "client killed mid-test: server recovered in $(($(date +%s) - t0)) s"
+if [ -n "$cut" ] && ! tail -n +$((base + 1)) "$OUT/srv-$PORT.log" | grep -q "session done" &&
+	! grep -q "^send_bw" "$OUT/victim.txt" &&
+	"$B" "$IP" -p $PORT --wait 30 -t write_lat -n 50 >/dev/null 2>&1 && kill -0 "$SRV"; then
+	ok "client killed mid-test (server: ${cut#*: }): server recovered in $(($(date +%s) - t0)) s"
 else
-	bad "client killed" "$(tail -n 5 "$OUT/srv-$PORT.log")"
+	bad "client killed mid-test" "server log since the kill: $(tail -n +$((base + 1)) "$OUT/srv-$PORT.log")"
 fi
 stop_server
 
@@ -147,11 +185,7 @@ for t in write_lat write_bw read_bw send_bw; do
 	"$B" "$IP" -p $PORT --wait 10 -t $t -s 4K -n 100000000 --timeout 3 >"$OUT/killed-$t.txt" 2>&1 &
 	C=$!
 	# Kill the server once the test is running (the client has opened its device and connected).
-	i=0
-	while ! grep -q "^client:" "$OUT/killed-$t.txt" 2>/dev/null && [ $i -lt 60 ]; do
-		sleep 0.3
-		i=$((i + 1))
-	done
+	wait_for "$OUT/killed-$t.txt" "^client:" 60 >/dev/null
 	sleep 2
 	kill -9 "$SRV"
 	t0=$(date +%s)
@@ -164,6 +198,53 @@ for t in write_lat write_bw read_bw send_bw; do
 		bad "server killed during $t" "rc=$rc after $dt s: $(tail -n 3 "$OUT/killed-$t.txt")"
 	fi
 	wait "$SRV" 2>/dev/null
+done
+
+# 6b. SIGINT/SIGTERM mid-test: the signalled side ends within ~1 s (< 3 s under TCG) with
+# exit 130, the peer reports the interruption, the client's JSON parses and says interrupted.
+for sig in INT TERM; do
+	for who in client server; do
+		start_server
+		j="$OUT/sig-$who-$sig.json"
+		# SIGINT lands in a ping-pong, SIGTERM in a bandwidth loop
+		if [ $sig = INT ]; then tt="write_lat -s 4K"; else tt="write_bw -s 4K -T 32"; fi
+		"$B" "$IP" -p $PORT --wait 10 -t $tt -D 60 --json "$j" >"$OUT/sig-$who-$sig.txt" 2>&1 &
+		C=$!
+		# connected; the JSON then shows the signal came mid-test ("interrupted mid-test")
+		wait_for "$OUT/sig-$who-$sig.txt" "^client:" 60 >/dev/null
+		sleep 2
+		if [ $who = client ]; then victim=$C; else victim=$SRV; fi
+		t0=$(now_ms)
+		kill -$sig $victim
+		wait $victim # (kill -0 cannot time it: a zombie still answers)
+		rc=$?
+		ms=$(($(now_ms) - t0))
+		if [ $who = client ]; then
+			kill -0 "$SRV" 2>/dev/null && alive=yes || alive=no
+			why=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert d["interrupted"] is True and len(r) == 1 and "interrupted mid-test" in r[0]["error"], d; print(r[0]["error"])' "$j" 2>&1)
+			peer=$(wait_for "$OUT/srv-$PORT.log" "client interrupted" 10)
+			if [ $rc = 130 ] && [ $ms -lt 3000 ] && [ $alive = yes ] && [ "$peer" -ge 1 ] && [ -n "$why" ] &&
+				! printf '%s' "$why" | grep -q Traceback; then
+				ok "SIG$sig to the client mid-${tt%% *}: exit 130 after $ms ms, JSON interrupted, server logged it and kept serving"
+			else
+				bad "SIG$sig to the client" "rc=$rc after $ms ms, server alive $alive, server saw it $peer x, JSON: $why"
+			fi
+		else
+			wait $C
+			crc=$?
+			cms=$(($(now_ms) - t0))
+			# The signalled server within 3 s; the client (told, or seeing its QP's peer gone) bounded.
+			if [ $rc = 130 ] && [ $ms -lt 3000 ] && [ $crc = 1 ] && [ $cms -lt 15000 ] &&
+				grep -q "server interrupted" "$OUT/sig-$who-$sig.txt" &&
+				grep -q "interrupted mid-test\|exchange with .*: interrupted" "$OUT/srv-$PORT.log" &&
+				python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["interrupted"] is False and d["results"][0]["status"] != "ok"' "$j"; then
+				ok "SIG$sig to the server mid-${tt%% *}: exit 130 after $ms ms; the client exit 1 after $cms ms: $(grep -o 'peer.*server interrupted' "$OUT/sig-$who-$sig.txt" | head -n 1)"
+			else
+				bad "SIG$sig to the server" "server rc=$rc after $ms ms, client rc=$crc after $cms ms: $(tail -n 3 "$OUT/sig-$who-$sig.txt")"
+			fi
+		fi
+		stop_server
+	done
 done
 
 # 7. bad input: one line, a distinct exit code, no hang
@@ -193,6 +274,16 @@ check_rc "both -n and -D" 2 "$B" "$IP" -n 5 -D 1
 check_rc "GPU memory without a GPU (client)" 77 "$B" "$IP" --mem cuda
 check_rc "GPU memory without a GPU (server)" 77 "$B" --server --mem cuda:1
 check_rc "bad memory kind" 2 "$B" "$IP" --mem rocm
+# Window combinations that would stall (issue 9): refused before any device or server, exit 2.
+check_rc "-T 128 -Q 128 -l 3 stalls" 2 "$B" "$IP" -t write_bw -T 128 -Q 128 -l 3
+check_rc "-T 128 -Q 128 -l 48 stalls" 2 "$B" "$IP" -t write_bw -T 128 -Q 128 -l 48
+check_rc "-T 10 -Q 10 -l 4 stalls" 2 "$B" "$IP" -t send_bw -T 10 -Q 10 -l 4
+# Verbs errors on a real QP: the cause is the verb's return value (rxe leaves errno 0 on post_recv).
+if v=$(timeout 60 "${LP_BUILD:-build}/tests/test_rdma_verbs" 2>&1); then
+	ok "verbs errors: $(printf '%s\n' "$v" | grep 'post_recv on a RESET' | cut -c3-90)"
+else
+	bad "verbs errors" "$v"
+fi
 start_server
 # Root ignores RLIMIT_MEMLOCK through CAP_IPC_LOCK: drop it, as an ordinary user would not have it.
 check_rc "locked memory too small" 1 setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock \
@@ -203,6 +294,50 @@ case "$out" in
 esac
 "$B" "$IP" -p $PORT -t write_lat -n 20 >/dev/null 2>&1 && ok "server fine after the client's registration failure" ||
 	bad "server after memlock failure" "$(tail -n 3 "$OUT/srv-$PORT.log")"
+stop_server
+
+# 8. verification can fail: the test-only fault switches (docs/METHOD.md, "Verification").
+# Each fault names the test, size, QP, message and byte, and the client exits 1.
+start_server
+fault() { # name env expected-text test [options]
+	name=$1 env=$2 want=$3
+	shift 3
+	env "$env" "$B" "$IP" -p $PORT -s 64 -n 16 -w 2 --verify "$@" >"$OUT/fault.txt" 2>&1
+	rc=$?
+	if [ $rc = 1 ] && grep -q "error: .*$want" "$OUT/fault.txt"; then
+		ok "$name -> exit 1: $(grep -o "data verification failed.*" "$OUT/fault.txt" | head -n 1)"
+	else
+		bad "$name" "rc=$rc: $(tail -n 2 "$OUT/fault.txt")"
+	fi
+}
+for t in write_lat read_lat send_lat write_bw read_bw send_bw; do
+	fault "$t: one corrupted byte" LP_FAULT_CORRUPT=7:3 \
+		"data verification failed: $t size 64, QP 0, message 7 (ring slot 6), byte offset 3" -t $t
+done
+fault "write_bw: QP 1's data in QP 0's message 5 (misplaced)" LP_FAULT_MISPLACE=5 \
+	"data verification failed: write_bw size 64, QP 0, message 5 (ring slot 4)" -t write_bw -q 2
+fault "write_bw -b: message 9 on QP 1 lost" LP_FAULT_LOSE=9:1 \
+	"data verification failed: write_bw size 64, QP 1, message 9 (ring slot 8), byte offset" -t write_bw -q 2 -b
+fault "send_lat: message 9 lost" LP_FAULT_LOSE=9 \
+	"data verification failed: send_lat size 64, QP 0, message 9 (ring slot 8), byte offset" -t send_lat
+# Slots reused (4,200 messages a side, a ring of 4,095 slots): the last message of each slot is
+# checked and the JSON says how many; counters that wrap to 0 (messages 256, 512, ...) in fresh
+# slots do not end a wait early; a corrupted message in the last lap still fails.
+if "$B" "$IP" -p $PORT -t write_lat -s 64 -n 4200 -w 0 --verify --json "$OUT/reuse.json" >"$OUT/reuse.txt" 2>&1 &&
+	json_check "$OUT/reuse.json" 1 'res[0]["verified"]["messages"] == 2 * 4095 and res[0]["verified"]["messages_landed"] == 2 * 4200 and res[0]["verified"]["ring_slots"] == 4095'; then
+	ok "write_lat: ring of 4095 slots reused, 8190 of 8400 messages checked and said so"
+else
+	bad "reused ring" "$(tail -n 3 "$OUT/reuse.txt")"
+fi
+LP_FAULT_CORRUPT=4150:3 "$B" "$IP" -p $PORT -t write_lat -s 64 -n 4200 -w 0 --verify >"$OUT/fault.txt" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "data verification failed: write_lat size 64, QP 0, message 4150 (ring slot 54), byte offset 3" "$OUT/fault.txt"; then
+	ok "write_lat, reused slots: a corrupted byte in message 4150 -> exit 1"
+else
+	bad "reused ring fault" "rc=$rc: $(tail -n 2 "$OUT/fault.txt")"
+fi
+"$B" "$IP" -p $PORT -t write_lat,send_bw -s 64 -n 16 --verify >/dev/null 2>&1 && ok "server fine after the faults" ||
+	bad "server after faults" "$(tail -n 3 "$OUT/srv-$PORT.log")"
 stop_server
 
 echo "lp-rdma guest checks: $fails failed"

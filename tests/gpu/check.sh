@@ -1,0 +1,17 @@
+# Sourced by the tests/gpu scripts that build a small C check against liblinkperf.a.
+# check_build NAME [LIBS...]: builds tests/gpu/NAME.c into $B/tests/NAME; exits 77 when the
+# library was built without CUDA, 1 when the build fails.
+set -u
+cd "$(dirname "$0")/../.."
+B=${LP_BUILD:-build}
+check_build() {
+	local name=$1 lib=$B/liblinkperf.a cuda=${CUDA_HOME:-/usr/local/cuda}
+	shift
+	if [ ! -f "$lib" ] || ! nm "$lib" 2>/dev/null | grep -q ' T lp_gpu_buf_alloc'; then
+		echo "library built without CUDA: no GPU memory here"; exit 77
+	fi
+	mkdir -p "$B/tests"
+	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -isystem "$cuda/include" \
+		-o "$B/tests/$name" "tests/gpu/$name.c" "$lib" \
+		-L"$cuda/lib64" -lcudart_static "$@" -ldl -lrt -lstdc++ -lm -lpthread || { echo "$name: build failed"; exit 1; }
+}

@@ -1,4 +1,5 @@
-# linkperf — GNU make. Targets: all (default), check, check-asan, asan, demo, bench, clean.
+# linkperf — GNU make. Targets: all (default), check, check-asan, asan, demo, bench, clean,
+# man, completions, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
 # Detects rdma-core, CUDA and Open MPI; what is missing is skipped with a message.
 
 BUILD   ?= build
@@ -45,6 +46,14 @@ NVCCFLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=co
 endif
 
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SAN)
+CPPFLAGS_ALL += $(CPPFLAGS)
+LDLIBS_ALL += $(LDFLAGS)
+
+# The release in VERSION, plus `git describe` when this is a git checkout of its own (not a
+# tarball unpacked inside another repository). Only common/meta.c is rebuilt when it changes.
+GIT_DESC := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+	      git describe --always --dirty 2>/dev/null)
+LP_VERSION_STR ?= $(shell cat VERSION)$(if $(GIT_DESC),+git.$(GIT_DESC))
 # Quiet by default (one line per step); `make V=1` shows the commands.
 ifeq ($(V),1)
 Q :=
@@ -83,7 +92,7 @@ UNIT_SRC := $(filter-out tests/unit/test_gpu_%,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-asan asan demo bench clean info
+.PHONY: all check check-asan asan demo bench clean info man completions install uninstall version FORCE
 all: info $(TOOLS) $(if $(filter 1,$(HAVE_CMOCKA)),$(UNIT_BIN))
 
 info:
@@ -103,6 +112,15 @@ $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(call say,NVCC,$<)
 	$(Q)$(NVCC) $(NVCCFLAGS) -I. -c -o $@ $<
+
+version:
+	@echo $(LP_VERSION_STR)
+
+$(BUILD)/version: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(LP_VERSION_STR)' | cmp -s - $@ 2>/dev/null || echo '$(LP_VERSION_STR)' >$@
+$(BUILD)/obj/common/meta.o: $(BUILD)/version
+$(BUILD)/obj/common/meta.o: CPPFLAGS_ALL += -DLP_VERSION_STRING='"$(LP_VERSION_STR)"'
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -133,6 +151,62 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+
+# ---- man pages and bash completion, from the tools' own option tables ------------------
+# Each tool prints its table as roff (LP_HELP_FORMAT=man) or completion words (=bash) when
+# asked with --help; man/TOOL.1.in holds the hand-written sections around @OPTIONS@.
+# lp-switch is a test helper of the guest fabric, not installed.
+PROGS      := $(filter-out lp-switch,$(notdir $(TOOLS))) lp-plot
+prog_path   = $(if $(filter lp-plot,$(1)),plots/lp-plot,$(BUILD)/$(1))
+MAN_DATE   := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%F)
+MANS       := $(PROGS:%=$(BUILD)/man/%.1)
+COMPLETIONS := $(PROGS:%=$(BUILD)/completions/%)
+
+man: $(MANS)
+completions: $(COMPLETIONS)
+
+.SECONDEXPANSION:
+$(BUILD)/man/%.1: man/%.1.in $$(call prog_path,%) $(BUILD)/version
+	@mkdir -p $(dir $@)
+	$(call say,MAN,$@)
+	$(Q)LP_HELP_FORMAT=man $(call prog_path,$*) --help | sed '/^\.\\" end of options$$/q' >$@.options
+	$(Q)grep -q '^\.SH OPTIONS' $@.options || { echo "$*: no option table from LP_HELP_FORMAT=man --help" >&2; exit 1; }
+	$(Q)sed -e '/^@OPTIONS@$$/{r $@.options' -e 'd;}' -e 's/@VERSION@/$(LP_VERSION_STR)/g' \
+		-e 's/@DATE@/$(MAN_DATE)/g' $< >$@.tmp && mv $@.tmp $@ && rm -f $@.options
+
+$(BUILD)/completions/%: completions/template.bash $$(call prog_path,%)
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)LP_HELP_FORMAT=bash $(call prog_path,$*) --help >$@.words
+	$(Q)sed -e 's/@PROG@/$*/g' -e 's/@FUNC@/_$(subst -,_,$*)/g' \
+		-e "s/@WORDS@/$$(sed -n 's/^words: //p' $@.words)/" \
+		-e "s/@TAKES@/$$(sed -n 's/^takes: //p' $@.words)/" $< >$@.tmp && mv $@.tmp $@ && rm -f $@.words
+
+# ---- install, uninstall -------------------------------------------------------------
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/linkperf
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/linkperf
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DOCS    := README.md $(wildcard docs/*.md)
+INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BASHCOMPDIR)/%) \
+	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%)
+
+# Python tools take their data (the version) from $(DATADIR), found from their own path.
+install: all man completions
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(foreach p,$(PROGS),$(call prog_path,$(p))) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
+	install -m 644 $(BUILD)/version $(DESTDIR)$(DATADIR)/version
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)/docs/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- test, demo, bench ------------------------------------------------------
 # The whole suite, then the unit and Soft-RoCE tests again under ASan+UBSan.

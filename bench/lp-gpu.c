@@ -17,7 +17,7 @@
 struct lp_gpu_cli {
 	struct lp_gpu_params p;
 	const char *tests, *gpus;
-	bool json, csv, list, verbose, quiet;
+	bool json, csv, list, verbose, quiet, version;
 };
 
 static void lp_gpu_list(FILE *f)
@@ -64,6 +64,7 @@ int main(int argc, char **argv)
 		{ "list", 'l', LP_OPT_FLAG, &cli.list, 0, 0, NULL, NULL, "list the tests and exit" },
 		{ "verbose", 'v', LP_OPT_FLAG, &cli.verbose, 0, 0, NULL, NULL, "more messages on stderr" },
 		{ "quiet", 'q', LP_OPT_FLAG, &cli.quiet, 0, 0, NULL, NULL, "only errors on stderr" },
+		{ "version", 0, LP_OPT_FLAG, &cli.version, 0, 0, NULL, NULL, "print the version" },
 		{ NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL },
 	};
 
@@ -74,6 +75,10 @@ int main(int argc, char **argv)
 		printf("\nMatrices read row <- column (data flows from the column to the row); GB/s = 1e9 B/s;\n"
 		       "each bandwidth is followed by its percent of the expected ceiling (docs/METHOD.md).\n"
 		       "Exit: 0 ok, 1 a test failed (CUDA error or verification), 2 usage, 77 no GPU or driver.\n");
+		return LP_EXIT_OK;
+	}
+	if (cli.version) {
+		printf("lp-gpu %s\n", LP_VERSION);
 		return LP_EXIT_OK;
 	}
 	if (cli.list) {

@@ -25,6 +25,8 @@
 #include "common/table.h"
 #include "common/topo.h"
 #include "common/units.h"
+#include "rdma/check.h"
+#include "rdma/counters.h"
 #include "rdma/rdma.h"
 #ifdef LP_HAVE_CUDA
 #include "gpu/gpumem.h"
@@ -39,7 +41,7 @@ static void on_signal(int sig)
 }
 
 struct cli {
-	bool server, once, bidir, verify, use_cm, version, quiet, verbose, topo, no_numa;
+	bool server, once, bidir, verify, use_cm, version, quiet, verbose, topo, no_numa, counters, check;
 	const char *host, *bind, *dev, *tests, *json_path, *csv_path, *mem, *clock, *gpu;
 	char dev_auto[64];
 	struct {			/* what --gpu/--dev auto and the NUMA binding decided */
@@ -106,6 +108,14 @@ static void print_row(const struct lp_rdma_result *r, bool bidir)
 		       lp_rdma_test_names[r->test], sz, (unsigned long long)s->n, s->min, s->p50,
 		       s->p90, s->p99, s->p999, s->max, s->mean, s->stdev,
 		       r->lat_halved ? "" : "  (full read)");
+		if (r->gpu_poll_sides && isnan(r->gpu_notify_us))
+			printf("%21s gpu_poll: includes the server GPU's notification to its CPU (not "
+			       "measured here)\n", "");
+		else if (r->gpu_poll_sides)
+			printf("%21s gpu_poll: includes GPU->CPU notification, %.2f us measured here, on %u "
+			       "side%s: p50 without it ~%.2f us\n", "", r->gpu_notify_us, r->gpu_poll_sides,
+			       r->gpu_poll_sides > 1 ? "s" : "",
+			       s->p50 - r->gpu_poll_sides * r->gpu_notify_us / 2);
 	} else if (bidir) {
 		printf("%-10s %9s %9.0f %10s %10s %10s %10s %9.1f\n", lp_rdma_test_names[r->test],
 		       sz, r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->remote.gbytes_s),
@@ -173,10 +183,10 @@ static int check_mem(int kind, int dev)
 
 /* ---- GPU-NIC affinity (--gpu auto, --dev auto, NUMA binding) --------------- */
 
+#ifdef LP_HAVE_CUDA
 /* CUDA ordinal of the GPU at bdf, or -1. */
 static int cuda_index_of(const char *bdf)
 {
-#ifdef LP_HAVE_CUDA
 	int n = 0;
 	char id[32];
 
@@ -185,11 +195,9 @@ static int cuda_index_of(const char *bdf)
 	for (int i = 0; i < n; i++)
 		if (!lp_gpu_bus_id(i, id, sizeof(id)) && !strcasecmp(id, bdf))
 			return i;
-#else
-	(void)bdf;
-#endif
 	return -1;
 }
+#endif
 
 /* Topology index of CUDA device dev, or -1. */
 static int topo_index_of(const struct lp_topo *t, int dev)
@@ -210,37 +218,73 @@ static int topo_index_of(const struct lp_topo *t, int dev)
 }
 
 /*
- * Resolve --dev auto and --gpu auto from the PCIe topology, bind to the NIC's
- * NUMA node, and warn loudly when the GPU and NIC sit on different sockets.
- * *mem_dev_p is the CUDA ordinal to use (-1 when not GPU memory).
+ * The PCIe topology with each GPU's CUDA ordinal: with ask_cuda, CUDA's own
+ * answer where it runs (it applies CUDA_VISIBLE_DEVICES and its device order);
+ * else the CUDA_VISIBLE_DEVICES rules applied to PCI order (no CUDA start-up
+ * for a host-memory run).
  */
-static int resolve_affinity(struct cli *o, int mem_kind, int *mem_dev_p)
+static int scan_topo(struct lp_topo *t, bool ask_cuda)
+{
+	int ret = lp_topo_scan("", t), n = 0;
+
+	if (ret)
+		return ret;
+#ifdef LP_HAVE_CUDA
+	if (ask_cuda && !lp_gpu_count(&n) && n > 0) {
+		for (int g = 0; g < t->ngpus; g++)
+			t->gpus[g].cuda = cuda_index_of(t->gpus[g].bdf);
+		return 0;
+	}
+#else
+	(void)ask_cuda;
+#endif
+	(void)n;
+	lp_topo_set_visible(t, getenv("CUDA_VISIBLE_DEVICES"));
+	return 0;
+}
+
+/*
+ * Resolve --dev auto and --gpu auto from the PCIe topology: only GPUs CUDA
+ * can see, only NICs with an active port on the compute fabric
+ * (lp_topo_nic_usable). *mem_dev_p is the CUDA ordinal to use.
+ */
+static int resolve_auto(struct cli *o, int mem_kind, int *mem_dev_p)
 {
 	bool dev_auto = o->dev && !strcmp(o->dev, "auto");
 	bool gpu_auto = mem_kind == LP_MEM_CUDA && o->gpu && !strcmp(o->gpu, "auto");
 	struct lp_topo t;
 	int g = -1, nic = -1, ret;
 
-	if (!dev_auto && mem_kind != LP_MEM_CUDA && o->no_numa)
+	if (!dev_auto && !gpu_auto)
 		return 0;
-	ret = lp_topo_scan("", &t);
+	ret = scan_topo(&t, mem_kind == LP_MEM_CUDA);
 	if (ret)
-		return dev_auto || gpu_auto ? ret : 0;
+		return ret;
 	if (o->dev && !dev_auto)
 		nic = lp_topo_nic_index(&t, o->dev);
-	else if (!dev_auto && t.nnics)
-		nic = 0; /* lp_rdma_dev_open takes the first device with an active port */
 	if (mem_kind == LP_MEM_CUDA && !gpu_auto)
 		g = topo_index_of(&t, *mem_dev_p < 0 ? 0 : *mem_dev_p);
 	if (dev_auto && gpu_auto)
 		ret = lp_topo_best_pair(&t, &g, &nic);
 	else if (dev_auto)
-		ret = g >= 0 ? lp_topo_best_nic(&t, g, &nic) : (t.nnics ? (nic = 0, 0) : -ENODEV);
-	else if (gpu_auto)
-		ret = nic >= 0 ? lp_topo_best_gpu(&t, nic, &g) : (t.ngpus ? (g = 0, 0) : -ENODEV);
+		ret = g >= 0 ? lp_topo_best_nic(&t, g, &nic) : -ENODEV;
+	else
+		ret = nic >= 0 ? lp_topo_best_gpu(&t, nic, &g) : -ENODEV;
+	if (ret && dev_auto && g < 0 && !gpu_auto) {
+		/* host memory: the first usable NIC */
+		for (int n = 0; n < t.nnics && ret; n++)
+			if (lp_topo_nic_usable(&t, n))
+				ret = 0, nic = n;
+	} else if (ret && gpu_auto && nic < 0) {
+		/* a NIC outside the PCIe tree (rxe) or none named: the first visible GPU */
+		for (int k = 0; k < t.ngpus && ret; k++)
+			if (t.gpus[k].cuda >= 0)
+				ret = 0, g = k;
+	}
 	if (ret) {
 		lp_err("--%s auto: no %s found in the PCIe topology", dev_auto ? "dev" : "gpu",
-		       dev_auto ? "RDMA device" : "GPU");
+		       dev_auto ? "RDMA device with an active port on the compute fabric" :
+				  "GPU visible to CUDA (CUDA_VISIBLE_DEVICES?)");
 		lp_topo_free(&t);
 		return -ENODEV;
 	}
@@ -248,15 +292,29 @@ static int resolve_affinity(struct cli *o, int mem_kind, int *mem_dev_p)
 		snprintf(o->dev_auto, sizeof(o->dev_auto), "%s", t.nics[nic].name);
 		o->dev = o->dev_auto;
 	}
-	if (gpu_auto) {
-		*mem_dev_p = cuda_index_of(t.gpus[g].bdf);
-		if (*mem_dev_p < 0) {
-			lp_err("--gpu auto: GPU %s is not visible to CUDA (CUDA_VISIBLE_DEVICES?)",
-			       t.gpus[g].bdf);
-			lp_topo_free(&t);
-			return -ENODEV;
-		}
-	}
+	if (gpu_auto)
+		*mem_dev_p = t.gpus[g].cuda;
+	lp_topo_free(&t);
+	return 0;
+}
+
+/*
+ * The affinity block: the NIC actually opened, the GPU in use and their PCIe
+ * distance (loud when they sit on different sockets); bind to the NIC's NUMA node.
+ */
+static void describe_affinity(struct cli *o, const char *opened, int mem_kind, int mem_dev)
+{
+	struct lp_topo t;
+	char why[320];
+	int g = -1, nic, p2p;
+
+	if (mem_kind != LP_MEM_CUDA && o->no_numa)
+		return;
+	if (scan_topo(&t, mem_kind == LP_MEM_CUDA))
+		return;
+	nic = lp_topo_nic_index(&t, opened);
+	if (mem_kind == LP_MEM_CUDA)
+		g = topo_index_of(&t, mem_dev < 0 ? 0 : mem_dev);
 	if (nic >= 0) {
 		o->aff.known = true;
 		o->aff.numa = t.nics[nic].numa;
@@ -274,12 +332,17 @@ static int resolve_affinity(struct cli *o, int mem_kind, int *mem_dev_p)
 			else if (d >= LP_TOPO_PHB)
 				lp_info("GPU %s - %s: %s", t.gpus[g].bdf, t.nics[nic].name,
 					lp_topo_dist_help(d));
+			p2p = lp_topo_p2p_check("", &t, g, nic, why, sizeof(why));
+			if (p2p > 0)
+				lp_warn("%s", why);
+			else if (p2p == -EACCES)
+				lp_info("PCIe ACS between GPU %s and %s not checked: config space needs root",
+					t.gpus[g].bdf, t.nics[nic].name);
 		}
 		if (!o->no_numa && o->aff.numa >= 0 && lp_numa_bind(o->aff.numa))
 			lp_warn("could not bind to NUMA node %d of %s", o->aff.numa, t.nics[nic].name);
 	}
 	lp_topo_free(&t);
-	return 0;
 }
 
 /* ---- client -------------------------------------------------------------- */
@@ -454,7 +517,7 @@ static int run_client(struct cli *o)
 	if (!ret)
 		ret = check_mem(mem, mem_dev);
 	if (!ret)
-		ret = resolve_affinity(o, mem, &mem_dev);
+		ret = resolve_auto(o, mem, &mem_dev);
 	if (!ret) {
 		sel.dev = o->dev;
 		family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
@@ -464,6 +527,7 @@ static int run_client(struct cli *o)
 		free(runs);
 		return lp_exit_code(ret);
 	}
+	describe_affinity(o, lp_rdma_dev_info(dev)->name, mem, mem_dev);
 	ret = connect_server(o, &fd);
 	if (ret) {
 		free(runs);
@@ -571,6 +635,85 @@ done:
 	return lp_exit_code(ret);
 }
 
+/* ---- --counters, --check: one host, no peer --------------------------------- */
+
+/*
+ * --counters (a snapshot of -d/-i, default the first RDMA device, port 1) or
+ * --check (the pre-flight report) as a table and/or a JSON document; both
+ * read sysfs under $LP_SYSFS_ROOT. --check exits 1 when a line FAILs.
+ */
+static int run_report(const struct cli *o)
+{
+	const char *root = lp_counters_root();
+	struct lp_check_opts co = { .root = root, .dev = o->dev, .port = o->ib_port };
+	struct lp_check_report rep = { 0 };
+	struct lp_counters *snap = calloc(1, sizeof(*snap));
+	struct lp_host_meta m;
+	struct lp_topo t = { 0 };
+	struct lp_json j;
+	FILE *jf = NULL;
+	int ret;
+
+	if (!snap)
+		return LP_EXIT_FAIL;
+	if (o->check) {
+		lp_check_opts_live(&co);
+		ret = lp_check_run(&co, &rep);
+	} else {
+		ret = o->dev ? 0 : lp_topo_scan(root, &t);
+		if (!ret && !o->dev && !t.nnics) {
+			lp_err("--counters: no RDMA device here");
+			ret = -ENODEV;
+		}
+		if (!ret)
+			ret = lp_counters_read(root, o->dev ? o->dev : t.nics[0].name,
+					       o->ib_port ? o->ib_port : 1, snap);
+		if (ret == -ENODEV && o->dev)
+			lp_err("--counters: no port %u on RDMA device %s", o->ib_port ? o->ib_port : 1, o->dev);
+		lp_topo_free(&t);
+	}
+	lp_host_meta_collect(&m);
+	if (!ret && !o->quiet) {
+		if (o->check) {
+			lp_check_print(&rep, stdout);
+			printf("%s: %u checks, worst %s\n", m.host, rep.n,
+			       lp_check_status_name(lp_check_worst(&rep)));
+		} else {
+			lp_counters_print(snap, false, stdout);
+		}
+	}
+	if (!ret && o->json_path) {
+		jf = strcmp(o->json_path, "-") ? fopen(o->json_path, "w") : stdout;
+		if (!jf) {
+			lp_err("cannot write %s: %s", o->json_path, strerror(errno));
+			ret = -EIO;
+		}
+	}
+	if (jf) {
+		lp_json_init(&j, jf, true);
+		lp_json_obj_begin(&j, NULL);
+		lp_json_str(&j, "tool", "lp-rdma");
+		lp_json_str(&j, "role", o->check ? "check" : "counters");
+		lp_json_obj_begin(&j, "host");
+		lp_host_meta_json(&m, &j);
+		lp_json_obj_end(&j);
+		if (o->check)
+			lp_check_json(&rep, &j);
+		else
+			lp_counters_json(snap, false, &j);
+		lp_json_obj_end(&j);
+		if (lp_json_finish(&j))
+			ret = -EIO;
+		if (jf != stdout)
+			fclose(jf);
+	}
+	if (!ret && o->check && lp_check_worst(&rep) == LP_CHECK_FAIL)
+		ret = -EIO;
+	lp_check_free(&rep);
+	free(snap);
+	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
+}
+
 /* ---- server -------------------------------------------------------------- */
 
 static int run_server(struct cli *o)
@@ -589,13 +732,14 @@ static int run_server(struct cli *o)
 	so.mem = mem;
 	ret = check_mem(mem, so.mem_dev);
 	if (!ret)
-		ret = resolve_affinity(o, mem, &so.mem_dev);
+		ret = resolve_auto(o, mem, &so.mem_dev);
 	if (ret)
 		return lp_exit_code(ret);
 	sel.dev = o->dev;
 	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev);
 	if (ret)
 		return lp_exit_code(ret);
+	describe_affinity(o, lp_rdma_dev_info(dev)->name, mem, so.mem_dev);
 	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
 	if (ret) {
 		lp_rdma_dev_close(dev);
@@ -650,7 +794,7 @@ static int run_server(struct cli *o)
 int main(int argc, char **argv)
 {
 	struct cli o = {
-		.tests = "write_lat,write_bw", .mem = "host", .port = 18515, .gid_index = -1,
+		.tests = "write_lat,write_bw", .port = 18515, .gid_index = -1,
 		.tclass = -1, .iters = 1000, .warmup = 100, .max_samples = 1000000,
 		.timeout_s = 10, .tx_depth = 128, .rx_depth = 512, .cq_mod = 64, .post_list = 1,
 		.qps = 1, .inline_size = UINT32_MAX,
@@ -685,8 +829,8 @@ int main(int argc, char **argv)
 		{ "verify", 'V', LP_OPT_FLAG, &o.verify, 0, 0, NULL, NULL, "check every received byte against the pattern" },
 		{ "cm", 'R', LP_OPT_FLAG, &o.use_cm, 0, 0, NULL, NULL, "connect QPs with librdmacm instead of the exchange" },
 		{ "cm-port", 0, LP_OPT_UINT, &o.cm_port, 1, 65535, NULL, "PORT", "rdma_cm port on the server (default: --port + 1)" },
-		{ "mem", 0, LP_OPT_STR, &o.mem, 0, 0, NULL, "KIND", "buffer memory: host, cuda or cuda:N (this side only)" },
-		{ "gpu", 0, LP_OPT_STR, &o.gpu, 0, 0, NULL, "N|auto", "GPU for --mem cuda: a CUDA index, or auto = the GPU closest to the NIC" },
+		{ "mem", 0, LP_OPT_STR, &o.mem, 0, 0, NULL, "KIND", "buffer memory: host, cuda or cuda:N (this side only; default host, or cuda with --gpu)" },
+		{ "gpu", 0, LP_OPT_STR, &o.gpu, 0, 0, NULL, "N|auto", "GPU memory on this GPU (implies --mem cuda): a CUDA index, or auto = the visible GPU closest to the NIC" },
 		{ "no-numa-bind", 0, LP_OPT_FLAG, &o.no_numa, 0, 0, NULL, NULL, "do not bind to the NIC's NUMA node" },
 		{ "lat-method", 0, LP_OPT_CHOICE, &o.lat_method, 0, 0, lat_methods, "M", "write_lat: poll (CPU polls host memory, a GPU kernel polls GPU memory) or imm (write with immediate, CPU polls the CQ)" },
 		{ "wait", 0, LP_OPT_SECONDS, &o.wait_s, 0, 3600, NULL, "SECS", "client: retry connecting until the server is up" },
@@ -698,6 +842,8 @@ int main(int argc, char **argv)
 		{ "quiet", 0, LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no table on stdout" },
 		{ "verbose", 'v', LP_OPT_FLAG, &o.verbose, 0, 0, NULL, NULL, "log more" },
 		{ "topo", 0, LP_OPT_FLAG, &o.topo, 0, 0, NULL, NULL, "print the GPU-NIC PCIe distance table and exit" },
+		{ "counters", 0, LP_OPT_FLAG, &o.counters, 0, 0, NULL, NULL, "print the port's counters (-d, -i; --json FILE) and exit" },
+		{ "check", 0, LP_OPT_FLAG, &o.check, 0, 0, NULL, NULL, "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
 		{ "clock", 0, LP_OPT_STR, &o.clock, 0, 0, NULL, "C", "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow" },
 		{ "version", 0, LP_OPT_FLAG, &o.version, 0, 0, NULL, NULL, "print the version" },
 		{ 0 },
@@ -722,12 +868,14 @@ int main(int argc, char **argv)
 	if (o.topo) {
 		struct lp_topo t;
 
-		if (lp_topo_scan("", &t))
+		if (scan_topo(&t, true))
 			return LP_EXIT_FAIL;
 		lp_topo_print(&t, stdout);
 		lp_topo_free(&t);
 		return LP_EXIT_OK;
 	}
+	if (o.counters || o.check)
+		return run_report(&o);
 	o.gid_index = gid;
 	if (iters) {
 		o.iters = iters;
@@ -748,8 +896,15 @@ int main(int argc, char **argv)
 	o.inline_size = inline_arg;
 	if (!o.cm_port)
 		o.cm_port = o.port + 1 > 65535 ? o.port - 1 : o.port + 1;
+	if (!o.mem) /* --gpu alone means GPU memory: never host memory in silence */
+		o.mem = o.gpu ? "cuda" : "host";
 	if (lp_mem_parse(o.mem, &kind, &dev)) {
 		lp_err("--mem %s: expected host, cuda or cuda:N", o.mem);
+		return LP_EXIT_USAGE;
+	}
+	if (o.gpu && kind != LP_MEM_CUDA) {
+		lp_err("--gpu %s chooses the GPU of GPU memory, but --mem is %s: use --mem cuda or drop --gpu",
+		       o.gpu, o.mem);
 		return LP_EXIT_USAGE;
 	}
 	if (o.gpu && strcmp(o.gpu, "auto")) {
@@ -757,6 +912,10 @@ int main(int argc, char **argv)
 
 		if (lp_parse_u64(o.gpu, &g) || g > 1023) {
 			lp_err("--gpu %s: expected a GPU index or auto", o.gpu);
+			return LP_EXIT_USAGE;
+		}
+		if (dev >= 0 && (uint64_t)dev != g) {
+			lp_err("--mem %s and --gpu %s name different GPUs", o.mem, o.gpu);
 			return LP_EXIT_USAGE;
 		}
 	}

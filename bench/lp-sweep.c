@@ -62,7 +62,28 @@ static int parse_mem(const char *s, int rail, bool rails, int *kind_p, int *dev_
 	return ret;
 }
 
-/* The device for this rank: item `rail` of a comma list, or the rail-th device on the host. */
+/*
+ * Rail `rail` through the PCI mapping: the NIC closest to the CUDA-visible GPU
+ * of that ordinal (no GPUs: the rail-th usable NIC by name). "" when the
+ * topology cannot say.
+ */
+static void pick_rail_nic(int rail, char *out, size_t len)
+{
+	struct lp_topo t;
+	int g = -1, nic = -1;
+
+	if (lp_topo_scan("", &t))
+		return;
+	lp_topo_set_visible(&t, getenv("CUDA_VISIBLE_DEVICES"));
+	if (!lp_topo_rail(&t, rail, &g, &nic))
+		snprintf(out, len, "%s", t.nics[nic].name);
+	if (g >= 0 && out[0] && lp_topo_distance(&t, g, nic) >= LP_TOPO_NODE)
+		lp_warn("rail %d: GPU %s's closest NIC %s is %s from it", rail, t.gpus[g].bdf, out,
+			lp_topo_dist_name(lp_topo_distance(&t, g, nic)));
+	lp_topo_free(&t);
+}
+
+/* The device for this rank: item `rail` of a comma list, or rail `rail` of the host's PCI mapping. */
 static void pick_dev(const struct cli *o, int rail, char *out, size_t len)
 {
 	char buf[512];
@@ -77,7 +98,10 @@ static void pick_dev(const struct cli *o, int rail, char *out, size_t len)
 	}
 	if (!o->rails)
 		return;	/* first usable device */
-	lp_rdma_dev_list(buf, sizeof(buf));
+	pick_rail_nic(rail, out, len);
+	if (out[0])
+		return;
+	lp_rdma_dev_list(buf, sizeof(buf)); /* no PCIe topology: the rail-th verbs device */
 	if (!lp_split_list(buf, buf, sizeof(buf), items, 64, &n) && rail < n)
 		snprintf(out, len, "%s", items[rail]);
 }
@@ -107,11 +131,14 @@ static void node_from_dev(struct lp_sweep_node *nd, const struct lp_rdma_devinfo
 static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 {
 	struct lp_topo t;
-	int gpu = mem_dev < 0 ? 0 : mem_dev, nic;
+	int gpu, nic;
 
 	if (lp_topo_scan(NULL, &t))
 		return;
-	if (gpu < t.ngpus) {
+	/* mem_dev is a CUDA ordinal: the GPU it names under CUDA_VISIBLE_DEVICES, not PCI position */
+	lp_topo_set_visible(&t, getenv("CUDA_VISIBLE_DEVICES"));
+	gpu = lp_topo_gpu_of_cuda(&t, mem_dev < 0 ? 0 : mem_dev);
+	if (gpu >= 0) {
 		snprintf(nd->gpu_bdf, sizeof(nd->gpu_bdf), "%s", t.gpus[gpu].bdf);
 		nic = lp_topo_nic_index(&t, nd->dev);
 		if (nic >= 0) {
@@ -121,7 +148,7 @@ static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 			if (dd == LP_TOPO_SYS)
 				lp_warn("GPU %d (%s) and %s are on different NUMA nodes (SYS): "
 					"GPUDirect traffic crosses the inter-socket link",
-					gpu, t.gpus[gpu].bdf, nd->dev);
+					mem_dev < 0 ? 0 : mem_dev, t.gpus[gpu].bdf, nd->dev);
 		}
 	}
 	lp_topo_free(&t);
@@ -313,7 +340,7 @@ int main(int argc, char **argv)
 		{ "ib-port", 'i', LP_OPT_UINT, &o.ib_port, 1, 255, NULL, "N", "device port (default: first active)" },
 		{ "gid-index", 'x', LP_OPT_INT, &o.gid_index, 0, 65535, NULL, "N", "RoCE GID index (default: scored choice)" },
 		{ "mem", 0, LP_OPT_STR, &o.mem, 0, 0, NULL, "KIND", "host, cuda or cuda:N (with --rails, cuda = GPU of the rail)" },
-		{ "rails", 0, LP_OPT_FLAG, &o.rails, 0, 0, NULL, NULL, "one rank per rail: local rank i drives NIC i (and GPU i); pairs stay on their rail" },
+		{ "rails", 0, LP_OPT_FLAG, &o.rails, 0, 0, NULL, NULL, "one rank per rail: local rank i drives CUDA GPU i and the NIC closest to it (PCIe); pairs stay on their rail" },
 		{ "pair-timeout", 0, LP_OPT_SECONDS, &o.pair_timeout, 1, 86400, NULL, "SECS", "bound on one test of one pair, set-up included (default 60)" },
 		{ "timeout", 0, LP_OPT_SECONDS, &o.test_timeout, 0.1, 3600, NULL, "SECS", "no-progress bound inside a test (default lp-rdma's 10)" },
 		{ "retest", 0, LP_OPT_UINT, &o.retest_max, 0, 1000000, NULL, "N", "isolated retests of suspect pairs per retest round at most (default 32; 0 = off)" },

@@ -11,6 +11,8 @@
  */
 static const char *log_prog = "linkperf";
 static enum lp_log_level log_level = LP_LOG_WARN;
+/* The last lp_err() text of this thread, so a server can send its cause to the client (as dlerror). */
+static _Thread_local char last_err[LP_ERR_LAST_LEN];
 
 void lp_log_set_prog(const char *prog)
 {
@@ -35,13 +37,17 @@ static void vlog(enum lp_log_level level, const char *tag, const char *fmt, va_l
 	char line[1024];
 	int saved = errno;
 
-	if (level > log_level)
+	if (level > log_level && level != LP_LOG_ERR)
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* Keep the message to one line whatever the caller passed in. */
 	for (char *c = line; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
+	if (level == LP_LOG_ERR)
+		snprintf(last_err, sizeof(last_err), "%s", line);
+	if (level > log_level)
+		return;
 	fprintf(stderr, "%s: %s%s\n", log_prog, tag, line);
 	errno = saved;
 }
@@ -59,6 +65,16 @@ LP_DEFINE_LOG(lp_err, LP_LOG_ERR, "error: ")
 LP_DEFINE_LOG(lp_warn, LP_LOG_WARN, "warning: ")
 LP_DEFINE_LOG(lp_info, LP_LOG_INFO, "")
 LP_DEFINE_LOG(lp_debug, LP_LOG_DEBUG, "debug: ")
+
+const char *lp_err_last(void)
+{
+	return last_err;
+}
+
+void lp_err_clear(void)
+{
+	last_err[0] = '\0';
+}
 
 int lp_exit_code(int err)
 {

@@ -13,7 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LP_VERSION "0.1.0"
+/*
+ * The linkperf version: the release in VERSION plus `git describe` when built
+ * from a checkout (the Makefile passes it to common/meta.c), e.g.
+ * "0.1.0+git.8b212b4-dirty". Printed by --version and written into every JSON document.
+ */
+const char *lp_version(void);
+#define LP_VERSION lp_version()
 
 /* Exit codes of every linkperf tool (docs/METHOD.md, DESIGN.md). */
 enum lp_exit {
@@ -59,6 +65,15 @@ void lp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The text of the last lp_err() on this thread ("" after lp_err_clear() or
+ * when none), kept even when the level hides it: a server sends it to the
+ * client as the cause of a failure (valid until the next lp_err()).
+ */
+#define LP_ERR_LAST_LEN 256
+const char *lp_err_last(void);
+void lp_err_clear(void);
 
 /*
  * Map a negative errno from the library to an exit code: missing hardware or

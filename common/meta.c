@@ -65,6 +65,15 @@ void lp_host_meta_json(const struct lp_host_meta *m, struct lp_json *j)
 	lp_json_str(j, "time", m->time);
 }
 
+#ifndef LP_VERSION_STRING
+#error "LP_VERSION_STRING comes from the Makefile (VERSION plus git describe)"
+#endif
+
+const char *lp_version(void)
+{
+	return LP_VERSION_STRING;
+}
+
 void lp_method_json(struct lp_json *j)
 {
 	lp_json_obj_begin(j, "units");

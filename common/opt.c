@@ -369,8 +369,73 @@ int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **p
 	return 0;
 }
 
+/* Roff text: backslashes and minus signs escaped, a leading dot or quote made literal. */
+static void roff_puts(FILE *f, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* The OPTIONS section of a man page: one .TP item per row, then -h/--help. */
+static void usage_man(FILE *f, const struct lp_opt *tab)
+{
+	fputs(".SH OPTIONS\n", f);
+	for (const struct lp_opt *o = tab; o->name; o++) {
+		fputs(".TP\n", f);
+		if (o->shortname)
+			fprintf(f, "\\fB\\-%c\\fR, ", o->shortname);
+		fputs("\\fB\\-\\-", f);
+		roff_puts(f, o->name);
+		fputs("\\fR", f);
+		if (o->kind != LP_OPT_FLAG) {
+			fputs(" \\fI", f);
+			roff_puts(f, o->metavar ? o->metavar : "VAL");
+			fputs("\\fR", f);
+		}
+		fputc('\n', f);
+		roff_puts(f, o->help ? o->help : "");
+		fputc('\n', f);
+	}
+	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nshow this help\n", f);
+	fputs(LP_OPT_MAN_END "\n", f);
+}
+
+/* Bash completion data: the option words, then the ones that take a value. */
+static void usage_bash(FILE *f, const struct lp_opt *tab)
+{
+	for (int takes = 0; takes < 2; takes++) {
+		fputs(takes ? "takes:" : "words:", f);
+		for (const struct lp_opt *o = tab; o->name; o++) {
+			if (takes && o->kind == LP_OPT_FLAG)
+				continue;
+			fprintf(f, " --%s", o->name);
+			if (o->shortname)
+				fprintf(f, " -%c", o->shortname);
+		}
+		fputs(takes ? "\n" : " --help -h\n", f);
+	}
+}
+
 void lp_opt_usage(FILE *f, const char *synopsis, const struct lp_opt *tab)
 {
+	const char *fmt = getenv("LP_HELP_FORMAT");
+
+	if (fmt && !strcmp(fmt, "man")) {
+		usage_man(f, tab);
+		return;
+	}
+	if (fmt && !strcmp(fmt, "bash")) {
+		usage_bash(f, tab);
+		return;
+	}
 	fprintf(f, "usage: %s\n\noptions:\n", synopsis);
 	for (const struct lp_opt *o = tab; o->name; o++) {
 		char head[64], sn[8] = "    ";

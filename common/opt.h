@@ -58,8 +58,15 @@ struct lp_opt {
 int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **pos,
 		 int max_pos, int *npos_p, bool *help_p);
 
-/* Print "usage: synopsis" and one aligned line per option to f. */
+/*
+ * Print "usage: synopsis" and one aligned line per option to f.
+ * Hidden, for the build: with LP_HELP_FORMAT=man in the environment it prints
+ * the table as the roff OPTIONS section of a man page instead (ending with the
+ * line LP_OPT_MAN_END), with LP_HELP_FORMAT=bash the words bash completion
+ * needs ("words: ..." and "takes: ..." for options with a value).
+ */
 void lp_opt_usage(FILE *f, const char *synopsis, const struct lp_opt *tab);
+#define LP_OPT_MAN_END ".\\\" end of options"
 
 /* Value parsers (0 or -EINVAL / -ERANGE; nothing printed). */
 int lp_parse_size(const char *s, uint64_t *out);

@@ -4,9 +4,11 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/mempolicy.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,11 +17,13 @@
 
 #include "lp.h"
 #include "meta.h"
+#include "pci.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de
 #define PCI_CLASS_VGA	  0x0300
 #define PCI_CLASS_3D	  0x0302
 #define PCI_MAX_DEPTH	  32
+#define PORT_ACTIVE	  4 /* IBV_PORT_ACTIVE, as sysfs ports/N/state writes it ("4: ACTIVE") */
 
 /* The root prefix, resolved once, so that resolved links can be cut back to sysfs paths. */
 struct scan_ctx {
@@ -239,6 +243,31 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* "GPU UUID: GPU-..." from the NVIDIA driver's information file; "" when absent. */
+static void read_uuid(const struct scan_ctx *s, const char *bdf, char *uuid, size_t len)
+{
+	char path[PATH_MAX], line[256];
+	FILE *f;
+
+	uuid[0] = '\0';
+	if (path_join(path, sizeof(path), s->root, "/proc/driver/nvidia/gpus/", bdf) ||
+	    strlen(path) + sizeof("/information") > sizeof(path))
+		return;
+	strcat(path, "/information");
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char v[64];
+
+		if (!strncmp(line, "GPU UUID:", 9) && sscanf(line + 9, "%63s", v) == 1) {
+			copy_str(uuid, len, v);
+			break;
+		}
+	}
+	fclose(f);
+}
+
 static int scan_gpus(const struct scan_ctx *s, struct lp_topo *t)
 {
 	const char *bus = "/sys/bus/pci/devices";
@@ -281,8 +310,10 @@ static int scan_gpus(const struct scan_ctx *s, struct lp_topo *t)
 	}
 	if (t->ngpus)
 		qsort(t->gpus, (size_t)t->ngpus, sizeof(*t->gpus), gpu_cmp);
-	for (int i = 0; i < t->ngpus; i++)
-		t->gpus[i].index = i;
+	for (int i = 0; i < t->ngpus; i++) {
+		t->gpus[i].index = t->gpus[i].cuda = i;
+		read_uuid(s, t->gpus[i].bdf, t->gpus[i].uuid, sizeof(t->gpus[i].uuid));
+	}
 out:
 	free_names(names, n);
 	return ret;
@@ -306,6 +337,11 @@ static int scan_nic(const struct scan_ctx *s, const char *name, struct lp_topo_n
 		return ret;
 	if (lp_read_line(path, nic->link_layer, sizeof(nic->link_layer)))
 		nic->link_layer[0] = '\0';
+	{
+		long st;
+
+		nic->port_state = read_int(s, rel, "/ports/1/state", &st) ? 0 : (int)st;
+	}
 
 	ret = resolve(s, dev, nic->path, sizeof(nic->path));
 	if (ret || !nic->path[0])
@@ -462,6 +498,37 @@ enum lp_topo_dist lp_topo_distance(const struct lp_topo *t, int gpu, int nic)
 	return a.n - c <= 2 && b.n - c <= 2 ? LP_TOPO_PIX : LP_TOPO_PXB;
 }
 
+int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int nic, char *why, size_t len)
+{
+	char path[PATH_MAX], type[32], bdf[LP_TOPO_BDF_LEN];
+	unsigned ctrl;
+	int acs;
+
+	root = root ? root : "";
+	why[0] = '\0';
+	if (gpu < 0 || gpu >= t->ngpus || nic < 0 || nic >= t->nnics)
+		return 0;
+	acs = lp_pci_path_acs(root, t->gpus[gpu].path, t->nics[nic].path, bdf, sizeof(bdf), &ctrl);
+	if (acs == -EINVAL)
+		return 0;
+	if (acs == 1) {
+		snprintf(why, len, "PCIe ACS redirects peer-to-peer traffic at bridge %s (ACS "
+			 "control 0x%x): GPUDirect RDMA between GPU %s and %s goes through "
+			 "the root complex or fails; disable ACS P2P redirect on the "
+			 "path (setpci, or the BIOS)", bdf, ctrl, t->gpus[gpu].bdf, t->nics[nic].name);
+		return 1;
+	}
+	/* An IOMMU translating the GPU's DMA (group type DMA, not identity/passthrough). */
+	if (!path_join(path, sizeof(path), root, t->gpus[gpu].path, "/iommu_group/type") &&
+	    !lp_read_line(path, type, sizeof(type)) && !strncmp(type, "DMA", 3)) {
+		snprintf(why, len, "the IOMMU translates GPU %s's DMA (iommu_group type %s): peer-to-peer "
+			 "traffic with %s may be redirected or refused; boot with iommu=pt (or "
+			 "intel_iommu=off / amd_iommu=off)", t->gpus[gpu].bdf, type, t->nics[nic].name);
+		return 1;
+	}
+	return acs == -EACCES ? -EACCES : 0;
+}
+
 static const struct {
 	const char *name, *help;
 } dist_info[] = {
@@ -487,62 +554,131 @@ const char *lp_topo_dist_help(enum lp_topo_dist d)
 	return dist_info[d].help;
 }
 
-int lp_topo_best_nic(const struct lp_topo *t, int gpu, int *nic_p)
+int lp_topo_set_visible(struct lp_topo *t, const char *cvd)
 {
-	enum lp_topo_dist best = LP_TOPO_UNKNOWN + 1;
+	char buf[1024], *save = NULL;
+	int n = 0;
 
-	if (gpu < 0 || gpu >= t->ngpus)
-		return -EINVAL;
-	if (!t->nnics)
-		return -ENODEV;
-	for (int i = 0; i < t->nnics; i++) {
-		enum lp_topo_dist d = lp_topo_distance(t, gpu, i);
+	for (int g = 0; g < t->ngpus; g++)
+		t->gpus[g].cuda = cvd ? -1 : g;
+	if (!cvd)
+		return t->ngpus;
+	copy_str(buf, sizeof(buf), cvd);
+	for (char *e = strtok_r(buf, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		int g = -1, hits = 0;
+		char *end;
+		long v;
 
-		if (d < best) { /* strict: the lowest index wins ties */
-			best = d;
-			*nic_p = i;
+		while (isspace((unsigned char)*e))
+			e++;
+		errno = 0;
+		v = strtol(e, &end, 10);
+		if (end != e && !*end && !errno) {
+			g = v >= 0 && v < t->ngpus ? (int)v : -1;
+		} else {
+			for (int k = 0; k < t->ngpus; k++) {
+				if (t->gpus[k].uuid[0] && !strncmp(t->gpus[k].uuid, e, strlen(e))) {
+					g = k;
+					hits++;
+				}
+			}
+			if (hits != 1)
+				g = -1;
 		}
+		if (g < 0 || t->gpus[g].cuda >= 0)
+			break; /* CUDA stops at the first invalid or repeated entry */
+		t->gpus[g].cuda = n++;
 	}
-	return 0;
+	return n;
 }
 
-int lp_topo_best_gpu(const struct lp_topo *t, int nic, int *gpu_p)
+int lp_topo_gpu_of_cuda(const struct lp_topo *t, int cuda)
 {
-	enum lp_topo_dist best = LP_TOPO_UNKNOWN + 1;
-
-	if (nic < 0 || nic >= t->nnics)
-		return -EINVAL;
-	if (!t->ngpus)
-		return -ENODEV;
-	for (int i = 0; i < t->ngpus; i++) {
-		enum lp_topo_dist d = lp_topo_distance(t, i, nic);
-
-		if (d < best) {
-			best = d;
-			*gpu_p = i;
-		}
-	}
-	return 0;
+	for (int g = 0; g < t->ngpus; g++)
+		if (cuda >= 0 && t->gpus[g].cuda == cuda)
+			return g;
+	return -1;
 }
 
-int lp_topo_best_pair(const struct lp_topo *t, int *gpu_p, int *nic_p)
+int lp_topo_nic_usable(const struct lp_topo *t, int nic)
+{
+	const struct lp_topo_nic *c = &t->nics[nic];
+	bool ib_fabric = false;
+
+	if (c->port_state && c->port_state != PORT_ACTIVE)
+		return 0;
+	for (int i = 0; i < t->nnics; i++)
+		if ((!t->nics[i].port_state || t->nics[i].port_state == PORT_ACTIVE) &&
+		    !strcmp(t->nics[i].link_layer, "InfiniBand"))
+			ib_fabric = true;
+	return !ib_fabric || !strcmp(c->link_layer, "InfiniBand");
+}
+
+/*
+ * The closest pair with gpu (or nic) fixed when >= 0, else among the visible
+ * GPUs (usable NICs); ties: lowest GPU, then NIC index.
+ */
+static int best_of(const struct lp_topo *t, int gpu, int nic, int *gpu_p, int *nic_p)
 {
 	enum lp_topo_dist best = LP_TOPO_UNKNOWN + 1;
 
-	if (!t->ngpus || !t->nnics)
-		return -ENODEV;
-	for (int g = 0; g < t->ngpus; g++) {
-		for (int n = 0; n < t->nnics; n++) {
-			enum lp_topo_dist d = lp_topo_distance(t, g, n);
+	for (int g = gpu >= 0 ? gpu : 0; g < (gpu >= 0 ? gpu + 1 : t->ngpus); g++) {
+		if (gpu < 0 && t->gpus[g].cuda < 0)
+			continue;
+		for (int n = nic >= 0 ? nic : 0; n < (nic >= 0 ? nic + 1 : t->nnics); n++) {
+			enum lp_topo_dist d;
 
-			if (d < best) {
+			if (nic < 0 && !lp_topo_nic_usable(t, n))
+				continue;
+			d = lp_topo_distance(t, g, n);
+			if (d < best) { /* strict: the lowest index wins ties */
 				best = d;
 				*gpu_p = g;
 				*nic_p = n;
 			}
 		}
 	}
-	return 0;
+	return best <= LP_TOPO_UNKNOWN ? 0 : -ENODEV;
+}
+
+int lp_topo_best_nic(const struct lp_topo *t, int gpu, int *nic_p)
+{
+	int g;
+
+	if (gpu < 0 || gpu >= t->ngpus)
+		return -EINVAL;
+	return best_of(t, gpu, -1, &g, nic_p);
+}
+
+int lp_topo_best_gpu(const struct lp_topo *t, int nic, int *gpu_p)
+{
+	int n;
+
+	if (nic < 0 || nic >= t->nnics)
+		return -EINVAL;
+	return best_of(t, -1, nic, gpu_p, &n);
+}
+
+int lp_topo_best_pair(const struct lp_topo *t, int *gpu_p, int *nic_p)
+{
+	return best_of(t, -1, -1, gpu_p, nic_p);
+}
+
+int lp_topo_rail(const struct lp_topo *t, int rail, int *gpu_p, int *nic_p)
+{
+	int k = 0;
+
+	*gpu_p = lp_topo_gpu_of_cuda(t, rail);
+	if (*gpu_p >= 0)
+		return lp_topo_best_nic(t, *gpu_p, nic_p);
+	if (t->ngpus)
+		return -ENODEV;
+	for (int n = 0; n < t->nnics; n++)
+		if (lp_topo_nic_usable(t, n) && k++ == rail) {
+			*nic_p = n;
+			return 0;
+		}
+	return -ENODEV;
 }
 
 int lp_topo_nic_index(const struct lp_topo *t, const char *name)
@@ -568,6 +704,14 @@ static void print_numa(FILE *f, const char *fmt, int numa)
 	fprintf(f, fmt, buf);
 }
 
+static void print_cuda(FILE *f, int cuda)
+{
+	if (cuda < 0)
+		fprintf(f, "hidden\n");
+	else
+		fprintf(f, "%d\n", cuda);
+}
+
 static int topo_has_unknown(const struct lp_topo *t)
 {
 	for (int g = 0; g < t->ngpus; g++)
@@ -591,14 +735,15 @@ void lp_topo_print(const struct lp_topo *t, FILE *f)
 			snprintf(hdr, sizeof(hdr), "NIC%d", n);
 			fprintf(f, "%-7s", hdr);
 		}
-		fprintf(f, "%-6s%s\n", "NUMA", "Bus Id");
+		fprintf(f, "%-6s%-14s%s\n", "NUMA", "Bus Id", "CUDA");
 		for (int g = 0; g < t->ngpus; g++) {
 			snprintf(hdr, sizeof(hdr), "GPU%d", g);
 			fprintf(f, "%-8s", hdr);
 			for (int n = 0; n < t->nnics; n++)
 				fprintf(f, "%-7s", lp_topo_dist_name(lp_topo_distance(t, g, n)));
 			print_numa(f, "%-6s", t->gpus[g].numa);
-			fprintf(f, "%s\n", t->gpus[g].bdf);
+			fprintf(f, "%-14s", t->gpus[g].bdf);
+			print_cuda(f, t->gpus[g].cuda);
 		}
 		fprintf(f, "%-8s", "NUMA");
 		for (int n = 0; n < t->nnics; n++)
@@ -612,7 +757,8 @@ void lp_topo_print(const struct lp_topo *t, FILE *f)
 		fprintf(f, "\nGPU Legend:\n\n");
 		for (int g = 0; g < t->ngpus; g++) {
 			fprintf(f, "  GPU%d: %s NUMA ", g, t->gpus[g].bdf);
-			print_numa(f, "%s\n", t->gpus[g].numa);
+			print_numa(f, "%s CUDA ", t->gpus[g].numa);
+			print_cuda(f, t->gpus[g].cuda);
 		}
 	}
 	if (t->nnics) {
@@ -623,11 +769,15 @@ void lp_topo_print(const struct lp_topo *t, FILE *f)
 			fprintf(f, "  NIC%d: %s %s", n, nic->name, nic->bdf[0] ? nic->bdf : "-");
 			for (unsigned k = 0; k < nic->nnetdevs; k++)
 				fprintf(f, "%s%s", k ? "," : " ", nic->netdevs[k]);
-			fprintf(f, " %s\n", nic->link_layer[0] ? nic->link_layer : "-");
+			fprintf(f, " %s%s\n", nic->link_layer[0] ? nic->link_layer : "-",
+				nic->port_state && nic->port_state != PORT_ACTIVE ? " (port 1 not active)" :
+				!lp_topo_nic_usable(t, n) ? " (not the compute fabric: skipped by auto)" : "");
 		}
 	}
 	if (t->ngpus)
-		fprintf(f, "\nGPU order: PCI bus id (CUDA_DEVICE_ORDER=PCI_BUS_ID)\n");
+		fprintf(f, "\nGPU order: PCI bus id (as nvidia-smi); CUDA = the ordinal CUDA gives it "
+			   "(CUDA_VISIBLE_DEVICES; indices there mean CUDA_DEVICE_ORDER=PCI_BUS_ID), "
+			   "hidden = not visible to CUDA\n");
 }
 
 static void json_str_or_null(struct lp_json *j, const char *key, const char *val)
@@ -651,6 +801,11 @@ void lp_topo_json(const struct lp_topo *t, struct lp_json *j)
 
 		lp_json_obj_begin(j, NULL);
 		lp_json_int(j, "index", gpu->index);
+		if (gpu->cuda < 0)
+			lp_json_null(j, "cuda");
+		else
+			lp_json_int(j, "cuda", gpu->cuda);
+		json_str_or_null(j, "uuid", gpu->uuid);
 		lp_json_str(j, "bdf", gpu->bdf);
 		lp_json_uint(j, "device_id", gpu->device_id);
 		json_numa(j, gpu->numa);
@@ -670,6 +825,8 @@ void lp_topo_json(const struct lp_topo *t, struct lp_json *j)
 		json_numa(j, nic->numa);
 		json_str_or_null(j, "path", nic->path);
 		json_str_or_null(j, "link_layer", nic->link_layer);
+		lp_json_int(j, "port_state", nic->port_state);
+		lp_json_bool(j, "auto_usable", lp_topo_nic_usable(t, n));
 		lp_json_arr_begin(j, "netdevs");
 		for (unsigned k = 0; k < nic->nnetdevs; k++)
 			lp_json_str(j, NULL, nic->netdevs[k]);

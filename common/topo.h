@@ -17,6 +17,9 @@
  * "pci0000:15" names the host bridge (root complex: PCI domain 0000, root bus
  * 0x15), the functions after it run from the root port down to the device.
  *
+ * and, where they exist, <root>/sys/class/infiniband/<name>/ports/1/state and
+ * <root>/proc/driver/nvidia/gpus/<bdf>/information (the GPU's UUID).
+ *
  * Ordering:
  *   GPUs are sorted by PCI address (domain, bus, device, function). That is
  *   the order CUDA uses with CUDA_DEVICE_ORDER=PCI_BUS_ID, and the order of
@@ -75,7 +78,10 @@ enum lp_topo_dist {
 };
 
 struct lp_topo_gpu {
-	int index;		     /* CUDA index under PCI_BUS_ID order (== position in gpus[]) */
+	int index;		     /* position in gpus[] (PCI order, as nvidia-smi numbers them) */
+	int cuda;		     /* CUDA ordinal after lp_topo_set_visible() (CUDA_VISIBLE_DEVICES);
+				      * -1 hidden from CUDA; == index until then */
+	char uuid[48];		     /* "GPU-3f1c...", from the driver's proc file; "" unknown */
 	char bdf[LP_TOPO_BDF_LEN];   /* PCI address as sysfs writes it, "0000:1b:00.0" */
 	unsigned device_id;	     /* PCI device id (0x2330 = H100 SXM5), 0 if unreadable */
 	int numa;		     /* NUMA node from sysfs numa_node; -1 unknown */
@@ -90,6 +96,7 @@ struct lp_topo_nic {
 	char path[LP_TOPO_PATH_LEN]; /* resolved sysfs path of `device` without the
 				      * root prefix; "" when there is no device link */
 	char link_layer[16];	     /* port 1: "InfiniBand", "Ethernet"; "" unknown */
+	int port_state;		     /* port 1: 4 = ACTIVE (ibv_port_state), from ports/1/state; 0 unknown */
 	unsigned nnetdevs;	     /* entries used in netdevs[] */
 	char netdevs[LP_TOPO_MAX_NETDEVS][LP_TOPO_NETDEV_LEN]; /* device/net/<name>, sorted */
 };
@@ -118,25 +125,64 @@ const char *lp_topo_dist_name(enum lp_topo_dist d);
 const char *lp_topo_dist_help(enum lp_topo_dist d);
 
 /*
- * Closest NIC for GPU `gpu` (ties: lowest NIC index) into *nic_p.
- * Returns 0, -EINVAL for a bad gpu index, -ENODEV when there is no NIC.
+ * CUDA ordinals from a CUDA_VISIBLE_DEVICES value (NULL: unset, every GPU
+ * visible in PCI order). Entries are taken in order as CUDA does: an index
+ * (into PCI order, i.e. with CUDA_DEVICE_ORDER=PCI_BUS_ID) or a UUID or a
+ * unique UUID prefix ("GPU-3f1c"); the list ends at the first entry that
+ * names no GPU or one already named. Sets every gpus[g].cuda; returns the
+ * number of visible GPUs.
+ */
+int lp_topo_set_visible(struct lp_topo *t, const char *cuda_visible_devices);
+
+/* Index in gpus[] of the GPU with CUDA ordinal `cuda` (after lp_topo_set_visible); -1 if none. */
+int lp_topo_gpu_of_cuda(const struct lp_topo *t, int cuda);
+
+/*
+ * Can `--dev auto` pick nics[nic]? Its port 1 is ACTIVE (or its state is
+ * unknown), and when any NIC here has an active InfiniBand port, it is
+ * InfiniBand too: Ethernet ports beside an InfiniBand compute fabric are the
+ * storage / in-band NICs (DGX layout), not what a GPU test should use.
+ */
+int lp_topo_nic_usable(const struct lp_topo *t, int nic);
+
+/*
+ * Closest usable NIC for GPU `gpu` (ties: lowest NIC index) into *nic_p.
+ * Returns 0, -EINVAL for a bad gpu index, -ENODEV when there is no usable NIC.
  */
 int lp_topo_best_nic(const struct lp_topo *t, int gpu, int *nic_p);
-/* Closest GPU for NIC `nic` (ties: lowest GPU index); -EINVAL / -ENODEV as above. */
+/* Closest CUDA-visible GPU for NIC `nic` (ties: lowest GPU index); -EINVAL / -ENODEV as above. */
 int lp_topo_best_gpu(const struct lp_topo *t, int nic, int *gpu_p);
 /*
- * Closest (GPU, NIC) pair over all pairs, for `--gpu auto --dev auto`
- * (ties: lowest GPU index, then lowest NIC index). -ENODEV when either
- * list is empty.
+ * Closest (visible GPU, usable NIC) pair over all pairs, for `--gpu auto --dev
+ * auto` (ties: lowest GPU index, then lowest NIC index). -ENODEV when there
+ * is no such pair.
  */
 int lp_topo_best_pair(const struct lp_topo *t, int *gpu_p, int *nic_p);
+/*
+ * Rail `rail` of this host (lp-sweep --rails): the GPU with CUDA ordinal
+ * `rail` and the usable NIC closest to it. Without GPUs, the rail-th usable
+ * NIC and *gpu_p = -1. -ENODEV when the rail does not exist.
+ */
+int lp_topo_rail(const struct lp_topo *t, int rail, int *gpu_p, int *nic_p);
+
+/*
+ * What would break or slow GPUDirect RDMA between gpus[gpu] and nics[nic],
+ * from sysfs under root: ACS P2P Request/Completion Redirect enabled on a
+ * bridge between them (read from each bridge's extended config space, which
+ * sysfs shows to root only), or an IOMMU translating the GPU's DMA
+ * (iommu_group/type DMA or DMA-FQ). Returns 1 with one line in why when
+ * found, 0 when nothing was found, -EACCES when some config space could not
+ * be read (not root: ACS unknown).
+ */
+int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int nic, char *why, size_t len);
 
 /* Index of the NIC named `name` (RDMA name, or one of its netdevs); -ENODEV if none. */
 int lp_topo_nic_index(const struct lp_topo *t, const char *name);
 
 /*
  * The GPU×NIC matrix like `nvidia-smi topo -m`: a row per GPU (its cells,
- * NUMA node and bus id), a NUMA row for the NICs, then the legend and the
+ * NUMA node, bus id and CUDA ordinal or "hidden"), a NUMA row for the NICs
+ * (ports not active marked), then the legend and the
  * NIC legend ("NIC0: mlx5_0 0000:18:00.0 ibp24s0 InfiniBand").
  */
 void lp_topo_print(const struct lp_topo *t, FILE *f);

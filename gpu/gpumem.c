@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/lp.h"
+#include "common/stats.h"
 #include "gpu/cudautil.h"
 #include "gpu/kern.h"
 
@@ -30,8 +31,11 @@ struct lp_gpu_poller {
 int lp_gpu_count(int *n_p)
 {
 	int n = 0;
-	cudaError_t e = cudaGetDeviceCount(&n);
+	cudaError_t e;
 
+	/* Before CUDA's initialization (the first call); a user's own setting wins. */
+	setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+	e = cudaGetDeviceCount(&n);
 	*n_p = 0;
 	if (e != cudaSuccess) {
 		lp_info("no CUDA device usable: %s", cudaGetErrorString(e));
@@ -48,6 +52,8 @@ static void lower(char *s)
 	for (; *s; s++)
 		*s = (char)tolower((unsigned char)*s);
 }
+
+static int lp_gpu_sync_memops(const struct lp_gpu_buf *b);
 
 int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 {
@@ -76,39 +82,46 @@ int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 		b->ptr = NULL;
 		return ret;
 	}
+	b->dev = dev;
+	b->len = len;
+	if (cudaDeviceGetAttribute(&b->rdma_order, cudaDevAttrGPUDirectRDMAWritesOrdering, dev) != cudaSuccess)
+		b->rdma_order = -1;
+	/* Before the clearing, so that SYNC_MEMOPS makes it complete when cudaMemset returns. */
+	b->sync_memops = lp_gpu_sync_memops(b);
 	if ((ret = lp_cuda_check(cudaMemset(b->ptr, 0, alloc), "cudaMemset", dev, NULL, 0))) {
 		cudaFree(b->ptr);
 		b->ptr = NULL;
 		return ret;
 	}
-	b->dev = dev;
-	b->len = len;
 	return 0;
 }
 
-/* The few driver-API entry points the export needs, resolved at run time. */
+/* The few driver-API entry points the runtime API lacks, resolved at run time. */
 struct lp_cu_api {
 	void *h;
 	CUresult (*dev_get)(CUdevice *, int);
 	CUresult (*attr)(int *, CUdevice_attribute, CUdevice);
 	CUresult (*range)(void *, CUdeviceptr, size_t, CUmemRangeHandleType, unsigned long long);
+	CUresult (*set_ptr_attr)(const void *, CUpointer_attribute, CUdeviceptr);
 	CUresult (*errstr)(CUresult, const char **);
 };
 
-static int lp_cu_api_open(struct lp_cu_api *a)
+/* 0, or -EOPNOTSUPP with the reason in why (libcuda missing, or too old for a needed entry point). */
+static int lp_cu_api_open(struct lp_cu_api *a, char *why, size_t len)
 {
 	memset(a, 0, sizeof(*a));
 	a->h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!a->h) {
-		lp_warn("dma-buf export unsupported: cannot load libcuda.so.1 (%s)", dlerror());
+		snprintf(why, len, "cannot load libcuda.so.1 (%s)", dlerror());
 		return -EOPNOTSUPP;
 	}
 	*(void **)&a->dev_get = dlsym(a->h, "cuDeviceGet");
 	*(void **)&a->attr = dlsym(a->h, "cuDeviceGetAttribute");
 	*(void **)&a->range = dlsym(a->h, "cuMemGetHandleForAddressRange");
+	*(void **)&a->set_ptr_attr = dlsym(a->h, "cuPointerSetAttribute");
 	*(void **)&a->errstr = dlsym(a->h, "cuGetErrorString");
-	if (!a->dev_get || !a->attr || !a->range) {
-		lp_warn("dma-buf export unsupported: libcuda.so.1 lacks cuMemGetHandleForAddressRange (driver too old)");
+	if (!a->dev_get || !a->attr || !a->range || !a->set_ptr_attr) {
+		snprintf(why, len, "libcuda.so.1 lacks cuMemGetHandleForAddressRange (driver too old)");
 		dlclose(a->h);
 		a->h = NULL;
 		return -EOPNOTSUPP;
@@ -125,6 +138,56 @@ static const char *lp_cu_errstr(const struct lp_cu_api *a, CUresult r)
 	return "unknown driver error";
 }
 
+/*
+ * GPUDirect RDMA asks for SYNC_MEMOPS on memory a NIC touches, so that a
+ * synchronous cudaMemcpy on it is complete when it returns. 1 when set.
+ */
+static int lp_gpu_sync_memops(const struct lp_gpu_buf *b)
+{
+	struct lp_cu_api a;
+	unsigned one = 1;
+	char why[160];
+	CUresult r;
+
+	if (lp_cu_api_open(&a, why, sizeof(why))) {
+		lp_debug("GPU %d: CU_POINTER_ATTRIBUTE_SYNC_MEMOPS not set: %s", b->dev, why);
+		return 0;
+	}
+	r = a.set_ptr_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)b->ptr);
+	if (r != CUDA_SUCCESS)
+		lp_warn("GPU %d: cannot set CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: %s", b->dev, lp_cu_errstr(&a, r));
+	dlclose(a.h);
+	return r == CUDA_SUCCESS;
+}
+
+const char *lp_gpu_rdma_order_name(int order)
+{
+	switch (order) {
+	case LP_GPU_RDMA_ORDER_NONE:
+		return "none";
+	case LP_GPU_RDMA_ORDER_OWNER:
+		return "owner";
+	case LP_GPU_RDMA_ORDER_ALL:
+		return "all_devices";
+	default:
+		return "unknown";
+	}
+}
+
+/*
+ * Where dma-buf cannot work it cannot for any buffer of this process (driver,
+ * kernel): the first failure is warned about and remembered, later buffers
+ * fail at once and silently. Process-wide by nature, like the log level.
+ */
+static int dmabuf_unsupported;
+
+static int dmabuf_fail(const char *fmt, int dev, const char *why)
+{
+	lp_warn(fmt, dev, why);
+	dmabuf_unsupported = 1;
+	return -EOPNOTSUPP;
+}
+
 int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 {
 	struct lp_cu_api a;
@@ -133,13 +196,16 @@ int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 	int ok = 0, fd = -1, ret;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t base, end;
+	char why[160];
 
 	if (!b->ptr)
 		return -EINVAL;
 	if (b->dmabuf_fd >= 0)
 		return -EBUSY;
-	if ((ret = lp_cu_api_open(&a)))
-		return ret;
+	if (dmabuf_unsupported)
+		return -EOPNOTSUPP;
+	if (lp_cu_api_open(&a, why, sizeof(why)))
+		return dmabuf_fail("dma-buf export unsupported (GPU %d): %s", b->dev, why);
 	/* The runtime made the device's primary context current in lp_gpu_buf_alloc(); make sure on this thread. */
 	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
 		goto out;
@@ -147,19 +213,17 @@ int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 	if (r == CUDA_SUCCESS)
 		r = a.attr(&ok, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, cdev);
 	if (r != CUDA_SUCCESS || !ok) {
-		lp_warn("dma-buf export unsupported on GPU %d: %s", b->dev,
-			r != CUDA_SUCCESS ? lp_cu_errstr(&a, r)
-					  : "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0 (driver or kernel without dma-buf)");
-		ret = -EOPNOTSUPP;
+		ret = dmabuf_fail("dma-buf export unsupported on GPU %d: %s", b->dev,
+				  r != CUDA_SUCCESS ? lp_cu_errstr(&a, r)
+						    : "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0 (driver or kernel without dma-buf)");
 		goto out;
 	}
 	base = (uintptr_t)b->ptr & ~(page - 1);
 	end = ((uintptr_t)b->ptr + b->len + page - 1) & ~(page - 1);
 	r = a.range(&fd, (CUdeviceptr)base, end - base, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (r != CUDA_SUCCESS || fd < 0) {
-		lp_warn("dma-buf export unsupported on GPU %d: cuMemGetHandleForAddressRange: %s", b->dev,
-			lp_cu_errstr(&a, r));
-		ret = -EOPNOTSUPP;
+		snprintf(why, sizeof(why), "cuMemGetHandleForAddressRange: %s", lp_cu_errstr(&a, r));
+		ret = dmabuf_fail("dma-buf export unsupported on GPU %d: %s", b->dev, why);
 		goto out;
 	}
 	b->dmabuf_fd = fd;
@@ -225,6 +289,12 @@ int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t see
 		return ret;
 	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
 		return ret;
+	/* Writes a NIC made may not be visible to this device's kernels yet unless it orders them. */
+	if (b->rdma_order < LP_GPU_RDMA_ORDER_OWNER &&
+	    (ret = lp_cuda_check(cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+								    cudaFlushGPUDirectRDMAWritesToOwner),
+				 "cudaDeviceFlushGPUDirectRDMAWrites", b->dev, NULL, 0)))
+		return ret;
 	/* Stream-ordered allocation: no device-wide synchronization while a poller runs. */
 	if ((ret = lp_cuda_check(cudaMallocAsync((void **)&bad, sizeof(*bad), st), "cudaMallocAsync", b->dev, NULL, 0)))
 		return ret;
@@ -282,6 +352,12 @@ int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len)
 int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth, uint32_t iters,
 			uint64_t timeout_ns, struct lp_gpu_poller **p_out)
 {
+	return lp_gpu_poller_start_every(b, off, stride, depth, iters, timeout_ns, LP_GPU_POLL_STOP_EVERY, p_out);
+}
+
+int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth, uint32_t iters,
+			      uint64_t timeout_ns, uint32_t stop_every, struct lp_gpu_poller **p_out)
+{
 	struct lp_gpu_poller *p;
 	uint8_t zero = 0;
 	void *words = NULL;
@@ -291,7 +367,7 @@ int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_
 	*p_out = NULL;
 	if (!depth || (ret = lp_range_ok(b, off, (size_t)(depth - 1) * stride + 1, "lp_gpu_poller_start")))
 		return depth ? ret : -EINVAL;
-	if (!iters || !timeout_ns)
+	if (!iters || !timeout_ns || !stop_every)
 		return -EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -312,7 +388,7 @@ int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_
 				 b->dev, NULL, 0)))
 		goto err_host;
 	if ((ret = lp_cuda_check(lp_cu_poll(p->st, (const volatile uint8_t *)b->ptr + off, stride, depth, iters, timeout_ns,
-					    &dwords[0], &dwords[1], &dwords[2]),
+					    stop_every, &dwords[0], &dwords[1], &dwords[2]),
 				 "poller kernel launch", b->dev, NULL, 0)))
 		goto err_stream;
 	*p_out = p;
@@ -381,5 +457,65 @@ int lp_gpu_poller_stop(struct lp_gpu_poller *p)
 	cudaStreamDestroy(p->st);
 	cudaFreeHost((void *)p->words);
 	free(p);
+	return ret;
+}
+
+int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p)
+{
+	volatile uint32_t *w = NULL;
+	uint32_t *dw;
+	cudaStream_t st = NULL;
+	struct lp_stats rtt;
+	struct lp_summary sum;
+	int cnt, ret;
+
+	if ((ret = lp_gpu_count(&cnt)))
+		return ret;
+	if (dev < 0 || dev >= cnt || !n)
+		return -EINVAL;
+	if ((ret = lp_cuda_check(cudaSetDevice(dev), "cudaSetDevice", dev, NULL, 0)))
+		return ret;
+	if ((ret = lp_stats_init(&rtt, n)))
+		return ret;
+	if ((ret = lp_cuda_check(cudaHostAlloc((void **)&w, 64, cudaHostAllocMapped | cudaHostAllocPortable),
+				 "cudaHostAlloc (notification words)", dev, NULL, 0)))
+		goto out_stats;
+	w[0] = w[1] = 0;
+	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dw, (void *)w, 0), "cudaHostGetDevicePointer",
+				 dev, NULL, 0)) ||
+	    (ret = lp_cuda_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreate", dev,
+				 NULL, 0)))
+		goto out_host;
+	if ((ret = lp_cuda_check(lp_cu_pong(st, &dw[0], &dw[1], n, timeout_ns), "notification kernel launch", dev,
+				 NULL, 0)))
+		goto out_stream;
+	for (uint32_t i = 1; i <= n && !ret; i++) {
+		uint64_t t0 = lp_now_ns();
+
+		__sync_synchronize();
+		w[0] = i;
+		while (w[1] != i) {
+			if (lp_now_ns() - t0 > timeout_ns) {
+				lp_err("GPU %d: notification ping %u not answered within %.3f ms", dev, i,
+				       timeout_ns / 1e6);
+				ret = -ETIMEDOUT;
+				break;
+			}
+		}
+		if (!ret)
+			lp_stats_add(&rtt, (double)(lp_now_ns() - t0));
+	}
+	if (!ret) {
+		lp_stats_summarize(&rtt, &sum);
+		*ns_p = sum.p50 / 2;
+	}
+out_stream:
+	/* The kernel ends after n answers or its own timeout: this wait is bounded. */
+	cudaStreamSynchronize(st);
+	cudaStreamDestroy(st);
+out_host:
+	cudaFreeHost((void *)w);
+out_stats:
+	lp_stats_free(&rtt);
 	return ret;
 }

@@ -50,11 +50,20 @@ enum lp_cu_poll_state { LP_POLL_RUNNING = 0, LP_POLL_DONE = 1, LP_POLL_STOPPED =
 /*
  * For i = 1..iters: spin until byte[((i - 1) % depth) * stride] == (uint8_t)i, then *flag = i and a
  * system-scope fence. Exits when *stop != 0, or after timeout_ns without
- * progress (state LP_POLL_TIMEOUT). flag, stop and state are host-mapped.
+ * progress (state LP_POLL_TIMEOUT); both are checked once every stop_every
+ * spins (0 = 1). flag, stop and state are host-mapped.
  */
 cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t stride, uint32_t depth, uint32_t iters,
-		       uint64_t timeout_ns,
-		       volatile uint32_t *flag, const volatile uint32_t *stop, volatile uint32_t *state);
+		       uint64_t timeout_ns, uint32_t stop_every, volatile uint32_t *flag, const volatile uint32_t *stop,
+		       volatile uint32_t *state);
+
+/*
+ * GPU->CPU notification ping-pong over host-mapped words: for i = 1..n, spin
+ * until *ping == i, then *pong = i and a system-scope fence. Exits after
+ * timeout_ns without progress.
+ */
+cudaError_t lp_cu_pong(cudaStream_t st, const volatile uint32_t *ping, volatile uint32_t *pong, uint32_t n,
+		       uint64_t timeout_ns);
 
 #ifdef __cplusplus
 }

@@ -99,17 +99,27 @@ static __global__ void k_chase(uint64_t *cursor, uint64_t n)
 	*cursor = (uint64_t)p;
 }
 
+/*
+ * Iteration i waits on the byte of ring slot (i - 1) % depth. The stop flag and
+ * the clock are looked at once every stop_every spins: the flag is host-mapped,
+ * and reading it is a PCIe round trip (~1 us on an H200, against ~14 ns for a
+ * poll of GPU memory) that would sit in every detection.
+ */
 static __global__ void k_poll(const volatile uint8_t *ring, size_t stride, uint32_t depth, uint32_t iters,
-			      uint64_t timeout_ns, volatile uint32_t *flag, const volatile uint32_t *stop,
-			      volatile uint32_t *state)
+			      uint64_t timeout_ns, uint32_t stop_every, volatile uint32_t *flag,
+			      const volatile uint32_t *stop, volatile uint32_t *state)
 {
 	uint64_t last = lp_globaltimer();
+	uint32_t spins = 0;
 
 	for (uint32_t i = 1; i <= iters; i++) {
 		uint8_t want = (uint8_t)i;
 		const volatile uint8_t *byte = ring + (size_t)((i - 1) % depth) * stride;
 
 		while (*byte != want) {
+			if (++spins < stop_every)
+				continue;
+			spins = 0;
 			if (*stop) {
 				*state = LP_POLL_STOPPED;
 				__threadfence_system();
@@ -127,6 +137,21 @@ static __global__ void k_poll(const volatile uint8_t *ring, size_t stride, uint3
 	}
 	*state = LP_POLL_DONE;
 	__threadfence_system();
+}
+
+/* GPU->CPU notification ping-pong: for i = 1..n, wait for *ping == i (host-mapped), answer *pong = i. */
+static __global__ void k_pong(const volatile uint32_t *ping, volatile uint32_t *pong, uint32_t n, uint64_t timeout_ns)
+{
+	uint64_t last = lp_globaltimer();
+
+	for (uint32_t i = 1; i <= n; i++) {
+		while (*ping != i)
+			if (lp_globaltimer() - last > timeout_ns)
+				return;
+		*pong = i;
+		__threadfence_system();
+		last = lp_globaltimer();
+	}
 }
 
 extern "C" cudaError_t lp_cu_spin(cudaStream_t st, volatile int *flag, uint64_t timeout_ns, volatile int *timed_out)
@@ -169,9 +194,17 @@ extern "C" cudaError_t lp_cu_chase(cudaStream_t st, uint64_t *cursor, uint64_t n
 }
 
 extern "C" cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t stride, uint32_t depth,
-				  uint32_t iters, uint64_t timeout_ns, volatile uint32_t *flag, const volatile uint32_t *stop,
-				  volatile uint32_t *state)
+				  uint32_t iters, uint64_t timeout_ns, uint32_t stop_every, volatile uint32_t *flag,
+				  const volatile uint32_t *stop, volatile uint32_t *state)
 {
-	k_poll<<<1, 1, 0, st>>>(byte, stride, depth, iters, timeout_ns, flag, stop, state);
+	k_poll<<<1, 1, 0, st>>>(byte, stride, depth, iters, timeout_ns, stop_every ? stop_every : 1, flag, stop,
+				state);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t lp_cu_pong(cudaStream_t st, const volatile uint32_t *ping, volatile uint32_t *pong, uint32_t n,
+				  uint64_t timeout_ns)
+{
+	k_pong<<<1, 1, 0, st>>>(ping, pong, n, timeout_ns);
 	return cudaGetLastError();
 }

@@ -12,6 +12,7 @@
 #include "rdma/internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,7 +132,16 @@ static int create_qp(struct lp_rdma_conn *c, uint32_t i, uint32_t inline_req)
 		.sq_sig_all = 0,
 	};
 	int ret;
+	/* mlx5 reads MLX5_SCATTER_TO_CQE at each QP creation (use_scatter_to_cqe()): set it around it. */
+	bool s2cqe_off = lp_mem_caps(&c->mem) & LP_MEM_CAP_NO_SCATTER_TO_CQE;
+	const char *old = getenv("MLX5_SCATTER_TO_CQE");
+	char saved[16];
 
+	snprintf(saved, sizeof(saved), "%s", old ? old : "");
+	if (s2cqe_off)
+		setenv("MLX5_SCATTER_TO_CQE", "0", 1);
+	lp_debug("QP %u: created with MLX5_SCATTER_TO_CQE=%s", i,
+		 getenv("MLX5_SCATTER_TO_CQE") ? getenv("MLX5_SCATTER_TO_CQE") : "(unset)");
 	if (c->cm_id[i]) {
 		ret = rdma_create_qp(c->cm_id[i], c->dev->pd, &attr) ? -errno : 0;
 		c->qp[i] = ret ? NULL : c->cm_id[i]->qp;
@@ -139,6 +149,11 @@ static int create_qp(struct lp_rdma_conn *c, uint32_t i, uint32_t inline_req)
 		c->qp[i] = ibv_create_qp(c->dev->pd, &attr);
 		ret = c->qp[i] ? 0 : (errno ? -errno : -EINVAL);
 	}
+	if (s2cqe_off && old)
+		setenv("MLX5_SCATTER_TO_CQE", saved, 1);
+	else if (s2cqe_off)
+		unsetenv("MLX5_SCATTER_TO_CQE");
+	c->scatter_to_cqe = s2cqe_off ? LP_S2CQE_OFF : LP_S2CQE_DEFAULT;
 	if (!ret)
 		/* Devices may grant more than asked; inline only what was asked (-I 0 = never). */
 		c->max_inline = LP_MIN(attr.cap.max_inline_data, inline_req);
@@ -558,20 +573,20 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	ret = lp_oob_recv(oob, &type, body, &len, oob->timeout_ms);
 	if (ret)
 		return ret;
+	lp_rbuf_init(&r, body, len);
 	if (type == LP_MSG_ERROR) {
-		char text[128];
-		uint32_t code;
+		char text[LP_ERR_LAST_LEN];
+		uint32_t code = lp_rbuf_u32(&r);
 
-		lp_rbuf_init(&r, body, len);
-		code = lp_rbuf_u32(&r);
 		lp_rbuf_str(&r, text, sizeof(text));
-		/* A peer's signal cancels the test (-ECANCELED); any other error aborts it. */
-		return conn_fail(c, code == EINTR ? -ECANCELED : -ECONNABORTED, "%s reports: %s",
-				 oob->peer_name, r.err ? "set-up failed" : text);
+		/* The peer's own words are the cause (a registration it could not do, ...);
+		 * a peer's signal cancels the test (-ECANCELED), any other error aborts it. */
+		return conn_fail(c, code == EINTR ? -ECANCELED : -ECONNABORTED, "%s %s reports: %s",
+				 c->is_client ? "server" : "client", oob->peer_name,
+				 r.err ? "connection set-up failed (no reason given)" : text);
 	}
 	if (type != LP_MSG_QPINFO)
 		return -EPROTO;
-	lp_rbuf_init(&r, body, len);
 	ret = lp_qpinfo_decode(&c->remote, &r);
 	if (ret)
 		return ret;
@@ -580,6 +595,35 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	if (!c->is_client)
 		ret = oob->ops->send(oob->ctx, LP_MSG_QPINFO, &w, oob->timeout_ms);
 	return ret;
+}
+
+/*
+ * GPU polling watches one byte: it means the message has landed only where the
+ * device orders RDMA writes (CUDA's GPU_DIRECT_RDMA_WRITES_ORDERING >= owner),
+ * so it is refused below that. Then the GPU->CPU notification it includes is
+ * measured, to be reported beside the latency.
+ */
+static int gpu_poll_prepare(struct lp_rdma_conn *c)
+{
+#ifdef LP_HAVE_CUDA
+	double ns;
+	int ret;
+
+	if (c->mem.rdma_order < LP_GPU_RDMA_ORDER_OWNER) {
+		lp_err("GPU %d orders GPUDirect RDMA writes as '%s' (CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_"
+		       "ORDERING): a kernel polling the last byte may see it before the rest; use "
+		       "--lat-method imm",
+		       c->mem.dev, lp_gpu_rdma_order_name(c->mem.rdma_order));
+		return -EOPNOTSUPP;
+	}
+	ret = lp_gpu_notify_ns(c->mem.dev, 200, (uint64_t)c->p->timeout_ms * 1000000ull, &ns);
+	if (!ret)
+		c->notify_us = ns / 1e3;
+	return ret;
+#else
+	(void)c;
+	return -EOPNOTSUPP;
+#endif
 }
 
 int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct lp_rdma_params *p,
@@ -612,14 +656,20 @@ int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct 
 	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->depth * c->nqps);
 	if (ret)
 		goto fail;
-	ret = lp_mem_reg(&c->mem, dev->pd,
-			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	/* Relaxed ordering (an optional flag: ignored where unsupported) for bandwidth, as perftest. */
+	c->mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		       (lp_rdma_test_is_lat(p->test) ? 0 : IBV_ACCESS_RELAXED_ORDERING);
+	ret = lp_mem_reg(&c->mem, dev->pd, c->mr_access);
 	if (ret)
 		goto fail;
+	c->notify_us = NAN;
 	if (p->test == LP_RDMA_WRITE_LAT) {
-		c->detect = p->lat_method == LP_LAT_WRITE_IMM ? LP_DETECT_IMM :
-			    mem == LP_MEM_CUDA		      ? LP_DETECT_GPU :
-								LP_DETECT_CPU;
+		c->detect = p->lat_method == LP_LAT_WRITE_IMM			? LP_DETECT_IMM :
+			    lp_mem_caps(&c->mem) & LP_MEM_CAP_DEVICE_POLL ? LP_DETECT_GPU :
+									      LP_DETECT_CPU;
+		ret = c->detect == LP_DETECT_GPU ? gpu_poll_prepare(c) : 0;
+		if (ret)
+			goto fail;
 		if (posix_memalign((void **)&c->flag_host, 64, 64)) {
 			ret = -ENOMEM;
 			goto fail;

@@ -217,6 +217,31 @@ static void fill_info(struct lp_rdma_dev *d, struct ibv_device *ibdev, int port)
 	in->gid_index = -1;
 }
 
+/* Does the device have an active port (port 0: any)? Opened and closed here. */
+static bool has_active_port(struct ibv_device *ibdev, int port)
+{
+	struct ibv_context *ctx = ibv_open_device(ibdev);
+	struct ibv_device_attr da;
+	struct ibv_port_attr pa;
+	bool active = false;
+
+	if (!ctx)
+		return false;
+	if (!ibv_query_device(ctx, &da))
+		for (int p = port ? port : 1; p <= (port ? port : da.phys_port_cnt) && !active; p++)
+			active = !ibv_query_port(ctx, (uint8_t)p, &pa) && pa.state == IBV_PORT_ACTIVE;
+	ibv_close_device(ctx);
+	return active;
+}
+
+static struct ibv_device *first_active(struct ibv_device **list, int n, int port)
+{
+	for (int i = 0; i < n; i++)
+		if (has_active_port(list[i], port))
+			return list[i];
+	return list[0];
+}
+
 int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p)
 {
 	struct ibv_device **list;
@@ -232,8 +257,10 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 		return -ENODEV;
 	}
 	for (int i = 0; i < n && !ibdev; i++)
-		if (!sel->dev || !*sel->dev || !strcmp(ibv_get_device_name(list[i]), sel->dev))
+		if (sel->dev && *sel->dev && !strcmp(ibv_get_device_name(list[i]), sel->dev))
 			ibdev = list[i];
+	if (!sel->dev || !*sel->dev) /* the first device with an active port, else the first */
+		ibdev = first_active(list, n, port);
 	if (!ibdev) {
 		char have[256];
 

@@ -85,6 +85,9 @@ struct lp_rdma_conn {
 	struct ibv_mr *flag_mr;
 	void *poller;		/* struct lp_gpu_poller * for LP_DETECT_GPU */
 	char why[160];		/* lp_conn_setup failed: the first cause, one line */
+	const char *scatter_to_cqe; /* how the QPs were created: LP_S2CQE_DEFAULT or LP_S2CQE_OFF */
+	int mr_access;		/* access flags the buffer was registered with */
+	double notify_us;	/* LP_DETECT_GPU: measured GPU->CPU notification (one way), else NaN */
 };
 
 /*
@@ -96,6 +99,9 @@ static inline int lp_verbs_err(int ret)
 {
 	return ret > 0 ? -ret : ret;
 }
+
+#define LP_S2CQE_DEFAULT "provider default"
+#define LP_S2CQE_OFF "disabled (MLX5_SCATTER_TO_CQE=0 at QP creation)"
 
 const char *lp_detect_name(enum lp_detect d);
 

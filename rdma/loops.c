@@ -221,6 +221,18 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 	return ret ? post_failed(l, "ibv_post_send", 0, ret) : 0;
 }
 
+#ifdef LP_HAVE_CUDA
+/* The write may have completed at the peer and never become visible here: say so, blame no one. */
+static int gpu_not_seen(struct lp_loop *l)
+{
+	return fail(l, -ETIMEDOUT,
+		    "the write from %s never became visible in GPU memory: the peer may have stopped, "
+		    "or GPUDirect RDMA writes do not reach this GPU (check nvidia-peermem/dma-buf and "
+		    "PCIe ACS/IOMMU)",
+		    l->c->oob->peer_name);
+}
+#endif
+
 /* The GPU poller saw iteration i (a silent, bounded spin on its host flag). */
 static int wait_gpu(struct lp_loop *l, uint64_t i, bool passive)
 {
@@ -230,10 +242,11 @@ static int wait_gpu(struct lp_loop *l, uint64_t i, bool passive)
 
 		if (n > 0)
 			return 0;
-		if (n < 0)
-			return fail(l, -ETIMEDOUT, "the GPU poller gave up waiting for %s",
-				    l->c->oob->peer_name);
+		if (n < 0) /* the kernel gave up */
+			return gpu_not_seen(l);
 		n = check_idle(l, passive);
+		if (n == -ETIMEDOUT) /* the same cause whichever clock ran out first */
+			return gpu_not_seen(l);
 		if (n)
 			return n;
 	}

@@ -143,6 +143,7 @@ int lp_mem_alloc(struct lp_mem *m, int kind, int dev, size_t len)
 	int ret;
 
 	memset(m, 0, sizeof(*m));
+	m->rdma_order = -1;
 	m->ops = lp_mem_ops_get(kind);
 	if (!m->ops) {
 		lp_err("GPU memory is not built into this binary (CUDA was not found at build time)");
@@ -187,4 +188,14 @@ void lp_mem_free(struct lp_mem *m)
 	if (m->ops && m->addr)
 		m->ops->free(m);
 	memset(m, 0, sizeof(*m));
+}
+
+unsigned lp_mem_caps(const struct lp_mem *m)
+{
+	const char *t = getenv("LP_TEST_MEM_CAPS");
+	unsigned caps = m->ops ? m->ops->caps : 0;
+
+	if (t && strstr(t, "no_scatter_to_cqe"))
+		caps |= LP_MEM_CAP_NO_SCATTER_TO_CQE;
+	return caps;
 }

@@ -84,6 +84,7 @@ static int cuda_reg(struct lp_mem *m, struct ibv_pd *pd, int access)
 	       b->bus_id, strerror(-dmabuf_err), strerror(-peer_err));
 	return peer_err ? peer_err : -EIO;
 done:
+	m->rdma_order = b->rdma_order;
 	snprintf(m->desc, sizeof(m->desc), "cuda:%d %s", m->dev, m->how);
 	return 0;
 }
@@ -125,6 +126,7 @@ static int cuda_read(struct lp_mem *m, size_t off, void *dst, size_t len)
 
 const struct lp_mem_ops lp_mem_cuda_ops = {
 	.name = "cuda",
+	.caps = LP_MEM_CAP_NO_SCATTER_TO_CQE | LP_MEM_CAP_DEVICE_POLL,
 	.alloc = cuda_alloc,
 	.free = cuda_free,
 	.reg = cuda_reg,

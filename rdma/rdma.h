@@ -234,13 +234,21 @@ struct lp_rdma_result {
 	enum lp_rdma_test test;
 	uint64_t size;
 	int status;		/* 0 ok, else negative errno */
-	char error[160];	/* the reason when status != 0 */
+	char error[256];	/* the reason when status != 0 (a peer's own reason when it failed) */
 	/* latency tests: samples in us; one_way = rtt/2 for write/send, = rtt for read */
 	struct lp_summary lat_us;	/* the reported latency (one-way or read completion) */
 	struct lp_summary rtt_us;	/* the round trip as measured */
 	bool lat_halved;		/* lat_us is rtt/2 */
 	uint64_t warmup;
 	char lat_method[64];		/* how each side saw data arrive: "client cpu_poll, server gpu_poll", ... */
+	/*
+	 * write_lat with gpu_poll: each GPU-polling side's detection includes a
+	 * GPU->CPU notification. gpu_poll_sides of them per round trip (0..2);
+	 * gpu_notify_us is the one-way notification measured on this side's GPU
+	 * (NaN when this side does not poll with its GPU).
+	 */
+	unsigned gpu_poll_sides;
+	double gpu_notify_us;
 	/* bandwidth tests */
 	struct lp_rdma_bw local;	/* this side (client) sending, or reading */
 	struct lp_rdma_bw remote;	/* the server's direction in bidir */
@@ -253,6 +261,10 @@ struct lp_rdma_result {
 	char local_mem[32], remote_mem[32]; /* "host", "cuda:0 (dmabuf)", ... */
 	uint32_t mtu;			/* path MTU used */
 	uint32_t inline_size;		/* max_inline_data used */
+	/* How this side set up its QPs and buffer (GPUDirect RDMA choices). */
+	const char *scatter_to_cqe;	/* "provider default" or "disabled (MLX5_SCATTER_TO_CQE=0 ...)" */
+	bool relaxed_ordering;		/* IBV_ACCESS_RELAXED_ORDERING requested (bandwidth tests) */
+	int gpu_rdma_order;		/* local GPU's GPU_DIRECT_RDMA_WRITES_ORDERING; -1 host / unknown */
 };
 
 /* Client: run one test (params p) against the server on oob. Fills *r (also on failure). */

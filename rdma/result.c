@@ -4,6 +4,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#ifdef LP_HAVE_CUDA
+#include "gpu/gpumem.h"
+#endif
 
 static void summary_json(struct lp_json *j, const char *key, const struct lp_summary *s)
 {
@@ -62,6 +65,30 @@ static void verified_json(struct lp_json *j, const struct lp_rdma_result *r,
 	lp_json_obj_end(j);
 }
 
+/* This side's GPUDirect RDMA choices; GPU-polled latency with the notification it includes. */
+static void gdr_json(struct lp_json *j, const struct lp_rdma_result *r)
+{
+	lp_json_obj_begin(j, "local_setup");
+	lp_json_str(j, "scatter_to_cqe", r->scatter_to_cqe);
+	lp_json_bool(j, "relaxed_ordering", r->relaxed_ordering);
+#ifdef LP_HAVE_CUDA
+	if (r->gpu_rdma_order >= 0)
+		lp_json_str(j, "gpu_rdma_writes_ordering", lp_gpu_rdma_order_name(r->gpu_rdma_order));
+#endif
+	lp_json_obj_end(j);
+	if (r->status || !r->gpu_poll_sides)
+		return;
+	lp_json_obj_begin(j, "gpu_poll");
+	lp_json_uint(j, "sides", r->gpu_poll_sides);
+	lp_json_str(j, "includes", "each GPU-polling side's detection includes a GPU->CPU notification: "
+				   "one-way latency holds sides/2 of them");
+	/* Measured on this side's GPU (null when this side does not poll with its GPU); the
+	 * estimate below assumes the peer's notification costs the same. NaN -> null. */
+	lp_json_num(j, "notification_us", r->gpu_notify_us);
+	lp_json_num(j, "p50_without_notification_us", r->lat_us.p50 - r->gpu_poll_sides * r->gpu_notify_us / 2);
+	lp_json_obj_end(j);
+}
+
 void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_params *p,
 			 struct lp_json *j)
 {
@@ -89,6 +116,7 @@ void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_pa
 	lp_json_uint(j, "max_inline", r->inline_size);
 	lp_json_str(j, "local_mem", r->local_mem);
 	lp_json_str(j, "remote_mem", r->remote_mem);
+	gdr_json(j, r);
 	lp_json_uint(j, "timed_iterations", r->iters);
 	if (p->verify)
 		verified_json(j, r, p);

@@ -116,6 +116,13 @@ static int verify_side(struct lp_rdma_conn *c, const struct lp_loop_out *out,
 }
 
 /* Time a passive side may wait for the client to finish, generous by design. */
+/* Why lp_conn_setup failed, one line: its first recorded cause, else the last error logged
+ * below it (memory allocation and registration log their own advice), else the errno text. */
+static const char *setup_cause(const struct lp_rdma_conn *c, int ret)
+{
+	return c->why[0] ? c->why : *lp_err_last() ? lp_err_last() : strerror(-ret);
+}
+
 static int passive_budget_ms(const struct lp_rdma_params *p)
 {
 	double per_iter_s = 20e-6 + (double)p->size / 5e6; /* 5 MB/s: slower than any real link */
@@ -165,7 +172,7 @@ static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *
 	}
 	if (type == LP_MSG_ERROR) {
 		struct lp_rbuf r;
-		char text[160];
+		char text[LP_ERR_LAST_LEN];
 		uint32_t code;
 
 		lp_rbuf_init(&r, body, *len);
@@ -234,6 +241,12 @@ static void scale_summary(struct lp_summary *s, double k)
 	s->p9999 *= k;
 }
 
+/* write_lat by polling: the server polls GPU memory with a kernel exactly when its buffer is there. */
+static bool server_gpu_polls(const struct lp_rdma_params *p, const struct lp_rdma_conn *c)
+{
+	return p->test == LP_RDMA_WRITE_LAT && c->detect != LP_DETECT_IMM && !strncmp(c->remote.mem, "cuda", 4);
+}
+
 static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma_conn *c,
 			    char *buf, size_t len)
 {
@@ -243,9 +256,9 @@ static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma
 		snprintf(buf, len, "recv_completion");
 	else if (c->detect == LP_DETECT_IMM)
 		snprintf(buf, len, "write_imm");
-	else /* the server polls GPU memory with a kernel exactly when its buffer is there */
+	else
 		snprintf(buf, len, "client %s, server %s", lp_detect_name(c->detect),
-			 !strncmp(c->remote.mem, "cuda", 4) ? "gpu_poll" : "cpu_poll");
+			 server_gpu_polls(p, c) ? "gpu_poll" : "cpu_poll");
 }
 
 int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
@@ -296,10 +309,12 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		snprintf(r->error, sizeof(r->error), "malformed ACCEPT from %s", oob->peer_name);
 		goto out;
 	}
+	lp_err_clear();
 	ret = lp_conn_setup(&c, dev, &sent, p->mem, p->mem_dev, true, oob, server_host, NULL);
 	if (ret) {
+		/* The cause as first logged (the server's own reason when it failed), else errno. */
 		snprintf(r->error, sizeof(r->error), "connection set-up with %s failed: %s",
-			 oob->peer_name, c.why[0] ? c.why : strerror(-ret));
+			 oob->peer_name, setup_cause(&c, ret));
 		goto out;
 	}
 	conn_up = true;
@@ -307,8 +322,13 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	r->inline_size = c.max_inline;
 	snprintf(r->local_mem, sizeof(r->local_mem), "%s", c.local.mem);
 	snprintf(r->remote_mem, sizeof(r->remote_mem), "%s", c.remote.mem);
+	r->scatter_to_cqe = c.scatter_to_cqe;
+	r->relaxed_ordering = c.mr_access & IBV_ACCESS_RELAXED_ORDERING;
+	r->gpu_rdma_order = c.mem.rdma_order;
+	r->gpu_notify_us = c.notify_us;
 	if (lp_rdma_test_is_lat(p->test))
 		lat_method_name(p, &c, r->lat_method, sizeof(r->lat_method));
+	r->gpu_poll_sides = (unsigned)(c.detect == LP_DETECT_GPU) + (unsigned)server_gpu_polls(p, &c);
 	ret = send_simple(oob, LP_MSG_READY);
 	if (!ret)
 		ret = expect_msg(oob, LP_MSG_READY, body, &len, oob->timeout_ms, r->error,
@@ -454,14 +474,14 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	ret = oob->ops->send(oob->ctx, LP_MSG_ACCEPT, &w, oob->timeout_ms);
 	if (ret)
 		return ret;
+	lp_err_clear();
 	ret = lp_conn_setup(&c, dev, &p, o->mem, o->mem_dev, false, oob, NULL, o->bind_addr);
 	if (ret) {
 		/* The cause, once: in this server's log and to the client, which reports it. */
 		lp_warn("client %s: connection set-up failed: %s", oob->peer_name,
-			c.why[0] ? c.why : strerror(-ret));
+			setup_cause(&c, ret));
 		if (ret != -ECONNABORTED)
-			lp_rdma_send_error(oob, ret,
-					   c.why[0] ? c.why : "server could not set up the connection");
+			lp_rdma_send_error(oob, ret, setup_cause(&c, ret));
 		return ret == -ECONNABORTED ? 0 : ret;
 	}
 	ret = expect_msg(oob, LP_MSG_READY, msg, &mlen, oob->timeout_ms, why, sizeof(why));

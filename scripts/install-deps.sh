@@ -1,12 +1,14 @@
 #!/bin/sh
-# Installs the Debian 12 packages linkperf needs to build, test and run its guests.
+# Installs the Debian 12 packages linkperf needs to build, test and run its guests, and to
+# build and test its Debian packages and man pages.
 # Idempotent: packages already present are not fetched again. Run as root (or via sudo).
 set -eu
 
 PKGS="build-essential make pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-utils
 ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev openmpi-bin libopenmpi-dev
 openssh-server openssh-client python3 python3-matplotlib python3-numpy
-qemu-system-x86 busybox-static kmod cpio iproute2 procps"
+qemu-system-x86 busybox-static kmod cpio iproute2 procps
+debhelper lintian debootstrap groff man-db bsdextrautils"
 
 missing=""
 for p in $PKGS; do

@@ -4,13 +4,13 @@
 # Only what ran counts as passed: a unit test that was not built is a SKIP with the reason, and
 # "SKIP ..." lines a passing test prints (a part it could not run here) are shown under it.
 # Env: LP_BUILD (build dir, default build), LP_TESTS (space-separated groups: unit demo vm gpu
-# sweep; default all), LP_TEST_TIMEOUT (seconds per test, default 1500), LP_TEST_FILTER (regex on
+# sweep pkg; default all), LP_TEST_TIMEOUT (seconds per test, default 1500), LP_TEST_FILTER (regex on
 # names), CC (the compiler make used; to tell whether cmocka is installed).
 set -u
 cd "$(dirname "$0")/.."
 export LP_BUILD=${LP_BUILD:-build}
 export LP_ROOT=$PWD
-groups=${LP_TESTS:-unit demo vm gpu sweep}
+groups=${LP_TESTS:-unit demo vm gpu sweep pkg}
 tmo=${LP_TEST_TIMEOUT:-1500}
 logdir=$LP_BUILD/test-logs
 mkdir -p "$logdir"
@@ -72,7 +72,7 @@ for g in $groups; do
 				skip_one "unit/$(basename "$t")" "not built in $LP_BUILD: $(unit_needs "$t")"
 			fi
 		done ;;
-	demo|vm|gpu|sweep)
+	demo|vm|gpu|sweep|pkg)
 		for t in tests/"$g"/test-*.sh; do
 			[ -f "$t" ] && run_one "$g/$(basename "$t" .sh)" bash "$t"
 		done ;;

@@ -1,8 +1,12 @@
-# Sourced by the tests/gpu scripts that build a small C check against liblinkperf.a.
-# check_build NAME [LIBS...]: builds tests/gpu/NAME.c into $B/tests/NAME; exits 77 when the
-# library was built without CUDA, 1 when the build fails.
+# shellcheck shell=bash
+# Sourced first by every tests/gpu script: set -u, the repository root as the working directory,
+# B = the build dir (LP_BUILD, default build), and
+#   check_build NAME [LIBS...]  builds tests/gpu/NAME.c against the library into $B/tests/NAME;
+#                               exits 77 when the library was built without CUDA, 1 when the
+#                               build fails
+#   fail TEXT...                prints FAIL: TEXT and exits 1
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${LP_BUILD:-build}
 check_build() {
 	local name=$1 lib=$B/liblinkperf.a cuda=${CUDA_HOME:-/usr/local/cuda}
@@ -15,3 +19,4 @@ check_build() {
 		-o "$B/tests/$name" "tests/gpu/$name.c" "$lib" \
 		-L"$cuda/lib64" -lcudart_static "$@" -ldl -lrt -lstdc++ -lm -lpthread || { echo "$name: build failed"; exit 1; }
 }
+fail() { echo "FAIL: $*"; exit 1; }

@@ -1,14 +1,11 @@
 #!/bin/bash
 # lp-gpu on a real GPU: every single-GPU test verified and sane, peer tests WAIVED on one GPU,
 # JSON/CSV/text outputs well formed, usage errors exit 2. Exit 77 where lp-gpu exits 77 (no GPU/driver).
-set -u
-cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
+. "$(dirname "$0")/check.sh"
 LPG=$B/lp-gpu
 [ -x "$LPG" ] || { echo "lp-gpu not built (no CUDA toolkit): skipped"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 # 1. Every single-GPU test, JSON.
 "$LPG" -t host,local,lat_host_sm,lat_local_sm -s 64M -r 3 -n 8 --json >"$tmp/single.json" 2>"$tmp/single.err"

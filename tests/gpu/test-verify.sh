@@ -8,7 +8,6 @@
 . "$(dirname "$0")/check.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 # 1. GPU memory: stale data, ring slots, poller ring.
 check_build verify_check -libverbs

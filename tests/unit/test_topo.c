@@ -15,101 +15,7 @@
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/topo.h"
-
-/* ---- fixture expansion: "file PATH CONTENT", "link PATH TARGET", "dir PATH" ---- */
-
-static int mkdir_p(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
-}
-
-static void parent_p(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	assert_non_null(slash);
-	*slash = '\0';
-	assert_int_equal(mkdir_p(dir), 0);
-}
-
-/* Expand manifest text (one directive a line) under dir. */
-static void expand_text(const char *dir, const char *text)
-{
-	char *copy = strdup(text), *save = NULL;
-
-	assert_non_null(copy);
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char kind[8], rel[PATH_MAX], path[PATH_MAX + 64];
-		int off = 0;
-		const char *arg;
-
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		assert_int_equal(sscanf(line, "%7s %4095s %n", kind, rel, &off), 2);
-		arg = line + off;
-		snprintf(path, sizeof(path), "%s/%s", dir, rel);
-		if (!strcmp(kind, "dir")) {
-			assert_int_equal(mkdir_p(path), 0);
-		} else if (!strcmp(kind, "file")) {
-			FILE *f;
-
-			parent_p(path);
-			f = fopen(path, "w");
-			assert_non_null(f);
-			fprintf(f, "%s\n", arg);
-			fclose(f);
-		} else if (!strcmp(kind, "link")) {
-			parent_p(path);
-			assert_int_equal(symlink(arg, path), 0);
-		} else {
-			fail_msg("bad manifest line: %s", line);
-		}
-	}
-	free(copy);
-}
-
-static void expand_fixture(const char *dir, const char *name)
-{
-	const char *top = getenv("LP_ROOT"); /* set by tests/run-all.sh */
-	char path[PATH_MAX], *text;
-	FILE *f;
-	long len;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/topo/%s", top ? top : ".", name);
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("fixture %s: %s (run from the repository root)", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)len + 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	expand_text(dir, text);
-	free(text);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
+#include "lp_fixture.h"
 
 /* One expanded tree per test, removed afterwards. */
 struct fx {
@@ -130,8 +36,10 @@ static struct fx *fx_new(void)
 static struct fx *fx_scan(const char *fixture)
 {
 	struct fx *fx = fx_new();
+	char name[PATH_MAX];
 
-	expand_fixture(fx->dir, fixture);
+	snprintf(name, sizeof(name), "topo/%s", fixture);
+	lp_fx_expand(fx->dir, name);
 	assert_int_equal(lp_topo_scan(fx->dir, &fx->t), 0);
 	return fx;
 }
@@ -139,7 +47,7 @@ static struct fx *fx_scan(const char *fixture)
 static void fx_free(struct fx *fx)
 {
 	lp_topo_free(&fx->t);
-	assert_int_equal(nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	lp_fx_rmtree(fx->dir);
 	free(fx);
 }
 
@@ -250,11 +158,11 @@ static void test_dgx_print(void **state)
 
 	(void)state;
 	assert_non_null(strstr(out, "        NIC0   NIC1   NIC2   NIC3   NIC4   NIC5   NIC6   "
-				    "NIC7   NUMA  Bus Id\n"));
+				    "NIC7   NUMA  Bus Id        CUDA\n"));
 	assert_non_null(strstr(out, "\nGPU0    PIX    NODE   NODE   NODE   SYS    SYS    SYS    "
-				    "SYS    0     0000:1b:00.0\n"));
+				    "SYS    0     0000:1b:00.0  0\n"));
 	assert_non_null(strstr(out, "\nGPU5    SYS    SYS    SYS    SYS    NODE   PIX    NODE   "
-				    "NODE   1     0000:c3:00.0\n"));
+				    "NODE   1     0000:c3:00.0  5\n"));
 	assert_non_null(
 	    strstr(out, "\nNUMA    0      0      0      0      1      1      1      1\n"));
 	assert_non_null(strstr(out, "  NIC6: mlx5_10 0000:ce:00.0 ibp206s0 InfiniBand\n"));
@@ -276,6 +184,124 @@ static void test_dgx_json(void **state)
 	assert_non_null(strstr(out, "\"bdf\": \"0000:df:00.0\""));
 	assert_non_null(strstr(out, "\"PIX\""));
 	free(out);
+	fx_free(fx);
+}
+
+/* ---- rails and auto-selection: a down port, a storage NIC, GPUs hidden from CUDA ---- */
+
+static void test_rails_visibility(void **state)
+{
+	struct fx *fx = fx_scan("rails-visibility.txt");
+	struct lp_topo *t = &fx->t;
+	int gpu = -1, nic = -1;
+	char *out;
+
+	(void)state;
+	assert_int_equal(t->ngpus, 2);
+	assert_int_equal(t->nnics, 4);
+	assert_string_equal(t->gpus[1].uuid, "GPU-bbbb2222-0000-0000-0000-000000000000");
+	assert_int_equal(t->nics[0].port_state, 1);
+	assert_false(lp_topo_nic_usable(t, 0)); /* mlx5_0: port down */
+	assert_false(lp_topo_nic_usable(t, 1)); /* mlx5_1: Ethernet beside an InfiniBand fabric */
+	assert_true(lp_topo_nic_usable(t, 2) && lp_topo_nic_usable(t, 3));
+	/* Each GPU is PIX with the skipped NIC too: the choice must pass it over. */
+	assert_int_equal(lp_topo_distance(t, 0, 0), LP_TOPO_PIX);
+	assert_int_equal(lp_topo_distance(t, 1, 1), LP_TOPO_PIX);
+	assert_int_equal(lp_topo_best_nic(t, 0, &nic), 0);
+	assert_string_equal(t->nics[nic].name, "mlx5_3");
+	assert_int_equal(lp_topo_best_nic(t, 1, &nic), 0);
+	assert_string_equal(t->nics[nic].name, "mlx5_2");
+	/* rails: rail i is CUDA GPU i and its closest usable NIC */
+	assert_int_equal(lp_topo_set_visible(t, NULL), 2);
+	assert_int_equal(lp_topo_rail(t, 0, &gpu, &nic), 0);
+	assert_true(gpu == 0 && !strcmp(t->nics[nic].name, "mlx5_3"));
+	assert_int_equal(lp_topo_rail(t, 1, &gpu, &nic), 0);
+	assert_true(gpu == 1 && !strcmp(t->nics[nic].name, "mlx5_2"));
+	assert_int_equal(lp_topo_rail(t, 2, &gpu, &nic), -ENODEV);
+
+	/* CUDA_VISIBLE_DEVICES=1: GPU1 is CUDA 0, GPU0 hidden and never chosen. */
+	assert_int_equal(lp_topo_set_visible(t, "1"), 1);
+	assert_true(t->gpus[0].cuda == -1 && t->gpus[1].cuda == 0);
+	assert_int_equal(lp_topo_gpu_of_cuda(t, 0), 1); /* CUDA 0 is the second GPU in PCI order */
+	assert_int_equal(lp_topo_gpu_of_cuda(t, 1), -1);
+	assert_int_equal(lp_topo_best_pair(t, &gpu, &nic), 0);
+	assert_int_equal(gpu, 1);
+	assert_int_equal(lp_topo_best_gpu(t, 3, &gpu), 0); /* mlx5_3 is PIX to the hidden GPU0 */
+	assert_int_equal(gpu, 1);
+	assert_int_equal(lp_topo_rail(t, 0, &gpu, &nic), 0);
+	assert_true(gpu == 1 && !strcmp(t->nics[nic].name, "mlx5_2"));
+	out = capture_print(t);
+	assert_non_null(strstr(out, "0000:14:00.0  hidden\n"));
+	assert_non_null(strstr(out, "0000:25:00.0  0\n"));
+	assert_non_null(strstr(out, "  NIC0: mlx5_0 0000:13:00.0 ibp19s0 InfiniBand (port 1 not active)\n"));
+	free(out);
+	/* UUIDs and unique prefixes, in order; CUDA stops at a bad or repeated entry. */
+	assert_int_equal(lp_topo_set_visible(t, "GPU-bbbb,GPU-aaaa1111-0000-0000-0000-000000000000"), 2);
+	assert_true(t->gpus[1].cuda == 0 && t->gpus[0].cuda == 1);
+	assert_int_equal(lp_topo_set_visible(t, "GPU-,1"), 0); /* ambiguous prefix ends the list */
+	assert_int_equal(lp_topo_set_visible(t, "0,0,1"), 1);
+	assert_int_equal(lp_topo_set_visible(t, "7,1"), 0);
+	assert_int_equal(lp_topo_set_visible(t, ""), 0);
+	assert_int_equal(lp_topo_best_pair(t, &gpu, &nic), -ENODEV);
+	assert_int_equal(lp_topo_rail(t, 0, &gpu, &nic), -ENODEV);
+	fx_free(fx);
+}
+
+/* Extended config space of a bridge on a GPU's or NIC's path (found by its bdf there, as sysfs nests
+ * functions under their bridges): 4 KiB, optionally an ACS capability at 0x100 with this control. */
+static void write_config(const char *dir, const struct lp_topo *t, const char *bdf, int acs_ctrl)
+{
+	char path[PATH_MAX], key[LP_TOPO_BDF_LEN + 2];
+	uint8_t cfg[4096] = { 0 };
+	const char *at = NULL, *base = NULL;
+	FILE *f;
+
+	snprintf(key, sizeof(key), "/%s/", bdf);
+	for (int i = 0; !at && i < t->ngpus + t->nnics; i++) {
+		base = i < t->ngpus ? t->gpus[i].path : t->nics[i - t->ngpus].path;
+		at = strstr(base, key);
+	}
+	assert_non_null(at);
+	snprintf(path, sizeof(path), "%s%.*s/config", dir, (int)(at - base + strlen(key) - 1), base);
+	if (acs_ctrl >= 0) {
+		cfg[0x100] = 0x0d;	/* ACS extended capability, version 1, last */
+		cfg[0x102] = 0x01;
+		cfg[0x106] = (uint8_t)acs_ctrl;
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(cfg, 1, sizeof(cfg), f), sizeof(cfg));
+	fclose(f);
+}
+
+/* ACS P2P redirect on a bridge between a GPU and its NIC, and an IOMMU translating the GPU's DMA. */
+static void test_p2p_check(void **state)
+{
+	struct fx *fx = fx_scan("rails-visibility.txt");
+	struct lp_topo *t = &fx->t;
+	char why[320], path[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	/* GPU0 (0000:14:00.0) and mlx5_3 (index 3) meet at switch 1: its ports 12:01.0 and 12:02.0. */
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), -EACCES);
+	write_config(fx->dir, t, "0000:12:01.0", 0x01); /* ACS with source validation only */
+	write_config(fx->dir, t, "0000:12:02.0", -1);   /* no ACS capability */
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 0);
+	write_config(fx->dir, t, "0000:12:01.0", 0x1d); /* + request and completion redirect, upstream fwd */
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "ACS redirects peer-to-peer traffic at bridge 0000:12:01.0"));
+	write_config(fx->dir, t, "0000:12:01.0", 0x01);
+	snprintf(path, sizeof(path), "%s%s/iommu_group", fx->dir, t->gpus[0].path);
+	assert_int_equal(lp_fx_mkdir_p(path), 0);
+	strcat(path, "/type");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("DMA-FQ\n", f);
+	fclose(f);
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "IOMMU translates GPU 0000:14:00.0's DMA (iommu_group type DMA-FQ)"));
+	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 9, why, sizeof(why)), 0); /* bad index */
 	fx_free(fx);
 }
 
@@ -301,7 +327,7 @@ static void test_cross_socket(void **state)
 	assert_int_equal(lp_topo_distance(t, gpu, nic), LP_TOPO_SYS);
 	assert_string_equal(lp_topo_dist_name(lp_topo_distance(t, gpu, nic)), "SYS");
 	out = capture_print(t);
-	assert_non_null(strstr(out, "\nGPU0    SYS    0     0000:17:00.0\n"));
+	assert_non_null(strstr(out, "\nGPU0    SYS    0     0000:17:00.0  0\n"));
 	assert_non_null(strstr(out, "\nNUMA    1\n"));
 	free(out);
 	out = capture_json(t);
@@ -334,9 +360,9 @@ static void test_two_level_switch(void **state)
 	assert_string_equal(t->nics[1].netdevs[1], "enp7s0f1np1");
 	assert_int_equal(lp_topo_nic_index(t, "enp7s0f1np1"), 1);
 	out = capture_print(t);
-	assert_non_null(strstr(out, "\nGPU0    PXB    PHB    N/A   0000:05:00.0\n"));
+	assert_non_null(strstr(out, "\nGPU0    PXB    PHB    N/A   0000:05:00.0  0\n"));
 	assert_non_null(
-	    strstr(out, "  NIC1: mlx5_1 0000:07:00.0 enp7s0f0np0,enp7s0f1np1 Ethernet\n"));
+	    strstr(out, "  NIC1: mlx5_1 0000:07:00.0 enp7s0f0np0,enp7s0f1np1 Ethernet (not the compute fabric: skipped by auto)\n"));
 	free(out);
 	out = capture_json(t);
 	assert_true(lp_test_json_valid(out));
@@ -400,7 +426,7 @@ static void test_partial_tree(void **state)
 	char *out;
 
 	(void)state;
-	expand_text(fx->dir, partial_manifest);
+	lp_fx_expand_text(fx->dir, partial_manifest);
 	assert_int_equal(lp_topo_scan(fx->dir, t), 0);
 	assert_int_equal(t->ngpus, 1);
 	assert_int_equal(t->gpus[0].numa, -1);
@@ -419,7 +445,7 @@ static void test_partial_tree(void **state)
 	assert_int_equal(lp_topo_best_nic(t, 0, &nic), 0);
 	assert_int_equal(nic, 0);
 	out = capture_print(t);
-	assert_non_null(strstr(out, "\nGPU0    NODE   ?      N/A   0000:01:00.0\n"));
+	assert_non_null(strstr(out, "\nGPU0    NODE   ?      N/A   0000:01:00.0  0\n"));
 	assert_non_null(strstr(out, "  NIC1: rxe0 - -\n"));
 	assert_non_null(strstr(out, "  ?    = unknown"));
 	free(out);
@@ -531,6 +557,7 @@ int main(void)
 	    cmocka_unit_test(test_cross_socket),  cmocka_unit_test(test_two_level_switch),
 	    cmocka_unit_test(test_empty_root),	  cmocka_unit_test(test_partial_tree),
 	    cmocka_unit_test(test_dist_names),	  cmocka_unit_test(test_live),
+	    cmocka_unit_test(test_rails_visibility), cmocka_unit_test(test_p2p_check),
 	    cmocka_unit_test(test_cpulist_parse), cmocka_unit_test(test_numa_bind),
 	};
 

@@ -10,27 +10,6 @@ fails=0
 PORT=19000
 
 . tests/guest-lib.sh
-ok() { echo "ok $1"; }
-bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
-
-# Start a persistent server on $PORT; its pid in $SRV, log in $OUT/srv-$PORT.log.
-start_server() {
-	PORT=$((PORT + 2))
-	"$B" --server -p "$PORT" "$@" >"$OUT/srv-$PORT.log" 2>&1 &
-	SRV=$!
-	# Wait (bounded) until it listens, so no check races the server's start. Each poll
-	# forks under TCG (up to ~0.5 s on a loaded host): poll slowly.
-	i=0
-	while ! grep -q "^listening" "$OUT/srv-$PORT.log" 2>/dev/null && [ $i -lt 60 ]; do
-		sleep 0.3
-		i=$((i + 1))
-	done
-}
-stop_server() {
-	kill "$SRV" 2>/dev/null
-	wait "$SRV" 2>/dev/null
-	echo "server on $PORT exit $?" >>"$OUT/srv-$PORT.log"
-}
 
 # json_check FILE EXPECTED_RESULTS [extra python condition on d]
 json_check() {
@@ -155,11 +134,7 @@ fi
 base=$(wc -l <"$OUT/srv-$PORT.log")
 "$B" "$IP" -p $PORT -t send_bw -s 4K -D 60 >"$OUT/victim.txt" 2>&1 &
 C=$!
-i=0
-while [ -z "${LP_TEST_KILL_AT:-}" ] && ! grep -q "^client:" "$OUT/victim.txt" 2>/dev/null && [ $i -lt 60 ]; do
-	sleep 0.3
-	i=$((i + 1))
-done
+[ -n "${LP_TEST_KILL_AT:-}" ] || wait_line "^client:" "$OUT/victim.txt"
 sleep "${LP_TEST_KILL_AT:-2}"
 kill -9 $C
 wait $C 2>/dev/null
@@ -185,7 +160,7 @@ for t in write_lat write_bw read_bw send_bw; do
 	"$B" "$IP" -p $PORT --wait 10 -t $t -s 4K -n 100000000 --timeout 3 >"$OUT/killed-$t.txt" 2>&1 &
 	C=$!
 	# Kill the server once the test is running (the client has opened its device and connected).
-	wait_for "$OUT/killed-$t.txt" "^client:" 60 >/dev/null
+	wait_line "^client:" "$OUT/killed-$t.txt"
 	sleep 2
 	kill -9 "$SRV"
 	t0=$(date +%s)

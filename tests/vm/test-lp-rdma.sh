@@ -1,11 +1,14 @@
 #!/bin/bash
-# Real RDMA: lp-rdma against the kernel's Soft-RoCE driver in a QEMU guest (tests/vm/lp-rdma-guest.sh).
+# Real RDMA: lp-rdma against the kernel's Soft-RoCE driver in a QEMU guest.
+# Usage: test-lp-rdma.sh [GUEST_SCRIPT [TIMEOUT_S]]: runs GUEST_SCRIPT in the guest (default
+# tests/vm/lp-rdma-guest.sh, 900 s; tests/vm/test-lp-rdma-gdr.sh passes its own).
 set -u
 cd "$(dirname "$0")/../.."
+guest=${1:-tests/vm/lp-rdma-guest.sh}
 B=${LP_BUILD:-build}
 command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
 [ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
-out=$(mktemp -d "${TMPDIR:-/tmp}/lp-rdma-test.XXXXXX")
+out=$(mktemp -d "${TMPDIR:-/tmp}/$(basename "$guest" .sh).XXXXXX")
 trap 'rm -rf "$out"' EXIT
 # ASan builds need their runtime to tolerate the verbs provider's mappings.
-scripts/lp-vm --timeout 900 --rw "$out" "LP_BUILD=$B OUT=$out ASAN_OPTIONS=detect_leaks=1 sh tests/vm/lp-rdma-guest.sh"
+scripts/lp-vm --timeout "${2:-900}" --rw "$out" "LP_BUILD=$B OUT=$out ASAN_OPTIONS=detect_leaks=1 sh $guest"

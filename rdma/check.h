@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pre-flight check of one host (`lp-rdma --check`): each line OK / WARN /
+ * FAIL, what was found and, when not OK, the fix. Everything is read from
+ * sysfs/procfs under a root prefix ("" for the live system, a fixture tree in
+ * tests); nothing needs verbs, CUDA or root (the ACS capability does: without
+ * it that line is a WARN saying so).
+ *
+ * Items (the "item" key of each line; docs/METHOD.md "Pre-flight check"):
+ *   per RDMA port:  port_state, phys_state, link_rate (active width and speed
+ *                   against 4X and the adapter's best InfiniBand rate),
+ *                   RoCE only: netdev_link, roce_mtu (netdev MTU vs the RoCE
+ *                   MTU it allows), roce_gid (a RoCE v2 GID on the netdev)
+ *   per NIC:        pcie_link (current vs maximum speed and width, and the
+ *                   slot's maximum), numa
+ *   per GPU:        pcie_link, numa, gpu_nic_path (distance to the closest
+ *                   NIC, ACS redirect on a bridge between them)
+ *   per host:       iommu, gpudirect (nvidia-peermem or dma-buf; GPUs only),
+ *                   memlock, cpu_governor
+ */
+#ifndef LP_RDMA_CHECK_H
+#define LP_RDMA_CHECK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/json.h"
+
+enum lp_check_status {
+	LP_CHECK_OK = 0,
+	LP_CHECK_WARN,
+	LP_CHECK_FAIL,
+};
+
+struct lp_check_line {
+	enum lp_check_status status;
+	char item[24];	  /* "port_state", "pcie_link", ... (list above) */
+	char subject[64]; /* "mlx5_0 port 1", "mlx5_0", "GPU 0000:1b:00.0", "host" */
+	char detail[256]; /* what was found */
+	char fix[256];	  /* what to do; "" when OK */
+};
+
+struct lp_check_report {
+	unsigned n, cap;
+	struct lp_check_line *lines;
+	int err; /* -ENOMEM when a line could not be stored (sticky) */
+};
+
+struct lp_check_opts {
+	const char *root;  /* sysfs/procfs root; "" or NULL = the live system */
+	const char *dev;   /* RDMA device to check; NULL = all */
+	unsigned port;	   /* 1-based; 0 = all ports */
+	long long memlock; /* RLIMIT_MEMLOCK soft limit in bytes; -1 = unlimited */
+	bool ipc_lock;	   /* the process has CAP_IPC_LOCK (memlock does not apply) */
+};
+
+/* Fill memlock and ipc_lock from the calling process (getrlimit, capget). */
+void lp_check_opts_live(struct lp_check_opts *o);
+
+/*
+ * Run every check into r (zeroed here). Returns 0, -ENODEV when o->dev is
+ * given and does not exist, -ENOMEM.
+ */
+int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r);
+void lp_check_free(struct lp_check_report *r);
+
+/* The worst status in r (LP_CHECK_OK for an empty report). */
+enum lp_check_status lp_check_worst(const struct lp_check_report *r);
+const char *lp_check_status_name(enum lp_check_status s); /* "OK", "WARN", "FAIL" */
+
+/* One line per check ("WARN  roce_mtu  rxe0 port 1  ..."), the fix indented below. */
+void lp_check_print(const struct lp_check_report *r, FILE *f);
+/* Members "worst" and "checks": [{status, item, subject, detail, fix}] of the current object. */
+void lp_check_json(const struct lp_check_report *r, struct lp_json *j);
+
+#endif

@@ -1,0 +1,72 @@
+#!/bin/bash
+# The man pages: each renders with `man --warnings` silent and a NAME lexgrog can read, and
+# lists every option its tool's --help prints (short and long name together), so an option
+# added to a table without regenerating the page, or dropped by the generator, fails here.
+# The checks are shown to catch a page with an option item removed and a page with a bad macro.
+# Env: LP_BUILD (default build). Exit 0 pass, 1 fail, 77 man/lexgrog missing.
+set -u
+cd "$(dirname "$0")/../.."
+B=${LP_BUILD:-build}
+for c in man lexgrog col; do
+	command -v $c >/dev/null || { echo "$c not installed (man-db, bsdextrautils)"; exit 77; }
+done
+make -s BUILD="$B" man >/dev/null || { echo "FAIL: make man"; exit 1; }
+fail=0 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+tool_path() { [ "$1" = lp-plot ] && echo plots/lp-plot || echo "$B/$1"; }
+
+# The option heads --help prints: "-p, --port" or "--bind", one a line.
+help_heads() {
+	"$(tool_path "$1")" --help | sed -nE 's/^ +((-[[:alnum:]], )?--[[:alnum:]][[:alnum:]-]*).*/\1/p'
+}
+
+# Heads of tool $1 that the rendered page $2 does not list as an option item.
+missing() {
+	local text=$tmp/rendered
+	MANWIDTH=200 man -l "$2" 2>/dev/null | col -b >"$text"
+	help_heads "$1" | while IFS= read -r h; do
+		grep -qE "^ +$h( |\$)" "$text" || echo "$h"
+	done
+}
+
+# What man and lexgrog say about page $1 (empty when clean).
+render_problems() {
+	MANWIDTH=80 man --warnings -l "$1" 2>&1 >/dev/null
+	lexgrog "$1" >/dev/null 2>&1 || echo "lexgrog: no NAME section it can parse"
+}
+
+n=0
+for page in "$B"/man/*.1; do
+	tool=$(basename "$page" .1)
+	heads=$(help_heads "$tool" | wc -l)
+	[ "$heads" -gt 2 ] || { echo "FAIL $tool: only $heads options in --help (parser broken?)"; fail=1; }
+	miss=$(missing "$tool" "$page")
+	probs=$(render_problems "$page")
+	if [ -n "$miss" ] || [ -n "$probs" ]; then
+		echo "FAIL $tool: missing from the page: ${miss:-none}; render: ${probs:-clean}"
+		fail=1
+	else
+		echo "ok   $tool: $heads options listed, renders clean"
+	fi
+	n=$((n + 1))
+done
+[ $n -ge 2 ] || { echo "FAIL: only $n man pages in $B/man"; fail=1; }
+
+# The checks catch faults: an option item removed, a misspelt macro.
+page=$B/man/lp-rdma.1
+if [ -f "$page" ]; then
+	sed '/^\\fB\\-p\\fR, \\fB\\-\\-port\\fR/,+1d' "$page" >"$tmp/no-port.1"
+	if [ "$(missing lp-rdma "$tmp/no-port.1")" = "-p, --port" ]; then
+		echo "ok   fault: a page without --port is caught"
+	else
+		echo "FAIL fault: a page without --port was not caught"; fail=1
+	fi
+	sed 's/^\.SH EXIT STATUS/.SX EXIT STATUS/' "$page" >"$tmp/bad-macro.1"
+	if [ -n "$(render_problems "$tmp/bad-macro.1")" ]; then
+		echo "ok   fault: a page with an unknown macro is caught"
+	else
+		echo "FAIL fault: an unknown macro was not caught"; fail=1
+	fi
+fi
+exit $fail

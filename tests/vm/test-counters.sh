@@ -1,0 +1,16 @@
+#!/bin/bash
+# Counters and the pre-flight check on real Soft-RoCE: two QEMU/TCG guests on one virtual L2
+# network (scripts/lp-fabric -n 2; rxe talks to its own address through an internal loopback,
+# so loss on a link needs a second guest). In lpnode0 (tests/vm/counters-guest.sh):
+#   lp-rdma --check on rxe0 (exit code and lines; MTU 1500 WARN, fixed by MTU 4200; netdev
+#   down FAILs with exit 1), the cost of one counter snapshot, and rxe's hw_counters across
+#   lp-rdma runs: still without loss, moving with netem loss on eth0.
+# Exit 0 pass, 77 skipped (no qemu), else fail.
+set -u
+cd "$(dirname "$0")/../.."
+B=${LP_BUILD:-build}
+command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
+[ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
+out=$(mktemp -d "${TMPDIR:-/tmp}/lp-counters-test.XXXXXX")
+[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+scripts/lp-fabric -n 2 --timeout 400 --rw "$out" "LP_BUILD=$B OUT=$out sh tests/vm/counters-guest.sh"

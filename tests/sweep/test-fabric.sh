@@ -176,9 +176,11 @@ check(len(bad) == 6 * len(d["metrics"]) and all(c["status"] != 0 and c["error"] 
       f"nodev: all {len(bad)} cells with lpnode1 carry an error")
 check(len(good) == 6 * len(d["metrics"]) and all(c["status"] == 0 for c in good),
       f"nodev: the other {len(good)} cells are measured")
-check([(v["kind"], v["name"]) for v in d["verdicts"]] == [("node_failed", "lpnode1")],
-      f"nodev: one verdict, lpnode1 failed (got {kinds(d)})")
-outcomes["nodev"] = "exact" if [(v["kind"], v["name"]) for v in d["verdicts"]] == [("node_failed", "lpnode1")] else "wrong"
+named = [(v["kind"], v.get("name")) for v in d["verdicts"] if v["kind"] != "inconclusive"]
+check(named == [("node_failed", "lpnode1")], f"nodev: one name, lpnode1 failed (got {kinds(d)})")
+# the six cells left may be too few or too noisy for a verdict of their own: inconclusive is honest
+outcomes["nodev"] = ("wrong" if named != [("node_failed", "lpnode1")] else
+                     "exact" if len(d["verdicts"]) == 1 else "honest (node_failed + inconclusive)")
 
 # plots: rendered from each JSON, real PNGs of some size
 for name in ("healthy", "both", "egress", "throttle", "link", "nodev"):

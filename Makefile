@@ -14,6 +14,7 @@ LDLIBS_ALL := -lm -lpthread
 probe = $(shell $(CC) -E $(foreach h,$(1),-include $(h)) -x c /dev/null >/dev/null 2>&1 && echo 1)
 HAVE_VERBS  ?= $(call probe,infiniband/verbs.h rdma/rdma_cma.h)
 HAVE_CMOCKA ?= $(call probe,stdarg.h stddef.h setjmp.h stdint.h cmocka.h)
+HAVE_JANSSON ?= $(call probe,jansson.h)
 CUDA_HOME   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_HOME)/bin/nvcc
 ifndef NO_CUDA
@@ -27,6 +28,11 @@ ifeq ($(HAVE_VERBS),1)
 LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1
 LDLIBS_ALL += -libverbs -lrdmacm
+endif
+# jansson reads recorded runs back (lp-sweep --diagnose)
+ifeq ($(HAVE_JANSSON),1)
+CPPFLAGS_ALL += -DLP_HAVE_JANSSON=1
+LDLIBS_ALL += -ljansson
 endif
 LIB_CU :=
 ifeq ($(HAVE_CUDA),1)
@@ -71,6 +77,10 @@ ifeq ($(HAVE_VERBS)$(HAVE_MPI),11)
 TOOLS += $(if $(wildcard bench/lp-sweep.c),$(BUILD)/lp-sweep)
 endif
 TOOLS += $(if $(wildcard scripts/vm/lp-switch.c),$(BUILD)/lp-switch)
+# the diagnosis simulator (scripts/diag-sim): plain C over the library's sweep/ code
+ifeq ($(HAVE_VERBS),1)
+TOOLS += $(BUILD)/diag-sim
+endif
 
 # ---- unit tests: tests/unit/test_*.c; test_rdma_* need verbs, test_gpu_* CUDA, test_sweep_* MPI
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -91,6 +101,7 @@ info:
 	@[ -z "$(NO_CUDA)" ] || echo "linkperf: CUDA left out (NO_CUDA=1): lp-gpu and GPU memory are not built"
 	@[ "$(HAVE_MPI)" = 1 ] || echo "linkperf: mpicc not found (openmpi-bin, libopenmpi-dev): lp-sweep is skipped"
 	@[ "$(HAVE_CMOCKA)" = 1 ] || echo "linkperf: cmocka not found (libcmocka-dev): unit tests are skipped"
+	@[ "$(HAVE_JANSSON)" = 1 ] || echo "linkperf: jansson not found (libjansson-dev): lp-sweep --diagnose is left out"
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -126,6 +137,10 @@ $(BUILD)/lp-sweep: bench/lp-sweep.c $(wildcard sweep/mpi/*.c) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,MPICC,$@)
 	$(Q)$(MPICC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/diag-sim: $(BUILD)/obj/tests/sweep/diag-sim.o $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/lp-switch: scripts/vm/lp-switch.c
 	@mkdir -p $(dir $@)

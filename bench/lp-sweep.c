@@ -42,7 +42,7 @@ struct cli {
 	int schedule;
 	unsigned k;
 	uint64_t seed;
-	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock;
+	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose;
 	struct lp_sizes sizes, lat_sizes;
 	uint64_t bw_iters, lat_iters, warmup;
 	double duration, pair_timeout, test_timeout;
@@ -269,6 +269,33 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, int code
 	return rc;
 }
 
+/*
+ * --diagnose RUN.json: a recorded run re-analysed here, without MPI or RDMA.
+ * Thresholds given on the command line (not NaN) replace the recorded ones.
+ */
+static int diagnose_offline(const struct cli *o)
+{
+	struct lp_sweep_run run;
+	char why[256];
+	int code, ret = lp_sweep_read_json(&run, o->diagnose, why, sizeof(why));
+
+	if (ret) {
+		lp_err("%s: %s", o->diagnose, why);
+		return ret == -ENOTSUP ? LP_EXIT_UNSUPPORTED : ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
+	}
+	lp_diag_opts_merge(&run.dopts, &o->d);
+	if (lp_sweep_diagnose(&run)) {
+		lp_err("diagnosis failed (out of memory or bad thresholds)");
+		lp_sweep_run_free(&run);
+		return LP_EXIT_FAIL;
+	}
+	code = lp_sweep_exit_code(&run);
+	if (write_outputs(o, &run, code))
+		code = LP_EXIT_FAIL;
+	lp_sweep_run_free(&run);
+	return code;
+}
+
 static int finish(struct lp_sweep_mpi *x, int code)
 {
 	if (x->lost) {
@@ -316,13 +343,14 @@ int main(int argc, char **argv)
 		{ "retest", 0, LP_OPT_UINT, &o.retest_max, 0, 1000000, NULL, "N", "isolated retests of suspect pairs per retest round at most (default 32; 0 = off)" },
 		{ "retest-rounds", 0, LP_OPT_UINT, &o.retest_rounds, 1, 20, NULL, "N", "retest rounds: a link stays suspect only while every retest is slow too (default 3)" },
 		{ "retest-per-node", 0, LP_OPT_UINT, &o.retest_per_node, 1, 1000, NULL, "N", "suspect node: cells retested in the first round (default 2)" },
-		{ "k-mad", 0, LP_OPT_DOUBLE, &o.d.k, 0, 100, NULL, "K", "slow beyond K robust sigmas (1.4826 MAD) of the healthy cells (default 3)" },
-		{ "rel", 0, LP_OPT_DOUBLE, &o.d.rel, 0, 1, NULL, "F", "and beyond this fraction of the reference (default 0.2)" },
-		{ "rel-max", 0, LP_OPT_DOUBLE, &o.d.rel_max, 0, 1, NULL, "F", "a deviation beyond this fraction is slow however noisy the rest (default 0.5)" },
-		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node verdict: more than this fraction of partners agree (default 0.5)" },
+		{ "k-mad", 0, LP_OPT_DOUBLE, &o.d.k, 0, 100, NULL, "K", "a node effect beyond K standard errors is slow, a link beyond K+1 (default 4)" },
+		{ "rel", 0, LP_OPT_DOUBLE, &o.d.rel, 0, 1, NULL, "F", "and beyond this fraction of the reference; smaller is never flagged (default 0.1)" },
+		{ "rel-max", 0, LP_OPT_DOUBLE, &o.d.rel_max, 0, 1, NULL, "F", "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in the noise (default 0.5)" },
+		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
 		{ "min-gbps", 0, LP_OPT_DOUBLE, &o.d.min_gbps, 0, 1e6, NULL, "GBPS", "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
 		{ "max-lat-us", 0, LP_OPT_DOUBLE, &o.d.max_lat_us, 0, 1e9, NULL, "US", "absolute ceiling: latency cells above are slow (us; default off)" },
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write the whole run as one JSON document (- = stdout)" },
+		{ "diagnose", 0, LP_OPT_STR, &o.diagnose, 0, 0, NULL, "RUN.json", "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_prefix, 0, 0, NULL, "PREFIX", "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
 		{ "poll-ms", 0, LP_OPT_UINT, &o.poll_ms, 1, 1000, NULL, "MS", "longest sleep between MPI polls (default 20)" },
 		{ "clock", 0, LP_OPT_STR, &o.clock, 0, 0, NULL, "C", "auto, tsc or raw (as lp-rdma)" },
@@ -345,6 +373,22 @@ int main(int argc, char **argv)
 	int32_t *pairs = NULL;
 	size_t np = 0;
 
+	for (int i = 1; i < argc; i++) {	/* --diagnose: before MPI_Init, no mpirun needed */
+		if (strncmp(argv[i], "--diagnose", 10) || (argv[i][10] && argv[i][10] != '='))
+			continue;
+		o.d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN };	/* NaN: as recorded */
+		ret = lp_opt_parse(opts, argc, argv, pos, 4, &npos, &o.help);
+		if (!ret && npos) {
+			lp_err("unexpected argument '%s'", pos[0]);
+			ret = -EINVAL;
+		}
+		if (ret || o.help || !o.diagnose) {
+			if (o.help)
+				lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]", opts);
+			return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
+		}
+		return diagnose_offline(&o);
+	}
 	lp_diag_opts_default(&o.d);
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "lp-sweep: MPI_Init failed\n");
@@ -547,7 +591,7 @@ int main(int argc, char **argv)
 			lp_err("diagnosis failed (out of memory)");
 			code = LP_EXIT_FAIL;
 		} else {
-			code = run.nverdicts ? LP_EXIT_FAIL : LP_EXIT_OK;
+			code = lp_sweep_exit_code(&run);
 		}
 		if (run.interrupted) {
 			code = LP_EXIT_INTERRUPTED;

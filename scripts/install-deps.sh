@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="build-essential make pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-utils
-ibverbs-providers rdmacm-utils perftest libcmocka-dev openmpi-bin libopenmpi-dev
+ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev openmpi-bin libopenmpi-dev
 openssh-server openssh-client python3 python3-matplotlib python3-numpy
 qemu-system-x86 busybox-static kmod cpio iproute2 procps
 clang libclang-rt-14-dev

@@ -16,7 +16,7 @@
 #   --run-timeout SECS limit per lp-sweep run (default 300)
 # Writes DIR/NAME.json, DIR/NAME-*.csv, DIR/NAME.out (summary and logs), DIR/NAME.rc
 # (lp-sweep's exit code) per scenario, and DIR/NAME-*.png with --plots.
-# Exit: 0 when every scenario ran to an exit code (0, 1 or 77) and left a result; else 1.
+# Exit: 0 when every scenario ran to an exit code (0, 1, 3 or 77) and left a result; else 1.
 # Default lp-sweep options (CI-sized; give your own after --): --schedule isolated
 # --tests write_lat,write_bw --sizes 64K --bw-iters 200 --lat-iters 300 --pair-timeout 60
 # (isolated: on a 2-core host concurrent pairs measure the CPU contention, not the network).
@@ -100,7 +100,7 @@ if [ "${1:-}" = --guest ]; then
 		echo "$me: scenario $name: lp-sweep exit $rc in $(($(date +%s) - t0)) s"
 		grep -E '^(lp-sweep|verdict)' "$out/$name.out" | sed 's/^/    /'
 		for f in "${fl[@]}"; do clear "$f"; done
-		case $rc in 0 | 1 | 77) ;; *) status=1 ;; esac
+		case $rc in 0 | 1 | 3 | 77) ;; *) status=1 ;; esac
 	done
 	exit $status
 fi

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* lp-sweep diagnosis (method in diag.h and docs/SWEEP.md). Pure: no MPI, no I/O. */
+/* lp-sweep diagnosis (model in diag.h and docs/SWEEP.md). Pure: no MPI, no I/O. */
 #include "sweep/diag.h"
 
 #include <errno.h>
@@ -10,22 +10,50 @@
 #include "common/stats.h"
 
 #define MAD_TO_SIGMA 1.4826
+#define POLISH_ITERS 10
+#define BACKFIT_ITERS 30
+#define TRIM_Z 3.5	 /* cells this far out of the median polish are left out of the refit */
+#define SUSPECT_Z 2.5	 /* link cells this far out are worth a retest */
+#define REP_MIN_PAIRS 3	 /* retest pairs before their noise counts */
+#define AMBIG_SCORE 4.0	 /* small N: explanations this close to the best one are alternatives */
+#define SEARCH_MAX_N 3	 /* up to here every explanation of a few faults is fitted */
+#define SEARCH_MAX_FAULTS 3
+#define SEARCH_MAX_P (SEARCH_MAX_FAULTS + 1)
 
 void lp_diag_opts_default(struct lp_diag_opts *o)
 {
-	o->k = 3.0;
-	o->rel = 0.2;
+	o->k = 4.0;
+	o->rel = 0.1;
 	o->rel_max = 0.5;
 	o->vote = 0.5;
 	o->min_gbps = 0;
 	o->max_lat_us = 0;
 }
 
+void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given)
+{
+	double *dst[] = {&o->k, &o->rel, &o->rel_max, &o->vote, &o->min_gbps, &o->max_lat_us};
+	const double src[] = {given->k, given->rel, given->rel_max, given->vote, given->min_gbps,
+			      given->max_lat_us};
+
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
+		if (!isnan(src[i]))
+			*dst[i] = src[i];
+}
+
 void lp_diag_free(struct lp_diag *d)
 {
 	free(d->ratio);
+	free(d->resid);
+	free(d->zlink);
+	free(d->att);
 	free(d->cls);
 	free(d->abs_bad);
+	free(d->suspect);
+	free(d->eff_src);
+	free(d->eff_dst);
+	free(d->se_src);
+	free(d->se_dst);
 	free(d->score_src);
 	free(d->score_dst);
 	free(d->slow_src);
@@ -39,46 +67,570 @@ void lp_diag_free(struct lp_diag *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Median of row (dir 0) or column (dir 1) i of m over usable cells; NaN if none. */
-static double line_median(const double *m, int n, int i, int dir, double *tmp)
+double lp_diag_combine(double *v, size_t n, bool lat)
 {
-	size_t c = 0;
-
-	for (int j = 0; j < n; j++) {
-		double x = dir ? m[(size_t)j * n + i] : m[(size_t)i * n + j];
-
-		if (j != i && isfinite(x))
-			tmp[c++] = x;
-	}
-	return c ? lp_median(tmp, c) : NAN;
-}
-
-static double goodness(double v, double ref, bool lat)
-{
-	if (!isfinite(v) || !(ref > 0))
+	if (!n)
 		return NAN;
-	if (lat)
-		return v > 0 ? ref / v : NAN;
-	return v / ref;
+	lp_sort_doubles(v, n);
+	/* even counts: the better of the two middle values (a transient only ever slows) */
+	return n % 2 ? v[n / 2] : lat ? v[n / 2 - 1] : v[n / 2];
 }
 
-int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8_t *fail,
-		const uint8_t *sched, const struct lp_diag_opts *o)
+double lp_diag_rep_sigma(double *d, size_t n)
+{
+	/* d ~ N(0, 2 sigma^2): the median |d| is 0.6745 * sqrt(2) * sigma */
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(d[i]);
+	return n ? MAD_TO_SIGMA * lp_median(d, n) / sqrt(2.0) : NAN;
+}
+
+/* Scratch for one diagnosis. */
+struct work {
+	int n;
+	double *y;	/* n*n log goodness, NaN unusable */
+	double *ybest;	/* n*n log goodness of the best attempt */
+	double *tmp;	/* n*n + 1 scratch */
+	uint8_t *keep;	/* n*n: part of the least-squares refit */
+	double mu, *r, *c;
+};
+
+static size_t cell(int n, int a, int b)
+{
+	return (size_t)a * n + b;
+}
+
+/* Median of row (dir 0) or column (dir 1) i of m - off over cells where keep (or all). */
+static double line_median(const struct work *w, const double *m, int i, int dir)
+{
+	size_t k = 0;
+
+	for (int j = 0; j < w->n; j++) {
+		size_t x = dir ? cell(w->n, j, i) : cell(w->n, i, j);
+
+		if (isfinite(m[x]))
+			w->tmp[k++] = m[x];
+	}
+	return k ? lp_median(w->tmp, k) : NAN;
+}
+
+/* Move the medians of r and c into mu: the reference is the typical node, not the mean. */
+static void centre(struct work *w)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		double *e = dir ? w->c : w->r, med;
+		size_t k = 0;
+
+		for (int i = 0; i < w->n; i++)
+			if (isfinite(e[i]))
+				w->tmp[k++] = e[i];
+		med = k ? lp_median(w->tmp, k) : 0;
+		w->mu += med;
+		for (int i = 0; i < w->n; i++)
+			e[i] -= med;
+	}
+}
+
+/* Tukey's median polish of y into mu + r + c (+ residuals), ignoring NaN cells. */
+static void polish(struct work *w, double *e)
+{
+	int n = w->n;
+
+	memcpy(e, w->y, (size_t)n * n * sizeof(double));
+	w->mu = 0;
+	for (int i = 0; i < n; i++)
+		w->r[i] = w->c[i] = NAN;
+	for (int it = 0; it < POLISH_ITERS; it++)
+		for (int dir = 0; dir < 2; dir++)
+			for (int i = 0; i < n; i++) {
+				double m = line_median(w, e, i, dir), *eff = dir ? w->c : w->r;
+
+				if (!isfinite(m))
+					continue;
+				eff[i] = isfinite(eff[i]) ? eff[i] + m : m;
+				for (int j = 0; j < n; j++)
+					e[dir ? cell(n, j, i) : cell(n, i, j)] -= m;
+			}
+	centre(w);
+}
+
+/* Least squares of the kept cells by backfitting, starting from the current effects. */
+static void backfit(struct work *w)
+{
+	int n = w->n;
+
+	for (int i = 0; i < n; i++) {	/* mu into r so that rows and columns alternate alone */
+		if (isfinite(w->r[i]))
+			w->r[i] += w->mu;
+	}
+	w->mu = 0;
+	for (int it = 0; it < BACKFIT_ITERS; it++)
+		for (int dir = 0; dir < 2; dir++) {
+			double *eff = dir ? w->c : w->r, *other = dir ? w->r : w->c;
+
+			for (int i = 0; i < n; i++) {
+				double s = 0;
+				int k = 0;
+
+				for (int j = 0; j < n; j++) {
+					size_t x = dir ? cell(n, j, i) : cell(n, i, j);
+
+					if (w->keep[x] && isfinite(other[j])) {
+						s += w->y[x] - other[j];
+						k++;
+					}
+				}
+				if (k)
+					eff[i] = s / k;
+			}
+		}
+	centre(w);
+}
+
+static double fitted(const struct work *w, int a, int b)
+{
+	return w->mu + (isfinite(w->r[a]) ? w->r[a] : 0) + (isfinite(w->c[b]) ? w->c[b] : 0);
+}
+
+/*
+ * The scale for setting cells aside, free of every node effect: a tetrad
+ * y(a,b) - y(a,c) - y(d,b) + y(d,c) cancels the effects of a, d, b and c and has
+ * variance 4 sigma^2; a slow link spoils only the few tetrads through its cell.
+ * (The polish interpolates many cells exactly at small N, a MAD of its residuals
+ * is ~0; a least-squares fit of all cells smears a slow link over its row.)
+ * Offsets d = a + i, c = b + j keep it O(N^2) at any N.
+ */
+static double tetrad_sigma(struct work *w)
+{
+	int n = w->n, step = n > 64 ? n / 64 : 1;
+	size_t k = 0, cap = (size_t)n * n;
+	const double *y = w->y;
+
+	for (int a = 0; a < n; a += step)
+		for (int b = 0; b < n; b++)
+			for (int i = 1; i <= 3 && i < n; i++)
+				for (int j = 1; j <= 3 && j < n && k < cap; j++) {
+					int d = (a + i) % n, c = (b + j) % n;
+					double t = y[cell(n, a, b)] - y[cell(n, a, c)] - y[cell(n, d, b)] +
+						   y[cell(n, d, c)];
+
+					if (isfinite(t))
+						w->tmp[k++] = fabs(t);
+				}
+	return k ? MAD_TO_SIGMA * lp_median(w->tmp, k) / 2 : 0;
+}
+
+/*
+ * N >= 4: median polish, cells that stand out of it set aside, least squares on
+ * the rest. Sets w->mu/r/c and d->sigma_fit, d->df.
+ */
+static void fit_twoway(struct lp_diag *d, struct work *w)
+{
+	int n = w->n;
+	size_t nn = (size_t)n * n, k = 0;
+	double *e = d->resid, s0;
+
+	polish(w, e);
+	/* a first scale: the smaller of the tetrads' and the polish's (its exact zeros left out) */
+	for (size_t x = 0; x < nn; x++)
+		if (isfinite(e[x]) && fabs(e[x]) > 1e-12)
+			w->tmp[k++] = fabs(e[x]);
+	s0 = k ? MAD_TO_SIGMA * lp_median(w->tmp, k) : 0;
+	s0 = fmin(s0, tetrad_sigma(w));
+	for (size_t x = 0; x < nn; x++)
+		w->keep[x] = isfinite(w->y[x]) && (s0 <= 0 || fabs(e[x]) <= TRIM_Z * s0);
+	/* least squares on the kept cells; cells are let back in (or out) by the refit's own noise */
+	for (int it = 0; it < 3; it++) {
+		double ss = 0;
+		int kept = 0, rows = 0, cols = 0;
+
+		backfit(w);
+		for (int i = 0; i < n; i++) {
+			bool rk = false, ck = false;
+
+			for (int j = 0; j < n; j++) {
+				rk = rk || w->keep[cell(n, i, j)];
+				ck = ck || w->keep[cell(n, j, i)];
+			}
+			rows += rk;
+			cols += ck;
+		}
+		for (size_t x = 0; x < nn; x++) {
+			e[x] = w->y[x] - fitted(w, (int)(x / n), (int)(x % n));
+			if (w->keep[x]) {
+				ss += e[x] * e[x];
+				kept++;
+			}
+		}
+		d->df = kept - (rows + cols - 1);
+		d->sigma_fit = d->df > 0 ? sqrt(ss / d->df) : NAN;
+		if (!(d->sigma_fit > 0))
+			break;
+		for (size_t x = 0; x < nn; x++)
+			w->keep[x] = isfinite(w->y[x]) && fabs(e[x]) <= TRIM_Z * d->sigma_fit;
+	}
+}
+
+/* Enough repeated attempts to take their noise for the cells' (N <= 3 has nothing else). */
+static bool rep_known(const struct lp_diag *d)
+{
+	return isfinite(d->sigma_rep) && d->rep_pairs >= REP_MIN_PAIRS;
+}
+
+/* Gaussian elimination with partial pivoting. -1 when singular. */
+static int solve(double a[SEARCH_MAX_P][SEARCH_MAX_P + 1], int p, double *x)
+{
+	for (int i = 0; i < p; i++) {
+		int piv = i;
+
+		for (int j = i + 1; j < p; j++)
+			if (fabs(a[j][i]) > fabs(a[piv][i]))
+				piv = j;
+		if (fabs(a[piv][i]) < 1e-9)
+			return -1;
+		for (int k = 0; k <= p; k++) {
+			double t = a[i][k];
+
+			a[i][k] = a[piv][k];
+			a[piv][k] = t;
+		}
+		for (int j = 0; j < p; j++) {
+			double f;
+
+			if (j == i)
+				continue;
+			f = a[j][i] / a[i][i];
+			for (int k = i; k <= p; k++)
+				a[j][k] -= f * a[i][k];
+		}
+	}
+	for (int i = 0; i < p; i++)
+		x[i] = a[i][p] / a[i][i];
+	return 0;
+}
+
+/* Fault i of the small-N search: senders 0..n-1, receivers n..2n-1, then the link cells. */
+static struct lp_diag_item search_item(int n, int i)
+{
+	struct lp_diag_item it = {0};
+
+	if (i < 2 * n) {
+		it.kind = i < n ? LP_ITEM_SRC : LP_ITEM_DST;
+		it.a = it.b = i % n;
+	} else {
+		int l = i - 2 * n, bb = l % (n - 1);
+
+		it.kind = LP_ITEM_LINK;
+		it.a = l / (n - 1);
+		it.b = bb >= it.a ? bb + 1 : bb;
+	}
+	return it;
+}
+
+static bool item_covers(const struct lp_diag_item *it, int a, int b)
+{
+	return it->kind == LP_ITEM_SRC ? a == it->a : it->kind == LP_ITEM_DST ? b == it->a
+								: a == it->a && b == it->b;
+}
+
+/* One explanation: mu plus k faults, each a slowdown beyond rel, fitted by least squares. */
+struct expl {
+	int k, df;
+	int idx[SEARCH_MAX_FAULTS];
+	double ss, beta[SEARCH_MAX_P];
+};
+
+static bool expl_fit(const struct work *w, struct expl *e, double lrel)
+{
+	int n = w->n, p = e->k + 1, ncell = 0;
+	double a[SEARCH_MAX_P][SEARCH_MAX_P + 1] = {{0}};
+	struct lp_diag_item it[SEARCH_MAX_FAULTS];
+
+	for (int k = 0; k < e->k; k++)
+		it[k] = search_item(n, e->idx[k]);
+	for (int pass = 0; pass < 2; pass++) {
+		e->ss = 0;
+		for (int ca = 0; ca < n; ca++)
+			for (int cb = 0; cb < n; cb++) {
+				double y = w->y[cell(n, ca, cb)], row[SEARCH_MAX_P] = {1}, f = e->beta[0];
+
+				if (!isfinite(y))
+					continue;
+				for (int k = 0; k < e->k; k++) {
+					row[k + 1] = item_covers(&it[k], ca, cb);
+					f += row[k + 1] * e->beta[k + 1];
+				}
+				if (pass) {
+					e->ss += (y - f) * (y - f);
+					continue;
+				}
+				ncell++;
+				for (int i = 0; i < p; i++) {
+					for (int j = 0; j < p; j++)
+						a[i][j] += row[i] * row[j];
+					a[i][p] += row[i] * y;
+				}
+			}
+		if (!pass && (ncell <= p || solve(a, p, e->beta)))
+			return false;
+	}
+	for (int k = 1; k < p; k++)
+		if (!(e->beta[k] < lrel) || !(e->beta[k] < 0))
+			return false;
+	e->df = ncell - p;
+	return true;
+}
+
+struct search {
+	struct expl *e;
+	size_t n, cap;
+};
+
+/* Every explanation of up to maxf faults (items from `from` on), fitted once. */
+static int enumerate(const struct work *w, struct search *s, struct expl *cur, int from, int maxf,
+		     double lrel)
+{
+	int items = 2 * w->n + w->n * (w->n - 1);
+
+	if (expl_fit(w, cur, lrel)) {
+		if (s->n == s->cap) {
+			size_t nc = s->cap ? 2 * s->cap : 1024;
+			struct expl *p = realloc(s->e, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			s->e = p;
+			s->cap = nc;
+		}
+		s->e[s->n++] = *cur;
+	}
+	if (cur->k == maxf)
+		return 0;
+	for (int i = from; i < items; i++) {
+		int rc;
+
+		cur->idx[cur->k++] = i;
+		rc = enumerate(w, s, cur, i + 1, maxf, lrel);
+		cur->k--;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Residual sum of squares in units of the noise, plus k^2 per fault (it must stand k sigmas out). */
+static double expl_score(const struct expl *e, double sigma, double k)
+{
+	return e->ss / (sigma * sigma) + k * k * e->k;
+}
+
+static size_t expl_best(const struct search *s, double sigma, double k)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < s->n; i++)
+		if (expl_score(&s->e[i], sigma, k) < expl_score(&s->e[best], sigma, k))
+			best = i;
+	return best;
+}
+
+/* a's faults all in b's */
+static bool expl_within(const struct expl *a, const struct expl *b)
+{
+	for (int i = 0; i < a->k; i++) {
+		bool in = false;
+
+		for (int j = 0; j < b->k; j++)
+			in = in || a->idx[i] == b->idx[j];
+		if (!in)
+			return false;
+	}
+	return true;
+}
+
+static void add_cand(struct lp_diag *d, struct lp_diag_item it)
+{
+	for (int i = 0; i < d->ncand; i++)
+		if (d->cand[i].kind == it.kind && d->cand[i].a == it.a && d->cand[i].b == it.b)
+			return;
+	if (d->ncand < LP_DIAG_MAX_CAND)
+		d->cand[d->ncand++] = it;
+}
+
+static void expl_cands(struct lp_diag *d, const struct expl *e)
+{
+	for (int k = 0; k < e->k; k++) {
+		struct lp_diag_item it = search_item(d->n, e->idx[k]);
+
+		it.ratio = exp(e->beta[k + 1]);
+		add_cand(d, it);
+	}
+}
+
+/*
+ * N = 3 (6 cells, 5 two-way parameters: no fit can localise one cell): the
+ * simplest set of faults (node as sender or receiver, link cells; each one a
+ * slowdown beyond rel) that explains the cells within the noise, each fault
+ * paying k^2 in units of sigma^2 (it must stand k sigmas out). The noise is
+ * what repeated attempts measured, at least a third of rel (six cells cannot
+ * measure it), and at least the spread the best explanation leaves. Another
+ * explanation that fits as well, and is not just the best one plus or minus a
+ * marginal fault, makes the verdict ambiguous.
+ */
+static int fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o, double lrel)
+{
+	int n = w->n;
+	struct search s = {0};
+	struct expl cur = {0};
+	double floor_sigma = lrel < 0 ? -lrel / 3 : 1e-3, sigma;
+	size_t best = 0;
+	int rc;
+
+	rc = enumerate(w, &s, &cur, 0, SEARCH_MAX_FAULTS, lrel);
+	if (rc || !s.n) {
+		free(s.e);
+		return rc;
+	}
+	sigma = fmax(floor_sigma, rep_known(d) ? d->sigma_rep : 0);
+	best = expl_best(&s, sigma, o->k);
+	if (s.e[best].df >= 2) {	/* the spread the best explanation leaves, once */
+		sigma = fmax(sigma, sqrt(s.e[best].ss / s.e[best].df));
+		best = expl_best(&s, sigma, o->k);
+	}
+	if (s.e[best].df >= 1) {
+		d->sigma_fit = sqrt(s.e[best].ss / s.e[best].df);
+		d->df = s.e[best].df;
+	}
+	d->sigma = sigma;
+	const struct expl *b = &s.e[best];
+	double bscore = expl_score(b, sigma, o->k);
+
+	w->mu = b->beta[0];
+	for (int i = 0; i < n; i++)
+		w->r[i] = w->c[i] = 0;
+	expl_cands(d, b);
+	for (int i = 0; i < d->ncand; i++) {
+		if (d->cand[i].kind == LP_ITEM_SRC)
+			w->r[d->cand[i].a] = log(d->cand[i].ratio);
+		else if (d->cand[i].kind == LP_ITEM_DST)
+			w->c[d->cand[i].a] = log(d->cand[i].ratio);
+	}
+	for (size_t i = 0; i < s.n && b->k; i++) {	/* other explanations as good: name them all */
+		const struct expl *e = &s.e[i];
+
+		if (i == best || !e->k || expl_within(e, b) || expl_within(b, e) ||
+		    expl_score(e, sigma, o->k) > bscore + AMBIG_SCORE)
+			continue;
+		d->ambiguous = true;
+		expl_cands(d, e);
+	}
+	if (!d->ambiguous) {	/* one explanation: it is the verdict */
+		for (int i = 0; i < d->ncand; i++) {
+			const struct lp_diag_item *it = &d->cand[i];
+
+			if (it->kind == LP_ITEM_SRC)
+				d->node[it->a] |= LP_NODE_SLOW_SRC;
+			else if (it->kind == LP_ITEM_DST)
+				d->node[it->a] |= LP_NODE_SLOW_DST;
+			else
+				d->link[cell(n, it->a, it->b)] |= LP_LINK_SLOW;
+		}
+		d->ncand = 0;
+	}
+	free(s.e);
+	return 0;
+}
+
+/* N = 2: a cell well below the other one is a slow pair; which of the three, nobody can say. */
+static void fit_n2(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o, double lrel)
+{
+	double y01 = w->y[1], y10 = w->y[2];
+	double s = rep_known(d) ? d->sigma_rep : 0;
+
+	d->sigma = s;
+	w->mu = isfinite(y01) && isfinite(y10) ? fmax(y01, y10) : isfinite(y01) ? y01 : y10;
+	w->r[0] = w->r[1] = w->c[0] = w->c[1] = 0;
+	for (int a = 0; a < 2; a++) {
+		double dev = w->y[cell(2, a, 1 - a)] - w->mu;
+
+		if (!(dev < lrel) || !(dev < -o->k * s * sqrt(2.0)))
+			continue;
+		d->ambiguous = true;
+		add_cand(d, (struct lp_diag_item){LP_ITEM_SRC, a, a, exp(dev)});
+		add_cand(d, (struct lp_diag_item){LP_ITEM_DST, 1 - a, 1 - a, exp(dev)});
+		add_cand(d, (struct lp_diag_item){LP_ITEM_LINK, a, 1 - a, exp(dev)});
+	}
+}
+
+/* A node effect rests on its own cells: sigma / sqrt(cells). */
+static void standard_errors(struct lp_diag *d)
+{
+	for (int i = 0; i < d->n; i++) {
+		d->se_src[i] = d->n_src[i] ? d->sigma / sqrt(d->n_src[i]) : NAN;
+		d->se_dst[i] = d->n_dst[i] ? d->sigma / sqrt(d->n_dst[i]) : NAN;
+	}
+}
+
+/* Two-way fit: each node effect against its own standard error. */
+static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o, double lrel)
+{
+	for (int i = 0; i < w->n; i++) {
+		if (d->n_src[i] >= 2 && w->r[i] < lrel && w->r[i] < -o->k * d->se_src[i])
+			d->node[i] |= LP_NODE_SLOW_SRC;
+		if (d->n_dst[i] >= 2 && w->c[i] < lrel && w->c[i] < -o->k * d->se_dst[i])
+			d->node[i] |= LP_NODE_SLOW_DST;
+	}
+}
+
+/*
+ * Link residuals against their standard error (the cell's attempts and the two
+ * fitted effects); flag (two-way fit) those beyond k + 1, mark those beyond
+ * SUSPECT_Z for a retest.
+ */
+static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o, double lrel,
+		   bool flag)
+{
+	int n = d->n;
+	/* k + 1 as a Student t quantile at the residuals' degrees of freedom (Cornish-Fisher):
+	 * at N = 4 (5 df) sigma itself is uncertain, and one cell has nothing else to lean on */
+	double kl = o->k + 1, df = d->df > 0 ? d->df : 1;
+
+	kl += (kl * kl * kl + kl) / (4 * df);
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			size_t x = cell(n, a, b);
+			double se, e;
+
+			if (!isfinite(w->y[x]))
+				continue;
+			e = d->resid[x] = w->y[x] - fitted(w, a, b);
+			se = d->sigma * sqrt(1.0 / d->att[x] + 1.0 / fmax(1, d->n_src[a]) +
+					     1.0 / fmax(1, d->n_dst[b]));
+			d->zlink[x] = se > 0 ? e / se : e < 0 ? -INFINITY : 0;
+			/* and a link is slow in its best attempt too, by half of rel at least:
+			 * a transient that hit two of four attempts does not make a link */
+			if (flag && e < lrel && d->zlink[x] < -kl && w->ybest[x] - fitted(w, a, b) < lrel / 2)
+				d->link[x] |= LP_LINK_SLOW;
+			if (e < lrel && d->zlink[x] < -SUSPECT_Z)
+				d->suspect[x] = 1;
+		}
+}
+
+static int alloc_all(struct lp_diag *d, struct work *w, int n)
 {
 	size_t nn = (size_t)n * n;
-	double *tmp, *med = NULL;
-	bool *healthy = NULL;
-	uint8_t *strong = NULL;
-	int rc = -ENOMEM;
 
-	memset(d, 0, sizeof(*d));
-	if (n < 1 || o->vote <= 0 || o->vote >= 1 || o->rel < 0 || o->rel_max < 0 || o->k < 0)
-		return -EINVAL;
-	d->n = n;
-	d->lat = lat;
 	d->ratio = malloc(nn * sizeof(double));
+	d->resid = malloc(nn * sizeof(double));
+	d->zlink = malloc(nn * sizeof(double));
+	d->att = calloc(nn, 1);
 	d->cls = calloc(nn, 1);
 	d->abs_bad = calloc(nn, 1);
+	d->suspect = calloc(nn, 1);
+	d->link = calloc(nn, 1);
+	d->eff_src = malloc(n * sizeof(double));
+	d->eff_dst = malloc(n * sizeof(double));
+	d->se_src = malloc(n * sizeof(double));
+	d->se_dst = malloc(n * sizeof(double));
 	d->score_src = malloc(n * sizeof(double));
 	d->score_dst = malloc(n * sizeof(double));
 	d->slow_src = calloc(n, sizeof(int));
@@ -88,178 +640,203 @@ int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8
 	d->fail = calloc(n, sizeof(int));
 	d->ncell = calloc(n, sizeof(int));
 	d->node = calloc(n, 1);
-	d->link = calloc(nn, 1);
-	tmp = malloc((nn + 2 * (size_t)n + 1) * sizeof(double));
-	med = malloc(2 * (size_t)n * sizeof(double));
-	healthy = malloc(n * sizeof(bool));
-	strong = calloc(n, 1);
-	if (!d->ratio || !d->cls || !d->abs_bad || !d->score_src || !d->score_dst || !d->slow_src ||
-	    !d->slow_dst || !d->n_src || !d->n_dst || !d->fail || !d->ncell || !d->node || !d->link ||
-	    !tmp || !med || !healthy || !strong)
-		goto out;
-	for (int i = 0; i < n; i++)
-		healthy[i] = true;
+	w->n = n;
+	w->y = malloc(nn * sizeof(double));
+	w->ybest = malloc(nn * sizeof(double));
+	w->tmp = malloc((nn + 1) * sizeof(double));
+	w->keep = calloc(nn, 1);
+	w->r = malloc(n * sizeof(double));
+	w->c = malloc(n * sizeof(double));
+	return d->ratio && d->resid && d->zlink && d->att && d->cls && d->abs_bad && d->suspect &&
+			       d->link && d->eff_src && d->eff_dst && d->se_src && d->se_dst &&
+			       d->score_src && d->score_dst && d->slow_src && d->slow_dst && d->n_src &&
+			       d->n_dst && d->fail && d->ncell && d->node && w->y && w->ybest && w->tmp && w->keep &&
+			       w->r && w->c
+		       ? 0
+		       : -ENOMEM;
+}
 
-	/* usable values only: scheduled, not failed, finite and positive */
-	double *val = d->ratio;	/* reused: first the raw values, then the ratios */
-	for (size_t c = 0; c < nn; c++) {
-		bool on = (size_t)(c / n) != c % n && (!sched || sched[c]);
-		bool bad = on && fail && fail[c];
+static void free_work(struct work *w)
+{
+	free(w->y);
+	free(w->ybest);
+	free(w->tmp);
+	free(w->keep);
+	free(w->r);
+	free(w->c);
+}
 
-		val[c] = on && !bad && isfinite(v[c]) && v[c] > 0 ? v[c] : NAN;
-		d->cls[c] = !on ? LP_CELL_NONE : bad ? LP_CELL_FAIL : isfinite(val[c]) ? LP_CELL_OK
-										     : LP_CELL_NONE;
-	}
+/* Cells, failures and floors: what is known before any model. */
+static void classify(struct lp_diag *d, struct work *w, const struct lp_diag_in *in,
+		     const struct lp_diag_opts *o)
+{
+	int n = in->n;
 
-	/* 1. reference: median of the 2N row/column medians, then of the healthy nodes' cells */
-	double set_aside = fmax(o->rel, o->rel_max);
-	size_t m = 0;
-	for (int i = 0; i < n; i++)
-		for (int dir = 0; dir < 2; dir++) {
-			double x = line_median(val, n, i, dir, tmp);
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			size_t x = cell(n, a, b);
+			bool on = a != b && (!in->sched || in->sched[x]);
+			bool bad = on && in->fail && in->fail[x];
+			double v = in->v[x];
+			bool ok = on && !bad && isfinite(v) && v > 0;
 
-			if (isfinite(x))
-				med[m++] = x;
+			double vb = in->best && isfinite(in->best[x]) ? in->best[x] : v;
+
+			w->y[x] = ok ? (in->lat ? -log(v) : log(v)) : NAN;
+			w->ybest[x] = ok && vb > 0 ? (in->lat ? -log(vb) : log(vb)) : w->y[x];
+			d->att[x] = ok ? (in->att && in->att[x] ? in->att[x] : 1) : 0;
+			d->cls[x] = !on ? LP_CELL_NONE : bad ? LP_CELL_FAIL : ok ? LP_CELL_OK : LP_CELL_NONE;
+			d->resid[x] = d->zlink[x] = d->ratio[x] = NAN;
+			if (ok && ((!in->lat && o->min_gbps > 0 && v < o->min_gbps) ||
+				   (in->lat && o->max_lat_us > 0 && v > o->max_lat_us)))
+				d->abs_bad[x] = 1;
 		}
-	if (m == 0) {
-		d->ref = NAN;
-	} else {
-		d->ref = lp_median(med, m);
-		for (int it = 0; it < 2; it++) {
-			size_t c = 0;
-
-			d->nhealthy = 0;
-			for (int i = 0; i < n; i++) {
-				double rs = goodness(line_median(val, n, i, 0, tmp), d->ref, lat);
-				double cs = goodness(line_median(val, n, i, 1, tmp), d->ref, lat);
-
-				/* only clearly bad nodes: on a noisy fabric rel would set aside
-				 * healthy ones and leave too few cells for the spread */
-				healthy[i] = !(rs < 1 - set_aside) && !(cs < 1 - set_aside);
-				d->nhealthy += healthy[i];
-			}
-			for (int a = 0; a < n; a++)
-				for (int b = 0; b < n; b++)
-					if (healthy[a] && healthy[b] && isfinite(val[(size_t)a * n + b]))
-						tmp[c++] = val[(size_t)a * n + b];
-			if (c < 2)
-				break;
-			d->ref = lp_median(tmp, c);
-		}
-	}
-
-	/* 2. ratios; 3. spread among the healthy nodes' cells and the threshold */
-	size_t c = 0;
-	for (size_t x = 0; x < nn; x++) {
-		val[x] = goodness(val[x], d->ref, lat);
-		if (isfinite(val[x]) && healthy[x / n] && healthy[x % n])
-			tmp[c++] = val[x];
-	}
-	if (c < 3) {	/* too few healthy cells: the spread of all of them (the clamp bounds it) */
-		c = 0;
-		for (size_t x = 0; x < nn; x++)
-			if (isfinite(val[x]))
-				tmp[c++] = val[x];
-	}
-	d->sigma = c >= 3 ? MAD_TO_SIGMA * lp_mad(tmp, c) : 0;
-	d->thresh = 1 - fmax(o->rel, fmin(o->k * d->sigma, o->rel_max));
-
-	for (size_t x = 0; x < nn; x++) {
-		if (d->cls[x] != LP_CELL_OK)
-			continue;
-		if (val[x] < d->thresh)
-			d->cls[x] = LP_CELL_SLOW;
-		if ((!lat && o->min_gbps > 0 && v[x] < o->min_gbps) ||
-		    (lat && o->max_lat_us > 0 && v[x] > o->max_lat_us)) {
-			d->cls[x] = LP_CELL_SLOW;
-			d->abs_bad[x] = 1;
-		}
-	}
-
-	/* 4. per-node scores and failures */
 	for (int i = 0; i < n; i++) {
 		int fail_partners = 0;
 
-		d->score_src[i] = line_median(val, n, i, 0, tmp);
-		d->score_dst[i] = line_median(val, n, i, 1, tmp);
 		for (int j = 0; j < n; j++) {
-			uint8_t r = d->cls[(size_t)i * n + j], col = d->cls[(size_t)j * n + i];
+			uint8_t r = d->cls[cell(n, i, j)], col = d->cls[cell(n, j, i)];
 
 			d->fail[i] += (r == LP_CELL_FAIL) + (col == LP_CELL_FAIL);
 			d->ncell[i] += (r != LP_CELL_NONE) + (col != LP_CELL_NONE);
+			d->n_src[i] += r == LP_CELL_OK;
+			d->n_dst[i] += col == LP_CELL_OK;
 			fail_partners += r == LP_CELL_FAIL || col == LP_CELL_FAIL;
 		}
-		/* as for slowness, one partner cannot tell a failed node from a failed link */
+		/* one partner cannot tell a failed node from a failed link */
 		if (fail_partners >= 2 && d->fail[i] > o->vote * d->ncell[i])
 			d->node[i] |= LP_NODE_FAILED;
 	}
+}
 
-	/*
-	 * Votes. First every partner votes. Then a split vote (say 2 of 3) is
-	 * counted again without the partners that every one of their own partners
-	 * sees slow in the matching role: node 3 slow as a client makes every 3->i
-	 * cell slow and must not make node i look slow as a server. Unanimous
-	 * verdicts stand, so "everyone is below the floor" stays everyone.
-	 */
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < n; i++) {
-			bool split_src = (d->node[i] & LP_NODE_SLOW_SRC) && d->slow_src[i] < d->n_src[i];
-			bool split_dst = (d->node[i] & LP_NODE_SLOW_DST) && d->slow_dst[i] < d->n_dst[i];
+/* Floors: a node whose cells are below the floor with most partners, else the cells as links. */
+static void floors(struct lp_diag *d, const struct lp_diag_opts *o)
+{
+	int n = d->n;
 
-			if (pass == 1 && !split_src && !split_dst)
-				continue;
-			if (pass == 0 || split_src)
-				d->n_src[i] = d->slow_src[i] = 0;
-			if (pass == 0 || split_dst)
-				d->n_dst[i] = d->slow_dst[i] = 0;
-			for (int j = 0; j < n; j++) {
-				uint8_t r = d->cls[(size_t)i * n + j], col = d->cls[(size_t)j * n + i];
+	for (int i = 0; i < n; i++) {
+		int rs = 0, cs = 0;
 
-				if (pass == 0 || (split_src && !(strong[j] & LP_NODE_SLOW_DST))) {
-					d->n_src[i] += r == LP_CELL_OK || r == LP_CELL_SLOW;
-					d->slow_src[i] += r == LP_CELL_SLOW;
-				}
-				if (pass == 0 || (split_dst && !(strong[j] & LP_NODE_SLOW_SRC))) {
-					d->n_dst[i] += col == LP_CELL_OK || col == LP_CELL_SLOW;
-					d->slow_dst[i] += col == LP_CELL_SLOW;
-				}
-			}
-			if (pass == 0 || split_src) {
-				d->node[i] &= (uint8_t)~LP_NODE_SLOW_SRC;
-				if (d->slow_src[i] >= 2 && d->slow_src[i] > o->vote * d->n_src[i])
-					d->node[i] |= LP_NODE_SLOW_SRC;
-			}
-			if (pass == 0 || split_dst) {
-				d->node[i] &= (uint8_t)~LP_NODE_SLOW_DST;
-				if (d->slow_dst[i] >= 2 && d->slow_dst[i] > o->vote * d->n_dst[i])
-					d->node[i] |= LP_NODE_SLOW_DST;
-			}
-			if (pass == 0)
-				strong[i] = (uint8_t)(((d->node[i] & LP_NODE_SLOW_SRC) &&
-						       d->slow_src[i] == d->n_src[i] ? LP_NODE_SLOW_SRC : 0) |
-						      ((d->node[i] & LP_NODE_SLOW_DST) &&
-						       d->slow_dst[i] == d->n_dst[i] ? LP_NODE_SLOW_DST : 0) |
-						      (d->node[i] & LP_NODE_FAILED));
+		for (int j = 0; j < n; j++) {
+			rs += d->abs_bad[cell(n, i, j)];
+			cs += d->abs_bad[cell(n, j, i)];
 		}
+		if (rs >= 2 && rs > o->vote * d->n_src[i])
+			d->node[i] |= LP_NODE_SLOW_SRC;
+		if (cs >= 2 && cs > o->vote * d->n_dst[i])
+			d->node[i] |= LP_NODE_SLOW_DST;
+	}
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			if (d->abs_bad[cell(n, a, b)] && !(d->node[a] & LP_NODE_SLOW_SRC) &&
+			    !(d->node[b] & LP_NODE_SLOW_DST))
+				d->link[cell(n, a, b)] |= LP_LINK_SLOW;
+}
 
-	/* 5. links: bad cells that no node verdict explains */
+/* Ratios, residuals, partners agreeing, slow cells, suspects and failed links. */
+static void summarise(struct lp_diag *d, const struct work *w, double lrel)
+{
+	int n = d->n;
+
+	d->ref = d->lat ? exp(-w->mu) : exp(w->mu);
+	for (int i = 0; i < n; i++) {
+		d->eff_src[i] = d->n_src[i] ? w->r[i] : NAN;
+		d->eff_dst[i] = d->n_dst[i] ? w->c[i] : NAN;
+		d->score_src[i] = exp(d->eff_src[i]);
+		d->score_dst[i] = exp(d->eff_dst[i]);
+	}
 	for (int a = 0; a < n; a++)
 		for (int b = 0; b < n; b++) {
-			size_t x = (size_t)a * n + b;
+			size_t x = cell(n, a, b);
+			double y = w->y[x];
+			bool src = d->node[a] & LP_NODE_SLOW_SRC, dst = d->node[b] & LP_NODE_SLOW_DST;
 
-			if (d->cls[x] == LP_CELL_SLOW && !(d->node[a] & (LP_NODE_SLOW_SRC | LP_NODE_FAILED)) &&
-			    !(d->node[b] & (LP_NODE_SLOW_DST | LP_NODE_FAILED)))
-				d->link[x] |= LP_LINK_SLOW;
 			if (d->cls[x] == LP_CELL_FAIL && !(d->node[a] & LP_NODE_FAILED) &&
 			    !(d->node[b] & LP_NODE_FAILED))
 				d->link[x] |= LP_LINK_FAILED;
+			if (!isfinite(y))
+				continue;
+			d->ratio[x] = exp(y - w->mu);
+			if (!isfinite(d->resid[x]))
+				d->resid[x] = y - fitted(w, a, b);
+			/* a partner agrees when the cell sits nearer the fault than normal */
+			if (d->eff_src[a] < 0 && y - w->mu - w->c[b] < d->eff_src[a] / 2)
+				d->slow_src[a]++;
+			if (d->eff_dst[b] < 0 && y - w->mu - w->r[a] < d->eff_dst[b] / 2)
+				d->slow_dst[b]++;
+			bool in_fault = (src && y - w->mu - w->c[b] < d->eff_src[a] / 2) ||
+					(dst && y - w->mu - w->r[a] < d->eff_dst[b] / 2) ||
+					(d->link[x] & LP_LINK_SLOW) || d->abs_bad[x];
+			for (int i = 0; i < d->ncand && !in_fault; i++)
+				in_fault = item_covers(&d->cand[i], a, b) && y - w->mu < lrel;
+			if (in_fault) {
+				d->cls[x] = LP_CELL_SLOW;
+				if (d->ambiguous || (d->link[x] & LP_LINK_SLOW))
+					d->suspect[x] = 1;
+			}
 		}
-	rc = 0;
+	for (int i = 0; i < n; i++)
+		d->nhealthy += !d->node[i];
+}
+
+int lp_diag_run(struct lp_diag *d, const struct lp_diag_in *in, const struct lp_diag_opts *o)
+{
+	struct work w = {0};
+	int n = in->n, rc;
+	double lrel;
+
+	memset(d, 0, sizeof(*d));
+	if (n < 1 || !in->v || o->vote <= 0 || o->vote >= 1 || o->rel < 0 || o->rel >= 1 ||
+	    o->rel_max <= 0 || o->rel_max >= 1 || o->k < 0)
+		return -EINVAL;
+	d->n = n;
+	d->lat = in->lat;
+	rc = alloc_all(d, &w, n);
+	if (rc)
+		goto out;
+	lrel = log(1 - o->rel);
+	d->thresh = 1 - o->rel;
+	d->sigma_rep = in->rep_pairs > 0 ? in->rep_sigma : NAN;
+	d->rep_pairs = in->rep_pairs;
+	d->sigma_fit = NAN;
+	classify(d, &w, in, o);
+
+	if (n > SEARCH_MAX_N) {
+		fit_twoway(d, &w);
+		/* the residuals' noise; the repeats' is reported only: the cells retested again
+		 * are those that stayed suspect, a biased sample */
+		d->sigma = isfinite(d->sigma_fit) ? d->sigma_fit : 0;
+		standard_errors(d);
+		test_nodes(d, &w, o, lrel);
+		link_z(d, &w, o, lrel, true);
+	} else if (n >= 3) {
+		rc = fit_search(d, &w, o, lrel);
+		if (rc)
+			goto out;
+		standard_errors(d);
+		link_z(d, &w, o, lrel, false);
+	} else if (n == 2) {
+		fit_n2(d, &w, o, lrel);
+	} else {
+		w.mu = NAN;
+	}
+	d->cv = exp(d->sigma) - 1;
+	d->min_node = exp(-o->k * d->sigma / sqrt(n > 1 ? n - 1 : 1));
+	d->min_link = exp(-(o->k + 1) * d->sigma * sqrt(1 + 2.0 / (n > 1 ? n - 1 : 1)));
+	if (d->min_node < 1 - o->rel_max) {
+		/* the noise could hide a node at rel_max: name nothing on statistics */
+		d->inconclusive = true;
+		d->ambiguous = false;
+		d->ncand = 0;
+		memset(d->link, 0, (size_t)n * n);
+		memset(d->suspect, 0, (size_t)n * n);
+		for (int i = 0; i < n; i++)
+			d->node[i] &= LP_NODE_FAILED;
+	}
+	floors(d, o);
+	summarise(d, &w, lrel);
 out:
-	free(tmp);
-	free(med);
-	free(healthy);
-	free(strong);
+	free_work(&w);
 	if (rc)
 		lp_diag_free(d);
 	return rc;

@@ -1,38 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lp-sweep diagnosis: from an N x N matrix of one metric (one test at one size)
- * to "this node is slow", "this link is slow", "this node failed".
+ * to "this node is slow", "this link is slow", "this node failed" -- or, where
+ * the data cannot say, "ambiguous" / "pair slow" / "inconclusive".
  *
  * Cells are ordered pairs: v[a*n+b] is the client a measuring against server b
- * (for write tests data flows a -> b). Row a is node a as the source, column b
- * node b as the destination; they are scored separately because a fault often
- * has a direction (tc shapes egress only: a throttled node is slow as a source
- * of bandwidth and fine as a destination).
+ * (for write tests data flows a -> b). Row a is node a as the sender, column b
+ * node b as the receiver; faults often have a direction (tc shapes egress).
  *
- * Method (docs/SWEEP.md):
- *  1. Reference. The median of each node's row and of its column, then the
- *     median of those 2N medians: a bad node spoils its own row/column median
- *     only, so the reference survives up to half the nodes being bad (a plain
- *     median of the cells does not: at N=4 one slow node touches 6 of 12).
- *     Nodes whose row or column median deviates by more than rel_max are set
- *     aside and the reference is recomputed from the cells among the others.
- *  2. Ratio. Every cell becomes a goodness ratio to the reference: v/ref for
- *     bandwidth, ref/v for latency, so 1 is normal and 0.5 is "half as good".
- *  3. Threshold. sigma = 1.4826 * MAD of the ratios among the healthy nodes'
- *     cells (a robust standard deviation); a cell is slow when its ratio is
- *     below 1 - t, t = k * sigma clamped to [rel, rel_max]: beyond the noise,
- *     never for a deviation under rel, always for one over rel_max (a noisy
- *     fabric must not hide a link at a quarter of the reference). Absolute
- *     floors (min Gb/s, max us) mark cells slow regardless.
- *  4. Node vote. A node is slow as a source (destination) when more than
- *     `vote` of its measured partners see its row (column) cells slow, and at
- *     least two do (with one partner a node cannot be told from a link). A
- *     split vote is counted again without partners that are unanimously slow
- *     in the matching role (a slow client slows every cell of its row).
- *     A node failed when more than `vote` of all its cells failed.
- *  5. Link. A slow (failed) cell that neither endpoint's verdict explains,
- *     both nodes being healthy with their other partners, is a slow (failed)
- *     link.
+ * The model (docs/SWEEP.md), per metric, on a log scale of goodness
+ * (log v for bandwidth, -log v for latency, so a slowdown is negative):
+ *
+ *     y(a,b) = mu + r(a) + c(b) + e(a,b)
+ *
+ * mu the reference, r(a) node a's effect as sender, c(b) node b's effect as
+ * receiver, e(a,b) the link residual plus noise. Failed cells carry no value and
+ * stay failed cells; they are not part of the fit.
+ *
+ *  N >= 4: Tukey's median polish gives a robust start (a slow node spoils only
+ *    its own row and column medians); cells that stand out of it are set aside
+ *    and the effects refitted by least squares on the rest (backfitting), then
+ *    centred so that the median node has effect 0 (the reference is the healthy
+ *    majority, not the mean). The noise sigma is the residual standard deviation
+ *    with its degrees of freedom (cells - 2N + 1); the spread between repeated
+ *    attempts of a cell is reported beside it. A node effect is tested
+ *    against its own standard error sigma/sqrt(cells); a link residual against
+ *    sigma*sqrt(1/attempts + 1/cells(a) + 1/cells(b)).
+ *  N = 3: 6 cells for 5 parameters leave one degree of freedom, so no fit can
+ *    localise a single cell; instead every explanation of up to three faults
+ *    (node as sender/receiver, link cells) is fitted, faults only slow things
+ *    down, and the simplest explanation that fits within the noise wins. When
+ *    another explanation fits as well, the verdict is "ambiguous" with all the
+ *    candidates.
+ *  N = 2: one pair cannot tell a node from a link: a cell well below the other
+ *    (or below a floor) is "pair slow" with its candidates.
+ *
+ * A node effect is flagged when it is beyond k standard errors AND beyond the
+ * relative floor rel (a deviation under rel is never a fault); a link residual
+ * likewise with k + 1 (there are N(N-1) cells to test, 2N node effects), taken
+ * as a Student-t quantile at the residuals' degrees of freedom. When
+ * the noise is so high that a node slower than rel_max could not be told from
+ * it, the metric is inconclusive and names nothing on its statistics (floors
+ * and failures still count). Absolute floors (min Gb/s, max us) mark cells slow
+ * regardless of the model.
  */
 #ifndef LP_SWEEP_DIAG_H
 #define LP_SWEEP_DIAG_H
@@ -42,15 +52,17 @@
 #include <stdint.h>
 
 struct lp_diag_opts {
-	double k;		/* robust threshold: k * 1.4826 * MAD (default 3) */
-	double rel;		/* relative floor: deviation below it is never flagged (default 0.2) */
-	double rel_max;		/* deviation beyond it is always flagged, however noisy (default 0.5) */
-	double vote;		/* fraction of partners that must agree (default 0.5: more than half) */
+	double k;		/* z threshold for node effects; links use k + 1 (default 4) */
+	double rel;		/* relative floor: a smaller deviation is never flagged (default 0.1) */
+	double rel_max;		/* noise ceiling: inconclusive when a node at 1-rel_max could hide (default 0.5) */
+	double vote;		/* node failed: more than this fraction of its cells failed (default 0.5) */
 	double min_gbps;	/* bandwidth cells below this are slow; 0 = off */
 	double max_lat_us;	/* latency cells above this are slow; 0 = off */
 };
 
 void lp_diag_opts_default(struct lp_diag_opts *o);
+/* Every field of given that is not NaN replaces o's (thresholds given over recorded ones). */
+void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given);
 
 /* Cell classes. */
 enum lp_cell_class {
@@ -61,40 +73,81 @@ enum lp_cell_class {
 };
 
 /* Node flags. */
-#define LP_NODE_SLOW_SRC 1u	/* slow as the source (its row) */
-#define LP_NODE_SLOW_DST 2u	/* slow as the destination (its column) */
+#define LP_NODE_SLOW_SRC 1u	/* slow as the sender (its row) */
+#define LP_NODE_SLOW_DST 2u	/* slow as the receiver (its column) */
 #define LP_NODE_FAILED 4u	/* most of its cells failed */
 
 /* Link flags (per ordered cell). */
 #define LP_LINK_SLOW 1u
 #define LP_LINK_FAILED 2u
 
+/* One fault an ambiguous verdict names as a candidate. */
+enum lp_diag_item_kind { LP_ITEM_SRC = 0, LP_ITEM_DST, LP_ITEM_LINK };
+struct lp_diag_item {
+	uint8_t kind;		/* enum lp_diag_item_kind */
+	int a, b;		/* node a (SRC/DST); link a->b */
+	double ratio;		/* its fitted goodness ratio (0.5 = half as good) */
+};
+#define LP_DIAG_MAX_CAND 12
+
+/* What the diagnosis sees of one metric. */
+struct lp_diag_in {
+	int n;
+	bool lat;		/* lower is better */
+	const double *v;	/* n*n combined value of a cell's attempts, NaN none */
+	const uint8_t *fail;	/* n*n: attempted and every attempt failed (NULL: none) */
+	const uint8_t *sched;	/* n*n: scheduled (NULL: every off-diagonal cell) */
+	const uint8_t *att;	/* n*n: successful attempts behind v (NULL: one each) */
+	const double *best;	/* n*n: the best attempt of each cell (NULL: v) */
+	double rep_sigma;	/* log-scale noise between repeated attempts of a cell, NaN unknown */
+	int rep_pairs;		/* attempt pairs behind rep_sigma */
+};
+
 struct lp_diag {
 	int n;
 	bool lat;
-	double ref;		/* the healthy reference value (metric unit) */
-	double sigma;		/* robust spread of the healthy ratios */
-	double thresh;		/* cells with a ratio below this are slow */
-	int nhealthy;		/* nodes used for the reference */
-	double *ratio;		/* n*n goodness ratios, NaN where not measured */
+	double ref;		/* the reference value (metric unit): exp(mu) */
+	double sigma;		/* log-scale noise per cell the tests use */
+	double sigma_fit;	/* from the residuals (NaN: too few degrees of freedom) */
+	double sigma_rep;	/* from repeated attempts (NaN: none) */
+	int df, rep_pairs;
+	double cv;		/* exp(sigma) - 1: the per-cell coefficient of variation */
+	double min_node;	/* smallest detectable node fault as a ratio (N-1 cells, one attempt) */
+	double min_link;	/* smallest detectable link fault as a ratio (one attempt) */
+	double thresh;		/* 1 - rel: cells below this ratio in a fault are marked slow */
+	bool inconclusive;	/* noise too high for the thresholds: nothing named on statistics */
+	bool ambiguous;		/* N = 2 or 3: several explanations fit; see cand */
+	int ncand;
+	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
+	int nhealthy;		/* nodes without a verdict */
+	double *ratio;		/* n*n goodness ratios to the reference, NaN where not measured */
+	double *resid;		/* n*n link residual (log), NaN where not measured */
+	double *zlink;		/* n*n link residual / its standard error */
+	uint8_t *att;		/* n*n attempts behind each cell */
 	uint8_t *cls;		/* n*n enum lp_cell_class */
 	uint8_t *abs_bad;	/* n*n: 1 when the absolute floor made the cell slow */
-	double *score_src, *score_dst;	/* per node: median ratio of its row / column (NaN none) */
-	int *slow_src, *slow_dst;	/* per node: slow cells in its row / column */
+	uint8_t *suspect;	/* n*n: worth an isolated retest (a flagged link, or close to one) */
+	double *eff_src, *eff_dst;	/* per node: log effect as sender / receiver (NaN none) */
+	double *se_src, *se_dst;	/* their standard errors */
+	double *score_src, *score_dst;	/* exp(effect): goodness ratio of the node's row / column */
+	int *slow_src, *slow_dst;	/* per node: partners agreeing (cells nearer the fault than normal) */
 	int *n_src, *n_dst;		/* per node: measured (not failed) cells in row / column */
 	int *fail, *ncell;		/* per node: failed cells, all cells in row + column */
 	uint8_t *node;		/* per node LP_NODE_* */
 	uint8_t *link;		/* n*n LP_LINK_* */
 };
 
-/*
- * Diagnose one metric. v: n*n values (NaN = no value); fail: n*n, nonzero for
- * a cell that was attempted and failed (NULL: none failed); sched: n*n,
- * nonzero for a cell that was scheduled (NULL: every off-diagonal cell).
- * lat: lower is better. Returns 0 or -ENOMEM / -EINVAL; free with lp_diag_free.
- */
-int lp_diag_run(struct lp_diag *d, int n, bool lat, const double *v, const uint8_t *fail,
-		const uint8_t *sched, const struct lp_diag_opts *o);
+/* Diagnose one metric. Returns 0 or -ENOMEM / -EINVAL; free with lp_diag_free. */
+int lp_diag_run(struct lp_diag *d, const struct lp_diag_in *in, const struct lp_diag_opts *o);
 void lp_diag_free(struct lp_diag *d);
+
+/*
+ * Attempts of one cell combined: the median, and for an even count the better
+ * of the two middle values (a transient only slows: one blip among two or four
+ * attempts is gone). v: n values, sorted in place. NaN when n = 0.
+ */
+double lp_diag_combine(double *v, size_t n, bool lat);
+/* Log-scale noise from attempt pairs: d[i] = log(x1/x2) of two attempts of one cell. */
+double lp_diag_rep_sigma(double *d, size_t n);
 
 #endif

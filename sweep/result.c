@@ -14,7 +14,8 @@
 #include "common/table.h"
 #include "common/units.h"
 
-const char *const lp_verdict_names[] = {"node_slow", "node_failed", "link_slow", "link_failed", NULL};
+const char *const lp_verdict_names[] = {"node_slow", "node_failed", "link_slow", "link_failed",
+					"pair_slow", "ambiguous", "inconclusive", NULL};
 
 int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 {
@@ -94,16 +95,37 @@ int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c)
 	return 0;
 }
 
-void lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
-		     uint8_t *sched)
-{
-	size_t nn = (size_t)r->n * r->n;
-	bool lat = r->metrics[metric].lat;
+/* One successful attempt of a cell, in the order measured (k: its index in r->cells). */
+struct attempt {
+	size_t x, k;
+	double v;
+};
 
+static int attempt_cmp(const void *pa, const void *pb)
+{
+	const struct attempt *a = pa, *b = pb;
+
+	return a->x != b->x ? (a->x < b->x ? -1 : 1) : a->k < b->k ? -1 : a->k > b->k;
+}
+
+int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
+		    uint8_t *sched, uint8_t *att, double *best, struct lp_diag_in *rep_p)
+{
+	size_t nn = (size_t)r->n * r->n, na = 0, nd = 0;
+	struct attempt *at = malloc((r->ncells + 1) * sizeof(*at));
+	double *vals = malloc((r->ncells + 1) * sizeof(double)), *diffs = malloc((r->ncells + 1) * sizeof(double));
+	int rc = -ENOMEM;
+
+	if (!at || !vals || !diffs)
+		goto out;
 	for (size_t i = 0; i < nn; i++) {
 		v[i] = NAN;
 		fail[i] = 0;
 		sched[i] = 0;
+		if (att)
+			att[i] = 0;
+		if (best)
+			best[i] = NAN;
 	}
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_cell *c = &r->cells[i];
@@ -114,12 +136,38 @@ void lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_
 		if (!sched[x])
 			fail[x] = 1;	/* until some attempt succeeds */
 		sched[x] = 1;
-		if (c->status == 0 && isfinite(c->value)) {
+		if (c->status == 0 && isfinite(c->value) && c->value > 0) {
 			fail[x] = 0;
-			if (!isfinite(v[x]) || (lat ? c->value < v[x] : c->value > v[x]))
-				v[x] = c->value;
+			at[na++] = (struct attempt){x, i, c->value};
 		}
 	}
+	qsort(at, na, sizeof(*at), attempt_cmp);
+	for (size_t i = 0, j; i < na; i = j) {
+		size_t k = 0;
+
+		for (j = i; j < na && at[j].x == at[i].x; j++) {
+			vals[k++] = at[j].v;
+			/* two retests of one cell: the noise between them (the sweep attempt is
+			 * left out, it made the cell a suspect by being extreme) */
+			if (j > i && r->cells[at[j - 1].k].phase == LP_PHASE_RETEST)
+				diffs[nd++] = log(at[j].v / at[j - 1].v);
+		}
+		v[at[i].x] = lp_diag_combine(vals, k, r->metrics[metric].lat);	/* sorts vals */
+		if (best)
+			best[at[i].x] = r->metrics[metric].lat ? vals[0] : vals[k - 1];
+		if (att)
+			att[at[i].x] = (uint8_t)LP_MIN(k, 255);
+	}
+	if (rep_p) {
+		rep_p->rep_pairs = (int)nd;
+		rep_p->rep_sigma = lp_diag_rep_sigma(diffs, nd);
+	}
+	rc = 0;
+out:
+	free(at);
+	free(vals);
+	free(diffs);
+	return rc;
 }
 
 /* ---- verdicts ---- */
@@ -137,8 +185,15 @@ static void appendf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Numbers behind a verdict: the evidence of one metric. */
+static void evidence_init(struct lp_verdict *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ratio = ev->z = ev->noise_cv = NAN;
+}
+
 static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b, unsigned dirs,
-		       const char *label, const char *reason)
+		       const char *label, const char *reason, const struct lp_verdict *ev)
 {
 	struct lp_verdict *v = NULL;
 
@@ -152,12 +207,29 @@ static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a,
 			return -ENOMEM;
 		r->verdicts = p;
 		v = &p[r->nverdicts++];
-		memset(v, 0, sizeof(*v));
+		evidence_init(v);
 		v->kind = kind;
 		v->a = a;
 		v->b = b;
 	}
 	v->dirs |= dirs;
+	if (ev && (isnan(v->ratio) || ev->ratio < v->ratio)) {	/* the strongest metric's numbers */
+		v->ratio = ev->ratio;
+		v->z = ev->z;
+		v->noise_cv = ev->noise_cv;
+		v->cells = ev->cells;
+		v->agree = ev->agree;
+		v->retests = ev->retests;
+	}
+	for (int i = 0; ev && i < ev->ncand; i++) {
+		bool have = false;
+
+		for (int k = 0; k < v->ncand; k++)
+			have = have || (v->cand[k].kind == ev->cand[i].kind && v->cand[k].a == ev->cand[i].a &&
+					v->cand[k].b == ev->cand[i].b);
+		if (!have && v->ncand < LP_DIAG_MAX_CAND)
+			v->cand[v->ncand++] = ev->cand[i];
+	}
 	if (!strstr(v->metrics, label))
 		appendf(v->metrics, sizeof(v->metrics), "%s%s", v->metrics[0] ? "," : "", label);
 	appendf(v->reason, sizeof(v->reason), "%s%s", v->reason[0] ? "; " : "", reason);
@@ -177,6 +249,12 @@ static void fmt_val(char *buf, size_t len, double v, bool lat)
 		snprintf(buf, len, "%.1f", v);
 	else
 		lp_fmt_sig(buf, len, v, 3);
+}
+
+/* The value a goodness ratio stands for (ratio 0.5 of a latency reference is twice the time). */
+static double value_of(const struct lp_diag *d, double ratio)
+{
+	return d->lat ? d->ref / ratio : d->ref * ratio;
 }
 
 /* The first error message among a node's failed cells (or its device error). */
@@ -207,6 +285,20 @@ static const struct lp_sweep_cell *find_cell(const struct lp_sweep_run *r, int m
 	return last;
 }
 
+/* Isolated retests of metric m among the cells with client a (or any: -1) and server b (or any). */
+static int count_retests(const struct lp_sweep_run *r, int m, int a, int b)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct lp_sweep_cell *c = &r->cells[i];
+
+		k += c->metric == m && c->phase == LP_PHASE_RETEST && (a < 0 || c->a == a) &&
+		     (b < 0 || c->b == b);
+	}
+	return k;
+}
+
 /* ", attempts: 0.0136, 0.0141, failed" over the sweep and retests of one cell. */
 static void attempts(const struct lp_sweep_run *r, int m, int a, int b, char *buf, size_t len)
 {
@@ -225,33 +317,58 @@ static void attempts(const struct lp_sweep_run *r, int m, int a, int b, char *bu
 	}
 }
 
+/* "noise 4.8% per cell (residuals, 41 df; repeats 3.9%, 12 pairs)" */
+static void fmt_noise(char *buf, size_t len, const struct lp_diag *d)
+{
+	snprintf(buf, len, "noise %.1f%% per cell (", 100 * d->cv);
+	if (isfinite(d->sigma_fit))
+		appendf(buf, len, "residuals %.1f%%, %d df", 100 * (exp(d->sigma_fit) - 1), d->df);
+	else
+		appendf(buf, len, "too few cells for residuals");
+	if (isfinite(d->sigma_rep))
+		appendf(buf, len, "; repeats %.1f%%, %d pairs", 100 * (exp(d->sigma_rep) - 1), d->rep_pairs);
+	appendf(buf, len, ")");
+}
+
 static int node_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
-	char ref[32], why[512];
+	char ref[32], why[512], noise[160];
 	int rc = 0;
 
 	fmt_val(ref, sizeof(ref), d->ref, mt->lat);
+	fmt_noise(noise, sizeof(noise), d);
 	for (int i = 0; i < r->n && !rc; i++) {
+		struct lp_verdict ev;
+
+		evidence_init(&ev);
 		if (d->node[i] & LP_NODE_FAILED) {
 			snprintf(why, sizeof(why), "%s: %d of %d cells failed (%s)", mt->label, d->fail[i],
 				 d->ncell[i], node_error(r, m, i));
-			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, mt->label, why);
+			ev.cells = d->ncell[i];
+			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, mt->label, why, &ev);
 		}
 		for (int dir = 0; dir < 2 && !rc; dir++) {
 			unsigned flag = dir ? LP_NODE_SLOW_DST : LP_NODE_SLOW_SRC;
 			double score = dir ? d->score_dst[i] : d->score_src[i];
-			double val = mt->lat ? d->ref / score : d->ref * score;
+			double se = dir ? d->se_dst[i] : d->se_src[i];
 			char vs[32];
 
 			if (!(d->node[i] & flag))
 				continue;
-			fmt_val(vs, sizeof(vs), val, mt->lat);
+			ev.ratio = score;
+			ev.z = se > 0 ? log(score) / se : NAN;
+			ev.noise_cv = d->cv;
+			ev.cells = dir ? d->n_dst[i] : d->n_src[i];
+			ev.agree = dir ? d->slow_dst[i] : d->slow_src[i];
+			ev.retests = count_retests(r, m, dir ? -1 : i, dir ? i : -1);
+			fmt_val(vs, sizeof(vs), value_of(d, score), mt->lat);
 			snprintf(why, sizeof(why),
-				 "%s as %s: %d of %d partners see it slow, median %s against %s %s (%.2fx)",
-				 mt->label, dir ? "server" : "client", dir ? d->slow_dst[i] : d->slow_src[i],
-				 dir ? d->n_dst[i] : d->n_src[i], vs, ref, unit_of(mt), score);
-			rc = add_verdict(r, LP_VERDICT_NODE_SLOW, i, i, flag, mt->label, why);
+				 "%s as %s: effect %.2fx (%s against %s %s; %.1f standard errors), %d of %d "
+				 "partners agree, %d retests, %s",
+				 mt->label, dir ? "server" : "client", score, vs, ref, unit_of(mt), ev.z,
+				 ev.agree, ev.cells, ev.retests, noise);
+			rc = add_verdict(r, LP_VERDICT_NODE_SLOW, i, i, flag, mt->label, why, &ev);
 		}
 	}
 	return rc;
@@ -261,44 +378,113 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
 	int n = r->n, rc = 0;
-	char ref[32], why[512];
+	char ref[32], why[512], noise[160];
 
 	fmt_val(ref, sizeof(ref), d->ref, mt->lat);
+	fmt_noise(noise, sizeof(noise), d);
 	for (int a = 0; a < n && !rc; a++)
 		for (int b = 0; b < n && !rc; b++) {
 			size_t x = (size_t)a * n + b;
 			int lo = LP_MIN(a, b), hi = LP_MAX(a, b);
 			unsigned dir = a < b ? LP_DIR_XY : LP_DIR_YX;
-			const struct lp_sweep_cell *sw = find_cell(r, m, a, b, LP_PHASE_SWEEP);
-			const struct lp_sweep_cell *re = find_cell(r, m, a, b, LP_PHASE_RETEST);
+			const struct lp_sweep_cell *sw, *re;
+			struct lp_verdict ev;
 
+			if (!d->link[x])
+				continue;
+			sw = find_cell(r, m, a, b, LP_PHASE_SWEEP);
+			re = find_cell(r, m, a, b, LP_PHASE_RETEST);
+			evidence_init(&ev);
+			ev.cells = 1;
+			ev.retests = count_retests(r, m, a, b);
 			if (d->link[x] & LP_LINK_FAILED) {
 				snprintf(why, sizeof(why), "%s %s->%s failed: %s%s", mt->label, r->nodes[a].name,
 					 r->nodes[b].name, sw && sw->status ? sw->error : "",
 					 re ? (re->status ? " (retest failed too)" : "") : "");
-				rc = add_verdict(r, LP_VERDICT_LINK_FAILED, lo, hi, dir, mt->label, why);
+				rc = add_verdict(r, LP_VERDICT_LINK_FAILED, lo, hi, dir, mt->label, why, &ev);
 			} else if (d->link[x] & LP_LINK_SLOW) {
 				char vs[32], rs[160] = "";
-				double val = mt->lat ? d->ref / d->ratio[x] : d->ref * d->ratio[x];
 
-				fmt_val(vs, sizeof(vs), val, mt->lat);
+				ev.ratio = exp(d->resid[x]);
+				ev.z = d->zlink[x];
+				ev.noise_cv = d->cv;
+				fmt_val(vs, sizeof(vs), value_of(d, d->ratio[x]), mt->lat);
 				if (re)	/* every attempt, so a reader sees it was not a blip */
 					attempts(r, m, a, b, rs, sizeof(rs));
 				snprintf(why, sizeof(why),
-					 "%s %s->%s: %s against %s %s (%.2fx%s)%s; both nodes fine with other partners",
+					 "%s %s->%s: %s against %s %s (%.2fx of the reference, %.2fx of what "
+					 "both nodes do with others; %.1f standard errors%s)%s, %d retests, %s; "
+					 "both nodes fine with other partners",
 					 mt->label, r->nodes[a].name, r->nodes[b].name, vs, ref, unit_of(mt),
-					 d->ratio[x], rs, d->abs_bad[x] ? ", below the absolute floor" : "");
-				rc = add_verdict(r, LP_VERDICT_LINK_SLOW, lo, hi, dir, mt->label, why);
+					 d->ratio[x], ev.ratio, ev.z, rs,
+					 d->abs_bad[x] ? ", below the absolute floor" : "", ev.retests, noise);
+				rc = add_verdict(r, LP_VERDICT_LINK_SLOW, lo, hi, dir, mt->label, why, &ev);
 			}
 		}
 	return rc;
 }
 
+static void fmt_item(char *buf, size_t len, const struct lp_sweep_run *r, const struct lp_diag_item *it)
+{
+	if (it->kind == LP_ITEM_LINK)
+		snprintf(buf, len, "link %s->%s", r->nodes[it->a].name, r->nodes[it->b].name);
+	else
+		snprintf(buf, len, "node %s as %s", r->nodes[it->a].name,
+			 it->kind == LP_ITEM_SRC ? "client" : "server");
+}
+
+/* N = 2 and 3: the explanations that fit equally well, and what would tell them apart. */
+static int ambiguous_verdict(struct lp_sweep_run *r, int m, const struct lp_diag *d)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	bool pair = r->n == 2;
+	char why[768], item[128], noise[160];
+	struct lp_verdict ev;
+
+	evidence_init(&ev);
+	fmt_noise(noise, sizeof(noise), d);
+	snprintf(why, sizeof(why), "%s: %s; candidates:", mt->label,
+		 pair ? "pair slow: node or link cannot be told apart with two nodes"
+		      : "several explanations fit the cells equally well");
+	for (int i = 0; i < d->ncand; i++) {
+		fmt_item(item, sizeof(item), r, &d->cand[i]);
+		appendf(why, sizeof(why), "%s %s (%.2fx)", i ? "," : "", item, d->cand[i].ratio);
+		ev.ratio = isnan(ev.ratio) ? d->cand[i].ratio : fmin(ev.ratio, d->cand[i].ratio);
+	}
+	appendf(why, sizeof(why), "; %s; %s", noise,
+		pair ? "a third node would tell them apart (measure both against it)"
+		     : "a fourth node, or retests, would tell them apart");
+	ev.noise_cv = d->cv;
+	ev.ncand = d->ncand;
+	memcpy(ev.cand, d->cand, sizeof(ev.cand));
+	ev.retests = count_retests(r, m, -1, -1);
+	return add_verdict(r, pair ? LP_VERDICT_PAIR_SLOW : LP_VERDICT_AMBIGUOUS, pair ? 0 : -1,
+			   pair ? 1 : -1, 0, mt->label, why, &ev);
+}
+
+static int inconclusive_verdict(struct lp_sweep_run *r, int m, const struct lp_diag *d)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	char why[768], noise[160];
+	struct lp_verdict ev;
+
+	evidence_init(&ev);
+	ev.noise_cv = d->cv;
+	ev.retests = count_retests(r, m, -1, -1);
+	fmt_noise(noise, sizeof(noise), d);
+	snprintf(why, sizeof(why),
+		 "%s: %s; the smallest node fault it could detect is %.2fx (a link %.2fx), beyond "
+		 "--rel-max %.2f: nothing named on these numbers; remedy: an isolated schedule "
+		 "(--schedule isolated), a longer -D, fewer ranks per host, a quieter time",
+		 mt->label, noise, d->min_node, d->min_link, r->dopts.rel_max);
+	return add_verdict(r, LP_VERDICT_INCONCLUSIVE, -1, -1, 0, mt->label, why, &ev);
+}
+
 int lp_sweep_diagnose(struct lp_sweep_run *r)
 {
 	size_t nn = (size_t)r->n * r->n;
-	double *v = malloc(nn * sizeof(double));
-	uint8_t *fail = malloc(nn), *sched = malloc(nn);
+	double *v = malloc(nn * sizeof(double)), *best = malloc(nn * sizeof(double));
+	uint8_t *fail = malloc(nn), *sched = malloc(nn), *att = malloc(nn);
 	int rc = -ENOMEM;
 
 	if (r->diag)
@@ -309,7 +495,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 	r->verdicts = NULL;
 	r->nverdicts = 0;
 	r->diag = calloc(r->nmetrics ? r->nmetrics : 1, sizeof(*r->diag));
-	if (!v || !fail || !sched || !r->diag)
+	if (!v || !best || !fail || !sched || !att || !r->diag)
 		goto out;
 	/* nodes whose device did not open: one verdict each, whatever the cells say */
 	for (int i = 0; i < r->n; i++)
@@ -317,18 +503,26 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 			char why[256];
 
 			snprintf(why, sizeof(why), "device: %s", r->nodes[i].error);
-			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, "device", why);
+			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, "device", why, NULL);
 			if (rc)
 				goto out;
 		}
 	for (int m = 0; m < r->nmetrics; m++) {
-		lp_sweep_matrix(r, m, v, fail, sched);
-		rc = lp_diag_run(&r->diag[m], r->n, r->metrics[m].lat, v, fail, sched, &r->dopts);
-		if (rc)
-			goto out;
-		rc = node_verdicts(r, m, &r->diag[m]);
+		struct lp_diag_in in = { .n = r->n, .lat = r->metrics[m].lat, .v = v, .fail = fail,
+					 .sched = sched, .att = att, .best = best };
+		const struct lp_diag *d = &r->diag[m];
+
+		rc = lp_sweep_matrix(r, m, v, fail, sched, att, best, &in);
 		if (!rc)
-			rc = link_verdicts(r, m, &r->diag[m]);
+			rc = lp_diag_run(&r->diag[m], &in, &r->dopts);
+		if (!rc)
+			rc = node_verdicts(r, m, d);
+		if (!rc)
+			rc = link_verdicts(r, m, d);
+		if (!rc && d->ambiguous)
+			rc = ambiguous_verdict(r, m, d);
+		if (!rc && d->inconclusive)
+			rc = inconclusive_verdict(r, m, d);
 		if (rc)
 			goto out;
 	}
@@ -337,7 +531,21 @@ out:
 	free(v);
 	free(fail);
 	free(sched);
+	free(att);
+	free(best);
 	return rc;
+}
+
+int lp_sweep_exit_code(const struct lp_sweep_run *r)
+{
+	int code = LP_EXIT_OK;
+
+	for (int i = 0; i < r->nverdicts; i++) {
+		if (r->verdicts[i].kind != LP_VERDICT_INCONCLUSIVE)
+			return LP_EXIT_FAIL;
+		code = LP_SWEEP_EXIT_INCONCLUSIVE;
+	}
+	return code;
 }
 
 static bool have_pair(const int32_t *pairs, size_t np, int a, int b)
@@ -365,11 +573,11 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, 
 			np++;                                                                     \
 		}                                                                                 \
 	} while (0)
-	/* links first: they are the verdicts a transient blip fakes most easily */
+	/* links and cells close to one first: the verdicts a transient blip fakes most easily */
 	for (int m = 0; m < r->nmetrics; m++)
 		for (int a = 0; a < n; a++)
 			for (int b = 0; b < n; b++)
-				if (r->diag[m].link[(size_t)a * n + b])
+				if (r->diag[m].link[(size_t)a * n + b] || r->diag[m].suspect[(size_t)a * n + b])
 					PUSH(a, b);
 	for (int m = 0; m < r->nmetrics; m++) {
 		const struct lp_diag *d = &r->diag[m];
@@ -378,15 +586,31 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, 
 			/* later rounds: a unanimous vote is settled, a split one is worth another look */
 			bool src = (d->node[i] & LP_NODE_SLOW_SRC) && (!round || d->slow_src[i] < d->n_src[i]);
 			bool dst = (d->node[i] & LP_NODE_SLOW_DST) && (!round || d->slow_dst[i] < d->n_dst[i]);
-			int got = 0;
 
-			for (int j = 0; j < n && got < per_node; j++) {
-				if (src && d->cls[(size_t)i * n + j] == LP_CELL_SLOW) {
-					PUSH(i, j);
-					got++;
-				}
-				if (dst && d->cls[(size_t)j * n + i] == LP_CELL_SLOW && got < per_node) {
-					PUSH(j, i);
+			/* against the healthiest partners: the best effect in the matching role */
+			for (int dir = 0; dir < 2; dir++) {
+				const double *eff = dir ? d->eff_src : d->eff_dst;
+				int got = 0;
+
+				if (!(dir ? dst : src))
+					continue;
+				while (got < per_node) {
+					int best = -1;
+
+					for (int j = 0; j < n; j++) {
+						size_t x = dir ? (size_t)j * n + i : (size_t)i * n + j;
+
+						if (j != i && !d->node[j] && d->cls[x] == LP_CELL_SLOW &&
+						    !have_pair(pairs, np, dir ? j : i, dir ? i : j) &&
+						    (best < 0 || eff[j] > eff[best]))
+							best = j;
+					}
+					if (best < 0 || np >= max)
+						break;
+					if (dir)
+						PUSH(best, i);
+					else
+						PUSH(i, best);
 					got++;
 				}
 			}
@@ -449,7 +673,7 @@ static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, 
 	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
 	int n = r->n;
 
-	lp_sweep_matrix(r, m, v, fail, sched);
+	lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL);
 	lp_json_obj_begin(j, NULL);
 	lp_json_int(j, "index", m);
 	lp_json_str(j, "label", mt->label);
@@ -462,9 +686,21 @@ static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, 
 	lp_json_bool(j, "higher_is_better", !mt->lat);
 	if (d) {
 		lp_json_num(j, "reference", d->ref);
-		lp_json_num(j, "sigma", d->sigma);
+		lp_json_str(j, "model", "log(goodness) = reference + client effect + server effect + link residual");
+		lp_json_num(j, "sigma_log", d->sigma);
 		lp_json_num(j, "threshold_ratio", d->thresh);
 		lp_json_int(j, "healthy_nodes", d->nhealthy);
+		lp_json_obj_begin(j, "noise");
+		lp_json_num(j, "cv", d->cv);
+		lp_json_num(j, "cv_residuals", exp(d->sigma_fit) - 1);
+		lp_json_int(j, "residual_df", d->df);
+		lp_json_num(j, "cv_repeats", exp(d->sigma_rep) - 1);
+		lp_json_int(j, "repeat_pairs", d->rep_pairs);
+		lp_json_num(j, "min_detectable_node", d->min_node);
+		lp_json_num(j, "min_detectable_link", d->min_link);
+		lp_json_bool(j, "inconclusive", d->inconclusive);
+		lp_json_obj_end(j);
+		lp_json_bool(j, "ambiguous", d->ambiguous);
 	}
 	lp_json_str(j, "rows", "client (data source for write/send)");
 	lp_json_str(j, "columns", "server");
@@ -495,9 +731,11 @@ static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, 
 			lp_json_int(j, "node", i);
 			lp_json_num(j, "score_client", d->score_src[i]);
 			lp_json_num(j, "score_server", d->score_dst[i]);
-			lp_json_int(j, "slow_as_client", d->slow_src[i]);
+			lp_json_num(j, "z_client", log(d->score_src[i]) / d->se_src[i]);
+			lp_json_num(j, "z_server", log(d->score_dst[i]) / d->se_dst[i]);
+			lp_json_int(j, "agree_as_client", d->slow_src[i]);
 			lp_json_int(j, "measured_as_client", d->n_src[i]);
-			lp_json_int(j, "slow_as_server", d->slow_dst[i]);
+			lp_json_int(j, "agree_as_server", d->slow_dst[i]);
 			lp_json_int(j, "measured_as_server", d->n_dst[i]);
 			lp_json_int(j, "failed_cells", d->fail[i]);
 			lp_json_bool(j, "flag_client", d->node[i] & LP_NODE_SLOW_SRC);
@@ -663,24 +901,46 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 			lp_json_str(&j, NULL, r->nodes[vd->b].name);
 			lp_json_arr_end(&j);
 			lp_json_arr_begin(&j, "directions");
-			if (vd->dirs & LP_DIR_XY) {
+			for (int dir = 0; dir < 2; dir++) {
+				if (!(vd->dirs & (dir ? LP_DIR_YX : LP_DIR_XY)))
+					continue;
 				lp_json_arr_begin(&j, NULL);
-				lp_json_int(&j, NULL, vd->a);
-				lp_json_int(&j, NULL, vd->b);
-				lp_json_arr_end(&j);
-			}
-			if (vd->dirs & LP_DIR_YX) {
-				lp_json_arr_begin(&j, NULL);
-				lp_json_int(&j, NULL, vd->b);
-				lp_json_int(&j, NULL, vd->a);
+				lp_json_int(&j, NULL, dir ? vd->b : vd->a);
+				lp_json_int(&j, NULL, dir ? vd->a : vd->b);
 				lp_json_arr_end(&j);
 			}
 			lp_json_arr_end(&j);
-		} else {
+		} else if (vd->a >= 0 && vd->a == vd->b) {
 			lp_json_int(&j, "node", vd->a);
 			lp_json_str(&j, "name", r->nodes[vd->a].name);
 			lp_json_bool(&j, "as_client", vd->dirs & LP_NODE_SLOW_SRC);
 			lp_json_bool(&j, "as_server", vd->dirs & LP_NODE_SLOW_DST);
+		}
+		lp_json_num(&j, "ratio", vd->ratio);
+		lp_json_num(&j, "z", vd->z);
+		lp_json_num(&j, "noise_cv", vd->noise_cv);
+		lp_json_int(&j, "cells", vd->cells);
+		lp_json_int(&j, "partners_agreeing", vd->agree);
+		lp_json_int(&j, "retests", vd->retests);
+		if (vd->ncand) {
+			lp_json_arr_begin(&j, "candidates");
+			for (int c = 0; c < vd->ncand; c++) {
+				const struct lp_diag_item *it = &vd->cand[c];
+
+				lp_json_obj_begin(&j, NULL);
+				lp_json_str(&j, "kind", it->kind == LP_ITEM_LINK ? "link_slow"
+							: it->kind == LP_ITEM_SRC ? "node_slow_as_client"
+										  : "node_slow_as_server");
+				lp_json_str(&j, "name", r->nodes[it->a].name);
+				if (it->kind == LP_ITEM_LINK)
+					lp_json_str(&j, "to", r->nodes[it->b].name);
+				lp_json_int(&j, "node", it->a);
+				if (it->kind == LP_ITEM_LINK)
+					lp_json_int(&j, "server", it->b);
+				lp_json_num(&j, "ratio", it->ratio);
+				lp_json_obj_end(&j);
+			}
+			lp_json_arr_end(&j);
 		}
 		lp_json_str(&j, "metrics", vd->metrics);
 		lp_json_str(&j, "reason", vd->reason);
@@ -725,7 +985,10 @@ int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
 			lp_err("cannot write %s: %s", path, strerror(errno));
 			break;
 		}
-		lp_sweep_matrix(r, m, v, fail, sched);
+		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL)) {
+			rc = -ENOMEM;
+			break;
+		}
 		snprintf(buf, sizeof(buf), "client\\server [%s]", unit_of(&r->metrics[m]));
 		lp_csv_field(f, buf, 0);
 		for (int b = 0; b < r->n; b++)
@@ -813,12 +1076,18 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 		const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
 		char ref[32];
 
-		lp_sweep_matrix(r, m, v, fail, sched);
+		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL))
+			break;
 		fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
-		fprintf(f, "\n%s [%s], rows = client, columns = server; reference %s %s, slow below %.2fx "
-			   "(! slow, x failed)\n",
-			mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, unit_of(mt),
-			d ? d->thresh : NAN);
+		fprintf(f, "\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",
+			mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, unit_of(mt));
+		if (d) {
+			char noise[160];
+
+			fmt_noise(noise, sizeof(noise), d);
+			fprintf(f, "  %s; smallest detectable fault: node %.2fx, link %.2fx%s\n", noise,
+				d->min_node, d->min_link, d->inconclusive ? " (inconclusive)" : "");
+		}
 		if (n > 32) {
 			fprintf(f, "  (matrix of %d nodes: see the CSV/JSON)\n", n);
 			continue;
@@ -853,7 +1122,9 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	for (int i = 0; i < r->nverdicts; i++) {
 		const struct lp_verdict *vd = &r->verdicts[i];
 
-		if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
+		if (vd->a < 0 || vd->kind == LP_VERDICT_PAIR_SLOW)
+			fprintf(f, "verdict: %s: %s\n", lp_verdict_names[vd->kind], vd->reason);
+		else if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
 			fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind],
 				r->nodes[vd->dirs == LP_DIR_YX ? vd->b : vd->a].name,
 				vd->dirs == LP_DIR_BOTH ? "<->" : "->",
@@ -995,3 +1266,188 @@ int lp_sweep_node_decode(struct lp_sweep_node *nd, const void *buf, size_t len)
 	lp_rbuf_str(&r, nd->kernel, sizeof(nd->kernel));
 	return lp_rbuf_done(&r);
 }
+
+/* ---- reading a run back (lp-sweep --diagnose) ---- */
+
+#ifdef LP_HAVE_JANSSON
+#include <jansson.h>
+
+/* JSON null (NaN written by lp_json_num) reads back as NaN. */
+static double jnum(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static long long jint(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : json_is_real(v) ? (long long)json_real_value(v) : 0;
+}
+
+static void jstr(const json_t *o, const char *key, char *out, size_t len)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	snprintf(out, len, "%s", v ? v : "");
+}
+
+static void read_node(struct lp_sweep_node *nd, const json_t *o)
+{
+	nd->rank = (int)jint(o, "rank");
+	nd->rail = (int)jint(o, "rail");
+	nd->status = (int)jint(o, "status");
+	nd->port = (int)jint(o, "port");
+	nd->gid_index = (int)jint(o, "gid_index");
+	nd->width = (unsigned)jint(o, "width");
+	nd->mtu = (unsigned)jint(o, "mtu");
+	nd->numa_node = (int)jint(o, "numa_node");
+	nd->rate_gbps = isfinite(jnum(o, "rate_gbps")) ? jnum(o, "rate_gbps") : 0;
+	jstr(o, "name", nd->name, sizeof(nd->name));
+	jstr(o, "host", nd->host, sizeof(nd->host));
+	jstr(o, "error", nd->error, sizeof(nd->error));
+	jstr(o, "device", nd->dev, sizeof(nd->dev));
+	jstr(o, "link_layer", nd->link_layer, sizeof(nd->link_layer));
+	jstr(o, "speed", nd->speed, sizeof(nd->speed));
+	jstr(o, "gid_type", nd->gid_type, sizeof(nd->gid_type));
+	jstr(o, "gid", nd->gid, sizeof(nd->gid));
+	jstr(o, "firmware", nd->fw, sizeof(nd->fw));
+	jstr(o, "netdev", nd->netdev, sizeof(nd->netdev));
+	jstr(o, "mem", nd->mem, sizeof(nd->mem));
+	jstr(o, "gpu_bdf", nd->gpu_bdf, sizeof(nd->gpu_bdf));
+	jstr(o, "gpu_nic_distance", nd->gpu_nic, sizeof(nd->gpu_nic));
+	jstr(o, "kernel", nd->kernel, sizeof(nd->kernel));
+}
+
+static int read_cell(struct lp_sweep_run *r, const json_t *o)
+{
+	struct lp_sweep_cell c;
+	const json_t *l = json_object_get(o, "latency_us"), *b = json_object_get(o, "bandwidth");
+	const char *phase = json_string_value(json_object_get(o, "phase"));
+
+	lp_sweep_cell_init(&c, (int)jint(o, "metric"), (int)jint(o, "client"), (int)jint(o, "server"),
+			   phase && !strcmp(phase, "retest") ? LP_PHASE_RETEST : LP_PHASE_SWEEP,
+			   (int)jint(o, "round"));
+	c.status = (int32_t)jint(o, "status");
+	jstr(o, "error", c.error, sizeof(c.error));
+	c.value = jnum(o, "value");
+	c.wall_s = jnum(o, "wall_s");
+	c.iters = (uint64_t)jint(o, "iters");
+	if (l) {
+		c.n = (uint64_t)jint(l, "n");
+		c.halved = json_is_true(json_object_get(l, "one_way_is_rtt_half"));
+		c.min = jnum(l, "min");
+		c.p50 = jnum(l, "p50");
+		c.p90 = jnum(l, "p90");
+		c.p99 = jnum(l, "p99");
+		c.p999 = jnum(l, "p999");
+		c.max = jnum(l, "max");
+		c.mean = jnum(l, "mean");
+		c.stdev = jnum(l, "stdev");
+	}
+	if (b) {
+		c.gbytes_s = jnum(b, "gbytes_s");
+		c.gbits_s = jnum(b, "gbits_s");
+		c.mmsg_s = jnum(b, "mmsg_s");
+		c.pct_link = jnum(b, "pct_link");
+	}
+	return lp_sweep_add_cell(r, &c);
+}
+
+int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err), *run, *dg, *sc, *nodes, *metrics, *cells, *v;
+	const char *schema;
+	size_t i;
+	int rc = -EINVAL;
+
+	memset(r, 0, sizeof(*r));
+	if (!root) {
+		snprintf(why, why_len, "not JSON: %s (line %d)", err.text, err.line);
+		return -EINVAL;
+	}
+	schema = json_string_value(json_object_get(root, "schema"));
+	run = json_object_get(root, "run");
+	dg = json_object_get(run, "diagnosis");
+	sc = json_object_get(root, "schedule");
+	nodes = json_object_get(root, "nodes");
+	metrics = json_object_get(root, "metrics");
+	cells = json_object_get(root, "cells");
+	if (!schema || strcmp(schema, "linkperf.sweep/1") || !json_is_object(run) || !json_is_array(nodes) ||
+	    !json_is_array(metrics) || !json_is_array(cells) || json_array_size(nodes) < 1 ||
+	    json_array_size(metrics) > LP_SWEEP_MAX_METRICS) {
+		snprintf(why, why_len, "not an lp-sweep run (schema linkperf.sweep/1 with run, nodes, metrics, cells)");
+		goto out;
+	}
+	rc = lp_sweep_run_init(r, (int)json_array_size(nodes));
+	if (rc)
+		goto out;
+	json_array_foreach(nodes, i, v)
+		read_node(&r->nodes[i], v);
+	json_array_foreach(metrics, i, v) {
+		const char *test = json_string_value(json_object_get(v, "test"));
+		const char *kind = json_string_value(json_object_get(v, "kind"));
+
+		if (!test || !kind || lp_sweep_add_metric(r, test, -1, !strcmp(kind, "latency"),
+							  (uint64_t)jint(v, "size")) < 0) {
+			snprintf(why, why_len, "metric %zu: no test or kind", i);
+			rc = -EINVAL;
+			goto out;
+		}
+	}
+	json_array_foreach(cells, i, v) {
+		rc = read_cell(r, v);
+		if (rc) {
+			snprintf(why, why_len, "cell %zu: metric or node out of range", i);
+			goto out;
+		}
+	}
+	/* how it ran, echoed as recorded */
+	snprintf(r->started, sizeof(r->started), "%s", json_string_value(json_object_get(run, "started")) ?: "");
+	r->wall_s = jnum(run, "wall_s");
+	r->sweep_s = jnum(run, "sweep_s");
+	r->retest_s = jnum(run, "retest_s");
+	r->rails = (int)jint(run, "rails");
+	r->pair_timeout_s = jnum(run, "pair_timeout_s");
+	r->bw_iters = (uint64_t)jint(run, "bw_iters");
+	r->lat_iters = (uint64_t)jint(run, "lat_iters");
+	r->nretests = (size_t)jint(run, "retests");
+	r->random_k = (int)jint(sc, "random_k");
+	r->seed = (uint64_t)jint(sc, "seed");
+	for (int k = 0; lp_sched_names[k]; k++) {
+		const char *kind = json_string_value(json_object_get(sc, "kind"));
+
+		if (kind && !strcmp(kind, lp_sched_names[k]))
+			r->sched_name = lp_sched_names[k];
+	}
+	r->retest_max = (int)jint(dg, "retest_max");
+	r->retest_rounds = (int)jint(dg, "retest_rounds");
+	if (isfinite(jnum(dg, "k_mad")))
+		r->dopts.k = jnum(dg, "k_mad");
+	if (isfinite(jnum(dg, "rel")))
+		r->dopts.rel = jnum(dg, "rel");
+	if (isfinite(jnum(dg, "rel_max")))
+		r->dopts.rel_max = jnum(dg, "rel_max");
+	if (isfinite(jnum(dg, "vote")))
+		r->dopts.vote = jnum(dg, "vote");
+	r->dopts.min_gbps = isfinite(jnum(dg, "min_gbps")) ? jnum(dg, "min_gbps") : 0;
+	r->dopts.max_lat_us = isfinite(jnum(dg, "max_lat_us")) ? jnum(dg, "max_lat_us") : 0;
+	rc = 0;
+out:
+	if (rc && r->nodes)
+		lp_sweep_run_free(r);
+	json_decref(root);
+	return rc;
+}
+#else
+int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
+{
+	(void)path;
+	memset(r, 0, sizeof(*r));
+	snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
+	return -ENOTSUP;
+}
+#endif

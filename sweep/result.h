@@ -82,16 +82,31 @@ enum lp_verdict_kind {
 	LP_VERDICT_NODE_FAILED,
 	LP_VERDICT_LINK_SLOW,
 	LP_VERDICT_LINK_FAILED,
+	LP_VERDICT_PAIR_SLOW,		/* N = 2: node or link cannot be told apart */
+	LP_VERDICT_AMBIGUOUS,		/* N = 3: several explanations fit; candidates listed */
+	LP_VERDICT_INCONCLUSIVE,	/* the noise is too high for the thresholds */
 };
 
 extern const char *const lp_verdict_names[];	/* "node_slow", ... */
 
+/* Exit code of a run whose only verdicts are "inconclusive" (1 when anything is named). */
+#define LP_SWEEP_EXIT_INCONCLUSIVE 3
+
 struct lp_verdict {
 	enum lp_verdict_kind kind;
-	int a, b;		/* node a; for links the pair with a < b */
+	int a, b;		/* node a; for links and pairs the two nodes with a < b; -1 none */
 	unsigned dirs;		/* links: LP_DIR_XY (a->b), LP_DIR_YX (b->a); nodes: LP_NODE_* */
 	char metrics[160];	/* labels of the metrics that show it, comma separated */
 	char reason[768];
+	/* the evidence of the strongest metric behind it */
+	double ratio;		/* goodness ratio of the fault (0.5 = half as good); NaN none */
+	double z;		/* effect / its standard error; NaN none */
+	double noise_cv;	/* per-cell noise (CV) it stood out from */
+	int cells;		/* cells behind the effect */
+	int agree;		/* partners agreeing (nodes) */
+	int retests;		/* isolated retests among those cells */
+	int ncand;		/* ambiguous / pair_slow: the candidates */
+	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
 };
 
 struct lp_sweep_run {
@@ -131,20 +146,36 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
 
 /*
  * The matrix diagnosis sees for one metric: a sweep cell and its isolated
- * retests combined as the best value measured (retests exist to clear
- * transient slowness); a cell fails only if every attempt failed.
- * v, fail and sched are n*n arrays the caller provides.
+ * retests combined as the median of the successful attempts
+ * (lp_diag_combine); a cell fails only if every attempt failed.
+ * v, fail and sched are n*n arrays the caller provides; att (n*n, may be
+ * NULL) receives the successful attempts per cell, best (n*n, may be NULL) the
+ * best attempt, rep_p (may be NULL) the
+ * noise between repeated attempts (lp_diag_in's rep_sigma and rep_pairs).
+ * 0 or -ENOMEM.
  */
-void lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
-		     uint8_t *sched);
+int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
+		    uint8_t *sched, uint8_t *att, double *best, struct lp_diag_in *rep_p);
 
 /* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
 int lp_sweep_diagnose(struct lp_sweep_run *r);
+/* 0 nothing flagged, 1 something named, LP_SWEEP_EXIT_INCONCLUSIVE only inconclusive metrics. */
+int lp_sweep_exit_code(const struct lp_sweep_run *r);
+
+/*
+ * Read a run written by lp_sweep_write_json back (nodes, metrics, options, every
+ * cell): the input of `lp-sweep --diagnose`. r is initialised here; thresholds
+ * come from the file (the caller may override r->dopts before diagnosing).
+ * 0, -ENOTSUP (built without a JSON library), -EINVAL (not a linkperf.sweep/1
+ * document; *why* says what) or -ENOMEM.
+ */
+int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len);
 
 /*
  * Ordered pairs worth an isolated retest, from the current diagnosis: every
- * slow or failed link cell, and up to per_node slow cells of each flagged slow
- * node. From the second retest round on (round > 0) a node seen slow by all
+ * slow or failed link cell and every cell close to one (diag's suspect), the
+ * cells of ambiguous candidates, and up to per_node slow cells of each flagged
+ * slow node. From the second retest round on (round > 0) a node seen slow by all
  * its partners is settled and only split votes are retested again. Pairs
  * touching a node whose device did not open are left out. Writes up to max
  * (a, b) couples into pairs; returns the count.

@@ -1,11 +1,23 @@
 #!/bin/bash
 # lp-sweep on the built-in fabric: 4 QEMU/TCG guests, Soft-RoCE rxe0 in each, one virtual L2
-# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, four runs:
+# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, six runs,
+# all at lp-sweep's default thresholds. Expected (exact):
 #   healthy   nothing flagged, every cell measured, exit 0
-#   throttle  tbf on lpnode2's egress: lp-sweep names exactly lpnode2, no link, exit 1
+#   both      netem 2 ms on lpnode1's egress: every ping-pong with it is slower, it as client and
+#             as server: exactly lpnode1, slow both ways in write_lat, no link, exit 1
+#   egress    tbf 100mbit on lpnode2's egress (its client cells ~0.5-0.7x; 0.38x at 80mbit and
+#             0.71x at 120mbit, docs/SWEEP.md): exactly lpnode2, as a write_bw client only, no
+#             link, exit 1
+#   throttle  tbf 20mbit on lpnode2's egress: lp-sweep names exactly lpnode2, no link, exit 1
 #   link      tbf on lpnode0's egress towards lpnode3 only: the link 0->3 is named, no node
 #   nodev     rxe0 deleted in lpnode1: its cells carry the error, the others are measured, exit 1
-# and the plots render from the JSON. Exit 0 pass, 77 skipped (no qemu/MPI/ssh), else fail.
+# and the plots render from the JSON. On a loaded 2-core host the TCG guests' cells can be too
+# noisy for a verdict at N = 4; then the honest outcome also passes: the fault's metric says
+# "inconclusive" (exit 3), or "ambiguous"/"pair_slow" with the truth among its candidates, and no
+# wrong node or link is named anywhere. A wrong name or a missed fault always fails. The last line
+# lists each scenario's outcome (exact / honest). LP_FABRIC_STRICT=1: only exact outcomes pass.
+# LP_FABRIC_RESULTS=DIR: check a kept run (LP_KEEP=1 keeps one) instead of booting the fabric.
+# Exit 0 pass, 77 skipped (no qemu/MPI/ssh), else fail.
 set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
@@ -14,20 +26,25 @@ command -v mpirun >/dev/null || { echo "Open MPI (mpirun) not installed"; exit 7
 [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null || { echo "openssh-server/client not installed"; exit 77; }
 [ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
 ulimit -c 0
-out=$(mktemp -d "${TMPDIR:-/tmp}/lp-sweep-test.XXXXXX")
-[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
 t0=$(date +%s)
-LP_BUILD=$B timeout -k 30 720 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 660 --run-timeout 240 --plots \
-	--scenario healthy=none --scenario throttle=throttle:2 --scenario link=link:0:3 \
-	--scenario nodev=nodev:1 -- --schedule isolated --tests write_lat,write_bw --sizes 64K \
-	--bw-iters 200 --lat-iters 300 --pair-timeout 40 --retest 8 --rel 0.5
-rc=$?
-echo "fabric run: exit $rc in $(($(date +%s) - t0)) s"
-for f in "$out"/*.out; do
-	echo "==== $f"
-	grep -v '^-\{10\}\|^Primary job\|^a non-zero\|^mpirun detected\|^the job to be\|^  Process name\|^  Exit code\|^$' "$f" | head -40
-done
-[ $rc = 0 ] || { echo "FAIL: sweep-fabric.sh exit $rc"; exit 1; }
+if [ -n "${LP_FABRIC_RESULTS:-}" ]; then
+	out=$LP_FABRIC_RESULTS
+else
+	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-sweep-test.XXXXXX")
+	[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+	LP_BUILD=$B timeout -k 30 1080 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 1020 --run-timeout 240 --plots \
+		--scenario healthy=none --scenario both=delay:1:2 --scenario egress=throttle:2:100mbit \
+		--scenario throttle=throttle:2 --scenario link=link:0:3 \
+		--scenario nodev=nodev:1 -- --schedule isolated --tests write_lat,write_bw --sizes 64K \
+		--bw-iters 200 --lat-iters 300 --pair-timeout 40 --retest 8
+	rc=$?
+	echo "fabric run: exit $rc in $(($(date +%s) - t0)) s (kept in $out: ${LP_KEEP:+yes}${LP_KEEP:-no})"
+	for f in "$out"/*.out; do
+		echo "==== $f"
+		grep -v '^-\{10\}\|^Primary job\|^a non-zero\|^mpirun detected\|^the job to be\|^  Process name\|^  Exit code\|^$' "$f" | head -40
+	done
+	[ $rc = 0 ] || { echo "FAIL: sweep-fabric.sh exit $rc"; exit 1; }
+fi
 
 python3 - "$out" <<'PY'
 import json, os, sys
@@ -58,12 +75,60 @@ def kinds(d):
     return sorted(v["kind"] for v in d["verdicts"])
 
 
-# healthy: nothing flagged, every ordered pair of every metric measured
+STRICT = os.environ.get("LP_FABRIC_STRICT") == "1"
+outcomes = {}
+
+
+def confident(d):
+    return [v for v in d["verdicts"] if v["kind"] in ("node_slow", "node_failed", "link_slow", "link_failed")]
+
+
+def lat_only_link(v):
+    # On a 2-core TCG host a ping-pong between two spinning guests sometimes lands in a slow
+    # scheduling regime (p50 ~8x) that persists through retests; in a bandwidth fault scenario
+    # a latency-only link verdict is reported, not failed.
+    return v["kind"].startswith("link") and "write_bw" not in v["metrics"]
+
+
+def fault(name, metric, right, cand_right, lat_links_ok=True):
+    """A fault scenario at default thresholds. Exact: exit 1 and exactly the right verdict
+    (right(v)) in metric. Honest (on a noisy host): no wrong name, and metric's verdict is
+    'inconclusive' or an ambiguous/pair_slow one whose candidates hold the truth
+    (cand_right(c)). Anything else -- a wrong node or link, or the fault missed -- fails.
+    LP_FABRIC_STRICT=1 accepts only the exact outcome."""
+    d, rc = load(name)
+    want_rc = 1 if any(v["kind"] != "inconclusive" for v in d["verdicts"]) else 3 if d["verdicts"] else 0
+    check(rc == d["exit_code"] == want_rc, f"{name}: exit {rc} matches its verdicts ({want_rc})")
+    noted = [v for v in confident(d) if lat_links_ok and lat_only_link(v)]
+    for v in noted:
+        print("note " + v["kind"] + ": " + v["reason"])
+    named = [v for v in confident(d) if v not in noted]
+    wrong = [v for v in named if not right(v)]
+    check(wrong == [], f"{name}: no wrong node or link named (got {[v['reason'] for v in wrong]})")
+    hit = [v for v in named if right(v) and metric in v["metrics"]]
+    doubt = [v for v in d["verdicts"] if metric in v["metrics"] and
+             (v["kind"] == "inconclusive" or
+              (v["kind"] in ("ambiguous", "pair_slow") and any(cand_right(c) for c in v.get("candidates", []))))]
+    if hit and not wrong:
+        outcomes[name] = "exact"
+    elif doubt and not wrong:
+        outcomes[name] = "honest (" + ", ".join(sorted({v["kind"] for v in doubt})) + ")"
+    else:
+        outcomes[name] = "wrong or missed"
+    ok = outcomes[name] == "exact" or (not STRICT and outcomes[name].startswith("honest"))
+    check(ok, f"{name}: {outcomes[name]}: " + "; ".join(v["kind"] + ": " + v["reason"] for v in d["verdicts"]))
+    return d
+
+
+# healthy: nothing named; every ordered pair of every metric measured
 d, rc = load("healthy")
 n = len(d["nodes"])
 check(n == 4, "healthy: 4 nodes")
-check(rc == 0 and d["exit_code"] == 0, f"healthy: exit 0 (got {rc})")
-check(d["verdicts"] == [], f"healthy: no verdicts ({[v['reason'] for v in d['verdicts']]})")
+check(rc == d["exit_code"] and confident(d) == [] and all(v["kind"] == "inconclusive" for v in d["verdicts"]),
+      f"healthy: nothing named ({[v['reason'] for v in d['verdicts']]})")
+outcomes["healthy"] = ("exact" if rc == 0 and d["verdicts"] == [] else "wrong" if confident(d)
+                       else "honest (inconclusive)")
+check(rc == 0 or (not STRICT and rc == 3), f"healthy: exit {rc}: {outcomes['healthy']}")
 sw = cells(d)
 check(len(sw) == n * (n - 1) * len(d["metrics"]), f"healthy: {len(sw)} cells = 12 pairs x 2 tests")
 check(all(c["status"] == 0 and c["value"] is not None for c in sw), "healthy: every cell has a value")
@@ -73,40 +138,33 @@ for m in d["metrics"]:
 check(all(x["status"] == 0 and x["device"] == "rxe0" and x["link_layer"] == "Ethernet"
           and x["gid_type"] == "RoCEv2" for x in d["nodes"]), "healthy: node metadata (rxe0, RoCEv2)")
 
-def bw_links(d):
-    return [v for v in d["verdicts"] if v["kind"].startswith("link") and "write_bw" in v["metrics"]]
+# both: netem on lpnode1's egress delays every ping-pong it is in: slow as client and server
+d = fault("both", "write_lat",
+          lambda v: v["kind"] == "node_slow" and v["name"] == "lpnode1",
+          lambda c: c["name"] == "lpnode1" and c["kind"].startswith("node"), lat_links_ok=False)
+if outcomes["both"] == "exact":
+    check(any(v.get("as_client") and v.get("as_server") and "write_lat" in v["metrics"] for v in d["verdicts"]),
+          "both: lpnode1 slow both ways in write_lat")
 
+# egress / throttle: tbf on lpnode2's egress: lpnode2 as a write_bw client (never as a server)
+for name in ("egress", "throttle"):
+    d = fault(name, "write_bw",
+              lambda v: v["kind"] == "node_slow" and v["name"] == "lpnode2" and v["as_client"]
+              and not (v["as_server"] and "write_bw" in v["metrics"]),
+              lambda c: c["kind"] == "node_slow_as_client" and c["name"] == "lpnode2")
+    ref = [c["value"] for c in cells(d) if c["test"] == "write_bw" and c["client"] != 2 and c["value"]]
+    own = [c["value"] for c in cells(d) if c["test"] == "write_bw" and c["client"] == 2 and c["value"]]
+    if ref and own:
+        med = lambda x: sorted(x)[len(x) // 2]
+        print(f"note {name}: lpnode2's client cells {', '.join(f'{x:.3g}' for x in own)} Gb/s, "
+              f"the others' median {med(ref):.3g} ({med(own) / med(ref):.2f}x)")
+check(all(c["status"] == 0 for c in cells(load("throttle")[0]) if c["test"] == "write_lat"),
+      "throttle: every latency cell measured")
 
-def lat_only_links(d):
-    # On a 2-core TCG host a ping-pong between two spinning guests sometimes lands in a slow
-    # scheduling regime (p50 ~8x) that persists through retests; tc faults here act on
-    # bandwidth, so latency-only link verdicts in a fault scenario are reported, not failed.
-    out = [v for v in d["verdicts"] if v["kind"].startswith("link") and "write_bw" not in v["metrics"]]
-    for v in out:
-        print("note " + v["kind"] + ": " + v["reason"])
-    return out
-
-
-# throttle: exactly lpnode2, as a client of write_bw (tc shapes its egress), no bandwidth link
-d, rc = load("throttle")
-check(rc == 1 and d["exit_code"] == 1, f"throttle: exit 1 (got {rc})")
-nodes = [(v["kind"], v["name"]) for v in d["verdicts"] if v["kind"].startswith("node")]
-check(nodes == [("node_slow", "lpnode2")], f"throttle: names exactly lpnode2 (got {nodes})")
-check(bw_links(d) == [], f"throttle: no write_bw link verdicts (got {[v['reason'] for v in bw_links(d)]})")
-lat_only_links(d)
-check(any(v.get("as_client") and "write_bw" in v["metrics"] for v in d["verdicts"]),
-      "throttle: lpnode2 slow as a write_bw client")
-check(all(c["status"] == 0 for c in cells(d) if c["test"] == "write_lat"), "throttle: every latency cell measured")
-
-# link: 0->3 named as a link (slow, or failed: rxe under tbf may fail the test), no node
-d, rc = load("link")
-check(rc == 1 and d["exit_code"] == 1, f"link: exit 1 (got {rc})")
-nodes = [v["name"] for v in d["verdicts"] if v["kind"].startswith("node")]
-links = bw_links(d)
-check(nodes == [], f"link: no node verdicts (got {nodes})")
-check(len(links) == 1 and links[0]["nodes"] == [0, 3] and [0, 3] in links[0]["directions"],
-      f"link: names the link lpnode0->lpnode3 (got {[(v['kind'], v['directions']) for v in links]})")
-lat_only_links(d)
+# link: 0->3 (slow, or failed: rxe under tbf may fail the test), no node
+fault("link", "write_bw",
+      lambda v: v["kind"].startswith("link") and v["nodes"] == [0, 3] and v["directions"] == [[0, 3]],
+      lambda c: c["kind"] == "link_slow" and c["node"] == 0 and c["server"] == 3)
 
 # nodev: lpnode1 cannot open a device; its cells carry the error, the rest is measured
 d, rc = load("nodev")
@@ -118,15 +176,19 @@ check(len(bad) == 6 * len(d["metrics"]) and all(c["status"] != 0 and c["error"] 
       f"nodev: all {len(bad)} cells with lpnode1 carry an error")
 check(len(good) == 6 * len(d["metrics"]) and all(c["status"] == 0 for c in good),
       f"nodev: the other {len(good)} cells are measured")
-check([(v["kind"], v["name"]) for v in d["verdicts"]] == [("node_failed", "lpnode1")],
-      f"nodev: one verdict, lpnode1 failed (got {kinds(d)})")
+named = [(v["kind"], v.get("name")) for v in d["verdicts"] if v["kind"] != "inconclusive"]
+check(named == [("node_failed", "lpnode1")], f"nodev: one name, lpnode1 failed (got {kinds(d)})")
+# the six cells left may be too few or too noisy for a verdict of their own: inconclusive is honest
+outcomes["nodev"] = ("wrong" if named != [("node_failed", "lpnode1")] else
+                     "exact" if len(d["verdicts"]) == 1 else "honest (node_failed + inconclusive)")
 
 # plots: rendered from each JSON, real PNGs of some size
-for name in ("healthy", "throttle", "link", "nodev"):
+for name in ("healthy", "both", "egress", "throttle", "link", "nodev"):
     pngs = [f for f in os.listdir(out) if f.startswith(name + "-") and f.endswith(".png")]
     okpng = all(open(os.path.join(out, f), "rb").read(8) == b"\x89PNG\r\n\x1a\n" and
                 os.path.getsize(os.path.join(out, f)) > 10000 for f in pngs)
     check(len(pngs) >= 6 and okpng, f"plots: {name}: {len(pngs)} PNGs, each a PNG over 10 kB")
+print("outcomes: " + ", ".join(f"{k} {v}" for k, v in outcomes.items()))
 sys.exit(1 if fails else 0)
 PY
 [ $? = 0 ] || exit 1

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diag-sim: a simulation benchmark of lp-sweep's diagnosis. Synthetic clusters
+ * (N nodes, log-normal noise per cell, a few outlier cells, injected faults) go
+ * through the library exactly as a run does: cells into an lp_sweep_run, the
+ * diagnosis, isolated retests of its suspects (fresh draws), the diagnosis
+ * again, the verdicts. Per setting it prints recall (fault named with the right
+ * node or link and the right kind), ambiguous verdicts that contain the truth,
+ * misattributions (named verdicts matching no fault), false positives per
+ * healthy node and per healthy cluster, inconclusive runs.
+ * scripts/diag-sim runs the grid; --check asserts the targets (docs/SWEEP.md).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/lp.h"
+#include "common/opt.h"
+#include "sweep/result.h"
+
+static const char *const fault_names[] = {"none", "src", "dst", "both", "link", "multi", "fail", NULL};
+enum fault { F_NONE, F_SRC, F_DST, F_BOTH, F_LINK, F_MULTI, F_FAIL };
+
+struct truth {
+	int kind;	/* F_SRC, F_DST, F_BOTH, F_LINK */
+	int a, b;
+};
+
+struct rng {
+	uint64_t s;
+};
+
+static double uni(struct rng *g)
+{
+	g->s ^= g->s << 13;
+	g->s ^= g->s >> 7;
+	g->s ^= g->s << 17;
+	return ((g->s >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(struct rng *g)
+{
+	return sqrt(-2 * log(uni(g))) * cos(2 * M_PI * uni(g));
+}
+
+struct setting {
+	int n;
+	double cv, sev, outliers;
+	int fault;
+	bool lat;
+	int trials, retest_rounds;
+};
+
+struct tally {
+	long faults, found, amb_ok, misattr, trials, inconclusive, healthy_nodes, fp_nodes, fp_clusters;
+};
+
+/* Goodness factor of cell a->b under the faults (1 healthy). */
+static double factor(const struct truth *t, int nt, int a, int b, double sev)
+{
+	double f = 1;
+
+	for (int i = 0; i < nt; i++)
+		if (((t[i].kind == F_SRC || t[i].kind == F_BOTH) && a == t[i].a) ||
+		    ((t[i].kind == F_DST || t[i].kind == F_BOTH) && b == t[i].a) ||
+		    (t[i].kind == F_LINK && a == t[i].a && b == t[i].b))
+			f *= sev;
+	return f;
+}
+
+/* One measurement: log-normal noise, now and then an outlier (contention: 0.3-0.8x). */
+static void measure(struct lp_sweep_cell *c, const struct setting *s, struct rng *g, double f,
+		    bool failed)
+{
+	double good = f * exp(log(1 + s->cv) * gauss(g));
+
+	if (uni(g) < s->outliers)
+		good *= 0.3 + 0.5 * uni(g);
+	if (failed) {
+		c->status = -ETIMEDOUT;
+		snprintf(c->error, sizeof(c->error), "simulated failure");
+		return;
+	}
+	c->value = s->lat ? 2.0 / good : 100.0 * good;
+}
+
+static int pick_node(struct rng *g, int n, const bool *used)
+{
+	int i;
+
+	do
+		i = (int)(uni(g) * n);
+	while (used[i]);
+	return i;
+}
+
+/* The faults of one trial. */
+static int make_faults(const struct setting *s, struct rng *g, struct truth *t, bool *used)
+{
+	int n = s->n, nt = 0, kinds = s->fault == F_MULTI ? LP_MAX(2, n / 10) : s->fault != F_NONE;
+
+	for (int k = 0, free_nodes = n; k < kinds; k++) {
+		int kind = s->fault == F_MULTI ? F_SRC + (int)(uni(g) * 4) : s->fault == F_FAIL ? F_BOTH : s->fault;
+
+		if (free_nodes < (kind == F_LINK ? 2 : 1) + (s->fault == F_MULTI))
+			break;	/* keep a healthy node at least */
+		free_nodes -= kind == F_LINK ? 2 : 1;
+
+		t[nt].kind = kind;
+		t[nt].a = pick_node(g, n, used);
+		used[t[nt].a] = true;
+		t[nt].b = t[nt].a;
+		if (kind == F_LINK) {
+			t[nt].b = pick_node(g, n, used);
+			used[t[nt].b] = true;
+		}
+		nt++;
+	}
+	return nt;
+}
+
+static bool cand_has(const struct lp_verdict *v, int kind, int a, int b)
+{
+	for (int i = 0; i < v->ncand; i++)
+		if (v->cand[i].kind == kind && v->cand[i].a == a && (kind != LP_ITEM_LINK || v->cand[i].b == b))
+			return true;
+	return false;
+}
+
+/* Does verdict v name fault t exactly (node and kind, or link and direction)? */
+static bool names(const struct lp_verdict *v, const struct truth *t)
+{
+	if (v->kind == LP_VERDICT_NODE_SLOW)
+		return t->kind != F_LINK && v->a == t->a &&
+		       v->dirs == (t->kind == F_SRC ? LP_NODE_SLOW_SRC : t->kind == F_DST ? LP_NODE_SLOW_DST
+											      : 3u);
+	if (v->kind == LP_VERDICT_LINK_SLOW)
+		return t->kind == F_LINK && v->a == LP_MIN(t->a, t->b) && v->b == LP_MAX(t->a, t->b) &&
+		       v->dirs == (t->a < t->b ? LP_DIR_XY : LP_DIR_YX);
+	return false;
+}
+
+static bool ambiguous_has(const struct lp_verdict *v, const struct truth *t)
+{
+	if (v->kind != LP_VERDICT_AMBIGUOUS && v->kind != LP_VERDICT_PAIR_SLOW)
+		return false;
+	switch (t->kind) {
+	case F_SRC: return cand_has(v, LP_ITEM_SRC, t->a, 0);
+	case F_DST: return cand_has(v, LP_ITEM_DST, t->a, 0);
+	case F_BOTH: return cand_has(v, LP_ITEM_SRC, t->a, 0) || cand_has(v, LP_ITEM_DST, t->a, 0);
+	default: return cand_has(v, LP_ITEM_LINK, t->a, t->b);
+	}
+}
+
+static int trial(const struct setting *s, struct rng *g, struct tally *ty)
+{
+	struct lp_sweep_run r;
+	struct truth t[1024];
+	int n = s->n, nt, rc;
+	bool *used = calloc(n, 1);
+	uint8_t *failed = calloc((size_t)n * n, 1);
+	size_t maxp = (size_t)n * n;
+	int32_t *pairs = malloc(maxp * 2 * sizeof(int32_t));
+
+	rc = lp_sweep_run_init(&r, n);
+	if (rc || !used || !failed || !pairs)
+		goto out;
+	for (int i = 0; i < n; i++)
+		snprintf(r.nodes[i].name, sizeof(r.nodes[i].name), "n%d", i);
+	lp_sweep_add_metric(&r, s->lat ? "write_lat" : "write_bw", 0, s->lat, s->lat ? 8 : 1 << 20);
+	nt = make_faults(s, g, t, used);
+	if (s->fault == F_FAIL)	/* a few cells fail on every attempt */
+		for (size_t x = 0; x < (size_t)n * n; x++)
+			failed[x] = uni(g) < 0.03;
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			struct lp_sweep_cell c;
+
+			if (a == b)
+				continue;
+			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
+			measure(&c, s, g, factor(t, nt, a, b, s->sev), failed[(size_t)a * n + b]);
+			if ((rc = lp_sweep_add_cell(&r, &c)))
+				goto out;
+		}
+	for (int rr = 0; rr <= s->retest_rounds; rr++) {
+		size_t np;
+
+		if ((rc = lp_sweep_diagnose(&r)))
+			goto out;
+		np = rr < s->retest_rounds ? lp_sweep_suspects(&r, 2, rr, pairs, maxp) : 0;
+		if (!np)
+			break;
+		r.nretests += np;
+		for (size_t k = 0; k < np; k++) {
+			struct lp_sweep_cell c;
+			int a = pairs[2 * k], b = pairs[2 * k + 1];
+
+			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_RETEST, rr);
+			measure(&c, s, g, factor(t, nt, a, b, s->sev), failed[(size_t)a * n + b]);
+			if ((rc = lp_sweep_add_cell(&r, &c)))
+				goto out;
+		}
+	}
+	/* score the verdicts */
+	struct tally before = *ty;
+
+	ty->trials++;
+	ty->faults += nt;
+	for (int i = 0; i < nt; i++) {
+		bool found = false, amb = false;
+
+		for (int k = 0; k < r.nverdicts; k++) {
+			found = found || names(&r.verdicts[k], &t[i]);
+			amb = amb || ambiguous_has(&r.verdicts[k], &t[i]);
+		}
+		ty->found += found;
+		ty->amb_ok += !found && amb;
+	}
+	bool named_any = false;
+
+	for (int k = 0; k < r.nverdicts; k++) {
+		const struct lp_verdict *v = &r.verdicts[k];
+		bool match = false;
+
+		ty->inconclusive += v->kind == LP_VERDICT_INCONCLUSIVE;
+		if (v->kind != LP_VERDICT_NODE_SLOW && v->kind != LP_VERDICT_LINK_SLOW) {
+			named_any = named_any || v->kind == LP_VERDICT_AMBIGUOUS || v->kind == LP_VERDICT_PAIR_SLOW;
+			continue;
+		}
+		named_any = true;
+		for (int i = 0; i < nt; i++)
+			match = match || names(v, &t[i]);
+		ty->misattr += !match && nt > 0;
+		if (v->kind == LP_VERDICT_NODE_SLOW && !used[v->a])
+			ty->fp_nodes++;
+	}
+	for (int i = 0; i < n; i++)
+		ty->healthy_nodes += !used[i];
+	ty->fp_clusters += nt == 0 && named_any;
+	if (getenv("DIAG_SIM_DUMP") &&	/* debugging aid: the summary of every trial that missed */
+	    (ty->found - before.found < nt || ty->misattr > before.misattr || ty->fp_clusters > before.fp_clusters)) {
+		for (int i = 0; i < nt; i++)
+			printf("truth: %s %d %d\n", fault_names[t[i].kind], t[i].a, t[i].b);
+		lp_sweep_print_summary(&r, stdout);
+	}
+	rc = 0;
+out:
+	lp_sweep_run_free(&r);
+	free(used);
+	free(failed);
+	free(pairs);
+	return rc;
+}
+
+/* The targets of issue 11 for this setting; false and a reason when missed. */
+static bool check(const struct setting *s, const struct tally *t, char *why, size_t len)
+{
+	double recall = t->faults ? (double)t->found / t->faults : 1;
+	double amb = t->faults ? (double)(t->found + t->amb_ok) / t->faults : 1;
+	bool strong = s->sev <= 0.8 && s->cv <= 0.05;
+
+	why[0] = 0;
+	if (s->fault == F_NONE) {
+		if ((double)t->fp_nodes / LP_MAX(1, t->healthy_nodes) > 0.001)
+			snprintf(why, len, "false positives on %.3f%% of healthy nodes",
+				 100.0 * t->fp_nodes / t->healthy_nodes);
+		else if ((double)t->fp_clusters / LP_MAX(1, t->trials) > 0.01)
+			snprintf(why, len, "false positives in %.1f%% of healthy clusters",
+				 100.0 * t->fp_clusters / t->trials);
+		return !why[0];
+	}
+	if (!strong || s->n < 3)
+		return true;
+	if (s->n >= 4 && (recall < 0.99 || t->misattr))
+		snprintf(why, len, "recall %.1f%%, %ld misattributions", 100 * recall, t->misattr);
+	if (s->n == 3 && (amb < 0.99 || t->misattr))
+		snprintf(why, len, "recall or ambiguous-with-truth %.1f%%, %ld misattributions", 100 * amb,
+			 t->misattr);
+	return !why[0];
+}
+
+int main(int argc, char **argv)
+{
+	const char *ns = "4,8", *cvs = "0.05", *faults = "none,src,dst,both,link,multi,fail", *sevs = "0.8";
+	unsigned trials = 100, rounds = 3;
+	uint64_t seed = 1;
+	double outliers = 0.02;
+	bool lat = false, do_check = false, help = false;
+	const struct lp_opt opts[] = {
+		{ "nodes", 'n', LP_OPT_STR, &ns, 0, 0, NULL, "LIST", "cluster sizes (default 4,8)" },
+		{ "cv", 0, LP_OPT_STR, &cvs, 0, 0, NULL, "LIST", "per-cell noise CV (default 0.05)" },
+		{ "fault", 'f', LP_OPT_STR, &faults, 0, 0, NULL, "LIST", "none,src,dst,both,link,multi,fail (default all)" },
+		{ "sev", 's', LP_OPT_STR, &sevs, 0, 0, NULL, "LIST", "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency (default 0.8)" },
+		{ "lat", 0, LP_OPT_FLAG, &lat, 0, 0, NULL, NULL, "simulate a latency metric (default bandwidth)" },
+		{ "outliers", 0, LP_OPT_DOUBLE, &outliers, 0, 1, NULL, "F", "fraction of outlier measurements, 0.3-0.8x (default 0.02)" },
+		{ "trials", 't', LP_OPT_UINT, &trials, 1, 1000000, NULL, "N", "clusters per setting (default 100)" },
+		{ "retest-rounds", 0, LP_OPT_UINT, &rounds, 0, 20, NULL, "N", "retest rounds (default 3, as lp-sweep)" },
+		{ "seed", 0, LP_OPT_U64, &seed, 0, 0, NULL, "N", "random seed (default 1)" },
+		{ "check", 0, LP_OPT_FLAG, &do_check, 0, 0, NULL, NULL, "exit 1 when a setting misses the targets" },
+		{ NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL },
+	};
+	char bn[256], bc[256], bf[256], bs[256], why[160];
+	const char *ln[16], *lc[16], *lf[16], *ls[16];
+	int nn, nc, nf, nsv, npos, misses = 0;
+	const char *pos[1];
+
+	if (lp_opt_parse(opts, argc, argv, pos, 0, &npos, &help) || help) {
+		lp_opt_usage(help ? stdout : stderr, "diag-sim [options]", opts);
+		return help ? LP_EXIT_OK : LP_EXIT_USAGE;
+	}
+	if (lp_split_list(ns, bn, sizeof(bn), ln, 16, &nn) || lp_split_list(cvs, bc, sizeof(bc), lc, 16, &nc) ||
+	    lp_split_list(faults, bf, sizeof(bf), lf, 16, &nf) || lp_split_list(sevs, bs, sizeof(bs), ls, 16, &nsv)) {
+		lp_err("bad list");
+		return LP_EXIT_USAGE;
+	}
+	printf("%5s %5s %-6s %5s %4s %6s | %7s %7s %5s %7s | %9s %8s\n", "N", "cv", "fault", "sev",
+	       lat ? "lat" : "bw", "trials", "recall", "amb-ok", "misat", "inconcl", "fp/node", "fp/clus");
+	for (int i = 0; i < nn; i++)
+		for (int j = 0; j < nc; j++)
+			for (int k = 0; k < nf; k++)
+				for (int l = 0; l < nsv; l++) {
+					struct setting s = { .n = atoi(ln[i]), .cv = atof(lc[j]), .sev = atof(ls[l]),
+							     .outliers = outliers, .lat = lat, .trials = (int)trials,
+							     .retest_rounds = (int)rounds };
+					struct tally t = {0};
+					struct rng g = { seed * 0x9E3779B97F4A7C15ull + (uint64_t)(i * 1000 + j * 100 + k * 10 + l) + 1 };
+
+					s.fault = lp_choice_index(fault_names, lf[k]);
+					if (s.fault < 0 || s.n < 2 || s.n > 4096) {
+						lp_err("bad setting: %s nodes, fault %s", ln[i], lf[k]);
+						return LP_EXIT_USAGE;
+					}
+					if (s.fault == F_NONE && l > 0)
+						continue;
+					for (int tr = 0; tr < s.trials; tr++)
+						if (trial(&s, &g, &t)) {
+							lp_err("out of memory");
+							return LP_EXIT_FAIL;
+						}
+					bool ok = check(&s, &t, why, sizeof(why));
+
+					misses += !ok;
+					printf("%5d %5.2f %-6s %5.2f %4s %6ld | %6.1f%% %6.1f%% %5ld %7ld | %8.4f%% %7.1f%%%s%s\n",
+					       s.n, s.cv, fault_names[s.fault], s.fault == F_NONE ? 1.0 : s.sev,
+					       lat ? "lat" : "bw", t.trials,
+					       t.faults ? 100.0 * t.found / t.faults : NAN,
+					       t.faults ? 100.0 * t.amb_ok / t.faults : NAN, t.misattr, t.inconclusive,
+					       100.0 * t.fp_nodes / LP_MAX(1, t.healthy_nodes),
+					       s.fault == F_NONE ? 100.0 * t.fp_clusters / t.trials : NAN,
+					       ok ? "" : "  MISSED: ", why);
+					fflush(stdout);
+				}
+	return do_check && misses ? LP_EXIT_FAIL : LP_EXIT_OK;
+}

@@ -1,0 +1,94 @@
+#!/bin/bash
+# lp-sweep --diagnose: recorded runs (tests/sweep/data) and synthetic ones made from them are
+# re-analysed without MPI or RDMA (no mpirun, also as root): verdicts, JSON and exit codes.
+# Quick (seconds).
+set -u
+cd "$(dirname "$0")/../.."
+B=${LP_BUILD:-build}
+D=tests/sweep/data
+[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
+"$B/lp-sweep" --diagnose /dev/null >/dev/null 2>&1
+[ $? = 77 ] && { echo "lp-sweep built without jansson (libjansson-dev): --diagnose unsupported"; exit 77; }
+command -v python3 >/dev/null || { echo "python3 needed to make the synthetic runs"; exit 77; }
+export ASAN_OPTIONS=detect_leaks=0
+T=$(mktemp -d /tmp/lp-diagnose-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+check() { # what cond...
+	local what=$1; shift
+	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+diag() { # name file [args]: runs, keeps stdout in $T/name.out, JSON in $T/name.json, rc in $T/name.rc
+	local name=$1 file=$2; shift 2
+	timeout 60 "$B/lp-sweep" --diagnose "$file" --json "$T/$name.json" "$@" >"$T/$name.out" 2>"$T/$name.err"
+	echo $? >"$T/$name.rc"
+}
+rc() { cat "$T/$1.rc"; }
+jq_() { python3 -c "import json,sys; d=json.load(open('$T/$1.json')); print($2)"; }
+
+# recorded: tc on lpnode2's egress (its three client cells 0.21x) and the healthy fabric
+diag throttle $D/fabric4-throttle.json
+check "throttled run: exit 1" [ "$(rc throttle)" = 1 ]
+check "throttled run: node_slow lpnode2 as client only" \
+	[ "$(jq_ throttle "[(v['kind'],v.get('name'),v.get('as_client'),v.get('as_server')) for v in d['verdicts']]")" = "[('node_slow', 'lpnode2', True, False)]" ]
+check "throttled run: the verdict carries its numbers" \
+	[ "$(jq_ throttle "all(k in d['verdicts'][0] for k in ('ratio','z','noise_cv','cells','partners_agreeing','retests'))")" = True ]
+check "throttled run: JSON exit_code 1" [ "$(jq_ throttle "d['exit_code']")" = 1 ]
+check "summary names it" grep -q "verdict: node_slow lpnode2: write_bw 64KiB as client" "$T/throttle.out"
+diag healthy $D/fabric4-healthy.json
+check "healthy run: exit 0, no verdict" [ "$(rc healthy):$(jq_ healthy "len(d['verdicts'])")" = 0:0 ]
+check "healthy run: noise reported per metric" \
+	[ "$(jq_ healthy "all('cv' in m['noise'] and 'min_detectable_node' in m['noise'] for m in d['metrics'])")" = True ]
+
+# thresholds: recorded unless given; what was used is recorded
+diag rel $D/fabric4-throttle.json --rel 0.3 --k-mad 5
+check "--rel/--k-mad given: recorded in the new JSON" [ "$(jq_ rel "(d['run']['diagnosis']['rel'], d['run']['diagnosis']['k_mad'])")" = "(0.3, 5)" ]
+diag floor $D/fabric4-healthy.json --min-gbps 1
+check "a floor above every cell: every node slow, exit 1" \
+	[ "$(rc floor):$(jq_ floor "sum(v['kind']=='node_slow' for v in d['verdicts'])")" = 1:4 ]
+# its own output read back: same verdicts, same exit code
+diag again "$T/throttle.json"
+check "re-diagnosing the output: same verdicts and exit code" \
+	[ "$(jq_ again "[v['reason'] for v in d['verdicts']]"):$(rc again)" = "$(jq_ throttle "[v['reason'] for v in d['verdicts']]"):1" ]
+
+# synthetic runs made from the healthy one
+synth() { # out python-expression-on-cells [quiet: 3% log-normal noise around the median first]
+	python3 - "$D/fabric4-healthy.json" "$T/$1" "$2" "${3:-}" <<'PY'
+import json, math, random, statistics, sys
+d = json.load(open(sys.argv[1]))
+random.seed(7)
+ref = {m: statistics.median(c['value'] for c in d['cells'] if c['metric'] == m and c['value'])
+       for m in range(len(d['metrics']))}
+for c in d['cells']:
+    lat = c['unit'] == 'us'
+    f = eval(sys.argv[3], {'c': c, 'random': random, 'math': math})
+    if c['value'] is not None:
+        if sys.argv[4]:
+            c['value'] = ref[c['metric']] * math.exp(0.03 * random.gauss(0, 1))
+        c['value'] = c['value'] * (1 / f if lat else f)
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+}
+synth both.json "0.5 if 1 in (c['client'], c['server']) else 1"
+diag both "$T/both.json"
+check "node slowed both ways to 0.5x: node_slow lpnode1 as client and server, nothing else" \
+	[ "$(jq_ both "[(v['kind'],v.get('name'),v.get('as_client'),v.get('as_server')) for v in d['verdicts']]"):$(rc both)" = "[('node_slow', 'lpnode1', True, True)]:1" ]
+synth link.json "0.5 if (c['client'], c['server']) == (0, 3) else 1" quiet
+diag link "$T/link.json"
+check "quiet fabric, one slow direction 0->3 (0.5x): link_slow lpnode0->lpnode3, no node" \
+	[ "$(jq_ link "[(v['kind'],v.get('names'),v.get('directions')) for v in d['verdicts']]")" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]])]" ]
+synth noisy.json "math.exp(0.9 * random.gauss(0, 1))"
+diag noisy "$T/noisy.json"
+check "8-ranks-on-a-host noise: inconclusive only, exit 3" \
+	[ "$(jq_ noisy "sorted(set(v['kind'] for v in d['verdicts']))"):$(rc noisy)" = "['inconclusive']:3" ]
+check "inconclusive says the remedy" grep -q "remedy" "$T/noisy.out"
+
+# bad input: one line, exit 2
+echo '{"schema": "other"}' >"$T/bad.json"
+for f in "$T/bad.json" /dev/null "$T/missing.json"; do
+	diag bad "$f"
+	check "bad input $f: exit 2 with one line" [ "$(rc bad):$(wc -l <"$T/bad.err")" = 2:1 ]
+done
+diag badopt $D/fabric4-healthy.json --rel 7
+check "bad threshold: exit 2" [ "$(rc badopt)" = 2 ]
+exit $((fails > 0))

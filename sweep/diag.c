@@ -952,12 +952,13 @@ static void detectable(struct lp_diag *d, const struct work *w, const struct lp_
 
 /*
  * Step 4: inconclusive when a node slower than rel_max could hide in the noise,
- * or when a cell sits below 1 - rel_max of its fitted value and nothing named
+ * or when a cell sits below 1 - rel_max of its fitted value (and of the
+ * reference with the flagged node effects) and nothing named
  * (a link, an ambiguous candidate) accounts for it: a fault that large is never
  * passed as healthy. Nothing is named on statistics then; the suspects stay,
  * retests are the remedy.
  */
-static void gate(struct lp_diag *d, const struct lp_diag_opts *o)
+static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o)
 {
 	int n = d->n;
 	double lmax = log(1 - o->rel_max);
@@ -970,7 +971,10 @@ static void gate(struct lp_diag *d, const struct lp_diag_opts *o)
 
 			for (int i = 0; i < d->ncand && !named; i++)
 				named = item_covers(&d->cand[i], a, b);
-			open = d->resid[x] < lmax && !named;
+			/* by the fit's deleted residual and against the reference alike: the
+			 * first alone is noisy at small N (1 / (1 - leverage) of it) */
+			open = !named && d->resid[x] < lmax &&
+			       (isfinite(d->sigma_link) ? w->y[x] - flagged_fit(d, w, a, b) < lmax : true);
 		}
 	if (!open)
 		return;
@@ -997,7 +1001,7 @@ int lp_diag_run(struct lp_diag *d, const struct lp_diag_in *in, const struct lp_
 	}
 	if (!rc) {
 		detectable(d, &w, o);
-		gate(d, o);
+		gate(d, &w, o);
 		floors(d, o);
 		summarise(d, &w, lrel);
 	}

@@ -937,13 +937,19 @@ static int model(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o
 	return 0;
 }
 
-/* The smallest node and link faults the noise lets the tests see (one attempt per cell). */
+/*
+ * The smallest node and link faults the noise lets the tests see (one attempt
+ * per cell). Where sigma comes from the two-way residuals, k is taken as a
+ * Student t quantile at their df: at N = 4 sigma itself is uncertain, and a
+ * residual noise that happens to come out low must not vouch for "healthy".
+ */
 static void detectable(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o)
 {
 	int m = d->n > 1 ? d->n - 1 : 1;
+	double k = d->n > SEARCH_MAX_N ? t_quantile(o->k, d->df) : o->k;
 
 	d->cv = exp(d->sigma) - 1;
-	d->min_node = exp(-o->k * d->sigma / sqrt(m));
+	d->min_node = exp(-k * d->sigma / sqrt(m));
 	if (isfinite(d->sigma_link))
 		d->min_link = exp(-t_quantile(o->k + 1, d->df_link) * d->sigma_link * sqrt(1 + 1.0 / w->kept));
 	else
@@ -955,8 +961,10 @@ static void detectable(struct lp_diag *d, const struct work *w, const struct lp_
  * or when a cell sits below 1 - rel_max of its fitted value (and of the
  * reference with the flagged node effects) and nothing named
  * (a link, an ambiguous candidate) accounts for it: a fault that large is never
- * passed as healthy. Nothing is named on statistics then; the suspects stay,
- * retests are the remedy.
+ * passed as healthy. The noise estimate is then not to be trusted with the
+ * plain k: at N >= 4 only what passes k (links: k + 1) as a Student t quantile
+ * at the noise's df stays named beside the verdict; at N <= 3 nothing does.
+ * The suspects stay: retests are the remedy.
  */
 static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o)
 {
@@ -979,7 +987,18 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 	if (!open)
 		return;
 	d->inconclusive = true;
-	d->ambiguous = false;
+	if (d->n > SEARCH_MAX_N) {	/* a node stays named only if it passes k as a t quantile too */
+		double k = t_quantile(o->k, d->df);
+
+		for (int i = 0; i < n; i++) {
+			if (!(w->r[i] < -k * d->se_src[i]))
+				d->node[i] &= ~LP_NODE_SLOW_SRC;
+			if (!(w->c[i] < -k * d->se_dst[i]))
+				d->node[i] &= ~LP_NODE_SLOW_DST;
+		}
+		return;
+	}
+	d->ambiguous = false;	/* N <= 3: nothing named on statistics */
 	d->ncand = 0;
 	memset(d->link, 0, (size_t)n * n);
 	for (int i = 0; i < n; i++)

@@ -81,8 +81,8 @@ check "quiet fabric, one slow direction 0->3 (0.5x): link_slow lpnode0->lpnode3,
 # write_bw attempts 0.0164, 0.0151, 0.017, 0.017 Gb/s (0.13x, agreeing within 7 %) while the other
 # cells spread 0.073-0.18 (32 % residual noise at 4 df); it was once passed as "healthy"
 diag noisylink $D/fabric4-link-noisy.json
-check "noisy fabric, link 0->3 at 0.13x, retests agreeing: exactly link_slow lpnode0->lpnode3, exit 1" \
-	[ "$(jq_ noisylink "[(v['kind'],v.get('names'),v.get('directions'),v.get('metrics')) for v in d['verdicts']]"):$(rc noisylink)" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]], 'write_bw 64KiB')]:1" ]
+check "noisy fabric, link 0->3 at 0.13x, retests agreeing: exactly link_slow lpnode0->lpnode3 (beside inconclusive), exit 1" \
+	[ "$(jq_ noisylink "[(v['kind'],v.get('names'),v.get('directions'),v.get('metrics')) for v in d['verdicts'] if v['kind'] != 'inconclusive']"):$(rc noisylink)" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]], 'write_bw 64KiB')]:1" ]
 python3 - "$D/fabric4-link-noisy.json" "$T/noretest.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -273,7 +273,8 @@ static void test_noisy_inconclusive(void **state)
 /*
  * The fabric's write_bw of 2026-12-01 12:34 (tbf lpnode0 -> lpnode3 on a loaded host): the link
  * at 0.13x, four attempts agreeing within 7 %, the other cells spread 0.073-0.18 Gb/s (32 %
- * residual noise at 4 df). Named as a link, by its repeats; with one attempt and no repeats it
+ * residual noise at 4 df). Named as a link, by its repeats (beside "inconclusive": a milder
+ * node fault could hide in that noise); with one attempt and no repeats it
  * cannot be named in that noise, and is not passed as healthy either: inconclusive. Healed, the
  * same noise names nothing (inconclusive there is the node-noise rule's call alone).
  */
@@ -293,7 +294,7 @@ static void test_noisy_link_repeats(void **state)
 		att[x] = 1;
 	att[0 * 4 + 3] = 4;
 	assert_int_equal(lp_diag_run(&d, &in, &o), 0);
-	assert_false(d.inconclusive);
+	assert_true(d.inconclusive);	/* a node at 0.5x could hide in that noise, at 4 df */
 	assert_int_equal(count_nodes(&d, 7), 0);
 	assert_int_equal(count_links(&d), 1);
 	assert_int_equal(d.link[0 * 4 + 3], LP_LINK_SLOW);

@@ -223,6 +223,17 @@ static double tetrad_sigma(struct work *w)
 }
 
 /*
+ * A kept cell's residual as if it were left out of the fit: e / (1 - h), the
+ * leverage h = 1/cells(a) + 1/cells(b) - 1/kept in a two-way table.
+ */
+static double deleted(const struct lp_diag *d, size_t x, double e, int kept)
+{
+	int a = (int)(x / d->n), b = (int)(x % d->n);
+
+	return e / (1 - fmin(0.9, 1.0 / d->n_src[a] + 1.0 / d->n_dst[b] - 1.0 / kept));
+}
+
+/*
  * N >= 4: median polish, cells that stand out of it set aside, least squares on
  * the rest. Sets w->mu/r/c and d->sigma_fit, d->df.
  */
@@ -268,8 +279,10 @@ static void fit_twoway(struct lp_diag *d, struct work *w)
 		d->sigma_fit = d->df > 0 ? sqrt(ss / d->df) : NAN;
 		if (!(d->sigma_fit > 0))
 			break;
+		/* a kept cell by its deleted residual: it pulls its own fit towards it */
 		for (size_t x = 0; x < nn; x++)
-			w->keep[x] = isfinite(w->y[x]) && fabs(e[x]) <= TRIM_Z * d->sigma_fit;
+			w->keep[x] = isfinite(w->y[x]) &&
+				     fabs(w->keep[x] ? deleted(d, x, e[x], kept) : e[x]) <= TRIM_Z * d->sigma_fit;
 	}
 }
 
@@ -649,7 +662,8 @@ static void link_noise(struct lp_diag *d, struct work *w)
 /*
  * Cell x against flagged_fit: z (deviation / standard error) and the margin,
  * z over the k + 1 threshold as a Student t quantile at the noise's degrees of
- * freedom (-1 or below: a slow link). The cell's own part of the noise is the
+ * freedom (-1 or below: a slow link). The noise is the other cells' (x left
+ * out of sigma_link: externally studentized). The cell's own part of it is the
  * residuals' (sigma_link, its df) or, for a retested cell, the repeats' (its
  * attempts agreeing is the evidence: independent of the fit, with their own
  * df, Welch-Satterthwaite); the cell stands out when it does by either.
@@ -657,19 +671,29 @@ static void link_noise(struct lp_diag *d, struct work *w)
 static double link_margin(const struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o,
 			  size_t x, double dev, double *z_p)
 {
-	int a = (int)(x / d->n), b = (int)(x % d->n), att = d->att[x];
-	double v2 = d->sigma_link * d->sigma_link / w->kept, best = INFINITY;
+	int a = (int)(x / d->n), b = (int)(x % d->n), att = d->att[x], dfl = d->df_link, kept = w->kept;
+	double sl = d->sigma_link, v2, best = INFINITY;
+
+	if (w->keep[x] && dfl > 1) {	/* the reference and noise of the other cells: x is tested */
+		double f = (double)kept / (kept - 1);
+
+		sl = sqrt(fmax(0, sl * sl * dfl - dev * dev * f) / (dfl - 1));
+		dev *= f;
+		dfl--;
+		kept--;
+	}
+	v2 = sl * sl / kept;
 
 	if (d->node[a] & LP_NODE_SLOW_SRC)
 		v2 += d->se_src[a] * d->se_src[a];
 	if (d->node[b] & LP_NODE_SLOW_DST)
 		v2 += d->se_dst[b] * d->se_dst[b];
 	for (int rep = 0; rep <= (att >= 2 && rep_known(d)); rep++) {
-		double s = rep ? d->sigma_rep : d->sigma_link, v1 = s * s / att, df = d->df_link, z, m;
+		double s = rep ? d->sigma_rep : sl, v1 = s * s / att, df = dfl, z, m;
 
 		if (rep)
 			df = (v1 + v2) * (v1 + v2) /
-			     (v1 * v1 / (REP_DF_PER_PAIR * d->rep_pairs) + v2 * v2 / d->df_link);
+			     (v1 * v1 / (REP_DF_PER_PAIR * d->rep_pairs) + v2 * v2 / dfl);
 		z = v1 + v2 > 0 ? dev / sqrt(v1 + v2) : dev < 0 ? -INFINITY : 0;
 		m = z / t_quantile(o->k + 1, df);
 		if (m < best) {
@@ -682,8 +706,7 @@ static double link_margin(const struct lp_diag *d, const struct work *w, const s
 
 /*
  * Link residuals: the fit's (resid, a deviation beyond rel; for a kept cell the
- * deleted residual e / (1 - leverage), leverage 1/cells(a) + 1/cells(b) - 1/kept
- * in a two-way table) and, for the test,
+ * deleted residual) and, for the test,
  * the deviation from flagged_fit (link_margin, N >= 4) or, at N = 3, the
  * residual against the cell's attempts and the two fitted effects. Flag those
  * beyond k + 1 (two-way fit), mark those beyond SUSPECT_Z for a retest.
@@ -702,7 +725,7 @@ static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag
 				continue;
 			e = w->y[x] - fitted(w, a, b);
 			if (w->keep[x])	/* as if the cell were left out: it pulls its own fit */
-				e /= 1 - fmin(0.9, 1.0 / d->n_src[a] + 1.0 / d->n_dst[b] - 1.0 / w->kept);
+				e = deleted(d, x, e, w->kept);
 			d->resid[x] = e;
 			if (isfinite(d->sigma_link)) {
 				margin = link_margin(d, w, o, x, w->y[x] - flagged_fit(d, w, a, b),

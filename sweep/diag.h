@@ -25,15 +25,16 @@
  *    with its degrees of freedom (cells - 2N + 1); the spread between repeated
  *    attempts of a cell is reported beside it. A node effect is tested
  *    against its own standard error sigma/sqrt(cells).
- *    A link is tested once the nodes are: its residual must be beyond rel, and
- *    the cell must stand out of the reference plus the *flagged* node effects
- *    only (the nodes not found slow are the healthy majority, effect 0), so
- *    that the noise of that comparison has the degrees of freedom of all kept
- *    cells (10 at N = 4, not 5). The cell's own part of the noise is the
- *    repeats' when it was retested (its attempts agreeing is the evidence),
- *    else that noise: se^2 = s_cell^2/attempts + sigma_link^2/kept (+ the
- *    flagged effects' own), tested at k + 1 as a Student t quantile at the
- *    Welch-Satterthwaite degrees of freedom.
+ *    A link is tested once the nodes are: its deleted residual (the cell left
+ *    out of the fit) must be beyond rel, and the cell must stand out of the
+ *    reference plus the *flagged* node effects only (the nodes not found slow
+ *    are the healthy majority, effect 0), so that the noise of that comparison
+ *    has the degrees of freedom of all kept cells (10 at N = 4, not 5); the
+ *    tested cell is left out of that reference and noise. The cell's own part
+ *    of the noise is that noise / sqrt(attempts), or, when it was retested,
+ *    the repeats' (its attempts agreeing is the evidence): either way tested
+ *    at k + 1 as a Student t quantile at the (Welch-Satterthwaite) degrees of
+ *    freedom.
  *  N = 3: 6 cells for 5 parameters leave one degree of freedom, so no fit can
  *    localise a single cell; instead every explanation of up to three faults
  *    (node as sender/receiver, link cells) is fitted, faults only slow things
@@ -46,12 +47,14 @@
  * A node effect is flagged when it is beyond k standard errors AND beyond the
  * relative floor rel (a deviation under rel is never a fault); a link residual
  * likewise with k + 1 (there are N(N-1) cells to test, 2N node effects), taken
- * as a Student-t quantile. The metric is inconclusive, and names nothing on its
- * statistics (floors and failures still count; suspects are still retested),
- * when the noise is so high that a node slower than rel_max could not be told
- * from it, or when a cell is below 1 - rel_max of its fitted value and nothing
- * named explains it (a fault that large is never passed as healthy). Absolute
- * floors (min Gb/s, max us) mark cells slow regardless of the model.
+ * as a Student-t quantile. The metric is inconclusive when the noise is so high
+ * that a node slower than rel_max could hide in it (k as a t quantile at the
+ * residuals' df), or when a cell is below 1 - rel_max of its fitted value and
+ * nothing named explains it (a fault that large is never passed as healthy);
+ * then, at N >= 4, only what passes its test at that t quantile stays named,
+ * at N <= 3 nothing on statistics (floors and failures still count; suspects
+ * are still retested). Absolute floors (min Gb/s, max us) mark cells slow
+ * regardless of the model.
  */
 #ifndef LP_SWEEP_DIAG_H
 #define LP_SWEEP_DIAG_H
@@ -127,7 +130,7 @@ struct lp_diag {
 	double min_node;	/* smallest detectable node fault as a ratio (N-1 cells, one attempt) */
 	double min_link;	/* smallest detectable link fault as a ratio (one attempt) */
 	double thresh;		/* 1 - rel: cells below this ratio in a fault are marked slow */
-	bool inconclusive;	/* noise too high for the thresholds: nothing named on statistics */
+	bool inconclusive;	/* a fault up to rel_max could hide, or a large cell is unexplained */
 	bool ambiguous;		/* N = 2 or 3: several explanations fit; see cand */
 	int ncand;
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];

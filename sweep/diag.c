@@ -15,7 +15,7 @@
 #define TRIM_Z 3.5	 /* cells this far out of the median polish are left out of the refit */
 #define SUSPECT_Z 2.5	 /* link cells this far out are worth a retest */
 #define REP_MIN_PAIRS 3	 /* retest pairs before their noise counts */
-#define REP_DF_PER_PAIR 0.37 /* a median-based scale is worth 37 % of a standard deviation's df */
+#define REP_DF_PER_PAIR	  0.37 /* a median-based scale is worth 37 % of a standard deviation's df */
 #define AMBIG_SCORE 4.0	 /* small N: explanations this close to the best one are alternatives */
 #define SEARCH_MAX_N 3	 /* up to here every explanation of a few faults is fitted */
 #define SEARCH_MAX_FAULTS 3
@@ -93,7 +93,7 @@ struct work {
 	double *tmp;	/* n*n + 1 scratch */
 	uint8_t *keep;	/* n*n: part of the least-squares refit */
 	double mu, *r, *c;
-	double mu_link;	/* the link test's reference: mu re-centred over the kept cells */
+	double mu_link; /* the link test's reference: mu re-centred over the kept cells */
 	int kept;	/* cells behind it */
 };
 
@@ -282,7 +282,8 @@ static void fit_twoway(struct lp_diag *d, struct work *w)
 		/* a kept cell by its deleted residual: it pulls its own fit towards it */
 		for (size_t x = 0; x < nn; x++)
 			w->keep[x] = isfinite(w->y[x]) &&
-				     fabs(w->keep[x] ? deleted(d, x, e[x], kept) : e[x]) <= TRIM_Z * d->sigma_fit;
+				     fabs(w->keep[x] ? deleted(d, x, e[x], kept) : e[x]) <=
+					     TRIM_Z * d->sigma_fit;
 	}
 }
 
@@ -603,7 +604,8 @@ static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_
 
 	for (int i = 0; i < n; i++)
 		for (int dir = 0; dir < 2; dir++) {
-			double eff = dir ? w->c[i] : w->r[i], se = dir ? d->se_dst[i] : d->se_src[i];
+			double eff = dir ? w->c[i] : w->r[i],
+			       se = dir ? d->se_dst[i] : d->se_src[i];
 			int cells = dir ? d->n_dst[i] : d->n_src[i];
 
 			if (cells < 2 || !(eff < lrel) || !(eff < -SUSPECT_Z * se))
@@ -668,13 +670,14 @@ static void link_noise(struct lp_diag *d, struct work *w)
  * attempts agreeing is the evidence: independent of the fit, with their own
  * df, Welch-Satterthwaite); the cell stands out when it does by either.
  */
-static double link_margin(const struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o,
-			  size_t x, double dev, double *z_p)
+static double link_margin(const struct lp_diag *d, const struct work *w,
+			  const struct lp_diag_opts *o, size_t x, double dev, double *z_p)
 {
-	int a = (int)(x / d->n), b = (int)(x % d->n), att = d->att[x], dfl = d->df_link, kept = w->kept;
+	int a = (int)(x / d->n), b = (int)(x % d->n), att = d->att[x], dfl = d->df_link,
+	    kept = w->kept;
 	double sl = d->sigma_link, v2, best = INFINITY;
 
-	if (w->keep[x] && dfl > 1) {	/* the reference and noise of the other cells: x is tested */
+	if (w->keep[x] && dfl > 1) { /* the reference and noise of the other cells: x is tested */
 		double f = (double)kept / (kept - 1);
 
 		sl = sqrt(fmax(0, sl * sl * dfl - dev * dev * f) / (dfl - 1));
@@ -724,7 +727,7 @@ static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag
 			if (!isfinite(w->y[x]))
 				continue;
 			e = w->y[x] - fitted(w, a, b);
-			if (w->keep[x])	/* as if the cell were left out: it pulls its own fit */
+			if (w->keep[x]) /* as if the cell were left out: it pulls its own fit */
 				e = deleted(d, x, e, w->kept);
 			d->resid[x] = e;
 			if (isfinite(d->sigma_link)) {
@@ -974,7 +977,8 @@ static void detectable(struct lp_diag *d, const struct work *w, const struct lp_
 	d->cv = exp(d->sigma) - 1;
 	d->min_node = exp(-k * d->sigma / sqrt(m));
 	if (isfinite(d->sigma_link))
-		d->min_link = exp(-t_quantile(o->k + 1, d->df_link) * d->sigma_link * sqrt(1 + 1.0 / w->kept));
+		d->min_link = exp(-t_quantile(o->k + 1, d->df_link) * d->sigma_link *
+				  sqrt(1 + 1.0 / w->kept));
 	else
 		d->min_link = exp(-(o->k + 1) * d->sigma * sqrt(1 + 2.0 / m));
 }
@@ -1005,12 +1009,13 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 			/* by the fit's deleted residual and against the reference alike: the
 			 * first alone is noisy at small N (1 / (1 - leverage) of it) */
 			open = !named && d->resid[x] < lmax &&
-			       (isfinite(d->sigma_link) ? w->y[x] - flagged_fit(d, w, a, b) < lmax : true);
+			       (isfinite(d->sigma_link) ? w->y[x] - flagged_fit(d, w, a, b) < lmax
+							: true);
 		}
 	if (!open)
 		return;
 	d->inconclusive = true;
-	if (d->n > SEARCH_MAX_N) {	/* a node stays named only if it passes k as a t quantile too */
+	if (d->n > SEARCH_MAX_N) { /* a node stays named only if it passes k as a t quantile too */
 		double k = t_quantile(o->k, d->df);
 
 		for (int i = 0; i < n; i++) {
@@ -1021,7 +1026,7 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 		}
 		return;
 	}
-	d->ambiguous = false;	/* N <= 3: nothing named on statistics */
+	d->ambiguous = false; /* N <= 3: nothing named on statistics */
 	d->ncand = 0;
 	memset(d->link, 0, (size_t)n * n);
 	for (int i = 0; i < n; i++)
@@ -1030,7 +1035,7 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 
 int lp_diag_run(struct lp_diag *d, const struct lp_diag_in *in, const struct lp_diag_opts *o)
 {
-	struct work w = {0};
+	struct work w = { 0 };
 	double lrel = log(1 - o->rel);
 	int rc;
 

@@ -66,7 +66,7 @@
 struct lp_diag_opts {
 	double k;		/* z threshold for node effects; links use k + 1 (default 4) */
 	double rel;		/* relative floor: a smaller deviation is never flagged (default 0.1) */
-	double rel_max;		/* inconclusive when a node at 1-rel_max could hide in the noise, or a
+	double rel_max; /* inconclusive when a node at 1-rel_max could hide in the noise, or a
 				 * cell that far below its fit stays unexplained (default 0.5) */
 	double vote;		/* node failed: more than this fraction of its cells failed (default 0.5) */
 	double min_gbps;	/* bandwidth cells below this are slow; 0 = off */
@@ -124,13 +124,13 @@ struct lp_diag {
 	double sigma_fit;	/* from the residuals (NaN: too few degrees of freedom) */
 	double sigma_rep;	/* from repeated attempts (NaN: none) */
 	int df, rep_pairs;
-	double sigma_link;	/* N >= 4: cells against the reference and the flagged node effects only */
-	int df_link;		/* its degrees of freedom (kept cells - 1 - flagged effects) */
+	double sigma_link; /* N >= 4: cells against the reference and the flagged node effects only */
+	int df_link;	   /* its degrees of freedom (kept cells - 1 - flagged effects) */
 	double cv;		/* exp(sigma) - 1: the per-cell coefficient of variation */
 	double min_node;	/* smallest detectable node fault as a ratio (N-1 cells, one attempt) */
 	double min_link;	/* smallest detectable link fault as a ratio (one attempt) */
 	double thresh;		/* 1 - rel: cells below this ratio in a fault are marked slow */
-	bool inconclusive;	/* a fault up to rel_max could hide, or a large cell is unexplained */
+	bool inconclusive; /* a fault up to rel_max could hide, or a large cell is unexplained */
 	bool ambiguous;		/* N = 2 or 3: several explanations fit; see cand */
 	int ncand;
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];

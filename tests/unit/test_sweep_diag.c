@@ -280,10 +280,12 @@ static void test_noisy_inconclusive(void **state)
  */
 static void test_noisy_link_repeats(void **state)
 {
-	const double m[16] = { NAN, 0.120, 0.0883, 0.0170, 0.135, NAN, 0.0895, 0.180,
-			       0.0733, 0.159, NAN, 0.157, 0.0917, 0.138, 0.154, NAN };
-	uint8_t att[16] = {0};
-	struct lp_diag_in in = { .n = 4, .v = m, .att = att, .rep_sigma = log(1.074), .rep_pairs = 4 };
+	const double m[16] = { NAN,    0.120, 0.0883, 0.0170, 0.135,  NAN,   0.0895, 0.180,
+			       0.0733, 0.159, NAN,    0.157,  0.0917, 0.138, 0.154,  NAN };
+	uint8_t att[16] = { 0 };
+	struct lp_diag_in in = {
+		.n = 4, .v = m, .att = att, .rep_sigma = log(1.074), .rep_pairs = 4
+	};
 	struct lp_diag_opts o;
 	struct lp_diag d;
 	double healed[16];
@@ -294,7 +296,7 @@ static void test_noisy_link_repeats(void **state)
 		att[x] = 1;
 	att[0 * 4 + 3] = 4;
 	assert_int_equal(lp_diag_run(&d, &in, &o), 0);
-	assert_true(d.inconclusive);	/* a node at 0.5x could hide in that noise, at 4 df */
+	assert_true(d.inconclusive); /* a node at 0.5x could hide in that noise, at 4 df */
 	assert_int_equal(count_nodes(&d, 7), 0);
 	assert_int_equal(count_links(&d), 1);
 	assert_int_equal(d.link[0 * 4 + 3], LP_LINK_SLOW);
@@ -307,14 +309,14 @@ static void test_noisy_link_repeats(void **state)
 	assert_int_equal(lp_diag_run(&d, &in, &o), 0);
 	assert_true(d.inconclusive);
 	assert_int_equal(count_nodes(&d, 7) + count_links(&d), 0);
-	assert_true(d.suspect[0 * 4 + 3]);	/* retests are the remedy */
+	assert_true(d.suspect[0 * 4 + 3]); /* retests are the remedy */
 	lp_diag_free(&d);
 
 	memcpy(healed, m, sizeof(healed));
 	healed[0 * 4 + 3] = 0.12;
 	in.v = healed;
 	assert_int_equal(lp_diag_run(&d, &in, &o), 0);
-	assert_true(d.inconclusive == (d.min_node < 1 - o.rel_max));	/* the noise rule alone */
+	assert_true(d.inconclusive == (d.min_node < 1 - o.rel_max)); /* the noise rule alone */
 	assert_int_equal(count_nodes(&d, 7) + count_links(&d), 0);
 	lp_diag_free(&d);
 }

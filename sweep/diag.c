@@ -85,6 +85,13 @@ double lp_diag_rep_sigma(double *d, size_t n)
 	return n ? MAD_TO_SIGMA * lp_median(d, n) / sqrt(2.0) : NAN;
 }
 
+double lp_diag_spread(double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = log(v[i]);
+	return n >= 2 ? MAD_TO_SIGMA * lp_mad(v, n) : NAN;
+}
+
 /* Scratch for one diagnosis. */
 struct work {
 	int n;
@@ -95,6 +102,7 @@ struct work {
 	double mu, *r, *c;
 	double mu_link; /* the link test's reference: mu re-centred over the kept cells */
 	int kept;	/* cells behind it */
+	const double *spread;	/* n*n lp_diag_spread of a cell's attempts (lp_diag_in), NULL none */
 };
 
 static size_t cell(int n, int a, int b)
@@ -662,20 +670,35 @@ static void link_noise(struct lp_diag *d, struct work *w)
 }
 
 /*
+ * A cell's attempts disagree beyond the noise s: their variance ratio
+ * (own / s)^2 with df degrees of freedom stands SUSPECT_Z out of its chi-square
+ * distribution (Wilson-Hilferty).
+ */
+static bool disagree(double own, double s, int df)
+{
+	double c = 2.0 / (9 * df);
+
+	return isfinite(own) && s > 0 && (cbrt(own * own / (s * s)) - (1 - c)) / sqrt(c) > SUSPECT_Z;
+}
+
+/*
  * Cell x against flagged_fit: z (deviation / standard error) and the margin,
  * z over the k + 1 threshold as a Student t quantile at the noise's degrees of
  * freedom (-1 or below: a slow link). The noise is the other cells' (x left
  * out of sigma_link: externally studentized). The cell's own part of it is the
  * residuals' (sigma_link, its df) or, for a retested cell, the repeats' (its
  * attempts agreeing is the evidence: independent of the fit, with their own
- * df, Welch-Satterthwaite); the cell stands out when it does by either.
+ * df, Welch-Satterthwaite); the cell stands out when it does by either. When
+ * the cell's own attempts disagree beyond that noise (outliers among them),
+ * their median earns no 1/sqrt(attempts): only the best attempt is tested, as
+ * one measurement (a transient only ever slows, so it bounds the cell's level).
  */
 static double link_margin(const struct lp_diag *d, const struct work *w,
 			  const struct lp_diag_opts *o, size_t x, double dev, double *z_p)
 {
 	int a = (int)(x / d->n), b = (int)(x % d->n), att = d->att[x], dfl = d->df_link,
 	    kept = w->kept;
-	double sl = d->sigma_link, v2, best = INFINITY;
+	double sl = d->sigma_link, v2, best = INFINITY, own = w->spread ? w->spread[x] : NAN;
 
 	if (w->keep[x] && dfl > 1) { /* the reference and noise of the other cells: x is tested */
 		double f = (double)kept / (kept - 1);
@@ -686,11 +709,15 @@ static double link_margin(const struct lp_diag *d, const struct work *w,
 		kept--;
 	}
 	v2 = sl * sl / kept;
-
 	if (d->node[a] & LP_NODE_SLOW_SRC)
 		v2 += d->se_src[a] * d->se_src[a];
 	if (d->node[b] & LP_NODE_SLOW_DST)
 		v2 += d->se_dst[b] * d->se_dst[b];
+	if (att >= 2 && disagree(own, sl, att - 1)) {
+		/* attempts that disagree: only the best one vouches (a transient only slows) */
+		dev += w->ybest[x] - w->y[x];
+		att = 1;
+	}
 	for (int rep = 0; rep <= (att >= 2 && rep_known(d)); rep++) {
 		double s = rep ? d->sigma_rep : sl, v1 = s * s / att, df = dfl, z, m;
 
@@ -744,7 +771,9 @@ static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag
 			if (flag && e < lrel && margin <= -1 &&
 			    w->ybest[x] - fitted(w, a, b) < lrel / 2)
 				d->link[x] |= LP_LINK_SLOW;
-			if (e < lrel && d->zlink[x] < -SUSPECT_Z)
+			/* close calls, and attempts that disagree, are worth another retest */
+			if (e < lrel && (d->zlink[x] < -SUSPECT_Z ||
+					 (w->spread && disagree(w->spread[x], d->sigma_link, d->att[x] - 1))))
 				d->suspect[x] = 1;
 		}
 }
@@ -932,6 +961,7 @@ static int start(struct lp_diag *d, struct work *w, const struct lp_diag_in *in,
 	d->sigma_rep = in->rep_pairs > 0 ? in->rep_sigma : NAN;
 	d->rep_pairs = in->rep_pairs;
 	d->sigma_fit = d->sigma_link = NAN;
+	w->spread = in->spread;
 	return 0;
 }
 

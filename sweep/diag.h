@@ -112,6 +112,7 @@ struct lp_diag_in {
 	const uint8_t *sched;	/* n*n: scheduled (NULL: every off-diagonal cell) */
 	const uint8_t *att;	/* n*n: successful attempts behind v (NULL: one each) */
 	const double *best;	/* n*n: the best attempt of each cell (NULL: v) */
+	const double *spread;	/* n*n: lp_diag_spread of a cell's attempts, NaN under two (NULL: none) */
 	double rep_sigma;	/* log-scale noise between repeated attempts of a cell, NaN unknown */
 	int rep_pairs;		/* attempt pairs behind rep_sigma */
 };
@@ -164,5 +165,11 @@ void lp_diag_free(struct lp_diag *d);
 double lp_diag_combine(double *v, size_t n, bool lat);
 /* Log-scale noise from attempt pairs: d[i] = log(x1/x2) of two attempts of one cell. */
 double lp_diag_rep_sigma(double *d, size_t n);
+/*
+ * The spread of one cell's attempts v (n values > 0, replaced by their logs):
+ * a robust log-scale sigma (scaled MAD; one outlier among three or four does
+ * not move it). NaN when n < 2.
+ */
+double lp_diag_spread(double *v, size_t n);
 
 #endif

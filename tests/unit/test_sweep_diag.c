@@ -321,6 +321,46 @@ static void test_noisy_link_repeats(void **state)
 	lp_diag_free(&d);
 }
 
+/*
+ * N = 8, one cell retested: four attempts agreeing at 0.8x name the link; four that disagree
+ * (0.3, 0.4, 0.8, 0.93x: outliers among them) have the same median but only their best
+ * attempt vouches, and 0.93x is no link. They stay a suspect.
+ */
+static void test_disagreeing_attempts(void **state)
+{
+	const int n = 8, x = 2 * 8 + 5;
+	double *v = healthy(n, 100, 0.05, 61), best[64], spread[64];
+	double agree[4] = {78, 79, 80, 81}, split[4] = {30, 40, 80, 93};
+	uint8_t att[64];
+	struct lp_diag_in in = { .n = n, .v = v, .att = att, .best = best, .spread = spread,
+				 .rep_sigma = NAN };
+	struct lp_diag_opts o;
+	struct lp_diag d;
+
+	(void)state;
+	lp_diag_opts_default(&o);
+	for (int i = 0; i < n * n; i++) {
+		att[i] = 1;
+		best[i] = v[i];
+		spread[i] = NAN;
+	}
+	att[x] = 4;
+	for (int t = 0; t < 2; t++) {
+		double *a = t ? split : agree;
+
+		v[x] = lp_diag_combine(a, 4, false);
+		best[x] = a[3];
+		spread[x] = lp_diag_spread(a, 4);
+		assert_int_equal(lp_diag_run(&d, &in, &o), 0);
+		assert_int_equal(count_nodes(&d, 7), 0);
+		assert_int_equal(count_links(&d), t ? 0 : 1);
+		assert_int_equal(d.link[x], t ? 0 : LP_LINK_SLOW);
+		assert_true(d.suspect[x]);
+		lp_diag_free(&d);
+	}
+	free(v);
+}
+
 static bool has_cand(const struct lp_diag *d, int kind, int a, int b)
 {
 	for (int i = 0; i < d->ncand; i++)
@@ -742,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_n16_and_floors),
 		cmocka_unit_test(test_noisy_inconclusive),
 		cmocka_unit_test(test_noisy_link_repeats),
+		cmocka_unit_test(test_disagreeing_attempts),
 		cmocka_unit_test(test_n2),
 		cmocka_unit_test(test_n3_node_vs_link),
 		cmocka_unit_test(test_n3_ambiguous),

@@ -602,8 +602,10 @@ static void standard_errors(struct lp_diag *d)
 }
 
 /*
- * Two-way fit: each node effect against its own standard error. A close call
- * (beyond rel, beyond SUSPECT_Z standard errors but not k) has its cells
+ * Two-way fit: each node effect against its own standard error, k as a Student
+ * t quantile at the residuals' df (at N = 4 sigma itself rests on 5 of them:
+ * a mild effect confirmed by every partner is not enough there). A close call
+ * (beyond rel, beyond SUSPECT_Z standard errors but not that) has its cells
  * retested: their medians set outliers aside and the repeats add noise figures.
  */
 static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o, double lrel)
@@ -618,7 +620,7 @@ static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_
 
 			if (cells < 2 || !(eff < lrel) || !(eff < -SUSPECT_Z * se))
 				continue;
-			if (eff < -o->k * se) {
+			if (eff < -t_quantile(o->k, d->df) * se) {
 				d->node[i] |= dir ? LP_NODE_SLOW_DST : LP_NODE_SLOW_SRC;
 				continue;
 			}
@@ -1018,10 +1020,9 @@ static void detectable(struct lp_diag *d, const struct work *w, const struct lp_
  * or when a cell sits below 1 - rel_max of its fitted value (and of the
  * reference with the flagged node effects) and nothing named
  * (a link, an ambiguous candidate) accounts for it: a fault that large is never
- * passed as healthy. The noise estimate is then not to be trusted with the
- * plain k: at N >= 4 only what passes k (links: k + 1) as a Student t quantile
- * at the noise's df stays named beside the verdict; at N <= 3 nothing does.
- * The suspects stay: retests are the remedy.
+ * passed as healthy. At N >= 4 what was named passed k (links k + 1) as a
+ * Student t quantile at the noise's df and stays named beside the verdict; at
+ * N <= 3 nothing does. The suspects stay: retests are the remedy.
  */
 static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o)
 {
@@ -1045,18 +1046,9 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 	if (!open)
 		return;
 	d->inconclusive = true;
-	if (d->n > SEARCH_MAX_N) { /* a node stays named only if it passes k as a t quantile too */
-		double k = t_quantile(o->k, d->df);
-
-		for (int i = 0; i < n; i++) {
-			if (!(w->r[i] < -k * d->se_src[i]))
-				d->node[i] &= ~LP_NODE_SLOW_SRC;
-			if (!(w->c[i] < -k * d->se_dst[i]))
-				d->node[i] &= ~LP_NODE_SLOW_DST;
-		}
+	if (d->n > SEARCH_MAX_N)	/* names passed k (links k + 1) as t quantiles: they stay */
 		return;
-	}
-	d->ambiguous = false; /* N <= 3: nothing named on statistics */
+	d->ambiguous = false;	/* N <= 3: nothing named on statistics */
 	d->ncand = 0;
 	memset(d->link, 0, (size_t)n * n);
 	for (int i = 0; i < n; i++)

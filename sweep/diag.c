@@ -604,23 +604,32 @@ static void standard_errors(struct lp_diag *d)
 /*
  * Two-way fit: each node effect against its own standard error, k as a Student
  * t quantile at the residuals' df (at N = 4 sigma itself rests on 5 of them:
- * a mild effect confirmed by every partner is not enough there). A close call
+ * a mild effect confirmed by every partner is not enough there); a node slow
+ * both ways is tested once, on its two effects together. A close call
  * (beyond rel, beyond SUSPECT_Z standard errors but not that) has its cells
  * retested: their medians set outliers aside and the repeats add noise figures.
  */
 static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o, double lrel)
 {
 	int n = w->n;
+	double k = t_quantile(o->k, d->df);
 
-	for (int i = 0; i < n; i++)
-		for (int dir = 0; dir < 2; dir++) {
+	for (int i = 0; i < n; i++) {
+		/* slow both ways: one test of the two effects together, each clearly there */
+		bool both = d->n_src[i] >= 2 && d->n_dst[i] >= 2 && w->r[i] < lrel && w->c[i] < lrel &&
+			    w->r[i] < -SUSPECT_Z * d->se_src[i] && w->c[i] < -SUSPECT_Z * d->se_dst[i] &&
+			    w->r[i] + w->c[i] < -k * hypot(d->se_src[i], d->se_dst[i]);
+
+		if (both)
+			d->node[i] |= LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST;
+		for (int dir = 0; dir < 2 && !both; dir++) {
 			double eff = dir ? w->c[i] : w->r[i],
 			       se = dir ? d->se_dst[i] : d->se_src[i];
 			int cells = dir ? d->n_dst[i] : d->n_src[i];
 
 			if (cells < 2 || !(eff < lrel) || !(eff < -SUSPECT_Z * se))
 				continue;
-			if (eff < -t_quantile(o->k, d->df) * se) {
+			if (eff < -k * se) {
 				d->node[i] |= dir ? LP_NODE_SLOW_DST : LP_NODE_SLOW_SRC;
 				continue;
 			}
@@ -628,6 +637,7 @@ static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_
 				if (j != i)
 					d->suspect[dir ? cell(n, j, i) : cell(n, i, j)] = 1;
 		}
+	}
 }
 
 /* What a healthy link between a and b gives: the reference and the flagged node effects only. */

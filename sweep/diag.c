@@ -100,9 +100,9 @@ struct work {
 	double *tmp;	/* n*n + 1 scratch */
 	uint8_t *keep;	/* n*n: part of the least-squares refit */
 	double mu, *r, *c;
-	double mu_link; /* the link test's reference: mu re-centred over the kept cells */
-	int kept;	/* cells behind it */
-	const double *spread;	/* n*n lp_diag_spread of a cell's attempts (lp_diag_in), NULL none */
+	double mu_link;	      /* the link test's reference: mu re-centred over the kept cells */
+	int kept;	      /* cells behind it */
+	const double *spread; /* n*n lp_diag_spread of a cell's attempts (lp_diag_in), NULL none */
 };
 
 static size_t cell(int n, int a, int b)
@@ -616,8 +616,9 @@ static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_
 
 	for (int i = 0; i < n; i++) {
 		/* slow both ways: one test of the two effects together, each clearly there */
-		bool both = d->n_src[i] >= 2 && d->n_dst[i] >= 2 && w->r[i] < lrel && w->c[i] < lrel &&
-			    w->r[i] < -SUSPECT_Z * d->se_src[i] && w->c[i] < -SUSPECT_Z * d->se_dst[i] &&
+		bool both = d->n_src[i] >= 2 && d->n_dst[i] >= 2 && w->r[i] < lrel &&
+			    w->c[i] < lrel && w->r[i] < -SUSPECT_Z * d->se_src[i] &&
+			    w->c[i] < -SUSPECT_Z * d->se_dst[i] &&
 			    w->r[i] + w->c[i] < -k * hypot(d->se_src[i], d->se_dst[i]);
 
 		if (both)
@@ -690,7 +691,8 @@ static bool disagree(double own, double s, int df)
 {
 	double c = 2.0 / (9 * df);
 
-	return isfinite(own) && s > 0 && (cbrt(own * own / (s * s)) - (1 - c)) / sqrt(c) > SUSPECT_Z;
+	return isfinite(own) && s > 0 &&
+	       (cbrt(own * own / (s * s)) - (1 - c)) / sqrt(c) > SUSPECT_Z;
 }
 
 /*
@@ -784,8 +786,9 @@ static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag
 			    w->ybest[x] - fitted(w, a, b) < lrel / 2)
 				d->link[x] |= LP_LINK_SLOW;
 			/* close calls, and attempts that disagree, are worth another retest */
-			if (e < lrel && (d->zlink[x] < -SUSPECT_Z ||
-					 (w->spread && disagree(w->spread[x], d->sigma_link, d->att[x] - 1))))
+			if (e < lrel &&
+			    (d->zlink[x] < -SUSPECT_Z ||
+			     (w->spread && disagree(w->spread[x], d->sigma_link, d->att[x] - 1))))
 				d->suspect[x] = 1;
 		}
 }
@@ -1056,9 +1059,9 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 	if (!open)
 		return;
 	d->inconclusive = true;
-	if (d->n > SEARCH_MAX_N)	/* names passed k (links k + 1) as t quantiles: they stay */
+	if (d->n > SEARCH_MAX_N) /* names passed k (links k + 1) as t quantiles: they stay */
 		return;
-	d->ambiguous = false;	/* N <= 3: nothing named on statistics */
+	d->ambiguous = false; /* N <= 3: nothing named on statistics */
 	d->ncand = 0;
 	memset(d->link, 0, (size_t)n * n);
 	for (int i = 0; i < n; i++)

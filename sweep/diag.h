@@ -112,7 +112,8 @@ struct lp_diag_in {
 	const uint8_t *sched;	/* n*n: scheduled (NULL: every off-diagonal cell) */
 	const uint8_t *att;	/* n*n: successful attempts behind v (NULL: one each) */
 	const double *best;	/* n*n: the best attempt of each cell (NULL: v) */
-	const double *spread;	/* n*n: lp_diag_spread of a cell's attempts, NaN under two (NULL: none) */
+	const double
+		*spread; /* n*n: lp_diag_spread of a cell's attempts, NaN under two (NULL: none) */
 	double rep_sigma;	/* log-scale noise between repeated attempts of a cell, NaN unknown */
 	int rep_pairs;		/* attempt pairs behind rep_sigma */
 };

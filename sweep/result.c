@@ -161,7 +161,7 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 		if (att)
 			att[at[i].x] = (uint8_t)LP_MIN(k, 255);
 		if (spread)
-			spread[at[i].x] = lp_diag_spread(vals, k);	/* logs vals */
+			spread[at[i].x] = lp_diag_spread(vals, k); /* logs vals */
 	}
 	if (rep_p) {
 		rep_p->rep_pairs = (int)nd;
@@ -515,8 +515,14 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 				goto out;
 		}
 	for (int m = 0; m < r->nmetrics; m++) {
-		struct lp_diag_in in = { .n = r->n, .lat = r->metrics[m].lat, .v = v, .fail = fail,
-					 .sched = sched, .att = att, .best = best, .spread = spread };
+		struct lp_diag_in in = { .n = r->n,
+					 .lat = r->metrics[m].lat,
+					 .v = v,
+					 .fail = fail,
+					 .sched = sched,
+					 .att = att,
+					 .best = best,
+					 .spread = spread };
 		const struct lp_diag *d = &r->diag[m];
 
 		rc = lp_sweep_matrix(r, m, v, fail, sched, att, best, spread, &in);

@@ -330,10 +330,11 @@ static void test_disagreeing_attempts(void **state)
 {
 	const int n = 8, x = 2 * 8 + 5;
 	double *v = healthy(n, 100, 0.05, 61), best[64], spread[64];
-	double agree[4] = {78, 79, 80, 81}, split[4] = {30, 40, 80, 93};
+	double agree[4] = { 78, 79, 80, 81 }, split[4] = { 30, 40, 80, 93 };
 	uint8_t att[64];
-	struct lp_diag_in in = { .n = n, .v = v, .att = att, .best = best, .spread = spread,
-				 .rep_sigma = NAN };
+	struct lp_diag_in in = {
+		.n = n, .v = v, .att = att, .best = best, .spread = spread, .rep_sigma = NAN
+	};
 	struct lp_diag_opts o;
 	struct lp_diag d;
 

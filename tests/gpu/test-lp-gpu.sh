@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # 1. Every single-GPU test, JSON.
-"$LPG" -t host,local,lat_host_sm,lat_local_sm -s 64M -r 3 -n 8 --json >"$tmp/single.json" 2>"$tmp/single.err"
+"$LPG" -t host,local,lat_host_sm,lat_local_sm -s 64M -r 3 -n 8 --json - >"$tmp/single.json" 2>"$tmp/single.err"
 rc=$?
 cat "$tmp/single.err"
 [ $rc = 77 ] && { echo "lp-gpu: no GPU or driver here (exit 77): skipped"; exit 77; }
@@ -53,7 +53,7 @@ for r in d["results"]:
 PY
 
 # 2. Peer tests: WAIVED on one GPU (whole test), cells ok/waived on several.
-"$LPG" -t p2p,lat_p2p_sm -s 32M -r 3 -n 4 --json >"$tmp/peer.json" || fail "lp-gpu peer tests exited $?"
+"$LPG" -t p2p,lat_p2p_sm -s 32M -r 3 -n 4 --json - >"$tmp/peer.json" || fail "lp-gpu peer tests exited $?"
 python3 - "$tmp/peer.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -76,7 +76,7 @@ if [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["gpu
 fi
 
 # 3. Size sweep and CSV: one line per cell, all verified.
-"$LPG" -t h2d_ce,local_sm -s 4K:1M -r 3 -n 4 --csv >"$tmp/sweep.csv" || fail "sweep exited $?"
+"$LPG" -t h2d_ce,local_sm -s 4K:1M -r 3 -n 4 --csv - >"$tmp/sweep.csv" || fail "sweep exited $?"
 python3 - "$tmp/sweep.csv" <<'PY' || exit 1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

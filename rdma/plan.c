@@ -74,7 +74,8 @@ int lp_rdma_plan_build(const struct lp_rdma_plan *pl, struct lp_rdma_params *run
 	}
 	for (int t = 0; t < ntests; t++) {
 		int test = lp_choice_index(lp_rdma_test_names, names[t]);
-		enum lp_plan_kind k = lp_rdma_test_is_lat((enum lp_rdma_test)test) ? LP_PLAN_LAT : LP_PLAN_BW;
+		enum lp_plan_kind k =
+			lp_rdma_test_is_lat((enum lp_rdma_test)test) ? LP_PLAN_LAT : LP_PLAN_BW;
 		struct lp_sizes sizes = pl->sizes[k];
 
 		if (test < 0) {

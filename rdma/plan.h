@@ -22,17 +22,17 @@ enum lp_plan_kind { LP_PLAN_LAT, LP_PLAN_BW, LP_PLAN_NKINDS };
 
 /* What the user asked for. A field with a set flag counts only where the flag is true. */
 struct lp_rdma_plan {
-	const char *tests;			/* comma list of lp_rdma_test_names, in run order */
-	struct lp_sizes sizes[LP_PLAN_NKINDS];	/* sizes per kind; none: the kind's default size */
-	uint64_t iters[LP_PLAN_NKINDS];		/* timed iterations per kind */
+	const char *tests;		       /* comma list of lp_rdma_test_names, in run order */
+	struct lp_sizes sizes[LP_PLAN_NKINDS]; /* sizes per kind; none: the kind's default size */
+	uint64_t iters[LP_PLAN_NKINDS];	       /* timed iterations per kind */
 	bool iters_set[LP_PLAN_NKINDS];
-	uint64_t warmup;			/* untimed iterations first */
+	uint64_t warmup; /* untimed iterations first */
 	bool warmup_set;
-	uint32_t tx_depth, cq_mod;		/* bandwidth only; cq_mod is capped at the tx depth */
+	uint32_t tx_depth, cq_mod; /* bandwidth only; cq_mod is capped at the tx depth */
 	bool tx_depth_set, cq_mod_set;
-	uint32_t seed;				/* run i gets seed + i + 1; unset: a fresh seed per run */
+	uint32_t seed; /* run i gets seed + i + 1; unset: a fresh seed per run */
 	bool seed_set;
-	double duration_s;			/* > 0: each run lasts this long (not with iterations) */
+	double duration_s; /* > 0: each run lasts this long (not with iterations) */
 	/*
 	 * The rest, for every run: rx_depth, inline_size, mtu, verify, use_cm,
 	 * cm_port, max_samples, timeout_ms, mem, mem_dev, lat_method; and for

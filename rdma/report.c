@@ -17,7 +17,8 @@
 
 void lp_rdma_report_device(FILE *f, const struct lp_rdma_devinfo *d, const char *role)
 {
-	fprintf(f, "%s: %s port %d  %s (%s)  GID %d %s [%s]  MTU %u  %s %ux = %.1f Gb/s  fw %s  numa %d\n",
+	fprintf(f,
+		"%s: %s port %d  %s (%s)  GID %d %s [%s]  MTU %u  %s %ux = %.1f Gb/s  fw %s  numa %d\n",
 		role, d->name, d->port, d->link_layer, d->transport, d->gid_index, d->gid,
 		d->gid_type, d->active_mtu, d->speed, d->width, d->rate_gbps, d->fw, d->numa_node);
 	fflush(f); /* scripts watch for it */
@@ -55,12 +56,16 @@ static void print_lat_row(FILE *f, const struct lp_rdma_result *r, const char *s
 		lp_rdma_test_names[r->test], sz, (unsigned long long)s->n, s->min, s->p50, s->p90,
 		s->p99, s->p999, s->max, s->mean, s->stdev, r->lat_halved ? "" : "  (full read)");
 	if (r->gpu_poll_sides && isnan(r->gpu_notify_us))
-		fprintf(f, "%21s gpu_poll: includes the server GPU's notification to its CPU (not "
-			   "measured here)\n", "");
+		fprintf(f,
+			"%21s gpu_poll: includes the server GPU's notification to its CPU (not "
+			"measured here)\n",
+			"");
 	else if (r->gpu_poll_sides)
-		fprintf(f, "%21s gpu_poll: includes GPU->CPU notification, %.2f us measured here, on %u "
-			   "side%s: p50 without it ~%.2f us\n", "", r->gpu_notify_us, r->gpu_poll_sides,
-			r->gpu_poll_sides > 1 ? "s" : "", s->p50 - r->gpu_poll_sides * r->gpu_notify_us / 2);
+		fprintf(f,
+			"%21s gpu_poll: includes GPU->CPU notification, %.2f us measured here, on %u "
+			"side%s: p50 without it ~%.2f us\n",
+			"", r->gpu_notify_us, r->gpu_poll_sides, r->gpu_poll_sides > 1 ? "s" : "",
+			s->p50 - r->gpu_poll_sides * r->gpu_notify_us / 2);
 }
 
 void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
@@ -82,14 +87,16 @@ void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 	else if (lat)
 		print_lat_row(f, r, sz);
 	else if (p->bidir)
-		fprintf(f, "%-10s %9s %9.0f %10s %10s %10s %10s %9.1f\n", lp_rdma_test_names[r->test],
-			sz, r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->remote.gbytes_s),
+		fprintf(f, "%-10s %9s %9.0f %10s %10s %10s %10s %9.1f\n",
+			lp_rdma_test_names[r->test], sz, r->local.msgs,
+			sig4(v[0], r->local.gbytes_s), sig4(v[1], r->remote.gbytes_s),
 			sig4(v[2], r->sum_gbytes_s), sig4(v[3], r->sum_gbits_s),
 			lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps));
 	else
-		fprintf(f, "%-10s %9s %9.0f %10s %10s %10s %8.1f\n", lp_rdma_test_names[r->test], sz,
-			r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->local.gbits_s),
-			sig4(v[2], r->local.mmsg_s), r->local.pct_link);
+		fprintf(f, "%-10s %9s %9.0f %10s %10s %10s %8.1f\n", lp_rdma_test_names[r->test],
+			sz, r->local.msgs, sig4(v[0], r->local.gbytes_s),
+			sig4(v[1], r->local.gbits_s), sig4(v[2], r->local.mmsg_s),
+			r->local.pct_link);
 	fflush(f);
 }
 
@@ -105,10 +112,12 @@ static void print_verified(FILE *f, const struct lp_rdma_result *r, int n)
 		landed += r[i].verified.landed;
 		bytes += r[i].verified.bytes;
 	}
-	fprintf(f, "verified: %llu of %llu messages received (%llu bytes), every byte against the "
-		   "message's own pattern%s\n",
+	fprintf(f,
+		"verified: %llu of %llu messages received (%llu bytes), every byte against the "
+		"message's own pattern%s\n",
 		(unsigned long long)msgs, (unsigned long long)landed, (unsigned long long)bytes,
-		msgs < landed ? "; the rest were overwritten in reused ring slots (docs/METHOD.md)" : "");
+		msgs < landed ? "; the rest were overwritten in reused ring slots (docs/METHOD.md)"
+			      : "");
 }
 
 void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct lp_rdma_result *r,
@@ -118,8 +127,9 @@ void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct
 		return;
 	fprintf(f, "\n");
 	lp_rdma_report_device(f, &r[0].remote_dev, "server");
-	fprintf(f, "memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
-		   "full completion for read; GB/s = 1e9 B/s\nclock: %s\n",
+	fprintf(f,
+		"memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
+		"full completion for read; GB/s = 1e9 B/s\nclock: %s\n",
 		r[0].local_mem, r[0].remote_mem, r[0].mtu, lp_clock_desc());
 	if (p[0].verify)
 		print_verified(f, r, n);
@@ -141,14 +151,16 @@ static void csv_row(FILE *f, const struct lp_rdma_result *r, const struct lp_rdm
 		(unsigned long long)r->size, r->status ? "error" : "ok", r->status ? r->error : "",
 		(unsigned long long)r->iters);
 	if (lat && !r->status)
-		fprintf(f, "%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,", r->lat_halved ? "rtt/2" : "full",
-			s->min, s->p50, s->p90, s->p99, s->p999, s->max, s->mean, s->stdev);
+		fprintf(f, "%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,",
+			r->lat_halved ? "rtt/2" : "full", s->min, s->p50, s->p90, s->p99, s->p999,
+			s->max, s->mean, s->stdev);
 	else
 		fprintf(f, ",,,,,,,,,");
 	if (!lat && !r->status)
-		fprintf(f, "%.6f,%.6f,%.6f,%.3f,%s,%.6f,%.6f\n", r->local.gbytes_s, r->local.gbits_s,
-			r->local.mmsg_s, r->local.pct_link, p->bidir ? "yes" : "no",
-			p->bidir ? r->remote.gbytes_s : NAN, p->bidir ? r->sum_gbytes_s : NAN);
+		fprintf(f, "%.6f,%.6f,%.6f,%.3f,%s,%.6f,%.6f\n", r->local.gbytes_s,
+			r->local.gbits_s, r->local.mmsg_s, r->local.pct_link,
+			p->bidir ? "yes" : "no", p->bidir ? r->remote.gbytes_s : NAN,
+			p->bidir ? r->sum_gbytes_s : NAN);
 	else
 		fprintf(f, ",,,,,,\n");
 }
@@ -171,11 +183,14 @@ static void json_method(struct lp_json *j)
 {
 	lp_json_obj_begin(j, "method");
 	lp_method_json(j);
-	lp_json_str(j, "latency", "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full "
-				  "READ completion time (not halved)");
-	lp_json_str(j, "bandwidth", "payload bytes from first post to last completion of the timed "
-				    "phase, after warm-up; bidirectional: each direction and the sum ("
-				    LP_RDMA_BIDIR_SUM_METHOD ")");
+	lp_json_str(j, "latency",
+		    "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full "
+		    "READ completion time (not halved)");
+	lp_json_str(
+		j, "bandwidth",
+		"payload bytes from first post to last completion of the timed "
+		"phase, after warm-up; bidirectional: each direction and the sum (" LP_RDMA_BIDIR_SUM_METHOD
+		")");
 	lp_json_obj_end(j);
 }
 

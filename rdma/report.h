@@ -17,11 +17,11 @@
 
 /* Where the test ran: the NIC opened, its NUMA node and the GPU's PCIe distance to it. */
 struct lp_rdma_affinity {
-	bool known;		/* the NIC was found in the PCIe topology */
-	bool numa_bound;	/* this process was bound to the NIC's NUMA node */
-	char gpu_bdf[24];	/* "" for host memory */
+	bool known;	  /* the NIC was found in the PCIe topology */
+	bool numa_bound;  /* this process was bound to the NIC's NUMA node */
+	char gpu_bdf[24]; /* "" for host memory */
 	char nic[64];
-	char dist[8];		/* nvidia-smi topo vocabulary: "PIX", "SYS", ... */
+	char dist[8]; /* nvidia-smi topo vocabulary: "PIX", "SYS", ... */
 	int numa;
 };
 
@@ -48,10 +48,10 @@ struct lp_rdma_report {
 	unsigned port;
 	const struct lp_rdma_devinfo *local_dev;
 	const struct lp_rdma_affinity *aff;
-	const struct lp_rdma_params *params;	/* [n], parallel to res */
+	const struct lp_rdma_params *params; /* [n], parallel to res */
 	const struct lp_rdma_result *res;
 	int n, planned, failed;
-	bool interrupted;			/* SIGINT/SIGTERM: res is what was measured until then */
+	bool interrupted; /* SIGINT/SIGTERM: res is what was measured until then */
 	/* --check, --counters */
 	const struct lp_check_report *check;
 	const struct lp_counters *counters;

@@ -94,7 +94,15 @@ grep -q "GPU(row) <- CPU(column)" "$tmp/out.txt" || fail "orientation missing"
 grep -Eq "[0-9]+\.[0-9]+ \([0-9]+%\)" "$tmp/out.txt" || fail "percent of ceiling missing"
 grep -q "PCIe" "$tmp/out.txt" || fail "topology missing"
 
+# 4b. --json FILE: the tables on stdout and the document in the file, from one run.
+"$LPG" -t h2d_ce -s 1M -r 2 --json "$tmp/both.json" >"$tmp/both.txt" || fail "--json FILE run exited $?"
+grep -q "GPU(row) <- CPU(column)" "$tmp/both.txt" || fail "--json FILE: no table on stdout"
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["results"][0]["test"] == "h2d_ce"' \
+	"$tmp/both.json" || fail "--json FILE: the file is not the JSON document"
+
 # 5. Usage errors.
+"$LPG" -t h2d_ce --json - --csv - >/dev/null 2>&1; [ $? = 2 ] || fail "--json - --csv - should exit 2"
+"$LPG" -t h2d_ce -j >/dev/null 2>&1; [ $? = 2 ] || fail "the old flag -j should exit 2 (now --json FILE, -J)"
 "$LPG" -g 99 -t h2d_ce >/dev/null 2>&1; [ $? = 2 ] || fail "-g 99 should exit 2"
 "$LPG" -t nope >/dev/null 2>&1; [ $? = 2 ] || fail "-t nope should exit 2"
 "$LPG" -s 0 >/dev/null 2>&1; [ $? = 2 ] || fail "-s 0 should exit 2"

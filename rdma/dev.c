@@ -379,22 +379,5 @@ const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *d)
 
 void lp_rdma_devinfo_json(const struct lp_rdma_devinfo *d, struct lp_json *j)
 {
-	lp_json_str(j, "device", d->name);
-	lp_json_int(j, "port", d->port);
-	lp_json_str(j, "link_layer", d->link_layer);
-	lp_json_str(j, "transport", d->transport);
-	lp_json_int(j, "gid_index", d->gid_index);
-	lp_json_str(j, "gid", d->gid);
-	lp_json_str(j, "gid_type", d->gid_type);
-	lp_json_uint(j, "lid", d->lid);
-	lp_json_uint(j, "active_mtu", d->active_mtu);
-	lp_json_str(j, "active_speed", d->speed);
-	lp_json_uint(j, "active_width", d->width);
-	lp_json_num(j, "rate_gbps", d->rate_gbps);
-	lp_json_str(j, "firmware", d->fw);
-	lp_json_str(j, "netdev", d->netdev);
-	lp_json_int(j, "numa_node", d->numa_node);
-	lp_json_str(j, "node_guid", d->node_guid);
-	lp_json_uint(j, "vendor_id", d->vendor_id);
-	lp_json_uint(j, "vendor_part_id", d->vendor_part_id);
+	lp_record_json(&lp_rdma_devinfo_record, d, j);
 }

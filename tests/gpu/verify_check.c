@@ -20,8 +20,7 @@
 #include "common/pattern.h"
 #include "gpu/gpumem.h"
 #include "tests/gpu/check.h"
-#include "rdma/mem.h"
-#include "rdma/rdma.h"
+#include "rdma/internal.h"
 
 static int fails;
 
@@ -58,10 +57,11 @@ static void check_ring(uint8_t *host)
 	const size_t slot = 4096, size = 4000, depth = 8;
 	const struct lp_mem_ops *ops = lp_mem_ops_get(LP_MEM_CUDA);
 	struct lp_mem m;
+	struct lp_fail f = { 0 };
 	size_t bad = 0;
 	uint8_t v;
 
-	CHECK(ops && !lp_mem_alloc(&m, LP_MEM_CUDA, 0, slot * depth), "lp_mem_alloc cuda");
+	CHECK(ops && !lp_mem_alloc(&m, LP_MEM_CUDA, 0, slot * depth, &f), "lp_mem_alloc cuda: %s", f.why);
 	if (fails)
 		return;
 	CHECK(!ops->read(&m, 0, host, slot * depth) && all_zero(host, slot * depth), "cuda memory not cleared");

@@ -100,7 +100,8 @@ const struct lp_record lp_rdma_result_msg_record = LP_RECORD(struct lp_rdma_resu
 	LP_REC_U64(struct lp_rdma_result_msg, iters),
 	LP_REC_U32(struct lp_rdma_result_msg, nqps, LP_REC_RANGE(1, LP_RDMA_MAX_QPS)),
 	LP_REC_ARRAY(struct lp_rdma_result_msg, sent, nqps, LP_REC_T_U64, uint64_t),
-	LP_REC_NEST(struct lp_rdma_result_msg, checked, lp_rdma_verified_record));
+	LP_REC_NEST(struct lp_rdma_result_msg, checked, lp_rdma_verified_record),
+	LP_REC_NEST(struct lp_rdma_result_msg, ctr, lp_ctr_moved_record));
 /* clang-format on */
 
 static const struct {

@@ -25,6 +25,7 @@
 
 #include "common/lp.h"
 #include "common/record.h"
+#include "rdma/counters.h"
 #include "rdma/rdma.h"
 
 struct lp_fail; /* rdma/internal.h: the first failure of a test and its cause */
@@ -97,6 +98,7 @@ struct lp_rdma_result_msg {
 	uint32_t nqps;		 /* = the test's num_qps */
 	uint64_t sent[LP_RDMA_MAX_QPS];	 /* messages the server posted per QP (warm-up included) */
 	struct lp_rdma_verified checked; /* what its verification covered */
+	struct lp_ctr_moved ctr;	 /* its port's counters that moved during the test */
 };
 
 /* Records of the bodies (lp_rdma_devinfo_record is in rdma.h). */

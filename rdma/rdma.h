@@ -26,6 +26,7 @@
 #include "common/record.h"
 #include "common/stats.h"
 #include "common/wire.h"
+#include "rdma/counters.h"
 
 /* ---- out-of-band channel ---------------------------------------------------- */
 
@@ -266,6 +267,8 @@ struct lp_rdma_result {
 	bool relaxed_ordering;		/* IBV_ACCESS_RELAXED_ORDERING requested (bandwidth tests) */
 	const char *gpu_rdma_order;	/* local GPU's GPU_DIRECT_RDMA_WRITES_ORDERING in words; NULL
 					   for host memory */
+	/* Port counters that moved during the test, read outside the timed loop on each side. */
+	struct lp_ctr_moved ctr_local, ctr_remote;
 };
 
 /* Client: run one test (params p) against the server on oob. Fills *r (also on failure). */

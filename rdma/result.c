@@ -100,6 +100,11 @@ void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_pa
 	lp_json_uint(j, "timed_iterations", r->iters);
 	if (p->verify)
 		verified_json(j, r, p);
+	/* Each side's port counters that moved (null: not read there), outside the timed loop. */
+	lp_json_obj_begin(j, "counters");
+	lp_ctr_moved_json(&r->ctr_local, "client", j);
+	lp_ctr_moved_json(&r->ctr_remote, "server", j);
+	lp_json_obj_end(j);
 	if (r->status)
 		return;
 	if (lp_rdma_test_is_lat(r->test)) {

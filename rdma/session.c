@@ -86,6 +86,38 @@ static int drain_recvs(struct lp_rdma_conn *c, int budget_ms)
 			   c->oob->peer_name);
 }
 
+/*
+ * Counters around a test, outside its timed loop: ctr_before() snapshots this
+ * side's port (NULL when its counters cannot be read: the test runs without);
+ * ctr_after() snapshots again and keeps what moved, then frees the first.
+ */
+static struct lp_counters *ctr_before(const struct lp_rdma_dev *dev)
+{
+	struct lp_counters *s = malloc(sizeof(*s));
+
+	if (s && lp_counters_read(lp_counters_root(), dev->info.name, (unsigned)dev->info.port, s)) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static void ctr_after(const struct lp_rdma_dev *dev, struct lp_counters *before,
+		      struct lp_ctr_moved *m)
+{
+	struct lp_counters *after = before ? ctr_before(dev) : NULL;
+	struct lp_counters *d = after ? malloc(sizeof(*d)) : NULL;
+
+	memset(m, 0, sizeof(*m));
+	if (d) {
+		lp_counters_delta(before, after, d);
+		lp_counters_moved(d, m);
+	}
+	free(d);
+	free(after);
+	free(before);
+}
+
 static void fill_bw(struct lp_rdma_bw *b, double rate_gbps)
 {
 	b->gbytes_s = lp_gbytes_per_s(b->bytes, b->ns);
@@ -135,6 +167,7 @@ struct client_test {
 	bool told;		/* the server was sent an ERROR */
 	struct lp_loop_out out;
 	struct lp_rdma_result_msg res;
+	struct lp_counters *ctr0; /* this side's port counters before the test (NULL: unread) */
 	struct lp_fail fail;
 };
 
@@ -193,6 +226,7 @@ static int client_connect(struct client_test *t)
 	if (p->test == LP_RDMA_WRITE_LAT)
 		r->gpu_poll_sides = (unsigned)(c->detect == LP_DETECT_GPU) +
 				    (unsigned)(c->remote.detect == LP_DETECT_GPU);
+	t->ctr0 = ctr_before(t->dev);
 	ret = lp_proto_send(t->oob, LP_MSG_READY, NULL);
 	if (ret)
 		return lp_fail_set(&t->fail, ret, "exchange with %s: %s", t->oob->peer_name,
@@ -238,6 +272,7 @@ static int client_measure(struct client_test *t)
 	if (t->res.nqps != p->num_qps)
 		return lp_fail_set(&t->fail, -EPROTO, "malformed RESULT from %s (%u QPs, not %u)",
 				   t->oob->peer_name, t->res.nqps, p->num_qps);
+	t->r->ctr_remote = t->res.ctr;
 	if (t->res.status || t->res.verify == LP_VERIFY_BAD)
 		return lp_fail_set(&t->fail, t->res.status ? t->res.status : -EILSEQ, "server: %s",
 				   t->res.text);
@@ -328,6 +363,8 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		ret = client_verify(t);
 	if (!ret)
 		client_figures(t);
+	if (t->ctr0) /* after the server's RESULT: both sides' traffic is over */
+		ctr_after(dev, t->ctr0, &r->ctr_local);
 	/* Interrupted outside the loop (set-up, waiting for an answer): the server is told too. */
 	if (ret == -EINTR && !t->told)
 		lp_proto_send_error(oob, ret, "client interrupted");
@@ -378,8 +415,11 @@ static int serve_hello(struct lp_rdma_dev *dev, struct lp_oob *oob, const uint8_
 	return lp_proto_send(oob, LP_MSG_ACCEPT, &dev->info);
 }
 
-/* READY both ways, the passive loop, DONE, this side's verification, RESULT. */
-static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out)
+/*
+ * READY both ways, the passive loop, DONE, this side's verification, RESULT
+ * with the port counters that moved since *ctr0 (consumed).
+ */
+static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_counters **ctr0)
 {
 	const struct lp_rdma_params *p = c->p;
 	struct lp_oob *oob = c->oob;
@@ -417,6 +457,8 @@ static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out)
 	res.ns = out->bw.ns;
 	res.iters = out->iters;
 	memcpy(res.sent, out->msgs, sizeof(res.sent));
+	ctr_after(c->dev, *ctr0, &res.ctr);
+	*ctr0 = NULL;
 	ret = lp_proto_send(oob, LP_MSG_RESULT, &res);
 	if (ret)
 		return lp_fail_set(c->fail, ret, "cannot send RESULT to %s: %s", oob->peer_name,
@@ -432,6 +474,7 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	struct lp_rdma_conn c;
 	struct lp_loop_out out = { 0 };
 	struct lp_fail fail = { 0 };
+	struct lp_counters *ctr0;
 	struct lp_conn_cfg cfg = { .dev = dev, .p = &p, .mem = o->mem, .mem_dev = o->mem_dev,
 				   .oob = oob, .bind_addr = o->bind_addr, .fail = &fail };
 	int ret = serve_hello(dev, oob, body, len, &p);
@@ -449,9 +492,11 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 			lp_proto_send_error(oob, ret, "%s", fail.why);
 		return ret == -ECONNABORTED ? 0 : ret;
 	}
+	ctr0 = ctr_before(dev);
 	ret = lp_stats_init(&out.rtt, 0);
 	if (!ret)
-		ret = serve_run(&c, &out);
+		ret = serve_run(&c, &out, &ctr0);
+	free(ctr0);
 	if (fail.err)
 		lp_warn("client %s: test %s size %llu failed: %s", oob->peer_name,
 			lp_rdma_test_names[p.test], (unsigned long long)p.size, fail.why);

@@ -116,7 +116,11 @@ static void done_result_seeds(struct stream *s)
 	struct lp_rdma_result_msg ok = { .verify = LP_VERIFY_OK, .bytes = 655360, .msgs = 10,
 					 .ns = 12345, .iters = 10, .nqps = 1, .sent = { 11 },
 					 .checked = { .messages = 11, .bytes = 704, .landed = 11,
-						      .ring = 11 } };
+						      .ring = 11 },
+					 .ctr = { .valid = true, .dev = "rxe0", .port = 1,
+						  .netdev = "eth0", .more = 1, .n = 2,
+						  .c = { { "rcvd_seq_err", LP_CTR_HW, 0, 3 },
+							 { "port_xmit_data", LP_CTR_PORT, 1, 7 } } } };
 	struct lp_rdma_result_msg bad = { .verify = LP_VERIFY_BAD, .nqps = 2,
 					  .text = "QP 1 message 3 byte 5: got 0x00" };
 	struct lp_proto_done done = { .iters = 10, .nqps = 1, .msgs = { 11, 12 } };

@@ -280,6 +280,127 @@ static void test_proto_messages(void **state)
 	}
 }
 
+/* A RESULT with the most counters, the longest names. */
+static void result_msg_fill(struct lp_rdma_result_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->verify = LP_VERIFY_OK;
+	m->bytes = 4096;
+	m->iters = 10;
+	m->nqps = LP_RDMA_MAX_QPS;
+	for (unsigned q = 0; q < LP_RDMA_MAX_QPS; q++)
+		m->sent[q] = 11 + q;
+	snprintf(m->text, sizeof(m->text), "%0*d", (int)sizeof(m->text) - 1, 0);
+	m->ctr.valid = true;
+	snprintf(m->ctr.dev, sizeof(m->ctr.dev), "rxe0");
+	m->ctr.port = 1;
+	snprintf(m->ctr.netdev, sizeof(m->ctr.netdev), "eth0");
+	m->ctr.more = 3;
+	m->ctr.n = LP_CTR_MOVED_MAX;
+	for (unsigned i = 0; i < m->ctr.n; i++) {
+		snprintf(m->ctr.c[i].name, sizeof(m->ctr.c[i].name), "%0*u", LP_CTR_NAME_LEN - 1, i);
+		m->ctr.c[i].src = LP_CTR_HW;
+		m->ctr.c[i].value = 1000 + i;
+	}
+	m->ctr.c[1].reset = 1;
+}
+
+static void test_result_msg_counters(void **state)
+{
+	static struct lp_rdma_result_msg a, b;
+	struct lp_wbuf w;
+
+	(void)state;
+	result_msg_fill(&a);
+	/* the most counters with the longest names, 64 QPs and the longest text fit a frame */
+	assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &a, &w), 0);
+	assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &b, w.data, w.len), 0);
+	assert_memory_equal(&a.ctr, &b.ctr, sizeof(a.ctr));
+	for (size_t n = 0; n < w.len; n++)
+		assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &b, w.data, n), -EPROTO);
+	/* A side that could not read its counters. */
+	memset(&a.ctr, 0, sizeof(a.ctr));
+	assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &a, &w), 0);
+	assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &b, w.data, w.len), 0);
+	assert_false(b.ctr.valid);
+}
+
+/* RESULT's counter section written by hand: n entries named name, source src, reset flag. */
+static int result_msg_forged(uint32_t n, const char *name, uint8_t src, uint8_t reset)
+{
+	static struct lp_rdma_result_msg m;
+	struct lp_wbuf w;
+
+	result_msg_fill(&m);
+	m.nqps = 1;
+	m.ctr.n = 0;
+	assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &m, &w), 0);
+	w.len -= 4; /* the count */
+	lp_wbuf_u32(&w, n);
+	for (unsigned i = 0; i < n; i++) {
+		lp_wbuf_str(&w, name);
+		lp_wbuf_u8(&w, src);
+		lp_wbuf_u8(&w, reset);
+		lp_wbuf_u64(&w, 5);
+	}
+	assert_int_equal(w.err, 0);
+	return lp_proto_decode(LP_MSG_RESULT, &m, w.data, w.len);
+}
+
+static void test_result_msg_malformed(void **state)
+{
+	char longest[LP_CTR_NAME_LEN], over[LP_CTR_NAME_LEN + 1];
+
+	(void)state;
+	memset(longest, 'x', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = 0;
+	memset(over, 'x', sizeof(over) - 1);
+	over[sizeof(over) - 1] = 0;
+	assert_int_equal(result_msg_forged(LP_CTR_MOVED_MAX, "rcvd_seq_err", LP_CTR_HW, 0), 0);
+	assert_int_equal(result_msg_forged(1, longest, LP_CTR_HW, 1), 0);
+	assert_int_equal(result_msg_forged(LP_CTR_MOVED_MAX + 1, "rcvd_seq_err", LP_CTR_HW, 0),
+			 -EPROTO); /* too many counters */
+	assert_int_equal(result_msg_forged(1, over, LP_CTR_HW, 0), -EPROTO); /* over-long name */
+	assert_int_equal(result_msg_forged(1, "rcvd_seq_err", LP_CTR_NSRC, 0), -EPROTO);
+	assert_int_equal(result_msg_forged(1, "rcvd_seq_err", LP_CTR_HW, 2), -EPROTO);
+	{ /* a name holding a NUL */
+		static struct lp_rdma_result_msg m;
+		struct lp_wbuf w;
+
+		result_msg_fill(&m);
+		m.ctr.n = 1;
+		assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &m, &w), 0);
+		/* the one name's 63 bytes end 10 bytes before the end (source, reset, delta) */
+		memcpy(w.data + w.len - 10 - (LP_CTR_NAME_LEN - 1), "a\0b", 3);
+		assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &m, w.data, w.len), -EPROTO);
+	}
+}
+
+/* Moved counters: only non-zero ones, alarms first, the rest counted. */
+static void test_counters_moved(void **state)
+{
+	static struct lp_counters d;
+	static struct lp_ctr_moved m;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	snprintf(d.dev, sizeof(d.dev), "rxe0");
+	for (unsigned i = 0; i < LP_CTR_MOVED_MAX + 5; i++) {
+		struct lp_counter *c = &d.c[d.n++];
+
+		snprintf(c->name, sizeof(c->name), "tx_bytes_%u", i); /* traffic */
+		c->value = i;					      /* the first is zero */
+	}
+	snprintf(d.c[d.n].name, sizeof(d.c[0].name), "rcvd_seq_err");
+	d.c[d.n++].value = 12;
+	lp_counters_moved(&d, &m);
+	assert_true(m.valid);
+	assert_int_equal(m.n, LP_CTR_MOVED_MAX);
+	assert_int_equal(m.more, LP_CTR_MOVED_MAX + 5 - 1 + 1 - LP_CTR_MOVED_MAX);
+	assert_string_equal(m.c[0].name, "rcvd_seq_err");
+	assert_int_equal(lp_ctr_moved_alarms(&m), 1);
+}
+
 /* A frame with version 2 in its header, as a peer of the previous release sends it. */
 static void send_v2_frame(int fd, uint16_t type)
 {
@@ -383,6 +504,8 @@ int main(void)
 		cmocka_unit_test(test_qpinfo),		  cmocka_unit_test(test_test_names),
 		cmocka_unit_test(test_mem_parse),	  cmocka_unit_test(test_proto_messages),
 		cmocka_unit_test(test_proto_old_server), cmocka_unit_test(test_proto_old_client),
+		cmocka_unit_test(test_result_msg_counters), cmocka_unit_test(test_result_msg_malformed),
+		cmocka_unit_test(test_counters_moved),
 	};
 
 	return cmocka_run_group_tests_name("rdma", tests, NULL, NULL);

@@ -29,6 +29,18 @@ const char *lp_detect_name(enum lp_detect d)
 	return d == LP_DETECT_GPU ? "gpu_poll" : d == LP_DETECT_IMM ? "write_imm" : "cpu_poll";
 }
 
+/* Record why this test failed in its failure record (the first cause wins); returns err. */
+__attribute__((format(printf, 3, 4))) static int conn_fail(struct lp_rdma_conn *c, int err,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err = lp_fail_vset(c->fail, err, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
 static bool wants_recvs(const struct lp_rdma_params *p)
 {
 	return p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW ||
@@ -109,7 +121,7 @@ static int create_qp_inline(struct lp_rdma_conn *c, uint32_t i)
 	if (ret && want && c->p->inline_size == UINT32_MAX)
 		ret = create_qp(c, i, 0);
 	if (ret)
-		lp_fail_set(c->fail, ret, "%s: cannot create QP (tx depth %u, rx depth %u, inline %u): %s",
+		conn_fail(c, ret, "%s: cannot create QP (tx depth %u, rx depth %u, inline %u): %s",
 			  c->dev->info.name, c->p->tx_depth, c->p->rx_depth, want, strerror(-ret));
 	return ret;
 }
@@ -128,7 +140,7 @@ static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 	ret = lp_verbs_err(ibv_modify_qp(
 		qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
 	if (ret)
-		return lp_fail_set(c->fail, ret, "QP to INIT failed: %s", strerror(-ret));
+		return conn_fail(c, ret, "QP to INIT failed: %s", strerror(-ret));
 	return 0;
 }
 
@@ -170,7 +182,7 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 						 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 						 IBV_QP_MIN_RNR_TIMER));
 	if (ret)
-		return lp_fail_set(c->fail, ret, "QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
+		return conn_fail(c, ret, "QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
 				 strerror(-ret), c->remote.qp[i].qpn, d->info.gid_index, c->mtu);
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTS,
@@ -185,7 +197,7 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 						 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 						 IBV_QP_MAX_QP_RD_ATOMIC));
 	if (ret)
-		return lp_fail_set(c->fail, ret, "QP to RTS failed: %s", strerror(-ret));
+		return conn_fail(c, ret, "QP to RTS failed: %s", strerror(-ret));
 	return 0;
 }
 
@@ -202,17 +214,17 @@ static int cm_wait(struct lp_rdma_conn *c, enum rdma_cm_event_type want, int tim
 		n = poll(&pfd, 1, timeout_ms);
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
-		return lp_fail_set(c->fail, -ETIMEDOUT, "rdma_cm: no %s event within %d ms",
+		return conn_fail(c, -ETIMEDOUT, "rdma_cm: no %s event within %d ms",
 				 rdma_event_str(want), timeout_ms);
 	if (rdma_get_cm_event(c->cm_ch, &ev))
-		return lp_fail_set(c->fail, -errno, "rdma_get_cm_event: %s", strerror(errno));
+		return conn_fail(c, -errno, "rdma_get_cm_event: %s", strerror(errno));
 	got = ev->event;
 	status = ev->status;
 	if (id_p)
 		*id_p = ev->id;
 	rdma_ack_cm_event(ev);
 	if (got != want)
-		return lp_fail_set(c->fail, -ECONNREFUSED, "rdma_cm: expected %s, got %s (status %d)",
+		return conn_fail(c, -ECONNREFUSED, "rdma_cm: expected %s, got %s (status %d)",
 				 rdma_event_str(want), rdma_event_str(got), status);
 	return 0;
 }
@@ -231,7 +243,7 @@ static int cm_conn_param(struct lp_rdma_conn *c, struct rdma_conn_param *cp)
 static int cm_check_dev(struct lp_rdma_conn *c, struct rdma_cm_id *id)
 {
 	if (id->verbs != c->dev->ctx)
-		return lp_fail_set(c->fail, -EXDEV,
+		return conn_fail(c, -EXDEV,
 				 "rdma_cm routed the peer through %s, not the chosen %s: pick the "
 				 "device that owns the address (-d)",
 				 id->verbs ? ibv_get_device_name(id->verbs->device) : "?",
@@ -251,7 +263,7 @@ static int cm_qp_establish(struct lp_rdma_conn *c, uint32_t i, bool client)
 		return ret;
 	cm_conn_param(c, &cp);
 	if (client ? rdma_connect(c->cm_id[i], &cp) : rdma_accept(c->cm_id[i], &cp))
-		return lp_fail_set(c->fail, -errno, "%s: %s", client ? "rdma_connect" : "rdma_accept",
+		return conn_fail(c, -errno, "%s: %s", client ? "rdma_connect" : "rdma_accept",
 				 strerror(errno));
 	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
 }
@@ -265,16 +277,16 @@ static int cm_listen(struct lp_rdma_conn *c, const char *bind_addr)
 	snprintf(port, sizeof(port), "%u", c->p->cm_port);
 	c->cm_ch = rdma_create_event_channel();
 	if (!c->cm_ch)
-		return lp_fail_set(c->fail, -errno, "rdma_create_event_channel: %s", strerror(errno));
+		return conn_fail(c, -errno, "rdma_create_event_channel: %s", strerror(errno));
 	if (rdma_getaddrinfo(bind_addr, port, &hints, &res))
-		return lp_fail_set(c->fail, -EADDRNOTAVAIL, "rdma_cm: cannot resolve bind address %s",
+		return conn_fail(c, -EADDRNOTAVAIL, "rdma_cm: cannot resolve bind address %s",
 				 bind_addr ? bind_addr : "*");
 	if (rdma_create_id(c->cm_ch, &c->cm_listen, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(c->cm_listen, res->ai_src_addr) || rdma_listen(c->cm_listen, 64)) {
 		int err = -errno;
 
 		rdma_freeaddrinfo(res);
-		return lp_fail_set(c->fail, err, "rdma_cm: cannot listen on port %s: %s", port,
+		return conn_fail(c, err, "rdma_cm: cannot listen on port %s: %s", port,
 				 strerror(-err));
 	}
 	rdma_freeaddrinfo(res);
@@ -290,19 +302,19 @@ static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t 
 
 	snprintf(port, sizeof(port), "%u", c->p->cm_port);
 	if (!c->cm_ch && !(c->cm_ch = rdma_create_event_channel()))
-		return lp_fail_set(c->fail, -errno, "rdma_create_event_channel: %s", strerror(errno));
+		return conn_fail(c, -errno, "rdma_create_event_channel: %s", strerror(errno));
 	if (rdma_getaddrinfo(host, port, &hints, &res))
-		return lp_fail_set(c->fail, -EHOSTUNREACH, "rdma_cm: cannot resolve %s", host);
+		return conn_fail(c, -EHOSTUNREACH, "rdma_cm: cannot resolve %s", host);
 	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP) ?
-		      lp_fail_set(c->fail, -errno, "rdma_create_id: %s", strerror(errno)) :
+		      conn_fail(c, -errno, "rdma_create_id: %s", strerror(errno)) :
 		      0;
 	if (!ret && rdma_resolve_addr(c->cm_id[i], res->ai_src_addr, res->ai_dst_addr, 2000))
-		ret = lp_fail_set(c->fail, -errno, "rdma_resolve_addr(%s): %s", host, strerror(errno));
+		ret = conn_fail(c, -errno, "rdma_resolve_addr(%s): %s", host, strerror(errno));
 	rdma_freeaddrinfo(res);
 	if (!ret)
 		ret = cm_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL);
 	if (!ret && rdma_resolve_route(c->cm_id[i], 2000))
-		ret = lp_fail_set(c->fail, -errno, "rdma_resolve_route(%s): %s", host, strerror(errno));
+		ret = conn_fail(c, -errno, "rdma_resolve_route(%s): %s", host, strerror(errno));
 	if (!ret)
 		ret = cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL);
 	return ret ? ret : cm_qp_establish(c, i, true);
@@ -482,7 +494,7 @@ static int post_initial_recvs(struct lp_rdma_conn *c)
 			int ret = lp_conn_post_recv(c, q);
 
 			if (ret)
-				return lp_fail_set(c->fail, ret, "ibv_post_recv (receive %u of %u on QP %u): %s",
+				return conn_fail(c, ret, "ibv_post_recv (receive %u of %u on QP %u): %s",
 						 k + 1, c->p->rx_depth, q, strerror(-ret));
 		}
 	}
@@ -496,8 +508,8 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	int ret = c->is_client ? lp_proto_send(oob, LP_MSG_QPINFO, &c->local) : 0;
 
 	if (ret)
-		return lp_fail_set(c->fail, ret, "cannot send QPINFO to %s: %s", oob->peer_name,
-				   strerror(-ret));
+		return conn_fail(c, ret, "cannot send QPINFO to %s: %s", oob->peer_name,
+				 strerror(-ret));
 	ret = lp_proto_expect(oob, LP_MSG_QPINFO, &c->remote, oob->timeout_ms, c->fail);
 	/* The peer's own words are the cause (a registration it could not do, ...); a peer's
 	 * signal cancels the test (-ECANCELED), any other error of the peer aborts it. */
@@ -506,15 +518,14 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	if (ret)
 		return ret;
 	if (c->remote.nqps != c->nqps || c->remote.slot != c->slot)
-		return lp_fail_set(c->fail, -EPROTO,
-				   "%s %s set up %u QPs of %llu-byte slots, this side %u of %llu",
-				   c->is_client ? "server" : "client", oob->peer_name, c->remote.nqps,
-				   (unsigned long long)c->remote.slot, c->nqps,
-				   (unsigned long long)c->slot);
+		return conn_fail(
+		    c, -EPROTO, "%s %s set up %u QPs of %llu-byte slots, this side %u of %llu",
+		    c->is_client ? "server" : "client", oob->peer_name, c->remote.nqps,
+		    (unsigned long long)c->remote.slot, c->nqps, (unsigned long long)c->slot);
 	ret = c->is_client ? 0 : lp_proto_send(oob, LP_MSG_QPINFO, &c->local);
 	if (ret)
-		return lp_fail_set(c->fail, ret, "cannot send QPINFO to %s: %s", oob->peer_name,
-				   strerror(-ret));
+		return conn_fail(c, ret, "cannot send QPINFO to %s: %s", oob->peer_name,
+				 strerror(-ret));
 	return 0;
 }
 
@@ -530,7 +541,7 @@ static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_d
 	c->scq = ibv_create_cq(dev->ctx, LP_MIN(cqe_s, dev->dev_attr.max_cqe), NULL, NULL, 0);
 	c->rcq = ibv_create_cq(dev->ctx, LP_MIN(cqe_r, dev->dev_attr.max_cqe), NULL, NULL, 0);
 	if (!c->scq || !c->rcq)
-		return lp_fail_set(c->fail, errno ? -errno : -ENOMEM,
+		return conn_fail(c, errno ? -errno : -ENOMEM,
 				   "%s: cannot create completion queues: %s", dev->info.name,
 				   strerror(errno ? errno : ENOMEM));
 	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->depth * c->nqps, c->fail);
@@ -558,11 +569,11 @@ static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_d
 			c->notify_us = ns / 1e3;
 		}
 		if (posix_memalign((void **)&c->flag_host, 64, 64))
-			return lp_fail_set(c->fail, -ENOMEM, "out of host memory");
+			return conn_fail(c, -ENOMEM, "out of host memory");
 		memset(c->flag_host, 0, 64);
 		c->flag_mr = ibv_reg_mr(dev->pd, c->flag_host, 64, IBV_ACCESS_LOCAL_WRITE);
 		if (!c->flag_mr)
-			return lp_fail_set(c->fail, -errno, "cannot register 64 B of host memory: %s",
+			return conn_fail(c, -errno, "cannot register 64 B of host memory: %s",
 					   strerror(errno));
 	}
 	return fill_rings(c);
@@ -621,11 +632,12 @@ static int setup_connect(struct lp_rdma_conn *c, const char *server_host)
 		/* Started before READY: it zeroes the flag byte, so no write may land first. */
 		uint64_t n = p->duration_s > 0 ? UINT32_MAX : p->warmup + p->iters;
 
-		ret = lp_mem_poll_start(&c->mem, lp_conn_off(c, 0, true, 0) + p->size - 1, c->slot,
-					(uint32_t)c->depth, (uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
-					(uint64_t)p->timeout_ms * 1000000ull);
+		ret =
+		    lp_mem_poll_start(&c->mem, lp_conn_off(c, 0, true, 0) + p->size - 1, c->slot,
+				      (uint32_t)c->depth, (uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
+				      (uint64_t)p->timeout_ms * 1000000ull);
 		if (ret)
-			lp_fail_set(c->fail, ret, "cannot start the GPU poller: %s", strerror(-ret));
+			conn_fail(c, ret, "cannot start the GPU poller: %s", strerror(-ret));
 	}
 	return ret;
 }
@@ -719,12 +731,13 @@ static int count_recvs(struct lp_rdma_conn *c, const uint64_t *landed)
 	}
 	for (uint32_t q = 0; q < c->nqps; q++) {
 		if (got[q] != landed[q])
-			return lp_fail_set(c->fail, -EILSEQ,
-					   "data verification failed: %s size %llu, QP %u: %llu messages "
-					   "received, the sender sent %llu (%s)",
-					   lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
-					   (unsigned long long)got[q], (unsigned long long)landed[q],
-					   got[q] < landed[q] ? "lost" : "duplicated");
+			return conn_fail(
+			    c, -EILSEQ,
+			    "data verification failed: %s size %llu, QP %u: %llu messages "
+			    "received, the sender sent %llu (%s)",
+			    lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+			    (unsigned long long)got[q], (unsigned long long)landed[q],
+			    got[q] < landed[q] ? "lost" : "duplicated");
 	}
 	return 0;
 }
@@ -763,11 +776,12 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 				}
 			}
 			if (ret == -EILSEQ)
-				return lp_fail_set(c->fail, ret,
-						   "data verification failed: %s size %llu, QP %u, message "
-						   "%llu (ring slot %llu), byte offset %zu",
-						   lp_rdma_test_names[p->test], (unsigned long long)p->size,
-						   q, (unsigned long long)m, (unsigned long long)k, bad);
+				return conn_fail(
+				    c, ret,
+				    "data verification failed: %s size %llu, QP %u, message "
+				    "%llu (ring slot %llu), byte offset %zu",
+				    lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+				    (unsigned long long)m, (unsigned long long)k, bad);
 			if (ret)
 				goto out;
 		}
@@ -778,5 +792,5 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 	v->ring = c->depth;
 	return 0;
 out:
-	return lp_fail_set(c->fail, ret, "data verification could not run: %s", strerror(-ret));
+	return conn_fail(c, ret, "data verification could not run: %s", strerror(-ret));
 }

@@ -38,8 +38,8 @@ static int cuda_alloc(struct lp_mem *m, size_t len, struct lp_fail *f)
 	if (lp_gpu_count(&n) || n == 0)
 		return lp_fail_set(f, -ENODEV, "--mem cuda: no CUDA GPU or driver on this host");
 	if (dev >= n)
-		return lp_fail_set(f, -EINVAL, "--mem cuda:%d: this host has %d GPU%s (0..%d)", dev, n,
-				   n == 1 ? "" : "s", n - 1);
+		return lp_fail_set(f, -EINVAL, "--mem cuda:%d: this host has %d GPU%s (0..%d)", dev,
+				   n, n == 1 ? "" : "s", n - 1);
 	cm = calloc(1, sizeof(*cm));
 	if (!cm)
 		return lp_fail_set(f, -ENOMEM, "out of host memory");
@@ -153,9 +153,10 @@ static int cuda_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *noti
 
 	if (order < LP_GPU_RDMA_ORDER_OWNER)
 		return lp_fail_set(f, -EOPNOTSUPP,
-				   "GPU %d orders GPUDirect RDMA writes as '%s' (CU_DEVICE_ATTRIBUTE_"
-				   "GPU_DIRECT_RDMA_WRITES_ORDERING): a kernel polling the last byte "
-				   "may see it before the rest; use --lat-method imm",
+				   "GPU %d orders GPUDirect RDMA writes as '%s' "
+				   "(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING): a kernel "
+				   "polling the last byte may see it before the rest; use "
+				   "--lat-method imm",
 				   m->dev, lp_gpu_rdma_order_name(order));
 	ret = lp_gpu_notify_ns(m->dev, 200, timeout_ns, notify_ns_p);
 	if (ret)

@@ -93,7 +93,7 @@ const struct lp_record lp_rdma_verified_record = LP_RECORD(struct lp_rdma_verifi
 const struct lp_record lp_rdma_result_msg_record = LP_RECORD(struct lp_rdma_result_msg,
 	LP_REC_I32(struct lp_rdma_result_msg, status, LP_REC_RANGE(-LP_RDMA_MAX_ERRNO, 0)),
 	LP_REC_STR(struct lp_rdma_result_msg, text),
-	LP_REC_U32(struct lp_rdma_result_msg, verify, LP_REC_RANGE(LP_VERIFY_NOT_RUN, LP_VERIFY_BAD)),
+	LP_REC_U32(struct lp_rdma_result_msg, verify, LP_REC_RANGE(0, LP_VERIFY_BAD)),
 	LP_REC_F64(struct lp_rdma_result_msg, bytes),
 	LP_REC_F64(struct lp_rdma_result_msg, msgs),
 	LP_REC_F64(struct lp_rdma_result_msg, ns),
@@ -206,7 +206,8 @@ int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len
 static int channel_fail(struct lp_oob *oob, int ret, uint16_t peer_version, struct lp_fail *f)
 {
 	if (ret == -EPROTONOSUPPORT)
-		return lp_fail_set(f, ret, "peer %s speaks linkperf wire version %u, this build needs %u",
+		return lp_fail_set(f, ret,
+				   "peer %s speaks linkperf wire version %u, this build needs %u",
 				   oob->peer_name, peer_version, LP_WIRE_VERSION);
 	return lp_fail_set(f, ret, "%s %s: %s",
 			   ret == -ETIMEDOUT ? "no answer from" : "exchange with", oob->peer_name,

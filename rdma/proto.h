@@ -9,7 +9,8 @@
  *   HELLO(params)           ->      validate every field
  *                           <-      ACCEPT(devinfo) | ERROR(status, text)
  *   QPINFO                  ->
- *                           <-      QPINFO            (keys, QPs, memory kind; rdma_cm connects here)
+ *                           <-      QPINFO            (keys, QPs, memory kind; rdma_cm
+ *                                                     connects here)
  *   READY                   ->      (receives are posted before the answer)
  *                           <-      READY
  *   ... timed loop ...              ... responder / receiver / bidir sender ...

@@ -431,7 +431,8 @@ static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_
 		ret = lp_proto_send(oob, LP_MSG_READY, NULL);
 	if (!ret)
 		ret = lp_loop_run(c, false, out);
-	/* The client ended the test (its ERROR is waiting): that, not the local symptom, is the cause. */
+	/* The client ended the test (its ERROR is waiting): that, not the local symptom, is the
+	 * cause. */
 	if (ret < 0 && ret != -EINTR && oob->ops->ready(oob->ctx) > 0) {
 		*c->fail = (struct lp_fail){ 0 };
 		lp_proto_expect(oob, LP_MSG_DONE, &done, 1000, c->fail);
@@ -486,7 +487,8 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (ret) {
 		/* The cause, once: in this server's log and to the client, which reports it. */
 		if (!fail.err)
-			lp_fail_set(&fail, ret, "%s", *lp_err_last() ? lp_err_last() : strerror(-ret));
+			lp_fail_set(&fail, ret, "%s",
+				    *lp_err_last() ? lp_err_last() : strerror(-ret));
 		lp_warn("client %s: connection set-up failed: %s", oob->peer_name, fail.why);
 		if (ret != -ECONNABORTED)
 			lp_proto_send_error(oob, ret, "%s", fail.why);

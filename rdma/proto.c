@@ -182,8 +182,7 @@ void lp_proto_send_error(struct lp_oob *oob, int status, const char *fmt, ...)
 	lp_proto_send(oob, LP_MSG_ERROR, &e);
 }
 
-int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
-		int timeout_ms)
+int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p, int timeout_ms)
 {
 	uint64_t end = lp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 
@@ -211,11 +210,11 @@ static int channel_fail(struct lp_oob *oob, int ret, uint16_t peer_version, stru
 				   oob->peer_name, peer_version, LP_WIRE_VERSION);
 	return lp_fail_set(f, ret, "%s %s: %s",
 			   ret == -ETIMEDOUT ? "no answer from" : "exchange with", oob->peer_name,
-			   ret == -ETIMEDOUT   ? "timed out" :
-			   ret == -ECONNRESET  ? "connection lost (peer exited?)" :
-			   ret == -EPROTO      ? "malformed message" :
-			   ret == -EINTR       ? "interrupted" :
-						 strerror(-ret));
+			   ret == -ETIMEDOUT	? "timed out"
+			   : ret == -ECONNRESET ? "connection lost (peer exited?)"
+			   : ret == -EPROTO	? "malformed message"
+			   : ret == -EINTR	? "interrupted"
+						: strerror(-ret));
 }
 
 int lp_proto_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
@@ -229,8 +228,7 @@ int lp_proto_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *l
 	return ret ? channel_fail(oob, ret, *type_p, f) : 0;
 }
 
-int lp_proto_expect(struct lp_oob *oob, uint16_t want, void *msg, int timeout_ms,
-		    struct lp_fail *f)
+int lp_proto_expect(struct lp_oob *oob, uint16_t want, void *msg, int timeout_ms, struct lp_fail *f)
 {
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct lp_proto_error e;

@@ -63,12 +63,12 @@ struct lp_qpinfo {
 	uint16_t lid;
 	uint8_t gid[16];
 	uint32_t rkey;
-	uint64_t addr;		     /* start of the buffer (layout: lp_conn_off) */
-	uint64_t slot;		     /* bytes per ring slot (>= message size) */
-	uint32_t mtu;		     /* requested path MTU (the smaller one wins) */
-	enum lp_mem_kind mem_kind;   /* this side's memory */
-	enum lp_detect detect;	     /* how this side sees a write_lat write arrive */
-	char mem[32];		     /* memory description for the results ("cuda:0 dmabuf") */
+	uint64_t addr;		   /* start of the buffer (layout: lp_conn_off) */
+	uint64_t slot;		   /* bytes per ring slot (>= message size) */
+	uint32_t mtu;		   /* requested path MTU (the smaller one wins) */
+	enum lp_mem_kind mem_kind; /* this side's memory */
+	enum lp_detect detect;	   /* how this side sees a write_lat write arrive */
+	char mem[32];		   /* memory description for the results ("cuda:0 dmabuf") */
 };
 
 /* Status codes travel as negative errno values in [-LP_RDMA_MAX_ERRNO, -1]. */
@@ -91,12 +91,12 @@ struct lp_proto_done {
 enum lp_verify_state { LP_VERIFY_NOT_RUN = 0, LP_VERIFY_OK = 1, LP_VERIFY_BAD = 2 };
 
 struct lp_rdma_result_msg {
-	int32_t status;		 /* 0, or the server's negative errno (its test failed) */
-	char text[160];		 /* why, when status or verify says so */
-	uint32_t verify;	 /* enum lp_verify_state */
-	double bytes, msgs, ns;	 /* the server's own direction (bidirectional bandwidth) */
-	uint64_t iters;		 /* iterations the server completed */
-	uint32_t nqps;		 /* = the test's num_qps */
+	int32_t status;			 /* 0, or the server's negative errno (its test failed) */
+	char text[160];			 /* why, when status or verify says so */
+	uint32_t verify;		 /* enum lp_verify_state */
+	double bytes, msgs, ns;		 /* the server's own direction (bidirectional bandwidth) */
+	uint64_t iters;			 /* iterations the server completed */
+	uint32_t nqps;			 /* = the test's num_qps */
 	uint64_t sent[LP_RDMA_MAX_QPS];	 /* messages the server posted per QP (warm-up included) */
 	struct lp_rdma_verified checked; /* what its verification covered */
 	struct lp_ctr_moved ctr;	 /* its port's counters that moved during the test */
@@ -132,8 +132,7 @@ __attribute__((format(printf, 3, 4))) void lp_proto_send_error(struct lp_oob *oo
  * Receive the peer's next message, waiting in short slices so that *oob->stop
  * (SIGINT/SIGTERM) ends the wait within ~10 ms: then -EINTR.
  */
-int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
-		int timeout_ms);
+int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p, int timeout_ms);
 
 /* lp_oob_recv, and a failure's cause in f (another wire version named with both numbers). */
 int lp_proto_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,

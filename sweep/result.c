@@ -656,6 +656,37 @@ static void json_node(struct lp_json *j, const struct lp_sweep_node *nd, int idx
 	lp_json_obj_end(j);
 }
 
+/* One metric's matrix as lp_sweep_matrix fills it: n*n values, failed and scheduled flags. */
+struct matrix {
+	double *v;
+	uint8_t *fail, *sched;
+};
+
+static void matrix_free(struct matrix *mx)
+{
+	free(mx->v);
+	free(mx->fail);
+	free(mx->sched);
+}
+
+static int matrix_alloc(struct matrix *mx, int n)
+{
+	size_t nn = (size_t)n * n;
+
+	mx->v = malloc(nn * sizeof(double));
+	mx->fail = malloc(nn);
+	mx->sched = malloc(nn);
+	if (mx->v && mx->fail && mx->sched)
+		return 0;
+	matrix_free(mx);
+	return -ENOMEM;
+}
+
+static int matrix_fill(const struct lp_sweep_run *r, int m, struct matrix *mx)
+{
+	return lp_sweep_matrix(r, m, mx->v, mx->fail, mx->sched, NULL, NULL, NULL);
+}
+
 static const char *cls_name(uint8_t c)
 {
 	switch (c) {
@@ -666,14 +697,82 @@ static const char *cls_name(uint8_t c)
 	}
 }
 
-static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, double *v,
-			uint8_t *fail, uint8_t *sched)
+/* The model and the noise a metric was diagnosed with. */
+static void json_model(struct lp_json *j, const struct lp_diag *d)
+{
+	lp_json_num(j, "reference", d->ref);
+	lp_json_str(j, "model", "log(goodness) = reference + client effect + server effect + link residual");
+	lp_json_num(j, "sigma_log", d->sigma);
+	lp_json_num(j, "threshold_ratio", d->thresh);
+	lp_json_int(j, "healthy_nodes", d->nhealthy);
+	lp_json_obj_begin(j, "noise");
+	lp_json_num(j, "cv", d->cv);
+	lp_json_num(j, "cv_residuals", exp(d->sigma_fit) - 1);
+	lp_json_int(j, "residual_df", d->df);
+	lp_json_num(j, "cv_repeats", exp(d->sigma_rep) - 1);
+	lp_json_int(j, "repeat_pairs", d->rep_pairs);
+	lp_json_num(j, "min_detectable_node", d->min_node);
+	lp_json_num(j, "min_detectable_link", d->min_link);
+	lp_json_bool(j, "inconclusive", d->inconclusive);
+	lp_json_obj_end(j);
+	lp_json_bool(j, "ambiguous", d->ambiguous);
+}
+
+/* "matrix" (values) and "cell_class" (ok, slow, fail, null: not measured), rows = clients. */
+static void json_matrix(struct lp_json *j, int n, const struct matrix *mx, const struct lp_diag *d)
+{
+	lp_json_arr_begin(j, "matrix");
+	for (int a = 0; a < n; a++) {
+		lp_json_arr_begin(j, NULL);
+		for (int b = 0; b < n; b++)
+			lp_json_num(j, NULL, mx->v[(size_t)a * n + b]);
+		lp_json_arr_end(j);
+	}
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "cell_class");
+	for (int a = 0; a < n; a++) {
+		lp_json_arr_begin(j, NULL);
+		for (int b = 0; b < n; b++) {
+			size_t x = (size_t)a * n + b;
+
+			lp_json_str(j, NULL, d ? cls_name(d->cls[x])
+					       : mx->fail[x] ? "fail" : mx->sched[x] ? "ok" : NULL);
+		}
+		lp_json_arr_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
+/* Each node's effects in one metric. */
+static void json_node_effects(struct lp_json *j, int n, const struct lp_diag *d)
+{
+	lp_json_arr_begin(j, "nodes");
+	for (int i = 0; i < n; i++) {
+		lp_json_obj_begin(j, NULL);
+		lp_json_int(j, "node", i);
+		lp_json_num(j, "score_client", d->score_src[i]);
+		lp_json_num(j, "score_server", d->score_dst[i]);
+		lp_json_num(j, "z_client", log(d->score_src[i]) / d->se_src[i]);
+		lp_json_num(j, "z_server", log(d->score_dst[i]) / d->se_dst[i]);
+		lp_json_int(j, "agree_as_client", d->slow_src[i]);
+		lp_json_int(j, "measured_as_client", d->n_src[i]);
+		lp_json_int(j, "agree_as_server", d->slow_dst[i]);
+		lp_json_int(j, "measured_as_server", d->n_dst[i]);
+		lp_json_int(j, "failed_cells", d->fail[i]);
+		lp_json_bool(j, "flag_client", d->node[i] & LP_NODE_SLOW_SRC);
+		lp_json_bool(j, "flag_server", d->node[i] & LP_NODE_SLOW_DST);
+		lp_json_bool(j, "flag_failed", d->node[i] & LP_NODE_FAILED);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
+static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, struct matrix *mx)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
 	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
-	int n = r->n;
 
-	lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL);
+	matrix_fill(r, m, mx);
 	lp_json_obj_begin(j, NULL);
 	lp_json_int(j, "index", m);
 	lp_json_str(j, "label", mt->label);
@@ -684,67 +783,13 @@ static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, 
 	lp_json_str(j, "value", mt->lat ? "one-way latency p50 (write/send: RTT/2; read: completion)"
 					: "client-direction bandwidth, Gb/s");
 	lp_json_bool(j, "higher_is_better", !mt->lat);
-	if (d) {
-		lp_json_num(j, "reference", d->ref);
-		lp_json_str(j, "model", "log(goodness) = reference + client effect + server effect + link residual");
-		lp_json_num(j, "sigma_log", d->sigma);
-		lp_json_num(j, "threshold_ratio", d->thresh);
-		lp_json_int(j, "healthy_nodes", d->nhealthy);
-		lp_json_obj_begin(j, "noise");
-		lp_json_num(j, "cv", d->cv);
-		lp_json_num(j, "cv_residuals", exp(d->sigma_fit) - 1);
-		lp_json_int(j, "residual_df", d->df);
-		lp_json_num(j, "cv_repeats", exp(d->sigma_rep) - 1);
-		lp_json_int(j, "repeat_pairs", d->rep_pairs);
-		lp_json_num(j, "min_detectable_node", d->min_node);
-		lp_json_num(j, "min_detectable_link", d->min_link);
-		lp_json_bool(j, "inconclusive", d->inconclusive);
-		lp_json_obj_end(j);
-		lp_json_bool(j, "ambiguous", d->ambiguous);
-	}
+	if (d)
+		json_model(j, d);
 	lp_json_str(j, "rows", "client (data source for write/send)");
 	lp_json_str(j, "columns", "server");
-	lp_json_arr_begin(j, "matrix");
-	for (int a = 0; a < n; a++) {
-		lp_json_arr_begin(j, NULL);
-		for (int b = 0; b < n; b++)
-			lp_json_num(j, NULL, v[(size_t)a * n + b]);
-		lp_json_arr_end(j);
-	}
-	lp_json_arr_end(j);
-	lp_json_arr_begin(j, "cell_class");
-	for (int a = 0; a < n; a++) {
-		lp_json_arr_begin(j, NULL);
-		for (int b = 0; b < n; b++) {
-			size_t x = (size_t)a * n + b;
-			const char *c = d ? cls_name(d->cls[x]) : (fail[x] ? "fail" : sched[x] ? "ok" : NULL);
-
-			lp_json_str(j, NULL, c);
-		}
-		lp_json_arr_end(j);
-	}
-	lp_json_arr_end(j);
-	if (d) {
-		lp_json_arr_begin(j, "nodes");
-		for (int i = 0; i < n; i++) {
-			lp_json_obj_begin(j, NULL);
-			lp_json_int(j, "node", i);
-			lp_json_num(j, "score_client", d->score_src[i]);
-			lp_json_num(j, "score_server", d->score_dst[i]);
-			lp_json_num(j, "z_client", log(d->score_src[i]) / d->se_src[i]);
-			lp_json_num(j, "z_server", log(d->score_dst[i]) / d->se_dst[i]);
-			lp_json_int(j, "agree_as_client", d->slow_src[i]);
-			lp_json_int(j, "measured_as_client", d->n_src[i]);
-			lp_json_int(j, "agree_as_server", d->slow_dst[i]);
-			lp_json_int(j, "measured_as_server", d->n_dst[i]);
-			lp_json_int(j, "failed_cells", d->fail[i]);
-			lp_json_bool(j, "flag_client", d->node[i] & LP_NODE_SLOW_SRC);
-			lp_json_bool(j, "flag_server", d->node[i] & LP_NODE_SLOW_DST);
-			lp_json_bool(j, "flag_failed", d->node[i] & LP_NODE_FAILED);
-			lp_json_obj_end(j);
-		}
-		lp_json_arr_end(j);
-	}
+	json_matrix(j, r->n, mx, d);
+	if (d)
+		json_node_effects(j, r->n, d);
 	lp_json_obj_end(j);
 }
 
@@ -795,20 +840,144 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r, const str
 	lp_json_obj_end(j);
 }
 
+/* How it ran: timings, options and the diagnosis thresholds. */
+static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	lp_json_obj_begin(j, "run");
+	lp_json_str(j, "started", r->started);
+	lp_json_bool(j, "interrupted", r->interrupted);
+	lp_json_num(j, "wall_s", r->wall_s);
+	lp_json_num(j, "sweep_s", r->sweep_s);
+	lp_json_num(j, "retest_s", r->retest_s);
+	lp_json_int(j, "nodes", r->n);
+	lp_json_int(j, "rails", r->rails);
+	lp_json_num(j, "pair_timeout_s", r->pair_timeout_s);
+	lp_json_uint(j, "bw_iters", r->bw_iters);
+	lp_json_uint(j, "lat_iters", r->lat_iters);
+	lp_json_uint(j, "retests", r->nretests);
+	lp_json_obj_begin(j, "diagnosis");
+	lp_json_num(j, "k_mad", r->dopts.k);
+	lp_json_num(j, "rel", r->dopts.rel);
+	lp_json_num(j, "rel_max", r->dopts.rel_max);
+	lp_json_num(j, "vote", r->dopts.vote);
+	lp_json_num(j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
+	lp_json_num(j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
+	lp_json_int(j, "retest_max", r->retest_max);
+	lp_json_int(j, "retest_rounds", r->retest_rounds);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+static void json_schedule(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	lp_json_obj_begin(j, "schedule");
+	lp_json_str(j, "kind", r->sched_name);
+	if (r->sched) {
+		lp_json_int(j, "rounds", (int64_t)r->sched->nrounds);
+		lp_json_uint(j, "ordered_pairs", lp_sched_ordered_pairs(r->sched));
+	}
+	lp_json_int(j, "random_k", r->random_k);
+	lp_json_uint(j, "seed", r->seed);
+	/* rounds as [x, y, dirs] triples (dirs: 1 x->y, 2 y->x, 3 both); big schedules are left out */
+	if (r->sched && r->sched->nslots <= 100000) {
+		lp_json_arr_begin(j, "rounds_slots");
+		for (size_t k = 0; k < r->sched->nrounds; k++) {
+			size_t cnt;
+			const struct lp_slot *sl = lp_sched_round(r->sched, k, &cnt);
+
+			lp_json_arr_begin(j, NULL);
+			for (size_t i = 0; i < cnt; i++) {
+				lp_json_arr_begin(j, NULL);
+				lp_json_int(j, NULL, sl[i].x);
+				lp_json_int(j, NULL, sl[i].y);
+				lp_json_int(j, NULL, sl[i].dirs);
+				lp_json_arr_end(j);
+			}
+			lp_json_arr_end(j);
+		}
+		lp_json_arr_end(j);
+	}
+	lp_json_obj_end(j);
+}
+
+/* A link verdict's nodes, names and slow directions ([client, server] each). */
+static void json_link(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
+{
+	lp_json_arr_begin(j, "nodes");
+	lp_json_int(j, NULL, vd->a);
+	lp_json_int(j, NULL, vd->b);
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "names");
+	lp_json_str(j, NULL, r->nodes[vd->a].name);
+	lp_json_str(j, NULL, r->nodes[vd->b].name);
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "directions");
+	for (int dir = 0; dir < 2; dir++) {
+		if (!(vd->dirs & (dir ? LP_DIR_YX : LP_DIR_XY)))
+			continue;
+		lp_json_arr_begin(j, NULL);
+		lp_json_int(j, NULL, dir ? vd->b : vd->a);
+		lp_json_int(j, NULL, dir ? vd->a : vd->b);
+		lp_json_arr_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
+static void json_candidates(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
+{
+	lp_json_arr_begin(j, "candidates");
+	for (int c = 0; c < vd->ncand; c++) {
+		const struct lp_diag_item *it = &vd->cand[c];
+
+		lp_json_obj_begin(j, NULL);
+		lp_json_str(j, "kind", it->kind == LP_ITEM_LINK ? "link_slow"
+				       : it->kind == LP_ITEM_SRC ? "node_slow_as_client"
+								 : "node_slow_as_server");
+		lp_json_str(j, "name", r->nodes[it->a].name);
+		if (it->kind == LP_ITEM_LINK)
+			lp_json_str(j, "to", r->nodes[it->b].name);
+		lp_json_int(j, "node", it->a);
+		if (it->kind == LP_ITEM_LINK)
+			lp_json_int(j, "server", it->b);
+		lp_json_num(j, "ratio", it->ratio);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
+static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
+{
+	lp_json_obj_begin(j, NULL);
+	lp_json_str(j, "kind", lp_verdict_names[vd->kind]);
+	if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED) {
+		json_link(j, r, vd);
+	} else if (vd->a >= 0 && vd->a == vd->b) {
+		lp_json_int(j, "node", vd->a);
+		lp_json_str(j, "name", r->nodes[vd->a].name);
+		lp_json_bool(j, "as_client", vd->dirs & LP_NODE_SLOW_SRC);
+		lp_json_bool(j, "as_server", vd->dirs & LP_NODE_SLOW_DST);
+	}
+	lp_json_num(j, "ratio", vd->ratio);
+	lp_json_num(j, "z", vd->z);
+	lp_json_num(j, "noise_cv", vd->noise_cv);
+	lp_json_int(j, "cells", vd->cells);
+	lp_json_int(j, "partners_agreeing", vd->agree);
+	lp_json_int(j, "retests", vd->retests);
+	if (vd->ncand)
+		json_candidates(j, r, vd);
+	lp_json_str(j, "metrics", vd->metrics);
+	lp_json_str(j, "reason", vd->reason);
+	lp_json_obj_end(j);
+}
+
 int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 {
-	size_t nn = (size_t)r->n * r->n;
-	double *v = malloc(nn * sizeof(double));
-	uint8_t *fail = malloc(nn), *sched = malloc(nn);
+	struct matrix mx;
 	struct lp_json j;
 	int rc;
 
-	if (!v || !fail || !sched) {
-		free(v);
-		free(fail);
-		free(sched);
+	if (matrix_alloc(&mx, r->n))
 		return -ENOMEM;
-	}
 	lp_json_init(&j, f, true);
 	lp_json_obj_begin(&j, NULL);
 	lp_json_str(&j, "tool", "lp-sweep");
@@ -816,211 +985,84 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	lp_json_obj_begin(&j, "method");
 	lp_method_json(&j);
 	lp_json_obj_end(&j);
-	lp_json_obj_begin(&j, "run");
-	lp_json_str(&j, "started", r->started);
-	lp_json_bool(&j, "interrupted", r->interrupted);
-	lp_json_num(&j, "wall_s", r->wall_s);
-	lp_json_num(&j, "sweep_s", r->sweep_s);
-	lp_json_num(&j, "retest_s", r->retest_s);
-	lp_json_int(&j, "nodes", r->n);
-	lp_json_int(&j, "rails", r->rails);
-	lp_json_num(&j, "pair_timeout_s", r->pair_timeout_s);
-	lp_json_uint(&j, "bw_iters", r->bw_iters);
-	lp_json_uint(&j, "lat_iters", r->lat_iters);
-	lp_json_uint(&j, "retests", r->nretests);
-	lp_json_obj_begin(&j, "diagnosis");
-	lp_json_num(&j, "k_mad", r->dopts.k);
-	lp_json_num(&j, "rel", r->dopts.rel);
-	lp_json_num(&j, "rel_max", r->dopts.rel_max);
-	lp_json_num(&j, "vote", r->dopts.vote);
-	lp_json_num(&j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
-	lp_json_num(&j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
-	lp_json_int(&j, "retest_max", r->retest_max);
-	lp_json_int(&j, "retest_rounds", r->retest_rounds);
-	lp_json_obj_end(&j);
-	lp_json_obj_end(&j);
-
-	lp_json_obj_begin(&j, "schedule");
-	lp_json_str(&j, "kind", r->sched_name);
-	if (r->sched) {
-		lp_json_int(&j, "rounds", (int64_t)r->sched->nrounds);
-		lp_json_uint(&j, "ordered_pairs", lp_sched_ordered_pairs(r->sched));
-	}
-	lp_json_int(&j, "random_k", r->random_k);
-	lp_json_uint(&j, "seed", r->seed);
-	/* rounds as [x, y, dirs] triples (dirs: 1 x->y, 2 y->x, 3 both); big schedules are left out */
-	if (r->sched && r->sched->nslots <= 100000) {
-		lp_json_arr_begin(&j, "rounds_slots");
-		for (size_t k = 0; k < r->sched->nrounds; k++) {
-			size_t cnt;
-			const struct lp_slot *sl = lp_sched_round(r->sched, k, &cnt);
-
-			lp_json_arr_begin(&j, NULL);
-			for (size_t i = 0; i < cnt; i++) {
-				lp_json_arr_begin(&j, NULL);
-				lp_json_int(&j, NULL, sl[i].x);
-				lp_json_int(&j, NULL, sl[i].y);
-				lp_json_int(&j, NULL, sl[i].dirs);
-				lp_json_arr_end(&j);
-			}
-			lp_json_arr_end(&j);
-		}
-		lp_json_arr_end(&j);
-	}
-	lp_json_obj_end(&j);
-
+	json_run(&j, r);
+	json_schedule(&j, r);
 	lp_json_arr_begin(&j, "nodes");
 	for (int i = 0; i < r->n; i++)
 		json_node(&j, &r->nodes[i], i);
 	lp_json_arr_end(&j);
-
 	lp_json_arr_begin(&j, "metrics");
 	for (int m = 0; m < r->nmetrics; m++)
-		json_metric(&j, r, m, v, fail, sched);
+		json_metric(&j, r, m, &mx);
 	lp_json_arr_end(&j);
-
 	lp_json_arr_begin(&j, "cells");
 	for (size_t i = 0; i < r->ncells; i++)
 		json_cell(&j, r, &r->cells[i]);
 	lp_json_arr_end(&j);
-
 	lp_json_arr_begin(&j, "verdicts");
-	for (int i = 0; i < r->nverdicts; i++) {
-		const struct lp_verdict *vd = &r->verdicts[i];
-		bool link = vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED;
-
-		lp_json_obj_begin(&j, NULL);
-		lp_json_str(&j, "kind", lp_verdict_names[vd->kind]);
-		if (link) {
-			lp_json_arr_begin(&j, "nodes");
-			lp_json_int(&j, NULL, vd->a);
-			lp_json_int(&j, NULL, vd->b);
-			lp_json_arr_end(&j);
-			lp_json_arr_begin(&j, "names");
-			lp_json_str(&j, NULL, r->nodes[vd->a].name);
-			lp_json_str(&j, NULL, r->nodes[vd->b].name);
-			lp_json_arr_end(&j);
-			lp_json_arr_begin(&j, "directions");
-			for (int dir = 0; dir < 2; dir++) {
-				if (!(vd->dirs & (dir ? LP_DIR_YX : LP_DIR_XY)))
-					continue;
-				lp_json_arr_begin(&j, NULL);
-				lp_json_int(&j, NULL, dir ? vd->b : vd->a);
-				lp_json_int(&j, NULL, dir ? vd->a : vd->b);
-				lp_json_arr_end(&j);
-			}
-			lp_json_arr_end(&j);
-		} else if (vd->a >= 0 && vd->a == vd->b) {
-			lp_json_int(&j, "node", vd->a);
-			lp_json_str(&j, "name", r->nodes[vd->a].name);
-			lp_json_bool(&j, "as_client", vd->dirs & LP_NODE_SLOW_SRC);
-			lp_json_bool(&j, "as_server", vd->dirs & LP_NODE_SLOW_DST);
-		}
-		lp_json_num(&j, "ratio", vd->ratio);
-		lp_json_num(&j, "z", vd->z);
-		lp_json_num(&j, "noise_cv", vd->noise_cv);
-		lp_json_int(&j, "cells", vd->cells);
-		lp_json_int(&j, "partners_agreeing", vd->agree);
-		lp_json_int(&j, "retests", vd->retests);
-		if (vd->ncand) {
-			lp_json_arr_begin(&j, "candidates");
-			for (int c = 0; c < vd->ncand; c++) {
-				const struct lp_diag_item *it = &vd->cand[c];
-
-				lp_json_obj_begin(&j, NULL);
-				lp_json_str(&j, "kind", it->kind == LP_ITEM_LINK ? "link_slow"
-							: it->kind == LP_ITEM_SRC ? "node_slow_as_client"
-										  : "node_slow_as_server");
-				lp_json_str(&j, "name", r->nodes[it->a].name);
-				if (it->kind == LP_ITEM_LINK)
-					lp_json_str(&j, "to", r->nodes[it->b].name);
-				lp_json_int(&j, "node", it->a);
-				if (it->kind == LP_ITEM_LINK)
-					lp_json_int(&j, "server", it->b);
-				lp_json_num(&j, "ratio", it->ratio);
-				lp_json_obj_end(&j);
-			}
-			lp_json_arr_end(&j);
-		}
-		lp_json_str(&j, "metrics", vd->metrics);
-		lp_json_str(&j, "reason", vd->reason);
-		lp_json_obj_end(&j);
-	}
+	for (int i = 0; i < r->nverdicts; i++)
+		json_verdict(&j, r, &r->verdicts[i]);
 	lp_json_arr_end(&j);
 	lp_json_int(&j, "exit_code", exit_code);
 	lp_json_obj_end(&j);
 	rc = lp_json_finish(&j);
-	free(v);
-	free(fail);
-	free(sched);
+	matrix_free(&mx);
 	return rc;
 }
 
 /* ---- CSV ---- */
 
-static void slug(char *out, size_t len, const struct lp_sweep_metric *m)
+/* A number, or an empty field when there is none (NaN). */
+static void csv_num(FILE *f, double v)
 {
-	snprintf(out, len, "%s-%llu", m->test, (unsigned long long)m->size);
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
 }
 
-int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
+/* PREFIX-<test>-<size>.csv: the matrix of metric m, ERR for failed cells. */
+static int csv_matrix(const struct lp_sweep_run *r, int m, const char *prefix, struct matrix *mx)
 {
-	size_t nn = (size_t)r->n * r->n;
-	double *v = malloc(nn * sizeof(double));
-	uint8_t *fail = malloc(nn), *sched = malloc(nn);
-	char path[4096], s[64], buf[64];
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	char path[4096], buf[64];
 	FILE *f;
-	int rc = 0;
 
-	if (!v || !fail || !sched) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (int m = 0; m < r->nmetrics && !rc; m++) {
-		slug(s, sizeof(s), &r->metrics[m]);
-		snprintf(path, sizeof(path), "%s-%s.csv", prefix, s);
-		f = fopen(path, "w");
-		if (!f) {
-			rc = -errno;
-			lp_err("cannot write %s: %s", path, strerror(errno));
-			break;
-		}
-		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL)) {
-			rc = -ENOMEM;
-			break;
-		}
-		snprintf(buf, sizeof(buf), "client\\server [%s]", unit_of(&r->metrics[m]));
-		lp_csv_field(f, buf, 0);
-		for (int b = 0; b < r->n; b++)
-			lp_csv_field(f, r->nodes[b].name, b == r->n - 1);
-		for (int a = 0; a < r->n; a++) {
-			lp_csv_field(f, r->nodes[a].name, 0);
-			for (int b = 0; b < r->n; b++) {
-				size_t x = (size_t)a * r->n + b;
+	snprintf(path, sizeof(path), "%s-%s-%llu.csv", prefix, mt->test, (unsigned long long)mt->size);
+	if (matrix_fill(r, m, mx))
+		return -ENOMEM;
+	f = lp_out_open(path);
+	if (!f)
+		return -EIO;
+	snprintf(buf, sizeof(buf), "client\\server [%s]", unit_of(mt));
+	lp_csv_field(f, buf, 0);
+	for (int b = 0; b < r->n; b++)
+		lp_csv_field(f, r->nodes[b].name, b == r->n - 1);
+	for (int a = 0; a < r->n; a++) {
+		lp_csv_field(f, r->nodes[a].name, 0);
+		for (int b = 0; b < r->n; b++) {
+			size_t x = (size_t)a * r->n + b;
 
-				if (fail[x])
-					snprintf(buf, sizeof(buf), "ERR");
-				else if (isfinite(v[x]))
-					snprintf(buf, sizeof(buf), "%.6g", v[x]);
-				else
-					buf[0] = 0;
-				lp_csv_field(f, buf, b == r->n - 1);
-			}
-		}
-		if (fclose(f)) {
-			rc = -EIO;
-			lp_err("cannot write %s", path);
+			if (mx->fail[x])
+				snprintf(buf, sizeof(buf), "ERR");
+			else if (isfinite(mx->v[x]))
+				snprintf(buf, sizeof(buf), "%.6g", mx->v[x]);
+			else
+				buf[0] = 0;
+			lp_csv_field(f, buf, b == r->n - 1);
 		}
 	}
-	if (rc)
-		goto out;
+	return lp_out_close(f, path);
+}
+
+/* PREFIX-cells.csv: one row per cell, sweep and retests. */
+static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
+{
+	char path[4096];
+	FILE *f;
+
 	snprintf(path, sizeof(path), "%s-cells.csv", prefix);
-	f = fopen(path, "w");
-	if (!f) {
-		rc = -errno;
-		lp_err("cannot write %s: %s", path, strerror(errno));
-		goto out;
-	}
+	f = lp_out_open(path);
+	if (!f)
+		return -EIO;
 	fprintf(f, "test,size,client,server,client_name,server_name,phase,round,status,value,unit,"
 		   "p50_us,p99_us,gbits_s,wall_s,error,run_interrupted\n");
 	for (size_t i = 0; i < r->ncells; i++) {
@@ -1031,112 +1073,124 @@ int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
 		lp_csv_field(f, r->nodes[c->a].name, 0);
 		lp_csv_field(f, r->nodes[c->b].name, 0);
 		fprintf(f, "%s,%d,%d,", c->phase ? "retest" : "sweep", c->round, c->status);
-		if (isfinite(c->value))
-			fprintf(f, "%.6g", c->value);
+		csv_num(f, c->value);
 		fprintf(f, ",%s,", unit_of(mt));
-		if (isfinite(c->p50))
-			fprintf(f, "%.6g", c->p50);
+		csv_num(f, c->p50);
 		fputc(',', f);
-		if (isfinite(c->p99))
-			fprintf(f, "%.6g", c->p99);
+		csv_num(f, c->p99);
 		fputc(',', f);
-		if (isfinite(c->gbits_s))
-			fprintf(f, "%.6g", c->gbits_s);
+		csv_num(f, c->gbits_s);
 		fprintf(f, ",%.3f,", c->wall_s);
 		lp_csv_field(f, c->status ? c->error : "", 0);
 		fprintf(f, "%d\n", r->interrupted);
 	}
-	if (fclose(f))
-		rc = -EIO;
+	return lp_out_close(f, path);
+}
+
+int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
+{
+	struct matrix mx;
+	int rc;
+
+	if (matrix_alloc(&mx, r->n))
+		return -ENOMEM;
+	for (int m = 0; m < r->nmetrics; m++) {
+		rc = csv_matrix(r, m, prefix, &mx);
+		if (rc)
+			goto out;
+	}
+	rc = csv_cells(r, prefix);
 out:
-	free(v);
-	free(fail);
-	free(sched);
+	matrix_free(&mx);
 	return rc;
 }
 
 /* ---- summary ---- */
 
+/* Metric m's matrix as a table (! slow, x failed), with its reference and noise. */
+static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m, const struct matrix *mx, int w)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
+	int n = r->n;
+	char ref[32];
+
+	fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
+	fprintf(f, "\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",
+		mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, unit_of(mt));
+	if (d) {
+		char noise[160];
+
+		fmt_noise(noise, sizeof(noise), d);
+		fprintf(f, "  %s; smallest detectable fault: node %.2fx, link %.2fx%s\n", noise,
+			d->min_node, d->min_link, d->inconclusive ? " (inconclusive)" : "");
+	}
+	if (n > 32) {
+		fprintf(f, "  (matrix of %d nodes: see the CSV/JSON)\n", n);
+		return;
+	}
+	fprintf(f, "%*s", w, "");
+	for (int b = 0; b < n; b++)
+		fprintf(f, " %*.*s", w, w, r->nodes[b].name);
+	fprintf(f, "\n");
+	for (int a = 0; a < n; a++) {
+		fprintf(f, "%*.*s", w, w, r->nodes[a].name);
+		for (int b = 0; b < n; b++) {
+			size_t x = (size_t)a * n + b;
+			char cell[40], val[32];
+			uint8_t c = d ? d->cls[x] : LP_CELL_NONE;
+
+			if (a == b)
+				snprintf(cell, sizeof(cell), "-");
+			else if (mx->fail[x])
+				snprintf(cell, sizeof(cell), "x");
+			else {
+				fmt_val(val, sizeof(val), mx->v[x], mt->lat);
+				snprintf(cell, sizeof(cell), "%s%s", val, c == LP_CELL_SLOW ? "!" : "");
+			}
+			fprintf(f, " %*s", w, cell);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void summary_verdict(FILE *f, const struct lp_sweep_run *r, const struct lp_verdict *vd)
+{
+	if (vd->a < 0 || vd->kind == LP_VERDICT_PAIR_SLOW)
+		fprintf(f, "verdict: %s: %s\n", lp_verdict_names[vd->kind], vd->reason);
+	else if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
+		fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind],
+			r->nodes[vd->dirs == LP_DIR_YX ? vd->b : vd->a].name,
+			vd->dirs == LP_DIR_BOTH ? "<->" : "->",
+			r->nodes[vd->dirs == LP_DIR_YX ? vd->a : vd->b].name, vd->reason);
+	else
+		fprintf(f, "verdict: %s %s: %s\n", lp_verdict_names[vd->kind], r->nodes[vd->a].name,
+			vd->reason);
+}
+
 void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 {
-	size_t nn = (size_t)r->n * r->n;
-	double *v = malloc(nn * sizeof(double));
-	uint8_t *fail = malloc(nn), *sched = malloc(nn);
-	int n = r->n, w = 8;
+	struct matrix mx;
+	int w = 8;
 
-	if (!v || !fail || !sched)
-		goto out;
-	for (int i = 0; i < n; i++)
+	if (matrix_alloc(&mx, r->n))
+		return;
+	for (int i = 0; i < r->n; i++)
 		w = LP_MAX(w, (int)strlen(r->nodes[i].name) + 1);
 	w = LP_MIN(w, 20);
-	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n", n,
+	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n", r->n,
 		r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests, r->wall_s);
 	for (int m = 0; m < r->nmetrics; m++) {
-		const struct lp_sweep_metric *mt = &r->metrics[m];
-		const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
-		char ref[32];
-
-		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL))
+		if (matrix_fill(r, m, &mx))
 			break;
-		fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
-		fprintf(f, "\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",
-			mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, unit_of(mt));
-		if (d) {
-			char noise[160];
-
-			fmt_noise(noise, sizeof(noise), d);
-			fprintf(f, "  %s; smallest detectable fault: node %.2fx, link %.2fx%s\n", noise,
-				d->min_node, d->min_link, d->inconclusive ? " (inconclusive)" : "");
-		}
-		if (n > 32) {
-			fprintf(f, "  (matrix of %d nodes: see the CSV/JSON)\n", n);
-			continue;
-		}
-		fprintf(f, "%*s", w, "");
-		for (int b = 0; b < n; b++)
-			fprintf(f, " %*.*s", w, w, r->nodes[b].name);
-		fprintf(f, "\n");
-		for (int a = 0; a < n; a++) {
-			fprintf(f, "%*.*s", w, w, r->nodes[a].name);
-			for (int b = 0; b < n; b++) {
-				size_t x = (size_t)a * n + b;
-				char cell[40], val[32];
-				uint8_t c = d ? d->cls[x] : LP_CELL_NONE;
-
-				if (a == b)
-					snprintf(cell, sizeof(cell), "-");
-				else if (fail[x])
-					snprintf(cell, sizeof(cell), "x");
-				else {
-					fmt_val(val, sizeof(val), v[x], mt->lat);
-					snprintf(cell, sizeof(cell), "%s%s", val, c == LP_CELL_SLOW ? "!" : "");
-				}
-				fprintf(f, " %*s", w, cell);
-			}
-			fprintf(f, "\n");
-		}
+		summary_metric(f, r, m, &mx, w);
 	}
 	fprintf(f, "\n");
 	if (r->nverdicts == 0)
 		fprintf(f, "verdict: healthy (nothing flagged)\n");
-	for (int i = 0; i < r->nverdicts; i++) {
-		const struct lp_verdict *vd = &r->verdicts[i];
-
-		if (vd->a < 0 || vd->kind == LP_VERDICT_PAIR_SLOW)
-			fprintf(f, "verdict: %s: %s\n", lp_verdict_names[vd->kind], vd->reason);
-		else if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
-			fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind],
-				r->nodes[vd->dirs == LP_DIR_YX ? vd->b : vd->a].name,
-				vd->dirs == LP_DIR_BOTH ? "<->" : "->",
-				r->nodes[vd->dirs == LP_DIR_YX ? vd->a : vd->b].name, vd->reason);
-		else
-			fprintf(f, "verdict: %s %s: %s\n", lp_verdict_names[vd->kind], r->nodes[vd->a].name,
-				vd->reason);
-	}
-out:
-	free(v);
-	free(fail);
-	free(sched);
+	for (int i = 0; i < r->nverdicts; i++)
+		summary_verdict(f, r, &r->verdicts[i]);
+	matrix_free(&mx);
 }
 
 /* ---- gather encoding ---- */

@@ -21,7 +21,7 @@
 struct lp_wbuf {
 	uint8_t data[LP_WIRE_MAX_BODY];
 	size_t len;
-	int err; /* -E2BIG once a write did not fit; later writes are dropped */
+	int err; /* the first error (-E2BIG: a write did not fit); later writes are dropped */
 };
 
 void lp_wbuf_init(struct lp_wbuf *w);

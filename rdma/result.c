@@ -11,17 +11,7 @@
 static void summary_json(struct lp_json *j, const char *key, const struct lp_summary *s)
 {
 	lp_json_obj_begin(j, key);
-	lp_json_uint(j, "samples", s->n);
-	lp_json_num(j, "min", s->min);
-	lp_json_num(j, "p50", s->p50);
-	lp_json_num(j, "p90", s->p90);
-	lp_json_num(j, "p99", s->p99);
-	lp_json_num(j, "p99_9", s->p999);
-	lp_json_num(j, "p99_99", s->p9999);
-	lp_json_num(j, "max", s->max);
-	lp_json_num(j, "mean", s->mean);
-	lp_json_num(j, "stdev", s->stdev);
-	lp_json_bool(j, "percentiles_exact", s->exact);
+	lp_record_json(&lp_summary_record, s, j);
 	lp_json_obj_end(j);
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "common/record.h"
+#include "common/stats.h"
 
 enum colour { RED, GREEN, BLUE };
 
@@ -338,6 +339,43 @@ static void test_record_json(void **state)
 	free(s);
 }
 
+static void emit_summary(struct lp_json *j, const void *arg)
+{
+	lp_record_json(&lp_summary_record, arg, j);
+}
+
+/* The latency summary keeps the JSON names results have always had. */
+static void test_record_summary(void **state)
+{
+	struct lp_summary a = {.n = 3,
+			       .min = 1,
+			       .max = 3,
+			       .mean = 2,
+			       .stdev = 1,
+			       .p50 = 2,
+			       .p90 = 3,
+			       .p99 = 3,
+			       .p999 = 3,
+			       .p9999 = 3,
+			       .exact = true};
+	struct lp_summary b;
+	struct lp_wbuf w;
+	char *s;
+
+	(void)state;
+	s = lp_test_json_capture(emit_summary, &a);
+	assert_non_null(strstr(s,
+			       "\"samples\": 3,\n  \"min\": 1,\n  \"p50\": 2,\n  \"p90\": 3,\n"
+			       "  \"p99\": 3,\n  \"p99_9\": 3,\n  \"p99_99\": 3,\n  \"max\": 3,\n"
+			       "  \"mean\": 2,\n  \"stdev\": 1,\n  \"percentiles_exact\": true"));
+	free(s);
+	lp_wbuf_init(&w);
+	assert_int_equal(lp_record_encode(&lp_summary_record, &a, &w), 0);
+	assert_int_equal(w.len, 8 * 10 + 1);
+	assert_int_equal(lp_record_decode_body(&lp_summary_record, &b, w.data, w.len), 0);
+	assert_true(b.n == 3 && b.p9999 == 3 && b.exact);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +385,7 @@ int main(void)
 	    cmocka_unit_test(test_record_bounds_encode),
 	    cmocka_unit_test(test_record_bounds_decode),
 	    cmocka_unit_test(test_record_json),
+	    cmocka_unit_test(test_record_summary),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

@@ -104,23 +104,6 @@ static void pick_dev(const struct cli *o, int rail, char *out, size_t len)
 		snprintf(out, len, "%s", items[rail]);
 }
 
-static void node_from_dev(struct lp_sweep_node *nd, const struct lp_rdma_devinfo *d)
-{
-	snprintf(nd->dev, sizeof(nd->dev), "%s", d->name);
-	nd->port = d->port;
-	snprintf(nd->link_layer, sizeof(nd->link_layer), "%s", d->link_layer);
-	snprintf(nd->gid_type, sizeof(nd->gid_type), "%s", d->gid_type);
-	snprintf(nd->gid, sizeof(nd->gid), "%s", d->gid);
-	nd->gid_index = d->gid_index;
-	snprintf(nd->fw, sizeof(nd->fw), "%s", d->fw);
-	snprintf(nd->speed, sizeof(nd->speed), "%s", d->speed);
-	nd->width = d->width;
-	nd->rate_gbps = d->rate_gbps;
-	nd->mtu = d->active_mtu;
-	snprintf(nd->netdev, sizeof(nd->netdev), "%s", d->netdev);
-	nd->numa_node = d->numa_node;
-}
-
 /*
  * GPUDirect: which GPU this rank's memory is on and how far it sits from the
  * NIC (nvidia-smi topo vocabulary). A pair across sockets (SYS) is the most
@@ -138,7 +121,7 @@ static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 	gpu = lp_topo_gpu_of_cuda(&t, mem_dev < 0 ? 0 : mem_dev);
 	if (gpu >= 0) {
 		snprintf(nd->gpu_bdf, sizeof(nd->gpu_bdf), "%s", t.gpus[gpu].bdf);
-		nic = lp_topo_nic_index(&t, nd->dev);
+		nic = lp_topo_nic_index(&t, nd->dev.name);
 		if (nic >= 0) {
 			enum lp_topo_dist dd = lp_topo_distance(&t, gpu, nic);
 
@@ -146,7 +129,7 @@ static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 			if (dd == LP_TOPO_SYS)
 				lp_warn("GPU %d (%s) and %s are on different NUMA nodes (SYS): "
 					"GPUDirect traffic crosses the inter-socket link",
-					mem_dev < 0 ? 0 : mem_dev, t.gpus[gpu].bdf, nd->dev);
+					mem_dev < 0 ? 0 : mem_dev, t.gpus[gpu].bdf, nd->dev.name);
 		}
 	}
 	lp_topo_free(&t);
@@ -182,7 +165,7 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->mem, sizeof(me->mem), *mem_dev_p >= 0 ? "cuda:%d" : "cuda", *mem_dev_p);
 	else
 		snprintf(me->mem, sizeof(me->mem), "host");
-	me->numa_node = -1;
+	me->dev.numa_node = -1;
 	pick_dev(o, me->rail, devname, sizeof(devname));
 	sel = (struct lp_rdma_devsel){ .dev = devname[0] ? devname : NULL, .port = (int)o->ib_port,
 				       .gid_index = o->gid_index, .tclass = -1, .sl = 0 };
@@ -197,9 +180,9 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		lp_warn("%s", x->dev_error);
 		me->status = ret;
 		snprintf(me->error, sizeof(me->error), "%s", x->dev_error);
-		snprintf(me->dev, sizeof(me->dev), "%s", devname);
+		snprintf(me->dev.name, sizeof(me->dev.name), "%s", devname);
 	} else {
-		node_from_dev(me, lp_rdma_dev_info(x->dev));
+		me->dev = *lp_rdma_dev_info(x->dev);
 		if (*mem_p == LP_MEM_CUDA)
 			gpu_topology(me, *mem_dev_p);
 	}

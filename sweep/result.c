@@ -73,7 +73,8 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
 	c->phase = phase;
 	c->round = round;
 	c->value = NAN;
-	c->min = c->mean = c->stdev = c->p50 = c->p90 = c->p99 = c->p999 = c->max = NAN;
+	c->lat.min = c->lat.max = c->lat.mean = c->lat.stdev = NAN;
+	c->lat.p50 = c->lat.p90 = c->lat.p99 = c->lat.p999 = c->lat.p9999 = NAN;
 	c->gbytes_s = c->gbits_s = c->mmsg_s = c->pct_link = NAN;
 }
 
@@ -635,19 +636,19 @@ static void json_node(struct lp_json *j, const struct lp_sweep_node *nd, int idx
 		lp_json_str(j, "error", nd->error);
 	else
 		lp_json_null(j, "error");
-	lp_json_str(j, "device", nd->dev[0] ? nd->dev : NULL);
-	lp_json_int(j, "port", nd->port);
-	lp_json_str(j, "link_layer", nd->link_layer[0] ? nd->link_layer : NULL);
-	lp_json_num(j, "rate_gbps", nd->rate_gbps > 0 ? nd->rate_gbps : NAN);
-	lp_json_str(j, "speed", nd->speed[0] ? nd->speed : NULL);
-	lp_json_uint(j, "width", nd->width);
-	lp_json_str(j, "gid_type", nd->gid_type[0] ? nd->gid_type : NULL);
-	lp_json_str(j, "gid", nd->gid[0] ? nd->gid : NULL);
-	lp_json_int(j, "gid_index", nd->gid_index);
-	lp_json_uint(j, "mtu", nd->mtu);
-	lp_json_str(j, "firmware", nd->fw[0] ? nd->fw : NULL);
-	lp_json_str(j, "netdev", nd->netdev[0] ? nd->netdev : NULL);
-	lp_json_int(j, "numa_node", nd->numa_node);
+	lp_json_str(j, "device", nd->dev.name[0] ? nd->dev.name : NULL);
+	lp_json_int(j, "port", nd->dev.port);
+	lp_json_str(j, "link_layer", nd->dev.link_layer[0] ? nd->dev.link_layer : NULL);
+	lp_json_num(j, "rate_gbps", nd->dev.rate_gbps > 0 ? nd->dev.rate_gbps : NAN);
+	lp_json_str(j, "speed", nd->dev.speed[0] ? nd->dev.speed : NULL);
+	lp_json_uint(j, "width", nd->dev.width);
+	lp_json_str(j, "gid_type", nd->dev.gid_type[0] ? nd->dev.gid_type : NULL);
+	lp_json_str(j, "gid", nd->dev.gid[0] ? nd->dev.gid : NULL);
+	lp_json_int(j, "gid_index", nd->dev.gid_index);
+	lp_json_uint(j, "mtu", nd->dev.active_mtu);
+	lp_json_str(j, "firmware", nd->dev.fw[0] ? nd->dev.fw : NULL);
+	lp_json_str(j, "netdev", nd->dev.netdev[0] ? nd->dev.netdev : NULL);
+	lp_json_int(j, "numa_node", nd->dev.numa_node);
 	lp_json_str(j, "mem", nd->mem);
 	lp_json_str(j, "gpu", strncmp(nd->mem, "cuda", 4) == 0 ? nd->mem : NULL);
 	lp_json_str(j, "gpu_bdf", nd->gpu_bdf[0] ? nd->gpu_bdf : NULL);
@@ -793,6 +794,31 @@ static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, 
 	lp_json_obj_end(j);
 }
 
+/*
+ * A cell's "latency_us" and "bandwidth" objects in linkperf.sweep/1: their
+ * keys, declared once for the writer and the reader (--diagnose). The summary's
+ * keys are this schema's own ("n", "p999"), not lp_summary_record's.
+ */
+/* clang-format off */
+static const struct lp_record cell_lat_json = LP_RECORD(struct lp_sweep_cell,
+	LP_REC_U64(struct lp_sweep_cell, lat.n, LP_REC_KEY("n")),
+	LP_REC_BOOL(struct lp_sweep_cell, halved, LP_REC_KEY("one_way_is_rtt_half")),
+	LP_REC_F64(struct lp_sweep_cell, lat.min, LP_REC_KEY("min")),
+	LP_REC_F64(struct lp_sweep_cell, lat.p50, LP_REC_KEY("p50")),
+	LP_REC_F64(struct lp_sweep_cell, lat.p90, LP_REC_KEY("p90")),
+	LP_REC_F64(struct lp_sweep_cell, lat.p99, LP_REC_KEY("p99")),
+	LP_REC_F64(struct lp_sweep_cell, lat.p999, LP_REC_KEY("p999")),
+	LP_REC_F64(struct lp_sweep_cell, lat.max, LP_REC_KEY("max")),
+	LP_REC_F64(struct lp_sweep_cell, lat.mean, LP_REC_KEY("mean")),
+	LP_REC_F64(struct lp_sweep_cell, lat.stdev, LP_REC_KEY("stdev")));
+
+static const struct lp_record cell_bw_json = LP_RECORD(struct lp_sweep_cell,
+	LP_REC_F64(struct lp_sweep_cell, gbytes_s),
+	LP_REC_F64(struct lp_sweep_cell, gbits_s),
+	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
+	LP_REC_F64(struct lp_sweep_cell, pct_link));
+/* clang-format on */
+
 static void json_cell(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_sweep_cell *c)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[c->metric];
@@ -816,27 +842,9 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r, const str
 	lp_json_str(j, "unit", unit_of(mt));
 	lp_json_num(j, "wall_s", c->wall_s);
 	lp_json_uint(j, "iters", c->iters);
-	if (mt->lat) {
-		lp_json_obj_begin(j, "latency_us");
-		lp_json_uint(j, "n", c->n);
-		lp_json_bool(j, "one_way_is_rtt_half", c->halved);
-		lp_json_num(j, "min", c->min);
-		lp_json_num(j, "p50", c->p50);
-		lp_json_num(j, "p90", c->p90);
-		lp_json_num(j, "p99", c->p99);
-		lp_json_num(j, "p999", c->p999);
-		lp_json_num(j, "max", c->max);
-		lp_json_num(j, "mean", c->mean);
-		lp_json_num(j, "stdev", c->stdev);
-		lp_json_obj_end(j);
-	} else {
-		lp_json_obj_begin(j, "bandwidth");
-		lp_json_num(j, "gbytes_s", c->gbytes_s);
-		lp_json_num(j, "gbits_s", c->gbits_s);
-		lp_json_num(j, "mmsg_s", c->mmsg_s);
-		lp_json_num(j, "pct_link", c->pct_link);
-		lp_json_obj_end(j);
-	}
+	lp_json_obj_begin(j, mt->lat ? "latency_us" : "bandwidth");
+	lp_record_json(mt->lat ? &cell_lat_json : &cell_bw_json, c, j);
+	lp_json_obj_end(j);
 	lp_json_obj_end(j);
 }
 
@@ -1075,9 +1083,9 @@ static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
 		fprintf(f, "%s,%d,%d,", c->phase ? "retest" : "sweep", c->round, c->status);
 		csv_num(f, c->value);
 		fprintf(f, ",%s,", unit_of(mt));
-		csv_num(f, c->p50);
+		csv_num(f, c->lat.p50);
 		fputc(',', f);
-		csv_num(f, c->p99);
+		csv_num(f, c->lat.p99);
 		fputc(',', f);
 		csv_num(f, c->gbits_s);
 		fprintf(f, ",%.3f,", c->wall_s);
@@ -1193,133 +1201,64 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	matrix_free(&mx);
 }
 
-/* ---- gather encoding ---- */
+/* ---- the records ranks send rank 0 ---- */
 
-void lp_sweep_cell_encode(const struct lp_sweep_cell *c, struct lp_wbuf *w)
-{
-	lp_wbuf_init(w);
-	lp_wbuf_u32(w, (uint32_t)c->metric);
-	lp_wbuf_u32(w, (uint32_t)c->a);
-	lp_wbuf_u32(w, (uint32_t)c->b);
-	lp_wbuf_u32(w, (uint32_t)c->phase);
-	lp_wbuf_u32(w, (uint32_t)c->round);
-	lp_wbuf_u32(w, (uint32_t)c->status);
-	lp_wbuf_str(w, c->error);
-	lp_wbuf_f64(w, c->value);
-	lp_wbuf_f64(w, c->wall_s);
-	lp_wbuf_u64(w, c->n);
-	lp_wbuf_f64(w, c->min);
-	lp_wbuf_f64(w, c->mean);
-	lp_wbuf_f64(w, c->stdev);
-	lp_wbuf_f64(w, c->p50);
-	lp_wbuf_f64(w, c->p90);
-	lp_wbuf_f64(w, c->p99);
-	lp_wbuf_f64(w, c->p999);
-	lp_wbuf_f64(w, c->max);
-	lp_wbuf_u8(w, c->halved);
-	lp_wbuf_f64(w, c->gbytes_s);
-	lp_wbuf_f64(w, c->gbits_s);
-	lp_wbuf_f64(w, c->mmsg_s);
-	lp_wbuf_f64(w, c->pct_link);
-	lp_wbuf_u64(w, c->iters);
-}
+/*
+ * The device as a node record carries it: every lp_rdma_devinfo field.
+ * (rdma/'s lp_rdma_devinfo_record declares the same; use that one once it is in.)
+ */
+/* clang-format off */
+static const struct lp_record devinfo_record = LP_RECORD(struct lp_rdma_devinfo,
+	LP_REC_STR(struct lp_rdma_devinfo, name),
+	LP_REC_I32(struct lp_rdma_devinfo, port),
+	LP_REC_STR(struct lp_rdma_devinfo, link_layer),
+	LP_REC_STR(struct lp_rdma_devinfo, transport),
+	LP_REC_I32(struct lp_rdma_devinfo, gid_index),
+	LP_REC_STR(struct lp_rdma_devinfo, gid),
+	LP_REC_STR(struct lp_rdma_devinfo, gid_type),
+	LP_REC_U16(struct lp_rdma_devinfo, lid),
+	LP_REC_U32(struct lp_rdma_devinfo, active_mtu),
+	LP_REC_STR(struct lp_rdma_devinfo, speed),
+	LP_REC_U32(struct lp_rdma_devinfo, width),
+	LP_REC_F64(struct lp_rdma_devinfo, rate_gbps),
+	LP_REC_STR(struct lp_rdma_devinfo, fw),
+	LP_REC_STR(struct lp_rdma_devinfo, netdev),
+	LP_REC_I32(struct lp_rdma_devinfo, numa_node),
+	LP_REC_STR(struct lp_rdma_devinfo, node_guid),
+	LP_REC_U32(struct lp_rdma_devinfo, vendor_id),
+	LP_REC_U32(struct lp_rdma_devinfo, vendor_part_id));
 
-int lp_sweep_cell_decode(struct lp_sweep_cell *c, const void *buf, size_t len)
-{
-	struct lp_rbuf r;
-	uint8_t halved;
+const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
+	LP_REC_I32(struct lp_sweep_node, rank),
+	LP_REC_I32(struct lp_sweep_node, rail),
+	LP_REC_STR(struct lp_sweep_node, host),
+	LP_REC_STR(struct lp_sweep_node, name),
+	LP_REC_I32(struct lp_sweep_node, status),
+	LP_REC_STR(struct lp_sweep_node, error),
+	LP_REC_NEST(struct lp_sweep_node, dev, devinfo_record),
+	LP_REC_STR(struct lp_sweep_node, mem),
+	LP_REC_STR(struct lp_sweep_node, gpu_bdf),
+	LP_REC_STR(struct lp_sweep_node, gpu_nic),
+	LP_REC_STR(struct lp_sweep_node, kernel));
 
-	lp_rbuf_init(&r, buf, len);
-	memset(c, 0, sizeof(*c));
-	c->metric = (int32_t)lp_rbuf_u32(&r);
-	c->a = (int32_t)lp_rbuf_u32(&r);
-	c->b = (int32_t)lp_rbuf_u32(&r);
-	c->phase = (int32_t)lp_rbuf_u32(&r);
-	c->round = (int32_t)lp_rbuf_u32(&r);
-	c->status = (int32_t)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, c->error, sizeof(c->error));
-	c->value = lp_rbuf_f64(&r);
-	c->wall_s = lp_rbuf_f64(&r);
-	c->n = lp_rbuf_u64(&r);
-	c->min = lp_rbuf_f64(&r);
-	c->mean = lp_rbuf_f64(&r);
-	c->stdev = lp_rbuf_f64(&r);
-	c->p50 = lp_rbuf_f64(&r);
-	c->p90 = lp_rbuf_f64(&r);
-	c->p99 = lp_rbuf_f64(&r);
-	c->p999 = lp_rbuf_f64(&r);
-	c->max = lp_rbuf_f64(&r);
-	halved = lp_rbuf_u8(&r);
-	c->halved = halved;
-	c->gbytes_s = lp_rbuf_f64(&r);
-	c->gbits_s = lp_rbuf_f64(&r);
-	c->mmsg_s = lp_rbuf_f64(&r);
-	c->pct_link = lp_rbuf_f64(&r);
-	c->iters = lp_rbuf_u64(&r);
-	if (halved > 1)
-		return -EPROTO;
-	return lp_rbuf_done(&r);
-}
-
-void lp_sweep_node_encode(const struct lp_sweep_node *nd, struct lp_wbuf *w)
-{
-	lp_wbuf_init(w);
-	lp_wbuf_u32(w, (uint32_t)nd->rank);
-	lp_wbuf_u32(w, (uint32_t)nd->rail);
-	lp_wbuf_str(w, nd->host);
-	lp_wbuf_str(w, nd->name);
-	lp_wbuf_u32(w, (uint32_t)nd->status);
-	lp_wbuf_str(w, nd->error);
-	lp_wbuf_str(w, nd->dev);
-	lp_wbuf_u32(w, (uint32_t)nd->port);
-	lp_wbuf_str(w, nd->link_layer);
-	lp_wbuf_str(w, nd->gid_type);
-	lp_wbuf_str(w, nd->gid);
-	lp_wbuf_u32(w, (uint32_t)nd->gid_index);
-	lp_wbuf_str(w, nd->fw);
-	lp_wbuf_str(w, nd->speed);
-	lp_wbuf_u32(w, nd->width);
-	lp_wbuf_f64(w, nd->rate_gbps);
-	lp_wbuf_u32(w, nd->mtu);
-	lp_wbuf_str(w, nd->netdev);
-	lp_wbuf_u32(w, (uint32_t)nd->numa_node);
-	lp_wbuf_str(w, nd->mem);
-	lp_wbuf_str(w, nd->gpu_bdf);
-	lp_wbuf_str(w, nd->gpu_nic);
-	lp_wbuf_str(w, nd->kernel);
-}
-
-int lp_sweep_node_decode(struct lp_sweep_node *nd, const void *buf, size_t len)
-{
-	struct lp_rbuf r;
-
-	lp_rbuf_init(&r, buf, len);
-	memset(nd, 0, sizeof(*nd));
-	nd->rank = (int)lp_rbuf_u32(&r);
-	nd->rail = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->host, sizeof(nd->host));
-	lp_rbuf_str(&r, nd->name, sizeof(nd->name));
-	nd->status = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->error, sizeof(nd->error));
-	lp_rbuf_str(&r, nd->dev, sizeof(nd->dev));
-	nd->port = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->link_layer, sizeof(nd->link_layer));
-	lp_rbuf_str(&r, nd->gid_type, sizeof(nd->gid_type));
-	lp_rbuf_str(&r, nd->gid, sizeof(nd->gid));
-	nd->gid_index = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->fw, sizeof(nd->fw));
-	lp_rbuf_str(&r, nd->speed, sizeof(nd->speed));
-	nd->width = lp_rbuf_u32(&r);
-	nd->rate_gbps = lp_rbuf_f64(&r);
-	nd->mtu = lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->netdev, sizeof(nd->netdev));
-	nd->numa_node = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->mem, sizeof(nd->mem));
-	lp_rbuf_str(&r, nd->gpu_bdf, sizeof(nd->gpu_bdf));
-	lp_rbuf_str(&r, nd->gpu_nic, sizeof(nd->gpu_nic));
-	lp_rbuf_str(&r, nd->kernel, sizeof(nd->kernel));
-	return lp_rbuf_done(&r);
-}
+const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
+	LP_REC_I32(struct lp_sweep_cell, metric),
+	LP_REC_I32(struct lp_sweep_cell, a),
+	LP_REC_I32(struct lp_sweep_cell, b),
+	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_RETEST)),
+	LP_REC_I32(struct lp_sweep_cell, round),
+	LP_REC_I32(struct lp_sweep_cell, status),
+	LP_REC_STR(struct lp_sweep_cell, error),
+	LP_REC_F64(struct lp_sweep_cell, value),
+	LP_REC_F64(struct lp_sweep_cell, wall_s),
+	LP_REC_NEST(struct lp_sweep_cell, lat, lp_summary_record),
+	LP_REC_BOOL(struct lp_sweep_cell, halved),
+	LP_REC_F64(struct lp_sweep_cell, gbytes_s),
+	LP_REC_F64(struct lp_sweep_cell, gbits_s),
+	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
+	LP_REC_F64(struct lp_sweep_cell, pct_link),
+	LP_REC_U64(struct lp_sweep_cell, iters));
+/* clang-format on */
 
 /* ---- reading a run back (lp-sweep --diagnose) ---- */
 
@@ -1353,26 +1292,49 @@ static void read_node(struct lp_sweep_node *nd, const json_t *o)
 	nd->rank = (int)jint(o, "rank");
 	nd->rail = (int)jint(o, "rail");
 	nd->status = (int)jint(o, "status");
-	nd->port = (int)jint(o, "port");
-	nd->gid_index = (int)jint(o, "gid_index");
-	nd->width = (unsigned)jint(o, "width");
-	nd->mtu = (unsigned)jint(o, "mtu");
-	nd->numa_node = (int)jint(o, "numa_node");
-	nd->rate_gbps = isfinite(jnum(o, "rate_gbps")) ? jnum(o, "rate_gbps") : 0;
+	nd->dev.port = (int)jint(o, "port");
+	nd->dev.gid_index = (int)jint(o, "gid_index");
+	nd->dev.width = (unsigned)jint(o, "width");
+	nd->dev.active_mtu = (unsigned)jint(o, "mtu");
+	nd->dev.numa_node = (int)jint(o, "numa_node");
+	nd->dev.rate_gbps = isfinite(jnum(o, "rate_gbps")) ? jnum(o, "rate_gbps") : 0;
 	jstr(o, "name", nd->name, sizeof(nd->name));
 	jstr(o, "host", nd->host, sizeof(nd->host));
 	jstr(o, "error", nd->error, sizeof(nd->error));
-	jstr(o, "device", nd->dev, sizeof(nd->dev));
-	jstr(o, "link_layer", nd->link_layer, sizeof(nd->link_layer));
-	jstr(o, "speed", nd->speed, sizeof(nd->speed));
-	jstr(o, "gid_type", nd->gid_type, sizeof(nd->gid_type));
-	jstr(o, "gid", nd->gid, sizeof(nd->gid));
-	jstr(o, "firmware", nd->fw, sizeof(nd->fw));
-	jstr(o, "netdev", nd->netdev, sizeof(nd->netdev));
+	jstr(o, "device", nd->dev.name, sizeof(nd->dev.name));
+	jstr(o, "link_layer", nd->dev.link_layer, sizeof(nd->dev.link_layer));
+	jstr(o, "speed", nd->dev.speed, sizeof(nd->dev.speed));
+	jstr(o, "gid_type", nd->dev.gid_type, sizeof(nd->dev.gid_type));
+	jstr(o, "gid", nd->dev.gid, sizeof(nd->dev.gid));
+	jstr(o, "firmware", nd->dev.fw, sizeof(nd->dev.fw));
+	jstr(o, "netdev", nd->dev.netdev, sizeof(nd->dev.netdev));
 	jstr(o, "mem", nd->mem, sizeof(nd->mem));
 	jstr(o, "gpu_bdf", nd->gpu_bdf, sizeof(nd->gpu_bdf));
 	jstr(o, "gpu_nic_distance", nd->gpu_nic, sizeof(nd->gpu_nic));
 	jstr(o, "kernel", nd->kernel, sizeof(nd->kernel));
+}
+
+/*
+ * The members of o that rec names, as lp_record_json writes them, into obj: the
+ * f64, u64 and bool fields the cell's JSON records have (others are not read).
+ * An absent member leaves its field as it was.
+ */
+static void read_record(const struct lp_record *rec, void *obj, const json_t *o)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+		const char *key = f->key ? f->key : f->name;
+		uint8_t *p = (uint8_t *)obj + f->off;
+
+		if (!json_object_get(o, key))
+			continue;
+		if (f->type == LP_REC_T_F64)
+			*(double *)p = jnum(o, key);
+		else if (f->type == LP_REC_T_U64)
+			*(uint64_t *)p = (uint64_t)jint(o, key);
+		else if (f->type == LP_REC_T_BOOL)
+			*(bool *)p = json_is_true(json_object_get(o, key));
+	}
 }
 
 static int read_cell(struct lp_sweep_run *r, const json_t *o)
@@ -1389,24 +1351,8 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	c.value = jnum(o, "value");
 	c.wall_s = jnum(o, "wall_s");
 	c.iters = (uint64_t)jint(o, "iters");
-	if (l) {
-		c.n = (uint64_t)jint(l, "n");
-		c.halved = json_is_true(json_object_get(l, "one_way_is_rtt_half"));
-		c.min = jnum(l, "min");
-		c.p50 = jnum(l, "p50");
-		c.p90 = jnum(l, "p90");
-		c.p99 = jnum(l, "p99");
-		c.p999 = jnum(l, "p999");
-		c.max = jnum(l, "max");
-		c.mean = jnum(l, "mean");
-		c.stdev = jnum(l, "stdev");
-	}
-	if (b) {
-		c.gbytes_s = jnum(b, "gbytes_s");
-		c.gbits_s = jnum(b, "gbits_s");
-		c.mmsg_s = jnum(b, "mmsg_s");
-		c.pct_link = jnum(b, "pct_link");
-	}
+	read_record(&cell_lat_json, &c, l);
+	read_record(&cell_bw_json, &c, b);
 	return lp_sweep_add_cell(r, &c);
 }
 

@@ -204,7 +204,8 @@ static int gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
 	struct lp_wbuf w;
 	uint64_t dl = deadline_in(EXCHANGE_MS);
 
-	lp_sweep_node_encode(me, &w);
+	lp_wbuf_init(&w);
+	lp_record_encode(&lp_sweep_node_record, me, &w);
 	if (x->rank != 0)
 		return send_blob(x, 0, TAG_NODE, w.data, w.len, EXCHANGE_MS);
 	run->nodes[0] = *me;
@@ -213,7 +214,8 @@ static int gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
 		int len, ret = recv_blob(x, i, TAG_NODE, &buf, &len, dl);
 
 		if (ret == 0) {
-			ret = lp_sweep_node_decode(&run->nodes[i], buf, (size_t)len);
+			ret = lp_record_decode_body(&lp_sweep_node_record, &run->nodes[i], buf,
+						    (size_t)len);
 			free(buf);
 		}
 		if (ret) {
@@ -263,17 +265,9 @@ static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, b
 {
 	c->iters = r->iters;
 	if (lat) {
-		c->n = r->lat_us.n;
-		c->min = r->lat_us.min;
-		c->mean = r->lat_us.mean;
-		c->stdev = r->lat_us.stdev;
-		c->p50 = r->lat_us.p50;
-		c->p90 = r->lat_us.p90;
-		c->p99 = r->lat_us.p99;
-		c->p999 = r->lat_us.p999;
-		c->max = r->lat_us.max;
+		c->lat = r->lat_us;
 		c->halved = r->lat_halved;
-		c->value = c->p50;
+		c->value = c->lat.p50;
 	} else {
 		c->gbytes_s = r->local.gbytes_s;
 		c->gbits_s = r->local.gbits_s;
@@ -414,6 +408,53 @@ static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, co
 	return 0;
 }
 
+/* x->mine as one blob: a u32 count, then each cell's record as a u16 length and the body. */
+static uint8_t *pack_cells(const struct lp_sweep_mpi *x, size_t *len_p)
+{
+	uint8_t *buf = malloc(4 + x->nmine * (2 + LP_WIRE_MAX_BODY));
+	uint32_t cnt = 0;
+	size_t len = 4;
+	struct lp_wbuf w;
+
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < x->nmine; i++) {
+		lp_wbuf_init(&w);
+		if (lp_record_encode(&lp_sweep_cell_record, &x->mine[i], &w)) {
+			lp_err("a cell of %s does not encode; left out", x->name_all[x->rank]);
+			continue;
+		}
+		buf[len] = (uint8_t)(w.len >> 8);
+		buf[len + 1] = (uint8_t)w.len;
+		memcpy(buf + len + 2, w.data, w.len);
+		len += 2 + w.len;
+		cnt++;
+	}
+	memcpy(buf, &cnt, 4);	/* same binary, same host byte order */
+	*len_p = len;
+	return buf;
+}
+
+/* Rank 0: the cells of one rank's blob into run; a cell that does not decode is left out. */
+static void unpack_cells(struct lp_sweep_run *run, const uint8_t *buf, size_t len)
+{
+	uint32_t cnt = 0;
+	size_t off = 4;
+
+	if (len >= 4)
+		memcpy(&cnt, buf, 4);
+	for (uint32_t k = 0; k < cnt && off + 2 <= len; k++) {
+		size_t cl = (size_t)buf[off] << 8 | buf[off + 1];
+		struct lp_sweep_cell c;
+
+		if (off + 2 + cl > len)
+			break;
+		if (!lp_record_decode_body(&lp_sweep_cell_record, &c, buf + off + 2, cl))
+			lp_sweep_add_cell(run, &c);
+		off += 2 + cl;
+	}
+}
+
 /* Rank 0 adds every rank's x->mine to run (and clears them everywhere). */
 static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag)
 {
@@ -421,22 +462,13 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 	int rc = 0;
 
 	if (x->rank != 0) {
-		size_t cap = 4 + x->nmine * (2 + LP_WIRE_MAX_BODY), len = 4;
-		uint8_t *buf = malloc(cap);
-		struct lp_wbuf w;
+		size_t len = 0;
+		uint8_t *buf = pack_cells(x, &len);
 
 		if (!buf)
 			return -ENOMEM;
-		memcpy(buf, &(uint32_t){(uint32_t)x->nmine}, 4);
-		for (size_t i = 0; i < x->nmine; i++) {
-			lp_sweep_cell_encode(&x->mine[i], &w);
-			buf[len] = (uint8_t)(w.len >> 8);
-			buf[len + 1] = (uint8_t)w.len;
-			memcpy(buf + len + 2, w.data, w.len);
-			len += 2 + w.len;
-		}
 		rc = send_blob(x, 0, tag, buf, len, EXCHANGE_MS);
-		if (rc != -ETIMEDOUT)
+		if (rc != -ETIMEDOUT)	/* else the pending send still owns it */
 			free(buf);
 		x->nmine = 0;
 		return rc;
@@ -447,8 +479,6 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 	for (int src = 1; src < x->size; src++) {
 		uint8_t *buf;
 		int len, ret = recv_blob(x, src, tag, &buf, &len, dl);
-		uint32_t cnt = 0;
-		size_t off = 4;
 
 		if (ret) {
 			lp_err("no results from rank %d (%s): %s; its cells stay empty", src, x->name_all[src],
@@ -457,18 +487,7 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 			rc = ret;
 			continue;
 		}
-		if (len >= 4)
-			memcpy(&cnt, buf, 4);
-		for (uint32_t k = 0; k < cnt && off + 2 <= (size_t)len; k++) {
-			size_t cl = (size_t)buf[off] << 8 | buf[off + 1];
-			struct lp_sweep_cell c;
-
-			if (off + 2 + cl > (size_t)len)
-				break;
-			if (lp_sweep_cell_decode(&c, buf + off + 2, cl) == 0)
-				lp_sweep_add_cell(run, &c);
-			off += 2 + cl;
-		}
+		unpack_cells(run, buf, (size_t)len);
 		free(buf);
 	}
 	return rc;

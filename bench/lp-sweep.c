@@ -352,7 +352,7 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 /* MPI up, x set up, log lines labelled by rank: rank 0 speaks, the others stay quiet. */
 static int mpi_setup(struct lp_sweep_mpi *x, int *argc, char ***argv)
 {
-	char prog[32];
+	static char prog[32];	/* the log keeps the pointer */
 
 	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
 		fprintf(stderr, "lp-sweep: MPI_Init failed\n");

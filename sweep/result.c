@@ -1356,56 +1356,11 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	return lp_sweep_add_cell(r, &c);
 }
 
-int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
+/* How it ran, echoed as recorded: the run, schedule and diagnosis objects. */
+static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *sc, const json_t *dg)
 {
-	json_error_t err;
-	json_t *root = json_load_file(path, 0, &err), *run, *dg, *sc, *nodes, *metrics, *cells, *v;
-	const char *schema;
-	size_t i;
-	int rc = -EINVAL;
+	const char *kind = json_string_value(json_object_get(sc, "kind"));
 
-	memset(r, 0, sizeof(*r));
-	if (!root) {
-		snprintf(why, why_len, "not JSON: %s (line %d)", err.text, err.line);
-		return -EINVAL;
-	}
-	schema = json_string_value(json_object_get(root, "schema"));
-	run = json_object_get(root, "run");
-	dg = json_object_get(run, "diagnosis");
-	sc = json_object_get(root, "schedule");
-	nodes = json_object_get(root, "nodes");
-	metrics = json_object_get(root, "metrics");
-	cells = json_object_get(root, "cells");
-	if (!schema || strcmp(schema, "linkperf.sweep/1") || !json_is_object(run) || !json_is_array(nodes) ||
-	    !json_is_array(metrics) || !json_is_array(cells) || json_array_size(nodes) < 1 ||
-	    json_array_size(metrics) > LP_SWEEP_MAX_METRICS) {
-		snprintf(why, why_len, "not an lp-sweep run (schema linkperf.sweep/1 with run, nodes, metrics, cells)");
-		goto out;
-	}
-	rc = lp_sweep_run_init(r, (int)json_array_size(nodes));
-	if (rc)
-		goto out;
-	json_array_foreach(nodes, i, v)
-		read_node(&r->nodes[i], v);
-	json_array_foreach(metrics, i, v) {
-		const char *test = json_string_value(json_object_get(v, "test"));
-		const char *kind = json_string_value(json_object_get(v, "kind"));
-
-		if (!test || !kind || lp_sweep_add_metric(r, test, -1, !strcmp(kind, "latency"),
-							  (uint64_t)jint(v, "size")) < 0) {
-			snprintf(why, why_len, "metric %zu: no test or kind", i);
-			rc = -EINVAL;
-			goto out;
-		}
-	}
-	json_array_foreach(cells, i, v) {
-		rc = read_cell(r, v);
-		if (rc) {
-			snprintf(why, why_len, "cell %zu: metric or node out of range", i);
-			goto out;
-		}
-	}
-	/* how it ran, echoed as recorded */
 	snprintf(r->started, sizeof(r->started), "%s", json_string_value(json_object_get(run, "started")) ?: "");
 	r->wall_s = jnum(run, "wall_s");
 	r->sweep_s = jnum(run, "sweep_s");
@@ -1417,12 +1372,9 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 	r->nretests = (size_t)jint(run, "retests");
 	r->random_k = (int)jint(sc, "random_k");
 	r->seed = (uint64_t)jint(sc, "seed");
-	for (int k = 0; lp_sched_names[k]; k++) {
-		const char *kind = json_string_value(json_object_get(sc, "kind"));
-
-		if (kind && !strcmp(kind, lp_sched_names[k]))
+	for (int k = 0; kind && lp_sched_names[k]; k++)
+		if (!strcmp(kind, lp_sched_names[k]))
 			r->sched_name = lp_sched_names[k];
-	}
 	r->retest_max = (int)jint(dg, "retest_max");
 	r->retest_rounds = (int)jint(dg, "retest_rounds");
 	if (isfinite(jnum(dg, "k_mad")))
@@ -1435,7 +1387,66 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 		r->dopts.vote = jnum(dg, "vote");
 	r->dopts.min_gbps = isfinite(jnum(dg, "min_gbps")) ? jnum(dg, "min_gbps") : 0;
 	r->dopts.max_lat_us = isfinite(jnum(dg, "max_lat_us")) ? jnum(dg, "max_lat_us") : 0;
-	rc = 0;
+}
+
+/* The nodes, metrics and cells arrays into r (initialised here). 0, -EINVAL (why says) or -ENOMEM. */
+static int read_arrays(struct lp_sweep_run *r, const json_t *nodes, const json_t *metrics,
+		       const json_t *cells, char *why, size_t why_len)
+{
+	const json_t *v;
+	size_t i;
+	int rc = lp_sweep_run_init(r, (int)json_array_size(nodes));
+
+	if (rc)
+		return rc;
+	json_array_foreach(nodes, i, v)
+		read_node(&r->nodes[i], v);
+	json_array_foreach(metrics, i, v) {
+		const char *test = json_string_value(json_object_get(v, "test"));
+		const char *kind = json_string_value(json_object_get(v, "kind"));
+
+		if (!test || !kind || lp_sweep_add_metric(r, test, -1, !strcmp(kind, "latency"),
+							  (uint64_t)jint(v, "size")) < 0) {
+			snprintf(why, why_len, "metric %zu: no test or kind", i);
+			return -EINVAL;
+		}
+	}
+	json_array_foreach(cells, i, v) {
+		rc = read_cell(r, v);
+		if (rc) {
+			snprintf(why, why_len, "cell %zu: metric or node out of range", i);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err), *run, *nodes, *metrics, *cells;
+	const char *schema;
+	int rc = -EINVAL;
+
+	memset(r, 0, sizeof(*r));
+	if (!root) {
+		snprintf(why, why_len, "not JSON: %s (line %d)", err.text, err.line);
+		return -EINVAL;
+	}
+	schema = json_string_value(json_object_get(root, "schema"));
+	run = json_object_get(root, "run");
+	nodes = json_object_get(root, "nodes");
+	metrics = json_object_get(root, "metrics");
+	cells = json_object_get(root, "cells");
+	if (!schema || strcmp(schema, "linkperf.sweep/1") || !json_is_object(run) || !json_is_array(nodes) ||
+	    !json_is_array(metrics) || !json_is_array(cells) || json_array_size(nodes) < 1 ||
+	    json_array_size(metrics) > LP_SWEEP_MAX_METRICS) {
+		snprintf(why, why_len, "not an lp-sweep run (schema linkperf.sweep/1 with run, nodes, metrics, cells)");
+		goto out;
+	}
+	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
+	if (!rc)
+		read_echo(r, run, json_object_get(root, "schedule"), json_object_get(run, "diagnosis"));
 out:
 	if (rc && r->nodes)
 		lp_sweep_run_free(r);

@@ -8,7 +8,7 @@ PKGS="build-essential make pkg-config libibverbs-dev librdmacm-dev rdma-core ibv
 ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev openmpi-bin libopenmpi-dev
 openssh-server openssh-client python3 python3-matplotlib python3-numpy
 qemu-system-x86 busybox-static kmod cpio iproute2 procps
-clang libclang-rt-14-dev
+clang libclang-rt-14-dev clang-format
 debhelper lintian debootstrap groff man-db bsdextrautils"
 
 missing=""

@@ -162,21 +162,27 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->name, sizeof(me->name), "%.70s", hm.host);
 	parse_mem(o->mem, me->rail, o->rails, mem_p, mem_dev_p);
 	if (*mem_p == LP_MEM_CUDA)
-		snprintf(me->mem, sizeof(me->mem), *mem_dev_p >= 0 ? "cuda:%d" : "cuda", *mem_dev_p);
+		snprintf(me->mem, sizeof(me->mem), *mem_dev_p >= 0 ? "cuda:%d" : "cuda",
+			 *mem_dev_p);
 	else
 		snprintf(me->mem, sizeof(me->mem), "host");
 	me->dev.numa_node = -1;
 	pick_dev(o, me->rail, devname, sizeof(devname));
-	sel = (struct lp_rdma_devsel){ .dev = devname[0] ? devname : NULL, .port = (int)o->ib_port,
-				       .gid_index = o->gid_index, .tclass = -1, .sl = 0 };
+	sel = (struct lp_rdma_devsel){ .dev = devname[0] ? devname : NULL,
+				       .port = (int)o->ib_port,
+				       .gid_index = o->gid_index,
+				       .tclass = -1,
+				       .sl = 0 };
 	ret = lp_rdma_dev_open(&sel, AF_INET, &x->dev);
 	if (ret) {
 		char list[256] = "";
 
 		x->dev = NULL;
 		lp_rdma_dev_list(list, sizeof(list));
-		snprintf(x->dev_error, sizeof(x->dev_error), "cannot open %s: %s (devices here: %s)",
-			 devname[0] ? devname : "an RDMA device", strerror(-ret), list[0] ? list : "none");
+		snprintf(x->dev_error, sizeof(x->dev_error),
+			 "cannot open %s: %s (devices here: %s)",
+			 devname[0] ? devname : "an RDMA device", strerror(-ret),
+			 list[0] ? list : "none");
 		lp_warn("%s", x->dev_error);
 		me->status = ret;
 		snprintf(me->error, sizeof(me->error), "%s", x->dev_error);
@@ -339,11 +345,12 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 {
 	int ret;
 
-	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN };	/* NaN: as recorded */
+	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN }; /* NaN: as recorded */
 	ret = parse_opts(opts, argc, argv, &o->help);
 	if (ret || o->help || !o->diagnose) {
 		if (o->help)
-			lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]", opts);
+			lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]",
+				     opts);
 		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
 	}
 	return diagnose_offline(o);
@@ -352,7 +359,7 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 /* MPI up, x set up, log lines labelled by rank: rank 0 speaks, the others stay quiet. */
 static int mpi_setup(struct lp_sweep_mpi *x, int *argc, char ***argv)
 {
-	static char prog[32];	/* the log keeps the pointer */
+	static char prog[32]; /* the log keeps the pointer */
 
 	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
 		fprintf(stderr, "lp-sweep: MPI_Init failed\n");

@@ -702,7 +702,8 @@ static const char *cls_name(uint8_t c)
 static void json_model(struct lp_json *j, const struct lp_diag *d)
 {
 	lp_json_num(j, "reference", d->ref);
-	lp_json_str(j, "model", "log(goodness) = reference + client effect + server effect + link residual");
+	lp_json_str(j, "model",
+		    "log(goodness) = reference + client effect + server effect + link residual");
 	lp_json_num(j, "sigma_log", d->sigma);
 	lp_json_num(j, "threshold_ratio", d->thresh);
 	lp_json_int(j, "healthy_nodes", d->nhealthy);
@@ -736,8 +737,11 @@ static void json_matrix(struct lp_json *j, int n, const struct matrix *mx, const
 		for (int b = 0; b < n; b++) {
 			size_t x = (size_t)a * n + b;
 
-			lp_json_str(j, NULL, d ? cls_name(d->cls[x])
-					       : mx->fail[x] ? "fail" : mx->sched[x] ? "ok" : NULL);
+			lp_json_str(j, NULL,
+				    d		   ? cls_name(d->cls[x])
+				    : mx->fail[x]  ? "fail"
+				    : mx->sched[x] ? "ok"
+						   : NULL);
 		}
 		lp_json_arr_end(j);
 	}
@@ -781,8 +785,9 @@ static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, 
 	lp_json_uint(j, "size", mt->size);
 	lp_json_str(j, "kind", mt->lat ? "latency" : "bandwidth");
 	lp_json_str(j, "unit", unit_of(mt));
-	lp_json_str(j, "value", mt->lat ? "one-way latency p50 (write/send: RTT/2; read: completion)"
-					: "client-direction bandwidth, Gb/s");
+	lp_json_str(j, "value",
+		    mt->lat ? "one-way latency p50 (write/send: RTT/2; read: completion)"
+			    : "client-direction bandwidth, Gb/s");
 	lp_json_bool(j, "higher_is_better", !mt->lat);
 	if (d)
 		json_model(j, d);
@@ -931,16 +936,18 @@ static void json_link(struct lp_json *j, const struct lp_sweep_run *r, const str
 	lp_json_arr_end(j);
 }
 
-static void json_candidates(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
+static void json_candidates(struct lp_json *j, const struct lp_sweep_run *r,
+			    const struct lp_verdict *vd)
 {
 	lp_json_arr_begin(j, "candidates");
 	for (int c = 0; c < vd->ncand; c++) {
 		const struct lp_diag_item *it = &vd->cand[c];
 
 		lp_json_obj_begin(j, NULL);
-		lp_json_str(j, "kind", it->kind == LP_ITEM_LINK ? "link_slow"
-				       : it->kind == LP_ITEM_SRC ? "node_slow_as_client"
-								 : "node_slow_as_server");
+		lp_json_str(j, "kind",
+			    it->kind == LP_ITEM_LINK  ? "link_slow"
+			    : it->kind == LP_ITEM_SRC ? "node_slow_as_client"
+						      : "node_slow_as_server");
 		lp_json_str(j, "name", r->nodes[it->a].name);
 		if (it->kind == LP_ITEM_LINK)
 			lp_json_str(j, "to", r->nodes[it->b].name);
@@ -953,7 +960,8 @@ static void json_candidates(struct lp_json *j, const struct lp_sweep_run *r, con
 	lp_json_arr_end(j);
 }
 
-static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
+static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
+			 const struct lp_verdict *vd)
 {
 	lp_json_obj_begin(j, NULL);
 	lp_json_str(j, "kind", lp_verdict_names[vd->kind]);
@@ -1034,7 +1042,8 @@ static int csv_matrix(const struct lp_sweep_run *r, int m, const char *prefix, s
 	char path[4096], buf[64];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s-%s-%llu.csv", prefix, mt->test, (unsigned long long)mt->size);
+	snprintf(path, sizeof(path), "%s-%s-%llu.csv", prefix, mt->test,
+		 (unsigned long long)mt->size);
 	if (matrix_fill(r, m, mx))
 		return -ENOMEM;
 	f = lp_out_open(path);
@@ -1116,7 +1125,8 @@ out:
 /* ---- summary ---- */
 
 /* Metric m's matrix as a table (! slow, x failed), with its reference and noise. */
-static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m, const struct matrix *mx, int w)
+static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m, const struct matrix *mx,
+			   int w)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
 	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
@@ -1124,7 +1134,8 @@ static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m, const s
 	char ref[32];
 
 	fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
-	fprintf(f, "\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",
+	fprintf(f,
+		"\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",
 		mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, unit_of(mt));
 	if (d) {
 		char noise[160];
@@ -1154,7 +1165,8 @@ static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m, const s
 				snprintf(cell, sizeof(cell), "x");
 			else {
 				fmt_val(val, sizeof(val), mx->v[x], mt->lat);
-				snprintf(cell, sizeof(cell), "%s%s", val, c == LP_CELL_SLOW ? "!" : "");
+				snprintf(cell, sizeof(cell), "%s%s", val,
+					 c == LP_CELL_SLOW ? "!" : "");
 			}
 			fprintf(f, " %*s", w, cell);
 		}
@@ -1186,8 +1198,9 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	for (int i = 0; i < r->n; i++)
 		w = LP_MAX(w, (int)strlen(r->nodes[i].name) + 1);
 	w = LP_MIN(w, 20);
-	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n", r->n,
-		r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests, r->wall_s);
+	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n",
+		r->n, r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests,
+		r->wall_s);
 	for (int m = 0; m < r->nmetrics; m++) {
 		if (matrix_fill(r, m, &mx))
 			break;
@@ -1399,19 +1412,21 @@ static int read_arrays(struct lp_sweep_run *r, const json_t *nodes, const json_t
 
 	if (rc)
 		return rc;
-	json_array_foreach(nodes, i, v)
-		read_node(&r->nodes[i], v);
-	json_array_foreach(metrics, i, v) {
+	json_array_foreach(nodes, i, v) read_node(&r->nodes[i], v);
+	json_array_foreach(metrics, i, v)
+	{
 		const char *test = json_string_value(json_object_get(v, "test"));
 		const char *kind = json_string_value(json_object_get(v, "kind"));
 
-		if (!test || !kind || lp_sweep_add_metric(r, test, -1, !strcmp(kind, "latency"),
-							  (uint64_t)jint(v, "size")) < 0) {
+		if (!test || !kind ||
+		    lp_sweep_add_metric(r, test, -1, !strcmp(kind, "latency"),
+					(uint64_t)jint(v, "size")) < 0) {
 			snprintf(why, why_len, "metric %zu: no test or kind", i);
 			return -EINVAL;
 		}
 	}
-	json_array_foreach(cells, i, v) {
+	json_array_foreach(cells, i, v)
+	{
 		rc = read_cell(r, v);
 		if (rc) {
 			snprintf(why, why_len, "cell %zu: metric or node out of range", i);
@@ -1438,15 +1453,18 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 	nodes = json_object_get(root, "nodes");
 	metrics = json_object_get(root, "metrics");
 	cells = json_object_get(root, "cells");
-	if (!schema || strcmp(schema, "linkperf.sweep/1") || !json_is_object(run) || !json_is_array(nodes) ||
-	    !json_is_array(metrics) || !json_is_array(cells) || json_array_size(nodes) < 1 ||
-	    json_array_size(metrics) > LP_SWEEP_MAX_METRICS) {
-		snprintf(why, why_len, "not an lp-sweep run (schema linkperf.sweep/1 with run, nodes, metrics, cells)");
+	if (!schema || strcmp(schema, "linkperf.sweep/1") || !json_is_object(run) ||
+	    !json_is_array(nodes) || !json_is_array(metrics) || !json_is_array(cells) ||
+	    json_array_size(nodes) < 1 || json_array_size(metrics) > LP_SWEEP_MAX_METRICS) {
+		snprintf(
+			why, why_len,
+			"not an lp-sweep run (schema linkperf.sweep/1 with run, nodes, metrics, cells)");
 		goto out;
 	}
 	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
 	if (!rc)
-		read_echo(r, run, json_object_get(root, "schedule"), json_object_get(run, "diagnosis"));
+		read_echo(r, run, json_object_get(root, "schedule"),
+			  json_object_get(run, "diagnosis"));
 out:
 	if (rc && r->nodes)
 		lp_sweep_run_free(r);

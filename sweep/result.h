@@ -30,7 +30,7 @@ struct lp_sweep_node {
 	char name[80];		/* "host" or "host/rail" (unique label) */
 	int status;		/* 0, or the negative errno of opening the device */
 	char error[LP_SWEEP_ERR_LEN];
-	struct lp_rdma_devinfo dev;	/* as opened; only dev.name (maybe "") when it did not open */
+	struct lp_rdma_devinfo dev; /* as opened; only dev.name (maybe "") when it did not open */
 	char mem[32];		/* "host", "cuda:1" */
 	char gpu_bdf[24];	/* PCI address of that GPU (sysfs), "" unknown or host memory */
 	char gpu_nic[8];	/* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */

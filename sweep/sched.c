@@ -206,7 +206,7 @@ static size_t random_edges(int n, int k, uint64_t seed, int32_t *e, int *pick)
  */
 static int colour_edges(const int32_t *e, size_t ne, int n, size_t *round_of, size_t *nr_p)
 {
-	uint8_t *busy = NULL;	/* nr rows of n bytes */
+	uint8_t *busy = NULL; /* nr rows of n bytes */
 	size_t nr = 0, rcap = 0;
 
 	for (size_t i = 0; i < ne; i++) {

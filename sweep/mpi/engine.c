@@ -199,7 +199,7 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 
 /* Rank 0 collects every rank's node record into run->nodes (others send theirs). */
 static int gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
-			      struct lp_sweep_run *run)
+			struct lp_sweep_run *run)
 {
 	struct lp_wbuf w;
 	uint64_t dl = deadline_in(EXCHANGE_MS);
@@ -367,8 +367,8 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 }
 
 /* Run every round of s; this rank's client cells are appended to x->mine. */
-static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const struct lp_sched *s,
-		     enum lp_phase phase)
+static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		      const struct lp_sched *s, enum lp_phase phase)
 {
 	/* a round lasts at most two directions of every metric, each bounded by the pair timeout */
 	int barrier_ms = (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
@@ -430,7 +430,7 @@ static uint8_t *pack_cells(const struct lp_sweep_mpi *x, size_t *len_p)
 		len += 2 + w.len;
 		cnt++;
 	}
-	memcpy(buf, &cnt, 4);	/* same binary, same host byte order */
+	memcpy(buf, &cnt, 4); /* same binary, same host byte order */
 	*len_p = len;
 	return buf;
 }
@@ -468,7 +468,7 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 		if (!buf)
 			return -ENOMEM;
 		rc = send_blob(x, 0, tag, buf, len, EXCHANGE_MS);
-		if (rc != -ETIMEDOUT)	/* else the pending send still owns it */
+		if (rc != -ETIMEDOUT) /* else the pending send still owns it */
 			free(buf);
 		x->nmine = 0;
 		return rc;
@@ -552,9 +552,10 @@ static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, 
 /* ---- the sweep ---- */
 
 /* A line of progress on cfg->progress: rank 0 only, none when quiet (NULL). */
-static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt, ...)
+static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt,
+		     ...) __attribute__((format(printf, 3, 4)));
+static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt,
+		     ...)
 {
 	va_list ap;
 
@@ -569,7 +570,7 @@ static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cf
 /* Labels must be unique: "host", "host/rail", or "host#rank" when ranks share a host. */
 static void unique_names(struct lp_sweep_mpi *x, struct lp_sweep_node *me)
 {
-	char (*orig)[80] = malloc((size_t)x->size * 80);
+	char(*orig)[80] = malloc((size_t)x->size * 80);
 
 	if (!orig)
 		return;
@@ -620,7 +621,8 @@ static int build_schedule(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg
 		return -ENOMEM;
 	for (int i = 0; i < x->size; i++)
 		groups[i] = cfg->rails ? x->rail_all[i] : 0;
-	ret = lp_sched_build_groups(&x->sched, cfg->kind, x->size, groups, cfg->random_k, cfg->seed);
+	ret = lp_sched_build_groups(&x->sched, cfg->kind, x->size, groups, cfg->random_k,
+				    cfg->seed);
 	free(groups);
 	if (ret)
 		lp_err("cannot build the schedule: %s", strerror(-ret));
@@ -628,7 +630,8 @@ static int build_schedule(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg
 }
 
 /* How the sweep runs, echoed into the run's JSON. */
-static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg, const struct lp_sched *s)
+static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
+		     const struct lp_sched *s)
 {
 	run->sched = s;
 	run->sched_name = lp_sched_names[cfg->kind];
@@ -658,14 +661,16 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	if (!x->rank) {
 		pairs = malloc(((size_t)cfg->retest_max + 1) * 2 * sizeof(int32_t));
 		if (pairs && !lp_sweep_diagnose(run))
-			np = lp_sweep_suspects(run, cfg->retest_per_node, rr, pairs, cfg->retest_max);
+			np = lp_sweep_suspects(run, cfg->retest_per_node, rr, pairs,
+					       cfg->retest_max);
 	}
 	if (bcast_pairs(x, &pairs, &np, TAG_RETEST_LIST + 2 * rr) || np == 0) {
 		free(pairs);
 		return false;
 	}
 	if (!lp_sched_from_list(&rs, x->size, pairs, np)) {
-		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n", rr + 1, np);
+		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n",
+			 rr + 1, np);
 		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST) == -EINTR;
 		lp_sched_free(&rs);
 		gather_cells(x, run, TAG_RETEST_CELLS + 2 * rr);

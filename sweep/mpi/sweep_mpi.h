@@ -53,8 +53,8 @@ struct lp_sweep_cfg {
 	int retest_per_node;	/* suspect node: cells retested in the first round */
 	int retest_rounds;
 	int poll_max_us;
-	struct lp_rdma_server_opts sopts;	/* .stop: the signal flag that stops every rank */
-	FILE *progress;		/* rank 0's progress lines; NULL = quiet */
+	struct lp_rdma_server_opts sopts; /* .stop: the signal flag that stops every rank */
+	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */
 };
 
 struct lp_sweep_mpi {
@@ -75,7 +75,7 @@ struct lp_sweep_mpi {
 	int pending;		/* barriers still outstanding after their timeout */
 	MPI_Request pending_req[64];
 	int stop_mine, stop_any;	/* the round barrier's buffers (they outlive a late barrier) */
-	struct lp_sched sched;	/* the sweep's schedule (lp_sweep_run.sched points here) */
+	struct lp_sched sched;		/* the sweep's schedule (lp_sweep_run.sched points here) */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);

@@ -179,11 +179,24 @@ static void sweep_seeds(void)
 {
 	struct lp_sweep_cell lat, bw, failed;
 	struct lp_sweep_node nd = {
-		.rank = 1, .host = "node1", .name = "node1", .mem = "host", .kernel = "6.1.0",
-		.dev = { .name = "rxe0", .port = 1, .link_layer = "Ethernet", .transport = "RoCE",
-			 .gid_type = "RoCE v2", .gid = "::ffff:10.0.2.16", .gid_index = 1,
-			 .speed = "10 Gb/s", .width = 1, .rate_gbps = 10, .active_mtu = 1024,
-			 .netdev = "eth0", .numa_node = -1 },
+		.rank = 1,
+		.host = "node1",
+		.name = "node1",
+		.mem = "host",
+		.kernel = "6.1.0",
+		.dev = { .name = "rxe0",
+			 .port = 1,
+			 .link_layer = "Ethernet",
+			 .transport = "RoCE",
+			 .gid_type = "RoCE v2",
+			 .gid = "::ffff:10.0.2.16",
+			 .gid_index = 1,
+			 .speed = "10 Gb/s",
+			 .width = 1,
+			 .rate_gbps = 10,
+			 .active_mtu = 1024,
+			 .netdev = "eth0",
+			 .numa_node = -1 },
 	};
 
 	lp_sweep_cell_init(&lat, 0, 0, 1, LP_PHASE_SWEEP, 0);

@@ -17,9 +17,17 @@
 static void lat_cell(struct lp_sweep_cell *c)
 {
 	lp_sweep_cell_init(c, 0, 0, 1, LP_PHASE_RETEST, 2);
-	c->lat = (struct lp_summary){ .n = 100, .min = 2.1, .max = 3.9, .mean = 2.6, .stdev = 0.2,
-				      .p50 = 2.5, .p90 = 2.9, .p99 = 3.5, .p999 = 3.7,
-				      .p9999 = 3.8, .exact = true };
+	c->lat = (struct lp_summary){ .n = 100,
+				      .min = 2.1,
+				      .max = 3.9,
+				      .mean = 2.6,
+				      .stdev = 0.2,
+				      .p50 = 2.5,
+				      .p90 = 2.9,
+				      .p99 = 3.5,
+				      .p999 = 3.7,
+				      .p9999 = 3.8,
+				      .exact = true };
 	c->value = c->lat.p50;
 	c->halved = true;
 	c->wall_s = 0.25;
@@ -48,7 +56,8 @@ static void test_cell_round_trip(void **state)
 	assert_true(d.halved && d.value == 2.5 && d.wall_s == 0.25 && d.iters == 100);
 	assert_true(isnan(d.gbits_s));
 	for (size_t len = 0; len < w.len; len++)
-		assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, len), -EPROTO);
+		assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, len),
+				 -EPROTO);
 }
 
 /* A bool other than 0/1 and a phase other than sweep/retest are refused both ways. */
@@ -61,11 +70,13 @@ static void test_cell_bad_fields(void **state)
 	lat_cell(&c);
 	encode(&lp_sweep_cell_record, &c, &w);
 	bad = w;
-	bad.data[w.len - 8 * 5 - 1] = 2;	/* halved: before 4 doubles of bandwidth and iters */
-	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len), -EPROTO);
+	bad.data[w.len - 8 * 5 - 1] = 2; /* halved: before 4 doubles of bandwidth and iters */
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
+			 -EPROTO);
 	bad = w;
-	bad.data[15] = 2;			/* phase: the fourth i32, big-endian */
-	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len), -EPROTO);
+	bad.data[15] = 2; /* phase: the fourth i32, big-endian */
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
+			 -EPROTO);
 	c.phase = 2;
 	lp_wbuf_init(&bad);
 	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &bad), -EINVAL);
@@ -95,7 +106,8 @@ static void test_node_round_trip(void **state)
 	assert_true(b.dev.rate_gbps == 400 && b.dev.lid == 17 && b.dev.active_mtu == 4096);
 	assert_true(b.dev.numa_node == 1 && b.dev.vendor_part_id == 4129);
 	assert_string_equal(b.gpu_nic, "PIX");
-	assert_int_equal(lp_record_decode_body(&lp_sweep_node_record, &b, w.data, w.len - 1), -EPROTO);
+	assert_int_equal(lp_record_decode_body(&lp_sweep_node_record, &b, w.data, w.len - 1),
+			 -EPROTO);
 }
 
 /* A two-node run with one latency and one bandwidth cell, written to a temporary file. */
@@ -149,11 +161,12 @@ static void test_cell_json(void **state)
 	(void)state;
 	write_run(&r, path);
 	doc = slurp(path);
-	assert_non_null(strstr(doc, "\"latency_us\": {\n        \"n\": 100,\n"
-				    "        \"one_way_is_rtt_half\": true,\n        \"min\": 2.1,\n"
-				    "        \"p50\": 2.5,\n        \"p90\": 2.9,\n        \"p99\": 3.5,\n"
-				    "        \"p999\": 3.7,\n        \"max\": 3.9,\n        \"mean\": 2.6,\n"
-				    "        \"stdev\": 0.2\n      }"));
+	assert_non_null(strstr(
+		doc, "\"latency_us\": {\n        \"n\": 100,\n"
+		     "        \"one_way_is_rtt_half\": true,\n        \"min\": 2.1,\n"
+		     "        \"p50\": 2.5,\n        \"p90\": 2.9,\n        \"p99\": 3.5,\n"
+		     "        \"p999\": 3.7,\n        \"max\": 3.9,\n        \"mean\": 2.6,\n"
+		     "        \"stdev\": 0.2\n      }"));
 	assert_non_null(strstr(doc, "\"bandwidth\": {\n        \"gbytes_s\": 1.1875,\n"
 				    "        \"gbits_s\": 9.5,\n        \"mmsg_s\": null,\n"
 				    "        \"pct_link\": null\n      }"));
@@ -169,7 +182,7 @@ static void test_cell_json(void **state)
 	assert_int_equal(back.ncells, 2);
 	assert_true(back.cells[0].lat.n == 100 && back.cells[0].lat.p999 == 3.7);
 	assert_true(back.cells[0].halved && back.cells[0].lat.stdev == 0.2);
-	assert_true(isnan(back.cells[0].lat.p9999));	/* not in this schema */
+	assert_true(isnan(back.cells[0].lat.p9999)); /* not in this schema */
 	assert_true(back.cells[1].gbits_s == 9.5 && back.cells[1].gbytes_s == 1.1875);
 	assert_true(isnan(back.cells[1].mmsg_s) && isnan(back.cells[1].lat.p50));
 	lp_sweep_run_free(&back);

@@ -146,24 +146,50 @@ static void error_seed(struct stream *s)
 	put_msg("error", "einval", &w, s, LP_MSG_ERROR);
 }
 
+/* One record's body as a seed. */
+static void put_record(const char *harness, const char *name, const struct lp_record *rec,
+		       const void *obj)
+{
+	struct lp_wbuf w;
+
+	lp_wbuf_init(&w);
+	lp_record_encode(rec, obj, &w);
+	put_msg(harness, name, &w, NULL, 0);
+}
+
 static void sweep_seeds(void)
 {
 	struct lp_sweep_cell lat, bw, failed;
-	struct lp_sweep_node nd = { .rank = 1, .host = "node1", .name = "node1", .dev = "rxe0",
-				    .port = 1, .link_layer = "Ethernet", .gid_type = "RoCE v2",
-				    .gid = "::ffff:10.0.2.16", .gid_index = 1, .speed = "10 Gb/s",
-				    .width = 1, .rate_gbps = 10, .mtu = 1024, .netdev = "eth0",
-				    .numa_node = -1, .mem = "host", .kernel = "6.1.0" };
-	struct lp_wbuf w;
+	struct lp_sweep_node nd = {
+		.rank = 1,
+		.host = "node1",
+		.name = "node1",
+		.mem = "host",
+		.kernel = "6.1.0",
+		.dev = { .name = "rxe0",
+			 .port = 1,
+			 .link_layer = "Ethernet",
+			 .transport = "RoCE",
+			 .gid_type = "RoCE v2",
+			 .gid = "::ffff:10.0.2.16",
+			 .gid_index = 1,
+			 .speed = "10 Gb/s",
+			 .width = 1,
+			 .rate_gbps = 10,
+			 .active_mtu = 1024,
+			 .netdev = "eth0",
+			 .numa_node = -1 },
+	};
 
 	lp_sweep_cell_init(&lat, 0, 0, 1, LP_PHASE_SWEEP, 0);
-	lat.value = lat.p50 = 2.5;
-	lat.n = 100;
-	lat.min = 2.1;
-	lat.mean = 2.6;
-	lat.stdev = 0.2;
-	lat.p90 = 2.9;
-	lat.p99 = lat.p999 = lat.max = 3.5;
+	lat.value = lat.lat.p50 = 2.5;
+	lat.lat.n = 100;
+	lat.lat.min = 2.1;
+	lat.lat.mean = 2.6;
+	lat.lat.stdev = 0.2;
+	lat.lat.p90 = 2.9;
+	lat.lat.p99 = lat.lat.p999 = lat.lat.p9999 = lat.lat.max = 3.5;
+	lat.lat.exact = true;
 	lat.halved = true;
 	lat.iters = 100;
 	lp_sweep_cell_init(&bw, 1, 2, 1, LP_PHASE_RETEST, 1);
@@ -175,18 +201,13 @@ static void sweep_seeds(void)
 	lp_sweep_cell_init(&failed, 1, 1, 0, LP_PHASE_SWEEP, 0);
 	failed.status = -ETIMEDOUT;
 	snprintf(failed.error, sizeof(failed.error), "no answer from node0: timed out");
-	lp_sweep_cell_encode(&lat, &w);
-	put_msg("sweep_cell", "lat", &w, NULL, 0);
-	lp_sweep_cell_encode(&bw, &w);
-	put_msg("sweep_cell", "bw-retest", &w, NULL, 0);
-	lp_sweep_cell_encode(&failed, &w);
-	put_msg("sweep_cell", "failed", &w, NULL, 0);
-	lp_sweep_node_encode(&nd, &w);
-	put_msg("sweep_node", "rxe", &w, NULL, 0);
+	put_record("sweep_cell", "lat", &lp_sweep_cell_record, &lat);
+	put_record("sweep_cell", "bw-retest", &lp_sweep_cell_record, &bw);
+	put_record("sweep_cell", "failed", &lp_sweep_cell_record, &failed);
+	put_record("sweep_node", "rxe", &lp_sweep_node_record, &nd);
 	nd.status = -ENODEV;
 	snprintf(nd.error, sizeof(nd.error), "no RDMA device");
-	lp_sweep_node_encode(&nd, &w);
-	put_msg("sweep_node", "nodev", &w, NULL, 0);
+	put_record("sweep_node", "nodev", &lp_sweep_node_record, &nd);
 }
 
 /* Argument vectors, NUL-separated, as the opt harness splits them. */

@@ -569,7 +569,7 @@ static void fill_run(struct lp_sweep_run *r, int n, const double *bw, const doub
 			c.value = c.gbits_s = bw[a * n + b];
 			assert_int_equal(lp_sweep_add_cell(r, &c), 0);
 			lp_sweep_cell_init(&c, 1, a, b, LP_PHASE_SWEEP, 0);
-			c.value = c.p50 = lat[a * n + b];
+			c.value = c.lat.p50 = lat[a * n + b];
 			assert_int_equal(lp_sweep_add_cell(r, &c), 0);
 		}
 }
@@ -748,27 +748,28 @@ static void test_encode(void **state)
 	lp_sweep_cell_init(&c, 3, 1, 2, LP_PHASE_RETEST, 7);
 	c.status = -ETIMEDOUT;
 	snprintf(c.error, sizeof(c.error), "timed out");
-	c.p50 = 1.5;
+	c.lat.p50 = 1.5;
 	c.iters = 99;
-	lp_sweep_cell_encode(&c, &w);
-	assert_int_equal(w.err, 0);
-	assert_int_equal(lp_sweep_cell_decode(&d, w.data, w.len), 0);
+	lp_wbuf_init(&w);
+	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &w), 0);
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, w.len), 0);
 	assert_int_equal(d.metric, 3);
 	assert_int_equal(d.status, -ETIMEDOUT);
 	assert_string_equal(d.error, "timed out");
-	assert_true(d.p50 == 1.5 && isnan(d.value) && d.iters == 99);
-	assert_int_equal(lp_sweep_cell_decode(&d, w.data, w.len - 1), -EPROTO);
+	assert_true(d.lat.p50 == 1.5 && isnan(d.value) && d.iters == 99);
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, w.len - 1), -EPROTO);
 
 	memset(&a, 0, sizeof(a));
 	a.rank = 5;
-	a.rate_gbps = 400;
+	a.dev.rate_gbps = 400;
 	snprintf(a.host, sizeof(a.host), "gpu017");
-	snprintf(a.dev, sizeof(a.dev), "mlx5_3");
-	lp_sweep_node_encode(&a, &w);
-	assert_int_equal(lp_sweep_node_decode(&b, w.data, w.len), 0);
+	snprintf(a.dev.name, sizeof(a.dev.name), "mlx5_3");
+	lp_wbuf_init(&w);
+	assert_int_equal(lp_record_encode(&lp_sweep_node_record, &a, &w), 0);
+	assert_int_equal(lp_record_decode_body(&lp_sweep_node_record, &b, w.data, w.len), 0);
 	assert_int_equal(b.rank, 5);
-	assert_string_equal(b.dev, "mlx5_3");
-	assert_true(b.rate_gbps == 400);
+	assert_string_equal(b.dev.name, "mlx5_3");
+	assert_true(b.dev.rate_gbps == 400);
 }
 
 int main(void)

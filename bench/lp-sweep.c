@@ -40,7 +40,7 @@ struct cli {
 	int schedule;
 	unsigned k;
 	uint64_t seed;
-	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose;
+	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal;
 	struct lp_sizes sizes, lat_sizes;
 	uint64_t bw_iters, lat_iters, warmup;
 	double duration, pair_timeout, test_timeout;
@@ -400,6 +400,24 @@ static int parse_cli(struct cli *o, const struct lp_opt *opts, int argc, char **
 	return ret;
 }
 
+/* Rank 0's journal: --journal, else next to --json ("run.json" -> "run.journal"), else none. */
+static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
+{
+	char path[4096];
+	size_t n;
+
+	memset(jl, 0, sizeof(*jl));
+	if (o->journal)
+		return lp_sweep_journal_open(jl, o->journal);
+	if (!o->json_path || !strcmp(o->json_path, "-"))
+		return 0;
+	n = strlen(o->json_path);
+	if (n > 5 && !strcmp(o->json_path + n - 5, ".json"))
+		n -= 5;
+	snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->json_path);
+	return lp_sweep_journal_open(jl, path);
+}
+
 static int finish(struct lp_sweep_mpi *x, int code)
 {
 	if (x->lost) {
@@ -454,6 +472,7 @@ int main(int argc, char **argv)
 		{ "min-gbps", 0, LP_OPT_DOUBLE, &o.d.min_gbps, 0, 1e6, NULL, "GBPS", "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
 		{ "max-lat-us", 0, LP_OPT_DOUBLE, &o.d.max_lat_us, 0, 1e9, NULL, "US", "absolute ceiling: latency cells above are slow (us; default off)" },
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write the whole run as one JSON document (- = stdout)" },
+		{ "journal", 0, LP_OPT_STR, &o.journal, 0, 0, NULL, "FILE", "rank 0 appends every node, cell and retest here as it arrives, one JSON object per line, on disk at every round's end (default: next to --json, RUN.journal)" },
 		{ "diagnose", 0, LP_OPT_STR, &o.diagnose, 0, 0, NULL, "RUN.json", "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_prefix, 0, 0, NULL, "PREFIX", "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
 		{ "poll-ms", 0, LP_OPT_UINT, &o.poll_ms, 1, 1000, NULL, "MS", "longest sleep between MPI polls (default 20)" },
@@ -467,6 +486,7 @@ int main(int argc, char **argv)
 	struct lp_sweep_node me;
 	struct lp_sweep_run run;
 	struct lp_sweep_cfg cfg;
+	struct lp_sweep_journal jl = { 0 };
 	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1;
 
 	if (wants_diagnose(argc, argv))
@@ -496,9 +516,16 @@ int main(int argc, char **argv)
 	run.lat_iters = o.lat_iters;
 	sweep_cfg(&o, &x, &cfg, mem, mem_dev);
 	if (add_metrics(&o, &run, &cfg, mem, mem_dev))
-		code = LP_EXIT_USAGE;
-	else if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank &&
-		 write_outputs(&o, &run, code))
+		return finish(&x, LP_EXIT_USAGE);
+	if (!x.rank && open_journal(&o, &jl)) {
+		x.lost = true; /* the others wait in the exchange: end them too */
+		return finish(&x, LP_EXIT_FAIL);
+	}
+	cfg.journal = &jl;
+	if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank &&
+	    write_outputs(&o, &run, code))
+		code = LP_EXIT_FAIL;
+	if (lp_sweep_journal_close(&jl))
 		code = LP_EXIT_FAIL;
 	lp_sweep_run_free(&run);
 	if (x.dev)

@@ -86,8 +86,8 @@ static bool in_range(const struct lp_rec_field *f, uint64_t v)
 static unsigned wire_bytes(enum lp_rec_type t)
 {
 	static const unsigned bytes[] = {
-	    [LP_REC_T_U8] = 1,	[LP_REC_T_U16] = 2, [LP_REC_T_U32] = 4,
-	    [LP_REC_T_U64] = 8, [LP_REC_T_I32] = 4, [LP_REC_T_I64] = 8,
+		[LP_REC_T_U8] = 1,  [LP_REC_T_U16] = 2, [LP_REC_T_U32] = 4,
+		[LP_REC_T_U64] = 8, [LP_REC_T_I32] = 4, [LP_REC_T_I64] = 8,
 	};
 
 	return bytes[t];

@@ -113,9 +113,9 @@ void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json
 	(sizeof(LP_REC_MEMBER(T, m)) / sizeof(LP_REC_MEMBER(T, m)[0]) +                            \
 	 0 * sizeof(struct {                                                                       \
 		 _Static_assert(                                                                   \
-		     !__builtin_types_compatible_p(__typeof__(LP_REC_MEMBER(T, m)),                \
-						   __typeof__(&LP_REC_MEMBER(T, m)[0])),           \
-		     #T "." #m ": not an array");                                                  \
+			 !__builtin_types_compatible_p(__typeof__(LP_REC_MEMBER(T, m)),            \
+						       __typeof__(&LP_REC_MEMBER(T, m)[0])),       \
+			 #T "." #m ": not an array");                                              \
 		 int lp_unused;                                                                    \
 	 }))
 
@@ -177,8 +177,8 @@ void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json
 #define LP_RECORD(T, ...)                                                                          \
 	{                                                                                          \
 		.name = #T, .size = sizeof(T),                                                     \
-		.fields = (const struct lp_rec_field[]){__VA_ARGS__},                              \
-		.nfields = sizeof((const struct lp_rec_field[]){__VA_ARGS__}) /                    \
+		.fields = (const struct lp_rec_field[]){ __VA_ARGS__ },                            \
+		.nfields = sizeof((const struct lp_rec_field[]){ __VA_ARGS__ }) /                  \
 			   sizeof(struct lp_rec_field)                                             \
 	}
 

@@ -213,6 +213,8 @@ int lp_wire_recv(int fd, uint16_t *type_p, uint8_t *body, size_t *len_p, int tim
 	if (ret)
 		return ret;
 	ret = lp_wire_hdr_decode(hdr, type_p, &len, &version, LP_WIRE_MAX_BODY);
+	if (ret == -EPROTONOSUPPORT)
+		*type_p = version; /* the one thing worth saying about such a peer */
 	if (ret)
 		return ret;
 	ret = lp_sock_recv_all(fd, body, len, timeout_ms);

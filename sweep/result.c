@@ -1235,31 +1235,7 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 
 /* ---- the records ranks send rank 0 ---- */
 
-/*
- * The device as a node record carries it: every lp_rdma_devinfo field.
- * (rdma/'s lp_rdma_devinfo_record declares the same; use that one once it is in.)
- */
 /* clang-format off */
-static const struct lp_record devinfo_record = LP_RECORD(struct lp_rdma_devinfo,
-	LP_REC_STR(struct lp_rdma_devinfo, name),
-	LP_REC_I32(struct lp_rdma_devinfo, port),
-	LP_REC_STR(struct lp_rdma_devinfo, link_layer),
-	LP_REC_STR(struct lp_rdma_devinfo, transport),
-	LP_REC_I32(struct lp_rdma_devinfo, gid_index),
-	LP_REC_STR(struct lp_rdma_devinfo, gid),
-	LP_REC_STR(struct lp_rdma_devinfo, gid_type),
-	LP_REC_U16(struct lp_rdma_devinfo, lid),
-	LP_REC_U32(struct lp_rdma_devinfo, active_mtu),
-	LP_REC_STR(struct lp_rdma_devinfo, speed),
-	LP_REC_U32(struct lp_rdma_devinfo, width),
-	LP_REC_F64(struct lp_rdma_devinfo, rate_gbps),
-	LP_REC_STR(struct lp_rdma_devinfo, fw),
-	LP_REC_STR(struct lp_rdma_devinfo, netdev),
-	LP_REC_I32(struct lp_rdma_devinfo, numa_node),
-	LP_REC_STR(struct lp_rdma_devinfo, node_guid),
-	LP_REC_U32(struct lp_rdma_devinfo, vendor_id),
-	LP_REC_U32(struct lp_rdma_devinfo, vendor_part_id));
-
 const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
 	LP_REC_I32(struct lp_sweep_node, rank),
 	LP_REC_I32(struct lp_sweep_node, rail),
@@ -1267,7 +1243,7 @@ const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
 	LP_REC_STR(struct lp_sweep_node, name),
 	LP_REC_I32(struct lp_sweep_node, status),
 	LP_REC_STR(struct lp_sweep_node, error),
-	LP_REC_NEST(struct lp_sweep_node, dev, devinfo_record),
+	LP_REC_NEST(struct lp_sweep_node, dev, lp_rdma_devinfo_record),
 	LP_REC_STR(struct lp_sweep_node, mem),
 	LP_REC_STR(struct lp_sweep_node, gpu_bdf),
 	LP_REC_STR(struct lp_sweep_node, gpu_nic),

@@ -156,7 +156,7 @@ static const struct lp_record t_wide_record = LP_RECORD(struct t_wide,
 
 static void test_record_strings(void **state)
 {
-	struct t_wide wide = {.a = 1, .s = "seven77"};
+	struct t_wide wide = { .a = 1, .s = "seven77" };
 	struct t_inner narrow;
 	struct lp_wbuf w;
 	struct lp_rbuf r;
@@ -261,7 +261,7 @@ static size_t wire_off(const char *name)
 	sample(&t);
 	lp_wbuf_init(&w);
 	for (size_t i = 0; i < t_record.nfields; i++) {
-		struct lp_record one = {"one", sizeof(t), &t_record.fields[i], 1};
+		struct lp_record one = { "one", sizeof(t), &t_record.fields[i], 1 };
 
 		if (!strcmp(t_record.fields[i].name, name))
 			return w.len;
@@ -347,17 +347,17 @@ static void emit_summary(struct lp_json *j, const void *arg)
 /* The latency summary keeps the JSON names results have always had. */
 static void test_record_summary(void **state)
 {
-	struct lp_summary a = {.n = 3,
-			       .min = 1,
-			       .max = 3,
-			       .mean = 2,
-			       .stdev = 1,
-			       .p50 = 2,
-			       .p90 = 3,
-			       .p99 = 3,
-			       .p999 = 3,
-			       .p9999 = 3,
-			       .exact = true};
+	struct lp_summary a = { .n = 3,
+				.min = 1,
+				.max = 3,
+				.mean = 2,
+				.stdev = 1,
+				.p50 = 2,
+				.p90 = 3,
+				.p99 = 3,
+				.p999 = 3,
+				.p9999 = 3,
+				.exact = true };
 	struct lp_summary b;
 	struct lp_wbuf w;
 	char *s;
@@ -379,13 +379,13 @@ static void test_record_summary(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_record_roundtrip),
-	    cmocka_unit_test(test_record_truncated),
-	    cmocka_unit_test(test_record_strings),
-	    cmocka_unit_test(test_record_bounds_encode),
-	    cmocka_unit_test(test_record_bounds_decode),
-	    cmocka_unit_test(test_record_json),
-	    cmocka_unit_test(test_record_summary),
+		cmocka_unit_test(test_record_roundtrip),
+		cmocka_unit_test(test_record_truncated),
+		cmocka_unit_test(test_record_strings),
+		cmocka_unit_test(test_record_bounds_encode),
+		cmocka_unit_test(test_record_bounds_decode),
+		cmocka_unit_test(test_record_json),
+		cmocka_unit_test(test_record_summary),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

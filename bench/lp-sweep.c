@@ -41,7 +41,7 @@ struct cli {
 	int schedule;
 	unsigned k;
 	uint64_t seed;
-	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose;
+	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal;
 	double pair_timeout, test_timeout;
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
@@ -373,6 +373,24 @@ static int parse_cli(struct cli *o, const struct lp_opt *opts, int argc, char **
 	return ret;
 }
 
+/* Rank 0's journal: --journal, else next to --json ("run.json" -> "run.journal"), else none. */
+static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
+{
+	char path[4096];
+	size_t n;
+
+	memset(jl, 0, sizeof(*jl));
+	if (o->journal)
+		return lp_sweep_journal_open(jl, o->journal);
+	if (!o->json_path || !strcmp(o->json_path, "-"))
+		return 0;
+	n = strlen(o->json_path);
+	if (n > 5 && !strcmp(o->json_path + n - 5, ".json"))
+		n -= 5;
+	snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->json_path);
+	return lp_sweep_journal_open(jl, path);
+}
+
 static int finish(struct lp_sweep_mpi *x, int code)
 {
 	if (x->lost) {
@@ -426,6 +444,7 @@ int main(int argc, char **argv)
 		{ .name = "min-gbps", .kind = LP_OPT_DOUBLE, .dst = &o.d.min_gbps, .max = 1e6, .metavar = "GBPS", .help = "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
 		{ .name = "max-lat-us", .kind = LP_OPT_DOUBLE, .dst = &o.d.max_lat_us, .max = 1e9, .metavar = "US", .help = "absolute ceiling: latency cells above are slow (us; default off)" },
 		{ .name = "json", .shortname = 'J', .kind = LP_OPT_STR, .dst = &o.json_path, .metavar = "FILE", .help = "write the whole run as one JSON document (- = stdout)" },
+		{ .name = "journal", .kind = LP_OPT_STR, .dst = &o.journal, .metavar = "FILE", .help = "rank 0 appends every node, cell and retest here as it arrives, one JSON object per line, on disk at every round's end (default: next to --json, RUN.journal)" },
 		{ .name = "diagnose", .kind = LP_OPT_STR, .dst = &o.diagnose, .metavar = "RUN.json", .help = "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
 		{ .name = "csv", .kind = LP_OPT_STR, .dst = &o.csv_prefix, .metavar = "PREFIX", .help = "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
 		{ .name = "poll-ms", .kind = LP_OPT_UINT, .dst = &o.poll_ms, .min = 1, .max = 1000, .metavar = "MS", .help = "longest sleep between MPI polls", .def = "20" },
@@ -439,6 +458,7 @@ int main(int argc, char **argv)
 	struct lp_sweep_node me;
 	struct lp_sweep_run run;
 	struct lp_sweep_cfg cfg;
+	struct lp_sweep_journal jl = { 0 };
 	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1;
 
 	lp_rdma_plan_init(pl);
@@ -469,9 +489,16 @@ int main(int argc, char **argv)
 	run.lat_iters = pl->iters[LP_PLAN_LAT];
 	sweep_cfg(&o, &x, &cfg, mem, mem_dev);
 	if (add_metrics(&o, &run, &cfg, mem, mem_dev))
-		code = LP_EXIT_USAGE;
-	else if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank &&
-		 write_outputs(&o, &run, code))
+		return finish(&x, LP_EXIT_USAGE);
+	if (!x.rank && open_journal(&o, &jl)) {
+		x.lost = true; /* the others wait in the exchange: end them too */
+		return finish(&x, LP_EXIT_FAIL);
+	}
+	cfg.journal = &jl;
+	if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank &&
+	    write_outputs(&o, &run, code))
+		code = LP_EXIT_FAIL;
+	if (lp_sweep_journal_close(&jl))
 		code = LP_EXIT_FAIL;
 	lp_sweep_run_free(&run);
 	if (x.dev)

@@ -927,6 +927,12 @@ static void json_schedule(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_obj_end(j);
 }
 
+void lp_sweep_json_echo(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	json_run(j, r);
+	json_schedule(j, r);
+}
+
 /* A link verdict's nodes, names and slow directions ([client, server] each). */
 static void json_link(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
 {
@@ -1015,8 +1021,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	lp_json_obj_begin(&j, "method");
 	lp_method_json(&j);
 	lp_json_obj_end(&j);
-	json_run(&j, r);
-	json_schedule(&j, r);
+	lp_sweep_json_echo(&j, r);
 	lp_json_arr_begin(&j, "nodes");
 	for (int i = 0; i < r->n; i++)
 		json_node(&j, &r->nodes[i], i);

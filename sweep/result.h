@@ -178,6 +178,8 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code);
 /* PREFIX-<test>-<size>.csv per metric (matrix) and PREFIX-cells.csv (one row per cell). */
 int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix);
 void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f);
+/* How it ran, as members of the current JSON object: "run" and "schedule" (also the journal's). */
+void lp_sweep_json_echo(struct lp_json *j, const struct lp_sweep_run *r);
 
 /*
  * The records ranks send rank 0 (common/record.h: one declaration gives the

@@ -54,7 +54,8 @@ int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
 	x->status_all = calloc(x->size, sizeof(int));
 	x->rail_all = calloc(x->size, sizeof(int));
 	x->name_all = calloc(x->size, sizeof(*x->name_all));
-	if (!x->status_all || !x->rail_all || !x->name_all)
+	x->silent = calloc(x->size, 1);
+	if (!x->status_all || !x->rail_all || !x->name_all || !x->silent)
 		return -ENOMEM;
 	return 0;
 }
@@ -64,6 +65,7 @@ void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
 	free(x->status_all);
 	free(x->rail_all);
 	free(x->name_all);
+	free(x->silent);
 	free(x->mine);
 	lp_sched_free(&x->sched);
 	if (x->comm != MPI_COMM_NULL && x->comm)
@@ -366,46 +368,35 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 		lp_info("serving %s: session ended: %s", x->name_all[client], strerror(-ret));
 }
 
-/* Run every round of s; this rank's client cells are appended to x->mine. */
-static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
-		      const struct lp_sched *s, enum lp_phase phase)
+/* This rank's tests in round r (its pair, both directions, every metric): client cells to x->mine. */
+static void run_my_pair(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			const struct lp_sched *s, size_t r, enum lp_phase phase)
 {
-	/* a round lasts at most two directions of every metric, each bounded by the pair timeout */
-	int barrier_ms = (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
+	size_t cnt;
+	const struct lp_slot *sl = lp_sched_round(s, r, &cnt);
 
-	for (size_t r = 0; r < s->nrounds; r++) {
-		size_t cnt;
-		const struct lp_slot *sl = lp_sched_round(s, r, &cnt);
+	for (size_t i = 0; i < cnt; i++) {
+		if (sl[i].x != x->rank && sl[i].y != x->rank)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			int client = d == 0 ? sl[i].x : sl[i].y,
+			    server = d == 0 ? sl[i].y : sl[i].x;
 
-		for (size_t i = 0; i < cnt; i++) {
-			if (sl[i].x != x->rank && sl[i].y != x->rank)
+			if (!(sl[i].dirs & (d == 0 ? LP_DIR_XY : LP_DIR_YX)))
 				continue;
-			for (int d = 0; d < 2; d++) {
-				int client = d == 0 ? sl[i].x : sl[i].y, server = d == 0 ? sl[i].y : sl[i].x;
+			for (int m = 0; m < cfg->nmetrics; m++) {
+				int tag = session_tag(x, cfg, d, m);
 
-				if (!(sl[i].dirs & (d == 0 ? LP_DIR_XY : LP_DIR_YX)))
-					continue;
-				for (int m = 0; m < cfg->nmetrics; m++) {
-					int tag = session_tag(x, cfg, d, m);
-
-					if (cfg->sopts.stop && *cfg->sopts.stop)
-						break; /* no new session: every rank got the signal too */
-					if (client == x->rank)
-						run_client(x, cfg, m, server, tag, (int)r, phase);
-					else
-						run_server(x, cfg, client, tag);
-				}
+				if (cfg->sopts.stop && *cfg->sopts.stop)
+					break; /* no new session: every rank got the signal too */
+				if (client == x->rank)
+					run_client(x, cfg, m, server, tag, (int)r, phase);
+				else
+					run_server(x, cfg, client, tag);
 			}
-			break;
 		}
-		/* The round's barrier also agrees on stopping: a signal to any rank stops all. */
-		if (round_barrier(x, barrier_ms, cfg->sopts.stop && *cfg->sopts.stop))
-			return -EINTR;
-		x->rounds_done++;
-		if (x->rank == 0 && lp_log_get_level() >= LP_LOG_INFO)
-			lp_info("%s round %zu/%zu done", phase ? "retest" : "sweep", r + 1, s->nrounds);
+		return;
 	}
-	return 0;
 }
 
 /* x->mine as one blob: a u32 count, then each cell's record as a u16 length and the body. */
@@ -478,12 +469,16 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 	x->nmine = 0;
 	for (int src = 1; src < x->size; src++) {
 		uint8_t *buf;
-		int len, ret = recv_blob(x, src, tag, &buf, &len, dl);
+		int len, ret;
 
+		if (x->silent[src])
+			continue; /* it missed a gather: waiting for it every round would stall the sweep */
+		ret = recv_blob(x, src, tag, &buf, &len, dl);
 		if (ret) {
 			lp_err("no results from rank %d (%s): %s; its cells stay empty", src, x->name_all[src],
 			       strerror(-ret));
 			x->lost = x->lost || ret == -ETIMEDOUT;
+			x->silent[src] = 1;
 			rc = ret;
 			continue;
 		}
@@ -491,6 +486,38 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 		free(buf);
 	}
 	return rc;
+}
+
+/*
+ * Every round of s; after each, rank 0 gathers the round's cells (tag) into run
+ * and journals them, so a round's cells are on disk before the next round
+ * starts. -EINTR when a signal stopped the rounds (the cells done are in run).
+ */
+static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		      const struct lp_sched *s, enum lp_phase phase, struct lp_sweep_run *run,
+		      int tag)
+{
+	/* a round lasts at most two directions of every metric, each bounded by the pair timeout */
+	int barrier_ms = (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
+
+	for (size_t r = 0; r < s->nrounds; r++) {
+		size_t from = run->ncells;
+		bool stop;
+
+		run_my_pair(x, cfg, s, r, phase);
+		/* The round's barrier also agrees on stopping: a signal to any rank stops all. */
+		stop = round_barrier(x, barrier_ms, cfg->sopts.stop && *cfg->sopts.stop);
+		gather_cells(x, run, tag);
+		lp_sweep_journal_cells(cfg->journal, run, from);
+		lp_sweep_journal_sync(cfg->journal);
+		if (stop)
+			return -EINTR;
+		x->rounds_done++;
+		if (x->rank == 0 && lp_log_get_level() >= LP_LOG_INFO)
+			lp_info("%s round %zu/%zu done", phase ? "retest" : "sweep", r + 1,
+				s->nrounds);
+	}
+	return 0;
 }
 
 /* Rank 0's list of ordered pairs to everyone: *pairs_p malloc'ed, *np_p couples. */
@@ -671,9 +698,10 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	if (!lp_sched_from_list(&rs, x->size, pairs, np)) {
 		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n",
 			 rr + 1, np);
-		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST) == -EINTR;
+		lp_sweep_journal_retest(cfg->journal, rr, pairs, np);
+		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST, run,
+					      TAG_RETEST_CELLS + 2 * rr) == -EINTR;
 		lp_sched_free(&rs);
-		gather_cells(x, run, TAG_RETEST_CELLS + 2 * rr);
 		run->nretests += np;
 	}
 	free(pairs);
@@ -724,6 +752,8 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		return ret;
 	run_echo(run, cfg, &x->sched);
 	gather_nodes(x, me, run);
+	lp_sweep_journal_run(cfg->journal, run);
+	lp_sweep_journal_nodes(cfg->journal, run);
 	progress(x, cfg,
 		 "lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
 		 "pair timeout %.0f s\n",
@@ -732,15 +762,15 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 
 	t0 = lp_now_ns();
 	/* SIGINT/SIGTERM: every rank stops at the same round; the cells done so far are written. */
-	run->interrupted = run_rounds(x, cfg, &x->sched, LP_PHASE_SWEEP) == -EINTR;
+	run->interrupted = run_rounds(x, cfg, &x->sched, LP_PHASE_SWEEP, run, TAG_CELLS) == -EINTR;
 	t1 = lp_now_ns();
 	run->sweep_s = (double)(t1 - t0) / 1e9;
-	gather_cells(x, run, TAG_CELLS);
 	for (int rr = 0; !run->interrupted && cfg->retest_max > 0 && rr < cfg->retest_rounds; rr++)
 		if (!retest_round(x, cfg, run, rr))
 			break;
 	run->retest_s = (double)(lp_now_ns() - t1) / 1e9;
 	run->wall_s = (double)(lp_now_ns() - t0) / 1e9;
 	*code_p = run_code(x, run);
+	lp_sweep_journal_end(cfg->journal, run, *code_p);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "rdma/rdma.h"
+#include "sweep/journal.h"
 #include "sweep/result.h"
 #include "sweep/sched.h"
 
@@ -55,6 +56,7 @@ struct lp_sweep_cfg {
 	int poll_max_us;
 	struct lp_rdma_server_opts sopts; /* .stop: the signal flag that stops every rank */
 	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */
+	struct lp_sweep_journal *journal; /* rank 0: every cell as it arrives; NULL = none */
 };
 
 struct lp_sweep_mpi {
@@ -68,6 +70,7 @@ struct lp_sweep_mpi {
 	int *status_all;	/* every rank's device status */
 	int *rail_all;		/* every rank's rail (local rank with --rails, else 0) */
 	char (*name_all)[80];	/* every rank's label, for error messages */
+	uint8_t *silent;	/* rank 0: ranks that missed a gather (not waited for again) */
 	uint64_t rounds_done;	/* rounds run so far (all phases), for the session tags */
 	struct lp_sweep_cell *mine;	/* cells this rank measured as the client */
 	size_t nmine, capmine;

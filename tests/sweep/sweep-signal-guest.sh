@@ -4,6 +4,7 @@
 # does). Each time: the cells are written within 3 s (5 s through mpirun), the job ends (15 s),
 # exit 130, the JSON says interrupted and
 # holds the cells done before the signal (none of them the cut-short test), the CSV says it too.
+# Then SIGKILL to rank 0 of a 3-rank sweep: the journal keeps the cells of the rounds done.
 B=${LP_BUILD:-build}/lp-sweep
 OUT=${OUT:-/tmp/lp-sweep-signal}
 mkdir -p "$OUT"
@@ -68,5 +69,54 @@ PY
 		fails=$((fails + 1))
 	fi
 done
+# SIGKILL to rank 0 mid-sweep (issue 18): nothing can be written then, but the journal already
+# holds every cell of the rounds done before. 3 ranks: 3 rounds of one pair (write_lat, 1 s each
+# way); the kill lands in round 2, once round 1's two cells are in the journal.
+j="$OUT/kill.journal"
+rm -f "$j"
+mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 -np 3 \
+	"$B" -t write_lat -D 1 --pair-timeout 60 --retest 0 --journal "$j" >"$OUT/kill.txt" 2>&1 </dev/null &
+M=$!
+cells() { cat "$j" 2>/dev/null | grep -c '"type":"cell"'; } # 0 while there is no journal yet
+i=0
+while [ "$(cells)" -lt 2 ] && [ $i -lt 300 ]; do
+	sleep 0.3
+	i=$((i + 1))
+done
+r0=
+for p in $(pgrep -P $M); do
+	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && r0=$p
+done
+kept=$(cells)
+[ -n "$r0" ] && kill -KILL "$r0"
+t0=$(now_ms)
+while kill -0 $M 2>/dev/null && [ $(($(now_ms) - t0)) -lt 30000 ]; do
+	sleep 0.3
+done
+kill -KILL $M $(pgrep -P $M) 2>/dev/null
+wait $M
+rc=$?
+why=$(python3 - "$j" "$kept" <<'PY' 2>&1
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines[-1] == "", "the last line is cut short: %r" % lines[-1][:80]
+recs = [json.loads(l) for l in lines[:-1]]
+types = [r["type"] for r in recs]
+assert types[0] == "run" and recs[0]["schema"] == "linkperf.sweep-journal/1", types[:2]
+assert types.count("node") == 3 and "end" not in types, types
+cells = [r for r in recs if r["type"] == "cell"]
+assert len(cells) >= int(sys.argv[2]) >= 2, "%d cells, %s seen before the kill" % (len(cells), sys.argv[2])
+assert all(c["status"] == 0 and c["phase"] == 0 and c["lat"]["samples"] > 0 for c in cells), cells
+assert {(c["a"], c["b"]) for c in cells[:2]} in ({(0, 1), (1, 0)}, {(0, 2), (2, 0)}, {(1, 2), (2, 1)}), cells[:2]
+print("%d cell(s) in the journal, %d lines, all whole" % (len(cells), len(recs)))
+PY
+)
+if [ -n "$r0" ] && [ $rc != 0 ] && ! printf '%s' "$why" | grep -q Error; then
+	echo "ok SIGKILL to rank 0: mpirun exit $rc; journal: $why"
+else
+	echo "FAIL SIGKILL to rank 0 (pid '${r0}'), mpirun rc=$rc: $why"
+	tail -n 8 "$OUT/kill.txt"
+	fails=$((fails + 1))
+fi
 echo "lp-sweep signal checks: $fails failed"
 exit $fails

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sweep/journal.h"
 #include "sweep/result.h"
 
 static void lat_cell(struct lp_sweep_cell *c)
@@ -190,13 +191,84 @@ static void test_cell_json(void **state)
 	unlink(path);
 }
 
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* One JSON object per line: run, metrics, nodes, cells (the records' members), retest, end. */
+static void test_journal(void **state)
+{
+	char path[] = "/tmp/lp-sweep-journal-XXXXXX", jpath[64];
+	struct lp_sweep_journal jl;
+	struct lp_sweep_run r;
+	int32_t pairs[] = { 0, 1 };
+	char *doc, *line;
+
+	(void)state;
+	write_run(&r, path);
+	snprintf(jpath, sizeof(jpath), "%s.journal", path);
+	assert_int_equal(lp_sweep_journal_open(&jl, jpath), 0);
+	lp_sweep_journal_run(&jl, &r);
+	lp_sweep_journal_nodes(&jl, &r);
+	lp_sweep_journal_cells(&jl, &r, 1); /* only the second cell is new */
+	lp_sweep_journal_retest(&jl, 0, pairs, 1);
+	lp_sweep_journal_end(&jl, &r, 1);
+	assert_int_equal(lp_sweep_journal_sync(&jl), 0);
+	assert_int_equal(lp_sweep_journal_close(&jl), 0);
+	doc = slurp(jpath);
+	assert_int_equal(count(doc, "\n{\"type\":") + 1, 1 + 2 + 2 + 1 + 1 + 1);
+	assert_true(
+		!strncmp(doc, "{\"type\":\"run\",\"schema\":\"" LP_SWEEP_JOURNAL_SCHEMA "\"", 46));
+	assert_int_equal(count(doc, "{\"type\":\"metric\""), 2);
+	assert_int_equal(count(doc, "{\"type\":\"node\",\"index\":"), 2);
+	line = strstr(doc, "{\"type\":\"cell\"");
+	assert_non_null(line);
+	assert_non_null(strstr(line, "\"metric\":1,\"a\":1,\"b\":0,\"phase\":0"));
+	assert_non_null(strstr(line, "\"gbits_s\":9.5"));
+	assert_int_equal(count(doc, "{\"type\":\"cell\""), 1);
+	assert_non_null(strstr(doc, "{\"type\":\"retest\",\"round\":0,\"pairs\":[[0,1]]}\n"));
+	assert_non_null(strstr(
+		doc, "{\"type\":\"end\",\"interrupted\":false,\"cells\":2,\"exit_code\":1}\n"));
+	free(doc);
+	unlink(jpath);
+	unlink(path);
+	lp_sweep_run_free(&r);
+}
+
+/* A journal that cannot be written says so: at open (no such directory) and at close (full disk). */
+static void test_journal_errors(void **state)
+{
+	struct lp_sweep_journal jl;
+	struct lp_sweep_run r;
+	char path[] = "/tmp/lp-sweep-journal-XXXXXX";
+
+	(void)state;
+	assert_int_equal(lp_sweep_journal_open(&jl, "/nonexistent/dir/run.journal"), -ENOENT);
+	assert_int_equal(lp_sweep_journal_close(&jl), 0); /* nothing open: nothing to do */
+	write_run(&r, path);
+	unlink(path);
+	if (access("/dev/full", W_OK)) {
+		lp_sweep_run_free(&r);
+		skip();
+	}
+	assert_int_equal(lp_sweep_journal_open(&jl, "/dev/full"), 0);
+	lp_sweep_journal_run(&jl, &r);
+	lp_sweep_journal_cells(&jl, &r, 0);
+	assert_int_equal(lp_sweep_journal_close(&jl), -ENOSPC);
+	lp_sweep_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cell_round_trip),
-		cmocka_unit_test(test_cell_bad_fields),
-		cmocka_unit_test(test_node_round_trip),
-		cmocka_unit_test(test_cell_json),
+		cmocka_unit_test(test_cell_round_trip), cmocka_unit_test(test_cell_bad_fields),
+		cmocka_unit_test(test_node_round_trip), cmocka_unit_test(test_cell_json),
+		cmocka_unit_test(test_journal),		cmocka_unit_test(test_journal_errors),
 	};
 
 	return cmocka_run_group_tests_name("sweep records", tests, NULL, NULL);

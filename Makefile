@@ -23,7 +23,7 @@ endif
 MPICC       ?= mpicc
 HAVE_MPI    ?= $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 
-LIB_SRC := $(wildcard common/*.c)
+LIB_SRC := $(wildcard common/*.c) $(wildcard qual/*.c)
 ifeq ($(HAVE_VERBS),1)
 LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1

@@ -9,7 +9,7 @@ ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev openmpi-bin
 openssh-server openssh-client python3 python3-matplotlib python3-numpy python3-jinja2
 python3-prometheus-client chromium
 qemu-system-x86 busybox-static kmod cpio iproute2 procps
-clang libclang-rt-14-dev
+clang libclang-rt-14-dev clang-format
 debhelper lintian debootstrap groff man-db bsdextrautils"
 
 missing=""

@@ -13,7 +13,7 @@
 
 #include "common/lp.h"
 
-const char *const lp_qual_change_names[] = {"", "new", "same", "better", "noise", "regression"};
+const char *const lp_qual_change_names[] = { "", "new", "same", "better", "noise", "regression" };
 
 void lp_qual_cell_set(struct lp_qual_cell *c, const char *test, uint64_t size, const char *pair,
 		      enum lp_qual_kind kind, double value, double spread, double ceiling)
@@ -46,7 +46,8 @@ static void compare_cell(const struct lp_qual_opts *o, struct lp_qual_cell *c,
 	c->delta = (c->kind == LP_QUAL_BW ? c->value - b->value : b->value - c->value) / b->value;
 	noise = o->noise_k * sqrt(c->spread * c->spread + b->spread * b->spread);
 	if (!isfinite(c->delta)) /* failed now or then: worse only if it worked then */
-		c->change = isfinite(b->value) && !isfinite(c->value) ? LP_QUAL_REGRESSION : LP_QUAL_SAME;
+		c->change = isfinite(b->value) && !isfinite(c->value) ? LP_QUAL_REGRESSION
+								      : LP_QUAL_SAME;
 	else if (fabs(c->value - b->value) <= noise || fabs(c->delta) <= thr)
 		c->change = c->delta < -thr ? LP_QUAL_NOISE : LP_QUAL_SAME;
 	else
@@ -84,8 +85,9 @@ int lp_qual_compare(struct lp_qual *q, const char *path)
 	}
 	for (size_t k = 0; k < nbase; k++)
 		if (!used[k])
-			snprintf(q->missing[q->nmissing++], sizeof(*q->missing), "%s %llu%s%s", base[k].test,
-				 (unsigned long long)base[k].size, base[k].pair[0] ? " " : "", base[k].pair);
+			snprintf(q->missing[q->nmissing++], sizeof(*q->missing), "%s %llu%s%s",
+				 base[k].test, (unsigned long long)base[k].size,
+				 base[k].pair[0] ? " " : "", base[k].pair);
 	free(used);
 	free(base);
 	return 0;
@@ -143,22 +145,24 @@ static void cell_add(struct cellv *cv, const char *test, uint64_t size, const ch
 /* lp-rdma: one result per test and size; bidirectional runs give each direction and the sum. */
 static int rdma_cells(const json_t *doc, struct cellv *cv)
 {
-	static const char *const dirs[][2] = {{"bandwidth", ""},
-					      {"client_to_server", "client->server"},
-					      {"server_to_client", "server->client"},
-					      {"sum", "sum"}};
+	static const char *const dirs[][2] = { { "bandwidth", "" },
+					       { "client_to_server", "client->server" },
+					       { "server_to_client", "server->client" },
+					       { "sum", "sum" } };
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(json_object_get(doc, "results"), i, r) {
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+	{
 		const char *test = str_at(r, "test");
 		uint64_t size = (uint64_t)num_at(r, "size");
 		double ceil = num_at(r, "link_rate_gbps") / 8;
 		bool ok = !strcmp(str_at(r, "status"), "ok");
 
 		if (strstr(test, "_lat")) {
-			cell_add(cv, test, size, "", LP_QUAL_LAT, ok ? num_at(r, "latency_us.p50") : NAN,
-			    num_at(r, "latency_us.stdev"), 0);
+			cell_add(cv, test, size, "", LP_QUAL_LAT,
+				 ok ? num_at(r, "latency_us.p50") : NAN,
+				 num_at(r, "latency_us.stdev"), 0);
 			continue;
 		}
 		for (size_t d = 0; d < LP_ARRAY_SIZE(dirs); d++) {
@@ -166,8 +170,8 @@ static int rdma_cells(const json_t *doc, struct cellv *cv)
 
 			snprintf(key, sizeof(key), "%s.gbytes_per_s", dirs[d][0]);
 			if (ok ? isfinite(num_at(r, key)) : d == 0)
-				cell_add(cv, test, size, dirs[d][1], LP_QUAL_BW, ok ? num_at(r, key) : NAN, 0,
-				    d == 3 ? 2 * ceil : ceil);
+				cell_add(cv, test, size, dirs[d][1], LP_QUAL_BW,
+					 ok ? num_at(r, key) : NAN, 0, d == 3 ? 2 * ceil : ceil);
 		}
 	}
 	return cv->err;
@@ -179,23 +183,29 @@ static int gpu_cells(const json_t *doc, struct cellv *cv)
 	size_t i, k, m;
 	json_t *r, *s, *c;
 
-	json_array_foreach(json_object_get(doc, "results"), i, r) {
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+	{
 		const char *unit = str_at(r, "unit");
 		bool lat = !strcmp(unit, "ns") || !strcmp(unit, "us");
 		double scale = !strcmp(unit, "ns") ? 1e-3 : 1;
 
-		json_array_foreach(json_object_get(r, "series"), k, s) {
+		json_array_foreach(json_object_get(r, "series"), k, s)
+		{
 			const char *label = str_at(s, "label");
 
-			json_array_foreach(json_object_get(s, "cells"), m, c) {
+			json_array_foreach(json_object_get(s, "cells"), m, c)
+			{
 				char pair[LP_QUAL_PAIR];
 				bool ok = !strcmp(str_at(c, "status"), "ok");
 
-				snprintf(pair, sizeof(pair), "%s<-%s%s%s", str_at(c, "row"), str_at(c, "column"),
-					 strcmp(label, "value") ? " " : "", strcmp(label, "value") ? label : "");
+				snprintf(pair, sizeof(pair), "%s<-%s%s%s", str_at(c, "row"),
+					 str_at(c, "column"), strcmp(label, "value") ? " " : "",
+					 strcmp(label, "value") ? label : "");
 				cell_add(cv, str_at(r, "test"), (uint64_t)num_at(r, "size"), pair,
-				    lat ? LP_QUAL_LAT : LP_QUAL_BW, ok ? num_at(c, "median") * scale : NAN,
-				    (num_at(c, "max") - num_at(c, "min")) / 2 * scale, num_at(c, "ceiling"));
+					 lat ? LP_QUAL_LAT : LP_QUAL_BW,
+					 ok ? num_at(c, "median") * scale : NAN,
+					 (num_at(c, "max") - num_at(c, "min")) / 2 * scale,
+					 num_at(c, "ceiling"));
 			}
 		}
 	}
@@ -206,23 +216,28 @@ static int gpu_cells(const json_t *doc, struct cellv *cv)
  * spread (sigma) as theirs, latency cells their own sample stdev. */
 static int sweep_cells(const json_t *doc, struct cellv *cv)
 {
-	const json_t *metrics = json_object_get(doc, "metrics"), *nodes = json_object_get(doc, "nodes");
+	const json_t *metrics = json_object_get(doc, "metrics"),
+		     *nodes = json_object_get(doc, "nodes");
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(json_object_get(doc, "cells"), i, c) {
+	json_array_foreach(json_object_get(doc, "cells"), i, c)
+	{
 		const json_t *m = json_array_get(metrics, (size_t)num_at(c, "metric"));
 		bool lat = !strcmp(str_at(c, "unit"), "us"), ok = num_at(c, "status") == 0;
 		double v = num_at(c, "value") / (lat ? 1 : 8);
-		double rate = fmin(num_at(json_array_get(nodes, (size_t)num_at(c, "client")), "rate_gbps"),
-				   num_at(json_array_get(nodes, (size_t)num_at(c, "server")), "rate_gbps"));
+		double rate = fmin(
+			num_at(json_array_get(nodes, (size_t)num_at(c, "client")), "rate_gbps"),
+			num_at(json_array_get(nodes, (size_t)num_at(c, "server")), "rate_gbps"));
 		char pair[LP_QUAL_PAIR];
 
 		if (strcmp(str_at(c, "phase"), "sweep"))
 			continue;
-		snprintf(pair, sizeof(pair), "%s>%s", str_at(c, "client_name"), str_at(c, "server_name"));
-		cell_add(cv, str_at(c, "test"), (uint64_t)num_at(c, "size"), pair, lat ? LP_QUAL_LAT : LP_QUAL_BW,
-		    ok ? v : NAN, lat ? num_at(c, "latency_us.stdev") : num_at(m, "sigma") * v, rate / 8);
+		snprintf(pair, sizeof(pair), "%s>%s", str_at(c, "client_name"),
+			 str_at(c, "server_name"));
+		cell_add(cv, str_at(c, "test"), (uint64_t)num_at(c, "size"), pair,
+			 lat ? LP_QUAL_LAT : LP_QUAL_BW, ok ? v : NAN,
+			 lat ? num_at(c, "latency_us.stdev") : num_at(m, "sigma") * v, rate / 8);
 	}
 	return cv->err;
 }
@@ -232,8 +247,10 @@ int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n
 	static const struct {
 		const char *tool;
 		int (*cells)(const json_t *doc, struct cellv *cv);
-	} readers[] = {{"lp-rdma", rdma_cells}, {"lp-gpu", gpu_cells}, {"lp-sweep", sweep_cells}};
-	struct cellv cv = {0};
+	} readers[] = { { "lp-rdma", rdma_cells },
+			{ "lp-gpu", gpu_cells },
+			{ "lp-sweep", sweep_cells } };
+	struct cellv cv = { 0 };
 	json_error_t jerr;
 	json_t *doc = json_load_file(path, 0, &jerr);
 	const char *tool = str_at(doc, "tool");

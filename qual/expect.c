@@ -14,7 +14,7 @@
 #include "common/lp.h"
 #include "common/opt.h"
 
-const char *const lp_qual_verdict_names[] = {"none", "PASS", "FAIL"};
+const char *const lp_qual_verdict_names[] = { "none", "PASS", "FAIL" };
 
 bool lp_qual_wanted(const struct lp_qual_opts *o)
 {
@@ -56,7 +56,8 @@ struct lp_qual_rule *lp_qual_rule_new(struct lp_qual *q)
 }
 
 /* "V" or "TEST=V,TEST=V" for one kind of floor; per-test rows go before the global one. */
-static int floors_parse(struct lp_qual *q, const char *spec, enum lp_qual_kind kind, const char *opt)
+static int floors_parse(struct lp_qual *q, const char *spec, enum lp_qual_kind kind,
+			const char *opt)
 {
 	char buf[512];
 	const char *items[32];
@@ -75,8 +76,8 @@ static int floors_parse(struct lp_qual *q, const char *spec, enum lp_qual_kind k
 				continue;
 			if (eq && (eq == items[i] || (size_t)(eq - items[i]) >= LP_QUAL_NAME))
 				goto bad;
-			if (kind == LP_QUAL_BW ? lp_qual_parse_gbps(val, &v) :
-						 lp_parse_double(val, &v) || !isfinite(v) || v <= 0)
+			if (kind == LP_QUAL_BW ? lp_qual_parse_gbps(val, &v)
+					       : lp_parse_double(val, &v) || !isfinite(v) || v <= 0)
 				goto bad;
 			r = lp_qual_rule_new(q);
 			if (!r)
@@ -84,7 +85,8 @@ static int floors_parse(struct lp_qual *q, const char *spec, enum lp_qual_kind k
 			r->floor = true;
 			r->kind = kind;
 			if (eq)
-				snprintf(r->test, sizeof(r->test), "%.*s", (int)(eq - items[i]), items[i]);
+				snprintf(r->test, sizeof(r->test), "%.*s", (int)(eq - items[i]),
+					 items[i]);
 			if (kind == LP_QUAL_BW)
 				r->min_gbytes_s = v;
 			else
@@ -149,7 +151,7 @@ int lp_qual_hw_from_sysfs(const char *root, const char *dev, int port, struct lp
 			  char *buf, size_t len)
 {
 	char path[PATH_MAX], line[128], x[8] = "", speed[16] = "";
-	const char *names[] = {"link_layer", "rate"};
+	const char *names[] = { "link_layer", "rate" };
 	double gbps;
 	unsigned width = 0;
 
@@ -158,8 +160,8 @@ int lp_qual_hw_from_sysfs(const char *root, const char *dev, int port, struct lp
 	for (int i = 0; i < 2; i++) {
 		FILE *f;
 
-		snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/%d/%s", root, dev, port,
-			 names[i]);
+		snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/%d/%s", root, dev,
+			 port, names[i]);
 		f = fopen(path, "r");
 		if (!f)
 			return -ENOENT;
@@ -188,7 +190,8 @@ int lp_qual_hw_from_sysfs(const char *root, const char *dev, int port, struct lp
 /* Software RDMA (rxe = Soft-RoCE, siw = soft iWARP) has no link rate worth a profile. */
 static bool hw_is_soft(const struct lp_qual_hw *hw)
 {
-	return hw->rdma_dev && (!strncmp(hw->rdma_dev, "rxe", 3) || !strncmp(hw->rdma_dev, "siw", 3));
+	return hw->rdma_dev &&
+	       (!strncmp(hw->rdma_dev, "rxe", 3) || !strncmp(hw->rdma_dev, "siw", 3));
 }
 
 int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts *o,
@@ -213,9 +216,10 @@ int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts
 		return err < 0 ? err : 0;
 	}
 	if (hw && hw_is_soft(hw)) {
-		snprintf(q->note, sizeof(q->note),
-			 "%s is software RDMA (Soft-RoCE/siw): no meaningful profile, only explicit floors apply",
-			 hw->rdma_dev);
+		snprintf(
+			q->note, sizeof(q->note),
+			"%s is software RDMA (Soft-RoCE/siw): no meaningful profile, only explicit floors apply",
+			hw->rdma_dev);
 		return 0;
 	}
 	return lp_qual_profiles_auto(q, hw);

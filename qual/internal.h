@@ -9,12 +9,12 @@
 struct lp_qual_rule {
 	enum lp_qual_kind kind;
 	char test[LP_QUAL_NAME];
-	uint64_t min_size, max_size;	/* inclusive */
-	double min_fraction;		/* of the cell's ceiling, else of the profile's theoretical */
+	uint64_t min_size, max_size; /* inclusive */
+	double min_fraction;	     /* of the cell's ceiling, else of the profile's theoretical */
 	double min_gbytes_s, max_lat_us;
-	double theoretical;		/* GB/s, the profile's; 0 unknown */
-	bool floor;			/* from the options */
-	char source[480];		/* "--min-gbps 350" or "profile ib-ndr: <its source>" */
+	double theoretical; /* GB/s, the profile's; 0 unknown */
+	bool floor;	    /* from the options */
+	char source[480];   /* "--min-gbps 350" or "profile ib-ndr: <its source>" */
 };
 
 /* Load one profile file; hw NULL: unconditionally (--expect FILE), else only if it matches

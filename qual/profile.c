@@ -35,7 +35,8 @@ static const char *unknown_key(const json_t *o, const char *const *names)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach((json_t *)o, key, v) {
+	json_object_foreach((json_t *)o, key, v)
+	{
 		if (lp_choice_index(names, key) < 0)
 			return key;
 	}
@@ -64,19 +65,23 @@ static bool match_one(const char *key, const json_t *v, const struct lp_qual_hw 
 	return hw->pcie_width && n == hw->pcie_width; /* pcie_width (keys are checked before) */
 }
 
-static const char *const match_keys[] = {"link_layer", "speed", "width", "rate_gbps", "gpu",
-					  "min_nvlinks", "pcie_gen", "pcie_width", NULL};
-static const char *const profile_keys[] = {"schema", "profile", "description", "match",
-					   "theoretical_gbytes_s", "sources", "expect", NULL};
-static const char *const rule_keys[] = {"tests", "min_size", "max_size", "min_fraction",
-					"min_gbytes_s", "max_lat_us", "source", NULL};
+static const char *const match_keys[] = { "link_layer", "speed",      "width",
+					  "rate_gbps",	"gpu",	      "min_nvlinks",
+					  "pcie_gen",	"pcie_width", NULL };
+static const char *const profile_keys[] = {
+	"schema",  "profile", "description", "match", "theoretical_gbytes_s",
+	"sources", "expect",  NULL
+};
+static const char *const rule_keys[] = { "tests",	 "min_size",   "max_size", "min_fraction",
+					 "min_gbytes_s", "max_lat_us", "source",   NULL };
 
 static bool matches(const json_t *match, const struct lp_qual_hw *hw)
 {
 	const char *key;
 	json_t *v;
 
-	json_object_foreach((json_t *)match, key, v) {
+	json_object_foreach((json_t *)match, key, v)
+	{
 		if (!match_one(key, v, hw))
 			return false;
 	}
@@ -84,12 +89,13 @@ static bool matches(const json_t *match, const struct lp_qual_hw *hw)
 }
 
 /* One entry of "expect": a rule per test named, each with its source's text. */
-static const char *rule_add(struct lp_qual *q, const json_t *e, const json_t *doc,
-			    const char *name)
+static const char *rule_add(struct lp_qual *q, const json_t *e, const json_t *doc, const char *name)
 {
 	const json_t *tests = json_object_get(e, "tests");
 	const char *src = json_string_value(json_object_get(e, "source"));
-	const char *text = src ? json_string_value(json_object_get(json_object_get(doc, "sources"), src)) : NULL;
+	const char *text =
+		src ? json_string_value(json_object_get(json_object_get(doc, "sources"), src))
+		    : NULL;
 	double frac = num_or(e, "min_fraction", 0), gbs = num_or(e, "min_gbytes_s", 0);
 	double lat = num_or(e, "max_lat_us", 0), theo = num_or(doc, "theoretical_gbytes_s", 0);
 	double lo = num_or(e, "min_size", 0), hi = num_or(e, "max_size", (double)UINT64_MAX);
@@ -106,7 +112,8 @@ static const char *rule_add(struct lp_qual *q, const json_t *e, const json_t *do
 		return "a value is out of range (fractions 0..1, numbers >= 0, min_size <= max_size)";
 	if (!!lat == !!(frac || gbs))
 		return "an expect entry needs max_lat_us, or min_fraction/min_gbytes_s, not both";
-	json_array_foreach(tests, i, t) {
+	json_array_foreach(tests, i, t)
+	{
 		struct lp_qual_rule *r;
 
 		if (!json_is_string(t) || strlen(json_string_value(t)) >= LP_QUAL_NAME)
@@ -163,7 +170,8 @@ int lp_qual_profile_load(struct lp_qual *q, const char *path, const struct lp_qu
 		return 0;
 	}
 	name = why ? NULL : json_string_value(json_object_get(doc, "profile"));
-	json_array_foreach(why ? NULL : json_object_get(doc, "expect"), i, e) {
+	json_array_foreach(why ? NULL : json_object_get(doc, "expect"), i, e)
+	{
 		why = rule_add(q, e, doc, name);
 		if (why)
 			break;
@@ -183,7 +191,7 @@ int lp_qual_profile_load(struct lp_qual *q, const char *path, const struct lp_qu
 static int profile_dir(char *dir, size_t len)
 {
 	const char *env = getenv("LP_PROFILE_DIR");
-	const char *rel[] = {"../profiles", "../share/linkperf/profiles"};
+	const char *rel[] = { "../profiles", "../share/linkperf/profiles" };
 	char exe[PATH_MAX];
 	ssize_t n;
 
@@ -218,7 +226,7 @@ static int json_name(const struct dirent *d)
 
 int lp_qual_profiles_auto(struct lp_qual *q, const struct lp_qual_hw *hw)
 {
-	struct lp_qual_hw none = {0};
+	struct lp_qual_hw none = { 0 };
 	struct dirent **ents;
 	char dir[PATH_MAX - 256], path[PATH_MAX];
 	int n, err = 0, found = 0;
@@ -244,11 +252,13 @@ int lp_qual_profiles_auto(struct lp_qual *q, const struct lp_qual_hw *hw)
 	}
 	free(ents);
 	if (!err && !found)
-		snprintf(q->note, sizeof(q->note),
-			 "no profile in %s matches (%s %s %ux, %g Gb/s; GPU %s, %d NVLinks, PCIe Gen%d x%d): only explicit floors apply",
-			 dir, hw && hw->link_layer ? hw->link_layer : "-", hw && hw->speed ? hw->speed : "-",
-			 hw ? hw->width : 0, hw ? hw->rate_gbps : 0, hw && hw->gpu_name ? hw->gpu_name : "-",
-			 hw ? hw->nvlinks : 0, hw ? hw->pcie_gen : 0, hw ? hw->pcie_width : 0);
+		snprintf(
+			q->note, sizeof(q->note),
+			"no profile in %s matches (%s %s %ux, %g Gb/s; GPU %s, %d NVLinks, PCIe Gen%d x%d): only explicit floors apply",
+			dir, hw && hw->link_layer ? hw->link_layer : "-",
+			hw && hw->speed ? hw->speed : "-", hw ? hw->width : 0,
+			hw ? hw->rate_gbps : 0, hw && hw->gpu_name ? hw->gpu_name : "-",
+			hw ? hw->nvlinks : 0, hw ? hw->pcie_gen : 0, hw ? hw->pcie_width : 0);
 	return err;
 }
 

@@ -27,13 +27,13 @@
 
 /* What the hardware says about itself, for --expect auto (unknown: NULL / 0). */
 struct lp_qual_hw {
-	const char *rdma_dev;	/* "mlx5_0", "rxe0" (rxe and siw are software: no profile) */
-	const char *link_layer; /* "InfiniBand", "Ethernet" */
-	const char *speed;	/* "HDR", "NDR", "XDR" (InfiniBand speed name) */
-	unsigned width;		/* lanes */
-	double rate_gbps;	/* port data rate, Gb/s */
-	const char *gpu_name;	/* "NVIDIA H100 80GB HBM3" */
-	int nvlinks;		/* NVLink links of the GPU */
+	const char *rdma_dev;	  /* "mlx5_0", "rxe0" (rxe and siw are software: no profile) */
+	const char *link_layer;	  /* "InfiniBand", "Ethernet" */
+	const char *speed;	  /* "HDR", "NDR", "XDR" (InfiniBand speed name) */
+	unsigned width;		  /* lanes */
+	double rate_gbps;	  /* port data rate, Gb/s */
+	const char *gpu_name;	  /* "NVIDIA H100 80GB HBM3" */
+	int nvlinks;		  /* NVLink links of the GPU */
 	int pcie_gen, pcie_width; /* the GPU's current PCIe link */
 };
 
@@ -58,7 +58,8 @@ enum lp_qual_change {
 	LP_QUAL_REGRESSION,
 };
 extern const char *const lp_qual_verdict_names[]; /* "none", "PASS", "FAIL" */
-extern const char *const lp_qual_change_names[];  /* "", "new", "same", "better", "noise", "regression" */
+extern const char
+	*const lp_qual_change_names[]; /* "", "new", "same", "better", "noise", "regression" */
 
 #define LP_QUAL_NAME 48
 #define LP_QUAL_PAIR 96
@@ -69,18 +70,18 @@ struct lp_qual_cell {
 	uint64_t size;		 /* bytes */
 	char pair[LP_QUAL_PAIR]; /* who: "lpnode0>lpnode1", "GPU0<-CPU", "" for the one pair */
 	enum lp_qual_kind kind;
-	double value;		/* GB/s or us; NaN: not measured (failed) */
-	double spread;		/* one standard deviation of value (same unit); 0 unknown */
-	double ceiling;		/* theoretical GB/s of the link; 0 unknown */
+	double value;	/* GB/s or us; NaN: not measured (failed) */
+	double spread;	/* one standard deviation of value (same unit); 0 unknown */
+	double ceiling; /* theoretical GB/s of the link; 0 unknown */
 	/* the verdict */
 	enum lp_qual_verdict verdict;
-	double limit;		/* the floor (GB/s) or ceiling (us) that applied */
-	double margin;		/* relative: (value - limit) / limit, negated for latency; < 0 fails */
-	const char *source;	/* where the limit came from (points into struct lp_qual) */
+	double limit;	    /* the floor (GB/s) or ceiling (us) that applied */
+	double margin;	    /* relative: (value - limit) / limit, negated for latency; < 0 fails */
+	const char *source; /* where the limit came from (points into struct lp_qual) */
 	/* the comparison with the baseline */
 	enum lp_qual_change change;
 	double base_value, base_spread;
-	double delta;		/* relative change, positive = better */
+	double delta; /* relative change, positive = better */
 };
 
 /* A cell as a tool makes it (the verdict fields cleared); NaN value: the cell failed. */
@@ -98,9 +99,10 @@ struct lp_qual_opts {
 	double noise_k;		/* ... beyond noise_k standard deviations of the difference */
 };
 #define LP_QUAL_REGRESS_PCT 10.0
-#define LP_QUAL_NOISE_K 2.0
+#define LP_QUAL_NOISE_K	    2.0
 
 /* Option rows for a tool's table (common/opt.h); o is a struct lp_qual_opts *. */
+/* clang-format off */
 #define LP_QUAL_OPT_ROWS(o)                                                                        \
 	{ "expect", 0, LP_OPT_STR, &(o)->expect, 0, 0, NULL, "auto|FILE",                          \
 	  "judge every cell PASS/FAIL against profiles/ (auto: picked from the port or GPU) or a profile file" }, \
@@ -114,6 +116,7 @@ struct lp_qual_opts {
 	  "the regression threshold for --baseline (default 10)" },                               \
 	{ "prom", 0, LP_OPT_STR, &(o)->prom, 0, 0, NULL, "FILE",                                   \
 	  "write figures and verdicts as a Prometheus textfile (node_exporter textfile collector)" }
+/* clang-format on */
 
 struct lp_qual_rule;
 
@@ -121,11 +124,11 @@ struct lp_qual_rule;
 struct lp_qual {
 	struct lp_qual_opts opts;
 	char tool[32];
-	struct lp_qual_rule *rules;	/* floors first, then the profiles' rules */
+	struct lp_qual_rule *rules; /* floors first, then the profiles' rules */
 	size_t nrules;
-	char profiles[256];		/* names of the profiles in use, comma separated */
-	char note[256];			/* why no profile applies ("Soft-RoCE: ..."), or "" */
-	struct lp_qual_cell *cells;	/* the judged cells (a copy) */
+	char profiles[256];	    /* names of the profiles in use, comma separated */
+	char note[256];		    /* why no profile applies ("Soft-RoCE: ..."), or "" */
+	struct lp_qual_cell *cells; /* the judged cells (a copy) */
 	size_t ncells;
 	char (*missing)[LP_QUAL_NAME + LP_QUAL_PAIR + 24]; /* baseline cells this run lacks */
 	size_t nmissing;

@@ -57,8 +57,9 @@ void lp_qual_json(const struct lp_qual *q, struct lp_json *j)
 	lp_json_str(j, "expect", q->opts.expect);
 	lp_json_str(j, "profiles", q->profiles[0] ? q->profiles : NULL);
 	lp_json_str(j, "note", q->note[0] ? q->note : NULL);
-	lp_json_str(j, "units", "bandwidth GB/s (1e9 bytes/s), latency us; margin = (value - limit) / limit, "
-				"negated for latency: below 0 fails");
+	lp_json_str(j, "units",
+		    "bandwidth GB/s (1e9 bytes/s), latency us; margin = (value - limit) / limit, "
+		    "negated for latency: below 0 fails");
 	lp_json_uint(j, "pass", q->npass);
 	lp_json_uint(j, "fail", q->nfail);
 	lp_json_uint(j, "no_expectation", q->nnone);
@@ -67,8 +68,9 @@ void lp_qual_json(const struct lp_qual *q, struct lp_json *j)
 		lp_json_str(j, "file", q->opts.baseline);
 		lp_json_num(j, "regress_pct", q->opts.regress_pct);
 		lp_json_num(j, "noise_k", q->opts.noise_k);
-		lp_json_str(j, "rule", "regression: worse by more than regress_pct and |new - old| > "
-				       "noise_k * sqrt(spread_new^2 + spread_old^2)");
+		lp_json_str(j, "rule",
+			    "regression: worse by more than regress_pct and |new - old| > "
+			    "noise_k * sqrt(spread_new^2 + spread_old^2)");
 		lp_json_uint(j, "regressions", q->nregress);
 		lp_json_arr_begin(j, "missing");
 		for (size_t i = 0; i < q->nmissing; i++)
@@ -111,8 +113,8 @@ void lp_qual_print(const struct lp_qual *q, FILE *f)
 		q->profiles[0] ? ")" : "");
 	if (q->note[0])
 		fprintf(f, "  note: %s\n", q->note);
-	fprintf(f, "  %-12s %10s %-22s %12s %12s %8s %-7s%s\n", "test", "size", "pair", "value", "limit",
-		"margin", "verdict", base ? "  baseline   change" : "");
+	fprintf(f, "  %-12s %10s %-22s %12s %12s %8s %-7s%s\n", "test", "size", "pair", "value",
+		"limit", "margin", "verdict", base ? "  baseline   change" : "");
 	for (size_t i = 0; i < q->ncells; i++) {
 		const struct lp_qual_cell *c = &q->cells[i];
 
@@ -173,11 +175,15 @@ void lp_qual_prom(const struct lp_qual *q, FILE *f)
 	static const struct {
 		const char *metric, *help;
 	} m[] = {
-		{"linkperf_bandwidth_gbytes_per_second", "Measured bandwidth of a cell, GB/s (1e9 bytes/s)."},
-		{"linkperf_latency_microseconds", "Measured latency of a cell (p50), microseconds."},
-		{"linkperf_cell_limit", "The limit the cell was judged against (GB/s or microseconds)."},
-		{"linkperf_cell_pass", "1 if the cell passed its expectation, 0 if it failed."},
-		{"linkperf_cell_regression", "1 if the cell regressed against the baseline, else 0."},
+		{ "linkperf_bandwidth_gbytes_per_second",
+		  "Measured bandwidth of a cell, GB/s (1e9 bytes/s)." },
+		{ "linkperf_latency_microseconds",
+		  "Measured latency of a cell (p50), microseconds." },
+		{ "linkperf_cell_limit",
+		  "The limit the cell was judged against (GB/s or microseconds)." },
+		{ "linkperf_cell_pass", "1 if the cell passed its expectation, 0 if it failed." },
+		{ "linkperf_cell_regression",
+		  "1 if the cell regressed against the baseline, else 0." },
 	};
 
 	for (size_t k = 0; k < LP_ARRAY_SIZE(m); k++) {
@@ -202,10 +208,12 @@ void lp_qual_prom(const struct lp_qual *q, FILE *f)
 	fprintf(f, "linkperf_cells{tool=\"%s\",verdict=\"none\"} %u\n", q->tool, q->nnone);
 	prom_head(f, "linkperf_regressions", "Cells that regressed against the baseline.");
 	fprintf(f, "linkperf_regressions{tool=\"%s\"} %u\n", q->tool, q->nregress);
-	prom_head(f, "linkperf_run_ok", "1 if the run passed (no failed cell, no regression), else 0.");
+	prom_head(f, "linkperf_run_ok",
+		  "1 if the run passed (no failed cell, no regression), else 0.");
 	fprintf(f, "linkperf_run_ok{tool=\"%s\"} %d\n", q->tool, !lp_qual_failed(q));
 	prom_head(f, "linkperf_run_timestamp_seconds", "When the run was judged (Unix time).");
-	fprintf(f, "linkperf_run_timestamp_seconds{tool=\"%s\"} %lld\n", q->tool, (long long)time(NULL));
+	fprintf(f, "linkperf_run_timestamp_seconds{tool=\"%s\"} %lld\n", q->tool,
+		(long long)time(NULL));
 }
 
 /* node_exporter's textfile collector may read at any time: write a temporary file beside the

@@ -17,12 +17,12 @@ CFLAGS=${LP_CFLAGS:--std=gnu11 -Wall -Wextra -Werror}
 
 # Internal headers: one module's private declarations (and the test-only prototypes). The tools in
 # bench/ and the other modules' public headers never include them. Declared here, once.
-internal_re='^(rdma/internal\.h|rdma/mem\.h|rdma/proto\.h|gpu/kern\.h|gpu/nvml\.h|gpu/cudautil\.h)$'
+internal_re='^(rdma/internal\.h|rdma/mem\.h|rdma/proto\.h|gpu/kern\.h|gpu/nvml\.h|gpu/cudautil\.h|qual/internal\.h)$'
 
 bad=0
 say_bad() { echo "check-headers: $*"; bad=1; }
 
-headers=$(ls common/*.h 2>/dev/null)
+headers=$(ls common/*.h qual/*.h 2>/dev/null)
 [ "${LP_HAVE_VERBS:-}" = 1 ] && headers+=" $(ls rdma/*.h sweep/*.h 2>/dev/null)" ||
 	echo "check-headers: SKIP rdma/ and sweep/ headers: no rdma-core headers"
 [ "${LP_HAVE_CUDA:-}" = 1 ] && headers+=" $(ls gpu/*.h 2>/dev/null)" ||

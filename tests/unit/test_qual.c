@@ -39,7 +39,7 @@ static int setup(void **state)
 static void auto_port(const char *fixture, const char *dev, const char *want)
 {
 	char dir[] = "/tmp/lp-qual-XXXXXX", buf[128];
-	struct lp_qual_opts o = {.expect = "auto"};
+	struct lp_qual_opts o = { .expect = "auto" };
 	struct lp_qual_hw hw;
 	struct lp_qual q;
 
@@ -55,16 +55,19 @@ static void auto_port(const char *fixture, const char *dev, const char *want)
 static void test_auto_ports(void **state)
 {
 	(void)state;
-	auto_port("check/cx7-ib.txt", "mlx5_0", "ib-ndr");       /* 400 Gb/sec (4X NDR) */
+	auto_port("check/cx7-ib.txt", "mlx5_0", "ib-ndr");	  /* 400 Gb/sec (4X NDR) */
 	auto_port("check/roce-cx6dx.txt", "mlx5_0", "roce-100g"); /* Ethernet, 100 Gb/sec */
 }
 
 /* A port that trained down (NDR at 2x) matches no profile: it is not judged as HDR. */
 static void test_auto_downtrained(void **state)
 {
-	struct lp_qual_hw hw = {.rdma_dev = "mlx5_0", .link_layer = "InfiniBand", .speed = "NDR",
-				.width = 2, .rate_gbps = 200};
-	struct lp_qual_opts o = {.expect = "auto"};
+	struct lp_qual_hw hw = { .rdma_dev = "mlx5_0",
+				 .link_layer = "InfiniBand",
+				 .speed = "NDR",
+				 .width = 2,
+				 .rate_gbps = 200 };
+	struct lp_qual_opts o = { .expect = "auto" };
 	struct lp_qual q;
 
 	(void)state;
@@ -80,24 +83,31 @@ static void test_auto_gpus(void **state)
 		struct lp_qual_hw hw;
 		const char *want;
 	} cases[] = {
-		{{.gpu_name = "NVIDIA H100 80GB HBM3", .nvlinks = 18, .pcie_gen = 5, .pcie_width = 16},
-		 "hbm-device-local,nvlink-h100,pcie-gen5-x16"},
+		{ { .gpu_name = "NVIDIA H100 80GB HBM3",
+		    .nvlinks = 18,
+		    .pcie_gen = 5,
+		    .pcie_width = 16 },
+		  "hbm-device-local,nvlink-h100,pcie-gen5-x16" },
 		/* the H200 of docs/data/2026-12-01-h200 (a VM: no NVLink visible) */
-		{{.gpu_name = "NVIDIA H200", .nvlinks = 0, .pcie_gen = 5, .pcie_width = 16},
-		 "hbm-device-local,pcie-gen5-x16"},
-		{{.gpu_name = "NVIDIA A100-SXM4-80GB", .nvlinks = 12, .pcie_gen = 4, .pcie_width = 16},
-		 "hbm-device-local,nvlink-a100,pcie-gen4-x16"},
-		{{.gpu_name = "NVIDIA B200", .nvlinks = 18, .pcie_gen = 5, .pcie_width = 8},
-		 "hbm-device-local,nvlink-b200"}, /* a GPU at x8 gets no PCIe profile */
+		{ { .gpu_name = "NVIDIA H200", .nvlinks = 0, .pcie_gen = 5, .pcie_width = 16 },
+		  "hbm-device-local,pcie-gen5-x16" },
+		{ { .gpu_name = "NVIDIA A100-SXM4-80GB",
+		    .nvlinks = 12,
+		    .pcie_gen = 4,
+		    .pcie_width = 16 },
+		  "hbm-device-local,nvlink-a100,pcie-gen4-x16" },
+		{ { .gpu_name = "NVIDIA B200", .nvlinks = 18, .pcie_gen = 5, .pcie_width = 8 },
+		  "hbm-device-local,nvlink-b200" }, /* a GPU at x8 gets no PCIe profile */
 	};
-	struct lp_qual_opts o = {.expect = "auto"};
+	struct lp_qual_opts o = { .expect = "auto" };
 	struct lp_qual q;
 
 	(void)state;
 	for (size_t i = 0; i < LP_ARRAY_SIZE(cases); i++) {
 		assert_int_equal(lp_qual_setup(&q, "lp-gpu", &o, &cases[i].hw), 0);
 		if (strcmp(q.profiles, cases[i].want))
-			fail_msg("%s: profiles %s, want %s", cases[i].hw.gpu_name, q.profiles, cases[i].want);
+			fail_msg("%s: profiles %s, want %s", cases[i].hw.gpu_name, q.profiles,
+				 cases[i].want);
 		lp_qual_free(&q);
 	}
 }
@@ -112,7 +122,8 @@ static struct lp_qual_cell cell(const char *test, uint64_t size, enum lp_qual_ki
 }
 
 /* The cells' verdicts after judging, as a string of P/F/- */
-static void judge_expect(struct lp_qual *q, const struct lp_qual_cell *c, size_t n, const char *want)
+static void judge_expect(struct lp_qual *q, const struct lp_qual_cell *c, size_t n,
+			 const char *want)
 {
 	char got[32] = "";
 
@@ -126,18 +137,21 @@ static void judge_expect(struct lp_qual *q, const struct lp_qual_cell *c, size_t
 /* NDR: bandwidth >= max(90 % of 50 GB/s, 45 GB/s); latency <= 2.5 us (write) / 4.5 (read). */
 static void test_judge_ndr(void **state)
 {
-	struct lp_qual_hw hw = {.rdma_dev = "mlx5_0", .link_layer = "InfiniBand", .speed = "NDR",
-				.width = 4, .rate_gbps = 400};
-	struct lp_qual_opts o = {.expect = "auto"};
+	struct lp_qual_hw hw = { .rdma_dev = "mlx5_0",
+				 .link_layer = "InfiniBand",
+				 .speed = "NDR",
+				 .width = 4,
+				 .rate_gbps = 400 };
+	struct lp_qual_opts o = { .expect = "auto" };
 	const struct lp_qual_cell c[] = {
-		cell("write_bw", 65536, LP_QUAL_BW, 45.2, 50),	/* just above 45 */
-		cell("write_bw", 65536, LP_QUAL_BW, 44.8, 50),	/* just below */
-		cell("write_bw", 4096, LP_QUAL_BW, 10, 50),	/* below the profile's sizes */
+		cell("write_bw", 65536, LP_QUAL_BW, 45.2, 50), /* just above 45 */
+		cell("write_bw", 65536, LP_QUAL_BW, 44.8, 50), /* just below */
+		cell("write_bw", 4096, LP_QUAL_BW, 10, 50),    /* below the profile's sizes */
 		cell("write_lat", 8, LP_QUAL_LAT, 2.4, 0),
 		cell("write_lat", 8, LP_QUAL_LAT, 2.6, 0),
-		cell("read_lat", 8, LP_QUAL_LAT, 2.6, 0),	/* read's limit is 4.5 */
-		cell("read_bw", 1 << 20, LP_QUAL_BW, NAN, 50),	/* failed cell */
-		cell("write_bw", 65536, LP_QUAL_BW, 47, 60),	/* a faster port: 90 % of 60 = 54 */
+		cell("read_lat", 8, LP_QUAL_LAT, 2.6, 0),      /* read's limit is 4.5 */
+		cell("read_bw", 1 << 20, LP_QUAL_BW, NAN, 50), /* failed cell */
+		cell("write_bw", 65536, LP_QUAL_BW, 47, 60),   /* a faster port: 90 % of 60 = 54 */
 	};
 	struct lp_qual q;
 
@@ -158,16 +172,20 @@ static void test_judge_ndr(void **state)
 /* Floors beat profiles; a per-test floor beats the global one; Gb/s unless GB/s is written. */
 static void test_floors(void **state)
 {
-	struct lp_qual_hw hw = {.rdma_dev = "mlx5_0", .link_layer = "InfiniBand", .speed = "NDR",
-				.width = 4, .rate_gbps = 400};
-	struct lp_qual_opts o = {.expect = "auto", .min_gbps = "380,read_bw=40GB/s",
-				 .max_lat_us = "send_lat=1.5"};
+	struct lp_qual_hw hw = { .rdma_dev = "mlx5_0",
+				 .link_layer = "InfiniBand",
+				 .speed = "NDR",
+				 .width = 4,
+				 .rate_gbps = 400 };
+	struct lp_qual_opts o = { .expect = "auto",
+				  .min_gbps = "380,read_bw=40GB/s",
+				  .max_lat_us = "send_lat=1.5" };
 	const struct lp_qual_cell c[] = {
-		cell("write_bw", 65536, LP_QUAL_BW, 47, 50),	/* < 380 Gb/s = 47.5 GB/s */
-		cell("read_bw", 65536, LP_QUAL_BW, 41, 50),	/* >= 40 GB/s */
-		cell("send_bw", 64, LP_QUAL_BW, 48, 50),	/* the global floor has no size range */
-		cell("send_lat", 8, LP_QUAL_LAT, 1.6, 0),	/* > 1.5 */
-		cell("write_lat", 8, LP_QUAL_LAT, 2.0, 0),	/* the profile's 2.5 */
+		cell("write_bw", 65536, LP_QUAL_BW, 47, 50), /* < 380 Gb/s = 47.5 GB/s */
+		cell("read_bw", 65536, LP_QUAL_BW, 41, 50),  /* >= 40 GB/s */
+		cell("send_bw", 64, LP_QUAL_BW, 48, 50),   /* the global floor has no size range */
+		cell("send_lat", 8, LP_QUAL_LAT, 1.6, 0),  /* > 1.5 */
+		cell("write_lat", 8, LP_QUAL_LAT, 2.0, 0), /* the profile's 2.5 */
 	};
 	struct lp_qual q;
 
@@ -183,8 +201,8 @@ static void test_floors(void **state)
 /* Soft-RoCE: auto says there is no meaningful profile; explicit floors still judge. */
 static void test_softroce(void **state)
 {
-	struct lp_qual_hw hw = {.rdma_dev = "rxe0", .link_layer = "Ethernet", .rate_gbps = 2.5};
-	struct lp_qual_opts o = {.expect = "auto", .max_lat_us = "1000"};
+	struct lp_qual_hw hw = { .rdma_dev = "rxe0", .link_layer = "Ethernet", .rate_gbps = 2.5 };
+	struct lp_qual_opts o = { .expect = "auto", .max_lat_us = "1000" };
 	const struct lp_qual_cell c[] = {
 		cell("write_lat", 8, LP_QUAL_LAT, 500, 0),
 		cell("write_bw", 65536, LP_QUAL_BW, 0.01, 0.3),
@@ -202,21 +220,21 @@ static void test_softroce(void **state)
 
 static void test_bad_floors(void **state)
 {
-	static const char *const bad_bw[] = {"abc", "write_bw=", "=3", "3 GB/s", "-1", "nan",
-					     "3GB", "3TB/s", "write_bw=3,x", ""};
-	static const char *const bad_lat[] = {"0", "-2", "inf", "read_lat=abc", "1us"};
+	static const char *const bad_bw[] = { "abc", "write_bw=", "=3",	   "3 GB/s",	   "-1",
+					      "nan", "3GB",	  "3TB/s", "write_bw=3,x", "" };
+	static const char *const bad_lat[] = { "0", "-2", "inf", "read_lat=abc", "1us" };
 	struct lp_qual q;
 
 	(void)state;
 	for (size_t i = 0; i < LP_ARRAY_SIZE(bad_bw); i++) {
-		struct lp_qual_opts o = {.min_gbps = bad_bw[i]};
+		struct lp_qual_opts o = { .min_gbps = bad_bw[i] };
 
 		if (lp_qual_setup(&q, "t", &o, NULL) != -EINVAL)
 			fail_msg("--min-gbps '%s' accepted", bad_bw[i]);
 		lp_qual_free(&q);
 	}
 	for (size_t i = 0; i < LP_ARRAY_SIZE(bad_lat); i++) {
-		struct lp_qual_opts o = {.max_lat_us = bad_lat[i]};
+		struct lp_qual_opts o = { .max_lat_us = bad_lat[i] };
 
 		if (lp_qual_setup(&q, "t", &o, NULL) != -EINVAL)
 			fail_msg("--max-lat-us '%s' accepted", bad_lat[i]);
@@ -227,10 +245,11 @@ static void test_bad_floors(void **state)
 /* Every profile in profiles/ loads on its own (--expect FILE); broken copies are refused. */
 static void test_profiles_valid_and_broken(void **state)
 {
-	static const char *const names[] = {"ib-hdr", "ib-ndr", "ib-xdr", "roce-100g", "roce-200g",
-					    "roce-400g", "pcie-gen4-x16", "pcie-gen5-x16",
-					    "nvlink-a100", "nvlink-h100", "nvlink-h200", "nvlink-b200",
-					    "hbm-device-local"};
+	static const char *const names[] = { "ib-hdr",		"ib-ndr",	 "ib-xdr",
+					     "roce-100g",	"roce-200g",	 "roce-400g",
+					     "pcie-gen4-x16",	"pcie-gen5-x16", "nvlink-a100",
+					     "nvlink-h100",	"nvlink-h200",	 "nvlink-b200",
+					     "hbm-device-local" };
 	static const char *const broken[] = {
 		"not json",
 		"{\"schema\": \"linkperf.profile/2\", \"profile\": \"x\", \"match\": {}, \"sources\": {}, \"expect\": []}",
@@ -246,7 +265,7 @@ static void test_profiles_valid_and_broken(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < LP_ARRAY_SIZE(names); i++) {
-		struct lp_qual_opts o = {.expect = path};
+		struct lp_qual_opts o = { .expect = path };
 
 		snprintf(path, sizeof(path), "%s/%s.json", getenv("LP_PROFILE_DIR"), names[i]);
 		assert_int_equal(lp_qual_setup(&q, "t", &o, NULL), 0);
@@ -257,10 +276,11 @@ static void test_profiles_valid_and_broken(void **state)
 	for (size_t i = 0; i < LP_ARRAY_SIZE(broken); i++) {
 		char tmp[] = "/tmp/lp-profile-XXXXXX";
 		int fd = mkstemp(tmp);
-		struct lp_qual_opts o = {.expect = tmp};
+		struct lp_qual_opts o = { .expect = tmp };
 
 		assert_true(fd >= 0);
-		assert_int_equal(write(fd, broken[i], strlen(broken[i])), (ssize_t)strlen(broken[i]));
+		assert_int_equal(write(fd, broken[i], strlen(broken[i])),
+				 (ssize_t)strlen(broken[i]));
 		close(fd);
 		if (lp_qual_setup(&q, "t", &o, NULL) != -EINVAL)
 			fail_msg("broken profile %zu accepted", i);
@@ -268,7 +288,7 @@ static void test_profiles_valid_and_broken(void **state)
 		unlink(tmp);
 	}
 	{
-		struct lp_qual_opts o = {.expect = "/nonexistent/profile.json"};
+		struct lp_qual_opts o = { .expect = "/nonexistent/profile.json" };
 
 		assert_int_equal(lp_qual_setup(&q, "t", &o, NULL), -EINVAL);
 		lp_qual_free(&q);
@@ -279,7 +299,7 @@ static void test_profiles_valid_and_broken(void **state)
 static void compare_runs(const char *run, const char *base, double pct, char *out, size_t len,
 			 struct lp_qual *q)
 {
-	struct lp_qual_opts o = {.baseline = base, .regress_pct = pct};
+	struct lp_qual_opts o = { .baseline = base, .regress_pct = pct };
 	struct lp_qual_cell *cells;
 	size_t n;
 
@@ -304,8 +324,10 @@ static void test_baseline_sweep(void **state)
 	struct lp_qual q;
 
 	(void)state;
-	compare_runs(rootpath("tests/sweep/data/fabric4-throttle.json"), healthy, 10, got, sizeof(got), &q);
-	assert_string_equal(got, "write_bw lpnode2>lpnode0 write_bw lpnode2>lpnode1 write_bw lpnode2>lpnode3");
+	compare_runs(rootpath("tests/sweep/data/fabric4-throttle.json"), healthy, 10, got,
+		     sizeof(got), &q);
+	assert_string_equal(
+		got, "write_bw lpnode2>lpnode0 write_bw lpnode2>lpnode1 write_bw lpnode2>lpnode3");
 	assert_int_equal(q.nregress, 3);
 	assert_int_equal(q.nmissing, 0);
 	assert_true(lp_qual_failed(&q));
@@ -322,7 +344,7 @@ static void test_baseline_gpu(void **state)
 {
 	const char *a = rootpath("docs/data/2026-12-01-h200/lp-gpu-1.json");
 	const char *b = rootpath("docs/data/2026-12-01-h200/lp-gpu-2.json");
-	struct lp_qual_opts o = {.baseline = a};
+	struct lp_qual_opts o = { .baseline = a };
 	struct lp_qual_cell *cells;
 	char got[512];
 	struct lp_qual q;
@@ -350,8 +372,8 @@ static void test_baseline_gpu(void **state)
 
 static void test_bad_baseline(void **state)
 {
-	const char *bad[] = {rootpath("profiles/ib-ndr.json"), "/nonexistent.json",
-			     rootpath("tests/unit/test_qual.c")};
+	const char *bad[] = { rootpath("profiles/ib-ndr.json"), "/nonexistent.json",
+			      rootpath("tests/unit/test_qual.c") };
 	struct lp_qual_cell *cells;
 	size_t n;
 
@@ -363,11 +385,14 @@ static void test_bad_baseline(void **state)
 /* The textfile, through the real parser; the values and verdict are there. */
 static void test_prom(void **state)
 {
-	struct lp_qual_hw hw = {.rdma_dev = "mlx5_0", .link_layer = "InfiniBand", .speed = "NDR",
-				.width = 4, .rate_gbps = 400};
+	struct lp_qual_hw hw = { .rdma_dev = "mlx5_0",
+				 .link_layer = "InfiniBand",
+				 .speed = "NDR",
+				 .width = 4,
+				 .rate_gbps = 400 };
 	char path[] = "/tmp/lp-prom-XXXXXX", cmd[512];
 	int fd = mkstemp(path);
-	struct lp_qual_opts o = {.expect = "auto", .prom = path};
+	struct lp_qual_opts o = { .expect = "auto", .prom = path };
 	struct lp_qual_cell c[] = {
 		cell("write_bw", 65536, LP_QUAL_BW, 44.8, 50),
 		cell("write_lat", 8, LP_QUAL_LAT, 1.1, 0),
@@ -380,16 +405,17 @@ static void test_prom(void **state)
 	snprintf(c[1].pair, sizeof(c[1].pair), "node\"a\\>b\n"); /* labels escaped */
 	assert_int_equal(lp_qual_setup(&q, "lp-rdma", &o, &hw), 0);
 	assert_int_equal(lp_qual_judge(&q, c, 2), 0);
-	snprintf(cmd, sizeof(cmd),
-		 "/usr/bin/python3 -c 'import sys\n"
-		 "from prometheus_client.parser import text_string_to_metric_families as p\n"
-		 "m={s.name+s.labels.get(\"test\",\"\"):s for f in p(open(sys.argv[1]).read()) for s in f.samples}\n"
-		 "assert m[\"linkperf_bandwidth_gbytes_per_secondwrite_bw\"].value==44.8\n"
-		 "assert m[\"linkperf_cell_passwrite_bw\"].value==0\n"
-		 "assert m[\"linkperf_cell_passwrite_lat\"].value==1\n"
-		 "assert m[\"linkperf_latency_microsecondswrite_lat\"].labels[\"pair\"]==\"node\\\"a\\\\>b\\n\"\n"
-		 "assert m[\"linkperf_run_ok\"].value==0\n' %s",
-		 path);
+	snprintf(
+		cmd, sizeof(cmd),
+		"/usr/bin/python3 -c 'import sys\n"
+		"from prometheus_client.parser import text_string_to_metric_families as p\n"
+		"m={s.name+s.labels.get(\"test\",\"\"):s for f in p(open(sys.argv[1]).read()) for s in f.samples}\n"
+		"assert m[\"linkperf_bandwidth_gbytes_per_secondwrite_bw\"].value==44.8\n"
+		"assert m[\"linkperf_cell_passwrite_bw\"].value==0\n"
+		"assert m[\"linkperf_cell_passwrite_lat\"].value==1\n"
+		"assert m[\"linkperf_latency_microsecondswrite_lat\"].labels[\"pair\"]==\"node\\\"a\\\\>b\\n\"\n"
+		"assert m[\"linkperf_run_ok\"].value==0\n' %s",
+		path);
 	assert_int_equal(system(cmd), 0);
 	lp_qual_free(&q);
 	unlink(path);

@@ -97,6 +97,7 @@ struct lp_qual_opts {
 	const char *prom;	/* Prometheus textfile to write */
 	double regress_pct;	/* worse by more than this many percent (and beyond noise) fails */
 	double noise_k;		/* ... beyond noise_k standard deviations of the difference */
+	char **argv;		/* the command line, NULL-terminated (recorded in the JSON); may be NULL */
 };
 #define LP_QUAL_REGRESS_PCT 10.0
 #define LP_QUAL_NOISE_K	    2.0
@@ -160,6 +161,16 @@ void lp_qual_print(const struct lp_qual *q, FILE *f);
 /* The Prometheus text exposition (what --prom writes), to f. */
 void lp_qual_prom(const struct lp_qual *q, FILE *f);
 void lp_qual_free(struct lp_qual *q);
+
+/*
+ * Judge a run through its own document: write(f, arg) prints the JSON document the tool's --json
+ * writes; its cells are judged as lp_qual_judge() does, and with json_path the document is
+ * written there with a "qualification" object added (lp_qual_json; a recorded "exit_code" of 0
+ * becomes 1 when the qualification fails). One reader for live runs, baselines and lp-report.
+ * Returns 0 or a negative errno after one lp_err line.
+ */
+int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const void *arg,
+		const char *json_path);
 
 /*
  * The cells of a linkperf JSON document (lp-rdma, lp-gpu or lp-sweep), as the tools make them:

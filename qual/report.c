@@ -57,6 +57,12 @@ void lp_qual_json(const struct lp_qual *q, struct lp_json *j)
 	lp_json_str(j, "expect", q->opts.expect);
 	lp_json_str(j, "profiles", q->profiles[0] ? q->profiles : NULL);
 	lp_json_str(j, "note", q->note[0] ? q->note : NULL);
+	if (q->opts.argv) {
+		lp_json_arr_begin(j, "command");
+		for (char **a = q->opts.argv; *a; a++)
+			lp_json_str(j, NULL, *a);
+		lp_json_arr_end(j);
+	}
 	lp_json_str(j, "units",
 		    "bandwidth GB/s (1e9 bytes/s), latency us; margin = (value - limit) / limit, "
 		    "negated for latency: below 0 fails");

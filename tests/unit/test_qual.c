@@ -421,6 +421,57 @@ static void test_prom(void **state)
 	unlink(path);
 }
 
+/* A tool's writer: the recorded document, as the tool would print it. */
+static int write_file(FILE *f, const void *path)
+{
+	FILE *in = fopen(path, "r");
+	char buf[4096];
+	size_t n;
+
+	if (!in)
+		return -ENOENT;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, f);
+	fclose(in);
+	return 0;
+}
+
+/* lp_qual_run: the run judged through its own document, which comes back with its
+ * qualification (and, for lp-sweep, an exit code raised to 1) and still parses. */
+static void test_run_document(void **state)
+{
+	char out[] = "/tmp/lp-qual-doc-XXXXXX", cmd[512];
+	char *argv[] = { "lp-sweep", "--min-gbps", "0.5", NULL };
+	struct lp_qual_opts o = { .min_gbps = "0.5", .argv = argv };
+	int fd = mkstemp(out);
+	struct lp_qual q;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(lp_qual_setup(&q, "lp-sweep", &o, NULL), 0);
+	assert_int_equal(lp_qual_run(&q, write_file,
+				     rootpath("tests/sweep/data/fabric4-healthy.json"), out),
+			 0);
+	assert_int_equal(q.nfail, 12); /* Soft-RoCE's 0.05 Gb/s against 0.5 */
+	assert_true(lp_qual_failed(&q));
+	snprintf(
+		cmd, sizeof(cmd),
+		"/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); q=d[\"qualification\"]; "
+		"assert d[\"exit_code\"]==1 and q[\"verdict\"]==\"FAIL\" and q[\"fail\"]==12 and "
+		"q[\"command\"]==[\"lp-sweep\",\"--min-gbps\",\"0.5\"] and len(d[\"cells\"])==26' %s",
+		out);
+	assert_int_equal(system(cmd), 0);
+	lp_qual_free(&q);
+	/* a writer that fails, a document that is not JSON */
+	assert_int_equal(lp_qual_setup(&q, "lp-sweep", &o, NULL), 0);
+	assert_int_equal(lp_qual_run(&q, write_file, "/nonexistent", out), -ENOENT);
+	assert_int_equal(lp_qual_run(&q, write_file, rootpath("tests/unit/test_qual.c"), out),
+			 -EINVAL);
+	lp_qual_free(&q);
+	unlink(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_gpu),
 		cmocka_unit_test(test_bad_baseline),
 		cmocka_unit_test(test_prom),
+		cmocka_unit_test(test_run_document),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

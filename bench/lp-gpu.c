@@ -13,12 +13,29 @@
 #include "common/meta.h"
 #include "common/opt.h"
 #include "gpu/gpu.h"
+#include "qual/qual.h"
 
 struct lp_gpu_cli {
 	struct lp_gpu_params p;
 	const char *tests, *gpus;
 	bool json, csv, list, verbose, quiet, version;
+	struct lp_qual_opts qual;
 };
+
+static int report_json(FILE *f, const void *rep)
+{
+	return lp_gpu_report_json(f, rep);
+}
+
+/* What --expect auto matches: the first GPU's name and links; PCIe at the most the GPU and its
+ * slot allow, so that a link trained down fails its profile instead of picking a slower one. */
+static struct lp_qual_hw qual_hw(const struct lp_gpu_topo *t)
+{
+	const struct lp_gpu_dev_info *g = &t->gpu[0];
+
+	return (struct lp_qual_hw){ .gpu_name = g->name, .nvlinks = (int)g->nvlink_up,
+				    .pcie_gen = (int)g->pcie.max_gen, .pcie_width = (int)g->pcie.max_width };
+}
 
 static void lp_gpu_list(FILE *f)
 {
@@ -36,6 +53,8 @@ int main(int argc, char **argv)
 	struct lp_host_meta host;
 	struct lp_gpu_report rep;
 	struct lp_gpu_topo *topo = NULL;
+	struct lp_qual_hw hw;
+	struct lp_qual q = { 0 };
 	unsigned nsel = 0, nres = 0;
 	const char *pos[1];
 	int npos, ret, rc = LP_EXIT_OK;
@@ -65,6 +84,7 @@ int main(int argc, char **argv)
 		{ "verbose", 'v', LP_OPT_FLAG, &cli.verbose, 0, 0, NULL, NULL, "more messages on stderr" },
 		{ "quiet", 'q', LP_OPT_FLAG, &cli.quiet, 0, 0, NULL, NULL, "only errors on stderr" },
 		{ "version", 0, LP_OPT_FLAG, &cli.version, 0, 0, NULL, NULL, "print the version" },
+		LP_QUAL_OPT_ROWS(&cli.qual),
 		{ NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL },
 	};
 
@@ -96,6 +116,11 @@ int main(int argc, char **argv)
 	}
 	if (lp_gpu_select_tests(cli.tests, sel, LP_ARRAY_SIZE(sel), &nsel))
 		return LP_EXIT_USAGE;
+	cli.qual.argv = argv;
+	if (lp_qual_wanted(&cli.qual) && lp_qual_setup(&q, "lp-gpu", &cli.qual, NULL)) {
+		lp_qual_free(&q);
+		return LP_EXIT_USAGE;
+	}
 
 	topo = calloc(1, sizeof(*topo));
 	if (!topo)
@@ -108,6 +133,11 @@ int main(int argc, char **argv)
 	}
 	if (ret) {
 		rc = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
+		goto out;
+	}
+	hw = qual_hw(topo);
+	if ((ret = lp_qual_auto(&q, &hw))) {
+		rc = lp_exit_code(ret);
 		goto out;
 	}
 	if ((ret = lp_gpu_ctx_init(&ctx, &cli.p, topo))) {
@@ -144,11 +174,20 @@ int main(int argc, char **argv)
 	}
 	lp_host_meta_collect(&host);
 	rep = (struct lp_gpu_report){ .params = &cli.p, .topo = topo, .host = &host, .res = res, .nres = nres };
-	if (cli.json && lp_gpu_report_json(stdout, &rep))
+	if (lp_qual_wanted(&cli.qual)) {
+		if (lp_qual_run(&q, report_json, &rep, cli.json ? "-" : NULL))
+			rc = LP_EXIT_FAIL;
+		else if (!cli.json && !cli.quiet)
+			lp_qual_print(&q, stdout);
+		if (lp_qual_failed(&q))
+			rc = LP_EXIT_FAIL;
+	} else if (cli.json && lp_gpu_report_json(stdout, &rep)) {
 		rc = LP_EXIT_FAIL;
+	}
 	if (cli.csv)
 		lp_gpu_report_csv(stdout, &rep);
 out:
+	lp_qual_free(&q);
 	for (unsigned i = 0; i < nres; i++)
 		lp_gpu_result_free(&res[i]);
 	free(res);

@@ -27,6 +27,7 @@
 #include "common/units.h"
 #include "rdma/check.h"
 #include "rdma/counters.h"
+#include "qual/qual.h"
 #include "rdma/rdma.h"
 #ifdef LP_HAVE_CUDA
 #include "gpu/gpumem.h"
@@ -57,6 +58,7 @@ struct cli {
 	unsigned tx_depth, rx_depth, cq_mod, post_list, qps, inline_size, mtu, seed;
 	int lat_method;
 	bool iters_set, warmup_set, tx_set, cq_set;
+	struct lp_qual_opts qual;
 };
 
 static const char *const lat_methods[] = { "poll", "imm", NULL };
@@ -490,6 +492,56 @@ static void print_verified(const struct run *runs, int n)
 	       msgs < landed ? "; the rest were overwritten in reused ring slots (docs/METHOD.md)" : "");
 }
 
+/* What --expect auto matches: the port as verbs reports it. */
+static struct lp_qual_hw qual_hw(const struct lp_rdma_devinfo *d)
+{
+	return (struct lp_qual_hw){ .rdma_dev = d->name, .link_layer = d->link_layer, .speed = d->speed,
+				    .width = d->width, .rate_gbps = d->rate_gbps };
+}
+
+/* The client's JSON document (what --json writes), also judged by --expect/--baseline. */
+struct client_doc {
+	const struct cli *o;
+	struct lp_rdma_dev *dev;
+	const struct run *runs;
+	int done, failed, nruns;
+};
+
+static int client_json(FILE *f, const void *arg)
+{
+	const struct client_doc *d = arg;
+	const struct run *runs = d->runs;
+	struct lp_json j;
+
+	lp_json_init(&j, f, true);
+	json_doc_begin(&j, "client", d->o, lp_rdma_dev_info(d->dev));
+	if (d->done && !runs[0].r.status) {
+		lp_json_obj_begin(&j, "remote_device");
+		lp_rdma_devinfo_json(&runs[0].r.remote_dev, &j);
+		lp_json_obj_end(&j);
+	}
+	lp_json_arr_begin(&j, "results");
+	for (int i = 0; i < d->done; i++) {
+		lp_json_obj_begin(&j, NULL);
+		lp_rdma_result_json(&runs[i].r, &runs[i].p, &j);
+		lp_json_obj_end(&j);
+	}
+	lp_json_arr_end(&j);
+	lp_json_obj_begin(&j, "summary");
+	lp_json_int(&j, "runs", d->done);
+	lp_json_int(&j, "failed", d->failed);
+	lp_json_int(&j, "planned", d->nruns);
+	lp_json_obj_end(&j);
+	/* SIGINT/SIGTERM: the results above are what was measured until then. */
+	lp_json_bool(&j, "interrupted", stop_flag);
+	lp_json_obj_end(&j);
+	if (lp_json_finish(&j)) {
+		lp_err("JSON output incomplete");
+		return -EIO;
+	}
+	return 0;
+}
+
 static int run_client(struct cli *o)
 {
 	struct lp_rdma_devsel sel = {
@@ -505,7 +557,9 @@ static int run_client(struct cli *o)
 			      .stop = &stop_flag };
 	bool lat_head = false, bw_head = false;
 	FILE *csv = NULL, *jf = NULL;
-	struct lp_json j;
+	struct client_doc doc;
+	struct lp_qual q = { 0 };
+	struct lp_qual_hw hw;
 
 	lp_mem_parse(o->mem, &mem, &mem_dev);
 	if (o->gpu && strcmp(o->gpu, "auto"))
@@ -514,6 +568,8 @@ static int run_client(struct cli *o)
 	if (!runs)
 		return LP_EXIT_FAIL;
 	ret = plan_runs(o, mem, runs, &nruns);
+	if (!ret && lp_qual_wanted(&o->qual))
+		ret = lp_qual_setup(&q, "lp-rdma", &o->qual, NULL);
 	if (!ret)
 		ret = check_mem(mem, mem_dev);
 	if (!ret)
@@ -523,13 +579,20 @@ static int run_client(struct cli *o)
 		family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
 		ret = lp_rdma_dev_open(&sel, family, &dev);
 	}
+	if (!ret) {
+		hw = qual_hw(lp_rdma_dev_info(dev));
+		ret = lp_qual_auto(&q, &hw);
+	}
 	if (ret) {
+		lp_qual_free(&q);
 		free(runs);
+		lp_rdma_dev_close(dev);
 		return lp_exit_code(ret);
 	}
 	describe_affinity(o, lp_rdma_dev_info(dev)->name, mem, mem_dev);
 	ret = connect_server(o, &fd);
 	if (ret) {
+		lp_qual_free(&q);
 		free(runs);
 		lp_rdma_dev_close(dev);
 		return LP_EXIT_FAIL;
@@ -590,42 +653,21 @@ done:
 				failed++;
 		}
 	}
-	if (o->json_path) {
-		jf = lp_out_open(o->json_path);
-		if (!jf) {
+	doc = (struct client_doc){ o, dev, runs, done, failed, nruns };
+	if (lp_qual_wanted(&o->qual)) {
+		if (lp_qual_run(&q, client_json, &doc, o->json_path))
 			failed++;
-		} else {
-			lp_json_init(&j, jf, true);
-			json_doc_begin(&j, "client", o, lp_rdma_dev_info(dev));
-			if (done && !runs[0].r.status) {
-				lp_json_obj_begin(&j, "remote_device");
-				lp_rdma_devinfo_json(&runs[0].r.remote_dev, &j);
-				lp_json_obj_end(&j);
-			}
-			lp_json_arr_begin(&j, "results");
-			for (int i = 0; i < done; i++) {
-				lp_json_obj_begin(&j, NULL);
-				lp_rdma_result_json(&runs[i].r, &runs[i].p, &j);
-				lp_json_obj_end(&j);
-			}
-			lp_json_arr_end(&j);
-			lp_json_obj_begin(&j, "summary");
-			lp_json_int(&j, "runs", done);
-			lp_json_int(&j, "failed", failed);
-			lp_json_int(&j, "planned", nruns);
-			lp_json_obj_end(&j);
-			/* SIGINT/SIGTERM: the results above are what was measured until then. */
-			lp_json_bool(&j, "interrupted", stop_flag);
-			lp_json_obj_end(&j);
-			if (lp_json_finish(&j)) {
-				lp_err("JSON output incomplete");
-				failed++;
-			}
-			if (lp_out_close(jf, o->json_path))
-				failed++;
-		}
+		else if (!o->quiet)
+			lp_qual_print(&q, stdout);
+	} else if (o->json_path) {
+		jf = lp_out_open(o->json_path);
+		if (!jf || client_json(jf, &doc))
+			failed++;
+		if (jf && lp_out_close(jf, o->json_path))
+			failed++;
 	}
-	ret = stop_flag ? -EINTR : failed || done < nruns ? -EIO : 0;
+	ret = stop_flag ? -EINTR : failed || done < nruns || lp_qual_failed(&q) ? -EIO : 0;
+	lp_qual_free(&q);
 	free(runs);
 	if (fd >= 0)
 		close(fd);
@@ -834,6 +876,7 @@ int main(int argc, char **argv)
 		{ "timeout", 0, LP_OPT_SECONDS, &o.timeout_s, 0.1, 3600, NULL, "SECS", "bound on every wait without progress (default 10)" },
 		{ "max-samples", 0, LP_OPT_U64, &o.max_samples, 1, 1e8, NULL, "N", "latency samples kept verbatim; past it, histogram percentiles" },
 		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed (default: random per run)" },
+		LP_QUAL_OPT_ROWS(&o.qual),
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write all results as one JSON document (- = stdout)" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_path, 0, 0, NULL, "FILE", "write all results as CSV (- = stdout)" },
 		{ "quiet", 0, LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no table on stdout" },
@@ -941,5 +984,6 @@ int main(int argc, char **argv)
 	if (o.server)
 		return run_server(&o);
 	o.host = pos[0];
+	o.qual.argv = argv;
 	return run_client(&o);
 }

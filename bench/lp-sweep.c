@@ -22,6 +22,7 @@
 #include "common/meta.h"
 #include "common/opt.h"
 #include "common/topo.h"
+#include "qual/qual.h"
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
 #include "sweep/mpi/sweep_mpi.h"
@@ -50,6 +51,7 @@ struct cli {
 	int gid_index;
 	bool rails, quiet, verbose, help, version;
 	struct lp_diag_opts d;
+	struct lp_qual_opts qual;
 };
 
 /* lp_mem_parse, plus: with --rails, plain "cuda" means the rail's own GPU. */
@@ -246,34 +248,85 @@ static int no_device_code(const struct lp_sweep_mpi *x)
 	return code;
 }
 
-static int write_outputs(const struct cli *o, struct lp_sweep_run *run, int code)
+struct sweep_doc {
+	const struct lp_sweep_run *run;
+	int code;
+};
+
+static int sweep_json(FILE *f, const void *arg)
 {
+	const struct sweep_doc *d = arg;
+
+	return lp_sweep_write_json(d->run, f, d->code);
+}
+
+/* --expect/floors/--baseline/--prom: set up before any work (a usage error is exit 2); the
+ * floors for every test are the diagnosis's absolute floors too (Gb/s there). */
+static int qual_setup(struct cli *o, char **argv, struct lp_qual *q)
+{
+	double floor;
+
+	o->qual.argv = argv;
+	if (!lp_qual_wanted(&o->qual))
+		return 0;
+	if (lp_qual_setup(q, "lp-sweep", &o->qual, NULL))
+		return -EINVAL;
+	floor = lp_qual_floor(q, LP_QUAL_BW);
+	if (isfinite(floor))
+		o->d.min_gbps = 8 * floor;
+	floor = lp_qual_floor(q, LP_QUAL_LAT);
+	if (isfinite(floor))
+		o->d.max_lat_us = floor;
+	return 0;
+}
+
+/* What --expect auto matches: the first node's port. */
+static struct lp_qual_hw qual_hw(const struct lp_sweep_node *nd)
+{
+	return (struct lp_qual_hw){ .rdma_dev = nd->dev, .link_layer = nd->link_layer, .speed = nd->speed,
+				    .width = nd->width, .rate_gbps = nd->rate_gbps };
+}
+
+/* The summary, the JSON document (judged when asked), the CSV; returns the exit code. */
+static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct lp_qual *q, int code)
+{
+	struct sweep_doc doc = { run, code };
+	struct lp_qual_hw hw = run->n ? qual_hw(&run->nodes[0]) : (struct lp_qual_hw){ 0 };
 	int rc = 0;
 
 	if (!o->quiet)
 		lp_sweep_print_summary(run, stdout);
+	if (lp_qual_wanted(&o->qual)) {
+		rc = lp_qual_auto(q, &hw);
+		if (!rc)
+			rc = lp_qual_run(q, sweep_json, &doc, o->json_path);
+		if (!rc && !o->quiet)
+			lp_qual_print(q, stdout);
+		if (!code && lp_qual_failed(q))
+			code = LP_EXIT_FAIL;
+	}
 	fflush(stdout);
-	if (o->json_path) {
+	if (o->json_path && !lp_qual_wanted(&o->qual)) {
 		FILE *f = lp_out_open(o->json_path);
 
 		if (!f) {
 			rc = -EIO;
 		} else {
-			rc = lp_sweep_write_json(run, f, code);
+			rc = sweep_json(f, &doc);
 			if (lp_out_close(f, o->json_path))
 				rc = -EIO;
 		}
 	}
 	if (o->csv_prefix && lp_sweep_write_csv(run, o->csv_prefix))
 		rc = -EIO;
-	return rc;
+	return rc ? LP_EXIT_FAIL : code;
 }
 
 /*
  * --diagnose RUN.json: a recorded run re-analysed here, without MPI or RDMA.
  * Thresholds given on the command line (not NaN) replace the recorded ones.
  */
-static int diagnose_offline(const struct cli *o)
+static int diagnose_offline(const struct cli *o, struct lp_qual *q)
 {
 	struct lp_sweep_run run;
 	char why[256];
@@ -289,10 +342,9 @@ static int diagnose_offline(const struct cli *o)
 		lp_sweep_run_free(&run);
 		return LP_EXIT_FAIL;
 	}
-	code = lp_sweep_exit_code(&run);
-	if (write_outputs(o, &run, code))
-		code = LP_EXIT_FAIL;
+	code = write_outputs(o, &run, q, lp_sweep_exit_code(&run));
 	lp_sweep_run_free(&run);
+	lp_qual_free(q);
 	return code;
 }
 
@@ -347,8 +399,7 @@ int main(int argc, char **argv)
 		{ "rel", 0, LP_OPT_DOUBLE, &o.d.rel, 0, 1, NULL, "F", "and beyond this fraction of the reference; smaller is never flagged (default 0.1)" },
 		{ "rel-max", 0, LP_OPT_DOUBLE, &o.d.rel_max, 0, 1, NULL, "F", "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in the noise (default 0.5)" },
 		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
-		{ "min-gbps", 0, LP_OPT_DOUBLE, &o.d.min_gbps, 0, 1e6, NULL, "GBPS", "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
-		{ "max-lat-us", 0, LP_OPT_DOUBLE, &o.d.max_lat_us, 0, 1e9, NULL, "US", "absolute ceiling: latency cells above are slow (us; default off)" },
+		LP_QUAL_OPT_ROWS(&o.qual),
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write the whole run as one JSON document (- = stdout)" },
 		{ "diagnose", 0, LP_OPT_STR, &o.diagnose, 0, 0, NULL, "RUN.json", "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_prefix, 0, 0, NULL, "PREFIX", "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
@@ -362,6 +413,7 @@ int main(int argc, char **argv)
 	struct lp_sweep_mpi x;
 	struct lp_sweep_node me;
 	struct lp_sweep_run run;
+	struct lp_qual q = { 0 };
 	struct lp_sweep_cfg cfg;
 	struct lp_sched sched;
 	struct lp_host_meta hm;
@@ -382,12 +434,15 @@ int main(int argc, char **argv)
 			lp_err("unexpected argument '%s'", pos[0]);
 			ret = -EINVAL;
 		}
+		if (!ret && !o.help)
+			ret = qual_setup(&o, argv, &q);
 		if (ret || o.help || !o.diagnose) {
 			if (o.help)
 				lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]", opts);
+			lp_qual_free(&q);
 			return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
 		}
-		return diagnose_offline(&o);
+		return diagnose_offline(&o, &q);
 	}
 	lp_diag_opts_default(&o.d);
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -422,7 +477,10 @@ int main(int argc, char **argv)
 		lp_err("--clock %s: expected auto, tsc or raw", o.clock ? o.clock : "");
 		ret = -EINVAL;
 	}
+	if (!ret && !o.help)
+		ret = qual_setup(&o, argv, &q);
 	if (ret || o.help || o.version) {
+		lp_qual_free(&q);
 		if (o.help && !x.rank)
 			lp_opt_usage(stdout, "mpirun -np N [--map-by node] lp-sweep [options]", opts);
 		if (o.version && !x.rank)
@@ -597,9 +655,9 @@ int main(int argc, char **argv)
 			code = LP_EXIT_INTERRUPTED;
 			lp_err("interrupted: writing the %zu cells measured so far", run.ncells);
 		}
-		if (write_outputs(&o, &run, code))
-			code = LP_EXIT_FAIL;
+		code = write_outputs(&o, &run, &q, code);
 	}
+	lp_qual_free(&q);
 	if (run.interrupted && x.rank) /* every rank ends with 130, as rank 0 does */
 		code = LP_EXIT_INTERRUPTED;
 	lp_sched_free(&sched);

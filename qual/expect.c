@@ -103,6 +103,17 @@ bad:
 	return -EINVAL;
 }
 
+double lp_qual_floor(const struct lp_qual *q, enum lp_qual_kind kind)
+{
+	for (size_t i = 0; i < q->nrules; i++) {
+		const struct lp_qual_rule *r = &q->rules[i];
+
+		if (r->floor && r->kind == kind && !r->test[0])
+			return kind == LP_QUAL_BW ? r->min_gbytes_s : r->max_lat_us;
+	}
+	return NAN;
+}
+
 /* A rule applies to the cell: same kind, its test (or every test), the size in range. */
 static bool rule_fits(const struct lp_qual_rule *r, const struct lp_qual_cell *c)
 {
@@ -209,17 +220,23 @@ int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts
 	err = floors_parse(q, o->min_gbps, LP_QUAL_BW, "min-gbps");
 	if (!err)
 		err = floors_parse(q, o->max_lat_us, LP_QUAL_LAT, "max-lat-us");
-	if (err || !o->expect)
-		return err;
-	if (strcmp(o->expect, "auto")) {
+	if (!err && o->expect && strcmp(o->expect, "auto")) {
 		err = lp_qual_profile_load(q, o->expect, NULL);
 		return err < 0 ? err : 0;
 	}
-	if (hw && hw_is_soft(hw)) {
-		snprintf(
-			q->note, sizeof(q->note),
-			"%s is software RDMA (Soft-RoCE/siw): no meaningful profile, only explicit floors apply",
-			hw->rdma_dev);
+	if (!err && hw)
+		err = lp_qual_auto(q, hw);
+	return err;
+}
+
+int lp_qual_auto(struct lp_qual *q, const struct lp_qual_hw *hw)
+{
+	if (!q->opts.expect || strcmp(q->opts.expect, "auto"))
+		return 0;
+	if (hw_is_soft(hw)) {
+		snprintf(q->note, sizeof(q->note),
+			 "%s is software RDMA (Soft-RoCE/siw): no meaningful profile, only explicit floors apply",
+			 hw->rdma_dev);
 		return 0;
 	}
 	return lp_qual_profiles_auto(q, hw);

@@ -137,12 +137,18 @@ struct lp_qual {
 };
 
 /*
- * Parse the floors and load the profiles (auto: from hw, NULL for none known). tool names
+ * Parse the floors and load the profiles (auto: from hw, if given; see lp_qual_auto). tool names
  * the program in the Prometheus labels. Returns 0, -EINVAL (bad floor, unreadable or invalid
  * profile: one lp_err line; exit 2) or -EOPNOTSUPP (built without jansson).
  */
 int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts *o,
 		  const struct lp_qual_hw *hw);
+/* --expect auto: the profiles that match hw (no-op for any other --expect). Tools call
+ * lp_qual_setup(..., NULL) right after their options (usage errors before any work), then this
+ * once the hardware is known. 0 or -EINVAL. */
+int lp_qual_auto(struct lp_qual *q, const struct lp_qual_hw *hw);
+/* The floor given for every test of a kind (--min-gbps V: GB/s, --max-lat-us V: us); NaN if none. */
+double lp_qual_floor(const struct lp_qual *q, enum lp_qual_kind kind);
 /* Whether any qualification was asked for (an expectation, a baseline or a textfile). */
 bool lp_qual_wanted(const struct lp_qual_opts *o);
 

@@ -54,20 +54,17 @@ static void compare_cell(const struct lp_qual_opts *o, struct lp_qual_cell *c,
 		c->change = c->delta < 0 ? LP_QUAL_REGRESSION : LP_QUAL_BETTER;
 }
 
-int lp_qual_compare(struct lp_qual *q, const char *path)
+int lp_qual_compare(struct lp_qual *q)
 {
-	struct lp_qual_cell *base;
-	size_t nbase;
-	bool *used;
-	int err = lp_qual_doc_cells(path, &base, &nbase);
+	const struct lp_qual_cell *base = q->base;
+	size_t nbase = q->nbase;
+	bool *used = calloc(nbase + 1, sizeof(*used));
 
-	if (err)
-		return err;
-	used = calloc(nbase + 1, sizeof(*used));
+	free(q->missing);
+	q->nmissing = 0;
 	q->missing = calloc(nbase + 1, sizeof(*q->missing));
 	if (!used || !q->missing) {
 		free(used);
-		free(base);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < q->ncells; i++) {
@@ -89,6 +86,5 @@ int lp_qual_compare(struct lp_qual *q, const char *path)
 				 base[k].test, (unsigned long long)base[k].size,
 				 base[k].pair[0] ? " " : "", base[k].pair);
 	free(used);
-	free(base);
 	return 0;
 }

@@ -220,6 +220,8 @@ int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts
 	err = floors_parse(q, o->min_gbps, LP_QUAL_BW, "min-gbps");
 	if (!err)
 		err = floors_parse(q, o->max_lat_us, LP_QUAL_LAT, "max-lat-us");
+	if (!err && o->baseline)
+		err = lp_qual_doc_cells(o->baseline, &q->base, &q->nbase);
 	if (!err && o->expect && strcmp(o->expect, "auto")) {
 		err = lp_qual_profile_load(q, o->expect, NULL);
 		return err < 0 ? err : 0;
@@ -245,6 +247,7 @@ int lp_qual_auto(struct lp_qual *q, const struct lp_qual_hw *hw)
 void lp_qual_free(struct lp_qual *q)
 {
 	free(q->rules);
+	free(q->base);
 	free(q->cells);
 	free(q->missing);
 	memset(q, 0, sizeof(*q));

@@ -25,7 +25,7 @@ int lp_qual_profiles_auto(struct lp_qual *q, const struct lp_qual_hw *hw);
 struct lp_qual_rule *lp_qual_rule_new(struct lp_qual *q);
 int lp_qual_prom_write(const struct lp_qual *q, const char *path);
 void lp_qual_cell_judge(const struct lp_qual *q, struct lp_qual_cell *c);
-/* Compare the judged cells with the baseline document (sets change/base_*, q->missing). */
-int lp_qual_compare(struct lp_qual *q, const char *path);
+/* Compare the judged cells with the baseline's (sets change/base_*, q->missing). */
+int lp_qual_compare(struct lp_qual *q);
 
 #endif

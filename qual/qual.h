@@ -129,6 +129,8 @@ struct lp_qual {
 	size_t nrules;
 	char profiles[256];	    /* names of the profiles in use, comma separated */
 	char note[256];		    /* why no profile applies ("Soft-RoCE: ..."), or "" */
+	struct lp_qual_cell *base; /* the baseline's cells, read by lp_qual_setup */
+	size_t nbase;
 	struct lp_qual_cell *cells; /* the judged cells (a copy) */
 	size_t ncells;
 	char (*missing)[LP_QUAL_NAME + LP_QUAL_PAIR + 24]; /* baseline cells this run lacks */
@@ -137,9 +139,10 @@ struct lp_qual {
 };
 
 /*
- * Parse the floors and load the profiles (auto: from hw, if given; see lp_qual_auto). tool names
+ * Parse the floors, load the profiles (auto: from hw, if given; see lp_qual_auto) and read the
+ * baseline, so that bad input stops a tool before it measures. tool names
  * the program in the Prometheus labels. Returns 0, -EINVAL (bad floor, unreadable or invalid
- * profile: one lp_err line; exit 2) or -EOPNOTSUPP (built without jansson).
+ * profile or baseline: one lp_err line; exit 2) or -EOPNOTSUPP (built without jansson).
  */
 int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts *o,
 		  const struct lp_qual_hw *hw);

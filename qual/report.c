@@ -34,7 +34,7 @@ int lp_qual_judge(struct lp_qual *q, const struct lp_qual_cell *cells, size_t n)
 		q->nnone += q->cells[i].verdict == LP_QUAL_NONE;
 	}
 	if (q->opts.baseline)
-		err = lp_qual_compare(q, q->opts.baseline);
+		err = lp_qual_compare(q);
 	if (!err && q->opts.prom)
 		err = lp_qual_prom_write(q, q->opts.prom);
 	return err;

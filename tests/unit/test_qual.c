@@ -378,8 +378,14 @@ static void test_bad_baseline(void **state)
 	size_t n;
 
 	(void)state;
-	for (size_t i = 0; i < LP_ARRAY_SIZE(bad); i++)
+	for (size_t i = 0; i < LP_ARRAY_SIZE(bad); i++) {
+		struct lp_qual_opts o = { .baseline = bad[i] };
+		struct lp_qual q;
+
 		assert_int_equal(lp_qual_doc_cells(bad[i], &cells, &n), -EINVAL);
+		assert_int_equal(lp_qual_setup(&q, "t", &o, NULL), -EINVAL); /* before any measuring */
+		lp_qual_free(&q);
+	}
 }
 
 /* The textfile, through the real parser; the values and verdict are there. */

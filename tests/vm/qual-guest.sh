@@ -1,0 +1,121 @@
+#!/bin/sh
+# Qualification of lp-rdma inside one Soft-RoCE guest (run by tests/vm/test-qual.sh): floors far
+# above and below the measured values flip PASS/FAIL and the exit code, every verdict agrees with
+# its value and limit, --expect auto says Soft-RoCE has no profile, a baseline with the values cut
+# (the fault injected) is a regression, the Prometheus textfile parses. Prints "ok"/"FAIL" lines;
+# exits with the number of failures. Env: LP_BUILD, LP_VM_IP, OUT.
+B=${LP_BUILD:-build}/lp-rdma
+IP=$LP_VM_IP
+OUT=${OUT:-/tmp/lp-qual-test}
+mkdir -p "$OUT"
+fails=0
+PORT=19400
+PY=/usr/bin/python3
+
+. tests/guest-lib.sh
+
+run() { # name args...: one client run, JSON in $OUT/name.json, rc in $RC
+	name=$1
+	shift
+	"$B" "$IP" -p "$PORT" --wait 10 -t write_lat,write_bw -s 8,64K -n 200 -w 20 \
+		--json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1
+	RC=$?
+}
+
+# qual NAME 'python condition on d (the document) and q (its qualification)'
+qual() {
+	"$PY" - "$OUT/$1.json" "$2" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+q = d.get("qualification", {})
+for c in q.get("cells", []):  # every verdict agrees with its value and limit
+    if c["verdict"] == "none":
+        continue
+    lat = c["unit"] == "us"
+    good = c["value"] <= c["limit"] if lat else c["value"] >= c["limit"]
+    assert (c["verdict"] == "PASS") == good, c
+    m = (c["limit"] - c["value"]) / c["limit"] if lat else (c["value"] - c["limit"]) / c["limit"]
+    assert abs(m - c["margin"]) < 1e-9, c
+assert eval(sys.argv[2]), sys.argv[2]
+PY
+}
+
+start_server
+run base
+[ $RC = 0 ] && ok "baseline run" || bad "baseline run" "rc $RC: $(tail -n 3 "$OUT/base.txt")"
+# the measured figures: p50 of write_lat 8 B (us) and write_bw 64 KiB (GB/s)
+lat=$("$PY" -c "import json; d=json.load(open('$OUT/base.json')); print([r['latency_us']['p50'] for r in d['results'] if r['test']=='write_lat'][0])")
+bw=$("$PY" -c "import json; d=json.load(open('$OUT/base.json')); print([r['bandwidth']['gbytes_per_s'] for r in d['results'] if r['test']=='write_bw'][0])")
+echo "measured: write_lat 8 B p50 $lat us, write_bw 64 KiB $bw GB/s"
+
+# floors ten times looser than measured: PASS, exit 0; ten times tighter: FAIL, exit 1
+hi_lat=$("$PY" -c "print($lat * 10)") lo_lat=$("$PY" -c "print($lat / 10)")
+lo_bw=$("$PY" -c "print($bw / 10)") hi_bw=$("$PY" -c "print($bw * 10)")
+run pass --max-lat-us "write_lat=$hi_lat" --min-gbps "write_bw=${lo_bw}GB/s"
+[ $RC = 0 ] && qual pass 'q["verdict"] == "PASS" and q["pass"] == 2 and q["fail"] == 0 and q["no_expectation"] == 2' &&
+	grep -q "^verdict: PASS" "$OUT/pass.txt" && ok "floors below the measured values: PASS, exit 0" ||
+	bad "floors below: PASS" "rc $RC: $(tail -n 4 "$OUT/pass.txt")"
+run fail --max-lat-us "write_lat=$lo_lat" --min-gbps "write_bw=${hi_bw}GB/s"
+[ $RC = 1 ] && qual fail 'q["verdict"] == "FAIL" and q["fail"] == 2 and q["pass"] == 0' &&
+	grep -q "^verdict: FAIL" "$OUT/fail.txt" && ok "floors above the measured values: FAIL, exit 1" ||
+	bad "floors above: FAIL" "rc $RC: $(tail -n 4 "$OUT/fail.txt")"
+# one floor for every test, in Gb/s (the default unit): the small size fails it too
+run mixed --min-gbps "$("$PY" -c "print($bw * 8 / 10)")"
+want=$("$PY" -c "import json; print(int(json.load(open('$OUT/mixed.json'))['qualification']['fail'] > 0))")
+[ $RC = "$want" ] &&
+	qual mixed 'sorted((c["test"], c["verdict"] != "none") for c in q["cells"]) == [("write_bw", True)] * 2 + [("write_lat", False)] * 2' &&
+	ok "a global floor in Gb/s judges every bandwidth cell (exit $RC as its verdicts say)" ||
+	bad "a global floor" "rc $RC: $(tail -n 6 "$OUT/mixed.txt")"
+
+# --expect auto on Soft-RoCE: no profile, said so; nothing judged; exit 0
+run auto --expect auto --prom "$OUT/auto.prom"
+[ $RC = 0 ] && qual auto '"Soft-RoCE" in q["note"] and q["profiles"] is None and q["verdict"] == "NONE"' &&
+	ok "--expect auto: Soft-RoCE has no meaningful profile" || bad "--expect auto" "rc $RC: $(tail -n 3 "$OUT/auto.txt")"
+"$PY" -c "
+import sys
+from prometheus_client.parser import text_string_to_metric_families as p
+s = {x.name: x for f in p(open('$OUT/auto.prom').read()) for x in f.samples}
+assert s['linkperf_run_ok'].value == 1 and s['linkperf_cells'].labels['tool'] == 'lp-rdma', s
+assert any(n == 'linkperf_bandwidth_gbytes_per_second' for n in s)
+" && ok "--prom: the textfile parses (prometheus_client), run_ok 1" || bad "--prom" "$(head -5 "$OUT/auto.prom")"
+
+# baselines: the baseline run's values raised tenfold (the fault: this run looks 10x worse)
+"$PY" - "$OUT/base.json" "$OUT/better.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    if "latency_us" in r:
+        r["latency_us"]["p50"] /= 10
+    else:
+        r["bandwidth"]["gbytes_per_s"] *= 10
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run regress --baseline "$OUT/better.json"
+# bandwidth records no spread: a regression; latency regresses unless its samples' spread under
+# TCG covers a tenfold change (then it is noise, which the rule allows)
+[ $RC = 1 ] && qual regress 'all(c["change"] == ("regression" if c["unit"] == "GB/s" else c["change"]) and c["change"] in ("regression", "noise") for c in q["cells"]) and q["baseline"]["regressions"] >= 2' &&
+	ok "a baseline ten times better: regressions, exit 1" || bad "regression found" "rc $RC: $(tail -n 6 "$OUT/regress.txt")"
+# against itself: no regression (lp-rdma bandwidth records no spread, so Soft-RoCE's run-to-run
+# noise under TCG is left to a generous threshold)
+run same --baseline "$OUT/base.json" --regress-pct 80
+[ $RC = 0 ] && qual same 'q["baseline"]["regressions"] == 0 and q["baseline"]["missing"] == []' &&
+	ok "the same test again against the baseline: no regression, nothing missing" ||
+	bad "no false regression" "rc $RC: $(tail -n 6 "$OUT/same.txt")"
+# a baseline with a cell this run does not have: listed
+"$B" "$IP" -p "$PORT" --wait 10 -t write_lat -s 8 -n 200 -w 20 --baseline "$OUT/base.json" --regress-pct 1000 \
+	--json "$OUT/fewer.json" >"$OUT/fewer.txt" 2>&1
+RC=$?
+[ $RC = 0 ] && qual fewer 'sorted(q["baseline"]["missing"]) == ["write_bw 65536", "write_bw 8", "write_lat 65536"]' &&
+	grep -q "missing from this run (in the baseline): write_bw 65536" "$OUT/fewer.txt" &&
+	ok "cells of the baseline this run lacks are listed" || bad "missing cells" "rc $RC: $(tail -n 5 "$OUT/fewer.txt")"
+stop_server
+
+# bad input: one line, exit 2, before any connection
+for a in "--expect /nonexistent.json" "--min-gbps fast" "--max-lat-us write_lat=" "--baseline /nonexistent.json"; do
+	# shellcheck disable=SC2086
+	"$B" "$IP" -p 1 --wait 1 $a >"$OUT/bad.txt" 2>&1
+	RC=$?
+	[ $RC = 2 ] && [ "$(wc -l <"$OUT/bad.txt")" -le 2 ] && ok "bad input '$a': exit $RC" ||
+		bad "bad input '$a'" "rc $RC: $(cat "$OUT/bad.txt")"
+done
+exit $fails

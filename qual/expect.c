@@ -236,9 +236,10 @@ int lp_qual_auto(struct lp_qual *q, const struct lp_qual_hw *hw)
 	if (!q->opts.expect || strcmp(q->opts.expect, "auto"))
 		return 0;
 	if (hw_is_soft(hw)) {
-		snprintf(q->note, sizeof(q->note),
-			 "%s is software RDMA (Soft-RoCE/siw): no meaningful profile, only explicit floors apply",
-			 hw->rdma_dev);
+		snprintf(
+			q->note, sizeof(q->note),
+			"%s is software RDMA (Soft-RoCE/siw): no meaningful profile, only explicit floors apply",
+			hw->rdma_dev);
 		return 0;
 	}
 	return lp_qual_profiles_auto(q, hw);

@@ -97,7 +97,7 @@ struct lp_qual_opts {
 	const char *prom;	/* Prometheus textfile to write */
 	double regress_pct;	/* worse by more than this many percent (and beyond noise) fails */
 	double noise_k;		/* ... beyond noise_k standard deviations of the difference */
-	char **argv;		/* the command line, NULL-terminated (recorded in the JSON); may be NULL */
+	char **argv; /* the command line, NULL-terminated (recorded in the JSON); may be NULL */
 };
 #define LP_QUAL_REGRESS_PCT 10.0
 #define LP_QUAL_NOISE_K	    2.0
@@ -127,8 +127,8 @@ struct lp_qual {
 	char tool[32];
 	struct lp_qual_rule *rules; /* floors first, then the profiles' rules */
 	size_t nrules;
-	char profiles[256];	    /* names of the profiles in use, comma separated */
-	char note[256];		    /* why no profile applies ("Soft-RoCE: ..."), or "" */
+	char profiles[256];	   /* names of the profiles in use, comma separated */
+	char note[256];		   /* why no profile applies ("Soft-RoCE: ..."), or "" */
 	struct lp_qual_cell *base; /* the baseline's cells, read by lp_qual_setup */
 	size_t nbase;
 	struct lp_qual_cell *cells; /* the judged cells (a copy) */

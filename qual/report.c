@@ -124,9 +124,15 @@ void lp_qual_print(const struct lp_qual *q, FILE *f)
 	for (size_t i = 0; i < q->ncells; i++) {
 		const struct lp_qual_cell *c = &q->cells[i];
 
-		fprintf(f, "  %-12s %10llu %-22s %12.4g %12.4g %7.1f%% %-7s", c->test,
-			(unsigned long long)c->size, c->pair[0] ? c->pair : "-", c->value, c->limit,
-			100 * c->margin, lp_qual_verdict_names[c->verdict]);
+		char lim[32] = "-", mar[32] = "-";
+
+		if (c->verdict != LP_QUAL_NONE) {
+			snprintf(lim, sizeof(lim), "%.4g", c->limit);
+			snprintf(mar, sizeof(mar), "%.1f%%", 100 * c->margin);
+		}
+		fprintf(f, "  %-12s %10llu %-22s %12.4g %12s %8s %-7s", c->test,
+			(unsigned long long)c->size, c->pair[0] ? c->pair : "-", c->value, lim, mar,
+			lp_qual_verdict_names[c->verdict]);
 		if (base && c->change != LP_QUAL_NEW)
 			fprintf(f, "  %9.4g %+6.1f%% %s", c->base_value, 100 * c->delta,
 				lp_qual_change_names[c->change]);

@@ -383,7 +383,8 @@ static void test_bad_baseline(void **state)
 		struct lp_qual q;
 
 		assert_int_equal(lp_qual_doc_cells(bad[i], &cells, &n), -EINVAL);
-		assert_int_equal(lp_qual_setup(&q, "t", &o, NULL), -EINVAL); /* before any measuring */
+		assert_int_equal(lp_qual_setup(&q, "t", &o, NULL),
+				 -EINVAL); /* before any measuring */
 		lp_qual_free(&q);
 	}
 }

@@ -15,21 +15,33 @@ MPICC=${MPICC:-mpicc}
 CPPFLAGS=${LP_CPPFLAGS:--I. -D_GNU_SOURCE}
 CFLAGS=${LP_CFLAGS:--std=gnu11 -Wall -Wextra -Werror}
 
-# Internal headers: one module's private declarations (and the test-only prototypes). The tools in
-# bench/ and the other modules' public headers never include them. Declared here, once.
-internal_re='^(rdma/internal\.h|rdma/mem\.h|rdma/proto\.h|gpu/kern\.h|gpu/nvml\.h|gpu/cudautil\.h|qual/internal\.h)$'
+# Internal headers: one module's private declarations (and the test-only prototypes): every
+# MODULE/internal.h, and the few listed here. The tools in bench/ and the public headers of any
+# module never include them. Declared here, once.
+internal_re='(^|/)internal\.h$|^(rdma/mem\.h|rdma/proto\.h|gpu/kern\.h|gpu/nvml\.h|gpu/cudautil\.h)$'
 
 bad=0
 say_bad() { echo "check-headers: $*"; bad=1; }
 
-headers=$(ls common/*.h qual/*.h 2>/dev/null)
-[ "${LP_HAVE_VERBS:-}" = 1 ] && headers+=" $(ls rdma/*.h sweep/*.h 2>/dev/null)" ||
-	echo "check-headers: SKIP rdma/ and sweep/ headers: no rdma-core headers"
-[ "${LP_HAVE_CUDA:-}" = 1 ] && headers+=" $(ls gpu/*.h 2>/dev/null)" ||
-	echo "check-headers: SKIP gpu/ headers: no CUDA"
-mpi_headers=
-[ "${LP_HAVE_MPI:-}${LP_HAVE_VERBS:-}" = 11 ] && mpi_headers=$(ls sweep/mpi/*.h 2>/dev/null) ||
-	echo "check-headers: SKIP sweep/mpi/ headers: no MPI"
+# Every header of the library's modules (not tests/ or scripts/), by what it needs to compile.
+headers= mpi_headers= skipped=
+for h in $(find . -path ./build -prune -o -path ./tests -prune -o -path ./scripts -prune -o \
+	-path ./debian -prune -o -name '*.h' -print | sed 's|^\./||' | sort); do
+	case $h in
+	sweep/mpi/*) need=${LP_HAVE_MPI:-}${LP_HAVE_VERBS:-}; want=11 ;;
+	rdma/* | sweep/*) need=${LP_HAVE_VERBS:-}; want=1 ;;
+	gpu/*) need=${LP_HAVE_CUDA:-}; want=1 ;;
+	*) need=1; want=1 ;;
+	esac
+	if [ "$need" != "$want" ]; then
+		skipped+=" $h"
+	elif [[ $h == sweep/mpi/* ]]; then
+		mpi_headers+=" $h"
+	else
+		headers+=" $h"
+	fi
+done
+[ -z "$skipped" ] || echo "check-headers: SKIP (rdma-core, CUDA or MPI missing here):$skipped"
 
 n=0
 for h in $headers $mpi_headers; do

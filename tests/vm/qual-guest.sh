@@ -95,6 +95,13 @@ run regress --baseline "$OUT/better.json"
 # TCG covers a tenfold change (then it is noise, which the rule allows)
 [ $RC = 1 ] && qual regress 'all(c["change"] == ("regression" if c["unit"] == "GB/s" else c["change"]) and c["change"] in ("regression", "noise") for c in q["cells"]) and q["baseline"]["regressions"] >= 2' &&
 	ok "a baseline ten times better: regressions, exit 1" || bad "regression found" "rc $RC: $(tail -n 6 "$OUT/regress.txt")"
+# the report reads lp-rdma documents: FAIL at the top, the regressed cells in the comparison
+if timeout 300 plots/lp-report "$OUT/regress.json" --baseline "$OUT/better.json" -o "$OUT/regress.html" >"$OUT/report.txt" 2>&1 &&
+	grep -q 'class="verdict FAIL"' "$OUT/regress.html" && grep -q '<td>regression</td>' "$OUT/regress.html"; then
+	ok "lp-report on lp-rdma documents: FAIL with the regressions"
+else
+	bad "lp-report on lp-rdma" "$(tail -n 3 "$OUT/report.txt")"
+fi
 # against itself: no regression (lp-rdma bandwidth records no spread, so Soft-RoCE's run-to-run
 # noise under TCG is left to a generous threshold)
 run same --baseline "$OUT/base.json" --regress-pct 80

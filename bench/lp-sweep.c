@@ -420,7 +420,7 @@ int main(int argc, char **argv)
 	struct lp_rdma_devsel sel;
 	const char *pos[4];
 	char devname[64], prog[32];
-	int npos = 0, ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, local = 0, *groups;
+	int npos = 0, ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, local = 0, *groups, qbad;
 	uint64_t t0, t1;
 	int32_t *pairs = NULL;
 	size_t np = 0;
@@ -477,8 +477,11 @@ int main(int argc, char **argv)
 		lp_err("--clock %s: expected auto, tsc or raw", o.clock ? o.clock : "");
 		ret = -EINVAL;
 	}
-	if (!ret && !o.help)
-		ret = qual_setup(&o, argv, &q);
+	/* Qualification is rank 0's (profiles and baselines are its files); all ranks hear its answer. */
+	qbad = !ret && !o.help && !x.rank && qual_setup(&o, argv, &q);
+	MPI_Bcast(&qbad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (qbad)
+		ret = -EINVAL;
 	if (ret || o.help || o.version) {
 		lp_qual_free(&q);
 		if (o.help && !x.rank)

@@ -14,6 +14,13 @@
 
 static char root[PATH_MAX];
 
+/* A ConnectX-7 InfiniBand port at 4x NDR, as verbs reports it. */
+static const struct lp_qual_hw ndr_port = { .rdma_dev = "mlx5_0",
+					    .link_layer = "InfiniBand",
+					    .speed = "NDR",
+					    .width = 4,
+					    .rate_gbps = 400 };
+
 static const char *rootpath(const char *rel)
 {
 	static char buf[4][PATH_MAX + 64];
@@ -62,15 +69,13 @@ static void test_auto_ports(void **state)
 /* A port that trained down (NDR at 2x) matches no profile: it is not judged as HDR. */
 static void test_auto_downtrained(void **state)
 {
-	struct lp_qual_hw hw = { .rdma_dev = "mlx5_0",
-				 .link_layer = "InfiniBand",
-				 .speed = "NDR",
-				 .width = 2,
-				 .rate_gbps = 200 };
+	struct lp_qual_hw hw = ndr_port;
 	struct lp_qual_opts o = { .expect = "auto" };
 	struct lp_qual q;
 
 	(void)state;
+	hw.width = 2; /* trained down */
+	hw.rate_gbps = 200;
 	assert_int_equal(lp_qual_setup(&q, "lp-rdma", &o, &hw), 0);
 	assert_string_equal(q.profiles, "");
 	assert_non_null(strstr(q.note, "no profile"));
@@ -137,11 +142,7 @@ static void judge_expect(struct lp_qual *q, const struct lp_qual_cell *c, size_t
 /* NDR: bandwidth >= max(90 % of 50 GB/s, 45 GB/s); latency <= 2.5 us (write) / 4.5 (read). */
 static void test_judge_ndr(void **state)
 {
-	struct lp_qual_hw hw = { .rdma_dev = "mlx5_0",
-				 .link_layer = "InfiniBand",
-				 .speed = "NDR",
-				 .width = 4,
-				 .rate_gbps = 400 };
+	struct lp_qual_hw hw = ndr_port;
 	struct lp_qual_opts o = { .expect = "auto" };
 	const struct lp_qual_cell c[] = {
 		cell("write_bw", 65536, LP_QUAL_BW, 45.2, 50), /* just above 45 */
@@ -172,11 +173,7 @@ static void test_judge_ndr(void **state)
 /* Floors beat profiles; a per-test floor beats the global one; Gb/s unless GB/s is written. */
 static void test_floors(void **state)
 {
-	struct lp_qual_hw hw = { .rdma_dev = "mlx5_0",
-				 .link_layer = "InfiniBand",
-				 .speed = "NDR",
-				 .width = 4,
-				 .rate_gbps = 400 };
+	struct lp_qual_hw hw = ndr_port;
 	struct lp_qual_opts o = { .expect = "auto",
 				  .min_gbps = "380,read_bw=40GB/s",
 				  .max_lat_us = "send_lat=1.5" };
@@ -392,11 +389,7 @@ static void test_bad_baseline(void **state)
 /* The textfile, through the real parser; the values and verdict are there. */
 static void test_prom(void **state)
 {
-	struct lp_qual_hw hw = { .rdma_dev = "mlx5_0",
-				 .link_layer = "InfiniBand",
-				 .speed = "NDR",
-				 .width = 4,
-				 .rate_gbps = 400 };
+	struct lp_qual_hw hw = ndr_port;
 	char path[] = "/tmp/lp-prom-XXXXXX", cmd[512];
 	int fd = mkstemp(path);
 	struct lp_qual_opts o = { .expect = "auto", .prom = path };

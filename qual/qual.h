@@ -105,18 +105,18 @@ struct lp_qual_opts {
 /* Option rows for a tool's table (common/opt.h); o is a struct lp_qual_opts *. */
 /* clang-format off */
 #define LP_QUAL_OPT_ROWS(o)                                                                        \
-	{ "expect", 0, LP_OPT_STR, &(o)->expect, 0, 0, NULL, "auto|FILE",                          \
-	  "judge every cell PASS/FAIL against profiles/ (auto: picked from the port or GPU) or a profile file" }, \
-	{ "min-gbps", 0, LP_OPT_STR, &(o)->min_gbps, 0, 0, NULL, "[TEST=]V,...",                   \
-	  "bandwidth floor in Gb/s (a GB/s suffix for bytes), for all tests or per test; overrides a profile" }, \
-	{ "max-lat-us", 0, LP_OPT_STR, &(o)->max_lat_us, 0, 0, NULL, "[TEST=]V,...",               \
-	  "latency ceiling in us, for all tests or per test; overrides a profile" },               \
-	{ "baseline", 0, LP_OPT_STR, &(o)->baseline, 0, 0, NULL, "OLD.json",                       \
-	  "compare cell by cell with an earlier run; a regression beyond the threshold and the noise fails" }, \
-	{ "regress-pct", 0, LP_OPT_DOUBLE, &(o)->regress_pct, 0, 1000, NULL, "PCT",                \
-	  "the regression threshold for --baseline (default 10)" },                               \
-	{ "prom", 0, LP_OPT_STR, &(o)->prom, 0, 0, NULL, "FILE",                                   \
-	  "write figures and verdicts as a Prometheus textfile (node_exporter textfile collector)" }
+	{ .name = "expect", .kind = LP_OPT_STR, .dst = &(o)->expect, .metavar = "auto|FILE",          \
+	  .help = "judge every cell PASS/FAIL against profiles/ (auto: picked from the port or GPU) or a profile file" }, \
+	{ .name = "min-gbps", .kind = LP_OPT_STR, .dst = &(o)->min_gbps, .metavar = "[TEST=]V,...",   \
+	  .help = "bandwidth floor in Gb/s (a GB/s suffix for bytes), for all tests or per test; overrides a profile" }, \
+	{ .name = "max-lat-us", .kind = LP_OPT_STR, .dst = &(o)->max_lat_us, .metavar = "[TEST=]V,...", \
+	  .help = "latency ceiling in us, for all tests or per test; overrides a profile" },        \
+	{ .name = "baseline", .kind = LP_OPT_STR, .dst = &(o)->baseline, .metavar = "OLD.json",      \
+	  .help = "compare cell by cell with an earlier run; a regression beyond the threshold and the noise fails" }, \
+	{ .name = "regress-pct", .kind = LP_OPT_DOUBLE, .dst = &(o)->regress_pct, .min = 0.1, .max = 1000, \
+	  .metavar = "PCT", .help = "the regression threshold for --baseline", .def = "10" },      \
+	{ .name = "prom", .kind = LP_OPT_STR, .dst = &(o)->prom, .metavar = "FILE",                  \
+	  .help = "write figures and verdicts as a Prometheus textfile (node_exporter textfile collector)" }
 /* clang-format on */
 
 struct lp_qual_rule;

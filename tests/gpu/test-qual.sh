@@ -12,7 +12,7 @@ PY=/usr/bin/python3
 run() { # name args...: JSON in $tmp/name.json, rc in $rc
 	local name=$1
 	shift
-	"$LPG" -t h2d_ce,d2h_ce,local_ce -s 256M -r 3 --json "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"
+	"$LPG" -t h2d_ce,d2h_ce,local_ce -s 256M -r 3 -q --json "$tmp/$name.json" "$@" 2>"$tmp/$name.err"
 	rc=$?
 }
 

@@ -109,7 +109,8 @@ static int attempt_cmp(const void *pa, const void *pb)
 }
 
 int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
-		    uint8_t *sched, uint8_t *att, double *best, struct lp_diag_in *rep_p)
+		    uint8_t *sched, uint8_t *att, double *best, double *spread,
+		    struct lp_diag_in *rep_p)
 {
 	size_t nn = (size_t)r->n * r->n, na = 0, nd = 0;
 	struct attempt *at = malloc((r->ncells + 1) * sizeof(*at));
@@ -126,6 +127,8 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 			att[i] = 0;
 		if (best)
 			best[i] = NAN;
+		if (spread)
+			spread[i] = NAN;
 	}
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_cell *c = &r->cells[i];
@@ -157,6 +160,8 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 			best[at[i].x] = r->metrics[metric].lat ? vals[0] : vals[k - 1];
 		if (att)
 			att[at[i].x] = (uint8_t)LP_MIN(k, 255);
+		if (spread)
+			spread[at[i].x] = lp_diag_spread(vals, k); /* logs vals */
 	}
 	if (rep_p) {
 		rep_p->rep_pairs = (int)nd;
@@ -474,7 +479,8 @@ static int inconclusive_verdict(struct lp_sweep_run *r, int m, const struct lp_d
 	fmt_noise(noise, sizeof(noise), d);
 	snprintf(why, sizeof(why),
 		 "%s: %s; the smallest node fault it could detect is %.2fx (a link %.2fx), beyond "
-		 "--rel-max %.2f: nothing named on these numbers; remedy: an isolated schedule "
+		 "--rel-max %.2f: a milder fault could hide, only what stands out by a Student-t "
+		 "margin at this noise is named; remedy: an isolated schedule "
 		 "(--schedule isolated), a longer -D, fewer ranks per host, a quieter time",
 		 mt->label, noise, d->min_node, d->min_link, r->dopts.rel_max);
 	return add_verdict(r, LP_VERDICT_INCONCLUSIVE, -1, -1, 0, mt->label, why, &ev);
@@ -484,6 +490,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 {
 	size_t nn = (size_t)r->n * r->n;
 	double *v = malloc(nn * sizeof(double)), *best = malloc(nn * sizeof(double));
+	double *spread = malloc(nn * sizeof(double));
 	uint8_t *fail = malloc(nn), *sched = malloc(nn), *att = malloc(nn);
 	int rc = -ENOMEM;
 
@@ -495,7 +502,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 	r->verdicts = NULL;
 	r->nverdicts = 0;
 	r->diag = calloc(r->nmetrics ? r->nmetrics : 1, sizeof(*r->diag));
-	if (!v || !best || !fail || !sched || !att || !r->diag)
+	if (!v || !best || !spread || !fail || !sched || !att || !r->diag)
 		goto out;
 	/* nodes whose device did not open: one verdict each, whatever the cells say */
 	for (int i = 0; i < r->n; i++)
@@ -508,11 +515,17 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 				goto out;
 		}
 	for (int m = 0; m < r->nmetrics; m++) {
-		struct lp_diag_in in = { .n = r->n, .lat = r->metrics[m].lat, .v = v, .fail = fail,
-					 .sched = sched, .att = att, .best = best };
+		struct lp_diag_in in = { .n = r->n,
+					 .lat = r->metrics[m].lat,
+					 .v = v,
+					 .fail = fail,
+					 .sched = sched,
+					 .att = att,
+					 .best = best,
+					 .spread = spread };
 		const struct lp_diag *d = &r->diag[m];
 
-		rc = lp_sweep_matrix(r, m, v, fail, sched, att, best, &in);
+		rc = lp_sweep_matrix(r, m, v, fail, sched, att, best, spread, &in);
 		if (!rc)
 			rc = lp_diag_run(&r->diag[m], &in, &r->dopts);
 		if (!rc)
@@ -533,6 +546,7 @@ out:
 	free(sched);
 	free(att);
 	free(best);
+	free(spread);
 	return rc;
 }
 
@@ -673,7 +687,7 @@ static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, 
 	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
 	int n = r->n;
 
-	lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL);
+	lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL, NULL);
 	lp_json_obj_begin(j, NULL);
 	lp_json_int(j, "index", m);
 	lp_json_str(j, "label", mt->label);
@@ -985,7 +999,7 @@ int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
 			lp_err("cannot write %s: %s", path, strerror(errno));
 			break;
 		}
-		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL)) {
+		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL, NULL)) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -1076,7 +1090,7 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 		const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
 		char ref[32];
 
-		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL))
+		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL, NULL))
 			break;
 		fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
 		fprintf(f, "\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",

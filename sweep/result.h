@@ -150,12 +150,14 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
  * (lp_diag_combine); a cell fails only if every attempt failed.
  * v, fail and sched are n*n arrays the caller provides; att (n*n, may be
  * NULL) receives the successful attempts per cell, best (n*n, may be NULL) the
- * best attempt, rep_p (may be NULL) the
+ * best attempt, spread (n*n, may be NULL) the spread of a cell's attempts
+ * (lp_diag_spread), rep_p (may be NULL) the
  * noise between repeated attempts (lp_diag_in's rep_sigma and rep_pairs).
  * 0 or -ENOMEM.
  */
 int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
-		    uint8_t *sched, uint8_t *att, double *best, struct lp_diag_in *rep_p);
+		    uint8_t *sched, uint8_t *att, double *best, double *spread,
+		    struct lp_diag_in *rep_p);
 
 /* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
 int lp_sweep_diagnose(struct lp_sweep_run *r);

@@ -23,7 +23,7 @@ endif
 MPICC       ?= mpicc
 HAVE_MPI    ?= $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 
-LIB_SRC := $(wildcard common/*.c)
+LIB_SRC := $(wildcard common/*.c) $(wildcard qual/*.c)
 ifeq ($(HAVE_VERBS),1)
 LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1
@@ -163,8 +163,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 # Each tool prints its table as roff (LP_HELP_FORMAT=man) or completion words (=bash) when
 # asked with --help; man/TOOL.1.in holds the hand-written sections around @OPTIONS@.
 # lp-switch (the guest fabric) and diag-sim (the diagnosis simulator) are test helpers, not installed.
-PROGS      := $(filter-out lp-switch diag-sim,$(notdir $(TOOLS))) lp-plot
-prog_path   = $(if $(filter lp-plot,$(1)),plots/lp-plot,$(BUILD)/$(1))
+PROGS      := $(filter-out lp-switch diag-sim,$(notdir $(TOOLS))) lp-plot lp-report
+prog_path   = $(if $(filter lp-plot lp-report,$(1)),plots/$(1),$(BUILD)/$(1))
 MAN_DATE   := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%F)
 MANS       := $(PROGS:%=$(BUILD)/man/%.1)
 COMPLETIONS := $(PROGS:%=$(BUILD)/completions/%)
@@ -197,8 +197,10 @@ MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/linkperf
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCS    := README.md $(wildcard docs/*.md)
+# expected values for --expect auto, found from the tools' path (qual/profile.c)
+PROFILES := $(wildcard profiles/*.json)
 INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BASHCOMPDIR)/%) \
-	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%)
+	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%) $(PROFILES:%=$(DATADIR)/%)
 
 # Python tools take their data (the version) from $(DATADIR), found from their own path.
 install: all man completions
@@ -208,12 +210,14 @@ install: all man completions
 	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
 	install -m 644 $(BUILD)/version $(DESTDIR)$(DATADIR)/version
+	install -d $(DESTDIR)$(DATADIR)/profiles
+	install -m 644 $(PROFILES) $(DESTDIR)$(DATADIR)/profiles/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)/docs/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- test, demo, bench ------------------------------------------------------
 # The whole suite, then the unit and Soft-RoCE tests again under ASan+UBSan.

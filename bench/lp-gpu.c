@@ -13,6 +13,7 @@
 #include "common/meta.h"
 #include "common/opt.h"
 #include "gpu/gpu.h"
+#include "qual/qual.h"
 
 struct lp_gpu_cli {
 	struct lp_gpu_params p;
@@ -20,6 +21,8 @@ struct lp_gpu_cli {
 	bool list, verbose, quiet, version, tables;
 	const struct lp_gpu_test *sel[64];
 	unsigned nsel;
+	struct lp_qual_opts qual;
+	struct lp_qual q;
 };
 
 static void lp_gpu_list(FILE *f)
@@ -27,6 +30,21 @@ static void lp_gpu_list(FILE *f)
 	fprintf(f, "tests (select with -t KEY,KEY or a group: all, bw, lat, host, local, p2p):\n");
 	for (unsigned i = 0; i < lp_gpu_ntests; i++)
 		fprintf(f, "  %-14s %s\n", lp_gpu_tests[i].key, lp_gpu_tests[i].desc);
+}
+
+static int report_json(FILE *f, const void *rep)
+{
+	return lp_gpu_report_json(f, rep);
+}
+
+/* What --expect auto matches: the first GPU's name and links; PCIe at the most the GPU and its
+ * slot allow, so that a link trained down fails its profile instead of picking a slower one. */
+static struct lp_qual_hw qual_hw(const struct lp_gpu_topo *t)
+{
+	const struct lp_gpu_dev_info *g = &t->gpu[0];
+
+	return (struct lp_qual_hw){ .gpu_name = g->name, .nvlinks = (int)g->nvlink_up,
+				    .pcie_gen = (int)g->pcie.max_gen, .pcie_width = (int)g->pcie.max_width };
 }
 
 static bool is_stdout(const char *path)
@@ -54,6 +72,7 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 		{ .name = "verbose", .shortname = 'v', .kind = LP_OPT_FLAG, .dst = &cli->verbose, .help = "more messages on stderr" },
 		{ .name = "quiet", .shortname = 'q', .kind = LP_OPT_FLAG, .dst = &cli->quiet, .help = "no tables on stdout, only errors on stderr" },
 		{ .name = "version", .kind = LP_OPT_FLAG, .dst = &cli->version, .help = "print the version" },
+		LP_QUAL_OPT_ROWS(&cli->qual),
 		{ 0 },
 	};
 	const char *pos[1];
@@ -87,6 +106,9 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 		return LP_EXIT_USAGE;
 	}
 	if (lp_gpu_select_tests(cli->tests, cli->sel, LP_ARRAY_SIZE(cli->sel), &cli->nsel))
+		return LP_EXIT_USAGE;
+	cli->qual.argv = argv;
+	if (lp_qual_wanted(&cli->qual) && lp_qual_setup(&cli->q, "lp-gpu", &cli->qual, NULL))
 		return LP_EXIT_USAGE;
 	return -1;
 }
@@ -125,13 +147,20 @@ static int run_tests(const struct lp_gpu_cli *cli, struct lp_gpu_ctx *ctx, const
 	return 0;
 }
 
-/* --json and --csv files ('-' = stdout); 0 or LP_EXIT_FAIL. */
-static int write_outputs(const struct lp_gpu_cli *cli, const struct lp_gpu_report *rep)
+/* --json and --csv files ('-' = stdout), the qualification when asked; 0 or LP_EXIT_FAIL. */
+static int write_outputs(struct lp_gpu_cli *cli, const struct lp_gpu_report *rep)
 {
 	int rc = LP_EXIT_OK;
 	FILE *f;
 
-	if (cli->json_path) {
+	if (lp_qual_wanted(&cli->qual)) {
+		if (lp_qual_run(&cli->q, report_json, rep, cli->json_path))
+			rc = LP_EXIT_FAIL;
+		else if (cli->tables)
+			lp_qual_print(&cli->q, stdout);
+		if (lp_qual_failed(&cli->q))
+			rc = LP_EXIT_FAIL;
+	} else if (cli->json_path) {
 		f = lp_out_open(cli->json_path);
 		if (!f || lp_gpu_report_json(f, rep))
 			rc = LP_EXIT_FAIL;
@@ -155,6 +184,7 @@ int main(int argc, char **argv)
 	struct lp_gpu_ctx *ctx = NULL;
 	struct lp_gpu_topo *topo = NULL;
 	struct lp_host_meta host;
+	struct lp_qual_hw hw;
 	unsigned nres = 0;
 	bool failed = false;
 	int ret, rc;
@@ -174,7 +204,8 @@ int main(int argc, char **argv)
 		rc = ret == -ENODEV ? LP_EXIT_UNSUPPORTED : ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 		goto out;
 	}
-	if ((ret = lp_gpu_ctx_init(&ctx, &cli.p, topo))) {
+	hw = qual_hw(topo);
+	if ((ret = lp_qual_auto(&cli.q, &hw)) || (ret = lp_gpu_ctx_init(&ctx, &cli.p, topo))) {
 		rc = lp_exit_code(ret);
 		goto out;
 	}
@@ -189,6 +220,7 @@ int main(int argc, char **argv)
 			rc = LP_EXIT_FAIL;
 	}
 out:
+	lp_qual_free(&cli.q);
 	for (unsigned i = 0; i < nres; i++)
 		lp_gpu_result_free(&res[i]);
 	free(res);

@@ -22,6 +22,7 @@
 #include "common/opt.h"
 #include "common/sock.h"
 #include "common/topo.h"
+#include "qual/qual.h"
 #include "rdma/check.h"
 #include "rdma/counters.h"
 #include "rdma/plan.h"
@@ -50,6 +51,7 @@ struct cli {
 	int lat_method;			/* index in lat_methods */
 	int mem_kind, mem_dev;		/* --mem and --gpu, resolved */
 	struct lp_rdma_plan plan;	/* the test options (-t -s -n -w -T -Q ...) */
+	struct lp_qual_opts qual;	/* --expect, floors, --baseline, --prom */
 };
 
 static const char *const lat_methods[] = { "poll", "imm", NULL };
@@ -278,6 +280,7 @@ struct client {
 	int planned, done, failed, fd;
 	struct lp_rdma_dev *dev;
 	struct lp_oob oob;
+	struct lp_qual q;
 };
 
 /* The plan, checked before any device or server is touched (a bad one: exit 2). */
@@ -294,7 +297,21 @@ static int client_plan(const struct cli *o, struct client *c)
 	ret = lp_rdma_plan_build(&o->plan, c->params, max, &c->planned, why, sizeof(why));
 	if (ret)
 		lp_err("%s", why);
+	if (!ret && lp_qual_wanted(&o->qual))
+		ret = lp_qual_setup(&c->q, "lp-rdma", &o->qual, NULL);
 	return ret;
+}
+
+/* What --expect auto matches: the port as verbs reports it. */
+static struct lp_qual_hw qual_hw(const struct lp_rdma_devinfo *d)
+{
+	return (struct lp_qual_hw){ .rdma_dev = d->name, .link_layer = d->link_layer, .speed = d->speed,
+				    .width = d->width, .rate_gbps = d->rate_gbps };
+}
+
+static int report_json(FILE *f, const void *rep)
+{
+	return lp_rdma_report_json_write(f, rep);
 }
 
 /* Device (--dev/--gpu auto resolved), affinity, then the server. */
@@ -306,6 +323,7 @@ static int client_connect(struct cli *o, struct client *c)
 	};
 	int family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
 	int ret = check_mem(o->mem_kind, o->mem_dev);
+	struct lp_qual_hw hw;
 	char peer[64];
 
 	if (!ret)
@@ -313,6 +331,10 @@ static int client_connect(struct cli *o, struct client *c)
 	if (!ret) {
 		sel.dev = o->dev;
 		ret = lp_rdma_dev_open(&sel, family, &c->dev);
+	}
+	if (!ret) {
+		hw = qual_hw(lp_rdma_dev_info(c->dev));
+		ret = lp_qual_auto(&c->q, &hw);
 	}
 	if (ret)
 		return ret;
@@ -354,7 +376,8 @@ static void client_runs(const struct cli *o, struct client *c)
 		lp_rdma_report_footer(stdout, c->params, c->res, c->done);
 }
 
-/* --csv and --json; each output that cannot be written counts as a failure. */
+/* --csv and --json (judged by --expect/--baseline when asked); each output that cannot be
+ * written counts as a failure, and so does a failed qualification. */
 static void client_outputs(const struct cli *o, struct client *c)
 {
 	struct lp_rdma_report rep = {
@@ -368,8 +391,15 @@ static void client_outputs(const struct cli *o, struct client *c)
 	rep.failed = c->failed;
 	/* SIGINT/SIGTERM: the results are what was measured until then. */
 	rep.interrupted = stop_flag;
-	if (o->json_path && lp_rdma_report_json(o->json_path, &rep))
+	if (lp_qual_wanted(&o->qual)) {
+		if (lp_qual_run(&c->q, report_json, &rep, o->json_path))
+			c->failed++;
+		else if (!o->quiet)
+			lp_qual_print(&c->q, stdout);
+		c->failed += lp_qual_failed(&c->q);
+	} else if (o->json_path && lp_rdma_report_json(o->json_path, &rep)) {
 		c->failed++;
+	}
 }
 
 static int run_client(struct cli *o)
@@ -388,6 +418,7 @@ static int run_client(struct cli *o)
 		client_outputs(o, &c);
 		ret = stop_flag ? -EINTR : c.failed || c.done < c.planned ? -EIO : 0;
 	}
+	lp_qual_free(&c.q);
 	free(c.params);
 	free(c.res);
 	if (c.fd >= 0)
@@ -660,6 +691,7 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		{ .name = "check", .kind = LP_OPT_FLAG, .dst = &o->check, .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
 		{ .name = "clock", .kind = LP_OPT_STR, .dst = &o->clock, .metavar = "C", .help = "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow", .def = "auto" },
 		{ .name = "version", .kind = LP_OPT_FLAG, .dst = &o->version, .help = "print the version" },
+		LP_QUAL_OPT_ROWS(&o->qual),
 		{ 0 },
 	};
 	const char *pos[2] = { NULL, NULL };
@@ -691,6 +723,7 @@ int main(int argc, char **argv)
 
 	lp_log_set_prog(argv[0]);
 	lp_rdma_plan_init(&o.plan);
+	o.qual.argv = argv;
 	code = parse_cli(&o, argc, argv);
 	if (code >= 0)
 		return code;

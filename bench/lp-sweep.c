@@ -22,6 +22,7 @@
 #include "common/meta.h"
 #include "common/opt.h"
 #include "common/topo.h"
+#include "qual/qual.h"
 #include "rdma/plan.h"
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
@@ -48,6 +49,7 @@ struct cli {
 	bool rails, quiet, verbose, help, version, test_timeout_set;
 	struct lp_rdma_plan plan;	/* tests, sizes, iterations ...: as lp-rdma's (rdma/plan.h) */
 	struct lp_diag_opts d;
+	struct lp_qual_opts qual;
 };
 
 /* lp_mem_parse, plus: with --rails, plain "cuda" means the rail's own GPU. */
@@ -241,34 +243,88 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 	};
 }
 
-static int write_outputs(const struct cli *o, struct lp_sweep_run *run, int code)
+struct sweep_doc {
+	const struct lp_sweep_run *run;
+	int code;
+};
+
+static int sweep_json(FILE *f, const void *arg)
 {
+	const struct sweep_doc *d = arg;
+
+	return lp_sweep_write_json(d->run, f, d->code);
+}
+
+/* --expect/floors/--baseline/--prom: set up before any work (a usage error is exit 2); the
+ * floors for every test are the diagnosis's absolute floors too (Gb/s there). */
+static int qual_setup(struct cli *o, char **argv, struct lp_qual *q)
+{
+	double floor;
+
+	o->qual.argv = argv;
+	if (!lp_qual_wanted(&o->qual))
+		return 0;
+	if (lp_qual_setup(q, "lp-sweep", &o->qual, NULL))
+		return -EINVAL;
+	floor = lp_qual_floor(q, LP_QUAL_BW);
+	if (isfinite(floor))
+		o->d.min_gbps = 8 * floor;
+	floor = lp_qual_floor(q, LP_QUAL_LAT);
+	if (isfinite(floor))
+		o->d.max_lat_us = floor;
+	return 0;
+}
+
+/* What --expect auto matches: the first node's port. */
+static struct lp_qual_hw qual_hw(const struct lp_sweep_node *nd)
+{
+	return (struct lp_qual_hw){ .rdma_dev = nd->dev.name,
+				    .link_layer = nd->dev.link_layer,
+				    .speed = nd->dev.speed,
+				    .width = nd->dev.width,
+				    .rate_gbps = nd->dev.rate_gbps };
+}
+
+/* The summary, the JSON document (judged when asked), the CSV; returns the exit code. */
+static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct lp_qual *q, int code)
+{
+	struct sweep_doc doc = { run, code };
+	struct lp_qual_hw hw = run->n ? qual_hw(&run->nodes[0]) : (struct lp_qual_hw){ 0 };
 	int rc = 0;
 
 	if (!o->quiet)
 		lp_sweep_print_summary(run, stdout);
+	if (lp_qual_wanted(&o->qual)) {
+		rc = lp_qual_auto(q, &hw);
+		if (!rc)
+			rc = lp_qual_run(q, sweep_json, &doc, o->json_path);
+		if (!rc && !o->quiet)
+			lp_qual_print(q, stdout);
+		if (!code && lp_qual_failed(q))
+			code = LP_EXIT_FAIL;
+	}
 	fflush(stdout);
-	if (o->json_path) {
+	if (o->json_path && !lp_qual_wanted(&o->qual)) {
 		FILE *f = lp_out_open(o->json_path);
 
 		if (!f) {
 			rc = -EIO;
 		} else {
-			rc = lp_sweep_write_json(run, f, code);
+			rc = sweep_json(f, &doc);
 			if (lp_out_close(f, o->json_path))
 				rc = -EIO;
 		}
 	}
 	if (o->csv_prefix && lp_sweep_write_csv(run, o->csv_prefix))
 		rc = -EIO;
-	return rc;
+	return rc ? LP_EXIT_FAIL : code;
 }
 
 /*
  * --diagnose RUN.json: a recorded run re-analysed here, without MPI or RDMA.
  * Thresholds given on the command line (not NaN) replace the recorded ones.
  */
-static int diagnose_offline(const struct cli *o)
+static int diagnose_offline(const struct cli *o, struct lp_qual *q)
 {
 	struct lp_sweep_run run;
 	char why[256];
@@ -284,10 +340,9 @@ static int diagnose_offline(const struct cli *o)
 		lp_sweep_run_free(&run);
 		return LP_EXIT_FAIL;
 	}
-	code = lp_sweep_exit_code(&run);
-	if (write_outputs(o, &run, code))
-		code = LP_EXIT_FAIL;
+	code = write_outputs(o, &run, q, lp_sweep_exit_code(&run));
 	lp_sweep_run_free(&run);
+	lp_qual_free(q);
 	return code;
 }
 
@@ -315,17 +370,21 @@ static int parse_opts(const struct lp_opt *opts, int argc, char **argv, bool *he
 
 static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, char **argv)
 {
+	struct lp_qual q = { 0 };
 	int ret;
 
 	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN }; /* NaN: as recorded */
 	ret = parse_opts(opts, argc, argv, &o->help);
+	if (!ret && !o->help)
+		ret = qual_setup(o, argv, &q);
 	if (ret || o->help || !o->diagnose) {
 		if (o->help)
 			lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]",
 				     opts);
+		lp_qual_free(&q);
 		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
 	}
-	return diagnose_offline(o);
+	return diagnose_offline(o, &q);
 }
 
 /* MPI up, x set up, log lines labelled by rank: rank 0 speaks, the others stay quiet. */
@@ -441,8 +500,7 @@ int main(int argc, char **argv)
 		{ .name = "rel", .kind = LP_OPT_DOUBLE, .dst = &o.d.rel, .max = 1, .metavar = "F", .help = "and beyond this fraction of the reference; smaller is never flagged (default 0.1)" },
 		{ .name = "rel-max", .kind = LP_OPT_DOUBLE, .dst = &o.d.rel_max, .max = 1, .metavar = "F", .help = "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in the noise (default 0.5)" },
 		{ .name = "vote", .kind = LP_OPT_DOUBLE, .dst = &o.d.vote, .min = 0.01, .max = 0.99, .metavar = "F", .help = "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
-		{ .name = "min-gbps", .kind = LP_OPT_DOUBLE, .dst = &o.d.min_gbps, .max = 1e6, .metavar = "GBPS", .help = "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
-		{ .name = "max-lat-us", .kind = LP_OPT_DOUBLE, .dst = &o.d.max_lat_us, .max = 1e9, .metavar = "US", .help = "absolute ceiling: latency cells above are slow (us; default off)" },
+		LP_QUAL_OPT_ROWS(&o.qual),
 		{ .name = "json", .shortname = 'J', .kind = LP_OPT_STR, .dst = &o.json_path, .metavar = "FILE", .help = "write the whole run as one JSON document (- = stdout)" },
 		{ .name = "journal", .kind = LP_OPT_STR, .dst = &o.journal, .metavar = "FILE", .help = "rank 0 appends every node, cell and retest here as it arrives, one JSON object per line, on disk at every round's end (default: next to --json, RUN.journal)" },
 		{ .name = "diagnose", .kind = LP_OPT_STR, .dst = &o.diagnose, .metavar = "RUN.json", .help = "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
@@ -459,7 +517,8 @@ int main(int argc, char **argv)
 	struct lp_sweep_run run;
 	struct lp_sweep_cfg cfg;
 	struct lp_sweep_journal jl = { 0 };
-	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1;
+	struct lp_qual q = { 0 };
+	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, qbad;
 
 	lp_rdma_plan_init(pl);
 	if (wants_diagnose(argc, argv))
@@ -468,7 +527,13 @@ int main(int argc, char **argv)
 	if (mpi_setup(&x, &argc, &argv))
 		return LP_EXIT_FAIL;
 	ret = parse_cli(&o, opts, argc, argv, &mem, &mem_dev);
+	/* Qualification is rank 0's (profiles and baselines are its files); all ranks hear its answer. */
+	qbad = !ret && !o.help && !x.rank && qual_setup(&o, argv, &q);
+	MPI_Bcast(&qbad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (qbad)
+		ret = -EINVAL;
 	if (ret || o.help || o.version) {
+		lp_qual_free(&q);
 		if (o.help && !x.rank)
 			lp_opt_usage(stdout, "mpirun -np N [--map-by node] lp-sweep [options]", opts);
 		if (o.version && !x.rank)
@@ -495,9 +560,9 @@ int main(int argc, char **argv)
 		return finish(&x, LP_EXIT_FAIL);
 	}
 	cfg.journal = &jl;
-	if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank &&
-	    write_outputs(&o, &run, code))
-		code = LP_EXIT_FAIL;
+	if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank)
+		code = write_outputs(&o, &run, &q, code);
+	lp_qual_free(&q);
 	if (lp_sweep_journal_close(&jl))
 		code = LP_EXIT_FAIL;
 	lp_sweep_run_free(&run);

@@ -245,15 +245,11 @@ static void json_client(struct lp_json *j, const struct lp_rdma_report *rep)
 	lp_json_bool(j, "interrupted", rep->interrupted);
 }
 
-int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep)
+int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep)
 {
-	FILE *f = lp_out_open(path);
 	struct lp_host_meta m;
 	struct lp_json j;
-	int ret = 0;
 
-	if (!f)
-		return -EIO;
 	lp_host_meta_collect(&m);
 	lp_json_init(&j, f, true);
 	lp_json_obj_begin(&j, NULL);
@@ -273,8 +269,19 @@ int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep)
 	lp_json_obj_end(&j);
 	if (lp_json_finish(&j)) {
 		lp_err("JSON output incomplete");
-		ret = -EIO;
+		return -EIO;
 	}
+	return 0;
+}
+
+int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep)
+{
+	FILE *f = lp_out_open(path);
+	int ret;
+
+	if (!f)
+		return -EIO;
+	ret = lp_rdma_report_json_write(f, rep);
 	if (lp_out_close(f, path))
 		ret = -EIO;
 	return ret;

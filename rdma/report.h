@@ -61,5 +61,7 @@ struct lp_rdma_report {
 int lp_rdma_report_csv(const char *path, const struct lp_rdma_report *rep);
 /* The JSON document to path ('-' = stdout); 0 or -EIO (logged). */
 int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep);
+/* The same document to an open stream (qualification reads it back: qual/qual.h). */
+int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep);
 
 #endif

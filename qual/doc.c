@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Documents: the cells of any linkperf JSON document (lp-rdma, lp-gpu, lp-sweep), and a run
+ * judged through its own document, so that a live run, a baseline and lp-report all see the
+ * same cells under the same names.
+ */
+#include "qual/internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/lp.h"
+
+#ifdef LP_HAVE_JANSSON
+#include <jansson.h>
+
+/* The number at a "a.b.c" path below o; NaN when any step is missing (or JSON null). */
+static double num_at(const json_t *o, const char *path)
+{
+	char key[64];
+
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		o = json_object_get(o, key);
+		path += n + (path[n] == '.');
+	}
+	return json_is_number(o) ? json_number_value(o) : NAN;
+}
+
+static const char *str_at(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* Growable cell array; an allocation failure sticks in err (the readers return it). */
+struct cellv {
+	struct lp_qual_cell *v;
+	size_t n, cap;
+	int err;
+};
+
+static void cell_add(struct cellv *cv, const char *test, uint64_t size, const char *pair,
+		     enum lp_qual_kind kind, double value, double spread, double ceiling)
+{
+	if (cv->n == cv->cap) {
+		size_t cap = cv->cap ? 2 * cv->cap : 64;
+		struct lp_qual_cell *v = cv->err ? NULL : realloc(cv->v, cap * sizeof(*v));
+
+		if (!v) {
+			cv->err = -ENOMEM;
+			return;
+		}
+		cv->v = v;
+		cv->cap = cap;
+	}
+	lp_qual_cell_set(&cv->v[cv->n++], test, size, pair, kind, value, spread, ceiling);
+}
+
+/* lp-rdma: one result per test and size; bidirectional runs give each direction and the sum. */
+static int rdma_cells(const json_t *doc, struct cellv *cv)
+{
+	static const char *const dirs[][2] = { { "bandwidth", "" },
+					       { "client_to_server", "client->server" },
+					       { "server_to_client", "server->client" },
+					       { "sum", "sum" } };
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+	{
+		const char *test = str_at(r, "test");
+		uint64_t size = (uint64_t)num_at(r, "size");
+		double ceil = num_at(r, "link_rate_gbps") / 8;
+		bool ok = !strcmp(str_at(r, "status"), "ok");
+
+		if (strstr(test, "_lat")) {
+			cell_add(cv, test, size, "", LP_QUAL_LAT,
+				 ok ? num_at(r, "latency_us.p50") : NAN,
+				 num_at(r, "latency_us.stdev"), 0);
+			continue;
+		}
+		for (size_t d = 0; d < LP_ARRAY_SIZE(dirs); d++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "%s.gbytes_per_s", dirs[d][0]);
+			if (ok ? isfinite(num_at(r, key)) : d == 0)
+				cell_add(cv, test, size, dirs[d][1], LP_QUAL_BW,
+					 ok ? num_at(r, key) : NAN, 0, d == 3 ? 2 * ceil : ceil);
+		}
+	}
+	return cv->err;
+}
+
+/* lp-gpu: per test and size, each series' cells; latency in ns becomes us. */
+static int gpu_cells(const json_t *doc, struct cellv *cv)
+{
+	size_t i, k, m;
+	json_t *r, *s, *c;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+	{
+		const char *unit = str_at(r, "unit");
+		bool lat = !strcmp(unit, "ns") || !strcmp(unit, "us");
+		double scale = !strcmp(unit, "ns") ? 1e-3 : 1;
+
+		json_array_foreach(json_object_get(r, "series"), k, s)
+		{
+			const char *label = str_at(s, "label");
+
+			json_array_foreach(json_object_get(s, "cells"), m, c)
+			{
+				char pair[LP_QUAL_PAIR];
+				bool ok = !strcmp(str_at(c, "status"), "ok");
+
+				snprintf(pair, sizeof(pair), "%s<-%s%s%s", str_at(c, "row"),
+					 str_at(c, "column"), strcmp(label, "value") ? " " : "",
+					 strcmp(label, "value") ? label : "");
+				cell_add(cv, str_at(r, "test"), (uint64_t)num_at(r, "size"), pair,
+					 lat ? LP_QUAL_LAT : LP_QUAL_BW,
+					 ok ? num_at(c, "median") * scale : NAN,
+					 (num_at(c, "max") - num_at(c, "min")) / 2 * scale,
+					 num_at(c, "ceiling"));
+			}
+		}
+	}
+	return cv->err;
+}
+
+/* lp-sweep: the sweep's cells (not the retests); bandwidth cells take the metric's relative
+ * spread (sigma) as theirs, latency cells their own sample stdev. */
+static int sweep_cells(const json_t *doc, struct cellv *cv)
+{
+	const json_t *metrics = json_object_get(doc, "metrics"),
+		     *nodes = json_object_get(doc, "nodes");
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(doc, "cells"), i, c)
+	{
+		const json_t *m = json_array_get(metrics, (size_t)num_at(c, "metric"));
+		bool lat = !strcmp(str_at(c, "unit"), "us"), ok = num_at(c, "status") == 0;
+		double v = num_at(c, "value") / (lat ? 1 : 8);
+		double rate = fmin(
+			num_at(json_array_get(nodes, (size_t)num_at(c, "client")), "rate_gbps"),
+			num_at(json_array_get(nodes, (size_t)num_at(c, "server")), "rate_gbps"));
+		char pair[LP_QUAL_PAIR];
+
+		if (strcmp(str_at(c, "phase"), "sweep"))
+			continue;
+		snprintf(pair, sizeof(pair), "%s>%s", str_at(c, "client_name"),
+			 str_at(c, "server_name"));
+		cell_add(cv, str_at(c, "test"), (uint64_t)num_at(c, "size"), pair,
+			 lat ? LP_QUAL_LAT : LP_QUAL_BW, ok ? v : NAN,
+			 lat ? num_at(c, "latency_us.stdev") : num_at(m, "sigma") * v, rate / 8);
+	}
+	return cv->err;
+}
+
+/* The cells of a parsed document; name is the file for the error line. */
+static int doc_cells(const json_t *doc, const char *name, struct lp_qual_cell **cells_p,
+		     size_t *n_p)
+{
+	static const struct {
+		const char *tool;
+		int (*cells)(const json_t *doc, struct cellv *cv);
+	} readers[] = { { "lp-rdma", rdma_cells },
+			{ "lp-gpu", gpu_cells },
+			{ "lp-sweep", sweep_cells } };
+	struct cellv cv = { 0 };
+	const char *tool = str_at(doc, "tool");
+	int err = -EINVAL;
+
+	for (size_t i = 0; i < LP_ARRAY_SIZE(readers); i++)
+		if (!strcmp(tool, readers[i].tool))
+			err = readers[i].cells(doc, &cv);
+	if (err == -EINVAL)
+		lp_err("%s: not a linkperf result (\"tool\" is \"%s\", want lp-rdma, lp-gpu or lp-sweep)",
+		       name, tool);
+	if (err) {
+		free(cv.v);
+		return err;
+	}
+	*cells_p = cv.v;
+	*n_p = cv.n;
+	return 0;
+}
+
+int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p)
+{
+	json_error_t jerr;
+	json_t *doc = json_load_file(path, 0, &jerr);
+	int err;
+
+	if (!doc) {
+		lp_err("%s: not a JSON document (%s, line %d)", path, jerr.text, jerr.line);
+		return -EINVAL;
+	}
+	err = doc_cells(doc, path, cells_p, n_p);
+	json_decref(doc);
+	return err;
+}
+
+/* What write() prints, in memory. */
+static char *capture(int (*write)(FILE *f, const void *arg), const void *arg, int *err_p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		*err_p = -ENOMEM;
+		return NULL;
+	}
+	*err_p = write(f, arg);
+	if (fclose(f) && !*err_p)
+		*err_p = -ENOMEM;
+	if (*err_p) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* {"qualification": {...}} as the streaming writer makes it. */
+static int qual_doc(FILE *f, const void *q)
+{
+	struct lp_json j;
+
+	lp_json_init(&j, f, false);
+	lp_json_obj_begin(&j, NULL);
+	lp_qual_json(q, &j);
+	lp_json_obj_end(&j);
+	return lp_json_finish(&j);
+}
+
+/* The document with the "qualification" object added (and its exit code, when it records one,
+ * raised to 1 for a failed qualification), to path. */
+static int doc_write(const struct lp_qual *q, json_t *doc, const char *path)
+{
+	int err = 0;
+	char *text = capture(qual_doc, q, &err);
+	json_t *qj = text ? json_loads(text, 0, NULL) : NULL;
+	FILE *f;
+
+	free(text);
+	if (!qj)
+		return err ? err : -ENOMEM;
+	json_object_set(doc, "qualification", json_object_get(qj, "qualification"));
+	json_decref(qj);
+	if (lp_qual_failed(q) && json_integer_value(json_object_get(doc, "exit_code")) == 0 &&
+	    json_is_integer(json_object_get(doc, "exit_code")))
+		json_object_set_new(doc, "exit_code", json_integer(1));
+	f = lp_out_open(path);
+	if (!f)
+		return -EIO;
+	err = json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) ? -EIO : 0;
+	fputc('\n', f);
+	return lp_out_close(f, path) ? -EIO : err;
+}
+
+int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const void *arg,
+		const char *json_path)
+{
+	struct lp_qual_cell *cells = NULL;
+	size_t n = 0;
+	int err;
+	char *text = capture(write, arg, &err);
+	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+
+	free(text);
+	if (!doc) {
+		lp_err("qualification: the run's own JSON document did not parse");
+		return err ? err : -EINVAL;
+	}
+	err = doc_cells(doc, "the run", &cells, &n);
+	if (!err)
+		err = lp_qual_judge(q, cells, n);
+	if (!err && json_path)
+		err = doc_write(q, doc, json_path);
+	free(cells);
+	json_decref(doc);
+	return err;
+}
+
+#else
+
+int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p)
+{
+	(void)cells_p;
+	(void)n_p;
+	lp_err("%s: built without a JSON library (libjansson-dev)", path);
+	return -EOPNOTSUPP;
+}
+
+int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const void *arg,
+		const char *json_path)
+{
+	(void)q;
+	(void)write;
+	(void)arg;
+	(void)json_path;
+	lp_err("qualification: built without a JSON library (libjansson-dev)");
+	return -EOPNOTSUPP;
+}
+
+#endif

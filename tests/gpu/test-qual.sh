@@ -17,6 +17,8 @@ run() { # name args...: JSON in $tmp/name.json, rc in $rc
 }
 
 run auto --expect auto --prom "$tmp/auto.prom"
+grep -q "built without a JSON library" "$tmp/auto.err" &&
+	{ echo "lp-gpu built without jansson (libjansson-dev): profiles cannot be read: skipped"; exit 77; }
 [ $rc = 77 ] && { echo "lp-gpu: no GPU or driver here (exit 77): skipped"; exit 77; }
 cat "$tmp/auto.err"
 "$PY" - "$tmp/auto.json" "$rc" <<'PY' || fail "--expect auto"

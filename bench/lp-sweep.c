@@ -23,6 +23,7 @@
 #include "common/opt.h"
 #include "common/topo.h"
 #include "rdma/rdma.h"
+#include "sweep/absent.h"
 #include "sweep/diag.h"
 #include "sweep/mpi/sweep_mpi.h"
 #include "sweep/result.h"
@@ -42,7 +43,7 @@ struct cli {
 	int schedule;
 	unsigned k;
 	uint64_t seed;
-	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose;
+	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *absent;
 	struct lp_sizes sizes, lat_sizes;
 	uint64_t bw_iters, lat_iters, warmup;
 	double duration, pair_timeout, test_timeout;
@@ -349,6 +350,7 @@ int main(int argc, char **argv)
 		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
 		{ "min-gbps", 0, LP_OPT_DOUBLE, &o.d.min_gbps, 0, 1e6, NULL, "GBPS", "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
 		{ "max-lat-us", 0, LP_OPT_DOUBLE, &o.d.max_lat_us, 0, 1e9, NULL, "US", "absolute ceiling: latency cells above are slow (us; default off)" },
+		{ "absent", 0, LP_OPT_STR, &o.absent, 0, 0, NULL, "NAME=WHY;..", "nodes that belong in the sweep but have no rank (left out of the job: drained, down): recorded, their cells failed with WHY" },
 		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write the whole run as one JSON document (- = stdout)" },
 		{ "diagnose", 0, LP_OPT_STR, &o.diagnose, 0, 0, NULL, "RUN.json", "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
 		{ "csv", 0, LP_OPT_STR, &o.csv_prefix, 0, 0, NULL, "PREFIX", "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
@@ -367,7 +369,7 @@ int main(int argc, char **argv)
 	struct lp_host_meta hm;
 	struct lp_rdma_devsel sel;
 	const char *pos[4];
-	char devname[64], prog[32];
+	char devname[64], prog[32], why[256];
 	int npos = 0, ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, local = 0, *groups;
 	uint64_t t0, t1;
 	int32_t *pairs = NULL;
@@ -531,6 +533,10 @@ int main(int argc, char **argv)
 	run.retest_rounds = (int)o.retest_rounds;
 	lp_time_iso8601(run.started, sizeof(run.started));
 	lp_sweep_mpi_gather_nodes(&x, &me, &run);
+	if (lp_sweep_add_absent(&run, o.absent, why, sizeof(why))) { /* the same on every rank */
+		lp_err("--absent: %s", why);
+		return finish(&x, LP_EXIT_USAGE);
+	}
 	if (!x.rank && !o.quiet)
 		printf("lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
 		       "pair timeout %.0f s\n",

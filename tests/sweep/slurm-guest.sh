@@ -32,7 +32,7 @@ job_wait() { # ID TIMEOUT: until the job left the queue; NAME.rc gets its exit c
 		sleep 2
 		t=$((t + 2))
 	done
-	say "job $1: ${st:-no state} after ${t} s"
+	say "job $1: ${st:-no state} after ${t} s" >&2
 	echo "$st"
 }
 submit() { # NAME [sbatch options] -- [lp-sweep options]: sbatch, wait, NAME.rc and NAME.job

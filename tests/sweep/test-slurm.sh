@@ -40,7 +40,7 @@ else
 fi
 
 python3 - "$out" <<'PY'
-import glob, json, os, sys
+import glob, json, os, subprocess, sys
 
 out = sys.argv[1]
 fails = 0
@@ -100,11 +100,11 @@ healthy("healthy", d, int(text("healthy.rc") or -1))
 rep = text(jd[len(out) + 1:] + "/report.txt")
 check("lp-sweep: 4 nodes" in rep, "healthy: report.txt holds the summary")
 check(len(glob.glob(jd + "/sweep-*.csv")) >= 3, "healthy: CSV matrices")
-try:
-    import matplotlib  # noqa: F401
+# plots/lp-plot runs on /usr/bin/python3 (the guests' too)
+if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"], stderr=subprocess.DEVNULL).returncode == 0:
     pngs = glob.glob(jd + "/sweep-*.png")
     check(len(pngs) >= 4 and all(os.path.getsize(p) > 10000 for p in pngs), f"healthy: {len(pngs)} plots")
-except ImportError:
+else:
     print("SKIP healthy: plots (python3-matplotlib not installed)")
 
 # throttle: never a wrong name; lpnode2 named as a write_bw client, or an honest doubt about it
@@ -131,8 +131,9 @@ jd = job_dir("scancel")
 check(text("scancel.state") == "CANCELLED", f"scancel: job state {text('scancel.state')}")
 d = load(jd + "/sweep.json")
 if d:
-    check(d.get("interrupted") is True and d["exit_code"] == 130,
+    check(d["run"]["interrupted"] is True and d["exit_code"] == 130 and d["cells"],
           f"scancel: JSON written, interrupted, exit_code {d['exit_code']}, {len(d['cells'])} cells")
+    check("lp-sweep exit 130" in open(jd + ".out").read(), "scancel: the batch script saw lp-sweep exit 130")
 
 # nodedown: lpnode3's slurmd stopped; the sweep ran on the other three
 jd = job_dir("nodedown")

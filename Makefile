@@ -1,5 +1,5 @@
-# linkperf — GNU make. Targets: all (default), check, check-asan, asan, fuzz, fuzz-seeds, demo, bench,
-# clean, man, completions, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
+# linkperf — GNU make. Targets: all (default), check, check-asan, check-headers, check-format, format,
+# asan, fuzz, fuzz-seeds, demo, bench, clean, man, completions, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
 # Detects rdma-core, CUDA and Open MPI; what is missing is skipped with a message.
 
 BUILD   ?= build
@@ -92,7 +92,8 @@ UNIT_SRC := $(filter-out tests/unit/test_gpu_%,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-asan asan demo bench clean info man completions install uninstall version FORCE
+.PHONY: all check check-asan check-headers check-format format asan demo bench clean info man completions \
+	install uninstall version FORCE
 all: info $(TOOLS) $(if $(filter 1,$(HAVE_CMOCKA)),$(UNIT_BIN))
 
 info:
@@ -111,7 +112,13 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(call say,NVCC,$<)
-	$(Q)$(NVCC) $(NVCCFLAGS) -I. -c -o $@ $<
+	$(Q)$(NVCC) $(NVCCFLAGS) -I. -MD -MP -MF $(@:.o=.d) -c -o $@ $<
+
+# Objects of the MPI program, compiled by mpicc (its own tree: other flags than the library's).
+$(BUILD)/mpi/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,MPICC,$<)
+	$(Q)$(MPICC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 version:
 	@echo $(LP_VERSION_STR)
@@ -133,24 +140,24 @@ $(BUILD)/lp-rdma $(BUILD)/lp-gpu: $(BUILD)/%: $(BUILD)/obj/bench/%.o $(LIB)
 
 # lp-sweep is the one MPI program: compiled and linked by mpicc.
 # sweep/*.c (schedules, diagnosis) are plain C in the library; sweep/mpi/*.c need mpi.h.
-$(BUILD)/lp-sweep: bench/lp-sweep.c $(wildcard sweep/mpi/*.c) $(LIB)
-	@mkdir -p $(dir $@)
-	$(call say,MPICC,$@)
-	$(Q)$(MPICC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+$(BUILD)/lp-sweep: $(patsubst %.c,$(BUILD)/mpi/%.o,bench/lp-sweep.c $(wildcard sweep/mpi/*.c)) $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(MPICC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/diag-sim: $(BUILD)/obj/tests/sweep/diag-sim.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
+# Stand-alone (no project header), so its one source is its whole dependency list.
 $(BUILD)/lp-switch: scripts/vm/lp-switch.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
 # ---- man pages and bash completion, from the tools' own option tables ------------------
 # Each tool prints its table as roff (LP_HELP_FORMAT=man) or completion words (=bash) when
@@ -220,6 +227,17 @@ asan:
 check-asan: asan
 	LP_BUILD=build/asan LP_SAN=1 LP_TESTS="unit vm" LP_TEST_FILTER='^(unit/|vm/test-lp-rdma)' tests/run-all.sh
 
+# ---- habits: every header compiles alone and keeps out of module internals; the tree is formatted
+check-headers:
+	$(Q)CC="$(CC)" MPICC="$(MPICC)" LP_CPPFLAGS="$(CPPFLAGS_ALL)" LP_CFLAGS="-std=gnu11 $(WARN)" \
+		LP_HAVE_VERBS=$(HAVE_VERBS) LP_HAVE_CUDA=$(HAVE_CUDA) LP_HAVE_MPI=$(HAVE_MPI) scripts/check-headers.sh
+
+check-format:
+	$(Q)scripts/check-format.sh
+
+format:
+	$(Q)scripts/check-format.sh --fix
+
 # ---- fuzzing: libFuzzer harnesses (tests/fuzz/fuzz_*.c) over an ASan+UBSan library in build/fuzz
 FUZZ_CC      ?= clang
 FUZZ_DIR     ?= build/fuzz
@@ -235,9 +253,9 @@ fuzz-build:
 
 fuzz-bins: $(FUZZ_BIN)
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(LIB)
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(LIB)
 	$(call say,FUZZ,$@)
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_ALL)
 
 # Each harness for FUZZ_SECONDS (CI runs them shorter through tests/run-all.sh).
 fuzz: fuzz-build
@@ -247,10 +265,10 @@ fuzz: fuzz-build
 fuzz-seeds: $(BUILD)/tests/fuzz-seeds
 	$(BUILD)/tests/fuzz-seeds tests/fuzz
 
-$(BUILD)/tests/fuzz-seeds: tests/fuzz/seeds.c $(LIB)
+$(BUILD)/tests/fuzz-seeds: $(BUILD)/obj/tests/fuzz/seeds.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 demo: all
 	scripts/demo.sh
@@ -261,4 +279,8 @@ bench: all
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# Objects of tests and fuzz harnesses are kept (not removed as intermediates), so their .d files count.
+.SECONDARY:
+
+# Header dependencies of every object (library, tools, MPI program, tests, fuzz harnesses, CUDA).
+-include $(shell find $(BUILD)/obj $(BUILD)/mpi -name '*.d' 2>/dev/null)

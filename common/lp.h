@@ -22,7 +22,7 @@
 const char *lp_version(void);
 #define LP_VERSION lp_version()
 
-/* Exit codes of every linkperf tool (docs/METHOD.md, DESIGN.md). */
+/* Exit codes of every linkperf tool (README, docs/METHOD.md). */
 enum lp_exit {
 	LP_EXIT_OK = 0,		/* measured, nothing wrong */
 	LP_EXIT_FAIL = 1,	/* runtime failure, or measured and flagged bad */

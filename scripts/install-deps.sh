@@ -10,7 +10,7 @@ ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev openmpi-bin
 openssh-server openssh-client python3 python3-matplotlib python3-numpy
 slurmctld slurmd slurm-client munge
 qemu-system-x86 busybox-static kmod cpio iproute2 procps
-clang libclang-rt-14-dev
+clang libclang-rt-14-dev clang-format
 debhelper lintian debootstrap groff man-db bsdextrautils"
 
 missing=""

@@ -3,14 +3,14 @@
 # Each test is an executable: exit 0 = pass, 77 = skipped (not here: no GPU, no qemu), else fail.
 # Only what ran counts as passed: a unit test that was not built is a SKIP with the reason, and
 # "SKIP ..." lines a passing test prints (a part it could not run here) are shown under it.
-# Env: LP_BUILD (build dir, default build), LP_TESTS (space-separated groups: unit demo vm gpu
+# Env: LP_BUILD (build dir, default build), LP_TESTS (space-separated groups: lint unit demo vm gpu
 # sweep fuzz pkg; default all), LP_TEST_TIMEOUT (seconds per test, default 1500), LP_TEST_FILTER (regex on
 # names), CC (the compiler make used; to tell whether cmocka is installed).
 set -u
 cd "$(dirname "$0")/.."
 export LP_BUILD=${LP_BUILD:-build}
 export LP_ROOT=$PWD
-groups=${LP_TESTS:-unit demo vm gpu sweep fuzz pkg}
+groups=${LP_TESTS:-lint unit demo vm gpu sweep fuzz pkg}
 tmo=${LP_TEST_TIMEOUT:-1500}
 logdir=$LP_BUILD/test-logs
 mkdir -p "$logdir"
@@ -74,7 +74,7 @@ for g in $groups; do
 		done ;;
 	fuzz) # each harness 12 s under ASan+UBSan, the committed corpus replayed first
 		run_one "fuzz/run-fuzz" bash tests/fuzz/run-fuzz.sh ;;
-	demo|vm|gpu|sweep|pkg)
+	lint|demo|vm|gpu|sweep|pkg)
 		for t in tests/"$g"/test-*.sh; do
 			[ -f "$t" ] && run_one "$g/$(basename "$t" .sh)" bash "$t"
 		done ;;

@@ -55,7 +55,8 @@ static int add_cells(struct lp_sweep_run *r, int j)
 				struct lp_sweep_cell c;
 				int ret;
 
-				lp_sweep_cell_init(&c, m, dir ? j : i, dir ? i : j, LP_PHASE_SWEEP, 0);
+				lp_sweep_cell_init(&c, m, dir ? j : i, dir ? i : j, LP_PHASE_SWEEP,
+						   0);
 				c.status = -EHOSTDOWN;
 				snprintf(c.error, sizeof(c.error), "%s: %s", r->nodes[j].name,
 					 r->nodes[j].error);
@@ -81,7 +82,8 @@ int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, char *why, siz
 			continue;
 		}
 		if (!eq || !nl || nl >= sizeof(name)) {
-			snprintf(why, why_len, "'%.*s': expected NAME=REASON (a name under %zu bytes)",
+			snprintf(why, why_len,
+				 "'%.*s': expected NAME=REASON (a name under %zu bytes)",
 				 (int)(e - s), s, sizeof(name));
 			return -EINVAL;
 		}

@@ -66,8 +66,10 @@ static void test_absent_node_fails(void **state)
 
 static void test_absent_bad_spec(void **state)
 {
-	static const char *const bad[] = { "lpnode3", "=down", " = x", "a=b;lpnode9",
-		"a123456789012345678901234567890123456789012345678901234567890123456789012345678901=x" };
+	static const char *const bad[] = {
+		"lpnode3", "=down", " = x", "a=b;lpnode9",
+		"a123456789012345678901234567890123456789012345678901234567890123456789012345678901=x"
+	};
 	struct lp_sweep_run r;
 	char why[256];
 

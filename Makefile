@@ -162,8 +162,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 # ---- man pages and bash completion, from the tools' own option tables ------------------
 # Each tool prints its table as roff (LP_HELP_FORMAT=man) or completion words (=bash) when
 # asked with --help; man/TOOL.1.in holds the hand-written sections around @OPTIONS@.
-# lp-switch is a test helper of the guest fabric, not installed.
-PROGS      := $(filter-out lp-switch,$(notdir $(TOOLS))) lp-plot
+# lp-switch (the guest fabric) and diag-sim (the diagnosis simulator) are test helpers, not installed.
+PROGS      := $(filter-out lp-switch diag-sim,$(notdir $(TOOLS))) lp-plot
 prog_path   = $(if $(filter lp-plot,$(1)),plots/lp-plot,$(BUILD)/$(1))
 MAN_DATE   := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%F)
 MANS       := $(PROGS:%=$(BUILD)/man/%.1)

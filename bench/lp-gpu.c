@@ -16,8 +16,10 @@
 
 struct lp_gpu_cli {
 	struct lp_gpu_params p;
-	const char *tests, *gpus;
-	bool json, csv, list, verbose, quiet, version;
+	const char *tests, *gpus, *json_path, *csv_path;
+	bool list, verbose, quiet, version, tables;
+	const struct lp_gpu_test *sel[64];
+	unsigned nsel;
 };
 
 static void lp_gpu_list(FILE *f)
@@ -27,46 +29,36 @@ static void lp_gpu_list(FILE *f)
 		fprintf(f, "  %-14s %s\n", lp_gpu_tests[i].key, lp_gpu_tests[i].desc);
 }
 
-int main(int argc, char **argv)
+static bool is_stdout(const char *path)
 {
-	struct lp_gpu_cli cli = { .tests = "all" };
-	const struct lp_gpu_test *sel[64];
-	struct lp_gpu_result *res = NULL;
-	struct lp_gpu_ctx *ctx = NULL;
-	struct lp_host_meta host;
-	struct lp_gpu_report rep;
-	struct lp_gpu_topo *topo = NULL;
-	unsigned nsel = 0, nres = 0;
-	const char *pos[1];
-	int npos, ret, rc = LP_EXIT_OK;
-	bool help;
+	return path && !strcmp(path, "-");
+}
 
-	lp_log_set_prog("lp-gpu");
-	lp_gpu_params_default(&cli.p);
+/* Options, help, --list and the test selection; -1 to go on, else the exit code. */
+static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
+{
+	struct lp_gpu_params *p = &cli->p;
 	const struct lp_opt opts[] = {
-		{ "tests", 't', LP_OPT_STR, &cli.tests, 0, 0, NULL, "LIST",
-		  "tests or groups, comma separated (default all; --list shows them)" },
-		{ "gpus", 'g', LP_OPT_STR, &cli.gpus, 0, 0, NULL, "LIST", "CUDA devices to use, e.g. 0,2,3 (default all)" },
-		{ "size", 's', LP_OPT_SIZES, &cli.p.sizes, 16, 64.0 * (1ull << 30), NULL, "SIZES",
-		  "bytes per copy: 256M (default), a sweep 4K:1G (powers of two) or a list 64K,1M" },
-		{ "iters", 'n', LP_OPT_UINT, &cli.p.iters, 1, 256, NULL, "N", "timed copies per sample (default 16)" },
-		{ "warmup", 'w', LP_OPT_UINT, &cli.p.warmup, 0, 64, NULL, "N", "untimed copies before each sample (default 4)" },
-		{ "samples", 'r', LP_OPT_UINT, &cli.p.samples, 1, 64, NULL, "N",
-		  "samples per cell; median, min and max are reported (default 5)" },
-		{ "lat-loads", 0, LP_OPT_UINT, &cli.p.lat_iters, 100, 10000000, NULL, "N",
-		  "dependent loads per latency sample (default 20000)" },
-		{ "hold-timeout", 0, LP_OPT_SECONDS, &cli.p.hold_timeout_s, 0.1, 600, NULL, "SECONDS",
-		  "the spin kernel that holds the streams gives up after this (default 10s)" },
-		{ "no-verify", 0, LP_OPT_FLAG, &cli.p.no_verify, 0, 0, NULL, NULL,
-		  "skip checking the destination after the timed region" },
-		{ "json", 'j', LP_OPT_FLAG, &cli.json, 0, 0, NULL, NULL, "print one JSON document instead of tables" },
-		{ "csv", 0, LP_OPT_FLAG, &cli.csv, 0, 0, NULL, NULL, "print CSV (one line per cell) instead of tables" },
-		{ "list", 'l', LP_OPT_FLAG, &cli.list, 0, 0, NULL, NULL, "list the tests and exit" },
-		{ "verbose", 'v', LP_OPT_FLAG, &cli.verbose, 0, 0, NULL, NULL, "more messages on stderr" },
-		{ "quiet", 'q', LP_OPT_FLAG, &cli.quiet, 0, 0, NULL, NULL, "only errors on stderr" },
-		{ "version", 0, LP_OPT_FLAG, &cli.version, 0, 0, NULL, NULL, "print the version" },
-		{ NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL },
+		{ .name = "tests", .shortname = 't', .kind = LP_OPT_STR, .dst = &cli->tests, .metavar = "LIST", .help = "tests or groups, comma separated (--list shows them)", .def = "all" },
+		{ .name = "gpus", .shortname = 'g', .kind = LP_OPT_STR, .dst = &cli->gpus, .metavar = "LIST", .help = "CUDA devices to use, e.g. 0,2,3 (default all)" },
+		{ .name = "size", .shortname = 's', .kind = LP_OPT_SIZES, .dst = &p->sizes, .min = 16, .max = 64.0 * (1ull << 30), .metavar = "SIZES", .help = "bytes per copy: one, a sweep 4K:1G (powers of two) or a list 64K,1M", .def = "256M" },
+		{ .name = "iters", .shortname = 'n', .kind = LP_OPT_UINT, .dst = &p->iters, .min = 1, .max = 256, .metavar = "N", .help = "timed copies per sample", .def = "16" },
+		{ .name = "warmup", .shortname = 'w', .kind = LP_OPT_UINT, .dst = &p->warmup, .max = 64, .metavar = "N", .help = "untimed copies before each sample", .def = "4" },
+		{ .name = "samples", .shortname = 'r', .kind = LP_OPT_UINT, .dst = &p->samples, .min = 1, .max = 64, .metavar = "N", .help = "samples per cell; median, min and max are reported", .def = "5" },
+		{ .name = "lat-loads", .kind = LP_OPT_UINT, .dst = &p->lat_iters, .min = 100, .max = 10000000, .metavar = "N", .help = "dependent loads per latency sample", .def = "20000" },
+		{ .name = "hold-timeout", .kind = LP_OPT_SECONDS, .dst = &p->hold_timeout_s, .min = 0.1, .max = 600, .metavar = "SECONDS", .help = "the spin kernel that holds the streams gives up after this", .def = "10s" },
+		{ .name = "no-verify", .kind = LP_OPT_FLAG, .dst = &p->no_verify, .help = "skip checking the destination after the timed region" },
+		{ .name = "json", .shortname = 'J', .kind = LP_OPT_STR, .dst = &cli->json_path, .metavar = "FILE", .help = "write one JSON document (- = stdout, instead of the tables)" },
+		{ .name = "csv", .kind = LP_OPT_STR, .dst = &cli->csv_path, .metavar = "FILE", .help = "write CSV, one line per cell (- = stdout, instead of the tables)" },
+		{ .name = "list", .shortname = 'l', .kind = LP_OPT_FLAG, .dst = &cli->list, .help = "list the tests and exit" },
+		{ .name = "verbose", .shortname = 'v', .kind = LP_OPT_FLAG, .dst = &cli->verbose, .help = "more messages on stderr" },
+		{ .name = "quiet", .shortname = 'q', .kind = LP_OPT_FLAG, .dst = &cli->quiet, .help = "no tables on stdout, only errors on stderr" },
+		{ .name = "version", .kind = LP_OPT_FLAG, .dst = &cli->version, .help = "print the version" },
+		{ 0 },
 	};
+	const char *pos[1];
+	int npos;
+	bool help;
 
 	if (lp_opt_parse(opts, argc, argv, pos, 0, &npos, &help))
 		return LP_EXIT_USAGE;
@@ -77,77 +69,125 @@ int main(int argc, char **argv)
 		       "Exit: 0 ok, 1 a test failed (CUDA error or verification), 2 usage, 77 no GPU or driver.\n");
 		return LP_EXIT_OK;
 	}
-	if (cli.version) {
-		printf("lp-gpu %s\n", LP_VERSION);
+	if (cli->version || cli->list) {
+		if (cli->version)
+			printf("lp-gpu %s\n", LP_VERSION);
+		else
+			lp_gpu_list(stdout);
 		return LP_EXIT_OK;
 	}
-	if (cli.list) {
-		lp_gpu_list(stdout);
-		return LP_EXIT_OK;
-	}
-	if (cli.json && cli.csv) {
-		lp_err("--json and --csv: choose one");
+	if (is_stdout(cli->json_path) && is_stdout(cli->csv_path)) {
+		lp_err("--json - and --csv -: only one of them can have stdout");
 		return LP_EXIT_USAGE;
 	}
-	lp_log_set_level(cli.quiet ? LP_LOG_ERR : cli.verbose ? LP_LOG_DEBUG : LP_LOG_WARN);
-	if (cli.gpus && lp_gpu_parse_devs(cli.gpus, cli.p.devs, LP_GPU_MAX, &cli.p.ndevs)) {
-		lp_err("-g %s: expected distinct CUDA device numbers, e.g. 0,2,3 (at most %d)", cli.gpus, LP_GPU_MAX);
+	cli->tables = !cli->quiet && !is_stdout(cli->json_path) && !is_stdout(cli->csv_path);
+	lp_log_set_level(cli->quiet ? LP_LOG_ERR : cli->verbose ? LP_LOG_DEBUG : LP_LOG_WARN);
+	if (cli->gpus && lp_gpu_parse_devs(cli->gpus, p->devs, LP_GPU_MAX, &p->ndevs)) {
+		lp_err("-g %s: expected distinct CUDA device numbers, e.g. 0,2,3 (at most %d)", cli->gpus, LP_GPU_MAX);
 		return LP_EXIT_USAGE;
 	}
-	if (lp_gpu_select_tests(cli.tests, sel, LP_ARRAY_SIZE(sel), &nsel))
+	if (lp_gpu_select_tests(cli->tests, cli->sel, LP_ARRAY_SIZE(cli->sel), &cli->nsel))
 		return LP_EXIT_USAGE;
+	return -1;
+}
 
+/*
+ * Every selected test at every size into res, the tables printed as they land.
+ * 0 (*failed_p when a cell failed), or the error that stopped the run.
+ */
+static int run_tests(const struct lp_gpu_cli *cli, struct lp_gpu_ctx *ctx, const struct lp_gpu_topo *topo,
+		     struct lp_gpu_result *res, unsigned *nres_p, bool *failed_p)
+{
+	int ret;
+
+	for (unsigned i = 0; i < cli->nsel; i++) {
+		const struct lp_gpu_test *t = cli->sel[i];
+		/* Latency tests chase a fixed region: once, whatever the sizes. */
+		unsigned nsz = t->latency ? 1 : cli->p.sizes.n;
+
+		for (unsigned k = 0; k < nsz; k++) {
+			uint64_t size = t->latency ? LP_GPU_CHASE_BYTES : cli->p.sizes.v[k];
+			struct lp_gpu_result *r = &res[*nres_p];
+
+			lp_info("%s, %llu bytes", t->key, (unsigned long long)size);
+			if ((ret = lp_gpu_run_test(ctx, t, size, r)))
+				return ret;
+			*failed_p |= r->status == LP_GPU_ERROR;
+			if (cli->tables) {
+				if (!*nres_p)
+					lp_gpu_report_topo_text(stdout, topo);
+				lp_gpu_report_result_text(stdout, r);
+				fflush(stdout);
+			}
+			++*nres_p;
+		}
+	}
+	return 0;
+}
+
+/* --json and --csv files ('-' = stdout); 0 or LP_EXIT_FAIL. */
+static int write_outputs(const struct lp_gpu_cli *cli, const struct lp_gpu_report *rep)
+{
+	int rc = LP_EXIT_OK;
+	FILE *f;
+
+	if (cli->json_path) {
+		f = lp_out_open(cli->json_path);
+		if (!f || lp_gpu_report_json(f, rep))
+			rc = LP_EXIT_FAIL;
+		if (f && lp_out_close(f, cli->json_path))
+			rc = LP_EXIT_FAIL;
+	}
+	if (cli->csv_path) {
+		f = lp_out_open(cli->csv_path);
+		if (f)
+			lp_gpu_report_csv(f, rep);
+		if (!f || lp_out_close(f, cli->csv_path))
+			rc = LP_EXIT_FAIL;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct lp_gpu_cli cli = { 0 };
+	struct lp_gpu_result *res = NULL;
+	struct lp_gpu_ctx *ctx = NULL;
+	struct lp_gpu_topo *topo = NULL;
+	struct lp_host_meta host;
+	unsigned nres = 0;
+	bool failed = false;
+	int ret, rc;
+
+	lp_log_set_prog("lp-gpu");
+	lp_gpu_params_default(&cli.p);
+	rc = parse_cli(&cli, argc, argv);
+	if (rc >= 0)
+		return rc;
 	topo = calloc(1, sizeof(*topo));
 	if (!topo)
 		return LP_EXIT_FAIL;
 	ret = lp_gpu_topo_probe(topo, cli.p.devs, cli.p.ndevs);
-	if (ret == -ENODEV) {
+	if (ret == -ENODEV)
 		fprintf(stderr, "lp-gpu: no GPU or no NVIDIA driver here; nothing measured (exit 77 = unsupported)\n");
-		rc = LP_EXIT_UNSUPPORTED;
-		goto out;
-	}
 	if (ret) {
-		rc = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
+		rc = ret == -ENODEV ? LP_EXIT_UNSUPPORTED : ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 		goto out;
 	}
 	if ((ret = lp_gpu_ctx_init(&ctx, &cli.p, topo))) {
 		rc = lp_exit_code(ret);
 		goto out;
 	}
-	res = calloc((size_t)nsel * cli.p.sizes.n, sizeof(*res));
-	if (!res) {
-		rc = LP_EXIT_FAIL;
-		goto out;
-	}
-	for (unsigned i = 0; i < nsel; i++) {
-		/* Latency tests chase a fixed region: once, whatever the sizes. */
-		unsigned nsz = sel[i]->latency ? 1 : cli.p.sizes.n;
+	res = calloc((size_t)cli.nsel * cli.p.sizes.n, sizeof(*res));
+	ret = res ? run_tests(&cli, ctx, topo, res, &nres, &failed) : -ENOMEM;
+	rc = ret || failed ? LP_EXIT_FAIL : LP_EXIT_OK;
+	if (!ret) {
+		struct lp_gpu_report rep = { .params = &cli.p, .topo = topo, .host = &host, .res = res, .nres = nres };
 
-		for (unsigned k = 0; k < nsz; k++) {
-			uint64_t size = sel[i]->latency ? LP_GPU_CHASE_BYTES : cli.p.sizes.v[k];
-
-			lp_info("%s, %llu bytes", sel[i]->key, (unsigned long long)size);
-			if ((ret = lp_gpu_run_test(ctx, sel[i], size, &res[nres]))) {
-				rc = LP_EXIT_FAIL;
-				goto out;
-			}
-			if (res[nres].status == LP_GPU_ERROR)
-				rc = LP_EXIT_FAIL;
-			if (!cli.json && !cli.csv) {
-				if (!nres)
-					lp_gpu_report_topo_text(stdout, topo);
-				lp_gpu_report_result_text(stdout, &res[nres]);
-				fflush(stdout);
-			}
-			nres++;
-		}
+		lp_host_meta_collect(&host);
+		if (write_outputs(&cli, &rep))
+			rc = LP_EXIT_FAIL;
 	}
-	lp_host_meta_collect(&host);
-	rep = (struct lp_gpu_report){ .params = &cli.p, .topo = topo, .host = &host, .res = res, .nres = nres };
-	if (cli.json && lp_gpu_report_json(stdout, &rep))
-		rc = LP_EXIT_FAIL;
-	if (cli.csv)
-		lp_gpu_report_csv(stdout, &rep);
 out:
 	for (unsigned i = 0; i < nres; i++)
 		lp_gpu_result_free(&res[i]);

@@ -5,10 +5,10 @@
  *   lp-rdma --server [--once]                 serve clients one after another
  *   lp-rdma HOST -t write_lat,write_bw -s 2:1M   run tests against a server
  *
- * A thin main: options in, library calls, results out (table, CSV, JSON).
+ * A thin main: options in, the plan (rdma/plan.h), library calls, results out
+ * through rdma/report.h (table, CSV, JSON).
  */
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +17,16 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/json.h"
 #include "common/lp.h"
 #include "common/meta.h"
 #include "common/opt.h"
 #include "common/sock.h"
-#include "common/table.h"
 #include "common/topo.h"
-#include "common/units.h"
 #include "rdma/check.h"
 #include "rdma/counters.h"
+#include "rdma/plan.h"
 #include "rdma/rdma.h"
+#include "rdma/report.h"
 #ifdef LP_HAVE_CUDA
 #include "gpu/gpumem.h"
 #endif
@@ -41,120 +40,20 @@ static void on_signal(int sig)
 }
 
 struct cli {
-	bool server, once, bidir, verify, use_cm, version, quiet, verbose, topo, no_numa, counters, check;
-	const char *host, *bind, *dev, *tests, *json_path, *csv_path, *mem, *clock, *gpu;
+	bool server, once, version, quiet, verbose, topo, no_numa, counters, check, cm_port_set;
+	const char *host, *bind, *dev, *json_path, *csv_path, *mem, *clock, *gpu;
 	char dev_auto[64];
-	struct {			/* what --gpu/--dev auto and the NUMA binding decided */
-		bool known;
-		char gpu_bdf[24], nic[64], dist[8];
-		int numa;
-	} aff;
+	struct lp_rdma_affinity aff;	/* what --gpu/--dev auto and the NUMA binding decided */
 	unsigned port, ib_port, cm_port;
-	int gid_index, tclass, sl;
-	struct lp_sizes sizes;
-	uint64_t iters, warmup, max_samples;
-	double duration, wait_s, timeout_s;
-	unsigned tx_depth, rx_depth, cq_mod, post_list, qps, inline_size, mtu, seed;
-	int lat_method;
-	bool iters_set, warmup_set, tx_set, cq_set;
+	int gid_index, tclass, sl;	/* -1: the library chooses (gid_index, tclass) */
+	double wait_s, timeout_s;
+	int lat_method;			/* index in lat_methods */
+	int mem_kind, mem_dev;		/* --mem and --gpu, resolved */
+	struct lp_rdma_plan plan;	/* the test options (-t -s -n -w -T -Q ...) */
 };
 
 static const char *const lat_methods[] = { "poll", "imm", NULL };
-
-/* ---- output ---------------------------------------------------------------- */
-
-static void print_header(const struct lp_rdma_devinfo *d, const char *role)
-{
-	printf("%s: %s port %d  %s (%s)  GID %d %s [%s]  MTU %u  %s %ux = %.1f Gb/s  fw %s  numa %d\n",
-	       role, d->name, d->port, d->link_layer, d->transport, d->gid_index, d->gid,
-	       d->gid_type, d->active_mtu, d->speed, d->width, d->rate_gbps, d->fw, d->numa_node);
-	fflush(stdout); /* scripts watch for it */
-}
-
-static void print_lat_head(void)
-{
-	printf("\n%-10s %9s %8s %9s %9s %9s %9s %9s %9s %9s %8s  %s\n", "test", "size", "iters",
-	       "min", "p50", "p90", "p99", "p99.9", "max", "mean", "stdev", "(us, one-way)");
-}
-
-static void print_bw_head(bool bidir)
-{
-	if (bidir)
-		printf("\n%-10s %9s %9s %10s %10s %10s %10s %9s  %s\n", "test", "size", "msgs",
-		       "c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link", "(sum: " LP_RDMA_BIDIR_SUM_METHOD ")");
-	else
-		printf("\n%-10s %9s %9s %10s %10s %10s %8s\n", "test", "size", "msgs", "GB/s", "Gb/s",
-		       "Mmsg/s", "%link");
-}
-
-/* Rates in the table: four significant digits, never an exponent (JSON keeps full numbers). */
-static const char *sig4(char *buf, double v)
-{
-	lp_fmt_sig(buf, 24, v, 4);
-	return buf;
-}
-
-static void print_row(const struct lp_rdma_result *r, bool bidir)
-{
-	char sz[24], v[4][24];
-
-	lp_fmt_size(sz, sizeof(sz), r->size);
-	if (r->status) {
-		printf("%-10s %9s  FAILED: %s\n", lp_rdma_test_names[r->test], sz, r->error);
-	} else if (lp_rdma_test_is_lat(r->test)) {
-		const struct lp_summary *s = &r->lat_us;
-
-		printf("%-10s %9s %8llu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.3f%s\n",
-		       lp_rdma_test_names[r->test], sz, (unsigned long long)s->n, s->min, s->p50,
-		       s->p90, s->p99, s->p999, s->max, s->mean, s->stdev,
-		       r->lat_halved ? "" : "  (full read)");
-		if (r->gpu_poll_sides && isnan(r->gpu_notify_us))
-			printf("%21s gpu_poll: includes the server GPU's notification to its CPU (not "
-			       "measured here)\n", "");
-		else if (r->gpu_poll_sides)
-			printf("%21s gpu_poll: includes GPU->CPU notification, %.2f us measured here, on %u "
-			       "side%s: p50 without it ~%.2f us\n", "", r->gpu_notify_us, r->gpu_poll_sides,
-			       r->gpu_poll_sides > 1 ? "s" : "",
-			       s->p50 - r->gpu_poll_sides * r->gpu_notify_us / 2);
-	} else if (bidir) {
-		printf("%-10s %9s %9.0f %10s %10s %10s %10s %9.1f\n", lp_rdma_test_names[r->test],
-		       sz, r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->remote.gbytes_s),
-		       sig4(v[2], r->sum_gbytes_s), sig4(v[3], r->sum_gbits_s),
-		       lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps));
-	} else {
-		printf("%-10s %9s %9.0f %10s %10s %10s %8.1f\n", lp_rdma_test_names[r->test], sz,
-		       r->local.msgs, sig4(v[0], r->local.gbytes_s), sig4(v[1], r->local.gbits_s),
-		       sig4(v[2], r->local.mmsg_s), r->local.pct_link);
-	}
-	fflush(stdout);
-}
-
-static void csv_row(FILE *f, const struct lp_rdma_result *r, const struct lp_rdma_params *p)
-{
-	const struct lp_summary *s = &r->lat_us;
-	bool lat = lp_rdma_test_is_lat(r->test);
-
-	fprintf(f, "%s,%llu,%s,\"%s\",%llu,", lp_rdma_test_names[r->test],
-		(unsigned long long)r->size, r->status ? "error" : "ok", r->status ? r->error : "",
-		(unsigned long long)r->iters);
-	if (lat && !r->status)
-		fprintf(f, "%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,", r->lat_halved ? "rtt/2" : "full",
-			s->min, s->p50, s->p90, s->p99, s->p999, s->max, s->mean, s->stdev);
-	else
-		fprintf(f, ",,,,,,,,,");
-	if (!lat && !r->status)
-		fprintf(f, "%.6f,%.6f,%.6f,%.3f,%s,%.6f,%.6f\n", r->local.gbytes_s, r->local.gbits_s,
-			r->local.mmsg_s, r->local.pct_link, p->bidir ? "yes" : "no",
-			p->bidir ? r->remote.gbytes_s : NAN, p->bidir ? r->sum_gbytes_s : NAN);
-	else
-		fprintf(f, ",,,,,,\n");
-}
-
-static const char csv_header[] =
-	"test,size_bytes,status,error,iterations,latency_kind,lat_min_us,lat_p50_us,lat_p90_us,"
-	"lat_p99_us,lat_p99_9_us,lat_max_us,lat_mean_us,lat_stdev_us,gbytes_per_s,gbits_per_s,"
-	"mmsg_per_s,percent_of_link,bidirectional,reverse_gbytes_per_s,sum_gbytes_per_s\n";
-
+static const enum lp_lat_method lat_method_of[] = { LP_LAT_POLL, LP_LAT_WRITE_IMM };
 
 /* GPU memory asked for: is there a GPU (and the code for it)? 0, -EOPNOTSUPP, -ENODEV, -EINVAL. */
 static int check_mem(int kind, int dev)
@@ -339,18 +238,13 @@ static void describe_affinity(struct cli *o, const char *opened, int mem_kind, i
 				lp_info("PCIe ACS between GPU %s and %s not checked: config space needs root",
 					t.gpus[g].bdf, t.nics[nic].name);
 		}
-		if (!o->no_numa && o->aff.numa >= 0 && lp_numa_bind(o->aff.numa))
+		o->aff.numa_bound = !o->no_numa && o->aff.numa >= 0;
+		if (o->aff.numa_bound && lp_numa_bind(o->aff.numa))
 			lp_warn("could not bind to NUMA node %d of %s", o->aff.numa, t.nics[nic].name);
 	}
 	lp_topo_free(&t);
 }
 
-/* ---- client -------------------------------------------------------------- */
-
-struct run {
-	struct lp_rdma_params p;
-	struct lp_rdma_result r;
-};
 
 static int connect_server(const struct cli *o, int *fd_p)
 {
@@ -375,270 +269,168 @@ static int connect_server(const struct cli *o, int *fd_p)
 	return ret;
 }
 
-static void json_doc_begin(struct lp_json *j, const char *role, const struct cli *o,
-			   const struct lp_rdma_devinfo *d)
-{
-	struct lp_host_meta m;
+/* ---- client -------------------------------------------------------------- */
 
-	lp_host_meta_collect(&m);
-	lp_json_obj_begin(j, NULL);
-	lp_json_str(j, "tool", "lp-rdma");
-	lp_json_str(j, "role", role);
-	lp_json_obj_begin(j, "method");
-	lp_method_json(j);
-	lp_json_str(j, "latency", "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full "
-				  "READ completion time (not halved)");
-	lp_json_str(j, "bandwidth", "payload bytes from first post to last completion of the timed "
-				    "phase, after warm-up; bidirectional: each direction and the sum ("
-				    LP_RDMA_BIDIR_SUM_METHOD ")");
-	lp_json_obj_end(j);
-	lp_json_obj_begin(j, "host");
-	lp_host_meta_json(&m, j);
-	lp_json_obj_end(j);
-	lp_json_str(j, "server", o->host);
-	lp_json_uint(j, "port", o->port);
-	lp_json_obj_begin(j, "local_device");
-	lp_rdma_devinfo_json(d, j);
-	lp_json_obj_end(j);
-	lp_json_obj_begin(j, "affinity");
-	if (o->aff.known) {
-		lp_json_str(j, "nic", o->aff.nic);
-		lp_json_int(j, "nic_numa_node", o->aff.numa);
-		lp_json_bool(j, "numa_bound", !o->no_numa && o->aff.numa >= 0);
-		lp_json_str(j, "gpu_bus_id", o->aff.gpu_bdf[0] ? o->aff.gpu_bdf : NULL);
-		lp_json_str(j, "gpu_nic_distance", o->aff.dist[0] ? o->aff.dist : NULL);
-	}
-	lp_json_obj_end(j);
+/* One client session: the plan, what each run measured, and the connection. */
+struct client {
+	struct lp_rdma_params *params;
+	struct lp_rdma_result *res;
+	int planned, done, failed, fd;
+	struct lp_rdma_dev *dev;
+	struct lp_oob oob;
+};
+
+/* The plan, checked before any device or server is touched (a bad one: exit 2). */
+static int client_plan(const struct cli *o, struct client *c)
+{
+	const int max = LP_RDMA_NTESTS * 2 * LP_SIZES_MAX;
+	char why[200];
+	int ret;
+
+	c->params = calloc((size_t)max, sizeof(*c->params));
+	c->res = calloc((size_t)max, sizeof(*c->res));
+	if (!c->params || !c->res)
+		return -ENOMEM;
+	ret = lp_rdma_plan_build(&o->plan, c->params, max, &c->planned, why, sizeof(why));
+	if (ret)
+		lp_err("%s", why);
+	return ret;
 }
 
-/* Every test x size as parameters, checked before any device or server is touched (bad -> exit 2). */
-static int plan_runs(const struct cli *o, int mem, struct run *runs, int *n_p)
-{
-	char buf[512], why[160];
-	const char *names[LP_RDMA_NTESTS * 2];
-	int ntests = 0, n = 0;
-
-	if (lp_split_list(o->tests, buf, sizeof(buf), names, LP_RDMA_NTESTS * 2, &ntests))
-		return -EINVAL;
-	for (int t = 0; t < ntests; t++) {
-		/* lp_rdma_test_names is in enum order; the option table already checked the name. */
-		enum lp_rdma_test test = (enum lp_rdma_test)lp_choice_index(lp_rdma_test_names, names[t]);
-		bool lat = lp_rdma_test_is_lat(test);
-		struct lp_sizes sizes = o->sizes;
-
-		if (!sizes.n) { /* per-test default: 2 B latency, 64 KiB bandwidth */
-			sizes.n = 1;
-			sizes.v[0] = lat ? 2 : 65536;
-		}
-		for (unsigned s = 0; s < sizes.n; s++) {
-			struct lp_rdma_params *p = &runs[n].p;
-
-			lp_rdma_params_default(p, test);
-			p->size = sizes.v[s];
-			if (o->iters_set)
-				p->iters = o->iters;
-			if (o->warmup_set)
-				p->warmup = o->warmup;
-			p->duration_s = o->duration;
-			if (o->tx_set && !lat)
-				p->tx_depth = o->tx_depth;
-			if (o->cq_set && !lat)
-				p->cq_mod = o->cq_mod;
-			if (p->cq_mod > p->tx_depth)
-				p->cq_mod = p->tx_depth;
-			p->rx_depth = o->rx_depth;
-			p->post_list = lat ? 1 : LP_MIN(o->post_list, p->tx_depth);
-			p->num_qps = lat ? 1 : o->qps;
-			p->inline_size = o->inline_size;
-			p->mtu = o->mtu;
-			p->bidir = o->bidir && !lat;
-			p->verify = o->verify;
-			p->use_cm = o->use_cm;
-			p->cm_port = (uint16_t)o->cm_port;
-			if (o->seed) /* fixed by --seed; else the fresh one of lp_rdma_params_default */
-				p->seed = o->seed + (uint32_t)n + 1;
-			p->max_samples = o->max_samples;
-			p->timeout_ms = (int)(o->timeout_s * 1000);
-			p->mem = mem;
-			p->lat_method = o->lat_method ? LP_LAT_WRITE_IMM : LP_LAT_POLL;
-			if (lp_rdma_params_check(p, why, sizeof(why))) {
-				lp_err("%s size %llu: %s", names[t], (unsigned long long)p->size, why);
-				return -EINVAL;
-			}
-			n++;
-		}
-	}
-	*n_p = n;
-	return 0;
-}
-
-/* What --verify checked over the runs that passed (each run's figures are in JSON "verified"). */
-static void print_verified(const struct run *runs, int n)
-{
-	uint64_t msgs = 0, landed = 0, bytes = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (runs[i].r.status)
-			continue;
-		msgs += runs[i].r.verified.messages;
-		landed += runs[i].r.verified.landed;
-		bytes += runs[i].r.verified.bytes;
-	}
-	printf("verified: %llu of %llu messages received (%llu bytes), every byte against the message's "
-	       "own pattern%s\n",
-	       (unsigned long long)msgs, (unsigned long long)landed, (unsigned long long)bytes,
-	       msgs < landed ? "; the rest were overwritten in reused ring slots (docs/METHOD.md)" : "");
-}
-
-static int run_client(struct cli *o)
+/* Device (--dev/--gpu auto resolved), affinity, then the server. */
+static int client_connect(struct cli *o, struct client *c)
 {
 	struct lp_rdma_devsel sel = {
 		.dev = o->dev, .port = (int)o->ib_port, .gid_index = o->gid_index,
 		.tclass = o->tclass, .sl = o->sl,
 	};
+	int family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
+	int ret = check_mem(o->mem_kind, o->mem_dev);
 	char peer[64];
-	struct lp_rdma_dev *dev = NULL;
-	struct run *runs;
-	int fd = -1, nruns = 0, done = 0, failed = 0, ret, family = AF_INET, mem = 0, mem_dev;
-	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &fd,
-			      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = o->host,
-			      .stop = &stop_flag };
-	bool lat_head = false, bw_head = false;
-	FILE *csv = NULL, *jf = NULL;
-	struct lp_json j;
 
-	lp_mem_parse(o->mem, &mem, &mem_dev);
-	if (o->gpu && strcmp(o->gpu, "auto"))
-		mem_dev = atoi(o->gpu);
-	runs = calloc((size_t)LP_RDMA_NTESTS * 2 * LP_SIZES_MAX, sizeof(*runs));
-	if (!runs)
-		return LP_EXIT_FAIL;
-	ret = plan_runs(o, mem, runs, &nruns);
 	if (!ret)
-		ret = check_mem(mem, mem_dev);
-	if (!ret)
-		ret = resolve_auto(o, mem, &mem_dev);
+		ret = resolve_auto(o, o->mem_kind, &o->mem_dev);
 	if (!ret) {
 		sel.dev = o->dev;
-		family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
-		ret = lp_rdma_dev_open(&sel, family, &dev);
+		ret = lp_rdma_dev_open(&sel, family, &c->dev);
 	}
-	if (ret) {
-		free(runs);
-		return lp_exit_code(ret);
-	}
-	describe_affinity(o, lp_rdma_dev_info(dev)->name, mem, mem_dev);
-	ret = connect_server(o, &fd);
-	if (ret) {
-		free(runs);
-		lp_rdma_dev_close(dev);
-		return LP_EXIT_FAIL;
-	}
-	if (!lp_sock_peer_addr(fd, peer, sizeof(peer), &oob.peer_family) && o->gid_index < 0 &&
-	    oob.peer_family != family)
-		lp_rdma_dev_select_gid(dev, oob.peer_family, -1);
-	if (!o->quiet)
-		print_header(lp_rdma_dev_info(dev), "client");
-	for (int i = 0; i < nruns && !stop_flag; i++) {
-		struct run *u = &runs[i];
-		struct lp_rdma_params *p = &u->p;
-		bool lat = lp_rdma_test_is_lat(p->test);
+	if (ret)
+		return ret;
+	describe_affinity(o, lp_rdma_dev_info(c->dev)->name, o->mem_kind, o->mem_dev);
+	ret = connect_server(o, &c->fd);
+	if (ret)
+		return -EIO; /* said why */
+	if (!lp_sock_peer_addr(c->fd, peer, sizeof(peer), &c->oob.peer_family) && o->gid_index < 0 &&
+	    c->oob.peer_family != family)
+		lp_rdma_dev_select_gid(c->dev, c->oob.peer_family, -1);
+	return 0;
+}
 
-		p->mem_dev = mem_dev;
-		ret = lp_rdma_client_run(dev, &oob, p, o->host, &u->r);
-		done = i + 1;
-		if (!o->quiet) {
-			if (lat && !lat_head) {
-				print_lat_head();
-				lat_head = true;
-				bw_head = false;
-			} else if (!lat && !bw_head) {
-				print_bw_head(p->bidir);
-				bw_head = true;
-				lat_head = false;
-			}
-			print_row(&u->r, p->bidir);
-		}
-		if (ret) {
-			failed++;
+/* The runs in order, each row printed as it lands; the first failure ends the session. */
+static void client_runs(const struct cli *o, struct client *c)
+{
+	struct lp_rdma_table t = { .f = stdout };
+
+	if (!o->quiet)
+		lp_rdma_report_device(stdout, lp_rdma_dev_info(c->dev), "client");
+	for (int i = 0; i < c->planned && !stop_flag && !c->failed; i++) {
+		struct lp_rdma_params *p = &c->params[i];
+		int ret;
+
+		p->mem_dev = o->mem_dev;
+		ret = lp_rdma_client_run(c->dev, &c->oob, p, o->host, &c->res[i]);
+		c->done = i + 1;
+		if (!o->quiet)
+			lp_rdma_report_row(&t, p, &c->res[i]);
+		if (ret) { /* the session's state is unknown after a failure: stop here */
+			c->failed++;
 			lp_err("%s size %llu: %s", lp_rdma_test_names[p->test],
-			       (unsigned long long)p->size, u->r.error);
-			/* The session's state is unknown after a failure: stop here. */
-			goto done;
+			       (unsigned long long)p->size, c->res[i].error);
 		}
 	}
-	lp_rdma_client_bye(&oob);
-done:
-	if (done && !runs[0].r.status && !o->quiet) {
-		printf("\n");
-		print_header(&runs[0].r.remote_dev, "server");
-		printf("memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
-		       "full completion for read; GB/s = 1e9 B/s\nclock: %s\n",
-		       runs[0].r.local_mem, runs[0].r.remote_mem, runs[0].r.mtu, lp_clock_desc());
-		if (runs[0].p.verify)
-			print_verified(runs, done);
+	if (!c->failed)
+		lp_rdma_client_bye(&c->oob);
+	if (!o->quiet)
+		lp_rdma_report_footer(stdout, c->params, c->res, c->done);
+}
+
+/* --csv and --json; each output that cannot be written counts as a failure. */
+static void client_outputs(const struct cli *o, struct client *c)
+{
+	struct lp_rdma_report rep = {
+		.role = "client", .server = o->host, .port = o->port,
+		.local_dev = lp_rdma_dev_info(c->dev), .aff = &o->aff,
+		.params = c->params, .res = c->res, .n = c->done, .planned = c->planned,
+	};
+
+	if (o->csv_path && lp_rdma_report_csv(o->csv_path, &rep))
+		c->failed++;
+	rep.failed = c->failed;
+	/* SIGINT/SIGTERM: the results are what was measured until then. */
+	rep.interrupted = stop_flag;
+	if (o->json_path && lp_rdma_report_json(o->json_path, &rep))
+		c->failed++;
+}
+
+static int run_client(struct cli *o)
+{
+	struct client c = { .fd = -1 };
+	int ret;
+
+	c.oob = (struct lp_oob){ .ops = &lp_oob_tcp_ops, .ctx = &c.fd,
+				 .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = o->host,
+				 .stop = &stop_flag };
+	ret = client_plan(o, &c);
+	if (!ret)
+		ret = client_connect(o, &c);
+	if (!ret) {
+		client_runs(o, &c);
+		client_outputs(o, &c);
+		ret = stop_flag ? -EINTR : c.failed || c.done < c.planned ? -EIO : 0;
 	}
-	if (o->csv_path) {
-		csv = lp_out_open(o->csv_path);
-		if (!csv) {
-			failed++;
-		} else {
-			fputs(csv_header, csv);
-			for (int i = 0; i < done; i++)
-				csv_row(csv, &runs[i].r, &runs[i].p);
-			if (lp_out_close(csv, o->csv_path))
-				failed++;
-		}
-	}
-	if (o->json_path) {
-		jf = lp_out_open(o->json_path);
-		if (!jf) {
-			failed++;
-		} else {
-			lp_json_init(&j, jf, true);
-			json_doc_begin(&j, "client", o, lp_rdma_dev_info(dev));
-			if (done && !runs[0].r.status) {
-				lp_json_obj_begin(&j, "remote_device");
-				lp_rdma_devinfo_json(&runs[0].r.remote_dev, &j);
-				lp_json_obj_end(&j);
-			}
-			lp_json_arr_begin(&j, "results");
-			for (int i = 0; i < done; i++) {
-				lp_json_obj_begin(&j, NULL);
-				lp_rdma_result_json(&runs[i].r, &runs[i].p, &j);
-				lp_json_obj_end(&j);
-			}
-			lp_json_arr_end(&j);
-			lp_json_obj_begin(&j, "summary");
-			lp_json_int(&j, "runs", done);
-			lp_json_int(&j, "failed", failed);
-			lp_json_int(&j, "planned", nruns);
-			lp_json_obj_end(&j);
-			/* SIGINT/SIGTERM: the results above are what was measured until then. */
-			lp_json_bool(&j, "interrupted", stop_flag);
-			lp_json_obj_end(&j);
-			if (lp_json_finish(&j)) {
-				lp_err("JSON output incomplete");
-				failed++;
-			}
-			if (lp_out_close(jf, o->json_path))
-				failed++;
-		}
-	}
-	ret = stop_flag ? -EINTR : failed || done < nruns ? -EIO : 0;
-	free(runs);
-	if (fd >= 0)
-		close(fd);
-	lp_rdma_dev_close(dev);
+	free(c.params);
+	free(c.res);
+	if (c.fd >= 0)
+		close(c.fd);
+	lp_rdma_dev_close(c.dev);
 	return lp_exit_code(ret);
 }
 
-/* ---- --counters, --check: one host, no peer --------------------------------- */
+/* ---- --topo, --counters, --check: one host, no peer --------------------------------- */
+
+static int run_topo(void)
+{
+	struct lp_topo t;
+
+	if (scan_topo(&t, true))
+		return LP_EXIT_FAIL;
+	lp_topo_print(&t, stdout);
+	lp_topo_free(&t);
+	return LP_EXIT_OK;
+}
+
+/* A snapshot of -d/-i (default the first RDMA device, port 1) under $LP_SYSFS_ROOT. */
+static int read_counters(const struct cli *o, const char *root, struct lp_counters *snap)
+{
+	unsigned port = o->ib_port ? o->ib_port : 1;
+	struct lp_topo t = { 0 };
+	int ret = o->dev ? 0 : lp_topo_scan(root, &t);
+
+	if (!ret && !o->dev && !t.nnics) {
+		lp_err("--counters: no RDMA device here");
+		ret = -ENODEV;
+	}
+	if (!ret)
+		ret = lp_counters_read(root, o->dev ? o->dev : t.nics[0].name, port, snap);
+	if (ret == -ENODEV && o->dev)
+		lp_err("--counters: no port %u on RDMA device %s", port, o->dev);
+	lp_topo_free(&t);
+	return ret;
+}
 
 /*
- * --counters (a snapshot of -d/-i, default the first RDMA device, port 1) or
- * --check (the pre-flight report) as a table and/or a JSON document; both
- * read sysfs under $LP_SYSFS_ROOT. --check exits 1 when a line FAILs.
+ * --counters or --check (the pre-flight report) as a table and/or a JSON
+ * document; both read sysfs under $LP_SYSFS_ROOT. --check exits 1 when a line FAILs.
  */
 static int run_report(const struct cli *o)
 {
@@ -646,10 +438,8 @@ static int run_report(const struct cli *o)
 	struct lp_check_opts co = { .root = root, .dev = o->dev, .port = o->ib_port };
 	struct lp_check_report rep = { 0 };
 	struct lp_counters *snap = calloc(1, sizeof(*snap));
+	struct lp_rdma_report doc = { .role = o->check ? "check" : "counters" };
 	struct lp_host_meta m;
-	struct lp_topo t = { 0 };
-	struct lp_json j;
-	FILE *jf = NULL;
 	int ret;
 
 	if (!snap)
@@ -657,53 +447,21 @@ static int run_report(const struct cli *o)
 	if (o->check) {
 		lp_check_opts_live(&co);
 		ret = lp_check_run(&co, &rep);
+		doc.check = &rep;
 	} else {
-		ret = o->dev ? 0 : lp_topo_scan(root, &t);
-		if (!ret && !o->dev && !t.nnics) {
-			lp_err("--counters: no RDMA device here");
-			ret = -ENODEV;
-		}
-		if (!ret)
-			ret = lp_counters_read(root, o->dev ? o->dev : t.nics[0].name,
-					       o->ib_port ? o->ib_port : 1, snap);
-		if (ret == -ENODEV && o->dev)
-			lp_err("--counters: no port %u on RDMA device %s", o->ib_port ? o->ib_port : 1, o->dev);
-		lp_topo_free(&t);
+		ret = read_counters(o, root, snap);
+		doc.counters = snap;
 	}
 	lp_host_meta_collect(&m);
-	if (!ret && !o->quiet) {
-		if (o->check) {
-			lp_check_print(&rep, stdout);
-			printf("%s: %u checks, worst %s\n", m.host, rep.n,
-			       lp_check_status_name(lp_check_worst(&rep)));
-		} else {
-			lp_counters_print(snap, false, stdout);
-		}
+	if (!ret && !o->quiet && o->check) {
+		lp_check_print(&rep, stdout);
+		printf("%s: %u checks, worst %s\n", m.host, rep.n,
+		       lp_check_status_name(lp_check_worst(&rep)));
+	} else if (!ret && !o->quiet) {
+		lp_counters_print(snap, false, stdout);
 	}
-	if (!ret && o->json_path) {
-		jf = lp_out_open(o->json_path);
-		if (!jf) {
-			ret = -EIO;
-		}
-	}
-	if (jf) {
-		lp_json_init(&j, jf, true);
-		lp_json_obj_begin(&j, NULL);
-		lp_json_str(&j, "tool", "lp-rdma");
-		lp_json_str(&j, "role", o->check ? "check" : "counters");
-		lp_json_obj_begin(&j, "host");
-		lp_host_meta_json(&m, &j);
-		lp_json_obj_end(&j);
-		if (o->check)
-			lp_check_json(&rep, &j);
-		else
-			lp_counters_json(snap, false, &j);
-		lp_json_obj_end(&j);
-		if (lp_json_finish(&j))
-			ret = -EIO;
-		if (lp_out_close(jf, o->json_path))
-			ret = -EIO;
-	}
+	if (!ret && o->json_path)
+		ret = lp_rdma_report_json(o->json_path, &doc);
 	if (!ret && o->check && lp_check_worst(&rep) == LP_CHECK_FAIL)
 		ret = -EIO;
 	lp_check_free(&rep);
@@ -713,37 +471,36 @@ static int run_report(const struct cli *o)
 
 /* ---- server -------------------------------------------------------------- */
 
+/* ---- server -------------------------------------------------------------- */
+
 static int run_server(struct cli *o)
 {
 	struct lp_rdma_devsel sel = {
 		.dev = o->dev, .port = (int)o->ib_port, .gid_index = o->gid_index,
 		.tclass = o->tclass, .sl = o->sl,
 	};
-	struct lp_rdma_server_opts so = { .bind_addr = o->bind, .stop = &stop_flag };
+	struct lp_rdma_server_opts so = { .bind_addr = o->bind, .stop = &stop_flag,
+					  .mem = (enum lp_mem_kind)o->mem_kind, .mem_dev = o->mem_dev };
 	struct lp_rdma_dev *dev;
-	int lfd, ret, served = 0, mem = 0;
+	int lfd, ret, served = 0;
 
-	lp_mem_parse(o->mem, &mem, &so.mem_dev);
-	if (o->gpu && strcmp(o->gpu, "auto"))
-		so.mem_dev = atoi(o->gpu);
-	so.mem = mem;
-	ret = check_mem(mem, so.mem_dev);
+	ret = check_mem(o->mem_kind, so.mem_dev);
 	if (!ret)
-		ret = resolve_auto(o, mem, &so.mem_dev);
+		ret = resolve_auto(o, o->mem_kind, &so.mem_dev);
 	if (ret)
 		return lp_exit_code(ret);
 	sel.dev = o->dev;
 	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev);
 	if (ret)
 		return lp_exit_code(ret);
-	describe_affinity(o, lp_rdma_dev_info(dev)->name, mem, so.mem_dev);
+	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem_kind, so.mem_dev);
 	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
 	if (ret) {
 		lp_rdma_dev_close(dev);
 		return LP_EXIT_FAIL;
 	}
 	if (!o->quiet) {
-		print_header(lp_rdma_dev_info(dev), "server");
+		lp_rdma_report_device(stdout, lp_rdma_dev_info(dev), "server");
 		printf("listening on %s port %u%s\n", o->bind ? o->bind : "*", o->port,
 		       o->once ? " (one client)" : "");
 		fflush(stdout);
@@ -788,158 +545,158 @@ static int run_server(struct cli *o)
 	return LP_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+
+/* ---- options ------------------------------------------------------------- */
+
+/* Options that depend on each other, for both roles; 0 or -EINVAL after one line. */
+static int check_options(struct cli *o, int npos, const char **pos)
 {
-	struct cli o = {
-		.tests = "write_lat,write_bw", .port = 18515, .gid_index = -1,
-		.tclass = -1, .iters = 1000, .warmup = 100, .max_samples = 1000000,
-		.timeout_s = 10, .tx_depth = 128, .rx_depth = 512, .cq_mod = 64, .post_list = 1,
-		.qps = 1, .inline_size = UINT32_MAX,
-	};
-	unsigned inline_arg = UINT32_MAX;
-	uint64_t iters = 0, warmup = UINT64_MAX;
-	unsigned tx = 0, cq = 0;
-	int gid = -1;
-	const struct lp_opt tab[] = {
-		{ "server", 'S', LP_OPT_FLAG, &o.server, 0, 0, NULL, NULL, "run as the server (serves clients one after another)" },
-		{ "once", 0, LP_OPT_FLAG, &o.once, 0, 0, NULL, NULL, "server: exit after one client" },
-		{ "port", 'p', LP_OPT_UINT, &o.port, 1, 65535, NULL, "PORT", "TCP port of the exchange (default 18515)" },
-		{ "bind", 0, LP_OPT_STR, &o.bind, 0, 0, NULL, "ADDR", "server: listen on this address (default all)" },
-		{ "dev", 'd', LP_OPT_STR, &o.dev, 0, 0, NULL, "DEV", "RDMA device, or auto = the one closest to the GPU (default: the first with an active port)" },
-		{ "ib-port", 'i', LP_OPT_UINT, &o.ib_port, 1, 255, NULL, "N", "device port (default: first active)" },
-		{ "gid-index", 'x', LP_OPT_INT, &gid, 0, 65535, NULL, "N", "RoCE GID index (default: scored choice, RoCEv2 + address family)" },
-		{ "tclass", 0, LP_OPT_INT, &o.tclass, 0, 255, NULL, "N", "traffic class (DSCP << 2 | ECN) for RoCE" },
-		{ "sl", 0, LP_OPT_INT, &o.sl, 0, 15, NULL, "N", "InfiniBand service level" },
-		{ "tests", 't', LP_OPT_LIST, &o.tests, 0, 0, lp_rdma_test_names, "LIST", "tests: write_lat,read_lat,send_lat,write_bw,read_bw,send_bw (default write_lat,write_bw)" },
-		{ "size", 's', LP_OPT_SIZES, &o.sizes, 1, (double)(1ull << 30), NULL, "SIZES", "sizes: 64K, 2:8M (powers of two), 2,4K,1M (default 2 B latency, 64 KiB bandwidth)" },
-		{ "iters", 'n', LP_OPT_U64, &iters, 1, 1e9, NULL, "N", "timed iterations (default 1000 latency, 5000 bandwidth)" },
-		{ "duration", 'D', LP_OPT_SECONDS, &o.duration, 0.01, 86400, NULL, "SECS", "run each test for this long instead of -n" },
-		{ "warmup", 'w', LP_OPT_U64, &warmup, 0, 1e9, NULL, "N", "untimed iterations first (default 100 latency, 64 bandwidth)" },
-		{ "tx-depth", 'T', LP_OPT_UINT, &tx, 1, 8192, NULL, "N", "bandwidth: WRs in flight per QP (default 128)" },
-		{ "rx-depth", 0, LP_OPT_UINT, &o.rx_depth, 1, 8192, NULL, "N", "send tests: receives posted per QP (default 512)" },
-		{ "cq-mod", 'Q', LP_OPT_UINT, &cq, 1, 8192, NULL, "N", "bandwidth: signal every N-th WR (default 64)" },
-		{ "post-list", 'l', LP_OPT_UINT, &o.post_list, 1, 64, NULL, "N", "bandwidth: WRs per ibv_post_send (default 1)" },
-		{ "qps", 'q', LP_OPT_UINT, &o.qps, 1, 64, NULL, "N", "bandwidth: QPs, round-robin (default 1)" },
-		{ "inline", 'I', LP_OPT_UINT, &inline_arg, 0, 4096, NULL, "BYTES", "max inline data (default: 64 for latency, 0 for bandwidth)" },
-		{ "mtu", 'm', LP_OPT_UINT, &o.mtu, 256, 4096, NULL, "BYTES", "path MTU 256..4096 (default: the port's active MTU)" },
-		{ "bidir", 'b', LP_OPT_FLAG, &o.bidir, 0, 0, NULL, NULL, "bandwidth both ways at once (each direction and the sum)" },
-		{ "verify", 'V', LP_OPT_FLAG, &o.verify, 0, 0, NULL, NULL, "check every received byte against the pattern" },
-		{ "cm", 'R', LP_OPT_FLAG, &o.use_cm, 0, 0, NULL, NULL, "connect QPs with librdmacm instead of the exchange" },
-		{ "cm-port", 0, LP_OPT_UINT, &o.cm_port, 1, 65535, NULL, "PORT", "rdma_cm port on the server (default: --port + 1)" },
-		{ "mem", 0, LP_OPT_STR, &o.mem, 0, 0, NULL, "KIND", "buffer memory: host, cuda or cuda:N (this side only; default host, or cuda with --gpu)" },
-		{ "gpu", 0, LP_OPT_STR, &o.gpu, 0, 0, NULL, "N|auto", "GPU memory on this GPU (implies --mem cuda): a CUDA index, or auto = the visible GPU closest to the NIC" },
-		{ "no-numa-bind", 0, LP_OPT_FLAG, &o.no_numa, 0, 0, NULL, NULL, "do not bind to the NIC's NUMA node" },
-		{ "lat-method", 0, LP_OPT_CHOICE, &o.lat_method, 0, 0, lat_methods, "M", "write_lat: poll (CPU polls host memory, a GPU kernel polls GPU memory) or imm (write with immediate, CPU polls the CQ)" },
-		{ "wait", 0, LP_OPT_SECONDS, &o.wait_s, 0, 3600, NULL, "SECS", "client: retry connecting until the server is up" },
-		{ "timeout", 0, LP_OPT_SECONDS, &o.timeout_s, 0.1, 3600, NULL, "SECS", "bound on every wait without progress (default 10)" },
-		{ "max-samples", 0, LP_OPT_U64, &o.max_samples, 1, 1e8, NULL, "N", "latency samples kept verbatim; past it, histogram percentiles" },
-		{ "seed", 0, LP_OPT_UINT, &o.seed, 0, 0, NULL, "N", "data pattern seed (default: random per run)" },
-		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write all results as one JSON document (- = stdout)" },
-		{ "csv", 0, LP_OPT_STR, &o.csv_path, 0, 0, NULL, "FILE", "write all results as CSV (- = stdout)" },
-		{ "quiet", 0, LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no table on stdout" },
-		{ "verbose", 'v', LP_OPT_FLAG, &o.verbose, 0, 0, NULL, NULL, "log more" },
-		{ "topo", 0, LP_OPT_FLAG, &o.topo, 0, 0, NULL, NULL, "print the GPU-NIC PCIe distance table and exit" },
-		{ "counters", 0, LP_OPT_FLAG, &o.counters, 0, 0, NULL, NULL, "print the port's counters (-d, -i; --json FILE) and exit" },
-		{ "check", 0, LP_OPT_FLAG, &o.check, 0, 0, NULL, NULL, "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
-		{ "clock", 0, LP_OPT_STR, &o.clock, 0, 0, NULL, "C", "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow" },
-		{ "version", 0, LP_OPT_FLAG, &o.version, 0, 0, NULL, NULL, "print the version" },
-		{ 0 },
-	};
-	const char *pos[2];
-	int npos = 0, kind, dev;
-	bool help;
+	uint64_t g;
 
-	lp_log_set_prog(argv[0]);
-	if (lp_opt_parse(tab, argc, argv, pos, 2, &npos, &help))
-		return LP_EXIT_USAGE;
-	if (help) {
-		lp_opt_usage(stdout, "lp-rdma --server [options]\n       lp-rdma HOST [options]", tab);
-		return LP_EXIT_OK;
+	if (!o->mem) /* --gpu alone means GPU memory: never host memory in silence */
+		o->mem = o->gpu ? "cuda" : "host";
+	if (lp_mem_parse(o->mem, &o->mem_kind, &o->mem_dev)) {
+		lp_err("--mem %s: expected host, cuda or cuda:N", o->mem);
+		return -EINVAL;
 	}
-	if (o.version) {
-		printf("lp-rdma %s\n", LP_VERSION);
-		return LP_EXIT_OK;
-	}
-	if (o.verbose)
-		lp_log_set_level(LP_LOG_DEBUG);
-	if (o.topo) {
-		struct lp_topo t;
-
-		if (scan_topo(&t, true))
-			return LP_EXIT_FAIL;
-		lp_topo_print(&t, stdout);
-		lp_topo_free(&t);
-		return LP_EXIT_OK;
-	}
-	if (o.counters || o.check)
-		return run_report(&o);
-	o.gid_index = gid;
-	if (iters) {
-		o.iters = iters;
-		o.iters_set = true;
-	}
-	if (warmup != UINT64_MAX) {
-		o.warmup = warmup;
-		o.warmup_set = true;
-	}
-	if (tx) {
-		o.tx_depth = tx;
-		o.tx_set = true;
-	}
-	if (cq) {
-		o.cq_mod = cq;
-		o.cq_set = true;
-	}
-	o.inline_size = inline_arg;
-	if (!o.cm_port)
-		o.cm_port = o.port + 1 > 65535 ? o.port - 1 : o.port + 1;
-	if (!o.mem) /* --gpu alone means GPU memory: never host memory in silence */
-		o.mem = o.gpu ? "cuda" : "host";
-	if (lp_mem_parse(o.mem, &kind, &dev)) {
-		lp_err("--mem %s: expected host, cuda or cuda:N", o.mem);
-		return LP_EXIT_USAGE;
-	}
-	if (o.gpu && kind != LP_MEM_CUDA) {
+	if (o->gpu && o->mem_kind != LP_MEM_CUDA) {
 		lp_err("--gpu %s chooses the GPU of GPU memory, but --mem is %s: use --mem cuda or drop --gpu",
-		       o.gpu, o.mem);
-		return LP_EXIT_USAGE;
+		       o->gpu, o->mem);
+		return -EINVAL;
 	}
-	if (o.gpu && strcmp(o.gpu, "auto")) {
-		uint64_t g;
-
-		if (lp_parse_u64(o.gpu, &g) || g > 1023) {
-			lp_err("--gpu %s: expected a GPU index or auto", o.gpu);
-			return LP_EXIT_USAGE;
+	if (o->gpu && strcmp(o->gpu, "auto")) {
+		if (lp_parse_u64(o->gpu, &g) || g > 1023) {
+			lp_err("--gpu %s: expected a GPU index or auto", o->gpu);
+			return -EINVAL;
 		}
-		if (dev >= 0 && (uint64_t)dev != g) {
-			lp_err("--mem %s and --gpu %s name different GPUs", o.mem, o.gpu);
-			return LP_EXIT_USAGE;
+		if (o->mem_dev >= 0 && (uint64_t)o->mem_dev != g) {
+			lp_err("--mem %s and --gpu %s name different GPUs", o->mem, o->gpu);
+			return -EINVAL;
 		}
+		o->mem_dev = (int)g;
 	}
-	if (o.server == (npos == 1)) {
-		lp_err(o.server ? "--server takes no HOST argument" :
-				  "give the server's HOST, or --server (see --help)");
-		return LP_EXIT_USAGE;
+	if (o->server == (npos == 1)) {
+		lp_err(o->server ? "--server takes no HOST argument" :
+				   "give the server's HOST, or --server (see --help)");
+		return -EINVAL;
 	}
 	if (npos > 1) {
 		lp_err("unexpected argument '%s'", pos[1]);
-		return LP_EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (o.duration > 0 && o.iters_set) {
-		lp_err("give either --iters or --duration, not both");
-		return LP_EXIT_USAGE;
-	}
-	if (lp_clock_init(o.clock)) {
+	o->host = pos[0];
+	if (lp_clock_init(o->clock)) {
 		lp_err("--clock %s: expected auto, tsc or raw (tsc needs an x86 TSC with a stable rate)",
-		       o.clock ? o.clock : "");
-		return LP_EXIT_USAGE;
+		       o->clock);
+		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The options in the plan's terms: lp-rdma's -s and -n count for both kinds of test. */
+static void plan_from_options(struct cli *o)
+{
+	struct lp_rdma_plan *pl = &o->plan;
+
+	pl->sizes[LP_PLAN_LAT] = pl->sizes[LP_PLAN_BW];
+	pl->iters[LP_PLAN_LAT] = pl->iters[LP_PLAN_BW];
+	pl->iters_set[LP_PLAN_LAT] = pl->iters_set[LP_PLAN_BW];
+	if (!o->cm_port_set)
+		o->cm_port = o->port < 65535 ? o->port + 1 : o->port - 1;
+	pl->base.cm_port = (uint16_t)o->cm_port;
+	pl->base.timeout_ms = (int)(o->timeout_s * 1000);
+	pl->base.mem = (enum lp_mem_kind)o->mem_kind;
+	pl->base.lat_method = lat_method_of[o->lat_method];
+}
+
+/*
+ * The option table: defaults that hold for every test are in it; those that
+ * depend on the kind of test come from the plan (rdma/plan.h). Returns -1 to
+ * go on, else the exit code (help, version, bad options).
+ */
+static int parse_cli(struct cli *o, int argc, char **argv)
+{
+	struct lp_rdma_plan *pl = &o->plan;
+	const struct lp_opt tab[] = {
+		{ .name = "server", .shortname = 'S', .kind = LP_OPT_FLAG, .dst = &o->server, .help = "run as the server (serves clients one after another)" },
+		{ .name = "once", .kind = LP_OPT_FLAG, .dst = &o->once, .help = "server: exit after one client" },
+		{ .name = "port", .shortname = 'p', .kind = LP_OPT_UINT, .dst = &o->port, .min = 1, .max = 65535, .metavar = "PORT", .help = "TCP port of the exchange", .def = "18515" },
+		{ .name = "bind", .kind = LP_OPT_STR, .dst = &o->bind, .metavar = "ADDR", .help = "server: listen on this address (default all)" },
+		{ .name = "dev", .shortname = 'd', .kind = LP_OPT_STR, .dst = &o->dev, .metavar = "DEV", .help = "RDMA device, or auto = the one closest to the GPU (default: the first with an active port)" },
+		{ .name = "ib-port", .shortname = 'i', .kind = LP_OPT_UINT, .dst = &o->ib_port, .min = 1, .max = 255, .metavar = "N", .help = "device port (default: first active)" },
+		{ .name = "gid-index", .shortname = 'x', .kind = LP_OPT_INT, .dst = &o->gid_index, .max = 65535, .metavar = "N", .help = "RoCE GID index (default: scored choice, RoCEv2 + address family)" },
+		{ .name = "tclass", .kind = LP_OPT_INT, .dst = &o->tclass, .max = 255, .metavar = "N", .help = "traffic class (DSCP << 2 | ECN) for RoCE" },
+		{ .name = "sl", .kind = LP_OPT_INT, .dst = &o->sl, .max = 15, .metavar = "N", .help = "InfiniBand service level", .def = "0" },
+		{ .name = "tests", .shortname = 't', .kind = LP_OPT_LIST, .dst = &pl->tests, .choices = lp_rdma_test_names, .metavar = "LIST", .help = "tests: write_lat,read_lat,send_lat,write_bw,read_bw,send_bw", .def = "write_lat,write_bw" },
+		{ .name = "size", .shortname = 's', .kind = LP_OPT_SIZES, .dst = &pl->sizes[LP_PLAN_BW], .min = 1, .max = (double)LP_RDMA_MAX_SIZE, .metavar = "SIZES", .help = "sizes: 64K, 2:8M (powers of two), 2,4K,1M (default 2 B latency, 64 KiB bandwidth)" },
+		{ .name = "iters", .shortname = 'n', .kind = LP_OPT_U64, .dst = &pl->iters[LP_PLAN_BW], .min = 1, .max = 1e9, .metavar = "N", .help = "timed iterations (default 1000 latency, 5000 bandwidth)", .set = &pl->iters_set[LP_PLAN_BW] },
+		{ .name = "duration", .shortname = 'D', .kind = LP_OPT_SECONDS, .dst = &pl->duration_s, .min = 0.01, .max = 86400, .metavar = "SECS", .help = "run each test for this long instead of -n" },
+		{ .name = "warmup", .shortname = 'w', .kind = LP_OPT_U64, .dst = &pl->warmup, .max = 1e9, .metavar = "N", .help = "untimed iterations first (default 100 latency, 64 bandwidth)", .set = &pl->warmup_set },
+		{ .name = "tx-depth", .shortname = 'T', .kind = LP_OPT_UINT, .dst = &pl->tx_depth, .min = 1, .max = 8192, .metavar = "N", .help = "bandwidth: WRs in flight per QP (default 128)", .set = &pl->tx_depth_set },
+		{ .name = "rx-depth", .kind = LP_OPT_UINT, .dst = &pl->base.rx_depth, .min = 1, .max = 8192, .metavar = "N", .help = "send tests: receives posted per QP", .def = "512" },
+		{ .name = "cq-mod", .shortname = 'Q', .kind = LP_OPT_UINT, .dst = &pl->cq_mod, .min = 1, .max = 8192, .metavar = "N", .help = "bandwidth: signal every N-th WR (default 64, at most the tx depth)", .set = &pl->cq_mod_set },
+		{ .name = "post-list", .shortname = 'l', .kind = LP_OPT_UINT, .dst = &pl->base.post_list, .min = 1, .max = LP_RDMA_MAX_POST_LIST, .metavar = "N", .help = "bandwidth: WRs per ibv_post_send", .def = "1" },
+		{ .name = "qps", .kind = LP_OPT_UINT, .dst = &pl->base.num_qps, .min = 1, .max = LP_RDMA_MAX_QPS, .metavar = "N", .help = "bandwidth: QPs, round-robin", .def = "1" },
+		{ .name = "inline", .shortname = 'I', .kind = LP_OPT_UINT, .dst = &pl->base.inline_size, .max = 4096, .metavar = "BYTES", .help = "max inline data (default: 64 for latency, 0 for bandwidth)" },
+		{ .name = "mtu", .shortname = 'm', .kind = LP_OPT_UINT, .dst = &pl->base.mtu, .min = 256, .max = 4096, .metavar = "BYTES", .help = "path MTU 256..4096 (default: the port's active MTU)" },
+		{ .name = "bidir", .shortname = 'b', .kind = LP_OPT_FLAG, .dst = &pl->base.bidir, .help = "bandwidth both ways at once (each direction and the sum)" },
+		{ .name = "verify", .shortname = 'V', .kind = LP_OPT_FLAG, .dst = &pl->base.verify, .help = "check every received byte against the pattern" },
+		{ .name = "cm", .shortname = 'R', .kind = LP_OPT_FLAG, .dst = &pl->base.use_cm, .help = "connect QPs with librdmacm instead of the exchange" },
+		{ .name = "cm-port", .kind = LP_OPT_UINT, .dst = &o->cm_port, .min = 1, .max = 65535, .metavar = "PORT", .help = "rdma_cm port on the server (default: --port + 1)", .set = &o->cm_port_set },
+		{ .name = "mem", .kind = LP_OPT_STR, .dst = &o->mem, .metavar = "KIND", .help = "buffer memory: host, cuda or cuda:N (this side only; default host, or cuda with --gpu)" },
+		{ .name = "gpu", .kind = LP_OPT_STR, .dst = &o->gpu, .metavar = "N|auto", .help = "GPU memory on this GPU (implies --mem cuda): a CUDA index, or auto = the visible GPU closest to the NIC" },
+		{ .name = "no-numa-bind", .kind = LP_OPT_FLAG, .dst = &o->no_numa, .help = "do not bind to the NIC's NUMA node" },
+		{ .name = "lat-method", .kind = LP_OPT_CHOICE, .dst = &o->lat_method, .choices = lat_methods, .metavar = "M", .help = "write_lat: poll (CPU polls host memory, a GPU kernel polls GPU memory) or imm (write with immediate, CPU polls the CQ)", .def = "poll" },
+		{ .name = "wait", .kind = LP_OPT_SECONDS, .dst = &o->wait_s, .max = 3600, .metavar = "SECS", .help = "client: retry connecting until the server is up", .def = "0" },
+		{ .name = "timeout", .kind = LP_OPT_SECONDS, .dst = &o->timeout_s, .min = 0.1, .max = 3600, .metavar = "SECS", .help = "bound on every wait without progress", .def = "10" },
+		{ .name = "max-samples", .kind = LP_OPT_U64, .dst = &pl->base.max_samples, .min = 1, .max = 1e8, .metavar = "N", .help = "latency samples kept verbatim; past it, histogram percentiles", .def = "1000000" },
+		{ .name = "seed", .kind = LP_OPT_UINT, .dst = &pl->seed, .metavar = "N", .help = "data pattern seed (default: random per run)", .set = &pl->seed_set },
+		{ .name = "json", .shortname = 'J', .kind = LP_OPT_STR, .dst = &o->json_path, .metavar = "FILE", .help = "write all results as one JSON document (- = stdout)" },
+		{ .name = "csv", .kind = LP_OPT_STR, .dst = &o->csv_path, .metavar = "FILE", .help = "write all results as CSV (- = stdout)" },
+		{ .name = "quiet", .shortname = 'q', .kind = LP_OPT_FLAG, .dst = &o->quiet, .help = "no table on stdout" },
+		{ .name = "verbose", .shortname = 'v', .kind = LP_OPT_FLAG, .dst = &o->verbose, .help = "log more" },
+		{ .name = "topo", .kind = LP_OPT_FLAG, .dst = &o->topo, .help = "print the GPU-NIC PCIe distance table and exit" },
+		{ .name = "counters", .kind = LP_OPT_FLAG, .dst = &o->counters, .help = "print the port's counters (-d, -i; --json FILE) and exit" },
+		{ .name = "check", .kind = LP_OPT_FLAG, .dst = &o->check, .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
+		{ .name = "clock", .kind = LP_OPT_STR, .dst = &o->clock, .metavar = "C", .help = "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow", .def = "auto" },
+		{ .name = "version", .kind = LP_OPT_FLAG, .dst = &o->version, .help = "print the version" },
+		{ 0 },
+	};
+	const char *pos[2] = { NULL, NULL };
+	int npos = 0;
+	bool help;
+
+	if (lp_opt_parse(tab, argc, argv, pos, 2, &npos, &help))
+		return LP_EXIT_USAGE;
+	if (help)
+		lp_opt_usage(stdout, "lp-rdma --server [options]\n       lp-rdma HOST [options]", tab);
+	else if (o->version)
+		printf("lp-rdma %s\n", LP_VERSION);
+	if (help || o->version)
+		return LP_EXIT_OK;
+	if (o->verbose)
+		lp_log_set_level(LP_LOG_DEBUG);
+	if (o->topo || o->counters || o->check)
+		return o->topo ? run_topo() : run_report(o);
+	if (check_options(o, npos, pos))
+		return LP_EXIT_USAGE;
+	plan_from_options(o);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli o = { .gid_index = -1, .tclass = -1 };
+	int code;
+
+	lp_log_set_prog(argv[0]);
+	lp_rdma_plan_init(&o.plan);
+	code = parse_cli(&o, argc, argv);
+	if (code >= 0)
+		return code;
 	lp_info("clock: %s", lp_clock_desc());
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	if (o.server)
-		return run_server(&o);
-	o.host = pos[0];
-	return run_client(&o);
+	return o.server ? run_server(&o) : run_client(&o);
 }

@@ -22,6 +22,7 @@
 #include "common/meta.h"
 #include "common/opt.h"
 #include "common/topo.h"
+#include "rdma/plan.h"
 #include "rdma/rdma.h"
 #include "sweep/absent.h"
 #include "sweep/diag.h"
@@ -43,13 +44,12 @@ struct cli {
 	int schedule;
 	unsigned k;
 	uint64_t seed;
-	const char *tests, *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *absent;
-	struct lp_sizes sizes, lat_sizes;
-	uint64_t bw_iters, lat_iters, warmup;
-	double duration, pair_timeout, test_timeout;
-	unsigned ib_port, tx_depth, retest_max, retest_per_node, retest_rounds, poll_ms;
+	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *absent;
+	double pair_timeout, test_timeout;
+	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
-	bool rails, quiet, verbose, help, version;
+	bool rails, quiet, verbose, help, version, test_timeout_set;
+	struct lp_rdma_plan plan;	/* tests, sizes, iterations ...: as lp-rdma's (rdma/plan.h) */
 	struct lp_diag_opts d;
 };
 
@@ -176,58 +176,30 @@ static void unique_names(struct lp_sweep_mpi *x, struct lp_sweep_node *me)
 	free(orig);
 }
 
+/* Every pair's runs from lp-rdma's plan builder, with this rank's memory and the sweep's sample cap. */
 static int add_metrics(const struct cli *o, struct lp_sweep_run *run, struct lp_sweep_cfg *cfg,
 		       int mem, int mem_dev)
 {
-	char buf[512];
-	const char *names[64];
+	struct lp_rdma_plan pl = o->plan;
+	char why[200];
 	int n;
 
-	if (lp_split_list(o->tests, buf, sizeof(buf), names, 64, &n))
+	pl.base.mem = (enum lp_mem_kind)mem;
+	pl.base.mem_dev = mem_dev;
+	pl.base.max_samples = LP_MIN(pl.base.max_samples, 100000);
+	if (o->test_timeout_set)
+		pl.base.timeout_ms = (int)(o->test_timeout * 1000);
+	if (lp_rdma_plan_build(&pl, cfg->params, LP_SWEEP_MAX_METRICS, &n, why, sizeof(why))) {
+		lp_err("%s", why);
 		return -EINVAL;
-	for (int t = 0; t < n; t++) {
-		int ti = lp_choice_index(lp_rdma_test_names, names[t]);
-		bool lat = lp_rdma_test_is_lat((enum lp_rdma_test)ti);
-		struct lp_sizes sz = lat ? o->lat_sizes : o->sizes;
-
-		if (!sz.n) {
-			sz.n = 1;
-			sz.v[0] = lat ? 8 : 1 << 20;
-		}
-		for (unsigned s = 0; s < sz.n; s++) {
-			struct lp_rdma_params *p;
-			char why[160];
-			int m = lp_sweep_add_metric(run, names[t], ti, lat, sz.v[s]);
-
-			if (m < 0) {
-				lp_err("too many tests x sizes (at most %d)", LP_SWEEP_MAX_METRICS);
-				return -E2BIG;
-			}
-			p = &cfg->params[m];
-			lp_rdma_params_default(p, (enum lp_rdma_test)ti);
-			p->size = sz.v[s];
-			if (lat ? o->lat_iters : o->bw_iters)
-				p->iters = lat ? o->lat_iters : o->bw_iters;
-			if (o->warmup != UINT64_MAX)
-				p->warmup = o->warmup;
-			if (o->duration > 0) {
-				p->duration_s = o->duration;
-				p->iters = 0;
-			}
-			if (!lat && o->tx_depth)
-				p->tx_depth = o->tx_depth;
-			if (o->test_timeout > 0)
-				p->timeout_ms = (int)(o->test_timeout * 1000);
-			p->mem = (enum lp_mem_kind)mem;
-			p->mem_dev = mem_dev;
-			p->max_samples = LP_MIN(p->max_samples, 100000);
-			if (lp_rdma_params_check(p, why, sizeof(why))) {
-				lp_err("%s at %llu bytes: %s", names[t], (unsigned long long)sz.v[s], why);
-				return -EINVAL;
-			}
-			cfg->nmetrics = m + 1;
-		}
 	}
+	for (int m = 0; m < n; m++) {
+		const struct lp_rdma_params *p = &cfg->params[m];
+
+		lp_sweep_add_metric(run, lp_rdma_test_names[p->test], (int)p->test,
+				    lp_rdma_test_is_lat(p->test), p->size);
+	}
+	cfg->nmetrics = n;
 	return 0;
 }
 
@@ -317,49 +289,48 @@ static int finish(struct lp_sweep_mpi *x, int code)
 int main(int argc, char **argv)
 {
 	static const struct cli defaults = {
-		.tests = "write_lat,write_bw", .mem = "host", .k = 4, .seed = 1,
-		.pair_timeout = 60, .retest_max = 32, .retest_per_node = 2, .retest_rounds = 3, .poll_ms = 20,
-		.gid_index = -1, .warmup = UINT64_MAX,
+		.gid_index = -1,
 	};
 	struct cli o = defaults;
+	struct lp_rdma_plan *pl = &o.plan;
 	const struct lp_opt opts[] = {
-		{ "schedule", 's', LP_OPT_CHOICE, &o.schedule, 0, 0, lp_sched_names, "S", "round-robin (default: N-1 rounds of N/2 pairs), isolated (one pair at a time), ring (all at once, mpiGraph shift), random (k partners each)" },
-		{ "partners", 'k', LP_OPT_UINT, &o.k, 1, 4096, NULL, "K", "random: partners drawn per node (default 4)" },
-		{ "seed", 0, LP_OPT_U64, &o.seed, 0, 0, NULL, "N", "random: schedule seed (default 1)" },
-		{ "tests", 't', LP_OPT_LIST, &o.tests, 0, 0, lp_rdma_test_names, "LIST", "lp-rdma tests per pair (default write_lat,write_bw)" },
-		{ "sizes", 'S', LP_OPT_SIZES, &o.sizes, 1, (double)(1ull << 30), NULL, "SIZES", "bandwidth sizes: 64K, 4K:1M, 64K,1M (default 1M)" },
-		{ "lat-sizes", 0, LP_OPT_SIZES, &o.lat_sizes, 1, (double)(1ull << 30), NULL, "SIZES", "latency sizes (default 8)" },
-		{ "bw-iters", 'n', LP_OPT_U64, &o.bw_iters, 1, 1e9, NULL, "N", "bandwidth iterations per pair (default lp-rdma's 5000)" },
-		{ "lat-iters", 0, LP_OPT_U64, &o.lat_iters, 1, 1e9, NULL, "N", "latency iterations per pair (default lp-rdma's 1000)" },
-		{ "warmup", 'w', LP_OPT_U64, &o.warmup, 0, 1e9, NULL, "N", "untimed iterations first (default lp-rdma's)" },
-		{ "duration", 'D', LP_OPT_SECONDS, &o.duration, 0.01, 3600, NULL, "SECS", "run each test for this long instead of iterations" },
-		{ "tx-depth", 'T', LP_OPT_UINT, &o.tx_depth, 1, 8192, NULL, "N", "bandwidth: WRs in flight (default 128)" },
-		{ "dev", 'd', LP_OPT_STR, &o.dev, 0, 0, NULL, "DEV[,DEV]", "RDMA device; with --rails one per local rank (default: first active / i-th device)" },
-		{ "ib-port", 'i', LP_OPT_UINT, &o.ib_port, 1, 255, NULL, "N", "device port (default: first active)" },
-		{ "gid-index", 'x', LP_OPT_INT, &o.gid_index, 0, 65535, NULL, "N", "RoCE GID index (default: scored choice)" },
-		{ "mem", 0, LP_OPT_STR, &o.mem, 0, 0, NULL, "KIND", "host, cuda or cuda:N (with --rails, cuda = GPU of the rail)" },
-		{ "rails", 0, LP_OPT_FLAG, &o.rails, 0, 0, NULL, NULL, "one rank per rail: local rank i drives CUDA GPU i and the NIC closest to it (PCIe); pairs stay on their rail" },
-		{ "pair-timeout", 0, LP_OPT_SECONDS, &o.pair_timeout, 1, 86400, NULL, "SECS", "bound on one test of one pair, set-up included (default 60)" },
-		{ "timeout", 0, LP_OPT_SECONDS, &o.test_timeout, 0.1, 3600, NULL, "SECS", "no-progress bound inside a test (default lp-rdma's 10)" },
-		{ "retest", 0, LP_OPT_UINT, &o.retest_max, 0, 1000000, NULL, "N", "isolated retests of suspect pairs per retest round at most (default 32; 0 = off)" },
-		{ "retest-rounds", 0, LP_OPT_UINT, &o.retest_rounds, 1, 20, NULL, "N", "retest rounds: a link stays suspect only while every retest is slow too (default 3)" },
-		{ "retest-per-node", 0, LP_OPT_UINT, &o.retest_per_node, 1, 1000, NULL, "N", "suspect node: cells retested in the first round (default 2)" },
-		{ "k-mad", 0, LP_OPT_DOUBLE, &o.d.k, 0, 100, NULL, "K", "a node effect beyond K standard errors is slow, a link beyond K+1 (default 4)" },
-		{ "rel", 0, LP_OPT_DOUBLE, &o.d.rel, 0, 1, NULL, "F", "and beyond this fraction of the reference; smaller is never flagged (default 0.1)" },
-		{ "rel-max", 0, LP_OPT_DOUBLE, &o.d.rel_max, 0, 1, NULL, "F", "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in the noise (default 0.5)" },
-		{ "vote", 0, LP_OPT_DOUBLE, &o.d.vote, 0.01, 0.99, NULL, "F", "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
-		{ "min-gbps", 0, LP_OPT_DOUBLE, &o.d.min_gbps, 0, 1e6, NULL, "GBPS", "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
-		{ "max-lat-us", 0, LP_OPT_DOUBLE, &o.d.max_lat_us, 0, 1e9, NULL, "US", "absolute ceiling: latency cells above are slow (us; default off)" },
-		{ "absent", 0, LP_OPT_STR, &o.absent, 0, 0, NULL, "NAME=WHY;..", "nodes that belong in the sweep but have no rank (left out of the job: drained, down): recorded, their cells failed with WHY" },
-		{ "json", 'J', LP_OPT_STR, &o.json_path, 0, 0, NULL, "FILE", "write the whole run as one JSON document (- = stdout)" },
-		{ "diagnose", 0, LP_OPT_STR, &o.diagnose, 0, 0, NULL, "RUN.json", "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
-		{ "csv", 0, LP_OPT_STR, &o.csv_prefix, 0, 0, NULL, "PREFIX", "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
-		{ "poll-ms", 0, LP_OPT_UINT, &o.poll_ms, 1, 1000, NULL, "MS", "longest sleep between MPI polls (default 20)" },
-		{ "clock", 0, LP_OPT_STR, &o.clock, 0, 0, NULL, "C", "auto, tsc or raw (as lp-rdma)" },
-		{ "quiet", 'q', LP_OPT_FLAG, &o.quiet, 0, 0, NULL, NULL, "no summary on stdout" },
-		{ "verbose", 'v', LP_OPT_FLAG, &o.verbose, 0, 0, NULL, NULL, "log rounds and pair errors" },
-		{ "version", 0, LP_OPT_FLAG, &o.version, 0, 0, NULL, NULL, "print the version" },
-		{ NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL },
+		{ .name = "schedule", .kind = LP_OPT_CHOICE, .dst = &o.schedule, .choices = lp_sched_names, .metavar = "S", .def = "round-robin", .help = "round-robin (N-1 rounds of N/2 pairs), isolated (one pair at a time), ring (all at once, mpiGraph shift), random (k partners each)" },
+		{ .name = "partners", .shortname = 'k', .kind = LP_OPT_UINT, .dst = &o.k, .min = 1, .max = 4096, .metavar = "K", .help = "random: partners drawn per node", .def = "4" },
+		{ .name = "seed", .kind = LP_OPT_U64, .dst = &o.seed, .metavar = "N", .help = "random: schedule seed", .def = "1" },
+		{ .name = "tests", .shortname = 't', .kind = LP_OPT_LIST, .dst = &pl->tests, .choices = lp_rdma_test_names, .metavar = "LIST", .help = "lp-rdma tests per pair", .def = "write_lat,write_bw" },
+		{ .name = "sizes", .shortname = 's', .kind = LP_OPT_SIZES, .dst = &pl->sizes[LP_PLAN_BW], .min = 1, .max = (double)LP_RDMA_MAX_SIZE, .metavar = "SIZES", .help = "bandwidth sizes: 64K, 4K:1M, 64K,1M", .def = "1M" },
+		{ .name = "lat-sizes", .kind = LP_OPT_SIZES, .dst = &pl->sizes[LP_PLAN_LAT], .min = 1, .max = (double)LP_RDMA_MAX_SIZE, .metavar = "SIZES", .help = "latency sizes", .def = "8" },
+		{ .name = "bw-iters", .shortname = 'n', .kind = LP_OPT_U64, .dst = &pl->iters[LP_PLAN_BW], .min = 1, .max = 1e9, .metavar = "N", .help = "bandwidth iterations per pair (default lp-rdma's 5000)", .set = &pl->iters_set[LP_PLAN_BW] },
+		{ .name = "lat-iters", .kind = LP_OPT_U64, .dst = &pl->iters[LP_PLAN_LAT], .min = 1, .max = 1e9, .metavar = "N", .help = "latency iterations per pair (default lp-rdma's 1000)", .set = &pl->iters_set[LP_PLAN_LAT] },
+		{ .name = "warmup", .shortname = 'w', .kind = LP_OPT_U64, .dst = &pl->warmup, .max = 1e9, .metavar = "N", .help = "untimed iterations first (default lp-rdma's)", .set = &pl->warmup_set },
+		{ .name = "duration", .shortname = 'D', .kind = LP_OPT_SECONDS, .dst = &pl->duration_s, .min = 0.01, .max = 3600, .metavar = "SECS", .help = "run each test for this long instead of iterations" },
+		{ .name = "tx-depth", .shortname = 'T', .kind = LP_OPT_UINT, .dst = &pl->tx_depth, .min = 1, .max = 8192, .metavar = "N", .help = "bandwidth: WRs in flight (default 128)", .set = &pl->tx_depth_set },
+		{ .name = "dev", .shortname = 'd', .kind = LP_OPT_STR, .dst = &o.dev, .metavar = "DEV[,DEV]", .help = "RDMA device; with --rails one per local rank (default: first active / i-th device)" },
+		{ .name = "ib-port", .shortname = 'i', .kind = LP_OPT_UINT, .dst = &o.ib_port, .min = 1, .max = 255, .metavar = "N", .help = "device port (default: first active)" },
+		{ .name = "gid-index", .shortname = 'x', .kind = LP_OPT_INT, .dst = &o.gid_index, .max = 65535, .metavar = "N", .help = "RoCE GID index (default: scored choice)" },
+		{ .name = "mem", .kind = LP_OPT_STR, .dst = &o.mem, .metavar = "KIND", .help = "host, cuda or cuda:N (with --rails, cuda = GPU of the rail)", .def = "host" },
+		{ .name = "rails", .kind = LP_OPT_FLAG, .dst = &o.rails, .help = "one rank per rail: local rank i drives CUDA GPU i and the NIC closest to it (PCIe); pairs stay on their rail" },
+		{ .name = "pair-timeout", .kind = LP_OPT_SECONDS, .dst = &o.pair_timeout, .min = 1, .max = 86400, .metavar = "SECS", .help = "bound on one test of one pair, set-up included", .def = "60" },
+		{ .name = "timeout", .kind = LP_OPT_SECONDS, .dst = &o.test_timeout, .min = 0.1, .max = 3600, .metavar = "SECS", .help = "no-progress bound inside a test (default lp-rdma's 10)", .set = &o.test_timeout_set },
+		{ .name = "retest", .kind = LP_OPT_UINT, .dst = &o.retest_max, .max = 1000000, .metavar = "N", .help = "isolated retests of suspect pairs per retest round at most (0 = off)", .def = "32" },
+		{ .name = "retest-rounds", .kind = LP_OPT_UINT, .dst = &o.retest_rounds, .min = 1, .max = 20, .metavar = "N", .help = "retest rounds: a link stays suspect only while every retest is slow too", .def = "3" },
+		{ .name = "retest-per-node", .kind = LP_OPT_UINT, .dst = &o.retest_per_node, .min = 1, .max = 1000, .metavar = "N", .help = "suspect node: cells retested in the first round", .def = "2" },
+		{ .name = "k-mad", .kind = LP_OPT_DOUBLE, .dst = &o.d.k, .max = 100, .metavar = "K", .help = "a node effect beyond K standard errors is slow, a link beyond K+1 (default 4)" },
+		{ .name = "rel", .kind = LP_OPT_DOUBLE, .dst = &o.d.rel, .max = 1, .metavar = "F", .help = "and beyond this fraction of the reference; smaller is never flagged (default 0.1)" },
+		{ .name = "rel-max", .kind = LP_OPT_DOUBLE, .dst = &o.d.rel_max, .max = 1, .metavar = "F", .help = "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in the noise (default 0.5)" },
+		{ .name = "vote", .kind = LP_OPT_DOUBLE, .dst = &o.d.vote, .min = 0.01, .max = 0.99, .metavar = "F", .help = "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
+		{ .name = "min-gbps", .kind = LP_OPT_DOUBLE, .dst = &o.d.min_gbps, .max = 1e6, .metavar = "GBPS", .help = "absolute floor: bandwidth cells below are slow (Gb/s; default off)" },
+		{ .name = "max-lat-us", .kind = LP_OPT_DOUBLE, .dst = &o.d.max_lat_us, .max = 1e9, .metavar = "US", .help = "absolute ceiling: latency cells above are slow (us; default off)" },
+		{ .name = "absent", .kind = LP_OPT_STR, .dst = &o.absent, .metavar = "NAME=WHY;..", .help = "nodes that belong in the sweep but have no rank (left out of the job: drained, down): recorded, their cells failed with WHY" },
+		{ .name = "json", .shortname = 'J', .kind = LP_OPT_STR, .dst = &o.json_path, .metavar = "FILE", .help = "write the whole run as one JSON document (- = stdout)" },
+		{ .name = "diagnose", .kind = LP_OPT_STR, .dst = &o.diagnose, .metavar = "RUN.json", .help = "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
+		{ .name = "csv", .kind = LP_OPT_STR, .dst = &o.csv_prefix, .metavar = "PREFIX", .help = "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
+		{ .name = "poll-ms", .kind = LP_OPT_UINT, .dst = &o.poll_ms, .min = 1, .max = 1000, .metavar = "MS", .help = "longest sleep between MPI polls", .def = "20" },
+		{ .name = "clock", .kind = LP_OPT_STR, .dst = &o.clock, .metavar = "C", .help = "auto, tsc or raw (as lp-rdma)" },
+		{ .name = "quiet", .shortname = 'q', .kind = LP_OPT_FLAG, .dst = &o.quiet, .help = "no summary on stdout" },
+		{ .name = "verbose", .shortname = 'v', .kind = LP_OPT_FLAG, .dst = &o.verbose, .help = "log rounds and pair errors" },
+		{ .name = "version", .kind = LP_OPT_FLAG, .dst = &o.version, .help = "print the version" },
+		{ 0 },
 	};
 	struct lp_sweep_mpi x;
 	struct lp_sweep_node me;
@@ -375,6 +346,7 @@ int main(int argc, char **argv)
 	int32_t *pairs = NULL;
 	size_t np = 0;
 
+	lp_rdma_plan_init(pl);
 	for (int i = 1; i < argc; i++) {	/* --diagnose: before MPI_Init, no mpirun needed */
 		if (strncmp(argv[i], "--diagnose", 10) || (argv[i][10] && argv[i][10] != '='))
 			continue;
@@ -416,7 +388,7 @@ int main(int argc, char **argv)
 		lp_err("--mem %s: expected host, cuda or cuda:N", o.mem);
 		ret = -EINVAL;
 	}
-	if (!ret && o.duration > 0 && (o.bw_iters || o.lat_iters)) {
+	if (!ret && pl->duration_s > 0 && (pl->iters_set[LP_PLAN_LAT] || pl->iters_set[LP_PLAN_BW])) {
 		lp_err("give either iterations or --duration, not both");
 		ret = -EINVAL;
 	}
@@ -527,8 +499,8 @@ int main(int argc, char **argv)
 	run.random_k = cfg.kind == LP_SCHED_RANDOM ? cfg.random_k : 0;
 	run.seed = cfg.seed;
 	run.pair_timeout_s = cfg.pair_timeout_s;
-	run.bw_iters = o.bw_iters;
-	run.lat_iters = o.lat_iters;
+	run.bw_iters = pl->iters[LP_PLAN_BW];
+	run.lat_iters = pl->iters[LP_PLAN_LAT];
 	run.retest_max = cfg.retest_max;
 	run.retest_rounds = (int)o.retest_rounds;
 	lp_time_iso8601(run.started, sizeof(run.started));

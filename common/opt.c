@@ -179,11 +179,114 @@ static void range_err(const struct lp_opt *o, const char *arg)
 	       o->metavar ? " " : "", o->metavar ? o->metavar : "");
 }
 
-static int set_value(const struct lp_opt *o, const char *arg)
+/*
+ * The value parsers of set_value, one per kind of destination: 0, -EINVAL
+ * (set_value says "invalid value") or -ERANGE after logging the range.
+ */
+static int set_unsigned(const struct lp_opt *o, const char *arg)
 {
 	uint64_t u;
+	int ret = o->kind == LP_OPT_SIZE ? lp_parse_size(arg, &u) : lp_parse_u64(arg, &u);
+
+	if (ret)
+		return -EINVAL;
+	if (!range_ok(o, (double)u) || (o->kind == LP_OPT_UINT && u > UINT32_MAX)) {
+		range_err(o, arg);
+		return -ERANGE;
+	}
+	if (o->kind == LP_OPT_UINT)
+		*(unsigned *)o->dst = (unsigned)u;
+	else
+		*(uint64_t *)o->dst = u;
+	return 0;
+}
+
+static int set_int(const struct lp_opt *o, const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 0);
+	if (!*arg || *end || errno)
+		return -EINVAL;
+	if (!range_ok(o, (double)v) || v < INT32_MIN || v > INT32_MAX) {
+		range_err(o, arg);
+		return -ERANGE;
+	}
+	*(int *)o->dst = (int)v;
+	return 0;
+}
+
+static int set_double(const struct lp_opt *o, const char *arg)
+{
 	double d;
-	int ret = 0;
+	int ret = o->kind == LP_OPT_DOUBLE ? lp_parse_double(arg, &d) : lp_parse_seconds(arg, &d);
+
+	if (ret)
+		return -EINVAL;
+	if (!range_ok(o, d)) {
+		range_err(o, arg);
+		return -ERANGE;
+	}
+	*(double *)o->dst = d;
+	return 0;
+}
+
+static int set_sizes(const struct lp_opt *o, const char *arg)
+{
+	struct lp_sizes *sz = o->dst;
+
+	if (lp_parse_sizes(arg, sz))
+		return -EINVAL;
+	for (unsigned i = 0; i < sz->n; i++) {
+		if (!range_ok(o, (double)sz->v[i])) {
+			range_err(o, arg);
+			return -ERANGE;
+		}
+	}
+	return 0;
+}
+
+static int set_choice(const struct lp_opt *o, const char *arg)
+{
+	int idx = lp_choice_index(o->choices, arg);
+	char list[256] = "";
+
+	if (idx >= 0) {
+		*(int *)o->dst = idx;
+		return 0;
+	}
+	for (int i = 0; o->choices[i]; i++) {
+		strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
+		strncat(list, o->choices[i], sizeof(list) - strlen(list) - 1);
+	}
+	lp_err("--%s %s: expected one of %s", o->name, arg, list);
+	return -ERANGE;
+}
+
+static int set_list(const struct lp_opt *o, const char *arg)
+{
+	char buf[512];
+	const char *items[64];
+	int n;
+
+	if (lp_split_list(arg, buf, sizeof(buf), items, 64, &n))
+		return -EINVAL;
+	for (int i = 0; o->choices && i < n; i++) {
+		if (lp_choice_index(o->choices, items[i]) < 0) {
+			lp_err("--%s: unknown item '%s'", o->name, items[i]);
+			return -ERANGE;
+		}
+	}
+	*(const char **)o->dst = arg;
+	return 0;
+}
+
+/* Store arg in o's destination; 0 or a negative errno after one line naming the option. */
+static int set_value(const struct lp_opt *o, const char *arg)
+{
+	int ret = -EINVAL;
 
 	switch (o->kind) {
 	case LP_OPT_FLAG:
@@ -192,102 +295,49 @@ static int set_value(const struct lp_opt *o, const char *arg)
 	case LP_OPT_UINT:
 	case LP_OPT_U64:
 	case LP_OPT_SIZE:
-		ret = o->kind == LP_OPT_SIZE ? lp_parse_size(arg, &u) : lp_parse_u64(arg, &u);
-		if (ret)
-			break;
-		if (!range_ok(o, (double)u) || (o->kind == LP_OPT_UINT && u > UINT32_MAX)) {
-			range_err(o, arg);
-			return -ERANGE;
-		}
-		if (o->kind == LP_OPT_UINT)
-			*(unsigned *)o->dst = (unsigned)u;
-		else
-			*(uint64_t *)o->dst = u;
-		return 0;
-	case LP_OPT_INT: {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(arg, &end, 0);
-		if (!*arg || *end || errno) {
-			ret = -EINVAL;
-			break;
-		}
-		if (!range_ok(o, (double)v) || v < INT32_MIN || v > INT32_MAX) {
-			range_err(o, arg);
-			return -ERANGE;
-		}
-		*(int *)o->dst = (int)v;
-		return 0;
-	}
+		ret = set_unsigned(o, arg);
+		break;
+	case LP_OPT_INT:
+		ret = set_int(o, arg);
+		break;
 	case LP_OPT_DOUBLE:
 	case LP_OPT_SECONDS:
-		ret = o->kind == LP_OPT_DOUBLE ? lp_parse_double(arg, &d) : lp_parse_seconds(arg, &d);
-		if (ret)
-			break;
-		if (!range_ok(o, d)) {
-			range_err(o, arg);
-			return -ERANGE;
-		}
-		*(double *)o->dst = d;
-		return 0;
-	case LP_OPT_SIZES: {
-		struct lp_sizes *sz = o->dst;
-
-		ret = lp_parse_sizes(arg, sz);
-		if (ret)
-			break;
-		for (unsigned i = 0; i < sz->n; i++) {
-			if (!range_ok(o, (double)sz->v[i])) {
-				range_err(o, arg);
-				return -ERANGE;
-			}
-		}
-		return 0;
-	}
+		ret = set_double(o, arg);
+		break;
+	case LP_OPT_SIZES:
+		ret = set_sizes(o, arg);
+		break;
 	case LP_OPT_STR:
-		if (!*arg)
-			break;
-		*(const char **)o->dst = arg;
-		return 0;
-	case LP_OPT_CHOICE: {
-		int idx = lp_choice_index(o->choices, arg);
+		if (*arg)
+			*(const char **)o->dst = arg;
+		ret = *arg ? 0 : -EINVAL;
+		break;
+	case LP_OPT_CHOICE:
+		ret = set_choice(o, arg);
+		break;
+	case LP_OPT_LIST:
+		ret = set_list(o, arg);
+		break;
+	}
+	/* -ERANGE: the value's own parser said what was wrong */
+	if (ret == -EINVAL)
+		lp_err("--%s: invalid value '%s'%s%s", o->name, arg, o->metavar ? ", expected " : "",
+		       o->metavar ? o->metavar : "");
+	return ret;
+}
 
-		if (idx < 0) {
-			char list[256] = "";
-
-			for (int i = 0; o->choices[i]; i++) {
-				strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
-				strncat(list, o->choices[i], sizeof(list) - strlen(list) - 1);
-			}
-			lp_err("--%s %s: expected one of %s", o->name, arg, list);
+/* Every row's default into its destination, every set flag cleared. */
+static int set_defaults(const struct lp_opt *tab)
+{
+	for (const struct lp_opt *o = tab; o->name; o++) {
+		if (o->set)
+			*o->set = false;
+		if (o->def && set_value(o, o->def)) {
+			lp_err("--%s: the built-in default '%s' is invalid", o->name, o->def);
 			return -EINVAL;
 		}
-		*(int *)o->dst = idx;
-		return 0;
 	}
-	case LP_OPT_LIST: {
-		char buf[512];
-		const char *items[64];
-		int n;
-
-		ret = lp_split_list(arg, buf, sizeof(buf), items, 64, &n);
-		if (ret)
-			break;
-		for (int i = 0; o->choices && i < n; i++) {
-			if (lp_choice_index(o->choices, items[i]) < 0) {
-				lp_err("--%s: unknown item '%s'", o->name, items[i]);
-				return -EINVAL;
-			}
-		}
-		*(const char **)o->dst = arg;
-		return 0;
-	}
-	}
-	lp_err("--%s: invalid value '%s'%s%s", o->name, arg, o->metavar ? ", expected " : "",
-	       o->metavar ? o->metavar : "");
-	return ret == -ERANGE ? -ERANGE : -EINVAL;
+	return 0;
 }
 
 static const struct lp_opt *find_long(const struct lp_opt *tab, const char *name, size_t len)
@@ -313,6 +363,8 @@ int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **p
 	bool only_pos = false;
 
 	*help_p = false;
+	if (set_defaults(tab))
+		return -EINVAL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
 		const struct lp_opt *o;
@@ -364,6 +416,8 @@ int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **p
 		}
 		if (set_value(o, val))
 			return -EINVAL;
+		if (o->set)
+			*o->set = true;
 	}
 	*npos_p = npos;
 	return 0;
@@ -402,6 +456,11 @@ static void usage_man(FILE *f, const struct lp_opt *tab)
 		}
 		fputc('\n', f);
 		roff_puts(f, o->help ? o->help : "");
+		if (o->def) {
+			fputs(" (default ", f);
+			roff_puts(f, o->def);
+			fputc(')', f);
+		}
 		fputc('\n', f);
 	}
 	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nshow this help\n", f);
@@ -445,7 +504,8 @@ void lp_opt_usage(FILE *f, const char *synopsis, const struct lp_opt *tab)
 		snprintf(head, sizeof(head), "%s--%s%s%s", sn, o->name,
 			 o->kind == LP_OPT_FLAG ? "" : " ",
 			 o->kind == LP_OPT_FLAG ? "" : (o->metavar ? o->metavar : "VAL"));
-		fprintf(f, "  %-28s %s\n", head, o->help ? o->help : "");
+		fprintf(f, "  %-28s %s%s%s%s\n", head, o->help ? o->help : "", o->def ? " (default " : "",
+			o->def ? o->def : "", o->def ? ")" : "");
 	}
 	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help");
 }

@@ -7,6 +7,13 @@
  *
  * Numbers accept size suffixes where the kind is LP_OPT_SIZE: K/M/G/T (also
  * KiB/MiB/GiB/TiB, any case) are powers of 1024; a plain number is bytes.
+ *
+ * A row declares its default (`def`, as it would be written on the command
+ * line: parsed into dst before argv, printed by --help, the man page) and can
+ * record whether the option was given (`set`), so that a caller never needs a
+ * sentinel value to tell "not given" from a value. A default that depends on
+ * something else (the test kind, another option) is said in the help text and
+ * the row has no `def`.
  */
 #ifndef LP_OPT_H
 #define LP_OPT_H
@@ -46,11 +53,14 @@ struct lp_opt {
 	double min, max;	/* inclusive range for numbers; both 0 = unchecked */
 	const char *const *choices; /* for CHOICE and LIST */
 	const char *metavar;	/* e.g. "SIZE" */
-	const char *help;	/* one line; the default is part of the text */
+	const char *help;	/* one line, without the default when `def` gives it */
+	const char *def;	/* the default as command-line text, or NULL (dst keeps its value) */
+	bool *set;		/* if not NULL: false, then true when the option is given */
 };
 
 /*
- * Parse argv[1..] against tab (terminated by a row with name == NULL).
+ * Parse argv[1..] against tab (terminated by a row with name == NULL). First
+ * every row's `def` is stored in its dst and its `set` flag cleared.
  * "--help"/"-h" sets *help_p and returns 0. Positional arguments are moved to
  * the front of pos[] (at most max_pos, pointers into argv); their count goes to
  * *npos_p. "--" ends option parsing. Returns 0 or -EINVAL after logging one line.
@@ -59,7 +69,8 @@ int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **p
 		 int max_pos, int *npos_p, bool *help_p);
 
 /*
- * Print "usage: synopsis" and one aligned line per option to f.
+ * Print "usage: synopsis" and one aligned line per option to f, each help
+ * text followed by "(default DEF)" where the row has a `def`.
  * Hidden, for the build: with LP_HELP_FORMAT=man in the environment it prints
  * the table as the roff OPTIONS section of a man page instead (ending with the
  * line LP_OPT_MAN_END), with LP_HELP_FORMAT=bash the words bash completion

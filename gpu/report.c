@@ -275,111 +275,135 @@ static void lp_json_cell(struct lp_json *j, const struct lp_gpu_result *r, unsig
 	lp_json_obj_end(j);
 }
 
+static void json_method(struct lp_json *j)
+{
+	lp_json_obj_begin(j, "method");
+	lp_method_json(j);
+	lp_json_str(j, "gpu_timing", "spin kernel holds each stream while warm-up copies, a start event, the timed copies "
+				     "and a stop event are queued; CUDA event time; median of samples");
+	lp_json_str(j, "matrix", "row <- column: data flows from the column to the row");
+	lp_json_str(j, "device_local", "bytes read + bytes written (2 x size per copy)");
+	lp_json_str(j, "bidirectional", "each direction measured with the other running; sum = the two rates added");
+	lp_json_str(j, "latency", "one dependent uncached GPU load (pointer chase), ns per load");
+	lp_json_obj_end(j);
+}
+
+static void json_driver(struct lp_json *j, const struct lp_gpu_topo *t)
+{
+	char drv[16], rt[16];
+
+	lp_ver(drv, sizeof(drv), t->cuda_driver_version);
+	lp_ver(rt, sizeof(rt), t->cuda_runtime_version);
+	lp_json_obj_begin(j, "driver");
+	lp_json_str(j, "nvidia_driver", t->driver_version);
+	lp_json_str(j, "cuda_driver", drv);
+	lp_json_str(j, "cuda_runtime", rt);
+	lp_json_bool(j, "nvml", t->nvml);
+	if (!t->nvml)
+		lp_json_str(j, "nvml_note", t->nvml_note);
+	lp_json_obj_end(j);
+}
+
+/* The GPUs, every ordered pair's link and ceiling, and the topology's warnings. */
+static void json_topo(struct lp_json *j, const struct lp_gpu_topo *t)
+{
+	char warn[LP_GPU_WARN_MAX][LP_GPU_WARN_LEN];
+	int nw;
+
+	lp_json_arr_begin(j, "gpus");
+	for (int i = 0; i < t->n; i++)
+		lp_json_gpu(j, &t->gpu[i], i);
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "pairs");
+	for (int a = 0; a < t->n; a++) {
+		for (int b = 0; b < t->n; b++) {
+			if (a == b)
+				continue;
+			lp_json_obj_begin(j, NULL);
+			lp_json_int(j, "from", a);
+			lp_json_int(j, "to", b);
+			lp_json_bool(j, "p2p_access", t->pair[a][b].p2p_access);
+			lp_json_uint(j, "nvlinks", t->pair[a][b].nvlinks);
+			lp_json_str(j, "link", t->pair[a][b].link);
+			lp_json_num(j, "ceiling_gbs_per_direction", t->pair[a][b].ceiling_gbs);
+			lp_json_obj_end(j);
+		}
+	}
+	lp_json_arr_end(j);
+	nw = lp_gpu_topo_warnings(t, warn, LP_GPU_WARN_MAX);
+	lp_json_arr_begin(j, "warnings");
+	for (int i = 0; i < nw; i++)
+		lp_json_str(j, NULL, warn[i]);
+	lp_json_arr_end(j);
+}
+
+static void json_params(struct lp_json *j, const struct lp_gpu_params *p)
+{
+	lp_json_obj_begin(j, "params");
+	lp_json_arr_begin(j, "sizes");
+	for (unsigned i = 0; i < p->sizes.n; i++)
+		lp_json_uint(j, NULL, p->sizes.v[i]);
+	lp_json_arr_end(j);
+	lp_json_uint(j, "iters", p->iters);
+	lp_json_uint(j, "warmup", p->warmup);
+	lp_json_uint(j, "samples", p->samples);
+	lp_json_uint(j, "latency_loads", p->lat_iters);
+	lp_json_num(j, "hold_timeout_s", p->hold_timeout_s);
+	lp_json_bool(j, "verify", !p->no_verify);
+	lp_json_obj_end(j);
+}
+
+static void json_result(struct lp_json *j, const struct lp_gpu_result *r)
+{
+	const struct lp_gpu_test *tt = r->test;
+
+	lp_json_obj_begin(j, NULL);
+	lp_json_str(j, "test", tt->key);
+	lp_json_str(j, "description", tt->desc);
+	lp_json_str(j, "copy_method", lp_method(tt));
+	lp_json_str(j, "unit", lp_unit(tt));
+	lp_json_uint(j, "size", r->size);
+	lp_json_str(j, "matrix", tt->orient);
+	lp_json_str(j, "status", lp_gpu_status_name(r->status));
+	if (r->status == LP_GPU_WAIVED)
+		lp_json_str(j, "reason", r->reason);
+	if (r->note[0])
+		lp_json_str(j, "note", r->note);
+	lp_json_arr_begin(j, "series");
+	for (unsigned s = 0; s < tt->nseries; s++) {
+		lp_json_obj_begin(j, NULL);
+		lp_json_str(j, "label", tt->series[s] ? tt->series[s] : "value");
+		lp_json_arr_begin(j, "cells");
+		for (unsigned row = 0; row < r->nrows; row++)
+			for (unsigned c = 0; c < r->ncols; c++)
+				lp_json_cell(j, r, s, row, c);
+		lp_json_arr_end(j);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+	lp_json_obj_end(j);
+}
+
 int lp_gpu_report_json(FILE *f, const struct lp_gpu_report *rep)
 {
-	const struct lp_gpu_topo *t = rep->topo;
-	const struct lp_gpu_params *p = rep->params;
-	char warn[LP_GPU_WARN_MAX][LP_GPU_WARN_LEN], drv[16], rt[16];
 	struct lp_json j;
-	int nw;
 
 	lp_json_init(&j, f, true);
 	lp_json_obj_begin(&j, NULL);
 	lp_json_str(&j, "tool", "lp-gpu");
-	lp_json_obj_begin(&j, "method");
-	lp_method_json(&j);
-	lp_json_str(&j, "gpu_timing", "spin kernel holds each stream while warm-up copies, a start event, the timed copies "
-				      "and a stop event are queued; CUDA event time; median of samples");
-	lp_json_str(&j, "matrix", "row <- column: data flows from the column to the row");
-	lp_json_str(&j, "device_local", "bytes read + bytes written (2 x size per copy)");
-	lp_json_str(&j, "bidirectional", "each direction measured with the other running; sum = the two rates added");
-	lp_json_str(&j, "latency", "one dependent uncached GPU load (pointer chase), ns per load");
-	lp_json_obj_end(&j);
+	json_method(&j);
 	if (rep->host) {
 		lp_json_obj_begin(&j, "host");
 		lp_host_meta_json(rep->host, &j);
 		lp_json_obj_end(&j);
 	}
-	lp_ver(drv, sizeof(drv), t->cuda_driver_version);
-	lp_ver(rt, sizeof(rt), t->cuda_runtime_version);
-	lp_json_obj_begin(&j, "driver");
-	lp_json_str(&j, "nvidia_driver", t->driver_version);
-	lp_json_str(&j, "cuda_driver", drv);
-	lp_json_str(&j, "cuda_runtime", rt);
-	lp_json_bool(&j, "nvml", t->nvml);
-	if (!t->nvml)
-		lp_json_str(&j, "nvml_note", t->nvml_note);
-	lp_json_obj_end(&j);
-	lp_json_arr_begin(&j, "gpus");
-	for (int i = 0; i < t->n; i++)
-		lp_json_gpu(&j, &t->gpu[i], i);
-	lp_json_arr_end(&j);
-	lp_json_arr_begin(&j, "pairs");
-	for (int a = 0; a < t->n; a++) {
-		for (int b = 0; b < t->n; b++) {
-			if (a == b)
-				continue;
-			lp_json_obj_begin(&j, NULL);
-			lp_json_int(&j, "from", a);
-			lp_json_int(&j, "to", b);
-			lp_json_bool(&j, "p2p_access", t->pair[a][b].p2p_access);
-			lp_json_uint(&j, "nvlinks", t->pair[a][b].nvlinks);
-			lp_json_str(&j, "link", t->pair[a][b].link);
-			lp_json_num(&j, "ceiling_gbs_per_direction", t->pair[a][b].ceiling_gbs);
-			lp_json_obj_end(&j);
-		}
-	}
-	lp_json_arr_end(&j);
-	nw = lp_gpu_topo_warnings(t, warn, LP_GPU_WARN_MAX);
-	lp_json_arr_begin(&j, "warnings");
-	for (int i = 0; i < nw; i++)
-		lp_json_str(&j, NULL, warn[i]);
-	lp_json_arr_end(&j);
-	if (p) {
-		lp_json_obj_begin(&j, "params");
-		lp_json_arr_begin(&j, "sizes");
-		for (unsigned i = 0; i < p->sizes.n; i++)
-			lp_json_uint(&j, NULL, p->sizes.v[i]);
-		lp_json_arr_end(&j);
-		lp_json_uint(&j, "iters", p->iters);
-		lp_json_uint(&j, "warmup", p->warmup);
-		lp_json_uint(&j, "samples", p->samples);
-		lp_json_uint(&j, "latency_loads", p->lat_iters);
-		lp_json_num(&j, "hold_timeout_s", p->hold_timeout_s);
-		lp_json_bool(&j, "verify", !p->no_verify);
-		lp_json_obj_end(&j);
-	}
+	json_driver(&j, rep->topo);
+	json_topo(&j, rep->topo);
+	if (rep->params)
+		json_params(&j, rep->params);
 	lp_json_arr_begin(&j, "results");
-	for (unsigned i = 0; i < rep->nres; i++) {
-		const struct lp_gpu_result *r = &rep->res[i];
-		const struct lp_gpu_test *tt = r->test;
-
-		lp_json_obj_begin(&j, NULL);
-		lp_json_str(&j, "test", tt->key);
-		lp_json_str(&j, "description", tt->desc);
-		lp_json_str(&j, "copy_method", lp_method(tt));
-		lp_json_str(&j, "unit", lp_unit(tt));
-		lp_json_uint(&j, "size", r->size);
-		lp_json_str(&j, "matrix", tt->orient);
-		lp_json_str(&j, "status", lp_gpu_status_name(r->status));
-		if (r->status == LP_GPU_WAIVED)
-			lp_json_str(&j, "reason", r->reason);
-		if (r->note[0])
-			lp_json_str(&j, "note", r->note);
-		lp_json_arr_begin(&j, "series");
-		for (unsigned s = 0; s < tt->nseries; s++) {
-			lp_json_obj_begin(&j, NULL);
-			lp_json_str(&j, "label", tt->series[s] ? tt->series[s] : "value");
-			lp_json_arr_begin(&j, "cells");
-			for (unsigned row = 0; row < r->nrows; row++)
-				for (unsigned c = 0; c < r->ncols; c++)
-					lp_json_cell(&j, r, s, row, c);
-			lp_json_arr_end(&j);
-			lp_json_obj_end(&j);
-		}
-		lp_json_arr_end(&j);
-		lp_json_obj_end(&j);
-	}
+	for (unsigned i = 0; i < rep->nres; i++)
+		json_result(&j, &rep->res[i]);
 	lp_json_arr_end(&j);
 	lp_json_obj_end(&j);
 	return lp_json_finish(&j);

@@ -98,14 +98,10 @@ gpu_part() {
 		return
 	fi
 	echo "== lp-gpu on this host's GPUs"
-	# lp-gpu prints tables or (--json) one JSON document: the tables for the reader, then the JSON.
-	"$B/lp-gpu"
+	# one run: the tables for the reader, the JSON document into its file
+	"$B/lp-gpu" --json "$json"
 	rc=$?
-	if [ $rc = 0 ]; then
-		"$B/lp-gpu" --json >"$json"
-		rc=$?
-		[ $rc = 0 ] && echo "JSON: $json"
-	fi
+	[ $rc = 0 ] && echo "JSON: $json"
 	account lp-gpu $rc
 }
 

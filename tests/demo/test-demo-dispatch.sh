@@ -79,14 +79,13 @@ lp-vm --rw TMP/out TMP/build/lp-rdma --server --once -p 18600 >/dev/null & 		TMP
 lp-rdma --server --once -p 18600
 lp-rdma 10.0.2.15 -p 18600 --wait 10 -t $T -s $S -n 300 --verify --json TMP/out/demo-rdma-STAMP.json"
 
-# (b) GPU, no RDMA device, no qemu: lp-gpu (tables, then --json); the RDMA part says how to get it.
+# (b) GPU, no RDMA device, no qemu: lp-gpu (tables and --json FILE); the RDMA part says how to get it.
 setup nordma gpu
 check "GPU, no RDMA, no qemu: lp-gpu" 0 \
 	"lp-rdma skipped: no RDMA device .* install qemu \(scripts/install-deps.sh\) or use a host with an RDMA device" \
 "ibv_devices 
 nvidia-smi -L
-lp-gpu 
-lp-gpu --json"
+lp-gpu --json TMP/out/demo-gpu-STAMP.json"
 
 # (c) an RDMA device: server and client on this host through it; no GPU.
 setup rdma
@@ -100,8 +99,7 @@ setup rdma gpu qemu
 check "RDMA device and GPU: both" 0 "JSON: .*demo-gpu-" \
 "ibv_devices 
 nvidia-smi -L
-lp-gpu 
-lp-gpu --json
+lp-gpu --json TMP/out/demo-gpu-STAMP.json
 lp-rdma --server --once -d mlx5_0 -p 18600
 lp-rdma 127.0.0.1 -p 18600 -d mlx5_0 --wait 10 -t $T -s $S -n 2000 --verify --json TMP/out/demo-rdma-STAMP.json"
 
@@ -114,11 +112,11 @@ setup nordma gpu
 FAKE_GPU_RC=1 check "lp-gpu fails: demo fails" 1 "lp-gpu FAILED \(exit 1\)" \
 "ibv_devices 
 nvidia-smi -L
-lp-gpu "
+lp-gpu --json TMP/out/demo-gpu-STAMP.json"
 FAKE_GPU_RC=77 check "lp-gpu exits 77, nothing else: skip" 77 "lp-gpu skipped: the tool found nothing" \
 "ibv_devices 
 nvidia-smi -L
-lp-gpu "
+lp-gpu --json TMP/out/demo-gpu-STAMP.json"
 
 echo "demo dispatch: $fails failed"
 [ $fails = 0 ]

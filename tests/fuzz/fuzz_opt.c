@@ -25,18 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int i = 0, choice = 0, argc = 1, npos = 0;
 	double d = 0, secs = 0;
 	const struct lp_opt tab[] = {
-		{ "flag", 'f', LP_OPT_FLAG, &flag, 0, 0, NULL, NULL, "a flag" },
-		{ "uint", 'u', LP_OPT_UINT, &u, 1, 8192, NULL, "N", "an unsigned" },
-		{ "u64", 'U', LP_OPT_U64, &u64, 0, 0, NULL, "N", "unchecked u64" },
-		{ "int", 'i', LP_OPT_INT, &i, -1, 1023, NULL, "N", "an int" },
-		{ "double", 'd', LP_OPT_DOUBLE, &d, 0, 100, NULL, "X", "a double" },
-		{ "size", 's', LP_OPT_SIZE, &size_v, 1, 1ull << 32, NULL, "SIZE", "a size" },
-		{ "sizes", 'S', LP_OPT_SIZES, &sizes, 1, 1ull << 32, NULL, "SIZES", "sizes" },
-		{ "duration", 'D', LP_OPT_SECONDS, &secs, 0, 86400, NULL, "SECS", "seconds" },
-		{ "str", 'x', LP_OPT_STR, &str, 0, 0, NULL, "S", "a string" },
-		{ "test", 't', LP_OPT_CHOICE, &choice, 0, 0, tests, "TEST", "a choice" },
-		{ "tests", 'T', LP_OPT_LIST, &list, 0, 0, tests, "LIST", "a list" },
-		{ NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL },
+		{ .name = "flag", .shortname = 'f', .kind = LP_OPT_FLAG, .dst = &flag, .help = "a flag" },
+		{ .name = "uint", .shortname = 'u', .kind = LP_OPT_UINT, .dst = &u, .min = 1, .max = 8192, .metavar = "N", .help = "an unsigned" },
+		{ .name = "u64", .shortname = 'U', .kind = LP_OPT_U64, .dst = &u64, .metavar = "N", .help = "unchecked u64" },
+		{ .name = "int", .shortname = 'i', .kind = LP_OPT_INT, .dst = &i, .min = -1, .max = 1023, .metavar = "N", .help = "an int" },
+		{ .name = "double", .shortname = 'd', .kind = LP_OPT_DOUBLE, .dst = &d, .max = 100, .metavar = "X", .help = "a double" },
+		{ .name = "size", .shortname = 's', .kind = LP_OPT_SIZE, .dst = &size_v, .min = 1, .max = 1ull << 32, .metavar = "SIZE", .help = "a size" },
+		{ .name = "sizes", .shortname = 'S', .kind = LP_OPT_SIZES, .dst = &sizes, .min = 1, .max = 1ull << 32, .metavar = "SIZES", .help = "sizes" },
+		{ .name = "duration", .shortname = 'D', .kind = LP_OPT_SECONDS, .dst = &secs, .max = 86400, .metavar = "SECS", .help = "seconds" },
+		{ .name = "str", .shortname = 'x', .kind = LP_OPT_STR, .dst = &str, .metavar = "S", .help = "a string" },
+		{ .name = "test", .shortname = 't', .kind = LP_OPT_CHOICE, .dst = &choice, .choices = tests, .metavar = "TEST", .help = "a choice" },
+		{ .name = "tests", .shortname = 'T', .kind = LP_OPT_LIST, .dst = &list, .choices = tests, .metavar = "LIST", .help = "a list" },
+		{ 0 },
 	};
 
 	if (!buf)

@@ -290,17 +290,17 @@ int main(int argc, char **argv)
 	double outliers = 0.02;
 	bool lat = false, do_check = false, help = false;
 	const struct lp_opt opts[] = {
-		{ "nodes", 'n', LP_OPT_STR, &ns, 0, 0, NULL, "LIST", "cluster sizes (default 4,8)" },
-		{ "cv", 0, LP_OPT_STR, &cvs, 0, 0, NULL, "LIST", "per-cell noise CV (default 0.05)" },
-		{ "fault", 'f', LP_OPT_STR, &faults, 0, 0, NULL, "LIST", "none,src,dst,both,link,multi,fail (default all)" },
-		{ "sev", 's', LP_OPT_STR, &sevs, 0, 0, NULL, "LIST", "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency (default 0.8)" },
-		{ "lat", 0, LP_OPT_FLAG, &lat, 0, 0, NULL, NULL, "simulate a latency metric (default bandwidth)" },
-		{ "outliers", 0, LP_OPT_DOUBLE, &outliers, 0, 1, NULL, "F", "fraction of outlier measurements, 0.3-0.8x (default 0.02)" },
-		{ "trials", 't', LP_OPT_UINT, &trials, 1, 1000000, NULL, "N", "clusters per setting (default 100)" },
-		{ "retest-rounds", 0, LP_OPT_UINT, &rounds, 0, 20, NULL, "N", "retest rounds (default 3, as lp-sweep)" },
-		{ "seed", 0, LP_OPT_U64, &seed, 0, 0, NULL, "N", "random seed (default 1)" },
-		{ "check", 0, LP_OPT_FLAG, &do_check, 0, 0, NULL, NULL, "exit 1 when a setting misses the targets" },
-		{ NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL },
+		{ .name = "nodes", .shortname = 'n', .kind = LP_OPT_STR, .dst = &ns, .metavar = "LIST", .help = "cluster sizes (default 4,8)" },
+		{ .name = "cv", .kind = LP_OPT_STR, .dst = &cvs, .metavar = "LIST", .help = "per-cell noise CV (default 0.05)" },
+		{ .name = "fault", .shortname = 'f', .kind = LP_OPT_STR, .dst = &faults, .metavar = "LIST", .help = "none,src,dst,both,link,multi,fail (default all)" },
+		{ .name = "sev", .shortname = 's', .kind = LP_OPT_STR, .dst = &sevs, .metavar = "LIST", .help = "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency (default 0.8)" },
+		{ .name = "lat", .kind = LP_OPT_FLAG, .dst = &lat, .help = "simulate a latency metric (default bandwidth)" },
+		{ .name = "outliers", .kind = LP_OPT_DOUBLE, .dst = &outliers, .max = 1, .metavar = "F", .help = "fraction of outlier measurements, 0.3-0.8x (default 0.02)" },
+		{ .name = "trials", .shortname = 't', .kind = LP_OPT_UINT, .dst = &trials, .min = 1, .max = 1000000, .metavar = "N", .help = "clusters per setting (default 100)" },
+		{ .name = "retest-rounds", .kind = LP_OPT_UINT, .dst = &rounds, .max = 20, .metavar = "N", .help = "retest rounds (default 3, as lp-sweep)" },
+		{ .name = "seed", .kind = LP_OPT_U64, .dst = &seed, .metavar = "N", .help = "random seed (default 1)" },
+		{ .name = "check", .kind = LP_OPT_FLAG, .dst = &do_check, .help = "exit 1 when a setting misses the targets" },
+		{ 0 },
 	};
 	char bn[256], bc[256], bf[256], bs[256], why[160];
 	const char *ln[16], *lc[16], *lf[16], *ls[16];

@@ -70,7 +70,7 @@ if "$B" "$IP" -p $PORT -t write_bw,read_bw,send_bw -s 4K,1M -n 60 -b --verify --
 else
 	bad "bidir" "$(tail -n 5 "$OUT/bidir.txt")"
 fi
-if "$B" "$IP" -p $PORT -t write_bw,send_bw -s 8K -n 400 -q 3 -l 4 -Q 8 -T 32 --verify --json "$OUT/qps.json" >"$OUT/qps.txt" 2>&1 &&
+if "$B" "$IP" -p $PORT -t write_bw,send_bw -s 8K -n 400 --qps 3 -l 4 -Q 8 -T 32 --verify --json "$OUT/qps.json" >"$OUT/qps.txt" 2>&1 &&
 	json_check "$OUT/qps.json" 2 'all(r["params"]["qps"] == 3 and r["bandwidth"]["messages"] == 1200 for r in res)'; then
 	ok "3 QPs, post lists of 4, cq moderation 8"
 else
@@ -238,7 +238,7 @@ check_rc() { # name expected_rc cmd...
 check_rc "unknown option" 2 "$B" --frobnicate
 check_rc "bad size" 2 "$B" "$IP" -s 4Q
 check_rc "size out of range" 2 "$B" "$IP" -s 2G
-check_rc "buffers over the limit" 2 "$B" "$IP" -t write_bw -s 1G -q 8
+check_rc "buffers over the limit" 2 "$B" "$IP" -t write_bw -s 1G --qps 8
 check_rc "unknown test" 2 "$B" "$IP" -t write_lat,ping
 check_rc "unknown device" 2 "$B" "$IP" -d mlx5_9
 check_rc "bad port" 2 "$B" "$IP" -d rxe0 -i 7
@@ -290,9 +290,9 @@ for t in write_lat read_lat send_lat write_bw read_bw send_bw; do
 		"data verification failed: $t size 64, QP 0, message 7 (ring slot 6), byte offset 3" -t $t
 done
 fault "write_bw: QP 1's data in QP 0's message 5 (misplaced)" LP_FAULT_MISPLACE=5 \
-	"data verification failed: write_bw size 64, QP 0, message 5 (ring slot 4)" -t write_bw -q 2
+	"data verification failed: write_bw size 64, QP 0, message 5 (ring slot 4)" -t write_bw --qps 2
 fault "write_bw -b: message 9 on QP 1 lost" LP_FAULT_LOSE=9:1 \
-	"data verification failed: write_bw size 64, QP 1, message 9 (ring slot 8), byte offset" -t write_bw -q 2 -b
+	"data verification failed: write_bw size 64, QP 1, message 9 (ring slot 8), byte offset" -t write_bw --qps 2 -b
 fault "send_lat: message 9 lost" LP_FAULT_LOSE=9 \
 	"data verification failed: send_lat size 64, QP 0, message 9 (ring slot 8), byte offset" -t send_lat
 # Slots reused (4,200 messages a side, a ring of 4,095 slots): the last message of each slot is

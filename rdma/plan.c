@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/* The test plan of both tools: tests x sizes with one set of defaults (rdma/plan.h). */
+#include "rdma/plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/lp.h"
+
+void lp_rdma_plan_init(struct lp_rdma_plan *pl)
+{
+	*pl = (struct lp_rdma_plan){ 0 };
+	lp_rdma_params_default(&pl->base, LP_RDMA_WRITE_BW);
+}
+
+/* One run: the kind's defaults, then what the user gave. */
+static void plan_run(const struct lp_rdma_plan *pl, enum lp_rdma_test test, uint64_t size, int idx,
+		     struct lp_rdma_params *p)
+{
+	const struct lp_rdma_params *b = &pl->base;
+	enum lp_plan_kind k = lp_rdma_test_is_lat(test) ? LP_PLAN_LAT : LP_PLAN_BW;
+
+	lp_rdma_params_default(p, test);
+	p->size = size;
+	if (pl->iters_set[k])
+		p->iters = pl->iters[k];
+	if (pl->duration_s > 0) {
+		p->duration_s = pl->duration_s;
+		p->iters = 0;
+	}
+	if (pl->warmup_set)
+		p->warmup = pl->warmup;
+	if (pl->seed_set)
+		p->seed = pl->seed + (uint32_t)idx + 1;
+	if (k == LP_PLAN_BW) {
+		if (pl->tx_depth_set)
+			p->tx_depth = pl->tx_depth;
+		if (pl->cq_mod_set)
+			p->cq_mod = pl->cq_mod;
+		p->cq_mod = LP_MIN(p->cq_mod, p->tx_depth);
+		p->post_list = LP_MIN(b->post_list, p->tx_depth);
+		p->num_qps = b->num_qps;
+		p->bidir = b->bidir;
+	}
+	p->rx_depth = b->rx_depth;
+	p->inline_size = b->inline_size;
+	p->mtu = b->mtu;
+	p->verify = b->verify;
+	p->use_cm = b->use_cm;
+	p->cm_port = b->cm_port;
+	p->max_samples = b->max_samples;
+	p->timeout_ms = b->timeout_ms;
+	p->mem = b->mem;
+	p->mem_dev = b->mem_dev;
+	p->lat_method = b->lat_method;
+}
+
+int lp_rdma_plan_build(const struct lp_rdma_plan *pl, struct lp_rdma_params *runs, int max,
+		       int *n_p, char *why, size_t len)
+{
+	char buf[512], err[160];
+	const char *names[64];
+	int ntests = 0, n = 0;
+
+	*n_p = 0;
+	if (!pl->tests || lp_split_list(pl->tests, buf, sizeof(buf), names, 64, &ntests)) {
+		snprintf(why, len, "tests '%s': expected a comma list", pl->tests ? pl->tests : "");
+		return -EINVAL;
+	}
+	if (pl->duration_s > 0 && (pl->iters_set[LP_PLAN_LAT] || pl->iters_set[LP_PLAN_BW])) {
+		snprintf(why, len, "give either iterations or a duration, not both");
+		return -EINVAL;
+	}
+	for (int t = 0; t < ntests; t++) {
+		int test = lp_choice_index(lp_rdma_test_names, names[t]);
+		enum lp_plan_kind k =
+			lp_rdma_test_is_lat((enum lp_rdma_test)test) ? LP_PLAN_LAT : LP_PLAN_BW;
+		struct lp_sizes sizes = pl->sizes[k];
+
+		if (test < 0) {
+			snprintf(why, len, "unknown test '%s'", names[t]);
+			return -EINVAL;
+		}
+		if (!sizes.n) {
+			struct lp_rdma_params d;
+
+			lp_rdma_params_default(&d, (enum lp_rdma_test)test);
+			sizes = (struct lp_sizes){ .n = 1, .v = { d.size } };
+		}
+		for (unsigned s = 0; s < sizes.n; s++, n++) {
+			if (n == max) {
+				snprintf(why, len, "too many tests x sizes (at most %d)", max);
+				return -E2BIG;
+			}
+			plan_run(pl, (enum lp_rdma_test)test, sizes.v[s], n, &runs[n]);
+			if (lp_rdma_params_check(&runs[n], err, sizeof(err))) {
+				snprintf(why, len, "%s size %llu: %s", names[t],
+					 (unsigned long long)sizes.v[s], err);
+				return -EINVAL;
+			}
+		}
+	}
+	*n_p = n;
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lp-rdma's outputs in one place: the table on a terminal (printed run by run
+ * as results arrive), the CSV, and the one JSON document shape of the tool
+ * (client runs, --check, --counters). Files go through lp_out_open ('-' is
+ * stdout); the library measures, this module formats.
+ */
+#ifndef LP_RDMA_REPORT_H
+#define LP_RDMA_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rdma/check.h"
+#include "rdma/counters.h"
+#include "rdma/rdma.h"
+
+/* Where the test ran: the NIC opened, its NUMA node and the GPU's PCIe distance to it. */
+struct lp_rdma_affinity {
+	bool known;	  /* the NIC was found in the PCIe topology */
+	bool numa_bound;  /* this process was bound to the NIC's NUMA node */
+	char gpu_bdf[24]; /* "" for host memory */
+	char nic[64];
+	char dist[8]; /* nvidia-smi topo vocabulary: "PIX", "SYS", ... */
+	int numa;
+};
+
+/* The table: a header row whenever the kind of test changes. */
+struct lp_rdma_table {
+	FILE *f;
+	bool lat_head, bw_head;
+};
+
+/* "client: mlx5_0 port 1  InfiniBand ..." (scripts watch for this line). */
+void lp_rdma_report_device(FILE *f, const struct lp_rdma_devinfo *d, const char *role);
+/* One result row (after a column header when the kind changed). */
+void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
+			const struct lp_rdma_result *r);
+/* After the runs: the server's device, the memories and clock, what --verify checked. */
+void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct lp_rdma_result *r,
+			   int n);
+
+/* Everything in one lp-rdma JSON document; role "client", "check" or "counters". */
+struct lp_rdma_report {
+	const char *role;
+	/* client */
+	const char *server;
+	unsigned port;
+	const struct lp_rdma_devinfo *local_dev;
+	const struct lp_rdma_affinity *aff;
+	const struct lp_rdma_params *params; /* [n], parallel to res */
+	const struct lp_rdma_result *res;
+	int n, planned, failed;
+	bool interrupted; /* SIGINT/SIGTERM: res is what was measured until then */
+	/* --check, --counters */
+	const struct lp_check_report *check;
+	const struct lp_counters *counters;
+};
+
+/* The CSV of rep's runs to path ('-' = stdout); 0 or -EIO (logged). */
+int lp_rdma_report_csv(const char *path, const struct lp_rdma_report *rep);
+/* The JSON document to path ('-' = stdout); 0 or -EIO (logged). */
+int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep);
+
+#endif

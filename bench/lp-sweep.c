@@ -24,13 +24,10 @@
 #include "common/topo.h"
 #include "rdma/plan.h"
 #include "rdma/rdma.h"
-#include "sweep/absent.h"
 #include "sweep/diag.h"
 #include "sweep/mpi/sweep_mpi.h"
 #include "sweep/result.h"
 #include "sweep/sched.h"
-
-enum { TAG_CELLS = 11, TAG_RETEST_LIST = 12, TAG_RETEST_CELLS = 13 };
 
 static volatile sig_atomic_t stop_flag;
 
@@ -107,23 +104,6 @@ static void pick_dev(const struct cli *o, int rail, char *out, size_t len)
 		snprintf(out, len, "%s", items[rail]);
 }
 
-static void node_from_dev(struct lp_sweep_node *nd, const struct lp_rdma_devinfo *d)
-{
-	snprintf(nd->dev, sizeof(nd->dev), "%s", d->name);
-	nd->port = d->port;
-	snprintf(nd->link_layer, sizeof(nd->link_layer), "%s", d->link_layer);
-	snprintf(nd->gid_type, sizeof(nd->gid_type), "%s", d->gid_type);
-	snprintf(nd->gid, sizeof(nd->gid), "%s", d->gid);
-	nd->gid_index = d->gid_index;
-	snprintf(nd->fw, sizeof(nd->fw), "%s", d->fw);
-	snprintf(nd->speed, sizeof(nd->speed), "%s", d->speed);
-	nd->width = d->width;
-	nd->rate_gbps = d->rate_gbps;
-	nd->mtu = d->active_mtu;
-	snprintf(nd->netdev, sizeof(nd->netdev), "%s", d->netdev);
-	nd->numa_node = d->numa_node;
-}
-
 /*
  * GPUDirect: which GPU this rank's memory is on and how far it sits from the
  * NIC (nvidia-smi topo vocabulary). A pair across sockets (SYS) is the most
@@ -141,7 +121,7 @@ static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 	gpu = lp_topo_gpu_of_cuda(&t, mem_dev < 0 ? 0 : mem_dev);
 	if (gpu >= 0) {
 		snprintf(nd->gpu_bdf, sizeof(nd->gpu_bdf), "%s", t.gpus[gpu].bdf);
-		nic = lp_topo_nic_index(&t, nd->dev);
+		nic = lp_topo_nic_index(&t, nd->dev.name);
 		if (nic >= 0) {
 			enum lp_topo_dist dd = lp_topo_distance(&t, gpu, nic);
 
@@ -149,31 +129,70 @@ static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 			if (dd == LP_TOPO_SYS)
 				lp_warn("GPU %d (%s) and %s are on different NUMA nodes (SYS): "
 					"GPUDirect traffic crosses the inter-socket link",
-					mem_dev < 0 ? 0 : mem_dev, t.gpus[gpu].bdf, nd->dev);
+					mem_dev < 0 ? 0 : mem_dev, t.gpus[gpu].bdf, nd->dev.name);
 		}
 	}
 	lp_topo_free(&t);
 }
 
-/* Labels must be unique: "host", "host/rail", or "host#rank" when ranks share a host. */
-static void unique_names(struct lp_sweep_mpi *x, struct lp_sweep_node *me)
+/*
+ * This rank's node record and device: host, rail and label, memory kind, the
+ * RDMA device (x->dev; when it does not open, the error is in me and x) and,
+ * for GPU memory, the GPU's distance to it.
+ */
+static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+		       int *mem_p, int *mem_dev_p)
 {
-	char (*orig)[80] = malloc((size_t)x->size * 80);
+	struct lp_host_meta hm;
+	struct lp_rdma_devsel sel;
+	char devname[64];
+	int local = 0, ret;
 
-	if (!orig)
-		return;
-	memcpy(orig, x->name_all, (size_t)x->size * 80);
-	for (int i = 0; i < x->size; i++)
-		for (int j = 0; j < x->size; j++)
-			if (i != j && !strcmp(orig[i], orig[j])) {
-				char tmp[80];
+	if (o->rails && lp_sweep_mpi_local_rank(MPI_COMM_WORLD, &local))
+		local = 0;
+	lp_host_meta_collect(&hm);
+	memset(me, 0, sizeof(*me));
+	me->rank = x->rank;
+	me->rail = o->rails ? local : 0;
+	snprintf(me->host, sizeof(me->host), "%s", hm.host);
+	snprintf(me->kernel, sizeof(me->kernel), "%s", hm.kernel);
+	if (o->rails)
+		snprintf(me->name, sizeof(me->name), "%.60s/%d", hm.host, local);
+	else
+		snprintf(me->name, sizeof(me->name), "%.70s", hm.host);
+	parse_mem(o->mem, me->rail, o->rails, mem_p, mem_dev_p);
+	if (*mem_p == LP_MEM_CUDA)
+		snprintf(me->mem, sizeof(me->mem), *mem_dev_p >= 0 ? "cuda:%d" : "cuda",
+			 *mem_dev_p);
+	else
+		snprintf(me->mem, sizeof(me->mem), "host");
+	me->dev.numa_node = -1;
+	pick_dev(o, me->rail, devname, sizeof(devname));
+	sel = (struct lp_rdma_devsel){ .dev = devname[0] ? devname : NULL,
+				       .port = (int)o->ib_port,
+				       .gid_index = o->gid_index,
+				       .tclass = -1,
+				       .sl = 0 };
+	ret = lp_rdma_dev_open(&sel, AF_INET, &x->dev);
+	if (ret) {
+		char list[256] = "";
 
-				snprintf(tmp, sizeof(tmp), "%.70s#%d", orig[i], i);
-				snprintf(x->name_all[i], 80, "%s", tmp);
-				break;
-			}
-	snprintf(me->name, sizeof(me->name), "%s", x->name_all[x->rank]);
-	free(orig);
+		x->dev = NULL;
+		lp_rdma_dev_list(list, sizeof(list));
+		snprintf(x->dev_error, sizeof(x->dev_error),
+			 "cannot open %s: %s (devices here: %s)",
+			 devname[0] ? devname : "an RDMA device", strerror(-ret),
+			 list[0] ? list : "none");
+		lp_warn("%s", x->dev_error);
+		me->status = ret;
+		snprintf(me->error, sizeof(me->error), "%s", x->dev_error);
+		snprintf(me->dev.name, sizeof(me->dev.name), "%s", devname);
+	} else {
+		me->dev = *lp_rdma_dev_info(x->dev);
+		if (*mem_p == LP_MEM_CUDA)
+			gpu_topology(me, *mem_dev_p);
+	}
+	x->dev_status = me->status;
 }
 
 /* Every pair's runs from lp-rdma's plan builder, with this rank's memory and the sweep's sample cap. */
@@ -203,20 +222,24 @@ static int add_metrics(const struct cli *o, struct lp_sweep_run *run, struct lp_
 	return 0;
 }
 
-/* Exit code when no rank has a device: 77 when all say "not here", else the worst. */
-static int no_device_code(const struct lp_sweep_mpi *x)
+/* The engine's configuration, all but the metrics (add_metrics adds them). */
+static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct lp_sweep_cfg *cfg,
+		      int mem, int mem_dev)
 {
-	int code = LP_EXIT_UNSUPPORTED;
-
-	for (int i = 0; i < x->size; i++) {
-		int c = lp_exit_code(x->status_all[i]);
-
-		if (c == LP_EXIT_USAGE)
-			return LP_EXIT_USAGE;
-		if (c != LP_EXIT_UNSUPPORTED)
-			code = LP_EXIT_FAIL;
-	}
-	return code;
+	*cfg = (struct lp_sweep_cfg){
+		.kind = (enum lp_sched_kind)o->schedule,
+		.random_k = (int)o->k,
+		.seed = o->seed,
+		.rails = o->rails,
+		.pair_timeout_s = o->pair_timeout,
+		.retest_max = (int)o->retest_max,
+		.retest_per_node = (int)o->retest_per_node,
+		.retest_rounds = (int)o->retest_rounds,
+		.poll_max_us = x->poll_max_us,
+		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
+		.progress = o->quiet ? NULL : stdout,
+		.absent = o->absent,
+	};
 }
 
 static int write_outputs(const struct cli *o, struct lp_sweep_run *run, int code)
@@ -267,6 +290,88 @@ static int diagnose_offline(const struct cli *o)
 		code = LP_EXIT_FAIL;
 	lp_sweep_run_free(&run);
 	return code;
+}
+
+/* --diagnose anywhere on the command line: the offline mode, before MPI_Init (no mpirun needed). */
+static bool wants_diagnose(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--diagnose", 10) && (!argv[i][10] || argv[i][10] == '='))
+			return true;
+	return false;
+}
+
+/* Positional arguments are not taken: 0 or -EINVAL (said once). */
+static int parse_opts(const struct lp_opt *opts, int argc, char **argv, bool *help_p)
+{
+	const char *pos[4];
+	int npos = 0, ret = lp_opt_parse(opts, argc, argv, pos, 4, &npos, help_p);
+
+	if (!ret && npos) {
+		lp_err("unexpected argument '%s'", pos[0]);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, char **argv)
+{
+	int ret;
+
+	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN }; /* NaN: as recorded */
+	ret = parse_opts(opts, argc, argv, &o->help);
+	if (ret || o->help || !o->diagnose) {
+		if (o->help)
+			lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]",
+				     opts);
+		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
+	}
+	return diagnose_offline(o);
+}
+
+/* MPI up, x set up, log lines labelled by rank: rank 0 speaks, the others stay quiet. */
+static int mpi_setup(struct lp_sweep_mpi *x, int *argc, char ***argv)
+{
+	static char prog[32]; /* the log keeps the pointer */
+
+	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+		fprintf(stderr, "lp-sweep: MPI_Init failed\n");
+		return -EIO;
+	}
+	memset(x, 0, sizeof(*x));
+	x->comm = MPI_COMM_NULL;
+	if (lp_sweep_mpi_init(x, MPI_COMM_WORLD)) {
+		fprintf(stderr, "lp-sweep: MPI set-up failed\n");
+		MPI_Abort(MPI_COMM_WORLD, LP_EXIT_FAIL);
+	}
+	snprintf(prog, sizeof(prog), x->rank ? "lp-sweep[%d]" : "lp-sweep", x->rank);
+	lp_log_set_prog(prog);
+	/* every rank parses the same argv; only rank 0 speaks about it */
+	if (x->rank)
+		lp_log_set_level(LP_LOG_QUIET);
+	return 0;
+}
+
+/* The options, checked: 0 or -EINVAL (said once, by rank 0). */
+static int parse_cli(struct cli *o, const struct lp_opt *opts, int argc, char **argv, int *mem_p,
+		     int *mem_dev_p)
+{
+	int ret = parse_opts(opts, argc, argv, &o->help);
+
+	if (!ret && parse_mem(o->mem, 0, o->rails, mem_p, mem_dev_p)) {
+		lp_err("--mem %s: expected host, cuda or cuda:N", o->mem);
+		ret = -EINVAL;
+	}
+	if (!ret && o->plan.duration_s > 0 &&
+	    (o->plan.iters_set[LP_PLAN_LAT] || o->plan.iters_set[LP_PLAN_BW])) {
+		lp_err("give either iterations or --duration, not both");
+		ret = -EINVAL;
+	}
+	if (!ret && lp_clock_init(o->clock)) {
+		lp_err("--clock %s: expected auto, tsc or raw", o->clock ? o->clock : "");
+		ret = -EINVAL;
+	}
+	return ret;
 }
 
 static int finish(struct lp_sweep_mpi *x, int code)
@@ -336,66 +441,15 @@ int main(int argc, char **argv)
 	struct lp_sweep_node me;
 	struct lp_sweep_run run;
 	struct lp_sweep_cfg cfg;
-	struct lp_sched sched;
-	struct lp_host_meta hm;
-	struct lp_rdma_devsel sel;
-	const char *pos[4];
-	char devname[64], prog[32], why[256];
-	int npos = 0, ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, local = 0, *groups;
-	uint64_t t0, t1;
-	int32_t *pairs = NULL;
-	size_t np = 0;
+	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1;
 
 	lp_rdma_plan_init(pl);
-	for (int i = 1; i < argc; i++) {	/* --diagnose: before MPI_Init, no mpirun needed */
-		if (strncmp(argv[i], "--diagnose", 10) || (argv[i][10] && argv[i][10] != '='))
-			continue;
-		o.d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN };	/* NaN: as recorded */
-		ret = lp_opt_parse(opts, argc, argv, pos, 4, &npos, &o.help);
-		if (!ret && npos) {
-			lp_err("unexpected argument '%s'", pos[0]);
-			ret = -EINVAL;
-		}
-		if (ret || o.help || !o.diagnose) {
-			if (o.help)
-				lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]", opts);
-			return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
-		}
-		return diagnose_offline(&o);
-	}
+	if (wants_diagnose(argc, argv))
+		return diagnose_main(&o, opts, argc, argv);
 	lp_diag_opts_default(&o.d);
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-		fprintf(stderr, "lp-sweep: MPI_Init failed\n");
+	if (mpi_setup(&x, &argc, &argv))
 		return LP_EXIT_FAIL;
-	}
-	memset(&x, 0, sizeof(x));
-	x.comm = MPI_COMM_NULL;
-	if (lp_sweep_mpi_init(&x, MPI_COMM_WORLD)) {
-		fprintf(stderr, "lp-sweep: MPI set-up failed\n");
-		MPI_Abort(MPI_COMM_WORLD, LP_EXIT_FAIL);
-	}
-	snprintf(prog, sizeof(prog), x.rank ? "lp-sweep[%d]" : "lp-sweep", x.rank);
-	lp_log_set_prog(prog);
-	/* every rank parses the same argv; only rank 0 speaks about it */
-	if (x.rank)
-		lp_log_set_level(LP_LOG_QUIET);
-	ret = lp_opt_parse(opts, argc, argv, pos, 4, &npos, &o.help);
-	if (!ret && npos) {
-		lp_err("unexpected argument '%s'", pos[0]);
-		ret = -EINVAL;
-	}
-	if (!ret && parse_mem(o.mem, 0, o.rails, &mem, &mem_dev)) {
-		lp_err("--mem %s: expected host, cuda or cuda:N", o.mem);
-		ret = -EINVAL;
-	}
-	if (!ret && pl->duration_s > 0 && (pl->iters_set[LP_PLAN_LAT] || pl->iters_set[LP_PLAN_BW])) {
-		lp_err("give either iterations or --duration, not both");
-		ret = -EINVAL;
-	}
-	if (!ret && lp_clock_init(o.clock)) {
-		lp_err("--clock %s: expected auto, tsc or raw", o.clock ? o.clock : "");
-		ret = -EINVAL;
-	}
+	ret = parse_cli(&o, opts, argc, argv, &mem, &mem_dev);
 	if (ret || o.help || o.version) {
 		if (o.help && !x.rank)
 			lp_opt_usage(stdout, "mpirun -np N [--map-by node] lp-sweep [options]", opts);
@@ -409,178 +463,18 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	x.poll_max_us = (int)o.poll_ms * 1000;
 
-	/* this rank: host, rail, device */
-	if (o.rails && lp_sweep_mpi_local_rank(MPI_COMM_WORLD, &local))
-		local = 0;
-	lp_host_meta_collect(&hm);
-	memset(&me, 0, sizeof(me));
-	me.rank = x.rank;
-	me.rail = o.rails ? local : 0;
-	snprintf(me.host, sizeof(me.host), "%s", hm.host);
-	snprintf(me.kernel, sizeof(me.kernel), "%s", hm.kernel);
-	if (o.rails)
-		snprintf(me.name, sizeof(me.name), "%.60s/%d", hm.host, local);
-	else
-		snprintf(me.name, sizeof(me.name), "%.70s", hm.host);
-	parse_mem(o.mem, me.rail, o.rails, &mem, &mem_dev);
-	if (mem == LP_MEM_CUDA)
-		snprintf(me.mem, sizeof(me.mem), mem_dev >= 0 ? "cuda:%d" : "cuda", mem_dev);
-	else
-		snprintf(me.mem, sizeof(me.mem), "host");
-	me.numa_node = -1;
-	pick_dev(&o, me.rail, devname, sizeof(devname));
-	sel = (struct lp_rdma_devsel){ .dev = devname[0] ? devname : NULL, .port = (int)o.ib_port,
-				       .gid_index = o.gid_index, .tclass = -1, .sl = 0 };
-	ret = lp_rdma_dev_open(&sel, AF_INET, &x.dev);
-	if (ret) {
-		char list[256] = "";
-
-		x.dev = NULL;
-		x.dev_status = ret;
-		lp_rdma_dev_list(list, sizeof(list));
-		snprintf(x.dev_error, sizeof(x.dev_error), "cannot open %s: %s (devices here: %s)",
-			 devname[0] ? devname : "an RDMA device", strerror(-ret), list[0] ? list : "none");
-		lp_warn("%s", x.dev_error);
-		me.status = ret;
-		snprintf(me.error, sizeof(me.error), "%s", x.dev_error);
-		snprintf(me.dev, sizeof(me.dev), "%s", devname);
-	} else {
-		node_from_dev(&me, lp_rdma_dev_info(x.dev));
-		if (mem == LP_MEM_CUDA)
-			gpu_topology(&me, mem_dev);
-	}
-	x.dev_status = me.status;
-
-	/* everyone learns who can measure; labels made unique */
-	if (lp_sweep_mpi_exchange(&x, &me))
-		return finish(&x, LP_EXIT_FAIL);
-	unique_names(&x, &me);
-	bool any = false;
-
-	for (int i = 0; i < x.size; i++)
-		any = any || !x.status_all[i];
-	if (!any) {
-		if (!x.rank)
-			lp_err("no rank could open an RDMA device (rank 0: %s)", x.dev_error);
-		return finish(&x, no_device_code(&x));
-	}
-
-	memset(&cfg, 0, sizeof(cfg));
+	node_setup(&o, &x, &me, &mem, &mem_dev);
 	if (lp_sweep_run_init(&run, x.size))
 		return finish(&x, LP_EXIT_FAIL);
 	run.dopts = o.d;
-	ret = add_metrics(&o, &run, &cfg, mem, mem_dev);
-	if (ret)
-		return finish(&x, LP_EXIT_USAGE);
-	cfg.kind = (enum lp_sched_kind)o.schedule;
-	cfg.random_k = (int)o.k;
-	cfg.seed = o.seed;
-	cfg.rails = o.rails;
-	cfg.pair_timeout_s = o.pair_timeout;
-	cfg.retest_max = (int)o.retest_max;
-	cfg.retest_per_node = (int)o.retest_per_node;
-	cfg.poll_max_us = x.poll_max_us;
-	cfg.sopts = (struct lp_rdma_server_opts){ .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev,
-						  .stop = &stop_flag };
-	groups = calloc(x.size, sizeof(int));
-	if (!groups)
-		return finish(&x, LP_EXIT_FAIL);
-	for (int i = 0; i < x.size; i++)
-		groups[i] = o.rails ? x.rail_all[i] : 0;
-	ret = lp_sched_build_groups(&sched, cfg.kind, x.size, groups, cfg.random_k, cfg.seed);
-	free(groups);
-	if (ret) {
-		lp_err("cannot build the schedule: %s", strerror(-ret));
-		return finish(&x, LP_EXIT_FAIL);
-	}
-	run.sched = &sched;
-	run.sched_name = lp_sched_names[cfg.kind];
-	run.rails = o.rails;
-	run.random_k = cfg.kind == LP_SCHED_RANDOM ? cfg.random_k : 0;
-	run.seed = cfg.seed;
-	run.pair_timeout_s = cfg.pair_timeout_s;
 	run.bw_iters = pl->iters[LP_PLAN_BW];
 	run.lat_iters = pl->iters[LP_PLAN_LAT];
-	run.retest_max = cfg.retest_max;
-	run.retest_rounds = (int)o.retest_rounds;
-	lp_time_iso8601(run.started, sizeof(run.started));
-	lp_sweep_mpi_gather_nodes(&x, &me, &run);
-	if (lp_sweep_add_absent(&run, o.absent, why, sizeof(why))) { /* the same on every rank */
-		lp_err("--absent: %s", why);
-		return finish(&x, LP_EXIT_USAGE);
-	}
-	if (!x.rank && !o.quiet)
-		printf("lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
-		       "pair timeout %.0f s\n",
-		       x.size, run.sched_name, sched.nrounds, lp_sched_ordered_pairs(&sched), cfg.nmetrics,
-		       cfg.pair_timeout_s);
-	fflush(stdout);
-
-	/* the sweep */
-	t0 = lp_now_ns();
-	ret = lp_sweep_mpi_run(&x, &cfg, &sched, LP_PHASE_SWEEP);
-	/* SIGINT/SIGTERM: every rank stops at the same round; the cells done so far are written. */
-	run.interrupted = ret == -EINTR;
-	t1 = lp_now_ns();
-	run.sweep_s = (double)(t1 - t0) / 1e9;
-	lp_sweep_mpi_gather_cells(&x, &run, TAG_CELLS);
-
-	/*
-	 * Suspects again, alone: rank 0 decides, everyone runs the list one pair at a
-	 * time. A link rests on one cell, so it is retested until a retest clears it
-	 * or the rounds run out (the diagnosis keeps the best value of every attempt);
-	 * a node that every partner sees slow is settled after one retest, a split
-	 * vote is retested again.
-	 */
-	for (unsigned rr = 0; !run.interrupted && cfg.retest_max > 0 && rr < o.retest_rounds; rr++) {
-		int tag_list = TAG_RETEST_LIST + 2 * (int)rr, tag_cells = TAG_RETEST_CELLS + 2 * (int)rr;
-
-		np = 0;
-		if (!x.rank) {
-			pairs = malloc(((size_t)cfg.retest_max + 1) * 2 * sizeof(int32_t));
-			if (pairs && !lp_sweep_diagnose(&run))
-				np = lp_sweep_suspects(&run, cfg.retest_per_node, (int)rr, pairs,
-						       cfg.retest_max);
-		}
-		if (lp_sweep_mpi_bcast_pairs(&x, &pairs, &np, tag_list) || np == 0) {
-			free(pairs);
-			pairs = NULL;
-			break;
-		}
-		struct lp_sched rs;
-
-		if (!lp_sched_from_list(&rs, x.size, pairs, np)) {
-			if (!x.rank && !o.quiet)
-				printf("lp-sweep: retest round %u: %zu suspect pair(s) in isolation\n", rr + 1, np);
-			fflush(stdout);
-			run.interrupted = lp_sweep_mpi_run(&x, &cfg, &rs, LP_PHASE_RETEST) == -EINTR;
-			lp_sched_free(&rs);
-			lp_sweep_mpi_gather_cells(&x, &run, tag_cells);
-			run.nretests += np;
-		}
-		free(pairs);
-		pairs = NULL;
-	}
-	run.retest_s = (double)(lp_now_ns() - t1) / 1e9;
-	run.wall_s = (double)(lp_now_ns() - t0) / 1e9;
-
-	if (!x.rank) {
-		if (lp_sweep_diagnose(&run)) {
-			lp_err("diagnosis failed (out of memory)");
-			code = LP_EXIT_FAIL;
-		} else {
-			code = lp_sweep_exit_code(&run);
-		}
-		if (run.interrupted) {
-			code = LP_EXIT_INTERRUPTED;
-			lp_err("interrupted: writing the %zu cells measured so far", run.ncells);
-		}
-		if (write_outputs(&o, &run, code))
-			code = LP_EXIT_FAIL;
-	}
-	if (run.interrupted && x.rank) /* every rank ends with 130, as rank 0 does */
-		code = LP_EXIT_INTERRUPTED;
-	lp_sched_free(&sched);
+	sweep_cfg(&o, &x, &cfg, mem, mem_dev);
+	if (add_metrics(&o, &run, &cfg, mem, mem_dev))
+		code = LP_EXIT_USAGE;
+	else if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank &&
+		 write_outputs(&o, &run, code))
+		code = LP_EXIT_FAIL;
 	lp_sweep_run_free(&run);
 	if (x.dev)
 		lp_rdma_dev_close(x.dev);

@@ -146,6 +146,21 @@ double lp_percentile_sorted(const double *sorted, size_t n, double p)
 	return sorted[rank - 1];
 }
 
+/* clang-format off */
+const struct lp_record lp_summary_record = LP_RECORD(struct lp_summary,
+	LP_REC_U64(struct lp_summary, n, LP_REC_KEY("samples")),
+	LP_REC_F64(struct lp_summary, min),
+	LP_REC_F64(struct lp_summary, p50),
+	LP_REC_F64(struct lp_summary, p90),
+	LP_REC_F64(struct lp_summary, p99),
+	LP_REC_F64(struct lp_summary, p999, LP_REC_KEY("p99_9")),
+	LP_REC_F64(struct lp_summary, p9999, LP_REC_KEY("p99_99")),
+	LP_REC_F64(struct lp_summary, max),
+	LP_REC_F64(struct lp_summary, mean),
+	LP_REC_F64(struct lp_summary, stdev),
+	LP_REC_BOOL(struct lp_summary, exact, LP_REC_KEY("percentiles_exact")));
+/* clang-format on */
+
 int lp_stats_summarize(const struct lp_stats *s, struct lp_summary *out)
 {
 	static const double ps[] = { 0.5, 0.9, 0.99, 0.999, 0.9999 };

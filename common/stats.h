@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/record.h"
+
 /* Histogram: values 0..2*LP_HIST_SUB-1 have one bucket each; above that each
  * power of two is split into LP_HIST_SUB linear buckets. Values are integers
  * (the caller picks the unit: latencies are recorded in ns). */
@@ -53,6 +55,9 @@ struct lp_summary {
 	double p50, p90, p99, p999, p9999;
 	bool exact;		/* percentiles from kept samples, not the histogram */
 };
+
+/* Its record (common/record.h): wire form and JSON members ("samples", "p99_9", ...). */
+extern const struct lp_record lp_summary_record;
 
 /* cap = how many raw samples to keep (0 keeps none). Returns 0 or -ENOMEM. */
 int lp_stats_init(struct lp_stats *s, size_t cap);

@@ -3,6 +3,7 @@
 #include "sock.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 void lp_wbuf_init(struct lp_wbuf *w)
@@ -11,12 +12,18 @@ void lp_wbuf_init(struct lp_wbuf *w)
 	w->err = 0;
 }
 
+/* Room for len more bytes? Else the first error sticks (-E2BIG when this one is it). */
+static bool room(struct lp_wbuf *w, size_t len)
+{
+	if (!w->err && w->len + len > sizeof(w->data))
+		w->err = -E2BIG;
+	return !w->err;
+}
+
 static void put(struct lp_wbuf *w, uint64_t v, unsigned bytes)
 {
-	if (w->err || w->len + bytes > sizeof(w->data)) {
-		w->err = -E2BIG;
+	if (!room(w, bytes))
 		return;
-	}
 	for (unsigned i = 0; i < bytes; i++)
 		w->data[w->len + i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
 	w->len += bytes;
@@ -52,10 +59,8 @@ void lp_wbuf_f64(struct lp_wbuf *w, double v)
 
 void lp_wbuf_bytes(struct lp_wbuf *w, const void *p, size_t len)
 {
-	if (w->err || w->len + len > sizeof(w->data)) {
-		w->err = -E2BIG;
+	if (!room(w, len))
 		return;
-	}
 	memcpy(w->data + w->len, p, len);
 	w->len += len;
 }
@@ -65,7 +70,7 @@ void lp_wbuf_str(struct lp_wbuf *w, const char *s)
 	size_t n = s ? strlen(s) : 0;
 
 	if (n > UINT16_MAX) {
-		w->err = -E2BIG;
+		w->err = w->err ? w->err : -E2BIG;
 		return;
 	}
 	lp_wbuf_u16(w, (uint16_t)n);
@@ -208,6 +213,8 @@ int lp_wire_recv(int fd, uint16_t *type_p, uint8_t *body, size_t *len_p, int tim
 	if (ret)
 		return ret;
 	ret = lp_wire_hdr_decode(hdr, type_p, &len, &version, LP_WIRE_MAX_BODY);
+	if (ret == -EPROTONOSUPPORT)
+		*type_p = version; /* the one thing worth saying about such a peer */
 	if (ret)
 		return ret;
 	ret = lp_sock_recv_all(fd, body, len, timeout_ms);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define LP_WIRE_MAGIC 0x4c50574bu /* "LPWK" */
-#define LP_WIRE_VERSION 2
+#define LP_WIRE_VERSION 3
 #define LP_WIRE_HDR_LEN 12
 #define LP_WIRE_MAX_BODY 4096
 
@@ -21,7 +21,7 @@
 struct lp_wbuf {
 	uint8_t data[LP_WIRE_MAX_BODY];
 	size_t len;
-	int err; /* -E2BIG once a write did not fit; later writes are dropped */
+	int err; /* the first error (-E2BIG: a write did not fit); later writes are dropped */
 };
 
 void lp_wbuf_init(struct lp_wbuf *w);
@@ -64,7 +64,8 @@ int lp_wire_send(int fd, uint16_t type, const struct lp_wbuf *body, int timeout_
 /*
  * Receive one frame into body (capacity LP_WIRE_MAX_BODY). The whole frame must
  * arrive within timeout_ms of its first byte's wait. Errors: -ETIMEDOUT,
- * -ECONNRESET, -EPROTO (garbage), -EPROTONOSUPPORT (other version).
+ * -ECONNRESET, -EPROTO (garbage), -EPROTONOSUPPORT (another version: *type_p
+ * then holds the peer's version, for the message that names it).
  */
 int lp_wire_recv(int fd, uint16_t *type_p, uint8_t *body, size_t *len_p, int timeout_ms);
 

@@ -23,26 +23,21 @@
 #include "common/clock.h"
 #include "common/lp.h"
 #include "common/pattern.h"
-#ifdef LP_HAVE_CUDA
-#include "gpu/gpumem.h"
-#endif
 
 const char *lp_detect_name(enum lp_detect d)
 {
 	return d == LP_DETECT_GPU ? "gpu_poll" : d == LP_DETECT_IMM ? "write_imm" : "cpu_poll";
 }
 
-/* Record why set-up failed (the first cause wins: later ones are its consequences); returns err. */
+/* Record why this test failed in its failure record (the first cause wins); returns err. */
 __attribute__((format(printf, 3, 4))) static int conn_fail(struct lp_rdma_conn *c, int err,
 							   const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!c->why[0]) {
-		va_start(ap, fmt);
-		vsnprintf(c->why, sizeof(c->why), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	err = lp_fail_vset(c->fail, err, fmt, ap);
+	va_end(ap);
 	return err;
 }
 
@@ -68,52 +63,6 @@ static enum ibv_mtu mtu_enum(uint32_t mtu)
 	}
 }
 
-void lp_qpinfo_encode(const struct lp_qpinfo *q, struct lp_wbuf *w)
-{
-	lp_wbuf_u32(w, q->nqps);
-	for (uint32_t i = 0; i < q->nqps && i < LP_RDMA_MAX_QPS; i++) {
-		lp_wbuf_u32(w, q->qpn[i]);
-		lp_wbuf_u32(w, q->psn[i]);
-	}
-	lp_wbuf_u16(w, q->lid);
-	lp_wbuf_bytes(w, q->gid, 16);
-	lp_wbuf_u32(w, q->rkey);
-	lp_wbuf_u64(w, q->addr);
-	lp_wbuf_u64(w, q->slot);
-	lp_wbuf_u32(w, q->mtu);
-	lp_wbuf_str(w, q->mem);
-}
-
-int lp_qpinfo_decode(struct lp_qpinfo *q, struct lp_rbuf *r)
-{
-	memset(q, 0, sizeof(*q));
-	q->nqps = lp_rbuf_u32(r);
-	if (q->nqps < 1 || q->nqps > LP_RDMA_MAX_QPS)
-		return -EPROTO;
-	for (uint32_t i = 0; i < q->nqps; i++) {
-		q->qpn[i] = lp_rbuf_u32(r);
-		q->psn[i] = lp_rbuf_u32(r) & 0xffffff;
-	}
-	q->lid = lp_rbuf_u16(r);
-	lp_rbuf_bytes(r, q->gid, 16);
-	q->rkey = lp_rbuf_u32(r);
-	q->addr = lp_rbuf_u64(r);
-	q->slot = lp_rbuf_u64(r);
-	q->mtu = lp_rbuf_u32(r);
-	lp_rbuf_str(r, q->mem, sizeof(q->mem));
-	return lp_rbuf_done(r);
-}
-
-void lp_rdma_send_error(struct lp_oob *oob, int code, const char *text)
-{
-	struct lp_wbuf w;
-
-	lp_wbuf_init(&w);
-	lp_wbuf_u32(&w, (uint32_t)-code);
-	lp_wbuf_str(&w, text);
-	oob->ops->send(oob->ctx, LP_MSG_ERROR, &w, oob->timeout_ms);
-}
-
 static int create_qp(struct lp_rdma_conn *c, uint32_t i, uint32_t inline_req)
 {
 	const struct lp_rdma_params *p = c->p;
@@ -133,7 +82,7 @@ static int create_qp(struct lp_rdma_conn *c, uint32_t i, uint32_t inline_req)
 	};
 	int ret;
 	/* mlx5 reads MLX5_SCATTER_TO_CQE at each QP creation (use_scatter_to_cqe()): set it around it. */
-	bool s2cqe_off = lp_mem_caps(&c->mem) & LP_MEM_CAP_NO_SCATTER_TO_CQE;
+	bool s2cqe_off = c->mem_caps & LP_MEM_CAP_NO_SCATTER_TO_CQE;
 	const char *old = getenv("MLX5_SCATTER_TO_CQE");
 	char saved[16];
 
@@ -210,8 +159,8 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = mtu_enum(c->mtu),
-		.dest_qp_num = c->remote.qpn[i],
-		.rq_psn = c->remote.psn[i],
+		.dest_qp_num = c->remote.qp[i].qpn,
+		.rq_psn = c->remote.qp[i].psn,
 		.max_dest_rd_atomic = (uint8_t)rd_atomic(c),
 		.min_rnr_timer = 12,
 		.ah_attr = {
@@ -234,13 +183,13 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 						 IBV_QP_MIN_RNR_TIMER));
 	if (ret)
 		return conn_fail(c, ret, "QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
-				 strerror(-ret), c->remote.qpn[i], d->info.gid_index, c->mtu);
+				 strerror(-ret), c->remote.qp[i].qpn, d->info.gid_index, c->mtu);
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTS,
 		.timeout = 14, /* 4.096 us * 2^14 = 67 ms per try */
 		.retry_cnt = 7,
 		.rnr_retry = 7,
-		.sq_psn = c->local.psn[i],
+		.sq_psn = c->local.qp[i].psn,
 		.max_rd_atomic = (uint8_t)rd_atomic(c),
 	};
 	ret = lp_verbs_err(ibv_modify_qp(c->qp[i], &a,
@@ -552,214 +501,178 @@ static int post_initial_recvs(struct lp_rdma_conn *c)
 	return 0;
 }
 
+/* QPINFO both ways; the client speaks first so the two sides never both wait. */
 static int exchange_qpinfo(struct lp_rdma_conn *c)
 {
 	struct lp_oob *oob = c->oob;
-	uint8_t body[LP_WIRE_MAX_BODY];
-	struct lp_wbuf w;
-	struct lp_rbuf r;
-	size_t len;
-	uint16_t type;
-	int ret;
+	int ret = c->is_client ? lp_proto_send(oob, LP_MSG_QPINFO, &c->local) : 0;
 
-	lp_wbuf_init(&w);
-	lp_qpinfo_encode(&c->local, &w);
-	/* The client speaks first so the two sides never both wait. */
-	if (c->is_client) {
-		ret = oob->ops->send(oob->ctx, LP_MSG_QPINFO, &w, oob->timeout_ms);
-		if (ret)
-			return ret;
-	}
-	ret = lp_oob_recv(oob, &type, body, &len, oob->timeout_ms);
 	if (ret)
-		return ret;
-	if (type == LP_MSG_ERROR) {
-		char text[LP_ERR_LAST_LEN];
-		int code, bad = lp_rdma_error_decode(body, len, &code, text, sizeof(text));
-
-		/* The peer's own words are the cause (a registration it could not do, ...);
-		 * a peer's signal cancels the test (-ECANCELED), any other error aborts it. */
-		return conn_fail(c, code == -ECANCELED ? -ECANCELED : -ECONNABORTED,
-				 "%s %s reports: %s", c->is_client ? "server" : "client",
-				 oob->peer_name,
-				 bad ? "connection set-up failed (no reason given)" : text);
-	}
-	lp_rbuf_init(&r, body, len);
-	if (type != LP_MSG_QPINFO)
-		return -EPROTO;
-	ret = lp_qpinfo_decode(&c->remote, &r);
+		return conn_fail(c, ret, "cannot send QPINFO to %s: %s", oob->peer_name,
+				 strerror(-ret));
+	ret = lp_proto_expect(oob, LP_MSG_QPINFO, &c->remote, oob->timeout_ms, c->fail);
+	/* The peer's own words are the cause (a registration it could not do, ...); a peer's
+	 * signal cancels the test (-ECANCELED), any other error of the peer aborts it. */
+	if (ret && ret != -ECANCELED && c->fail->from_peer)
+		return -ECONNABORTED;
 	if (ret)
 		return ret;
 	if (c->remote.nqps != c->nqps || c->remote.slot != c->slot)
-		return -EPROTO;
-	if (!c->is_client)
-		ret = oob->ops->send(oob->ctx, LP_MSG_QPINFO, &w, oob->timeout_ms);
-	return ret;
+		return conn_fail(
+		    c, -EPROTO, "%s %s set up %u QPs of %llu-byte slots, this side %u of %llu",
+		    c->is_client ? "server" : "client", oob->peer_name, c->remote.nqps,
+		    (unsigned long long)c->remote.slot, c->nqps, (unsigned long long)c->slot);
+	ret = c->is_client ? 0 : lp_proto_send(oob, LP_MSG_QPINFO, &c->local);
+	if (ret)
+		return conn_fail(c, ret, "cannot send QPINFO to %s: %s", oob->peer_name,
+				 strerror(-ret));
+	return 0;
 }
 
-/*
- * GPU polling watches one byte: it means the message has landed only where the
- * device orders RDMA writes (CUDA's GPU_DIRECT_RDMA_WRITES_ORDERING >= owner),
- * so it is refused below that. Then the GPU->CPU notification it includes is
- * measured, to be reported beside the latency.
- */
-static int gpu_poll_prepare(struct lp_rdma_conn *c)
+/* CQs, the registered buffer (filled), and for write_lat the detection and its counter byte. */
+static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_dev)
 {
-#ifdef LP_HAVE_CUDA
-	double ns;
-	int ret;
-
-	if (c->mem.rdma_order < LP_GPU_RDMA_ORDER_OWNER) {
-		lp_err("GPU %d orders GPUDirect RDMA writes as '%s' (CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_"
-		       "ORDERING): a kernel polling the last byte may see it before the rest; use "
-		       "--lat-method imm",
-		       c->mem.dev, lp_gpu_rdma_order_name(c->mem.rdma_order));
-		return -EOPNOTSUPP;
-	}
-	ret = lp_gpu_notify_ns(c->mem.dev, 200, (uint64_t)c->p->timeout_ms * 1000000ull, &ns);
-	if (!ret)
-		c->notify_us = ns / 1e3;
-	return ret;
-#else
-	(void)c;
-	return -EOPNOTSUPP;
-#endif
-}
-
-int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct lp_rdma_params *p,
-		  enum lp_mem_kind mem, int mem_dev, bool is_client, struct lp_oob *oob,
-		  const char *server_host, const char *bind_addr)
-{
-	bool recvs = wants_recvs(p);
+	const struct lp_rdma_params *p = c->p;
+	struct lp_rdma_dev *dev = c->dev;
 	int cqe_s = (int)(p->tx_depth + 1) * (int)p->num_qps + 16;
-	int cqe_r = (int)(recvs ? p->rx_depth : 1) * (int)p->num_qps + 16;
+	int cqe_r = (int)(wants_recvs(p) ? p->rx_depth : 1) * (int)p->num_qps + 16;
 	int ret;
-
-	memset(c, 0, sizeof(*c));
-	c->dev = dev;
-	c->p = p;
-	c->is_client = is_client;
-	c->oob = oob;
-	c->stop = oob->stop;
-	c->nqps = p->num_qps;
-	c->slot = slot_bytes(p);
-	c->depth = lp_conn_ring_depth(p);
-	c->mtu = p->mtu ? LP_MIN(p->mtu, dev->info.active_mtu) : dev->info.active_mtu;
 
 	c->scq = ibv_create_cq(dev->ctx, LP_MIN(cqe_s, dev->dev_attr.max_cqe), NULL, NULL, 0);
 	c->rcq = ibv_create_cq(dev->ctx, LP_MIN(cqe_r, dev->dev_attr.max_cqe), NULL, NULL, 0);
-	if (!c->scq || !c->rcq) {
-		ret = conn_fail(c, errno ? -errno : -ENOMEM, "%s: cannot create completion queues: %s",
-				dev->info.name, strerror(errno ? errno : ENOMEM));
-		goto fail;
-	}
-	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->depth * c->nqps);
+	if (!c->scq || !c->rcq)
+		return conn_fail(c, errno ? -errno : -ENOMEM,
+				   "%s: cannot create completion queues: %s", dev->info.name,
+				   strerror(errno ? errno : ENOMEM));
+	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->depth * c->nqps, c->fail);
 	if (ret)
-		goto fail;
+		return ret;
 	/* Relaxed ordering (an optional flag: ignored where unsupported) for bandwidth, as perftest. */
 	c->mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 		       (lp_rdma_test_is_lat(p->test) ? 0 : IBV_ACCESS_RELAXED_ORDERING);
-	ret = lp_mem_reg(&c->mem, dev->pd, c->mr_access);
+	ret = lp_mem_reg(&c->mem, dev->pd, c->mr_access, c->fail);
 	if (ret)
-		goto fail;
+		return ret;
+	c->mem_caps = lp_mem_caps(&c->mem);
 	c->notify_us = NAN;
 	if (p->test == LP_RDMA_WRITE_LAT) {
+		double ns;
+
 		c->detect = p->lat_method == LP_LAT_WRITE_IMM			? LP_DETECT_IMM :
-			    lp_mem_caps(&c->mem) & LP_MEM_CAP_DEVICE_POLL ? LP_DETECT_GPU :
+			    c->mem_caps & LP_MEM_CAP_DEVICE_POLL ? LP_DETECT_GPU :
 									      LP_DETECT_CPU;
-		ret = c->detect == LP_DETECT_GPU ? gpu_poll_prepare(c) : 0;
-		if (ret)
-			goto fail;
-		if (posix_memalign((void **)&c->flag_host, 64, 64)) {
-			ret = -ENOMEM;
-			goto fail;
+		if (c->detect == LP_DETECT_GPU) {
+			ret = lp_mem_poll_prepare(&c->mem, (uint64_t)p->timeout_ms * 1000000ull, &ns,
+						  c->fail);
+			if (ret)
+				return ret;
+			c->notify_us = ns / 1e3;
 		}
+		if (posix_memalign((void **)&c->flag_host, 64, 64))
+			return conn_fail(c, -ENOMEM, "out of host memory");
 		memset(c->flag_host, 0, 64);
 		c->flag_mr = ibv_reg_mr(dev->pd, c->flag_host, 64, IBV_ACCESS_LOCAL_WRITE);
-		if (!c->flag_mr) {
-			ret = conn_fail(c, -errno, "cannot register 64 B of host memory: %s",
-					strerror(errno));
-			goto fail;
-		}
+		if (!c->flag_mr)
+			return conn_fail(c, -errno, "cannot register 64 B of host memory: %s",
+					   strerror(errno));
 	}
-	ret = fill_rings(c);
-	if (ret)
-		goto fail;
+	return fill_rings(c);
+}
 
-	c->local.nqps = c->nqps;
-	c->local.lid = dev->info.lid;
+/* This side's QPINFO; without rdma_cm the QPs are created here (rdma_cm creates them later). */
+static int setup_local(struct lp_rdma_conn *c, const char *bind_addr)
+{
+	const struct lp_rdma_dev *dev = c->dev;
+	int ret;
+
+	c->local = (struct lp_qpinfo){
+		.nqps = c->nqps,
+		.lid = dev->info.lid,
+		.rkey = c->mem.mr->rkey,
+		.addr = (uintptr_t)c->mem.addr,
+		.slot = c->slot,
+		.mtu = c->mtu,
+		.mem_kind = c->mem_kind,
+		.detect = c->detect,
+	};
 	memcpy(c->local.gid, dev->gid.raw, 16);
-	c->local.rkey = c->mem.mr->rkey;
-	c->local.addr = (uintptr_t)c->mem.addr;
-	c->local.slot = c->slot;
-	c->local.mtu = c->mtu;
 	snprintf(c->local.mem, sizeof(c->local.mem), "%s", c->mem.desc);
-
-	if (!p->use_cm) {
-		for (uint32_t q = 0; q < c->nqps; q++) {
-			ret = create_qp_inline(c, q);
-			if (!ret)
-				ret = qp_to_init(c, c->qp[q]);
-			if (ret)
-				goto fail;
-			c->local.qpn[q] = c->qp[q]->qp_num;
-			c->local.psn[q] = (uint32_t)(lp_now_ns() * 2654435761u + q) & 0xffffff;
-		}
-	} else if (!is_client) {
-		ret = cm_listen(c, bind_addr);
-		if (ret)
-			goto fail;
-	}
-	ret = exchange_qpinfo(c);
-	if (ret) {
-		conn_fail(c, ret, "exchange with %s failed: %s", oob->peer_name, strerror(-ret));
-		goto fail;
-	}
-	c->mtu = LP_MIN(c->mtu, c->remote.mtu);
+	if (c->p->use_cm)
+		return c->is_client ? 0 : cm_listen(c, bind_addr);
 	for (uint32_t q = 0; q < c->nqps; q++) {
+		ret = create_qp_inline(c, q);
+		if (!ret)
+			ret = qp_to_init(c, c->qp[q]);
+		if (ret)
+			return ret;
+		c->local.qp[q].qpn = c->qp[q]->qp_num;
+		c->local.qp[q].psn = (uint32_t)(lp_now_ns() * 2654435761u + q) & 0xffffff;
+	}
+	return 0;
+}
+
+/* Every QP to RTS (or connected by rdma_cm), receives posted, the GPU poller started. */
+static int setup_connect(struct lp_rdma_conn *c, const char *server_host)
+{
+	const struct lp_rdma_params *p = c->p;
+	int ret = 0;
+
+	c->mtu = LP_MIN(c->mtu, c->remote.mtu);
+	for (uint32_t q = 0; q < c->nqps && !ret; q++) {
 		if (!p->use_cm)
 			ret = qp_to_rts(c, q);
-		else if (is_client)
+		else if (c->is_client)
 			ret = cm_client_connect(c, server_host, q);
 		else
 			ret = cm_server_accept(c, q);
-		if (ret)
-			goto fail;
 	}
-	if (recvs) {
+	if (!ret && wants_recvs(p))
 		ret = post_initial_recvs(c);
-		if (ret)
-			goto fail;
-	}
-	if (c->detect == LP_DETECT_GPU) {
-#ifdef LP_HAVE_CUDA
+	if (!ret && c->detect == LP_DETECT_GPU) {
 		/* Started before READY: it zeroes the flag byte, so no write may land first. */
 		uint64_t n = p->duration_s > 0 ? UINT32_MAX : p->warmup + p->iters;
 
-		ret = lp_gpu_poller_start(c->mem.priv, lp_conn_off(c, 0, true, 0) + p->size - 1,
-					  c->slot, (uint32_t)c->depth,
-					  (uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
-					  (uint64_t)p->timeout_ms * 1000000ull,
-					  (struct lp_gpu_poller **)&c->poller);
-#else
-		ret = -EOPNOTSUPP;
-#endif
+		ret =
+		    lp_mem_poll_start(&c->mem, lp_conn_off(c, 0, true, 0) + p->size - 1, c->slot,
+				      (uint32_t)c->depth, (uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
+				      (uint64_t)p->timeout_ms * 1000000ull);
 		if (ret)
-			goto fail;
+			conn_fail(c, ret, "cannot start the GPU poller: %s", strerror(-ret));
 	}
-	return 0;
-fail:
-	lp_conn_teardown(c);
-	return ret ? ret : -EIO;
+	return ret;
+}
+
+int lp_conn_setup(struct lp_rdma_conn *c, const struct lp_conn_cfg *cfg)
+{
+	const struct lp_rdma_params *p = cfg->p;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->dev = cfg->dev;
+	c->p = p;
+	c->is_client = cfg->is_client;
+	c->oob = cfg->oob;
+	c->fail = cfg->fail;
+	c->stop = cfg->oob->stop;
+	c->nqps = p->num_qps;
+	c->slot = slot_bytes(p);
+	c->depth = lp_conn_ring_depth(p);
+	c->mtu = p->mtu ? LP_MIN(p->mtu, cfg->dev->info.active_mtu) : cfg->dev->info.active_mtu;
+	c->mem_kind = cfg->mem;
+	ret = setup_buffers(c, cfg->mem, cfg->mem_dev);
+	if (!ret)
+		ret = setup_local(c, cfg->bind_addr);
+	if (!ret)
+		ret = exchange_qpinfo(c);
+	if (!ret)
+		ret = setup_connect(c, cfg->server_host);
+	if (ret)
+		lp_conn_teardown(c);
+	return ret;
 }
 
 void lp_conn_teardown(struct lp_rdma_conn *c)
 {
-#ifdef LP_HAVE_CUDA
-	if (c->poller)
-		lp_gpu_poller_stop(c->poller);
-#endif
-	c->poller = NULL;
 	if (c->flag_mr)
 		ibv_dereg_mr(c->flag_mr);
 	free(c->flag_host);
@@ -782,7 +695,7 @@ void lp_conn_teardown(struct lp_rdma_conn *c)
 		rdma_destroy_id(c->cm_listen);
 	if (c->cm_ch)
 		rdma_destroy_event_channel(c->cm_ch);
-	lp_mem_free(&c->mem);
+	lp_mem_free(&c->mem); /* stops a GPU poller first */
 	if (c->scq)
 		ibv_destroy_cq(c->scq);
 	if (c->rcq)
@@ -797,7 +710,7 @@ void lp_conn_teardown(struct lp_rdma_conn *c)
  * (a lost one leaves the count short). The loops leave the last completions of
  * a run unpolled at times; reap them (bounded) without reposting.
  */
-static int count_recvs(struct lp_rdma_conn *c, const uint64_t *landed, char *why, size_t len)
+static int count_recvs(struct lp_rdma_conn *c, const uint64_t *landed)
 {
 	const struct lp_rdma_params *p = c->p;
 	uint64_t got[LP_RDMA_MAX_QPS], end = lp_now_ns() + 2000000000ull;
@@ -817,21 +730,19 @@ static int count_recvs(struct lp_rdma_conn *c, const uint64_t *landed, char *why
 			short_any |= got[q] < landed[q];
 	}
 	for (uint32_t q = 0; q < c->nqps; q++) {
-		if (got[q] != landed[q]) {
-			snprintf(why, len,
-				 "data verification failed: %s size %llu, QP %u: %llu messages received, "
-				 "the sender sent %llu (%s)",
-				 lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
-				 (unsigned long long)got[q], (unsigned long long)landed[q],
-				 got[q] < landed[q] ? "lost" : "duplicated");
-			return -EILSEQ;
-		}
+		if (got[q] != landed[q])
+			return conn_fail(
+			    c, -EILSEQ,
+			    "data verification failed: %s size %llu, QP %u: %llu messages "
+			    "received, the sender sent %llu (%s)",
+			    lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+			    (unsigned long long)got[q], (unsigned long long)landed[q],
+			    got[q] < landed[q] ? "lost" : "duplicated");
 	}
 	return 0;
 }
 
-int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdma_verified *v,
-		   char *why, size_t len)
+int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdma_verified *v)
 {
 	const struct lp_rdma_params *p = c->p;
 	/* write_lat (polling): the last byte of message m carries its counter, (uint8_t)m. */
@@ -840,7 +751,7 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 	int ret = 0;
 
 	if (p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW)
-		ret = count_recvs(c, landed, why, len);
+		ret = count_recvs(c, landed);
 	if (!ret && is_read(p))
 		ret = fault_data(c, true);
 	if (!ret)
@@ -864,14 +775,13 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 					ret = -EILSEQ;
 				}
 			}
-			if (ret == -EILSEQ) {
-				snprintf(why, len,
-					 "data verification failed: %s size %llu, QP %u, message %llu "
-					 "(ring slot %llu), byte offset %zu",
-					 lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
-					 (unsigned long long)m, (unsigned long long)k, bad);
-				return ret;
-			}
+			if (ret == -EILSEQ)
+				return conn_fail(
+				    c, ret,
+				    "data verification failed: %s size %llu, QP %u, message "
+				    "%llu (ring slot %llu), byte offset %zu",
+				    lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+				    (unsigned long long)m, (unsigned long long)k, bad);
 			if (ret)
 				goto out;
 		}
@@ -882,7 +792,5 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 	v->ring = c->depth;
 	return 0;
 out:
-	if (ret != -EILSEQ)
-		snprintf(why, len, "data verification could not run: %s", strerror(-ret));
-	return ret;
+	return conn_fail(c, ret, "data verification could not run: %s", strerror(-ret));
 }

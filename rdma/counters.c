@@ -486,14 +486,20 @@ void lp_counters_print(const struct lp_counters *s, bool nonzero_only, FILE *f)
 	}
 }
 
-void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json *j)
+/* Members "device", "port", "netdev" (null for InfiniBand). */
+static void port_json(const char *dev, unsigned port, const char *netdev, struct lp_json *j)
 {
-	lp_json_str(j, "device", s->dev);
-	lp_json_uint(j, "port", s->port);
-	if (s->netdev[0])
-		lp_json_str(j, "netdev", s->netdev);
+	lp_json_str(j, "device", dev);
+	lp_json_uint(j, "port", port);
+	if (netdev[0])
+		lp_json_str(j, "netdev", netdev);
 	else
 		lp_json_null(j, "netdev");
+}
+
+void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json *j)
+{
+	port_json(s->dev, s->port, s->netdev, j);
 	lp_json_uint(j, "read_ns", s->read_ns);
 	lp_json_uint(j, "dropped", s->dropped);
 	lp_json_obj_begin(j, "counters");
@@ -529,4 +535,92 @@ void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json
 		if (s->c[i].reset)
 			lp_json_str(j, NULL, s->c[i].name);
 	lp_json_arr_end(j);
+}
+
+/* clang-format off */
+static const struct lp_record counter_record = LP_RECORD(struct lp_counter,
+	LP_REC_STR(struct lp_counter, name),
+	LP_REC_U8(struct lp_counter, src, LP_REC_RANGE(0, LP_CTR_NSRC - 1)),
+	LP_REC_U8(struct lp_counter, reset, LP_REC_RANGE(0, 1)),
+	LP_REC_U64(struct lp_counter, value));
+
+const struct lp_record lp_ctr_moved_record = LP_RECORD(struct lp_ctr_moved,
+	LP_REC_BOOL(struct lp_ctr_moved, valid),
+	LP_REC_STR(struct lp_ctr_moved, dev),
+	LP_REC_U32(struct lp_ctr_moved, port),
+	LP_REC_STR(struct lp_ctr_moved, netdev),
+	LP_REC_U32(struct lp_ctr_moved, more),
+	LP_REC_U32(struct lp_ctr_moved, n, LP_REC_RANGE(0, LP_CTR_MOVED_MAX)),
+	LP_REC_ARRAY_NEST(struct lp_ctr_moved, c, n, counter_record));
+/* clang-format on */
+
+void lp_counters_moved(const struct lp_counters *d, struct lp_ctr_moved *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->valid = true;
+	snprintf(m->dev, sizeof(m->dev), "%s", d->dev);
+	m->port = d->port;
+	snprintf(m->netdev, sizeof(m->netdev), "%s", d->netdev);
+	for (int alarms = 1; alarms >= 0; alarms--)
+		for (unsigned i = 0; i < d->n; i++) {
+			const struct lp_counter *c = &d->c[i];
+
+			if ((!c->value && !c->reset) || is_alarm(c) != (bool)alarms)
+				continue;
+			if (m->n < LP_CTR_MOVED_MAX)
+				m->c[m->n++] = *c;
+			else
+				m->more++;
+		}
+}
+
+unsigned lp_ctr_moved_alarms(const struct lp_ctr_moved *m)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; m->valid && i < m->n; i++)
+		n += is_alarm(&m->c[i]);
+	return n;
+}
+
+void lp_ctr_moved_json(const struct lp_ctr_moved *m, const char *key, struct lp_json *j)
+{
+	if (!m->valid) {
+		lp_json_null(j, key);
+		return;
+	}
+	lp_json_obj_begin(j, key);
+	port_json(m->dev, m->port, m->netdev, j);
+	lp_json_uint(j, "omitted", m->more);
+	lp_json_arr_begin(j, "moved");
+	for (unsigned i = 0; i < m->n; i++) {
+		const struct lp_counter *c = &m->c[i];
+
+		lp_json_obj_begin(j, NULL);
+		lp_json_str(j, "name", c->name);
+		lp_json_str(j, "source", lp_ctr_src_name(c->src));
+		lp_json_uint(j, "delta", c->value);
+		lp_json_str(j, "class", lp_ctr_class_name(lp_counter_info(c->name)->cls));
+		lp_json_bool(j, "reset", c->reset);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+	lp_json_obj_end(j);
+}
+
+unsigned lp_ctr_moved_print(const struct lp_ctr_moved *m, const char *side, bool sep, FILE *f)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; m->valid && i < m->n; i++) {
+		const struct lp_counter *c = &m->c[i];
+
+		if (!is_alarm(c))
+			continue;
+		fprintf(f, "%s%s %s %s %s%llu (%s)", sep || n ? ", " : "", side, m->dev, c->name,
+			c->reset ? "reset, now " : "+", (unsigned long long)c->value,
+			lp_ctr_class_name(lp_counter_info(c->name)->cls));
+		n++;
+	}
+	return n;
 }

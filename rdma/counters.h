@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "common/json.h"
+#include "common/record.h"
 
 #define LP_CTR_NAME_LEN 64
 #define LP_CTR_MAX	512 /* counters kept per snapshot (more are dropped and counted) */
@@ -122,5 +123,39 @@ void lp_counters_print(const struct lp_counters *s, bool nonzero_only, FILE *f);
  * meaning, cause}] for every moved error/congestion counter, and "reset": [names].
  */
 void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json *j);
+
+/*
+ * The counters that moved on one side during one test (what lp-rdma reports
+ * per test and size, and what the server's RESULT carries): at most
+ * LP_CTR_MOVED_MAX non-zero deltas, error/congestion class first.
+ */
+#define LP_CTR_MOVED_MAX 32
+struct lp_ctr_moved {
+	bool valid;	 /* counters were read before and after the test */
+	char dev[64];	 /* RDMA device */
+	unsigned port;	 /* 1-based */
+	char netdev[16]; /* RoCE netdev or "" */
+	unsigned n;	 /* entries in c[] */
+	unsigned more;	 /* moved counters that did not fit (traffic class first left out) */
+	struct lp_counter c[LP_CTR_MOVED_MAX];
+};
+
+/* Its record: the wire form of the server's counters in RESULT (rdma/proto.c). */
+extern const struct lp_record lp_ctr_moved_record;
+
+/* m = the non-zero (or reset) entries of delta d, alarms first; m->valid = true. */
+void lp_counters_moved(const struct lp_counters *d, struct lp_ctr_moved *m);
+/* Error- or congestion-class entries of m. */
+unsigned lp_ctr_moved_alarms(const struct lp_ctr_moved *m);
+/*
+ * JSON value under key: null when !m->valid, else {device, port, netdev,
+ * omitted, moved: [{name, source, delta, class, reset}]}.
+ */
+void lp_ctr_moved_json(const struct lp_ctr_moved *m, const char *key, struct lp_json *j);
+/*
+ * Print m's alarms as "[, ]<side> <dev> <name> +<delta> (<class>)" items,
+ * the first without the comma when sep is false. Returns the items printed.
+ */
+unsigned lp_ctr_moved_print(const struct lp_ctr_moved *m, const char *side, bool sep, FILE *f);
 
 #endif

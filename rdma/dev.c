@@ -242,43 +242,39 @@ static struct ibv_device *first_active(struct ibv_device **list, int n, int port
 	return list[0];
 }
 
-int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p)
+/* The device sel names, or the first with an active port; NULL after one error line. */
+static struct ibv_device *find_device(const struct lp_rdma_devsel *sel, struct ibv_device **list,
+				      int n)
 {
-	struct ibv_device **list;
-	struct ibv_device *ibdev = NULL;
-	struct lp_rdma_dev *d;
-	int n = 0, ret, port = sel->port;
+	char have[256];
 
-	list = ibv_get_device_list(&n);
-	if (!list || n == 0) {
-		lp_err("no RDMA device found (is rdma-core's provider installed and the driver loaded?)");
-		if (list)
-			ibv_free_device_list(list);
-		return -ENODEV;
-	}
-	for (int i = 0; i < n && !ibdev; i++)
-		if (sel->dev && *sel->dev && !strcmp(ibv_get_device_name(list[i]), sel->dev))
-			ibdev = list[i];
 	if (!sel->dev || !*sel->dev) /* the first device with an active port, else the first */
-		ibdev = first_active(list, n, port);
-	if (!ibdev) {
-		char have[256];
+		return first_active(list, n, sel->port);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), sel->dev))
+			return list[i];
+	lp_rdma_dev_list(have, sizeof(have));
+	lp_err("no RDMA device named '%s' (available: %s)", sel->dev, have);
+	return NULL;
+}
 
-		lp_rdma_dev_list(have, sizeof(have));
-		lp_err("no RDMA device named '%s' (available: %s)", sel->dev, have);
-		ibv_free_device_list(list);
-		return -EINVAL;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		ret = -ENOMEM;
-		goto free_list;
-	}
-	/*
-	 * Use librdmacm's own context for the device when it has one: QPs made
-	 * with rdma_create_qp must share the PD's context, and a cm_id carries
-	 * librdmacm's context, never one we opened ourselves.
-	 */
+static void close_context(struct lp_rdma_dev *d)
+{
+	if (d->cm_devs)
+		rdma_free_devices(d->cm_devs);
+	else
+		ibv_close_device(d->ctx);
+}
+
+/*
+ * Open the device's context. Use librdmacm's own context for the device when it
+ * has one: QPs made with rdma_create_qp must share the PD's context, and a cm_id
+ * carries librdmacm's context, never one we opened ourselves.
+ */
+static int open_context(struct lp_rdma_dev *d, struct ibv_device *ibdev)
+{
+	int ret;
+
 	d->cm_devs = rdma_get_devices(NULL);
 	for (int i = 0; d->cm_devs && d->cm_devs[i]; i++)
 		if (!strcmp(ibv_get_device_name(d->cm_devs[i]->device), ibv_get_device_name(ibdev)))
@@ -287,24 +283,31 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 		rdma_free_devices(d->cm_devs);
 		d->cm_devs = NULL;
 	}
-	errno = 0; /* ibv_open_device and ibv_alloc_pd return NULL; errno is the best cause */
+	errno = 0; /* ibv_open_device returns NULL; errno is the best cause */
 	if (!d->ctx)
 		d->ctx = ibv_open_device(ibdev);
 	if (!d->ctx) {
 		ret = errno ? -errno : -EIO;
 		lp_err("cannot open %s: %s", ibv_get_device_name(ibdev), strerror(-ret));
-		goto free_dev;
+		return ret;
 	}
 	ret = lp_verbs_err(ibv_query_device(d->ctx, &d->dev_attr));
 	if (ret) {
 		lp_err("ibv_query_device(%s) failed: %s", ibv_get_device_name(ibdev), strerror(-ret));
-		goto close_ctx;
+		close_context(d);
 	}
+	return ret;
+}
+
+/* The port asked for (it must be active), or the first active one: *port_p, or -errno. */
+static int pick_port(struct lp_rdma_dev *d, struct ibv_device *ibdev, int *port_p)
+{
+	int port = *port_p;
+
 	if (port < 0 || port > d->dev_attr.phys_port_cnt) {
 		lp_err("%s has no port %d (ports 1..%u)", ibv_get_device_name(ibdev), port,
 		       d->dev_attr.phys_port_cnt);
-		ret = -EINVAL;
-		goto close_ctx;
+		return -EINVAL;
 	}
 	for (int p = port ? port : 1; p <= (port ? port : d->dev_attr.phys_port_cnt); p++) {
 		if (ibv_query_port(d->ctx, (uint8_t)p, &d->port_attr))
@@ -317,27 +320,64 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 	if (!port || d->port_attr.state != IBV_PORT_ACTIVE) {
 		lp_err("%s: no active port%s (state %s)", ibv_get_device_name(ibdev),
 		       port ? "" : " found", ibv_port_state_str(d->port_attr.state));
-		ret = -ENETDOWN;
-		goto close_ctx;
+		return -ENETDOWN;
 	}
-	fill_info(d, ibdev, port);
-	ret = load_gids(d, port);
+	*port_p = port;
+	return 0;
+}
+
+/* The GID table, the GID to use (given, scored for the peer's family, or IB's first), the PD. */
+static int open_port(struct lp_rdma_dev *d, const struct lp_rdma_devsel *sel, int family, int port)
+{
+	int ret = load_gids(d, port);
+
 	if (ret)
-		goto close_ctx;
+		return ret;
 	if (sel->gid_index >= 0)
 		ret = use_gid(d, sel->gid_index);
 	else if (d->is_roce)
 		ret = lp_rdma_dev_select_gid(d, family, -1);
 	else if (d->ngids && d->gids[0].valid)
 		ret = use_gid(d, 0);
+	if (!ret) {
+		errno = 0;
+		d->pd = ibv_alloc_pd(d->ctx);
+		ret = d->pd ? 0 : errno ? -errno : -ENOMEM;
+		if (ret)
+			lp_err("ibv_alloc_pd(%s) failed: %s", d->info.name, strerror(-ret));
+	}
 	if (ret)
-		goto free_gids;
-	errno = 0;
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd) {
-		ret = errno ? -errno : -ENOMEM;
-		lp_err("ibv_alloc_pd(%s) failed: %s", d->info.name, strerror(-ret));
-		goto free_gids;
+		free(d->gids);
+	return ret;
+}
+
+int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p)
+{
+	struct ibv_device **list;
+	struct ibv_device *ibdev;
+	struct lp_rdma_dev *d;
+	int n = 0, ret, port = sel->port;
+
+	list = ibv_get_device_list(&n);
+	if (!list || n == 0) {
+		lp_err("no RDMA device found (is rdma-core's provider installed and the driver loaded?)");
+		if (list)
+			ibv_free_device_list(list);
+		return -ENODEV;
+	}
+	ibdev = find_device(sel, list, n);
+	d = ibdev ? calloc(1, sizeof(*d)) : NULL;
+	ret = !ibdev ? -EINVAL : !d ? -ENOMEM : open_context(d, ibdev);
+	if (ret)
+		goto free_dev;
+	ret = pick_port(d, ibdev, &port);
+	if (!ret) {
+		fill_info(d, ibdev, port);
+		ret = open_port(d, sel, family, port);
+	}
+	if (ret) {
+		close_context(d);
+		goto free_dev;
 	}
 	d->tclass = sel->tclass;
 	d->sl = sel->sl;
@@ -345,16 +385,8 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 	*dev_p = d;
 	return 0;
 
-free_gids:
-	free(d->gids);
-close_ctx:
-	if (d->cm_devs)
-		rdma_free_devices(d->cm_devs);
-	else
-		ibv_close_device(d->ctx);
 free_dev:
 	free(d);
-free_list:
 	ibv_free_device_list(list);
 	return ret;
 }
@@ -364,10 +396,7 @@ void lp_rdma_dev_close(struct lp_rdma_dev *d)
 	if (!d)
 		return;
 	ibv_dealloc_pd(d->pd);
-	if (d->cm_devs)
-		rdma_free_devices(d->cm_devs);
-	else
-		ibv_close_device(d->ctx);
+	close_context(d);
 	free(d->gids);
 	free(d);
 }
@@ -379,22 +408,5 @@ const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *d)
 
 void lp_rdma_devinfo_json(const struct lp_rdma_devinfo *d, struct lp_json *j)
 {
-	lp_json_str(j, "device", d->name);
-	lp_json_int(j, "port", d->port);
-	lp_json_str(j, "link_layer", d->link_layer);
-	lp_json_str(j, "transport", d->transport);
-	lp_json_int(j, "gid_index", d->gid_index);
-	lp_json_str(j, "gid", d->gid);
-	lp_json_str(j, "gid_type", d->gid_type);
-	lp_json_uint(j, "lid", d->lid);
-	lp_json_uint(j, "active_mtu", d->active_mtu);
-	lp_json_str(j, "active_speed", d->speed);
-	lp_json_uint(j, "active_width", d->width);
-	lp_json_num(j, "rate_gbps", d->rate_gbps);
-	lp_json_str(j, "firmware", d->fw);
-	lp_json_str(j, "netdev", d->netdev);
-	lp_json_int(j, "numa_node", d->numa_node);
-	lp_json_str(j, "node_guid", d->node_guid);
-	lp_json_uint(j, "vendor_id", d->vendor_id);
-	lp_json_uint(j, "vendor_part_id", d->vendor_part_id);
+	lp_record_json(&lp_rdma_devinfo_record, d, j);
 }

@@ -3,10 +3,13 @@
 #ifndef LP_RDMA_INTERNAL_H
 #define LP_RDMA_INTERNAL_H
 
+#include <stdarg.h>
+
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
 #include "rdma/mem.h"
+#include "rdma/proto.h"
 #include "rdma/rdma.h"
 
 struct lp_rdma_dev {
@@ -23,82 +26,23 @@ struct lp_rdma_dev {
 	bool is_roce;
 };
 
-/* Messages of the exchange (lp_wire frame types). */
-enum lp_rdma_msg {
-	LP_MSG_HELLO = 1,	/* client -> server: struct lp_rdma_params */
-	LP_MSG_ACCEPT = 2,	/* server -> client: devinfo, memory kind */
-	LP_MSG_ERROR = 3,	/* either way: code + text; the test is over */
-	LP_MSG_QPINFO = 4,	/* both ways: QP numbers, PSNs, GID, LID, rkey, address */
-	LP_MSG_READY = 5,	/* both ways: connected, start */
-	LP_MSG_DONE = 6,	/* client -> server: timed part over (iterations done) */
-	LP_MSG_RESULT = 7,	/* server -> client: verification, its bandwidth (bidir) */
-	LP_MSG_BYE = 8,		/* client -> server: session over */
-};
-
-/* One side of a connection: what the peer needs to reach our QPs and memory. */
-struct lp_qpinfo {
-	uint32_t nqps;
-	uint32_t qpn[LP_RDMA_MAX_QPS];
-	uint32_t psn[LP_RDMA_MAX_QPS];
-	uint16_t lid;
-	uint8_t gid[16];
-	uint32_t rkey;
-	uint64_t addr;		/* start of the buffer (layout: lp_conn_off) */
-	uint64_t slot;		/* bytes per ring slot (>= message size) */
-	uint32_t mtu;		/* requested path MTU (the smaller one wins) */
-	char mem[32];		/* memory description for the results */
-};
-
-void lp_qpinfo_encode(const struct lp_qpinfo *q, struct lp_wbuf *w);
-int lp_qpinfo_decode(struct lp_qpinfo *q, struct lp_rbuf *r);
-
 /*
- * Message bodies decoded by session.c. Every decoder takes any bytes: it
- * returns 0 only for a well-formed body that was consumed completely, else
- * -EPROTO, and never reads past len. Status codes travel as a positive errno;
- * a code no errno has (0 or over LP_RDMA_MAX_ERRNO) reads as -ECONNABORTED.
+ * The first failure of a test and its cause, one line: the library's one error
+ * channel. Each layer records its failure with lp_fail_set (the first cause
+ * wins: later failures are its consequences); nothing below the top prints it,
+ * the client returns it in struct lp_rdma_result, the server logs it once.
  */
-#define LP_RDMA_MAX_ERRNO 4095
-
-/* ACCEPT: the server's device. */
-void lp_rdma_devinfo_encode(const struct lp_rdma_devinfo *d, struct lp_wbuf *w);
-int lp_rdma_devinfo_decode(struct lp_rdma_devinfo *d, struct lp_rbuf *r);
-
-/* ERROR: *code_p gets the peer's negative errno, text its reason (NUL-terminated). */
-int lp_rdma_error_decode(const void *body, size_t len, int *code_p, char *text, size_t text_len);
-
-/*
- * DONE and RESULT carry p->num_qps message counts: p is the test's parameters
- * (passed lp_rdma_params_check, so num_qps <= LP_RDMA_MAX_QPS).
- */
-/* DONE: the client's iterations (unused by the server) and messages per QP (msgs[p->num_qps]). */
-void lp_rdma_done_encode(const struct lp_rdma_params *p, uint64_t iters, const uint64_t *msgs,
-			 struct lp_wbuf *w);
-int lp_rdma_done_decode(const struct lp_rdma_params *p, const void *body, size_t len,
-			uint64_t *msgs);
-
-/* RESULT: the server's end of one test. */
-struct lp_rdma_result_msg {
-	int status;		/* 0, or the server's negative errno (its test failed) */
-	char text[160];		/* why, when status or verify says so */
-	uint8_t verify;		/* 0 not run, 1 data ok, 2 data bad (decode rejects others) */
-	double bytes, msgs, ns;	/* the server's own direction (bidirectional bandwidth) */
-	uint64_t iters;		/* iterations the server completed */
-	uint64_t sent[LP_RDMA_MAX_QPS]; /* messages the server posted per QP (warm-up included) */
-	struct lp_rdma_verified checked; /* what its verification covered (counts only) */
+struct lp_fail {
+	int err;	/* 0, or the first failure's negative errno */
+	bool from_peer; /* the cause is the peer's own ERROR */
+	char why[256];
 };
 
-void lp_rdma_result_msg_encode(const struct lp_rdma_result_msg *m, const struct lp_rdma_params *p,
-			       struct lp_wbuf *w);
-int lp_rdma_result_msg_decode(struct lp_rdma_result_msg *m, const struct lp_rdma_params *p,
-			      const void *body, size_t len);
-
-/* How this side sees the peer's write_lat write arrive. */
-enum lp_detect {
-	LP_DETECT_CPU,	/* the CPU polls the last byte of its (host) receive buffer */
-	LP_DETECT_GPU,	/* a GPU kernel polls it in GPU memory and signals the CPU */
-	LP_DETECT_IMM,	/* WRITE_WITH_IMM: the CPU polls the receive CQ */
-};
+/* Record err and its cause unless a cause is already recorded; returns err. */
+__attribute__((format(printf, 3, 4))) int lp_fail_set(struct lp_fail *f, int err, const char *fmt,
+						      ...);
+__attribute__((format(printf, 3, 0))) int lp_fail_vset(struct lp_fail *f, int err, const char *fmt,
+						       va_list ap);
 
 /* Everything one test on one side needs. */
 struct lp_rdma_conn {
@@ -124,8 +68,9 @@ struct lp_rdma_conn {
 	enum lp_detect detect;	/* write_lat only */
 	uint8_t *flag_host;	/* 64 B of host memory: the counter byte sent after GPU data */
 	struct ibv_mr *flag_mr;
-	void *poller;		/* struct lp_gpu_poller * for LP_DETECT_GPU */
-	char why[160];		/* lp_conn_setup failed: the first cause, one line */
+	enum lp_mem_kind mem_kind; /* this side's memory */
+	unsigned mem_caps;	/* lp_mem_caps of mem (the loops ask these, never the kind) */
+	struct lp_fail *fail;	/* where every failure of this test records its cause */
 	const char *scatter_to_cqe; /* how the QPs were created: LP_S2CQE_DEFAULT or LP_S2CQE_OFF */
 	int mr_access;		/* access flags the buffer was registered with */
 	double notify_us;	/* LP_DETECT_GPU: measured GPU->CPU notification (one way), else NaN */
@@ -146,10 +91,24 @@ static inline int lp_verbs_err(int ret)
 
 const char *lp_detect_name(enum lp_detect d);
 
-/* QP/CQ/MR set-up and teardown (conn.c): 0 or -errno, and then c->why says what failed. */
-int lp_conn_setup(struct lp_rdma_conn *c, struct lp_rdma_dev *dev, const struct lp_rdma_params *p,
-		  enum lp_mem_kind mem, int mem_dev, bool is_client, struct lp_oob *oob,
-		  const char *server_host, const char *bind_addr);
+/* What one side of a test connects with. */
+struct lp_conn_cfg {
+	struct lp_rdma_dev *dev;
+	const struct lp_rdma_params *p;
+	enum lp_mem_kind mem; /* this side's memory */
+	int mem_dev;
+	bool is_client;
+	struct lp_oob *oob;
+	const char *server_host; /* client with rdma_cm: where to connect */
+	const char *bind_addr;	 /* server with rdma_cm: where to listen */
+	struct lp_fail *fail;	 /* the test's failure record (c->fail) */
+};
+
+/*
+ * QP/CQ/MR set-up (conn.c): 0, or -errno with the cause in cfg->fail (and the
+ * half-built connection torn down). -ECONNABORTED: the peer reported the failure.
+ */
+int lp_conn_setup(struct lp_rdma_conn *c, const struct lp_conn_cfg *cfg);
 void lp_conn_teardown(struct lp_rdma_conn *c);
 /* Post one receive into the next slot of QP q's receiving ring (wr_id = q). 0 or -errno. */
 int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q);
@@ -168,17 +127,7 @@ static inline uint64_t lp_conn_off(const struct lp_rdma_conn *c, uint32_t q, boo
 	return ((2 * (uint64_t)q + rx) * c->depth + k) * c->slot;
 }
 
-/*
- * Receive the peer's next message, waiting in short slices so that *oob->stop
- * (SIGINT/SIGTERM) ends the wait within ~10 ms: then -EINTR (session.c).
- */
-int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
-		int timeout_ms);
-
-/* Send an ERROR message (best effort). */
-void lp_rdma_send_error(struct lp_oob *oob, int code, const char *text);
-
-/* Test loops (loops.c). Each returns 0 or -errno; on failure r->error says why. */
+/* Test loops (loops.c). Each returns 0 or -errno with the cause in c->fail. */
 struct lp_loop_out {
 	struct lp_stats rtt;	/* ns per round trip / read completion */
 	struct lp_rdma_bw bw;
@@ -187,17 +136,16 @@ struct lp_loop_out {
 	bool peer_done;		/* server: the client's DONE arrived */
 };
 
-int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out, char *why,
-		size_t why_len);
+int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out);
 
 /*
  * Check every slot of every receiving ring (--verify, after the timed loop).
  * landed[q]: the messages that landed on QP q (the peer's count for writes and
  * sends, this side's for reads); send tests also count their receive
  * completions against it (lost messages). Adds what was checked to *v.
- * 0, -EILSEQ with why naming the test, size, QP, message and byte, or -errno.
+ * 0, or -EILSEQ (the cause in c->fail names the test, size, QP, message and
+ * byte), or -errno.
  */
-int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdma_verified *v,
-		   char *why, size_t len);
+int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdma_verified *v);
 
 #endif

@@ -33,20 +33,20 @@
 #include "common/clock.h"
 #include "common/lp.h"
 #include "common/units.h"
-#ifdef LP_HAVE_CUDA
-#include "gpu/gpumem.h"
-#endif
 
 /* How often (in polls) to read the clock for the no-progress bound. */
 #define LP_CLOCK_EVERY 256
 /* Polls past this long without progress also yield the CPU. */
 #define LP_YIELD_AFTER_NS 200000ull
 
+/* How a wait ended besides 0 (what it waited for came) and a negative errno (it failed). */
+enum lp_wait_end {
+	LP_WAIT_PEER_DONE = 1, /* passive side: the client's DONE arrived, the run is over */
+};
+
 struct lp_loop {
 	struct lp_rdma_conn *c;
 	const struct lp_rdma_params *p;
-	char *why;
-	size_t why_len;
 	uint64_t timeout_ns;
 	uint64_t last_progress;
 	unsigned polls;
@@ -62,7 +62,7 @@ __attribute__((format(printf, 3, 4))) static int fail(struct lp_loop *l, int err
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(l->why, l->why_len, fmt, ap);
+	err = lp_fail_vset(l->c->fail, err, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -76,12 +76,11 @@ static int post_failed(struct lp_loop *l, const char *verb, uint32_t q, int ret)
 
 static int wc_error(struct lp_loop *l, const struct ibv_wc *wc)
 {
-	snprintf(l->why, l->why_len, "work completion error: %s (status %d, vendor 0x%x, opcode %d)",
-		 ibv_wc_status_str(wc->status), wc->status, wc->vendor_err, wc->opcode);
-	return -EIO;
+	return fail(l, -EIO, "work completion error: %s (status %d, vendor 0x%x, opcode %d)",
+		    ibv_wc_status_str(wc->status), wc->status, wc->vendor_err, wc->opcode);
 }
 
-/* The no-progress bound; also notices the client's DONE on the passive side. */
+/* The no-progress bound; also notices the client's DONE on the passive side (LP_WAIT_PEER_DONE). */
 static int check_idle(struct lp_loop *l, bool passive)
 {
 	uint64_t now;
@@ -107,17 +106,15 @@ static int check_idle(struct lp_loop *l, bool passive)
 				    l->c->oob->peer_name);
 		if (r > 0 && passive) {
 			l->stop_by_peer = true;
-			return 1;
+			return LP_WAIT_PEER_DONE;
 		}
 		/* Nothing is sent to the client mid-test but an ERROR (or the close). */
 		if (r > 0 && l->c->is_client)
 			return fail(l, -ECONNABORTED, "%s ended the test", l->c->oob->peer_name);
 	}
-	if (now - l->last_progress > l->timeout_ns) {
-		snprintf(l->why, l->why_len, "no progress for %d ms: the peer %s stopped responding",
-			 l->p->timeout_ms, l->c->oob->peer_name);
-		return -ETIMEDOUT;
-	}
+	if (now - l->last_progress > l->timeout_ns)
+		return fail(l, -ETIMEDOUT, "no progress for %d ms: the peer %s stopped responding",
+			    l->p->timeout_ms, l->c->oob->peer_name);
 	return 0;
 }
 
@@ -146,7 +143,7 @@ static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t k, uint64_t wr_
 		.opcode = read ? IBV_WR_RDMA_READ : send ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
 	};
-	if (!read && p->size <= c->max_inline && c->mem.ops == lp_mem_ops_get(LP_MEM_HOST))
+	if (!read && p->size <= c->max_inline && (c->mem_caps & LP_MEM_CAP_CPU_VISIBLE))
 		wr->send_flags |= IBV_SEND_INLINE;
 	if (!send) {
 		/* The peer's layout is ours: same parameters, same slot size (checked in QPINFO). */
@@ -202,7 +199,7 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 		if (c->detect == LP_DETECT_IMM) {
 			wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 			wr.imm_data = htonl((uint32_t)i);
-		} else if (c->mem.ops == lp_mem_ops_get(LP_MEM_HOST)) {
+		} else if (c->mem_caps & LP_MEM_CAP_CPU_VISIBLE) {
 			*l->flag_tx = (uint8_t)i;
 		} else {
 			/* GPU data, then the counter byte from host memory: the CPU never touches GPU memory. */
@@ -221,7 +218,6 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 	return ret ? post_failed(l, "ibv_post_send", 0, ret) : 0;
 }
 
-#ifdef LP_HAVE_CUDA
 /* The write may have completed at the peer and never become visible here: say so, blame no one. */
 static int gpu_not_seen(struct lp_loop *l)
 {
@@ -231,14 +227,12 @@ static int gpu_not_seen(struct lp_loop *l)
 		    "PCIe ACS/IOMMU)",
 		    l->c->oob->peer_name);
 }
-#endif
 
-/* The GPU poller saw iteration i (a silent, bounded spin on its host flag). */
+/* The device poller saw iteration i (a silent, bounded spin on its host flag). */
 static int wait_gpu(struct lp_loop *l, uint64_t i, bool passive)
 {
-#ifdef LP_HAVE_CUDA
 	for (;;) {
-		int n = lp_gpu_poller_poll(l->c->poller, (uint32_t)i);
+		int n = lp_mem_poll_seen(&l->c->mem, (uint32_t)i);
 
 		if (n > 0)
 			return 0;
@@ -250,11 +244,6 @@ static int wait_gpu(struct lp_loop *l, uint64_t i, bool passive)
 		if (n)
 			return n;
 	}
-#else
-	(void)i;
-	(void)passive;
-	return fail(l, -EOPNOTSUPP, "GPU polling is not built in%s", "");
-#endif
 }
 
 /* Wait for the answer to iteration i. */
@@ -271,7 +260,8 @@ static int pp_wait(struct lp_loop *l, uint64_t i, bool passive)
 	if (ret)
 		return ret;
 	if (l->p->test == LP_RDMA_WRITE_LAT && ntohl(wc.imm_data) != (uint32_t)i)
-		return fail(l, -EPROTO, "write with immediate out of order%s", "");
+		return fail(l, -EPROTO, "write with immediate %u out of order (expected %llu)",
+			    ntohl(wc.imm_data), (unsigned long long)i);
 	return 0;
 }
 
@@ -355,9 +345,7 @@ static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
 		if (ret)
 			break;
 	}
-	if (ret == 1) /* the client's DONE ended the passive side */
-		ret = 0;
-	return ret;
+	return ret == LP_WAIT_PEER_DONE ? 0 : ret;
 }
 
 static int run_read_lat(struct lp_loop *l, struct lp_loop_out *out)
@@ -545,10 +533,8 @@ static int run_bw(struct lp_loop *l, bool active, struct lp_loop_out *out)
 	uint64_t t0, t1, before[LP_RDMA_MAX_QPS], msgs = 0;
 	int ret;
 
-	if (!send) {
-		/* Passive write/read target: nothing to poll; wait for the client's DONE. */
-		return recv ? 0 : 1;
-	}
+	if (!send) /* passive write/read target: nothing to poll; the client's DONE ends it */
+		return 0;
 	if (recv && p->duration_s > 0)
 		expect = 0; /* the count is not known in advance; the DONE says it */
 	/* Warm-up: untimed; receives are counted with the timed phase. */
@@ -580,18 +566,15 @@ static int run_bw_recv(struct lp_loop *l, struct lp_loop_out *out)
 	int ret = bw_phase(l, &s, 0, 0, false, true, expect, &t);
 
 	out->iters = s.received;
-	return ret == 1 ? 0 : ret;
+	return ret == LP_WAIT_PEER_DONE ? 0 : ret;
 }
 
-int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out, char *why,
-		size_t why_len)
+int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out)
 {
 	const struct lp_rdma_params *p = c->p;
 	struct lp_loop l = {
 		.c = c,
 		.p = p,
-		.why = why,
-		.why_len = why_len,
 		.timeout_ns = (uint64_t)p->timeout_ms * 1000000ull,
 		.k = c->depth - 1, /* ring_next() steps to slot 0 first */
 	};
@@ -602,8 +585,8 @@ int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out, ch
 	case LP_RDMA_SEND_LAT:
 		ret = run_pingpong(&l, active, out);
 		break;
-	case LP_RDMA_READ_LAT:
-		ret = active ? run_read_lat(&l, out) : 1;
+	case LP_RDMA_READ_LAT: /* the passive side has nothing to do until the client's DONE */
+		ret = active ? run_read_lat(&l, out) : 0;
 		break;
 	case LP_RDMA_SEND_BW:
 		if (!active && !p->bidir) {
@@ -616,5 +599,5 @@ int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out, ch
 		break;
 	}
 	out->peer_done = l.stop_by_peer;
-	return ret;
+	return ret == LP_WAIT_PEER_DONE ? 0 : ret;
 }

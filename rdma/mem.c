@@ -16,11 +16,11 @@
 #error "host_fill/host_verify store pattern words little-endian"
 #endif
 
-static int host_alloc(struct lp_mem *m, size_t len)
+static int host_alloc(struct lp_mem *m, size_t len, struct lp_fail *f)
 {
 	/* Page-aligned so registration pins whole pages; zeroed so stale data cannot pass. */
 	if (posix_memalign(&m->addr, 4096, len))
-		return -ENOMEM;
+		return lp_fail_set(f, -ENOMEM, "cannot allocate %zu bytes of host memory", len);
 	memset(m->addr, 0, len);
 	snprintf(m->desc, sizeof(m->desc), "host");
 	return 0;
@@ -31,13 +31,26 @@ static void host_free(struct lp_mem *m)
 	free(m->addr);
 }
 
-static int host_reg(struct lp_mem *m, struct ibv_pd *pd, int access)
+static int host_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_fail *f)
 {
+	struct rlimit rl;
+	int ret;
+
 	m->mr = ibv_reg_mr(pd, m->addr, m->len, access);
-	if (!m->mr)
-		return -errno;
-	m->how = "host";
-	return 0;
+	if (m->mr) {
+		m->how = "host";
+		return 0;
+	}
+	ret = errno ? -errno : -EIO;
+	if ((ret == -ENOMEM || ret == -EPERM || ret == -EAGAIN) && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < m->len + (1u << 20))
+		return lp_fail_set(f, ret,
+				   "memory registration of %zu bytes failed: %s; the locked-memory "
+				   "limit is %llu KiB: raise it (ulimit -l unlimited, or memlock in "
+				   "/etc/security/limits.conf)",
+				   m->len, strerror(-ret), (unsigned long long)rl.rlim_cur / 1024);
+	return lp_fail_set(f, ret, "memory registration of %zu bytes of host memory failed: %s",
+			   m->len, strerror(-ret));
 }
 
 /* Byte i of [off, off+len) against the pattern of seed: one hash per 8 bytes (little-endian words). */
@@ -91,6 +104,7 @@ static int host_read(struct lp_mem *m, size_t off, void *dst, size_t len)
 
 static const struct lp_mem_ops host_ops = {
 	.name = "host",
+	.caps = LP_MEM_CAP_CPU_VISIBLE,
 	.alloc = host_alloc,
 	.free = host_free,
 	.reg = host_reg,
@@ -100,22 +114,14 @@ static const struct lp_mem_ops host_ops = {
 	.read = host_read,
 };
 
-#ifdef LP_HAVE_CUDA
-extern const struct lp_mem_ops lp_mem_cuda_ops;
-#endif
-
 const struct lp_mem_ops *lp_mem_ops_get(int kind)
 {
-	switch (kind) {
-	case LP_MEM_HOST:
-		return &host_ops;
-#ifdef LP_HAVE_CUDA
-	case LP_MEM_CUDA:
-		return &lp_mem_cuda_ops;
-#endif
-	default:
-		return NULL;
-	}
+	const struct lp_mem_ops *const kinds[] = {
+		[LP_MEM_HOST] = &host_ops,
+		[LP_MEM_CUDA] = lp_mem_cuda_ops, /* NULL when CUDA is not built in */
+	};
+
+	return kind >= 0 && kind < (int)LP_ARRAY_SIZE(kinds) ? kinds[kind] : NULL;
 }
 
 int lp_mem_parse(const char *s, int *kind_p, int *dev_p)
@@ -138,47 +144,26 @@ int lp_mem_parse(const char *s, int *kind_p, int *dev_p)
 	return 0;
 }
 
-int lp_mem_alloc(struct lp_mem *m, int kind, int dev, size_t len)
+int lp_mem_alloc(struct lp_mem *m, int kind, int dev, size_t len, struct lp_fail *f)
 {
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	m->rdma_order = -1;
 	m->ops = lp_mem_ops_get(kind);
-	if (!m->ops) {
-		lp_err("GPU memory is not built into this binary (CUDA was not found at build time)");
-		return -EOPNOTSUPP;
-	}
+	if (!m->ops)
+		return lp_fail_set(f, -EOPNOTSUPP, "GPU memory is not built into this binary (CUDA "
+						   "was not found at build time)");
 	m->dev = dev;
 	m->len = len;
-	ret = m->ops->alloc(m, len);
-	if (ret) {
-		if (ret == -ENOMEM)
-			lp_err("cannot allocate %zu bytes of %s memory", len, m->ops->name);
+	ret = m->ops->alloc(m, len, f);
+	if (ret)
 		m->ops = NULL;
-	}
 	return ret;
 }
 
-int lp_mem_reg(struct lp_mem *m, struct ibv_pd *pd, int access)
+int lp_mem_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_fail *f)
 {
-	struct rlimit rl;
-	int ret = m->ops->reg(m, pd, access);
-
-	if (!ret)
-		return 0;
-	if (m->ops == &host_ops && (ret == -ENOMEM || ret == -EPERM || ret == -EAGAIN) &&
-	    !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < m->len + (1u << 20)) {
-		lp_err("memory registration of %zu bytes failed: %s; the locked-memory limit is "
-		       "%llu KiB: raise it (ulimit -l unlimited, or memlock in "
-		       "/etc/security/limits.conf)",
-		       m->len, strerror(-ret), (unsigned long long)rl.rlim_cur / 1024);
-	} else if (m->ops == &host_ops) {
-		lp_err("memory registration of %zu bytes of host memory failed: %s", m->len,
-		       strerror(-ret));
-	} /* the CUDA kind logs its own advice (nvidia-peermem, dma-buf) */
-	return ret;
+	return m->ops->reg(m, pd, access, f);
 }
 
 void lp_mem_free(struct lp_mem *m)
@@ -198,4 +183,35 @@ unsigned lp_mem_caps(const struct lp_mem *m)
 	if (t && strstr(t, "no_scatter_to_cqe"))
 		caps |= LP_MEM_CAP_NO_SCATTER_TO_CQE;
 	return caps;
+}
+
+/* The poller calls exist exactly for the kinds that declare LP_MEM_CAP_DEVICE_POLL. */
+static bool polls(const struct lp_mem *m)
+{
+	return m->ops && (m->ops->caps & LP_MEM_CAP_DEVICE_POLL);
+}
+
+int lp_mem_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *notify_ns_p,
+			struct lp_fail *f)
+{
+	if (!polls(m))
+		return lp_fail_set(f, -EOPNOTSUPP, "%s memory has no device poller",
+				   m->ops ? m->ops->name : "unallocated");
+	return m->ops->poll_prepare(m, timeout_ns, notify_ns_p, f);
+}
+
+int lp_mem_poll_start(struct lp_mem *m, size_t off, size_t stride, uint32_t depth, uint32_t iters,
+		      uint64_t timeout_ns)
+{
+	return polls(m) ? m->ops->poll_start(m, off, stride, depth, iters, timeout_ns) : -EOPNOTSUPP;
+}
+
+int lp_mem_poll_seen(const struct lp_mem *m, uint32_t i)
+{
+	return polls(m) ? m->ops->poll_seen(m, i) : -EOPNOTSUPP;
+}
+
+const char *lp_mem_rdma_order(const struct lp_mem *m)
+{
+	return m->ops && m->ops->rdma_order_name ? m->ops->rdma_order_name(m) : NULL;
 }

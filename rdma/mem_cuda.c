@@ -4,9 +4,12 @@
  * first (cuMemGetHandleForAddressRange + ibv_reg_dmabuf_mr: upstream kernel
  * path, no extra module), then the peer-memory path (ibv_reg_mr on the device
  * pointer, which needs the nvidia-peermem module), and records which worked.
+ * The CPU cannot touch this memory: write_lat polling runs in a GPU kernel (the
+ * poll ops), and fill and verify run on the GPU.
  */
-#ifdef LP_HAVE_CUDA
 #include "rdma/internal.h"
+
+#ifdef LP_HAVE_CUDA
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,48 +19,62 @@
 #include "common/lp.h"
 #include "gpu/gpumem.h"
 
-static struct lp_gpu_buf *gbuf(struct lp_mem *m)
+/* The kind's state behind lp_mem.priv. */
+struct cuda_mem {
+	struct lp_gpu_buf buf;
+	struct lp_gpu_poller *poller; /* while write_lat polls with the GPU */
+};
+
+static struct lp_gpu_buf *gbuf(const struct lp_mem *m)
 {
-	return m->priv;
+	return &((struct cuda_mem *)m->priv)->buf;
 }
 
-static int cuda_alloc(struct lp_mem *m, size_t len)
+static int cuda_alloc(struct lp_mem *m, size_t len, struct lp_fail *f)
 {
-	struct lp_gpu_buf *b;
+	struct cuda_mem *cm;
 	int n = 0, dev = m->dev < 0 ? 0 : m->dev, ret;
 
-	if (lp_gpu_count(&n) || n == 0) {
-		lp_err("--mem cuda: no CUDA GPU or driver on this host");
-		return -ENODEV;
-	}
-	if (dev >= n) {
-		lp_err("--mem cuda:%d: this host has %d GPU%s (0..%d)", dev, n, n == 1 ? "" : "s",
-		       n - 1);
-		return -EINVAL;
-	}
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	ret = lp_gpu_buf_alloc(b, dev, len);
+	if (lp_gpu_count(&n) || n == 0)
+		return lp_fail_set(f, -ENODEV, "--mem cuda: no CUDA GPU or driver on this host");
+	if (dev >= n)
+		return lp_fail_set(f, -EINVAL, "--mem cuda:%d: this host has %d GPU%s (0..%d)", dev,
+				   n, n == 1 ? "" : "s", n - 1);
+	cm = calloc(1, sizeof(*cm));
+	if (!cm)
+		return lp_fail_set(f, -ENOMEM, "out of host memory");
+	ret = lp_gpu_buf_alloc(&cm->buf, dev, len);
 	if (ret) {
-		free(b);
-		return ret;
+		free(cm);
+		return lp_fail_set(f, ret, "cannot allocate %zu bytes on GPU %d: %s", len, dev,
+				   strerror(-ret));
 	}
-	m->priv = b;
-	m->addr = b->ptr;
+	m->priv = cm;
+	m->addr = cm->buf.ptr;
 	m->dev = dev;
 	snprintf(m->desc, sizeof(m->desc), "cuda:%d", dev);
 	return 0;
 }
 
+static void cuda_poll_stop(struct lp_mem *m)
+{
+	struct cuda_mem *cm = m->priv;
+
+	if (cm && cm->poller)
+		lp_gpu_poller_stop(cm->poller);
+	if (cm)
+		cm->poller = NULL;
+}
+
 static void cuda_free(struct lp_mem *m)
 {
+	cuda_poll_stop(m);
 	lp_gpu_buf_free(gbuf(m));
 	free(m->priv);
 	m->priv = NULL;
 }
 
-static int cuda_reg(struct lp_mem *m, struct ibv_pd *pd, int access)
+static int cuda_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_fail *f)
 {
 	struct lp_gpu_buf *b = gbuf(m);
 	int dmabuf_err, peer_err;
@@ -77,20 +94,19 @@ static int cuda_reg(struct lp_mem *m, struct ibv_pd *pd, int access)
 		m->how = "peermem";
 		goto done;
 	}
-	peer_err = -errno;
-	lp_err("cannot register GPU memory on %s for RDMA: dma-buf: %s; peer memory: %s. Fix: "
-	       "use dma-buf (Linux >= 5.12, NVIDIA open kernel module, CUDA >= 11.7) or load "
-	       "nvidia-peermem (modprobe nvidia-peermem)",
-	       b->bus_id, strerror(-dmabuf_err), strerror(-peer_err));
-	return peer_err ? peer_err : -EIO;
+	peer_err = errno ? -errno : -EIO;
+	return lp_fail_set(f, peer_err,
+			   "cannot register GPU memory on %s for RDMA: dma-buf: %s; peer memory: "
+			   "%s. Fix: use dma-buf (Linux >= 5.12, NVIDIA open kernel module, CUDA >= "
+			   "11.7) or load nvidia-peermem (modprobe nvidia-peermem)",
+			   b->bus_id, strerror(-dmabuf_err), strerror(-peer_err));
 done:
-	m->rdma_order = b->rdma_order;
 	snprintf(m->desc, sizeof(m->desc), "cuda:%d %s", m->dev, m->how);
 	return 0;
 }
 
 /* The pattern is relative to the start of each range, as for host memory. */
-static struct lp_gpu_buf view(struct lp_mem *m, size_t off, size_t len)
+static struct lp_gpu_buf view(const struct lp_mem *m, size_t off, size_t len)
 {
 	struct lp_gpu_buf v = *gbuf(m);
 
@@ -124,9 +140,54 @@ static int cuda_read(struct lp_mem *m, size_t off, void *dst, size_t len)
 	return lp_gpu_buf_read(gbuf(m), off, dst, len);
 }
 
-const struct lp_mem_ops lp_mem_cuda_ops = {
+/*
+ * GPU polling watches one byte: it means the message has landed only where the
+ * device orders RDMA writes (CUDA's GPU_DIRECT_RDMA_WRITES_ORDERING >= owner),
+ * so it is refused below that. Then the GPU->CPU notification it includes is
+ * measured, to be reported beside the latency.
+ */
+static int cuda_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *notify_ns_p,
+			     struct lp_fail *f)
+{
+	int order = gbuf(m)->rdma_order, ret;
+
+	if (order < LP_GPU_RDMA_ORDER_OWNER)
+		return lp_fail_set(f, -EOPNOTSUPP,
+				   "GPU %d orders GPUDirect RDMA writes as '%s' "
+				   "(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING): a kernel "
+				   "polling the last byte may see it before the rest; use "
+				   "--lat-method imm",
+				   m->dev, lp_gpu_rdma_order_name(order));
+	ret = lp_gpu_notify_ns(m->dev, 200, timeout_ns, notify_ns_p);
+	if (ret)
+		return lp_fail_set(f, ret, "GPU %d: cannot measure the GPU->CPU notification: %s",
+				   m->dev, strerror(-ret));
+	return 0;
+}
+
+static int cuda_poll_start(struct lp_mem *m, size_t off, size_t stride, uint32_t depth,
+			   uint32_t iters, uint64_t timeout_ns)
+{
+	struct cuda_mem *cm = m->priv;
+
+	return lp_gpu_poller_start(&cm->buf, off, stride, depth, iters, timeout_ns, &cm->poller);
+}
+
+static int cuda_poll_seen(const struct lp_mem *m, uint32_t i)
+{
+	const struct cuda_mem *cm = m->priv;
+
+	return cm->poller ? lp_gpu_poller_poll(cm->poller, i) : -EINVAL;
+}
+
+static const char *cuda_rdma_order_name(const struct lp_mem *m)
+{
+	return lp_gpu_rdma_order_name(gbuf(m)->rdma_order);
+}
+
+static const struct lp_mem_ops cuda_ops = {
 	.name = "cuda",
-	.caps = LP_MEM_CAP_NO_SCATTER_TO_CQE | LP_MEM_CAP_DEVICE_POLL,
+	.caps = LP_MEM_CAP_NO_SCATTER_TO_CQE | LP_MEM_CAP_DEVICE_POLL | LP_MEM_CAP_DEVICE_VERIFY,
 	.alloc = cuda_alloc,
 	.free = cuda_free,
 	.reg = cuda_reg,
@@ -134,5 +195,14 @@ const struct lp_mem_ops lp_mem_cuda_ops = {
 	.verify = cuda_verify,
 	.write = cuda_write,
 	.read = cuda_read,
+	.poll_prepare = cuda_poll_prepare,
+	.poll_start = cuda_poll_start,
+	.poll_seen = cuda_poll_seen,
+	.poll_stop = cuda_poll_stop,
+	.rdma_order_name = cuda_rdma_order_name,
 };
+
+const struct lp_mem_ops *const lp_mem_cuda_ops = &cuda_ops;
+#else
+const struct lp_mem_ops *const lp_mem_cuda_ops = NULL; /* not built in */
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Test parameters: defaults, validation and their wire encoding. */
+/* Test parameters: defaults and validation (their wire form: rdma/proto.c). */
 #include "rdma/internal.h"
 
 #include <errno.h>
@@ -140,63 +140,4 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 		FAIL("unknown GID type %d", p->gid_type);
 	return 0;
 #undef FAIL
-}
-
-void lp_rdma_params_encode(const struct lp_rdma_params *p, struct lp_wbuf *w)
-{
-	lp_wbuf_u8(w, (uint8_t)p->test);
-	lp_wbuf_u64(w, p->size);
-	lp_wbuf_u64(w, p->iters);
-	lp_wbuf_u64(w, p->warmup);
-	lp_wbuf_f64(w, p->duration_s);
-	lp_wbuf_u32(w, p->tx_depth);
-	lp_wbuf_u32(w, p->rx_depth);
-	lp_wbuf_u32(w, p->cq_mod);
-	lp_wbuf_u32(w, p->post_list);
-	lp_wbuf_u32(w, p->num_qps);
-	lp_wbuf_u32(w, p->inline_size);
-	lp_wbuf_u32(w, p->mtu);
-	lp_wbuf_u8(w, (uint8_t)(p->bidir | p->verify << 1 | p->use_cm << 2));
-	lp_wbuf_u32(w, p->seed);
-	lp_wbuf_u64(w, p->max_samples);
-	lp_wbuf_u32(w, (uint32_t)p->timeout_ms);
-	lp_wbuf_u8(w, (uint8_t)p->mem);
-	lp_wbuf_u32(w, (uint32_t)p->mem_dev);
-	lp_wbuf_u8(w, (uint8_t)p->lat_method);
-	lp_wbuf_u8(w, (uint8_t)p->gid_type);
-	lp_wbuf_u16(w, p->cm_port);
-}
-
-int lp_rdma_params_decode(struct lp_rdma_params *p, struct lp_rbuf *r)
-{
-	uint8_t flags;
-
-	memset(p, 0, sizeof(*p));
-	p->test = lp_rbuf_u8(r);
-	p->size = lp_rbuf_u64(r);
-	p->iters = lp_rbuf_u64(r);
-	p->warmup = lp_rbuf_u64(r);
-	p->duration_s = lp_rbuf_f64(r);
-	p->tx_depth = lp_rbuf_u32(r);
-	p->rx_depth = lp_rbuf_u32(r);
-	p->cq_mod = lp_rbuf_u32(r);
-	p->post_list = lp_rbuf_u32(r);
-	p->num_qps = lp_rbuf_u32(r);
-	p->inline_size = lp_rbuf_u32(r);
-	p->mtu = lp_rbuf_u32(r);
-	flags = lp_rbuf_u8(r);
-	p->bidir = flags & 1;
-	p->verify = flags & 2;
-	p->use_cm = flags & 4;
-	p->seed = lp_rbuf_u32(r);
-	p->max_samples = lp_rbuf_u64(r);
-	p->timeout_ms = (int)lp_rbuf_u32(r);
-	p->mem = lp_rbuf_u8(r);
-	p->mem_dev = (int)lp_rbuf_u32(r);
-	p->lat_method = lp_rbuf_u8(r);
-	p->gid_type = (int8_t)lp_rbuf_u8(r);
-	p->cm_port = lp_rbuf_u16(r);
-	if (flags & ~7u)
-		return -EPROTO;
-	return lp_rbuf_done(r);
 }

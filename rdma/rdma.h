@@ -23,8 +23,10 @@
 #include <stdint.h>
 
 #include "common/json.h"
+#include "common/record.h"
 #include "common/stats.h"
 #include "common/wire.h"
+#include "rdma/counters.h"
 
 /* ---- out-of-band channel ---------------------------------------------------- */
 
@@ -123,6 +125,8 @@ const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *dev);
 /* Re-pick the GID for a family / type (server side, after the client said which). */
 int lp_rdma_dev_select_gid(struct lp_rdma_dev *dev, int family, int want_type);
 void lp_rdma_devinfo_json(const struct lp_rdma_devinfo *d, struct lp_json *j);
+/* Its record (common/record.h): the ACCEPT message's body, the JSON members above. */
+extern const struct lp_record lp_rdma_devinfo_record;
 /* Names of all devices, comma separated (for "unknown device" messages). */
 void lp_rdma_dev_list(char *buf, size_t len);
 
@@ -200,9 +204,6 @@ uint32_t lp_rdma_seed_new(void);
 void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t);
 /* Validate every field; on error writes one line to why (and returns -EINVAL). */
 int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len);
-/* Wire encoding of the parameters (exposed for the unit tests). */
-void lp_rdma_params_encode(const struct lp_rdma_params *p, struct lp_wbuf *w);
-int lp_rdma_params_decode(struct lp_rdma_params *p, struct lp_rbuf *r);
 
 /* Bandwidth of one direction. */
 struct lp_rdma_bw {
@@ -264,7 +265,10 @@ struct lp_rdma_result {
 	/* How this side set up its QPs and buffer (GPUDirect RDMA choices). */
 	const char *scatter_to_cqe;	/* "provider default" or "disabled (MLX5_SCATTER_TO_CQE=0 ...)" */
 	bool relaxed_ordering;		/* IBV_ACCESS_RELAXED_ORDERING requested (bandwidth tests) */
-	int gpu_rdma_order;		/* local GPU's GPU_DIRECT_RDMA_WRITES_ORDERING; -1 host / unknown */
+	const char *gpu_rdma_order;	/* local GPU's GPU_DIRECT_RDMA_WRITES_ORDERING in words; NULL
+					   for host memory */
+	/* Port counters that moved during the test, read outside the timed loop on each side. */
+	struct lp_ctr_moved ctr_local, ctr_remote;
 };
 
 /* Client: run one test (params p) against the server on oob. Fills *r (also on failure). */

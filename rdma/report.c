@@ -97,6 +97,13 @@ void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 			sz, r->local.msgs, sig4(v[0], r->local.gbytes_s),
 			sig4(v[1], r->local.gbits_s), sig4(v[2], r->local.mmsg_s),
 			r->local.pct_link);
+	/* One line when an error- or congestion-class counter moved on either side. */
+	if (lp_ctr_moved_alarms(&r->ctr_local) || lp_ctr_moved_alarms(&r->ctr_remote)) {
+		fprintf(f, "  counters: ");
+		lp_ctr_moved_print(&r->ctr_remote, "server",
+				   lp_ctr_moved_print(&r->ctr_local, "client", false, f), f);
+		fprintf(f, "\n");
+	}
 	fflush(f);
 }
 

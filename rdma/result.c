@@ -4,24 +4,11 @@
 
 #include <stdio.h>
 #include <string.h>
-#ifdef LP_HAVE_CUDA
-#include "gpu/gpumem.h"
-#endif
 
 static void summary_json(struct lp_json *j, const char *key, const struct lp_summary *s)
 {
 	lp_json_obj_begin(j, key);
-	lp_json_uint(j, "samples", s->n);
-	lp_json_num(j, "min", s->min);
-	lp_json_num(j, "p50", s->p50);
-	lp_json_num(j, "p90", s->p90);
-	lp_json_num(j, "p99", s->p99);
-	lp_json_num(j, "p99_9", s->p999);
-	lp_json_num(j, "p99_99", s->p9999);
-	lp_json_num(j, "max", s->max);
-	lp_json_num(j, "mean", s->mean);
-	lp_json_num(j, "stdev", s->stdev);
-	lp_json_bool(j, "percentiles_exact", s->exact);
+	lp_record_json(&lp_summary_record, s, j);
 	lp_json_obj_end(j);
 }
 
@@ -54,12 +41,7 @@ static void verified_json(struct lp_json *j, const struct lp_rdma_result *r,
 			 "; receive completions counted against the messages sent" : "",
 		 v->messages < v->landed ? "; slots reused: the last message of each slot" : "");
 	lp_json_obj_begin(j, "verified");
-	lp_json_bool(j, "ok", v->ok);
-	lp_json_uint(j, "messages", v->messages);
-	lp_json_uint(j, "bytes", v->bytes);
-	lp_json_uint(j, "messages_landed", v->landed);
-	lp_json_uint(j, "ring_slots", v->ring);
-	lp_json_str(j, "checked_by", v->where);
+	lp_record_json(&lp_rdma_verified_record, v, j);
 	lp_json_uint(j, "seed", p->seed);
 	lp_json_str(j, "method", how);
 	lp_json_obj_end(j);
@@ -71,10 +53,8 @@ static void gdr_json(struct lp_json *j, const struct lp_rdma_result *r)
 	lp_json_obj_begin(j, "local_setup");
 	lp_json_str(j, "scatter_to_cqe", r->scatter_to_cqe);
 	lp_json_bool(j, "relaxed_ordering", r->relaxed_ordering);
-#ifdef LP_HAVE_CUDA
-	if (r->gpu_rdma_order >= 0)
-		lp_json_str(j, "gpu_rdma_writes_ordering", lp_gpu_rdma_order_name(r->gpu_rdma_order));
-#endif
+	if (r->gpu_rdma_order)
+		lp_json_str(j, "gpu_rdma_writes_ordering", r->gpu_rdma_order);
 	lp_json_obj_end(j);
 	if (r->status || !r->gpu_poll_sides)
 		return;
@@ -120,6 +100,11 @@ void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_pa
 	lp_json_uint(j, "timed_iterations", r->iters);
 	if (p->verify)
 		verified_json(j, r, p);
+	/* Each side's port counters that moved (null: not read there), outside the timed loop. */
+	lp_json_obj_begin(j, "counters");
+	lp_ctr_moved_json(&r->ctr_local, "client", j);
+	lp_ctr_moved_json(&r->ctr_remote, "server", j);
+	lp_json_obj_end(j);
 	if (r->status)
 		return;
 	if (lp_rdma_test_is_lat(r->test)) {

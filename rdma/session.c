@@ -1,24 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * One test between a client and a server, message by message:
- *
- *   client                          server
- *   HELLO(params)           ->      validate every field
- *                           <-      ACCEPT(devinfo) | ERROR(reason)
- *   QPINFO                  ->
- *                           <-      QPINFO            (keys, QPs; rdma_cm connects here)
- *   READY                   ->      (receives are posted before the answer)
- *                           <-      READY
- *   ... timed loop ...              ... responder / receiver / bidir sender ...
- *   DONE(iterations, msgs)  ->      (msgs: messages per QP, for the verification)
- *                           <-      RESULT(status, verification, its bandwidth, msgs)
- *   HELLO ... or BYE        ->
+ * One test between a client and a server, message by message (the messages
+ * and their order: rdma/proto.h). Every failure records its cause once in the
+ * test's struct lp_fail; the client returns it in struct lp_rdma_result, the
+ * server logs it once per test (serve_test).
  */
 #include "rdma/internal.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,72 +18,6 @@
 #include "common/clock.h"
 #include "common/lp.h"
 #include "common/units.h"
-
-enum { VERIFY_NOT_RUN = 0, VERIFY_OK = 1, VERIFY_BAD = 2 };
-
-void lp_rdma_devinfo_encode(const struct lp_rdma_devinfo *d, struct lp_wbuf *w)
-{
-	lp_wbuf_str(w, d->name);
-	lp_wbuf_u32(w, (uint32_t)d->port);
-	lp_wbuf_str(w, d->link_layer);
-	lp_wbuf_str(w, d->transport);
-	lp_wbuf_u32(w, (uint32_t)d->gid_index);
-	lp_wbuf_str(w, d->gid);
-	lp_wbuf_str(w, d->gid_type);
-	lp_wbuf_u16(w, d->lid);
-	lp_wbuf_u32(w, d->active_mtu);
-	lp_wbuf_str(w, d->speed);
-	lp_wbuf_u32(w, d->width);
-	lp_wbuf_f64(w, d->rate_gbps);
-	lp_wbuf_str(w, d->fw);
-	lp_wbuf_str(w, d->netdev);
-	lp_wbuf_u32(w, (uint32_t)d->numa_node);
-	lp_wbuf_str(w, d->node_guid);
-	lp_wbuf_u32(w, d->vendor_id);
-	lp_wbuf_u32(w, d->vendor_part_id);
-}
-
-int lp_rdma_devinfo_decode(struct lp_rdma_devinfo *d, struct lp_rbuf *r)
-{
-	memset(d, 0, sizeof(*d));
-	lp_rbuf_str(r, d->name, sizeof(d->name));
-	d->port = (int)lp_rbuf_u32(r);
-	lp_rbuf_str(r, d->link_layer, sizeof(d->link_layer));
-	lp_rbuf_str(r, d->transport, sizeof(d->transport));
-	d->gid_index = (int)lp_rbuf_u32(r);
-	lp_rbuf_str(r, d->gid, sizeof(d->gid));
-	lp_rbuf_str(r, d->gid_type, sizeof(d->gid_type));
-	d->lid = lp_rbuf_u16(r);
-	d->active_mtu = lp_rbuf_u32(r);
-	lp_rbuf_str(r, d->speed, sizeof(d->speed));
-	d->width = lp_rbuf_u32(r);
-	d->rate_gbps = lp_rbuf_f64(r);
-	lp_rbuf_str(r, d->fw, sizeof(d->fw));
-	lp_rbuf_str(r, d->netdev, sizeof(d->netdev));
-	d->numa_node = (int)lp_rbuf_u32(r);
-	lp_rbuf_str(r, d->node_guid, sizeof(d->node_guid));
-	d->vendor_id = lp_rbuf_u32(r);
-	d->vendor_part_id = lp_rbuf_u32(r);
-	return lp_rbuf_done(r);
-}
-
-/* A peer's status code as a negative errno; 0 and values no errno has become -ECONNABORTED. */
-static int peer_errno(uint32_t code)
-{
-	if (code == EINTR) /* the peer got a signal: it cancelled the test */
-		return -ECANCELED;
-	return code >= 1 && code <= LP_RDMA_MAX_ERRNO ? -(int)code : -ECONNABORTED;
-}
-
-int lp_rdma_error_decode(const void *body, size_t len, int *code_p, char *text, size_t text_len)
-{
-	struct lp_rbuf r;
-
-	lp_rbuf_init(&r, body, len);
-	*code_p = peer_errno(lp_rbuf_u32(&r));
-	lp_rbuf_str(&r, text, text_len);
-	return lp_rbuf_done(&r);
-}
 
 /* Does this side receive data in this test (and so verify it)? */
 static bool side_receives(const struct lp_rdma_params *p, bool client)
@@ -109,101 +35,20 @@ static bool side_receives(const struct lp_rdma_params *p, bool client)
 	}
 }
 
-/* Messages per QP, warm-up included, as DONE and RESULT carry them. */
-static void msgs_encode(struct lp_wbuf *w, const struct lp_rdma_params *p, const uint64_t *msgs)
-{
-	for (uint32_t q = 0; q < p->num_qps; q++)
-		lp_wbuf_u64(w, msgs[q]);
-}
-
-static void msgs_decode(struct lp_rbuf *r, const struct lp_rdma_params *p, uint64_t *msgs)
-{
-	for (uint32_t q = 0; q < p->num_qps; q++)
-		msgs[q] = lp_rbuf_u64(r);
-}
-
-void lp_rdma_result_msg_encode(const struct lp_rdma_result_msg *m, const struct lp_rdma_params *p,
-			       struct lp_wbuf *w)
-{
-	lp_wbuf_u32(w, (uint32_t)-m->status);
-	lp_wbuf_str(w, m->text);
-	lp_wbuf_u8(w, m->verify);
-	lp_wbuf_f64(w, m->bytes);
-	lp_wbuf_f64(w, m->msgs);
-	lp_wbuf_f64(w, m->ns);
-	lp_wbuf_u64(w, m->iters);
-	msgs_encode(w, p, m->sent);
-	lp_wbuf_u64(w, m->checked.messages);
-	lp_wbuf_u64(w, m->checked.bytes);
-	lp_wbuf_u64(w, m->checked.landed);
-	lp_wbuf_u64(w, m->checked.ring);
-}
-
-int lp_rdma_result_msg_decode(struct lp_rdma_result_msg *m, const struct lp_rdma_params *p,
-			      const void *body, size_t len)
-{
-	struct lp_rbuf r;
-	uint32_t code;
-
-	lp_rbuf_init(&r, body, len);
-	memset(m, 0, sizeof(*m));
-	code = lp_rbuf_u32(&r);
-	m->status = code ? peer_errno(code) : 0;
-	lp_rbuf_str(&r, m->text, sizeof(m->text));
-	m->verify = lp_rbuf_u8(&r);
-	m->bytes = lp_rbuf_f64(&r);
-	m->msgs = lp_rbuf_f64(&r);
-	m->ns = lp_rbuf_f64(&r);
-	m->iters = lp_rbuf_u64(&r);
-	msgs_decode(&r, p, m->sent);
-	m->checked.messages = lp_rbuf_u64(&r);
-	m->checked.bytes = lp_rbuf_u64(&r);
-	m->checked.landed = lp_rbuf_u64(&r);
-	m->checked.ring = lp_rbuf_u64(&r);
-	if (m->verify > VERIFY_BAD)
-		return -EPROTO;
-	return lp_rbuf_done(&r);
-}
-
-void lp_rdma_done_encode(const struct lp_rdma_params *p, uint64_t iters, const uint64_t *msgs,
-			 struct lp_wbuf *w)
-{
-	lp_wbuf_u64(w, iters);
-	msgs_encode(w, p, msgs);
-}
-
-int lp_rdma_done_decode(const struct lp_rdma_params *p, const void *body, size_t len,
-			uint64_t *msgs)
-{
-	struct lp_rbuf r;
-
-	lp_rbuf_init(&r, body, len);
-	(void)lp_rbuf_u64(&r);
-	msgs_decode(&r, p, msgs);
-	return lp_rbuf_done(&r);
-}
-
 /*
  * Verify this side's receiving rings: what landed there is its own READs, or
  * what the peer wrote or sent (the peer's counts).
  */
 static int verify_side(struct lp_rdma_conn *c, const struct lp_loop_out *out,
-		       const uint64_t *peer_msgs, struct lp_rdma_verified *v, char *why, size_t len)
+		       const uint64_t *peer_msgs, struct lp_rdma_verified *v)
 {
 	const struct lp_rdma_params *p = c->p;
 	bool read = p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
 
-	return lp_conn_verify(c, read ? out->msgs : peer_msgs, v, why, len);
+	return lp_conn_verify(c, read ? out->msgs : peer_msgs, v);
 }
 
 /* Time a passive side may wait for the client to finish, generous by design. */
-/* Why lp_conn_setup failed, one line: its first recorded cause, else the last error logged
- * below it (memory allocation and registration log their own advice), else the errno text. */
-static const char *setup_cause(const struct lp_rdma_conn *c, int ret)
-{
-	return c->why[0] ? c->why : *lp_err_last() ? lp_err_last() : strerror(-ret);
-}
-
 static int passive_budget_ms(const struct lp_rdma_params *p)
 {
 	double per_iter_s = 20e-6 + (double)p->size / 5e6; /* 5 MB/s: slower than any real link */
@@ -212,68 +57,6 @@ static int passive_budget_ms(const struct lp_rdma_params *p)
 
 	s = s * 2 + p->timeout_ms / 1000.0;
 	return s > 86400 ? 86400000 : (int)(s * 1000);
-}
-
-int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p,
-		int timeout_ms)
-{
-	uint64_t end = lp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-
-	while (oob->stop) {
-		int n = oob->ops->ready(oob->ctx);
-
-		if (n)
-			break; /* a message, or an error that recv reports */
-		if (*oob->stop)
-			return -EINTR;
-		if (lp_now_ns() >= end)
-			return -ETIMEDOUT;
-		usleep(2000);
-	}
-	return oob->ops->recv(oob->ctx, type_p, body, len_p,
-			      (int)LP_MAX(1, ((int64_t)end - (int64_t)lp_now_ns()) / 1000000));
-}
-
-static int expect_msg(struct lp_oob *oob, uint16_t want, uint8_t *body, size_t *len,
-		      int timeout_ms, char *why, size_t why_len)
-{
-	uint16_t type;
-	int ret = lp_oob_recv(oob, &type, body, len, timeout_ms);
-
-	if (ret) {
-		snprintf(why, why_len, "%s %s: %s", ret == -ETIMEDOUT ? "no answer from" :
-						    "exchange with",
-			 oob->peer_name,
-			 ret == -ETIMEDOUT ? "timed out" :
-			 ret == -ECONNRESET ? "connection lost (peer exited?)" :
-			 ret == -EPROTO ? "malformed message" :
-			 ret == -EINTR ? "interrupted" :
-					  strerror(-ret));
-		return ret;
-	}
-	if (type == LP_MSG_ERROR) {
-		char text[LP_ERR_LAST_LEN];
-		int code;
-
-
-		ret = lp_rdma_error_decode(body, *len, &code, text, sizeof(text));
-		snprintf(why, why_len, "peer %s: %s", oob->peer_name, ret ? "error" : text);
-		return code;
-	}
-	if (type != want) {
-		snprintf(why, why_len, "unexpected message %u from %s (wanted %u)", type,
-			 oob->peer_name, want);
-		return -EPROTO;
-	}
-	return 0;
-}
-
-static int send_simple(struct lp_oob *oob, uint16_t type)
-{
-	struct lp_wbuf w;
-
-	lp_wbuf_init(&w);
-	return oob->ops->send(oob->ctx, type, &w, oob->timeout_ms);
 }
 
 /* After this side's loop, keep receives flowing until the peer's next message arrives. */
@@ -286,16 +69,53 @@ static int drain_recvs(struct lp_rdma_conn *c, int budget_ms)
 		int n = c->oob->ops->ready(c->oob->ctx);
 
 		if (n)
-			return n < 0 ? n : 0;
+			return n < 0 ? lp_fail_set(c->fail, n, "exchange with %s: %s",
+						   c->oob->peer_name, strerror(-n)) :
+				       0;
 		if (c->stop && *c->stop)
-			return -EINTR;
+			return lp_fail_set(c->fail, -EINTR, "interrupted mid-test");
 		n = ibv_poll_cq(c->rcq, 16, wc);
 		for (int k = 0; k < n; k++)
 			if (wc[k].status != IBV_WC_SUCCESS ||
 			    lp_conn_post_recv(c, (uint32_t)wc[k].wr_id))
-				return -EIO;
+				return lp_fail_set(c->fail, -EIO,
+						   "receiving the last messages of %s failed",
+						   c->oob->peer_name);
 	}
-	return -ETIMEDOUT;
+	return lp_fail_set(c->fail, -ETIMEDOUT, "no answer from %s: timed out",
+			   c->oob->peer_name);
+}
+
+/*
+ * Counters around a test, outside its timed loop: ctr_before() snapshots this
+ * side's port (NULL when its counters cannot be read: the test runs without);
+ * ctr_after() snapshots again and keeps what moved, then frees the first.
+ */
+static struct lp_counters *ctr_before(const struct lp_rdma_dev *dev)
+{
+	struct lp_counters *s = malloc(sizeof(*s));
+
+	if (s && lp_counters_read(lp_counters_root(), dev->info.name, (unsigned)dev->info.port, s)) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static void ctr_after(const struct lp_rdma_dev *dev, struct lp_counters *before,
+		      struct lp_ctr_moved *m)
+{
+	struct lp_counters *after = before ? ctr_before(dev) : NULL;
+	struct lp_counters *d = after ? malloc(sizeof(*d)) : NULL;
+
+	memset(m, 0, sizeof(*m));
+	if (d) {
+		lp_counters_delta(before, after, d);
+		lp_counters_moved(d, m);
+	}
+	free(d);
+	free(after);
+	free(before);
 }
 
 static void fill_bw(struct lp_rdma_bw *b, double rate_gbps)
@@ -319,12 +139,6 @@ static void scale_summary(struct lp_summary *s, double k)
 	s->p9999 *= k;
 }
 
-/* write_lat by polling: the server polls GPU memory with a kernel exactly when its buffer is there. */
-static bool server_gpu_polls(const struct lp_rdma_params *p, const struct lp_rdma_conn *c)
-{
-	return p->test == LP_RDMA_WRITE_LAT && c->detect != LP_DETECT_IMM && !strncmp(c->remote.mem, "cuda", 4);
-}
-
 static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma_conn *c,
 			    char *buf, size_t len)
 {
@@ -336,24 +150,184 @@ static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma
 		snprintf(buf, len, "write_imm");
 	else
 		snprintf(buf, len, "client %s, server %s", lp_detect_name(c->detect),
-			 server_gpu_polls(p, c) ? "gpu_poll" : "cpu_poll");
+			 lp_detect_name(c->remote.detect));
 }
 
-int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
-		       const struct lp_rdma_params *p, const char *server_host,
-		       struct lp_rdma_result *r)
-{
-	struct lp_rdma_params sent = *p;
-	struct lp_rdma_conn c;
-	struct lp_loop_out out = { 0 };
-	struct lp_rdma_result_msg res;
-	uint8_t body[LP_WIRE_MAX_BODY];
-	struct lp_wbuf w;
-	struct lp_rbuf rb;
-	size_t len;
-	int ret, verify_remote = VERIFY_NOT_RUN, verify_local = VERIFY_NOT_RUN;
-	bool conn_up = false, told = false;
+/* ---- client ---------------------------------------------------------------------------------- */
 
+/* One test on the client side. */
+struct client_test {
+	struct lp_rdma_dev *dev;
+	struct lp_oob *oob;
+	const struct lp_rdma_params *p;
+	const char *server_host;
+	struct lp_rdma_result *r;
+	struct lp_rdma_conn c;
+	bool conn_up;
+	bool told;		/* the server was sent an ERROR */
+	struct lp_loop_out out;
+	struct lp_rdma_result_msg res;
+	struct lp_counters *ctr0; /* this side's port counters before the test (NULL: unread) */
+	struct lp_fail fail;
+};
+
+/* HELLO with the parameters (and this side's GID type), ACCEPT with the server's device. */
+static int client_hello(struct client_test *t)
+{
+	struct lp_rdma_params sent = *t->p;
+	struct lp_rdma_dev *dev = t->dev;
+	int ret;
+
+	sent.gid_type = dev->is_roce && dev->info.gid_index >= 0 ?
+				(int)dev->gids[dev->info.gid_index].type :
+				-1;
+	ret = lp_proto_send(t->oob, LP_MSG_HELLO, &sent);
+	if (ret)
+		return lp_fail_set(&t->fail, ret, "cannot send the test to %s: %s",
+				   t->oob->peer_name, strerror(-ret));
+	return lp_proto_expect(t->oob, LP_MSG_ACCEPT, &t->r->remote_dev, t->oob->timeout_ms,
+			       &t->fail);
+}
+
+/* Connection set-up, what it chose (into the result), and READY both ways. */
+static int client_connect(struct client_test *t)
+{
+	const struct lp_rdma_params *p = t->p;
+	struct lp_rdma_result *r = t->r;
+	struct lp_rdma_conn *c = &t->c;
+	struct lp_conn_cfg cfg = { .dev = t->dev, .p = p, .mem = p->mem, .mem_dev = p->mem_dev,
+				   .is_client = true, .oob = t->oob, .server_host = t->server_host,
+				   .fail = &t->fail };
+	int ret;
+
+	lp_err_clear();
+	ret = lp_conn_setup(c, &cfg);
+	if (ret) {
+		/* The cause as first known (the server's own words when it failed there). */
+		char why[sizeof(t->fail.why)];
+
+		snprintf(why, sizeof(why), "%s", t->fail.err ? t->fail.why :
+					     *lp_err_last() ? lp_err_last() : strerror(-ret));
+		t->fail.err = 0;
+		return lp_fail_set(&t->fail, ret, "connection set-up with %s failed: %s",
+				   t->oob->peer_name, why);
+	}
+	t->conn_up = true;
+	r->mtu = c->mtu;
+	r->inline_size = c->max_inline;
+	snprintf(r->local_mem, sizeof(r->local_mem), "%s", c->local.mem);
+	snprintf(r->remote_mem, sizeof(r->remote_mem), "%s", c->remote.mem);
+	r->scatter_to_cqe = c->scatter_to_cqe;
+	r->relaxed_ordering = c->mr_access & IBV_ACCESS_RELAXED_ORDERING;
+	r->gpu_rdma_order = lp_mem_rdma_order(&c->mem);
+	r->gpu_notify_us = c->notify_us;
+	if (lp_rdma_test_is_lat(p->test))
+		lat_method_name(p, c, r->lat_method, sizeof(r->lat_method));
+	if (p->test == LP_RDMA_WRITE_LAT)
+		r->gpu_poll_sides = (unsigned)(c->detect == LP_DETECT_GPU) +
+				    (unsigned)(c->remote.detect == LP_DETECT_GPU);
+	t->ctr0 = ctr_before(t->dev);
+	ret = lp_proto_send(t->oob, LP_MSG_READY, NULL);
+	if (ret)
+		return lp_fail_set(&t->fail, ret, "exchange with %s: %s", t->oob->peer_name,
+				   strerror(-ret));
+	return lp_proto_expect(t->oob, LP_MSG_READY, NULL, t->oob->timeout_ms, &t->fail);
+}
+
+/* The timed loop, DONE, and the server's RESULT (its failure, if it had one, is the cause). */
+static int client_measure(struct client_test *t)
+{
+	const struct lp_rdma_params *p = t->p;
+	struct lp_proto_done done = { .nqps = p->num_qps };
+	int ret = lp_loop_run(&t->c, true, &t->out);
+
+	if (ret == -ECONNABORTED) {
+		/* The server ended the test: its ERROR says why (or the close says it is gone). */
+		t->fail = (struct lp_fail){ 0 };
+		ret = lp_proto_expect(t->oob, LP_MSG_RESULT, &t->res, 1000, &t->fail);
+		return ret ? ret :
+			     lp_fail_set(&t->fail, -EPROTO, "%s ended the test", t->oob->peer_name);
+	}
+	if (ret) {
+		/* Tell the server, which may be waiting in its loop; then stop. */
+		lp_proto_send_error(t->oob, ret, "%s",
+				    ret == -EINTR ? "client interrupted" : t->fail.why);
+		t->told = true;
+		return ret;
+	}
+	done.iters = t->out.iters;
+	memcpy(done.msgs, t->out.msgs, sizeof(done.msgs));
+	ret = lp_proto_send(t->oob, LP_MSG_DONE, &done);
+	if (ret)
+		return lp_fail_set(&t->fail, ret, "exchange with %s: %s", t->oob->peer_name,
+				   strerror(-ret));
+	if (p->test == LP_RDMA_SEND_BW && p->bidir) {
+		ret = drain_recvs(&t->c, passive_budget_ms(p));
+		if (ret)
+			return ret;
+	}
+	ret = lp_proto_expect(t->oob, LP_MSG_RESULT, &t->res, passive_budget_ms(p), &t->fail);
+	if (ret)
+		return ret;
+	if (t->res.nqps != p->num_qps)
+		return lp_fail_set(&t->fail, -EPROTO, "malformed RESULT from %s (%u QPs, not %u)",
+				   t->oob->peer_name, t->res.nqps, p->num_qps);
+	t->r->ctr_remote = t->res.ctr;
+	if (t->res.status || t->res.verify == LP_VERIFY_BAD)
+		return lp_fail_set(&t->fail, t->res.status ? t->res.status : -EILSEQ, "server: %s",
+				   t->res.text);
+	return 0;
+}
+
+/* This side's verification, then both sides' together. */
+static int client_verify(struct client_test *t)
+{
+	const struct lp_rdma_params *p = t->p;
+	struct lp_rdma_verified *v = &t->r->verified;
+	int remote = (int)t->res.verify, local = LP_VERIFY_NOT_RUN;
+
+	*v = t->res.checked;
+	if (p->verify && side_receives(p, true)) {
+		if (verify_side(&t->c, &t->out, t->res.sent, v))
+			return t->fail.err;
+		local = LP_VERIFY_OK;
+	}
+	v->ok = p->verify && (local == LP_VERIFY_OK || remote == LP_VERIFY_OK);
+	snprintf(v->where, sizeof(v->where), "%s",
+		 local && remote ? "client+server" : local ? "client" : remote ? "server" : "");
+	return 0;
+}
+
+/* The figures: latency summaries or each direction's bandwidth. */
+static void client_figures(struct client_test *t)
+{
+	const struct lp_rdma_params *p = t->p;
+	struct lp_rdma_result *r = t->r;
+
+	r->iters = t->out.iters;
+	if (lp_rdma_test_is_lat(p->test)) {
+		lp_stats_summarize(&t->out.rtt, &r->rtt_us);
+		scale_summary(&r->rtt_us, 1e-3);
+		r->lat_us = r->rtt_us;
+		if (r->lat_halved)
+			scale_summary(&r->lat_us, 0.5);
+		return;
+	}
+	r->local = t->out.bw;
+	fill_bw(&r->local, r->rate_gbps);
+	if (p->bidir) {
+		r->remote.bytes = t->res.bytes;
+		r->remote.msgs = t->res.msgs;
+		r->remote.ns = t->res.ns;
+		fill_bw(&r->remote, r->rate_gbps);
+		r->sum_gbytes_s = r->local.gbytes_s + r->remote.gbytes_s;
+		r->sum_gbits_s = r->local.gbits_s + r->remote.gbits_s;
+	}
+}
+
+static void result_init(struct lp_rdma_result *r, const struct lp_rdma_dev *dev,
+			const struct lp_rdma_params *p)
+{
 	memset(r, 0, sizeof(*r));
 	r->test = p->test;
 	r->size = p->size;
@@ -361,140 +335,136 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	r->local_dev = dev->info;
 	r->rate_gbps = dev->info.rate_gbps;
 	r->lat_halved = p->test == LP_RDMA_WRITE_LAT || p->test == LP_RDMA_SEND_LAT;
-	if (lp_rdma_params_check(p, r->error, sizeof(r->error))) {
-		r->status = -EINVAL;
-		return r->status;
-	}
-	sent.gid_type = dev->is_roce && dev->info.gid_index >= 0 ?
-				(int)dev->gids[dev->info.gid_index].type :
-				-1;
-	lp_wbuf_init(&w);
-	lp_rdma_params_encode(&sent, &w);
-	ret = oob->ops->send(oob->ctx, LP_MSG_HELLO, &w, oob->timeout_ms);
-	if (ret) {
-		snprintf(r->error, sizeof(r->error), "cannot send the test to %s: %s",
-			 oob->peer_name, strerror(-ret));
-		goto out;
-	}
-	ret = expect_msg(oob, LP_MSG_ACCEPT, body, &len, oob->timeout_ms, r->error,
-			 sizeof(r->error));
-	if (ret)
-		goto out;
-	lp_rbuf_init(&rb, body, len);
-	ret = lp_rdma_devinfo_decode(&r->remote_dev, &rb);
-	if (ret) {
-		snprintf(r->error, sizeof(r->error), "malformed ACCEPT from %s", oob->peer_name);
-		goto out;
-	}
-	lp_err_clear();
-	ret = lp_conn_setup(&c, dev, &sent, p->mem, p->mem_dev, true, oob, server_host, NULL);
-	if (ret) {
-		/* The cause as first logged (the server's own reason when it failed), else errno. */
-		snprintf(r->error, sizeof(r->error), "connection set-up with %s failed: %s",
-			 oob->peer_name, setup_cause(&c, ret));
-		goto out;
-	}
-	conn_up = true;
-	r->mtu = c.mtu;
-	r->inline_size = c.max_inline;
-	snprintf(r->local_mem, sizeof(r->local_mem), "%s", c.local.mem);
-	snprintf(r->remote_mem, sizeof(r->remote_mem), "%s", c.remote.mem);
-	r->scatter_to_cqe = c.scatter_to_cqe;
-	r->relaxed_ordering = c.mr_access & IBV_ACCESS_RELAXED_ORDERING;
-	r->gpu_rdma_order = c.mem.rdma_order;
-	r->gpu_notify_us = c.notify_us;
-	if (lp_rdma_test_is_lat(p->test))
-		lat_method_name(p, &c, r->lat_method, sizeof(r->lat_method));
-	r->gpu_poll_sides = (unsigned)(c.detect == LP_DETECT_GPU) + (unsigned)server_gpu_polls(p, &c);
-	ret = send_simple(oob, LP_MSG_READY);
+	r->gpu_notify_us = NAN;
+}
+
+int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
+		       const struct lp_rdma_params *p, const char *server_host,
+		       struct lp_rdma_result *r)
+{
+	struct client_test *t = calloc(1, sizeof(*t)); /* two QPINFOs of 64 QPs: not on the stack */
+	int ret;
+
+	result_init(r, dev, p);
+	if (!t)
+		return r->status = -ENOMEM;
+	*t = (struct client_test){ .dev = dev, .oob = oob, .p = p, .server_host = server_host,
+				   .r = r };
+	ret = lp_rdma_params_check(p, t->fail.why, sizeof(t->fail.why));
 	if (!ret)
-		ret = expect_msg(oob, LP_MSG_READY, body, &len, oob->timeout_ms, r->error,
-				 sizeof(r->error));
-	if (ret)
-		goto out;
-	ret = lp_stats_init(&out.rtt, lp_rdma_test_is_lat(p->test) ? p->max_samples : 0);
-	if (ret)
-		goto out;
-	ret = lp_loop_run(&c, true, &out, r->error, sizeof(r->error));
-	if (ret == -ECONNABORTED) {
-		/* The server ended the test: its ERROR says why (or the close says it is gone). */
-		ret = expect_msg(oob, LP_MSG_RESULT, body, &len, 1000, r->error, sizeof(r->error));
-		ret = ret ? ret : -EPROTO;
-		goto free_stats;
-	}
-	if (ret) {
-		/* Tell the server, which may be waiting in its loop; then stop. */
-		lp_rdma_send_error(oob, ret, ret == -EINTR ? "client interrupted" : r->error);
-		told = true;
-		goto free_stats;
-	}
-	lp_wbuf_init(&w);
-	lp_rdma_done_encode(p, out.iters, out.msgs, &w);
-	ret = oob->ops->send(oob->ctx, LP_MSG_DONE, &w, oob->timeout_ms);
-	if (!ret && p->test == LP_RDMA_SEND_BW && p->bidir)
-		ret = drain_recvs(&c, passive_budget_ms(p));
+		ret = client_hello(t);
 	if (!ret)
-		ret = expect_msg(oob, LP_MSG_RESULT, body, &len, passive_budget_ms(p), r->error,
-				 sizeof(r->error));
-	if (ret)
-		goto free_stats;
-	if (lp_rdma_result_msg_decode(&res, p, body, len)) {
-		ret = -EPROTO;
-		snprintf(r->error, sizeof(r->error), "malformed RESULT from %s", oob->peer_name);
-		goto free_stats;
-	}
-	if (res.status || res.verify == VERIFY_BAD) {
-		ret = res.status ? res.status : -EILSEQ;
-		snprintf(r->error, sizeof(r->error), "server: %s", res.text);
-		goto free_stats;
-	}
-	verify_remote = res.verify;
-	r->remote.bytes = res.bytes;
-	r->remote.msgs = res.msgs;
-	r->remote.ns = res.ns;
-	r->verified = res.checked;
-	if (p->verify && side_receives(p, true)) {
-		ret = verify_side(&c, &out, res.sent, &r->verified, r->error, sizeof(r->error));
-		verify_local = ret ? VERIFY_BAD : VERIFY_OK;
-		if (ret)
-			goto free_stats;
-	}
-	r->verified.ok = p->verify && verify_local != VERIFY_BAD && verify_remote != VERIFY_BAD &&
-			 (verify_local == VERIFY_OK || verify_remote == VERIFY_OK);
-	snprintf(r->verified.where, sizeof(r->verified.where), "%s",
-		 verify_local && verify_remote ? "client+server" : verify_local ? "client" :
-		 verify_remote			? "server" : "");
-	r->iters = out.iters;
-	if (lp_rdma_test_is_lat(p->test)) {
-		lp_stats_summarize(&out.rtt, &r->rtt_us);
-		scale_summary(&r->rtt_us, 1e-3);
-		r->lat_us = r->rtt_us;
-		if (r->lat_halved)
-			scale_summary(&r->lat_us, 0.5);
-	} else {
-		r->local = out.bw;
-		fill_bw(&r->local, r->rate_gbps);
-		if (p->bidir) {
-			fill_bw(&r->remote, r->rate_gbps);
-			r->sum_gbytes_s = r->local.gbytes_s + r->remote.gbytes_s;
-			r->sum_gbits_s = r->local.gbits_s + r->remote.gbits_s;
-		}
-	}
-free_stats:
-	lp_stats_free(&out.rtt);
-out:
+		ret = client_connect(t);
+	if (!ret)
+		ret = lp_stats_init(&t->out.rtt, lp_rdma_test_is_lat(p->test) ? p->max_samples : 0);
+	if (!ret)
+		ret = client_measure(t);
+	if (!ret)
+		ret = client_verify(t);
+	if (!ret)
+		client_figures(t);
+	if (t->ctr0) /* after the server's RESULT: both sides' traffic is over */
+		ctr_after(dev, t->ctr0, &r->ctr_local);
 	/* Interrupted outside the loop (set-up, waiting for an answer): the server is told too. */
-	if (ret == -EINTR && !told)
-		lp_rdma_send_error(oob, ret, "client interrupted");
-	if (conn_up)
-		lp_conn_teardown(&c);
+	if (ret == -EINTR && !t->told)
+		lp_proto_send_error(oob, ret, "client interrupted");
+	lp_stats_free(&t->out.rtt);
+	if (t->conn_up)
+		lp_conn_teardown(&t->c);
 	r->status = ret;
+	if (ret)
+		snprintf(r->error, sizeof(r->error), "%s",
+			 t->fail.why[0] ? t->fail.why : strerror(-ret));
+	free(t);
 	return ret;
 }
 
 int lp_rdma_client_bye(struct lp_oob *oob)
 {
-	return send_simple(oob, LP_MSG_BYE);
+	return lp_proto_send(oob, LP_MSG_BYE, NULL);
+}
+
+/* ---- server ---------------------------------------------------------------------------------- */
+
+/* serve_hello's answer besides 0 (accepted) and a negative errno (the session broke). */
+enum { LP_SERVE_REFUSED = 1 /* the test was refused and the client told why */ };
+
+/* HELLO: decoded and checked; the GID of the client's type; ACCEPT. 1 = refused (told). */
+static int serve_hello(struct lp_rdma_dev *dev, struct lp_oob *oob, const uint8_t *body,
+		       size_t len, struct lp_rdma_params *p)
+{
+	char why[LP_ERR_LAST_LEN];
+
+	if (lp_proto_decode(LP_MSG_HELLO, p, body, len)) {
+		lp_proto_send_error(oob, -EPROTO, "malformed HELLO");
+		lp_warn("client %s: malformed test parameters; dropping it", oob->peer_name);
+		return -EPROTO;
+	}
+	if (lp_rdma_params_check(p, why, sizeof(why))) {
+		lp_warn("client %s: rejected test: %s", oob->peer_name, why);
+		lp_proto_send_error(oob, -EINVAL, "%s", why);
+		return LP_SERVE_REFUSED;
+	}
+	if (dev->is_roce && p->gid_type >= 0 &&
+	    (int)dev->gids[dev->info.gid_index].type != p->gid_type &&
+	    lp_rdma_dev_select_gid(dev, oob->peer_family, p->gid_type)) {
+		lp_proto_send_error(oob, -EADDRNOTAVAIL, "server %s has no %s GID", dev->info.name,
+				    lp_rdma_gid_type_name(p->gid_type));
+		return LP_SERVE_REFUSED;
+	}
+	return lp_proto_send(oob, LP_MSG_ACCEPT, &dev->info);
+}
+
+/*
+ * READY both ways, the passive loop, DONE, this side's verification, RESULT
+ * with the port counters that moved since *ctr0 (consumed).
+ */
+static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_counters **ctr0)
+{
+	const struct lp_rdma_params *p = c->p;
+	struct lp_oob *oob = c->oob;
+	struct lp_proto_done done;
+	struct lp_rdma_result_msg res = { .nqps = p->num_qps };
+	int ret = lp_proto_expect(oob, LP_MSG_READY, NULL, oob->timeout_ms, c->fail);
+
+	if (!ret)
+		ret = lp_proto_send(oob, LP_MSG_READY, NULL);
+	if (!ret)
+		ret = lp_loop_run(c, false, out);
+	/* The client ended the test (its ERROR is waiting): that, not the local symptom, is the
+	 * cause. */
+	if (ret < 0 && ret != -EINTR && oob->ops->ready(oob->ctx) > 0) {
+		*c->fail = (struct lp_fail){ 0 };
+		lp_proto_expect(oob, LP_MSG_DONE, &done, 1000, c->fail);
+	}
+	if (ret)
+		return c->fail->err ? ret : lp_fail_set(c->fail, ret, "%s", strerror(-ret));
+	if (p->test == LP_RDMA_SEND_BW && p->bidir && !out->peer_done)
+		drain_recvs(c, passive_budget_ms(p));
+	ret = lp_proto_expect(oob, LP_MSG_DONE, &done, passive_budget_ms(p), c->fail);
+	if (!ret && done.nqps != p->num_qps)
+		ret = lp_fail_set(c->fail, -EPROTO, "malformed DONE (%u QPs, not %u)", done.nqps,
+				  p->num_qps);
+	if (ret)
+		return ret;
+	if (p->verify && side_receives(p, false)) {
+		res.verify = verify_side(c, out, done.msgs, &res.checked) ? LP_VERIFY_BAD :
+									      LP_VERIFY_OK;
+		if (res.verify == LP_VERIFY_BAD)
+			snprintf(res.text, sizeof(res.text), "%s", c->fail->why);
+	}
+	res.bytes = out->bw.bytes;
+	res.msgs = out->bw.msgs;
+	res.ns = out->bw.ns;
+	res.iters = out->iters;
+	memcpy(res.sent, out->msgs, sizeof(res.sent));
+	ctr_after(c->dev, *ctr0, &res.ctr);
+	*ctr0 = NULL;
+	ret = lp_proto_send(oob, LP_MSG_RESULT, &res);
+	if (ret)
+		return lp_fail_set(c->fail, ret, "cannot send RESULT to %s: %s", oob->peer_name,
+				   strerror(-ret));
+	return 0;
 }
 
 /* Serve one HELLO: returns 0 when the test ran (well or not), <0 when the session broke. */
@@ -504,97 +474,37 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	struct lp_rdma_params p;
 	struct lp_rdma_conn c;
 	struct lp_loop_out out = { 0 };
-	struct lp_rdma_result_msg res = { 0 };
-	struct lp_rbuf rb;
-	struct lp_wbuf w;
-	uint8_t msg[LP_WIRE_MAX_BODY];
-	char why[160] = "";
-	size_t mlen;
-	int ret, verify = VERIFY_NOT_RUN;
-	uint64_t peer_msgs[LP_RDMA_MAX_QPS] = { 0 };
+	struct lp_fail fail = { 0 };
+	struct lp_counters *ctr0;
+	struct lp_conn_cfg cfg = { .dev = dev, .p = &p, .mem = o->mem, .mem_dev = o->mem_dev,
+				   .oob = oob, .bind_addr = o->bind_addr, .fail = &fail };
+	int ret = serve_hello(dev, oob, body, len, &p);
 
-	lp_rbuf_init(&rb, body, len);
-	ret = lp_rdma_params_decode(&p, &rb);
-	if (ret) {
-		lp_rdma_send_error(oob, -EPROTO, "malformed HELLO");
-		lp_warn("client %s: malformed test parameters; dropping it", oob->peer_name);
-		return -EPROTO;
-	}
-	if (lp_rdma_params_check(&p, why, sizeof(why))) {
-		lp_warn("client %s: rejected test: %s", oob->peer_name, why);
-		lp_rdma_send_error(oob, -EINVAL, why);
-		return 0;
-	}
-	if (dev->is_roce && p.gid_type >= 0 && (int)dev->gids[dev->info.gid_index].type != p.gid_type &&
-	    lp_rdma_dev_select_gid(dev, oob->peer_family, p.gid_type)) {
-		snprintf(why, sizeof(why), "server %s has no %s GID", dev->info.name,
-			 lp_rdma_gid_type_name(p.gid_type));
-		lp_rdma_send_error(oob, -EADDRNOTAVAIL, why);
-		return 0;
-	}
-	lp_wbuf_init(&w);
-	lp_rdma_devinfo_encode(&dev->info, &w);
-	ret = oob->ops->send(oob->ctx, LP_MSG_ACCEPT, &w, oob->timeout_ms);
 	if (ret)
-		return ret;
+		return ret == LP_SERVE_REFUSED ? 0 : ret;
 	lp_err_clear();
-	ret = lp_conn_setup(&c, dev, &p, o->mem, o->mem_dev, false, oob, NULL, o->bind_addr);
+	ret = lp_conn_setup(&c, &cfg);
 	if (ret) {
 		/* The cause, once: in this server's log and to the client, which reports it. */
-		lp_warn("client %s: connection set-up failed: %s", oob->peer_name,
-			setup_cause(&c, ret));
+		if (!fail.err)
+			lp_fail_set(&fail, ret, "%s",
+				    *lp_err_last() ? lp_err_last() : strerror(-ret));
+		lp_warn("client %s: connection set-up failed: %s", oob->peer_name, fail.why);
 		if (ret != -ECONNABORTED)
-			lp_rdma_send_error(oob, ret, setup_cause(&c, ret));
+			lp_proto_send_error(oob, ret, "%s", fail.why);
 		return ret == -ECONNABORTED ? 0 : ret;
 	}
-	ret = expect_msg(oob, LP_MSG_READY, msg, &mlen, oob->timeout_ms, why, sizeof(why));
+	ctr0 = ctr_before(dev);
+	ret = lp_stats_init(&out.rtt, 0);
 	if (!ret)
-		ret = send_simple(oob, LP_MSG_READY);
-	if (!ret)
-		ret = lp_stats_init(&out.rtt, 0);
-	if (ret)
-		goto teardown;
-	ret = lp_loop_run(&c, false, &out, why, sizeof(why));
-	/* The client ended the test (its ERROR is waiting): that, not the local symptom, is the cause. */
-	if (ret < 0 && ret != -EINTR && oob->ops->ready(oob->ctx) > 0)
-		expect_msg(oob, LP_MSG_DONE, msg, &mlen, 1000, why, sizeof(why));
-	if (ret < 0) {
-		/* The client may have sent ERROR (its loop failed): then it is the cause. */
+		ret = serve_run(&c, &out, &ctr0);
+	free(ctr0);
+	if (fail.err)
 		lp_warn("client %s: test %s size %llu failed: %s", oob->peer_name,
-			lp_rdma_test_names[p.test], (unsigned long long)p.size, why);
-		goto free_stats;
-	}
-	if (p.test == LP_RDMA_SEND_BW && p.bidir && !out.peer_done)
-		drain_recvs(&c, passive_budget_ms(&p));
-	ret = expect_msg(oob, LP_MSG_DONE, msg, &mlen, passive_budget_ms(&p), why, sizeof(why));
-	if (!ret && lp_rdma_done_decode(&p, msg, mlen, peer_msgs)) {
-		ret = -EPROTO;
-		snprintf(why, sizeof(why), "malformed DONE");
-	}
-	if (ret) {
-		lp_warn("client %s: %s", oob->peer_name, why);
-		goto free_stats;
-	}
-	if (p.verify && side_receives(&p, false))
-		verify = verify_side(&c, &out, peer_msgs, &res.checked, why, sizeof(why)) ? VERIFY_BAD :
-											      VERIFY_OK;
-	res.verify = (uint8_t)verify;
-	res.bytes = out.bw.bytes;
-	res.msgs = out.bw.msgs;
-	res.ns = out.bw.ns;
-	res.iters = out.iters;
-	memcpy(res.sent, out.msgs, sizeof(res.sent));
-	snprintf(res.text, sizeof(res.text), "%s", verify == VERIFY_BAD ? why : "");
-	lp_wbuf_init(&w);
-	lp_rdma_result_msg_encode(&res, &p, &w);
-	ret = oob->ops->send(oob->ctx, LP_MSG_RESULT, &w, oob->timeout_ms);
-	if (verify == VERIFY_BAD)
-		lp_warn("client %s: %s", oob->peer_name, why);
-free_stats:
+			lp_rdma_test_names[p.test], (unsigned long long)p.size, fail.why);
 	lp_stats_free(&out.rtt);
-teardown:
 	if (ret == -EINTR) /* this server was interrupted: the client reports it */
-		lp_rdma_send_error(oob, ret, "server interrupted");
+		lp_proto_send_error(oob, ret, "server interrupted");
 	lp_conn_teardown(&c);
 	/* A failed test leaves the session in an unknown state: end it. */
 	return ret;
@@ -606,6 +516,7 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	uint8_t body[LP_WIRE_MAX_BODY];
 
 	for (int n = 0;; n++) {
+		struct lp_fail fail = { 0 };
 		uint16_t type;
 		size_t len;
 		int ret;
@@ -615,17 +526,21 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		 * timeout); between tests it only formats output: a minute is plenty.
 		 */
 		ret = (o->stop && *o->stop) ? -EINTR :
-					      lp_oob_recv(oob, &type, body, &len,
-							  n ? LP_MAX(oob->timeout_ms, 60000) :
-							      oob->timeout_ms);
+					      lp_proto_recv(oob, &type, body, &len,
+							    n ? LP_MAX(oob->timeout_ms, 60000) :
+								oob->timeout_ms,
+							    &fail);
 		if (ret == -EINTR)
-			lp_rdma_send_error(oob, ret, "server interrupted");
+			lp_proto_send_error(oob, ret, "server interrupted");
+		if (ret == -EPROTONOSUPPORT)
+			lp_warn("%s", fail.why);
 		if (ret)
 			return ret;
 		if (type == LP_MSG_BYE)
 			return 0;
 		if (type != LP_MSG_HELLO) {
-			lp_rdma_send_error(oob, -EPROTO, "expected HELLO or BYE");
+			lp_proto_send_error(oob, -EPROTO, "expected HELLO or BYE, not %s",
+					    lp_proto_name(type));
 			return -EPROTO;
 		}
 		ret = serve_test(dev, oob, o, body, len);

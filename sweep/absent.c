@@ -37,8 +37,8 @@ static int add_node(struct lp_sweep_run *r, const char *name, const char *reason
 	nd = &r->nodes[r->n++];
 	memset(nd, 0, sizeof(*nd));
 	nd->rank = -1;
-	nd->numa_node = -1;
-	nd->gid_index = -1;
+	nd->dev.numa_node = -1;
+	nd->dev.gid_index = -1;
 	nd->status = -EHOSTDOWN;
 	snprintf(nd->host, sizeof(nd->host), "%s", name);
 	snprintf(nd->name, sizeof(nd->name), "%s", name);

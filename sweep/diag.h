@@ -24,8 +24,17 @@
  *    majority, not the mean). The noise sigma is the residual standard deviation
  *    with its degrees of freedom (cells - 2N + 1); the spread between repeated
  *    attempts of a cell is reported beside it. A node effect is tested
- *    against its own standard error sigma/sqrt(cells); a link residual against
- *    sigma*sqrt(1/attempts + 1/cells(a) + 1/cells(b)).
+ *    against its own standard error sigma/sqrt(cells).
+ *    A link is tested once the nodes are: its deleted residual (the cell left
+ *    out of the fit) must be beyond rel, and the cell must stand out of the
+ *    reference plus the *flagged* node effects only (the nodes not found slow
+ *    are the healthy majority, effect 0), so that the noise of that comparison
+ *    has the degrees of freedom of all kept cells (10 at N = 4, not 5); the
+ *    tested cell is left out of that reference and noise. The cell's own part
+ *    of the noise is that noise / sqrt(attempts), or, when it was retested,
+ *    the repeats' (its attempts agreeing is the evidence): either way tested
+ *    at k + 1 as a Student t quantile at the (Welch-Satterthwaite) degrees of
+ *    freedom.
  *  N = 3: 6 cells for 5 parameters leave one degree of freedom, so no fit can
  *    localise a single cell; instead every explanation of up to three faults
  *    (node as sender/receiver, link cells) is fitted, faults only slow things
@@ -38,10 +47,13 @@
  * A node effect is flagged when it is beyond k standard errors AND beyond the
  * relative floor rel (a deviation under rel is never a fault); a link residual
  * likewise with k + 1 (there are N(N-1) cells to test, 2N node effects), taken
- * as a Student-t quantile at the residuals' degrees of freedom. When
- * the noise is so high that a node slower than rel_max could not be told from
- * it, the metric is inconclusive and names nothing on its statistics (floors
- * and failures still count). Absolute floors (min Gb/s, max us) mark cells slow
+ * as a Student-t quantile. The metric is inconclusive when the noise is so high
+ * that a node slower than rel_max could hide in it (k as a t quantile at the
+ * residuals' df), or when a cell is below 1 - rel_max of its fitted value and
+ * nothing named explains it (a fault that large is never passed as healthy);
+ * then, at N >= 4, only what passes its test at that t quantile stays named,
+ * at N <= 3 nothing on statistics (floors and failures still count; suspects
+ * are still retested). Absolute floors (min Gb/s, max us) mark cells slow
  * regardless of the model.
  */
 #ifndef LP_SWEEP_DIAG_H
@@ -54,7 +66,8 @@
 struct lp_diag_opts {
 	double k;		/* z threshold for node effects; links use k + 1 (default 4) */
 	double rel;		/* relative floor: a smaller deviation is never flagged (default 0.1) */
-	double rel_max;		/* noise ceiling: inconclusive when a node at 1-rel_max could hide (default 0.5) */
+	double rel_max; /* inconclusive when a node at 1-rel_max could hide in the noise, or a
+				 * cell that far below its fit stays unexplained (default 0.5) */
 	double vote;		/* node failed: more than this fraction of its cells failed (default 0.5) */
 	double min_gbps;	/* bandwidth cells below this are slow; 0 = off */
 	double max_lat_us;	/* latency cells above this are slow; 0 = off */
@@ -99,6 +112,8 @@ struct lp_diag_in {
 	const uint8_t *sched;	/* n*n: scheduled (NULL: every off-diagonal cell) */
 	const uint8_t *att;	/* n*n: successful attempts behind v (NULL: one each) */
 	const double *best;	/* n*n: the best attempt of each cell (NULL: v) */
+	const double
+		*spread; /* n*n: lp_diag_spread of a cell's attempts, NaN under two (NULL: none) */
 	double rep_sigma;	/* log-scale noise between repeated attempts of a cell, NaN unknown */
 	int rep_pairs;		/* attempt pairs behind rep_sigma */
 };
@@ -111,11 +126,13 @@ struct lp_diag {
 	double sigma_fit;	/* from the residuals (NaN: too few degrees of freedom) */
 	double sigma_rep;	/* from repeated attempts (NaN: none) */
 	int df, rep_pairs;
+	double sigma_link; /* N >= 4: cells against the reference and the flagged node effects only */
+	int df_link;	   /* its degrees of freedom (kept cells - 1 - flagged effects) */
 	double cv;		/* exp(sigma) - 1: the per-cell coefficient of variation */
 	double min_node;	/* smallest detectable node fault as a ratio (N-1 cells, one attempt) */
 	double min_link;	/* smallest detectable link fault as a ratio (one attempt) */
 	double thresh;		/* 1 - rel: cells below this ratio in a fault are marked slow */
-	bool inconclusive;	/* noise too high for the thresholds: nothing named on statistics */
+	bool inconclusive; /* a fault up to rel_max could hide, or a large cell is unexplained */
 	bool ambiguous;		/* N = 2 or 3: several explanations fit; see cand */
 	int ncand;
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
@@ -149,5 +166,11 @@ void lp_diag_free(struct lp_diag *d);
 double lp_diag_combine(double *v, size_t n, bool lat);
 /* Log-scale noise from attempt pairs: d[i] = log(x1/x2) of two attempts of one cell. */
 double lp_diag_rep_sigma(double *d, size_t n);
+/*
+ * The spread of one cell's attempts v (n values > 0, replaced by their logs):
+ * a robust log-scale sigma (scaled MAD; one outlier among three or four does
+ * not move it). NaN when n < 2.
+ */
+double lp_diag_spread(double *v, size_t n);
 
 #endif

@@ -73,7 +73,8 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
 	c->phase = phase;
 	c->round = round;
 	c->value = NAN;
-	c->min = c->mean = c->stdev = c->p50 = c->p90 = c->p99 = c->p999 = c->max = NAN;
+	c->lat.min = c->lat.max = c->lat.mean = c->lat.stdev = NAN;
+	c->lat.p50 = c->lat.p90 = c->lat.p99 = c->lat.p999 = c->lat.p9999 = NAN;
 	c->gbytes_s = c->gbits_s = c->mmsg_s = c->pct_link = NAN;
 }
 
@@ -109,7 +110,8 @@ static int attempt_cmp(const void *pa, const void *pb)
 }
 
 int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
-		    uint8_t *sched, uint8_t *att, double *best, struct lp_diag_in *rep_p)
+		    uint8_t *sched, uint8_t *att, double *best, double *spread,
+		    struct lp_diag_in *rep_p)
 {
 	size_t nn = (size_t)r->n * r->n, na = 0, nd = 0;
 	struct attempt *at = malloc((r->ncells + 1) * sizeof(*at));
@@ -126,6 +128,8 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 			att[i] = 0;
 		if (best)
 			best[i] = NAN;
+		if (spread)
+			spread[i] = NAN;
 	}
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_cell *c = &r->cells[i];
@@ -157,6 +161,8 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 			best[at[i].x] = r->metrics[metric].lat ? vals[0] : vals[k - 1];
 		if (att)
 			att[at[i].x] = (uint8_t)LP_MIN(k, 255);
+		if (spread)
+			spread[at[i].x] = lp_diag_spread(vals, k); /* logs vals */
 	}
 	if (rep_p) {
 		rep_p->rep_pairs = (int)nd;
@@ -474,7 +480,8 @@ static int inconclusive_verdict(struct lp_sweep_run *r, int m, const struct lp_d
 	fmt_noise(noise, sizeof(noise), d);
 	snprintf(why, sizeof(why),
 		 "%s: %s; the smallest node fault it could detect is %.2fx (a link %.2fx), beyond "
-		 "--rel-max %.2f: nothing named on these numbers; remedy: an isolated schedule "
+		 "--rel-max %.2f: a milder fault could hide, only what stands out by a Student-t "
+		 "margin at this noise is named; remedy: an isolated schedule "
 		 "(--schedule isolated), a longer -D, fewer ranks per host, a quieter time",
 		 mt->label, noise, d->min_node, d->min_link, r->dopts.rel_max);
 	return add_verdict(r, LP_VERDICT_INCONCLUSIVE, -1, -1, 0, mt->label, why, &ev);
@@ -484,6 +491,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 {
 	size_t nn = (size_t)r->n * r->n;
 	double *v = malloc(nn * sizeof(double)), *best = malloc(nn * sizeof(double));
+	double *spread = malloc(nn * sizeof(double));
 	uint8_t *fail = malloc(nn), *sched = malloc(nn), *att = malloc(nn);
 	int rc = -ENOMEM;
 
@@ -495,7 +503,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 	r->verdicts = NULL;
 	r->nverdicts = 0;
 	r->diag = calloc(r->nmetrics ? r->nmetrics : 1, sizeof(*r->diag));
-	if (!v || !best || !fail || !sched || !att || !r->diag)
+	if (!v || !best || !spread || !fail || !sched || !att || !r->diag)
 		goto out;
 	/* nodes whose device did not open: one verdict each, whatever the cells say */
 	for (int i = 0; i < r->n; i++)
@@ -508,11 +516,17 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 				goto out;
 		}
 	for (int m = 0; m < r->nmetrics; m++) {
-		struct lp_diag_in in = { .n = r->n, .lat = r->metrics[m].lat, .v = v, .fail = fail,
-					 .sched = sched, .att = att, .best = best };
+		struct lp_diag_in in = { .n = r->n,
+					 .lat = r->metrics[m].lat,
+					 .v = v,
+					 .fail = fail,
+					 .sched = sched,
+					 .att = att,
+					 .best = best,
+					 .spread = spread };
 		const struct lp_diag *d = &r->diag[m];
 
-		rc = lp_sweep_matrix(r, m, v, fail, sched, att, best, &in);
+		rc = lp_sweep_matrix(r, m, v, fail, sched, att, best, spread, &in);
 		if (!rc)
 			rc = lp_diag_run(&r->diag[m], &in, &r->dopts);
 		if (!rc)
@@ -533,6 +547,7 @@ out:
 	free(sched);
 	free(att);
 	free(best);
+	free(spread);
 	return rc;
 }
 
@@ -635,25 +650,56 @@ static void json_node(struct lp_json *j, const struct lp_sweep_node *nd, int idx
 		lp_json_str(j, "error", nd->error);
 	else
 		lp_json_null(j, "error");
-	lp_json_str(j, "device", nd->dev[0] ? nd->dev : NULL);
-	lp_json_int(j, "port", nd->port);
-	lp_json_str(j, "link_layer", nd->link_layer[0] ? nd->link_layer : NULL);
-	lp_json_num(j, "rate_gbps", nd->rate_gbps > 0 ? nd->rate_gbps : NAN);
-	lp_json_str(j, "speed", nd->speed[0] ? nd->speed : NULL);
-	lp_json_uint(j, "width", nd->width);
-	lp_json_str(j, "gid_type", nd->gid_type[0] ? nd->gid_type : NULL);
-	lp_json_str(j, "gid", nd->gid[0] ? nd->gid : NULL);
-	lp_json_int(j, "gid_index", nd->gid_index);
-	lp_json_uint(j, "mtu", nd->mtu);
-	lp_json_str(j, "firmware", nd->fw[0] ? nd->fw : NULL);
-	lp_json_str(j, "netdev", nd->netdev[0] ? nd->netdev : NULL);
-	lp_json_int(j, "numa_node", nd->numa_node);
+	lp_json_str(j, "device", nd->dev.name[0] ? nd->dev.name : NULL);
+	lp_json_int(j, "port", nd->dev.port);
+	lp_json_str(j, "link_layer", nd->dev.link_layer[0] ? nd->dev.link_layer : NULL);
+	lp_json_num(j, "rate_gbps", nd->dev.rate_gbps > 0 ? nd->dev.rate_gbps : NAN);
+	lp_json_str(j, "speed", nd->dev.speed[0] ? nd->dev.speed : NULL);
+	lp_json_uint(j, "width", nd->dev.width);
+	lp_json_str(j, "gid_type", nd->dev.gid_type[0] ? nd->dev.gid_type : NULL);
+	lp_json_str(j, "gid", nd->dev.gid[0] ? nd->dev.gid : NULL);
+	lp_json_int(j, "gid_index", nd->dev.gid_index);
+	lp_json_uint(j, "mtu", nd->dev.active_mtu);
+	lp_json_str(j, "firmware", nd->dev.fw[0] ? nd->dev.fw : NULL);
+	lp_json_str(j, "netdev", nd->dev.netdev[0] ? nd->dev.netdev : NULL);
+	lp_json_int(j, "numa_node", nd->dev.numa_node);
 	lp_json_str(j, "mem", nd->mem);
 	lp_json_str(j, "gpu", strncmp(nd->mem, "cuda", 4) == 0 ? nd->mem : NULL);
 	lp_json_str(j, "gpu_bdf", nd->gpu_bdf[0] ? nd->gpu_bdf : NULL);
 	lp_json_str(j, "gpu_nic_distance", nd->gpu_nic[0] ? nd->gpu_nic : NULL);
 	lp_json_str(j, "kernel", nd->kernel[0] ? nd->kernel : NULL);
 	lp_json_obj_end(j);
+}
+
+/* One metric's matrix as lp_sweep_matrix fills it: n*n values, failed and scheduled flags. */
+struct matrix {
+	double *v;
+	uint8_t *fail, *sched;
+};
+
+static void matrix_free(struct matrix *mx)
+{
+	free(mx->v);
+	free(mx->fail);
+	free(mx->sched);
+}
+
+static int matrix_alloc(struct matrix *mx, int n)
+{
+	size_t nn = (size_t)n * n;
+
+	mx->v = malloc(nn * sizeof(double));
+	mx->fail = malloc(nn);
+	mx->sched = malloc(nn);
+	if (mx->v && mx->fail && mx->sched)
+		return 0;
+	matrix_free(mx);
+	return -ENOMEM;
+}
+
+static int matrix_fill(const struct lp_sweep_run *r, int m, struct matrix *mx)
+{
+	return lp_sweep_matrix(r, m, mx->v, mx->fail, mx->sched, NULL, NULL, NULL, NULL);
 }
 
 static const char *cls_name(uint8_t c)
@@ -666,49 +712,36 @@ static const char *cls_name(uint8_t c)
 	}
 }
 
-static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, double *v,
-			uint8_t *fail, uint8_t *sched)
+/* The model and the noise a metric was diagnosed with. */
+static void json_model(struct lp_json *j, const struct lp_diag *d)
 {
-	const struct lp_sweep_metric *mt = &r->metrics[m];
-	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
-	int n = r->n;
+	lp_json_num(j, "reference", d->ref);
+	lp_json_str(j, "model",
+		    "log(goodness) = reference + client effect + server effect + link residual");
+	lp_json_num(j, "sigma_log", d->sigma);
+	lp_json_num(j, "threshold_ratio", d->thresh);
+	lp_json_int(j, "healthy_nodes", d->nhealthy);
+	lp_json_obj_begin(j, "noise");
+	lp_json_num(j, "cv", d->cv);
+	lp_json_num(j, "cv_residuals", exp(d->sigma_fit) - 1);
+	lp_json_int(j, "residual_df", d->df);
+	lp_json_num(j, "cv_repeats", exp(d->sigma_rep) - 1);
+	lp_json_int(j, "repeat_pairs", d->rep_pairs);
+	lp_json_num(j, "min_detectable_node", d->min_node);
+	lp_json_num(j, "min_detectable_link", d->min_link);
+	lp_json_bool(j, "inconclusive", d->inconclusive);
+	lp_json_obj_end(j);
+	lp_json_bool(j, "ambiguous", d->ambiguous);
+}
 
-	lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL);
-	lp_json_obj_begin(j, NULL);
-	lp_json_int(j, "index", m);
-	lp_json_str(j, "label", mt->label);
-	lp_json_str(j, "test", mt->test);
-	lp_json_uint(j, "size", mt->size);
-	lp_json_str(j, "kind", mt->lat ? "latency" : "bandwidth");
-	lp_json_str(j, "unit", unit_of(mt));
-	lp_json_str(j, "value", mt->lat ? "one-way latency p50 (write/send: RTT/2; read: completion)"
-					: "client-direction bandwidth, Gb/s");
-	lp_json_bool(j, "higher_is_better", !mt->lat);
-	if (d) {
-		lp_json_num(j, "reference", d->ref);
-		lp_json_str(j, "model", "log(goodness) = reference + client effect + server effect + link residual");
-		lp_json_num(j, "sigma_log", d->sigma);
-		lp_json_num(j, "threshold_ratio", d->thresh);
-		lp_json_int(j, "healthy_nodes", d->nhealthy);
-		lp_json_obj_begin(j, "noise");
-		lp_json_num(j, "cv", d->cv);
-		lp_json_num(j, "cv_residuals", exp(d->sigma_fit) - 1);
-		lp_json_int(j, "residual_df", d->df);
-		lp_json_num(j, "cv_repeats", exp(d->sigma_rep) - 1);
-		lp_json_int(j, "repeat_pairs", d->rep_pairs);
-		lp_json_num(j, "min_detectable_node", d->min_node);
-		lp_json_num(j, "min_detectable_link", d->min_link);
-		lp_json_bool(j, "inconclusive", d->inconclusive);
-		lp_json_obj_end(j);
-		lp_json_bool(j, "ambiguous", d->ambiguous);
-	}
-	lp_json_str(j, "rows", "client (data source for write/send)");
-	lp_json_str(j, "columns", "server");
+/* "matrix" (values) and "cell_class" (ok, slow, fail, null: not measured), rows = clients. */
+static void json_matrix(struct lp_json *j, int n, const struct matrix *mx, const struct lp_diag *d)
+{
 	lp_json_arr_begin(j, "matrix");
 	for (int a = 0; a < n; a++) {
 		lp_json_arr_begin(j, NULL);
 		for (int b = 0; b < n; b++)
-			lp_json_num(j, NULL, v[(size_t)a * n + b]);
+			lp_json_num(j, NULL, mx->v[(size_t)a * n + b]);
 		lp_json_arr_end(j);
 	}
 	lp_json_arr_end(j);
@@ -717,36 +750,93 @@ static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, 
 		lp_json_arr_begin(j, NULL);
 		for (int b = 0; b < n; b++) {
 			size_t x = (size_t)a * n + b;
-			const char *c = d ? cls_name(d->cls[x]) : (fail[x] ? "fail" : sched[x] ? "ok" : NULL);
 
-			lp_json_str(j, NULL, c);
+			lp_json_str(j, NULL,
+				    d		   ? cls_name(d->cls[x])
+				    : mx->fail[x]  ? "fail"
+				    : mx->sched[x] ? "ok"
+						   : NULL);
 		}
 		lp_json_arr_end(j);
 	}
 	lp_json_arr_end(j);
-	if (d) {
-		lp_json_arr_begin(j, "nodes");
-		for (int i = 0; i < n; i++) {
-			lp_json_obj_begin(j, NULL);
-			lp_json_int(j, "node", i);
-			lp_json_num(j, "score_client", d->score_src[i]);
-			lp_json_num(j, "score_server", d->score_dst[i]);
-			lp_json_num(j, "z_client", log(d->score_src[i]) / d->se_src[i]);
-			lp_json_num(j, "z_server", log(d->score_dst[i]) / d->se_dst[i]);
-			lp_json_int(j, "agree_as_client", d->slow_src[i]);
-			lp_json_int(j, "measured_as_client", d->n_src[i]);
-			lp_json_int(j, "agree_as_server", d->slow_dst[i]);
-			lp_json_int(j, "measured_as_server", d->n_dst[i]);
-			lp_json_int(j, "failed_cells", d->fail[i]);
-			lp_json_bool(j, "flag_client", d->node[i] & LP_NODE_SLOW_SRC);
-			lp_json_bool(j, "flag_server", d->node[i] & LP_NODE_SLOW_DST);
-			lp_json_bool(j, "flag_failed", d->node[i] & LP_NODE_FAILED);
-			lp_json_obj_end(j);
-		}
-		lp_json_arr_end(j);
+}
+
+/* Each node's effects in one metric. */
+static void json_node_effects(struct lp_json *j, int n, const struct lp_diag *d)
+{
+	lp_json_arr_begin(j, "nodes");
+	for (int i = 0; i < n; i++) {
+		lp_json_obj_begin(j, NULL);
+		lp_json_int(j, "node", i);
+		lp_json_num(j, "score_client", d->score_src[i]);
+		lp_json_num(j, "score_server", d->score_dst[i]);
+		lp_json_num(j, "z_client", log(d->score_src[i]) / d->se_src[i]);
+		lp_json_num(j, "z_server", log(d->score_dst[i]) / d->se_dst[i]);
+		lp_json_int(j, "agree_as_client", d->slow_src[i]);
+		lp_json_int(j, "measured_as_client", d->n_src[i]);
+		lp_json_int(j, "agree_as_server", d->slow_dst[i]);
+		lp_json_int(j, "measured_as_server", d->n_dst[i]);
+		lp_json_int(j, "failed_cells", d->fail[i]);
+		lp_json_bool(j, "flag_client", d->node[i] & LP_NODE_SLOW_SRC);
+		lp_json_bool(j, "flag_server", d->node[i] & LP_NODE_SLOW_DST);
+		lp_json_bool(j, "flag_failed", d->node[i] & LP_NODE_FAILED);
+		lp_json_obj_end(j);
 	}
+	lp_json_arr_end(j);
+}
+
+static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m, struct matrix *mx)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
+
+	matrix_fill(r, m, mx);
+	lp_json_obj_begin(j, NULL);
+	lp_json_int(j, "index", m);
+	lp_json_str(j, "label", mt->label);
+	lp_json_str(j, "test", mt->test);
+	lp_json_uint(j, "size", mt->size);
+	lp_json_str(j, "kind", mt->lat ? "latency" : "bandwidth");
+	lp_json_str(j, "unit", unit_of(mt));
+	lp_json_str(j, "value",
+		    mt->lat ? "one-way latency p50 (write/send: RTT/2; read: completion)"
+			    : "client-direction bandwidth, Gb/s");
+	lp_json_bool(j, "higher_is_better", !mt->lat);
+	if (d)
+		json_model(j, d);
+	lp_json_str(j, "rows", "client (data source for write/send)");
+	lp_json_str(j, "columns", "server");
+	json_matrix(j, r->n, mx, d);
+	if (d)
+		json_node_effects(j, r->n, d);
 	lp_json_obj_end(j);
 }
+
+/*
+ * A cell's "latency_us" and "bandwidth" objects in linkperf.sweep/1: their
+ * keys, declared once for the writer and the reader (--diagnose). The summary's
+ * keys are this schema's own ("n", "p999"), not lp_summary_record's.
+ */
+/* clang-format off */
+static const struct lp_record cell_lat_json = LP_RECORD(struct lp_sweep_cell,
+	LP_REC_U64(struct lp_sweep_cell, lat.n, LP_REC_KEY("n")),
+	LP_REC_BOOL(struct lp_sweep_cell, halved, LP_REC_KEY("one_way_is_rtt_half")),
+	LP_REC_F64(struct lp_sweep_cell, lat.min, LP_REC_KEY("min")),
+	LP_REC_F64(struct lp_sweep_cell, lat.p50, LP_REC_KEY("p50")),
+	LP_REC_F64(struct lp_sweep_cell, lat.p90, LP_REC_KEY("p90")),
+	LP_REC_F64(struct lp_sweep_cell, lat.p99, LP_REC_KEY("p99")),
+	LP_REC_F64(struct lp_sweep_cell, lat.p999, LP_REC_KEY("p999")),
+	LP_REC_F64(struct lp_sweep_cell, lat.max, LP_REC_KEY("max")),
+	LP_REC_F64(struct lp_sweep_cell, lat.mean, LP_REC_KEY("mean")),
+	LP_REC_F64(struct lp_sweep_cell, lat.stdev, LP_REC_KEY("stdev")));
+
+static const struct lp_record cell_bw_json = LP_RECORD(struct lp_sweep_cell,
+	LP_REC_F64(struct lp_sweep_cell, gbytes_s),
+	LP_REC_F64(struct lp_sweep_cell, gbits_s),
+	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
+	LP_REC_F64(struct lp_sweep_cell, pct_link));
+/* clang-format on */
 
 static void json_cell(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_sweep_cell *c)
 {
@@ -771,44 +861,153 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r, const str
 	lp_json_str(j, "unit", unit_of(mt));
 	lp_json_num(j, "wall_s", c->wall_s);
 	lp_json_uint(j, "iters", c->iters);
-	if (mt->lat) {
-		lp_json_obj_begin(j, "latency_us");
-		lp_json_uint(j, "n", c->n);
-		lp_json_bool(j, "one_way_is_rtt_half", c->halved);
-		lp_json_num(j, "min", c->min);
-		lp_json_num(j, "p50", c->p50);
-		lp_json_num(j, "p90", c->p90);
-		lp_json_num(j, "p99", c->p99);
-		lp_json_num(j, "p999", c->p999);
-		lp_json_num(j, "max", c->max);
-		lp_json_num(j, "mean", c->mean);
-		lp_json_num(j, "stdev", c->stdev);
-		lp_json_obj_end(j);
-	} else {
-		lp_json_obj_begin(j, "bandwidth");
-		lp_json_num(j, "gbytes_s", c->gbytes_s);
-		lp_json_num(j, "gbits_s", c->gbits_s);
-		lp_json_num(j, "mmsg_s", c->mmsg_s);
-		lp_json_num(j, "pct_link", c->pct_link);
+	lp_json_obj_begin(j, mt->lat ? "latency_us" : "bandwidth");
+	lp_record_json(mt->lat ? &cell_lat_json : &cell_bw_json, c, j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+/* How it ran: timings, options and the diagnosis thresholds. */
+static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	lp_json_obj_begin(j, "run");
+	lp_json_str(j, "started", r->started);
+	lp_json_bool(j, "interrupted", r->interrupted);
+	lp_json_num(j, "wall_s", r->wall_s);
+	lp_json_num(j, "sweep_s", r->sweep_s);
+	lp_json_num(j, "retest_s", r->retest_s);
+	lp_json_int(j, "nodes", r->n);
+	lp_json_int(j, "rails", r->rails);
+	lp_json_num(j, "pair_timeout_s", r->pair_timeout_s);
+	lp_json_uint(j, "bw_iters", r->bw_iters);
+	lp_json_uint(j, "lat_iters", r->lat_iters);
+	lp_json_uint(j, "retests", r->nretests);
+	lp_json_obj_begin(j, "diagnosis");
+	lp_json_num(j, "k_mad", r->dopts.k);
+	lp_json_num(j, "rel", r->dopts.rel);
+	lp_json_num(j, "rel_max", r->dopts.rel_max);
+	lp_json_num(j, "vote", r->dopts.vote);
+	lp_json_num(j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
+	lp_json_num(j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
+	lp_json_int(j, "retest_max", r->retest_max);
+	lp_json_int(j, "retest_rounds", r->retest_rounds);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+static void json_schedule(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	lp_json_obj_begin(j, "schedule");
+	lp_json_str(j, "kind", r->sched_name);
+	if (r->sched) {
+		lp_json_int(j, "rounds", (int64_t)r->sched->nrounds);
+		lp_json_uint(j, "ordered_pairs", lp_sched_ordered_pairs(r->sched));
+	}
+	lp_json_int(j, "random_k", r->random_k);
+	lp_json_uint(j, "seed", r->seed);
+	/* rounds as [x, y, dirs] triples (dirs: 1 x->y, 2 y->x, 3 both); big schedules are left out */
+	if (r->sched && r->sched->nslots <= 100000) {
+		lp_json_arr_begin(j, "rounds_slots");
+		for (size_t k = 0; k < r->sched->nrounds; k++) {
+			size_t cnt;
+			const struct lp_slot *sl = lp_sched_round(r->sched, k, &cnt);
+
+			lp_json_arr_begin(j, NULL);
+			for (size_t i = 0; i < cnt; i++) {
+				lp_json_arr_begin(j, NULL);
+				lp_json_int(j, NULL, sl[i].x);
+				lp_json_int(j, NULL, sl[i].y);
+				lp_json_int(j, NULL, sl[i].dirs);
+				lp_json_arr_end(j);
+			}
+			lp_json_arr_end(j);
+		}
+		lp_json_arr_end(j);
+	}
+	lp_json_obj_end(j);
+}
+
+/* A link verdict's nodes, names and slow directions ([client, server] each). */
+static void json_link(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
+{
+	lp_json_arr_begin(j, "nodes");
+	lp_json_int(j, NULL, vd->a);
+	lp_json_int(j, NULL, vd->b);
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "names");
+	lp_json_str(j, NULL, r->nodes[vd->a].name);
+	lp_json_str(j, NULL, r->nodes[vd->b].name);
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "directions");
+	for (int dir = 0; dir < 2; dir++) {
+		if (!(vd->dirs & (dir ? LP_DIR_YX : LP_DIR_XY)))
+			continue;
+		lp_json_arr_begin(j, NULL);
+		lp_json_int(j, NULL, dir ? vd->b : vd->a);
+		lp_json_int(j, NULL, dir ? vd->a : vd->b);
+		lp_json_arr_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
+static void json_candidates(struct lp_json *j, const struct lp_sweep_run *r,
+			    const struct lp_verdict *vd)
+{
+	lp_json_arr_begin(j, "candidates");
+	for (int c = 0; c < vd->ncand; c++) {
+		const struct lp_diag_item *it = &vd->cand[c];
+
+		lp_json_obj_begin(j, NULL);
+		lp_json_str(j, "kind",
+			    it->kind == LP_ITEM_LINK  ? "link_slow"
+			    : it->kind == LP_ITEM_SRC ? "node_slow_as_client"
+						      : "node_slow_as_server");
+		lp_json_str(j, "name", r->nodes[it->a].name);
+		if (it->kind == LP_ITEM_LINK)
+			lp_json_str(j, "to", r->nodes[it->b].name);
+		lp_json_int(j, "node", it->a);
+		if (it->kind == LP_ITEM_LINK)
+			lp_json_int(j, "server", it->b);
+		lp_json_num(j, "ratio", it->ratio);
 		lp_json_obj_end(j);
 	}
+	lp_json_arr_end(j);
+}
+
+static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
+			 const struct lp_verdict *vd)
+{
+	lp_json_obj_begin(j, NULL);
+	lp_json_str(j, "kind", lp_verdict_names[vd->kind]);
+	if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED) {
+		json_link(j, r, vd);
+	} else if (vd->a >= 0 && vd->a == vd->b) {
+		lp_json_int(j, "node", vd->a);
+		lp_json_str(j, "name", r->nodes[vd->a].name);
+		lp_json_bool(j, "as_client", vd->dirs & LP_NODE_SLOW_SRC);
+		lp_json_bool(j, "as_server", vd->dirs & LP_NODE_SLOW_DST);
+	}
+	lp_json_num(j, "ratio", vd->ratio);
+	lp_json_num(j, "z", vd->z);
+	lp_json_num(j, "noise_cv", vd->noise_cv);
+	lp_json_int(j, "cells", vd->cells);
+	lp_json_int(j, "partners_agreeing", vd->agree);
+	lp_json_int(j, "retests", vd->retests);
+	if (vd->ncand)
+		json_candidates(j, r, vd);
+	lp_json_str(j, "metrics", vd->metrics);
+	lp_json_str(j, "reason", vd->reason);
 	lp_json_obj_end(j);
 }
 
 int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 {
-	size_t nn = (size_t)r->n * r->n;
-	double *v = malloc(nn * sizeof(double));
-	uint8_t *fail = malloc(nn), *sched = malloc(nn);
+	struct matrix mx;
 	struct lp_json j;
 	int rc;
 
-	if (!v || !fail || !sched) {
-		free(v);
-		free(fail);
-		free(sched);
+	if (matrix_alloc(&mx, r->n))
 		return -ENOMEM;
-	}
 	lp_json_init(&j, f, true);
 	lp_json_obj_begin(&j, NULL);
 	lp_json_str(&j, "tool", "lp-sweep");
@@ -816,211 +1015,85 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	lp_json_obj_begin(&j, "method");
 	lp_method_json(&j);
 	lp_json_obj_end(&j);
-	lp_json_obj_begin(&j, "run");
-	lp_json_str(&j, "started", r->started);
-	lp_json_bool(&j, "interrupted", r->interrupted);
-	lp_json_num(&j, "wall_s", r->wall_s);
-	lp_json_num(&j, "sweep_s", r->sweep_s);
-	lp_json_num(&j, "retest_s", r->retest_s);
-	lp_json_int(&j, "nodes", r->n);
-	lp_json_int(&j, "rails", r->rails);
-	lp_json_num(&j, "pair_timeout_s", r->pair_timeout_s);
-	lp_json_uint(&j, "bw_iters", r->bw_iters);
-	lp_json_uint(&j, "lat_iters", r->lat_iters);
-	lp_json_uint(&j, "retests", r->nretests);
-	lp_json_obj_begin(&j, "diagnosis");
-	lp_json_num(&j, "k_mad", r->dopts.k);
-	lp_json_num(&j, "rel", r->dopts.rel);
-	lp_json_num(&j, "rel_max", r->dopts.rel_max);
-	lp_json_num(&j, "vote", r->dopts.vote);
-	lp_json_num(&j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
-	lp_json_num(&j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
-	lp_json_int(&j, "retest_max", r->retest_max);
-	lp_json_int(&j, "retest_rounds", r->retest_rounds);
-	lp_json_obj_end(&j);
-	lp_json_obj_end(&j);
-
-	lp_json_obj_begin(&j, "schedule");
-	lp_json_str(&j, "kind", r->sched_name);
-	if (r->sched) {
-		lp_json_int(&j, "rounds", (int64_t)r->sched->nrounds);
-		lp_json_uint(&j, "ordered_pairs", lp_sched_ordered_pairs(r->sched));
-	}
-	lp_json_int(&j, "random_k", r->random_k);
-	lp_json_uint(&j, "seed", r->seed);
-	/* rounds as [x, y, dirs] triples (dirs: 1 x->y, 2 y->x, 3 both); big schedules are left out */
-	if (r->sched && r->sched->nslots <= 100000) {
-		lp_json_arr_begin(&j, "rounds_slots");
-		for (size_t k = 0; k < r->sched->nrounds; k++) {
-			size_t cnt;
-			const struct lp_slot *sl = lp_sched_round(r->sched, k, &cnt);
-
-			lp_json_arr_begin(&j, NULL);
-			for (size_t i = 0; i < cnt; i++) {
-				lp_json_arr_begin(&j, NULL);
-				lp_json_int(&j, NULL, sl[i].x);
-				lp_json_int(&j, NULL, sl[i].y);
-				lp_json_int(&j, NULL, sl[i].dirs);
-				lp_json_arr_end(&j);
-			}
-			lp_json_arr_end(&j);
-		}
-		lp_json_arr_end(&j);
-	}
-	lp_json_obj_end(&j);
-
+	json_run(&j, r);
+	json_schedule(&j, r);
 	lp_json_arr_begin(&j, "nodes");
 	for (int i = 0; i < r->n; i++)
 		json_node(&j, &r->nodes[i], i);
 	lp_json_arr_end(&j);
-
 	lp_json_arr_begin(&j, "metrics");
 	for (int m = 0; m < r->nmetrics; m++)
-		json_metric(&j, r, m, v, fail, sched);
+		json_metric(&j, r, m, &mx);
 	lp_json_arr_end(&j);
-
 	lp_json_arr_begin(&j, "cells");
 	for (size_t i = 0; i < r->ncells; i++)
 		json_cell(&j, r, &r->cells[i]);
 	lp_json_arr_end(&j);
-
 	lp_json_arr_begin(&j, "verdicts");
-	for (int i = 0; i < r->nverdicts; i++) {
-		const struct lp_verdict *vd = &r->verdicts[i];
-		bool link = vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED;
-
-		lp_json_obj_begin(&j, NULL);
-		lp_json_str(&j, "kind", lp_verdict_names[vd->kind]);
-		if (link) {
-			lp_json_arr_begin(&j, "nodes");
-			lp_json_int(&j, NULL, vd->a);
-			lp_json_int(&j, NULL, vd->b);
-			lp_json_arr_end(&j);
-			lp_json_arr_begin(&j, "names");
-			lp_json_str(&j, NULL, r->nodes[vd->a].name);
-			lp_json_str(&j, NULL, r->nodes[vd->b].name);
-			lp_json_arr_end(&j);
-			lp_json_arr_begin(&j, "directions");
-			for (int dir = 0; dir < 2; dir++) {
-				if (!(vd->dirs & (dir ? LP_DIR_YX : LP_DIR_XY)))
-					continue;
-				lp_json_arr_begin(&j, NULL);
-				lp_json_int(&j, NULL, dir ? vd->b : vd->a);
-				lp_json_int(&j, NULL, dir ? vd->a : vd->b);
-				lp_json_arr_end(&j);
-			}
-			lp_json_arr_end(&j);
-		} else if (vd->a >= 0 && vd->a == vd->b) {
-			lp_json_int(&j, "node", vd->a);
-			lp_json_str(&j, "name", r->nodes[vd->a].name);
-			lp_json_bool(&j, "as_client", vd->dirs & LP_NODE_SLOW_SRC);
-			lp_json_bool(&j, "as_server", vd->dirs & LP_NODE_SLOW_DST);
-		}
-		lp_json_num(&j, "ratio", vd->ratio);
-		lp_json_num(&j, "z", vd->z);
-		lp_json_num(&j, "noise_cv", vd->noise_cv);
-		lp_json_int(&j, "cells", vd->cells);
-		lp_json_int(&j, "partners_agreeing", vd->agree);
-		lp_json_int(&j, "retests", vd->retests);
-		if (vd->ncand) {
-			lp_json_arr_begin(&j, "candidates");
-			for (int c = 0; c < vd->ncand; c++) {
-				const struct lp_diag_item *it = &vd->cand[c];
-
-				lp_json_obj_begin(&j, NULL);
-				lp_json_str(&j, "kind", it->kind == LP_ITEM_LINK ? "link_slow"
-							: it->kind == LP_ITEM_SRC ? "node_slow_as_client"
-										  : "node_slow_as_server");
-				lp_json_str(&j, "name", r->nodes[it->a].name);
-				if (it->kind == LP_ITEM_LINK)
-					lp_json_str(&j, "to", r->nodes[it->b].name);
-				lp_json_int(&j, "node", it->a);
-				if (it->kind == LP_ITEM_LINK)
-					lp_json_int(&j, "server", it->b);
-				lp_json_num(&j, "ratio", it->ratio);
-				lp_json_obj_end(&j);
-			}
-			lp_json_arr_end(&j);
-		}
-		lp_json_str(&j, "metrics", vd->metrics);
-		lp_json_str(&j, "reason", vd->reason);
-		lp_json_obj_end(&j);
-	}
+	for (int i = 0; i < r->nverdicts; i++)
+		json_verdict(&j, r, &r->verdicts[i]);
 	lp_json_arr_end(&j);
 	lp_json_int(&j, "exit_code", exit_code);
 	lp_json_obj_end(&j);
 	rc = lp_json_finish(&j);
-	free(v);
-	free(fail);
-	free(sched);
+	matrix_free(&mx);
 	return rc;
 }
 
 /* ---- CSV ---- */
 
-static void slug(char *out, size_t len, const struct lp_sweep_metric *m)
+/* A number, or an empty field when there is none (NaN). */
+static void csv_num(FILE *f, double v)
 {
-	snprintf(out, len, "%s-%llu", m->test, (unsigned long long)m->size);
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
 }
 
-int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
+/* PREFIX-<test>-<size>.csv: the matrix of metric m, ERR for failed cells. */
+static int csv_matrix(const struct lp_sweep_run *r, int m, const char *prefix, struct matrix *mx)
 {
-	size_t nn = (size_t)r->n * r->n;
-	double *v = malloc(nn * sizeof(double));
-	uint8_t *fail = malloc(nn), *sched = malloc(nn);
-	char path[4096], s[64], buf[64];
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	char path[4096], buf[64];
 	FILE *f;
-	int rc = 0;
 
-	if (!v || !fail || !sched) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (int m = 0; m < r->nmetrics && !rc; m++) {
-		slug(s, sizeof(s), &r->metrics[m]);
-		snprintf(path, sizeof(path), "%s-%s.csv", prefix, s);
-		f = fopen(path, "w");
-		if (!f) {
-			rc = -errno;
-			lp_err("cannot write %s: %s", path, strerror(errno));
-			break;
-		}
-		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL)) {
-			rc = -ENOMEM;
-			break;
-		}
-		snprintf(buf, sizeof(buf), "client\\server [%s]", unit_of(&r->metrics[m]));
-		lp_csv_field(f, buf, 0);
-		for (int b = 0; b < r->n; b++)
-			lp_csv_field(f, r->nodes[b].name, b == r->n - 1);
-		for (int a = 0; a < r->n; a++) {
-			lp_csv_field(f, r->nodes[a].name, 0);
-			for (int b = 0; b < r->n; b++) {
-				size_t x = (size_t)a * r->n + b;
+	snprintf(path, sizeof(path), "%s-%s-%llu.csv", prefix, mt->test,
+		 (unsigned long long)mt->size);
+	if (matrix_fill(r, m, mx))
+		return -ENOMEM;
+	f = lp_out_open(path);
+	if (!f)
+		return -EIO;
+	snprintf(buf, sizeof(buf), "client\\server [%s]", unit_of(mt));
+	lp_csv_field(f, buf, 0);
+	for (int b = 0; b < r->n; b++)
+		lp_csv_field(f, r->nodes[b].name, b == r->n - 1);
+	for (int a = 0; a < r->n; a++) {
+		lp_csv_field(f, r->nodes[a].name, 0);
+		for (int b = 0; b < r->n; b++) {
+			size_t x = (size_t)a * r->n + b;
 
-				if (fail[x])
-					snprintf(buf, sizeof(buf), "ERR");
-				else if (isfinite(v[x]))
-					snprintf(buf, sizeof(buf), "%.6g", v[x]);
-				else
-					buf[0] = 0;
-				lp_csv_field(f, buf, b == r->n - 1);
-			}
-		}
-		if (fclose(f)) {
-			rc = -EIO;
-			lp_err("cannot write %s", path);
+			if (mx->fail[x])
+				snprintf(buf, sizeof(buf), "ERR");
+			else if (isfinite(mx->v[x]))
+				snprintf(buf, sizeof(buf), "%.6g", mx->v[x]);
+			else
+				buf[0] = 0;
+			lp_csv_field(f, buf, b == r->n - 1);
 		}
 	}
-	if (rc)
-		goto out;
+	return lp_out_close(f, path);
+}
+
+/* PREFIX-cells.csv: one row per cell, sweep and retests. */
+static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
+{
+	char path[4096];
+	FILE *f;
+
 	snprintf(path, sizeof(path), "%s-cells.csv", prefix);
-	f = fopen(path, "w");
-	if (!f) {
-		rc = -errno;
-		lp_err("cannot write %s: %s", path, strerror(errno));
-		goto out;
-	}
+	f = lp_out_open(path);
+	if (!f)
+		return -EIO;
 	fprintf(f, "test,size,client,server,client_name,server_name,phase,round,status,value,unit,"
 		   "p50_us,p99_us,gbits_s,wall_s,error,run_interrupted\n");
 	for (size_t i = 0; i < r->ncells; i++) {
@@ -1031,241 +1104,164 @@ int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
 		lp_csv_field(f, r->nodes[c->a].name, 0);
 		lp_csv_field(f, r->nodes[c->b].name, 0);
 		fprintf(f, "%s,%d,%d,", c->phase ? "retest" : "sweep", c->round, c->status);
-		if (isfinite(c->value))
-			fprintf(f, "%.6g", c->value);
+		csv_num(f, c->value);
 		fprintf(f, ",%s,", unit_of(mt));
-		if (isfinite(c->p50))
-			fprintf(f, "%.6g", c->p50);
+		csv_num(f, c->lat.p50);
 		fputc(',', f);
-		if (isfinite(c->p99))
-			fprintf(f, "%.6g", c->p99);
+		csv_num(f, c->lat.p99);
 		fputc(',', f);
-		if (isfinite(c->gbits_s))
-			fprintf(f, "%.6g", c->gbits_s);
+		csv_num(f, c->gbits_s);
 		fprintf(f, ",%.3f,", c->wall_s);
 		lp_csv_field(f, c->status ? c->error : "", 0);
 		fprintf(f, "%d\n", r->interrupted);
 	}
-	if (fclose(f))
-		rc = -EIO;
+	return lp_out_close(f, path);
+}
+
+int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
+{
+	struct matrix mx;
+	int rc;
+
+	if (matrix_alloc(&mx, r->n))
+		return -ENOMEM;
+	for (int m = 0; m < r->nmetrics; m++) {
+		rc = csv_matrix(r, m, prefix, &mx);
+		if (rc)
+			goto out;
+	}
+	rc = csv_cells(r, prefix);
 out:
-	free(v);
-	free(fail);
-	free(sched);
+	matrix_free(&mx);
 	return rc;
 }
 
 /* ---- summary ---- */
 
+/* Metric m's matrix as a table (! slow, x failed), with its reference and noise. */
+static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m, const struct matrix *mx,
+			   int w)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
+	int n = r->n;
+	char ref[32];
+
+	fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
+	fprintf(f,
+		"\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",
+		mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, unit_of(mt));
+	if (d) {
+		char noise[160];
+
+		fmt_noise(noise, sizeof(noise), d);
+		fprintf(f, "  %s; smallest detectable fault: node %.2fx, link %.2fx%s\n", noise,
+			d->min_node, d->min_link, d->inconclusive ? " (inconclusive)" : "");
+	}
+	if (n > 32) {
+		fprintf(f, "  (matrix of %d nodes: see the CSV/JSON)\n", n);
+		return;
+	}
+	fprintf(f, "%*s", w, "");
+	for (int b = 0; b < n; b++)
+		fprintf(f, " %*.*s", w, w, r->nodes[b].name);
+	fprintf(f, "\n");
+	for (int a = 0; a < n; a++) {
+		fprintf(f, "%*.*s", w, w, r->nodes[a].name);
+		for (int b = 0; b < n; b++) {
+			size_t x = (size_t)a * n + b;
+			char cell[40], val[32];
+			uint8_t c = d ? d->cls[x] : LP_CELL_NONE;
+
+			if (a == b)
+				snprintf(cell, sizeof(cell), "-");
+			else if (mx->fail[x])
+				snprintf(cell, sizeof(cell), "x");
+			else {
+				fmt_val(val, sizeof(val), mx->v[x], mt->lat);
+				snprintf(cell, sizeof(cell), "%s%s", val,
+					 c == LP_CELL_SLOW ? "!" : "");
+			}
+			fprintf(f, " %*s", w, cell);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void summary_verdict(FILE *f, const struct lp_sweep_run *r, const struct lp_verdict *vd)
+{
+	if (vd->a < 0 || vd->kind == LP_VERDICT_PAIR_SLOW)
+		fprintf(f, "verdict: %s: %s\n", lp_verdict_names[vd->kind], vd->reason);
+	else if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
+		fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind],
+			r->nodes[vd->dirs == LP_DIR_YX ? vd->b : vd->a].name,
+			vd->dirs == LP_DIR_BOTH ? "<->" : "->",
+			r->nodes[vd->dirs == LP_DIR_YX ? vd->a : vd->b].name, vd->reason);
+	else
+		fprintf(f, "verdict: %s %s: %s\n", lp_verdict_names[vd->kind], r->nodes[vd->a].name,
+			vd->reason);
+}
+
 void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 {
-	size_t nn = (size_t)r->n * r->n;
-	double *v = malloc(nn * sizeof(double));
-	uint8_t *fail = malloc(nn), *sched = malloc(nn);
-	int n = r->n, w = 8;
+	struct matrix mx;
+	int w = 8;
 
-	if (!v || !fail || !sched)
-		goto out;
-	for (int i = 0; i < n; i++)
+	if (matrix_alloc(&mx, r->n))
+		return;
+	for (int i = 0; i < r->n; i++)
 		w = LP_MAX(w, (int)strlen(r->nodes[i].name) + 1);
 	w = LP_MIN(w, 20);
-	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n", n,
-		r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests, r->wall_s);
+	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n",
+		r->n, r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests,
+		r->wall_s);
 	for (int m = 0; m < r->nmetrics; m++) {
-		const struct lp_sweep_metric *mt = &r->metrics[m];
-		const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
-		char ref[32];
-
-		if (lp_sweep_matrix(r, m, v, fail, sched, NULL, NULL, NULL))
+		if (matrix_fill(r, m, &mx))
 			break;
-		fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
-		fprintf(f, "\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",
-			mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, unit_of(mt));
-		if (d) {
-			char noise[160];
-
-			fmt_noise(noise, sizeof(noise), d);
-			fprintf(f, "  %s; smallest detectable fault: node %.2fx, link %.2fx%s\n", noise,
-				d->min_node, d->min_link, d->inconclusive ? " (inconclusive)" : "");
-		}
-		if (n > 32) {
-			fprintf(f, "  (matrix of %d nodes: see the CSV/JSON)\n", n);
-			continue;
-		}
-		fprintf(f, "%*s", w, "");
-		for (int b = 0; b < n; b++)
-			fprintf(f, " %*.*s", w, w, r->nodes[b].name);
-		fprintf(f, "\n");
-		for (int a = 0; a < n; a++) {
-			fprintf(f, "%*.*s", w, w, r->nodes[a].name);
-			for (int b = 0; b < n; b++) {
-				size_t x = (size_t)a * n + b;
-				char cell[40], val[32];
-				uint8_t c = d ? d->cls[x] : LP_CELL_NONE;
-
-				if (a == b)
-					snprintf(cell, sizeof(cell), "-");
-				else if (fail[x])
-					snprintf(cell, sizeof(cell), "x");
-				else {
-					fmt_val(val, sizeof(val), v[x], mt->lat);
-					snprintf(cell, sizeof(cell), "%s%s", val, c == LP_CELL_SLOW ? "!" : "");
-				}
-				fprintf(f, " %*s", w, cell);
-			}
-			fprintf(f, "\n");
-		}
+		summary_metric(f, r, m, &mx, w);
 	}
 	fprintf(f, "\n");
 	if (r->nverdicts == 0)
 		fprintf(f, "verdict: healthy (nothing flagged)\n");
-	for (int i = 0; i < r->nverdicts; i++) {
-		const struct lp_verdict *vd = &r->verdicts[i];
-
-		if (vd->a < 0 || vd->kind == LP_VERDICT_PAIR_SLOW)
-			fprintf(f, "verdict: %s: %s\n", lp_verdict_names[vd->kind], vd->reason);
-		else if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
-			fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind],
-				r->nodes[vd->dirs == LP_DIR_YX ? vd->b : vd->a].name,
-				vd->dirs == LP_DIR_BOTH ? "<->" : "->",
-				r->nodes[vd->dirs == LP_DIR_YX ? vd->a : vd->b].name, vd->reason);
-		else
-			fprintf(f, "verdict: %s %s: %s\n", lp_verdict_names[vd->kind], r->nodes[vd->a].name,
-				vd->reason);
-	}
-out:
-	free(v);
-	free(fail);
-	free(sched);
+	for (int i = 0; i < r->nverdicts; i++)
+		summary_verdict(f, r, &r->verdicts[i]);
+	matrix_free(&mx);
 }
 
-/* ---- gather encoding ---- */
+/* ---- the records ranks send rank 0 ---- */
 
-void lp_sweep_cell_encode(const struct lp_sweep_cell *c, struct lp_wbuf *w)
-{
-	lp_wbuf_init(w);
-	lp_wbuf_u32(w, (uint32_t)c->metric);
-	lp_wbuf_u32(w, (uint32_t)c->a);
-	lp_wbuf_u32(w, (uint32_t)c->b);
-	lp_wbuf_u32(w, (uint32_t)c->phase);
-	lp_wbuf_u32(w, (uint32_t)c->round);
-	lp_wbuf_u32(w, (uint32_t)c->status);
-	lp_wbuf_str(w, c->error);
-	lp_wbuf_f64(w, c->value);
-	lp_wbuf_f64(w, c->wall_s);
-	lp_wbuf_u64(w, c->n);
-	lp_wbuf_f64(w, c->min);
-	lp_wbuf_f64(w, c->mean);
-	lp_wbuf_f64(w, c->stdev);
-	lp_wbuf_f64(w, c->p50);
-	lp_wbuf_f64(w, c->p90);
-	lp_wbuf_f64(w, c->p99);
-	lp_wbuf_f64(w, c->p999);
-	lp_wbuf_f64(w, c->max);
-	lp_wbuf_u8(w, c->halved);
-	lp_wbuf_f64(w, c->gbytes_s);
-	lp_wbuf_f64(w, c->gbits_s);
-	lp_wbuf_f64(w, c->mmsg_s);
-	lp_wbuf_f64(w, c->pct_link);
-	lp_wbuf_u64(w, c->iters);
-}
+/* clang-format off */
+const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
+	LP_REC_I32(struct lp_sweep_node, rank),
+	LP_REC_I32(struct lp_sweep_node, rail),
+	LP_REC_STR(struct lp_sweep_node, host),
+	LP_REC_STR(struct lp_sweep_node, name),
+	LP_REC_I32(struct lp_sweep_node, status),
+	LP_REC_STR(struct lp_sweep_node, error),
+	LP_REC_NEST(struct lp_sweep_node, dev, lp_rdma_devinfo_record),
+	LP_REC_STR(struct lp_sweep_node, mem),
+	LP_REC_STR(struct lp_sweep_node, gpu_bdf),
+	LP_REC_STR(struct lp_sweep_node, gpu_nic),
+	LP_REC_STR(struct lp_sweep_node, kernel));
 
-int lp_sweep_cell_decode(struct lp_sweep_cell *c, const void *buf, size_t len)
-{
-	struct lp_rbuf r;
-	uint8_t halved;
-
-	lp_rbuf_init(&r, buf, len);
-	memset(c, 0, sizeof(*c));
-	c->metric = (int32_t)lp_rbuf_u32(&r);
-	c->a = (int32_t)lp_rbuf_u32(&r);
-	c->b = (int32_t)lp_rbuf_u32(&r);
-	c->phase = (int32_t)lp_rbuf_u32(&r);
-	c->round = (int32_t)lp_rbuf_u32(&r);
-	c->status = (int32_t)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, c->error, sizeof(c->error));
-	c->value = lp_rbuf_f64(&r);
-	c->wall_s = lp_rbuf_f64(&r);
-	c->n = lp_rbuf_u64(&r);
-	c->min = lp_rbuf_f64(&r);
-	c->mean = lp_rbuf_f64(&r);
-	c->stdev = lp_rbuf_f64(&r);
-	c->p50 = lp_rbuf_f64(&r);
-	c->p90 = lp_rbuf_f64(&r);
-	c->p99 = lp_rbuf_f64(&r);
-	c->p999 = lp_rbuf_f64(&r);
-	c->max = lp_rbuf_f64(&r);
-	halved = lp_rbuf_u8(&r);
-	c->halved = halved;
-	c->gbytes_s = lp_rbuf_f64(&r);
-	c->gbits_s = lp_rbuf_f64(&r);
-	c->mmsg_s = lp_rbuf_f64(&r);
-	c->pct_link = lp_rbuf_f64(&r);
-	c->iters = lp_rbuf_u64(&r);
-	if (halved > 1)
-		return -EPROTO;
-	return lp_rbuf_done(&r);
-}
-
-void lp_sweep_node_encode(const struct lp_sweep_node *nd, struct lp_wbuf *w)
-{
-	lp_wbuf_init(w);
-	lp_wbuf_u32(w, (uint32_t)nd->rank);
-	lp_wbuf_u32(w, (uint32_t)nd->rail);
-	lp_wbuf_str(w, nd->host);
-	lp_wbuf_str(w, nd->name);
-	lp_wbuf_u32(w, (uint32_t)nd->status);
-	lp_wbuf_str(w, nd->error);
-	lp_wbuf_str(w, nd->dev);
-	lp_wbuf_u32(w, (uint32_t)nd->port);
-	lp_wbuf_str(w, nd->link_layer);
-	lp_wbuf_str(w, nd->gid_type);
-	lp_wbuf_str(w, nd->gid);
-	lp_wbuf_u32(w, (uint32_t)nd->gid_index);
-	lp_wbuf_str(w, nd->fw);
-	lp_wbuf_str(w, nd->speed);
-	lp_wbuf_u32(w, nd->width);
-	lp_wbuf_f64(w, nd->rate_gbps);
-	lp_wbuf_u32(w, nd->mtu);
-	lp_wbuf_str(w, nd->netdev);
-	lp_wbuf_u32(w, (uint32_t)nd->numa_node);
-	lp_wbuf_str(w, nd->mem);
-	lp_wbuf_str(w, nd->gpu_bdf);
-	lp_wbuf_str(w, nd->gpu_nic);
-	lp_wbuf_str(w, nd->kernel);
-}
-
-int lp_sweep_node_decode(struct lp_sweep_node *nd, const void *buf, size_t len)
-{
-	struct lp_rbuf r;
-
-	lp_rbuf_init(&r, buf, len);
-	memset(nd, 0, sizeof(*nd));
-	nd->rank = (int)lp_rbuf_u32(&r);
-	nd->rail = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->host, sizeof(nd->host));
-	lp_rbuf_str(&r, nd->name, sizeof(nd->name));
-	nd->status = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->error, sizeof(nd->error));
-	lp_rbuf_str(&r, nd->dev, sizeof(nd->dev));
-	nd->port = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->link_layer, sizeof(nd->link_layer));
-	lp_rbuf_str(&r, nd->gid_type, sizeof(nd->gid_type));
-	lp_rbuf_str(&r, nd->gid, sizeof(nd->gid));
-	nd->gid_index = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->fw, sizeof(nd->fw));
-	lp_rbuf_str(&r, nd->speed, sizeof(nd->speed));
-	nd->width = lp_rbuf_u32(&r);
-	nd->rate_gbps = lp_rbuf_f64(&r);
-	nd->mtu = lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->netdev, sizeof(nd->netdev));
-	nd->numa_node = (int)lp_rbuf_u32(&r);
-	lp_rbuf_str(&r, nd->mem, sizeof(nd->mem));
-	lp_rbuf_str(&r, nd->gpu_bdf, sizeof(nd->gpu_bdf));
-	lp_rbuf_str(&r, nd->gpu_nic, sizeof(nd->gpu_nic));
-	lp_rbuf_str(&r, nd->kernel, sizeof(nd->kernel));
-	return lp_rbuf_done(&r);
-}
+const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
+	LP_REC_I32(struct lp_sweep_cell, metric),
+	LP_REC_I32(struct lp_sweep_cell, a),
+	LP_REC_I32(struct lp_sweep_cell, b),
+	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_RETEST)),
+	LP_REC_I32(struct lp_sweep_cell, round),
+	LP_REC_I32(struct lp_sweep_cell, status),
+	LP_REC_STR(struct lp_sweep_cell, error),
+	LP_REC_F64(struct lp_sweep_cell, value),
+	LP_REC_F64(struct lp_sweep_cell, wall_s),
+	LP_REC_NEST(struct lp_sweep_cell, lat, lp_summary_record),
+	LP_REC_BOOL(struct lp_sweep_cell, halved),
+	LP_REC_F64(struct lp_sweep_cell, gbytes_s),
+	LP_REC_F64(struct lp_sweep_cell, gbits_s),
+	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
+	LP_REC_F64(struct lp_sweep_cell, pct_link),
+	LP_REC_U64(struct lp_sweep_cell, iters));
+/* clang-format on */
 
 /* ---- reading a run back (lp-sweep --diagnose) ---- */
 
@@ -1299,26 +1295,49 @@ static void read_node(struct lp_sweep_node *nd, const json_t *o)
 	nd->rank = (int)jint(o, "rank");
 	nd->rail = (int)jint(o, "rail");
 	nd->status = (int)jint(o, "status");
-	nd->port = (int)jint(o, "port");
-	nd->gid_index = (int)jint(o, "gid_index");
-	nd->width = (unsigned)jint(o, "width");
-	nd->mtu = (unsigned)jint(o, "mtu");
-	nd->numa_node = (int)jint(o, "numa_node");
-	nd->rate_gbps = isfinite(jnum(o, "rate_gbps")) ? jnum(o, "rate_gbps") : 0;
+	nd->dev.port = (int)jint(o, "port");
+	nd->dev.gid_index = (int)jint(o, "gid_index");
+	nd->dev.width = (unsigned)jint(o, "width");
+	nd->dev.active_mtu = (unsigned)jint(o, "mtu");
+	nd->dev.numa_node = (int)jint(o, "numa_node");
+	nd->dev.rate_gbps = isfinite(jnum(o, "rate_gbps")) ? jnum(o, "rate_gbps") : 0;
 	jstr(o, "name", nd->name, sizeof(nd->name));
 	jstr(o, "host", nd->host, sizeof(nd->host));
 	jstr(o, "error", nd->error, sizeof(nd->error));
-	jstr(o, "device", nd->dev, sizeof(nd->dev));
-	jstr(o, "link_layer", nd->link_layer, sizeof(nd->link_layer));
-	jstr(o, "speed", nd->speed, sizeof(nd->speed));
-	jstr(o, "gid_type", nd->gid_type, sizeof(nd->gid_type));
-	jstr(o, "gid", nd->gid, sizeof(nd->gid));
-	jstr(o, "firmware", nd->fw, sizeof(nd->fw));
-	jstr(o, "netdev", nd->netdev, sizeof(nd->netdev));
+	jstr(o, "device", nd->dev.name, sizeof(nd->dev.name));
+	jstr(o, "link_layer", nd->dev.link_layer, sizeof(nd->dev.link_layer));
+	jstr(o, "speed", nd->dev.speed, sizeof(nd->dev.speed));
+	jstr(o, "gid_type", nd->dev.gid_type, sizeof(nd->dev.gid_type));
+	jstr(o, "gid", nd->dev.gid, sizeof(nd->dev.gid));
+	jstr(o, "firmware", nd->dev.fw, sizeof(nd->dev.fw));
+	jstr(o, "netdev", nd->dev.netdev, sizeof(nd->dev.netdev));
 	jstr(o, "mem", nd->mem, sizeof(nd->mem));
 	jstr(o, "gpu_bdf", nd->gpu_bdf, sizeof(nd->gpu_bdf));
 	jstr(o, "gpu_nic_distance", nd->gpu_nic, sizeof(nd->gpu_nic));
 	jstr(o, "kernel", nd->kernel, sizeof(nd->kernel));
+}
+
+/*
+ * The members of o that rec names, as lp_record_json writes them, into obj: the
+ * f64, u64 and bool fields the cell's JSON records have (others are not read).
+ * An absent member leaves its field as it was.
+ */
+static void read_record(const struct lp_record *rec, void *obj, const json_t *o)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+		const char *key = f->key ? f->key : f->name;
+		uint8_t *p = (uint8_t *)obj + f->off;
+
+		if (!json_object_get(o, key))
+			continue;
+		if (f->type == LP_REC_T_F64)
+			*(double *)p = jnum(o, key);
+		else if (f->type == LP_REC_T_U64)
+			*(uint64_t *)p = (uint64_t)jint(o, key);
+		else if (f->type == LP_REC_T_BOOL)
+			*(bool *)p = json_is_true(json_object_get(o, key));
+	}
 }
 
 static int read_cell(struct lp_sweep_run *r, const json_t *o)
@@ -1335,77 +1354,16 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	c.value = jnum(o, "value");
 	c.wall_s = jnum(o, "wall_s");
 	c.iters = (uint64_t)jint(o, "iters");
-	if (l) {
-		c.n = (uint64_t)jint(l, "n");
-		c.halved = json_is_true(json_object_get(l, "one_way_is_rtt_half"));
-		c.min = jnum(l, "min");
-		c.p50 = jnum(l, "p50");
-		c.p90 = jnum(l, "p90");
-		c.p99 = jnum(l, "p99");
-		c.p999 = jnum(l, "p999");
-		c.max = jnum(l, "max");
-		c.mean = jnum(l, "mean");
-		c.stdev = jnum(l, "stdev");
-	}
-	if (b) {
-		c.gbytes_s = jnum(b, "gbytes_s");
-		c.gbits_s = jnum(b, "gbits_s");
-		c.mmsg_s = jnum(b, "mmsg_s");
-		c.pct_link = jnum(b, "pct_link");
-	}
+	read_record(&cell_lat_json, &c, l);
+	read_record(&cell_bw_json, &c, b);
 	return lp_sweep_add_cell(r, &c);
 }
 
-int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
+/* How it ran, echoed as recorded: the run, schedule and diagnosis objects. */
+static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *sc, const json_t *dg)
 {
-	json_error_t err;
-	json_t *root = json_load_file(path, 0, &err), *run, *dg, *sc, *nodes, *metrics, *cells, *v;
-	const char *schema;
-	size_t i;
-	int rc = -EINVAL;
+	const char *kind = json_string_value(json_object_get(sc, "kind"));
 
-	memset(r, 0, sizeof(*r));
-	if (!root) {
-		snprintf(why, why_len, "not JSON: %s (line %d)", err.text, err.line);
-		return -EINVAL;
-	}
-	schema = json_string_value(json_object_get(root, "schema"));
-	run = json_object_get(root, "run");
-	dg = json_object_get(run, "diagnosis");
-	sc = json_object_get(root, "schedule");
-	nodes = json_object_get(root, "nodes");
-	metrics = json_object_get(root, "metrics");
-	cells = json_object_get(root, "cells");
-	if (!schema || strcmp(schema, "linkperf.sweep/1") || !json_is_object(run) || !json_is_array(nodes) ||
-	    !json_is_array(metrics) || !json_is_array(cells) || json_array_size(nodes) < 1 ||
-	    json_array_size(metrics) > LP_SWEEP_MAX_METRICS) {
-		snprintf(why, why_len, "not an lp-sweep run (schema linkperf.sweep/1 with run, nodes, metrics, cells)");
-		goto out;
-	}
-	rc = lp_sweep_run_init(r, (int)json_array_size(nodes));
-	if (rc)
-		goto out;
-	json_array_foreach(nodes, i, v)
-		read_node(&r->nodes[i], v);
-	json_array_foreach(metrics, i, v) {
-		const char *test = json_string_value(json_object_get(v, "test"));
-		const char *kind = json_string_value(json_object_get(v, "kind"));
-
-		if (!test || !kind || lp_sweep_add_metric(r, test, -1, !strcmp(kind, "latency"),
-							  (uint64_t)jint(v, "size")) < 0) {
-			snprintf(why, why_len, "metric %zu: no test or kind", i);
-			rc = -EINVAL;
-			goto out;
-		}
-	}
-	json_array_foreach(cells, i, v) {
-		rc = read_cell(r, v);
-		if (rc) {
-			snprintf(why, why_len, "cell %zu: metric or node out of range", i);
-			goto out;
-		}
-	}
-	/* how it ran, echoed as recorded */
 	snprintf(r->started, sizeof(r->started), "%s", json_string_value(json_object_get(run, "started")) ?: "");
 	r->wall_s = jnum(run, "wall_s");
 	r->sweep_s = jnum(run, "sweep_s");
@@ -1417,12 +1375,9 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 	r->nretests = (size_t)jint(run, "retests");
 	r->random_k = (int)jint(sc, "random_k");
 	r->seed = (uint64_t)jint(sc, "seed");
-	for (int k = 0; lp_sched_names[k]; k++) {
-		const char *kind = json_string_value(json_object_get(sc, "kind"));
-
-		if (kind && !strcmp(kind, lp_sched_names[k]))
+	for (int k = 0; kind && lp_sched_names[k]; k++)
+		if (!strcmp(kind, lp_sched_names[k]))
 			r->sched_name = lp_sched_names[k];
-	}
 	r->retest_max = (int)jint(dg, "retest_max");
 	r->retest_rounds = (int)jint(dg, "retest_rounds");
 	if (isfinite(jnum(dg, "k_mad")))
@@ -1435,7 +1390,71 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 		r->dopts.vote = jnum(dg, "vote");
 	r->dopts.min_gbps = isfinite(jnum(dg, "min_gbps")) ? jnum(dg, "min_gbps") : 0;
 	r->dopts.max_lat_us = isfinite(jnum(dg, "max_lat_us")) ? jnum(dg, "max_lat_us") : 0;
-	rc = 0;
+}
+
+/* The nodes, metrics and cells arrays into r (initialised here). 0, -EINVAL (why says) or -ENOMEM. */
+static int read_arrays(struct lp_sweep_run *r, const json_t *nodes, const json_t *metrics,
+		       const json_t *cells, char *why, size_t why_len)
+{
+	const json_t *v;
+	size_t i;
+	int rc = lp_sweep_run_init(r, (int)json_array_size(nodes));
+
+	if (rc)
+		return rc;
+	json_array_foreach(nodes, i, v) read_node(&r->nodes[i], v);
+	json_array_foreach(metrics, i, v)
+	{
+		const char *test = json_string_value(json_object_get(v, "test"));
+		const char *kind = json_string_value(json_object_get(v, "kind"));
+
+		if (!test || !kind ||
+		    lp_sweep_add_metric(r, test, -1, !strcmp(kind, "latency"),
+					(uint64_t)jint(v, "size")) < 0) {
+			snprintf(why, why_len, "metric %zu: no test or kind", i);
+			return -EINVAL;
+		}
+	}
+	json_array_foreach(cells, i, v)
+	{
+		rc = read_cell(r, v);
+		if (rc) {
+			snprintf(why, why_len, "cell %zu: metric or node out of range", i);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err), *run, *nodes, *metrics, *cells;
+	const char *schema;
+	int rc = -EINVAL;
+
+	memset(r, 0, sizeof(*r));
+	if (!root) {
+		snprintf(why, why_len, "not JSON: %s (line %d)", err.text, err.line);
+		return -EINVAL;
+	}
+	schema = json_string_value(json_object_get(root, "schema"));
+	run = json_object_get(root, "run");
+	nodes = json_object_get(root, "nodes");
+	metrics = json_object_get(root, "metrics");
+	cells = json_object_get(root, "cells");
+	if (!schema || strcmp(schema, "linkperf.sweep/1") || !json_is_object(run) ||
+	    !json_is_array(nodes) || !json_is_array(metrics) || !json_is_array(cells) ||
+	    json_array_size(nodes) < 1 || json_array_size(metrics) > LP_SWEEP_MAX_METRICS) {
+		snprintf(
+			why, why_len,
+			"not an lp-sweep run (schema linkperf.sweep/1 with run, nodes, metrics, cells)");
+		goto out;
+	}
+	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
+	if (!rc)
+		read_echo(r, run, json_object_get(root, "schedule"),
+			  json_object_get(run, "diagnosis"));
 out:
 	if (rc && r->nodes)
 		lp_sweep_run_free(r);

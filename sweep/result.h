@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/wire.h"
+#include "common/record.h"
+#include "common/stats.h"
+#include "rdma/rdma.h"
 #include "sweep/diag.h"
 #include "sweep/sched.h"
 
@@ -28,19 +30,7 @@ struct lp_sweep_node {
 	char name[80];		/* "host" or "host/rail" (unique label) */
 	int status;		/* 0, or the negative errno of opening the device */
 	char error[LP_SWEEP_ERR_LEN];
-	char dev[64];
-	int port;
-	char link_layer[16];
-	char gid_type[16];
-	char gid[64];
-	int gid_index;
-	char fw[64];
-	char speed[16];
-	unsigned width;
-	double rate_gbps;	/* theoretical port data rate, 0 unknown */
-	unsigned mtu;
-	char netdev[32];
-	int numa_node;
+	struct lp_rdma_devinfo dev; /* as opened; only dev.name (maybe "") when it did not open */
 	char mem[32];		/* "host", "cuda:1" */
 	char gpu_bdf[24];	/* PCI address of that GPU (sysfs), "" unknown or host memory */
 	char gpu_nic[8];	/* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */
@@ -68,9 +58,7 @@ struct lp_sweep_cell {
 	char error[LP_SWEEP_ERR_LEN];
 	double value;		/* Gb/s for bandwidth, one-way p50 us for latency; NaN on error */
 	double wall_s;		/* wall time of this test, both sides' setup included */
-	/* latency summary in us (the reported one-way figure) */
-	uint64_t n;
-	double min, mean, stdev, p50, p90, p99, p999, max;
+	struct lp_summary lat;	/* latency in us (the reported one-way figure); NaN for bandwidth */
 	bool halved;		/* one-way = RTT/2 */
 	/* bandwidth of the client's direction */
 	double gbytes_s, gbits_s, mmsg_s, pct_link;
@@ -150,12 +138,14 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
  * (lp_diag_combine); a cell fails only if every attempt failed.
  * v, fail and sched are n*n arrays the caller provides; att (n*n, may be
  * NULL) receives the successful attempts per cell, best (n*n, may be NULL) the
- * best attempt, rep_p (may be NULL) the
+ * best attempt, spread (n*n, may be NULL) the spread of a cell's attempts
+ * (lp_diag_spread), rep_p (may be NULL) the
  * noise between repeated attempts (lp_diag_in's rep_sigma and rep_pairs).
  * 0 or -ENOMEM.
  */
 int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
-		    uint8_t *sched, uint8_t *att, double *best, struct lp_diag_in *rep_p);
+		    uint8_t *sched, uint8_t *att, double *best, double *spread,
+		    struct lp_diag_in *rep_p);
 
 /* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
 int lp_sweep_diagnose(struct lp_sweep_run *r);
@@ -189,10 +179,11 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code);
 int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix);
 void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f);
 
-/* Explicit serialization for the gather (one cell or node per frame body). */
-void lp_sweep_cell_encode(const struct lp_sweep_cell *c, struct lp_wbuf *w);
-int lp_sweep_cell_decode(struct lp_sweep_cell *c, const void *buf, size_t len);
-void lp_sweep_node_encode(const struct lp_sweep_node *nd, struct lp_wbuf *w);
-int lp_sweep_node_decode(struct lp_sweep_node *nd, const void *buf, size_t len);
+/*
+ * The records ranks send rank 0 (common/record.h: one declaration gives the
+ * encoder and the bounds-checked decoder), one cell or node per body.
+ */
+extern const struct lp_record lp_sweep_cell_record;
+extern const struct lp_record lp_sweep_node_record;
 
 #endif

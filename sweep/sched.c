@@ -163,24 +163,15 @@ static int cmp_pair(const void *a, const void *b)
 	return (p[1] > q[1]) - (p[1] < q[1]);
 }
 
-static int gen_random(struct builder *b, int n, int k, uint64_t seed)
+/*
+ * Each node's k distinct partners by a partial Fisher-Yates shuffle, as sorted
+ * unique (lo, hi) couples in e (room for n*k); pick: n ints of scratch.
+ * Returns the number of couples.
+ */
+static size_t random_edges(int n, int k, uint64_t seed, int32_t *e, int *pick)
 {
-	size_t ne = 0, nr = 0, rcap = 0;
-	int32_t *e;
-	int *pick;
-	uint8_t *busy = NULL;	/* nr rows of n bytes */
-	size_t *round_of;
-	int rc = 0;
+	size_t ne = 0, u = 0;
 
-	if (k > n - 1)
-		k = n - 1;
-	e = malloc((size_t)n * k * 2 * sizeof(*e) + 1);
-	pick = malloc((size_t)n * sizeof(*pick));
-	if (!e || !pick) {
-		rc = -ENOMEM;
-		goto out_free;
-	}
-	/* each node: k distinct partners by a partial Fisher-Yates shuffle */
 	for (int i = 0; i < n; i++) {
 		uint64_t st = seed ^ ((uint64_t)i * 0xd1342543de82ef95ull);
 		int m = 0;
@@ -200,21 +191,24 @@ static int gen_random(struct builder *b, int n, int k, uint64_t seed)
 		}
 	}
 	qsort(e, ne, 2 * sizeof(*e), cmp_pair);
-	size_t u = 0;
-
 	for (size_t i = 0; i < ne; i++)
 		if (u == 0 || cmp_pair(&e[2 * i], &e[2 * (u - 1)]) != 0) {
 			e[2 * u] = e[2 * i];
 			e[2 * u + 1] = e[2 * i + 1];
 			u++;
 		}
-	ne = u;
-	round_of = malloc((ne + 1) * sizeof(*round_of));
-	if (!round_of) {
-		rc = -ENOMEM;
-		goto out_free;
-	}
-	/* greedy edge colouring: the first round where both nodes are free */
+	return u;
+}
+
+/*
+ * Greedy edge colouring: each couple goes to the first round where both of its
+ * nodes are free. round_of: ne entries; *nr_p: the rounds used. 0 or -ENOMEM.
+ */
+static int colour_edges(const int32_t *e, size_t ne, int n, size_t *round_of, size_t *nr_p)
+{
+	uint8_t *busy = NULL; /* nr rows of n bytes */
+	size_t nr = 0, rcap = 0;
+
 	for (size_t i = 0; i < ne; i++) {
 		size_t r = 0;
 
@@ -226,9 +220,8 @@ static int gen_random(struct builder *b, int n, int k, uint64_t seed)
 				uint8_t *p = realloc(busy, nc * n);
 
 				if (!p) {
-					free(round_of);
-					rc = -ENOMEM;
-					goto out_free;
+					free(busy);
+					return -ENOMEM;
 				}
 				busy = p;
 				rcap = nc;
@@ -239,15 +232,38 @@ static int gen_random(struct builder *b, int n, int k, uint64_t seed)
 		busy[r * n + e[2 * i]] = busy[r * n + e[2 * i + 1]] = 1;
 		round_of[i] = r;
 	}
-	for (size_t r = 0; r < nr; r++) {
+	free(busy);
+	*nr_p = nr;
+	return 0;
+}
+
+static int gen_random(struct builder *b, int n, int k, uint64_t seed)
+{
+	size_t ne, nr = 0;
+	int32_t *e;
+	int *pick;
+	size_t *round_of = NULL;
+	int rc = -ENOMEM;
+
+	if (k > n - 1)
+		k = n - 1;
+	e = malloc((size_t)n * k * 2 * sizeof(*e) + 1);
+	pick = malloc((size_t)n * sizeof(*pick));
+	if (!e || !pick)
+		goto out;
+	ne = random_edges(n, k, seed, e, pick);
+	round_of = malloc((ne + 1) * sizeof(*round_of));
+	if (!round_of)
+		goto out;
+	rc = colour_edges(e, ne, n, round_of, &nr);
+	for (size_t r = 0; r < nr && !rc; r++) {
 		for (size_t i = 0; i < ne; i++)
 			if (round_of[i] == r)
 				b_slot(b, e[2 * i], e[2 * i + 1], LP_DIR_BOTH);
 		b_round(b);
 	}
+out:
 	free(round_of);
-out_free:
-	free(busy);
 	free(pick);
 	free(e);
 	return rc;

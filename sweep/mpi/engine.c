@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* lp-sweep coordination over MPI: status exchange, rounds of lp-rdma sessions, gathers. */
+/*
+ * The sweep engine over MPI: status exchange, the schedule's rounds of lp-rdma
+ * sessions, gathers, and the retest rounds rank 0 decides on.
+ */
 #include "sweep/mpi/sweep_mpi.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,9 +15,21 @@
 
 #include "common/clock.h"
 #include "common/lp.h"
+#include "sweep/absent.h"
 
-/* Fixed tags for coordination; lp-rdma sessions use TAG_SESSION0 and up. */
-enum { TAG_NODE = 1, TAG_SESSION0 = 64 };
+/*
+ * Every MPI tag of lp-sweep. Retest round r (at most 20) sends its list on
+ * TAG_RETEST_LIST + 2r and its cells on TAG_RETEST_CELLS + 2r; lp-rdma
+ * sessions use TAG_SESSION0 and up (one tag per session, wrapping below the
+ * MPI tag bound).
+ */
+enum {
+	TAG_NODE = 1,
+	TAG_CELLS = 11,
+	TAG_RETEST_LIST = 12,
+	TAG_RETEST_CELLS = 13,
+	TAG_SESSION0 = 64,
+};
 
 #define EXCHANGE_MS 300000	/* start-up and gathers: ranks may start minutes apart under Slurm */
 
@@ -50,6 +66,7 @@ void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
 	free(x->rail_all);
 	free(x->name_all);
 	free(x->mine);
+	lp_sched_free(&x->sched);
 	if (x->comm != MPI_COMM_NULL && x->comm)
 		MPI_Comm_free(&x->comm);
 	memset(x, 0, sizeof(*x));
@@ -85,7 +102,12 @@ static int wait_or_lose(struct lp_sweep_mpi *x, MPI_Request *req, int timeout_ms
 	return ret;
 }
 
-bool lp_sweep_mpi_barrier(struct lp_sweep_mpi *x, int timeout_ms, bool stop)
+/*
+ * The barrier at the end of a round, bounded by timeout_ms (a late barrier is
+ * remembered and x->lost set); it also agrees on stopping: true when stop is
+ * set on any rank (SIGINT/SIGTERM to one rank stops them all).
+ */
+static bool round_barrier(struct lp_sweep_mpi *x, int timeout_ms, bool stop)
 {
 	MPI_Request req;
 
@@ -101,7 +123,8 @@ bool lp_sweep_mpi_barrier(struct lp_sweep_mpi *x, int timeout_ms, bool stop)
 
 #define XCH_LEN (8 + 80)
 
-int lp_sweep_mpi_exchange(struct lp_sweep_mpi *x, const struct lp_sweep_node *me)
+/* Everyone learns every rank's device status, rail and label (Iallgather, bounded). */
+static int exchange(struct lp_sweep_mpi *x, const struct lp_sweep_node *me)
 {
 	uint8_t mine[XCH_LEN], *all = malloc((size_t)XCH_LEN * x->size);
 	MPI_Request req;
@@ -175,13 +198,15 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 	return 0;
 }
 
-int lp_sweep_mpi_gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
-			      struct lp_sweep_run *run)
+/* Rank 0 collects every rank's node record into run->nodes (others send theirs). */
+static int gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
+			struct lp_sweep_run *run)
 {
 	struct lp_wbuf w;
 	uint64_t dl = deadline_in(EXCHANGE_MS);
 
-	lp_sweep_node_encode(me, &w);
+	lp_wbuf_init(&w);
+	lp_record_encode(&lp_sweep_node_record, me, &w);
 	if (x->rank != 0)
 		return send_blob(x, 0, TAG_NODE, w.data, w.len, EXCHANGE_MS);
 	run->nodes[0] = *me;
@@ -190,7 +215,8 @@ int lp_sweep_mpi_gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node
 		int len, ret = recv_blob(x, i, TAG_NODE, &buf, &len, dl);
 
 		if (ret == 0) {
-			ret = lp_sweep_node_decode(&run->nodes[i], buf, (size_t)len);
+			ret = lp_record_decode_body(&lp_sweep_node_record, &run->nodes[i], buf,
+						    (size_t)len);
 			free(buf);
 		}
 		if (ret) {
@@ -240,17 +266,9 @@ static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, b
 {
 	c->iters = r->iters;
 	if (lat) {
-		c->n = r->lat_us.n;
-		c->min = r->lat_us.min;
-		c->mean = r->lat_us.mean;
-		c->stdev = r->lat_us.stdev;
-		c->p50 = r->lat_us.p50;
-		c->p90 = r->lat_us.p90;
-		c->p99 = r->lat_us.p99;
-		c->p999 = r->lat_us.p999;
-		c->max = r->lat_us.max;
+		c->lat = r->lat_us;
 		c->halved = r->lat_halved;
-		c->value = c->p50;
+		c->value = c->lat.p50;
 	} else {
 		c->gbytes_s = r->local.gbytes_s;
 		c->gbits_s = r->local.gbits_s;
@@ -349,8 +367,9 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 		lp_info("serving %s: session ended: %s", x->name_all[client], strerror(-ret));
 }
 
-int lp_sweep_mpi_run(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const struct lp_sched *s,
-		     enum lp_phase phase)
+/* Run every round of s; this rank's client cells are appended to x->mine. */
+static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		      const struct lp_sched *s, enum lp_phase phase)
 {
 	/* a round lasts at most two directions of every metric, each bounded by the pair timeout */
 	int barrier_ms = (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
@@ -381,7 +400,7 @@ int lp_sweep_mpi_run(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, con
 			break;
 		}
 		/* The round's barrier also agrees on stopping: a signal to any rank stops all. */
-		if (lp_sweep_mpi_barrier(x, barrier_ms, cfg->sopts.stop && *cfg->sopts.stop))
+		if (round_barrier(x, barrier_ms, cfg->sopts.stop && *cfg->sopts.stop))
 			return -EINTR;
 		x->rounds_done++;
 		if (x->rank == 0 && lp_log_get_level() >= LP_LOG_INFO)
@@ -390,28 +409,67 @@ int lp_sweep_mpi_run(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, con
 	return 0;
 }
 
-int lp_sweep_mpi_gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag)
+/* x->mine as one blob: a u32 count, then each cell's record as a u16 length and the body. */
+static uint8_t *pack_cells(const struct lp_sweep_mpi *x, size_t *len_p)
+{
+	uint8_t *buf = malloc(4 + x->nmine * (2 + LP_WIRE_MAX_BODY));
+	uint32_t cnt = 0;
+	size_t len = 4;
+	struct lp_wbuf w;
+
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < x->nmine; i++) {
+		lp_wbuf_init(&w);
+		if (lp_record_encode(&lp_sweep_cell_record, &x->mine[i], &w)) {
+			lp_err("a cell of %s does not encode; left out", x->name_all[x->rank]);
+			continue;
+		}
+		buf[len] = (uint8_t)(w.len >> 8);
+		buf[len + 1] = (uint8_t)w.len;
+		memcpy(buf + len + 2, w.data, w.len);
+		len += 2 + w.len;
+		cnt++;
+	}
+	memcpy(buf, &cnt, 4); /* same binary, same host byte order */
+	*len_p = len;
+	return buf;
+}
+
+/* Rank 0: the cells of one rank's blob into run; a cell that does not decode is left out. */
+static void unpack_cells(struct lp_sweep_run *run, const uint8_t *buf, size_t len)
+{
+	uint32_t cnt = 0;
+	size_t off = 4;
+
+	if (len >= 4)
+		memcpy(&cnt, buf, 4);
+	for (uint32_t k = 0; k < cnt && off + 2 <= len; k++) {
+		size_t cl = (size_t)buf[off] << 8 | buf[off + 1];
+		struct lp_sweep_cell c;
+
+		if (off + 2 + cl > len)
+			break;
+		if (!lp_record_decode_body(&lp_sweep_cell_record, &c, buf + off + 2, cl))
+			lp_sweep_add_cell(run, &c);
+		off += 2 + cl;
+	}
+}
+
+/* Rank 0 adds every rank's x->mine to run (and clears them everywhere). */
+static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag)
 {
 	uint64_t dl = deadline_in(EXCHANGE_MS);
 	int rc = 0;
 
 	if (x->rank != 0) {
-		size_t cap = 4 + x->nmine * (2 + LP_WIRE_MAX_BODY), len = 4;
-		uint8_t *buf = malloc(cap);
-		struct lp_wbuf w;
+		size_t len = 0;
+		uint8_t *buf = pack_cells(x, &len);
 
 		if (!buf)
 			return -ENOMEM;
-		memcpy(buf, &(uint32_t){(uint32_t)x->nmine}, 4);
-		for (size_t i = 0; i < x->nmine; i++) {
-			lp_sweep_cell_encode(&x->mine[i], &w);
-			buf[len] = (uint8_t)(w.len >> 8);
-			buf[len + 1] = (uint8_t)w.len;
-			memcpy(buf + len + 2, w.data, w.len);
-			len += 2 + w.len;
-		}
 		rc = send_blob(x, 0, tag, buf, len, EXCHANGE_MS);
-		if (rc != -ETIMEDOUT)
+		if (rc != -ETIMEDOUT) /* else the pending send still owns it */
 			free(buf);
 		x->nmine = 0;
 		return rc;
@@ -422,8 +480,6 @@ int lp_sweep_mpi_gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, 
 	for (int src = 1; src < x->size; src++) {
 		uint8_t *buf;
 		int len, ret = recv_blob(x, src, tag, &buf, &len, dl);
-		uint32_t cnt = 0;
-		size_t off = 4;
 
 		if (ret) {
 			lp_err("no results from rank %d (%s): %s; its cells stay empty", src, x->name_all[src],
@@ -432,24 +488,14 @@ int lp_sweep_mpi_gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, 
 			rc = ret;
 			continue;
 		}
-		if (len >= 4)
-			memcpy(&cnt, buf, 4);
-		for (uint32_t k = 0; k < cnt && off + 2 <= (size_t)len; k++) {
-			size_t cl = (size_t)buf[off] << 8 | buf[off + 1];
-			struct lp_sweep_cell c;
-
-			if (off + 2 + cl > (size_t)len)
-				break;
-			if (lp_sweep_cell_decode(&c, buf + off + 2, cl) == 0)
-				lp_sweep_add_cell(run, &c);
-			off += 2 + cl;
-		}
+		unpack_cells(run, buf, (size_t)len);
 		free(buf);
 	}
 	return rc;
 }
 
-int lp_sweep_mpi_bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, int tag)
+/* Rank 0's list of ordered pairs to everyone: *pairs_p malloc'ed, *np_p couples. */
+static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, int tag)
 {
 	if (x->rank == 0) {
 		size_t len = 4 + *np_p * 8;
@@ -501,5 +547,209 @@ int lp_sweep_mpi_bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *
 	memcpy(*pairs_p, buf + 4, cnt * 8);
 	*np_p = cnt;
 	free(buf);
+	return 0;
+}
+
+/* ---- the sweep ---- */
+
+/* A line of progress on cfg->progress: rank 0 only, none when quiet (NULL). */
+static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt,
+		     ...) __attribute__((format(printf, 3, 4)));
+static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt,
+		     ...)
+{
+	va_list ap;
+
+	if (x->rank || !cfg->progress)
+		return;
+	va_start(ap, fmt);
+	vfprintf(cfg->progress, fmt, ap);
+	va_end(ap);
+	fflush(cfg->progress);
+}
+
+/* Labels must be unique: "host", "host/rail", or "host#rank" when ranks share a host. */
+static void unique_names(struct lp_sweep_mpi *x, struct lp_sweep_node *me)
+{
+	char(*orig)[80] = malloc((size_t)x->size * 80);
+
+	if (!orig)
+		return;
+	memcpy(orig, x->name_all, (size_t)x->size * 80);
+	for (int i = 0; i < x->size; i++)
+		for (int j = 0; j < x->size; j++)
+			if (i != j && !strcmp(orig[i], orig[j])) {
+				char tmp[80];
+
+				snprintf(tmp, sizeof(tmp), "%.70s#%d", orig[i], i);
+				snprintf(x->name_all[i], 80, "%s", tmp);
+				break;
+			}
+	snprintf(me->name, sizeof(me->name), "%s", x->name_all[x->rank]);
+	free(orig);
+}
+
+/* Exit code when no rank has a device: 77 when all say "not here", else the worst. */
+static int no_device_code(const struct lp_sweep_mpi *x)
+{
+	int code = LP_EXIT_UNSUPPORTED;
+
+	for (int i = 0; i < x->size; i++) {
+		int c = lp_exit_code(x->status_all[i]);
+
+		if (c == LP_EXIT_USAGE)
+			return LP_EXIT_USAGE;
+		if (c != LP_EXIT_UNSUPPORTED)
+			code = LP_EXIT_FAIL;
+	}
+	return code;
+}
+
+static bool any_device(const struct lp_sweep_mpi *x)
+{
+	for (int i = 0; i < x->size; i++)
+		if (!x->status_all[i])
+			return true;
+	return false;
+}
+
+/* x->sched over every rank; with rails, pairs stay within a rail. */
+static int build_schedule(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg)
+{
+	int *groups = calloc(x->size, sizeof(int)), ret;
+
+	if (!groups)
+		return -ENOMEM;
+	for (int i = 0; i < x->size; i++)
+		groups[i] = cfg->rails ? x->rail_all[i] : 0;
+	ret = lp_sched_build_groups(&x->sched, cfg->kind, x->size, groups, cfg->random_k,
+				    cfg->seed);
+	free(groups);
+	if (ret)
+		lp_err("cannot build the schedule: %s", strerror(-ret));
+	return ret;
+}
+
+/* How the sweep runs, echoed into the run's JSON. */
+static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
+		     const struct lp_sched *s)
+{
+	run->sched = s;
+	run->sched_name = lp_sched_names[cfg->kind];
+	run->rails = cfg->rails;
+	run->random_k = cfg->kind == LP_SCHED_RANDOM ? cfg->random_k : 0;
+	run->seed = cfg->seed;
+	run->pair_timeout_s = cfg->pair_timeout_s;
+	run->retest_max = cfg->retest_max;
+	run->retest_rounds = cfg->retest_rounds;
+	lp_time_iso8601(run->started, sizeof(run->started));
+}
+
+/*
+ * Suspects again, alone: rank 0 decides, everyone runs the list one pair at a
+ * time. A link rests on one cell, so it is retested until a retest clears it
+ * or the rounds run out (the diagnosis keeps the best value of every attempt);
+ * a node that every partner sees slow is settled after one retest, a split
+ * vote is retested again. false: no suspect (or no list): no further round.
+ */
+static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			 struct lp_sweep_run *run, int rr)
+{
+	int32_t *pairs = NULL;
+	size_t np = 0;
+	struct lp_sched rs;
+
+	if (!x->rank) {
+		pairs = malloc(((size_t)cfg->retest_max + 1) * 2 * sizeof(int32_t));
+		if (pairs && !lp_sweep_diagnose(run))
+			np = lp_sweep_suspects(run, cfg->retest_per_node, rr, pairs,
+					       cfg->retest_max);
+	}
+	if (bcast_pairs(x, &pairs, &np, TAG_RETEST_LIST + 2 * rr) || np == 0) {
+		free(pairs);
+		return false;
+	}
+	if (!lp_sched_from_list(&rs, x->size, pairs, np)) {
+		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n",
+			 rr + 1, np);
+		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST) == -EINTR;
+		lp_sched_free(&rs);
+		gather_cells(x, run, TAG_RETEST_CELLS + 2 * rr);
+		run->nretests += np;
+	}
+	free(pairs);
+	return true;
+}
+
+/* Rank 0 diagnoses; after a signal every rank ends with 130, as rank 0 does. */
+static int run_code(const struct lp_sweep_mpi *x, struct lp_sweep_run *run)
+{
+	int code = LP_EXIT_OK;
+
+	if (!x->rank) {
+		if (lp_sweep_diagnose(run)) {
+			lp_err("diagnosis failed (out of memory)");
+			code = LP_EXIT_FAIL;
+		} else {
+			code = lp_sweep_exit_code(run);
+		}
+	}
+	if (run->interrupted) {
+		if (!x->rank)
+			lp_err("interrupted: writing the %zu cells measured so far", run->ncells);
+		code = LP_EXIT_INTERRUPTED;
+	}
+	return code;
+}
+
+int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p)
+{
+	uint64_t t0, t1;
+	char why[256];
+	int ret;
+
+	*code_p = LP_EXIT_FAIL;
+	/* everyone learns who can measure; labels made unique */
+	ret = exchange(x, me);
+	if (ret)
+		return ret;
+	unique_names(x, me);
+	if (!any_device(x)) {
+		if (!x->rank)
+			lp_err("no rank could open an RDMA device (rank 0: %s)", x->dev_error);
+		*code_p = no_device_code(x);
+		return -ENODEV;
+	}
+	ret = build_schedule(x, cfg);
+	if (ret)
+		return ret;
+	run_echo(run, cfg, &x->sched);
+	gather_nodes(x, me, run);
+	ret = lp_sweep_add_absent(run, cfg->absent, why, sizeof(why)); /* the same on every rank */
+	if (ret) {
+		if (!x->rank)
+			lp_err("--absent: %s", why);
+		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
+		return ret;
+	}
+	progress(x, cfg,
+		 "lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
+		 "pair timeout %.0f s\n",
+		 x->size, run->sched_name, x->sched.nrounds, lp_sched_ordered_pairs(&x->sched),
+		 cfg->nmetrics, cfg->pair_timeout_s);
+
+	t0 = lp_now_ns();
+	/* SIGINT/SIGTERM: every rank stops at the same round; the cells done so far are written. */
+	run->interrupted = run_rounds(x, cfg, &x->sched, LP_PHASE_SWEEP) == -EINTR;
+	t1 = lp_now_ns();
+	run->sweep_s = (double)(t1 - t0) / 1e9;
+	gather_cells(x, run, TAG_CELLS);
+	for (int rr = 0; !run->interrupted && cfg->retest_max > 0 && rr < cfg->retest_rounds; rr++)
+		if (!retest_round(x, cfg, run, rr))
+			break;
+	run->retest_s = (double)(lp_now_ns() - t1) / 1e9;
+	run->wall_s = (double)(lp_now_ns() - t0) / 1e9;
+	*code_p = run_code(x, run);
 	return 0;
 }

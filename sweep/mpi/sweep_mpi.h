@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rdma/rdma.h"
 #include "sweep/result.h"
@@ -48,10 +49,13 @@ struct lp_sweep_cfg {
 	int nmetrics;
 	struct lp_rdma_params params[LP_SWEEP_MAX_METRICS];	/* one per metric */
 	double pair_timeout_s;	/* bound on one test of one ordered pair */
-	int retest_max;		/* isolated retests of suspects; 0 = none */
-	int retest_per_node;
+	int retest_max;		/* isolated retests of suspects per round; 0 = none */
+	int retest_per_node;	/* suspect node: cells retested in the first round */
+	int retest_rounds;
 	int poll_max_us;
-	struct lp_rdma_server_opts sopts;
+	struct lp_rdma_server_opts sopts; /* .stop: the signal flag that stops every rank */
+	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */
+	const char *absent;		  /* nodes without a rank, "NAME=WHY;.." (sweep/absent.h) */
 };
 
 struct lp_sweep_mpi {
@@ -72,6 +76,7 @@ struct lp_sweep_mpi {
 	int pending;		/* barriers still outstanding after their timeout */
 	MPI_Request pending_req[64];
 	int stop_mine, stop_any;	/* the round barrier's buffers (they outlive a late barrier) */
+	struct lp_sched sched;		/* the sweep's schedule (lp_sweep_run.sched points here) */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);
@@ -81,30 +86,20 @@ void lp_sweep_mpi_free(struct lp_sweep_mpi *x);
 int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p);
 
 /*
- * Everyone learns every rank's device status, rail and label (Iallgather,
- * bounded). me: this rank's node record (status, name, rail filled).
+ * The whole sweep, on every rank: the device status exchange (labels made
+ * unique, me->name among them), the schedule (x->sched), rank 0's node records,
+ * the schedule's rounds, up to cfg->retest_rounds rounds of isolated retests of
+ * the suspects rank 0 names (lp_sweep_suspects), and rank 0's diagnosis.
+ * me: this rank's node record; run: initialised for x->size nodes with the
+ * metrics cfg->params measure. Rank 0's run then holds every node, cell and
+ * verdict and the echo of how it ran.
+ * 0: the sweep ran (interrupted or not) and rank 0's run is the one to report;
+ * *code_p is this rank's exit code: the diagnosis's (0, 1 or
+ * LP_SWEEP_EXIT_INCONCLUSIVE) on rank 0, 0 elsewhere, LP_EXIT_INTERRUPTED on
+ * every rank after SIGINT/SIGTERM (*cfg->sopts.stop). A negative errno: nothing
+ * was measured (-ENODEV: no rank could open a device, *code_p 77, 2 or 1).
  */
-int lp_sweep_mpi_exchange(struct lp_sweep_mpi *x, const struct lp_sweep_node *me);
-
-/* Rank 0 collects every rank's node record into run->nodes (others send theirs). */
-int lp_sweep_mpi_gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
-			      struct lp_sweep_run *run);
-
-/* Run every round of s; this rank's client cells are appended to x->mine. */
-int lp_sweep_mpi_run(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const struct lp_sched *s,
-		     enum lp_phase phase);
-
-/* Rank 0 adds every rank's x->mine to run (and clears them everywhere). */
-int lp_sweep_mpi_gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag);
-
-/* Rank 0's list of ordered pairs to everyone: *pairs_p malloc'ed, *np_p couples. */
-int lp_sweep_mpi_bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, int tag);
-
-/*
- * The barrier at the end of a round, bounded by timeout_ms (a late barrier is
- * remembered and x->lost set); it also agrees on stopping: returns true when
- * stop is set on any rank (SIGINT/SIGTERM to one rank stops them all).
- */
-bool lp_sweep_mpi_barrier(struct lp_sweep_mpi *x, int timeout_ms, bool stop);
+int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p);
 
 #endif

@@ -9,6 +9,8 @@
 #ifndef LP_FUZZ_H
 #define LP_FUZZ_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,20 +33,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 		return 0;                                                                          \
 	}
 
-/*
- * DONE and RESULT carry one count per QP: the test's QP count (1..64) comes
- * from the input's first byte, as the session's HELLO would have set it. 0 when
- * the input is empty, else 1 (the bytes consumed).
- */
-static inline size_t lp_fuzz_qps(struct lp_rdma_params *p, const uint8_t *data, size_t size)
-{
-	lp_rdma_params_default(p, LP_RDMA_WRITE_BW);
-	if (!size)
-		return 0;
-	p->num_qps = 1u + data[0] % LP_RDMA_MAX_QPS;
-	return 1;
-}
-
 /* Abort (a finding) when two encodings differ. */
 static inline void lp_fuzz_same(const struct lp_wbuf *a, const void *b, size_t blen, const char *what)
 {
@@ -53,6 +41,46 @@ static inline void lp_fuzz_same(const struct lp_wbuf *a, const void *b, size_t b
 			a->len, blen, a->err);
 		abort();
 	}
+}
+
+/* Any message body (rdma/proto.h). */
+union lp_fuzz_msg {
+	struct lp_rdma_params hello;
+	struct lp_rdma_devinfo accept;
+	struct lp_proto_error error;
+	struct lp_qpinfo qpinfo;
+	struct lp_proto_done done;
+	struct lp_rdma_result_msg result;
+};
+
+/*
+ * One message decoder's contract, for every type alike: a body it accepts
+ * re-encodes (the real encoder, no error) to bytes that decode and encode to
+ * the same bytes again; and unless the decoder rewrote a field (a peer's
+ * EINTR reads as ECANCELED), those bytes are the input. 0 with the message in
+ * *m, or -1 when the decoder refused the input.
+ */
+static inline int lp_fuzz_msg(uint16_t type, union lp_fuzz_msg *m, const uint8_t *data,
+			      size_t size)
+{
+	union lp_fuzz_msg m2;
+	struct lp_wbuf w, w2;
+	bool rewritten;
+
+	if (lp_proto_decode(type, m, data, size))
+		return -1;
+	if (lp_proto_encode(type, m, &w) || lp_proto_decode(type, &m2, w.data, w.len)) {
+		fprintf(stderr, "fuzz: %s: what was decoded does not re-encode and decode\n",
+			lp_proto_name(type));
+		abort();
+	}
+	lp_proto_encode(type, &m2, &w2);
+	lp_fuzz_same(&w2, w.data, w.len, lp_proto_name(type));
+	rewritten = (type == LP_MSG_ERROR && m->error.status == -ECANCELED) ||
+		    (type == LP_MSG_RESULT && m->result.status == -ECANCELED);
+	if (!rewritten)
+		lp_fuzz_same(&w, data, size, lp_proto_name(type));
+	return 0;
 }
 
 #endif

@@ -3,7 +3,6 @@
 #include "tests/fuzz/fuzz.h"
 
 #include "common/json.h"
-#include "rdma/internal.h"
 
 LP_FUZZ_QUIET_INIT
 
@@ -11,19 +10,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct lp_rdma_result res = { 0 };
 	struct lp_rdma_params p;
-	struct lp_rbuf r;
-	struct lp_wbuf w;
+	union lp_fuzz_msg m;
 	struct lp_json j;
 	char *out = NULL;
 	size_t outlen = 0;
 	FILE *f;
 
-	lp_rbuf_init(&r, data, size);
-	if (lp_rdma_devinfo_decode(&res.remote_dev, &r))
+	if (lp_fuzz_msg(LP_MSG_ACCEPT, &m, data, size))
 		return 0;
-	lp_wbuf_init(&w);
-	lp_rdma_devinfo_encode(&res.remote_dev, &w);
-	lp_fuzz_same(&w, data, size, "ACCEPT");
+	res.remote_dev = m.accept;
 	/* The peer's strings end up in the JSON document: it must stay well formed. */
 	lp_rdma_params_default(&p, LP_RDMA_WRITE_BW);
 	f = open_memstream(&out, &outlen);

@@ -2,22 +2,17 @@
 /* ERROR: a peer's errno and reason; the receiver returns the errno and prints the reason. */
 #include "tests/fuzz/fuzz.h"
 
-#include <errno.h>
-
-#include "rdma/internal.h"
-
 LP_FUZZ_QUIET_INIT
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char text[160];
-	int code;
-	int ret = lp_rdma_error_decode(data, size, &code, text, sizeof(text));
+	union lp_fuzz_msg m;
 
-	/* Whatever arrived, the caller gets a negative errno it can pass to strerror(). */
-	if (code >= 0 || code < -LP_RDMA_MAX_ERRNO || (ret && ret != -EPROTO))
-		abort();
-	if (!ret && strlen(text) >= sizeof(text))
+	if (lp_fuzz_msg(LP_MSG_ERROR, &m, data, size))
+		return 0;
+	/* What the caller gets is a negative errno it can pass to strerror(), and a string. */
+	if (m.error.status >= 0 || m.error.status < -LP_RDMA_MAX_ERRNO ||
+	    strlen(m.error.text) >= sizeof(m.error.text))
 		abort();
 	return 0;
 }

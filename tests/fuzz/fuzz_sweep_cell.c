@@ -11,9 +11,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lp_sweep_cell c;
 	struct lp_wbuf w;
 
-	if (lp_sweep_cell_decode(&c, data, size))
+	if (lp_record_decode_body(&lp_sweep_cell_record, &c, data, size))
 		return 0;
-	lp_sweep_cell_encode(&c, &w);
+	lp_wbuf_init(&w);
+	lp_record_encode(&lp_sweep_cell_record, &c, &w);
 	lp_fuzz_same(&w, data, size, "sweep cell");
 	lp_fuzz_sweep_init(&run);
 	/* A cell naming a node or metric the run does not have is refused, not stored. */

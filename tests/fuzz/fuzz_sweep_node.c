@@ -11,8 +11,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lp_wbuf w;
 
 	lp_fuzz_sweep_init(&run);
-	if (lp_sweep_node_decode(&run.nodes[1], data, size) == 0) {
-		lp_sweep_node_encode(&run.nodes[1], &w);
+	if (lp_record_decode_body(&lp_sweep_node_record, &run.nodes[1], data, size) == 0) {
+		lp_wbuf_init(&w);
+		lp_record_encode(&lp_sweep_node_record, &run.nodes[1], &w);
 		lp_fuzz_same(&w, data, size, "sweep node");
 		lp_fuzz_sweep_report(&run);
 	}

@@ -57,25 +57,13 @@ static void put_msg(const char *harness, const char *name, const struct lp_wbuf 
 		add_frame(s, type, w);
 }
 
-/* A DONE or RESULT seed: the QP count byte the harness reads first (lp_fuzz_qps), then the body. */
-static void put_counted(const char *harness, const char *name, const struct lp_rdma_params *p,
-			const struct lp_wbuf *w)
+/* The body of message type from msg (the real encoder). */
+static void encode(uint16_t type, const void *msg, struct lp_wbuf *w)
 {
-	struct lp_wbuf x;
-
-	lp_wbuf_init(&x);
-	lp_wbuf_u8(&x, (uint8_t)(p->num_qps - 1));
-	lp_wbuf_bytes(&x, w->data, w->len);
-	put_msg(harness, name, &x, NULL, 0);
-}
-
-/* An lp_oob that keeps what lp_rdma_send_error sends (the ERROR encoder lives there). */
-static int capture_send(void *ctx, uint16_t type, const struct lp_wbuf *body, int timeout_ms)
-{
-	(void)type;
-	(void)timeout_ms;
-	*(struct lp_wbuf *)ctx = *body;
-	return 0;
+	if (lp_proto_encode(type, msg, w)) {
+		fprintf(stderr, "seeds: %s does not encode\n", lp_proto_name(type));
+		exit(1);
+	}
 }
 
 static void hello_seeds(struct stream *s)
@@ -91,8 +79,7 @@ static void hello_seeds(struct stream *s)
 		p.verify = true;
 		p.bidir = !lp_rdma_test_is_lat(p.test) && t % 2;
 		p.num_qps = lp_rdma_test_is_lat(p.test) ? 1 : 2;
-		lp_wbuf_init(&w);
-		lp_rdma_params_encode(&p, &w);
+		encode(LP_MSG_HELLO, &p, &w);
 		put_msg("hello", lp_rdma_test_names[t], &w, t == 0 ? s : NULL, LP_MSG_HELLO);
 	}
 }
@@ -107,81 +94,102 @@ static void accept_seed(struct stream *s)
 	};
 	struct lp_wbuf w;
 
-	lp_wbuf_init(&w);
-	lp_rdma_devinfo_encode(&d, &w);
+	encode(LP_MSG_ACCEPT, &d, &w);
 	put_msg("accept", "rxe", &w, s, LP_MSG_ACCEPT);
 }
 
 static void qpinfo_seed(struct stream *s)
 {
-	struct lp_qpinfo q = { .nqps = 2, .qpn = { 17, 18 }, .psn = { 0x123456, 0xabcdef },
+	struct lp_qpinfo q = { .nqps = 2, .qp = { { 17, 0x123456 }, { 18, 0xabcdef } },
 			       .gid = { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 15 },
 			       .rkey = 0x1234, .addr = 0x7f0000001000, .slot = 4096, .mtu = 1024,
-			       .mem = "host" };
+			       .mem_kind = LP_MEM_HOST, .detect = LP_DETECT_CPU, .mem = "host" };
 	struct lp_wbuf w;
 
-	lp_wbuf_init(&w);
-	lp_qpinfo_encode(&q, &w);
+	encode(LP_MSG_QPINFO, &q, &w);
 	put_msg("qpinfo", "two-qps", &w, s, LP_MSG_QPINFO);
 }
 
 /* DONE and RESULT of a one-QP test (the stream's HELLO) and of a two-QP test. */
 static void done_result_seeds(struct stream *s)
 {
-	struct lp_rdma_result_msg ok = { .verify = 1, .bytes = 655360, .msgs = 10, .ns = 12345,
-					 .iters = 10, .sent = { 11, 11 },
-					 .checked = { .messages = 11, .bytes = 704, .landed = 11, .ring = 11 } };
-	struct lp_rdma_result_msg bad = { .verify = 2, .text = "QP 1 message 3 byte 5: got 0x00" };
-	const uint64_t sent[2] = { 11, 12 };
-	struct lp_rdma_params p;
+	struct lp_rdma_result_msg ok = { .verify = LP_VERIFY_OK, .bytes = 655360, .msgs = 10,
+					 .ns = 12345, .iters = 10, .nqps = 1, .sent = { 11 },
+					 .checked = { .messages = 11, .bytes = 704, .landed = 11,
+						      .ring = 11 },
+					 .ctr = { .valid = true, .dev = "rxe0", .port = 1,
+						  .netdev = "eth0", .more = 1, .n = 2,
+						  .c = { { "rcvd_seq_err", LP_CTR_HW, 0, 3 },
+							 { "port_xmit_data", LP_CTR_PORT, 1, 7 } } } };
+	struct lp_rdma_result_msg bad = { .verify = LP_VERIFY_BAD, .nqps = 2,
+					  .text = "QP 1 message 3 byte 5: got 0x00" };
+	struct lp_proto_done done = { .iters = 10, .nqps = 1, .msgs = { 11, 12 } };
 	struct lp_wbuf w;
 
-	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
-	lp_wbuf_init(&w);
-	lp_rdma_done_encode(&p, 10, sent, &w);
-	put_counted("done", "one-qp", &p, &w);
-	add_frame(s, LP_MSG_DONE, &w);
-	lp_wbuf_init(&w);
-	lp_rdma_result_msg_encode(&ok, &p, &w);
-	put_counted("result", "ok", &p, &w);
-	add_frame(s, LP_MSG_RESULT, &w);
-	p.num_qps = 2;
-	lp_wbuf_init(&w);
-	lp_rdma_done_encode(&p, 10, sent, &w);
-	put_counted("done", "two-qps", &p, &w);
-	lp_wbuf_init(&w);
-	lp_rdma_result_msg_encode(&bad, &p, &w);
-	put_counted("result", "verify-bad", &p, &w);
+	encode(LP_MSG_DONE, &done, &w);
+	put_msg("done", "one-qp", &w, s, LP_MSG_DONE);
+	encode(LP_MSG_RESULT, &ok, &w);
+	put_msg("result", "ok", &w, s, LP_MSG_RESULT);
+	done.nqps = 2;
+	encode(LP_MSG_DONE, &done, &w);
+	put_msg("done", "two-qps", &w, NULL, 0);
+	encode(LP_MSG_RESULT, &bad, &w);
+	put_msg("result", "verify-bad", &w, NULL, 0);
 }
 
 static void error_seed(struct stream *s)
 {
+	struct lp_proto_error e = { .status = -EINVAL, .text = "size 0 out of range [1, 1073741824]" };
 	struct lp_wbuf w;
-	struct lp_oob_ops ops = { .send = capture_send };
-	struct lp_oob oob = { .ops = &ops, .ctx = &w, .peer_name = "seed" };
 
-	lp_rdma_send_error(&oob, -EINVAL, "size 0 out of range [1, 1073741824]");
+	encode(LP_MSG_ERROR, &e, &w);
 	put_msg("error", "einval", &w, s, LP_MSG_ERROR);
+}
+
+/* One record's body as a seed. */
+static void put_record(const char *harness, const char *name, const struct lp_record *rec,
+		       const void *obj)
+{
+	struct lp_wbuf w;
+
+	lp_wbuf_init(&w);
+	lp_record_encode(rec, obj, &w);
+	put_msg(harness, name, &w, NULL, 0);
 }
 
 static void sweep_seeds(void)
 {
 	struct lp_sweep_cell lat, bw, failed;
-	struct lp_sweep_node nd = { .rank = 1, .host = "node1", .name = "node1", .dev = "rxe0",
-				    .port = 1, .link_layer = "Ethernet", .gid_type = "RoCE v2",
-				    .gid = "::ffff:10.0.2.16", .gid_index = 1, .speed = "10 Gb/s",
-				    .width = 1, .rate_gbps = 10, .mtu = 1024, .netdev = "eth0",
-				    .numa_node = -1, .mem = "host", .kernel = "6.1.0" };
-	struct lp_wbuf w;
+	struct lp_sweep_node nd = {
+		.rank = 1,
+		.host = "node1",
+		.name = "node1",
+		.mem = "host",
+		.kernel = "6.1.0",
+		.dev = { .name = "rxe0",
+			 .port = 1,
+			 .link_layer = "Ethernet",
+			 .transport = "RoCE",
+			 .gid_type = "RoCE v2",
+			 .gid = "::ffff:10.0.2.16",
+			 .gid_index = 1,
+			 .speed = "10 Gb/s",
+			 .width = 1,
+			 .rate_gbps = 10,
+			 .active_mtu = 1024,
+			 .netdev = "eth0",
+			 .numa_node = -1 },
+	};
 
 	lp_sweep_cell_init(&lat, 0, 0, 1, LP_PHASE_SWEEP, 0);
-	lat.value = lat.p50 = 2.5;
-	lat.n = 100;
-	lat.min = 2.1;
-	lat.mean = 2.6;
-	lat.stdev = 0.2;
-	lat.p90 = 2.9;
-	lat.p99 = lat.p999 = lat.max = 3.5;
+	lat.value = lat.lat.p50 = 2.5;
+	lat.lat.n = 100;
+	lat.lat.min = 2.1;
+	lat.lat.mean = 2.6;
+	lat.lat.stdev = 0.2;
+	lat.lat.p90 = 2.9;
+	lat.lat.p99 = lat.lat.p999 = lat.lat.p9999 = lat.lat.max = 3.5;
+	lat.lat.exact = true;
 	lat.halved = true;
 	lat.iters = 100;
 	lp_sweep_cell_init(&bw, 1, 2, 1, LP_PHASE_RETEST, 1);
@@ -193,18 +201,13 @@ static void sweep_seeds(void)
 	lp_sweep_cell_init(&failed, 1, 1, 0, LP_PHASE_SWEEP, 0);
 	failed.status = -ETIMEDOUT;
 	snprintf(failed.error, sizeof(failed.error), "no answer from node0: timed out");
-	lp_sweep_cell_encode(&lat, &w);
-	put_msg("sweep_cell", "lat", &w, NULL, 0);
-	lp_sweep_cell_encode(&bw, &w);
-	put_msg("sweep_cell", "bw-retest", &w, NULL, 0);
-	lp_sweep_cell_encode(&failed, &w);
-	put_msg("sweep_cell", "failed", &w, NULL, 0);
-	lp_sweep_node_encode(&nd, &w);
-	put_msg("sweep_node", "rxe", &w, NULL, 0);
+	put_record("sweep_cell", "lat", &lp_sweep_cell_record, &lat);
+	put_record("sweep_cell", "bw-retest", &lp_sweep_cell_record, &bw);
+	put_record("sweep_cell", "failed", &lp_sweep_cell_record, &failed);
+	put_record("sweep_node", "rxe", &lp_sweep_node_record, &nd);
 	nd.status = -ENODEV;
 	snprintf(nd.error, sizeof(nd.error), "no RDMA device");
-	lp_sweep_node_encode(&nd, &w);
-	put_msg("sweep_node", "nodev", &w, NULL, 0);
+	put_record("sweep_node", "nodev", &lp_sweep_node_record, &nd);
 }
 
 /* Argument vectors, NUL-separated, as the opt harness splits them. */

@@ -7,7 +7,8 @@
  *    pattern (lp_pattern_seed) passes; a slot checked against its neighbour's
  *    seed fails (misplaced), a flipped byte fails at its offset (corrupted), a
  *    cleared slot fails (lost); the GPU check agrees with the host pattern;
- *  - the visibility poller follows a ring of slots (lp-rdma --verify write_lat).
+ *  - the visibility poller follows a ring of slots (lp-rdma --verify write_lat), also
+ *    through the memory kind's ops, whose capabilities say what the kind is.
  * Exit 0 ok, 1 failed, 77 no GPU.
  */
 #include <errno.h>
@@ -20,8 +21,7 @@
 #include "common/pattern.h"
 #include "gpu/gpumem.h"
 #include "tests/gpu/check.h"
-#include "rdma/mem.h"
-#include "rdma/rdma.h"
+#include "rdma/internal.h"
 
 static int fails;
 
@@ -58,10 +58,11 @@ static void check_ring(uint8_t *host)
 	const size_t slot = 4096, size = 4000, depth = 8;
 	const struct lp_mem_ops *ops = lp_mem_ops_get(LP_MEM_CUDA);
 	struct lp_mem m;
+	struct lp_fail f = { 0 };
 	size_t bad = 0;
 	uint8_t v;
 
-	CHECK(ops && !lp_mem_alloc(&m, LP_MEM_CUDA, 0, slot * depth), "lp_mem_alloc cuda");
+	CHECK(ops && !lp_mem_alloc(&m, LP_MEM_CUDA, 0, slot * depth, &f), "lp_mem_alloc cuda: %s", f.why);
 	if (fails)
 		return;
 	CHECK(!ops->read(&m, 0, host, slot * depth) && all_zero(host, slot * depth), "cuda memory not cleared");
@@ -124,6 +125,63 @@ static void check_poller_ring(void)
 	printf("poller: %u iterations over a ring of %u slots\n", iters, depth);
 }
 
+/* Spin until the kind's poller saw iteration i (bounded: 2 s); > 0 seen. */
+static int seen_within(const struct lp_mem *m, uint32_t i)
+{
+	for (int t = 0; t < 20000; t++) {
+		int n = lp_mem_poll_seen(m, i);
+
+		if (n)
+			return n;
+		usleep(100);
+	}
+	return 0;
+}
+
+/*
+ * lp-rdma's GPU memory kind says what it is (the loops ask these, never the kind) and runs
+ * write_lat's GPU poller through its ops: prepare (refused below owner write ordering, with the
+ * fix named), start, seen (a wrong slot is not seen), stopped by lp_mem_free.
+ */
+static void check_kind_poller(void)
+{
+	const size_t stride = 4096, off = 4095;
+	const uint32_t depth = 3, iters = 7;
+	struct lp_fail f = { 0 };
+	struct lp_mem m;
+	unsigned caps;
+	double ns = 0;
+	int ret;
+
+	ret = lp_mem_alloc(&m, LP_MEM_CUDA, 0, stride * depth, &f);
+	CHECK(!ret, "lp_mem_alloc cuda: %s", f.why);
+	if (ret)
+		return;
+	caps = lp_mem_caps(&m);
+	CHECK((caps & LP_MEM_CAP_DEVICE_POLL) && (caps & LP_MEM_CAP_DEVICE_VERIFY) &&
+		      (caps & LP_MEM_CAP_NO_SCATTER_TO_CQE) && !(caps & LP_MEM_CAP_CPU_VISIBLE),
+	      "cuda caps 0x%x", caps);
+	CHECK(lp_mem_rdma_order(&m) != NULL, "no RDMA write ordering for GPU memory");
+	ret = lp_mem_poll_prepare(&m, 2000000000ull, &ns, &f);
+	CHECK(ret == 0 ? ns > 0 : ret == -EOPNOTSUPP && strstr(f.why, "--lat-method imm"),
+	      "poll prepare: %d %s (notification %.0f ns)", ret, f.why, ns);
+	printf("kind: write ordering %s, poll prepare %s (notification %.0f ns)\n",
+	       lp_mem_rdma_order(&m), ret ? f.why : "ok", ns);
+	ret = lp_mem_poll_start(&m, off, stride, depth, iters, 2000000000ull);
+	CHECK(!ret, "poll start: %d", ret);
+	for (uint32_t i = 1; i <= iters && !ret; i++) {
+		uint8_t v = (uint8_t)i;
+
+		CHECK(!m.ops->write(&m, off + (size_t)(i % depth) * stride, &v, 1), "write");
+		usleep(2000);
+		CHECK(lp_mem_poll_seen(&m, i) == 0, "iteration %u seen in the wrong slot", i);
+		CHECK(!m.ops->write(&m, off + (size_t)((i - 1) % depth) * stride, &v, 1), "write");
+		CHECK(seen_within(&m, i) > 0, "iteration %u not seen in its slot", i);
+	}
+	lp_mem_free(&m); /* stops the poller */
+	printf("kind: caps 0x%x, %u iterations seen through lp_mem_poll_*\n", caps, iters);
+}
+
 int main(void)
 {
 	const size_t len = 1u << 20;
@@ -141,6 +199,7 @@ int main(void)
 	check_stale(host, len);
 	check_ring(host);
 	check_poller_ring();
+	check_kind_poller();
 	free(host);
 	printf("verify_check: %d failure%s\n", fails, fails == 1 ? "" : "s");
 	return fails ? 1 : 0;

@@ -99,7 +99,6 @@ static void test_params_roundtrip(void **state)
 {
 	struct lp_rdma_params p, q;
 	struct lp_wbuf w;
-	struct lp_rbuf r;
 	char why[128];
 
 	(void)state;
@@ -114,11 +113,8 @@ static void test_params_roundtrip(void **state)
 	p.gid_type = LP_GID_ROCE_V2;
 	p.cm_port = 18516;
 	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), 0);
-	lp_wbuf_init(&w);
-	lp_rdma_params_encode(&p, &w);
-	assert_int_equal(w.err, 0);
-	lp_rbuf_init(&r, w.data, w.len);
-	assert_int_equal(lp_rdma_params_decode(&q, &r), 0);
+	assert_int_equal(lp_proto_encode(LP_MSG_HELLO, &p, &w), 0);
+	assert_int_equal(lp_proto_decode(LP_MSG_HELLO, &q, w.data, w.len), 0);
 	assert_int_equal(q.test, LP_RDMA_READ_BW);
 	assert_int_equal(q.size, 1 << 20);
 	assert_true(q.bidir && q.verify && !q.use_cm);
@@ -131,11 +127,9 @@ static void test_params_roundtrip(void **state)
 	assert_int_equal(q.inline_size, UINT32_MAX);
 
 	/* Truncated by one byte, and one byte too many: both rejected. */
-	lp_rbuf_init(&r, w.data, w.len - 1);
-	assert_int_not_equal(lp_rdma_params_decode(&q, &r), 0);
+	assert_int_not_equal(lp_proto_decode(LP_MSG_HELLO, &q, w.data, w.len - 1), 0);
 	w.data[w.len] = 0;
-	lp_rbuf_init(&r, w.data, w.len + 1);
-	assert_int_not_equal(lp_rdma_params_decode(&q, &r), 0);
+	assert_int_not_equal(lp_proto_decode(LP_MSG_HELLO, &q, w.data, w.len + 1), 0);
 }
 
 /* The server validates every field: each of these must be refused. */
@@ -192,30 +186,288 @@ static void test_params_check(void **state)
 
 static void test_qpinfo(void **state)
 {
-	struct lp_qpinfo a = { .nqps = 2, .qpn = { 17, 18 }, .psn = { 1, 0xffffff }, .lid = 5,
-			       .rkey = 0xabcd, .addr = 0x7f0000001000ull, .slot = 4096, .mtu = 1024 };
+	struct lp_qpinfo a = { .nqps = 2, .qp = { { 17, 1 }, { 18, 0xffffff } }, .lid = 5,
+			       .rkey = 0xabcd, .addr = 0x7f0000001000ull, .slot = 4096, .mtu = 1024,
+			       .mem_kind = LP_MEM_CUDA, .detect = LP_DETECT_GPU };
 	struct lp_qpinfo b;
 	struct lp_wbuf w;
-	struct lp_rbuf r;
 
 	(void)state;
 	strcpy(a.mem, "cuda:0 dmabuf");
 	a.gid[15] = 9;
-	lp_wbuf_init(&w);
-	lp_qpinfo_encode(&a, &w);
-	lp_rbuf_init(&r, w.data, w.len);
-	assert_int_equal(lp_qpinfo_decode(&b, &r), 0);
+	assert_int_equal(lp_proto_encode(LP_MSG_QPINFO, &a, &w), 0);
+	assert_int_equal(lp_proto_decode(LP_MSG_QPINFO, &b, w.data, w.len), 0);
 	assert_int_equal(b.nqps, 2);
-	assert_int_equal(b.qpn[1], 18);
-	assert_int_equal(b.psn[1], 0xffffff);
+	assert_int_equal(b.qp[1].qpn, 18);
+	assert_int_equal(b.qp[1].psn, 0xffffff);
 	assert_int_equal(b.rkey, 0xabcd);
 	assert_true(b.addr == a.addr);
 	assert_string_equal(b.mem, "cuda:0 dmabuf");
+	/* The peer's memory kind and detection travel as fields, not in a display string. */
+	assert_int_equal(b.mem_kind, LP_MEM_CUDA);
+	assert_int_equal(b.detect, LP_DETECT_GPU);
 	assert_int_equal(b.gid[15], 9);
 	/* A QP count outside 1..64 is refused before anything else is read. */
 	w.data[3] = 200;
-	lp_rbuf_init(&r, w.data, w.len);
-	assert_int_equal(lp_qpinfo_decode(&b, &r), -EPROTO);
+	assert_int_equal(lp_proto_decode(LP_MSG_QPINFO, &b, w.data, w.len), -EPROTO);
+	w.data[3] = 0;
+	assert_int_equal(lp_proto_decode(LP_MSG_QPINFO, &b, w.data, w.len), -EPROTO);
+	/* A PSN over 24 bits, an unknown memory kind: refused (the encoder refuses them too). */
+	a.qp[0].psn = 0x1000000;
+	assert_int_equal(lp_proto_encode(LP_MSG_QPINFO, &a, &w), -EINVAL);
+	a.qp[0].psn = 1;
+	a.mem_kind = 7;
+	assert_int_equal(lp_proto_encode(LP_MSG_QPINFO, &a, &w), -EINVAL);
+}
+
+/* One valid body of every message with one; each decodes back, and every shorter body fails. */
+static void test_proto_messages(void **state)
+{
+	struct lp_rdma_params p;
+	struct lp_rdma_devinfo d = { .name = "rxe0", .port = 1, .gid_index = -1, .numa_node = -1,
+				     .rate_gbps = 10 };
+	struct lp_qpinfo q = { .nqps = 1, .qp = { { 17, 5 } }, .slot = 64, .mem = "host" };
+	struct lp_proto_error e = { .status = -EINVAL, .text = "size 0 out of range" };
+	struct lp_proto_done done = { .iters = 10, .nqps = 2, .msgs = { 11, 12 } };
+	struct lp_rdma_result_msg res = { .verify = LP_VERIFY_OK, .bytes = 640, .nqps = 2,
+					  .sent = { 11, 12 },
+					  .checked = { .messages = 22, .where = "server" } };
+	const void *msg[LP_MSG_NTYPES] = { [LP_MSG_HELLO] = &p,	   [LP_MSG_ACCEPT] = &d,
+					   [LP_MSG_ERROR] = &e,	   [LP_MSG_QPINFO] = &q,
+					   [LP_MSG_DONE] = &done, [LP_MSG_RESULT] = &res };
+	union {
+		struct lp_rdma_params p;
+		struct lp_rdma_devinfo d;
+		struct lp_qpinfo q;
+		struct lp_proto_error e;
+		struct lp_proto_done done;
+		struct lp_rdma_result_msg res;
+	} out;
+
+	(void)state;
+	lp_rdma_params_default(&p, LP_RDMA_WRITE_BW);
+	for (uint16_t t = 1; t < LP_MSG_NTYPES; t++) {
+		const struct lp_record *rec = lp_proto_record(t);
+		struct lp_wbuf w, w2;
+
+		assert_int_equal(rec == NULL, msg[t] == NULL); /* READY and BYE have no body */
+		assert_int_equal(lp_proto_encode(t, msg[t], &w), 0);
+		assert_int_equal(lp_proto_decode(t, &out, w.data, w.len), 0);
+		assert_int_equal(lp_proto_encode(t, &out, &w2), 0);
+		assert_int_equal(w2.len, w.len);
+		assert_memory_equal(w2.data, w.data, w.len);
+		for (size_t len = 0; len < w.len; len++)
+			assert_int_equal(lp_proto_decode(t, &out, w.data, len), -EPROTO);
+		if (!rec) /* an empty message with a body is malformed */
+			assert_int_equal(lp_proto_decode(t, &out, "x", 1), -EPROTO);
+	}
+	/* An ERROR status that is no errno is malformed; a peer's EINTR reads as cancelled. */
+	e.status = 0;
+	{
+		struct lp_wbuf w;
+
+		lp_wbuf_init(&w);
+		lp_wbuf_u32(&w, 0);
+		lp_wbuf_str(&w, "x");
+		assert_int_equal(lp_proto_decode(LP_MSG_ERROR, &out, w.data, w.len), -EPROTO);
+		e.status = -EINTR;
+		assert_int_equal(lp_proto_encode(LP_MSG_ERROR, &e, &w), 0);
+		assert_int_equal(lp_proto_decode(LP_MSG_ERROR, &out, w.data, w.len), 0);
+		assert_int_equal(out.e.status, -ECANCELED);
+		/* RESULT: verify 3 is no state. */
+		res.verify = 3;
+		assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &res, &w), -EINVAL);
+	}
+}
+
+/* A RESULT with the most counters, the longest names. */
+static void result_msg_fill(struct lp_rdma_result_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->verify = LP_VERIFY_OK;
+	m->bytes = 4096;
+	m->iters = 10;
+	m->nqps = LP_RDMA_MAX_QPS;
+	for (unsigned q = 0; q < LP_RDMA_MAX_QPS; q++)
+		m->sent[q] = 11 + q;
+	snprintf(m->text, sizeof(m->text), "%0*d", (int)sizeof(m->text) - 1, 0);
+	m->ctr.valid = true;
+	snprintf(m->ctr.dev, sizeof(m->ctr.dev), "rxe0");
+	m->ctr.port = 1;
+	snprintf(m->ctr.netdev, sizeof(m->ctr.netdev), "eth0");
+	m->ctr.more = 3;
+	m->ctr.n = LP_CTR_MOVED_MAX;
+	for (unsigned i = 0; i < m->ctr.n; i++) {
+		snprintf(m->ctr.c[i].name, sizeof(m->ctr.c[i].name), "%0*u", LP_CTR_NAME_LEN - 1, i);
+		m->ctr.c[i].src = LP_CTR_HW;
+		m->ctr.c[i].value = 1000 + i;
+	}
+	m->ctr.c[1].reset = 1;
+}
+
+static void test_result_msg_counters(void **state)
+{
+	static struct lp_rdma_result_msg a, b;
+	struct lp_wbuf w;
+
+	(void)state;
+	result_msg_fill(&a);
+	/* the most counters with the longest names, 64 QPs and the longest text fit a frame */
+	assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &a, &w), 0);
+	assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &b, w.data, w.len), 0);
+	assert_memory_equal(&a.ctr, &b.ctr, sizeof(a.ctr));
+	for (size_t n = 0; n < w.len; n++)
+		assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &b, w.data, n), -EPROTO);
+	/* A side that could not read its counters. */
+	memset(&a.ctr, 0, sizeof(a.ctr));
+	assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &a, &w), 0);
+	assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &b, w.data, w.len), 0);
+	assert_false(b.ctr.valid);
+}
+
+/* RESULT's counter section written by hand: n entries named name, source src, reset flag. */
+static int result_msg_forged(uint32_t n, const char *name, uint8_t src, uint8_t reset)
+{
+	static struct lp_rdma_result_msg m;
+	struct lp_wbuf w;
+
+	result_msg_fill(&m);
+	m.nqps = 1;
+	m.ctr.n = 0;
+	assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &m, &w), 0);
+	w.len -= 4; /* the count */
+	lp_wbuf_u32(&w, n);
+	for (unsigned i = 0; i < n; i++) {
+		lp_wbuf_str(&w, name);
+		lp_wbuf_u8(&w, src);
+		lp_wbuf_u8(&w, reset);
+		lp_wbuf_u64(&w, 5);
+	}
+	assert_int_equal(w.err, 0);
+	return lp_proto_decode(LP_MSG_RESULT, &m, w.data, w.len);
+}
+
+static void test_result_msg_malformed(void **state)
+{
+	char longest[LP_CTR_NAME_LEN], over[LP_CTR_NAME_LEN + 1];
+
+	(void)state;
+	memset(longest, 'x', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = 0;
+	memset(over, 'x', sizeof(over) - 1);
+	over[sizeof(over) - 1] = 0;
+	assert_int_equal(result_msg_forged(LP_CTR_MOVED_MAX, "rcvd_seq_err", LP_CTR_HW, 0), 0);
+	assert_int_equal(result_msg_forged(1, longest, LP_CTR_HW, 1), 0);
+	assert_int_equal(result_msg_forged(LP_CTR_MOVED_MAX + 1, "rcvd_seq_err", LP_CTR_HW, 0),
+			 -EPROTO); /* too many counters */
+	assert_int_equal(result_msg_forged(1, over, LP_CTR_HW, 0), -EPROTO); /* over-long name */
+	assert_int_equal(result_msg_forged(1, "rcvd_seq_err", LP_CTR_NSRC, 0), -EPROTO);
+	assert_int_equal(result_msg_forged(1, "rcvd_seq_err", LP_CTR_HW, 2), -EPROTO);
+	{ /* a name holding a NUL */
+		static struct lp_rdma_result_msg m;
+		struct lp_wbuf w;
+
+		result_msg_fill(&m);
+		m.ctr.n = 1;
+		assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &m, &w), 0);
+		/* the one name's 63 bytes end 10 bytes before the end (source, reset, delta) */
+		memcpy(w.data + w.len - 10 - (LP_CTR_NAME_LEN - 1), "a\0b", 3);
+		assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &m, w.data, w.len), -EPROTO);
+	}
+}
+
+/* Moved counters: only non-zero ones, alarms first, the rest counted. */
+static void test_counters_moved(void **state)
+{
+	static struct lp_counters d;
+	static struct lp_ctr_moved m;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	snprintf(d.dev, sizeof(d.dev), "rxe0");
+	for (unsigned i = 0; i < LP_CTR_MOVED_MAX + 5; i++) {
+		struct lp_counter *c = &d.c[d.n++];
+
+		snprintf(c->name, sizeof(c->name), "tx_bytes_%u", i); /* traffic */
+		c->value = i;					      /* the first is zero */
+	}
+	snprintf(d.c[d.n].name, sizeof(d.c[0].name), "rcvd_seq_err");
+	d.c[d.n++].value = 12;
+	lp_counters_moved(&d, &m);
+	assert_true(m.valid);
+	assert_int_equal(m.n, LP_CTR_MOVED_MAX);
+	assert_int_equal(m.more, LP_CTR_MOVED_MAX + 5 - 1 + 1 - LP_CTR_MOVED_MAX);
+	assert_string_equal(m.c[0].name, "rcvd_seq_err");
+	assert_int_equal(lp_ctr_moved_alarms(&m), 1);
+}
+
+/* A frame with version 2 in its header, as a peer of the previous release sends it. */
+static void send_v2_frame(int fd, uint16_t type)
+{
+	uint8_t hdr[LP_WIRE_HDR_LEN] = { 'L', 'P', 'W', 'K', 0, 2, 0, (uint8_t)type, 0, 0, 0, 0 };
+
+	assert_int_equal(write(fd, hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
+}
+
+static const char v2_line[] = "speaks linkperf wire version 2, this build needs 3";
+
+/* The client meets an old server: its answer to HELLO is a version-2 frame. */
+static void test_proto_old_server(void **state)
+{
+	struct lp_rdma_dev dev = { .info = { .name = "fake0", .gid_index = -1 } };
+	struct lp_rdma_params p;
+	struct lp_rdma_result r;
+	int sv[2];
+	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &sv[0], .timeout_ms = 2000,
+			      .peer_name = "old-server" };
+	uint8_t body[LP_WIRE_MAX_BODY];
+	uint16_t type;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
+	send_v2_frame(sv[1], LP_MSG_ACCEPT); /* waits in the socket until the client reads */
+	assert_int_equal(lp_rdma_client_run(&dev, &oob, &p, "old-server", &r), -EPROTONOSUPPORT);
+	assert_int_equal(r.status, -EPROTONOSUPPORT);
+	assert_string_equal(r.error, "peer old-server speaks linkperf wire version 2, this build "
+				     "needs 3");
+	/* The HELLO it sent is a version-3 frame. */
+	assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 1000), 0);
+	assert_int_equal(type, LP_MSG_HELLO);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* The server meets an old client: its HELLO is a version-2 frame; the server says so, once. */
+static void test_proto_old_client(void **state)
+{
+	struct lp_rdma_server_opts o = { .mem = LP_MEM_HOST, .mem_dev = -1 };
+	int sv[2], errfd[2], saved = dup(2);
+	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &sv[0], .timeout_ms = 2000,
+			      .peer_name = "old-client" };
+	char log[512] = "";
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(pipe(errfd), 0);
+	send_v2_frame(sv[1], LP_MSG_HELLO);
+	dup2(errfd[1], 2);
+	/* No device is touched before the first message is understood. */
+	assert_int_equal(lp_rdma_server_session(NULL, &oob, &o), -EPROTONOSUPPORT);
+	dup2(saved, 2);
+	close(errfd[1]);
+	n = read(errfd[0], log, sizeof(log) - 1);
+	assert_true(n > 0);
+	log[n] = '\0';
+	assert_non_null(strstr(log, "peer old-client "));
+	assert_non_null(strstr(log, v2_line));
+	assert_ptr_equal(strchr(log, '\n'), log + n - 1); /* one line */
+	close(errfd[0]);
+	close(saved);
+	close(sv[0]);
+	close(sv[1]);
 }
 
 static void test_mem_parse(void **state)
@@ -250,7 +502,10 @@ int main(void)
 		cmocka_unit_test(test_gid_names),	  cmocka_unit_test(test_port_rate),
 		cmocka_unit_test(test_params_roundtrip), cmocka_unit_test(test_params_check),
 		cmocka_unit_test(test_qpinfo),		  cmocka_unit_test(test_test_names),
-		cmocka_unit_test(test_mem_parse),
+		cmocka_unit_test(test_mem_parse),	  cmocka_unit_test(test_proto_messages),
+		cmocka_unit_test(test_proto_old_server), cmocka_unit_test(test_proto_old_client),
+		cmocka_unit_test(test_result_msg_counters), cmocka_unit_test(test_result_msg_malformed),
+		cmocka_unit_test(test_counters_moved),
 	};
 
 	return cmocka_run_group_tests_name("rdma", tests, NULL, NULL);

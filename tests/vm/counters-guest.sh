@@ -63,7 +63,7 @@ PY
 #    starved TCG guest answers later than rxe's 67 ms ACK timeout now and then, and rxe retries.)
 snap() { "$B" --counters -d rxe0 --json "$OUT/$1.json" >/dev/null; }
 # One-packet messages: a lost packet costs one retry (67 ms), never the 7 retries of a long burst.
-run() { "$B" "$SERVER" -p $PORT -t write_lat,write_bw -s 2 -n 200 --timeout 20 >"$OUT/$1.txt" 2>&1; }
+run() { "$B" "$SERVER" -p $PORT -t write_lat,write_bw -s 2 -n 200 --timeout 20 --json "$OUT/$1.json" >"$OUT/$1.txt" 2>&1; }
 lp_wait_file "$J/ready" 90 || bad "server" "not ready"
 snap s0 && run clean && snap s1 || bad "clean run" "$(tail -n 8 "$OUT/clean.txt")"
 tc qdisc add dev eth0 root netem loss 20%
@@ -84,6 +84,37 @@ assert retries(lossy) >= retries(clean) + 20, (clean, lossy)
 assert lossy["sent_pkts"] > lossy["rcvd_pkts"], lossy  # retransmissions
 print("ok hw_counters: retries %d with 20%% loss vs %d without" % (retries(lossy), retries(clean)))
 PY
+# 3b. lp-rdma's own deltas around each test, both sides (the server's through RESULT): every
+#     result carries counters.client and counters.server; the lossy run's error-class deltas
+#     exceed the clean run's, and its table prints a "counters:" line under a test.
+cat "$OUT/lossy.txt"
+python3 - "$OUT" <<'PY' || fails=$((fails + 1))
+import json, sys
+o = sys.argv[1]
+def errors(name):
+    res = json.load(open("%s/%s.json" % (o, name)))["results"]
+    assert len(res) == 2 and all(r["status"] == "ok" for r in res), res
+    n, per_side = 0, {"client": 0, "server": 0}
+    for r in res:
+        for side in ("client", "server"):
+            s = r["counters"][side]
+            assert s and s["device"] == "rxe0" and s["port"] == 1, (side, s)
+            assert any(m["class"] == "traffic" and m["delta"] > 0 for m in s["moved"]), s
+            assert all(m["delta"] or m["reset"] for m in s["moved"]), s  # only what moved
+            e = sum(m["delta"] for m in s["moved"] if m["class"] == "error")
+            per_side[side] += e
+            n += e
+    return n, per_side
+clean, lossy = errors("clean"), errors("lossy")
+print("lp-rdma error-class deltas: clean %s, lossy %s" % (clean, lossy))
+assert lossy[0] >= clean[0] + 20, (clean, lossy)
+print("ok lp-rdma JSON: counters on both sides per test; error deltas %d with loss vs %d without" % (lossy[0], clean[0]))
+PY
+if grep -Eq '^  counters: .*(client|server) rxe0 [a-z_]+ \+[0-9]+ \(error\)' "$OUT/lossy.txt"; then
+	ok "lp-rdma table: counters line under a lossy test"
+else
+	bad "lp-rdma table" "no counters line in the lossy run"
+fi
 
 # 4. a FAIL on real data: the netdev down takes the port down; --check exits 1
 ip link set eth0 down

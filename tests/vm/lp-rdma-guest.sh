@@ -117,12 +117,19 @@ fi
 	head -c 3000 /dev/urandom | timeout 5 busybox nc "$IP" $PORT >/dev/null 2>&1
 	# a valid header announcing a 1 MB body: refused, not allocated
 	printf 'LPWK\000\001\000\001\000\020\000\000' | timeout 5 busybox nc "$IP" $PORT >/dev/null 2>&1
+	# a HELLO from a client of the previous release (wire version 2)
+	printf 'LPWK\000\002\000\001\000\000\000\000' | timeout 5 busybox nc "$IP" $PORT >/dev/null 2>&1
 } 2>/dev/null
 if "$B" "$IP" -p $PORT -t write_lat -n 50 --json "$OUT/after.json" >/dev/null 2>&1 && json_check "$OUT/after.json" 1 &&
 	kill -0 "$SRV" 2>/dev/null && grep -q "malformed" "$OUT/srv-$PORT.log"; then
 	ok "garbage and truncated messages dropped, server still serving"
 else
 	bad "garbage" "$(tail -n 8 "$OUT/srv-$PORT.log")"
+fi
+if v=$(grep -m1 "speaks linkperf wire version 2, this build needs 3" "$OUT/srv-$PORT.log"); then
+	ok "an old client's HELLO: the server says so in one line (${v#*warning: })"
+else
+	bad "old client" "no version line: $(tail -n 8 "$OUT/srv-$PORT.log")"
 fi
 
 # 5. client killed mid-test: the server survives and serves the next client. The victim runs

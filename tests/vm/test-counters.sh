@@ -4,7 +4,8 @@
 # so loss on a link needs a second guest). In lpnode0 (tests/vm/counters-guest.sh):
 #   lp-rdma --check on rxe0 (exit code and lines; MTU 1500 WARN, fixed by MTU 4200; netdev
 #   down FAILs with exit 1), the cost of one counter snapshot, and rxe's hw_counters across
-#   lp-rdma runs: still without loss, moving with netem loss on eth0.
+#   lp-rdma runs: still without loss, moving with netem loss on eth0; lp-rdma's own per-test
+#   deltas of both sides in its JSON and the table line under a lossy test.
 # Exit 0 pass, 77 skipped (no qemu), else fail.
 set -u
 cd "$(dirname "$0")/../.."

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/* Records declared once: the encoder, decoder and JSON writer driven by the field tables. */
+#include "record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* An unsigned integer member of 1, 2, 4 or 8 bytes (a count) as uint64_t. */
+static uint64_t load_uint(const uint8_t *p, size_t size)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (size) {
+	case 1:
+		memcpy(&u8, p, 1);
+		return u8;
+	case 2:
+		memcpy(&u16, p, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, p, 4);
+		return u32;
+	default:
+		memcpy(&u64, p, 8);
+		return u64;
+	}
+}
+
+static bool is_signed(enum lp_rec_type t)
+{
+	return t == LP_REC_T_I32 || t == LP_REC_T_I64;
+}
+
+/* An integer element widened to 64 bits (signed types sign-extended). */
+static uint64_t load_int(const struct lp_rec_field *f, const uint8_t *p)
+{
+	int32_t i32;
+	int64_t i64;
+
+	if (f->type == LP_REC_T_I32) {
+		memcpy(&i32, p, 4);
+		return (uint64_t)(int64_t)i32;
+	}
+	if (f->type == LP_REC_T_I64) {
+		memcpy(&i64, p, 8);
+		return (uint64_t)i64;
+	}
+	return load_uint(p, f->size);
+}
+
+static void store_int(const struct lp_rec_field *f, uint8_t *p, uint64_t v)
+{
+	uint8_t u8 = (uint8_t)v;
+	uint16_t u16 = (uint16_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	switch (f->size) {
+	case 1:
+		memcpy(p, &u8, 1);
+		break;
+	case 2:
+		memcpy(p, &u16, 2);
+		break;
+	case 4:
+		memcpy(p, &u32, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+	}
+}
+
+static bool in_range(const struct lp_rec_field *f, uint64_t v)
+{
+	if (!f->ranged)
+		return true;
+	if (is_signed(f->type))
+		return (int64_t)v >= f->lo && (int64_t)v <= f->hi;
+	return (f->lo <= 0 || v >= (uint64_t)f->lo) && f->hi >= 0 && v <= (uint64_t)f->hi;
+}
+
+/* Wire bytes of an integer type. */
+static unsigned wire_bytes(enum lp_rec_type t)
+{
+	static const unsigned bytes[] = {
+		[LP_REC_T_U8] = 1,  [LP_REC_T_U16] = 2, [LP_REC_T_U32] = 4,
+		[LP_REC_T_U64] = 8, [LP_REC_T_I32] = 4, [LP_REC_T_I64] = 8,
+	};
+
+	return bytes[t];
+}
+
+/* Elements that travel: 1 for a plain member, the count for an array (over max: -1). */
+static int64_t elems(const struct lp_rec_field *f, const uint8_t *obj)
+{
+	uint64_t n;
+
+	if (!f->max)
+		return 1;
+	n = load_uint(obj + f->count_off, f->count_size);
+	return n > f->max ? -1 : (int64_t)n;
+}
+
+static void put_uint(struct lp_wbuf *w, uint64_t v, unsigned bytes)
+{
+	switch (bytes) {
+	case 1:
+		lp_wbuf_u8(w, (uint8_t)v);
+		break;
+	case 2:
+		lp_wbuf_u16(w, (uint16_t)v);
+		break;
+	case 4:
+		lp_wbuf_u32(w, (uint32_t)v);
+		break;
+	default:
+		lp_wbuf_u64(w, v);
+	}
+}
+
+static uint64_t get_uint(struct lp_rbuf *r, unsigned bytes)
+{
+	switch (bytes) {
+	case 1:
+		return lp_rbuf_u8(r);
+	case 2:
+		return lp_rbuf_u16(r);
+	case 4:
+		return lp_rbuf_u32(r);
+	default:
+		return lp_rbuf_u64(r);
+	}
+}
+
+static void encode_elem(const struct lp_rec_field *f, const uint8_t *p, struct lp_wbuf *w)
+{
+	double d;
+	bool b;
+
+	switch (f->type) {
+	case LP_REC_T_F64:
+		memcpy(&d, p, sizeof(d));
+		lp_wbuf_f64(w, d);
+		break;
+	case LP_REC_T_BOOL:
+		memcpy(&b, p, sizeof(b));
+		lp_wbuf_u8(w, b);
+		break;
+	case LP_REC_T_STR:
+		if (!memchr(p, 0, f->size)) { /* unterminated: the peer could not take it */
+			w->err = w->err ? w->err : -EINVAL;
+			break;
+		}
+		lp_wbuf_str(w, (const char *)p);
+		break;
+	case LP_REC_T_BYTES:
+		lp_wbuf_bytes(w, p, f->size);
+		break;
+	case LP_REC_T_NEST:
+		lp_record_encode(f->rec, p, w);
+		break;
+	default:
+		if (!in_range(f, load_int(f, p))) {
+			w->err = w->err ? w->err : -EINVAL;
+			break;
+		}
+		put_uint(w, load_int(f, p), wire_bytes(f->type));
+	}
+}
+
+int lp_record_encode(const struct lp_record *rec, const void *obj, struct lp_wbuf *w)
+{
+	const uint8_t *base = obj;
+
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+		int64_t n = elems(f, base);
+
+		if (n < 0)
+			w->err = w->err ? w->err : -EINVAL;
+		for (int64_t k = 0; k < n; k++)
+			encode_elem(f, base + f->off + (size_t)k * f->size, w);
+	}
+	return w->err;
+}
+
+static void decode_elem(const struct lp_rec_field *f, uint8_t *p, struct lp_rbuf *r)
+{
+	uint64_t v;
+	double d;
+	bool b;
+
+	switch (f->type) {
+	case LP_REC_T_F64:
+		d = lp_rbuf_f64(r);
+		memcpy(p, &d, sizeof(d));
+		break;
+	case LP_REC_T_BOOL:
+		v = lp_rbuf_u8(r);
+		if (v > 1)
+			r->err = -EPROTO;
+		b = v == 1;
+		memcpy(p, &b, sizeof(b));
+		break;
+	case LP_REC_T_STR:
+		lp_rbuf_str(r, (char *)p, f->size);
+		break;
+	case LP_REC_T_BYTES:
+		lp_rbuf_bytes(r, p, f->size);
+		break;
+	case LP_REC_T_NEST:
+		if (f->rec->size != f->size)
+			r->err = -EPROTO; /* a declaration error: caught by the unit tests */
+		else
+			lp_record_decode(f->rec, p, r);
+		break;
+	default:
+		v = get_uint(r, wire_bytes(f->type));
+		if (f->type == LP_REC_T_I32)
+			v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+		if (!r->err && !in_range(f, v))
+			r->err = -EPROTO;
+		store_int(f, p, v);
+	}
+}
+
+int lp_record_decode(const struct lp_record *rec, void *obj, struct lp_rbuf *r)
+{
+	uint8_t *base = obj;
+
+	memset(obj, 0, rec->size);
+	for (size_t i = 0; i < rec->nfields && !r->err; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+		int64_t n = elems(f, base);
+
+		if (n < 0)
+			r->err = -EPROTO;
+		for (int64_t k = 0; k < n && !r->err; k++)
+			decode_elem(f, base + f->off + (size_t)k * f->size, r);
+	}
+	return r->err ? -EPROTO : 0;
+}
+
+int lp_record_decode_body(const struct lp_record *rec, void *obj, const void *body, size_t len)
+{
+	struct lp_rbuf r;
+
+	lp_rbuf_init(&r, body, len);
+	lp_record_decode(rec, obj, &r);
+	return lp_rbuf_done(&r);
+}
+
+static void json_elem(const struct lp_rec_field *f, const uint8_t *p, const char *key,
+		      struct lp_json *j)
+{
+	char hex[2 * 64 + 1];
+	size_t nhex = f->size < 64 ? f->size : 64; /* bytes members are short (GIDs, GUIDs) */
+	double d;
+	bool b;
+
+	switch (f->type) {
+	case LP_REC_T_F64:
+		memcpy(&d, p, sizeof(d));
+		lp_json_num(j, key, d);
+		break;
+	case LP_REC_T_BOOL:
+		memcpy(&b, p, sizeof(b));
+		lp_json_bool(j, key, b);
+		break;
+	case LP_REC_T_STR:
+		lp_json_str(j, key, (const char *)p);
+		break;
+	case LP_REC_T_BYTES:
+		hex[0] = '\0';
+		for (size_t k = 0; k < nhex; k++)
+			snprintf(hex + 2 * k, 3, "%02x", p[k]);
+		lp_json_str(j, key, hex);
+		break;
+	case LP_REC_T_NEST:
+		lp_json_obj_begin(j, key);
+		lp_record_json(f->rec, p, j);
+		lp_json_obj_end(j);
+		break;
+	default:
+		if (is_signed(f->type))
+			lp_json_int(j, key, (int64_t)load_int(f, p));
+		else
+			lp_json_uint(j, key, load_int(f, p));
+	}
+}
+
+void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json *j)
+{
+	const uint8_t *base = obj;
+
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+		const char *key = f->key ? f->key : f->name;
+		int64_t n = elems(f, base);
+
+		if (f->flags & LP_REC_F_NOJSON)
+			continue;
+		if (!f->max) {
+			json_elem(f, base + f->off, key, j);
+			continue;
+		}
+		lp_json_arr_begin(j, key);
+		for (int64_t k = 0; k < n; k++)
+			json_elem(f, base + f->off + (size_t)k * f->size, NULL, j);
+		lp_json_arr_end(j);
+	}
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for the sweep's records: the node and cell records ranks send rank
+ * 0 (lp_sweep_node_record, lp_sweep_cell_record) and a cell's JSON objects as
+ * lp_sweep_write_json writes them and lp_sweep_read_json reads them back.
+ */
+#include "lp_test.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sweep/result.h"
+
+static void lat_cell(struct lp_sweep_cell *c)
+{
+	lp_sweep_cell_init(c, 0, 0, 1, LP_PHASE_RETEST, 2);
+	c->lat = (struct lp_summary){ .n = 100,
+				      .min = 2.1,
+				      .max = 3.9,
+				      .mean = 2.6,
+				      .stdev = 0.2,
+				      .p50 = 2.5,
+				      .p90 = 2.9,
+				      .p99 = 3.5,
+				      .p999 = 3.7,
+				      .p9999 = 3.8,
+				      .exact = true };
+	c->value = c->lat.p50;
+	c->halved = true;
+	c->wall_s = 0.25;
+	c->iters = 100;
+}
+
+static void encode(const struct lp_record *rec, const void *obj, struct lp_wbuf *w)
+{
+	lp_wbuf_init(w);
+	assert_int_equal(lp_record_encode(rec, obj, w), 0);
+}
+
+/* Every field travels, the embedded summary whole; every shorter body is refused. */
+static void test_cell_round_trip(void **state)
+{
+	struct lp_sweep_cell c, d;
+	struct lp_wbuf w;
+
+	(void)state;
+	lat_cell(&c);
+	encode(&lp_sweep_cell_record, &c, &w);
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, w.len), 0);
+	assert_int_equal(d.phase, LP_PHASE_RETEST);
+	assert_int_equal(d.round, 2);
+	assert_true(d.lat.n == 100 && d.lat.p999 == 3.7 && d.lat.p9999 == 3.8 && d.lat.exact);
+	assert_true(d.halved && d.value == 2.5 && d.wall_s == 0.25 && d.iters == 100);
+	assert_true(isnan(d.gbits_s));
+	for (size_t len = 0; len < w.len; len++)
+		assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, len),
+				 -EPROTO);
+}
+
+/* A bool other than 0/1 and a phase other than sweep/retest are refused both ways. */
+static void test_cell_bad_fields(void **state)
+{
+	struct lp_sweep_cell c, d;
+	struct lp_wbuf w, bad;
+
+	(void)state;
+	lat_cell(&c);
+	encode(&lp_sweep_cell_record, &c, &w);
+	bad = w;
+	bad.data[w.len - 8 * 5 - 1] = 2; /* halved: before 4 doubles of bandwidth and iters */
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
+			 -EPROTO);
+	bad = w;
+	bad.data[15] = 2; /* phase: the fourth i32, big-endian */
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
+			 -EPROTO);
+	c.phase = 2;
+	lp_wbuf_init(&bad);
+	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &bad), -EINVAL);
+}
+
+/* The node record carries the whole lp_rdma_devinfo it embeds. */
+static void test_node_round_trip(void **state)
+{
+	struct lp_sweep_node a = {
+		.rank = 3, .rail = 1, .host = "gpu017", .name = "gpu017/1", .mem = "cuda:1",
+		.gpu_bdf = "0000:1b:00.0", .gpu_nic = "PIX", .kernel = "6.1.0",
+		.dev = { .name = "mlx5_3", .port = 1, .link_layer = "InfiniBand", .transport = "IB",
+			 .gid_index = 0, .lid = 17, .active_mtu = 4096, .speed = "NDR", .width = 4,
+			 .rate_gbps = 400, .fw = "28.39.1002", .numa_node = 1,
+			 .node_guid = "b8ce:f603:00a1:2b3c", .vendor_id = 0x2c9,
+			 .vendor_part_id = 4129 },
+	}, b;
+	struct lp_wbuf w;
+
+	(void)state;
+	encode(&lp_sweep_node_record, &a, &w);
+	assert_int_equal(lp_record_decode_body(&lp_sweep_node_record, &b, w.data, w.len), 0);
+	assert_int_equal(b.rank, 3);
+	assert_string_equal(b.name, "gpu017/1");
+	assert_string_equal(b.dev.name, "mlx5_3");
+	assert_string_equal(b.dev.node_guid, "b8ce:f603:00a1:2b3c");
+	assert_true(b.dev.rate_gbps == 400 && b.dev.lid == 17 && b.dev.active_mtu == 4096);
+	assert_true(b.dev.numa_node == 1 && b.dev.vendor_part_id == 4129);
+	assert_string_equal(b.gpu_nic, "PIX");
+	assert_int_equal(lp_record_decode_body(&lp_sweep_node_record, &b, w.data, w.len - 1),
+			 -EPROTO);
+}
+
+/* A two-node run with one latency and one bandwidth cell, written to a temporary file. */
+static char *write_run(struct lp_sweep_run *r, char *path)
+{
+	struct lp_sweep_cell c;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(lp_sweep_run_init(r, 2), 0);
+	snprintf(r->nodes[0].name, sizeof(r->nodes[0].name), "a");
+	snprintf(r->nodes[1].name, sizeof(r->nodes[1].name), "b");
+	assert_int_equal(lp_sweep_add_metric(r, "write_lat", 0, true, 8), 0);
+	assert_int_equal(lp_sweep_add_metric(r, "write_bw", 3, false, 65536), 1);
+	lat_cell(&c);
+	assert_int_equal(lp_sweep_add_cell(r, &c), 0);
+	lp_sweep_cell_init(&c, 1, 1, 0, LP_PHASE_SWEEP, 0);
+	c.value = c.gbits_s = 9.5;
+	c.gbytes_s = 1.1875;
+	assert_int_equal(lp_sweep_add_cell(r, &c), 0);
+	assert_int_equal(lp_sweep_write_json(r, f, 0), 0);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+	size_t n;
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* The cell objects keep linkperf.sweep/1's keys, and --diagnose reads them back. */
+static void test_cell_json(void **state)
+{
+	char path[] = "/tmp/lp-sweep-record-XXXXXX", why[256];
+	struct lp_sweep_run r, back;
+	char *doc;
+	int rc;
+
+	(void)state;
+	write_run(&r, path);
+	doc = slurp(path);
+	assert_non_null(strstr(
+		doc, "\"latency_us\": {\n        \"n\": 100,\n"
+		     "        \"one_way_is_rtt_half\": true,\n        \"min\": 2.1,\n"
+		     "        \"p50\": 2.5,\n        \"p90\": 2.9,\n        \"p99\": 3.5,\n"
+		     "        \"p999\": 3.7,\n        \"max\": 3.9,\n        \"mean\": 2.6,\n"
+		     "        \"stdev\": 0.2\n      }"));
+	assert_non_null(strstr(doc, "\"bandwidth\": {\n        \"gbytes_s\": 1.1875,\n"
+				    "        \"gbits_s\": 9.5,\n        \"mmsg_s\": null,\n"
+				    "        \"pct_link\": null\n      }"));
+	assert_null(strstr(doc, "\"samples\""));
+	free(doc);
+	rc = lp_sweep_read_json(&back, path, why, sizeof(why));
+	if (rc == -ENOTSUP) {
+		unlink(path);
+		lp_sweep_run_free(&r);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(back.ncells, 2);
+	assert_true(back.cells[0].lat.n == 100 && back.cells[0].lat.p999 == 3.7);
+	assert_true(back.cells[0].halved && back.cells[0].lat.stdev == 0.2);
+	assert_true(isnan(back.cells[0].lat.p9999)); /* not in this schema */
+	assert_true(back.cells[1].gbits_s == 9.5 && back.cells[1].gbytes_s == 1.1875);
+	assert_true(isnan(back.cells[1].mmsg_s) && isnan(back.cells[1].lat.p50));
+	lp_sweep_run_free(&back);
+	lp_sweep_run_free(&r);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cell_round_trip),
+		cmocka_unit_test(test_cell_bad_fields),
+		cmocka_unit_test(test_node_round_trip),
+		cmocka_unit_test(test_cell_json),
+	};
+
+	return cmocka_run_group_tests_name("sweep records", tests, NULL, NULL);
+}

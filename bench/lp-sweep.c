@@ -42,7 +42,7 @@ struct cli {
 	int schedule;
 	unsigned k;
 	uint64_t seed;
-	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal;
+	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent;
 	double pair_timeout, test_timeout;
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
@@ -240,6 +240,7 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.poll_max_us = x->poll_max_us,
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
 		.progress = o->quiet ? NULL : stdout,
+		.absent = o->absent,
 	};
 }
 
@@ -501,6 +502,7 @@ int main(int argc, char **argv)
 		{ .name = "rel-max", .kind = LP_OPT_DOUBLE, .dst = &o.d.rel_max, .max = 1, .metavar = "F", .help = "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in the noise (default 0.5)" },
 		{ .name = "vote", .kind = LP_OPT_DOUBLE, .dst = &o.d.vote, .min = 0.01, .max = 0.99, .metavar = "F", .help = "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
 		LP_QUAL_OPT_ROWS(&o.qual),
+		{ .name = "absent", .kind = LP_OPT_STR, .dst = &o.absent, .metavar = "NAME=WHY;..", .help = "nodes that belong in the sweep but have no rank (left out of the job: drained, down): recorded, their cells failed with WHY" },
 		{ .name = "json", .shortname = 'J', .kind = LP_OPT_STR, .dst = &o.json_path, .metavar = "FILE", .help = "write the whole run as one JSON document (- = stdout)" },
 		{ .name = "journal", .kind = LP_OPT_STR, .dst = &o.journal, .metavar = "FILE", .help = "rank 0 appends every node, cell and retest here as it arrives, one JSON object per line, on disk at every round's end (default: next to --json, RUN.journal)" },
 		{ .name = "diagnose", .kind = LP_OPT_STR, .dst = &o.diagnose, .metavar = "RUN.json", .help = "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },

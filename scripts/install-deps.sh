@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages linkperf needs to build, test and run its guests, and to
-# build and test its Debian packages and man pages.
+# build and test its Debian packages and man pages. Slurm and munge are for the guest fabric's
+# real Slurm cluster (scripts/lp-fabric --slurm); their daemons run in the guests, not here.
 # Idempotent: packages already present are not fetched again. Run as root (or via sudo).
 set -eu
 
@@ -8,6 +9,7 @@ PKGS="build-essential make pkg-config libibverbs-dev librdmacm-dev rdma-core ibv
 ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev openmpi-bin libopenmpi-dev
 openssh-server openssh-client python3 python3-matplotlib python3-numpy python3-jinja2
 python3-prometheus-client chromium
+slurmctld slurmd slurm-client munge
 qemu-system-x86 busybox-static kmod cpio iproute2 procps
 clang libclang-rt-14-dev clang-format
 debhelper lintian debootstrap groff man-db bsdextrautils"

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/lp.h"
+#include "sweep/absent.h"
 
 /*
  * Every MPI tag of lp-sweep. Retest round r (at most 20) sends its list on
@@ -733,6 +734,7 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p)
 {
 	uint64_t t0, t1;
+	char why[256];
 	int ret;
 
 	*code_p = LP_EXIT_FAIL;
@@ -752,6 +754,13 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		return ret;
 	run_echo(run, cfg, &x->sched);
 	gather_nodes(x, me, run);
+	ret = lp_sweep_add_absent(run, cfg->absent, why, sizeof(why)); /* the same on every rank */
+	if (ret) {
+		if (!x->rank)
+			lp_err("--absent: %s", why);
+		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
+		return ret;
+	}
 	lp_sweep_journal_run(cfg->journal, run);
 	lp_sweep_journal_nodes(cfg->journal, run);
 	progress(x, cfg,

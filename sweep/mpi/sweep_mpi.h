@@ -57,6 +57,7 @@ struct lp_sweep_cfg {
 	struct lp_rdma_server_opts sopts; /* .stop: the signal flag that stops every rank */
 	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */
 	struct lp_sweep_journal *journal; /* rank 0: every cell as it arrives; NULL = none */
+	const char *absent;		  /* nodes without a rank, "NAME=WHY;.." (sweep/absent.h) */
 };
 
 struct lp_sweep_mpi {

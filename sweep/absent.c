@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/* Nodes of a sweep without a rank: recorded with their reason, every cell failed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep/absent.h"
+
+/* s..e without surrounding white space into out (len bytes, truncated); the untruncated length */
+static size_t trimmed(const char *s, const char *e, char *out, size_t len)
+{
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	snprintf(out, len, "%.*s", (int)(e - s), s);
+	return (size_t)(e - s);
+}
+
+static bool known(const struct lp_sweep_run *r, const char *name)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!strcmp(r->nodes[i].name, name))
+			return true;
+	return false;
+}
+
+static int add_node(struct lp_sweep_run *r, const char *name, const char *reason)
+{
+	struct lp_sweep_node *p = realloc(r->nodes, (size_t)(r->n + 1) * sizeof(*p));
+	struct lp_sweep_node *nd;
+
+	if (!p)
+		return -ENOMEM;
+	r->nodes = p;
+	nd = &r->nodes[r->n++];
+	memset(nd, 0, sizeof(*nd));
+	nd->rank = -1;
+	nd->dev.numa_node = -1;
+	nd->dev.gid_index = -1;
+	nd->status = -EHOSTDOWN;
+	snprintf(nd->host, sizeof(nd->host), "%s", name);
+	snprintf(nd->name, sizeof(nd->name), "%s", name);
+	snprintf(nd->error, sizeof(nd->error), "%s", reason[0] ? reason : "no rank in this job");
+	return 0;
+}
+
+/* failed cells between node j (just added) and every other node, both ways, every metric */
+static int add_cells(struct lp_sweep_run *r, int j)
+{
+	for (int m = 0; m < r->nmetrics; m++)
+		for (int i = 0; i < j; i++)
+			for (int dir = 0; dir < 2; dir++) {
+				struct lp_sweep_cell c;
+				int ret;
+
+				lp_sweep_cell_init(&c, m, dir ? j : i, dir ? i : j, LP_PHASE_SWEEP,
+						   0);
+				c.status = -EHOSTDOWN;
+				snprintf(c.error, sizeof(c.error), "%s: %s", r->nodes[j].name,
+					 r->nodes[j].error);
+				ret = lp_sweep_add_cell(r, &c);
+				if (ret)
+					return ret;
+			}
+	return 0;
+}
+
+int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, char *why, size_t why_len)
+{
+	const char *s = spec ? spec : "";
+
+	while (*s) {
+		const char *e = s + strcspn(s, ";\n"), *eq = memchr(s, '=', (size_t)(e - s));
+		char name[80], reason[LP_SWEEP_ERR_LEN];
+		size_t nl = trimmed(s, eq ? eq : e, name, sizeof(name));
+		int ret;
+
+		if (!eq && !nl) { /* an empty item */
+			s = *e ? e + 1 : e;
+			continue;
+		}
+		if (!eq || !nl || nl >= sizeof(name)) {
+			snprintf(why, why_len,
+				 "'%.*s': expected NAME=REASON (a name under %zu bytes)",
+				 (int)(e - s), s, sizeof(name));
+			return -EINVAL;
+		}
+		trimmed(eq + 1, e, reason, sizeof(reason)); /* a long reason is cut, not refused */
+		if (!known(r, name)) {
+			ret = add_node(r, name, reason);
+			if (!ret)
+				ret = add_cells(r, r->n - 1);
+			if (ret) {
+				snprintf(why, why_len, "out of memory");
+				return ret;
+			}
+		}
+		s = *e ? e + 1 : e;
+	}
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Nodes that belong in a sweep but have no rank: the scheduler left them out of
+ * the job (drained, down, slurmd not responding). They are recorded, not
+ * dropped: each becomes a node of the run whose cells fail with the reason, so
+ * the diagnosis names it failed and the rest of the sweep stands.
+ */
+#ifndef LP_SWEEP_ABSENT_H
+#define LP_SWEEP_ABSENT_H
+#include <stddef.h>
+
+#include "sweep/result.h"
+
+/*
+ * spec: "NAME=REASON" items separated by ';' or newlines (NULL or "" adds
+ * nothing). Appends each NAME to r (rank -1, status -EHOSTDOWN, error REASON)
+ * with one failed sweep cell per ordered pair it is in, at every metric of r;
+ * a NAME that is already a node of r is skipped. Call after the metrics and
+ * the ranks' nodes are in r. 0, -EINVAL (bad spec; *why* says what) or -ENOMEM.
+ */
+int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, char *why, size_t why_len);
+
+#endif

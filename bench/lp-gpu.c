@@ -43,8 +43,10 @@ static struct lp_qual_hw qual_hw(const struct lp_gpu_topo *t)
 {
 	const struct lp_gpu_dev_info *g = &t->gpu[0];
 
-	return (struct lp_qual_hw){ .gpu_name = g->name, .nvlinks = (int)g->nvlink_up,
-				    .pcie_gen = (int)g->pcie.max_gen, .pcie_width = (int)g->pcie.max_width };
+	return (struct lp_qual_hw){ .gpu_name = g->name,
+				    .nvlinks = (int)g->nvlink_up,
+				    .pcie_gen = (int)g->pcie.max_gen,
+				    .pcie_width = (int)g->pcie.max_width };
 }
 
 static bool is_stdout(const char *path)
@@ -57,21 +59,104 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 {
 	struct lp_gpu_params *p = &cli->p;
 	const struct lp_opt opts[] = {
-		{ .name = "tests", .shortname = 't', .kind = LP_OPT_STR, .dst = &cli->tests, .metavar = "LIST", .help = "tests or groups, comma separated (--list shows them)", .def = "all" },
-		{ .name = "gpus", .shortname = 'g', .kind = LP_OPT_STR, .dst = &cli->gpus, .metavar = "LIST", .help = "CUDA devices to use, e.g. 0,2,3 (default all)" },
-		{ .name = "size", .shortname = 's', .kind = LP_OPT_SIZES, .dst = &p->sizes, .min = 16, .max = 64.0 * (1ull << 30), .metavar = "SIZES", .help = "bytes per copy: one, a sweep 4K:1G (powers of two) or a list 64K,1M", .def = "256M" },
-		{ .name = "iters", .shortname = 'n', .kind = LP_OPT_UINT, .dst = &p->iters, .min = 1, .max = 256, .metavar = "N", .help = "timed copies per sample", .def = "16" },
-		{ .name = "warmup", .shortname = 'w', .kind = LP_OPT_UINT, .dst = &p->warmup, .max = 64, .metavar = "N", .help = "untimed copies before each sample", .def = "4" },
-		{ .name = "samples", .shortname = 'r', .kind = LP_OPT_UINT, .dst = &p->samples, .min = 1, .max = 64, .metavar = "N", .help = "samples per cell; median, min and max are reported", .def = "5" },
-		{ .name = "lat-loads", .kind = LP_OPT_UINT, .dst = &p->lat_iters, .min = 100, .max = 10000000, .metavar = "N", .help = "dependent loads per latency sample", .def = "20000" },
-		{ .name = "hold-timeout", .kind = LP_OPT_SECONDS, .dst = &p->hold_timeout_s, .min = 0.1, .max = 600, .metavar = "SECONDS", .help = "the spin kernel that holds the streams gives up after this", .def = "10s" },
-		{ .name = "no-verify", .kind = LP_OPT_FLAG, .dst = &p->no_verify, .help = "skip checking the destination after the timed region" },
-		{ .name = "json", .shortname = 'J', .kind = LP_OPT_STR, .dst = &cli->json_path, .metavar = "FILE", .help = "write one JSON document (- = stdout, instead of the tables)" },
-		{ .name = "csv", .kind = LP_OPT_STR, .dst = &cli->csv_path, .metavar = "FILE", .help = "write CSV, one line per cell (- = stdout, instead of the tables)" },
-		{ .name = "list", .shortname = 'l', .kind = LP_OPT_FLAG, .dst = &cli->list, .help = "list the tests and exit" },
-		{ .name = "verbose", .shortname = 'v', .kind = LP_OPT_FLAG, .dst = &cli->verbose, .help = "more messages on stderr" },
-		{ .name = "quiet", .shortname = 'q', .kind = LP_OPT_FLAG, .dst = &cli->quiet, .help = "no tables on stdout, only errors on stderr" },
-		{ .name = "version", .kind = LP_OPT_FLAG, .dst = &cli->version, .help = "print the version" },
+		{ .name = "tests",
+		  .shortname = 't',
+		  .kind = LP_OPT_STR,
+		  .dst = &cli->tests,
+		  .metavar = "LIST",
+		  .help = "tests or groups, comma separated (--list shows them)",
+		  .def = "all" },
+		{ .name = "gpus",
+		  .shortname = 'g',
+		  .kind = LP_OPT_STR,
+		  .dst = &cli->gpus,
+		  .metavar = "LIST",
+		  .help = "CUDA devices to use, e.g. 0,2,3 (default all)" },
+		{ .name = "size",
+		  .shortname = 's',
+		  .kind = LP_OPT_SIZES,
+		  .dst = &p->sizes,
+		  .min = 16,
+		  .max = 64.0 * (1ull << 30),
+		  .metavar = "SIZES",
+		  .help = "bytes per copy: one, a sweep 4K:1G (powers of two) or a list 64K,1M",
+		  .def = "256M" },
+		{ .name = "iters",
+		  .shortname = 'n',
+		  .kind = LP_OPT_UINT,
+		  .dst = &p->iters,
+		  .min = 1,
+		  .max = 256,
+		  .metavar = "N",
+		  .help = "timed copies per sample",
+		  .def = "16" },
+		{ .name = "warmup",
+		  .shortname = 'w',
+		  .kind = LP_OPT_UINT,
+		  .dst = &p->warmup,
+		  .max = 64,
+		  .metavar = "N",
+		  .help = "untimed copies before each sample",
+		  .def = "4" },
+		{ .name = "samples",
+		  .shortname = 'r',
+		  .kind = LP_OPT_UINT,
+		  .dst = &p->samples,
+		  .min = 1,
+		  .max = 64,
+		  .metavar = "N",
+		  .help = "samples per cell; median, min and max are reported",
+		  .def = "5" },
+		{ .name = "lat-loads",
+		  .kind = LP_OPT_UINT,
+		  .dst = &p->lat_iters,
+		  .min = 100,
+		  .max = 10000000,
+		  .metavar = "N",
+		  .help = "dependent loads per latency sample",
+		  .def = "20000" },
+		{ .name = "hold-timeout",
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &p->hold_timeout_s,
+		  .min = 0.1,
+		  .max = 600,
+		  .metavar = "SECONDS",
+		  .help = "the spin kernel that holds the streams gives up after this",
+		  .def = "10s" },
+		{ .name = "no-verify",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &p->no_verify,
+		  .help = "skip checking the destination after the timed region" },
+		{ .name = "json",
+		  .shortname = 'J',
+		  .kind = LP_OPT_STR,
+		  .dst = &cli->json_path,
+		  .metavar = "FILE",
+		  .help = "write one JSON document (- = stdout, instead of the tables)" },
+		{ .name = "csv",
+		  .kind = LP_OPT_STR,
+		  .dst = &cli->csv_path,
+		  .metavar = "FILE",
+		  .help = "write CSV, one line per cell (- = stdout, instead of the tables)" },
+		{ .name = "list",
+		  .shortname = 'l',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &cli->list,
+		  .help = "list the tests and exit" },
+		{ .name = "verbose",
+		  .shortname = 'v',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &cli->verbose,
+		  .help = "more messages on stderr" },
+		{ .name = "quiet",
+		  .shortname = 'q',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &cli->quiet,
+		  .help = "no tables on stdout, only errors on stderr" },
+		{ .name = "version",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &cli->version,
+		  .help = "print the version" },
 		LP_QUAL_OPT_ROWS(&cli->qual),
 		{ 0 },
 	};
@@ -102,7 +187,8 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 	cli->tables = !cli->quiet && !is_stdout(cli->json_path) && !is_stdout(cli->csv_path);
 	lp_log_set_level(cli->quiet ? LP_LOG_ERR : cli->verbose ? LP_LOG_DEBUG : LP_LOG_WARN);
 	if (cli->gpus && lp_gpu_parse_devs(cli->gpus, p->devs, LP_GPU_MAX, &p->ndevs)) {
-		lp_err("-g %s: expected distinct CUDA device numbers, e.g. 0,2,3 (at most %d)", cli->gpus, LP_GPU_MAX);
+		lp_err("-g %s: expected distinct CUDA device numbers, e.g. 0,2,3 (at most %d)",
+		       cli->gpus, LP_GPU_MAX);
 		return LP_EXIT_USAGE;
 	}
 	if (lp_gpu_select_tests(cli->tests, cli->sel, LP_ARRAY_SIZE(cli->sel), &cli->nsel))
@@ -117,8 +203,9 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
  * Every selected test at every size into res, the tables printed as they land.
  * 0 (*failed_p when a cell failed), or the error that stopped the run.
  */
-static int run_tests(const struct lp_gpu_cli *cli, struct lp_gpu_ctx *ctx, const struct lp_gpu_topo *topo,
-		     struct lp_gpu_result *res, unsigned *nres_p, bool *failed_p)
+static int run_tests(const struct lp_gpu_cli *cli, struct lp_gpu_ctx *ctx,
+		     const struct lp_gpu_topo *topo, struct lp_gpu_result *res, unsigned *nres_p,
+		     bool *failed_p)
 {
 	int ret;
 
@@ -199,9 +286,12 @@ int main(int argc, char **argv)
 		return LP_EXIT_FAIL;
 	ret = lp_gpu_topo_probe(topo, cli.p.devs, cli.p.ndevs);
 	if (ret == -ENODEV)
-		fprintf(stderr, "lp-gpu: no GPU or no NVIDIA driver here; nothing measured (exit 77 = unsupported)\n");
+		fprintf(stderr,
+			"lp-gpu: no GPU or no NVIDIA driver here; nothing measured (exit 77 = unsupported)\n");
 	if (ret) {
-		rc = ret == -ENODEV ? LP_EXIT_UNSUPPORTED : ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
+		rc = ret == -ENODEV   ? LP_EXIT_UNSUPPORTED
+		     : ret == -EINVAL ? LP_EXIT_USAGE
+				      : LP_EXIT_FAIL;
 		goto out;
 	}
 	hw = qual_hw(topo);
@@ -213,7 +303,9 @@ int main(int argc, char **argv)
 	ret = res ? run_tests(&cli, ctx, topo, res, &nres, &failed) : -ENOMEM;
 	rc = ret || failed ? LP_EXIT_FAIL : LP_EXIT_OK;
 	if (!ret) {
-		struct lp_gpu_report rep = { .params = &cli.p, .topo = topo, .host = &host, .res = res, .nres = nres };
+		struct lp_gpu_report rep = {
+			.params = &cli.p, .topo = topo, .host = &host, .res = res, .nres = nres
+		};
 
 		lp_host_meta_collect(&host);
 		if (write_outputs(&cli, &rep))

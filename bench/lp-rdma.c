@@ -44,14 +44,14 @@ struct cli {
 	bool server, once, version, quiet, verbose, topo, no_numa, counters, check, cm_port_set;
 	const char *host, *bind, *dev, *json_path, *csv_path, *mem, *clock, *gpu;
 	char dev_auto[64];
-	struct lp_rdma_affinity aff;	/* what --gpu/--dev auto and the NUMA binding decided */
+	struct lp_rdma_affinity aff; /* what --gpu/--dev auto and the NUMA binding decided */
 	unsigned port, ib_port, cm_port;
-	int gid_index, tclass, sl;	/* -1: the library chooses (gid_index, tclass) */
+	int gid_index, tclass, sl; /* -1: the library chooses (gid_index, tclass) */
 	double wait_s, timeout_s;
-	int lat_method;			/* index in lat_methods */
-	int mem_kind, mem_dev;		/* --mem and --gpu, resolved */
-	struct lp_rdma_plan plan;	/* the test options (-t -s -n -w -T -Q ...) */
-	struct lp_qual_opts qual;	/* --expect, floors, --baseline, --prom */
+	int lat_method;		  /* index in lat_methods */
+	int mem_kind, mem_dev;	  /* --mem and --gpu, resolved */
+	struct lp_rdma_plan plan; /* the test options (-t -s -n -w -T -Q ...) */
+	struct lp_qual_opts qual; /* --expect, floors, --baseline, --prom */
 };
 
 static const char *const lat_methods[] = { "poll", "imm", NULL };
@@ -184,8 +184,8 @@ static int resolve_auto(struct cli *o, int mem_kind, int *mem_dev_p)
 	}
 	if (ret) {
 		lp_err("--%s auto: no %s found in the PCIe topology", dev_auto ? "dev" : "gpu",
-		       dev_auto ? "RDMA device with an active port on the compute fabric" :
-				  "GPU visible to CUDA (CUDA_VISIBLE_DEVICES?)");
+		       dev_auto ? "RDMA device with an active port on the compute fabric"
+				: "GPU visible to CUDA (CUDA_VISIBLE_DEVICES?)");
 		lp_topo_free(&t);
 		return -ENODEV;
 	}
@@ -242,11 +242,11 @@ static void describe_affinity(struct cli *o, const char *opened, int mem_kind, i
 		}
 		o->aff.numa_bound = !o->no_numa && o->aff.numa >= 0;
 		if (o->aff.numa_bound && lp_numa_bind(o->aff.numa))
-			lp_warn("could not bind to NUMA node %d of %s", o->aff.numa, t.nics[nic].name);
+			lp_warn("could not bind to NUMA node %d of %s", o->aff.numa,
+				t.nics[nic].name);
 	}
 	lp_topo_free(&t);
 }
-
 
 static int connect_server(const struct cli *o, int *fd_p)
 {
@@ -266,8 +266,9 @@ static int connect_server(const struct cli *o, int *fd_p)
 	}
 	lp_err("cannot reach the lp-rdma server at %s port %u: %s%s", o->host, o->port,
 	       ret == -EHOSTUNREACH ? "unknown host or no route" : strerror(-ret),
-	       o->wait_s > 0 ? " (gave up after --wait)" : " (is `lp-rdma --server` running there? "
-							    "--wait SECS retries)");
+	       o->wait_s > 0 ? " (gave up after --wait)"
+			     : " (is `lp-rdma --server` running there? "
+			       "--wait SECS retries)");
 	return ret;
 }
 
@@ -305,8 +306,11 @@ static int client_plan(const struct cli *o, struct client *c)
 /* What --expect auto matches: the port as verbs reports it. */
 static struct lp_qual_hw qual_hw(const struct lp_rdma_devinfo *d)
 {
-	return (struct lp_qual_hw){ .rdma_dev = d->name, .link_layer = d->link_layer, .speed = d->speed,
-				    .width = d->width, .rate_gbps = d->rate_gbps };
+	return (struct lp_qual_hw){ .rdma_dev = d->name,
+				    .link_layer = d->link_layer,
+				    .speed = d->speed,
+				    .width = d->width,
+				    .rate_gbps = d->rate_gbps };
 }
 
 static int report_json(FILE *f, const void *rep)
@@ -318,8 +322,11 @@ static int report_json(FILE *f, const void *rep)
 static int client_connect(struct cli *o, struct client *c)
 {
 	struct lp_rdma_devsel sel = {
-		.dev = o->dev, .port = (int)o->ib_port, .gid_index = o->gid_index,
-		.tclass = o->tclass, .sl = o->sl,
+		.dev = o->dev,
+		.port = (int)o->ib_port,
+		.gid_index = o->gid_index,
+		.tclass = o->tclass,
+		.sl = o->sl,
 	};
 	int family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
 	int ret = check_mem(o->mem_kind, o->mem_dev);
@@ -342,8 +349,8 @@ static int client_connect(struct cli *o, struct client *c)
 	ret = connect_server(o, &c->fd);
 	if (ret)
 		return -EIO; /* said why */
-	if (!lp_sock_peer_addr(c->fd, peer, sizeof(peer), &c->oob.peer_family) && o->gid_index < 0 &&
-	    c->oob.peer_family != family)
+	if (!lp_sock_peer_addr(c->fd, peer, sizeof(peer), &c->oob.peer_family) &&
+	    o->gid_index < 0 && c->oob.peer_family != family)
 		lp_rdma_dev_select_gid(c->dev, c->oob.peer_family, -1);
 	return 0;
 }
@@ -381,9 +388,15 @@ static void client_runs(const struct cli *o, struct client *c)
 static void client_outputs(const struct cli *o, struct client *c)
 {
 	struct lp_rdma_report rep = {
-		.role = "client", .server = o->host, .port = o->port,
-		.local_dev = lp_rdma_dev_info(c->dev), .aff = &o->aff,
-		.params = c->params, .res = c->res, .n = c->done, .planned = c->planned,
+		.role = "client",
+		.server = o->host,
+		.port = o->port,
+		.local_dev = lp_rdma_dev_info(c->dev),
+		.aff = &o->aff,
+		.params = c->params,
+		.res = c->res,
+		.n = c->done,
+		.planned = c->planned,
 	};
 
 	if (o->csv_path && lp_rdma_report_csv(o->csv_path, &rep))
@@ -407,8 +420,10 @@ static int run_client(struct cli *o)
 	struct client c = { .fd = -1 };
 	int ret;
 
-	c.oob = (struct lp_oob){ .ops = &lp_oob_tcp_ops, .ctx = &c.fd,
-				 .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = o->host,
+	c.oob = (struct lp_oob){ .ops = &lp_oob_tcp_ops,
+				 .ctx = &c.fd,
+				 .timeout_ms = (int)(o->timeout_s * 1000),
+				 .peer_name = o->host,
 				 .stop = &stop_flag };
 	ret = client_plan(o, &c);
 	if (!ret)
@@ -507,11 +522,16 @@ static int run_report(const struct cli *o)
 static int run_server(struct cli *o)
 {
 	struct lp_rdma_devsel sel = {
-		.dev = o->dev, .port = (int)o->ib_port, .gid_index = o->gid_index,
-		.tclass = o->tclass, .sl = o->sl,
+		.dev = o->dev,
+		.port = (int)o->ib_port,
+		.gid_index = o->gid_index,
+		.tclass = o->tclass,
+		.sl = o->sl,
 	};
-	struct lp_rdma_server_opts so = { .bind_addr = o->bind, .stop = &stop_flag,
-					  .mem = (enum lp_mem_kind)o->mem_kind, .mem_dev = o->mem_dev };
+	struct lp_rdma_server_opts so = { .bind_addr = o->bind,
+					  .stop = &stop_flag,
+					  .mem = (enum lp_mem_kind)o->mem_kind,
+					  .mem_dev = o->mem_dev };
 	struct lp_rdma_dev *dev;
 	int lfd, ret, served = 0;
 
@@ -539,8 +559,10 @@ static int run_server(struct cli *o)
 	while (!stop_flag) {
 		char peer[64] = "?";
 		int fd = -1;
-		struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &fd,
-				      .timeout_ms = (int)(o->timeout_s * 1000), .peer_name = peer,
+		struct lp_oob oob = { .ops = &lp_oob_tcp_ops,
+				      .ctx = &fd,
+				      .timeout_ms = (int)(o->timeout_s * 1000),
+				      .peer_name = peer,
 				      .stop = &stop_flag };
 
 		ret = lp_sock_accept(lfd, 1000, &stop_flag, &fd, peer, sizeof(peer));
@@ -556,11 +578,13 @@ static int run_server(struct cli *o)
 		served++;
 		if (ret == -EINTR)
 			lp_warn("client %s: session interrupted (the client was told)", peer);
-		else if (ret && ret != -ECANCELED && ret != -ECONNABORTED) /* logged with the cause */
+		else if (ret && ret != -ECANCELED &&
+			 ret != -ECONNABORTED) /* logged with the cause */
 			lp_warn("client %s: session ended: %s", peer,
-				ret == -EPROTO ? "malformed or unexpected message (dropped)" :
-				ret == -ECONNRESET ? "connection lost" :
-				ret == -ETIMEDOUT ? "timed out" : strerror(-ret));
+				ret == -EPROTO	     ? "malformed or unexpected message (dropped)"
+				: ret == -ECONNRESET ? "connection lost"
+				: ret == -ETIMEDOUT  ? "timed out"
+						     : strerror(-ret));
 		else if (!o->quiet)
 			printf("client %s: session done\n", peer);
 		fflush(stdout);
@@ -575,7 +599,6 @@ static int run_server(struct cli *o)
 		return ret && ret != -EINTR ? LP_EXIT_FAIL : LP_EXIT_OK;
 	return LP_EXIT_OK;
 }
-
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -607,8 +630,8 @@ static int check_options(struct cli *o, int npos, const char **pos)
 		o->mem_dev = (int)g;
 	}
 	if (o->server == (npos == 1)) {
-		lp_err(o->server ? "--server takes no HOST argument" :
-				   "give the server's HOST, or --server (see --help)");
+		lp_err(o->server ? "--server takes no HOST argument"
+				 : "give the server's HOST, or --server (see --help)");
 		return -EINVAL;
 	}
 	if (npos > 1) {
@@ -649,48 +672,278 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 {
 	struct lp_rdma_plan *pl = &o->plan;
 	const struct lp_opt tab[] = {
-		{ .name = "server", .shortname = 'S', .kind = LP_OPT_FLAG, .dst = &o->server, .help = "run as the server (serves clients one after another)" },
-		{ .name = "once", .kind = LP_OPT_FLAG, .dst = &o->once, .help = "server: exit after one client" },
-		{ .name = "port", .shortname = 'p', .kind = LP_OPT_UINT, .dst = &o->port, .min = 1, .max = 65535, .metavar = "PORT", .help = "TCP port of the exchange", .def = "18515" },
-		{ .name = "bind", .kind = LP_OPT_STR, .dst = &o->bind, .metavar = "ADDR", .help = "server: listen on this address (default all)" },
-		{ .name = "dev", .shortname = 'd', .kind = LP_OPT_STR, .dst = &o->dev, .metavar = "DEV", .help = "RDMA device, or auto = the one closest to the GPU (default: the first with an active port)" },
-		{ .name = "ib-port", .shortname = 'i', .kind = LP_OPT_UINT, .dst = &o->ib_port, .min = 1, .max = 255, .metavar = "N", .help = "device port (default: first active)" },
-		{ .name = "gid-index", .shortname = 'x', .kind = LP_OPT_INT, .dst = &o->gid_index, .max = 65535, .metavar = "N", .help = "RoCE GID index (default: scored choice, RoCEv2 + address family)" },
-		{ .name = "tclass", .kind = LP_OPT_INT, .dst = &o->tclass, .max = 255, .metavar = "N", .help = "traffic class (DSCP << 2 | ECN) for RoCE" },
-		{ .name = "sl", .kind = LP_OPT_INT, .dst = &o->sl, .max = 15, .metavar = "N", .help = "InfiniBand service level", .def = "0" },
-		{ .name = "tests", .shortname = 't', .kind = LP_OPT_LIST, .dst = &pl->tests, .choices = lp_rdma_test_names, .metavar = "LIST", .help = "tests: write_lat,read_lat,send_lat,write_bw,read_bw,send_bw", .def = "write_lat,write_bw" },
-		{ .name = "size", .shortname = 's', .kind = LP_OPT_SIZES, .dst = &pl->sizes[LP_PLAN_BW], .min = 1, .max = (double)LP_RDMA_MAX_SIZE, .metavar = "SIZES", .help = "sizes: 64K, 2:8M (powers of two), 2,4K,1M (default 2 B latency, 64 KiB bandwidth)" },
-		{ .name = "iters", .shortname = 'n', .kind = LP_OPT_U64, .dst = &pl->iters[LP_PLAN_BW], .min = 1, .max = 1e9, .metavar = "N", .help = "timed iterations (default 1000 latency, 5000 bandwidth)", .set = &pl->iters_set[LP_PLAN_BW] },
-		{ .name = "duration", .shortname = 'D', .kind = LP_OPT_SECONDS, .dst = &pl->duration_s, .min = 0.01, .max = 86400, .metavar = "SECS", .help = "run each test for this long instead of -n" },
-		{ .name = "warmup", .shortname = 'w', .kind = LP_OPT_U64, .dst = &pl->warmup, .max = 1e9, .metavar = "N", .help = "untimed iterations first (default 100 latency, 64 bandwidth)", .set = &pl->warmup_set },
-		{ .name = "tx-depth", .shortname = 'T', .kind = LP_OPT_UINT, .dst = &pl->tx_depth, .min = 1, .max = 8192, .metavar = "N", .help = "bandwidth: WRs in flight per QP (default 128)", .set = &pl->tx_depth_set },
-		{ .name = "rx-depth", .kind = LP_OPT_UINT, .dst = &pl->base.rx_depth, .min = 1, .max = 8192, .metavar = "N", .help = "send tests: receives posted per QP", .def = "512" },
-		{ .name = "cq-mod", .shortname = 'Q', .kind = LP_OPT_UINT, .dst = &pl->cq_mod, .min = 1, .max = 8192, .metavar = "N", .help = "bandwidth: signal every N-th WR (default 64, at most the tx depth)", .set = &pl->cq_mod_set },
-		{ .name = "post-list", .shortname = 'l', .kind = LP_OPT_UINT, .dst = &pl->base.post_list, .min = 1, .max = LP_RDMA_MAX_POST_LIST, .metavar = "N", .help = "bandwidth: WRs per ibv_post_send", .def = "1" },
-		{ .name = "qps", .kind = LP_OPT_UINT, .dst = &pl->base.num_qps, .min = 1, .max = LP_RDMA_MAX_QPS, .metavar = "N", .help = "bandwidth: QPs, round-robin", .def = "1" },
-		{ .name = "inline", .shortname = 'I', .kind = LP_OPT_UINT, .dst = &pl->base.inline_size, .max = 4096, .metavar = "BYTES", .help = "max inline data (default: 64 for latency, 0 for bandwidth)" },
-		{ .name = "mtu", .shortname = 'm', .kind = LP_OPT_UINT, .dst = &pl->base.mtu, .min = 256, .max = 4096, .metavar = "BYTES", .help = "path MTU 256..4096 (default: the port's active MTU)" },
-		{ .name = "bidir", .shortname = 'b', .kind = LP_OPT_FLAG, .dst = &pl->base.bidir, .help = "bandwidth both ways at once (each direction and the sum)" },
-		{ .name = "verify", .shortname = 'V', .kind = LP_OPT_FLAG, .dst = &pl->base.verify, .help = "check every received byte against the pattern" },
-		{ .name = "cm", .shortname = 'R', .kind = LP_OPT_FLAG, .dst = &pl->base.use_cm, .help = "connect QPs with librdmacm instead of the exchange" },
-		{ .name = "cm-port", .kind = LP_OPT_UINT, .dst = &o->cm_port, .min = 1, .max = 65535, .metavar = "PORT", .help = "rdma_cm port on the server (default: --port + 1)", .set = &o->cm_port_set },
-		{ .name = "mem", .kind = LP_OPT_STR, .dst = &o->mem, .metavar = "KIND", .help = "buffer memory: host, cuda or cuda:N (this side only; default host, or cuda with --gpu)" },
-		{ .name = "gpu", .kind = LP_OPT_STR, .dst = &o->gpu, .metavar = "N|auto", .help = "GPU memory on this GPU (implies --mem cuda): a CUDA index, or auto = the visible GPU closest to the NIC" },
-		{ .name = "no-numa-bind", .kind = LP_OPT_FLAG, .dst = &o->no_numa, .help = "do not bind to the NIC's NUMA node" },
-		{ .name = "lat-method", .kind = LP_OPT_CHOICE, .dst = &o->lat_method, .choices = lat_methods, .metavar = "M", .help = "write_lat: poll (CPU polls host memory, a GPU kernel polls GPU memory) or imm (write with immediate, CPU polls the CQ)", .def = "poll" },
-		{ .name = "wait", .kind = LP_OPT_SECONDS, .dst = &o->wait_s, .max = 3600, .metavar = "SECS", .help = "client: retry connecting until the server is up", .def = "0" },
-		{ .name = "timeout", .kind = LP_OPT_SECONDS, .dst = &o->timeout_s, .min = 0.1, .max = 3600, .metavar = "SECS", .help = "bound on every wait without progress", .def = "10" },
-		{ .name = "max-samples", .kind = LP_OPT_U64, .dst = &pl->base.max_samples, .min = 1, .max = 1e8, .metavar = "N", .help = "latency samples kept verbatim; past it, histogram percentiles", .def = "1000000" },
-		{ .name = "seed", .kind = LP_OPT_UINT, .dst = &pl->seed, .metavar = "N", .help = "data pattern seed (default: random per run)", .set = &pl->seed_set },
-		{ .name = "json", .shortname = 'J', .kind = LP_OPT_STR, .dst = &o->json_path, .metavar = "FILE", .help = "write all results as one JSON document (- = stdout)" },
-		{ .name = "csv", .kind = LP_OPT_STR, .dst = &o->csv_path, .metavar = "FILE", .help = "write all results as CSV (- = stdout)" },
-		{ .name = "quiet", .shortname = 'q', .kind = LP_OPT_FLAG, .dst = &o->quiet, .help = "no table on stdout" },
-		{ .name = "verbose", .shortname = 'v', .kind = LP_OPT_FLAG, .dst = &o->verbose, .help = "log more" },
-		{ .name = "topo", .kind = LP_OPT_FLAG, .dst = &o->topo, .help = "print the GPU-NIC PCIe distance table and exit" },
-		{ .name = "counters", .kind = LP_OPT_FLAG, .dst = &o->counters, .help = "print the port's counters (-d, -i; --json FILE) and exit" },
-		{ .name = "check", .kind = LP_OPT_FLAG, .dst = &o->check, .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
-		{ .name = "clock", .kind = LP_OPT_STR, .dst = &o->clock, .metavar = "C", .help = "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow", .def = "auto" },
-		{ .name = "version", .kind = LP_OPT_FLAG, .dst = &o->version, .help = "print the version" },
+		{ .name = "server",
+		  .shortname = 'S',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->server,
+		  .help = "run as the server (serves clients one after another)" },
+		{ .name = "once",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->once,
+		  .help = "server: exit after one client" },
+		{ .name = "port",
+		  .shortname = 'p',
+		  .kind = LP_OPT_UINT,
+		  .dst = &o->port,
+		  .min = 1,
+		  .max = 65535,
+		  .metavar = "PORT",
+		  .help = "TCP port of the exchange",
+		  .def = "18515" },
+		{ .name = "bind",
+		  .kind = LP_OPT_STR,
+		  .dst = &o->bind,
+		  .metavar = "ADDR",
+		  .help = "server: listen on this address (default all)" },
+		{ .name = "dev",
+		  .shortname = 'd',
+		  .kind = LP_OPT_STR,
+		  .dst = &o->dev,
+		  .metavar = "DEV",
+		  .help = "RDMA device, or auto = the one closest to the GPU (default: the first with an active port)" },
+		{ .name = "ib-port",
+		  .shortname = 'i',
+		  .kind = LP_OPT_UINT,
+		  .dst = &o->ib_port,
+		  .min = 1,
+		  .max = 255,
+		  .metavar = "N",
+		  .help = "device port (default: first active)" },
+		{ .name = "gid-index",
+		  .shortname = 'x',
+		  .kind = LP_OPT_INT,
+		  .dst = &o->gid_index,
+		  .max = 65535,
+		  .metavar = "N",
+		  .help = "RoCE GID index (default: scored choice, RoCEv2 + address family)" },
+		{ .name = "tclass",
+		  .kind = LP_OPT_INT,
+		  .dst = &o->tclass,
+		  .max = 255,
+		  .metavar = "N",
+		  .help = "traffic class (DSCP << 2 | ECN) for RoCE" },
+		{ .name = "sl",
+		  .kind = LP_OPT_INT,
+		  .dst = &o->sl,
+		  .max = 15,
+		  .metavar = "N",
+		  .help = "InfiniBand service level",
+		  .def = "0" },
+		{ .name = "tests",
+		  .shortname = 't',
+		  .kind = LP_OPT_LIST,
+		  .dst = &pl->tests,
+		  .choices = lp_rdma_test_names,
+		  .metavar = "LIST",
+		  .help = "tests: write_lat,read_lat,send_lat,write_bw,read_bw,send_bw",
+		  .def = "write_lat,write_bw" },
+		{ .name = "size",
+		  .shortname = 's',
+		  .kind = LP_OPT_SIZES,
+		  .dst = &pl->sizes[LP_PLAN_BW],
+		  .min = 1,
+		  .max = (double)LP_RDMA_MAX_SIZE,
+		  .metavar = "SIZES",
+		  .help = "sizes: 64K, 2:8M (powers of two), 2,4K,1M (default 2 B latency, 64 KiB bandwidth)" },
+		{ .name = "iters",
+		  .shortname = 'n',
+		  .kind = LP_OPT_U64,
+		  .dst = &pl->iters[LP_PLAN_BW],
+		  .min = 1,
+		  .max = 1e9,
+		  .metavar = "N",
+		  .help = "timed iterations (default 1000 latency, 5000 bandwidth)",
+		  .set = &pl->iters_set[LP_PLAN_BW] },
+		{ .name = "duration",
+		  .shortname = 'D',
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &pl->duration_s,
+		  .min = 0.01,
+		  .max = 86400,
+		  .metavar = "SECS",
+		  .help = "run each test for this long instead of -n" },
+		{ .name = "warmup",
+		  .shortname = 'w',
+		  .kind = LP_OPT_U64,
+		  .dst = &pl->warmup,
+		  .max = 1e9,
+		  .metavar = "N",
+		  .help = "untimed iterations first (default 100 latency, 64 bandwidth)",
+		  .set = &pl->warmup_set },
+		{ .name = "tx-depth",
+		  .shortname = 'T',
+		  .kind = LP_OPT_UINT,
+		  .dst = &pl->tx_depth,
+		  .min = 1,
+		  .max = 8192,
+		  .metavar = "N",
+		  .help = "bandwidth: WRs in flight per QP (default 128)",
+		  .set = &pl->tx_depth_set },
+		{ .name = "rx-depth",
+		  .kind = LP_OPT_UINT,
+		  .dst = &pl->base.rx_depth,
+		  .min = 1,
+		  .max = 8192,
+		  .metavar = "N",
+		  .help = "send tests: receives posted per QP",
+		  .def = "512" },
+		{ .name = "cq-mod",
+		  .shortname = 'Q',
+		  .kind = LP_OPT_UINT,
+		  .dst = &pl->cq_mod,
+		  .min = 1,
+		  .max = 8192,
+		  .metavar = "N",
+		  .help = "bandwidth: signal every N-th WR (default 64, at most the tx depth)",
+		  .set = &pl->cq_mod_set },
+		{ .name = "post-list",
+		  .shortname = 'l',
+		  .kind = LP_OPT_UINT,
+		  .dst = &pl->base.post_list,
+		  .min = 1,
+		  .max = LP_RDMA_MAX_POST_LIST,
+		  .metavar = "N",
+		  .help = "bandwidth: WRs per ibv_post_send",
+		  .def = "1" },
+		{ .name = "qps",
+		  .kind = LP_OPT_UINT,
+		  .dst = &pl->base.num_qps,
+		  .min = 1,
+		  .max = LP_RDMA_MAX_QPS,
+		  .metavar = "N",
+		  .help = "bandwidth: QPs, round-robin",
+		  .def = "1" },
+		{ .name = "inline",
+		  .shortname = 'I',
+		  .kind = LP_OPT_UINT,
+		  .dst = &pl->base.inline_size,
+		  .max = 4096,
+		  .metavar = "BYTES",
+		  .help = "max inline data (default: 64 for latency, 0 for bandwidth)" },
+		{ .name = "mtu",
+		  .shortname = 'm',
+		  .kind = LP_OPT_UINT,
+		  .dst = &pl->base.mtu,
+		  .min = 256,
+		  .max = 4096,
+		  .metavar = "BYTES",
+		  .help = "path MTU 256..4096 (default: the port's active MTU)" },
+		{ .name = "bidir",
+		  .shortname = 'b',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &pl->base.bidir,
+		  .help = "bandwidth both ways at once (each direction and the sum)" },
+		{ .name = "verify",
+		  .shortname = 'V',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &pl->base.verify,
+		  .help = "check every received byte against the pattern" },
+		{ .name = "cm",
+		  .shortname = 'R',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &pl->base.use_cm,
+		  .help = "connect QPs with librdmacm instead of the exchange" },
+		{ .name = "cm-port",
+		  .kind = LP_OPT_UINT,
+		  .dst = &o->cm_port,
+		  .min = 1,
+		  .max = 65535,
+		  .metavar = "PORT",
+		  .help = "rdma_cm port on the server (default: --port + 1)",
+		  .set = &o->cm_port_set },
+		{ .name = "mem",
+		  .kind = LP_OPT_STR,
+		  .dst = &o->mem,
+		  .metavar = "KIND",
+		  .help = "buffer memory: host, cuda or cuda:N (this side only; default host, or cuda with --gpu)" },
+		{ .name = "gpu",
+		  .kind = LP_OPT_STR,
+		  .dst = &o->gpu,
+		  .metavar = "N|auto",
+		  .help = "GPU memory on this GPU (implies --mem cuda): a CUDA index, or auto = the visible GPU closest to the NIC" },
+		{ .name = "no-numa-bind",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->no_numa,
+		  .help = "do not bind to the NIC's NUMA node" },
+		{ .name = "lat-method",
+		  .kind = LP_OPT_CHOICE,
+		  .dst = &o->lat_method,
+		  .choices = lat_methods,
+		  .metavar = "M",
+		  .help = "write_lat: poll (CPU polls host memory, a GPU kernel polls GPU memory) or imm (write with immediate, CPU polls the CQ)",
+		  .def = "poll" },
+		{ .name = "wait",
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &o->wait_s,
+		  .max = 3600,
+		  .metavar = "SECS",
+		  .help = "client: retry connecting until the server is up",
+		  .def = "0" },
+		{ .name = "timeout",
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &o->timeout_s,
+		  .min = 0.1,
+		  .max = 3600,
+		  .metavar = "SECS",
+		  .help = "bound on every wait without progress",
+		  .def = "10" },
+		{ .name = "max-samples",
+		  .kind = LP_OPT_U64,
+		  .dst = &pl->base.max_samples,
+		  .min = 1,
+		  .max = 1e8,
+		  .metavar = "N",
+		  .help = "latency samples kept verbatim; past it, histogram percentiles",
+		  .def = "1000000" },
+		{ .name = "seed",
+		  .kind = LP_OPT_UINT,
+		  .dst = &pl->seed,
+		  .metavar = "N",
+		  .help = "data pattern seed (default: random per run)",
+		  .set = &pl->seed_set },
+		{ .name = "json",
+		  .shortname = 'J',
+		  .kind = LP_OPT_STR,
+		  .dst = &o->json_path,
+		  .metavar = "FILE",
+		  .help = "write all results as one JSON document (- = stdout)" },
+		{ .name = "csv",
+		  .kind = LP_OPT_STR,
+		  .dst = &o->csv_path,
+		  .metavar = "FILE",
+		  .help = "write all results as CSV (- = stdout)" },
+		{ .name = "quiet",
+		  .shortname = 'q',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->quiet,
+		  .help = "no table on stdout" },
+		{ .name = "verbose",
+		  .shortname = 'v',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->verbose,
+		  .help = "log more" },
+		{ .name = "topo",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->topo,
+		  .help = "print the GPU-NIC PCIe distance table and exit" },
+		{ .name = "counters",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->counters,
+		  .help = "print the port's counters (-d, -i; --json FILE) and exit" },
+		{ .name = "check",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->check,
+		  .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
+		{ .name = "clock",
+		  .kind = LP_OPT_STR,
+		  .dst = &o->clock,
+		  .metavar = "C",
+		  .help = "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow",
+		  .def = "auto" },
+		{ .name = "version",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->version,
+		  .help = "print the version" },
 		LP_QUAL_OPT_ROWS(&o->qual),
 		{ 0 },
 	};
@@ -701,7 +954,8 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 	if (lp_opt_parse(tab, argc, argv, pos, 2, &npos, &help))
 		return LP_EXIT_USAGE;
 	if (help)
-		lp_opt_usage(stdout, "lp-rdma --server [options]\n       lp-rdma HOST [options]", tab);
+		lp_opt_usage(stdout, "lp-rdma --server [options]\n       lp-rdma HOST [options]",
+			     tab);
 	else if (o->version)
 		printf("lp-rdma %s\n", LP_VERSION);
 	if (help || o->version)

@@ -130,7 +130,8 @@ int lp_clock_init(const char *mode)
 	a = calibrate();
 	b = calibrate();
 	if (a <= 0 || b <= 0 || (a > b ? a / b : b / a) > 1.005) {
-		lp_warn("TSC rate unstable (%.6f vs %.6f ns/tick): using CLOCK_MONOTONIC_RAW", a, b);
+		lp_warn("TSC rate unstable (%.6f vs %.6f ns/tick): using CLOCK_MONOTONIC_RAW", a,
+			b);
 		return strcmp(mode, "tsc") ? 0 : -EOPNOTSUPP;
 	}
 	clk.ns_per_tick = (a + b) / 2;
@@ -141,9 +142,9 @@ int lp_clock_init(const char *mode)
 		 "tsc at %.1f MHz, calibrated against CLOCK_MONOTONIC_RAW (%s; a raw read costs "
 		 "%.0f ns)",
 		 1e3 / clk.ns_per_tick,
-		 invariant ? "invariant TSC" :
-		 slow	   ? "not flagged invariant: chosen because the kernel clock is slow" :
-			     "forced",
+		 invariant ? "invariant TSC"
+		 : slow	   ? "not flagged invariant: chosen because the kernel clock is slow"
+			   : "forced",
 		 cost);
 	return 0;
 }

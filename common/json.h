@@ -19,7 +19,7 @@ struct lp_json {
 	FILE *f;
 	int depth;
 	bool pretty;
-	int err;			/* first error (negative errno), sticky */
+	int err;			  /* first error (negative errno), sticky */
 	bool in_array[LP_JSON_MAX_DEPTH]; /* container kind per level */
 	bool has_items[LP_JSON_MAX_DEPTH];
 };

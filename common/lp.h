@@ -24,16 +24,16 @@ const char *lp_version(void);
 
 /* Exit codes of every linkperf tool (README, docs/METHOD.md). */
 enum lp_exit {
-	LP_EXIT_OK = 0,		/* measured, nothing wrong */
-	LP_EXIT_FAIL = 1,	/* runtime failure, or measured and flagged bad */
-	LP_EXIT_USAGE = 2,	/* bad option or value */
-	LP_EXIT_UNSUPPORTED = 77, /* no device / GPU / driver here: N/A, not broken */
+	LP_EXIT_OK = 0,		   /* measured, nothing wrong */
+	LP_EXIT_FAIL = 1,	   /* runtime failure, or measured and flagged bad */
+	LP_EXIT_USAGE = 2,	   /* bad option or value */
+	LP_EXIT_UNSUPPORTED = 77,  /* no device / GPU / driver here: N/A, not broken */
 	LP_EXIT_INTERRUPTED = 130, /* SIGINT/SIGTERM: what was measured so far is written */
 };
 
 #define LP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define LP_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define LP_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define LP_MIN(a, b)	 ((a) < (b) ? (a) : (b))
+#define LP_MAX(a, b)	 ((a) > (b) ? (a) : (b))
 
 /* Greatest common divisor (lp_gcd(a, 0) = a). */
 static inline uint64_t lp_gcd(uint64_t a, uint64_t b)

@@ -7,10 +7,10 @@
 
 struct lp_host_meta {
 	char host[256];
-	char kernel[128];	/* uname -r */
+	char kernel[128]; /* uname -r */
 	char arch[32];
-	char cpu[128];		/* model name from /proc/cpuinfo (informational only) */
-	char time[32];		/* ISO-8601 UTC at collection */
+	char cpu[128]; /* model name from /proc/cpuinfo (informational only) */
+	char time[32]; /* ISO-8601 UTC at collection */
 	unsigned ncpus;
 };
 

@@ -48,8 +48,8 @@ int lp_parse_size(const char *s, uint64_t *out)
 		const char *suffix;
 		unsigned shift;
 	} units[] = {
-		{ "", 0 },     { "b", 0 },    { "k", 10 },   { "kib", 10 }, { "m", 20 },
-		{ "mib", 20 }, { "g", 30 },   { "gib", 30 }, { "t", 40 },   { "tib", 40 },
+		{ "", 0 },     { "b", 0 },  { "k", 10 },   { "kib", 10 }, { "m", 20 },
+		{ "mib", 20 }, { "g", 30 }, { "gib", 30 }, { "t", 40 },	  { "tib", 40 },
 	};
 	char *end;
 	unsigned long long v;
@@ -119,7 +119,8 @@ int lp_parse_seconds(const char *s, double *out)
 	static const struct {
 		const char *suffix;
 		double scale;
-	} units[] = { { "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "m", 60 }, { "h", 3600 } };
+	} units[] = { { "", 1 },      { "s", 1 },  { "ms", 1e-3 },
+		      { "us", 1e-6 }, { "m", 60 }, { "h", 3600 } };
 	char *end;
 	double v;
 
@@ -321,8 +322,8 @@ static int set_value(const struct lp_opt *o, const char *arg)
 	}
 	/* -ERANGE: the value's own parser said what was wrong */
 	if (ret == -EINVAL)
-		lp_err("--%s: invalid value '%s'%s%s", o->name, arg, o->metavar ? ", expected " : "",
-		       o->metavar ? o->metavar : "");
+		lp_err("--%s: invalid value '%s'%s%s", o->name, arg,
+		       o->metavar ? ", expected " : "", o->metavar ? o->metavar : "");
 	return ret;
 }
 
@@ -356,8 +357,8 @@ static const struct lp_opt *find_short(const struct lp_opt *tab, char c)
 	return NULL;
 }
 
-int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **pos,
-		 int max_pos, int *npos_p, bool *help_p)
+int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **pos, int max_pos,
+		 int *npos_p, bool *help_p)
 {
 	int npos = 0;
 	bool only_pos = false;
@@ -504,8 +505,8 @@ void lp_opt_usage(FILE *f, const char *synopsis, const struct lp_opt *tab)
 		snprintf(head, sizeof(head), "%s--%s%s%s", sn, o->name,
 			 o->kind == LP_OPT_FLAG ? "" : " ",
 			 o->kind == LP_OPT_FLAG ? "" : (o->metavar ? o->metavar : "VAL"));
-		fprintf(f, "  %-28s %s%s%s%s\n", head, o->help ? o->help : "", o->def ? " (default " : "",
-			o->def ? o->def : "", o->def ? ")" : "");
+		fprintf(f, "  %-28s %s%s%s%s\n", head, o->help ? o->help : "",
+			o->def ? " (default " : "", o->def ? o->def : "", o->def ? ")" : "");
 	}
 	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help");
 }

@@ -42,20 +42,20 @@ enum lp_opt_kind {
 	LP_OPT_SECONDS, /* double * seconds: "10", "2.5s", "500ms", "2m" */
 	LP_OPT_STR,	/* const char ** (points into argv) */
 	LP_OPT_CHOICE,	/* int *: index of the argument in the NULL-terminated `choices` */
-	LP_OPT_LIST,	/* const char **: comma list kept as given, each item checked against `choices` if set */
+	LP_OPT_LIST, /* const char **: comma list kept as given, each item checked against `choices` if set */
 };
 
 struct lp_opt {
-	const char *name;	/* long name without "--" */
-	char shortname;		/* 0 for none */
+	const char *name; /* long name without "--" */
+	char shortname;	  /* 0 for none */
 	enum lp_opt_kind kind;
 	void *dst;
-	double min, max;	/* inclusive range for numbers; both 0 = unchecked */
+	double min, max;	    /* inclusive range for numbers; both 0 = unchecked */
 	const char *const *choices; /* for CHOICE and LIST */
-	const char *metavar;	/* e.g. "SIZE" */
-	const char *help;	/* one line, without the default when `def` gives it */
-	const char *def;	/* the default as command-line text, or NULL (dst keeps its value) */
-	bool *set;		/* if not NULL: false, then true when the option is given */
+	const char *metavar;	    /* e.g. "SIZE" */
+	const char *help;	    /* one line, without the default when `def` gives it */
+	const char *def; /* the default as command-line text, or NULL (dst keeps its value) */
+	bool *set;	 /* if not NULL: false, then true when the option is given */
 };
 
 /*
@@ -65,8 +65,8 @@ struct lp_opt {
  * the front of pos[] (at most max_pos, pointers into argv); their count goes to
  * *npos_p. "--" ends option parsing. Returns 0 or -EINVAL after logging one line.
  */
-int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **pos,
-		 int max_pos, int *npos_p, bool *help_p);
+int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **pos, int max_pos,
+		 int *npos_p, bool *help_p);
 
 /*
  * Print "usage: synopsis" and one aligned line per option to f, each help

@@ -24,8 +24,8 @@
 /* The 64-bit little-endian word holding bytes 8w .. 8w+7 for seed. */
 static inline LP_PATTERN_DEVICE uint64_t lp_pattern_word(uint32_t seed, uint64_t w)
 {
-	uint64_t x = w * 0x9E3779B97F4A7C15ull + ((uint64_t)seed << 32 | seed) * 0xD1B54A32D192ED03ull +
-		     0x632BE59BD9B4E019ull;
+	uint64_t x = w * 0x9E3779B97F4A7C15ull +
+		     ((uint64_t)seed << 32 | seed) * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
 
 	x ^= x >> 30;
 	x *= 0xBF58476D1CE4E5B9ull;

@@ -30,9 +30,9 @@ static int read_attr(const char *root, const char *path, const char *attr, char 
 
 int lp_pci_link_read(const char *root, const char *path, struct lp_pci_link *l)
 {
-	static const char *const attr[] = {"current_link_speed", "max_link_speed",
-					   "current_link_width", "max_link_width"};
-	double v[4] = {0};
+	static const char *const attr[] = { "current_link_speed", "max_link_speed",
+					    "current_link_width", "max_link_width" };
+	double v[4] = { 0 };
 	char buf[64];
 
 	for (unsigned i = 0; i < 4; i++)

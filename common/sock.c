@@ -232,9 +232,8 @@ static int addr_str(const struct sockaddr_storage *ss, socklen_t sl, char *buf, 
 	/* An IPv4 client on a dual-stack socket shows up as ::ffff:a.b.c.d. */
 	if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
 		*family_p = AF_INET;
-		return inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, (socklen_t)len) ?
-			       0 :
-			       -errno;
+		return inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, (socklen_t)len) ? 0
+											   : -errno;
 	}
 	if (getnameinfo((const struct sockaddr *)ss, sl, buf, (socklen_t)len, NULL, 0,
 			NI_NUMERICHOST))

@@ -22,8 +22,8 @@
  * power of two is split into LP_HIST_SUB linear buckets. Values are integers
  * (the caller picks the unit: latencies are recorded in ns). */
 #define LP_HIST_SUB_BITS 5
-#define LP_HIST_SUB (1u << LP_HIST_SUB_BITS)
-#define LP_HIST_BUCKETS (2 * LP_HIST_SUB + (64 - LP_HIST_SUB_BITS - 1) * LP_HIST_SUB)
+#define LP_HIST_SUB	 (1u << LP_HIST_SUB_BITS)
+#define LP_HIST_BUCKETS	 (2 * LP_HIST_SUB + (64 - LP_HIST_SUB_BITS - 1) * LP_HIST_SUB)
 
 struct lp_hist {
 	uint64_t count[LP_HIST_BUCKETS];
@@ -39,13 +39,13 @@ void lp_hist_bounds(unsigned idx, uint64_t *lo_p, uint64_t *hi_p);
 double lp_hist_percentile(const struct lp_hist *h, double p);
 
 struct lp_stats {
-	uint64_t n;		/* samples seen */
-	double mean;		/* Welford running mean */
-	double m2;		/* Welford sum of squared deviations */
+	uint64_t n;  /* samples seen */
+	double mean; /* Welford running mean */
+	double m2;   /* Welford sum of squared deviations */
 	double min, max;
-	double *samples;	/* the first `cap` samples, in arrival order */
+	double *samples; /* the first `cap` samples, in arrival order */
 	size_t cap, kept;
-	struct lp_hist *hist;	/* every sample, rounded to an integer */
+	struct lp_hist *hist; /* every sample, rounded to an integer */
 };
 
 /* Summary of a sample set; all values in the unit the samples were given in. */
@@ -53,7 +53,7 @@ struct lp_summary {
 	uint64_t n;
 	double min, max, mean, stdev; /* stdev: sample standard deviation (n-1) */
 	double p50, p90, p99, p999, p9999;
-	bool exact;		/* percentiles from kept samples, not the histogram */
+	bool exact; /* percentiles from kept samples, not the histogram */
 };
 
 /* Its record (common/record.h): wire form and JSON members ("samples", "p99_9", ...). */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #define LP_TABLE_MAX_COLS 24
-#define LP_TABLE_CELL 40
+#define LP_TABLE_CELL	  40
 
 struct lp_table {
 	unsigned ncols, nrows, cap;

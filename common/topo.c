@@ -430,7 +430,8 @@ enum lp_topo_dist lp_topo_distance(const struct lp_topo *t, int gpu, int nic)
 	return a.n - c <= 2 && b.n - c <= 2 ? LP_TOPO_PIX : LP_TOPO_PXB;
 }
 
-int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int nic, char *why, size_t len)
+int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int nic, char *why,
+		      size_t len)
 {
 	char path[PATH_MAX], type[32], bdf[LP_TOPO_BDF_LEN];
 	unsigned ctrl;
@@ -444,18 +445,22 @@ int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int ni
 	if (acs == -EINVAL)
 		return 0;
 	if (acs == 1) {
-		snprintf(why, len, "PCIe ACS redirects peer-to-peer traffic at bridge %s (ACS "
+		snprintf(why, len,
+			 "PCIe ACS redirects peer-to-peer traffic at bridge %s (ACS "
 			 "control 0x%x): GPUDirect RDMA between GPU %s and %s goes through "
 			 "the root complex or fails; disable ACS P2P redirect on the "
-			 "path (setpci, or the BIOS)", bdf, ctrl, t->gpus[gpu].bdf, t->nics[nic].name);
+			 "path (setpci, or the BIOS)",
+			 bdf, ctrl, t->gpus[gpu].bdf, t->nics[nic].name);
 		return 1;
 	}
 	/* An IOMMU translating the GPU's DMA (group type DMA, not identity/passthrough). */
 	if (!path_join(path, sizeof(path), root, t->gpus[gpu].path, "/iommu_group/type") &&
 	    !lp_read_line(path, type, sizeof(type)) && !strncmp(type, "DMA", 3)) {
-		snprintf(why, len, "the IOMMU translates GPU %s's DMA (iommu_group type %s): peer-to-peer "
+		snprintf(why, len,
+			 "the IOMMU translates GPU %s's DMA (iommu_group type %s): peer-to-peer "
 			 "traffic with %s may be redirected or refused; boot with iommu=pt (or "
-			 "intel_iommu=off / amd_iommu=off)", t->gpus[gpu].bdf, type, t->nics[nic].name);
+			 "intel_iommu=off / amd_iommu=off)",
+			 t->gpus[gpu].bdf, type, t->nics[nic].name);
 		return 1;
 	}
 	return acs == -EACCES ? -EACCES : 0;
@@ -464,12 +469,12 @@ int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int ni
 static const struct {
 	const char *name, *help;
 } dist_info[] = {
-    [LP_TOPO_PIX] = {"PIX", "at most one PCIe switch (single bridge level)"},
-    [LP_TOPO_PXB] = {"PXB", "several PCIe switch levels, no host bridge crossed"},
-    [LP_TOPO_PHB] = {"PHB", "same PCIe host bridge (root complex), different root ports"},
-    [LP_TOPO_NODE] = {"NODE", "different host bridges within one NUMA node"},
-    [LP_TOPO_SYS] = {"SYS", "different NUMA nodes: crosses the inter-socket link"},
-    [LP_TOPO_UNKNOWN] = {"?", "unknown: a device without a PCI path"},
+	[LP_TOPO_PIX] = { "PIX", "at most one PCIe switch (single bridge level)" },
+	[LP_TOPO_PXB] = { "PXB", "several PCIe switch levels, no host bridge crossed" },
+	[LP_TOPO_PHB] = { "PHB", "same PCIe host bridge (root complex), different root ports" },
+	[LP_TOPO_NODE] = { "NODE", "different host bridges within one NUMA node" },
+	[LP_TOPO_SYS] = { "SYS", "different NUMA nodes: crosses the inter-socket link" },
+	[LP_TOPO_UNKNOWN] = { "?", "unknown: a device without a PCI path" },
 };
 
 const char *lp_topo_dist_name(enum lp_topo_dist d)
@@ -702,14 +707,18 @@ void lp_topo_print(const struct lp_topo *t, FILE *f)
 			for (unsigned k = 0; k < nic->nnetdevs; k++)
 				fprintf(f, "%s%s", k ? "," : " ", nic->netdevs[k]);
 			fprintf(f, " %s%s\n", nic->link_layer[0] ? nic->link_layer : "-",
-				nic->port_state && nic->port_state != PORT_ACTIVE ? " (port 1 not active)" :
-				!lp_topo_nic_usable(t, n) ? " (not the compute fabric: skipped by auto)" : "");
+				nic->port_state && nic->port_state != PORT_ACTIVE
+					? " (port 1 not active)"
+				: !lp_topo_nic_usable(t, n)
+					? " (not the compute fabric: skipped by auto)"
+					: "");
 		}
 	}
 	if (t->ngpus)
-		fprintf(f, "\nGPU order: PCI bus id (as nvidia-smi); CUDA = the ordinal CUDA gives it "
-			   "(CUDA_VISIBLE_DEVICES; indices there mean CUDA_DEVICE_ORDER=PCI_BUS_ID), "
-			   "hidden = not visible to CUDA\n");
+		fprintf(f,
+			"\nGPU order: PCI bus id (as nvidia-smi); CUDA = the ordinal CUDA gives it "
+			"(CUDA_VISIBLE_DEVICES; indices there mean CUDA_DEVICE_ORDER=PCI_BUS_ID), "
+			"hidden = not visible to CUDA\n");
 }
 
 static void json_str_or_null(struct lp_json *j, const char *key, const char *val)
@@ -814,7 +823,7 @@ int lp_topo_cpulist_parse(const char *list, cpu_set_t *set, size_t setsize)
 int lp_numa_bind(int node)
 {
 	char path[96], *line = NULL;
-	unsigned long mask[16] = {0}; /* 1024 nodes */
+	unsigned long mask[16] = { 0 }; /* 1024 nodes */
 	size_t cap = 0, setsize;
 	cpu_set_t *set = NULL;
 	int ret, ncpu = 0;

@@ -78,10 +78,10 @@ enum lp_topo_dist {
 };
 
 struct lp_topo_gpu {
-	int index;		     /* position in gpus[] (PCI order, as nvidia-smi numbers them) */
-	int cuda;		     /* CUDA ordinal after lp_topo_set_visible() (CUDA_VISIBLE_DEVICES);
+	int index;     /* position in gpus[] (PCI order, as nvidia-smi numbers them) */
+	int cuda;      /* CUDA ordinal after lp_topo_set_visible() (CUDA_VISIBLE_DEVICES);
 				      * -1 hidden from CUDA; == index until then */
-	char uuid[48];		     /* "GPU-3f1c...", from the driver's proc file; "" unknown */
+	char uuid[48]; /* "GPU-3f1c...", from the driver's proc file; "" unknown */
 	char bdf[LP_TOPO_BDF_LEN];   /* PCI address as sysfs writes it, "0000:1b:00.0" */
 	unsigned device_id;	     /* PCI device id (0x2330 = H100 SXM5), 0 if unreadable */
 	int numa;		     /* NUMA node from sysfs numa_node; -1 unknown */
@@ -96,8 +96,8 @@ struct lp_topo_nic {
 	char path[LP_TOPO_PATH_LEN]; /* resolved sysfs path of `device` without the
 				      * root prefix; "" when there is no device link */
 	char link_layer[16];	     /* port 1: "InfiniBand", "Ethernet"; "" unknown */
-	int port_state;		     /* port 1: 4 = ACTIVE (ibv_port_state), from ports/1/state; 0 unknown */
-	unsigned nnetdevs;	     /* entries used in netdevs[] */
+	int port_state;	   /* port 1: 4 = ACTIVE (ibv_port_state), from ports/1/state; 0 unknown */
+	unsigned nnetdevs; /* entries used in netdevs[] */
 	char netdevs[LP_TOPO_MAX_NETDEVS][LP_TOPO_NETDEV_LEN]; /* device/net/<name>, sorted */
 };
 
@@ -174,7 +174,8 @@ int lp_topo_rail(const struct lp_topo *t, int rail, int *gpu_p, int *nic_p);
  * found, 0 when nothing was found, -EACCES when some config space could not
  * be read (not root: ACS unknown).
  */
-int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int nic, char *why, size_t len);
+int lp_topo_p2p_check(const char *root, const struct lp_topo *t, int gpu, int nic, char *why,
+		      size_t len);
 
 /* Index of the NIC named `name` (RDMA name, or one of its netdevs); -ENODEV if none. */
 int lp_topo_nic_index(const struct lp_topo *t, const char *name);

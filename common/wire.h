@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LP_WIRE_MAGIC 0x4c50574bu /* "LPWK" */
-#define LP_WIRE_VERSION 3
-#define LP_WIRE_HDR_LEN 12
+#define LP_WIRE_MAGIC	 0x4c50574bu /* "LPWK" */
+#define LP_WIRE_VERSION	 3
+#define LP_WIRE_HDR_LEN	 12
 #define LP_WIRE_MAX_BODY 4096
 
 /* A growing write buffer with fixed capacity (the frame body). */

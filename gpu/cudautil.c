@@ -38,10 +38,11 @@ int lp_cuda_check(cudaError_t e, const char *call, int dev, char *msg, size_t ms
 	if (e == cudaSuccess)
 		return 0;
 	if (dev >= 0)
-		snprintf(buf, sizeof(buf), "%s on GPU %d: %s (%s)", call, dev, cudaGetErrorString(e),
-			 cudaGetErrorName(e));
+		snprintf(buf, sizeof(buf), "%s on GPU %d: %s (%s)", call, dev,
+			 cudaGetErrorString(e), cudaGetErrorName(e));
 	else
-		snprintf(buf, sizeof(buf), "%s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+		snprintf(buf, sizeof(buf), "%s: %s (%s)", call, cudaGetErrorString(e),
+			 cudaGetErrorName(e));
 	lp_err("%s", buf);
 	if (msg && msglen)
 		snprintf(msg, msglen, "%s", buf);

@@ -25,11 +25,11 @@
 #include "common/meta.h"
 #include "common/opt.h"
 
-#define LP_GPU_MAX 16		/* GPUs one run can select */
-#define LP_GPU_REASON 200	/* bytes of a cell's reason text */
-#define LP_GPU_SERIES_MAX 3	/* bidirectional: each direction and the sum */
-#define LP_GPU_WARN_MAX 64
-#define LP_GPU_WARN_LEN 200
+#define LP_GPU_MAX	   16  /* GPUs one run can select */
+#define LP_GPU_REASON	   200 /* bytes of a cell's reason text */
+#define LP_GPU_SERIES_MAX  3   /* bidirectional: each direction and the sum */
+#define LP_GPU_WARN_MAX	   64
+#define LP_GPU_WARN_LEN	   200
 #define LP_GPU_CHASE_BYTES (2u << 20) /* region a latency test chases: one 2 MiB page, beyond L1 */
 
 enum lp_gpu_status { LP_GPU_OK = 0, LP_GPU_WAIVED, LP_GPU_ERROR };
@@ -37,48 +37,49 @@ const char *lp_gpu_status_name(enum lp_gpu_status s); /* "ok", "waived", "error"
 
 /* One PCIe link as trained now and at most (generation 1..6, lanes). */
 struct lp_gpu_pcie {
-	unsigned cur_gen, cur_width;	/* current; read while an H2D copy runs (idle links down-train) */
-	unsigned max_gen, max_width;	/* the most the GPU and its slot allow */
-	const char *source;		/* "nvml", "sysfs" or "none" */
+	unsigned cur_gen,
+		cur_width; /* current; read while an H2D copy runs (idle links down-train) */
+	unsigned max_gen, max_width; /* the most the GPU and its slot allow */
+	const char *source;	     /* "nvml", "sysfs" or "none" */
 };
 
 struct lp_gpu_dev_info {
-	int cuda_dev;			/* CUDA ordinal */
+	int cuda_dev; /* CUDA ordinal */
 	char name[96];
-	char bus_id[32];		/* "0000:18:00.0", lower case */
-	int numa_node;			/* from sysfs; -1 unknown */
-	uint64_t mem_bytes;		/* total device memory */
+	char bus_id[32];    /* "0000:18:00.0", lower case */
+	int numa_node;	    /* from sysfs; -1 unknown */
+	uint64_t mem_bytes; /* total device memory */
 	int sm_count, cc_major, cc_minor;
-	uint64_t l2_bytes;		/* L2 cache size */
-	double mem_clock_mhz;		/* peak memory clock (NVML max clock, else CUDA attribute) */
-	unsigned mem_bus_width;		/* bits */
+	uint64_t l2_bytes;	/* L2 cache size */
+	double mem_clock_mhz;	/* peak memory clock (NVML max clock, else CUDA attribute) */
+	unsigned mem_bus_width; /* bits */
 	struct lp_gpu_pcie pcie;
-	unsigned nvlink_links;		/* NVLinks NVML knows on this GPU (0 without NVML or NVLink) */
-	unsigned nvlink_up;		/* of those, active */
-	unsigned nvlink_to_switch;	/* active links whose far end is an NVSwitch */
-	unsigned nvlink_version;	/* NVML's nvmlNvlinkVersion_t value (6 = NVLink 4.0), 0 unknown */
+	unsigned nvlink_links;	   /* NVLinks NVML knows on this GPU (0 without NVML or NVLink) */
+	unsigned nvlink_up;	   /* of those, active */
+	unsigned nvlink_to_switch; /* active links whose far end is an NVSwitch */
+	unsigned nvlink_version; /* NVML's nvmlNvlinkVersion_t value (6 = NVLink 4.0), 0 unknown */
 	/* model outputs (lp_gpu_topo_model) */
-	double pcie_gbs;		/* one direction at max gen x max width, GB/s */
-	double hbm_gbs;			/* peak memory bandwidth, GB/s (read + write together) */
-	double nvlink_gbs;		/* all active links, one direction, GB/s */
+	double pcie_gbs;   /* one direction at max gen x max width, GB/s */
+	double hbm_gbs;	   /* peak memory bandwidth, GB/s (read + write together) */
+	double nvlink_gbs; /* all active links, one direction, GB/s */
 };
 
 struct lp_gpu_pair {
-	bool p2p_access;		/* cudaDeviceCanAccessPeer(row GPU, column GPU) */
-	unsigned nvlinks;		/* active links from row GPU whose far end is column GPU */
+	bool p2p_access;  /* cudaDeviceCanAccessPeer(row GPU, column GPU) */
+	unsigned nvlinks; /* active links from row GPU whose far end is column GPU */
 	/* model outputs */
-	char link[40];			/* "NV18 (NVLink 4.0)", "NVSwitch 18x NVLink 4.0", "PCIe", "no P2P", "-" */
-	double ceiling_gbs;		/* one direction, GB/s; 0 unknown */
+	char link[40]; /* "NV18 (NVLink 4.0)", "NVSwitch 18x NVLink 4.0", "PCIe", "no P2P", "-" */
+	double ceiling_gbs; /* one direction, GB/s; 0 unknown */
 };
 
 struct lp_gpu_topo {
-	int n;				/* selected GPUs; index i is "GPU i" in every matrix */
+	int n; /* selected GPUs; index i is "GPU i" in every matrix */
 	struct lp_gpu_dev_info gpu[LP_GPU_MAX];
 	struct lp_gpu_pair pair[LP_GPU_MAX][LP_GPU_MAX];
-	bool nvml;			/* NVML was loaded and initialized */
-	char nvml_note[128];		/* why not, when it was not */
-	char driver_version[32];	/* "580.159.04", or "" */
-	int cuda_driver_version;	/* cudaDriverGetVersion(): 13000 = 13.0 */
+	bool nvml;		 /* NVML was loaded and initialized */
+	char nvml_note[128];	 /* why not, when it was not */
+	char driver_version[32]; /* "580.159.04", or "" */
+	int cuda_driver_version; /* cudaDriverGetVersion(): 13000 = 13.0 */
 	int cuda_runtime_version;
 };
 
@@ -100,27 +101,35 @@ int lp_gpu_topo_warnings(const struct lp_gpu_topo *t, char (*w)[LP_GPU_WARN_LEN]
 /* ---- tests ---- */
 
 enum lp_gpu_kind {
-	LP_GPU_K_H2D, LP_GPU_K_D2H, LP_GPU_K_HD_BIDIR, LP_GPU_K_LOCAL,
-	LP_GPU_K_P2P_WRITE, LP_GPU_K_P2P_READ, LP_GPU_K_P2P_BIDIR,
-	LP_GPU_K_ONE_TO_ALL, LP_GPU_K_ALL_TO_ONE,
-	LP_GPU_K_LAT_HOST, LP_GPU_K_LAT_LOCAL, LP_GPU_K_LAT_P2P,
+	LP_GPU_K_H2D,
+	LP_GPU_K_D2H,
+	LP_GPU_K_HD_BIDIR,
+	LP_GPU_K_LOCAL,
+	LP_GPU_K_P2P_WRITE,
+	LP_GPU_K_P2P_READ,
+	LP_GPU_K_P2P_BIDIR,
+	LP_GPU_K_ONE_TO_ALL,
+	LP_GPU_K_ALL_TO_ONE,
+	LP_GPU_K_LAT_HOST,
+	LP_GPU_K_LAT_LOCAL,
+	LP_GPU_K_LAT_P2P,
 };
-enum lp_gpu_method { LP_GPU_CE, LP_GPU_SM };	/* copy engine (cudaMemcpyAsync) or SM kernel */
+enum lp_gpu_method { LP_GPU_CE, LP_GPU_SM }; /* copy engine (cudaMemcpyAsync) or SM kernel */
 
 /* Matrix shape: GPUs as rows and one named column, one named row and GPUs as columns, or GPU x GPU. */
 enum lp_gpu_shape { LP_GPU_SHAPE_GPU_X, LP_GPU_SHAPE_X_GPU, LP_GPU_SHAPE_GPU_GPU };
 
 struct lp_gpu_test {
-	const char *key;		/* selection key, "h2d_ce" */
-	const char *desc;		/* one line */
+	const char *key;  /* selection key, "h2d_ce" */
+	const char *desc; /* one line */
 	enum lp_gpu_kind kind;
 	enum lp_gpu_method method;
 	enum lp_gpu_shape shape;
-	const char *other;		/* the name of the non-GPU row/column ("CPU", "local", "peers") */
-	const char *orient;		/* "GPU(row) <- CPU(column)": how to read the matrix */
-	bool latency;			/* unit ns (else GB/s) */
-	bool peer;			/* needs two or more GPUs */
-	unsigned nseries;		/* 1, or 3 for bidirectional */
+	const char *other;  /* the name of the non-GPU row/column ("CPU", "local", "peers") */
+	const char *orient; /* "GPU(row) <- CPU(column)": how to read the matrix */
+	bool latency;	    /* unit ns (else GB/s) */
+	bool peer;	    /* needs two or more GPUs */
+	unsigned nseries;   /* 1, or 3 for bidirectional */
 	const char *series[LP_GPU_SERIES_MAX]; /* labels of the series */
 };
 
@@ -131,57 +140,59 @@ const struct lp_gpu_test *lp_gpu_test_find(const char *key);
  * Tests named by a comma list of keys and groups (all, bw, lat, host, local,
  * p2p), in table order, each once. 0, -EINVAL (unknown name, logged) or -E2BIG.
  */
-int lp_gpu_select_tests(const char *list, const struct lp_gpu_test **out, unsigned max, unsigned *n_p);
+int lp_gpu_select_tests(const char *list, const struct lp_gpu_test **out, unsigned max,
+			unsigned *n_p);
 /* "0,2,3" -> CUDA ordinals; -EINVAL on junk, duplicates or an empty list, -E2BIG past max. */
 int lp_gpu_parse_devs(const char *s, int *devs, int max, int *n_p);
 
 /* One cell: the statistics of `samples` measurements of one path. */
 struct lp_gpu_cell {
 	enum lp_gpu_status status;
-	char reason[LP_GPU_REASON];	/* why waived or failed; "" when ok */
-	double med, min, max;		/* GB/s or ns */
+	char reason[LP_GPU_REASON]; /* why waived or failed; "" when ok */
+	double med, min, max;	    /* GB/s or ns */
 	unsigned samples;
-	double ceiling;			/* expected ceiling in the same unit; 0 unknown / none */
-	bool verified;			/* destination data checked after the timed region */
+	double ceiling; /* expected ceiling in the same unit; 0 unknown / none */
+	bool verified;	/* destination data checked after the timed region */
 };
 
 struct lp_gpu_result {
 	const struct lp_gpu_test *test;
-	uint64_t size;			/* bytes per copy (latency: the chased region) */
+	uint64_t size; /* bytes per copy (latency: the chased region) */
 	unsigned nrows, ncols;
 	char rowname[LP_GPU_MAX][16], colname[LP_GPU_MAX][16];
-	enum lp_gpu_status status;	/* worst of the cells; WAIVED when the whole test is */
-	char reason[LP_GPU_REASON];	/* why the whole test was waived */
-	char note[LP_GPU_REASON];	/* caveat for reading the numbers ("fits in L2"), or "" */
-	struct lp_gpu_cell *cells;	/* [series][row][col] */
+	enum lp_gpu_status status;  /* worst of the cells; WAIVED when the whole test is */
+	char reason[LP_GPU_REASON]; /* why the whole test was waived */
+	char note[LP_GPU_REASON];   /* caveat for reading the numbers ("fits in L2"), or "" */
+	struct lp_gpu_cell *cells;  /* [series][row][col] */
 };
 
 /* Shape the result for t on n GPUs (names rows/columns, allocates cells). 0 or -ENOMEM. */
 int lp_gpu_result_init(struct lp_gpu_result *r, const struct lp_gpu_test *t, int n, uint64_t size);
 void lp_gpu_result_free(struct lp_gpu_result *r);
-struct lp_gpu_cell *lp_gpu_cell_at(const struct lp_gpu_result *r, unsigned series, unsigned row, unsigned col);
+struct lp_gpu_cell *lp_gpu_cell_at(const struct lp_gpu_result *r, unsigned series, unsigned row,
+				   unsigned col);
 /* Recompute r->status from the cells. */
 void lp_gpu_result_finish(struct lp_gpu_result *r);
 /* Expected ceiling of one cell (GB/s; 0 none) from the model. */
-double lp_gpu_ceiling(const struct lp_gpu_topo *t, const struct lp_gpu_test *test, unsigned series, unsigned row,
-		      unsigned col);
+double lp_gpu_ceiling(const struct lp_gpu_topo *t, const struct lp_gpu_test *test, unsigned series,
+		      unsigned row, unsigned col);
 
 /* ---- running ---- */
 
 struct lp_gpu_params {
-	int devs[LP_GPU_MAX];		/* CUDA ordinals to use */
-	int ndevs;			/* 0 = all */
-	struct lp_sizes sizes;		/* bytes per copy */
-	unsigned iters;			/* timed copies per sample */
-	unsigned warmup;		/* untimed copies before each sample */
-	unsigned samples;		/* samples per cell; the median is reported */
-	unsigned lat_iters;		/* pointer-chase loads per latency sample */
-	double hold_timeout_s;		/* spin kernel gives up after this */
+	int devs[LP_GPU_MAX];  /* CUDA ordinals to use */
+	int ndevs;	       /* 0 = all */
+	struct lp_sizes sizes; /* bytes per copy */
+	unsigned iters;	       /* timed copies per sample */
+	unsigned warmup;       /* untimed copies before each sample */
+	unsigned samples;      /* samples per cell; the median is reported */
+	unsigned lat_iters;    /* pointer-chase loads per latency sample */
+	double hold_timeout_s; /* spin kernel gives up after this */
 	bool no_verify;
 };
 void lp_gpu_params_default(struct lp_gpu_params *p);
 
-struct lp_gpu_ctx;		/* CUDA state: streams, events, buffers (gpu/run.c) */
+struct lp_gpu_ctx; /* CUDA state: streams, events, buffers (gpu/run.c) */
 
 /* Probe the topology of the selected GPUs. -ENODEV: no GPU / no driver; -EINVAL: bad selection. */
 int lp_gpu_topo_probe(struct lp_gpu_topo *t, const int *devs, int ndevs);
@@ -190,17 +201,19 @@ int lp_gpu_topo_probe(struct lp_gpu_topo *t, const int *devs, int ndevs);
  * current PCIe link of every GPU while H2D copies keep it busy (idle links
  * down-train) and re-runs the model. Buffers are allocated on first use.
  */
-int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, struct lp_gpu_topo *t);
+int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p,
+		    struct lp_gpu_topo *t);
 void lp_gpu_ctx_free(struct lp_gpu_ctx *ctx);
 /* Run one test at one size into r (initialized here). 0 even when cells failed (see r->status). */
-int lp_gpu_run_test(struct lp_gpu_ctx *ctx, const struct lp_gpu_test *t, uint64_t size, struct lp_gpu_result *r);
+int lp_gpu_run_test(struct lp_gpu_ctx *ctx, const struct lp_gpu_test *t, uint64_t size,
+		    struct lp_gpu_result *r);
 
 /* ---- sinks ---- */
 
 struct lp_gpu_report {
 	const struct lp_gpu_params *params;
 	const struct lp_gpu_topo *topo;
-	const struct lp_host_meta *host;	/* may be NULL */
+	const struct lp_host_meta *host; /* may be NULL */
 	const struct lp_gpu_result *res;
 	unsigned nres;
 };

@@ -24,7 +24,7 @@
 struct lp_gpu_poller {
 	int dev;
 	cudaStream_t st;
-	volatile uint32_t *words;	/* host-mapped: [0] flag, [1] stop, [2] state */
+	volatile uint32_t *words; /* host-mapped: [0] flag, [1] stop, [2] state */
 	uint32_t iters;
 };
 
@@ -71,10 +71,11 @@ int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 	}
 	if ((ret = lp_cuda_check(cudaSetDevice(dev), "cudaSetDevice", dev, NULL, 0)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties", dev, NULL, 0)))
-		return ret;
-	if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(b->bus_id, sizeof(b->bus_id), dev), "cudaDeviceGetPCIBusId",
+	if ((ret = lp_cuda_check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties",
 				 dev, NULL, 0)))
+		return ret;
+	if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(b->bus_id, sizeof(b->bus_id), dev),
+				 "cudaDeviceGetPCIBusId", dev, NULL, 0)))
 		return ret;
 	lower(b->bus_id);
 	snprintf(b->name, sizeof(b->name), "%s", prop.name);
@@ -84,7 +85,8 @@ int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 	}
 	b->dev = dev;
 	b->len = len;
-	if (cudaDeviceGetAttribute(&b->rdma_order, cudaDevAttrGPUDirectRDMAWritesOrdering, dev) != cudaSuccess)
+	if (cudaDeviceGetAttribute(&b->rdma_order, cudaDevAttrGPUDirectRDMAWritesOrdering, dev) !=
+	    cudaSuccess)
 		b->rdma_order = -1;
 	/* Before the clearing, so that SYNC_MEMOPS makes it complete when cudaMemset returns. */
 	b->sync_memops = lp_gpu_sync_memops(b);
@@ -121,7 +123,8 @@ static int lp_cu_api_open(struct lp_cu_api *a, char *why, size_t len)
 	*(void **)&a->set_ptr_attr = dlsym(a->h, "cuPointerSetAttribute");
 	*(void **)&a->errstr = dlsym(a->h, "cuGetErrorString");
 	if (!a->dev_get || !a->attr || !a->range || !a->set_ptr_attr) {
-		snprintf(why, len, "libcuda.so.1 lacks cuMemGetHandleForAddressRange (driver too old)");
+		snprintf(why, len,
+			 "libcuda.so.1 lacks cuMemGetHandleForAddressRange (driver too old)");
 		dlclose(a->h);
 		a->h = NULL;
 		return -EOPNOTSUPP;
@@ -155,7 +158,8 @@ static int lp_gpu_sync_memops(const struct lp_gpu_buf *b)
 	}
 	r = a.set_ptr_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)b->ptr);
 	if (r != CUDA_SUCCESS)
-		lp_warn("GPU %d: cannot set CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: %s", b->dev, lp_cu_errstr(&a, r));
+		lp_warn("GPU %d: cannot set CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: %s", b->dev,
+			lp_cu_errstr(&a, r));
 	dlclose(a.h);
 	return r == CUDA_SUCCESS;
 }
@@ -213,16 +217,19 @@ int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 	if (r == CUDA_SUCCESS)
 		r = a.attr(&ok, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, cdev);
 	if (r != CUDA_SUCCESS || !ok) {
-		ret = dmabuf_fail("dma-buf export unsupported on GPU %d: %s", b->dev,
-				  r != CUDA_SUCCESS ? lp_cu_errstr(&a, r)
-						    : "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0 (driver or kernel without dma-buf)");
+		ret = dmabuf_fail(
+			"dma-buf export unsupported on GPU %d: %s", b->dev,
+			r != CUDA_SUCCESS
+				? lp_cu_errstr(&a, r)
+				: "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0 (driver or kernel without dma-buf)");
 		goto out;
 	}
 	base = (uintptr_t)b->ptr & ~(page - 1);
 	end = ((uintptr_t)b->ptr + b->len + page - 1) & ~(page - 1);
 	r = a.range(&fd, (CUdeviceptr)base, end - base, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (r != CUDA_SUCCESS || fd < 0) {
-		snprintf(why, sizeof(why), "cuMemGetHandleForAddressRange: %s", lp_cu_errstr(&a, r));
+		snprintf(why, sizeof(why), "cuMemGetHandleForAddressRange: %s",
+			 lp_cu_errstr(&a, r));
 		ret = dmabuf_fail("dma-buf export unsupported on GPU %d: %s", b->dev, why);
 		goto out;
 	}
@@ -259,7 +266,8 @@ static unsigned lp_blocks(int dev)
 {
 	int sms = 0;
 
-	if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
+	if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+	    sms <= 0)
 		sms = 32;
 	return (unsigned)sms * 4;
 }
@@ -273,13 +281,15 @@ int lp_gpu_buf_fill(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed)
 		return ret;
 	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
 		return ret;
-	if ((ret = lp_cuda_check(lp_cu_fill(st, b->ptr, off, len, seed, lp_blocks(b->dev)), "fill kernel launch",
-				 b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(lp_cu_fill(st, b->ptr, off, len, seed, lp_blocks(b->dev)),
+				 "fill kernel launch", b->dev, NULL, 0)))
 		return ret;
-	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", b->dev, NULL, 0);
+	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", b->dev,
+			     NULL, 0);
 }
 
-int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed, size_t *bad_off_p)
+int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed,
+		      size_t *bad_off_p)
 {
 	cudaStream_t st = cudaStreamPerThread;
 	unsigned long long *bad = NULL, hbad = ~0ull;
@@ -291,23 +301,28 @@ int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t see
 		return ret;
 	/* Writes a NIC made may not be visible to this device's kernels yet unless it orders them. */
 	if (b->rdma_order < LP_GPU_RDMA_ORDER_OWNER &&
-	    (ret = lp_cuda_check(cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
-								    cudaFlushGPUDirectRDMAWritesToOwner),
+	    (ret = lp_cuda_check(cudaDeviceFlushGPUDirectRDMAWrites(
+					 cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+					 cudaFlushGPUDirectRDMAWritesToOwner),
 				 "cudaDeviceFlushGPUDirectRDMAWrites", b->dev, NULL, 0)))
 		return ret;
 	/* Stream-ordered allocation: no device-wide synchronization while a poller runs. */
-	if ((ret = lp_cuda_check(cudaMallocAsync((void **)&bad, sizeof(*bad), st), "cudaMallocAsync", b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaMallocAsync((void **)&bad, sizeof(*bad), st),
+				 "cudaMallocAsync", b->dev, NULL, 0)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync(bad, &hbad, sizeof(hbad), cudaMemcpyHostToDevice, st),
+	if ((ret = lp_cuda_check(cudaMemcpyAsync(bad, &hbad, sizeof(hbad), cudaMemcpyHostToDevice,
+						 st),
 				 "cudaMemcpyAsync", b->dev, NULL, 0)))
 		goto out;
 	if ((ret = lp_cuda_check(lp_cu_verify(st, b->ptr, off, len, seed, bad, lp_blocks(b->dev)),
 				 "verify kernel launch", b->dev, NULL, 0)))
 		goto out;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync(&hbad, bad, sizeof(hbad), cudaMemcpyDeviceToHost, st),
+	if ((ret = lp_cuda_check(cudaMemcpyAsync(&hbad, bad, sizeof(hbad), cudaMemcpyDeviceToHost,
+						 st),
 				 "cudaMemcpyAsync", b->dev, NULL, 0)))
 		goto out;
-	ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (verify)", b->dev, NULL, 0);
+	ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (verify)", b->dev,
+			    NULL, 0);
 out:
 	cudaFreeAsync(bad, st);
 	cudaStreamSynchronize(st);
@@ -328,7 +343,8 @@ int lp_gpu_buf_write(struct lp_gpu_buf *b, size_t off, const void *src, size_t l
 		return ret;
 	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync((char *)b->ptr + off, src, len, cudaMemcpyHostToDevice, st),
+	if ((ret = lp_cuda_check(cudaMemcpyAsync((char *)b->ptr + off, src, len,
+						 cudaMemcpyHostToDevice, st),
 				 "cudaMemcpyAsync (host to GPU)", b->dev, NULL, 0)))
 		return ret;
 	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, NULL, 0);
@@ -343,20 +359,23 @@ int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len)
 		return ret;
 	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync(dst, (const char *)b->ptr + off, len, cudaMemcpyDeviceToHost, st),
+	if ((ret = lp_cuda_check(cudaMemcpyAsync(dst, (const char *)b->ptr + off, len,
+						 cudaMemcpyDeviceToHost, st),
 				 "cudaMemcpyAsync (GPU to host)", b->dev, NULL, 0)))
 		return ret;
 	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, NULL, 0);
 }
 
-int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth, uint32_t iters,
-			uint64_t timeout_ns, struct lp_gpu_poller **p_out)
+int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
+			uint32_t iters, uint64_t timeout_ns, struct lp_gpu_poller **p_out)
 {
-	return lp_gpu_poller_start_every(b, off, stride, depth, iters, timeout_ns, LP_GPU_POLL_STOP_EVERY, p_out);
+	return lp_gpu_poller_start_every(b, off, stride, depth, iters, timeout_ns,
+					 LP_GPU_POLL_STOP_EVERY, p_out);
 }
 
-int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth, uint32_t iters,
-			      uint64_t timeout_ns, uint32_t stop_every, struct lp_gpu_poller **p_out)
+int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
+			      uint32_t iters, uint64_t timeout_ns, uint32_t stop_every,
+			      struct lp_gpu_poller **p_out)
 {
 	struct lp_gpu_poller *p;
 	uint8_t zero = 0;
@@ -365,7 +384,8 @@ int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, u
 	int ret;
 
 	*p_out = NULL;
-	if (!depth || (ret = lp_range_ok(b, off, (size_t)(depth - 1) * stride + 1, "lp_gpu_poller_start")))
+	if (!depth ||
+	    (ret = lp_range_ok(b, off, (size_t)(depth - 1) * stride + 1, "lp_gpu_poller_start")))
 		return depth ? ret : -EINVAL;
 	if (!iters || !timeout_ns || !stop_every)
 		return -EINVAL;
@@ -376,19 +396,21 @@ int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, u
 	p->iters = iters;
 	if ((ret = lp_gpu_buf_write(b, off, &zero, 1)))
 		goto err_free;
-	if ((ret = lp_cuda_check(cudaHostAlloc(&words, 64, cudaHostAllocMapped | cudaHostAllocPortable),
+	if ((ret = lp_cuda_check(cudaHostAlloc(&words, 64,
+					       cudaHostAllocMapped | cudaHostAllocPortable),
 				 "cudaHostAlloc (poller flags)", b->dev, NULL, 0)))
 		goto err_free;
 	p->words = words;
 	memset(words, 0, 64);
-	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dwords, words, 0), "cudaHostGetDevicePointer",
-				 b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dwords, words, 0),
+				 "cudaHostGetDevicePointer", b->dev, NULL, 0)))
 		goto err_host;
-	if ((ret = lp_cuda_check(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking), "cudaStreamCreate",
-				 b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking),
+				 "cudaStreamCreate", b->dev, NULL, 0)))
 		goto err_host;
-	if ((ret = lp_cuda_check(lp_cu_poll(p->st, (const volatile uint8_t *)b->ptr + off, stride, depth, iters, timeout_ns,
-					    stop_every, &dwords[0], &dwords[1], &dwords[2]),
+	if ((ret = lp_cuda_check(lp_cu_poll(p->st, (const volatile uint8_t *)b->ptr + off, stride,
+					    depth, iters, timeout_ns, stop_every, &dwords[0],
+					    &dwords[1], &dwords[2]),
 				 "poller kernel launch", b->dev, NULL, 0)))
 		goto err_stream;
 	*p_out = p;
@@ -414,7 +436,8 @@ int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns)
 			return -ETIMEDOUT;
 		}
 		if (lp_now_ns() - t0 > timeout_ns) {
-			lp_err("GPU poller on GPU %d: iteration %u not seen within %.3f ms", p->dev, i, timeout_ns / 1e6);
+			lp_err("GPU poller on GPU %d: iteration %u not seen within %.3f ms", p->dev,
+			       i, timeout_ns / 1e6);
 			return -ETIMEDOUT;
 		}
 	}
@@ -453,7 +476,8 @@ int lp_gpu_poller_stop(struct lp_gpu_poller *p)
 	p->words[1] = 1;
 	__sync_synchronize();
 	cudaSetDevice(p->dev);
-	ret = lp_cuda_check(cudaStreamSynchronize(p->st), "cudaStreamSynchronize (poller)", p->dev, NULL, 0);
+	ret = lp_cuda_check(cudaStreamSynchronize(p->st), "cudaStreamSynchronize (poller)", p->dev,
+			    NULL, 0);
 	cudaStreamDestroy(p->st);
 	cudaFreeHost((void *)p->words);
 	free(p);
@@ -477,17 +501,18 @@ int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p)
 		return ret;
 	if ((ret = lp_stats_init(&rtt, n)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaHostAlloc((void **)&w, 64, cudaHostAllocMapped | cudaHostAllocPortable),
+	if ((ret = lp_cuda_check(cudaHostAlloc((void **)&w, 64,
+					       cudaHostAllocMapped | cudaHostAllocPortable),
 				 "cudaHostAlloc (notification words)", dev, NULL, 0)))
 		goto out_stats;
 	w[0] = w[1] = 0;
-	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dw, (void *)w, 0), "cudaHostGetDevicePointer",
-				 dev, NULL, 0)) ||
-	    (ret = lp_cuda_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreate", dev,
-				 NULL, 0)))
+	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dw, (void *)w, 0),
+				 "cudaHostGetDevicePointer", dev, NULL, 0)) ||
+	    (ret = lp_cuda_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking),
+				 "cudaStreamCreate", dev, NULL, 0)))
 		goto out_host;
-	if ((ret = lp_cuda_check(lp_cu_pong(st, &dw[0], &dw[1], n, timeout_ns), "notification kernel launch", dev,
-				 NULL, 0)))
+	if ((ret = lp_cuda_check(lp_cu_pong(st, &dw[0], &dw[1], n, timeout_ns),
+				 "notification kernel launch", dev, NULL, 0)))
 		goto out_stream;
 	for (uint32_t i = 1; i <= n && !ret; i++) {
 		uint64_t t0 = lp_now_ns();
@@ -496,8 +521,8 @@ int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p)
 		w[0] = i;
 		while (w[1] != i) {
 			if (lp_now_ns() - t0 > timeout_ns) {
-				lp_err("GPU %d: notification ping %u not answered within %.3f ms", dev, i,
-				       timeout_ns / 1e6);
+				lp_err("GPU %d: notification ping %u not answered within %.3f ms",
+				       dev, i, timeout_ns / 1e6);
 				ret = -ETIMEDOUT;
 				break;
 			}

@@ -19,16 +19,16 @@
 #include <stdint.h>
 
 struct lp_gpu_buf {
-	int dev;		/* CUDA device ordinal (as CUDA_VISIBLE_DEVICES numbers them) */
-	void *ptr;		/* device pointer from cudaMalloc (UVA: valid on this device) */
-	size_t len;		/* usable length in bytes, as asked (the allocation is rounded up to 64 KiB) */
-	int dmabuf_fd;		/* dma-buf file descriptor after lp_gpu_buf_export_dmabuf(), else -1 */
-	uint64_t dmabuf_off;	/* offset of ptr inside the exported dma-buf (for ibv_reg_dmabuf_mr) */
-	char bus_id[32];	/* PCI bus id of the GPU, "0000:18:00.0" (lower case, as in sysfs) */
-	char name[96];		/* device name, "NVIDIA H200" */
-	int rdma_order;		/* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: 0 none, 100 owner,
+	int dev;    /* CUDA device ordinal (as CUDA_VISIBLE_DEVICES numbers them) */
+	void *ptr;  /* device pointer from cudaMalloc (UVA: valid on this device) */
+	size_t len; /* usable length in bytes, as asked (the allocation is rounded up to 64 KiB) */
+	int dmabuf_fd;	     /* dma-buf file descriptor after lp_gpu_buf_export_dmabuf(), else -1 */
+	uint64_t dmabuf_off; /* offset of ptr inside the exported dma-buf (for ibv_reg_dmabuf_mr) */
+	char bus_id[32];     /* PCI bus id of the GPU, "0000:18:00.0" (lower case, as in sysfs) */
+	char name[96];	     /* device name, "NVIDIA H200" */
+	int rdma_order; /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: 0 none, 100 owner,
 				 * 200 all devices (LP_GPU_RDMA_ORDER_*); -1 unknown */
-	int sync_memops;	/* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS was set on the allocation (1) or not (0) */
+	int sync_memops; /* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS was set on the allocation (1) or not (0) */
 };
 
 /* Values of CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING (cuda.h), for code without cuda.h. */
@@ -75,7 +75,8 @@ int lp_gpu_buf_fill(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed)
  * When the device orders RDMA writes below "owner", pending GPUDirect RDMA
  * writes are flushed first (cudaDeviceFlushGPUDirectRDMAWrites).
  */
-int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed, size_t *bad_off_p);
+int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed,
+		      size_t *bad_off_p);
 
 /* Small synchronous copies host->GPU and GPU->host at b->ptr + off. */
 int lp_gpu_buf_write(struct lp_gpu_buf *b, size_t off, const void *src, size_t len);
@@ -94,11 +95,12 @@ int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len);
  */
 #define LP_GPU_POLL_STOP_EVERY 1024u
 struct lp_gpu_poller;
-int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth, uint32_t iters,
-			      uint64_t timeout_ns, uint32_t stop_every, struct lp_gpu_poller **p_out);
+int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
+			      uint32_t iters, uint64_t timeout_ns, uint32_t stop_every,
+			      struct lp_gpu_poller **p_out);
 /* lp_gpu_poller_start_every() with LP_GPU_POLL_STOP_EVERY. */
-int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth, uint32_t iters,
-			uint64_t timeout_ns, struct lp_gpu_poller **p_out);
+int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
+			uint32_t iters, uint64_t timeout_ns, struct lp_gpu_poller **p_out);
 /* CPU spins on the host flag until it reaches i: 0, or -ETIMEDOUT (CPU timeout or the kernel gave up). */
 int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns);
 /* Non-blocking, silent check: 1 when iteration i was seen, 0 not yet, -ETIMEDOUT if the kernel gave up. */

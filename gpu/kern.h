@@ -21,7 +21,8 @@ extern "C" {
  * the kernel is queued), or until timeout_ns of %globaltimer have passed; then
  * *timed_out (host-mapped) is set to 1. It can never hold the GPU longer.
  */
-cudaError_t lp_cu_spin(cudaStream_t st, volatile int *flag, uint64_t timeout_ns, volatile int *timed_out);
+cudaError_t lp_cu_spin(cudaStream_t st, volatile int *flag, uint64_t timeout_ns,
+		       volatile int *timed_out);
 
 /* SM copy of len bytes (16-byte vectors; dst and src 16-byte aligned), grid of `blocks`. */
 cudaError_t lp_cu_copy(cudaStream_t st, void *dst, const void *src, size_t len, unsigned blocks);
@@ -34,8 +35,8 @@ cudaError_t lp_cu_fill(cudaStream_t st, void *base, uint64_t off, uint64_t len, 
  * Check base[off .. off+len) against the pattern; *bad (device or mapped
  * memory, set to UINT64_MAX by the caller) gets the lowest bad absolute offset.
  */
-cudaError_t lp_cu_verify(cudaStream_t st, const void *base, uint64_t off, uint64_t len, uint32_t seed,
-			 unsigned long long *bad, unsigned blocks);
+cudaError_t lp_cu_verify(cudaStream_t st, const void *base, uint64_t off, uint64_t len,
+			 uint32_t seed, unsigned long long *bad, unsigned blocks);
 
 /*
  * One thread follows n links of a pointer chain (uncached loads), starting at
@@ -45,7 +46,12 @@ cudaError_t lp_cu_verify(cudaStream_t st, const void *base, uint64_t off, uint64
 cudaError_t lp_cu_chase(cudaStream_t st, uint64_t *cursor, uint64_t n);
 
 /* Poller states written by the kernel into *state (host-mapped). */
-enum lp_cu_poll_state { LP_POLL_RUNNING = 0, LP_POLL_DONE = 1, LP_POLL_STOPPED = 2, LP_POLL_TIMEOUT = 3 };
+enum lp_cu_poll_state {
+	LP_POLL_RUNNING = 0,
+	LP_POLL_DONE = 1,
+	LP_POLL_STOPPED = 2,
+	LP_POLL_TIMEOUT = 3
+};
 
 /*
  * For i = 1..iters: spin until byte[((i - 1) % depth) * stride] == (uint8_t)i, then *flag = i and a
@@ -53,8 +59,9 @@ enum lp_cu_poll_state { LP_POLL_RUNNING = 0, LP_POLL_DONE = 1, LP_POLL_STOPPED =
  * progress (state LP_POLL_TIMEOUT); both are checked once every stop_every
  * spins (0 = 1). flag, stop and state are host-mapped.
  */
-cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t stride, uint32_t depth, uint32_t iters,
-		       uint64_t timeout_ns, uint32_t stop_every, volatile uint32_t *flag, const volatile uint32_t *stop,
+cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t stride, uint32_t depth,
+		       uint32_t iters, uint64_t timeout_ns, uint32_t stop_every,
+		       volatile uint32_t *flag, const volatile uint32_t *stop,
 		       volatile uint32_t *state);
 
 /*
@@ -62,8 +69,8 @@ cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t str
  * until *ping == i, then *pong = i and a system-scope fence. Exits after
  * timeout_ns without progress.
  */
-cudaError_t lp_cu_pong(cudaStream_t st, const volatile uint32_t *ping, volatile uint32_t *pong, uint32_t n,
-		       uint64_t timeout_ns);
+cudaError_t lp_cu_pong(cudaStream_t st, const volatile uint32_t *ping, volatile uint32_t *pong,
+		       uint32_t n, uint64_t timeout_ns);
 
 #ifdef __cplusplus
 }

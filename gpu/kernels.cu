@@ -57,7 +57,8 @@ static __global__ void k_fill(uint8_t *base, uint64_t lo, uint64_t hi, uint32_t 
 	uint64_t w0 = lo >> 3, w1 = (hi + 7) >> 3;
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
 
-	for (uint64_t w = w0 + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; w < w1; w += stride) {
+	for (uint64_t w = w0 + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; w < w1;
+	     w += stride) {
 		uint64_t v = lp_pattern_word(seed, w);
 
 		if (w * 8 >= lo && w * 8 + 8 <= hi) {
@@ -76,7 +77,8 @@ static __global__ void k_verify(const uint8_t *base, uint64_t lo, uint64_t hi, u
 	uint64_t w0 = lo >> 3, w1 = (hi + 7) >> 3;
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
 
-	for (uint64_t w = w0 + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; w < w1; w += stride) {
+	for (uint64_t w = w0 + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; w < w1;
+	     w += stride) {
 		uint64_t v = lp_pattern_word(seed, w);
 
 		if (w * 8 >= lo && w * 8 + 8 <= hi && *(const uint64_t *)(base + w * 8) == v)
@@ -105,9 +107,10 @@ static __global__ void k_chase(uint64_t *cursor, uint64_t n)
  * and reading it is a PCIe round trip (~1 us on an H200, against ~14 ns for a
  * poll of GPU memory) that would sit in every detection.
  */
-static __global__ void k_poll(const volatile uint8_t *ring, size_t stride, uint32_t depth, uint32_t iters,
-			      uint64_t timeout_ns, uint32_t stop_every, volatile uint32_t *flag,
-			      const volatile uint32_t *stop, volatile uint32_t *state)
+static __global__ void k_poll(const volatile uint8_t *ring, size_t stride, uint32_t depth,
+			      uint32_t iters, uint64_t timeout_ns, uint32_t stop_every,
+			      volatile uint32_t *flag, const volatile uint32_t *stop,
+			      volatile uint32_t *state)
 {
 	uint64_t last = lp_globaltimer();
 	uint32_t spins = 0;
@@ -140,7 +143,8 @@ static __global__ void k_poll(const volatile uint8_t *ring, size_t stride, uint3
 }
 
 /* GPU->CPU notification ping-pong: for i = 1..n, wait for *ping == i (host-mapped), answer *pong = i. */
-static __global__ void k_pong(const volatile uint32_t *ping, volatile uint32_t *pong, uint32_t n, uint64_t timeout_ns)
+static __global__ void k_pong(const volatile uint32_t *ping, volatile uint32_t *pong, uint32_t n,
+			      uint64_t timeout_ns)
 {
 	uint64_t last = lp_globaltimer();
 
@@ -154,33 +158,36 @@ static __global__ void k_pong(const volatile uint32_t *ping, volatile uint32_t *
 	}
 }
 
-extern "C" cudaError_t lp_cu_spin(cudaStream_t st, volatile int *flag, uint64_t timeout_ns, volatile int *timed_out)
+extern "C" cudaError_t lp_cu_spin(cudaStream_t st, volatile int *flag, uint64_t timeout_ns,
+				  volatile int *timed_out)
 {
 	k_spin<<<1, 1, 0, st>>>(flag, timeout_ns, timed_out);
 	return cudaGetLastError();
 }
 
-extern "C" cudaError_t lp_cu_copy(cudaStream_t st, void *dst, const void *src, size_t len, unsigned blocks)
+extern "C" cudaError_t lp_cu_copy(cudaStream_t st, void *dst, const void *src, size_t len,
+				  unsigned blocks)
 {
 	size_t n = len / 16, tail = len % 16;
 
 	if (n)
 		k_copy<<<blocks, 512, 0, st>>>((int4 *)dst, (const int4 *)src, n);
 	if (tail)
-		k_copy_tail<<<1, 32, 0, st>>>((uint8_t *)dst + n * 16, (const uint8_t *)src + n * 16, tail);
+		k_copy_tail<<<1, 32, 0, st>>>((uint8_t *)dst + n * 16,
+					      (const uint8_t *)src + n * 16, tail);
 	return cudaGetLastError();
 }
 
-extern "C" cudaError_t lp_cu_fill(cudaStream_t st, void *base, uint64_t off, uint64_t len, uint32_t seed,
-				  unsigned blocks)
+extern "C" cudaError_t lp_cu_fill(cudaStream_t st, void *base, uint64_t off, uint64_t len,
+				  uint32_t seed, unsigned blocks)
 {
 	if (len)
 		k_fill<<<blocks, 256, 0, st>>>((uint8_t *)base, off, off + len, seed);
 	return cudaGetLastError();
 }
 
-extern "C" cudaError_t lp_cu_verify(cudaStream_t st, const void *base, uint64_t off, uint64_t len, uint32_t seed,
-				    unsigned long long *bad, unsigned blocks)
+extern "C" cudaError_t lp_cu_verify(cudaStream_t st, const void *base, uint64_t off, uint64_t len,
+				    uint32_t seed, unsigned long long *bad, unsigned blocks)
 {
 	if (len)
 		k_verify<<<blocks, 256, 0, st>>>((const uint8_t *)base, off, off + len, seed, bad);
@@ -193,17 +200,18 @@ extern "C" cudaError_t lp_cu_chase(cudaStream_t st, uint64_t *cursor, uint64_t n
 	return cudaGetLastError();
 }
 
-extern "C" cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t stride, uint32_t depth,
-				  uint32_t iters, uint64_t timeout_ns, uint32_t stop_every, volatile uint32_t *flag,
+extern "C" cudaError_t lp_cu_poll(cudaStream_t st, const volatile uint8_t *byte, size_t stride,
+				  uint32_t depth, uint32_t iters, uint64_t timeout_ns,
+				  uint32_t stop_every, volatile uint32_t *flag,
 				  const volatile uint32_t *stop, volatile uint32_t *state)
 {
-	k_poll<<<1, 1, 0, st>>>(byte, stride, depth, iters, timeout_ns, stop_every ? stop_every : 1, flag, stop,
-				state);
+	k_poll<<<1, 1, 0, st>>>(byte, stride, depth, iters, timeout_ns, stop_every ? stop_every : 1,
+				flag, stop, state);
 	return cudaGetLastError();
 }
 
-extern "C" cudaError_t lp_cu_pong(cudaStream_t st, const volatile uint32_t *ping, volatile uint32_t *pong, uint32_t n,
-				  uint64_t timeout_ns)
+extern "C" cudaError_t lp_cu_pong(cudaStream_t st, const volatile uint32_t *ping,
+				  volatile uint32_t *pong, uint32_t n, uint64_t timeout_ns)
 {
 	k_pong<<<1, 1, 0, st>>>(ping, pong, n, timeout_ns);
 	return cudaGetLastError();

@@ -10,55 +10,77 @@
 #include "common/units.h"
 #include "gpu/gpu.h"
 
-#define S1 1, { NULL }
-#define HD3 3, { "CPU->GPU", "GPU->CPU", "sum" }
-#define PP3 3, { "row<-column", "column<-row", "sum" }
+#define S1                                                                                         \
+	1,                                                                                         \
+	{                                                                                          \
+		NULL                                                                               \
+	}
+#define HD3                                                                                        \
+	3,                                                                                         \
+	{                                                                                          \
+		"CPU->GPU", "GPU->CPU", "sum"                                                      \
+	}
+#define PP3                                                                                        \
+	3,                                                                                         \
+	{                                                                                          \
+		"row<-column", "column<-row", "sum"                                                \
+	}
 
 /* key, desc, kind, method, shape, other, orient, latency, peer, series */
 const struct lp_gpu_test lp_gpu_tests[] = {
-	{ "h2d_ce", "host to device, copy engine (pinned host memory on the GPU's NUMA node)", LP_GPU_K_H2D,
-	  LP_GPU_CE, LP_GPU_SHAPE_GPU_X, "CPU", "GPU(row) <- CPU(column)", false, false, S1 },
+	{ "h2d_ce", "host to device, copy engine (pinned host memory on the GPU's NUMA node)",
+	  LP_GPU_K_H2D, LP_GPU_CE, LP_GPU_SHAPE_GPU_X, "CPU", "GPU(row) <- CPU(column)", false,
+	  false, S1 },
 	{ "h2d_sm", "host to device, SM kernel reading mapped host memory", LP_GPU_K_H2D, LP_GPU_SM,
 	  LP_GPU_SHAPE_GPU_X, "CPU", "GPU(row) <- CPU(column)", false, false, S1 },
-	{ "d2h_ce", "device to host, copy engine", LP_GPU_K_D2H, LP_GPU_CE, LP_GPU_SHAPE_X_GPU, "CPU",
-	  "CPU(row) <- GPU(column)", false, false, S1 },
+	{ "d2h_ce", "device to host, copy engine", LP_GPU_K_D2H, LP_GPU_CE, LP_GPU_SHAPE_X_GPU,
+	  "CPU", "CPU(row) <- GPU(column)", false, false, S1 },
 	{ "d2h_sm", "device to host, SM kernel writing mapped host memory", LP_GPU_K_D2H, LP_GPU_SM,
 	  LP_GPU_SHAPE_X_GPU, "CPU", "CPU(row) <- GPU(column)", false, false, S1 },
-	{ "hd_bidir_ce", "host<->device both directions at once, copy engines", LP_GPU_K_HD_BIDIR, LP_GPU_CE,
-	  LP_GPU_SHAPE_GPU_X, "CPU", "GPU(row) <-> CPU(column); series CPU->GPU, GPU->CPU, sum", false, false,
-	  HD3 },
-	{ "hd_bidir_sm", "host<->device both directions at once, SM kernels", LP_GPU_K_HD_BIDIR, LP_GPU_SM,
-	  LP_GPU_SHAPE_GPU_X, "CPU", "GPU(row) <-> CPU(column); series CPU->GPU, GPU->CPU, sum", false, false,
-	  HD3 },
-	{ "local_ce", "device-local copy, copy engine (bytes read + written)", LP_GPU_K_LOCAL, LP_GPU_CE,
-	  LP_GPU_SHAPE_GPU_X, "local", "GPU(row) <- same GPU", false, false, S1 },
-	{ "local_sm", "device-local copy, SM kernel (bytes read + written)", LP_GPU_K_LOCAL, LP_GPU_SM,
-	  LP_GPU_SHAPE_GPU_X, "local", "GPU(row) <- same GPU", false, false, S1 },
-	{ "p2p_write_ce", "peer write, copy engine of the column (source) GPU", LP_GPU_K_P2P_WRITE, LP_GPU_CE,
-	  LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) <- GPU(column), written by the column GPU", false, true, S1 },
-	{ "p2p_write_sm", "peer write, SM kernel on the column (source) GPU", LP_GPU_K_P2P_WRITE, LP_GPU_SM,
-	  LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) <- GPU(column), written by the column GPU", false, true, S1 },
-	{ "p2p_read_ce", "peer read, copy engine of the row (destination) GPU", LP_GPU_K_P2P_READ, LP_GPU_CE,
-	  LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) <- GPU(column), read by the row GPU", false, true, S1 },
-	{ "p2p_read_sm", "peer read, SM kernel on the row (destination) GPU", LP_GPU_K_P2P_READ, LP_GPU_SM,
-	  LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) <- GPU(column), read by the row GPU", false, true, S1 },
-	{ "p2p_bidir_ce", "peer write both directions at once, copy engines", LP_GPU_K_P2P_BIDIR, LP_GPU_CE,
-	  LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) <-> GPU(column); series row<-column, column<-row, sum", false,
-	  true, PP3 },
-	{ "p2p_bidir_sm", "peer write both directions at once, SM kernels", LP_GPU_K_P2P_BIDIR, LP_GPU_SM,
-	  LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) <-> GPU(column); series row<-column, column<-row, sum", false,
-	  true, PP3 },
-	{ "one_to_all_ce", "one GPU writes to all its peers at once, copy engine (aggregate)", LP_GPU_K_ONE_TO_ALL,
-	  LP_GPU_CE, LP_GPU_SHAPE_X_GPU, "peers", "peers(row) <- GPU(column), aggregate", false, true, S1 },
-	{ "all_to_one_ce", "one GPU reads from all its peers at once, copy engine (aggregate)", LP_GPU_K_ALL_TO_ONE,
-	  LP_GPU_CE, LP_GPU_SHAPE_GPU_X, "peers", "GPU(row) <- peers(column), aggregate", false, true, S1 },
-	{ "lat_host_sm", "latency: GPU pointer chase in pinned host memory (one load round trip, ns)",
-	  LP_GPU_K_LAT_HOST, LP_GPU_SM, LP_GPU_SHAPE_GPU_X, "CPU", "GPU(row) reads CPU(column) memory", true,
-	  false, S1 },
-	{ "lat_local_sm", "latency: GPU pointer chase in its own memory (ns)", LP_GPU_K_LAT_LOCAL, LP_GPU_SM,
-	  LP_GPU_SHAPE_GPU_X, "local", "GPU(row) reads its own memory", true, false, S1 },
-	{ "lat_p2p_sm", "latency: GPU pointer chase in a peer's memory (ns)", LP_GPU_K_LAT_P2P, LP_GPU_SM,
-	  LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) reads GPU(column) memory", true, true, S1 },
+	{ "hd_bidir_ce", "host<->device both directions at once, copy engines", LP_GPU_K_HD_BIDIR,
+	  LP_GPU_CE, LP_GPU_SHAPE_GPU_X, "CPU",
+	  "GPU(row) <-> CPU(column); series CPU->GPU, GPU->CPU, sum", false, false, HD3 },
+	{ "hd_bidir_sm", "host<->device both directions at once, SM kernels", LP_GPU_K_HD_BIDIR,
+	  LP_GPU_SM, LP_GPU_SHAPE_GPU_X, "CPU",
+	  "GPU(row) <-> CPU(column); series CPU->GPU, GPU->CPU, sum", false, false, HD3 },
+	{ "local_ce", "device-local copy, copy engine (bytes read + written)", LP_GPU_K_LOCAL,
+	  LP_GPU_CE, LP_GPU_SHAPE_GPU_X, "local", "GPU(row) <- same GPU", false, false, S1 },
+	{ "local_sm", "device-local copy, SM kernel (bytes read + written)", LP_GPU_K_LOCAL,
+	  LP_GPU_SM, LP_GPU_SHAPE_GPU_X, "local", "GPU(row) <- same GPU", false, false, S1 },
+	{ "p2p_write_ce", "peer write, copy engine of the column (source) GPU", LP_GPU_K_P2P_WRITE,
+	  LP_GPU_CE, LP_GPU_SHAPE_GPU_GPU, NULL,
+	  "GPU(row) <- GPU(column), written by the column GPU", false, true, S1 },
+	{ "p2p_write_sm", "peer write, SM kernel on the column (source) GPU", LP_GPU_K_P2P_WRITE,
+	  LP_GPU_SM, LP_GPU_SHAPE_GPU_GPU, NULL,
+	  "GPU(row) <- GPU(column), written by the column GPU", false, true, S1 },
+	{ "p2p_read_ce", "peer read, copy engine of the row (destination) GPU", LP_GPU_K_P2P_READ,
+	  LP_GPU_CE, LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) <- GPU(column), read by the row GPU",
+	  false, true, S1 },
+	{ "p2p_read_sm", "peer read, SM kernel on the row (destination) GPU", LP_GPU_K_P2P_READ,
+	  LP_GPU_SM, LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) <- GPU(column), read by the row GPU",
+	  false, true, S1 },
+	{ "p2p_bidir_ce", "peer write both directions at once, copy engines", LP_GPU_K_P2P_BIDIR,
+	  LP_GPU_CE, LP_GPU_SHAPE_GPU_GPU, NULL,
+	  "GPU(row) <-> GPU(column); series row<-column, column<-row, sum", false, true, PP3 },
+	{ "p2p_bidir_sm", "peer write both directions at once, SM kernels", LP_GPU_K_P2P_BIDIR,
+	  LP_GPU_SM, LP_GPU_SHAPE_GPU_GPU, NULL,
+	  "GPU(row) <-> GPU(column); series row<-column, column<-row, sum", false, true, PP3 },
+	{ "one_to_all_ce", "one GPU writes to all its peers at once, copy engine (aggregate)",
+	  LP_GPU_K_ONE_TO_ALL, LP_GPU_CE, LP_GPU_SHAPE_X_GPU, "peers",
+	  "peers(row) <- GPU(column), aggregate", false, true, S1 },
+	{ "all_to_one_ce", "one GPU reads from all its peers at once, copy engine (aggregate)",
+	  LP_GPU_K_ALL_TO_ONE, LP_GPU_CE, LP_GPU_SHAPE_GPU_X, "peers",
+	  "GPU(row) <- peers(column), aggregate", false, true, S1 },
+	{ "lat_host_sm",
+	  "latency: GPU pointer chase in pinned host memory (one load round trip, ns)",
+	  LP_GPU_K_LAT_HOST, LP_GPU_SM, LP_GPU_SHAPE_GPU_X, "CPU",
+	  "GPU(row) reads CPU(column) memory", true, false, S1 },
+	{ "lat_local_sm", "latency: GPU pointer chase in its own memory (ns)", LP_GPU_K_LAT_LOCAL,
+	  LP_GPU_SM, LP_GPU_SHAPE_GPU_X, "local", "GPU(row) reads its own memory", true, false,
+	  S1 },
+	{ "lat_p2p_sm", "latency: GPU pointer chase in a peer's memory (ns)", LP_GPU_K_LAT_P2P,
+	  LP_GPU_SM, LP_GPU_SHAPE_GPU_GPU, NULL, "GPU(row) reads GPU(column) memory", true, true,
+	  S1 },
 };
 const unsigned lp_gpu_ntests = LP_ARRAY_SIZE(lp_gpu_tests);
 
@@ -111,7 +133,8 @@ void lp_gpu_result_free(struct lp_gpu_result *r)
 	r->cells = NULL;
 }
 
-struct lp_gpu_cell *lp_gpu_cell_at(const struct lp_gpu_result *r, unsigned series, unsigned row, unsigned col)
+struct lp_gpu_cell *lp_gpu_cell_at(const struct lp_gpu_result *r, unsigned series, unsigned row,
+				   unsigned col)
 {
 	return &r->cells[((size_t)series * r->nrows + row) * r->ncols + col];
 }
@@ -169,7 +192,8 @@ void lp_gpu_topo_model(struct lp_gpu_topo *t)
 	for (int i = 0; i < t->n; i++) {
 		struct lp_gpu_dev_info *g = &t->gpu[i];
 
-		g->pcie_gbs = lp_pcie_gbytes(lp_gpu_pcie_gen_gts(g->pcie.max_gen), g->pcie.max_width);
+		g->pcie_gbs =
+			lp_pcie_gbytes(lp_gpu_pcie_gen_gts(g->pcie.max_gen), g->pcie.max_width);
 		g->hbm_gbs = lp_gpu_hbm_gbs(g->mem_clock_mhz, g->mem_bus_width);
 		g->nvlink_gbs = g->nvlink_up * lp_gpu_nvlink_link_gbs(g->nvlink_version);
 	}
@@ -208,8 +232,8 @@ static double lp_gpu_port_gbs(const struct lp_gpu_topo *t, int g)
 	return t->gpu[g].nvlink_gbs > 0 ? t->gpu[g].nvlink_gbs : t->gpu[g].pcie_gbs;
 }
 
-double lp_gpu_ceiling(const struct lp_gpu_topo *t, const struct lp_gpu_test *test, unsigned series, unsigned row,
-		      unsigned col)
+double lp_gpu_ceiling(const struct lp_gpu_topo *t, const struct lp_gpu_test *test, unsigned series,
+		      unsigned row, unsigned col)
 {
 	double sum = 0;
 	int g;
@@ -260,9 +284,11 @@ int lp_gpu_topo_warnings(const struct lp_gpu_topo *t, char (*w)[LP_GPU_WARN_LEN]
 
 		if (g->pcie.max_gen && g->pcie.cur_gen &&
 		    (g->pcie.cur_gen < g->pcie.max_gen || g->pcie.cur_width < g->pcie.max_width))
-			snprintf(w[n++], LP_GPU_WARN_LEN,
-				 "GPU%d (%s): PCIe link trained at Gen%u x%u, below its max Gen%u x%u (read under load)", i,
-				 g->bus_id, g->pcie.cur_gen, g->pcie.cur_width, g->pcie.max_gen, g->pcie.max_width);
+			snprintf(
+				w[n++], LP_GPU_WARN_LEN,
+				"GPU%d (%s): PCIe link trained at Gen%u x%u, below its max Gen%u x%u (read under load)",
+				i, g->bus_id, g->pcie.cur_gen, g->pcie.cur_width, g->pcie.max_gen,
+				g->pcie.max_width);
 	}
 	for (int a = 0; a < t->n; a++) {
 		for (int b = a + 1; b < t->n && n < max; b++) {
@@ -273,13 +299,17 @@ int lp_gpu_topo_warnings(const struct lp_gpu_topo *t, char (*w)[LP_GPU_WARN_LEN]
 			if (!nvl)
 				continue;
 			if (ga->nvlink_up < ga->nvlink_links || gb->nvlink_up < gb->nvlink_links)
-				snprintf(w[n++], LP_GPU_WARN_LEN,
-					 "GPU%d<->GPU%d: NVLinks not all up (GPU%d %u of %u active, GPU%d %u of %u)", a, b, a,
-					 ga->nvlink_up, ga->nvlink_links, b, gb->nvlink_up, gb->nvlink_links);
+				snprintf(
+					w[n++], LP_GPU_WARN_LEN,
+					"GPU%d<->GPU%d: NVLinks not all up (GPU%d %u of %u active, GPU%d %u of %u)",
+					a, b, a, ga->nvlink_up, ga->nvlink_links, b, gb->nvlink_up,
+					gb->nvlink_links);
 			else if (t->pair[a][b].nvlinks != t->pair[b][a].nvlinks && n < max)
-				snprintf(w[n++], LP_GPU_WARN_LEN,
-					 "GPU%d<->GPU%d: asymmetric NVLinks (GPU%d sees %u to GPU%d, GPU%d sees %u back)", a, b,
-					 a, t->pair[a][b].nvlinks, b, b, t->pair[b][a].nvlinks);
+				snprintf(
+					w[n++], LP_GPU_WARN_LEN,
+					"GPU%d<->GPU%d: asymmetric NVLinks (GPU%d sees %u to GPU%d, GPU%d sees %u back)",
+					a, b, a, t->pair[a][b].nvlinks, b, b,
+					t->pair[b][a].nvlinks);
 		}
 	}
 	return n;
@@ -343,7 +373,8 @@ static bool lp_gpu_in_group(const struct lp_gpu_test *t, const char *g)
 	return false;
 }
 
-int lp_gpu_select_tests(const char *list, const struct lp_gpu_test **out, unsigned max, unsigned *n_p)
+int lp_gpu_select_tests(const char *list, const struct lp_gpu_test **out, unsigned max,
+			unsigned *n_p)
 {
 	static const char *const groups[] = { "all", "bw", "lat", "host", "local", "p2p" };
 	char buf[512];
@@ -365,7 +396,8 @@ int lp_gpu_select_tests(const char *list, const struct lp_gpu_test **out, unsign
 			return -EINVAL;
 		}
 		for (unsigned k = 0; k < lp_gpu_ntests; k++)
-			if (&lp_gpu_tests[k] == t || (group && lp_gpu_in_group(&lp_gpu_tests[k], items[i])))
+			if (&lp_gpu_tests[k] == t ||
+			    (group && lp_gpu_in_group(&lp_gpu_tests[k], items[i])))
 				want[k] = true;
 	}
 	/* Table order, each test once. */

@@ -30,16 +30,18 @@ static void lp_ver(char *buf, size_t len, int v)
 
 void lp_gpu_report_topo_text(FILE *f, const struct lp_gpu_topo *t)
 {
-	static const char *const hdr[] = { "GPU", "name", "bus id", "NUMA", "PCIe now", "PCIe max", "PCIe GB/s/dir",
-					   "memory", "HBM GB/s", "NVLinks up" };
+	static const char *const hdr[] = { "GPU",      "name",	    "bus id",	     "NUMA",
+					   "PCIe now", "PCIe max",  "PCIe GB/s/dir", "memory",
+					   "HBM GB/s", "NVLinks up" };
 	char warn[LP_GPU_WARN_MAX][LP_GPU_WARN_LEN], drv[16], rt[16];
 	struct lp_table tab;
 	int nw;
 
 	lp_ver(drv, sizeof(drv), t->cuda_driver_version);
 	lp_ver(rt, sizeof(rt), t->cuda_runtime_version);
-	fprintf(f, "# driver %s, CUDA driver %s, runtime %s; NVML: %s\n", t->driver_version[0] ? t->driver_version : "?",
-		drv, rt, t->nvml ? "yes" : t->nvml_note);
+	fprintf(f, "# driver %s, CUDA driver %s, runtime %s; NVML: %s\n",
+		t->driver_version[0] ? t->driver_version : "?", drv, rt,
+		t->nvml ? "yes" : t->nvml_note);
 	if (lp_table_init(&tab, LP_ARRAY_SIZE(hdr), hdr))
 		return;
 	for (int i = 0; i < t->n; i++) {
@@ -57,7 +59,8 @@ void lp_gpu_report_topo_text(FILE *f, const struct lp_gpu_topo *t)
 		else
 			lp_table_set(&tab, 4, "?");
 		if (g->pcie.max_gen)
-			lp_table_set(&tab, 5, "Gen%u x%u (%s)", g->pcie.max_gen, g->pcie.max_width, g->pcie.source);
+			lp_table_set(&tab, 5, "Gen%u x%u (%s)", g->pcie.max_gen, g->pcie.max_width,
+				     g->pcie.source);
 		else
 			lp_table_set(&tab, 5, "?");
 		lp_table_set(&tab, 6, "%.1f", g->pcie_gbs);
@@ -85,11 +88,13 @@ void lp_gpu_report_topo_text(FILE *f, const struct lp_gpu_topo *t)
 				lp_table_row(&tab);
 				lp_table_set(&tab, 0, "GPU%d", a);
 				for (int b = 0; b < t->n; b++)
-					lp_table_set(&tab, (unsigned)b + 1, a == b ? "-" : "%s%s %.0f", t->pair[a][b].link,
+					lp_table_set(&tab, (unsigned)b + 1,
+						     a == b ? "-" : "%s%s %.0f", t->pair[a][b].link,
 						     t->pair[a][b].p2p_access ? "" : " (no P2P)",
 						     t->pair[a][b].ceiling_gbs);
 			}
-			fprintf(f, "\n# peer links, row -> column: link and expected GB/s per direction\n");
+			fprintf(f,
+				"\n# peer links, row -> column: link and expected GB/s per direction\n");
 			lp_table_print(&tab, f);
 			lp_table_free(&tab);
 		}
@@ -99,7 +104,8 @@ void lp_gpu_report_topo_text(FILE *f, const struct lp_gpu_topo *t)
 		fprintf(f, "WARNING: %s\n", warn[i]);
 }
 
-static void lp_cell_text(char *buf, size_t len, const struct lp_gpu_test *t, const struct lp_gpu_cell *c)
+static void lp_cell_text(char *buf, size_t len, const struct lp_gpu_test *t,
+			 const struct lp_gpu_cell *c)
 {
 	double pct = lp_percent_of(c->med, c->ceiling);
 	char med[32];
@@ -128,8 +134,8 @@ void lp_gpu_report_result_text(FILE *f, const struct lp_gpu_result *r)
 		fprintf(f, "  WAIVED: %s\n", r->reason);
 		return;
 	}
-	fprintf(f, "  %s, %s, median%s; %s\n", size, lp_unit(t), t->latency ? " per load" : " (percent of expected ceiling)",
-		t->orient);
+	fprintf(f, "  %s, %s, median%s; %s\n", size, lp_unit(t),
+		t->latency ? " per load" : " (percent of expected ceiling)", t->orient);
 	for (unsigned s = 0; s < t->nseries; s++) {
 		const char *hdr[LP_GPU_MAX + 1];
 		struct lp_table tab;
@@ -162,7 +168,8 @@ void lp_gpu_report_result_text(FILE *f, const struct lp_gpu_result *r)
 			const struct lp_gpu_cell *cell = lp_gpu_cell_at(r, 0, row, c);
 
 			if (cell->status == LP_GPU_OK ||
-			    (t->shape == LP_GPU_SHAPE_GPU_GPU && row == c && cell->status == LP_GPU_WAIVED))
+			    (t->shape == LP_GPU_SHAPE_GPU_GPU && row == c &&
+			     cell->status == LP_GPU_WAIVED))
 				continue;
 			fprintf(f, "  %s <- %s: %s: %s\n", r->rowname[row], r->colname[c],
 				cell->status == LP_GPU_ERROR ? "ERROR" : "waived", cell->reason);
@@ -179,8 +186,9 @@ void lp_gpu_report_text(FILE *f, const struct lp_gpu_report *rep)
 
 void lp_gpu_report_csv(FILE *f, const struct lp_gpu_report *rep)
 {
-	fprintf(f, "test,method,size_bytes,series,row,column,status,unit,median,min,max,samples,ceiling,"
-		   "pct_of_ceiling,verified,reason\n");
+	fprintf(f,
+		"test,method,size_bytes,series,row,column,status,unit,median,min,max,samples,ceiling,"
+		"pct_of_ceiling,verified,reason\n");
 	for (unsigned i = 0; i < rep->nres; i++) {
 		const struct lp_gpu_result *r = &rep->res[i];
 		const struct lp_gpu_test *t = r->test;
@@ -188,16 +196,19 @@ void lp_gpu_report_csv(FILE *f, const struct lp_gpu_report *rep)
 		for (unsigned s = 0; s < t->nseries; s++) {
 			for (unsigned row = 0; row < r->nrows; row++) {
 				for (unsigned c = 0; c < r->ncols; c++) {
-					const struct lp_gpu_cell *cell = lp_gpu_cell_at(r, s, row, c);
+					const struct lp_gpu_cell *cell =
+						lp_gpu_cell_at(r, s, row, c);
 					bool ok = cell->status == LP_GPU_OK;
 					double pct = lp_percent_of(cell->med, cell->ceiling);
 
-					fprintf(f, "%s,%s,%llu,", t->key, lp_method(t), (unsigned long long)r->size);
+					fprintf(f, "%s,%s,%llu,", t->key, lp_method(t),
+						(unsigned long long)r->size);
 					lp_csv_field(f, t->series[s] ? t->series[s] : "", 0);
 					fprintf(f, "%s,%s,%s,%s,", r->rowname[row], r->colname[c],
 						lp_gpu_status_name(cell->status), lp_unit(t));
 					if (ok)
-						fprintf(f, "%.6g,%.6g,%.6g,%u,", cell->med, cell->min, cell->max, cell->samples);
+						fprintf(f, "%.6g,%.6g,%.6g,%u,", cell->med,
+							cell->min, cell->max, cell->samples);
 					else
 						fprintf(f, ",,,0,");
 					if (ok && cell->ceiling > 0)
@@ -246,7 +257,8 @@ static void lp_json_gpu(struct lp_json *j, const struct lp_gpu_dev_info *g, int 
 	lp_json_obj_end(j);
 }
 
-static void lp_json_cell(struct lp_json *j, const struct lp_gpu_result *r, unsigned s, unsigned row, unsigned c)
+static void lp_json_cell(struct lp_json *j, const struct lp_gpu_result *r, unsigned s, unsigned row,
+			 unsigned c)
 {
 	const struct lp_gpu_cell *cell = lp_gpu_cell_at(r, s, row, c);
 	bool ok = cell->status == LP_GPU_OK;
@@ -279,11 +291,14 @@ static void json_method(struct lp_json *j)
 {
 	lp_json_obj_begin(j, "method");
 	lp_method_json(j);
-	lp_json_str(j, "gpu_timing", "spin kernel holds each stream while warm-up copies, a start event, the timed copies "
-				     "and a stop event are queued; CUDA event time; median of samples");
+	lp_json_str(
+		j, "gpu_timing",
+		"spin kernel holds each stream while warm-up copies, a start event, the timed copies "
+		"and a stop event are queued; CUDA event time; median of samples");
 	lp_json_str(j, "matrix", "row <- column: data flows from the column to the row");
 	lp_json_str(j, "device_local", "bytes read + bytes written (2 x size per copy)");
-	lp_json_str(j, "bidirectional", "each direction measured with the other running; sum = the two rates added");
+	lp_json_str(j, "bidirectional",
+		    "each direction measured with the other running; sum = the two rates added");
 	lp_json_str(j, "latency", "one dependent uncached GPU load (pointer chase), ns per load");
 	lp_json_obj_end(j);
 }

@@ -30,38 +30,38 @@
 #include "gpu/nvml.h"
 
 #define LP_GPU_SAMPLES_MAX 64
-#define LP_CHASE_BYTES LP_GPU_CHASE_BYTES
-#define LP_CHASE_STRIDE 256u		/* bytes between chain entries (separate sectors and lines) */
-#define LP_POISON 0xA5A5A5A5u
+#define LP_CHASE_BYTES	   LP_GPU_CHASE_BYTES
+#define LP_CHASE_STRIDE	   256u /* bytes between chain entries (separate sectors and lines) */
+#define LP_POISON	   0xA5A5A5A5u
 
 struct lp_gpu_devstate {
 	bool ready, host_ready;
 	cudaStream_t st[LP_GPU_MAX];
 	cudaEvent_t ev_start[LP_GPU_MAX], ev_stop[LP_GPU_MAX];
-	void *da, *db;			/* device buffers, cap bytes each */
-	void *ha, *hb;			/* pinned, mapped, portable host buffers on the GPU's NUMA node */
-	unsigned long long *scratch;	/* device: [0] first bad offset, [1] chase end */
-	unsigned blocks;		/* SM copy grid */
+	void *da, *db; /* device buffers, cap bytes each */
+	void *ha, *hb; /* pinned, mapped, portable host buffers on the GPU's NUMA node */
+	unsigned long long *scratch; /* device: [0] first bad offset, [1] chase end */
+	unsigned blocks;	     /* SM copy grid */
 };
 
 struct lp_gpu_ctx {
 	struct lp_gpu_params p;
 	struct lp_gpu_topo *t;
 	struct lp_gpu_devstate d[LP_GPU_MAX];
-	volatile int *hold;		/* host-mapped: [0] release, [1] a spin kernel timed out */
-	size_t cap;			/* bytes of each buffer */
+	volatile int *hold; /* host-mapped: [0] release, [1] a spin kernel timed out */
+	size_t cap;	    /* bytes of each buffer */
 	uint32_t seed;
 };
 
 /* One copy stream of a measurement. */
 struct lp_job {
-	int g;				/* GPU (topology index) whose stream/engine/SMs do the copy */
-	unsigned s;			/* stream index on it */
+	int g;	    /* GPU (topology index) whose stream/engine/SMs do the copy */
+	unsigned s; /* stream index on it */
 	enum lp_gpu_method m;
 	void *dst;
 	const void *src;
-	int gs, gd;			/* GPUs that fill the source and verify the destination */
-	bool rw;			/* count read + written bytes (device-local copy) */
+	int gs, gd; /* GPUs that fill the source and verify the destination */
+	bool rw;    /* count read + written bytes (device-local copy) */
 };
 
 static int lp_dev(const struct lp_gpu_ctx *c, int g)
@@ -86,8 +86,10 @@ static int lp_ensure_dev(struct lp_gpu_ctx *c, int g, char *msg, size_t ml)
 	for (int i = 0; i < LP_GPU_MAX; i++) {
 		if ((ret = lp_cuda_check(cudaStreamCreateWithFlags(&d->st[i], cudaStreamNonBlocking),
 					 "cudaStreamCreateWithFlags", dev, msg, ml)) ||
-		    (ret = lp_cuda_check(cudaEventCreate(&d->ev_start[i]), "cudaEventCreate", dev, msg, ml)) ||
-		    (ret = lp_cuda_check(cudaEventCreate(&d->ev_stop[i]), "cudaEventCreate", dev, msg, ml)))
+		    (ret = lp_cuda_check(cudaEventCreate(&d->ev_start[i]), "cudaEventCreate", dev,
+					 msg, ml)) ||
+		    (ret = lp_cuda_check(cudaEventCreate(&d->ev_stop[i]), "cudaEventCreate", dev,
+					 msg, ml)))
 			return ret;
 	}
 	if ((ret = lp_cuda_check(cudaMalloc(&d->da, c->cap), "cudaMalloc", dev, msg, ml)) ||
@@ -108,10 +110,11 @@ static int lp_host_alloc(void **p, size_t len, int node, int dev, char *msg, siz
 
 	if (node >= 0 && node < (int)(sizeof(mask) * 8)) {
 		mask[node / (8 * sizeof(long))] = 1ul << (node % (8 * sizeof(long)));
-		bound = syscall(SYS_set_mempolicy, 1 /* MPOL_PREFERRED */, mask, sizeof(mask) * 8) == 0;
+		bound = syscall(SYS_set_mempolicy, 1 /* MPOL_PREFERRED */, mask,
+				sizeof(mask) * 8) == 0;
 	}
-	ret = lp_cuda_check(cudaHostAlloc(p, len, cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc", dev,
-			    msg, ml);
+	ret = lp_cuda_check(cudaHostAlloc(p, len, cudaHostAllocMapped | cudaHostAllocPortable),
+			    "cudaHostAlloc", dev, msg, ml);
 	if (bound)
 		syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, NULL, 0);
 	return ret;
@@ -147,8 +150,10 @@ static void lp_pcie_under_load(struct lp_gpu_ctx *c)
 		unsigned gen = 0, width = 0;
 		int dev = gi->cuda_dev, ret;
 
-		if (lp_set(c, g, NULL, 0) || lp_cuda_check(cudaMalloc(&dv, len), "cudaMalloc", dev, NULL, 0) ||
-		    lp_cuda_check(cudaHostAlloc(&h, len, cudaHostAllocDefault), "cudaHostAlloc", dev, NULL, 0))
+		if (lp_set(c, g, NULL, 0) ||
+		    lp_cuda_check(cudaMalloc(&dv, len), "cudaMalloc", dev, NULL, 0) ||
+		    lp_cuda_check(cudaHostAlloc(&h, len, cudaHostAllocDefault), "cudaHostAlloc",
+				  dev, NULL, 0))
 			goto next;
 		for (int i = 0; i < 32; i++)
 			cudaMemcpyAsync(dv, h, len, cudaMemcpyHostToDevice, cudaStreamPerThread);
@@ -161,7 +166,7 @@ static void lp_pcie_under_load(struct lp_gpu_ctx *c)
 			gi->pcie.cur_width = width;
 		}
 		cudaStreamSynchronize(cudaStreamPerThread);
-next:
+	next:
 		if (h)
 			cudaFreeHost(h);
 		if (dv)
@@ -185,8 +190,10 @@ int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, st
 	for (unsigned i = 0; i < p->sizes.n; i++)
 		c->cap = LP_MAX(c->cap, (size_t)p->sizes.v[i]);
 	c->seed = (uint32_t)lp_now_ns() | 1;
-	if ((ret = lp_cuda_check(cudaSetDevice(t->gpu[0].cuda_dev), "cudaSetDevice", t->gpu[0].cuda_dev, NULL, 0)) ||
-	    (ret = lp_cuda_check(cudaHostAlloc(&hold, 64, cudaHostAllocMapped | cudaHostAllocPortable),
+	if ((ret = lp_cuda_check(cudaSetDevice(t->gpu[0].cuda_dev), "cudaSetDevice",
+				 t->gpu[0].cuda_dev, NULL, 0)) ||
+	    (ret = lp_cuda_check(cudaHostAlloc(&hold, 64,
+					       cudaHostAllocMapped | cudaHostAllocPortable),
 				 "cudaHostAlloc (hold flag)", t->gpu[0].cuda_dev, NULL, 0))) {
 		free(c);
 		return ret;
@@ -205,7 +212,8 @@ int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, st
 			if (e == cudaErrorPeerAccessAlreadyEnabled) {
 				cudaGetLastError();
 			} else if (e != cudaSuccess) {
-				lp_cuda_check(e, "cudaDeviceEnablePeerAccess", t->gpu[a].cuda_dev, NULL, 0);
+				lp_cuda_check(e, "cudaDeviceEnablePeerAccess", t->gpu[a].cuda_dev,
+					      NULL, 0);
 				t->pair[a][b].p2p_access = false;
 			}
 		}
@@ -249,7 +257,8 @@ void lp_gpu_ctx_free(struct lp_gpu_ctx *c)
 /* ---- one measurement ---- */
 
 /* blocks: the SM copy's grid; kernels running side by side on one GPU split its SMs. */
-static cudaError_t lp_copy(const struct lp_gpu_ctx *c, const struct lp_job *j, uint64_t size, unsigned blocks)
+static cudaError_t lp_copy(const struct lp_gpu_ctx *c, const struct lp_job *j, uint64_t size,
+			   unsigned blocks)
 {
 	cudaStream_t st = c->d[j->g].st[j->s];
 
@@ -287,8 +296,8 @@ static bool lp_fault(const char *name, unsigned long long *a, unsigned *job)
 	return true;
 }
 
-static int lp_fault_corrupt(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, char *msg,
-			    size_t ml)
+static int lp_fault_corrupt(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj,
+			    uint64_t size, char *msg, size_t ml)
 {
 	unsigned long long b;
 	unsigned k;
@@ -299,29 +308,31 @@ static int lp_fault_corrupt(struct lp_gpu_ctx *c, const struct lp_job *jobs, uns
 		return 0;
 	b %= size;
 	if ((ret = lp_set(c, jobs[k].gs, msg, ml)) ||
-	    (ret = lp_cuda_check(cudaMemcpy(&v, (const uint8_t *)jobs[k].src + b, 1, cudaMemcpyDefault), "cudaMemcpy",
-				 lp_dev(c, jobs[k].gs), msg, ml)))
+	    (ret = lp_cuda_check(cudaMemcpy(&v, (const uint8_t *)jobs[k].src + b, 1,
+					    cudaMemcpyDefault),
+				 "cudaMemcpy", lp_dev(c, jobs[k].gs), msg, ml)))
 		return ret;
 	v ^= 0xff;
-	return lp_cuda_check(cudaMemcpy((uint8_t *)jobs[k].src + b, &v, 1, cudaMemcpyDefault), "cudaMemcpy",
-			     lp_dev(c, jobs[k].gs), msg, ml);
+	return lp_cuda_check(cudaMemcpy((uint8_t *)jobs[k].src + b, &v, 1, cudaMemcpyDefault),
+			     "cudaMemcpy", lp_dev(c, jobs[k].gs), msg, ml);
 }
 
-static int lp_fault_misplace(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, char *msg,
-			     size_t ml)
+static int lp_fault_misplace(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj,
+			     uint64_t size, char *msg, size_t ml)
 {
 	unsigned long long k;
 	unsigned unused;
 
 	if (!lp_fault("LP_FAULT_MISPLACE", &k, &unused) || k >= nj || nj < 2)
 		return 0;
-	return lp_cuda_check(cudaMemcpy(jobs[k].dst, jobs[(k + 1) % nj].src, size, cudaMemcpyDefault), "cudaMemcpy",
-			     lp_dev(c, jobs[k].gd), msg, ml);
+	return lp_cuda_check(cudaMemcpy(jobs[k].dst, jobs[(k + 1) % nj].src, size,
+					cudaMemcpyDefault),
+			     "cudaMemcpy", lp_dev(c, jobs[k].gd), msg, ml);
 }
 
 /* Fill every source with its pattern, poison every destination. */
-static int lp_prepare(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, uint32_t seed,
-		      char *msg, size_t ml)
+static int lp_prepare(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size,
+		      uint32_t seed, char *msg, size_t ml)
 {
 	int ret;
 
@@ -330,25 +341,29 @@ static int lp_prepare(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 		cudaStream_t st = c->d[j->gs].st[0];
 
 		if ((ret = lp_set(c, j->gs, msg, ml)) ||
-		    (ret = lp_cuda_check(lp_cu_fill(st, (void *)j->src, 0, size, lp_job_seed(seed, j), c->d[j->gs].blocks),
+		    (ret = lp_cuda_check(lp_cu_fill(st, (void *)j->src, 0, size,
+						    lp_job_seed(seed, j), c->d[j->gs].blocks),
 					 "fill kernel", lp_dev(c, j->gs), msg, ml)) ||
-		    (ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", lp_dev(c, j->gs),
-					 msg, ml)))
+		    (ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)",
+					 lp_dev(c, j->gs), msg, ml)))
 			return ret;
 		st = c->d[j->gd].st[0];
 		if ((ret = lp_set(c, j->gd, msg, ml)) ||
-		    (ret = lp_cuda_check(lp_cu_fill(st, j->dst, 0, size, lp_job_seed(seed, j) ^ LP_POISON, c->d[j->gd].blocks),
+		    (ret = lp_cuda_check(lp_cu_fill(st, j->dst, 0, size,
+						    lp_job_seed(seed, j) ^ LP_POISON,
+						    c->d[j->gd].blocks),
 					 "fill kernel (poison)", lp_dev(c, j->gd), msg, ml)) ||
-		    (ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (poison)", lp_dev(c, j->gd),
-					 msg, ml)))
+		    (ret = lp_cuda_check(cudaStreamSynchronize(st),
+					 "cudaStreamSynchronize (poison)", lp_dev(c, j->gd), msg,
+					 ml)))
 			return ret;
 	}
 	return lp_fault_corrupt(c, jobs, nj, size, msg, ml);
 }
 
 /* Every byte of every destination against its source's pattern; a mismatch names the test, size, job and byte. */
-static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const struct lp_job *jobs, unsigned nj,
-		     uint64_t size, uint32_t seed, char *msg, size_t ml)
+static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const struct lp_job *jobs,
+		     unsigned nj, uint64_t size, uint32_t seed, char *msg, size_t ml)
 {
 	int ret;
 
@@ -359,20 +374,23 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const st
 		unsigned long long bad = 0;
 
 		if ((ret = lp_set(c, j->gd, msg, ml)) ||
-		    (ret = lp_cuda_check(cudaMemsetAsync(d->scratch, 0xff, 8, d->st[0]), "cudaMemsetAsync", dev, msg,
-					 ml)) ||
-		    (ret = lp_cuda_check(lp_cu_verify(d->st[0], j->dst, 0, size, lp_job_seed(seed, j), d->scratch, d->blocks),
+		    (ret = lp_cuda_check(cudaMemsetAsync(d->scratch, 0xff, 8, d->st[0]),
+					 "cudaMemsetAsync", dev, msg, ml)) ||
+		    (ret = lp_cuda_check(lp_cu_verify(d->st[0], j->dst, 0, size,
+						      lp_job_seed(seed, j), d->scratch, d->blocks),
 					 "verify kernel", dev, msg, ml)) ||
-		    (ret = lp_cuda_check(cudaMemcpyAsync(&bad, d->scratch, 8, cudaMemcpyDeviceToHost, d->st[0]),
+		    (ret = lp_cuda_check(cudaMemcpyAsync(&bad, d->scratch, 8,
+							 cudaMemcpyDeviceToHost, d->st[0]),
 					 "cudaMemcpyAsync", dev, msg, ml)) ||
-		    (ret = lp_cuda_check(cudaStreamSynchronize(d->st[0]), "cudaStreamSynchronize (verify)", dev, msg,
-					 ml)))
+		    (ret = lp_cuda_check(cudaStreamSynchronize(d->st[0]),
+					 "cudaStreamSynchronize (verify)", dev, msg, ml)))
 			return ret;
 		if (bad != ~0ull) {
-			snprintf(msg, ml,
-				 "verification failed: %s size %llu, copy %u of %u (checked on GPU %d): destination "
-				 "byte offset %llu differs from its source",
-				 t->key, (unsigned long long)size, i, nj, dev, bad);
+			snprintf(
+				msg, ml,
+				"verification failed: %s size %llu, copy %u of %u (checked on GPU %d): destination "
+				"byte offset %llu differs from its source",
+				t->key, (unsigned long long)size, i, nj, dev, bad);
 			lp_err("%s", msg);
 			return -EILSEQ;
 		}
@@ -385,8 +403,9 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const st
  * agg[s]: all jobs together: with `window` (jobs on one device) the total bytes
  * over the span from the first start to the last stop, else the rates added.
  */
-static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size, bool window,
-		      double (*gbs)[LP_GPU_SAMPLES_MAX], double *agg, char *msg, size_t ml)
+static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size,
+		      bool window, double (*gbs)[LP_GPU_SAMPLES_MAX], double *agg, char *msg,
+		      size_t ml)
 {
 	uint64_t tmo = (uint64_t)(c->p.hold_timeout_s * 1e9);
 	unsigned blocks[LP_GPU_MAX];
@@ -413,7 +432,8 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 			int dev = lp_dev(c, j->g);
 
 			if (!(ret = lp_set(c, j->g, msg, ml)))
-				ret = lp_cuda_check(lp_cu_spin(c->d[j->g].st[j->s], c->hold, tmo, c->hold + 1),
+				ret = lp_cuda_check(lp_cu_spin(c->d[j->g].st[j->s], c->hold, tmo,
+							       c->hold + 1),
 						    "spin kernel launch", dev, msg, ml);
 		}
 		for (unsigned i = 0; i < nj && !ret; i++) {
@@ -423,10 +443,13 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 			if ((ret = lp_set(c, j->g, msg, ml)))
 				break;
 			for (unsigned k = 0; k < c->p.warmup && !ret; k++)
-				ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]), j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
+				ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]),
+						    j->m == LP_GPU_CE ? "cudaMemcpyAsync"
+								      : "copy kernel",
 						    dev, msg, ml);
 			if (!ret)
-				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_start[j->s], c->d[j->g].st[j->s]),
+				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_start[j->s],
+								    c->d[j->g].st[j->s]),
 						    "cudaEventRecord", dev, msg, ml);
 		}
 		for (unsigned i = 0; i < nj && !ret; i++) {
@@ -436,10 +459,13 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 			if ((ret = lp_set(c, j->g, msg, ml)))
 				break;
 			for (unsigned k = 0; k < c->p.iters && !ret; k++)
-				ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]), j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
+				ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]),
+						    j->m == LP_GPU_CE ? "cudaMemcpyAsync"
+								      : "copy kernel",
 						    dev, msg, ml);
 			if (!ret)
-				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_stop[j->s], c->d[j->g].st[j->s]),
+				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_stop[j->s],
+								    c->d[j->g].st[j->s]),
 						    "cudaEventRecord", dev, msg, ml);
 		}
 		/* Release the hold whatever happened, then wait for every stream. */
@@ -450,15 +476,18 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 			int r2;
 
 			cudaSetDevice(lp_dev(c, j->g));
-			r2 = lp_cuda_check(cudaStreamSynchronize(c->d[j->g].st[j->s]), "cudaStreamSynchronize",
-					   lp_dev(c, j->g), ret ? NULL : msg, ml);
+			r2 = lp_cuda_check(cudaStreamSynchronize(c->d[j->g].st[j->s]),
+					   "cudaStreamSynchronize", lp_dev(c, j->g),
+					   ret ? NULL : msg, ml);
 			ret = ret ? ret : r2;
 		}
 		if (ret)
 			return ret;
 		if (c->hold[1]) {
-			snprintf(msg, ml, "spin kernel timed out after %.1f s before the copies were queued: sample invalid",
-				 c->p.hold_timeout_s);
+			snprintf(
+				msg, ml,
+				"spin kernel timed out after %.1f s before the copies were queued: sample invalid",
+				c->p.hold_timeout_s);
 			lp_err("%s", msg);
 			return -ETIMEDOUT;
 		}
@@ -468,25 +497,29 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 			double b = (double)size * c->p.iters * (j->rw ? 2 : 1);
 			float ms = 0, t0 = 0, t1 = 0;
 
-			if ((ret = lp_cuda_check(cudaEventElapsedTime(&ms, d->ev_start[j->s], d->ev_stop[j->s]),
+			if ((ret = lp_cuda_check(cudaEventElapsedTime(&ms, d->ev_start[j->s],
+								      d->ev_stop[j->s]),
 						 "cudaEventElapsedTime", lp_dev(c, j->g), msg, ml)))
 				return ret;
 			gbs[i][s] = lp_gbytes_per_s(b, ms * 1e6);
 			sum += gbs[i][s];
 			bytes += b;
 			if (one_dev) {
-				cudaEventElapsedTime(&t0, d->ev_start[jobs[0].s], d->ev_start[j->s]);
+				cudaEventElapsedTime(&t0, d->ev_start[jobs[0].s],
+						     d->ev_start[j->s]);
 				cudaEventElapsedTime(&t1, d->ev_start[jobs[0].s], d->ev_stop[j->s]);
 				lo = i ? LP_MIN(lo, t0) : t0;
 				hi = i ? LP_MAX(hi, t1) : t1;
 			}
 		}
-		agg[s] = window && one_dev && nj > 1 ? lp_gbytes_per_s(bytes, (hi - lo) * 1e6) : sum;
+		agg[s] =
+			window && one_dev && nj > 1 ? lp_gbytes_per_s(bytes, (hi - lo) * 1e6) : sum;
 	}
 	return 0;
 }
 
-static void lp_cell_ok(struct lp_gpu_cell *cell, const double *v, unsigned n, double ceiling, bool verified)
+static void lp_cell_ok(struct lp_gpu_cell *cell, const double *v, unsigned n, double ceiling,
+		       bool verified)
 {
 	double mn = v[0], mx = v[0];
 
@@ -541,14 +574,16 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 		if (ret)
 			lp_cell_set(cell, LP_GPU_ERROR, msg);
 		else
-			lp_cell_ok(cell, v, c->p.samples, lp_gpu_ceiling(c->t, t, s, row, col), verified);
+			lp_cell_ok(cell, v, c->p.samples, lp_gpu_ceiling(c->t, t, s, row, col),
+				   verified);
 	}
 	free(gbs);
 }
 
 /* ---- latency: a pointer chase ---- */
 
-static int lp_chase_build(void *region, size_t bytes, cudaStream_t st, char *msg, size_t ml, int dev)
+static int lp_chase_build(void *region, size_t bytes, cudaStream_t st, char *msg, size_t ml,
+			  int dev)
 {
 	unsigned n = (unsigned)(bytes / LP_CHASE_STRIDE);
 	uint64_t *img = calloc(bytes, 1);
@@ -573,20 +608,22 @@ static int lp_chase_build(void *region, size_t bytes, cudaStream_t st, char *msg
 		perm[k] = tmp;
 	}
 	for (unsigned i = 0; i < n; i++)
-		img[(size_t)i * LP_CHASE_STRIDE / 8] = (uint64_t)(uintptr_t)region + (uint64_t)perm[i] * LP_CHASE_STRIDE;
+		img[(size_t)i * LP_CHASE_STRIDE / 8] =
+			(uint64_t)(uintptr_t)region + (uint64_t)perm[i] * LP_CHASE_STRIDE;
 	/* On the chase's own stream, waited for: a pageable cudaMemcpy may return before its DMA lands. */
-	ret = lp_cuda_check(cudaMemcpyAsync(region, img, bytes, cudaMemcpyDefault, st), "cudaMemcpyAsync (chain)",
-			    dev, msg, ml);
+	ret = lp_cuda_check(cudaMemcpyAsync(region, img, bytes, cudaMemcpyDefault, st),
+			    "cudaMemcpyAsync (chain)", dev, msg, ml);
 	if (!ret)
-		ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (chain)", dev, msg, ml);
+		ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (chain)", dev,
+				    msg, ml);
 out:
 	free(img);
 	free(perm);
 	return ret;
 }
 
-static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned row, unsigned col, int g,
-			void *region, size_t bytes)
+static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned row, unsigned col,
+			int g, void *region, size_t bytes)
 {
 	struct lp_gpu_devstate *d = &c->d[g];
 	struct lp_gpu_cell *cell = lp_gpu_cell_at(r, 0, row, col);
@@ -596,26 +633,31 @@ static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned 
 	cudaStream_t st = d->st[0];
 	uint64_t *cursor = (uint64_t *)d->scratch + 1, start;
 
-	if ((ret = lp_set(c, g, msg, sizeof(msg))) || (ret = lp_chase_build(region, bytes, st, msg, sizeof(msg), dev)) ||
+	if ((ret = lp_set(c, g, msg, sizeof(msg))) ||
+	    (ret = lp_chase_build(region, bytes, st, msg, sizeof(msg), dev)) ||
 	    (ret = lp_set(c, g, msg, sizeof(msg))))
 		goto err;
 	/* The cursor walks on across launches: warm-up and samples each touch lines not visited before. */
 	start = (uint64_t)(uintptr_t)region;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync(cursor, &start, sizeof(start), cudaMemcpyHostToDevice, st),
+	if ((ret = lp_cuda_check(cudaMemcpyAsync(cursor, &start, sizeof(start),
+						 cudaMemcpyHostToDevice, st),
 				 "cudaMemcpyAsync (cursor)", dev, msg, sizeof(msg))) ||
-	    (ret = lp_cuda_check(lp_cu_chase(st, cursor, LP_MIN(bytes / LP_CHASE_STRIDE / 8, 4096)), "chase kernel", dev,
-				 msg, sizeof(msg))))
+	    (ret = lp_cuda_check(lp_cu_chase(st, cursor, LP_MIN(bytes / LP_CHASE_STRIDE / 8, 4096)),
+				 "chase kernel", dev, msg, sizeof(msg))))
 		goto err;
 	for (unsigned s = 0; s < c->p.samples; s++) {
 		float ms = 0;
 
-		if ((ret = lp_cuda_check(cudaEventRecord(d->ev_start[0], st), "cudaEventRecord", dev, msg, sizeof(msg))) ||
-		    (ret = lp_cuda_check(lp_cu_chase(st, cursor, c->p.lat_iters), "chase kernel", dev, msg, sizeof(msg))) ||
-		    (ret = lp_cuda_check(cudaEventRecord(d->ev_stop[0], st), "cudaEventRecord", dev, msg, sizeof(msg))) ||
-		    (ret = lp_cuda_check(cudaEventSynchronize(d->ev_stop[0]), "cudaEventSynchronize", dev, msg,
-					 sizeof(msg))) ||
-		    (ret = lp_cuda_check(cudaEventElapsedTime(&ms, d->ev_start[0], d->ev_stop[0]), "cudaEventElapsedTime",
-					 dev, msg, sizeof(msg))))
+		if ((ret = lp_cuda_check(cudaEventRecord(d->ev_start[0], st), "cudaEventRecord",
+					 dev, msg, sizeof(msg))) ||
+		    (ret = lp_cuda_check(lp_cu_chase(st, cursor, c->p.lat_iters), "chase kernel",
+					 dev, msg, sizeof(msg))) ||
+		    (ret = lp_cuda_check(cudaEventRecord(d->ev_stop[0], st), "cudaEventRecord", dev,
+					 msg, sizeof(msg))) ||
+		    (ret = lp_cuda_check(cudaEventSynchronize(d->ev_stop[0]),
+					 "cudaEventSynchronize", dev, msg, sizeof(msg))) ||
+		    (ret = lp_cuda_check(cudaEventElapsedTime(&ms, d->ev_start[0], d->ev_stop[0]),
+					 "cudaEventElapsedTime", dev, msg, sizeof(msg))))
 			goto err;
 		ns[s] = ms * 1e6 / c->p.lat_iters;
 	}
@@ -630,8 +672,8 @@ err:
  * at the owner's L2, so the chased region is 4x that L2 (and a fresh part of
  * it is walked in every sample): DRAM latency, not an L2 hit.
  */
-static void lp_lat_dev_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned row, unsigned col, int g,
-			    int owner)
+static void lp_lat_dev_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned row,
+			    unsigned col, int g, int owner)
 {
 	size_t bytes = LP_MAX((size_t)LP_CHASE_BYTES, (size_t)c->t->gpu[owner].l2_bytes * 4);
 	char msg[LP_GPU_REASON] = "";
@@ -640,7 +682,8 @@ static void lp_lat_dev_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsig
 	bytes = (bytes + LP_CHASE_BYTES - 1) / LP_CHASE_BYTES * LP_CHASE_BYTES;
 	r->size = bytes;
 	if (lp_set(c, owner, msg, sizeof(msg)) ||
-	    lp_cuda_check(cudaMalloc(&region, bytes), "cudaMalloc", lp_dev(c, owner), msg, sizeof(msg))) {
+	    lp_cuda_check(cudaMalloc(&region, bytes), "cudaMalloc", lp_dev(c, owner), msg,
+			  sizeof(msg))) {
 		lp_cell_set(lp_gpu_cell_at(r, 0, row, col), LP_GPU_ERROR, msg);
 		return;
 	}
@@ -725,9 +768,10 @@ static void lp_run_local(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			continue;
 		}
 		if (2 * r->size <= c->t->gpu[g].l2_bytes)
-			snprintf(r->note, sizeof(r->note),
-				 "source + destination fit in the %llu MiB L2: this measures the cache, not HBM",
-				 (unsigned long long)(c->t->gpu[g].l2_bytes >> 20));
+			snprintf(
+				r->note, sizeof(r->note),
+				"source + destination fit in the %llu MiB L2: this measures the cache, not HBM",
+				(unsigned long long)(c->t->gpu[g].l2_bytes >> 20));
 		j.src = d->da;
 		j.dst = d->db;
 		lp_bw_cell(c, r, (unsigned)g, 0, &j, 1, false);
@@ -743,33 +787,47 @@ static void lp_run_pairs(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			struct lp_job j[2];
 			char msg[LP_GPU_REASON];
 			/* Data flows col -> row; the initiator needs access to the other's memory. */
-			int init = t->kind == LP_GPU_K_P2P_WRITE || t->kind == LP_GPU_K_P2P_BIDIR ? col : row;
+			int init = t->kind == LP_GPU_K_P2P_WRITE || t->kind == LP_GPU_K_P2P_BIDIR
+					   ? col
+					   : row;
 			int other = init == col ? row : col;
 
 			if (row == col) {
-				lp_waive_cell(r, (unsigned)row, (unsigned)col, "same GPU (see local_* tests)");
+				lp_waive_cell(r, (unsigned)row, (unsigned)col,
+					      "same GPU (see local_* tests)");
 				continue;
 			}
 			if (!c->t->pair[init][other].p2p_access ||
-			    (t->kind == LP_GPU_K_P2P_BIDIR && !c->t->pair[other][init].p2p_access)) {
-				snprintf(msg, sizeof(msg), "no P2P access between GPU%d and GPU%d", row, col);
+			    (t->kind == LP_GPU_K_P2P_BIDIR &&
+			     !c->t->pair[other][init].p2p_access)) {
+				snprintf(msg, sizeof(msg), "no P2P access between GPU%d and GPU%d",
+					 row, col);
 				lp_waive_cell(r, (unsigned)row, (unsigned)col, msg);
 				continue;
 			}
-			if (lp_ensure_dev(c, row, msg, sizeof(msg)) || lp_ensure_dev(c, col, msg, sizeof(msg))) {
+			if (lp_ensure_dev(c, row, msg, sizeof(msg)) ||
+			    lp_ensure_dev(c, col, msg, sizeof(msg))) {
 				lp_error_cell(r, (unsigned)row, (unsigned)col, msg);
 				continue;
 			}
 			memset(j, 0, sizeof(j));
-			j[0] = (struct lp_job){ .g = init, .m = t->method, .src = c->d[col].da, .dst = c->d[row].db,
-						.gs = col, .gd = row };
+			j[0] = (struct lp_job){ .g = init,
+						.m = t->method,
+						.src = c->d[col].da,
+						.dst = c->d[row].db,
+						.gs = col,
+						.gd = row };
 			if (t->kind == LP_GPU_K_LAT_P2P) {
 				lp_lat_dev_cell(c, r, (unsigned)row, (unsigned)col, row, col);
 				continue;
 			}
 			if (t->kind == LP_GPU_K_P2P_BIDIR) {
-				j[1] = (struct lp_job){ .g = row, .m = t->method, .src = c->d[row].da, .dst = c->d[col].db,
-							.gs = row, .gd = col };
+				j[1] = (struct lp_job){ .g = row,
+							.m = t->method,
+							.src = c->d[row].da,
+							.dst = c->d[col].db,
+							.gs = row,
+							.gd = col };
 				lp_bw_cell(c, r, (unsigned)row, (unsigned)col, j, 2, false);
 			} else {
 				lp_bw_cell(c, r, (unsigned)row, (unsigned)col, j, 1, false);
@@ -798,7 +856,11 @@ static void lp_run_fan(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 				continue;
 			if (lp_ensure_dev(c, p, msg, sizeof(msg)))
 				break;
-			j[nj] = (struct lp_job){ .g = g, .s = nj, .m = t->method, .gs = out ? g : p, .gd = out ? p : g };
+			j[nj] = (struct lp_job){ .g = g,
+						 .s = nj,
+						 .m = t->method,
+						 .gs = out ? g : p,
+						 .gd = out ? p : g };
 			j[nj].src = out ? c->d[g].da : c->d[p].da;
 			j[nj].dst = out ? c->d[p].db : NULL;
 			nj++;
@@ -814,8 +876,8 @@ static void lp_run_fan(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 		if (!out) {
 			/* Each peer lands in its own slice of the reader's memory. */
 			lp_set(c, g, NULL, 0);
-			if (lp_cuda_check(cudaMalloc(&tmp, (size_t)r->size * nj), "cudaMalloc", lp_dev(c, g), msg,
-					  sizeof(msg))) {
+			if (lp_cuda_check(cudaMalloc(&tmp, (size_t)r->size * nj), "cudaMalloc",
+					  lp_dev(c, g), msg, sizeof(msg))) {
 				lp_error_cell(r, row, col, msg);
 				continue;
 			}
@@ -830,7 +892,8 @@ static void lp_run_fan(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 	}
 }
 
-int lp_gpu_run_test(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, uint64_t size, struct lp_gpu_result *r)
+int lp_gpu_run_test(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, uint64_t size,
+		    struct lp_gpu_result *r)
 {
 	char why[LP_GPU_REASON];
 	int ret;

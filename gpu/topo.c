@@ -21,12 +21,12 @@
 
 /* ---- NVML, resolved at run time ---- */
 
-#define LP_NVML_SUCCESS 0
-#define LP_NVML_CLOCK_MEM 2
-#define LP_NVML_NVLINK_MAX_LINKS 18
+#define LP_NVML_SUCCESS			  0
+#define LP_NVML_CLOCK_MEM		  2
+#define LP_NVML_NVLINK_MAX_LINKS	  18
 #define LP_NVML_NVLINK_DEVICE_TYPE_SWITCH 2
 
-struct lp_nvml_pci {		/* nvmlPciInfo_t as the _v2/_v3 calls fill it */
+struct lp_nvml_pci { /* nvmlPciInfo_t as the _v2/_v3 calls fill it */
 	char bus_id_legacy[16];
 	unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
 	char bus_id[32];
@@ -53,9 +53,9 @@ struct lp_nvml {
 	int (*bus_width)(lp_nvml_dev_t, unsigned *);
 };
 
-#define LP_NVML_SYM(n, field)                                   \
-	do {                                                    \
-		*(void **)&nv->field = dlsym(nv->h, n);         \
+#define LP_NVML_SYM(n, field)                                                                      \
+	do {                                                                                       \
+		*(void **)&nv->field = dlsym(nv->h, n);                                            \
 	} while (0)
 
 int lp_nvml_open(struct lp_nvml **nv_p, char *note, size_t notelen)
@@ -68,7 +68,8 @@ int lp_nvml_open(struct lp_nvml **nv_p, char *note, size_t notelen)
 		return -ENOMEM;
 	nv->h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!nv->h) {
-		snprintf(note, notelen, "NVML not loaded (libnvidia-ml.so.1: %s); sysfs used", dlerror());
+		snprintf(note, notelen, "NVML not loaded (libnvidia-ml.so.1: %s); sysfs used",
+			 dlerror());
 		free(nv);
 		return -ENOENT;
 	}
@@ -88,11 +89,14 @@ int lp_nvml_open(struct lp_nvml **nv_p, char *note, size_t notelen)
 	LP_NVML_SYM("nvmlDeviceGetMaxClockInfo", max_clock);
 	LP_NVML_SYM("nvmlDeviceGetMemoryBusWidth", bus_width);
 	if (!nv->init || !nv->shutdown || !nv->by_bus) {
-		snprintf(note, notelen, "NVML too old (no nvmlInit_v2/nvmlDeviceGetHandleByPciBusId_v2); sysfs used");
+		snprintf(
+			note, notelen,
+			"NVML too old (no nvmlInit_v2/nvmlDeviceGetHandleByPciBusId_v2); sysfs used");
 		goto err;
 	}
 	if ((r = nv->init()) != LP_NVML_SUCCESS) {
-		snprintf(note, notelen, "nvmlInit_v2 failed: %s; sysfs used", nv->errstr ? nv->errstr(r) : "?");
+		snprintf(note, notelen, "nvmlInit_v2 failed: %s; sysfs used",
+			 nv->errstr ? nv->errstr(r) : "?");
 		goto err;
 	}
 	*nv_p = nv;
@@ -122,7 +126,8 @@ int lp_nvml_pcie_current(struct lp_nvml *nv, const char *bus_id, unsigned *gen_p
 	lp_nvml_dev_t d;
 
 	if (!lp_nvml_dev(nv, bus_id, &d) || !nv->pcie_cur_gen || !nv->pcie_cur_width ||
-	    nv->pcie_cur_gen(d, gen_p) != LP_NVML_SUCCESS || nv->pcie_cur_width(d, width_p) != LP_NVML_SUCCESS)
+	    nv->pcie_cur_gen(d, gen_p) != LP_NVML_SUCCESS ||
+	    nv->pcie_cur_width(d, width_p) != LP_NVML_SUCCESS)
 		return -ENOENT;
 	return 0;
 }
@@ -164,7 +169,8 @@ int lp_sysfs_pcie_current(const char *bdf, unsigned *gen_p, unsigned *width_p)
 unsigned lp_gpu_pcie_gen_from_gts(double gts)
 {
 	for (unsigned g = 1; g <= 6; g++)
-		if (gts > 0 && gts > lp_gpu_pcie_gen_gts(g) - 0.1 && gts < lp_gpu_pcie_gen_gts(g) + 0.1)
+		if (gts > 0 && gts > lp_gpu_pcie_gen_gts(g) - 0.1 &&
+		    gts < lp_gpu_pcie_gen_gts(g) + 0.1)
 			return g;
 	return 0;
 }
@@ -219,7 +225,8 @@ static void lp_probe_nvlink(struct lp_nvml *nv, struct lp_gpu_topo *t, int i)
 		if (!active)
 			continue;
 		g->nvlink_up++;
-		if (nv->nvl_version && nv->nvl_version(d, l, &v) == LP_NVML_SUCCESS && v > g->nvlink_version)
+		if (nv->nvl_version && nv->nvl_version(d, l, &v) == LP_NVML_SUCCESS &&
+		    v > g->nvlink_version)
 			g->nvlink_version = v;
 		if (nv->nvl_remote_type && nv->nvl_remote_type(d, l, &type) == LP_NVML_SUCCESS &&
 		    type == LP_NVML_NVLINK_DEVICE_TYPE_SWITCH) {
@@ -258,19 +265,21 @@ static void lp_driver_version(struct lp_nvml *nv, struct lp_gpu_topo *t)
 {
 	char buf[256], *p;
 
-	if (nv && nv->driver_version && nv->driver_version(t->driver_version, sizeof(t->driver_version)) ==
-						 LP_NVML_SUCCESS)
+	if (nv && nv->driver_version &&
+	    nv->driver_version(t->driver_version, sizeof(t->driver_version)) == LP_NVML_SUCCESS)
 		return;
 	if (!lp_read_line("/sys/module/nvidia/version", buf, sizeof(buf))) {
 		snprintf(t->driver_version, sizeof(t->driver_version), "%s", buf);
 		return;
 	}
 	/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." */
-	if (!lp_read_line("/proc/driver/nvidia/version", buf, sizeof(buf)) && (p = strstr(buf, "Module"))) {
+	if (!lp_read_line("/proc/driver/nvidia/version", buf, sizeof(buf)) &&
+	    (p = strstr(buf, "Module"))) {
 		p += 6;
 		while (*p == ' ')
 			p++;
-		snprintf(t->driver_version, sizeof(t->driver_version), "%.*s", (int)strcspn(p, " "), p);
+		snprintf(t->driver_version, sizeof(t->driver_version), "%.*s", (int)strcspn(p, " "),
+			 p);
 	}
 }
 
@@ -284,7 +293,8 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 	*nv_p = NULL;
 	e = cudaGetDeviceCount(&count);
 	if (e != cudaSuccess || count <= 0) {
-		lp_warn("no usable GPU: %s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+		lp_warn("no usable GPU: %s",
+			e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
 		return -ENODEV;
 	}
 	if (ndevs > LP_GPU_MAX || (!ndevs && count > LP_GPU_MAX)) {
@@ -296,7 +306,8 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		int d = ndevs ? devs[i] : i;
 
 		if (d < 0 || d >= count) {
-			lp_err("-g: GPU %d does not exist (%d GPU%s here)", d, count, count == 1 ? "" : "s");
+			lp_err("-g: GPU %d does not exist (%d GPU%s here)", d, count,
+			       count == 1 ? "" : "s");
 			return -EINVAL;
 		}
 		for (int j = 0; j < i; j++)
@@ -315,8 +326,8 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		struct cudaDeviceProp prop;
 		char path[256], buf[32];
 
-		if ((ret = lp_cuda_check(cudaGetDeviceProperties(&prop, g->cuda_dev), "cudaGetDeviceProperties",
-					 g->cuda_dev, NULL, 0)))
+		if ((ret = lp_cuda_check(cudaGetDeviceProperties(&prop, g->cuda_dev),
+					 "cudaGetDeviceProperties", g->cuda_dev, NULL, 0)))
 			goto err;
 		snprintf(g->name, sizeof(g->name), "%s", prop.name);
 		g->mem_bytes = prop.totalGlobalMem;
@@ -324,7 +335,8 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		g->cc_major = prop.major;
 		g->cc_minor = prop.minor;
 		g->l2_bytes = (uint64_t)prop.l2CacheSize;
-		if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id), g->cuda_dev),
+		if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id),
+							       g->cuda_dev),
 					 "cudaDeviceGetPCIBusId", g->cuda_dev, NULL, 0)))
 			goto err;
 		for (char *p = g->bus_id; *p; p++)
@@ -339,7 +351,8 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		for (int j = 0; j < t->n; j++) {
 			int can = 0;
 
-			if (i != j && cudaDeviceCanAccessPeer(&can, t->gpu[i].cuda_dev, t->gpu[j].cuda_dev) == cudaSuccess)
+			if (i != j && cudaDeviceCanAccessPeer(&can, t->gpu[i].cuda_dev,
+							      t->gpu[j].cuda_dev) == cudaSuccess)
 				t->pair[i][j].p2p_access = can != 0;
 		}
 	}

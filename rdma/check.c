@@ -29,9 +29,9 @@ static const struct {
 	double gbps;
 	const char *speed;
 } hca_models[] = {
-    {0x1013, "ConnectX-4", 100, "EDR"},	   {0x1017, "ConnectX-5", 100, "EDR"},
-    {0x1019, "ConnectX-5 Ex", 100, "EDR"}, {0x101b, "ConnectX-6", 200, "HDR"},
-    {0x1021, "ConnectX-7", 400, "NDR"},	   {0x1023, "ConnectX-8", 800, "XDR"},
+	{ 0x1013, "ConnectX-4", 100, "EDR" },	 { 0x1017, "ConnectX-5", 100, "EDR" },
+	{ 0x1019, "ConnectX-5 Ex", 100, "EDR" }, { 0x101b, "ConnectX-6", 200, "HDR" },
+	{ 0x1021, "ConnectX-7", 400, "NDR" },	 { 0x1023, "ConnectX-8", 800, "XDR" },
 };
 
 struct ctx {
@@ -41,7 +41,7 @@ struct ctx {
 	struct lp_topo topo;
 };
 
-static const char *const status_names[] = {"OK", "WARN", "FAIL"};
+static const char *const status_names[] = { "OK", "WARN", "FAIL" };
 
 const char *lp_check_status_name(enum lp_check_status s)
 {
@@ -82,7 +82,7 @@ static void add(struct ctx *c, enum lp_check_status st, const char *item, const 
 
 /* <root><a><b> into buf; "" (and -ENAMETOOLONG) when it does not fit. */
 static int rd(const struct ctx *c, char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5)));
 
 static int rd(const struct ctx *c, char *buf, size_t len, const char *fmt, ...)
 {
@@ -218,7 +218,7 @@ static void check_gid(struct ctx *c, const char *subj, const char *dev, const ch
 
 static void check_roce(struct ctx *c, const char *subj, const char *dev, const char *port)
 {
-	static const unsigned ib_mtus[] = {4096, 2048, 1024, 512, 256};
+	static const unsigned ib_mtus[] = { 4096, 2048, 1024, 512, 256 };
 	char netdev[32], buf[32];
 	long mtu;
 	unsigned roce = 0;
@@ -526,19 +526,19 @@ static void check_governor(struct ctx *c)
 
 void lp_check_opts_live(struct lp_check_opts *o)
 {
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[2] = {0};
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
 	struct rlimit rl;
 
 	o->memlock = !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY
-			 ? (long long)rl.rlim_cur
-			 : -1;
+			     ? (long long)rl.rlim_cur
+			     : -1;
 	o->ipc_lock = !syscall(SYS_capget, &h, d) && (d[0].effective & (1u << CAP_IPC_LOCK));
 }
 
 int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r)
 {
-	struct ctx c = {.o = o, .root = o->root ? o->root : "", .r = r};
+	struct ctx c = { .o = o, .root = o->root ? o->root : "", .r = r };
 	char subj[64];
 	char **devs;
 	int n, nodes, ret;

@@ -133,8 +133,8 @@ static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = (uint8_t)c->dev->info.port,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+		.qp_access_flags =
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 	};
 
 	ret = lp_verbs_err(ibv_modify_qp(
@@ -178,11 +178,12 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 		a.ah_attr.grh.traffic_class = d->tclass >= 0 ? (uint8_t)d->tclass : 0;
 	}
 	ret = lp_verbs_err(ibv_modify_qp(c->qp[i], &a,
-					 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-						 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-						 IBV_QP_MIN_RNR_TIMER));
+					 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+						 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER));
 	if (ret)
-		return conn_fail(c, ret, "QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
+		return conn_fail(c, ret,
+				 "QP to RTR failed: %s (remote QPN %u, GID index %d, MTU %u)",
 				 strerror(-ret), c->remote.qp[i].qpn, d->info.gid_index, c->mtu);
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTS,
@@ -305,9 +306,9 @@ static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t 
 		return conn_fail(c, -errno, "rdma_create_event_channel: %s", strerror(errno));
 	if (rdma_getaddrinfo(host, port, &hints, &res))
 		return conn_fail(c, -EHOSTUNREACH, "rdma_cm: cannot resolve %s", host);
-	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP) ?
-		      conn_fail(c, -errno, "rdma_create_id: %s", strerror(errno)) :
-		      0;
+	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP)
+		      ? conn_fail(c, -errno, "rdma_create_id: %s", strerror(errno))
+		      : 0;
 	if (!ret && rdma_resolve_addr(c->cm_id[i], res->ai_src_addr, res->ai_dst_addr, 2000))
 		ret = conn_fail(c, -errno, "rdma_resolve_addr(%s): %s", host, strerror(errno));
 	rdma_freeaddrinfo(res);
@@ -424,8 +425,8 @@ static int fault_data(struct lp_rdma_conn *c, bool rx)
 	}
 	if (!ret && fault_get("LP_FAULT_MISPLACE", &f)) {
 		uint64_t k = fault_slot(c, &f);
-		uint32_t seed = c->nqps > 1 ? lp_pattern_seed(p->seed, side_of(c, !rx), 1, k) :
-					      lp_pattern_seed(p->seed, side_of(c, rx), 0, k);
+		uint32_t seed = c->nqps > 1 ? lp_pattern_seed(p->seed, side_of(c, !rx), 1, k)
+					    : lp_pattern_seed(p->seed, side_of(c, rx), 0, k);
 
 		ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, 0, rx, k), p->size, seed);
 	}
@@ -444,8 +445,8 @@ static int fault_lose(struct lp_rdma_conn *c)
 	zero = calloc(1, c->slot);
 	if (!zero)
 		return -ENOMEM;
-	ret = c->mem.ops->write(&c->mem, lp_conn_off(c, (uint32_t)f.a, true, fault_slot(c, &f)), zero,
-				c->slot);
+	ret = c->mem.ops->write(&c->mem, lp_conn_off(c, (uint32_t)f.a, true, fault_slot(c, &f)),
+				zero, c->slot);
 	free(zero);
 	return ret;
 }
@@ -467,7 +468,8 @@ static int fill_rings(struct lp_rdma_conn *c)
 					       slot_seed(c, true, q, k));
 	if (p->test == LP_RDMA_WRITE_LAT)
 		for (uint64_t k = 255; k < c->depth && !ret; k += 256)
-			ret = c->mem.ops->write(&c->mem, lp_conn_off(c, 0, true, k) + p->size - 1, &one, 1);
+			ret = c->mem.ops->write(&c->mem, lp_conn_off(c, 0, true, k) + p->size - 1,
+						&one, 1);
 	if (!ret && !is_read(p))
 		ret = fault_data(c, false);
 	return ret;
@@ -494,7 +496,8 @@ static int post_initial_recvs(struct lp_rdma_conn *c)
 			int ret = lp_conn_post_recv(c, q);
 
 			if (ret)
-				return conn_fail(c, ret, "ibv_post_recv (receive %u of %u on QP %u): %s",
+				return conn_fail(c, ret,
+						 "ibv_post_recv (receive %u of %u on QP %u): %s",
 						 k + 1, c->p->rx_depth, q, strerror(-ret));
 		}
 	}
@@ -518,10 +521,11 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	if (ret)
 		return ret;
 	if (c->remote.nqps != c->nqps || c->remote.slot != c->slot)
-		return conn_fail(
-		    c, -EPROTO, "%s %s set up %u QPs of %llu-byte slots, this side %u of %llu",
-		    c->is_client ? "server" : "client", oob->peer_name, c->remote.nqps,
-		    (unsigned long long)c->remote.slot, c->nqps, (unsigned long long)c->slot);
+		return conn_fail(c, -EPROTO,
+				 "%s %s set up %u QPs of %llu-byte slots, this side %u of %llu",
+				 c->is_client ? "server" : "client", oob->peer_name, c->remote.nqps,
+				 (unsigned long long)c->remote.slot, c->nqps,
+				 (unsigned long long)c->slot);
 	ret = c->is_client ? 0 : lp_proto_send(oob, LP_MSG_QPINFO, &c->local);
 	if (ret)
 		return conn_fail(c, ret, "cannot send QPINFO to %s: %s", oob->peer_name,
@@ -542,8 +546,8 @@ static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_d
 	c->rcq = ibv_create_cq(dev->ctx, LP_MIN(cqe_r, dev->dev_attr.max_cqe), NULL, NULL, 0);
 	if (!c->scq || !c->rcq)
 		return conn_fail(c, errno ? -errno : -ENOMEM,
-				   "%s: cannot create completion queues: %s", dev->info.name,
-				   strerror(errno ? errno : ENOMEM));
+				 "%s: cannot create completion queues: %s", dev->info.name,
+				 strerror(errno ? errno : ENOMEM));
 	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->depth * c->nqps, c->fail);
 	if (ret)
 		return ret;
@@ -558,12 +562,12 @@ static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_d
 	if (p->test == LP_RDMA_WRITE_LAT) {
 		double ns;
 
-		c->detect = p->lat_method == LP_LAT_WRITE_IMM			? LP_DETECT_IMM :
-			    c->mem_caps & LP_MEM_CAP_DEVICE_POLL ? LP_DETECT_GPU :
-									      LP_DETECT_CPU;
+		c->detect = p->lat_method == LP_LAT_WRITE_IMM	   ? LP_DETECT_IMM
+			    : c->mem_caps & LP_MEM_CAP_DEVICE_POLL ? LP_DETECT_GPU
+								   : LP_DETECT_CPU;
 		if (c->detect == LP_DETECT_GPU) {
-			ret = lp_mem_poll_prepare(&c->mem, (uint64_t)p->timeout_ms * 1000000ull, &ns,
-						  c->fail);
+			ret = lp_mem_poll_prepare(&c->mem, (uint64_t)p->timeout_ms * 1000000ull,
+						  &ns, c->fail);
 			if (ret)
 				return ret;
 			c->notify_us = ns / 1e3;
@@ -574,7 +578,7 @@ static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_d
 		c->flag_mr = ibv_reg_mr(dev->pd, c->flag_host, 64, IBV_ACCESS_LOCAL_WRITE);
 		if (!c->flag_mr)
 			return conn_fail(c, -errno, "cannot register 64 B of host memory: %s",
-					   strerror(errno));
+					 strerror(errno));
 	}
 	return fill_rings(c);
 }
@@ -632,10 +636,10 @@ static int setup_connect(struct lp_rdma_conn *c, const char *server_host)
 		/* Started before READY: it zeroes the flag byte, so no write may land first. */
 		uint64_t n = p->duration_s > 0 ? UINT32_MAX : p->warmup + p->iters;
 
-		ret =
-		    lp_mem_poll_start(&c->mem, lp_conn_off(c, 0, true, 0) + p->size - 1, c->slot,
-				      (uint32_t)c->depth, (uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
-				      (uint64_t)p->timeout_ms * 1000000ull);
+		ret = lp_mem_poll_start(&c->mem, lp_conn_off(c, 0, true, 0) + p->size - 1, c->slot,
+					(uint32_t)c->depth,
+					(uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
+					(uint64_t)p->timeout_ms * 1000000ull);
 		if (ret)
 			conn_fail(c, ret, "cannot start the GPU poller: %s", strerror(-ret));
 	}
@@ -732,12 +736,12 @@ static int count_recvs(struct lp_rdma_conn *c, const uint64_t *landed)
 	for (uint32_t q = 0; q < c->nqps; q++) {
 		if (got[q] != landed[q])
 			return conn_fail(
-			    c, -EILSEQ,
-			    "data verification failed: %s size %llu, QP %u: %llu messages "
-			    "received, the sender sent %llu (%s)",
-			    lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
-			    (unsigned long long)got[q], (unsigned long long)landed[q],
-			    got[q] < landed[q] ? "lost" : "duplicated");
+				c, -EILSEQ,
+				"data verification failed: %s size %llu, QP %u: %llu messages "
+				"received, the sender sent %llu (%s)",
+				lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+				(unsigned long long)got[q], (unsigned long long)landed[q],
+				got[q] < landed[q] ? "lost" : "duplicated");
 	}
 	return 0;
 }
@@ -767,7 +771,9 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 			size_t off = lp_conn_off(c, q, true, k), bad = 0;
 			uint8_t b;
 
-			ret = n ? c->mem.ops->verify(&c->mem, off, n, slot_seed(c, false, q, k), &bad) : 0;
+			ret = n ? c->mem.ops->verify(&c->mem, off, n, slot_seed(c, false, q, k),
+						     &bad)
+				: 0;
 			if (!ret && counter) {
 				ret = c->mem.ops->read(&c->mem, off + n, &b, 1);
 				if (!ret && b != (uint8_t)m) {
@@ -777,11 +783,11 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 			}
 			if (ret == -EILSEQ)
 				return conn_fail(
-				    c, ret,
-				    "data verification failed: %s size %llu, QP %u, message "
-				    "%llu (ring slot %llu), byte offset %zu",
-				    lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
-				    (unsigned long long)m, (unsigned long long)k, bad);
+					c, ret,
+					"data verification failed: %s size %llu, QP %u, message "
+					"%llu (ring slot %llu), byte offset %zu",
+					lp_rdma_test_names[p->test], (unsigned long long)p->size, q,
+					(unsigned long long)m, (unsigned long long)k, bad);
 			if (ret)
 				goto out;
 		}

@@ -52,9 +52,8 @@ enum lp_ctr_class {
 
 struct lp_counter {
 	char name[LP_CTR_NAME_LEN];
-	uint8_t src; /* enum lp_ctr_src */
-	uint8_t
-	    reset; /* in a delta: the counter went backwards (reset or wrapped); value = after */
+	uint8_t src;   /* enum lp_ctr_src */
+	uint8_t reset; /* in a delta: the counter went backwards (reset or wrapped); value = after */
 	uint64_t value; /* absolute in a snapshot, after - before in a delta */
 };
 

@@ -87,8 +87,9 @@ double lp_rdma_port_gbps(uint8_t active_speed, uint8_t active_width, const char 
 		const char *name;
 		double lane_gbps;
 	} speeds[] = {
-		{ 1, "SDR", 2.0 },   { 2, "DDR", 4.0 },   { 4, "QDR", 8.0 },	{ 8, "FDR10", 10.0 },
-		{ 16, "FDR", 13.64 }, { 32, "EDR", 25.0 }, { 64, "HDR", 50.0 }, { 128, "NDR", 100.0 },
+		{ 1, "SDR", 2.0 },    { 2, "DDR", 4.0 },     { 4, "QDR", 8.0 },
+		{ 8, "FDR10", 10.0 }, { 16, "FDR", 13.64 },  { 32, "EDR", 25.0 },
+		{ 64, "HDR", 50.0 },  { 128, "NDR", 100.0 },
 	};
 	static const struct {
 		uint8_t code;
@@ -144,9 +145,9 @@ static int load_gids(struct lp_rdma_dev *d, int port)
 			continue;
 		memcpy(d->gids[i].raw, e.gid.raw, 16);
 		d->gids[i].valid = e.gid.global.subnet_prefix || e.gid.global.interface_id;
-		d->gids[i].type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? LP_GID_ROCE_V2 :
-				  e.gid_type == IBV_GID_TYPE_ROCE_V1 ? LP_GID_ROCE_V1 :
-								       LP_GID_IB;
+		d->gids[i].type = e.gid_type == IBV_GID_TYPE_ROCE_V2   ? LP_GID_ROCE_V2
+				  : e.gid_type == IBV_GID_TYPE_ROCE_V1 ? LP_GID_ROCE_V1
+								       : LP_GID_IB;
 		if (!d->info.netdev[0] && e.ndev_ifindex) {
 			char name[IF_NAMESIZE];
 
@@ -229,7 +230,8 @@ static bool has_active_port(struct ibv_device *ibdev, int port)
 		return false;
 	if (!ibv_query_device(ctx, &da))
 		for (int p = port ? port : 1; p <= (port ? port : da.phys_port_cnt) && !active; p++)
-			active = !ibv_query_port(ctx, (uint8_t)p, &pa) && pa.state == IBV_PORT_ACTIVE;
+			active = !ibv_query_port(ctx, (uint8_t)p, &pa) &&
+				 pa.state == IBV_PORT_ACTIVE;
 	ibv_close_device(ctx);
 	return active;
 }
@@ -293,7 +295,8 @@ static int open_context(struct lp_rdma_dev *d, struct ibv_device *ibdev)
 	}
 	ret = lp_verbs_err(ibv_query_device(d->ctx, &d->dev_attr));
 	if (ret) {
-		lp_err("ibv_query_device(%s) failed: %s", ibv_get_device_name(ibdev), strerror(-ret));
+		lp_err("ibv_query_device(%s) failed: %s", ibv_get_device_name(ibdev),
+		       strerror(-ret));
 		close_context(d);
 	}
 	return ret;

@@ -14,7 +14,7 @@
 
 struct lp_rdma_dev {
 	struct ibv_context *ctx;
-	struct ibv_context **cm_devs;	/* librdmacm's contexts when ctx is one of them */
+	struct ibv_context **cm_devs; /* librdmacm's contexts when ctx is one of them */
 	struct ibv_pd *pd;
 	struct ibv_port_attr port_attr;
 	struct ibv_device_attr dev_attr;
@@ -56,24 +56,24 @@ struct lp_rdma_conn {
 	struct rdma_event_channel *cm_ch;
 	struct rdma_cm_id *cm_listen;
 	uint32_t nqps;
-	struct lp_mem mem;	/* registered buffer: nqps * 2 * depth * slot bytes */
+	struct lp_mem mem; /* registered buffer: nqps * 2 * depth * slot bytes */
 	uint64_t slot;
-	uint64_t depth;		/* slots per ring (lp_conn_ring_depth) */
+	uint64_t depth;			     /* slots per ring (lp_conn_ring_depth) */
 	uint64_t rx_posted[LP_RDMA_MAX_QPS]; /* receives posted per QP (each into the next slot) */
 	uint32_t max_inline;
 	uint32_t mtu;
 	struct lp_qpinfo local, remote;
 	struct lp_oob *oob;
 	const volatile sig_atomic_t *stop; /* abort the loops (SIGINT/SIGTERM) */
-	enum lp_detect detect;	/* write_lat only */
-	uint8_t *flag_host;	/* 64 B of host memory: the counter byte sent after GPU data */
+	enum lp_detect detect;		   /* write_lat only */
+	uint8_t *flag_host; /* 64 B of host memory: the counter byte sent after GPU data */
 	struct ibv_mr *flag_mr;
-	enum lp_mem_kind mem_kind; /* this side's memory */
-	unsigned mem_caps;	/* lp_mem_caps of mem (the loops ask these, never the kind) */
-	struct lp_fail *fail;	/* where every failure of this test records its cause */
+	enum lp_mem_kind mem_kind;  /* this side's memory */
+	unsigned mem_caps;	    /* lp_mem_caps of mem (the loops ask these, never the kind) */
+	struct lp_fail *fail;	    /* where every failure of this test records its cause */
 	const char *scatter_to_cqe; /* how the QPs were created: LP_S2CQE_DEFAULT or LP_S2CQE_OFF */
-	int mr_access;		/* access flags the buffer was registered with */
-	double notify_us;	/* LP_DETECT_GPU: measured GPU->CPU notification (one way), else NaN */
+	int mr_access;		    /* access flags the buffer was registered with */
+	double notify_us; /* LP_DETECT_GPU: measured GPU->CPU notification (one way), else NaN */
 };
 
 /*
@@ -87,7 +87,7 @@ static inline int lp_verbs_err(int ret)
 }
 
 #define LP_S2CQE_DEFAULT "provider default"
-#define LP_S2CQE_OFF "disabled (MLX5_SCATTER_TO_CQE=0 at QP creation)"
+#define LP_S2CQE_OFF	 "disabled (MLX5_SCATTER_TO_CQE=0 at QP creation)"
 
 const char *lp_detect_name(enum lp_detect d);
 
@@ -129,11 +129,11 @@ static inline uint64_t lp_conn_off(const struct lp_rdma_conn *c, uint32_t q, boo
 
 /* Test loops (loops.c). Each returns 0 or -errno with the cause in c->fail. */
 struct lp_loop_out {
-	struct lp_stats rtt;	/* ns per round trip / read completion */
+	struct lp_stats rtt; /* ns per round trip / read completion */
 	struct lp_rdma_bw bw;
 	uint64_t iters;
-	uint64_t msgs[LP_RDMA_MAX_QPS];	/* messages this side posted per QP (warm-up included) */
-	bool peer_done;		/* server: the client's DONE arrived */
+	uint64_t msgs[LP_RDMA_MAX_QPS]; /* messages this side posted per QP (warm-up included) */
+	bool peer_done;			/* server: the client's DONE arrived */
 };
 
 int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out);

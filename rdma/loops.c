@@ -50,14 +50,14 @@ struct lp_loop {
 	uint64_t timeout_ns;
 	uint64_t last_progress;
 	unsigned polls;
-	bool stop_by_peer;	/* passive side: the client's DONE ended the run */
-	uint64_t k;		/* ring slot of the current ping-pong message */
-	uint8_t *flag_rx;	/* its last byte in the receiving ring (write_lat, host memory) */
-	uint8_t *flag_tx;	/* its last byte in the sending ring */
+	bool stop_by_peer; /* passive side: the client's DONE ended the run */
+	uint64_t k;	   /* ring slot of the current ping-pong message */
+	uint8_t *flag_rx;  /* its last byte in the receiving ring (write_lat, host memory) */
+	uint8_t *flag_tx;  /* its last byte in the sending ring */
 };
 
 __attribute__((format(printf, 3, 4))) static int fail(struct lp_loop *l, int err, const char *fmt,
-							...)
+						      ...)
 {
 	va_list ap;
 
@@ -140,7 +140,9 @@ static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t k, uint64_t wr_
 		.wr_id = wr_id,
 		.sg_list = sge,
 		.num_sge = 1,
-		.opcode = read ? IBV_WR_RDMA_READ : send ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
+		.opcode = read	 ? IBV_WR_RDMA_READ
+			  : send ? IBV_WR_SEND
+				 : IBV_WR_RDMA_WRITE,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
 	};
 	if (!read && p->size <= c->max_inline && (c->mem_caps & LP_MEM_CAP_CPU_VISIBLE))
@@ -204,7 +206,8 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 		} else {
 			/* GPU data, then the counter byte from host memory: the CPU never touches GPU memory. */
 			sge[0].length = (uint32_t)(l->p->size - 1);
-			sge[1] = (struct ibv_sge){ .addr = (uintptr_t)c->flag_host, .length = 1,
+			sge[1] = (struct ibv_sge){ .addr = (uintptr_t)c->flag_host,
+						   .length = 1,
 						   .lkey = c->flag_mr->lkey };
 			c->flag_host[0] = (uint8_t)i;
 			if (sge[0].length) {
@@ -221,11 +224,12 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 /* The write may have completed at the peer and never become visible here: say so, blame no one. */
 static int gpu_not_seen(struct lp_loop *l)
 {
-	return fail(l, -ETIMEDOUT,
-		    "the write from %s never became visible in GPU memory: the peer may have stopped, "
-		    "or GPUDirect RDMA writes do not reach this GPU (check nvidia-peermem/dma-buf and "
-		    "PCIe ACS/IOMMU)",
-		    l->c->oob->peer_name);
+	return fail(
+		l, -ETIMEDOUT,
+		"the write from %s never became visible in GPU memory: the peer may have stopped, "
+		"or GPUDirect RDMA writes do not reach this GPU (check nvidia-peermem/dma-buf and "
+		"PCIe ACS/IOMMU)",
+		l->c->oob->peer_name);
 }
 
 /* The device poller saw iteration i (a silent, bounded spin on its host flag). */
@@ -390,7 +394,7 @@ struct bw_state {
 	uint64_t posted[LP_RDMA_MAX_QPS];
 	uint64_t done[LP_RDMA_MAX_QPS];
 	uint64_t target[LP_RDMA_MAX_QPS];
-	uint64_t slot[LP_RDMA_MAX_QPS];	/* ring slot of the next message */
+	uint64_t slot[LP_RDMA_MAX_QPS]; /* ring slot of the next message */
 	uint64_t received;
 };
 
@@ -414,8 +418,8 @@ static int bw_post(struct lp_loop *l, struct bw_state *s)
 			struct ibv_send_wr wr[LP_RDMA_MAX_POST_LIST], *bad;
 			struct ibv_sge sge[LP_RDMA_MAX_POST_LIST];
 			int ret;
-			uint32_t n =
-				(uint32_t)LP_MIN((uint64_t)p->post_list, s->target[q] - s->posted[q]);
+			uint32_t n = (uint32_t)LP_MIN((uint64_t)p->post_list,
+						      s->target[q] - s->posted[q]);
 
 			for (uint32_t k = 0; k < n; k++) {
 				uint64_t id = s->posted[q] + k + 1;

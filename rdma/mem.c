@@ -42,13 +42,15 @@ static int host_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_f
 		return 0;
 	}
 	ret = errno ? -errno : -EIO;
-	if ((ret == -ENOMEM || ret == -EPERM || ret == -EAGAIN) && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
-	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < m->len + (1u << 20))
-		return lp_fail_set(f, ret,
-				   "memory registration of %zu bytes failed: %s; the locked-memory "
-				   "limit is %llu KiB: raise it (ulimit -l unlimited, or memlock in "
-				   "/etc/security/limits.conf)",
-				   m->len, strerror(-ret), (unsigned long long)rl.rlim_cur / 1024);
+	if ((ret == -ENOMEM || ret == -EPERM || ret == -EAGAIN) &&
+	    !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < m->len + (1u << 20))
+		return lp_fail_set(
+			f, ret,
+			"memory registration of %zu bytes failed: %s; the locked-memory "
+			"limit is %llu KiB: raise it (ulimit -l unlimited, or memlock in "
+			"/etc/security/limits.conf)",
+			m->len, strerror(-ret), (unsigned long long)rl.rlim_cur / 1024);
 	return lp_fail_set(f, ret, "memory registration of %zu bytes of host memory failed: %s",
 			   m->len, strerror(-ret));
 }
@@ -151,8 +153,9 @@ int lp_mem_alloc(struct lp_mem *m, int kind, int dev, size_t len, struct lp_fail
 	memset(m, 0, sizeof(*m));
 	m->ops = lp_mem_ops_get(kind);
 	if (!m->ops)
-		return lp_fail_set(f, -EOPNOTSUPP, "GPU memory is not built into this binary (CUDA "
-						   "was not found at build time)");
+		return lp_fail_set(f, -EOPNOTSUPP,
+				   "GPU memory is not built into this binary (CUDA "
+				   "was not found at build time)");
 	m->dev = dev;
 	m->len = len;
 	ret = m->ops->alloc(m, len, f);
@@ -203,7 +206,8 @@ int lp_mem_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *notify_ns
 int lp_mem_poll_start(struct lp_mem *m, size_t off, size_t stride, uint32_t depth, uint32_t iters,
 		      uint64_t timeout_ns)
 {
-	return polls(m) ? m->ops->poll_start(m, off, stride, depth, iters, timeout_ns) : -EOPNOTSUPP;
+	return polls(m) ? m->ops->poll_start(m, off, stride, depth, iters, timeout_ns)
+			: -EOPNOTSUPP;
 }
 
 int lp_mem_poll_seen(const struct lp_mem *m, uint32_t i)

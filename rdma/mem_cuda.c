@@ -81,8 +81,8 @@ static int cuda_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_f
 
 	dmabuf_err = lp_gpu_buf_export_dmabuf(b);
 	if (!dmabuf_err) {
-		m->mr = ibv_reg_dmabuf_mr(pd, b->dmabuf_off, m->len, (uintptr_t)b->ptr, b->dmabuf_fd,
-					  access);
+		m->mr = ibv_reg_dmabuf_mr(pd, b->dmabuf_off, m->len, (uintptr_t)b->ptr,
+					  b->dmabuf_fd, access);
 		if (m->mr) {
 			m->how = "dmabuf";
 			goto done;
@@ -95,11 +95,12 @@ static int cuda_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_f
 		goto done;
 	}
 	peer_err = errno ? -errno : -EIO;
-	return lp_fail_set(f, peer_err,
-			   "cannot register GPU memory on %s for RDMA: dma-buf: %s; peer memory: "
-			   "%s. Fix: use dma-buf (Linux >= 5.12, NVIDIA open kernel module, CUDA >= "
-			   "11.7) or load nvidia-peermem (modprobe nvidia-peermem)",
-			   b->bus_id, strerror(-dmabuf_err), strerror(-peer_err));
+	return lp_fail_set(
+		f, peer_err,
+		"cannot register GPU memory on %s for RDMA: dma-buf: %s; peer memory: "
+		"%s. Fix: use dma-buf (Linux >= 5.12, NVIDIA open kernel module, CUDA >= "
+		"11.7) or load nvidia-peermem (modprobe nvidia-peermem)",
+		b->bus_id, strerror(-dmabuf_err), strerror(-peer_err));
 done:
 	snprintf(m->desc, sizeof(m->desc), "cuda:%d %s", m->dev, m->how);
 	return 0;
@@ -152,12 +153,13 @@ static int cuda_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *noti
 	int order = gbuf(m)->rdma_order, ret;
 
 	if (order < LP_GPU_RDMA_ORDER_OWNER)
-		return lp_fail_set(f, -EOPNOTSUPP,
-				   "GPU %d orders GPUDirect RDMA writes as '%s' "
-				   "(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING): a kernel "
-				   "polling the last byte may see it before the rest; use "
-				   "--lat-method imm",
-				   m->dev, lp_gpu_rdma_order_name(order));
+		return lp_fail_set(
+			f, -EOPNOTSUPP,
+			"GPU %d orders GPUDirect RDMA writes as '%s' "
+			"(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING): a kernel "
+			"polling the last byte may see it before the rest; use "
+			"--lat-method imm",
+			m->dev, lp_gpu_rdma_order_name(order));
 	ret = lp_gpu_notify_ns(m->dev, 200, timeout_ns, notify_ns_p);
 	if (ret)
 		return lp_fail_set(f, ret, "GPU %d: cannot measure the GPU->CPU notification: %s",

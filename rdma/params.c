@@ -119,7 +119,8 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 	/* Each side registers 2 x size per QP: keep one test's buffers under 4 GiB. */
 	if (p->size * p->num_qps > LP_RDMA_MAX_BUF / 2)
 		FAIL("size x QPs = %llu bytes: over the %llu-byte buffer limit",
-		     (unsigned long long)(p->size * p->num_qps), (unsigned long long)LP_RDMA_MAX_BUF / 2);
+		     (unsigned long long)(p->size * p->num_qps),
+		     (unsigned long long)LP_RDMA_MAX_BUF / 2);
 	if (p->inline_size != UINT32_MAX && p->inline_size > 4096)
 		FAIL("inline size %u out of range [0, 4096]", p->inline_size);
 	if (p->mtu && (p->mtu < 256 || p->mtu > 4096 || (p->mtu & (p->mtu - 1))))

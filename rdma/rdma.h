@@ -42,10 +42,11 @@ struct lp_oob_ops {
 struct lp_oob {
 	const struct lp_oob_ops *ops;
 	void *ctx;
-	int timeout_ms;		/* bound on every control-message wait */
-	int peer_family;	/* AF_INET / AF_INET6 of the peer address, for the GID choice */
-	const char *peer_name;	/* for messages ("10.0.2.15", "rank 3") */
-	const volatile sig_atomic_t *stop; /* when set, running tests stop within ~1 ms (may be NULL) */
+	int timeout_ms;	       /* bound on every control-message wait */
+	int peer_family;       /* AF_INET / AF_INET6 of the peer address, for the GID choice */
+	const char *peer_name; /* for messages ("10.0.2.15", "rank 3") */
+	const volatile sig_atomic_t
+		*stop; /* when set, running tests stop within ~1 ms (may be NULL) */
 };
 
 /* The TCP implementation: ctx is a pointer to the connected socket's fd. */
@@ -55,11 +56,11 @@ extern const struct lp_oob_ops lp_oob_tcp_ops;
 
 /* What to open. Empty dev = the first device with an active port. */
 struct lp_rdma_devsel {
-	const char *dev;	/* "mlx5_0", "rxe0"; NULL or "" = first usable */
-	int port;		/* 1-based; 0 = first active port */
-	int gid_index;		/* -1 = scored automatic choice (RoCE only) */
-	int tclass;		/* traffic class (RoCE DSCP << 2 | ECN); -1 = default */
-	int sl;			/* IB service level 0..15 */
+	const char *dev; /* "mlx5_0", "rxe0"; NULL or "" = first usable */
+	int port;	 /* 1-based; 0 = first active port */
+	int gid_index;	 /* -1 = scored automatic choice (RoCE only) */
+	int tclass;	 /* traffic class (RoCE DSCP << 2 | ECN); -1 = default */
+	int sl;		 /* IB service level 0..15 */
 };
 
 /* GID table entry as scored by lp_rdma_gid_pick (exposed for the unit tests). */
@@ -68,7 +69,7 @@ enum lp_gid_type { LP_GID_IB = 0, LP_GID_ROCE_V1 = 1, LP_GID_ROCE_V2 = 2 };
 struct lp_gid_entry {
 	uint8_t raw[16];
 	enum lp_gid_type type;
-	bool valid;		/* non-zero GID present in the table */
+	bool valid; /* non-zero GID present in the table */
 };
 
 /*
@@ -95,24 +96,24 @@ double lp_rdma_port_gbps(uint8_t active_speed, uint8_t active_width, const char 
 struct lp_rdma_devinfo {
 	char name[64];
 	int port;
-	char link_layer[16];	/* "InfiniBand" or "Ethernet" */
-	char transport[16];	/* "RoCE", "IB" */
+	char link_layer[16]; /* "InfiniBand" or "Ethernet" */
+	char transport[16];  /* "RoCE", "IB" */
 	int gid_index;
 	char gid[64];
-	char gid_type[16];	/* "IB", "RoCEv1", "RoCEv2" */
+	char gid_type[16]; /* "IB", "RoCEv1", "RoCEv2" */
 	uint16_t lid;
-	unsigned active_mtu;	/* bytes */
-	char speed[16];		/* "EDR", "NDR", ... */
-	unsigned width;		/* lanes */
-	double rate_gbps;	/* theoretical data rate of the port, Gb/s */
+	unsigned active_mtu; /* bytes */
+	char speed[16];	     /* "EDR", "NDR", ... */
+	unsigned width;	     /* lanes */
+	double rate_gbps;    /* theoretical data rate of the port, Gb/s */
 	char fw[64];
 	char netdev[32];
-	int numa_node;		/* -1 unknown */
+	int numa_node; /* -1 unknown */
 	char node_guid[24];
 	uint32_t vendor_id, vendor_part_id;
 };
 
-struct lp_rdma_dev;		/* opaque: context, port, GID, PD */
+struct lp_rdma_dev; /* opaque: context, port, GID, PD */
 
 /*
  * Open a device. -ENODEV: no RDMA device at all (exit 77); -EINVAL: the named
@@ -166,34 +167,34 @@ enum lp_lat_method {
 /* One test at one size: everything the client sends in HELLO. Validated by both sides. */
 struct lp_rdma_params {
 	enum lp_rdma_test test;
-	uint64_t size;		/* message size in bytes, 1 .. LP_RDMA_MAX_SIZE */
-	uint64_t iters;		/* timed iterations (0 when duration_s is used) */
-	uint64_t warmup;	/* untimed iterations first */
-	double duration_s;	/* > 0: run for this long instead of iters */
-	uint32_t tx_depth;	/* outstanding WRs per QP (bandwidth) */
-	uint32_t rx_depth;	/* posted receives per QP (send tests) */
-	uint32_t cq_mod;	/* signal every cq_mod-th WR (bandwidth) */
-	uint32_t post_list;	/* WRs chained per ibv_post_send (bandwidth) */
-	uint32_t num_qps;	/* QPs, round-robin (bandwidth) */
-	uint32_t inline_size;	/* request this max_inline_data; UINT32_MAX = auto */
-	uint32_t mtu;		/* path MTU bytes (256..4096); 0 = the port's active MTU */
-	bool bidir;		/* bandwidth both ways at once */
-	bool verify;		/* check every received message against its pattern */
-	bool use_cm;		/* connect QPs with librdmacm instead of the exchange */
-	uint32_t seed;		/* pattern seed of the run (random per client run by default) */
-	uint64_t max_samples;	/* latency samples kept verbatim */
-	int timeout_ms;		/* no-progress bound inside the timed loop */
-	enum lp_mem_kind mem;	/* this side's memory (the client's in HELLO) */
-	int mem_dev;		/* GPU index for LP_MEM_CUDA; -1 = auto */
+	uint64_t size;	      /* message size in bytes, 1 .. LP_RDMA_MAX_SIZE */
+	uint64_t iters;	      /* timed iterations (0 when duration_s is used) */
+	uint64_t warmup;      /* untimed iterations first */
+	double duration_s;    /* > 0: run for this long instead of iters */
+	uint32_t tx_depth;    /* outstanding WRs per QP (bandwidth) */
+	uint32_t rx_depth;    /* posted receives per QP (send tests) */
+	uint32_t cq_mod;      /* signal every cq_mod-th WR (bandwidth) */
+	uint32_t post_list;   /* WRs chained per ibv_post_send (bandwidth) */
+	uint32_t num_qps;     /* QPs, round-robin (bandwidth) */
+	uint32_t inline_size; /* request this max_inline_data; UINT32_MAX = auto */
+	uint32_t mtu;	      /* path MTU bytes (256..4096); 0 = the port's active MTU */
+	bool bidir;	      /* bandwidth both ways at once */
+	bool verify;	      /* check every received message against its pattern */
+	bool use_cm;	      /* connect QPs with librdmacm instead of the exchange */
+	uint32_t seed;	      /* pattern seed of the run (random per client run by default) */
+	uint64_t max_samples; /* latency samples kept verbatim */
+	int timeout_ms;	      /* no-progress bound inside the timed loop */
+	enum lp_mem_kind mem; /* this side's memory (the client's in HELLO) */
+	int mem_dev;	      /* GPU index for LP_MEM_CUDA; -1 = auto */
 	enum lp_lat_method lat_method;
-	int gid_type;		/* client's GID type (so the server matches); -1 unknown */
-	uint16_t cm_port;	/* rdma_cm port on the server (use_cm) */
+	int gid_type;	  /* client's GID type (so the server matches); -1 unknown */
+	uint16_t cm_port; /* rdma_cm port on the server (use_cm) */
 };
 
-#define LP_RDMA_MAX_SIZE (1ull << 30)
-#define LP_RDMA_MAX_QPS 64
-#define LP_RDMA_MAX_POST_LIST 64 /* WRs chained per ibv_post_send */
-#define LP_RDMA_MAX_BUF (4ull << 30) /* registered bytes per side and test (2 x size x QPs) */
+#define LP_RDMA_MAX_SIZE      (1ull << 30)
+#define LP_RDMA_MAX_QPS	      64
+#define LP_RDMA_MAX_POST_LIST 64	   /* WRs chained per ibv_post_send */
+#define LP_RDMA_MAX_BUF	      (4ull << 30) /* registered bytes per side and test (2 x size x QPs) */
 
 /*
  * A fresh pattern seed (getrandom). Every run draws one, so a persistent server
@@ -207,10 +208,10 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len);
 
 /* Bandwidth of one direction. */
 struct lp_rdma_bw {
-	double bytes, msgs;	/* timed payload bytes and messages */
-	double ns;		/* first post to last completion */
+	double bytes, msgs; /* timed payload bytes and messages */
+	double ns;	    /* first post to last completion */
 	double gbytes_s, gbits_s, mmsg_s;
-	double pct_link;	/* gbits_s / port rate * 100 (NaN unknown) */
+	double pct_link; /* gbits_s / port rate * 100 (NaN unknown) */
 };
 
 /*
@@ -222,26 +223,26 @@ struct lp_rdma_bw {
 
 /* What --verify checked, both sides together (docs/METHOD.md, "Verification"). */
 struct lp_rdma_verified {
-	bool ok;		/* every receiving side checked its rings and all matched */
-	uint64_t messages;	/* messages whose every byte was checked */
-	uint64_t bytes;		/* payload bytes checked */
-	uint64_t landed;	/* messages that landed in the checked rings (messages < landed when
+	bool ok;	   /* every receiving side checked its rings and all matched */
+	uint64_t messages; /* messages whose every byte was checked */
+	uint64_t bytes;	   /* payload bytes checked */
+	uint64_t landed;   /* messages that landed in the checked rings (messages < landed when
 				   a ring held fewer slots than the run had messages) */
-	uint64_t ring;		/* slots per ring (QP and direction) */
-	char where[16];		/* the sides that checked: "client", "server", "client+server" */
+	uint64_t ring;	   /* slots per ring (QP and direction) */
+	char where[16];	   /* the sides that checked: "client", "server", "client+server" */
 };
 
 struct lp_rdma_result {
 	enum lp_rdma_test test;
 	uint64_t size;
-	int status;		/* 0 ok, else negative errno */
-	char error[256];	/* the reason when status != 0 (a peer's own reason when it failed) */
+	int status;	 /* 0 ok, else negative errno */
+	char error[256]; /* the reason when status != 0 (a peer's own reason when it failed) */
 	/* latency tests: samples in us; one_way = rtt/2 for write/send, = rtt for read */
-	struct lp_summary lat_us;	/* the reported latency (one-way or read completion) */
-	struct lp_summary rtt_us;	/* the round trip as measured */
-	bool lat_halved;		/* lat_us is rtt/2 */
+	struct lp_summary lat_us; /* the reported latency (one-way or read completion) */
+	struct lp_summary rtt_us; /* the round trip as measured */
+	bool lat_halved;	  /* lat_us is rtt/2 */
 	uint64_t warmup;
-	char lat_method[64];		/* how each side saw data arrive: "client cpu_poll, server gpu_poll", ... */
+	char lat_method[64]; /* how each side saw data arrive: "client cpu_poll, server gpu_poll", ... */
 	/*
 	 * write_lat with gpu_poll: each GPU-polling side's detection includes a
 	 * GPU->CPU notification. gpu_poll_sides of them per round trip (0..2);
@@ -251,38 +252,37 @@ struct lp_rdma_result {
 	unsigned gpu_poll_sides;
 	double gpu_notify_us;
 	/* bandwidth tests */
-	struct lp_rdma_bw local;	/* this side (client) sending, or reading */
-	struct lp_rdma_bw remote;	/* the server's direction in bidir */
+	struct lp_rdma_bw local;	  /* this side (client) sending, or reading */
+	struct lp_rdma_bw remote;	  /* the server's direction in bidir */
 	double sum_gbytes_s, sum_gbits_s; /* local + remote: see LP_RDMA_BIDIR_SUM_METHOD */
 	/* data verification (--verify) */
 	struct lp_rdma_verified verified;
-	uint64_t iters;			/* timed iterations done */
-	double rate_gbps;		/* port rate used for pct */
+	uint64_t iters;	  /* timed iterations done */
+	double rate_gbps; /* port rate used for pct */
 	struct lp_rdma_devinfo local_dev, remote_dev;
 	char local_mem[32], remote_mem[32]; /* "host", "cuda:0 (dmabuf)", ... */
-	uint32_t mtu;			/* path MTU used */
-	uint32_t inline_size;		/* max_inline_data used */
+	uint32_t mtu;			    /* path MTU used */
+	uint32_t inline_size;		    /* max_inline_data used */
 	/* How this side set up its QPs and buffer (GPUDirect RDMA choices). */
-	const char *scatter_to_cqe;	/* "provider default" or "disabled (MLX5_SCATTER_TO_CQE=0 ...)" */
-	bool relaxed_ordering;		/* IBV_ACCESS_RELAXED_ORDERING requested (bandwidth tests) */
-	const char *gpu_rdma_order;	/* local GPU's GPU_DIRECT_RDMA_WRITES_ORDERING in words; NULL
+	const char *scatter_to_cqe; /* "provider default" or "disabled (MLX5_SCATTER_TO_CQE=0 ...)" */
+	bool relaxed_ordering;	    /* IBV_ACCESS_RELAXED_ORDERING requested (bandwidth tests) */
+	const char *gpu_rdma_order; /* local GPU's GPU_DIRECT_RDMA_WRITES_ORDERING in words; NULL
 					   for host memory */
 	/* Port counters that moved during the test, read outside the timed loop on each side. */
 	struct lp_ctr_moved ctr_local, ctr_remote;
 };
 
 /* Client: run one test (params p) against the server on oob. Fills *r (also on failure). */
-int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
-		       const struct lp_rdma_params *p, const char *server_host,
-		       struct lp_rdma_result *r);
+int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct lp_rdma_params *p,
+		       const char *server_host, struct lp_rdma_result *r);
 /* Client: tell the server this session is over (it then waits for the next client). */
 int lp_rdma_client_bye(struct lp_oob *oob);
 
 /* Server-side policy for one session. */
 struct lp_rdma_server_opts {
-	enum lp_mem_kind mem;	/* this side's memory */
+	enum lp_mem_kind mem; /* this side's memory */
 	int mem_dev;
-	const char *bind_addr;	/* for rdma_cm listening */
+	const char *bind_addr; /* for rdma_cm listening */
 	const volatile sig_atomic_t *stop;
 };
 

@@ -32,14 +32,17 @@ static void verified_json(struct lp_json *j, const struct lp_rdma_result *r,
 	const struct lp_rdma_verified *v = &r->verified;
 	char how[200];
 
-	snprintf(how, sizeof(how),
-		 "every byte of each message in its own ring slot, against the pattern of (run seed, "
-		 "side, QP, slot)%s%s%s",
-		 r->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_POLL ?
-			 "; the last byte against the message's counter" : "",
-		 r->test == LP_RDMA_SEND_LAT || r->test == LP_RDMA_SEND_BW ?
-			 "; receive completions counted against the messages sent" : "",
-		 v->messages < v->landed ? "; slots reused: the last message of each slot" : "");
+	snprintf(
+		how, sizeof(how),
+		"every byte of each message in its own ring slot, against the pattern of (run seed, "
+		"side, QP, slot)%s%s%s",
+		r->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_POLL
+			? "; the last byte against the message's counter"
+			: "",
+		r->test == LP_RDMA_SEND_LAT || r->test == LP_RDMA_SEND_BW
+			? "; receive completions counted against the messages sent"
+			: "",
+		v->messages < v->landed ? "; slots reused: the last message of each slot" : "");
 	lp_json_obj_begin(j, "verified");
 	lp_record_json(&lp_rdma_verified_record, v, j);
 	lp_json_uint(j, "seed", p->seed);
@@ -60,12 +63,14 @@ static void gdr_json(struct lp_json *j, const struct lp_rdma_result *r)
 		return;
 	lp_json_obj_begin(j, "gpu_poll");
 	lp_json_uint(j, "sides", r->gpu_poll_sides);
-	lp_json_str(j, "includes", "each GPU-polling side's detection includes a GPU->CPU notification: "
-				   "one-way latency holds sides/2 of them");
+	lp_json_str(j, "includes",
+		    "each GPU-polling side's detection includes a GPU->CPU notification: "
+		    "one-way latency holds sides/2 of them");
 	/* Measured on this side's GPU (null when this side does not poll with its GPU); the
 	 * estimate below assumes the peer's notification costs the same. NaN -> null. */
 	lp_json_num(j, "notification_us", r->gpu_notify_us);
-	lp_json_num(j, "p50_without_notification_us", r->lat_us.p50 - r->gpu_poll_sides * r->gpu_notify_us / 2);
+	lp_json_num(j, "p50_without_notification_us",
+		    r->lat_us.p50 - r->gpu_poll_sides * r->gpu_notify_us / 2);
 	lp_json_obj_end(j);
 }
 

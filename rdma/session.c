@@ -70,8 +70,8 @@ static int drain_recvs(struct lp_rdma_conn *c, int budget_ms)
 
 		if (n)
 			return n < 0 ? lp_fail_set(c->fail, n, "exchange with %s: %s",
-						   c->oob->peer_name, strerror(-n)) :
-				       0;
+						   c->oob->peer_name, strerror(-n))
+				     : 0;
 		if (c->stop && *c->stop)
 			return lp_fail_set(c->fail, -EINTR, "interrupted mid-test");
 		n = ibv_poll_cq(c->rcq, 16, wc);
@@ -82,8 +82,7 @@ static int drain_recvs(struct lp_rdma_conn *c, int budget_ms)
 						   "receiving the last messages of %s failed",
 						   c->oob->peer_name);
 	}
-	return lp_fail_set(c->fail, -ETIMEDOUT, "no answer from %s: timed out",
-			   c->oob->peer_name);
+	return lp_fail_set(c->fail, -ETIMEDOUT, "no answer from %s: timed out", c->oob->peer_name);
 }
 
 /*
@@ -95,7 +94,8 @@ static struct lp_counters *ctr_before(const struct lp_rdma_dev *dev)
 {
 	struct lp_counters *s = malloc(sizeof(*s));
 
-	if (s && lp_counters_read(lp_counters_root(), dev->info.name, (unsigned)dev->info.port, s)) {
+	if (s &&
+	    lp_counters_read(lp_counters_root(), dev->info.name, (unsigned)dev->info.port, s)) {
 		free(s);
 		s = NULL;
 	}
@@ -139,8 +139,8 @@ static void scale_summary(struct lp_summary *s, double k)
 	s->p9999 *= k;
 }
 
-static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma_conn *c,
-			    char *buf, size_t len)
+static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma_conn *c, char *buf,
+			    size_t len)
 {
 	if (p->test == LP_RDMA_READ_LAT)
 		snprintf(buf, len, "read_completion");
@@ -164,7 +164,7 @@ struct client_test {
 	struct lp_rdma_result *r;
 	struct lp_rdma_conn c;
 	bool conn_up;
-	bool told;		/* the server was sent an ERROR */
+	bool told; /* the server was sent an ERROR */
 	struct lp_loop_out out;
 	struct lp_rdma_result_msg res;
 	struct lp_counters *ctr0; /* this side's port counters before the test (NULL: unread) */
@@ -178,9 +178,9 @@ static int client_hello(struct client_test *t)
 	struct lp_rdma_dev *dev = t->dev;
 	int ret;
 
-	sent.gid_type = dev->is_roce && dev->info.gid_index >= 0 ?
-				(int)dev->gids[dev->info.gid_index].type :
-				-1;
+	sent.gid_type = dev->is_roce && dev->info.gid_index >= 0
+				? (int)dev->gids[dev->info.gid_index].type
+				: -1;
 	ret = lp_proto_send(t->oob, LP_MSG_HELLO, &sent);
 	if (ret)
 		return lp_fail_set(&t->fail, ret, "cannot send the test to %s: %s",
@@ -195,8 +195,13 @@ static int client_connect(struct client_test *t)
 	const struct lp_rdma_params *p = t->p;
 	struct lp_rdma_result *r = t->r;
 	struct lp_rdma_conn *c = &t->c;
-	struct lp_conn_cfg cfg = { .dev = t->dev, .p = p, .mem = p->mem, .mem_dev = p->mem_dev,
-				   .is_client = true, .oob = t->oob, .server_host = t->server_host,
+	struct lp_conn_cfg cfg = { .dev = t->dev,
+				   .p = p,
+				   .mem = p->mem,
+				   .mem_dev = p->mem_dev,
+				   .is_client = true,
+				   .oob = t->oob,
+				   .server_host = t->server_host,
 				   .fail = &t->fail };
 	int ret;
 
@@ -206,8 +211,10 @@ static int client_connect(struct client_test *t)
 		/* The cause as first known (the server's own words when it failed there). */
 		char why[sizeof(t->fail.why)];
 
-		snprintf(why, sizeof(why), "%s", t->fail.err ? t->fail.why :
-					     *lp_err_last() ? lp_err_last() : strerror(-ret));
+		snprintf(why, sizeof(why), "%s",
+			 t->fail.err	  ? t->fail.why
+			 : *lp_err_last() ? lp_err_last()
+					  : strerror(-ret));
 		t->fail.err = 0;
 		return lp_fail_set(&t->fail, ret, "connection set-up with %s failed: %s",
 				   t->oob->peer_name, why);
@@ -245,8 +252,8 @@ static int client_measure(struct client_test *t)
 		/* The server ended the test: its ERROR says why (or the close says it is gone). */
 		t->fail = (struct lp_fail){ 0 };
 		ret = lp_proto_expect(t->oob, LP_MSG_RESULT, &t->res, 1000, &t->fail);
-		return ret ? ret :
-			     lp_fail_set(&t->fail, -EPROTO, "%s ended the test", t->oob->peer_name);
+		return ret ? ret
+			   : lp_fail_set(&t->fail, -EPROTO, "%s ended the test", t->oob->peer_name);
 	}
 	if (ret) {
 		/* Tell the server, which may be waiting in its loop; then stop. */
@@ -294,7 +301,10 @@ static int client_verify(struct client_test *t)
 	}
 	v->ok = p->verify && (local == LP_VERIFY_OK || remote == LP_VERIFY_OK);
 	snprintf(v->where, sizeof(v->where), "%s",
-		 local && remote ? "client+server" : local ? "client" : remote ? "server" : "");
+		 local && remote ? "client+server"
+		 : local	 ? "client"
+		 : remote	 ? "server"
+				 : "");
 	return 0;
 }
 
@@ -338,9 +348,8 @@ static void result_init(struct lp_rdma_result *r, const struct lp_rdma_dev *dev,
 	r->gpu_notify_us = NAN;
 }
 
-int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
-		       const struct lp_rdma_params *p, const char *server_host,
-		       struct lp_rdma_result *r)
+int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct lp_rdma_params *p,
+		       const char *server_host, struct lp_rdma_result *r)
 {
 	struct client_test *t = calloc(1, sizeof(*t)); /* two QPINFOs of 64 QPs: not on the stack */
 	int ret;
@@ -348,8 +357,9 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	result_init(r, dev, p);
 	if (!t)
 		return r->status = -ENOMEM;
-	*t = (struct client_test){ .dev = dev, .oob = oob, .p = p, .server_host = server_host,
-				   .r = r };
+	*t = (struct client_test){
+		.dev = dev, .oob = oob, .p = p, .server_host = server_host, .r = r
+	};
 	ret = lp_rdma_params_check(p, t->fail.why, sizeof(t->fail.why));
 	if (!ret)
 		ret = client_hello(t);
@@ -390,8 +400,8 @@ int lp_rdma_client_bye(struct lp_oob *oob)
 enum { LP_SERVE_REFUSED = 1 /* the test was refused and the client told why */ };
 
 /* HELLO: decoded and checked; the GID of the client's type; ACCEPT. 1 = refused (told). */
-static int serve_hello(struct lp_rdma_dev *dev, struct lp_oob *oob, const uint8_t *body,
-		       size_t len, struct lp_rdma_params *p)
+static int serve_hello(struct lp_rdma_dev *dev, struct lp_oob *oob, const uint8_t *body, size_t len,
+		       struct lp_rdma_params *p)
 {
 	char why[LP_ERR_LAST_LEN];
 
@@ -448,8 +458,8 @@ static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_
 	if (ret)
 		return ret;
 	if (p->verify && side_receives(p, false)) {
-		res.verify = verify_side(c, out, done.msgs, &res.checked) ? LP_VERIFY_BAD :
-									      LP_VERIFY_OK;
+		res.verify =
+			verify_side(c, out, done.msgs, &res.checked) ? LP_VERIFY_BAD : LP_VERIFY_OK;
 		if (res.verify == LP_VERIFY_BAD)
 			snprintf(res.text, sizeof(res.text), "%s", c->fail->why);
 	}
@@ -476,8 +486,13 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	struct lp_loop_out out = { 0 };
 	struct lp_fail fail = { 0 };
 	struct lp_counters *ctr0;
-	struct lp_conn_cfg cfg = { .dev = dev, .p = &p, .mem = o->mem, .mem_dev = o->mem_dev,
-				   .oob = oob, .bind_addr = o->bind_addr, .fail = &fail };
+	struct lp_conn_cfg cfg = { .dev = dev,
+				   .p = &p,
+				   .mem = o->mem,
+				   .mem_dev = o->mem_dev,
+				   .oob = oob,
+				   .bind_addr = o->bind_addr,
+				   .fail = &fail };
 	int ret = serve_hello(dev, oob, body, len, &p);
 
 	if (ret)
@@ -525,11 +540,11 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		 * A new client speaks at once (a silent one is dropped after the
 		 * timeout); between tests it only formats output: a minute is plenty.
 		 */
-		ret = (o->stop && *o->stop) ? -EINTR :
-					      lp_proto_recv(oob, &type, body, &len,
-							    n ? LP_MAX(oob->timeout_ms, 60000) :
-								oob->timeout_ms,
-							    &fail);
+		ret = (o->stop && *o->stop)
+			      ? -EINTR
+			      : lp_proto_recv(oob, &type, body, &len,
+					      n ? LP_MAX(oob->timeout_ms, 60000) : oob->timeout_ms,
+					      &fail);
 		if (ret == -EINTR)
 			lp_proto_send_error(oob, ret, "server interrupted");
 		if (ret == -EPROTONOSUPPORT)

@@ -9,17 +9,17 @@
 
 #include "common/stats.h"
 
-#define MAD_TO_SIGMA 1.4826
-#define POLISH_ITERS 10
-#define BACKFIT_ITERS 30
-#define TRIM_Z 3.5	 /* cells this far out of the median polish are left out of the refit */
-#define SUSPECT_Z 2.5	 /* link cells this far out are worth a retest */
-#define REP_MIN_PAIRS 3	 /* retest pairs before their noise counts */
+#define MAD_TO_SIGMA	  1.4826
+#define POLISH_ITERS	  10
+#define BACKFIT_ITERS	  30
+#define TRIM_Z		  3.5 /* cells this far out of the median polish are left out of the refit */
+#define SUSPECT_Z	  2.5  /* link cells this far out are worth a retest */
+#define REP_MIN_PAIRS	  3    /* retest pairs before their noise counts */
 #define REP_DF_PER_PAIR	  0.37 /* a median-based scale is worth 37 % of a standard deviation's df */
-#define AMBIG_SCORE 4.0	 /* small N: explanations this close to the best one are alternatives */
-#define SEARCH_MAX_N 3	 /* up to here every explanation of a few faults is fitted */
+#define AMBIG_SCORE	  4.0 /* small N: explanations this close to the best one are alternatives */
+#define SEARCH_MAX_N	  3   /* up to here every explanation of a few faults is fitted */
 #define SEARCH_MAX_FAULTS 3
-#define SEARCH_MAX_P (SEARCH_MAX_FAULTS + 1)
+#define SEARCH_MAX_P	  (SEARCH_MAX_FAULTS + 1)
 
 void lp_diag_opts_default(struct lp_diag_opts *o)
 {
@@ -33,9 +33,9 @@ void lp_diag_opts_default(struct lp_diag_opts *o)
 
 void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given)
 {
-	double *dst[] = {&o->k, &o->rel, &o->rel_max, &o->vote, &o->min_gbps, &o->max_lat_us};
-	const double src[] = {given->k, given->rel, given->rel_max, given->vote, given->min_gbps,
-			      given->max_lat_us};
+	double *dst[] = { &o->k, &o->rel, &o->rel_max, &o->vote, &o->min_gbps, &o->max_lat_us };
+	const double src[] = { given->k,    given->rel,	     given->rel_max,
+			       given->vote, given->min_gbps, given->max_lat_us };
 
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
 		if (!isnan(src[i]))
@@ -95,10 +95,10 @@ double lp_diag_spread(double *v, size_t n)
 /* Scratch for one diagnosis. */
 struct work {
 	int n;
-	double *y;	/* n*n log goodness, NaN unusable */
-	double *ybest;	/* n*n log goodness of the best attempt */
-	double *tmp;	/* n*n + 1 scratch */
-	uint8_t *keep;	/* n*n: part of the least-squares refit */
+	double *y;     /* n*n log goodness, NaN unusable */
+	double *ybest; /* n*n log goodness of the best attempt */
+	double *tmp;   /* n*n + 1 scratch */
+	uint8_t *keep; /* n*n: part of the least-squares refit */
 	double mu, *r, *c;
 	double mu_link;	      /* the link test's reference: mu re-centred over the kept cells */
 	int kept;	      /* cells behind it */
@@ -169,7 +169,7 @@ static void backfit(struct work *w)
 {
 	int n = w->n;
 
-	for (int i = 0; i < n; i++) {	/* mu into r so that rows and columns alternate alone */
+	for (int i = 0; i < n; i++) { /* mu into r so that rows and columns alternate alone */
 		if (isfinite(w->r[i]))
 			w->r[i] += w->mu;
 	}
@@ -221,8 +221,8 @@ static double tetrad_sigma(struct work *w)
 			for (int i = 1; i <= 3 && i < n; i++)
 				for (int j = 1; j <= 3 && j < n && k < cap; j++) {
 					int d = (a + i) % n, c = (b + j) % n;
-					double t = y[cell(n, a, b)] - y[cell(n, a, c)] - y[cell(n, d, b)] +
-						   y[cell(n, d, c)];
+					double t = y[cell(n, a, b)] - y[cell(n, a, c)] -
+						   y[cell(n, d, b)] + y[cell(n, d, c)];
 
 					if (isfinite(t))
 						w->tmp[k++] = fabs(t);
@@ -342,7 +342,7 @@ static int solve(double a[SEARCH_MAX_P][SEARCH_MAX_P + 1], int p, double *x)
 /* Fault i of the small-N search: senders 0..n-1, receivers n..2n-1, then the link cells. */
 static struct lp_diag_item search_item(int n, int i)
 {
-	struct lp_diag_item it = {0};
+	struct lp_diag_item it = { 0 };
 
 	if (i < 2 * n) {
 		it.kind = i < n ? LP_ITEM_SRC : LP_ITEM_DST;
@@ -359,8 +359,9 @@ static struct lp_diag_item search_item(int n, int i)
 
 static bool item_covers(const struct lp_diag_item *it, int a, int b)
 {
-	return it->kind == LP_ITEM_SRC ? a == it->a : it->kind == LP_ITEM_DST ? b == it->a
-								: a == it->a && b == it->b;
+	return it->kind == LP_ITEM_SRC	 ? a == it->a
+	       : it->kind == LP_ITEM_DST ? b == it->a
+					 : a == it->a && b == it->b;
 }
 
 /* One explanation: mu plus k faults, each a slowdown beyond rel, fitted by least squares. */
@@ -373,7 +374,7 @@ struct expl {
 static bool expl_fit(const struct work *w, struct expl *e, double lrel)
 {
 	int n = w->n, p = e->k + 1, ncell = 0;
-	double a[SEARCH_MAX_P][SEARCH_MAX_P + 1] = {{0}};
+	double a[SEARCH_MAX_P][SEARCH_MAX_P + 1] = { { 0 } };
 	struct lp_diag_item it[SEARCH_MAX_FAULTS];
 
 	for (int k = 0; k < e->k; k++)
@@ -382,7 +383,8 @@ static bool expl_fit(const struct work *w, struct expl *e, double lrel)
 		e->ss = 0;
 		for (int ca = 0; ca < n; ca++)
 			for (int cb = 0; cb < n; cb++) {
-				double y = w->y[cell(n, ca, cb)], row[SEARCH_MAX_P] = {1}, f = e->beta[0];
+				double y = w->y[cell(n, ca, cb)], row[SEARCH_MAX_P] = { 1 },
+				       f = e->beta[0];
 
 				if (!isfinite(y))
 					continue;
@@ -510,8 +512,8 @@ static void expl_cands(struct lp_diag *d, const struct expl *e)
 static int fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o, double lrel)
 {
 	int n = w->n;
-	struct search s = {0};
-	struct expl cur = {0};
+	struct search s = { 0 };
+	struct expl cur = { 0 };
 	double floor_sigma = lrel < 0 ? -lrel / 3 : 1e-3, sigma;
 	size_t best = 0;
 	int rc;
@@ -523,7 +525,7 @@ static int fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_op
 	}
 	sigma = fmax(floor_sigma, rep_known(d) ? d->sigma_rep : 0);
 	best = expl_best(&s, sigma, o->k);
-	if (s.e[best].df >= 2) {	/* the spread the best explanation leaves, once */
+	if (s.e[best].df >= 2) { /* the spread the best explanation leaves, once */
 		sigma = fmax(sigma, sqrt(s.e[best].ss / s.e[best].df));
 		best = expl_best(&s, sigma, o->k);
 	}
@@ -545,7 +547,7 @@ static int fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_op
 		else if (d->cand[i].kind == LP_ITEM_DST)
 			w->c[d->cand[i].a] = log(d->cand[i].ratio);
 	}
-	for (size_t i = 0; i < s.n && b->k; i++) {	/* other explanations as good: name them all */
+	for (size_t i = 0; i < s.n && b->k; i++) { /* other explanations as good: name them all */
 		const struct expl *e = &s.e[i];
 
 		if (i == best || !e->k || expl_within(e, b) || expl_within(b, e) ||
@@ -554,7 +556,7 @@ static int fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_op
 		d->ambiguous = true;
 		expl_cands(d, e);
 	}
-	if (!d->ambiguous) {	/* one explanation: it is the verdict */
+	if (!d->ambiguous) { /* one explanation: it is the verdict */
 		for (int i = 0; i < d->ncand; i++) {
 			const struct lp_diag_item *it = &d->cand[i];
 
@@ -586,9 +588,9 @@ static void fit_n2(struct lp_diag *d, struct work *w, const struct lp_diag_opts 
 		if (!(dev < lrel) || !(dev < -o->k * s * sqrt(2.0)))
 			continue;
 		d->ambiguous = true;
-		add_cand(d, (struct lp_diag_item){LP_ITEM_SRC, a, a, exp(dev)});
-		add_cand(d, (struct lp_diag_item){LP_ITEM_DST, 1 - a, 1 - a, exp(dev)});
-		add_cand(d, (struct lp_diag_item){LP_ITEM_LINK, a, 1 - a, exp(dev)});
+		add_cand(d, (struct lp_diag_item){ LP_ITEM_SRC, a, a, exp(dev) });
+		add_cand(d, (struct lp_diag_item){ LP_ITEM_DST, 1 - a, 1 - a, exp(dev) });
+		add_cand(d, (struct lp_diag_item){ LP_ITEM_LINK, a, 1 - a, exp(dev) });
 	}
 }
 
@@ -609,7 +611,8 @@ static void standard_errors(struct lp_diag *d)
  * (beyond rel, beyond SUSPECT_Z standard errors but not that) has its cells
  * retested: their medians set outliers aside and the repeats add noise figures.
  */
-static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o, double lrel)
+static void test_nodes(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o,
+		       double lrel)
 {
 	int n = w->n;
 	double k = t_quantile(o->k, d->df);
@@ -755,8 +758,8 @@ static double link_margin(const struct lp_diag *d, const struct work *w,
  * residual against the cell's attempts and the two fitted effects. Flag those
  * beyond k + 1 (two-way fit), mark those beyond SUSPECT_Z for a retest.
  */
-static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o, double lrel,
-		   bool flag)
+static void link_z(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o,
+		   double lrel, bool flag)
 {
 	int n = d->n;
 
@@ -827,9 +830,9 @@ static int alloc_all(struct lp_diag *d, struct work *w, int n)
 	w->c = malloc(n * sizeof(double));
 	return d->ratio && d->resid && d->zlink && d->att && d->cls && d->abs_bad && d->suspect &&
 			       d->link && d->eff_src && d->eff_dst && d->se_src && d->se_dst &&
-			       d->score_src && d->score_dst && d->slow_src && d->slow_dst && d->n_src &&
-			       d->n_dst && d->fail && d->ncell && d->node && w->y && w->ybest && w->tmp && w->keep &&
-			       w->r && w->c
+			       d->score_src && d->score_dst && d->slow_src && d->slow_dst &&
+			       d->n_src && d->n_dst && d->fail && d->ncell && d->node && w->y &&
+			       w->ybest && w->tmp && w->keep && w->r && w->c
 		       ? 0
 		       : -ENOMEM;
 }
@@ -863,7 +866,10 @@ static void classify(struct lp_diag *d, struct work *w, const struct lp_diag_in 
 			w->y[x] = ok ? (in->lat ? -log(v) : log(v)) : NAN;
 			w->ybest[x] = ok && vb > 0 ? (in->lat ? -log(vb) : log(vb)) : w->y[x];
 			d->att[x] = ok ? (in->att && in->att[x] ? in->att[x] : 1) : 0;
-			d->cls[x] = !on ? LP_CELL_NONE : bad ? LP_CELL_FAIL : ok ? LP_CELL_OK : LP_CELL_NONE;
+			d->cls[x] = !on	  ? LP_CELL_NONE
+				    : bad ? LP_CELL_FAIL
+				    : ok  ? LP_CELL_OK
+					  : LP_CELL_NONE;
 			d->resid[x] = d->zlink[x] = d->ratio[x] = NAN;
 			if (ok && ((!in->lat && o->min_gbps > 0 && v < o->min_gbps) ||
 				   (in->lat && o->max_lat_us > 0 && v > o->max_lat_us)))
@@ -927,7 +933,8 @@ static void summarise(struct lp_diag *d, const struct work *w, double lrel)
 		for (int b = 0; b < n; b++) {
 			size_t x = cell(n, a, b);
 			double y = w->y[x];
-			bool src = d->node[a] & LP_NODE_SLOW_SRC, dst = d->node[b] & LP_NODE_SLOW_DST;
+			bool src = d->node[a] & LP_NODE_SLOW_SRC,
+			     dst = d->node[b] & LP_NODE_SLOW_DST;
 
 			if (d->cls[x] == LP_CELL_FAIL && !(d->node[a] & LP_NODE_FAILED) &&
 			    !(d->node[b] & LP_NODE_FAILED))

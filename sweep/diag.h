@@ -64,13 +64,13 @@
 #include <stdint.h>
 
 struct lp_diag_opts {
-	double k;		/* z threshold for node effects; links use k + 1 (default 4) */
-	double rel;		/* relative floor: a smaller deviation is never flagged (default 0.1) */
+	double k;	/* z threshold for node effects; links use k + 1 (default 4) */
+	double rel;	/* relative floor: a smaller deviation is never flagged (default 0.1) */
 	double rel_max; /* inconclusive when a node at 1-rel_max could hide in the noise, or a
 				 * cell that far below its fit stays unexplained (default 0.5) */
-	double vote;		/* node failed: more than this fraction of its cells failed (default 0.5) */
-	double min_gbps;	/* bandwidth cells below this are slow; 0 = off */
-	double max_lat_us;	/* latency cells above this are slow; 0 = off */
+	double vote;	/* node failed: more than this fraction of its cells failed (default 0.5) */
+	double min_gbps;   /* bandwidth cells below this are slow; 0 = off */
+	double max_lat_us; /* latency cells above this are slow; 0 = off */
 };
 
 void lp_diag_opts_default(struct lp_diag_opts *o);
@@ -79,79 +79,80 @@ void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given
 
 /* Cell classes. */
 enum lp_cell_class {
-	LP_CELL_NONE = 0,	/* not measured (diagonal, not scheduled) */
+	LP_CELL_NONE = 0, /* not measured (diagonal, not scheduled) */
 	LP_CELL_OK,
 	LP_CELL_SLOW,
 	LP_CELL_FAIL,
 };
 
 /* Node flags. */
-#define LP_NODE_SLOW_SRC 1u	/* slow as the sender (its row) */
-#define LP_NODE_SLOW_DST 2u	/* slow as the receiver (its column) */
-#define LP_NODE_FAILED 4u	/* most of its cells failed */
+#define LP_NODE_SLOW_SRC 1u /* slow as the sender (its row) */
+#define LP_NODE_SLOW_DST 2u /* slow as the receiver (its column) */
+#define LP_NODE_FAILED	 4u /* most of its cells failed */
 
 /* Link flags (per ordered cell). */
-#define LP_LINK_SLOW 1u
+#define LP_LINK_SLOW   1u
 #define LP_LINK_FAILED 2u
 
 /* One fault an ambiguous verdict names as a candidate. */
 enum lp_diag_item_kind { LP_ITEM_SRC = 0, LP_ITEM_DST, LP_ITEM_LINK };
 struct lp_diag_item {
-	uint8_t kind;		/* enum lp_diag_item_kind */
-	int a, b;		/* node a (SRC/DST); link a->b */
-	double ratio;		/* its fitted goodness ratio (0.5 = half as good) */
+	uint8_t kind; /* enum lp_diag_item_kind */
+	int a, b;     /* node a (SRC/DST); link a->b */
+	double ratio; /* its fitted goodness ratio (0.5 = half as good) */
 };
 #define LP_DIAG_MAX_CAND 12
 
 /* What the diagnosis sees of one metric. */
 struct lp_diag_in {
 	int n;
-	bool lat;		/* lower is better */
-	const double *v;	/* n*n combined value of a cell's attempts, NaN none */
-	const uint8_t *fail;	/* n*n: attempted and every attempt failed (NULL: none) */
-	const uint8_t *sched;	/* n*n: scheduled (NULL: every off-diagonal cell) */
-	const uint8_t *att;	/* n*n: successful attempts behind v (NULL: one each) */
-	const double *best;	/* n*n: the best attempt of each cell (NULL: v) */
+	bool lat;	      /* lower is better */
+	const double *v;      /* n*n combined value of a cell's attempts, NaN none */
+	const uint8_t *fail;  /* n*n: attempted and every attempt failed (NULL: none) */
+	const uint8_t *sched; /* n*n: scheduled (NULL: every off-diagonal cell) */
+	const uint8_t *att;   /* n*n: successful attempts behind v (NULL: one each) */
+	const double *best;   /* n*n: the best attempt of each cell (NULL: v) */
 	const double
-		*spread; /* n*n: lp_diag_spread of a cell's attempts, NaN under two (NULL: none) */
-	double rep_sigma;	/* log-scale noise between repeated attempts of a cell, NaN unknown */
-	int rep_pairs;		/* attempt pairs behind rep_sigma */
+		*spread;  /* n*n: lp_diag_spread of a cell's attempts, NaN under two (NULL: none) */
+	double rep_sigma; /* log-scale noise between repeated attempts of a cell, NaN unknown */
+	int rep_pairs;	  /* attempt pairs behind rep_sigma */
 };
 
 struct lp_diag {
 	int n;
 	bool lat;
-	double ref;		/* the reference value (metric unit): exp(mu) */
-	double sigma;		/* log-scale noise per cell the tests use */
-	double sigma_fit;	/* from the residuals (NaN: too few degrees of freedom) */
-	double sigma_rep;	/* from repeated attempts (NaN: none) */
+	double ref;	  /* the reference value (metric unit): exp(mu) */
+	double sigma;	  /* log-scale noise per cell the tests use */
+	double sigma_fit; /* from the residuals (NaN: too few degrees of freedom) */
+	double sigma_rep; /* from repeated attempts (NaN: none) */
 	int df, rep_pairs;
 	double sigma_link; /* N >= 4: cells against the reference and the flagged node effects only */
 	int df_link;	   /* its degrees of freedom (kept cells - 1 - flagged effects) */
-	double cv;		/* exp(sigma) - 1: the per-cell coefficient of variation */
-	double min_node;	/* smallest detectable node fault as a ratio (N-1 cells, one attempt) */
-	double min_link;	/* smallest detectable link fault as a ratio (one attempt) */
-	double thresh;		/* 1 - rel: cells below this ratio in a fault are marked slow */
+	double cv;	   /* exp(sigma) - 1: the per-cell coefficient of variation */
+	double min_node;   /* smallest detectable node fault as a ratio (N-1 cells, one attempt) */
+	double min_link;   /* smallest detectable link fault as a ratio (one attempt) */
+	double thresh;	   /* 1 - rel: cells below this ratio in a fault are marked slow */
 	bool inconclusive; /* a fault up to rel_max could hide, or a large cell is unexplained */
-	bool ambiguous;		/* N = 2 or 3: several explanations fit; see cand */
+	bool ambiguous;	   /* N = 2 or 3: several explanations fit; see cand */
 	int ncand;
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
-	int nhealthy;		/* nodes without a verdict */
-	double *ratio;		/* n*n goodness ratios to the reference, NaN where not measured */
-	double *resid;		/* n*n link residual (log), NaN where not measured */
-	double *zlink;		/* n*n link residual / its standard error */
-	uint8_t *att;		/* n*n attempts behind each cell */
-	uint8_t *cls;		/* n*n enum lp_cell_class */
-	uint8_t *abs_bad;	/* n*n: 1 when the absolute floor made the cell slow */
-	uint8_t *suspect;	/* n*n: worth an isolated retest (a flagged link, or close to one) */
-	double *eff_src, *eff_dst;	/* per node: log effect as sender / receiver (NaN none) */
-	double *se_src, *se_dst;	/* their standard errors */
-	double *score_src, *score_dst;	/* exp(effect): goodness ratio of the node's row / column */
-	int *slow_src, *slow_dst;	/* per node: partners agreeing (cells nearer the fault than normal) */
-	int *n_src, *n_dst;		/* per node: measured (not failed) cells in row / column */
-	int *fail, *ncell;		/* per node: failed cells, all cells in row + column */
-	uint8_t *node;		/* per node LP_NODE_* */
-	uint8_t *link;		/* n*n LP_LINK_* */
+	int nhealthy;	  /* nodes without a verdict */
+	double *ratio;	  /* n*n goodness ratios to the reference, NaN where not measured */
+	double *resid;	  /* n*n link residual (log), NaN where not measured */
+	double *zlink;	  /* n*n link residual / its standard error */
+	uint8_t *att;	  /* n*n attempts behind each cell */
+	uint8_t *cls;	  /* n*n enum lp_cell_class */
+	uint8_t *abs_bad; /* n*n: 1 when the absolute floor made the cell slow */
+	uint8_t *suspect; /* n*n: worth an isolated retest (a flagged link, or close to one) */
+	double *eff_src, *eff_dst;     /* per node: log effect as sender / receiver (NaN none) */
+	double *se_src, *se_dst;       /* their standard errors */
+	double *score_src, *score_dst; /* exp(effect): goodness ratio of the node's row / column */
+	int *slow_src,
+		*slow_dst;  /* per node: partners agreeing (cells nearer the fault than normal) */
+	int *n_src, *n_dst; /* per node: measured (not failed) cells in row / column */
+	int *fail, *ncell;  /* per node: failed cells, all cells in row + column */
+	uint8_t *node;	    /* per node LP_NODE_* */
+	uint8_t *link;	    /* n*n LP_LINK_* */
 };
 
 /* Diagnose one metric. Returns 0 or -ENOMEM / -EINVAL; free with lp_diag_free. */

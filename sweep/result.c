@@ -14,8 +14,8 @@
 #include "common/table.h"
 #include "common/units.h"
 
-const char *const lp_verdict_names[] = {"node_slow", "node_failed", "link_slow", "link_failed",
-					"pair_slow", "ambiguous", "inconclusive", NULL};
+const char *const lp_verdict_names[] = { "node_slow", "node_failed", "link_slow",    "link_failed",
+					 "pair_slow", "ambiguous",   "inconclusive", NULL };
 
 int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 {
@@ -43,7 +43,8 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, bool lat, uint64_t size)
+int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, bool lat,
+			uint64_t size)
 {
 	struct lp_sweep_metric *m;
 	char sz[32];
@@ -57,7 +58,7 @@ int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, b
 	m->lat = lat;
 	m->size = size;
 	lp_fmt_size(sz, sizeof(sz), size);
-	for (char *p = sz; *p; p++)	/* "64 KiB" -> "64KiB" */
+	for (char *p = sz; *p; p++) /* "64 KiB" -> "64KiB" */
 		if (*p == ' ')
 			memmove(p, p + 1, strlen(p));
 	snprintf(m->label, sizeof(m->label), "%s %s", test, sz);
@@ -115,7 +116,8 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 {
 	size_t nn = (size_t)r->n * r->n, na = 0, nd = 0;
 	struct attempt *at = malloc((r->ncells + 1) * sizeof(*at));
-	double *vals = malloc((r->ncells + 1) * sizeof(double)), *diffs = malloc((r->ncells + 1) * sizeof(double));
+	double *vals = malloc((r->ncells + 1) * sizeof(double)),
+	       *diffs = malloc((r->ncells + 1) * sizeof(double));
 	int rc = -ENOMEM;
 
 	if (!at || !vals || !diffs)
@@ -138,11 +140,11 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 		if (c->metric != metric)
 			continue;
 		if (!sched[x])
-			fail[x] = 1;	/* until some attempt succeeds */
+			fail[x] = 1; /* until some attempt succeeds */
 		sched[x] = 1;
 		if (c->status == 0 && isfinite(c->value) && c->value > 0) {
 			fail[x] = 0;
-			at[na++] = (struct attempt){x, i, c->value};
+			at[na++] = (struct attempt){ x, i, c->value };
 		}
 	}
 	qsort(at, na, sizeof(*at), attempt_cmp);
@@ -156,7 +158,7 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 			if (j > i && r->cells[at[j - 1].k].phase == LP_PHASE_RETEST)
 				diffs[nd++] = log(at[j].v / at[j - 1].v);
 		}
-		v[at[i].x] = lp_diag_combine(vals, k, r->metrics[metric].lat);	/* sorts vals */
+		v[at[i].x] = lp_diag_combine(vals, k, r->metrics[metric].lat); /* sorts vals */
 		if (best)
 			best[at[i].x] = r->metrics[metric].lat ? vals[0] : vals[k - 1];
 		if (att)
@@ -178,7 +180,8 @@ out:
 
 /* ---- verdicts ---- */
 
-static void appendf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void appendf(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t l = strlen(buf);
@@ -198,8 +201,9 @@ static void evidence_init(struct lp_verdict *ev)
 	ev->ratio = ev->z = ev->noise_cv = NAN;
 }
 
-static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b, unsigned dirs,
-		       const char *label, const char *reason, const struct lp_verdict *ev)
+static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b,
+		       unsigned dirs, const char *label, const char *reason,
+		       const struct lp_verdict *ev)
 {
 	struct lp_verdict *v = NULL;
 
@@ -219,7 +223,7 @@ static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a,
 		v->b = b;
 	}
 	v->dirs |= dirs;
-	if (ev && (isnan(v->ratio) || ev->ratio < v->ratio)) {	/* the strongest metric's numbers */
+	if (ev && (isnan(v->ratio) || ev->ratio < v->ratio)) { /* the strongest metric's numbers */
 		v->ratio = ev->ratio;
 		v->z = ev->z;
 		v->noise_cv = ev->noise_cv;
@@ -231,8 +235,9 @@ static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a,
 		bool have = false;
 
 		for (int k = 0; k < v->ncand; k++)
-			have = have || (v->cand[k].kind == ev->cand[i].kind && v->cand[k].a == ev->cand[i].a &&
-					v->cand[k].b == ev->cand[i].b);
+			have = have ||
+			       (v->cand[k].kind == ev->cand[i].kind &&
+				v->cand[k].a == ev->cand[i].a && v->cand[k].b == ev->cand[i].b);
 		if (!have && v->ncand < LP_DIAG_MAX_CAND)
 			v->cand[v->ncand++] = ev->cand[i];
 	}
@@ -332,7 +337,8 @@ static void fmt_noise(char *buf, size_t len, const struct lp_diag *d)
 	else
 		appendf(buf, len, "too few cells for residuals");
 	if (isfinite(d->sigma_rep))
-		appendf(buf, len, "; repeats %.1f%%, %d pairs", 100 * (exp(d->sigma_rep) - 1), d->rep_pairs);
+		appendf(buf, len, "; repeats %.1f%%, %d pairs", 100 * (exp(d->sigma_rep) - 1),
+			d->rep_pairs);
 	appendf(buf, len, ")");
 }
 
@@ -349,10 +355,11 @@ static int node_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 
 		evidence_init(&ev);
 		if (d->node[i] & LP_NODE_FAILED) {
-			snprintf(why, sizeof(why), "%s: %d of %d cells failed (%s)", mt->label, d->fail[i],
-				 d->ncell[i], node_error(r, m, i));
+			snprintf(why, sizeof(why), "%s: %d of %d cells failed (%s)", mt->label,
+				 d->fail[i], d->ncell[i], node_error(r, m, i));
 			ev.cells = d->ncell[i];
-			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, mt->label, why, &ev);
+			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, mt->label,
+					 why, &ev);
 		}
 		for (int dir = 0; dir < 2 && !rc; dir++) {
 			unsigned flag = dir ? LP_NODE_SLOW_DST : LP_NODE_SLOW_SRC;
@@ -369,11 +376,12 @@ static int node_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 			ev.agree = dir ? d->slow_dst[i] : d->slow_src[i];
 			ev.retests = count_retests(r, m, dir ? -1 : i, dir ? i : -1);
 			fmt_val(vs, sizeof(vs), value_of(d, score), mt->lat);
-			snprintf(why, sizeof(why),
-				 "%s as %s: effect %.2fx (%s against %s %s; %.1f standard errors), %d of %d "
-				 "partners agree, %d retests, %s",
-				 mt->label, dir ? "server" : "client", score, vs, ref, unit_of(mt), ev.z,
-				 ev.agree, ev.cells, ev.retests, noise);
+			snprintf(
+				why, sizeof(why),
+				"%s as %s: effect %.2fx (%s against %s %s; %.1f standard errors), %d of %d "
+				"partners agree, %d retests, %s",
+				mt->label, dir ? "server" : "client", score, vs, ref, unit_of(mt),
+				ev.z, ev.agree, ev.cells, ev.retests, noise);
 			rc = add_verdict(r, LP_VERDICT_NODE_SLOW, i, i, flag, mt->label, why, &ev);
 		}
 	}
@@ -404,10 +412,12 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 			ev.cells = 1;
 			ev.retests = count_retests(r, m, a, b);
 			if (d->link[x] & LP_LINK_FAILED) {
-				snprintf(why, sizeof(why), "%s %s->%s failed: %s%s", mt->label, r->nodes[a].name,
-					 r->nodes[b].name, sw && sw->status ? sw->error : "",
+				snprintf(why, sizeof(why), "%s %s->%s failed: %s%s", mt->label,
+					 r->nodes[a].name, r->nodes[b].name,
+					 sw && sw->status ? sw->error : "",
 					 re ? (re->status ? " (retest failed too)" : "") : "");
-				rc = add_verdict(r, LP_VERDICT_LINK_FAILED, lo, hi, dir, mt->label, why, &ev);
+				rc = add_verdict(r, LP_VERDICT_LINK_FAILED, lo, hi, dir, mt->label,
+						 why, &ev);
 			} else if (d->link[x] & LP_LINK_SLOW) {
 				char vs[32], rs[160] = "";
 
@@ -415,22 +425,26 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 				ev.z = d->zlink[x];
 				ev.noise_cv = d->cv;
 				fmt_val(vs, sizeof(vs), value_of(d, d->ratio[x]), mt->lat);
-				if (re)	/* every attempt, so a reader sees it was not a blip */
+				if (re) /* every attempt, so a reader sees it was not a blip */
 					attempts(r, m, a, b, rs, sizeof(rs));
-				snprintf(why, sizeof(why),
-					 "%s %s->%s: %s against %s %s (%.2fx of the reference, %.2fx of what "
-					 "both nodes do with others; %.1f standard errors%s)%s, %d retests, %s; "
-					 "both nodes fine with other partners",
-					 mt->label, r->nodes[a].name, r->nodes[b].name, vs, ref, unit_of(mt),
-					 d->ratio[x], ev.ratio, ev.z, rs,
-					 d->abs_bad[x] ? ", below the absolute floor" : "", ev.retests, noise);
-				rc = add_verdict(r, LP_VERDICT_LINK_SLOW, lo, hi, dir, mt->label, why, &ev);
+				snprintf(
+					why, sizeof(why),
+					"%s %s->%s: %s against %s %s (%.2fx of the reference, %.2fx of what "
+					"both nodes do with others; %.1f standard errors%s)%s, %d retests, %s; "
+					"both nodes fine with other partners",
+					mt->label, r->nodes[a].name, r->nodes[b].name, vs, ref,
+					unit_of(mt), d->ratio[x], ev.ratio, ev.z, rs,
+					d->abs_bad[x] ? ", below the absolute floor" : "",
+					ev.retests, noise);
+				rc = add_verdict(r, LP_VERDICT_LINK_SLOW, lo, hi, dir, mt->label,
+						 why, &ev);
 			}
 		}
 	return rc;
 }
 
-static void fmt_item(char *buf, size_t len, const struct lp_sweep_run *r, const struct lp_diag_item *it)
+static void fmt_item(char *buf, size_t len, const struct lp_sweep_run *r,
+		     const struct lp_diag_item *it)
 {
 	if (it->kind == LP_ITEM_LINK)
 		snprintf(buf, len, "link %s->%s", r->nodes[it->a].name, r->nodes[it->b].name);
@@ -511,7 +525,8 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 			char why[256];
 
 			snprintf(why, sizeof(why), "device: %s", r->nodes[i].error);
-			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, "device", why, NULL);
+			rc = add_verdict(r, LP_VERDICT_NODE_FAILED, i, i, LP_NODE_FAILED, "device",
+					 why, NULL);
 			if (rc)
 				goto out;
 		}
@@ -579,28 +594,31 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, 
 
 	if (!r->diag)
 		return 0;
-#define PUSH(a_, b_)                                                                              \
-	do {                                                                                      \
+#define PUSH(a_, b_)                                                                               \
+	do {                                                                                       \
 		if (np < max && !r->nodes[a_].status && !r->nodes[b_].status &&                    \
-		    !have_pair(pairs, np, a_, b_)) {                                              \
-			pairs[2 * np] = a_;                                                       \
-			pairs[2 * np + 1] = b_;                                                   \
-			np++;                                                                     \
-		}                                                                                 \
+		    !have_pair(pairs, np, a_, b_)) {                                               \
+			pairs[2 * np] = a_;                                                        \
+			pairs[2 * np + 1] = b_;                                                    \
+			np++;                                                                      \
+		}                                                                                  \
 	} while (0)
 	/* links and cells close to one first: the verdicts a transient blip fakes most easily */
 	for (int m = 0; m < r->nmetrics; m++)
 		for (int a = 0; a < n; a++)
 			for (int b = 0; b < n; b++)
-				if (r->diag[m].link[(size_t)a * n + b] || r->diag[m].suspect[(size_t)a * n + b])
+				if (r->diag[m].link[(size_t)a * n + b] ||
+				    r->diag[m].suspect[(size_t)a * n + b])
 					PUSH(a, b);
 	for (int m = 0; m < r->nmetrics; m++) {
 		const struct lp_diag *d = &r->diag[m];
 
 		for (int i = 0; i < n; i++) {
 			/* later rounds: a unanimous vote is settled, a split one is worth another look */
-			bool src = (d->node[i] & LP_NODE_SLOW_SRC) && (!round || d->slow_src[i] < d->n_src[i]);
-			bool dst = (d->node[i] & LP_NODE_SLOW_DST) && (!round || d->slow_dst[i] < d->n_dst[i]);
+			bool src = (d->node[i] & LP_NODE_SLOW_SRC) &&
+				   (!round || d->slow_src[i] < d->n_src[i]);
+			bool dst = (d->node[i] & LP_NODE_SLOW_DST) &&
+				   (!round || d->slow_dst[i] < d->n_dst[i]);
 
 			/* against the healthiest partners: the best effect in the matching role */
 			for (int dir = 0; dir < 2; dir++) {
@@ -613,10 +631,13 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, 
 					int best = -1;
 
 					for (int j = 0; j < n; j++) {
-						size_t x = dir ? (size_t)j * n + i : (size_t)i * n + j;
+						size_t x =
+							dir ? (size_t)j * n + i : (size_t)i * n + j;
 
-						if (j != i && !d->node[j] && d->cls[x] == LP_CELL_SLOW &&
-						    !have_pair(pairs, np, dir ? j : i, dir ? i : j) &&
+						if (j != i && !d->node[j] &&
+						    d->cls[x] == LP_CELL_SLOW &&
+						    !have_pair(pairs, np, dir ? j : i,
+							       dir ? i : j) &&
 						    (best < 0 || eff[j] > eff[best]))
 							best = j;
 					}
@@ -705,10 +726,14 @@ static int matrix_fill(const struct lp_sweep_run *r, int m, struct matrix *mx)
 static const char *cls_name(uint8_t c)
 {
 	switch (c) {
-	case LP_CELL_OK: return "ok";
-	case LP_CELL_SLOW: return "slow";
-	case LP_CELL_FAIL: return "fail";
-	default: return NULL;
+	case LP_CELL_OK:
+		return "ok";
+	case LP_CELL_SLOW:
+		return "slow";
+	case LP_CELL_FAIL:
+		return "fail";
+	default:
+		return NULL;
 	}
 }
 
@@ -838,7 +863,8 @@ static const struct lp_record cell_bw_json = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_F64(struct lp_sweep_cell, pct_link));
 /* clang-format on */
 
-static void json_cell(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_sweep_cell *c)
+static void json_cell(struct lp_json *j, const struct lp_sweep_run *r,
+		      const struct lp_sweep_cell *c)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[c->metric];
 
@@ -1285,7 +1311,9 @@ static long long jint(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
 
-	return json_is_integer(v) ? json_integer_value(v) : json_is_real(v) ? (long long)json_real_value(v) : 0;
+	return json_is_integer(v) ? json_integer_value(v)
+	       : json_is_real(v)  ? (long long)json_real_value(v)
+				  : 0;
 }
 
 static void jstr(const json_t *o, const char *key, char *out, size_t len)
@@ -1351,7 +1379,8 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	const json_t *l = json_object_get(o, "latency_us"), *b = json_object_get(o, "bandwidth");
 	const char *phase = json_string_value(json_object_get(o, "phase"));
 
-	lp_sweep_cell_init(&c, (int)jint(o, "metric"), (int)jint(o, "client"), (int)jint(o, "server"),
+	lp_sweep_cell_init(&c, (int)jint(o, "metric"), (int)jint(o, "client"),
+			   (int)jint(o, "server"),
 			   phase && !strcmp(phase, "retest") ? LP_PHASE_RETEST : LP_PHASE_SWEEP,
 			   (int)jint(o, "round"));
 	c.status = (int32_t)jint(o, "status");
@@ -1369,7 +1398,8 @@ static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *s
 {
 	const char *kind = json_string_value(json_object_get(sc, "kind"));
 
-	snprintf(r->started, sizeof(r->started), "%s", json_string_value(json_object_get(run, "started")) ?: "");
+	snprintf(r->started, sizeof(r->started), "%s",
+		 json_string_value(json_object_get(run, "started")) ?: "");
 	r->wall_s = jnum(run, "wall_s");
 	r->sweep_s = jnum(run, "sweep_s");
 	r->retest_s = jnum(run, "retest_s");

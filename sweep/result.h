@@ -19,31 +19,31 @@
 #include "sweep/diag.h"
 #include "sweep/sched.h"
 
-#define LP_SWEEP_ERR_LEN 160
+#define LP_SWEEP_ERR_LEN     160
 #define LP_SWEEP_MAX_METRICS 32
 
 /* One rank: a node (or one rail of a node). */
 struct lp_sweep_node {
-	int rank;		/* MPI world rank */
-	int rail;		/* local rank with --rails, else 0 */
+	int rank; /* MPI world rank */
+	int rail; /* local rank with --rails, else 0 */
 	char host[64];
-	char name[80];		/* "host" or "host/rail" (unique label) */
-	int status;		/* 0, or the negative errno of opening the device */
+	char name[80]; /* "host" or "host/rail" (unique label) */
+	int status;    /* 0, or the negative errno of opening the device */
 	char error[LP_SWEEP_ERR_LEN];
 	struct lp_rdma_devinfo dev; /* as opened; only dev.name (maybe "") when it did not open */
-	char mem[32];		/* "host", "cuda:1" */
-	char gpu_bdf[24];	/* PCI address of that GPU (sysfs), "" unknown or host memory */
-	char gpu_nic[8];	/* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */
+	char mem[32];		    /* "host", "cuda:1" */
+	char gpu_bdf[24];	    /* PCI address of that GPU (sysfs), "" unknown or host memory */
+	char gpu_nic[8]; /* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */
 	char kernel[64];
 };
 
 /* One test at one size. */
 struct lp_sweep_metric {
-	char test[16];		/* "write_bw" */
+	char test[16]; /* "write_bw" */
 	uint64_t size;
-	bool lat;		/* latency (lower is better), else bandwidth */
-	char label[32];		/* "write_bw 64KiB" */
-	int test_id;		/* enum lp_rdma_test (opaque here) */
+	bool lat;	/* latency (lower is better), else bandwidth */
+	char label[32]; /* "write_bw 64KiB" */
+	int test_id;	/* enum lp_rdma_test (opaque here) */
 };
 
 enum lp_phase { LP_PHASE_SWEEP = 0, LP_PHASE_RETEST = 1 };
@@ -52,14 +52,14 @@ enum lp_phase { LP_PHASE_SWEEP = 0, LP_PHASE_RETEST = 1 };
 struct lp_sweep_cell {
 	int32_t metric;
 	int32_t a, b;
-	int32_t phase;		/* enum lp_phase */
+	int32_t phase; /* enum lp_phase */
 	int32_t round;
-	int32_t status;		/* 0 or negative errno */
+	int32_t status; /* 0 or negative errno */
 	char error[LP_SWEEP_ERR_LEN];
-	double value;		/* Gb/s for bandwidth, one-way p50 us for latency; NaN on error */
-	double wall_s;		/* wall time of this test, both sides' setup included */
-	struct lp_summary lat;	/* latency in us (the reported one-way figure); NaN for bandwidth */
-	bool halved;		/* one-way = RTT/2 */
+	double value;	       /* Gb/s for bandwidth, one-way p50 us for latency; NaN on error */
+	double wall_s;	       /* wall time of this test, both sides' setup included */
+	struct lp_summary lat; /* latency in us (the reported one-way figure); NaN for bandwidth */
+	bool halved;	       /* one-way = RTT/2 */
 	/* bandwidth of the client's direction */
 	double gbytes_s, gbits_s, mmsg_s, pct_link;
 	uint64_t iters;
@@ -70,44 +70,44 @@ enum lp_verdict_kind {
 	LP_VERDICT_NODE_FAILED,
 	LP_VERDICT_LINK_SLOW,
 	LP_VERDICT_LINK_FAILED,
-	LP_VERDICT_PAIR_SLOW,		/* N = 2: node or link cannot be told apart */
-	LP_VERDICT_AMBIGUOUS,		/* N = 3: several explanations fit; candidates listed */
-	LP_VERDICT_INCONCLUSIVE,	/* the noise is too high for the thresholds */
+	LP_VERDICT_PAIR_SLOW,	 /* N = 2: node or link cannot be told apart */
+	LP_VERDICT_AMBIGUOUS,	 /* N = 3: several explanations fit; candidates listed */
+	LP_VERDICT_INCONCLUSIVE, /* the noise is too high for the thresholds */
 };
 
-extern const char *const lp_verdict_names[];	/* "node_slow", ... */
+extern const char *const lp_verdict_names[]; /* "node_slow", ... */
 
 /* Exit code of a run whose only verdicts are "inconclusive" (1 when anything is named). */
 #define LP_SWEEP_EXIT_INCONCLUSIVE 3
 
 struct lp_verdict {
 	enum lp_verdict_kind kind;
-	int a, b;		/* node a; for links and pairs the two nodes with a < b; -1 none */
-	unsigned dirs;		/* links: LP_DIR_XY (a->b), LP_DIR_YX (b->a); nodes: LP_NODE_* */
-	char metrics[160];	/* labels of the metrics that show it, comma separated */
+	int a, b;	   /* node a; for links and pairs the two nodes with a < b; -1 none */
+	unsigned dirs;	   /* links: LP_DIR_XY (a->b), LP_DIR_YX (b->a); nodes: LP_NODE_* */
+	char metrics[160]; /* labels of the metrics that show it, comma separated */
 	char reason[768];
 	/* the evidence of the strongest metric behind it */
-	double ratio;		/* goodness ratio of the fault (0.5 = half as good); NaN none */
-	double z;		/* effect / its standard error; NaN none */
-	double noise_cv;	/* per-cell noise (CV) it stood out from */
-	int cells;		/* cells behind the effect */
-	int agree;		/* partners agreeing (nodes) */
-	int retests;		/* isolated retests among those cells */
-	int ncand;		/* ambiguous / pair_slow: the candidates */
+	double ratio;	 /* goodness ratio of the fault (0.5 = half as good); NaN none */
+	double z;	 /* effect / its standard error; NaN none */
+	double noise_cv; /* per-cell noise (CV) it stood out from */
+	int cells;	 /* cells behind the effect */
+	int agree;	 /* partners agreeing (nodes) */
+	int retests;	 /* isolated retests among those cells */
+	int ncand;	 /* ambiguous / pair_slow: the candidates */
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
 };
 
 struct lp_sweep_run {
 	int n;
-	struct lp_sweep_node *nodes;	/* n */
+	struct lp_sweep_node *nodes; /* n */
 	int nmetrics;
 	struct lp_sweep_metric metrics[LP_SWEEP_MAX_METRICS];
 	struct lp_sweep_cell *cells;
 	size_t ncells, cap;
 	/* how it ran (echoed into the JSON) */
-	const struct lp_sched *sched;	/* may be NULL */
+	const struct lp_sched *sched; /* may be NULL */
 	const char *sched_name;
-	int rails;			/* 0: one rank per node, else ranks per node */
+	int rails; /* 0: one rank per node, else ranks per node */
 	int random_k;
 	uint64_t seed;
 	double pair_timeout_s;
@@ -118,9 +118,9 @@ struct lp_sweep_run {
 	size_t nretests;
 	char started[32];
 	double wall_s, sweep_s, retest_s;
-	bool interrupted;		/* SIGINT/SIGTERM: the cells are those done until then */
+	bool interrupted; /* SIGINT/SIGTERM: the cells are those done until then */
 	/* diagnosis outputs */
-	struct lp_diag *diag;		/* nmetrics, after lp_sweep_diagnose */
+	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;
 	int nverdicts;
 };
@@ -128,7 +128,8 @@ struct lp_sweep_run {
 /* n nodes (zeroed; caller fills). 0 or -ENOMEM. */
 int lp_sweep_run_init(struct lp_sweep_run *r, int n);
 void lp_sweep_run_free(struct lp_sweep_run *r);
-int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, bool lat, uint64_t size);
+int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, bool lat,
+			uint64_t size);
 int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c);
 void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int phase, int round);
 

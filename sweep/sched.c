@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const lp_sched_names[] = {"round-robin", "isolated", "ring", "random", NULL};
+const char *const lp_sched_names[] = { "round-robin", "isolated", "ring", "random", NULL };
 
 /* A growing slot list with round boundaries. */
 struct builder {
@@ -36,7 +36,7 @@ static void b_slot(struct builder *b, int x, int y, unsigned dirs)
 		b->slots = p;
 		b->cap = nc;
 	}
-	b->slots[b->nslots++] = (struct lp_slot){.x = x, .y = y, .dirs = dirs};
+	b->slots[b->nslots++] = (struct lp_slot){ .x = x, .y = y, .dirs = dirs };
 }
 
 /* Close the current round (empty rounds are dropped). */
@@ -64,7 +64,7 @@ static void b_round(struct builder *b)
 static int b_finish(struct builder *b, struct lp_sched *s)
 {
 	b_round(b);
-	if (!b->err && !b->starts) {	/* no rounds at all (n < 2) */
+	if (!b->err && !b->starts) { /* no rounds at all (n < 2) */
 		b->starts = calloc(1, sizeof(size_t));
 		if (!b->starts)
 			b->err = -ENOMEM;
@@ -83,7 +83,7 @@ static int b_finish(struct builder *b, struct lp_sched *s)
 
 int lp_sched_rr_partner(int n, int r, int i)
 {
-	int m = n + (n & 1);	/* odd n: a dummy node m-1 is the bye */
+	int m = n + (n & 1); /* odd n: a dummy node m-1 is the bye */
 	int p;
 
 	if (n < 2 || r < 0 || r >= m - 1 || i < 0 || i >= n)
@@ -271,7 +271,7 @@ out:
 
 int lp_sched_build(struct lp_sched *s, enum lp_sched_kind kind, int n, int k, uint64_t seed)
 {
-	struct builder b = {0};
+	struct builder b = { 0 };
 	int rc = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -308,7 +308,7 @@ int lp_sched_build(struct lp_sched *s, enum lp_sched_kind kind, int n, int k, ui
 
 int lp_sched_from_list(struct lp_sched *s, int n, const int32_t *pairs, size_t npairs)
 {
-	struct builder b = {0};
+	struct builder b = { 0 };
 
 	memset(s, 0, sizeof(*s));
 	s->kind = LP_SCHED_LIST;
@@ -329,7 +329,7 @@ int lp_sched_from_list(struct lp_sched *s, int n, const int32_t *pairs, size_t n
 int lp_sched_build_groups(struct lp_sched *s, enum lp_sched_kind kind, int n, const int *group,
 			  int k, uint64_t seed)
 {
-	struct builder b = {0};
+	struct builder b = { 0 };
 	int ngroups = 0, rc = 0;
 	int *members = NULL, *off = NULL, *fill = NULL;
 	struct lp_sched *sub = NULL;
@@ -372,7 +372,8 @@ int lp_sched_build_groups(struct lp_sched *s, enum lp_sched_kind kind, int n, co
 			const struct lp_slot *sl = lp_sched_round(&sub[g], r, &cnt);
 
 			for (size_t i = 0; i < cnt; i++)
-				b_slot(&b, members[off[g] + sl[i].x], members[off[g] + sl[i].y], sl[i].dirs);
+				b_slot(&b, members[off[g] + sl[i].x], members[off[g] + sl[i].y],
+				       sl[i].dirs);
 		}
 		b_round(&b);
 	}
@@ -429,7 +430,7 @@ size_t lp_sched_ordered_pairs(const struct lp_sched *s)
 int lp_sched_check(const struct lp_sched *s, char *why, size_t len)
 {
 	size_t n = (size_t)s->n;
-	uint8_t *seen = calloc(n * n / 8 + 1, 1);	/* ordered pairs */
+	uint8_t *seen = calloc(n * n / 8 + 1, 1);	  /* ordered pairs */
 	uint32_t *last = malloc((n + 1) * sizeof(*last)); /* round + 1 a node was last used */
 	int rc = 0;
 
@@ -452,13 +453,14 @@ int lp_sched_check(const struct lp_sched *s, char *why, size_t len)
 
 			if (sl[i].x < 0 || sl[i].y < 0 || x >= n || y >= n || x == y ||
 			    !sl[i].dirs || sl[i].dirs > LP_DIR_BOTH) {
-				snprintf(why, len, "round %zu: bad slot (%d,%d,%u)", r, sl[i].x, sl[i].y,
-					 sl[i].dirs);
+				snprintf(why, len, "round %zu: bad slot (%d,%d,%u)", r, sl[i].x,
+					 sl[i].y, sl[i].dirs);
 				rc = -EINVAL;
 				break;
 			}
 			if (last[x] == r + 1 || last[y] == r + 1) {
-				snprintf(why, len, "round %zu: node %zu twice", r, last[x] == r + 1 ? x : y);
+				snprintf(why, len, "round %zu: node %zu twice", r,
+					 last[x] == r + 1 ? x : y);
 				rc = -EINVAL;
 				break;
 			}
@@ -469,7 +471,8 @@ int lp_sched_check(const struct lp_sched *s, char *why, size_t len)
 				if (!(sl[i].dirs & d))
 					continue;
 				if (seen[bit / 8] & (1u << (bit % 8))) {
-					snprintf(why, len, "round %zu: pair %zu->%zu twice", r, a, bb);
+					snprintf(why, len, "round %zu: pair %zu->%zu twice", r, a,
+						 bb);
 					rc = -EINVAL;
 					break;
 				}

@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LP_DIR_XY 1u
-#define LP_DIR_YX 2u
+#define LP_DIR_XY   1u
+#define LP_DIR_YX   2u
 #define LP_DIR_BOTH 3u
 
 enum lp_sched_kind {
@@ -48,16 +48,16 @@ extern const char *const lp_sched_names[];
 
 struct lp_slot {
 	int32_t x, y;
-	uint32_t dirs;		/* LP_DIR_* bits */
+	uint32_t dirs; /* LP_DIR_* bits */
 };
 
 struct lp_sched {
 	enum lp_sched_kind kind;
-	int n;			/* nodes 0..n-1 */
+	int n; /* nodes 0..n-1 */
 	size_t nrounds;
 	size_t nslots;
-	struct lp_slot *slots;	/* all slots, round after round */
-	size_t *round_start;	/* nrounds + 1 offsets into slots */
+	struct lp_slot *slots; /* all slots, round after round */
+	size_t *round_start;   /* nrounds + 1 offsets into slots */
 };
 
 /* Build a schedule. k and seed are used by LP_SCHED_RANDOM only. 0, -EINVAL or -ENOMEM. */

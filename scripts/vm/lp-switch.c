@@ -237,13 +237,12 @@ static int lp_sw_receive(struct lp_sw *sw, int i)
 		while (p->in_len - off >= LP_SW_HDR) {
 			const unsigned char *h = p->in + off;
 			size_t len =
-			    (size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
+				(size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
 
 			if (len == 0 || len > LP_SW_MAX_FRAME) {
-				fprintf(
-				    stderr,
-				    "lp-switch: port %d: bad frame length %zu, dropping client\n",
-				    i, len);
+				fprintf(stderr,
+					"lp-switch: port %d: bad frame length %zu, dropping client\n",
+					i, len);
 				return -1;
 			}
 			if (p->in_len - off < LP_SW_HDR + len)
@@ -284,9 +283,10 @@ static int lp_sw_run(struct lp_sw *sw)
 		for (int i = 0; i < sw->n; i++) {
 			struct lp_sw_port *p = &sw->ports[i];
 
-			pfd[k++] = (struct pollfd){.fd = p->lfd, .events = POLLIN};
+			pfd[k++] = (struct pollfd){ .fd = p->lfd, .events = POLLIN };
 			pfd[k++] = (struct pollfd){
-			    .fd = p->cfd, .events = (short)(POLLIN | (p->out_len ? POLLOUT : 0))};
+				.fd = p->cfd, .events = (short)(POLLIN | (p->out_len ? POLLOUT : 0))
+			};
 		}
 		if (poll(pfd, (nfds_t)k, 1000) < 0) {
 			if (errno == EINTR)

@@ -31,7 +31,7 @@ enum {
 	TAG_SESSION0 = 64,
 };
 
-#define EXCHANGE_MS 300000	/* start-up and gathers: ranks may start minutes apart under Slurm */
+#define EXCHANGE_MS 300000 /* start-up and gathers: ranks may start minutes apart under Slurm */
 
 static uint64_t deadline_in(int ms)
 {
@@ -135,7 +135,7 @@ static int exchange(struct lp_sweep_mpi *x, const struct lp_sweep_node *me)
 	if (!all)
 		return -ENOMEM;
 	memset(mine, 0, sizeof(mine));
-	memcpy(mine, &me->status, 4);		/* same binary, same host byte order: ints as bytes */
+	memcpy(mine, &me->status, 4); /* same binary, same host byte order: ints as bytes */
 	memcpy(mine + 4, &me->rail, 4);
 	snprintf((char *)mine + 8, 80, "%s", me->name);
 	if (MPI_Iallgather(mine, XCH_LEN, MPI_BYTE, all, XCH_LEN, MPI_BYTE, x->comm, &req) !=
@@ -193,7 +193,8 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 	if (!*buf_p)
 		return -ENOMEM;
 	/* the message is here: this receive does not wait on a peer */
-	if (MPI_Recv(*buf_p, *len_p, MPI_BYTE, src, tag, x->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+	if (MPI_Recv(*buf_p, *len_p, MPI_BYTE, src, tag, x->comm, MPI_STATUS_IGNORE) !=
+	    MPI_SUCCESS) {
 		free(*buf_p);
 		return -EIO;
 	}
@@ -227,7 +228,8 @@ static int gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
 			memset(nd, 0, sizeof(*nd));
 			nd->rank = i;
 			nd->rail = x->rail_all[i];
-			snprintf(nd->name, sizeof(nd->name), "%s", x->name_all[i][0] ? x->name_all[i] : "?");
+			snprintf(nd->name, sizeof(nd->name), "%s",
+				 x->name_all[i][0] ? x->name_all[i] : "?");
 			nd->status = ret;
 			snprintf(nd->error, sizeof(nd->error), "rank %d sent no metadata: %s", i,
 				 strerror(-ret));
@@ -243,7 +245,8 @@ static int gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
 
 static int session_tag(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int dir, int m)
 {
-	uint64_t sess = (x->rounds_done * 2 + (uint64_t)dir) * (uint64_t)cfg->nmetrics + (uint64_t)m;
+	uint64_t sess =
+		(x->rounds_done * 2 + (uint64_t)dir) * (uint64_t)cfg->nmetrics + (uint64_t)m;
 
 	return TAG_SESSION0 + (int)(sess % (uint64_t)(x->tag_ub - TAG_SESSION0));
 }
@@ -311,7 +314,8 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	lp_sweep_cell_init(&c, m, x->rank, server, phase, round);
 	if (x->dev_status) {
 		c.status = x->dev_status;
-		snprintf(c.error, sizeof(c.error), "client %s: %s", x->name_all[x->rank], x->dev_error);
+		snprintf(c.error, sizeof(c.error), "client %s: %s", x->name_all[x->rank],
+			 x->dev_error);
 	} else if (x->status_all[server]) {
 		c.status = x->status_all[server];
 		snprintf(c.error, sizeof(c.error), "server %s: device not usable (%s)",
@@ -363,7 +367,7 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	pair_oob(x, cfg, client, tag, &o, &oob);
 
 	if (x->dev_status || x->status_all[client])
-		return;	/* the client records the error in its cells */
+		return; /* the client records the error in its cells */
 	ret = lp_rdma_server_session(x->dev, &oob, &cfg->sopts);
 	if (ret)
 		lp_info("serving %s: session ended: %s", x->name_all[client], strerror(-ret));
@@ -476,8 +480,8 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 			continue; /* it missed a gather: waiting for it every round would stall the sweep */
 		ret = recv_blob(x, src, tag, &buf, &len, dl);
 		if (ret) {
-			lp_err("no results from rank %d (%s): %s; its cells stay empty", src, x->name_all[src],
-			       strerror(-ret));
+			lp_err("no results from rank %d (%s): %s; its cells stay empty", src,
+			       x->name_all[src], strerror(-ret));
 			x->lost = x->lost || ret == -ETIMEDOUT;
 			x->silent[src] = 1;
 			rc = ret;
@@ -532,7 +536,7 @@ static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, 
 
 		if (!buf)
 			return -ENOMEM;
-		memcpy(buf, &(uint32_t){(uint32_t)*np_p}, 4);
+		memcpy(buf, &(uint32_t){ (uint32_t)*np_p }, 4);
 		memcpy(buf + 4, *pairs_p, *np_p * 8);
 		reqs = malloc(sizeof(*reqs) * (size_t)x->size);
 		if (!reqs) {

@@ -30,9 +30,9 @@
 struct lp_mpi_oob {
 	MPI_Comm comm;
 	int peer;
-	int tag;		/* unique per session, so a late message of a broken session is never read */
-	uint64_t deadline_ns;	/* lp_now_ns() bound on every wait of the session; 0 = none */
-	int poll_max_us;	/* back-off cap while waiting */
+	int tag; /* unique per session, so a late message of a broken session is never read */
+	uint64_t deadline_ns; /* lp_now_ns() bound on every wait of the session; 0 = none */
+	int poll_max_us;      /* back-off cap while waiting */
 };
 
 extern const struct lp_oob_ops lp_oob_mpi_ops;
@@ -48,10 +48,10 @@ struct lp_sweep_cfg {
 	uint64_t seed;
 	bool rails;
 	int nmetrics;
-	struct lp_rdma_params params[LP_SWEEP_MAX_METRICS];	/* one per metric */
-	double pair_timeout_s;	/* bound on one test of one ordered pair */
-	int retest_max;		/* isolated retests of suspects per round; 0 = none */
-	int retest_per_node;	/* suspect node: cells retested in the first round */
+	struct lp_rdma_params params[LP_SWEEP_MAX_METRICS]; /* one per metric */
+	double pair_timeout_s; /* bound on one test of one ordered pair */
+	int retest_max;	       /* isolated retests of suspects per round; 0 = none */
+	int retest_per_node;   /* suspect node: cells retested in the first round */
 	int retest_rounds;
 	int poll_max_us;
 	struct lp_rdma_server_opts sopts; /* .stop: the signal flag that stops every rank */
@@ -61,25 +61,25 @@ struct lp_sweep_cfg {
 };
 
 struct lp_sweep_mpi {
-	MPI_Comm comm;		/* a private duplicate of MPI_COMM_WORLD, errors returned */
+	MPI_Comm comm; /* a private duplicate of MPI_COMM_WORLD, errors returned */
 	int rank, size;
 	int tag_ub;
 	int poll_max_us;
-	struct lp_rdma_dev *dev;	/* NULL when this rank's device did not open */
+	struct lp_rdma_dev *dev; /* NULL when this rank's device did not open */
 	int dev_status;
 	char dev_error[LP_SWEEP_ERR_LEN];
-	int *status_all;	/* every rank's device status */
-	int *rail_all;		/* every rank's rail (local rank with --rails, else 0) */
-	char (*name_all)[80];	/* every rank's label, for error messages */
-	uint8_t *silent;	/* rank 0: ranks that missed a gather (not waited for again) */
-	uint64_t rounds_done;	/* rounds run so far (all phases), for the session tags */
-	struct lp_sweep_cell *mine;	/* cells this rank measured as the client */
+	int *status_all;	    /* every rank's device status */
+	int *rail_all;		    /* every rank's rail (local rank with --rails, else 0) */
+	char (*name_all)[80];	    /* every rank's label, for error messages */
+	uint8_t *silent;	    /* rank 0: ranks that missed a gather (not waited for again) */
+	uint64_t rounds_done;	    /* rounds run so far (all phases), for the session tags */
+	struct lp_sweep_cell *mine; /* cells this rank measured as the client */
 	size_t nmine, capmine;
-	bool lost;		/* a rank missed a deadline: finish with MPI_Abort */
-	int pending;		/* barriers still outstanding after their timeout */
+	bool lost;   /* a rank missed a deadline: finish with MPI_Abort */
+	int pending; /* barriers still outstanding after their timeout */
 	MPI_Request pending_req[64];
-	int stop_mine, stop_any;	/* the round barrier's buffers (they outlive a late barrier) */
-	struct lp_sched sched;		/* the sweep's schedule (lp_sweep_run.sched points here) */
+	int stop_mine, stop_any; /* the round barrier's buffers (they outlive a late barrier) */
+	struct lp_sched sched;	 /* the sweep's schedule (lp_sweep_run.sched points here) */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);

@@ -34,7 +34,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 	}
 
 /* Abort (a finding) when two encodings differ. */
-static inline void lp_fuzz_same(const struct lp_wbuf *a, const void *b, size_t blen, const char *what)
+static inline void lp_fuzz_same(const struct lp_wbuf *a, const void *b, size_t blen,
+				const char *what)
 {
 	if (a->err || a->len != blen || memcmp(a->data, b, blen)) {
 		fprintf(stderr, "fuzz: %s: re-encoding differs (%zu vs %zu bytes, err %d)\n", what,
@@ -60,8 +61,7 @@ union lp_fuzz_msg {
  * EINTR reads as ECANCELED), those bytes are the input. 0 with the message in
  * *m, or -1 when the decoder refused the input.
  */
-static inline int lp_fuzz_msg(uint16_t type, union lp_fuzz_msg *m, const uint8_t *data,
-			      size_t size)
+static inline int lp_fuzz_msg(uint16_t type, union lp_fuzz_msg *m, const uint8_t *data, size_t size)
 {
 	union lp_fuzz_msg m2;
 	struct lp_wbuf w, w2;

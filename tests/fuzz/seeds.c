@@ -75,7 +75,7 @@ static void hello_seeds(struct stream *s)
 		lp_rdma_params_default(&p, (enum lp_rdma_test)t);
 		p.size = 64;
 		p.iters = 10;
-		p.seed = 0x5eed;	/* the default is random: keep the seeds reproducible */
+		p.seed = 0x5eed; /* the default is random: keep the seeds reproducible */
 		p.verify = true;
 		p.bidir = !lp_rdma_test_is_lat(p.test) && t % 2;
 		p.num_qps = lp_rdma_test_is_lat(p.test) ? 1 : 2;
@@ -87,10 +87,21 @@ static void hello_seeds(struct stream *s)
 static void accept_seed(struct stream *s)
 {
 	struct lp_rdma_devinfo d = {
-		.name = "rxe0", .port = 1, .link_layer = "Ethernet", .transport = "RoCE",
-		.gid_index = 1, .gid = "::ffff:10.0.2.15", .gid_type = "RoCE v2", .active_mtu = 1024,
-		.speed = "10 Gb/s", .width = 1, .rate_gbps = 10, .fw = "", .netdev = "eth0",
-		.numa_node = -1, .node_guid = "5054:00ff:fe12:3456",
+		.name = "rxe0",
+		.port = 1,
+		.link_layer = "Ethernet",
+		.transport = "RoCE",
+		.gid_index = 1,
+		.gid = "::ffff:10.0.2.15",
+		.gid_type = "RoCE v2",
+		.active_mtu = 1024,
+		.speed = "10 Gb/s",
+		.width = 1,
+		.rate_gbps = 10,
+		.fw = "",
+		.netdev = "eth0",
+		.numa_node = -1,
+		.node_guid = "5054:00ff:fe12:3456",
 	};
 	struct lp_wbuf w;
 
@@ -100,10 +111,16 @@ static void accept_seed(struct stream *s)
 
 static void qpinfo_seed(struct stream *s)
 {
-	struct lp_qpinfo q = { .nqps = 2, .qp = { { 17, 0x123456 }, { 18, 0xabcdef } },
+	struct lp_qpinfo q = { .nqps = 2,
+			       .qp = { { 17, 0x123456 }, { 18, 0xabcdef } },
 			       .gid = { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 15 },
-			       .rkey = 0x1234, .addr = 0x7f0000001000, .slot = 4096, .mtu = 1024,
-			       .mem_kind = LP_MEM_HOST, .detect = LP_DETECT_CPU, .mem = "host" };
+			       .rkey = 0x1234,
+			       .addr = 0x7f0000001000,
+			       .slot = 4096,
+			       .mtu = 1024,
+			       .mem_kind = LP_MEM_HOST,
+			       .detect = LP_DETECT_CPU,
+			       .mem = "host" };
 	struct lp_wbuf w;
 
 	encode(LP_MSG_QPINFO, &q, &w);
@@ -113,15 +130,26 @@ static void qpinfo_seed(struct stream *s)
 /* DONE and RESULT of a one-QP test (the stream's HELLO) and of a two-QP test. */
 static void done_result_seeds(struct stream *s)
 {
-	struct lp_rdma_result_msg ok = { .verify = LP_VERIFY_OK, .bytes = 655360, .msgs = 10,
-					 .ns = 12345, .iters = 10, .nqps = 1, .sent = { 11 },
-					 .checked = { .messages = 11, .bytes = 704, .landed = 11,
-						      .ring = 11 },
-					 .ctr = { .valid = true, .dev = "rxe0", .port = 1,
-						  .netdev = "eth0", .more = 1, .n = 2,
-						  .c = { { "rcvd_seq_err", LP_CTR_HW, 0, 3 },
-							 { "port_xmit_data", LP_CTR_PORT, 1, 7 } } } };
-	struct lp_rdma_result_msg bad = { .verify = LP_VERIFY_BAD, .nqps = 2,
+	struct lp_rdma_result_msg ok = {
+		.verify = LP_VERIFY_OK,
+		.bytes = 655360,
+		.msgs = 10,
+		.ns = 12345,
+		.iters = 10,
+		.nqps = 1,
+		.sent = { 11 },
+		.checked = { .messages = 11, .bytes = 704, .landed = 11, .ring = 11 },
+		.ctr = { .valid = true,
+			 .dev = "rxe0",
+			 .port = 1,
+			 .netdev = "eth0",
+			 .more = 1,
+			 .n = 2,
+			 .c = { { "rcvd_seq_err", LP_CTR_HW, 0, 3 },
+				{ "port_xmit_data", LP_CTR_PORT, 1, 7 } } }
+	};
+	struct lp_rdma_result_msg bad = { .verify = LP_VERIFY_BAD,
+					  .nqps = 2,
 					  .text = "QP 1 message 3 byte 5: got 0x00" };
 	struct lp_proto_done done = { .iters = 10, .nqps = 1, .msgs = { 11, 12 } };
 	struct lp_wbuf w;
@@ -139,7 +167,8 @@ static void done_result_seeds(struct stream *s)
 
 static void error_seed(struct stream *s)
 {
-	struct lp_proto_error e = { .status = -EINVAL, .text = "size 0 out of range [1, 1073741824]" };
+	struct lp_proto_error e = { .status = -EINVAL,
+				    .text = "size 0 out of range [1, 1073741824]" };
 	struct lp_wbuf w;
 
 	encode(LP_MSG_ERROR, &e, &w);
@@ -213,9 +242,23 @@ static void sweep_seeds(void)
 /* Argument vectors, NUL-separated, as the opt harness splits them. */
 static void opt_seeds(void)
 {
-	static const char a[] = "-u\0" "64\0" "--size=4K\0" "--sizes\0" "2:8M\0" "-D\0" "500ms\0"
-				"--test=write_bw\0" "-T\0" "write_lat,read_lat\0" "-f\0" "pos";
-	static const char b[] = "--int=-1\0" "--double\0" "2.5\0" "--sizes=64,4K,1M\0" "--\0"
+	static const char a[] = "-u\0"
+				"64\0"
+				"--size=4K\0"
+				"--sizes\0"
+				"2:8M\0"
+				"-D\0"
+				"500ms\0"
+				"--test=write_bw\0"
+				"-T\0"
+				"write_lat,read_lat\0"
+				"-f\0"
+				"pos";
+	static const char b[] = "--int=-1\0"
+				"--double\0"
+				"2.5\0"
+				"--sizes=64,4K,1M\0"
+				"--\0"
 				"--not-an-option";
 
 	put("opt", "kinds", a, sizeof(a) - 1);

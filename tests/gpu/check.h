@@ -5,13 +5,13 @@
 
 #include <stdio.h>
 
-#define CHECK(cond, ...)                                      \
-	do {                                                  \
-		if (!(cond)) {                                \
-			fprintf(stderr, "FAIL: " __VA_ARGS__); \
-			fprintf(stderr, "\n");                \
-			fails++;                              \
-		}                                             \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
+			fprintf(stderr, "\n");                                                     \
+			fails++;                                                                   \
+		}                                                                                  \
 	} while (0)
 
 #endif

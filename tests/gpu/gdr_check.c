@@ -51,9 +51,8 @@ static int detect(struct lp_gpu_buf *b, unsigned n, uint32_t stop_every, struct 
 
 static void print_sum(const char *key, const struct lp_summary *s, const char *sep)
 {
-	printf(
-	    "\"%s\": {\"n\": %llu, \"min\": %.0f, \"p50\": %.0f, \"p99\": %.0f, \"max\": %.0f}%s",
-	    key, (unsigned long long)s->n, s->min, s->p50, s->p99, s->max, sep);
+	printf("\"%s\": {\"n\": %llu, \"min\": %.0f, \"p50\": %.0f, \"p99\": %.0f, \"max\": %.0f}%s",
+	       key, (unsigned long long)s->n, s->min, s->p50, s->p99, s->max, sep);
 }
 
 static int run_poll(struct lp_gpu_buf *b, unsigned n)

@@ -41,13 +41,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "FAIL: lp_gpu_buf_alloc: %d\n", ret);
 		return 1;
 	}
-	printf("alloc: %zu bytes on GPU 0 (%s, %s), dmabuf_fd %d\n", b.len, b.name, b.bus_id, b.dmabuf_fd);
+	printf("alloc: %zu bytes on GPU 0 (%s, %s), dmabuf_fd %d\n", b.len, b.name, b.bus_id,
+	       b.dmabuf_fd);
 	CHECK(b.dmabuf_fd == -1 && b.bus_id[0] && b.name[0], "alloc fields");
 	snprintf(name, sizeof(name), "%s", b.name);
 
 	dmabuf = lp_gpu_buf_export_dmabuf(&b);
 	if (!dmabuf)
-		printf("dmabuf: exported, fd %d, offset %llu\n", b.dmabuf_fd, (unsigned long long)b.dmabuf_off);
+		printf("dmabuf: exported, fd %d, offset %llu\n", b.dmabuf_fd,
+		       (unsigned long long)b.dmabuf_off);
 	else
 		printf("dmabuf: not exported here (%s)\n", strerror(-dmabuf));
 	CHECK(dmabuf == 0 || dmabuf == -EOPNOTSUPP, "export returned %d", dmabuf);
@@ -55,7 +57,8 @@ int main(int argc, char **argv)
 	/* fill + verify, a neighbouring seed, a planted corruption, a partial range */
 	CHECK(!lp_gpu_buf_fill(&b, 0, len, 42), "fill");
 	CHECK(!lp_gpu_buf_verify(&b, 0, len, 42, &bad), "verify after fill");
-	CHECK(lp_gpu_buf_verify(&b, 0, len, 43, &bad) == -EILSEQ && bad < 8, "seed 43 must not verify (bad %zu)", bad);
+	CHECK(lp_gpu_buf_verify(&b, 0, len, 43, &bad) == -EILSEQ && bad < 8,
+	      "seed 43 must not verify (bad %zu)", bad);
 	CHECK(!lp_gpu_buf_read(&b, 12345, &byte, 1), "read");
 	CHECK(byte == lp_pattern_byte(42, 12345), "host and GPU pattern agree");
 	byte ^= 0x10;
@@ -67,7 +70,8 @@ int main(int argc, char **argv)
 	CHECK(!lp_gpu_buf_verify(&b, 12346, len - 12346, 42, &bad), "verify past the corruption");
 	CHECK(!lp_gpu_buf_fill(&b, 3, 1001, 7), "partial fill");
 	CHECK(!lp_gpu_buf_verify(&b, 3, 1001, 7, &bad), "partial verify");
-	CHECK(!lp_gpu_buf_verify(&b, 0, 3, 42, &bad) && !lp_gpu_buf_verify(&b, 1004, 4000, 42, &bad),
+	CHECK(!lp_gpu_buf_verify(&b, 0, 3, 42, &bad) &&
+		      !lp_gpu_buf_verify(&b, 1004, 4000, 42, &bad),
 	      "bytes around the partial fill untouched");
 	CHECK(!lp_gpu_buf_read(&b, 0, buf, sizeof(buf)), "read 64");
 	for (unsigned i = 3; i < sizeof(buf); i++)
@@ -81,7 +85,8 @@ int main(int argc, char **argv)
 	for (unsigned i = 1; !ret && i <= iters; i++) {
 		byte = (uint8_t)i;
 		t0 = lp_now_ns();
-		if ((ret = lp_gpu_buf_write(&b, 4096, &byte, 1)) || (ret = lp_gpu_poller_wait(p, i, 1000000000ull))) {
+		if ((ret = lp_gpu_buf_write(&b, 4096, &byte, 1)) ||
+		    (ret = lp_gpu_poller_wait(p, i, 1000000000ull))) {
 			CHECK(0, "poller iteration %u: %d", i, ret);
 			break;
 		}

@@ -41,12 +41,15 @@ static void check_stale(uint8_t *host, size_t len)
 	void *first;
 
 	CHECK(!lp_gpu_buf_alloc(&b, 0, len), "alloc");
-	CHECK(!lp_gpu_buf_fill(&b, 0, len, 42) && !lp_gpu_buf_verify(&b, 0, len, 42, &bad), "fill + verify");
+	CHECK(!lp_gpu_buf_fill(&b, 0, len, 42) && !lp_gpu_buf_verify(&b, 0, len, 42, &bad),
+	      "fill + verify");
 	first = b.ptr;
 	lp_gpu_buf_free(&b);
 	CHECK(!lp_gpu_buf_alloc(&b, 0, len), "alloc again");
-	printf("stale: the second allocation %s the first pointer\n", b.ptr == first ? "reuses" : "does not reuse");
-	CHECK(!lp_gpu_buf_read(&b, 0, host, len) && all_zero(host, len), "a new allocation is not all zeros");
+	printf("stale: the second allocation %s the first pointer\n",
+	       b.ptr == first ? "reuses" : "does not reuse");
+	CHECK(!lp_gpu_buf_read(&b, 0, host, len) && all_zero(host, len),
+	      "a new allocation is not all zeros");
 	CHECK(lp_gpu_buf_verify(&b, 0, len, 42, &bad) == -EILSEQ && bad < 8,
 	      "the old pattern verifies in a new allocation (bad %zu)", bad);
 	lp_gpu_buf_free(&b);
@@ -62,14 +65,18 @@ static void check_ring(uint8_t *host)
 	size_t bad = 0;
 	uint8_t v;
 
-	CHECK(ops && !lp_mem_alloc(&m, LP_MEM_CUDA, 0, slot * depth, &f), "lp_mem_alloc cuda: %s", f.why);
+	CHECK(ops && !lp_mem_alloc(&m, LP_MEM_CUDA, 0, slot * depth, &f), "lp_mem_alloc cuda: %s",
+	      f.why);
 	if (fails)
 		return;
-	CHECK(!ops->read(&m, 0, host, slot * depth) && all_zero(host, slot * depth), "cuda memory not cleared");
+	CHECK(!ops->read(&m, 0, host, slot * depth) && all_zero(host, slot * depth),
+	      "cuda memory not cleared");
 	for (size_t k = 0; k < depth; k++)
-		CHECK(!ops->fill(&m, k * slot, slot, lp_pattern_seed(7, 1, 0, k)), "fill slot %zu", k);
+		CHECK(!ops->fill(&m, k * slot, slot, lp_pattern_seed(7, 1, 0, k)), "fill slot %zu",
+		      k);
 	for (size_t k = 0; k < depth; k++)
-		CHECK(!ops->verify(&m, k * slot, size, lp_pattern_seed(7, 1, 0, k), &bad), "verify slot %zu", k);
+		CHECK(!ops->verify(&m, k * slot, size, lp_pattern_seed(7, 1, 0, k), &bad),
+		      "verify slot %zu", k);
 	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(7, 1, 0, 3), &bad) == -EILSEQ,
 	      "slot 2 passes as slot 3 (misplaced message)");
 	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(7, 1, 1, 2), &bad) == -EILSEQ,
@@ -82,12 +89,14 @@ static void check_ring(uint8_t *host)
 	CHECK(!ops->read(&m, 5 * slot + 777, &v, 1), "read");
 	v ^= 0xff;
 	CHECK(!ops->write(&m, 5 * slot + 777, &v, 1), "write");
-	CHECK(ops->verify(&m, 5 * slot, size, lp_pattern_seed(7, 1, 0, 5), &bad) == -EILSEQ && bad == 777,
+	CHECK(ops->verify(&m, 5 * slot, size, lp_pattern_seed(7, 1, 0, 5), &bad) == -EILSEQ &&
+		      bad == 777,
 	      "corrupted byte 777 reported at %zu", bad);
 	/* lost: a cleared slot */
 	memset(host, 0, slot);
 	CHECK(!ops->write(&m, 6 * slot, host, slot), "clear");
-	CHECK(ops->verify(&m, 6 * slot, size, lp_pattern_seed(7, 1, 0, 6), &bad) == -EILSEQ && bad < 8,
+	CHECK(ops->verify(&m, 6 * slot, size, lp_pattern_seed(7, 1, 0, 6), &bad) == -EILSEQ &&
+		      bad < 8,
 	      "a cleared (lost) slot passes");
 	/* the host's pattern, copied in, passes the GPU's check */
 	for (size_t i = 0; i < slot; i++)
@@ -109,7 +118,8 @@ static void check_poller_ring(void)
 	struct lp_gpu_buf b;
 
 	CHECK(!lp_gpu_buf_alloc(&b, 0, stride * depth), "alloc");
-	CHECK(!lp_gpu_poller_start(&b, off, stride, depth, iters, 2000000000ull, &p), "poller start");
+	CHECK(!lp_gpu_poller_start(&b, off, stride, depth, iters, 2000000000ull, &p),
+	      "poller start");
 	for (uint32_t i = 1; i <= iters && p; i++) {
 		uint8_t v = (uint8_t)i;
 
@@ -117,8 +127,10 @@ static void check_poller_ring(void)
 		CHECK(!lp_gpu_buf_write(&b, off + (size_t)(i % depth) * stride, &v, 1), "write");
 		usleep(2000);
 		CHECK(lp_gpu_poller_poll(p, i) == 0, "iteration %u seen in the wrong slot", i);
-		CHECK(!lp_gpu_buf_write(&b, off + (size_t)((i - 1) % depth) * stride, &v, 1), "write");
-		CHECK(!lp_gpu_poller_wait(p, i, 2000000000ull), "iteration %u not seen in its slot", i);
+		CHECK(!lp_gpu_buf_write(&b, off + (size_t)((i - 1) % depth) * stride, &v, 1),
+		      "write");
+		CHECK(!lp_gpu_poller_wait(p, i, 2000000000ull), "iteration %u not seen in its slot",
+		      i);
 	}
 	CHECK(!lp_gpu_poller_stop(p), "poller stop");
 	lp_gpu_buf_free(&b);

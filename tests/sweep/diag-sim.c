@@ -20,11 +20,12 @@
 #include "common/opt.h"
 #include "sweep/result.h"
 
-static const char *const fault_names[] = {"none", "src", "dst", "both", "link", "multi", "fail", NULL};
+static const char *const fault_names[] = { "none", "src",   "dst",  "both",
+					   "link", "multi", "fail", NULL };
 enum fault { F_NONE, F_SRC, F_DST, F_BOTH, F_LINK, F_MULTI, F_FAIL };
 
 struct truth {
-	int kind;	/* F_SRC, F_DST, F_BOTH, F_LINK */
+	int kind; /* F_SRC, F_DST, F_BOTH, F_LINK */
 	int a, b;
 };
 
@@ -54,7 +55,8 @@ struct setting {
 };
 
 struct tally {
-	long faults, found, amb_ok, misattr, trials, inconclusive, healthy_nodes, fp_nodes, fp_clusters;
+	long faults, found, amb_ok, misattr, trials, inconclusive, healthy_nodes, fp_nodes,
+		fp_clusters;
 };
 
 /* Goodness factor of cell a->b under the faults (1 healthy). */
@@ -102,10 +104,12 @@ static int make_faults(const struct setting *s, struct rng *g, struct truth *t, 
 	int n = s->n, nt = 0, kinds = s->fault == F_MULTI ? LP_MAX(2, n / 10) : s->fault != F_NONE;
 
 	for (int k = 0, free_nodes = n; k < kinds; k++) {
-		int kind = s->fault == F_MULTI ? F_SRC + (int)(uni(g) * 4) : s->fault == F_FAIL ? F_BOTH : s->fault;
+		int kind = s->fault == F_MULTI	? F_SRC + (int)(uni(g) * 4)
+			   : s->fault == F_FAIL ? F_BOTH
+						: s->fault;
 
 		if (free_nodes < (kind == F_LINK ? 2 : 1) + (s->fault == F_MULTI))
-			break;	/* keep a healthy node at least */
+			break; /* keep a healthy node at least */
 		free_nodes -= kind == F_LINK ? 2 : 1;
 
 		t[nt].kind = kind;
@@ -124,7 +128,8 @@ static int make_faults(const struct setting *s, struct rng *g, struct truth *t, 
 static bool cand_has(const struct lp_verdict *v, int kind, int a, int b)
 {
 	for (int i = 0; i < v->ncand; i++)
-		if (v->cand[i].kind == kind && v->cand[i].a == a && (kind != LP_ITEM_LINK || v->cand[i].b == b))
+		if (v->cand[i].kind == kind && v->cand[i].a == a &&
+		    (kind != LP_ITEM_LINK || v->cand[i].b == b))
 			return true;
 	return false;
 }
@@ -134,10 +139,12 @@ static bool names(const struct lp_verdict *v, const struct truth *t)
 {
 	if (v->kind == LP_VERDICT_NODE_SLOW)
 		return t->kind != F_LINK && v->a == t->a &&
-		       v->dirs == (t->kind == F_SRC ? LP_NODE_SLOW_SRC : t->kind == F_DST ? LP_NODE_SLOW_DST
-											      : 3u);
+		       v->dirs == (t->kind == F_SRC   ? LP_NODE_SLOW_SRC
+				   : t->kind == F_DST ? LP_NODE_SLOW_DST
+						      : 3u);
 	if (v->kind == LP_VERDICT_LINK_SLOW)
-		return t->kind == F_LINK && v->a == LP_MIN(t->a, t->b) && v->b == LP_MAX(t->a, t->b) &&
+		return t->kind == F_LINK && v->a == LP_MIN(t->a, t->b) &&
+		       v->b == LP_MAX(t->a, t->b) &&
 		       v->dirs == (t->a < t->b ? LP_DIR_XY : LP_DIR_YX);
 	return false;
 }
@@ -147,10 +154,14 @@ static bool ambiguous_has(const struct lp_verdict *v, const struct truth *t)
 	if (v->kind != LP_VERDICT_AMBIGUOUS && v->kind != LP_VERDICT_PAIR_SLOW)
 		return false;
 	switch (t->kind) {
-	case F_SRC: return cand_has(v, LP_ITEM_SRC, t->a, 0);
-	case F_DST: return cand_has(v, LP_ITEM_DST, t->a, 0);
-	case F_BOTH: return cand_has(v, LP_ITEM_SRC, t->a, 0) || cand_has(v, LP_ITEM_DST, t->a, 0);
-	default: return cand_has(v, LP_ITEM_LINK, t->a, t->b);
+	case F_SRC:
+		return cand_has(v, LP_ITEM_SRC, t->a, 0);
+	case F_DST:
+		return cand_has(v, LP_ITEM_DST, t->a, 0);
+	case F_BOTH:
+		return cand_has(v, LP_ITEM_SRC, t->a, 0) || cand_has(v, LP_ITEM_DST, t->a, 0);
+	default:
+		return cand_has(v, LP_ITEM_LINK, t->a, t->b);
 	}
 }
 
@@ -171,7 +182,7 @@ static int trial(const struct setting *s, struct rng *g, struct tally *ty)
 		snprintf(r.nodes[i].name, sizeof(r.nodes[i].name), "n%d", i);
 	lp_sweep_add_metric(&r, s->lat ? "write_lat" : "write_bw", 0, s->lat, s->lat ? 8 : 1 << 20);
 	nt = make_faults(s, g, t, used);
-	if (s->fault == F_FAIL)	/* a few cells fail on every attempt */
+	if (s->fault == F_FAIL) /* a few cells fail on every attempt */
 		for (size_t x = 0; x < (size_t)n * n; x++)
 			failed[x] = uni(g) < 0.03;
 	for (int a = 0; a < n; a++)
@@ -227,7 +238,8 @@ static int trial(const struct setting *s, struct rng *g, struct tally *ty)
 
 		ty->inconclusive += v->kind == LP_VERDICT_INCONCLUSIVE;
 		if (v->kind != LP_VERDICT_NODE_SLOW && v->kind != LP_VERDICT_LINK_SLOW) {
-			named_any = named_any || v->kind == LP_VERDICT_AMBIGUOUS || v->kind == LP_VERDICT_PAIR_SLOW;
+			named_any = named_any || v->kind == LP_VERDICT_AMBIGUOUS ||
+				    v->kind == LP_VERDICT_PAIR_SLOW;
 			continue;
 		}
 		named_any = true;
@@ -240,8 +252,9 @@ static int trial(const struct setting *s, struct rng *g, struct tally *ty)
 	for (int i = 0; i < n; i++)
 		ty->healthy_nodes += !used[i];
 	ty->fp_clusters += nt == 0 && named_any;
-	if (getenv("DIAG_SIM_DUMP") &&	/* debugging aid: the summary of every trial that missed */
-	    (ty->found - before.found < nt || ty->misattr > before.misattr || ty->fp_clusters > before.fp_clusters)) {
+	if (getenv("DIAG_SIM_DUMP") && /* debugging aid: the summary of every trial that missed */
+	    (ty->found - before.found < nt || ty->misattr > before.misattr ||
+	     ty->fp_clusters > before.fp_clusters)) {
 		for (int i = 0; i < nt; i++)
 			printf("truth: %s %d %d\n", fault_names[t[i].kind], t[i].a, t[i].b);
 		lp_sweep_print_summary(&r, stdout);
@@ -277,29 +290,76 @@ static bool check(const struct setting *s, const struct tally *t, char *why, siz
 	if (s->n >= 4 && (recall < 0.99 || t->misattr))
 		snprintf(why, len, "recall %.1f%%, %ld misattributions", 100 * recall, t->misattr);
 	if (s->n == 3 && (amb < 0.99 || t->misattr))
-		snprintf(why, len, "recall or ambiguous-with-truth %.1f%%, %ld misattributions", 100 * amb,
-			 t->misattr);
+		snprintf(why, len, "recall or ambiguous-with-truth %.1f%%, %ld misattributions",
+			 100 * amb, t->misattr);
 	return !why[0];
 }
 
 int main(int argc, char **argv)
 {
-	const char *ns = "4,8", *cvs = "0.05", *faults = "none,src,dst,both,link,multi,fail", *sevs = "0.8";
+	const char *ns = "4,8", *cvs = "0.05", *faults = "none,src,dst,both,link,multi,fail",
+		   *sevs = "0.8";
 	unsigned trials = 100, rounds = 3;
 	uint64_t seed = 1;
 	double outliers = 0.02;
 	bool lat = false, do_check = false, help = false;
 	const struct lp_opt opts[] = {
-		{ .name = "nodes", .shortname = 'n', .kind = LP_OPT_STR, .dst = &ns, .metavar = "LIST", .help = "cluster sizes (default 4,8)" },
-		{ .name = "cv", .kind = LP_OPT_STR, .dst = &cvs, .metavar = "LIST", .help = "per-cell noise CV (default 0.05)" },
-		{ .name = "fault", .shortname = 'f', .kind = LP_OPT_STR, .dst = &faults, .metavar = "LIST", .help = "none,src,dst,both,link,multi,fail (default all)" },
-		{ .name = "sev", .shortname = 's', .kind = LP_OPT_STR, .dst = &sevs, .metavar = "LIST", .help = "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency (default 0.8)" },
-		{ .name = "lat", .kind = LP_OPT_FLAG, .dst = &lat, .help = "simulate a latency metric (default bandwidth)" },
-		{ .name = "outliers", .kind = LP_OPT_DOUBLE, .dst = &outliers, .max = 1, .metavar = "F", .help = "fraction of outlier measurements, 0.3-0.8x (default 0.02)" },
-		{ .name = "trials", .shortname = 't', .kind = LP_OPT_UINT, .dst = &trials, .min = 1, .max = 1000000, .metavar = "N", .help = "clusters per setting (default 100)" },
-		{ .name = "retest-rounds", .kind = LP_OPT_UINT, .dst = &rounds, .max = 20, .metavar = "N", .help = "retest rounds (default 3, as lp-sweep)" },
-		{ .name = "seed", .kind = LP_OPT_U64, .dst = &seed, .metavar = "N", .help = "random seed (default 1)" },
-		{ .name = "check", .kind = LP_OPT_FLAG, .dst = &do_check, .help = "exit 1 when a setting misses the targets" },
+		{ .name = "nodes",
+		  .shortname = 'n',
+		  .kind = LP_OPT_STR,
+		  .dst = &ns,
+		  .metavar = "LIST",
+		  .help = "cluster sizes (default 4,8)" },
+		{ .name = "cv",
+		  .kind = LP_OPT_STR,
+		  .dst = &cvs,
+		  .metavar = "LIST",
+		  .help = "per-cell noise CV (default 0.05)" },
+		{ .name = "fault",
+		  .shortname = 'f',
+		  .kind = LP_OPT_STR,
+		  .dst = &faults,
+		  .metavar = "LIST",
+		  .help = "none,src,dst,both,link,multi,fail (default all)" },
+		{ .name = "sev",
+		  .shortname = 's',
+		  .kind = LP_OPT_STR,
+		  .dst = &sevs,
+		  .metavar = "LIST",
+		  .help = "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency (default 0.8)" },
+		{ .name = "lat",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &lat,
+		  .help = "simulate a latency metric (default bandwidth)" },
+		{ .name = "outliers",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &outliers,
+		  .max = 1,
+		  .metavar = "F",
+		  .help = "fraction of outlier measurements, 0.3-0.8x (default 0.02)" },
+		{ .name = "trials",
+		  .shortname = 't',
+		  .kind = LP_OPT_UINT,
+		  .dst = &trials,
+		  .min = 1,
+		  .max = 1000000,
+		  .metavar = "N",
+		  .help = "clusters per setting (default 100)" },
+		{ .name = "retest-rounds",
+		  .kind = LP_OPT_UINT,
+		  .dst = &rounds,
+		  .max = 20,
+		  .metavar = "N",
+		  .help = "retest rounds (default 3, as lp-sweep)" },
+		{ .name = "seed",
+		  .kind = LP_OPT_U64,
+		  .dst = &seed,
+		  .metavar = "N",
+		  .help = "random seed (default 1)" },
+		{ .name = "check",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &do_check,
+		  .help = "exit 1 when a setting misses the targets" },
 		{ 0 },
 	};
 	char bn[256], bc[256], bf[256], bs[256], why[160];
@@ -311,26 +371,37 @@ int main(int argc, char **argv)
 		lp_opt_usage(help ? stdout : stderr, "diag-sim [options]", opts);
 		return help ? LP_EXIT_OK : LP_EXIT_USAGE;
 	}
-	if (lp_split_list(ns, bn, sizeof(bn), ln, 16, &nn) || lp_split_list(cvs, bc, sizeof(bc), lc, 16, &nc) ||
-	    lp_split_list(faults, bf, sizeof(bf), lf, 16, &nf) || lp_split_list(sevs, bs, sizeof(bs), ls, 16, &nsv)) {
+	if (lp_split_list(ns, bn, sizeof(bn), ln, 16, &nn) ||
+	    lp_split_list(cvs, bc, sizeof(bc), lc, 16, &nc) ||
+	    lp_split_list(faults, bf, sizeof(bf), lf, 16, &nf) ||
+	    lp_split_list(sevs, bs, sizeof(bs), ls, 16, &nsv)) {
 		lp_err("bad list");
 		return LP_EXIT_USAGE;
 	}
 	printf("%5s %5s %-6s %5s %4s %6s | %7s %7s %5s %7s | %9s %8s\n", "N", "cv", "fault", "sev",
-	       lat ? "lat" : "bw", "trials", "recall", "amb-ok", "misat", "inconcl", "fp/node", "fp/clus");
+	       lat ? "lat" : "bw", "trials", "recall", "amb-ok", "misat", "inconcl", "fp/node",
+	       "fp/clus");
 	for (int i = 0; i < nn; i++)
 		for (int j = 0; j < nc; j++)
 			for (int k = 0; k < nf; k++)
 				for (int l = 0; l < nsv; l++) {
-					struct setting s = { .n = atoi(ln[i]), .cv = atof(lc[j]), .sev = atof(ls[l]),
-							     .outliers = outliers, .lat = lat, .trials = (int)trials,
+					struct setting s = { .n = atoi(ln[i]),
+							     .cv = atof(lc[j]),
+							     .sev = atof(ls[l]),
+							     .outliers = outliers,
+							     .lat = lat,
+							     .trials = (int)trials,
 							     .retest_rounds = (int)rounds };
-					struct tally t = {0};
-					struct rng g = { seed * 0x9E3779B97F4A7C15ull + (uint64_t)(i * 1000 + j * 100 + k * 10 + l) + 1 };
+					struct tally t = { 0 };
+					struct rng g = {
+						seed * 0x9E3779B97F4A7C15ull +
+						(uint64_t)(i * 1000 + j * 100 + k * 10 + l) + 1
+					};
 
 					s.fault = lp_choice_index(fault_names, lf[k]);
 					if (s.fault < 0 || s.n < 2 || s.n > 4096) {
-						lp_err("bad setting: %s nodes, fault %s", ln[i], lf[k]);
+						lp_err("bad setting: %s nodes, fault %s", ln[i],
+						       lf[k]);
 						return LP_EXIT_USAGE;
 					}
 					if (s.fault == F_NONE && l > 0)
@@ -344,12 +415,15 @@ int main(int argc, char **argv)
 
 					misses += !ok;
 					printf("%5d %5.2f %-6s %5.2f %4s %6ld | %6.1f%% %6.1f%% %5ld %7ld | %8.4f%% %7.1f%%%s%s\n",
-					       s.n, s.cv, fault_names[s.fault], s.fault == F_NONE ? 1.0 : s.sev,
-					       lat ? "lat" : "bw", t.trials,
+					       s.n, s.cv, fault_names[s.fault],
+					       s.fault == F_NONE ? 1.0 : s.sev, lat ? "lat" : "bw",
+					       t.trials,
 					       t.faults ? 100.0 * t.found / t.faults : NAN,
-					       t.faults ? 100.0 * t.amb_ok / t.faults : NAN, t.misattr, t.inconclusive,
+					       t.faults ? 100.0 * t.amb_ok / t.faults : NAN,
+					       t.misattr, t.inconclusive,
 					       100.0 * t.fp_nodes / LP_MAX(1, t.healthy_nodes),
-					       s.fault == F_NONE ? 100.0 * t.fp_clusters / t.trials : NAN,
+					       s.fault == F_NONE ? 100.0 * t.fp_clusters / t.trials
+								 : NAN,
 					       ok ? "" : "  MISSED: ", why);
 					fflush(stdout);
 				}

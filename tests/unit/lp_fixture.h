@@ -63,7 +63,7 @@ static void lp_fx_rmtree(const char *dir)
 /* Extended config space: AER (id 0x0001) at 0x100 -> ACS (0x000d) at 0x148 with control ctrl. */
 static void lp_fx_config(const char *path, const char *arg)
 {
-	unsigned char cfg[4096] = {0};
+	unsigned char cfg[4096] = { 0 };
 	FILE *f;
 
 	cfg[0x100] = 0x01; /* AER, version 2, next 0x148 */

@@ -174,14 +174,60 @@ struct opt_fixture {
 static int parse(struct opt_fixture *f, int argc, const char **argv, int *npos, const char **pos)
 {
 	const struct lp_opt tab[] = {
-		{ .name = "flag", .shortname = 'f', .kind = LP_OPT_FLAG, .dst = &f->flag, .help = "a flag" },
-		{ .name = "iters", .shortname = 'n', .kind = LP_OPT_UINT, .dst = &f->iters, .min = 1, .max = 1000, .metavar = "N", .help = "iterations" },
-		{ .name = "size", .kind = LP_OPT_SIZE, .dst = &f->size, .min = 1, .max = 1 << 30, .metavar = "SIZE", .help = "a size" },
-		{ .name = "sizes", .shortname = 's', .kind = LP_OPT_SIZES, .dst = &f->sizes, .min = 1, .max = 8 << 20, .metavar = "SIZES", .help = "sizes" },
-		{ .name = "time", .shortname = 'D', .kind = LP_OPT_SECONDS, .dst = &f->secs, .min = 0.1, .max = 3600, .metavar = "SECS", .help = "duration" },
-		{ .name = "name", .kind = LP_OPT_STR, .dst = &f->name, .metavar = "NAME", .help = "a name" },
-		{ .name = "color", .kind = LP_OPT_CHOICE, .dst = &f->color, .choices = colors, .metavar = "C", .help = "a color" },
-		{ .name = "colors", .shortname = 't', .kind = LP_OPT_LIST, .dst = &f->list, .choices = colors, .metavar = "LIST", .help = "colors" },
+		{ .name = "flag",
+		  .shortname = 'f',
+		  .kind = LP_OPT_FLAG,
+		  .dst = &f->flag,
+		  .help = "a flag" },
+		{ .name = "iters",
+		  .shortname = 'n',
+		  .kind = LP_OPT_UINT,
+		  .dst = &f->iters,
+		  .min = 1,
+		  .max = 1000,
+		  .metavar = "N",
+		  .help = "iterations" },
+		{ .name = "size",
+		  .kind = LP_OPT_SIZE,
+		  .dst = &f->size,
+		  .min = 1,
+		  .max = 1 << 30,
+		  .metavar = "SIZE",
+		  .help = "a size" },
+		{ .name = "sizes",
+		  .shortname = 's',
+		  .kind = LP_OPT_SIZES,
+		  .dst = &f->sizes,
+		  .min = 1,
+		  .max = 8 << 20,
+		  .metavar = "SIZES",
+		  .help = "sizes" },
+		{ .name = "time",
+		  .shortname = 'D',
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &f->secs,
+		  .min = 0.1,
+		  .max = 3600,
+		  .metavar = "SECS",
+		  .help = "duration" },
+		{ .name = "name",
+		  .kind = LP_OPT_STR,
+		  .dst = &f->name,
+		  .metavar = "NAME",
+		  .help = "a name" },
+		{ .name = "color",
+		  .kind = LP_OPT_CHOICE,
+		  .dst = &f->color,
+		  .choices = colors,
+		  .metavar = "C",
+		  .help = "a color" },
+		{ .name = "colors",
+		  .shortname = 't',
+		  .kind = LP_OPT_LIST,
+		  .dst = &f->list,
+		  .choices = colors,
+		  .metavar = "LIST",
+		  .help = "colors" },
 		{ 0 },
 	};
 	bool help;
@@ -194,9 +240,9 @@ static void test_opt_parse(void **state)
 	struct opt_fixture f = { 0 };
 	const char *pos[2];
 	int npos;
-	const char *ok[] = { "prog", "-f",	    "-n",     "10",   "--size=4K",
-			     "host", "--sizes",	    "2:64",   "-D",   "500ms",
-			     "--color", "green",    "-tred,green", "--name", "x" };
+	const char *ok[] = { "prog",	"-f",	   "-n",	  "10",	    "--size=4K",
+			     "host",	"--sizes", "2:64",	  "-D",	    "500ms",
+			     "--color", "green",   "-tred,green", "--name", "x" };
 
 	(void)state;
 	assert_int_equal(parse(&f, LP_ARRAY_SIZE(ok), ok, &npos, pos), 0);
@@ -218,9 +264,11 @@ static void test_opt_errors(void **state)
 	const char *pos[2];
 	int npos;
 	const char *bad[][3] = {
-		{ "prog", "--bogus", NULL },   { "prog", "-n", "0" },	   { "prog", "-n", "10x" },
-		{ "prog", "-n", NULL },	       { "prog", "--color", "blue" }, { "prog", "-t", "red,blue" },
-		{ "prog", "-s", "2:16M" },     { "prog", "--flag=1", NULL }, { "prog", "-n", "-5" },
+		{ "prog", "--bogus", NULL },   { "prog", "-n", "0" },
+		{ "prog", "-n", "10x" },       { "prog", "-n", NULL },
+		{ "prog", "--color", "blue" }, { "prog", "-t", "red,blue" },
+		{ "prog", "-s", "2:16M" },     { "prog", "--flag=1", NULL },
+		{ "prog", "-n", "-5" },
 	};
 
 	(void)state;
@@ -250,12 +298,31 @@ static int parse_def(struct def_fixture *f, const char *depth_def, int argc, con
 		     char **usage_p)
 {
 	const struct lp_opt tab[] = {
-		{ .name = "depth", .shortname = 'T', .kind = LP_OPT_UINT, .dst = &f->depth, .min = 1,
-		  .max = 8192, .metavar = "N", .help = "WRs in flight", .def = depth_def,
+		{ .name = "depth",
+		  .shortname = 'T',
+		  .kind = LP_OPT_UINT,
+		  .dst = &f->depth,
+		  .min = 1,
+		  .max = 8192,
+		  .metavar = "N",
+		  .help = "WRs in flight",
+		  .def = depth_def,
 		  .set = &f->depth_set },
-		{ .name = "sizes", .shortname = 's', .kind = LP_OPT_SIZES, .dst = &f->sizes, .min = 1,
-		  .max = 1 << 30, .metavar = "SIZES", .help = "sizes", .def = "1M", .set = &f->sizes_set },
-		{ .name = "mode", .kind = LP_OPT_STR, .dst = &f->mode, .metavar = "M", .help = "a mode",
+		{ .name = "sizes",
+		  .shortname = 's',
+		  .kind = LP_OPT_SIZES,
+		  .dst = &f->sizes,
+		  .min = 1,
+		  .max = 1 << 30,
+		  .metavar = "SIZES",
+		  .help = "sizes",
+		  .def = "1M",
+		  .set = &f->sizes_set },
+		{ .name = "mode",
+		  .kind = LP_OPT_STR,
+		  .dst = &f->mode,
+		  .metavar = "M",
+		  .help = "a mode",
 		  .def = "fast" },
 		{ 0 },
 	};
@@ -534,16 +601,25 @@ static void test_exit_codes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stats_basic),	  cmocka_unit_test(test_stats_small_jitter),
-		cmocka_unit_test(test_stats_hist_percentiles), cmocka_unit_test(test_hist_index_bounds),
-		cmocka_unit_test(test_median_mad),	  cmocka_unit_test(test_parse_size),
-		cmocka_unit_test(test_parse_sizes),	  cmocka_unit_test(test_parse_seconds),
-		cmocka_unit_test(test_opt_parse),	  cmocka_unit_test(test_opt_errors),
+		cmocka_unit_test(test_stats_basic),
+		cmocka_unit_test(test_stats_small_jitter),
+		cmocka_unit_test(test_stats_hist_percentiles),
+		cmocka_unit_test(test_hist_index_bounds),
+		cmocka_unit_test(test_median_mad),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_sizes),
+		cmocka_unit_test(test_parse_seconds),
+		cmocka_unit_test(test_opt_parse),
+		cmocka_unit_test(test_opt_errors),
 		cmocka_unit_test(test_opt_defaults),
-		cmocka_unit_test(test_json_valid),	  cmocka_unit_test(test_json_misuse),
-		cmocka_unit_test(test_wire_roundtrip),	  cmocka_unit_test(test_wire_malformed),
-		cmocka_unit_test(test_wire_socketpair),	  cmocka_unit_test(test_units),
-		cmocka_unit_test(test_table),		  cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_json_valid),
+		cmocka_unit_test(test_json_misuse),
+		cmocka_unit_test(test_wire_roundtrip),
+		cmocka_unit_test(test_wire_malformed),
+		cmocka_unit_test(test_wire_socketpair),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_exit_codes),
 	};
 
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);

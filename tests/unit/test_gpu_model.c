@@ -54,7 +54,8 @@ static void test_model_single(void **state)
 	assert_true(fabs(t->gpu[0].pcie_gbs - 63.015) < 0.01);
 	assert_true(fabs(lp_gpu_ceiling(t, lp_gpu_test_find("h2d_ce"), 0, 0, 0) - 63.015) < 0.01);
 	assert_true(fabs(lp_gpu_ceiling(t, lp_gpu_test_find("d2h_sm"), 0, 0, 0) - 63.015) < 0.01);
-	assert_true(fabs(lp_gpu_ceiling(t, lp_gpu_test_find("hd_bidir_ce"), 2, 0, 0) - 126.03) < 0.02);
+	assert_true(fabs(lp_gpu_ceiling(t, lp_gpu_test_find("hd_bidir_ce"), 2, 0, 0) - 126.03) <
+		    0.02);
 	assert_true(fabs(lp_gpu_ceiling(t, lp_gpu_test_find("local_ce"), 0, 0, 0) - 4917.0) < 1);
 	assert_true(lp_gpu_ceiling(t, lp_gpu_test_find("lat_host_sm"), 0, 0, 0) == 0);
 	free(t);
@@ -196,10 +197,16 @@ static void mk_results(struct lp_gpu_topo *t, struct lp_gpu_result *r)
 	lp_gpu_topo_model(t);
 	assert_int_equal(lp_gpu_result_init(&r[0], lp_gpu_test_find("h2d_ce"), 1, 256 << 20), 0);
 	c = lp_gpu_cell_at(&r[0], 0, 0, 0);
-	*c = (struct lp_gpu_cell){ .status = LP_GPU_OK, .med = 55.5, .min = 55.1, .max = 55.9, .samples = 5,
-				   .ceiling = lp_gpu_ceiling(t, r[0].test, 0, 0, 0), .verified = true };
+	*c = (struct lp_gpu_cell){ .status = LP_GPU_OK,
+				   .med = 55.5,
+				   .min = 55.1,
+				   .max = 55.9,
+				   .samples = 5,
+				   .ceiling = lp_gpu_ceiling(t, r[0].test, 0, 0, 0),
+				   .verified = true };
 	lp_gpu_result_finish(&r[0]);
-	assert_int_equal(lp_gpu_result_init(&r[1], lp_gpu_test_find("p2p_bidir_ce"), 1, 256 << 20), 0);
+	assert_int_equal(lp_gpu_result_init(&r[1], lp_gpu_test_find("p2p_bidir_ce"), 1, 256 << 20),
+			 0);
 	for (unsigned s = 0; s < 3; s++) {
 		c = lp_gpu_cell_at(&r[1], s, 0, 0);
 		c->status = LP_GPU_WAIVED;
@@ -211,7 +218,8 @@ static void mk_results(struct lp_gpu_topo *t, struct lp_gpu_result *r)
 	assert_string_equal(r[1].reason, "needs 2 or more GPUs (1 selected)");
 }
 
-static char *capture(void (*fn)(FILE *, const struct lp_gpu_report *), const struct lp_gpu_report *rep)
+static char *capture(void (*fn)(FILE *, const struct lp_gpu_report *),
+		     const struct lp_gpu_report *rep)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -250,7 +258,8 @@ static void test_sinks(void **state)
 		lines += *s == '\n';
 	assert_int_equal(lines, 1 + 1 + 3); /* header, h2d cell, 3 waived bidir series */
 	assert_non_null(strstr(csv, "h2d_ce,ce,268435456,,GPU0,CPU,ok,GB/s,55.5,55.1,55.9,5,63.0"));
-	assert_non_null(strstr(csv, "p2p_bidir_ce,ce,268435456,sum,GPU0,GPU0,waived,GB/s,,,,0,,,false,"));
+	assert_non_null(
+		strstr(csv, "p2p_bidir_ce,ce,268435456,sum,GPU0,GPU0,waived,GB/s,,,,0,,,false,"));
 	json = capture(json_fn, &rep);
 	assert_true(lp_test_json_valid(json));
 	assert_non_null(strstr(json, "\"pct_of_ceiling\": 88."));
@@ -267,8 +276,9 @@ static void test_sinks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rates),	 cmocka_unit_test(test_model_single), cmocka_unit_test(test_model_pairs),
-		cmocka_unit_test(test_warnings), cmocka_unit_test(test_select),	      cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_rates),	    cmocka_unit_test(test_model_single),
+		cmocka_unit_test(test_model_pairs), cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_select),	    cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_sinks),
 	};
 

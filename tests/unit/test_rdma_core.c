@@ -186,9 +186,15 @@ static void test_params_check(void **state)
 
 static void test_qpinfo(void **state)
 {
-	struct lp_qpinfo a = { .nqps = 2, .qp = { { 17, 1 }, { 18, 0xffffff } }, .lid = 5,
-			       .rkey = 0xabcd, .addr = 0x7f0000001000ull, .slot = 4096, .mtu = 1024,
-			       .mem_kind = LP_MEM_CUDA, .detect = LP_DETECT_GPU };
+	struct lp_qpinfo a = { .nqps = 2,
+			       .qp = { { 17, 1 }, { 18, 0xffffff } },
+			       .lid = 5,
+			       .rkey = 0xabcd,
+			       .addr = 0x7f0000001000ull,
+			       .slot = 4096,
+			       .mtu = 1024,
+			       .mem_kind = LP_MEM_CUDA,
+			       .detect = LP_DETECT_GPU };
 	struct lp_qpinfo b;
 	struct lp_wbuf w;
 
@@ -224,17 +230,21 @@ static void test_qpinfo(void **state)
 static void test_proto_messages(void **state)
 {
 	struct lp_rdma_params p;
-	struct lp_rdma_devinfo d = { .name = "rxe0", .port = 1, .gid_index = -1, .numa_node = -1,
-				     .rate_gbps = 10 };
+	struct lp_rdma_devinfo d = {
+		.name = "rxe0", .port = 1, .gid_index = -1, .numa_node = -1, .rate_gbps = 10
+	};
 	struct lp_qpinfo q = { .nqps = 1, .qp = { { 17, 5 } }, .slot = 64, .mem = "host" };
 	struct lp_proto_error e = { .status = -EINVAL, .text = "size 0 out of range" };
 	struct lp_proto_done done = { .iters = 10, .nqps = 2, .msgs = { 11, 12 } };
-	struct lp_rdma_result_msg res = { .verify = LP_VERIFY_OK, .bytes = 640, .nqps = 2,
+	struct lp_rdma_result_msg res = { .verify = LP_VERIFY_OK,
+					  .bytes = 640,
+					  .nqps = 2,
 					  .sent = { 11, 12 },
 					  .checked = { .messages = 22, .where = "server" } };
-	const void *msg[LP_MSG_NTYPES] = { [LP_MSG_HELLO] = &p,	   [LP_MSG_ACCEPT] = &d,
-					   [LP_MSG_ERROR] = &e,	   [LP_MSG_QPINFO] = &q,
-					   [LP_MSG_DONE] = &done, [LP_MSG_RESULT] = &res };
+	const void *msg[LP_MSG_NTYPES] = {
+		[LP_MSG_HELLO] = &p,  [LP_MSG_ACCEPT] = &d,  [LP_MSG_ERROR] = &e,
+		[LP_MSG_QPINFO] = &q, [LP_MSG_DONE] = &done, [LP_MSG_RESULT] = &res
+	};
 	union {
 		struct lp_rdma_params p;
 		struct lp_rdma_devinfo d;
@@ -298,7 +308,8 @@ static void result_msg_fill(struct lp_rdma_result_msg *m)
 	m->ctr.more = 3;
 	m->ctr.n = LP_CTR_MOVED_MAX;
 	for (unsigned i = 0; i < m->ctr.n; i++) {
-		snprintf(m->ctr.c[i].name, sizeof(m->ctr.c[i].name), "%0*u", LP_CTR_NAME_LEN - 1, i);
+		snprintf(m->ctr.c[i].name, sizeof(m->ctr.c[i].name), "%0*u", LP_CTR_NAME_LEN - 1,
+			 i);
 		m->ctr.c[i].src = LP_CTR_HW;
 		m->ctr.c[i].value = 1000 + i;
 	}
@@ -359,7 +370,7 @@ static void test_result_msg_malformed(void **state)
 	assert_int_equal(result_msg_forged(LP_CTR_MOVED_MAX, "rcvd_seq_err", LP_CTR_HW, 0), 0);
 	assert_int_equal(result_msg_forged(1, longest, LP_CTR_HW, 1), 0);
 	assert_int_equal(result_msg_forged(LP_CTR_MOVED_MAX + 1, "rcvd_seq_err", LP_CTR_HW, 0),
-			 -EPROTO); /* too many counters */
+			 -EPROTO);					     /* too many counters */
 	assert_int_equal(result_msg_forged(1, over, LP_CTR_HW, 0), -EPROTO); /* over-long name */
 	assert_int_equal(result_msg_forged(1, "rcvd_seq_err", LP_CTR_NSRC, 0), -EPROTO);
 	assert_int_equal(result_msg_forged(1, "rcvd_seq_err", LP_CTR_HW, 2), -EPROTO);
@@ -418,8 +429,9 @@ static void test_proto_old_server(void **state)
 	struct lp_rdma_params p;
 	struct lp_rdma_result r;
 	int sv[2];
-	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &sv[0], .timeout_ms = 2000,
-			      .peer_name = "old-server" };
+	struct lp_oob oob = {
+		.ops = &lp_oob_tcp_ops, .ctx = &sv[0], .timeout_ms = 2000, .peer_name = "old-server"
+	};
 	uint8_t body[LP_WIRE_MAX_BODY];
 	uint16_t type;
 	size_t len;
@@ -444,8 +456,9 @@ static void test_proto_old_client(void **state)
 {
 	struct lp_rdma_server_opts o = { .mem = LP_MEM_HOST, .mem_dev = -1 };
 	int sv[2], errfd[2], saved = dup(2);
-	struct lp_oob oob = { .ops = &lp_oob_tcp_ops, .ctx = &sv[0], .timeout_ms = 2000,
-			      .peer_name = "old-client" };
+	struct lp_oob oob = {
+		.ops = &lp_oob_tcp_ops, .ctx = &sv[0], .timeout_ms = 2000, .peer_name = "old-client"
+	};
 	char log[512] = "";
 	ssize_t n;
 
@@ -498,13 +511,20 @@ static void test_test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gid_pick_roce),	  cmocka_unit_test(test_gid_pick_linklocal_only),
-		cmocka_unit_test(test_gid_names),	  cmocka_unit_test(test_port_rate),
-		cmocka_unit_test(test_params_roundtrip), cmocka_unit_test(test_params_check),
-		cmocka_unit_test(test_qpinfo),		  cmocka_unit_test(test_test_names),
-		cmocka_unit_test(test_mem_parse),	  cmocka_unit_test(test_proto_messages),
-		cmocka_unit_test(test_proto_old_server), cmocka_unit_test(test_proto_old_client),
-		cmocka_unit_test(test_result_msg_counters), cmocka_unit_test(test_result_msg_malformed),
+		cmocka_unit_test(test_gid_pick_roce),
+		cmocka_unit_test(test_gid_pick_linklocal_only),
+		cmocka_unit_test(test_gid_names),
+		cmocka_unit_test(test_port_rate),
+		cmocka_unit_test(test_params_roundtrip),
+		cmocka_unit_test(test_params_check),
+		cmocka_unit_test(test_qpinfo),
+		cmocka_unit_test(test_test_names),
+		cmocka_unit_test(test_mem_parse),
+		cmocka_unit_test(test_proto_messages),
+		cmocka_unit_test(test_proto_old_server),
+		cmocka_unit_test(test_proto_old_client),
+		cmocka_unit_test(test_result_msg_counters),
+		cmocka_unit_test(test_result_msg_malformed),
 		cmocka_unit_test(test_counters_moved),
 	};
 

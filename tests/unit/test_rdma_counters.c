@@ -230,7 +230,7 @@ struct run {
 
 static void run_check(struct run *x, const char *fixture, const char *overlay, long long memlock)
 {
-	struct lp_check_opts o = {.memlock = memlock};
+	struct lp_check_opts o = { .memlock = memlock };
 
 	x->fx = fx_new(fixture, overlay);
 	o.root = x->fx->dir;
@@ -262,18 +262,18 @@ static const struct lp_check_line *line_of(const struct lp_check_report *r, cons
 static void test_check_healthy_ib(void **state)
 {
 	static const char *const want[][2] = {
-	    {"port_state", "mlx5_0 port 1"},
-	    {"phys_state", "mlx5_0 port 1"},
-	    {"link_rate", "mlx5_0 port 1"},
-	    {"pcie_link", "mlx5_0"},
-	    {"numa", "mlx5_0"},
-	    {"pcie_link", "GPU 0000:1b:00.0"},
-	    {"numa", "GPU 0000:1b:00.0"},
-	    {"gpu_nic_path", "GPU 0000:1b:00.0"},
-	    {"iommu", "host"},
-	    {"gpudirect", "host"},
-	    {"memlock", "host"},
-	    {"cpu_governor", "host"},
+		{ "port_state", "mlx5_0 port 1" },
+		{ "phys_state", "mlx5_0 port 1" },
+		{ "link_rate", "mlx5_0 port 1" },
+		{ "pcie_link", "mlx5_0" },
+		{ "numa", "mlx5_0" },
+		{ "pcie_link", "GPU 0000:1b:00.0" },
+		{ "numa", "GPU 0000:1b:00.0" },
+		{ "gpu_nic_path", "GPU 0000:1b:00.0" },
+		{ "iommu", "host" },
+		{ "gpudirect", "host" },
+		{ "memlock", "host" },
+		{ "cpu_governor", "host" },
 	};
 	struct run x;
 	char *js;
@@ -312,8 +312,8 @@ static void test_check_healthy_roce(void **state)
 		if (x.r.lines[i].status != LP_CHECK_OK)
 			fail_msg("%s: %s", x.r.lines[i].item, x.r.lines[i].detail);
 	assert_string_equal(
-	    line_of(&x.r, "roce_gid", "mlx5_0 port 1")->detail,
-	    "GID index 3 0000:0000:0000:0000:0000:ffff:c0a8:0a0b (RoCE v2 on ens1f0np0)");
+		line_of(&x.r, "roce_gid", "mlx5_0 port 1")->detail,
+		"GID index 3 0000:0000:0000:0000:0000:ffff:c0a8:0a0b (RoCE v2 on ens1f0np0)");
 	assert_string_equal(line_of(&x.r, "roce_mtu", "mlx5_0 port 1")->detail,
 			    "ens1f0np0 MTU 9000 allows RoCE MTU 4096");
 	assert_string_equal(line_of(&x.r, "netdev_link", "mlx5_0 port 1")->detail,
@@ -332,7 +332,7 @@ static void test_check_healthy_roce(void **state)
 static void test_check_acs_downtrained(void **state)
 {
 	struct fx *fx = fx_new(IB, NULL);
-	struct lp_check_opts o = {.root = fx->dir, .memlock = -1};
+	struct lp_check_opts o = { .root = fx->dir, .memlock = -1 };
 	struct lp_check_report r;
 	const struct lp_check_line *l;
 
@@ -341,8 +341,9 @@ static void test_check_acs_downtrained(void **state)
 	assert_int_equal(lp_check_run(&o, &r), 0);
 	l = line_of(&r, "gpu_nic_path", "GPU 0000:1b:00.0");
 	assert_int_equal(l->status, LP_CHECK_FAIL);
-	assert_non_null(strstr(
-	    l->detail, "bridge 0000:17:03.0 redirects peer-to-peer traffic (ACS control 0x001d)"));
+	assert_non_null(
+		strstr(l->detail,
+		       "bridge 0000:17:03.0 redirects peer-to-peer traffic (ACS control 0x001d)"));
 	assert_non_null(strstr(l->fix, "disable ACS"));
 	l = line_of(&r, "pcie_link", "mlx5_0");
 	assert_int_equal(l->status, LP_CHECK_FAIL);
@@ -366,63 +367,65 @@ static const struct variant {
 	const char *phrase;
 	long long memlock;
 } variants[] = {
-    {IB, "file " PORT_IB "/state 2: INIT", "port_state", "mlx5_0 port 1", LP_CHECK_FAIL,
-     "subnet manager", -1},
-    {IB, "file " PORT_IB "/state 1: DOWN", "port_state", "mlx5_0 port 1", LP_CHECK_FAIL, "no link",
-     -1},
-    {IB, "file " PORT_IB "/state 3: ARMED", "port_state", "mlx5_0 port 1", LP_CHECK_WARN,
-     "activated", -1},
-    {IB, "file " PORT_IB "/phys_state 2: Polling", "phys_state", "mlx5_0 port 1", LP_CHECK_FAIL,
-     "no peer", -1},
-    {IB, "file " PORT_IB "/phys_state 3: Disabled", "phys_state", "mlx5_0 port 1", LP_CHECK_FAIL,
-     "disabled", -1},
-    {IB, "file " PORT_IB "/rate 200 Gb/sec (4X HDR)", "link_rate", "mlx5_0 port 1", LP_CHECK_WARN,
-     "below the ConnectX-7's 400 Gb/s NDR", -1},
-    {IB, "file " PORT_IB "/rate 100 Gb/sec (1X NDR)", "link_rate", "mlx5_0 port 1", LP_CHECK_FAIL,
-     "width 1X of 4X", -1},
-    {IB, "file " PORT_IB "/rate garbage", "link_rate", "mlx5_0 port 1", LP_CHECK_WARN, "unreadable",
-     -1},
-    {IB, "file " NIC_IB "/current_link_speed 16.0 GT/s PCIe", "pcie_link", "mlx5_0", LP_CHECK_WARN,
-     "16.0 GT/s (Gen4) x16, below the 32.0 GT/s (Gen5)", -1},
-    {IB, "file " GPU_IB "/current_link_speed 2.5 GT/s PCIe", "pcie_link", "GPU 0000:1b:00.0",
-     LP_CHECK_WARN, "Gen1", -1},
-    {IB, "file " GPU_IB "/current_link_width 4", "pcie_link", "GPU 0000:1b:00.0", LP_CHECK_FAIL,
-     "down-trained from x16", -1},
-    /* a Gen5 card behind a Gen4 switch port: trained right, but the slot limits it */
-    {IB,
-     "file " NIC_IB "/current_link_speed 16.0 GT/s PCIe\n"
-     "file sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/max_link_speed 16.0 GT/s "
-     "PCIe",
-     "pcie_link", "mlx5_0", LP_CHECK_WARN, "the slot limits it (the device can run Gen5 x16)", -1},
-    {IB, "file " NIC_IB "/numa_node -1", "numa", "mlx5_0", LP_CHECK_WARN,
-     "unknown (-1) on a 2-node host", -1},
-    {IB, "acs sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/config 000c",
-     "gpu_nic_path", "GPU 0000:1b:00.0", LP_CHECK_FAIL, "bridge 0000:17:00.0 redirects", -1},
-    {IB, "file sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:03.0/config short",
-     "gpu_nic_path", "GPU 0000:1b:00.0", LP_CHECK_WARN, "unreadable", -1},
-    {IB, "rm " PORT_IB "/../../device", "gpu_nic_path", "GPU 0000:1b:00.0", LP_CHECK_WARN,
-     "closest NIC mlx5_0 is ?", -1},
-    {IB, "dir sys/class/iommu/dmar0\nfile " NIC_IB "/iommu_group/type DMA-FQ", "iommu", "host",
-     LP_CHECK_WARN, "group type DMA-FQ", -1},
-    {IB, "rm sys/module/nvidia_peermem", "gpudirect", "host", LP_CHECK_FAIL,
-     "neither nvidia-peermem", -1},
-    {IB, "rm sys/module/nvidia_peermem\nrm sys/module/nvidia", "gpudirect", "host", LP_CHECK_FAIL,
-     "driver is not loaded", -1},
-    {IB, NULL, "memlock", "host", LP_CHECK_WARN, "memlock limit 8192 KiB", 8ll << 20},
-    {IB, NULL, "memlock", "host", LP_CHECK_FAIL, "memlock limit 32 KiB", 32ll << 10},
-    {IB, "file sys/devices/system/cpu/cpu1/cpufreq/scaling_governor powersave", "cpu_governor",
-     "host", LP_CHECK_WARN, "1 of 2 CPUs use 'powersave'", -1},
-    {ROCE, "file " NETDEV "/operstate down", "netdev_link", "mlx5_0 port 1", LP_CHECK_FAIL,
-     "ens1f0np0 is down", -1},
-    {ROCE, "file " NETDEV "/mtu 1500", "roce_mtu", "mlx5_0 port 1", LP_CHECK_WARN,
-     "MTU 1500 caps the RoCE (active) MTU at 1024", -1},
-    {ROCE, "file " NETDEV "/mtu 4150", "roce_mtu", "mlx5_0 port 1", LP_CHECK_WARN, "at 2048", -1},
-    {ROCE, "file " PORT_IB "/gid_attrs/types/3 IB/RoCE v1", "roce_gid", "mlx5_0 port 1",
-     LP_CHECK_FAIL, "no RoCE v2 GID with a routable address", -1},
-    {ROCE, "file " PORT_IB "/gid_attrs/ndevs/3 ens1f1np1", "roce_gid", "mlx5_0 port 1",
-     LP_CHECK_FAIL, "on ens1f0np0", -1},
-    {ROCE, "rm " PORT_IB "/gid_attrs/ndevs/0", "netdev_link", "mlx5_0 port 1", LP_CHECK_FAIL,
-     "no netdev", -1},
+	{ IB, "file " PORT_IB "/state 2: INIT", "port_state", "mlx5_0 port 1", LP_CHECK_FAIL,
+	  "subnet manager", -1 },
+	{ IB, "file " PORT_IB "/state 1: DOWN", "port_state", "mlx5_0 port 1", LP_CHECK_FAIL,
+	  "no link", -1 },
+	{ IB, "file " PORT_IB "/state 3: ARMED", "port_state", "mlx5_0 port 1", LP_CHECK_WARN,
+	  "activated", -1 },
+	{ IB, "file " PORT_IB "/phys_state 2: Polling", "phys_state", "mlx5_0 port 1",
+	  LP_CHECK_FAIL, "no peer", -1 },
+	{ IB, "file " PORT_IB "/phys_state 3: Disabled", "phys_state", "mlx5_0 port 1",
+	  LP_CHECK_FAIL, "disabled", -1 },
+	{ IB, "file " PORT_IB "/rate 200 Gb/sec (4X HDR)", "link_rate", "mlx5_0 port 1",
+	  LP_CHECK_WARN, "below the ConnectX-7's 400 Gb/s NDR", -1 },
+	{ IB, "file " PORT_IB "/rate 100 Gb/sec (1X NDR)", "link_rate", "mlx5_0 port 1",
+	  LP_CHECK_FAIL, "width 1X of 4X", -1 },
+	{ IB, "file " PORT_IB "/rate garbage", "link_rate", "mlx5_0 port 1", LP_CHECK_WARN,
+	  "unreadable", -1 },
+	{ IB, "file " NIC_IB "/current_link_speed 16.0 GT/s PCIe", "pcie_link", "mlx5_0",
+	  LP_CHECK_WARN, "16.0 GT/s (Gen4) x16, below the 32.0 GT/s (Gen5)", -1 },
+	{ IB, "file " GPU_IB "/current_link_speed 2.5 GT/s PCIe", "pcie_link", "GPU 0000:1b:00.0",
+	  LP_CHECK_WARN, "Gen1", -1 },
+	{ IB, "file " GPU_IB "/current_link_width 4", "pcie_link", "GPU 0000:1b:00.0",
+	  LP_CHECK_FAIL, "down-trained from x16", -1 },
+	/* a Gen5 card behind a Gen4 switch port: trained right, but the slot limits it */
+	{ IB,
+	  "file " NIC_IB "/current_link_speed 16.0 GT/s PCIe\n"
+	  "file sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/max_link_speed 16.0 GT/s "
+	  "PCIe",
+	  "pcie_link", "mlx5_0", LP_CHECK_WARN, "the slot limits it (the device can run Gen5 x16)",
+	  -1 },
+	{ IB, "file " NIC_IB "/numa_node -1", "numa", "mlx5_0", LP_CHECK_WARN,
+	  "unknown (-1) on a 2-node host", -1 },
+	{ IB, "acs sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/config 000c",
+	  "gpu_nic_path", "GPU 0000:1b:00.0", LP_CHECK_FAIL, "bridge 0000:17:00.0 redirects", -1 },
+	{ IB, "file sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:03.0/config short",
+	  "gpu_nic_path", "GPU 0000:1b:00.0", LP_CHECK_WARN, "unreadable", -1 },
+	{ IB, "rm " PORT_IB "/../../device", "gpu_nic_path", "GPU 0000:1b:00.0", LP_CHECK_WARN,
+	  "closest NIC mlx5_0 is ?", -1 },
+	{ IB, "dir sys/class/iommu/dmar0\nfile " NIC_IB "/iommu_group/type DMA-FQ", "iommu", "host",
+	  LP_CHECK_WARN, "group type DMA-FQ", -1 },
+	{ IB, "rm sys/module/nvidia_peermem", "gpudirect", "host", LP_CHECK_FAIL,
+	  "neither nvidia-peermem", -1 },
+	{ IB, "rm sys/module/nvidia_peermem\nrm sys/module/nvidia", "gpudirect", "host",
+	  LP_CHECK_FAIL, "driver is not loaded", -1 },
+	{ IB, NULL, "memlock", "host", LP_CHECK_WARN, "memlock limit 8192 KiB", 8ll << 20 },
+	{ IB, NULL, "memlock", "host", LP_CHECK_FAIL, "memlock limit 32 KiB", 32ll << 10 },
+	{ IB, "file sys/devices/system/cpu/cpu1/cpufreq/scaling_governor powersave", "cpu_governor",
+	  "host", LP_CHECK_WARN, "1 of 2 CPUs use 'powersave'", -1 },
+	{ ROCE, "file " NETDEV "/operstate down", "netdev_link", "mlx5_0 port 1", LP_CHECK_FAIL,
+	  "ens1f0np0 is down", -1 },
+	{ ROCE, "file " NETDEV "/mtu 1500", "roce_mtu", "mlx5_0 port 1", LP_CHECK_WARN,
+	  "MTU 1500 caps the RoCE (active) MTU at 1024", -1 },
+	{ ROCE, "file " NETDEV "/mtu 4150", "roce_mtu", "mlx5_0 port 1", LP_CHECK_WARN, "at 2048",
+	  -1 },
+	{ ROCE, "file " PORT_IB "/gid_attrs/types/3 IB/RoCE v1", "roce_gid", "mlx5_0 port 1",
+	  LP_CHECK_FAIL, "no RoCE v2 GID with a routable address", -1 },
+	{ ROCE, "file " PORT_IB "/gid_attrs/ndevs/3 ens1f1np1", "roce_gid", "mlx5_0 port 1",
+	  LP_CHECK_FAIL, "on ens1f0np0", -1 },
+	{ ROCE, "rm " PORT_IB "/gid_attrs/ndevs/0", "netdev_link", "mlx5_0 port 1", LP_CHECK_FAIL,
+	  "no netdev", -1 },
 };
 
 static void test_check_variants(void **state)
@@ -488,18 +491,19 @@ static void test_cli(void **state)
 			 0);
 	assert_int_equal(sh("grep -q 'port_xmit_wait  *52188  *congestion' %s/out", fx->dir), 0);
 	assert_int_equal(
-	    sh("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
-	       "assert d[\"counters\"][\"hw\"][\"rx_write_requests\"] == 4718592' %s/c.json",
-	       fx->dir),
-	    0);
+		sh("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+		   "assert d[\"counters\"][\"hw\"][\"rx_write_requests\"] == 4718592' %s/c.json",
+		   fx->dir),
+		0);
 	assert_int_equal(
-	    sh("LP_SYSFS_ROOT=%s %s --counters -d mlx5_0 -i 2 2>/dev/null", fx->dir, tool), 77);
+		sh("LP_SYSFS_ROOT=%s %s --counters -d mlx5_0 -i 2 2>/dev/null", fx->dir, tool), 77);
 	lp_fx_expand(fx->dir, "check/acs-downtrained.txt");
 	assert_int_equal(sh("LP_SYSFS_ROOT=%s %s --check --json %s/k.json >%s/out", fx->dir, tool,
 			    fx->dir, fx->dir),
 			 1);
-	assert_int_equal(
-	    sh("grep -q '^FAIL  pcie_link     mlx5_0 .*down-trained from x16' %s/out", fx->dir), 0);
+	assert_int_equal(sh("grep -q '^FAIL  pcie_link     mlx5_0 .*down-trained from x16' %s/out",
+			    fx->dir),
+			 0);
 	assert_int_equal(sh("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
 			    "assert d[\"worst\"] == \"FAIL\" and sum(c[\"status\"] == \"FAIL\" for "
 			    "c in d[\"checks\"]) == 2' %s/k.json",
@@ -511,16 +515,16 @@ static void test_cli(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ib_snapshot),
-	    cmocka_unit_test(test_roce_snapshot),
-	    cmocka_unit_test(test_delta),
-	    cmocka_unit_test(test_table),
-	    cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_check_healthy_ib),
-	    cmocka_unit_test(test_check_healthy_roce),
-	    cmocka_unit_test(test_check_acs_downtrained),
-	    cmocka_unit_test(test_check_variants),
-	    cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_ib_snapshot),
+		cmocka_unit_test(test_roce_snapshot),
+		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_check_healthy_ib),
+		cmocka_unit_test(test_check_healthy_roce),
+		cmocka_unit_test(test_check_acs_downtrained),
+		cmocka_unit_test(test_check_variants),
+		cmocka_unit_test(test_cli),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,13 +99,14 @@ static void assert_never_stalls(const struct lp_rdma_params *p)
 
 	for (unsigned i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		if (!model_run(p, counts[i], 0))
-			fail_msg("accepted T=%u Q=%u l=%u w=%llu stalls after %llu WRs", p->tx_depth,
-				 p->cq_mod, p->post_list, (unsigned long long)p->warmup,
-				 (unsigned long long)counts[i]);
+			fail_msg("accepted T=%u Q=%u l=%u w=%llu stalls after %llu WRs",
+				 p->tx_depth, p->cq_mod, p->post_list,
+				 (unsigned long long)p->warmup, (unsigned long long)counts[i]);
 	for (unsigned i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
 		if (!model_run(p, 0, stops[i]))
-			fail_msg("accepted T=%u Q=%u l=%u w=%llu stalls in a timed run", p->tx_depth,
-				 p->cq_mod, p->post_list, (unsigned long long)p->warmup);
+			fail_msg("accepted T=%u Q=%u l=%u w=%llu stalls in a timed run",
+				 p->tx_depth, p->cq_mod, p->post_list,
+				 (unsigned long long)p->warmup);
 }
 
 /* Rejected: the rule names the tx depth that works, and a long run would stall. */
@@ -150,7 +151,8 @@ static void test_post_grid(void **state)
 	for (unsigned tx = 1; tx <= 24; tx++)
 		for (unsigned cq = 1; cq <= tx; cq++)
 			for (unsigned pl = 1; pl <= tx; pl++)
-				for (unsigned w = 0; w < sizeof(warmups) / sizeof(warmups[0]); w++) {
+				for (unsigned w = 0; w < sizeof(warmups) / sizeof(warmups[0]);
+				     w++) {
 					bw_params(&p, tx, cq, pl, warmups[w]);
 					check_one(&p);
 					if (lp_rdma_params_check(&p, why, sizeof(why)))
@@ -170,10 +172,12 @@ static void test_post_examples(void **state)
 		uint64_t warmup;
 		bool ok;
 	} rows[] = {
-		{ 128, 128, 3, 64, false }, { 128, 128, 48, 64, false }, { 10, 10, 4, 64, false },
-		{ 128, 64, 1, 64, true },   { 128, 128, 2, 64, true },	 { 128, 128, 2, 63, false },
-		{ 130, 128, 3, 64, true },  { 160, 128, 48, 64, true },	 { 12, 10, 4, 64, true },
-		{ 128, 128, 64, 0, true },  { 128, 127, 64, 0, false },	 { 8192, 8192, 64, 64, true },
+		{ 128, 128, 3, 64, false }, { 128, 128, 48, 64, false },
+		{ 10, 10, 4, 64, false },   { 128, 64, 1, 64, true },
+		{ 128, 128, 2, 64, true },  { 128, 128, 2, 63, false },
+		{ 130, 128, 3, 64, true },  { 160, 128, 48, 64, true },
+		{ 12, 10, 4, 64, true },    { 128, 128, 64, 0, true },
+		{ 128, 127, 64, 0, false }, { 8192, 8192, 64, 64, true },
 	};
 	struct lp_rdma_params p;
 	char why[256];

@@ -83,7 +83,9 @@ static void test_post_send_reset(void **state)
 {
 	struct reset_qp r;
 	struct ibv_sge sge;
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+	struct ibv_send_wr wr = { .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED },
 			   *bad;
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS };

@@ -182,7 +182,7 @@ static void test_failed_node(void **state)
 	struct lp_diag d;
 	int n = 4;
 	double *v = healthy(n, 100, 0.1, 13);
-	uint8_t fail[16] = {0};
+	uint8_t fail[16] = { 0 };
 
 	(void)state;
 	lp_diag_opts_default(&o);
@@ -216,11 +216,11 @@ static void test_n16_and_floors(void **state)
 	lp_diag_opts_default(&o);
 	for (int j = 0; j < n; j++) {
 		if (j != 4)
-			v[4 * n + j] *= 0.5;	/* node 4 slow sending */
+			v[4 * n + j] *= 0.5; /* node 4 slow sending */
 		if (j != 9)
-			v[j * n + 9] *= 0.4;	/* node 9 slow receiving */
+			v[j * n + 9] *= 0.4; /* node 9 slow receiving */
 	}
-	v[2 * n + 12] *= 0.3;			/* link 2->12 */
+	v[2 * n + 12] *= 0.3; /* link 2->12 */
 	assert_int_equal(diag(&d, n, false, v, NULL, &o), 0);
 	assert_int_equal(d.node[4], LP_NODE_SLOW_SRC);
 	assert_int_equal(d.node[9], LP_NODE_SLOW_DST);
@@ -229,7 +229,7 @@ static void test_n16_and_floors(void **state)
 	assert_int_equal(d.link[2 * n + 12], LP_LINK_SLOW);
 	lp_diag_free(&d);
 
-	o.min_gbps = 500;	/* everything is below the floor: every node flagged */
+	o.min_gbps = 500; /* everything is below the floor: every node flagged */
 	assert_int_equal(diag(&d, n, false, v, NULL, &o), 0);
 	assert_int_equal(count_nodes(&d, LP_NODE_SLOW_SRC), n);
 	lp_diag_free(&d);
@@ -376,7 +376,7 @@ static void test_n2(void **state)
 {
 	struct lp_diag_opts o;
 	struct lp_diag d;
-	double v[4] = {NAN, 100, 10, NAN}, ok[4] = {NAN, 100, 97, NAN};
+	double v[4] = { NAN, 100, 10, NAN }, ok[4] = { NAN, 100, 97, NAN };
 
 	(void)state;
 	lp_diag_opts_default(&o);
@@ -385,7 +385,7 @@ static void test_n2(void **state)
 	assert_int_equal(count_links(&d), 0);
 	assert_true(d.ambiguous);
 	assert_int_equal(d.ncand, 3);
-	assert_true(has_cand(&d, LP_ITEM_SRC, 1, 1));	/* 1 -> 0 is the slow cell */
+	assert_true(has_cand(&d, LP_ITEM_SRC, 1, 1)); /* 1 -> 0 is the slow cell */
 	assert_true(has_cand(&d, LP_ITEM_DST, 0, 0));
 	assert_true(has_cand(&d, LP_ITEM_LINK, 1, 0));
 	assert_true(fabs(d.cand[0].ratio - 0.1) < 1e-9);
@@ -407,7 +407,10 @@ static void test_n3_node_vs_link(void **state)
 		int kind, a, b;
 		double f;
 	} cases[] = {
-		{LP_ITEM_SRC, 0, 0, 0.6}, {LP_ITEM_DST, 2, 2, 0.5}, {-1, 1, 1, 0.6}, {LP_ITEM_LINK, 1, 2, 0.4},
+		{ LP_ITEM_SRC, 0, 0, 0.6 },
+		{ LP_ITEM_DST, 2, 2, 0.5 },
+		{ -1, 1, 1, 0.6 },
+		{ LP_ITEM_LINK, 1, 2, 0.4 },
 	};
 	struct lp_diag_opts o;
 
@@ -420,11 +423,13 @@ static void test_n3_node_vs_link(void **state)
 
 			for (int a = 0; a < 3; a++)
 				for (int b = 0; b < 3; b++)
-					if (a != b && ((cases[k].kind != LP_ITEM_DST && cases[k].kind != LP_ITEM_LINK &&
-							a == cases[k].a) ||
-						       (cases[k].kind != LP_ITEM_SRC && cases[k].kind != LP_ITEM_LINK &&
-							b == cases[k].a) ||
-						       (cases[k].kind == LP_ITEM_LINK && a == cases[k].a && b == cases[k].b)))
+					if (a != b &&
+					    ((cases[k].kind != LP_ITEM_DST &&
+					      cases[k].kind != LP_ITEM_LINK && a == cases[k].a) ||
+					     (cases[k].kind != LP_ITEM_SRC &&
+					      cases[k].kind != LP_ITEM_LINK && b == cases[k].a) ||
+					     (cases[k].kind == LP_ITEM_LINK && a == cases[k].a &&
+					      b == cases[k].b)))
 						v[a * 3 + b] *= cases[k].f;
 			assert_int_equal(diag(&d, 3, false, v, NULL, &o), 0);
 			assert_false(d.ambiguous);
@@ -434,8 +439,9 @@ static void test_n3_node_vs_link(void **state)
 				assert_int_equal(d.link[cases[k].a * 3 + cases[k].b], LP_LINK_SLOW);
 			} else {
 				unsigned want = cases[k].kind == LP_ITEM_SRC ? LP_NODE_SLOW_SRC
-						: cases[k].kind == LP_ITEM_DST ? LP_NODE_SLOW_DST
-									       : LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST;
+						: cases[k].kind == LP_ITEM_DST
+							? LP_NODE_SLOW_DST
+							: LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST;
 
 				assert_int_equal(d.node[cases[k].a], want);
 				assert_int_equal(count_nodes(&d, 7), 1);
@@ -454,8 +460,8 @@ static void test_n3_ambiguous(void **state)
 {
 	struct lp_diag_opts o;
 	struct lp_diag d;
-	double v[9] = {NAN, 40, NAN, 100, NAN, 99, 101, 98, NAN};
-	uint8_t fail[9] = {0, 0, 1, 0, 0, 0, 0, 0, 0};
+	double v[9] = { NAN, 40, NAN, 100, NAN, 99, 101, 98, NAN };
+	uint8_t fail[9] = { 0, 0, 1, 0, 0, 0, 0, 0, 0 };
 
 	(void)state;
 	lp_diag_opts_default(&o);
@@ -466,7 +472,7 @@ static void test_n3_ambiguous(void **state)
 	assert_false(has_cand(&d, LP_ITEM_SRC, 1, 1));
 	assert_int_equal(count_nodes(&d, LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST), 0);
 	assert_int_equal(count_links(&d) - (d.link[2] == LP_LINK_FAILED), 0);
-	assert_int_equal(d.cls[2], LP_CELL_FAIL);	/* the failed cell stays a failed cell */
+	assert_int_equal(d.cls[2], LP_CELL_FAIL); /* the failed cell stays a failed cell */
 	lp_diag_free(&d);
 }
 
@@ -512,14 +518,14 @@ static void test_multi_fault_failed_cells(void **state)
 	lp_diag_opts_default(&o);
 	for (int j = 0; j < n; j++) {
 		if (j != 5)
-			v[5 * n + j] *= 0.7;		/* node 5 slow sending */
+			v[5 * n + j] *= 0.7; /* node 5 slow sending */
 		if (j != 17) {
-			v[17 * n + j] *= 0.5;		/* node 17 slow both ways */
+			v[17 * n + j] *= 0.5; /* node 17 slow both ways */
 			v[j * n + 17] *= 0.5;
 		}
 	}
-	v[8 * n + 9] *= 0.5;				/* link 8->9 */
-	for (int k = 0; k < 20; k++) {			/* 20 failed cells between healthy nodes */
+	v[8 * n + 9] *= 0.5;	       /* link 8->9 */
+	for (int k = 0; k < 20; k++) { /* 20 failed cells between healthy nodes */
 		int a = 20 + k % 10, b = (a + 1 + k / 10) % n;
 
 		if (b == 5 || b == 17 || b == a)
@@ -587,8 +593,8 @@ static void test_run_verdicts(void **state)
 	(void)state;
 	for (int b = 0; b < n; b++)
 		if (b != 3)
-			bw[3 * n + b] = 0.016;	/* node3 throttled */
-	bw[0 * n + 1] = 0.02;			/* a link 0->1, transient: the retest clears it */
+			bw[3 * n + b] = 0.016; /* node3 throttled */
+	bw[0 * n + 1] = 0.02;		       /* a link 0->1, transient: the retest clears it */
 	fill_run(&r, n, bw, lat);
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 2);
@@ -643,7 +649,8 @@ static void test_run_device_error(void **state)
 		if (r.cells[i].a == 2 || r.cells[i].b == 2) {
 			r.cells[i].status = -ENODEV;
 			r.cells[i].value = NAN;
-			snprintf(r.cells[i].error, sizeof(r.cells[i].error), "node2: no RDMA device");
+			snprintf(r.cells[i].error, sizeof(r.cells[i].error),
+				 "node2: no RDMA device");
 		}
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 1);
@@ -673,7 +680,8 @@ static void test_run_link_direction(void **state)
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 1);
 	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_LINK_SLOW);
-	assert_true(r.verdicts[0].a == 1 && r.verdicts[0].b == 3 && r.verdicts[0].dirs == LP_DIR_YX);
+	assert_true(r.verdicts[0].a == 1 && r.verdicts[0].b == 3 &&
+		    r.verdicts[0].dirs == LP_DIR_YX);
 	f = open_memstream(&buf, &len);
 	lp_sweep_print_summary(&r, f);
 	fclose(f);
@@ -710,8 +718,9 @@ static void test_run_inconclusive(void **state)
 	FILE *f;
 
 	(void)state;
-	for (int x = 0; x < n * n; x++)	/* log-normal, log-sigma 0.65 as measured there */
-		bw[x] *= exp(0.65 * sqrt(-2 * log(0.5 + noise(&st, 0.4999))) * cos(M_PI * noise(&st, 1)));
+	for (int x = 0; x < n * n; x++) /* log-normal, log-sigma 0.65 as measured there */
+		bw[x] *= exp(0.65 * sqrt(-2 * log(0.5 + noise(&st, 0.4999))) *
+			     cos(M_PI * noise(&st, 1)));
 	fill_run(&r, n, bw, lat);
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 1);
@@ -757,7 +766,8 @@ static void test_encode(void **state)
 	assert_int_equal(d.status, -ETIMEDOUT);
 	assert_string_equal(d.error, "timed out");
 	assert_true(d.lat.p50 == 1.5 && isnan(d.value) && d.iters == 99);
-	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, w.len - 1), -EPROTO);
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, w.len - 1),
+			 -EPROTO);
 
 	memset(&a, 0, sizeof(a));
 	a.rank = 5;

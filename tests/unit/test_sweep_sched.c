@@ -45,7 +45,7 @@ static void test_round_robin_small(void **state)
 static void test_round_robin_4096(void **state)
 {
 	(void)state;
-	static const int ns[] = {127, 128, 1000, 1023, 1024, 4095, 4096};
+	static const int ns[] = { 127, 128, 1000, 1023, 1024, 4095, 4096 };
 
 	for (size_t i = 0; i < LP_ARRAY_SIZE(ns); i++) {
 		struct lp_sched s;
@@ -104,7 +104,7 @@ static void test_isolated(void **state)
 static void test_ring(void **state)
 {
 	(void)state;
-	static const int big[] = {255, 256, 1024, 4096};
+	static const int big[] = { 255, 256, 1024, 4096 };
 
 	for (int n = 2; n <= 48; n++) {
 		struct lp_sched s;
@@ -129,7 +129,7 @@ static void test_ring(void **state)
 static void test_random(void **state)
 {
 	(void)state;
-	static const int ns[] = {2, 3, 4, 5, 8, 17, 64, 1024, 4096};
+	static const int ns[] = { 2, 3, 4, 5, 8, 17, 64, 1024, 4096 };
 
 	for (size_t i = 0; i < LP_ARRAY_SIZE(ns); i++)
 		for (int k = 1; k <= 4; k++) {
@@ -172,8 +172,8 @@ static void test_list_and_check(void **state)
 {
 	struct lp_sched s;
 	char why[128];
-	int32_t pairs[] = {0, 1, 2, 3, 1, 0};
-	int32_t bad[] = {0, 0};
+	int32_t pairs[] = { 0, 1, 2, 3, 1, 0 };
+	int32_t bad[] = { 0, 0 };
 
 	(void)state;
 	assert_int_equal(lp_sched_from_list(&s, 4, pairs, 3), 0);
@@ -216,14 +216,17 @@ static void test_groups(void **state)
 
 			for (int i = 0; i < n; i++)
 				g[i] = i % rails; /* rank i = host i/rails, local rank i%rails */
-			assert_int_equal(lp_sched_build_groups(&s, LP_SCHED_ROUND_ROBIN, n, g, 0, 0), 0);
+			assert_int_equal(
+				lp_sched_build_groups(&s, LP_SCHED_ROUND_ROBIN, n, g, 0, 0), 0);
 			if (lp_sched_check(&s, why, sizeof(why)))
 				fail_msg("rails %d hosts %d: %s", rails, hosts, why);
 			for (size_t j = 0; j < s.nslots; j++)
 				assert_int_equal(g[s.slots[j].x], g[s.slots[j].y]);
-			assert_int_equal(lp_sched_ordered_pairs(&s), (size_t)rails * hosts * (hosts - 1));
+			assert_int_equal(lp_sched_ordered_pairs(&s),
+					 (size_t)rails * hosts * (hosts - 1));
 			if (hosts >= 2)
-				assert_int_equal(s.nrounds, hosts % 2 ? (size_t)hosts : (size_t)hosts - 1);
+				assert_int_equal(s.nrounds,
+						 hosts % 2 ? (size_t)hosts : (size_t)hosts - 1);
 			lp_sched_free(&s);
 			free(g);
 		}

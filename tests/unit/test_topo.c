@@ -76,14 +76,14 @@ static char *capture_json(const struct lp_topo *t)
 /* ---- DGX H100-like: 8 GPUs, 8 NICs, PIX pairs, NODE within a socket, SYS across ---- */
 
 static const char *const dgx_gpu_bdf[] = {
-    "0000:1b:00.0", "0000:43:00.0", "0000:52:00.0", "0000:61:00.0",
-    "0000:9d:00.0", "0000:c3:00.0", "0000:d1:00.0", "0000:df:00.0",
+	"0000:1b:00.0", "0000:43:00.0", "0000:52:00.0", "0000:61:00.0",
+	"0000:9d:00.0", "0000:c3:00.0", "0000:d1:00.0", "0000:df:00.0",
 };
 static const char *const dgx_nic[] = {
-    "mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11",
+	"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11",
 };
 static const char *const dgx_netdev[] = {
-    "ibp24s0", "ibp64s0", "ibp79s0", "ibp94s0", "ibp154s0", "ibp192s0", "ibp206s0", "ibp220s0",
+	"ibp24s0", "ibp64s0", "ibp79s0", "ibp94s0", "ibp154s0", "ibp192s0", "ibp206s0", "ibp220s0",
 };
 
 static void test_dgx_scan(void **state)
@@ -157,7 +157,7 @@ static void test_dgx_print(void **state)
 	assert_non_null(strstr(out, "\nGPU5    SYS    SYS    SYS    SYS    NODE   PIX    NODE   "
 				    "NODE   1     0000:c3:00.0  5\n"));
 	assert_non_null(
-	    strstr(out, "\nNUMA    0      0      0      0      1      1      1      1\n"));
+		strstr(out, "\nNUMA    0      0      0      0      1      1      1      1\n"));
 	assert_non_null(strstr(out, "  NIC6: mlx5_10 0000:ce:00.0 ibp206s0 InfiniBand\n"));
 	assert_non_null(strstr(out, "  SYS  = different NUMA nodes"));
 	assert_non_null(strstr(out, "  PIX  = "));
@@ -226,10 +226,12 @@ static void test_rails_visibility(void **state)
 	out = capture_print(t);
 	assert_non_null(strstr(out, "0000:14:00.0  hidden\n"));
 	assert_non_null(strstr(out, "0000:25:00.0  0\n"));
-	assert_non_null(strstr(out, "  NIC0: mlx5_0 0000:13:00.0 ibp19s0 InfiniBand (port 1 not active)\n"));
+	assert_non_null(strstr(
+		out, "  NIC0: mlx5_0 0000:13:00.0 ibp19s0 InfiniBand (port 1 not active)\n"));
 	free(out);
 	/* UUIDs and unique prefixes, in order; CUDA stops at a bad or repeated entry. */
-	assert_int_equal(lp_topo_set_visible(t, "GPU-bbbb,GPU-aaaa1111-0000-0000-0000-000000000000"), 2);
+	assert_int_equal(
+		lp_topo_set_visible(t, "GPU-bbbb,GPU-aaaa1111-0000-0000-0000-000000000000"), 2);
 	assert_true(t->gpus[1].cuda == 0 && t->gpus[0].cuda == 1);
 	assert_int_equal(lp_topo_set_visible(t, "GPU-,1"), 0); /* ambiguous prefix ends the list */
 	assert_int_equal(lp_topo_set_visible(t, "0,0,1"), 1);
@@ -255,9 +257,10 @@ static void write_config(const char *dir, const struct lp_topo *t, const char *b
 		at = strstr(base, key);
 	}
 	assert_non_null(at);
-	snprintf(path, sizeof(path), "%s%.*s/config", dir, (int)(at - base + strlen(key) - 1), base);
+	snprintf(path, sizeof(path), "%s%.*s/config", dir, (int)(at - base + strlen(key) - 1),
+		 base);
 	if (acs_ctrl >= 0) {
-		cfg[0x100] = 0x0d;	/* ACS extended capability, version 1, last */
+		cfg[0x100] = 0x0d; /* ACS extended capability, version 1, last */
 		cfg[0x102] = 0x01;
 		cfg[0x106] = (uint8_t)acs_ctrl;
 	}
@@ -279,9 +282,10 @@ static void test_p2p_check(void **state)
 	/* GPU0 (0000:14:00.0) and mlx5_3 (index 3) meet at switch 1: its ports 12:01.0 and 12:02.0. */
 	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), -EACCES);
 	write_config(fx->dir, t, "0000:12:01.0", 0x01); /* ACS with source validation only */
-	write_config(fx->dir, t, "0000:12:02.0", -1);   /* no ACS capability */
+	write_config(fx->dir, t, "0000:12:02.0", -1);	/* no ACS capability */
 	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 0);
-	write_config(fx->dir, t, "0000:12:01.0", 0x1d); /* + request and completion redirect, upstream fwd */
+	write_config(fx->dir, t, "0000:12:01.0",
+		     0x1d); /* + request and completion redirect, upstream fwd */
 	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "ACS redirects peer-to-peer traffic at bridge 0000:12:01.0"));
 	write_config(fx->dir, t, "0000:12:01.0", 0x01);
@@ -293,7 +297,8 @@ static void test_p2p_check(void **state)
 	fputs("DMA-FQ\n", f);
 	fclose(f);
 	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 3, why, sizeof(why)), 1);
-	assert_non_null(strstr(why, "IOMMU translates GPU 0000:14:00.0's DMA (iommu_group type DMA-FQ)"));
+	assert_non_null(
+		strstr(why, "IOMMU translates GPU 0000:14:00.0's DMA (iommu_group type DMA-FQ)"));
 	assert_int_equal(lp_topo_p2p_check(fx->dir, t, 0, 9, why, sizeof(why)), 0); /* bad index */
 	fx_free(fx);
 }
@@ -354,8 +359,9 @@ static void test_two_level_switch(void **state)
 	assert_int_equal(lp_topo_nic_index(t, "enp7s0f1np1"), 1);
 	out = capture_print(t);
 	assert_non_null(strstr(out, "\nGPU0    PXB    PHB    N/A   0000:05:00.0  0\n"));
-	assert_non_null(
-	    strstr(out, "  NIC1: mlx5_1 0000:07:00.0 enp7s0f0np0,enp7s0f1np1 Ethernet (not the compute fabric: skipped by auto)\n"));
+	assert_non_null(strstr(
+		out,
+		"  NIC1: mlx5_1 0000:07:00.0 enp7s0f0np0,enp7s0f1np1 Ethernet (not the compute fabric: skipped by auto)\n"));
 	free(out);
 	out = capture_json(t);
 	assert_true(lp_test_json_valid(out));
@@ -403,13 +409,13 @@ static void test_empty_root(void **state)
  * SYS); a GPU without NICs.
  */
 static const char partial_manifest[] =
-    "file sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0/vendor 0x10de\n"
-    "file sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0/class 0x030200\n"
-    "link sys/bus/pci/devices/0000:01:00.0 ../../../devices/pci0000:00/0000:00:02.0/0000:01:00.0\n"
-    "dir sys/class/infiniband/rxe0\n"
-    "file sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/numa_node 1\n"
-    "link sys/class/infiniband/mlx5_0/device "
-    "../../../devices/pci0000:80/0000:80:01.0/0000:81:00.0\n";
+	"file sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0/vendor 0x10de\n"
+	"file sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0/class 0x030200\n"
+	"link sys/bus/pci/devices/0000:01:00.0 ../../../devices/pci0000:00/0000:00:02.0/0000:01:00.0\n"
+	"dir sys/class/infiniband/rxe0\n"
+	"file sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/numa_node 1\n"
+	"link sys/class/infiniband/mlx5_0/device "
+	"../../../devices/pci0000:80/0000:80:01.0/0000:81:00.0\n";
 
 static void test_partial_tree(void **state)
 {
@@ -450,7 +456,7 @@ static void test_partial_tree(void **state)
 
 static void test_dist_names(void **state)
 {
-	static const char *const names[] = {"PIX", "PXB", "PHB", "NODE", "SYS", "?"};
+	static const char *const names[] = { "PIX", "PXB", "PHB", "NODE", "SYS", "?" };
 
 	(void)state;
 	for (int d = LP_TOPO_PIX; d <= LP_TOPO_UNKNOWN; d++) {
@@ -524,7 +530,8 @@ static void test_numa_bind(void **state)
 	assert_int_equal(lp_numa_bind(100000), -ENOENT);
 	f = fopen("/sys/devices/system/node/node0/cpulist", "r");
 	if (!f) { /* tests/run-all.sh shows SKIP lines of passing tests */
-		print_message("SKIP test_numa_bind: no NUMA sysfs here (kernel without CONFIG_NUMA)\n");
+		print_message(
+			"SKIP test_numa_bind: no NUMA sysfs here (kernel without CONFIG_NUMA)\n");
 		skip();
 	}
 	assert_non_null(fgets(line, sizeof(line), f));
@@ -545,13 +552,13 @@ static void test_numa_bind(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dgx_scan),	  cmocka_unit_test(test_dgx_distance),
-	    cmocka_unit_test(test_dgx_print),	  cmocka_unit_test(test_dgx_json),
-	    cmocka_unit_test(test_cross_socket),  cmocka_unit_test(test_two_level_switch),
-	    cmocka_unit_test(test_empty_root),	  cmocka_unit_test(test_partial_tree),
-	    cmocka_unit_test(test_dist_names),	  cmocka_unit_test(test_live),
-	    cmocka_unit_test(test_rails_visibility), cmocka_unit_test(test_p2p_check),
-	    cmocka_unit_test(test_cpulist_parse), cmocka_unit_test(test_numa_bind),
+		cmocka_unit_test(test_dgx_scan),	 cmocka_unit_test(test_dgx_distance),
+		cmocka_unit_test(test_dgx_print),	 cmocka_unit_test(test_dgx_json),
+		cmocka_unit_test(test_cross_socket),	 cmocka_unit_test(test_two_level_switch),
+		cmocka_unit_test(test_empty_root),	 cmocka_unit_test(test_partial_tree),
+		cmocka_unit_test(test_dist_names),	 cmocka_unit_test(test_live),
+		cmocka_unit_test(test_rails_visibility), cmocka_unit_test(test_p2p_check),
+		cmocka_unit_test(test_cpulist_parse),	 cmocka_unit_test(test_numa_bind),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);

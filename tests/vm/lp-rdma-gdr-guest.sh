@@ -58,7 +58,7 @@ out=$("$B" "$IP" -p $PORT -t write_bw -s 1M -n 10 2>&1)
 rc=$?
 case "$out" in
 *"Software caused connection abort"*) bad "server's reason" "rc=$rc: $out" ;;
-*"server $IP reports: memory registration of"*"locked-memory limit"*)
+*"peer $IP: memory registration of"*"locked-memory limit"*)
 	[ $rc = 1 ] && ok "server's registration failure reaches the client as its cause (exit 1)" ||
 		bad "server's reason exit code" "rc=$rc" ;;
 *) bad "server's reason" "rc=$rc: $out" ;;

@@ -204,7 +204,7 @@ for sig in INT TERM; do
 		if [ $who = client ]; then
 			kill -0 "$SRV" 2>/dev/null && alive=yes || alive=no
 			why=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert d["interrupted"] is True and len(r) == 1 and "interrupted mid-test" in r[0]["error"], d; print(r[0]["error"])' "$j" 2>&1)
-			peer=$(wait_for "$OUT/srv-$PORT.log" "client interrupted" 10)
+			peer=$(wait_for "$OUT/srv-$PORT.log" "client interrupted" 40)
 			if [ $rc = 130 ] && [ $ms -lt 3000 ] && [ $alive = yes ] && [ "$peer" -ge 1 ] && [ -n "$why" ] &&
 				! printf '%s' "$why" | grep -q Traceback; then
 				ok "SIG$sig to the client mid-${tt%% *}: exit 130 after $ms ms, JSON interrupted, server logged it and kept serving"

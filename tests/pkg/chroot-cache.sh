@@ -2,7 +2,7 @@
 # Prints the path of a cached clean Debian 12 root (a directory, made once, then reused read-only
 # as the lower layer of an overlay per test run, so no run copies or deletes it): debootstrap
 # minbase with man-db and rdma-core's libraries, then apt (whose resolver, unlike debootstrap's,
-# leaves Recommends out) adds Open MPI and python3-matplotlib: the runtime the linkperf packages
+# leaves Recommends out) adds Open MPI, python3-matplotlib and python3-jinja2: the runtime the packages
 # depend on, so that they install with dpkg alone (an unmet dependency fails) and no run downloads.
 # Env: LP_PKG_CACHE (default build/pkg-cache), LP_DEBIAN_MIRROR (default http://deb.debian.org/debian).
 # Exit: 0 (path on stdout) · 1 debootstrap or apt failed · 77 no debootstrap or not root.
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 cache=${LP_PKG_CACHE:-build/pkg-cache}
 mirror=${LP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 include=man-db,libibverbs1,librdmacm1,ibverbs-providers
-apt_pkgs="libopenmpi3 openmpi-bin python3 python3-matplotlib"
+apt_pkgs="libopenmpi3 openmpi-bin python3 python3-matplotlib python3-jinja2"
 key=$(echo "bookworm $include $apt_pkgs" | md5sum | cut -c1-8)
 root=$cache/bookworm-$key
 [ -d "$root" ] && { echo "$root"; exit 0; }

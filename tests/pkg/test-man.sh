@@ -14,7 +14,7 @@ make -s BUILD="$B" man >/dev/null || { echo "FAIL: make man"; exit 1; }
 fail=0 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-tool_path() { [ "$1" = lp-plot ] && echo plots/lp-plot || echo "$B/$1"; }
+tool_path() { case $1 in lp-plot | lp-report) echo "plots/$1" ;; *) echo "$B/$1" ;; esac; }
 
 # The option heads --help prints: "-p, --port" or "--bind", one a line.
 help_heads() {

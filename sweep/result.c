@@ -614,11 +614,17 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, 
 		const struct lp_diag *d = &r->diag[m];
 
 		for (int i = 0; i < n; i++) {
-			/* later rounds: a unanimous vote is settled, a split one is worth another look */
+			/*
+			 * A role never retested gets its look whatever the round (a role
+			 * may first stand out after another one's retests moved the fit);
+			 * later, a unanimous vote is settled, a split one is worth another.
+			 */
 			bool src = (d->node[i] & LP_NODE_SLOW_SRC) &&
-				   (!round || d->slow_src[i] < d->n_src[i]);
+				   (!round || !count_retests(r, m, i, -1) ||
+				    d->slow_src[i] < d->n_src[i]);
 			bool dst = (d->node[i] & LP_NODE_SLOW_DST) &&
-				   (!round || d->slow_dst[i] < d->n_dst[i]);
+				   (!round || !count_retests(r, m, -1, i) ||
+				    d->slow_dst[i] < d->n_dst[i]);
 
 			/* against the healthiest partners: the best effect in the matching role */
 			for (int dir = 0; dir < 2; dir++) {

@@ -603,10 +603,19 @@ static void test_run_verdicts(void **state)
 
 	assert_true(np == 4);
 	assert_true(pairs[0] == 0 && pairs[1] == 1);
+	/* round 0's retests of node3 as client: slow again */
+	struct lp_sweep_cell c;
+
+	for (size_t i = 1; i < np; i++) {
+		assert_int_equal(pairs[2 * i], 3);
+		lp_sweep_cell_init(&c, 0, 3, pairs[2 * i + 1], LP_PHASE_RETEST, 0);
+		c.value = 0.016;
+		assert_int_equal(lp_sweep_add_cell(&r, &c), 0);
+	}
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	/* a later round: node3 is slow with all 3 partners, settled; the link is retested again */
 	assert_int_equal(lp_sweep_suspects(&r, 3, 1, pairs, 32), 1);
 	/* retest of 0->1 healthy: the link verdict goes away, the node stays */
-	struct lp_sweep_cell c;
 
 	lp_sweep_cell_init(&c, 0, 0, 1, LP_PHASE_RETEST, 0);
 	c.value = 0.1;
@@ -629,6 +638,47 @@ static void test_run_verdicts(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "verdict: node_slow node3"));
 	free(buf);
+	lp_sweep_run_free(&r);
+	free(bw);
+	free(lat);
+}
+
+/*
+ * A role that first stands out in a later round (node2 as server, after node2 as
+ * client was retested) is retested then too, unanimous or not: no role is named
+ * on sweep cells alone while retest rounds are left.
+ */
+static void test_suspects_new_role(void **state)
+{
+	struct lp_sweep_run r;
+	int n = 4;
+	double *bw = healthy(n, 0.1, 0.02, 41), *lat = healthy(n, 450, 0.02, 42);
+	int32_t pairs[64];
+	struct lp_sweep_cell c;
+	size_t np;
+
+	(void)state;
+	for (int b = 0; b < n; b++)
+		if (b != 2) {
+			bw[2 * n + b] = 0.03; /* node2 slow as client */
+			bw[b * n + 2] = 0.06; /* and as server */
+		}
+	fill_run(&r, n, bw, lat);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	/* round 0 retested node2 as client only (as the first fit saw it) */
+	for (int b = 0; b < n; b++)
+		if (b != 2) {
+			lp_sweep_cell_init(&c, 0, 2, b, LP_PHASE_RETEST, 0);
+			c.value = 0.03;
+			assert_int_equal(lp_sweep_add_cell(&r, &c), 0);
+		}
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_true(r.diag[0].node[2] & LP_NODE_SLOW_SRC);
+	assert_true(r.diag[0].node[2] & LP_NODE_SLOW_DST);
+	np = lp_sweep_suspects(&r, 3, 1, pairs, 32);
+	assert_int_equal(np, 3);
+	for (size_t i = 0; i < np; i++)
+		assert_int_equal(pairs[2 * i + 1], 2); /* node2 as server, never again as client */
 	lp_sweep_run_free(&r);
 	free(bw);
 	free(lat);
@@ -801,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_n4_both_ways),
 		cmocka_unit_test(test_multi_fault_failed_cells),
 		cmocka_unit_test(test_run_verdicts),
+		cmocka_unit_test(test_suspects_new_role),
 		cmocka_unit_test(test_run_device_error),
 		cmocka_unit_test(test_run_link_direction),
 		cmocka_unit_test(test_run_inconclusive),

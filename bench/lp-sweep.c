@@ -322,21 +322,41 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 }
 
 /*
- * --diagnose RUN.json: a recorded run re-analysed here, without MPI or RDMA.
- * Thresholds given on the command line (not NaN) replace the recorded ones.
+ * A recorded run (a journal or a JSON document, told apart by content) into
+ * run; a journal's last line cut short (a power loss) is said once. 0, or the
+ * exit code after one error line.
  */
-static int diagnose_offline(const struct cli *o, struct lp_qual *q)
+static int read_recorded(const char *path, struct lp_sweep_run *run,
+			 struct lp_sweep_journal_info *info)
 {
-	struct lp_sweep_run run;
 	char why[256];
-	int code, ret = lp_sweep_read_json(&run, o->diagnose, why, sizeof(why));
+	int ret = lp_sweep_read_run(run, path, info, why, sizeof(why));
 
 	if (ret) {
-		lp_err("%s: %s", o->diagnose, why);
+		lp_err("%s: %s", path, why);
 		return ret == -ENOTSUP	? LP_EXIT_UNSUPPORTED
 		       : ret == -ENOMEM ? LP_EXIT_FAIL
 					: LP_EXIT_USAGE;
 	}
+	if (info->truncated)
+		lp_warn("%s: its last line is cut short (a power loss?): read up to line %zu", path,
+			info->lines);
+	return 0;
+}
+
+/*
+ * --diagnose RUN.json|RUN.journal: a recorded run re-analysed here, without MPI
+ * or RDMA. Thresholds given on the command line (not NaN) replace the recorded ones.
+ */
+static int diagnose_offline(const struct cli *o, struct lp_qual *q)
+{
+	struct lp_sweep_journal_info info;
+	struct lp_sweep_run run;
+	int code = read_recorded(o->diagnose, &run, &info);
+
+	if (code)
+		return code;
+	lp_sweep_journal_info_free(&info);
 	lp_diag_opts_merge(&run.dopts, &o->d);
 	if (lp_sweep_diagnose(&run)) {
 		lp_err("diagnosis failed (out of memory or bad thresholds)");
@@ -382,7 +402,7 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 		ret = qual_setup(o, argv, &q);
 	if (ret || o->help || !o->diagnose) {
 		if (o->help)
-			lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json [thresholds] [outputs]",
+			lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json|RUN.journal [thresholds] [outputs]",
 				     opts);
 		lp_qual_free(&q);
 		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
@@ -443,14 +463,14 @@ static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
 
 	memset(jl, 0, sizeof(*jl));
 	if (o->journal)
-		return lp_sweep_journal_open(jl, o->journal);
+		return lp_sweep_journal_open(jl, o->journal, false);
 	if (!o->json_path || !strcmp(o->json_path, "-"))
 		return 0;
 	n = strlen(o->json_path);
 	if (n > 5 && !strcmp(o->json_path + n - 5, ".json"))
 		n -= 5;
 	snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->json_path);
-	return lp_sweep_journal_open(jl, path);
+	return lp_sweep_journal_open(jl, path, false);
 }
 
 static int finish(struct lp_sweep_mpi *x, int code)
@@ -683,8 +703,8 @@ int main(int argc, char **argv)
 		{ .name = "diagnose",
 		  .kind = LP_OPT_STR,
 		  .dst = &o.diagnose,
-		  .metavar = "RUN.json",
-		  .help = "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
+		  .metavar = "RUN",
+		  .help = "re-analyse a recorded run here, no MPI or RDMA: its JSON document or its journal (of a finished or interrupted run: marked incomplete, the missing cells listed); same summary, JSON and exit code; thresholds given here replace the recorded ones" },
 		{ .name = "csv",
 		  .kind = LP_OPT_STR,
 		  .dst = &o.csv_prefix,

@@ -313,3 +313,70 @@ void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json
 		lp_json_arr_end(j);
 	}
 }
+
+#ifdef LP_HAVE_JANSSON
+#include <jansson.h>
+#include <math.h>
+
+static int read_json_field(const struct lp_rec_field *f, uint8_t *p, const json_t *v)
+{
+	double d;
+	uint64_t u;
+
+	switch (f->type) {
+	case LP_REC_T_F64:
+		d = json_is_number(v) ? json_number_value(v) : NAN;
+		memcpy(p, &d, sizeof(d));
+		return 0;
+	case LP_REC_T_BOOL:
+		if (json_is_boolean(v))
+			*(bool *)p = json_is_true(v);
+		return 0;
+	case LP_REC_T_STR:
+		if (json_is_string(v))
+			snprintf((char *)p, f->size, "%s", json_string_value(v));
+		return 0;
+	case LP_REC_T_NEST:
+		return json_is_object(v) ? lp_record_read_json(f->rec, p, v, NULL, 0) : 0;
+	case LP_REC_T_BYTES:
+		return 0;
+	default:
+		if (!json_is_integer(v))
+			return 0;
+		u = (uint64_t)json_integer_value(v);
+		if (!in_range(f, u))
+			return -EINVAL;
+		store_int(f, p, u);
+		return 0;
+	}
+}
+
+int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o, char *why,
+			size_t why_len)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+		const json_t *v = json_object_get(o, f->key ? f->key : f->name);
+
+		if (!v || f->max)
+			continue;
+		if (read_json_field(f, (uint8_t *)obj + f->off, v)) {
+			if (why)
+				snprintf(why, why_len, "%s.%s out of range", rec->name, f->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+#else
+int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o, char *why,
+			size_t why_len)
+{
+	(void)rec;
+	(void)obj;
+	(void)o;
+	if (why)
+		snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
+	return -ENOTSUP;
+}
+#endif

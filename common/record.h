@@ -97,6 +97,18 @@ int lp_record_decode_body(const struct lp_record *rec, void *obj, const void *bo
 /* Write obj's fields as members of the current JSON object (arrays: count elements). */
 void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json *j);
 
+struct json_t; /* jansson's */
+/*
+ * The reverse of lp_record_json, for a jansson object o: each scalar, string
+ * and nested member that rec names is stored into obj (null reads as NaN for
+ * f64; a string is cut to its member); an absent or mistyped member leaves its
+ * field as it was, arrays and bytes are not read. Integers out of a field's
+ * declared range are refused. 0, -EINVAL (the first bad field's name in why,
+ * may be NULL) or -ENOTSUP (built without jansson).
+ */
+int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o, char *why,
+			size_t why_len);
+
 /* ---- declaring records -------------------------------------------------------------------- */
 
 #define LP_REC_MEMBER(T, m) (((T *)0)->m)

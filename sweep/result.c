@@ -28,6 +28,7 @@ int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 		return -ENOMEM;
 	lp_diag_opts_default(&r->dopts);
 	r->sched_name = "round-robin";
+	r->attempt = 1;
 	return 0;
 }
 
@@ -40,6 +41,9 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 	free(r->verdicts);
 	free(r->cells);
 	free(r->nodes);
+	if (r->sched_own)
+		lp_sched_free(r->sched_own);
+	free(r->sched_own);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -73,6 +77,7 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
 	c->b = b;
 	c->phase = phase;
 	c->round = round;
+	c->attempt = 1;
 	c->value = NAN;
 	c->lat.min = c->lat.max = c->lat.mean = c->lat.stdev = NAN;
 	c->lat.p50 = c->lat.p90 = c->lat.p99 = c->lat.p999 = c->lat.p9999 = NAN;
@@ -566,9 +571,51 @@ out:
 	return rc;
 }
 
+size_t lp_sweep_missing(const struct lp_sweep_run *r, uint8_t *miss)
+{
+	size_t n = (size_t)r->n, nm = (size_t)r->nmetrics, cnt = 0;
+	uint8_t *have;
+
+	if (!r->sched || !nm)
+		return 0;
+	have = calloc(n * n * nm, 1);
+	if (!have)
+		return 0;
+	for (size_t i = 0; i < r->ncells; i++)
+		have[((size_t)r->cells[i].a * n + (size_t)r->cells[i].b) * nm +
+		     (size_t)r->cells[i].metric] = 1;
+	if (miss)
+		memset(miss, 0, n * n * nm);
+	for (size_t i = 0; i < r->sched->nslots; i++) {
+		const struct lp_slot *sl = &r->sched->slots[i];
+
+		for (int d = 0; d < 2; d++) {
+			size_t a = (size_t)(d ? sl->y : sl->x), b = (size_t)(d ? sl->x : sl->y);
+
+			if (!(sl->dirs & (d ? LP_DIR_YX : LP_DIR_XY)) || a >= n || b >= n)
+				continue;
+			for (size_t m = 0; m < nm; m++) {
+				size_t k = (a * n + b) * nm + m;
+
+				if (have[k])
+					continue;
+				have[k] = 1; /* a pair scheduled twice counts once */
+				cnt++;
+				if (miss)
+					miss[k] = 1;
+			}
+		}
+	}
+	free(have);
+	return cnt;
+}
+
 int lp_sweep_exit_code(const struct lp_sweep_run *r)
 {
 	int code = LP_EXIT_OK;
+
+	if (lp_sweep_missing(r, NULL))
+		return LP_EXIT_FAIL; /* not every scheduled cell was measured: not a pass */
 
 	for (int i = 0; i < r->nverdicts; i++) {
 		if (r->verdicts[i].kind != LP_VERDICT_INCONCLUSIVE)
@@ -884,6 +931,7 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_str(j, "server_name", r->nodes[c->b].name);
 	lp_json_str(j, "phase", c->phase == LP_PHASE_RETEST ? "retest" : "sweep");
 	lp_json_int(j, "round", c->round);
+	lp_json_int(j, "attempt", c->attempt);
 	lp_json_int(j, "status", c->status);
 	if (c->status)
 		lp_json_str(j, "error", c->error);
@@ -905,6 +953,9 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_obj_begin(j, "run");
 	lp_json_str(j, "started", r->started);
 	lp_json_bool(j, "interrupted", r->interrupted);
+	lp_json_bool(j, "incomplete", r->incomplete);
+	lp_json_int(j, "attempt", r->attempt);
+	lp_json_str(j, "resumed_from", r->resumed[0] ? r->resumed : NULL);
 	lp_json_num(j, "wall_s", r->wall_s);
 	lp_json_num(j, "sweep_s", r->sweep_s);
 	lp_json_num(j, "retest_s", r->retest_s);
@@ -1038,6 +1089,55 @@ static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_obj_end(j);
 }
 
+/*
+ * Each ordered pair with scheduled cells that were never measured (an
+ * interrupted or incomplete run): "missing": [{client, server, names, metrics}].
+ * cb is called per pair with the metrics' labels joined by ", ".
+ */
+static size_t each_missing(const struct lp_sweep_run *r,
+			   void (*cb)(void *arg, const struct lp_sweep_run *r, int a, int b,
+				      const char *labels),
+			   void *arg)
+{
+	size_t n = (size_t)r->n, nm = (size_t)r->nmetrics;
+	uint8_t *miss = r->sched ? malloc(n * n * nm + 1) : NULL;
+	size_t cnt = miss ? lp_sweep_missing(r, miss) : 0;
+
+	for (size_t x = 0; cnt && x < n * n; x++) {
+		char labels[LP_SWEEP_MAX_METRICS * 34] = "";
+
+		for (size_t m = 0; m < nm; m++)
+			if (miss[x * nm + m])
+				appendf(labels, sizeof(labels), "%s%s", labels[0] ? ", " : "",
+					r->metrics[m].label);
+		if (labels[0])
+			cb(arg, r, (int)(x / n), (int)(x % n), labels);
+	}
+	free(miss);
+	return cnt;
+}
+
+static void json_missing_pair(void *arg, const struct lp_sweep_run *r, int a, int b,
+			      const char *labels)
+{
+	struct lp_json *j = arg;
+
+	lp_json_obj_begin(j, NULL);
+	lp_json_int(j, "client", a);
+	lp_json_int(j, "server", b);
+	lp_json_str(j, "client_name", r->nodes[a].name);
+	lp_json_str(j, "server_name", r->nodes[b].name);
+	lp_json_str(j, "metrics", labels);
+	lp_json_obj_end(j);
+}
+
+static void json_missing(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	lp_json_arr_begin(j, "missing");
+	each_missing(r, json_missing_pair, j);
+	lp_json_arr_end(j);
+}
+
 int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 {
 	struct matrix mx;
@@ -1066,6 +1166,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	for (size_t i = 0; i < r->ncells; i++)
 		json_cell(&j, r, &r->cells[i]);
 	lp_json_arr_end(&j);
+	json_missing(&j, r);
 	lp_json_arr_begin(&j, "verdicts");
 	for (int i = 0; i < r->nverdicts; i++)
 		json_verdict(&j, r, &r->verdicts[i]);
@@ -1132,7 +1233,7 @@ static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
 	if (!f)
 		return -EIO;
 	fprintf(f, "test,size,client,server,client_name,server_name,phase,round,status,value,unit,"
-		   "p50_us,p99_us,gbits_s,wall_s,error,run_interrupted\n");
+		   "p50_us,p99_us,gbits_s,wall_s,error,run_interrupted,attempt,run_incomplete\n");
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_cell *c = &r->cells[i];
 		const struct lp_sweep_metric *mt = &r->metrics[c->metric];
@@ -1150,7 +1251,7 @@ static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
 		csv_num(f, c->gbits_s);
 		fprintf(f, ",%.3f,", c->wall_s);
 		lp_csv_field(f, c->status ? c->error : "", 0);
-		fprintf(f, "%d\n", r->interrupted);
+		fprintf(f, "%d,%d,%d\n", r->interrupted, c->attempt, r->incomplete);
 	}
 	return lp_out_close(f, path);
 }
@@ -1239,6 +1340,36 @@ static void summary_verdict(FILE *f, const struct lp_sweep_run *r, const struct 
 			vd->reason);
 }
 
+struct missing_lines {
+	FILE *f;
+	int shown;
+};
+
+static void summary_missing_pair(void *arg, const struct lp_sweep_run *r, int a, int b,
+				 const char *labels)
+{
+	struct missing_lines *ml = arg;
+
+	if (ml->shown++ < 20)
+		fprintf(ml->f, "  missing: %s -> %s: %s\n", r->nodes[a].name, r->nodes[b].name,
+			labels);
+}
+
+/* An incomplete run says so, and which cells it lacks (the first 20 pairs; the JSON has all). */
+static void summary_missing(FILE *f, const struct lp_sweep_run *r)
+{
+	struct missing_lines ml = { f, 0 };
+	size_t cnt = lp_sweep_missing(r, NULL);
+
+	if (!cnt && !r->incomplete)
+		return;
+	fprintf(f, "run incomplete%s: %zu scheduled cell(s) never measured\n",
+		r->incomplete ? " (the journal has no end)" : "", cnt);
+	each_missing(r, summary_missing_pair, &ml);
+	if (ml.shown > 20)
+		fprintf(f, "  ... and %d more pair(s) (see the JSON's \"missing\")\n", ml.shown - 20);
+}
+
 void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 {
 	struct matrix mx;
@@ -1258,6 +1389,7 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 		summary_metric(f, r, m, &mx, w);
 	}
 	fprintf(f, "\n");
+	summary_missing(f, r);
 	if (r->nverdicts == 0)
 		fprintf(f, "verdict: healthy (nothing flagged)\n");
 	for (int i = 0; i < r->nverdicts; i++)
@@ -1287,6 +1419,7 @@ const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_I32(struct lp_sweep_cell, b),
 	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_RETEST)),
 	LP_REC_I32(struct lp_sweep_cell, round),
+	LP_REC_I32(struct lp_sweep_cell, attempt),
 	LP_REC_I32(struct lp_sweep_cell, status),
 	LP_REC_STR(struct lp_sweep_cell, error),
 	LP_REC_F64(struct lp_sweep_cell, value),
@@ -1356,29 +1489,6 @@ static void read_node(struct lp_sweep_node *nd, const json_t *o)
 	jstr(o, "kernel", nd->kernel, sizeof(nd->kernel));
 }
 
-/*
- * The members of o that rec names, as lp_record_json writes them, into obj: the
- * f64, u64 and bool fields the cell's JSON records have (others are not read).
- * An absent member leaves its field as it was.
- */
-static void read_record(const struct lp_record *rec, void *obj, const json_t *o)
-{
-	for (size_t i = 0; i < rec->nfields; i++) {
-		const struct lp_rec_field *f = &rec->fields[i];
-		const char *key = f->key ? f->key : f->name;
-		uint8_t *p = (uint8_t *)obj + f->off;
-
-		if (!json_object_get(o, key))
-			continue;
-		if (f->type == LP_REC_T_F64)
-			*(double *)p = jnum(o, key);
-		else if (f->type == LP_REC_T_U64)
-			*(uint64_t *)p = (uint64_t)jint(o, key);
-		else if (f->type == LP_REC_T_BOOL)
-			*(bool *)p = json_is_true(json_object_get(o, key));
-	}
-}
-
 static int read_cell(struct lp_sweep_run *r, const json_t *o)
 {
 	struct lp_sweep_cell c;
@@ -1394,14 +1504,19 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	c.value = jnum(o, "value");
 	c.wall_s = jnum(o, "wall_s");
 	c.iters = (uint64_t)jint(o, "iters");
-	read_record(&cell_lat_json, &c, l);
-	read_record(&cell_bw_json, &c, b);
+	if (json_is_integer(json_object_get(o, "attempt")))
+		c.attempt = (int32_t)jint(o, "attempt");
+	if (l)
+		lp_record_read_json(&cell_lat_json, &c, l, NULL, 0);
+	if (b)
+		lp_record_read_json(&cell_bw_json, &c, b, NULL, 0);
 	return lp_sweep_add_cell(r, &c);
 }
 
 /* How it ran, echoed as recorded: the run, schedule and diagnosis objects. */
-static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *sc, const json_t *dg)
+void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *sc)
 {
+	const json_t *dg = json_object_get(run, "diagnosis");
 	const char *kind = json_string_value(json_object_get(sc, "kind"));
 
 	snprintf(r->started, sizeof(r->started), "%s",
@@ -1414,6 +1529,10 @@ static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *s
 	r->bw_iters = (uint64_t)jint(run, "bw_iters");
 	r->lat_iters = (uint64_t)jint(run, "lat_iters");
 	r->nretests = (size_t)jint(run, "retests");
+	r->interrupted = json_is_true(json_object_get(run, "interrupted"));
+	r->incomplete = json_is_true(json_object_get(run, "incomplete"));
+	r->attempt = json_is_integer(json_object_get(run, "attempt")) ? (int)jint(run, "attempt") : 1;
+	jstr(run, "resumed_from", r->resumed, sizeof(r->resumed));
 	r->random_k = (int)jint(sc, "random_k");
 	r->seed = (uint64_t)jint(sc, "seed");
 	for (int k = 0; kind && lp_sched_names[k]; k++)
@@ -1494,8 +1613,7 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 	}
 	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
 	if (!rc)
-		read_echo(r, run, json_object_get(root, "schedule"),
-			  json_object_get(run, "diagnosis"));
+		lp_sweep_read_echo(r, run, json_object_get(root, "schedule"));
 out:
 	if (rc && r->nodes)
 		lp_sweep_run_free(r);

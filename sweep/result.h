@@ -54,7 +54,8 @@ struct lp_sweep_cell {
 	int32_t a, b;
 	int32_t phase; /* enum lp_phase */
 	int32_t round;
-	int32_t status; /* 0 or negative errno */
+	int32_t attempt; /* the run's attempt that measured it: 1, then one more per --resume */
+	int32_t status;	 /* 0 or negative errno */
 	char error[LP_SWEEP_ERR_LEN];
 	double value;	       /* Gb/s for bandwidth, one-way p50 us for latency; NaN on error */
 	double wall_s;	       /* wall time of this test, both sides' setup included */
@@ -119,6 +120,10 @@ struct lp_sweep_run {
 	char started[32];
 	double wall_s, sweep_s, retest_s;
 	bool interrupted; /* SIGINT/SIGTERM: the cells are those done until then */
+	bool incomplete;  /* read from a journal that has no end: a rank or rank 0 died */
+	int attempt;	  /* this run's attempt: 1, or one more than the journal it resumes */
+	char resumed[256]; /* the journal it resumes, "" none */
+	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;
@@ -148,9 +153,17 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 		    uint8_t *sched, uint8_t *att, double *best, double *spread,
 		    struct lp_diag_in *rep_p);
 
+/*
+ * Cells the schedule (r->sched) holds that have no cell at all, any attempt:
+ * miss (n*n*nmetrics, index (a*n + b)*nmetrics + m, may be NULL) is set to 1
+ * for each. Returns their count (0 without a schedule).
+ */
+size_t lp_sweep_missing(const struct lp_sweep_run *r, uint8_t *miss);
+
 /* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
 int lp_sweep_diagnose(struct lp_sweep_run *r);
-/* 0 nothing flagged, 1 something named, LP_SWEEP_EXIT_INCONCLUSIVE only inconclusive metrics. */
+/* 0 nothing flagged, 1 something named or a scheduled cell missing (lp_sweep_missing),
+ * LP_SWEEP_EXIT_INCONCLUSIVE only inconclusive metrics. */
 int lp_sweep_exit_code(const struct lp_sweep_run *r);
 
 /*
@@ -161,6 +174,10 @@ int lp_sweep_exit_code(const struct lp_sweep_run *r);
  * document; *why* says what) or -ENOMEM.
  */
 int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len);
+
+struct json_t; /* jansson's */
+/* How a run ran, from the "run" and "schedule" objects lp_sweep_json_echo writes (sc may be NULL). */
+void lp_sweep_read_echo(struct lp_sweep_run *r, const struct json_t *run, const struct json_t *sc);
 
 /*
  * Ordered pairs worth an isolated retest, from the current diagnosis: every

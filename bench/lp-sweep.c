@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -38,11 +39,13 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+static const char *const isolation_names[] = { "fork", "none", NULL };
+
 struct cli {
-	int schedule;
+	int schedule, isolation;
 	unsigned k;
 	uint64_t seed;
-	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent;
+	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent, *resume;
 	double pair_timeout, test_timeout;
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
@@ -241,6 +244,7 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
 		.progress = o->quiet ? NULL : stdout,
 		.absent = o->absent,
+		.isolate = o->isolation == 0,
 	};
 }
 
@@ -455,22 +459,46 @@ static int parse_cli(struct cli *o, const struct lp_opt *opts, int argc, char **
 	return ret;
 }
 
-/* Rank 0's journal: --journal, else next to --json ("run.json" -> "run.journal"), else none. */
+/* a and b name one existing file */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * Rank 0's journal: --journal, else next to --json ("run.json" -> "run.journal"),
+ * else none. The journal --resume reads may be the same file: it is replaced
+ * only once the new one holds its cells.
+ */
 static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
 {
 	char path[4096];
 	size_t n;
 
 	memset(jl, 0, sizeof(*jl));
-	if (o->journal)
-		return lp_sweep_journal_open(jl, o->journal, false);
-	if (!o->json_path || !strcmp(o->json_path, "-"))
-		return 0;
-	n = strlen(o->json_path);
-	if (n > 5 && !strcmp(o->json_path + n - 5, ".json"))
-		n -= 5;
-	snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->json_path);
-	return lp_sweep_journal_open(jl, path, false);
+	if (o->journal) {
+		snprintf(path, sizeof(path), "%s", o->journal);
+	} else {
+		if (!o->json_path || !strcmp(o->json_path, "-"))
+			return 0;
+		n = strlen(o->json_path);
+		if (n > 5 && !strcmp(o->json_path + n - 5, ".json"))
+			n -= 5;
+		snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->json_path);
+	}
+	return lp_sweep_journal_open(jl, path, same_file(path, o->resume));
+}
+
+/* --resume JOURNAL (rank 0): the interrupted run into prev (the engine checks its parameters). */
+static int read_resume(const struct cli *o, struct lp_sweep_run *prev,
+		       struct lp_sweep_journal_info *info)
+{
+	memset(prev, 0, sizeof(*prev));
+	memset(info, 0, sizeof(*info));
+	return o->resume ? read_recorded(o->resume, prev, info) : 0;
 }
 
 static int finish(struct lp_sweep_mpi *x, int code)
@@ -635,6 +663,13 @@ int main(int argc, char **argv)
 		  .metavar = "SECS",
 		  .help = "no-progress bound inside a test (default lp-rdma's 10)",
 		  .set = &o.test_timeout_set },
+		{ .name = "isolation",
+		  .kind = LP_OPT_CHOICE,
+		  .dst = &o.isolation,
+		  .choices = isolation_names,
+		  .metavar = "HOW",
+		  .def = "fork",
+		  .help = "fork: each side of each test runs in a child process, so a crash or hang in it fails one cell, not the rank; none: in the rank itself" },
 		{ .name = "retest",
 		  .kind = LP_OPT_UINT,
 		  .dst = &o.retest_max,
@@ -700,6 +735,11 @@ int main(int argc, char **argv)
 		  .dst = &o.journal,
 		  .metavar = "FILE",
 		  .help = "rank 0 appends every node, cell and retest here as it arrives, one JSON object per line, on disk at every round's end (default: next to --json, RUN.journal)" },
+		{ .name = "resume",
+		  .kind = LP_OPT_STR,
+		  .dst = &o.resume,
+		  .metavar = "JOURNAL",
+		  .help = "continue an interrupted sweep: the cells the journal measured (same node names, tests, sizes, parameters; else exit 2) are not measured again, its nodes gone now are recorded as missing; the new document and journal hold both parts, each cell with its attempt" },
 		{ .name = "diagnose",
 		  .kind = LP_OPT_STR,
 		  .dst = &o.diagnose,
@@ -744,6 +784,8 @@ int main(int argc, char **argv)
 	struct lp_sweep_run run;
 	struct lp_sweep_cfg cfg;
 	struct lp_sweep_journal jl = { 0 };
+	struct lp_sweep_run prev = { 0 }; /* rank 0, --resume: the run it continues */
+	struct lp_sweep_journal_info info = { 0 };
 	struct lp_qual q = { 0 };
 	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, qbad;
 
@@ -755,7 +797,8 @@ int main(int argc, char **argv)
 		return LP_EXIT_FAIL;
 	ret = parse_cli(&o, opts, argc, argv, &mem, &mem_dev);
 	/* Qualification is rank 0's (profiles and baselines are its files); all ranks hear its answer. */
-	qbad = !ret && !o.help && !x.rank && qual_setup(&o, argv, &q);
+	qbad = !ret && !o.help && !x.rank &&
+	       (qual_setup(&o, argv, &q) || read_resume(&o, &prev, &info));
 	MPI_Bcast(&qbad, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (qbad)
 		ret = -EINVAL;
@@ -788,12 +831,20 @@ int main(int argc, char **argv)
 		return finish(&x, LP_EXIT_FAIL);
 	}
 	cfg.journal = &jl;
+	if (prev.nodes) {
+		cfg.resume = &prev;
+		cfg.resume_seen = (const char(*)[32])info.seen;
+		cfg.resume_path = o.resume;
+	}
 	if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank)
 		code = write_outputs(&o, &run, &q, code);
 	lp_qual_free(&q);
 	if (lp_sweep_journal_close(&jl))
 		code = LP_EXIT_FAIL;
 	lp_sweep_run_free(&run);
+	if (prev.nodes)
+		lp_sweep_run_free(&prev);
+	lp_sweep_journal_info_free(&info);
 	if (x.dev)
 		lp_rdma_dev_close(x.dev);
 	return finish(&x, code);

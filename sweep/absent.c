@@ -26,7 +26,7 @@ static bool known(const struct lp_sweep_run *r, const char *name)
 	return false;
 }
 
-static int add_node(struct lp_sweep_run *r, const char *name, const char *reason)
+int lp_sweep_add_node(struct lp_sweep_run *r, const char *name, const char *reason)
 {
 	struct lp_sweep_node *p = realloc(r->nodes, (size_t)(r->n + 1) * sizeof(*p));
 	struct lp_sweep_node *nd;
@@ -46,24 +46,42 @@ static int add_node(struct lp_sweep_run *r, const char *name, const char *reason
 	return 0;
 }
 
-/* failed cells between node j (just added) and every other node, both ways, every metric */
-static int add_cells(struct lp_sweep_run *r, int j)
+int lp_sweep_absent_cells(struct lp_sweep_run *r, int j)
 {
+	/* measured[(i * 2 + dir) * nmetrics + m]: a successful cell of j with i (dir 1: j the client) */
+	uint8_t *measured = calloc((size_t)r->n * 2 * (size_t)r->nmetrics + 1, 1);
+
+	if (!measured)
+		return -ENOMEM;
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct lp_sweep_cell *c = &r->cells[k];
+
+		if (!c->status && (c->a == j || c->b == j))
+			measured[((size_t)(c->a == j ? c->b : c->a) * 2 + (c->a == j)) * r->nmetrics +
+				 (size_t)c->metric] = 1;
+	}
 	for (int m = 0; m < r->nmetrics; m++)
-		for (int i = 0; i < j; i++)
+		for (int i = 0; i < r->n; i++)
 			for (int dir = 0; dir < 2; dir++) {
 				struct lp_sweep_cell c;
 				int ret;
 
+				if (i == j || measured[((size_t)i * 2 + dir) * r->nmetrics + m] ||
+				    (i > j && r->nodes[i].rank < 0))
+					continue; /* measured, or a later absent node's turn */
 				lp_sweep_cell_init(&c, m, dir ? j : i, dir ? i : j, LP_PHASE_SWEEP,
 						   0);
+				c.attempt = r->attempt;
 				c.status = -EHOSTDOWN;
 				snprintf(c.error, sizeof(c.error), "%s: %s", r->nodes[j].name,
 					 r->nodes[j].error);
 				ret = lp_sweep_add_cell(r, &c);
-				if (ret)
+				if (ret) {
+					free(measured);
 					return ret;
+				}
 			}
+	free(measured);
 	return 0;
 }
 
@@ -89,9 +107,9 @@ int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, char *why, siz
 		}
 		trimmed(eq + 1, e, reason, sizeof(reason)); /* a long reason is cut, not refused */
 		if (!known(r, name)) {
-			ret = add_node(r, name, reason);
+			ret = lp_sweep_add_node(r, name, reason);
 			if (!ret)
-				ret = add_cells(r, r->n - 1);
+				ret = lp_sweep_absent_cells(r, r->n - 1);
 			if (ret) {
 				snprintf(why, why_len, "out of memory");
 				return ret;

@@ -20,4 +20,14 @@
  */
 int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, char *why, size_t why_len);
 
+/* One node without a rank appended to r (rank -1, status -EHOSTDOWN, error reason). 0 or -ENOMEM. */
+int lp_sweep_add_node(struct lp_sweep_run *r, const char *name, const char *reason);
+/*
+ * Failed cells (-EHOSTDOWN, its error, attempt r->attempt) between node j
+ * (without a rank) and every other node, both ways, every metric, except
+ * those already measured successfully and those with a later node without a
+ * rank (its own call adds them). 0 or -ENOMEM.
+ */
+int lp_sweep_absent_cells(struct lp_sweep_run *r, int j);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "common/clock.h"
 #include "common/lp.h"
 #include "sweep/absent.h"
+#include "sweep/resume.h"
 
 /*
  * Every MPI tag of lp-sweep. Retest round r (at most 20) sends its list on
@@ -32,6 +34,12 @@ enum {
 };
 
 #define EXCHANGE_MS 300000 /* start-up and gathers: ranks may start minutes apart under Slurm */
+/*
+ * After SIGINT/SIGTERM no wait lasts longer than this: when a rank died, the
+ * survivors' barrier never completes, and mpirun (or Slurm) follows its SIGTERM
+ * with SIGKILL (1 s later by default: odls_base_sigkill_timeout; KillWait).
+ */
+#define STOP_MS 3000
 
 static uint64_t deadline_in(int ms)
 {
@@ -68,6 +76,7 @@ void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
 	free(x->name_all);
 	free(x->silent);
 	free(x->mine);
+	free(x->done);
 	lp_sched_free(&x->sched);
 	if (x->comm != MPI_COMM_NULL && x->comm)
 		MPI_Comm_free(&x->comm);
@@ -87,9 +96,26 @@ int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p)
 
 /* ---- bounded collectives and point-to-point blobs ---- */
 
+/* A wait's deadline, cut to STOP_MS from now once a signal stopped the sweep (once). */
+static uint64_t stop_bound(const struct lp_sweep_mpi *x, uint64_t deadline, bool *cut)
+{
+	if (*cut || !x->stop || !*x->stop)
+		return deadline;
+	*cut = true;
+	return LP_MIN(deadline, deadline_in(STOP_MS));
+}
+
 static int wait_or_lose(struct lp_sweep_mpi *x, MPI_Request *req, int timeout_ms, const char *what)
 {
-	int ret = lp_mpi_wait(req, NULL, deadline_in(timeout_ms), x->poll_max_us);
+	uint64_t end = deadline_in(timeout_ms);
+	bool cut = false;
+	int ret;
+
+	/* in slices of 100 ms, so that a signal meanwhile shortens the wait */
+	do {
+		end = stop_bound(x, end, &cut);
+		ret = lp_mpi_wait(req, NULL, LP_MIN(end, deadline_in(100)), x->poll_max_us);
+	} while (ret == -ETIMEDOUT && lp_now_ns() < end);
 
 	if (ret == -ETIMEDOUT) {
 		lp_warn("%s: not every rank arrived within %d s; going on without them", what,
@@ -176,6 +202,7 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 {
 	unsigned sleep_us = 50;
 	MPI_Status st;
+	bool cut = false;
 	int flag = 0;
 
 	for (;;) {
@@ -183,6 +210,7 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 			return -EIO;
 		if (flag)
 			break;
+		deadline = stop_bound(x, deadline, &cut);
 		if (lp_now_ns() >= deadline)
 			return -ETIMEDOUT;
 		usleep(sleep_us);
@@ -303,74 +331,175 @@ static void pair_oob(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int
 		.stop = cfg->sopts.stop, /* SIGINT/SIGTERM end the running test too */
 	};
 }
+/*
+ * Test-only (docs/SWEEP.md): LP_SWEEP_FAULT=crash:CLIENT:SERVER (or hang:...)
+ * makes the first test of that ordered pair crash with SIGSEGV (or hang), to
+ * show that a fault inside one test costs one cell.
+ */
+static void test_fault(const char *client, const char *server, int m)
+{
+	const char *f = getenv("LP_SWEEP_FAULT");
+	char want[200];
+
+	if (!f || m != 0)
+		return;
+	snprintf(want, sizeof(want), ":%s:%s", client, server);
+	if (!strncmp(f, "crash", 5) && !strcmp(f + 5, want)) {
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+	}
+	if (!strncmp(f, "hang", 4) && !strcmp(f + 4, want))
+		for (;;)
+			pause();
+}
+
+/* A signal here or at the peer cut the test short: not a measurement. */
+static bool cut_short(int status)
+{
+	return status == -EINTR || status == -ECANCELED;
+}
+
+struct client_arg {
+	const struct lp_sweep_cfg *cfg;
+	int m;
+	const char *client, *server; /* names */
+	struct lp_sweep_cell c;	     /* initialised; the test fills it */
+};
+
+/* One client test on dev over oob: the cell's status, error or values into a->c. */
+static void client_test(struct lp_rdma_dev *dev, struct lp_oob *oob, struct client_arg *a)
+{
+	const struct lp_rdma_params *p = &a->cfg->params[a->m];
+	struct lp_rdma_result *r = calloc(1, sizeof(*r));
+	int ret;
+
+	test_fault(a->client, a->server, a->m);
+	if (!r) {
+		a->c.status = -ENOMEM;
+		snprintf(a->c.error, sizeof(a->c.error), "out of memory");
+		return;
+	}
+	ret = lp_rdma_client_run(dev, oob, p, a->server, r);
+	a->c.status = r->status ? r->status : ret;
+	if (a->c.status)
+		snprintf(a->c.error, sizeof(a->c.error), "%s",
+			 r->error[0] ? r->error : strerror(-a->c.status));
+	else
+		fill_cell(&a->c, r, lp_rdma_test_is_lat(p->test));
+	free(r);
+}
+
+/* The client side in its own process: the test, the session's end, the cell as its record. */
+static void client_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
+			 struct lp_wbuf *out)
+{
+	struct client_arg *a = arg;
+
+	client_test(dev, oob, a);
+	if (!cut_short(a->c.status))
+		lp_rdma_client_bye(oob);
+	lp_record_encode(&lp_sweep_cell_record, &a->c, out);
+}
+
+/* The client test isolated in a child (cfg->isolate) or run here; a->c holds its cell. */
+static void client_side(struct lp_sweep_mpi *x, struct lp_mpi_oob *o, struct lp_oob *oob,
+			struct client_arg *a)
+{
+	struct lp_wbuf *out;
+	int ret;
+
+	if (!a->cfg->isolate) {
+		client_test(x->dev, oob, a);
+		if (cut_short(a->c.status))
+			return;
+		/* end the session; after a failure the server may be gone already,
+		 * and the message then sits unread on a tag nobody uses again */
+		o->deadline_ns = deadline_in(2000);
+		lp_rdma_client_bye(oob);
+		return;
+	}
+	out = malloc(sizeof(*out));
+	ret = out ? lp_sweep_isolated(x, o, oob, client_child, a, out, a->c.error,
+				      sizeof(a->c.error))
+		  : -ENOMEM;
+	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, &a->c, out->data, out->len)) {
+		ret = -EPROTO;
+		snprintf(a->c.error, sizeof(a->c.error), "the test process's result does not decode");
+	}
+	if (ret)
+		a->c.status = ret;
+	free(out);
+}
+
 static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int m, int server,
 		       int tag, int round, enum lp_phase phase)
 {
-	const struct lp_rdma_params *p = &cfg->params[m];
-	bool lat = lp_rdma_test_is_lat(p->test);
-	struct lp_sweep_cell c;
+	struct client_arg a = { cfg, m, x->name_all[x->rank], x->name_all[server], { 0 } };
 	uint64_t t0 = lp_now_ns();
 
-	lp_sweep_cell_init(&c, m, x->rank, server, phase, round);
+	lp_sweep_cell_init(&a.c, m, x->rank, server, phase, round);
 	if (x->dev_status) {
-		c.status = x->dev_status;
-		snprintf(c.error, sizeof(c.error), "client %s: %s", x->name_all[x->rank],
-			 x->dev_error);
+		a.c.status = x->dev_status;
+		snprintf(a.c.error, sizeof(a.c.error), "client %s: %s", a.client, x->dev_error);
 	} else if (x->status_all[server]) {
-		c.status = x->status_all[server];
-		snprintf(c.error, sizeof(c.error), "server %s: device not usable (%s)",
-			 x->name_all[server], strerror(-x->status_all[server]));
+		a.c.status = x->status_all[server];
+		snprintf(a.c.error, sizeof(a.c.error), "server %s: device not usable (%s)",
+			 a.server, strerror(-x->status_all[server]));
 	} else {
 		struct lp_mpi_oob o;
 		struct lp_oob oob;
-		struct lp_rdma_result *r = calloc(1, sizeof(*r));
-		int ret;
 
 		pair_oob(x, cfg, server, tag, &o, &oob);
-
-		if (!r) {
-			c.status = -ENOMEM;
-			snprintf(c.error, sizeof(c.error), "out of memory");
-		} else {
-			ret = lp_rdma_client_run(x->dev, &oob, p, x->name_all[server], r);
-			c.status = r->status ? r->status : ret;
-			if (c.status == -EINTR || c.status == -ECANCELED) {
-				/* a signal here or at the peer cut it short: not a measurement */
-				free(r);
-				return;
-			}
-			if (c.status)
-				snprintf(c.error, sizeof(c.error), "%s",
-					 r->error[0] ? r->error : strerror(-c.status));
-			else
-				fill_cell(&c, r, lat);
-			/* end the session; after a failure the server may be gone already,
-			 * and the message then sits unread on a tag nobody uses again */
-			o.deadline_ns = deadline_in(2000);
-			lp_rdma_client_bye(&oob);
-			free(r);
-		}
+		client_side(x, &o, &oob, &a);
+		if (cut_short(a.c.status))
+			return;
 	}
-	c.wall_s = (double)(lp_now_ns() - t0) / 1e9;
-	if (c.status)
-		lp_info("%s -> %s %s: %s", x->name_all[x->rank], x->name_all[server],
-			lp_rdma_test_names[p->test], c.error);
-	push_cell(x, &c);
+	a.c.wall_s = (double)(lp_now_ns() - t0) / 1e9;
+	if (a.c.status)
+		lp_info("%s -> %s %s: %s", a.client, a.server,
+			lp_rdma_test_names[cfg->params[m].test], a.c.error);
+	push_cell(x, &a.c);
+}
+
+/* The server side in its own process: one session; its status back as a u32. */
+static void server_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
+			 struct lp_wbuf *out)
+{
+	const struct lp_rdma_server_opts *so = arg;
+
+	lp_wbuf_u32(out, (uint32_t)lp_rdma_server_session(dev, oob, so));
 }
 
 static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag)
 {
+	struct lp_rdma_server_opts so = cfg->sopts;
 	struct lp_mpi_oob o;
 	struct lp_oob oob;
+	struct lp_wbuf *out;
+	char why[LP_SWEEP_ERR_LEN] = "";
 	int ret;
 
 	pair_oob(x, cfg, client, tag, &o, &oob);
 
 	if (x->dev_status || x->status_all[client])
 		return; /* the client records the error in its cells */
-	ret = lp_rdma_server_session(x->dev, &oob, &cfg->sopts);
+	if (!cfg->isolate) {
+		ret = lp_rdma_server_session(x->dev, &oob, &so);
+	} else {
+		out = malloc(sizeof(*out));
+		ret = out ? lp_sweep_isolated(x, &o, &oob, server_child, &so, out, why, sizeof(why))
+			  : -ENOMEM;
+		if (!ret) {
+			struct lp_rbuf rb;
+
+			lp_rbuf_init(&rb, out->data, out->len);
+			ret = (int)lp_rbuf_u32(&rb);
+		}
+		free(out);
+	}
 	if (ret)
-		lp_info("serving %s: session ended: %s", x->name_all[client], strerror(-ret));
+		lp_info("serving %s: session ended: %s", x->name_all[client],
+			why[0] ? why : strerror(-ret));
 }
 
 /* This rank's tests in round r (its pair, both directions, every metric): client cells to x->mine. */
@@ -394,6 +523,9 @@ static void run_my_pair(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 
 				if (cfg->sopts.stop && *cfg->sopts.stop)
 					break; /* no new session: every rank got the signal too */
+				if (phase == LP_PHASE_SWEEP && x->done &&
+				    x->done[((size_t)client * x->size + server) * cfg->nmetrics + m])
+					continue; /* --resume: the journal has it */
 				if (client == x->rank)
 					run_client(x, cfg, m, server, tag, (int)r, phase);
 				else
@@ -513,6 +645,8 @@ static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		/* The round's barrier also agrees on stopping: a signal to any rank stops all. */
 		stop = round_barrier(x, barrier_ms, cfg->sopts.stop && *cfg->sopts.stop);
 		gather_cells(x, run, tag);
+		for (size_t i = from; i < run->ncells; i++)
+			run->cells[i].attempt = run->attempt;
 		lp_sweep_journal_cells(cfg->journal, run, from);
 		lp_sweep_journal_sync(cfg->journal);
 		if (stop)
@@ -713,6 +847,47 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	return true;
 }
 
+/*
+ * --resume: rank 0 checks the journal's parameters against this run's and
+ * marks the cells it measured (matched by name); every rank learns them
+ * (x->done), so that both sides of a pair skip them alike, and a refusal (its
+ * last byte); rank 0 then takes the journal's cells and lost nodes into run.
+ * Without --resume nothing is marked. -EINVAL: the parameters differ (said).
+ */
+static int resume_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			struct lp_sweep_run *run)
+{
+	size_t len = (size_t)x->size * x->size * cfg->nmetrics;
+	MPI_Request req;
+	char why[256];
+	int ret;
+
+	x->done = len < (size_t)1 << 30 ? calloc(len + 1, 1) : NULL;
+	if (!x->done)
+		return -ENOMEM;
+	if (!x->rank && cfg->resume) {
+		if (lp_sweep_resume_check(cfg->resume, run, why, sizeof(why))) {
+			lp_err("--resume %s: %s", cfg->resume_path, why);
+			x->done[len] = 1;
+		} else {
+			lp_sweep_resume_done(cfg->resume, run, (const char(*)[80])x->name_all,
+					     x->size, x->done);
+		}
+	}
+	if (MPI_Ibcast(x->done, (int)len + 1, MPI_BYTE, 0, x->comm, &req) != MPI_SUCCESS)
+		return -EIO;
+	ret = wait_or_lose(x, &req, EXCHANGE_MS, "the resumed cells");
+	if (ret) {
+		x->done = NULL; /* the pending request owns it */
+		return ret;
+	}
+	if (x->done[len])
+		return -EINVAL;
+	if (!x->rank && cfg->resume)
+		return lp_sweep_resume_merge(run, cfg->resume, cfg->resume_seen, cfg->resume_path);
+	return 0;
+}
+
 /* Rank 0 diagnoses; after a signal every rank ends with 130, as rank 0 does. */
 static int run_code(const struct lp_sweep_mpi *x, struct lp_sweep_run *run)
 {
@@ -742,6 +917,7 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	int ret;
 
 	*code_p = LP_EXIT_FAIL;
+	x->stop = cfg->sopts.stop;
 	/* everyone learns who can measure; labels made unique */
 	ret = exchange(x, me);
 	if (ret)
@@ -765,8 +941,17 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 		return ret;
 	}
+	ret = resume_setup(x, cfg, run);
+	if (ret) {
+		if (!x->rank && ret != -EINVAL)
+			lp_err("--resume: %s", strerror(-ret));
+		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
+		return ret;
+	}
 	lp_sweep_journal_run(cfg->journal, run);
 	lp_sweep_journal_nodes(cfg->journal, run);
+	lp_sweep_journal_cells(cfg->journal, run, 0); /* absent nodes' and resumed cells */
+	lp_sweep_journal_sync(cfg->journal);
 	progress(x, cfg,
 		 "lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
 		 "pair timeout %.0f s\n",

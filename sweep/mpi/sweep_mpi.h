@@ -40,6 +40,26 @@ extern const struct lp_oob_ops lp_oob_mpi_ops;
 /* Wait for a request until deadline_ns (0 = wait forever). 0, -ETIMEDOUT (request still active), -EIO. */
 int lp_mpi_wait(MPI_Request *req, MPI_Status *st, uint64_t deadline_ns, int poll_max_us);
 
+/* ---- one side of a pair's test in a child process (sweep/mpi/isolate.c) ---- */
+
+struct lp_sweep_mpi;
+
+/*
+ * Run side() in a child process: the child opens its own device like x->dev,
+ * talks to the peer over a socketpair that this process relays to the MPI
+ * channel o (oob: the session's lp_oob, copied with the socket as its
+ * channel), never calls MPI, and _exits after side() filled out. This process
+ * kills it at o->deadline_ns (the pair timeout) and passes SIGINT/SIGTERM
+ * (*oob->stop) on; a child that ends without a result is reported to the
+ * peer's relay, which closes its own child's channel so that it ends too.
+ * 0 with *out as the child wrote it, or a negative errno with why:
+ * "test process killed by signal 11 (Segmentation fault)", "... killed past
+ * the pair timeout (60 s)", "... exited with status N without a result".
+ */
+int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const struct lp_oob *oob,
+		      void (*side)(struct lp_rdma_dev *, struct lp_oob *, void *, struct lp_wbuf *),
+		      void *arg, struct lp_wbuf *out, char *why, size_t why_len);
+
 /* ---- the sweep ---- */
 
 struct lp_sweep_cfg {
@@ -58,6 +78,11 @@ struct lp_sweep_cfg {
 	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */
 	struct lp_sweep_journal *journal; /* rank 0: every cell as it arrives; NULL = none */
 	const char *absent;		  /* nodes without a rank, "NAME=WHY;.." (sweep/absent.h) */
+	bool isolate; /* each side of each test in a child process (lp_sweep_isolated) */
+	/* rank 0: a journal to resume (NULL none): its measured cells are not measured again */
+	const struct lp_sweep_run *resume;
+	const char (*resume_seen)[32]; /* its nodes' last measured cell, "node missing since" */
+	const char *resume_path;
 };
 
 struct lp_sweep_mpi {
@@ -80,6 +105,8 @@ struct lp_sweep_mpi {
 	MPI_Request pending_req[64];
 	int stop_mine, stop_any; /* the round barrier's buffers (they outlive a late barrier) */
 	struct lp_sched sched;	 /* the sweep's schedule (lp_sweep_run.sched points here) */
+	const volatile sig_atomic_t *stop; /* SIGINT/SIGTERM: waits end within STOP_MS */
+	uint8_t *done; /* --resume: (a*size + b)*nmetrics + m measured already (not again) */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);

@@ -273,11 +273,11 @@ static void close_context(struct lp_rdma_dev *d)
  * has one: QPs made with rdma_create_qp must share the PD's context, and a cm_id
  * carries librdmacm's context, never one we opened ourselves.
  */
-static int open_context(struct lp_rdma_dev *d, struct ibv_device *ibdev)
+static int open_context(struct lp_rdma_dev *d, struct ibv_device *ibdev, bool own)
 {
 	int ret;
 
-	d->cm_devs = rdma_get_devices(NULL);
+	d->cm_devs = own ? NULL : rdma_get_devices(NULL);
 	for (int i = 0; d->cm_devs && d->cm_devs[i]; i++)
 		if (!strcmp(ibv_get_device_name(d->cm_devs[i]->device), ibv_get_device_name(ibdev)))
 			d->ctx = d->cm_devs[i];
@@ -370,7 +370,7 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 	}
 	ibdev = find_device(sel, list, n);
 	d = ibdev ? calloc(1, sizeof(*d)) : NULL;
-	ret = !ibdev ? -EINVAL : !d ? -ENOMEM : open_context(d, ibdev);
+	ret = !ibdev ? -EINVAL : !d ? -ENOMEM : open_context(d, ibdev, sel->own_context);
 	if (ret)
 		goto free_dev;
 	ret = pick_port(d, ibdev, &port);

@@ -61,6 +61,9 @@ struct lp_rdma_devsel {
 	int gid_index;	 /* -1 = scored automatic choice (RoCE only) */
 	int tclass;	 /* traffic class (RoCE DSCP << 2 | ECN); -1 = default */
 	int sl;		 /* IB service level 0..15 */
+	/* a context of its own, not librdmacm's shared one: in a forked child, whose
+	 * librdmacm contexts the parent opened (the kernel refuses verbs on them: EACCES) */
+	bool own_context;
 };
 
 /* GID table entry as scored by lp_rdma_gid_pick (exposed for the unit tests). */

@@ -2,8 +2,9 @@
 /*
  * One side of a pair's test in a child process (issue 18): a crash in a verbs
  * provider, a CUDA error that poisons the context or a hang then costs one
- * cell, not the rank. The child opens its own device (the parent registers no
- * memory, so fork needs no ibv_fork_init), speaks lp_wire frames on a
+ * cell, not the rank. The child opens its own device context (the parent
+ * registers no memory, so fork needs no ibv_fork_init; librdmacm's shared
+ * contexts are the parent's, and the kernel refuses a child's verbs on them), speaks lp_wire frames on a
  * socketpair that the parent relays to the session's MPI tag, never calls MPI
  * and leaves with _exit.
  */
@@ -32,9 +33,11 @@ child(const struct lp_sweep_mpi *x, int sock, int res_fd, const struct lp_oob *t
       void (*side)(struct lp_rdma_dev *, struct lp_oob *, void *, struct lp_wbuf *), void *arg)
 {
 	const struct lp_rdma_devinfo *di = lp_rdma_dev_info(x->dev);
-	struct lp_rdma_devsel sel = {
-		.dev = di->name, .port = di->port, .gid_index = di->gid_index, .tclass = -1
-	};
+	struct lp_rdma_devsel sel = { .dev = di->name,
+				      .port = di->port,
+				      .gid_index = di->gid_index,
+				      .tclass = -1,
+				      .own_context = true };
 	struct lp_oob oob = *tmpl;
 	struct lp_rdma_dev *dev = NULL;
 	struct lp_wbuf *out = malloc(sizeof(*out));

@@ -45,7 +45,8 @@ struct cli {
 	int schedule, isolation;
 	unsigned k;
 	uint64_t seed;
-	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent, *resume;
+	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent,
+		*resume;
 	double pair_timeout, test_timeout;
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
@@ -406,8 +407,10 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 		ret = qual_setup(o, argv, &q);
 	if (ret || o->help || !o->diagnose) {
 		if (o->help)
-			lp_opt_usage(stdout, "lp-sweep --diagnose RUN.json|RUN.journal [thresholds] [outputs]",
-				     opts);
+			lp_opt_usage(
+				stdout,
+				"lp-sweep --diagnose RUN.json|RUN.journal [thresholds] [outputs]",
+				opts);
 		lp_qual_free(&q);
 		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
 	}

@@ -212,10 +212,10 @@ static int read_line(struct lp_sweep_run *r, const json_t *o, struct lp_sweep_jo
 	if (!strcmp(type, "metric")) {
 		const char *test = json_string_value(json_object_get(o, "test"));
 
-		if (!test || lp_sweep_add_metric(r, test, -1,
-						 json_is_true(json_object_get(o, "latency")),
-						 (uint64_t)json_integer_value(
-							 json_object_get(o, "size"))) < 0) {
+		if (!test ||
+		    lp_sweep_add_metric(r, test, -1, json_is_true(json_object_get(o, "latency")),
+					(uint64_t)json_integer_value(json_object_get(o, "size"))) <
+			    0) {
 			snprintf(why, why_len, "a metric without a test, or too many");
 			return -EINVAL;
 		}
@@ -317,7 +317,8 @@ int lp_sweep_journal_read(struct lp_sweep_run *r, const char *path,
 			} else if (fgetc(f) == EOF) { /* the last line, cut short: a power loss */
 				info.truncated = true;
 			} else {
-				snprintf(why, why_len, "line %zu: not a JSON object", info.lines + 1);
+				snprintf(why, why_len, "line %zu: not a JSON object",
+					 info.lines + 1);
 				rc = -EINVAL;
 			}
 			json_decref(o);
@@ -377,8 +378,8 @@ int lp_sweep_journal_read(struct lp_sweep_run *r, const char *path,
 }
 #endif
 
-int lp_sweep_read_run(struct lp_sweep_run *r, const char *path,
-		      struct lp_sweep_journal_info *info, char *why, size_t why_len)
+int lp_sweep_read_run(struct lp_sweep_run *r, const char *path, struct lp_sweep_journal_info *info,
+		      char *why, size_t why_len)
 {
 	int rc = lp_sweep_journal_read(r, path, info, why, why_len);
 

@@ -88,7 +88,7 @@ void lp_sweep_journal_info_free(struct lp_sweep_journal_info *info);
  * JSON document (lp_sweep_read_json). info as lp_sweep_journal_read's; for a
  * JSON document it says ended, no truncation. Same returns.
  */
-int lp_sweep_read_run(struct lp_sweep_run *r, const char *path,
-		      struct lp_sweep_journal_info *info, char *why, size_t why_len);
+int lp_sweep_read_run(struct lp_sweep_run *r, const char *path, struct lp_sweep_journal_info *info,
+		      char *why, size_t why_len);
 
 #endif

@@ -1367,7 +1367,8 @@ static void summary_missing(FILE *f, const struct lp_sweep_run *r)
 		r->incomplete ? " (the journal has no end)" : "", cnt);
 	each_missing(r, summary_missing_pair, &ml);
 	if (ml.shown > 20)
-		fprintf(f, "  ... and %d more pair(s) (see the JSON's \"missing\")\n", ml.shown - 20);
+		fprintf(f, "  ... and %d more pair(s) (see the JSON's \"missing\")\n",
+			ml.shown - 20);
 }
 
 void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
@@ -1531,7 +1532,8 @@ void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t 
 	r->nretests = (size_t)jint(run, "retests");
 	r->interrupted = json_is_true(json_object_get(run, "interrupted"));
 	r->incomplete = json_is_true(json_object_get(run, "incomplete"));
-	r->attempt = json_is_integer(json_object_get(run, "attempt")) ? (int)jint(run, "attempt") : 1;
+	r->attempt =
+		json_is_integer(json_object_get(run, "attempt")) ? (int)jint(run, "attempt") : 1;
 	jstr(run, "resumed_from", r->resumed, sizeof(r->resumed));
 	r->random_k = (int)jint(sc, "random_k");
 	r->seed = (uint64_t)jint(sc, "seed");

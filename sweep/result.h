@@ -119,9 +119,9 @@ struct lp_sweep_run {
 	size_t nretests;
 	char started[32];
 	double wall_s, sweep_s, retest_s;
-	bool interrupted; /* SIGINT/SIGTERM: the cells are those done until then */
-	bool incomplete;  /* read from a journal that has no end: a rank or rank 0 died */
-	int attempt;	  /* this run's attempt: 1, or one more than the journal it resumes */
+	bool interrupted;  /* SIGINT/SIGTERM: the cells are those done until then */
+	bool incomplete;   /* read from a journal that has no end: a rank or rank 0 died */
+	int attempt;	   /* this run's attempt: 1, or one more than the journal it resumes */
 	char resumed[256]; /* the journal it resumes, "" none */
 	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
 	/* diagnosis outputs */

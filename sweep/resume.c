@@ -44,8 +44,8 @@ int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep
 		metric_list(prev, w, a, sizeof(a));
 		metric_list(now, w, b, sizeof(b));
 		if (strcmp(a, b)) {
-			snprintf(why, why_len, "%s: journal %s, now %s", lists[w], a[0] ? a : "none",
-				 b[0] ? b : "none");
+			snprintf(why, why_len, "%s: journal %s, now %s", lists[w],
+				 a[0] ? a : "none", b[0] ? b : "none");
 			return -EINVAL;
 		}
 	}
@@ -61,7 +61,8 @@ int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep
 	SAME("--seed", seed, "%llu", unsigned long long);
 	SAME("--rails", rails, "%d", int);
 #undef SAME
-	if (strcmp(prev->sched_name ? prev->sched_name : "", now->sched_name ? now->sched_name : "")) {
+	if (strcmp(prev->sched_name ? prev->sched_name : "",
+		   now->sched_name ? now->sched_name : "")) {
 		snprintf(why, why_len, "--schedule: journal %s, now %s", prev->sched_name,
 			 now->sched_name);
 		return -EINVAL;

@@ -424,7 +424,8 @@ static void client_side(struct lp_sweep_mpi *x, struct lp_mpi_oob *o, struct lp_
 		  : -ENOMEM;
 	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, &a->c, out->data, out->len)) {
 		ret = -EPROTO;
-		snprintf(a->c.error, sizeof(a->c.error), "the test process's result does not decode");
+		snprintf(a->c.error, sizeof(a->c.error),
+			 "the test process's result does not decode");
 	}
 	if (ret)
 		a->c.status = ret;

@@ -146,7 +146,8 @@ int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const 
 		close(res[0]);
 		goto fail;
 	}
-	o->deadline_ns = 0; /* the relay bounds itself: each hop by GRACE_MS, the whole by deadline */
+	o->deadline_ns =
+		0; /* the relay bounds itself: each hop by GRACE_MS, the whole by deadline */
 	for (;;) {
 		struct pollfd p = { .fd = sv[0], .events = POLLIN };
 		bool busy = false;
@@ -168,7 +169,8 @@ int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const 
 		if (oob->stop && *oob->stop && !signalled) {
 			kill(pid, SIGTERM); /* it stops its test as the rank would */
 			signalled = true;
-			deadline = LP_MIN(deadline ? deadline : UINT64_MAX, t + GRACE_MS * 1000000ull);
+			deadline =
+				LP_MIN(deadline ? deadline : UINT64_MAX, t + GRACE_MS * 1000000ull);
 		}
 		if (deadline && t >= deadline) {
 			kill(pid, SIGKILL);
@@ -181,7 +183,8 @@ int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const 
 			continue;
 		}
 		usleep(sleep_us);
-		sleep_us = LP_MIN(sleep_us * 2, (unsigned)(o->poll_max_us > 0 ? o->poll_max_us : 20000));
+		sleep_us = LP_MIN(sleep_us * 2,
+				  (unsigned)(o->poll_max_us > 0 ? o->poll_max_us : 20000));
 	}
 	ret = child_result(st, killed, res[0], oob->timeout_ms / 1000.0, out, why, why_len);
 	close(sv[0]);

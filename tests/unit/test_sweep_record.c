@@ -284,7 +284,8 @@ static void test_journal(void **state)
 	assert_int_equal(count(doc, "{\"type\":\"node\",\"time\":"), 2);
 	line = strstr(doc, "{\"type\":\"cell\"");
 	assert_non_null(line);
-	assert_non_null(strstr(line, "\"metric\":1,\"a\":1,\"b\":0,\"phase\":0,\"round\":0,\"attempt\":1"));
+	assert_non_null(
+		strstr(line, "\"metric\":1,\"a\":1,\"b\":0,\"phase\":0,\"round\":0,\"attempt\":1"));
 	assert_non_null(strstr(line, "\"gbits_s\":9.5"));
 	assert_int_equal(count(doc, "{\"type\":\"cell\""), 1);
 	assert_non_null(strstr(doc, "Z\",\"round\":0,\"pairs\":[[0,1]]}\n"));
@@ -304,7 +305,8 @@ static void test_journal_errors(void **state)
 	char path[] = "/tmp/lp-sweep-journal-XXXXXX";
 
 	(void)state;
-	assert_int_equal(lp_sweep_journal_open(&jl, "/nonexistent/dir/run.journal", false), -ENOENT);
+	assert_int_equal(lp_sweep_journal_open(&jl, "/nonexistent/dir/run.journal", false),
+			 -ENOENT);
 	assert_int_equal(lp_sweep_journal_close(&jl), 0); /* nothing open: nothing to do */
 	write_run(&r, path);
 	unlink(path);

@@ -32,3 +32,19 @@ stop_server() {
 	wait "$SRV" 2>/dev/null
 	echo "server on $PORT exit $?" >>"$OUT/srv-$PORT.log"
 }
+
+# journal_cells FILE: the cell lines a sweep journal holds so far (0 while there is none).
+journal_cells() { cat "$1" 2>/dev/null | grep -c '"type":"cell"'; }
+
+# rank_pid_after_cells MPIRUN_PID RANK FILE N: once the journal FILE holds N cells (at most
+# 90 s), the pid of that rank among mpirun's children ("" when none).
+rank_pid_after_cells() { # MPIRUN_PID RANK FILE N
+	i=0
+	while [ "$(journal_cells "$3")" -lt "$4" ] && [ $i -lt 300 ]; do
+		sleep 0.3
+		i=$((i + 1))
+	done
+	for p in $(pgrep -P "$1"); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && echo "$p"
+	done
+}

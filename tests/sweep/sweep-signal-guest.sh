@@ -77,17 +77,8 @@ rm -f "$j"
 mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 -np 3 \
 	"$B" -t write_lat -D 1 --pair-timeout 60 --retest 0 --journal "$j" >"$OUT/kill.txt" 2>&1 </dev/null &
 M=$!
-cells() { cat "$j" 2>/dev/null | grep -c '"type":"cell"'; } # 0 while there is no journal yet
-i=0
-while [ "$(cells)" -lt 2 ] && [ $i -lt 300 ]; do
-	sleep 0.3
-	i=$((i + 1))
-done
-r0=
-for p in $(pgrep -P $M); do
-	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && r0=$p
-done
-kept=$(cells)
+r0=$(rank_pid_after_cells $M 0 "$j" 2)
+kept=$(journal_cells "$j")
 [ -n "$r0" ] && kill -KILL "$r0"
 t0=$(now_ms)
 while kill -0 $M 2>/dev/null && [ $(($(now_ms) - t0)) -lt 30000 ]; do

@@ -71,16 +71,7 @@ rm -f "$J" "$OUT/kill.json"
 $MPI --mca odls_base_sigkill_timeout 10 -np 3 "$B" -t write_lat -D 1 --pair-timeout 30 --retest 0 \
 	-q --json "$OUT/kill.json" >"$OUT/kill.txt" 2>&1 </dev/null &
 M=$!
-cells() { grep -c '"type":"cell"' "$J" 2>/dev/null || echo 0; }
-i=0
-while [ "$(cells)" -lt 2 ] && [ $i -lt 300 ]; do
-	sleep 0.3
-	i=$((i + 1))
-done
-r2=
-for p in $(pgrep -P $M); do
-	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && r2=$p
-done
+r2=$(rank_pid_after_cells $M 2 "$J" 2)
 [ -n "$r2" ] && kill -KILL "$r2"
 t0=$(now_ms)
 while kill -0 $M 2>/dev/null && [ $(($(now_ms) - t0)) -lt 40000 ]; do sleep 0.3; done

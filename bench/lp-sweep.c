@@ -834,11 +834,9 @@ int main(int argc, char **argv)
 		return finish(&x, LP_EXIT_FAIL);
 	}
 	cfg.journal = &jl;
-	if (prev.nodes) {
-		cfg.resume = &prev;
-		cfg.resume_seen = (const char(*)[32])info.seen;
-		cfg.resume_path = o.resume;
-	}
+	cfg.resume_path = o.resume;
+	cfg.resume = prev.nodes ? &prev : NULL; /* rank 0 */
+	cfg.resume_seen = (const char(*)[32])info.seen;
 	if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank)
 		code = write_outputs(&o, &run, &q, code);
 	lp_qual_free(&q);

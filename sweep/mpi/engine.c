@@ -853,7 +853,8 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
  * marks the cells it measured (matched by name); every rank learns them
  * (x->done), so that both sides of a pair skip them alike, and a refusal (its
  * last byte); rank 0 then takes the journal's cells and lost nodes into run.
- * Without --resume nothing is marked. -EINVAL: the parameters differ (said).
+ * Without --resume (cfg->resume_path NULL on every rank) nothing happens.
+ * -EINVAL: the parameters differ (said).
  */
 static int resume_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			struct lp_sweep_run *run)
@@ -863,6 +864,8 @@ static int resume_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	char why[256];
 	int ret;
 
+	if (!cfg->resume_path)
+		return 0; /* every rank knows: they all parsed the same options */
 	x->done = len < (size_t)1 << 30 ? calloc(len + 1, 1) : NULL;
 	if (!x->done)
 		return -ENOMEM;

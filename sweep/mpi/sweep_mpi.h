@@ -79,10 +79,11 @@ struct lp_sweep_cfg {
 	struct lp_sweep_journal *journal; /* rank 0: every cell as it arrives; NULL = none */
 	const char *absent;		  /* nodes without a rank, "NAME=WHY;.." (sweep/absent.h) */
 	bool isolate; /* each side of each test in a child process (lp_sweep_isolated) */
-	/* rank 0: a journal to resume (NULL none): its measured cells are not measured again */
-	const struct lp_sweep_run *resume;
-	const char (*resume_seen)[32]; /* its nodes' last measured cell, "node missing since" */
+	/* --resume: its path on every rank (NULL: none); on rank 0 the run read from it, whose
+	 * measured cells are not measured again, and its nodes' last measured cell ("missing since") */
 	const char *resume_path;
+	const struct lp_sweep_run *resume;
+	const char (*resume_seen)[32];
 };
 
 struct lp_sweep_mpi {

@@ -99,6 +99,56 @@ check "8-ranks-on-a-host noise: inconclusive only, exit 3" \
 	[ "$(jq_ noisy "sorted(set(v['kind'] for v in d['verdicts']))"):$(rc noisy)" = "['inconclusive']:3" ]
 check "inconclusive says the remedy" grep -q "remedy" "$T/noisy.out"
 
+# journals (issue 18): the healthy run as rank 0 journals it, line by line (tests/sweep/
+# sweep-survive-guest.sh checks a real one): whole, it gives the run's cells, verdicts and exit
+# code; without its end and its last round it is incomplete, with the missing pairs listed; cut
+# mid-line, it is read up to there with a warning; the pictures render from its JSON
+journal() { # out [R [cut]]: with R, from round R on nothing and no end line; cut: the last line cut
+	python3 - "$D/fabric4-healthy.json" "$T/$1" "${2:--}" "${3:-}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); drop = sys.argv[3] != "-" 
+L = [{"type": "run", "time": d["run"]["started"], "schema": "linkperf.sweep-journal/1",
+      "run": d["run"], "schedule": d["schedule"]}]
+L += [{"type": "metric", "index": i, "test": m["test"], "size": m["size"], "latency": m["kind"] == "latency"}
+      for i, m in enumerate(d["metrics"])]
+L += [{"type": "node", "index": n["index"], "rank": n["rank"], "rail": n["rail"], "host": n["host"],
+       "name": n["name"], "status": n["status"], "error": n["error"] or "",
+       "dev": {"name": n["device"], "port": n["port"]}, "mem": n["mem"], "kernel": n["kernel"]}
+      for n in d["nodes"]]
+cells = [c for c in d["cells"] if not drop or (c["phase"] == "sweep" and c["round"] < int(sys.argv[3]))]
+for c in cells:
+    lat = c.get("latency_us") or {}
+    bw = c.get("bandwidth") or {}
+    L.append({"type": "cell", "time": d["run"]["started"], "metric": c["metric"], "a": c["client"],
+              "b": c["server"], "phase": int(c["phase"] == "retest"), "round": c["round"], "attempt": 1,
+              "status": c["status"], "error": c["error"] or "", "value": c["value"], "wall_s": c["wall_s"],
+              "lat": {"n": lat.get("n", 0), "p50": lat.get("p50")}, "halved": True,
+              "gbits_s": bw.get("gbits_s"), "gbytes_s": bw.get("gbytes_s"), "iters": c["iters"]})
+if not drop:
+    L.append({"type": "end", "interrupted": False, "cells": len(cells), "exit_code": d["exit_code"]})
+text = "".join(json.dumps(l, separators=(",", ":")) + "\n" for l in L)
+open(sys.argv[2], "w").write(text[:-20] if sys.argv[4] else text)
+PY
+}
+journal whole.journal
+diag whole "$T/whole.journal"
+diag wholejson $D/fabric4-healthy.json
+check "a whole journal: the run's cells, verdicts and exit code" [ "$(jq_ whole "([(c['client'],c['server'],c['metric'],c['value']) for c in d['cells']], [v['reason'] for v in d['verdicts']], d['exit_code'], d['run']['incomplete'])")" = "$(jq_ wholejson "([(c['client'],c['server'],c['metric'],c['value']) for c in d['cells']], [v['reason'] for v in d['verdicts']], d['exit_code'], False)")" ]
+journal part.journal 5
+diag part "$T/part.journal" --csv "$T/part"
+check "a journal without its end: incomplete, the last round's 2 pairs missing, exit 1" \
+	[ "$(jq_ part "(d['run']['incomplete'], sorted((m['client_name'], m['server_name']) for m in d['missing']), d['exit_code'])"):$(rc part)" = "(True, [('lpnode2', 'lpnode3'), ('lpnode3', 'lpnode2')], 1):1" ]
+check "its summary says so" grep -q "^run incomplete (the journal has no end): 4 scheduled cell(s) never measured" "$T/part.out"
+check "its CSV says so" [ "$(awk -F, 'NR == 2 { print $NF }' "$T/part-cells.csv")" = 1 ]
+journal cut.journal 5 cut
+diag cut "$T/cut.journal"
+check "a journal cut mid-line: read up to there, one warning" \
+	[ "$(rc cut):$(jq_ cut "len(d['cells'])"):$(grep -c 'cut short' "$T/cut.err")" = "1:19:1" ]
+if python3 -c 'import matplotlib' 2>/dev/null; then
+	plots/lp-plot all "$T/part.json" --out "$T/part" >/dev/null 2>&1
+	check "the incomplete run's pictures render" [ -s "$T/part-write_bw-65536-heatmap.png" ] || ls "$T" | grep png
+fi
+
 # bad input: one line, exit 2
 echo '{"schema": "other"}' >"$T/bad.json"
 for f in "$T/bad.json" /dev/null "$T/missing.json"; do

@@ -35,9 +35,10 @@ enum {
 
 #define EXCHANGE_MS 300000 /* start-up and gathers: ranks may start minutes apart under Slurm */
 /*
- * After SIGINT/SIGTERM no wait lasts longer than this: when a rank died, the
- * survivors' barrier never completes, and mpirun (or Slurm) follows its SIGTERM
- * with SIGKILL (1 s later by default: odls_base_sigkill_timeout; KillWait).
+ * After SIGINT/SIGTERM every wait ends within this of the signal, all of them
+ * together: when a rank died, the survivors' barrier never completes, and
+ * mpirun (or Slurm) follows its SIGTERM with SIGKILL (1 s later by default:
+ * odls_base_sigkill_timeout; KillWait).
  */
 #define STOP_MS 3000
 
@@ -96,24 +97,24 @@ int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p)
 
 /* ---- bounded collectives and point-to-point blobs ---- */
 
-/* A wait's deadline, cut to STOP_MS from now once a signal stopped the sweep (once). */
-static uint64_t stop_bound(const struct lp_sweep_mpi *x, uint64_t deadline, bool *cut)
+/* A wait's deadline, no later than STOP_MS after the signal that stopped the sweep. */
+static uint64_t stop_bound(struct lp_sweep_mpi *x, uint64_t deadline)
 {
-	if (*cut || !x->stop || !*x->stop)
+	if (!x->stop || !*x->stop)
 		return deadline;
-	*cut = true;
-	return LP_MIN(deadline, deadline_in(STOP_MS));
+	if (!x->stop_deadline)
+		x->stop_deadline = deadline_in(STOP_MS);
+	return LP_MIN(deadline, x->stop_deadline);
 }
 
 static int wait_or_lose(struct lp_sweep_mpi *x, MPI_Request *req, int timeout_ms, const char *what)
 {
 	uint64_t end = deadline_in(timeout_ms);
-	bool cut = false;
 	int ret;
 
 	/* in slices of 100 ms, so that a signal meanwhile shortens the wait */
 	do {
-		end = stop_bound(x, end, &cut);
+		end = stop_bound(x, end);
 		ret = lp_mpi_wait(req, NULL, LP_MIN(end, deadline_in(100)), x->poll_max_us);
 	} while (ret == -ETIMEDOUT && lp_now_ns() < end);
 
@@ -202,7 +203,6 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 {
 	unsigned sleep_us = 50;
 	MPI_Status st;
-	bool cut = false;
 	int flag = 0;
 
 	for (;;) {
@@ -210,7 +210,7 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 			return -EIO;
 		if (flag)
 			break;
-		deadline = stop_bound(x, deadline, &cut);
+		deadline = stop_bound(x, deadline);
 		if (lp_now_ns() >= deadline)
 			return -ETIMEDOUT;
 		usleep(sleep_us);
@@ -429,6 +429,8 @@ static void client_side(struct lp_sweep_mpi *x, struct lp_mpi_oob *o, struct lp_
 	}
 	if (ret)
 		a->c.status = ret;
+	if (a->c.status && a->cfg->sopts.stop && *a->cfg->sopts.stop)
+		a->c.status = -EINTR; /* its channel was closed on the signal: cut short */
 	free(out);
 }
 

@@ -25,7 +25,8 @@
 
 /* The relay's message to the peer's relay: "my side's process is gone without a word". */
 #define RELAY_GONE 0xffffu
-#define GRACE_MS   2000 /* a signalled child's time to end before SIGKILL */
+#define GRACE_MS   2000 /* bound on one relayed message */
+#define STOP_MS	   1000 /* after SIGINT/SIGTERM: the child's time to end before SIGKILL */
 
 /* The child: its own device like x->dev, the socket as its lp_oob, the result on res_fd. */
 static void __attribute__((noreturn))
@@ -167,10 +168,12 @@ int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const 
 		}
 		t = lp_now_ns();
 		if (oob->stop && *oob->stop && !signalled) {
-			kill(pid, SIGTERM); /* it stops its test as the rank would */
+			kill(pid, SIGTERM);	    /* it stops its test as the rank would, */
+			shutdown(sv[0], SHUT_RDWR); /* and a wait on its channel ends too */
+			up = false;
 			signalled = true;
 			deadline =
-				LP_MIN(deadline ? deadline : UINT64_MAX, t + GRACE_MS * 1000000ull);
+				LP_MIN(deadline ? deadline : UINT64_MAX, t + STOP_MS * 1000000ull);
 		}
 		if (deadline && t >= deadline) {
 			kill(pid, SIGKILL);

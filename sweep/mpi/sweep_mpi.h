@@ -107,6 +107,7 @@ struct lp_sweep_mpi {
 	int stop_mine, stop_any; /* the round barrier's buffers (they outlive a late barrier) */
 	struct lp_sched sched;	 /* the sweep's schedule (lp_sweep_run.sched points here) */
 	const volatile sig_atomic_t *stop; /* SIGINT/SIGTERM: waits end within STOP_MS */
+	uint64_t stop_deadline;		   /* when they end (0: no signal yet) */
 	uint8_t *done; /* --resume: (a*size + b)*nmetrics + m measured already (not again) */
 };
 

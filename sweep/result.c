@@ -14,8 +14,9 @@
 #include "common/table.h"
 #include "common/units.h"
 
-const char *const lp_verdict_names[] = { "node_slow", "node_failed", "link_slow",    "link_failed",
-					 "pair_slow", "ambiguous",   "inconclusive", NULL };
+const char *const lp_verdict_names[] = { "node_slow",	 "node_failed", "link_slow",
+					 "link_failed",	 "pair_slow",	"ambiguous",
+					 "inconclusive", "errors",	NULL };
 
 int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 {
@@ -40,6 +41,7 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 	free(r->verdicts);
 	free(r->cells);
 	free(r->nodes);
+	lp_sweep_evidence_free(&r->ev);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -180,20 +182,6 @@ out:
 
 /* ---- verdicts ---- */
 
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t l = strlen(buf);
-	va_list ap;
-
-	if (l + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + l, len - l, fmt, ap);
-	va_end(ap);
-}
-
 /* Numbers behind a verdict: the evidence of one metric. */
 static void evidence_init(struct lp_verdict *ev)
 {
@@ -242,9 +230,16 @@ static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a,
 			v->cand[v->ncand++] = ev->cand[i];
 	}
 	if (!strstr(v->metrics, label))
-		appendf(v->metrics, sizeof(v->metrics), "%s%s", v->metrics[0] ? "," : "", label);
-	appendf(v->reason, sizeof(v->reason), "%s%s", v->reason[0] ? "; " : "", reason);
+		lp_strcatf(v->metrics, sizeof(v->metrics), "%s%s", v->metrics[0] ? "," : "", label);
+	lp_strcatf(v->reason, sizeof(v->reason), "%s%s", v->reason[0] ? "; " : "", reason);
 	return 0;
+}
+
+int lp_sweep_verdict_add(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b,
+			 unsigned dirs, const char *label, const char *reason,
+			 const struct lp_verdict *ev)
+{
+	return add_verdict(r, kind, a, b, dirs, label, reason, ev);
 }
 
 static const char *unit_of(const struct lp_sweep_metric *m)
@@ -324,7 +319,7 @@ static void attempts(const struct lp_sweep_run *r, int m, int a, int b, char *bu
 			snprintf(v, sizeof(v), "failed");
 		else
 			fmt_val(v, sizeof(v), c->value, r->metrics[m].lat);
-		appendf(buf, len, " %s%s", v, c->phase == LP_PHASE_RETEST ? "" : " (sweep)");
+		lp_strcatf(buf, len, " %s%s", v, c->phase == LP_PHASE_RETEST ? "" : " (sweep)");
 	}
 }
 
@@ -333,13 +328,14 @@ static void fmt_noise(char *buf, size_t len, const struct lp_diag *d)
 {
 	snprintf(buf, len, "noise %.1f%% per cell (", 100 * d->cv);
 	if (isfinite(d->sigma_fit))
-		appendf(buf, len, "residuals %.1f%%, %d df", 100 * (exp(d->sigma_fit) - 1), d->df);
+		lp_strcatf(buf, len, "residuals %.1f%%, %d df", 100 * (exp(d->sigma_fit) - 1),
+			   d->df);
 	else
-		appendf(buf, len, "too few cells for residuals");
+		lp_strcatf(buf, len, "too few cells for residuals");
 	if (isfinite(d->sigma_rep))
-		appendf(buf, len, "; repeats %.1f%%, %d pairs", 100 * (exp(d->sigma_rep) - 1),
-			d->rep_pairs);
-	appendf(buf, len, ")");
+		lp_strcatf(buf, len, "; repeats %.1f%%, %d pairs", 100 * (exp(d->sigma_rep) - 1),
+			   d->rep_pairs);
+	lp_strcatf(buf, len, ")");
 }
 
 static int node_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
@@ -468,12 +464,12 @@ static int ambiguous_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 		      : "several explanations fit the cells equally well");
 	for (int i = 0; i < d->ncand; i++) {
 		fmt_item(item, sizeof(item), r, &d->cand[i]);
-		appendf(why, sizeof(why), "%s %s (%.2fx)", i ? "," : "", item, d->cand[i].ratio);
+		lp_strcatf(why, sizeof(why), "%s %s (%.2fx)", i ? "," : "", item, d->cand[i].ratio);
 		ev.ratio = isnan(ev.ratio) ? d->cand[i].ratio : fmin(ev.ratio, d->cand[i].ratio);
 	}
-	appendf(why, sizeof(why), "; %s; %s", noise,
-		pair ? "a third node would tell them apart (measure both against it)"
-		     : "a fourth node, or retests, would tell them apart");
+	lp_strcatf(why, sizeof(why), "; %s; %s", noise,
+		   pair ? "a third node would tell them apart (measure both against it)"
+			: "a fourth node, or retests, would tell them apart");
 	ev.noise_cv = d->cv;
 	ev.ncand = d->ncand;
 	memcpy(ev.cand, d->cand, sizeof(ev.cand));
@@ -555,7 +551,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 		if (rc)
 			goto out;
 	}
-	rc = 0;
+	rc = lp_sweep_evidence(r);
 out:
 	free(v);
 	free(fail);
@@ -896,6 +892,7 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_obj_begin(j, mt->lat ? "latency_us" : "bandwidth");
 	lp_record_json(mt->lat ? &cell_lat_json : &cell_bw_json, c, j);
 	lp_json_obj_end(j);
+	lp_sweep_cell_ctr_json(j, c);
 	lp_json_obj_end(j);
 }
 
@@ -1012,12 +1009,19 @@ static void json_candidates(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_arr_end(j);
 }
 
+/* A link verdict: link slow or failed, or errors on a pair. */
+static bool is_link(const struct lp_verdict *vd)
+{
+	return vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED ||
+	       (vd->kind == LP_VERDICT_ERRORS && vd->a != vd->b);
+}
+
 static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
 			 const struct lp_verdict *vd)
 {
 	lp_json_obj_begin(j, NULL);
 	lp_json_str(j, "kind", lp_verdict_names[vd->kind]);
-	if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED) {
+	if (is_link(vd)) {
 		json_link(j, r, vd);
 	} else if (vd->a >= 0 && vd->a == vd->b) {
 		lp_json_int(j, "node", vd->a);
@@ -1033,6 +1037,7 @@ static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_int(j, "retests", vd->retests);
 	if (vd->ncand)
 		json_candidates(j, r, vd);
+	lp_verdict_ctr_json(j, r, vd);
 	lp_json_str(j, "metrics", vd->metrics);
 	lp_json_str(j, "reason", vd->reason);
 	lp_json_obj_end(j);
@@ -1070,6 +1075,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	for (int i = 0; i < r->nverdicts; i++)
 		json_verdict(&j, r, &r->verdicts[i]);
 	lp_json_arr_end(&j);
+	lp_sweep_evidence_json(&j, r);
 	lp_json_int(&j, "exit_code", exit_code);
 	lp_json_obj_end(&j);
 	rc = lp_json_finish(&j);
@@ -1229,7 +1235,7 @@ static void summary_verdict(FILE *f, const struct lp_sweep_run *r, const struct 
 {
 	if (vd->a < 0 || vd->kind == LP_VERDICT_PAIR_SLOW)
 		fprintf(f, "verdict: %s: %s\n", lp_verdict_names[vd->kind], vd->reason);
-	else if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
+	else if (is_link(vd))
 		fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind],
 			r->nodes[vd->dirs == LP_DIR_YX ? vd->b : vd->a].name,
 			vd->dirs == LP_DIR_BOTH ? "<->" : "->",
@@ -1281,6 +1287,12 @@ const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
 	LP_REC_STR(struct lp_sweep_node, gpu_nic),
 	LP_REC_STR(struct lp_sweep_node, kernel));
 
+static const struct lp_record ctr_end_record = LP_RECORD(struct lp_sweep_ctr_end,
+	LP_REC_BOOL(struct lp_sweep_ctr_end, valid),
+	LP_REC_U32(struct lp_sweep_ctr_end, more),
+	LP_REC_U32(struct lp_sweep_ctr_end, n, LP_REC_RANGE(0, LP_SWEEP_CELL_CTR)),
+	LP_REC_ARRAY_NEST(struct lp_sweep_ctr_end, c, n, lp_counter_record));
+
 const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_I32(struct lp_sweep_cell, metric),
 	LP_REC_I32(struct lp_sweep_cell, a),
@@ -1297,7 +1309,9 @@ const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_F64(struct lp_sweep_cell, gbits_s),
 	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
 	LP_REC_F64(struct lp_sweep_cell, pct_link),
-	LP_REC_U64(struct lp_sweep_cell, iters));
+	LP_REC_U64(struct lp_sweep_cell, iters),
+	LP_REC_NEST(struct lp_sweep_cell, ctr_client, ctr_end_record),
+	LP_REC_NEST(struct lp_sweep_cell, ctr_server, ctr_end_record));
 /* clang-format on */
 
 /* ---- reading a run back (lp-sweep --diagnose) ---- */
@@ -1379,6 +1393,34 @@ static void read_record(const struct lp_record *rec, void *obj, const json_t *o)
 	}
 }
 
+/* One end's counters as lp_sweep_cell_ctr_json writes them; null or absent: not read. */
+static void read_ctr_end(struct lp_sweep_ctr_end *e, const json_t *o)
+{
+	const json_t *v;
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	if (!json_is_object(o))
+		return;
+	e->valid = true;
+	e->more = (uint32_t)jint(o, "omitted");
+	json_array_foreach(json_object_get(o, "moved"), i, v)
+	{
+		struct lp_counter *c = &e->c[e->n];
+		int src = lp_ctr_src_parse(json_string_value(json_object_get(v, "source")));
+
+		if (e->n >= LP_SWEEP_CELL_CTR || src < 0) {
+			e->more++;
+			continue;
+		}
+		jstr(v, "name", c->name, sizeof(c->name));
+		c->src = (uint8_t)src;
+		c->value = (uint64_t)jint(v, "delta");
+		c->reset = json_is_true(json_object_get(v, "reset"));
+		e->n++;
+	}
+}
+
 static int read_cell(struct lp_sweep_run *r, const json_t *o)
 {
 	struct lp_sweep_cell c;
@@ -1396,6 +1438,8 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	c.iters = (uint64_t)jint(o, "iters");
 	read_record(&cell_lat_json, &c, l);
 	read_record(&cell_bw_json, &c, b);
+	read_ctr_end(&c.ctr_client, json_object_get(json_object_get(o, "counters"), "client"));
+	read_ctr_end(&c.ctr_server, json_object_get(json_object_get(o, "counters"), "server"));
 	return lp_sweep_add_cell(r, &c);
 }
 

@@ -48,6 +48,20 @@ struct lp_sweep_metric {
 
 enum lp_phase { LP_PHASE_SWEEP = 0, LP_PHASE_RETEST = 1 };
 
+#define LP_SWEEP_CELL_CTR 6 /* error/congestion counters a cell keeps per end */
+
+/*
+ * The error- and congestion-class counters that moved on one end's port during
+ * a cell's test (lp-rdma's lp_ctr_moved, alarms only: traffic counters stay in
+ * lp-rdma's own JSON). The node record names the device and port.
+ */
+struct lp_sweep_ctr_end {
+	bool valid;    /* read before and after the test on this end */
+	uint32_t more; /* moved but not kept here (beyond LP_SWEEP_CELL_CTR) */
+	uint32_t n;
+	struct lp_counter c[LP_SWEEP_CELL_CTR];
+};
+
 /* One ordered pair (a client, b server) at one metric. */
 struct lp_sweep_cell {
 	int32_t metric;
@@ -63,7 +77,11 @@ struct lp_sweep_cell {
 	/* bandwidth of the client's direction */
 	double gbytes_s, gbits_s, mmsg_s, pct_link;
 	uint64_t iters;
+	struct lp_sweep_ctr_end ctr_client, ctr_server; /* counters that moved on each end */
 };
+
+/* e = m's error/congestion entries (the first LP_SWEEP_CELL_CTR; the rest counted in more). */
+void lp_sweep_ctr_end_fill(struct lp_sweep_ctr_end *e, const struct lp_ctr_moved *m);
 
 enum lp_verdict_kind {
 	LP_VERDICT_NODE_SLOW = 0,
@@ -73,12 +91,24 @@ enum lp_verdict_kind {
 	LP_VERDICT_PAIR_SLOW,	 /* N = 2: node or link cannot be told apart */
 	LP_VERDICT_AMBIGUOUS,	 /* N = 3: several explanations fit; candidates listed */
 	LP_VERDICT_INCONCLUSIVE, /* the noise is too high for the thresholds */
+	LP_VERDICT_ERRORS,	 /* error counters move while the numbers look normal (a == b:
+				  * a node, else the link a-b): a link about to fail */
 };
 
 extern const char *const lp_verdict_names[]; /* "node_slow", ... */
 
 /* Exit code of a run whose only verdicts are "inconclusive" (1 when anything is named). */
 #define LP_SWEEP_EXIT_INCONCLUSIVE 3
+
+/* An error/congestion counter summed over a verdict's tests: what it cites. */
+#define LP_VERDICT_CTR 8
+struct lp_verdict_ctr {
+	int on; /* whose port: a node index, or -1: the partners of the verdict's node */
+	uint8_t src;
+	char name[LP_CTR_NAME_LEN];
+	uint64_t delta;
+	int cells; /* cells in which it moved */
+};
 
 struct lp_verdict {
 	enum lp_verdict_kind kind;
@@ -95,6 +125,26 @@ struct lp_verdict {
 	int retests;	 /* isolated retests among those cells */
 	int ncand;	 /* ambiguous / pair_slow: the candidates */
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
+	int nctr; /* counters that moved on its node(s) during its tests, errors first */
+	struct lp_verdict_ctr ctr[LP_VERDICT_CTR];
+};
+
+/* One alarm counter summed over the cells of a pair, on one end's port. */
+struct lp_sweep_ctr_sum {
+	int lo, hi; /* the pair, lo < hi */
+	int on;	    /* whose port: lo or hi */
+	uint8_t src;
+	char name[LP_CTR_NAME_LEN];
+	uint64_t delta;
+	int cells; /* cells in which it moved */
+};
+
+/* The counters of a whole run (sweep/evidence.c), rebuilt by lp_sweep_diagnose. */
+struct lp_sweep_evidence {
+	struct lp_sweep_ctr_sum *sums;
+	size_t nsums, cap;
+	int *partners; /* per node: partners with counters read on either end */
+	int *moved;    /* per node: of those, partners whose pair moved an error counter */
 };
 
 struct lp_sweep_run {
@@ -123,6 +173,7 @@ struct lp_sweep_run {
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;
 	int nverdicts;
+	struct lp_sweep_evidence ev;
 };
 
 /* n nodes (zeroed; caller fills). 0 or -ENOMEM. */
@@ -150,6 +201,33 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 
 /* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
 int lp_sweep_diagnose(struct lp_sweep_run *r);
+/*
+ * Add a verdict, or merge into the one of the same kind and nodes (its
+ * metrics, reasons and candidates; the strongest metric's numbers in ev win).
+ * 0 or -ENOMEM.
+ */
+int lp_sweep_verdict_add(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b,
+			 unsigned dirs, const char *label, const char *reason,
+			 const struct lp_verdict *ev);
+/*
+ * The counters' part of the diagnosis (called by lp_sweep_diagnose after the
+ * metrics' verdicts): sums per pair and port into r->ev; an "errors" verdict
+ * for a node whose pairs moved error counters with more than dopts.vote of
+ * its partners (two at least), or, where no node explains it, for the pair;
+ * nodes and links already named slow or failed are explained (their verdicts
+ * cite the counters instead); every verdict naming a node or link then cites
+ * what moved on it. 0 or -ENOMEM.
+ */
+int lp_sweep_evidence(struct lp_sweep_run *r);
+void lp_sweep_evidence_free(struct lp_sweep_evidence *ev);
+/* "counter_sums": {nodes: [...], links: [...]} of r->ev (members of the current object). */
+void lp_sweep_evidence_json(struct lp_json *j, const struct lp_sweep_run *r);
+/* A verdict's "counters": [{on, node, name, source, class, delta, cells}]. */
+void lp_verdict_ctr_json(struct lp_json *j, const struct lp_sweep_run *r,
+			 const struct lp_verdict *vd);
+/* A cell's "counters": {client: null | {omitted, moved: [...]}, server: ...}. */
+void lp_sweep_cell_ctr_json(struct lp_json *j, const struct lp_sweep_cell *c);
+
 /* 0 nothing flagged, 1 something named, LP_SWEEP_EXIT_INCONCLUSIVE only inconclusive metrics. */
 int lp_sweep_exit_code(const struct lp_sweep_run *r);
 

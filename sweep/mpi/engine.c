@@ -344,6 +344,9 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 					 r->error[0] ? r->error : strerror(-c.status));
 			else
 				fill_cell(&c, r, lat);
+			/* what the ports recorded, a failed test's too (often the best evidence) */
+			lp_sweep_ctr_end_fill(&c.ctr_client, &r->ctr_local);
+			lp_sweep_ctr_end_fill(&c.ctr_server, &r->ctr_remote);
 			/* end the session; after a failure the server may be gone already,
 			 * and the message then sits unread on a tag nobody uses again */
 			o.deadline_ns = deadline_in(2000);

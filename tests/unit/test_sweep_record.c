@@ -71,7 +71,8 @@ static void test_cell_bad_fields(void **state)
 	lat_cell(&c);
 	encode(&lp_sweep_cell_record, &c, &w);
 	bad = w;
-	bad.data[w.len - 8 * 5 - 1] = 2; /* halved: before 4 doubles of bandwidth and iters */
+	/* halved: before 4 doubles of bandwidth, iters and two empty counter ends (bool, 2 u32) */
+	bad.data[w.len - 8 * 5 - 2 * 9 - 1] = 2;
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
 	bad = w;
@@ -127,6 +128,12 @@ static char *write_run(struct lp_sweep_run *r, char *path)
 	assert_int_equal(lp_sweep_add_metric(r, "write_lat", 0, true, 8), 0);
 	assert_int_equal(lp_sweep_add_metric(r, "write_bw", 3, false, 65536), 1);
 	lat_cell(&c);
+	c.ctr_client.valid = c.ctr_server.valid = true; /* the client's port: rcvd_seq_err +412 */
+	snprintf(c.ctr_client.c[0].name, sizeof(c.ctr_client.c[0].name), "rcvd_seq_err");
+	c.ctr_client.c[0].src = LP_CTR_HW;
+	c.ctr_client.c[0].value = 412;
+	c.ctr_client.n = 1;
+	c.ctr_client.more = 3;
 	assert_int_equal(lp_sweep_add_cell(r, &c), 0);
 	lp_sweep_cell_init(&c, 1, 1, 0, LP_PHASE_SWEEP, 0);
 	c.value = c.gbits_s = 9.5;
@@ -186,6 +193,14 @@ static void test_cell_json(void **state)
 	assert_true(isnan(back.cells[0].lat.p9999)); /* not in this schema */
 	assert_true(back.cells[1].gbits_s == 9.5 && back.cells[1].gbytes_s == 1.1875);
 	assert_true(isnan(back.cells[1].mmsg_s) && isnan(back.cells[1].lat.p50));
+	/* counters: what moved on each end, read back; an end not read stays not read */
+	assert_true(back.cells[0].ctr_client.valid && back.cells[0].ctr_client.n == 1);
+	assert_string_equal(back.cells[0].ctr_client.c[0].name, "rcvd_seq_err");
+	assert_true(back.cells[0].ctr_client.c[0].value == 412 &&
+		    back.cells[0].ctr_client.c[0].src == LP_CTR_HW &&
+		    back.cells[0].ctr_client.more == 3);
+	assert_true(back.cells[0].ctr_server.valid && back.cells[0].ctr_server.n == 0);
+	assert_false(back.cells[1].ctr_client.valid || back.cells[1].ctr_server.valid);
 	lp_sweep_run_free(&back);
 	lp_sweep_run_free(&r);
 	unlink(path);
@@ -215,22 +230,29 @@ static void test_journal(void **state)
 	assert_int_equal(lp_sweep_journal_open(&jl, jpath), 0);
 	lp_sweep_journal_run(&jl, &r);
 	lp_sweep_journal_nodes(&jl, &r);
-	lp_sweep_journal_cells(&jl, &r, 1); /* only the second cell is new */
+	lp_sweep_journal_cells(&jl, &r, 0);
 	lp_sweep_journal_retest(&jl, 0, pairs, 1);
 	lp_sweep_journal_end(&jl, &r, 1);
 	assert_int_equal(lp_sweep_journal_sync(&jl), 0);
 	assert_int_equal(lp_sweep_journal_close(&jl), 0);
 	doc = slurp(jpath);
-	assert_int_equal(count(doc, "\n{\"type\":") + 1, 1 + 2 + 2 + 1 + 1 + 1);
+	assert_int_equal(count(doc, "\n{\"type\":") + 1, 1 + 2 + 2 + 2 + 1 + 1);
 	assert_true(
 		!strncmp(doc, "{\"type\":\"run\",\"schema\":\"" LP_SWEEP_JOURNAL_SCHEMA "\"", 46));
 	assert_int_equal(count(doc, "{\"type\":\"metric\""), 2);
 	assert_int_equal(count(doc, "{\"type\":\"node\",\"index\":"), 2);
 	line = strstr(doc, "{\"type\":\"cell\"");
 	assert_non_null(line);
+	/* the first cell's counters, from the same record */
+	assert_non_null(strstr(line,
+			       "\"ctr_client\":{\"valid\":true,\"more\":3,\"n\":1,\"c\":[{"
+			       "\"name\":\"rcvd_seq_err\",\"src\":1,\"reset\":0,\"value\":412}]}"));
+	line = strstr(line + 1, "{\"type\":\"cell\"");
+	assert_non_null(line);
 	assert_non_null(strstr(line, "\"metric\":1,\"a\":1,\"b\":0,\"phase\":0"));
 	assert_non_null(strstr(line, "\"gbits_s\":9.5"));
-	assert_int_equal(count(doc, "{\"type\":\"cell\""), 1);
+	assert_non_null(strstr(line, "\"ctr_server\":{\"valid\":false,"));
+	assert_int_equal(count(doc, "{\"type\":\"cell\""), 2);
 	assert_non_null(strstr(doc, "{\"type\":\"retest\",\"round\":0,\"pairs\":[[0,1]]}\n"));
 	assert_non_null(strstr(
 		doc, "{\"type\":\"end\",\"interrupted\":false,\"cells\":2,\"exit_code\":1}\n"));

@@ -24,6 +24,7 @@
 #include "common/topo.h"
 #include "qual/qual.h"
 #include "rdma/plan.h"
+#include "rdma/counters.h"
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
 #include "sweep/mpi/sweep_mpi.h"
@@ -46,7 +47,7 @@ struct cli {
 	double pair_timeout, test_timeout;
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
-	bool rails, quiet, verbose, help, version, test_timeout_set;
+	bool rails, quiet, verbose, help, version, test_timeout_set, check;
 	struct lp_rdma_plan plan; /* tests, sizes, iterations ...: as lp-rdma's (rdma/plan.h) */
 	struct lp_diag_opts d;
 	struct lp_qual_opts qual;
@@ -137,18 +138,11 @@ static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 	lp_topo_free(&t);
 }
 
-/*
- * This rank's node record and device: host, rail and label, memory kind, the
- * RDMA device (x->dev; when it does not open, the error is in me and x) and,
- * for GPU memory, the GPU's distance to it.
- */
-static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sweep_node *me,
-		       int *mem_p, int *mem_dev_p)
+/* This rank's host, rail and label ("host", "host/rail") in a zeroed node record. */
+static void node_label(const struct cli *o, const struct lp_sweep_mpi *x, struct lp_sweep_node *me)
 {
 	struct lp_host_meta hm;
-	struct lp_rdma_devsel sel;
-	char devname[64];
-	int local = 0, ret;
+	int local = 0;
 
 	if (o->rails && lp_sweep_mpi_local_rank(MPI_COMM_WORLD, &local))
 		local = 0;
@@ -162,6 +156,21 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->name, sizeof(me->name), "%.60s/%d", hm.host, local);
 	else
 		snprintf(me->name, sizeof(me->name), "%.70s", hm.host);
+}
+
+/*
+ * This rank's node record and device: host, rail and label, memory kind, the
+ * RDMA device (x->dev; when it does not open, the error is in me and x) and,
+ * for GPU memory, the GPU's distance to it.
+ */
+static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+		       int *mem_p, int *mem_dev_p)
+{
+	struct lp_rdma_devsel sel;
+	char devname[64];
+	int ret;
+
+	node_label(o, x, me);
 	parse_mem(o->mem, me->rail, o->rails, mem_p, mem_dev_p);
 	if (*mem_p == LP_MEM_CUDA)
 		snprintf(me->mem, sizeof(me->mem), *mem_dev_p >= 0 ? "cuda:%d" : "cuda",
@@ -388,6 +397,47 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
 	}
 	return diagnose_offline(o, &q);
+}
+
+/*
+ * --check: lp-rdma's pre-flight check of this rank's host (its device: -d, the
+ * rail's NIC with --rails, else every device), gathered on rank 0: a table per
+ * host and --json with every host. Exit 1 when any line (or host) FAILs.
+ */
+static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
+{
+	struct lp_check_opts co = { .root = lp_counters_root(), .port = o->ib_port };
+	struct lp_check_report rep = { 0 };
+	struct lp_sweep_check all = { 0 };
+	struct lp_sweep_node me;
+	char devname[64];
+	int code = LP_EXIT_OK;
+
+	node_label(o, x, &me);
+	pick_dev(o, me.rail, devname, sizeof(devname));
+	co.dev = devname[0] ? devname : NULL;
+	lp_check_opts_live(&co);
+	me.status = lp_check_run(&co, &rep);
+	if (me.status)
+		lp_warn("--check on %s: %s", me.name, strerror(-me.status));
+	if (lp_sweep_engine_check(x, &me, &rep, &all)) {
+		code = LP_EXIT_FAIL;
+	} else if (!x->rank) {
+		code = lp_sweep_check_worst(&all) == LP_CHECK_FAIL ? LP_EXIT_FAIL : LP_EXIT_OK;
+		if (!o->quiet)
+			lp_sweep_check_print(&all, stdout);
+		fflush(stdout);
+		if (o->json_path) {
+			FILE *f = lp_out_open(o->json_path);
+
+			if (!f || lp_sweep_check_write_json(&all, f, code) ||
+			    lp_out_close(f, o->json_path))
+				code = LP_EXIT_FAIL;
+		}
+	}
+	lp_sweep_check_free(&all);
+	lp_check_free(&rep);
+	return code;
 }
 
 /* MPI up, x set up, log lines labelled by rank: rank 0 speaks, the others stay quiet. */
@@ -685,6 +735,10 @@ int main(int argc, char **argv)
 		  .dst = &o.diagnose,
 		  .metavar = "RUN.json",
 		  .help = "re-analyse a recorded run here, no MPI or RDMA: same summary, JSON and exit code; thresholds given here replace the recorded ones" },
+		{ .name = "check",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o.check,
+		  .help = "pre-flight check of every rank's host (lp-rdma --check), gathered: a table per host, --json with all; exit 1 on a FAIL" },
 		{ .name = "csv",
 		  .kind = LP_OPT_STR,
 		  .dst = &o.csv_prefix,
@@ -749,6 +803,8 @@ int main(int argc, char **argv)
 		return finish(&x, ret ? LP_EXIT_USAGE : LP_EXIT_OK);
 	}
 	lp_log_set_level(o.verbose ? LP_LOG_INFO : LP_LOG_WARN);
+	if (o.check)
+		return finish(&x, check_main(&o, &x));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);

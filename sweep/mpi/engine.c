@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "common/lp.h"
 #include "sweep/absent.h"
+#include "sweep/check.h"
 
 /*
  * Every MPI tag of lp-sweep. Retest round r (at most 20) sends its list on
@@ -25,6 +26,7 @@
  */
 enum {
 	TAG_NODE = 1,
+	TAG_CHECK = 2,
 	TAG_CELLS = 11,
 	TAG_RETEST_LIST = 12,
 	TAG_RETEST_CELLS = 13,
@@ -407,51 +409,29 @@ static void run_my_pair(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	}
 }
 
-/* x->mine as one blob: a u32 count, then each cell's record as a u16 length and the body. */
+/* x->mine as one blob of cell records (lp_record_pack). */
 static uint8_t *pack_cells(const struct lp_sweep_mpi *x, size_t *len_p)
 {
-	uint8_t *buf = malloc(4 + x->nmine * (2 + LP_WIRE_MAX_BODY));
-	uint32_t cnt = 0;
-	size_t len = 4;
-	struct lp_wbuf w;
+	size_t skipped = 0;
+	uint8_t *buf = lp_record_pack(&lp_sweep_cell_record, x->mine, x->nmine, sizeof(*x->mine),
+				      len_p, &skipped);
 
-	if (!buf)
-		return NULL;
-	for (size_t i = 0; i < x->nmine; i++) {
-		lp_wbuf_init(&w);
-		if (lp_record_encode(&lp_sweep_cell_record, &x->mine[i], &w)) {
-			lp_err("a cell of %s does not encode; left out", x->name_all[x->rank]);
-			continue;
-		}
-		buf[len] = (uint8_t)(w.len >> 8);
-		buf[len + 1] = (uint8_t)w.len;
-		memcpy(buf + len + 2, w.data, w.len);
-		len += 2 + w.len;
-		cnt++;
-	}
-	memcpy(buf, &cnt, 4); /* same binary, same host byte order */
-	*len_p = len;
+	if (skipped)
+		lp_err("%zu cells of %s do not encode; left out", skipped, x->name_all[x->rank]);
 	return buf;
+}
+
+static void add_cell(void *obj, void *run)
+{
+	lp_sweep_add_cell(run, obj);
 }
 
 /* Rank 0: the cells of one rank's blob into run; a cell that does not decode is left out. */
 static void unpack_cells(struct lp_sweep_run *run, const uint8_t *buf, size_t len)
 {
-	uint32_t cnt = 0;
-	size_t off = 4;
+	struct lp_sweep_cell c;
 
-	if (len >= 4)
-		memcpy(&cnt, buf, 4);
-	for (uint32_t k = 0; k < cnt && off + 2 <= len; k++) {
-		size_t cl = (size_t)buf[off] << 8 | buf[off + 1];
-		struct lp_sweep_cell c;
-
-		if (off + 2 + cl > len)
-			break;
-		if (!lp_record_decode_body(&lp_sweep_cell_record, &c, buf + off + 2, cl))
-			lp_sweep_add_cell(run, &c);
-		off += 2 + cl;
-	}
+	lp_record_unpack(&lp_sweep_cell_record, buf, len, &c, add_cell, run);
 }
 
 /* Rank 0 adds every rank's x->mine to run (and clears them everywhere). */
@@ -735,6 +715,73 @@ static int run_code(const struct lp_sweep_mpi *x, struct lp_sweep_run *run)
 		code = LP_EXIT_INTERRUPTED;
 	}
 	return code;
+}
+
+static void add_line(void *line, void *rep)
+{
+	lp_check_line_add(rep, line);
+}
+
+/* Rank 0 takes every rank's check report into all (hosts[i] = rank i); the others send theirs. */
+static int gather_checks(struct lp_sweep_mpi *x, const struct lp_check_report *mine,
+			 struct lp_sweep_check *all)
+{
+	uint64_t dl = deadline_in(EXCHANGE_MS);
+	size_t len;
+	uint8_t *buf = lp_record_pack(&lp_check_line_record, mine->lines, mine->n,
+				      sizeof(*mine->lines), &len, NULL);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	if (x->rank != 0) {
+		ret = send_blob(x, 0, TAG_CHECK, buf, len, EXCHANGE_MS);
+		if (ret != -ETIMEDOUT) /* else the pending send still owns it */
+			free(buf);
+		return ret;
+	}
+	ret = lp_sweep_check_init(all, x->size);
+	for (int i = 0; i < x->size && !ret; i++) {
+		struct lp_sweep_check_host *h = &all->hosts[i];
+		struct lp_check_line line;
+		uint8_t *b = buf; /* rank 0's own */
+		int bl = (int)len, got = 0;
+
+		if (i && !x->silent[i])
+			got = recv_blob(x, i, TAG_CHECK, &b, &bl, dl);
+		h->rank = i;
+		h->status = x->status_all[i];
+		snprintf(h->name, sizeof(h->name), "%s", x->name_all[i]);
+		if (h->status)
+			snprintf(h->error, sizeof(h->error), "the check did not run: %s",
+				 strerror(-h->status));
+		if (!got) {
+			got = lp_record_unpack(&lp_check_line_record, b, (size_t)bl, &line,
+					       add_line, &h->rep);
+			if (b != buf)
+				free(b);
+		}
+		if (got < 0 && !h->status) {
+			h->status = got;
+			snprintf(h->error, sizeof(h->error), "rank %d sent no report: %s", i,
+				 strerror(-got));
+			x->lost = x->lost || got == -ETIMEDOUT;
+		}
+		ret = h->rep.err;
+	}
+	free(buf);
+	return ret;
+}
+
+int lp_sweep_engine_check(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+			  const struct lp_check_report *mine, struct lp_sweep_check *all)
+{
+	int ret = exchange(x, me);
+
+	if (ret)
+		return ret;
+	unique_names(x, me);
+	return gather_checks(x, mine, all);
 }
 
 int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "rdma/rdma.h"
+#include "sweep/check.h"
 #include "sweep/journal.h"
 #include "sweep/result.h"
 #include "sweep/sched.h"
@@ -104,5 +105,15 @@ int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p);
  */
 int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p);
+
+/*
+ * lp-sweep --check: the status exchange (labels made unique, as for a sweep;
+ * me->status: 0 or why the check could not run here), then every rank's report
+ * gathered on rank 0 into all (initialised there: hosts[i] is rank i; a rank
+ * that sent nothing within the exchange's bound is a host with an error). 0 or
+ * a negative errno.
+ */
+int lp_sweep_engine_check(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+			  const struct lp_check_report *mine, struct lp_sweep_check *all);
 
 #endif

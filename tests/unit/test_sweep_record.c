@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sweep/check.h"
 #include "sweep/journal.h"
 #include "sweep/result.h"
 
@@ -285,12 +286,79 @@ static void test_journal_errors(void **state)
 	lp_sweep_run_free(&r);
 }
 
+static void take_line(void *line, void *rep)
+{
+	assert_int_equal(lp_check_line_add(rep, line), 0);
+}
+
+/*
+ * lp-sweep --check: a report's lines travel as one blob of records (a cut blob
+ * is refused), and the gathered report names every host, a FAIL line or a host
+ * without a report making the whole FAIL.
+ */
+static void test_check_gather(void **state)
+{
+	struct lp_check_line lines[2] = {
+		{ .status = LP_CHECK_WARN,
+		  .item = "roce_mtu",
+		  .subject = "rxe0 port 1",
+		  .detail = "netdev MTU 1500 allows RoCE MTU 1024",
+		  .fix = "ip link set mtu 4200" },
+		{ .status = LP_CHECK_OK,
+		  .item = "memlock",
+		  .subject = "host",
+		  .detail = "unlimited" },
+	};
+	struct lp_sweep_check all;
+	struct lp_check_line tmp;
+	size_t len;
+	uint8_t *buf =
+		lp_record_pack(&lp_check_line_record, lines, 2, sizeof(lines[0]), &len, NULL);
+	char *doc = NULL;
+	size_t dlen = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_int_equal(lp_sweep_check_init(&all, 3), 0);
+	for (int i = 0; i < 3; i++) {
+		snprintf(all.hosts[i].name, sizeof(all.hosts[i].name), "lpnode%d", i + 1);
+		all.hosts[i].rank = i;
+	}
+	assert_int_equal(lp_record_unpack(&lp_check_line_record, buf, len, &tmp, take_line,
+					  &all.hosts[0].rep),
+			 2);
+	assert_int_equal(lp_record_unpack(&lp_check_line_record, buf, len - 1, &tmp, take_line,
+					  &all.hosts[1].rep),
+			 -EPROTO); /* cut short: the first line came, then the refusal */
+	assert_int_equal(all.hosts[1].rep.n, 1);
+	assert_string_equal(all.hosts[0].rep.lines[0].fix, "ip link set mtu 4200");
+	assert_int_equal(lp_sweep_check_worst(&all), LP_CHECK_WARN); /* host 3: no lines, OK */
+	all.hosts[2].status = -ETIMEDOUT;
+	snprintf(all.hosts[2].error, sizeof(all.hosts[2].error), "rank 2 sent no report");
+	assert_int_equal(lp_sweep_check_worst(&all), LP_CHECK_FAIL);
+	f = open_memstream(&doc, &dlen);
+	lp_sweep_check_print(&all, f);
+	assert_int_equal(lp_sweep_check_write_json(&all, f, 1), 0);
+	fclose(f);
+	assert_non_null(strstr(doc, "== lpnode1 (rank 0): 2 checks, worst WARN"));
+	assert_non_null(strstr(doc, "FAIL  report        lpnode3"));
+	assert_non_null(strstr(doc, "3 hosts: 1 FAIL, 2 WARN, 0 OK; worst FAIL"));
+	assert_non_null(strstr(doc, "\"schema\": \"" LP_SWEEP_CHECK_SCHEMA "\""));
+	assert_non_null(strstr(doc, "\"name\": \"lpnode3\""));
+	assert_true(lp_test_json_valid(strchr(doc, '{')));
+	free(doc);
+	free(buf);
+	lp_sweep_check_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cell_round_trip), cmocka_unit_test(test_cell_bad_fields),
 		cmocka_unit_test(test_node_round_trip), cmocka_unit_test(test_cell_json),
 		cmocka_unit_test(test_journal),		cmocka_unit_test(test_journal_errors),
+		cmocka_unit_test(test_check_gather),
 	};
 
 	return cmocka_run_group_tests_name("sweep records", tests, NULL, NULL);

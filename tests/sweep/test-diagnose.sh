@@ -99,6 +99,44 @@ check "8-ranks-on-a-host noise: inconclusive only, exit 3" \
 	[ "$(jq_ noisy "sorted(set(v['kind'] for v in d['verdicts']))"):$(rc noisy)" = "['inconclusive']:3" ]
 check "inconclusive says the remedy" grep -q "remedy" "$T/noisy.out"
 
+# counters: the healthy fabric with lpnode2's link dropping packets (its retries on its port,
+# sequence errors on its partners' in their tests with it): numbers normal, counters moving
+python3 - "$D/fabric4-healthy.json" "$T/lossy-in.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def end(moved):
+    return {"omitted": 0, "moved": [{"name": n, "source": "hw", "delta": v, "reset": False} for n, v in moved]}
+for c in d['cells']:
+    lossy = 2 in (c['client'], c['server'])
+    mine = [("completer_retry_err", 5), ("retry_exceeded_err", 1)] if lossy else []
+    theirs = [("rcvd_seq_err", 60)] if lossy else []
+    c['counters'] = {"client": end(mine if c['client'] == 2 else theirs),
+                     "server": end(mine if c['server'] == 2 else theirs)}
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+diag lossy "$T/lossy-in.json"
+check "healthy numbers, lpnode2's error counters moving with all partners: errors lpnode2 only, exit 1" \
+	[ "$(jq_ lossy "[(v['kind'],v.get('name')) for v in d['verdicts']]"):$(rc lossy)" = "[('errors', 'lpnode2')]:1" ]
+check "the errors verdict cites what moved, on lpnode2 and on its partners" \
+	[ "$(jq_ lossy "[(c['on'],c['name']) for c in d['verdicts'][0]['counters']]")" = "[('lpnode2', 'completer_retry_err'), ('lpnode2', 'retry_exceeded_err'), ('partners', 'rcvd_seq_err')]" ]
+check "summary: the reason carries the sums" \
+	grep -q "verdict: errors lpnode2: .*counters during its tests: lpnode2 completer_retry_err +[0-9]*, retry_exceeded_err +[0-9]*; partners rcvd_seq_err +[0-9]*" "$T/lossy.out"
+check "counter_sums: lpnode2 with all 3 partners moved, the other nodes with 1" \
+	[ "$(jq_ lossy "[(x['name'],x['partners_moved']) for x in d['counter_sums']['nodes']]")" = "[('lpnode0', 1), ('lpnode1', 1), ('lpnode2', 3), ('lpnode3', 1)]" ]
+diag lossyre "$T/lossy.json"
+check "re-diagnosing its output (counters read back from the cells): same verdicts" \
+	[ "$(jq_ lossyre "[v['reason'] for v in d['verdicts']]")" = "$(jq_ lossy "[v['reason'] for v in d['verdicts']]")" ]
+python3 - "$T/lossy-in.json" "$T/quiet-in.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d['cells']:
+    for e in c['counters'].values():
+        e['moved'] = []
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+diag quiet "$T/quiet-in.json"
+check "the same run with nothing moved: healthy, exit 0" [ "$(rc quiet):$(jq_ quiet "len(d['verdicts'])")" = 0:0 ]
+
 # bad input: one line, exit 2
 echo '{"schema": "other"}' >"$T/bad.json"
 for f in "$T/bad.json" /dev/null "$T/missing.json"; do

@@ -385,7 +385,7 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 	struct lp_qual q = { 0 };
 	int ret;
 
-	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN }; /* NaN: as recorded */
+	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN, NAN }; /* NaN: as recorded */
 	ret = parse_opts(opts, argc, argv, &o->help);
 	if (!ret && !o->help)
 		ret = qual_setup(o, argv, &q);
@@ -713,6 +713,13 @@ int main(int argc, char **argv)
 		  .max = 0.99,
 		  .metavar = "F",
 		  .help = "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
+		{ .name = "min-errors",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &o.d.min_errors,
+		  .min = 1,
+		  .max = 1e18,
+		  .metavar = "N",
+		  .help = "error-class counter events of a pair (both ends, all its tests) from which they count: below, a stray retry; at or above, evidence and maybe an 'errors' verdict (default 10)" },
 		LP_QUAL_OPT_ROWS(&o.qual),
 		{ .name = "absent",
 		  .kind = LP_OPT_STR,

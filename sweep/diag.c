@@ -29,13 +29,15 @@ void lp_diag_opts_default(struct lp_diag_opts *o)
 	o->vote = 0.5;
 	o->min_gbps = 0;
 	o->max_lat_us = 0;
+	o->min_errors = 10;
 }
 
 void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given)
 {
-	double *dst[] = { &o->k, &o->rel, &o->rel_max, &o->vote, &o->min_gbps, &o->max_lat_us };
-	const double src[] = { given->k,    given->rel,	     given->rel_max,
-			       given->vote, given->min_gbps, given->max_lat_us };
+	double *dst[] = { &o->k,	&o->rel,	&o->rel_max,   &o->vote,
+			  &o->min_gbps, &o->max_lat_us, &o->min_errors };
+	const double src[] = { given->k,	given->rel,	   given->rel_max,   given->vote,
+			       given->min_gbps, given->max_lat_us, given->min_errors };
 
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
 		if (!isnan(src[i]))

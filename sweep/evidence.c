@@ -84,8 +84,9 @@ static int sum_add(struct lp_sweep_evidence *ev, int lo, int hi, int on, const s
 }
 
 /*
- * Sums per pair and port, and per ordered cell whether its pair moved an error
- * counter (moved, n*n, both directions set) and had counters read (read).
+ * Sums per pair and port, and per ordered cell whether its pair moved error
+ * counters (moved, n*n, both directions set: dopts.min_errors events or more
+ * over the pair's cells and both ends) and had counters read (read).
  */
 static int build_sums(struct lp_sweep_run *r, uint8_t *read, uint8_t *moved)
 {
@@ -110,10 +111,19 @@ static int build_sums(struct lp_sweep_run *r, uint8_t *read, uint8_t *moved)
 					continue; /* a reset's value is not a delta */
 				if (sum_add(ev, lo, hi, on[e], ct))
 					return -ENOMEM;
-				if (is_error(ct->name))
-					moved[(size_t)lo * n + hi] = moved[(size_t)hi * n + lo] = 1;
 			}
 		}
+	}
+	for (size_t i = 0; i < ev->nsums; i++) {
+		const struct lp_sweep_ctr_sum *s = &ev->sums[i];
+		double events = 0;
+
+		for (size_t k = 0; k < ev->nsums; k++)
+			if (ev->sums[k].lo == s->lo && ev->sums[k].hi == s->hi &&
+			    is_error(ev->sums[k].name))
+				events += (double)ev->sums[k].delta;
+		if (events >= r->dopts.min_errors)
+			moved[(size_t)s->lo * n + s->hi] = moved[(size_t)s->hi * n + s->lo] = 1;
 	}
 	return 0;
 }

@@ -918,6 +918,7 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_num(j, "vote", r->dopts.vote);
 	lp_json_num(j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
 	lp_json_num(j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
+	lp_json_num(j, "min_errors", r->dopts.min_errors);
 	lp_json_int(j, "retest_max", r->retest_max);
 	lp_json_int(j, "retest_rounds", r->retest_rounds);
 	lp_json_obj_end(j);
@@ -1475,6 +1476,8 @@ static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *s
 		r->dopts.vote = jnum(dg, "vote");
 	r->dopts.min_gbps = isfinite(jnum(dg, "min_gbps")) ? jnum(dg, "min_gbps") : 0;
 	r->dopts.max_lat_us = isfinite(jnum(dg, "max_lat_us")) ? jnum(dg, "max_lat_us") : 0;
+	if (isfinite(jnum(dg, "min_errors")))
+		r->dopts.min_errors = jnum(dg, "min_errors");
 }
 
 /* The nodes, metrics and cells arrays into r (initialised here). 0, -EINVAL (why says) or -ENOMEM. */

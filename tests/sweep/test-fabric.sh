@@ -1,7 +1,7 @@
 #!/bin/bash
 # lp-sweep on the built-in fabric: 4 QEMU/TCG guests, Soft-RoCE rxe0 in each, one virtual L2
-# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, six runs,
-# all at lp-sweep's default thresholds. Expected (exact):
+# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, seven runs
+# and one --check, all at lp-sweep's default thresholds. Expected (exact):
 #   healthy   nothing flagged, every cell measured, exit 0
 #   both      netem 2 ms on lpnode1's egress: every ping-pong with it is slower, it as client and
 #             as server: exactly lpnode1, slow both ways in write_lat, no link, exit 1
@@ -11,6 +11,11 @@
 #   throttle  tbf 20mbit on lpnode2's egress: lp-sweep names exactly lpnode2, no link, exit 1
 #   link      tbf on lpnode0's egress towards lpnode3 only: the link 0->3 is named, no node
 #   nodev     rxe0 deleted in lpnode1: its cells carry the error, the others are measured, exit 1
+#   loss      netem loss 1 % on lpnode3's egress (a 64 KiB write is 64 packets: a third of them
+#             lose one, and rxe retries after its 67 ms ACK timeout): rxe's hw_counters move on
+#             lpnode3 and its partners; a verdict names lpnode3 (slow, or "errors" when its
+#             numbers hold) and cites them; no other node or link is named, exit 1
+#   --check   lp-sweep --check on the 4 guests: one report naming every host, exit 0 or 1
 # and the plots render from the JSON. On a loaded 2-core host the TCG guests' cells can be too
 # noisy for a verdict at N = 4; then the honest outcome also passes: the fault's metric says
 # "inconclusive" (exit 3), or "ambiguous"/"pair_slow" with the truth among its candidates, and no
@@ -35,7 +40,7 @@ else
 	LP_BUILD=$B timeout -k 30 1080 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 1020 --run-timeout 240 --plots \
 		--scenario healthy=none --scenario both=delay:1:2 --scenario egress=throttle:2:100mbit \
 		--scenario throttle=throttle:2 --scenario link=link:0:3 \
-		--scenario nodev=nodev:1 -- --schedule isolated --tests write_lat,write_bw --sizes 64K \
+		--scenario nodev=nodev:1 --scenario loss=loss:3:1 --check -- --schedule isolated --tests write_lat,write_bw --sizes 64K \
 		--bw-iters 200 --lat-iters 300 --pair-timeout 40 --retest 8
 	rc=$?
 	echo "fabric run: exit $rc in $(($(date +%s) - t0)) s (kept in $out: ${LP_KEEP:+yes}${LP_KEEP:-no})"
@@ -182,8 +187,36 @@ check(named == [("node_failed", "lpnode1")], f"nodev: one name, lpnode1 failed (
 outcomes["nodev"] = ("wrong" if named != [("node_failed", "lpnode1")] else
                      "exact" if len(d["verdicts"]) == 1 else "honest (node_failed + inconclusive)")
 
+# loss: lpnode3 named with the counters that moved (its own or its partners' in its tests)
+d, rc = load("loss")
+check(rc == d["exit_code"] == 1, f"loss: exit {rc}")
+def names_of(v):
+    return {v["name"]} if "name" in v else set(v.get("names", []))
+named = [v for v in d["verdicts"] if v["kind"] in ("node_slow", "node_failed", "link_slow", "link_failed", "errors")]
+wrong = [v for v in named if "lpnode3" not in names_of(v) or (v["kind"].startswith("node") and v["name"] != "lpnode3")]
+check(wrong == [], f"loss: nothing but lpnode3 named (got {[v['reason'] for v in wrong]})")
+hit = [v for v in named if v.get("name") == "lpnode3" and
+       any(c["class"] == "error" for c in v["counters"]) and "counters during its tests" in v["reason"]]
+check(hit != [], "loss: a verdict names lpnode3 and cites error counters: " +
+      "; ".join(v["kind"] + ": " + v["reason"] for v in d["verdicts"]))
+moved = [c for c in cells(d) if 3 in (c["client"], c["server"]) and
+         any(e and e["moved"] for e in c["counters"].values())]
+check(len(moved) >= 3, f"loss: {len(moved)} cells with lpnode3 carry moved counters")
+outcomes["loss"] = ("exact" if hit and not wrong else "wrong or missed")
+
+# --check on every guest: one report naming all four hosts
+with open(os.path.join(out, "check.rc")) as f:
+    crc = int(f.read())
+with open(os.path.join(out, "check.json")) as f:
+    cj = json.load(f)
+hosts = sorted(h["name"] for h in cj["hosts"])
+check(crc in (0, 1) and crc == (1 if cj["worst"] == "FAIL" else 0), f"check: exit {crc}, worst {cj['worst']}")
+check(hosts == ["lpnode0", "lpnode1", "lpnode2", "lpnode3"], f"check: the report names all 4 hosts ({hosts})")
+check(all(any(c["subject"].startswith("rxe0") for c in h["checks"]) for h in cj["hosts"]),
+      "check: every host's report has its rxe0 port lines")
+
 # plots: rendered from each JSON, real PNGs of some size
-for name in ("healthy", "both", "egress", "throttle", "link", "nodev"):
+for name in ("healthy", "both", "egress", "throttle", "link", "nodev", "loss"):
     pngs = [f for f in os.listdir(out) if f.startswith(name + "-") and f.endswith(".png")]
     okpng = all(open(os.path.join(out, f), "rb").read(8) == b"\x89PNG\r\n\x1a\n" and
                 os.path.getsize(os.path.join(out, f)) > 10000 for f in pngs)

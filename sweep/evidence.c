@@ -482,14 +482,7 @@ void lp_sweep_evidence_json(struct lp_json *j, const struct lp_sweep_run *r)
 		if (!first)
 			continue;
 		lp_json_obj_begin(j, NULL);
-		lp_json_arr_begin(j, "nodes");
-		lp_json_int(j, NULL, s->lo);
-		lp_json_int(j, NULL, s->hi);
-		lp_json_arr_end(j);
-		lp_json_arr_begin(j, "names");
-		lp_json_str(j, NULL, r->nodes[s->lo].name);
-		lp_json_str(j, NULL, r->nodes[s->hi].name);
-		lp_json_arr_end(j);
+		lp_sweep_json_pair(j, r, s->lo, s->hi);
 		lp_json_arr_begin(j, "moved");
 		for (size_t e = k; e < r->ev.nsums; e++)
 			if (r->ev.sums[e].lo == s->lo && r->ev.sums[e].hi == s->hi)

@@ -972,17 +972,22 @@ void lp_sweep_json_echo(struct lp_json *j, const struct lp_sweep_run *r)
 	json_schedule(j, r);
 }
 
+void lp_sweep_json_pair(struct lp_json *j, const struct lp_sweep_run *r, int a, int b)
+{
+	lp_json_arr_begin(j, "nodes");
+	lp_json_int(j, NULL, a);
+	lp_json_int(j, NULL, b);
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "names");
+	lp_json_str(j, NULL, r->nodes[a].name);
+	lp_json_str(j, NULL, r->nodes[b].name);
+	lp_json_arr_end(j);
+}
+
 /* A link verdict's nodes, names and slow directions ([client, server] each). */
 static void json_link(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
 {
-	lp_json_arr_begin(j, "nodes");
-	lp_json_int(j, NULL, vd->a);
-	lp_json_int(j, NULL, vd->b);
-	lp_json_arr_end(j);
-	lp_json_arr_begin(j, "names");
-	lp_json_str(j, NULL, r->nodes[vd->a].name);
-	lp_json_str(j, NULL, r->nodes[vd->b].name);
-	lp_json_arr_end(j);
+	lp_sweep_json_pair(j, r, vd->a, vd->b);
 	lp_json_arr_begin(j, "directions");
 	for (int dir = 0; dir < 2; dir++) {
 		if (!(vd->dirs & (dir ? LP_DIR_YX : LP_DIR_XY)))

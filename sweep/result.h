@@ -222,6 +222,8 @@ int lp_sweep_evidence(struct lp_sweep_run *r);
 void lp_sweep_evidence_free(struct lp_sweep_evidence *ev);
 /* "counter_sums": {nodes: [...], links: [...]} of r->ev (members of the current object). */
 void lp_sweep_evidence_json(struct lp_json *j, const struct lp_sweep_run *r);
+/* Members "nodes": [a, b] and "names": [their names] of the current object. */
+void lp_sweep_json_pair(struct lp_json *j, const struct lp_sweep_run *r, int a, int b);
 /* A verdict's "counters": [{on, node, name, source, class, delta, cells}]. */
 void lp_verdict_ctr_json(struct lp_json *j, const struct lp_sweep_run *r,
 			 const struct lp_verdict *vd);

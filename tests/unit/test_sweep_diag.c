@@ -746,7 +746,8 @@ static void test_run_few_df(void **state)
 	for (int i = 0; i < r.nverdicts; i++) {
 		const struct lp_verdict *v = &r.verdicts[i];
 
-		assert_true(v->kind == LP_VERDICT_NODE_FAILED || v->kind == LP_VERDICT_INCONCLUSIVE);
+		assert_true(v->kind == LP_VERDICT_NODE_FAILED ||
+			    v->kind == LP_VERDICT_INCONCLUSIVE);
 		if (v->kind == LP_VERDICT_INCONCLUSIVE)
 			assert_non_null(strstr(v->reason, "no noise estimate"));
 	}

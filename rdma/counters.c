@@ -201,6 +201,17 @@ const char *lp_ctr_src_name(enum lp_ctr_src s)
 	return (unsigned)s < LP_ARRAY_SIZE(src_names) ? src_names[s] : "?";
 }
 
+bool lp_counter_is_timeout(const char *name)
+{
+	static const char *const names[] = { "local_ack_timeout_err", "completer_retry_err",
+					     "duplicate_request", "roce_adp_retrans_to" };
+
+	for (size_t i = 0; i < LP_ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 int lp_ctr_src_parse(const char *s)
 {
 	for (unsigned i = 0; s && i < LP_ARRAY_SIZE(src_names); i++)

@@ -106,6 +106,14 @@ const struct lp_ctr_info *lp_counter_table(unsigned *n_p);
 const char *lp_ctr_class_name(enum lp_ctr_class c); /* "traffic", "error", "congestion" */
 const char *lp_ctr_src_name(enum lp_ctr_src s);	    /* "port", "hw", "netdev", "ethtool" */
 
+/*
+ * A retry after an ACK timeout, or the duplicate it causes at the responder
+ * (local_ack_timeout_err, completer_retry_err, duplicate_request,
+ * roce_adp_retrans_to): error class, but a peer merely slow to answer (a
+ * starved host) moves them too, so alone they prove no bad link.
+ */
+bool lp_counter_is_timeout(const char *name);
+
 /* Non-zero error- or congestion-class entries of a delta. */
 unsigned lp_counters_alarms(const struct lp_counters *d);
 

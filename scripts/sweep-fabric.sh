@@ -162,7 +162,7 @@ timeout -k 20 $((timeout + 30)) "$top/scripts/lp-fabric" -n "$n" --ssh --lead --
 rc=$?
 if [ $plots = 1 ]; then
 	for j in "$out"/*.json; do
-		[ -f "$j" ] || continue
+		[ -f "$j" ] && [ "$j" != "$out/check.json" ] || continue
 		"$top/plots/lp-plot" all "$j" --out "${j%.json}" || rc=1
 	done
 fi

@@ -5,9 +5,12 @@
  * counters move while its numbers look normal; and the citation of what moved
  * in every verdict that names a node or link (docs/SWEEP.md "Evidence").
  *
- * Attribution: a pair "moved" when an error-class counter moved on either end
- * during any of its cells (loss on one node's link shows as retries on that
- * node and as sequence errors on its partners: both ends count). A node whose
+ * Attribution: a pair "moved" when error-class counters moved on either end
+ * during its cells, dopts.min_errors events at least (loss on one node's link
+ * shows as retries on that node and as sequence errors on its partners: both
+ * ends count). Retries after an ACK timeout and the duplicates they cause are
+ * cited but do not count: a peer merely slow to answer moves them too (the
+ * TCG fabric's starved guests do, tens of times per run, with no fault). A node whose
  * pairs moved with most of its partners is the common element; the pairs it
  * explains are then set aside, so two lossy nodes do not make their common
  * partners look lossy too. A pair that moved and that no node explains is the
@@ -49,6 +52,12 @@ void lp_sweep_evidence_free(struct lp_sweep_evidence *ev)
 static bool is_error(const char *name)
 {
 	return lp_counter_info(name)->cls == LP_CTR_ERROR;
+}
+
+/* An error that proves a bad link: not a retry after a timeout (a slow peer does that too). */
+static bool is_link_error(const char *name)
+{
+	return is_error(name) && !lp_counter_is_timeout(name);
 }
 
 /* Add one moved counter of the cell between lo and hi, read on node `on`. */
@@ -120,7 +129,7 @@ static int build_sums(struct lp_sweep_run *r, uint8_t *read, uint8_t *moved)
 
 		for (size_t k = 0; k < ev->nsums; k++)
 			if (ev->sums[k].lo == s->lo && ev->sums[k].hi == s->hi &&
-			    is_error(ev->sums[k].name))
+			    is_link_error(ev->sums[k].name))
 				events += (double)ev->sums[k].delta;
 		if (events >= r->dopts.min_errors)
 			moved[(size_t)s->lo * n + s->hi] = moved[(size_t)s->hi * n + s->lo] = 1;
@@ -300,7 +309,7 @@ static int error_cells(const struct lp_sweep_run *r, int lo, int hi, unsigned *d
 		for (int e = 0; e < 2; e++)
 			for (uint32_t j = 0; end[e]->valid && j < end[e]->n; j++)
 				mv = mv || (end[e]->c[j].value && !end[e]->c[j].reset &&
-					    is_error(end[e]->c[j].name));
+					    is_link_error(end[e]->c[j].name));
 		if (mv) {
 			k++;
 			*dirs_p |= c->a == lo ? LP_DIR_XY : LP_DIR_YX;

@@ -960,6 +960,7 @@ static void test_errors_node(void **state)
 	ctr_move(&r, 0, 1, "rp_cnp_handled", 5, "np_cnp_sent", 5); /* congestion: not an error */
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 0);
+
 	for (int j = 0; j < n; j++)
 		if (j != 2)
 			ctr_move(&r, 2, j, "completer_retry_err", 3, "rcvd_seq_err", 40);
@@ -981,6 +982,14 @@ static void test_errors_node(void **state)
 	assert_non_null(strstr(buf, "\"on\": \"partners\""));
 	assert_non_null(strstr(buf, "\"partners_moved\": 3"));
 	free(buf);
+	lp_sweep_run_free(&r);
+	/* retries after timeouts and their duplicates (a starved peer does that): not a bad link */
+	fill_run(&r, n, bw, lat);
+	counters_read(&r);
+	for (int j = 1; j < n; j++)
+		ctr_move(&r, 0, j, "completer_retry_err", 50, "duplicate_request", 50);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 0);
 	lp_sweep_run_free(&r);
 	free(bw);
 	free(lat);

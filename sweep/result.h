@@ -21,6 +21,7 @@
 
 #define LP_SWEEP_ERR_LEN     160
 #define LP_SWEEP_MAX_METRICS 32
+#define LP_SWEEP_MAX_INCAST  32 /* senders into one incast receiver (its server threads) */
 
 /* One rank: a node (or one rail of a node). */
 struct lp_sweep_node {
@@ -46,7 +47,22 @@ struct lp_sweep_metric {
 	int test_id;	/* enum lp_rdma_test (opaque here) */
 };
 
-enum lp_phase { LP_PHASE_SWEEP = 0, LP_PHASE_RETEST = 1 };
+/*
+ * What a cell was measured in: the sweep or an isolated retest (the idle
+ * matrices the diagnosis fits), or a load mode (sweep/load.h): a victim's
+ * latency while the round's other pairs load the fabric, a loader's bandwidth
+ * meanwhile, one sender of an incast. Load cells stay out of the idle matrices.
+ */
+enum lp_phase {
+	LP_PHASE_SWEEP = 0,
+	LP_PHASE_RETEST = 1,
+	LP_PHASE_LOADED = 2,
+	LP_PHASE_LOADER = 3,
+	LP_PHASE_INCAST = 4,
+};
+
+/* "sweep", "retest", "loaded", "loader", "incast", NULL */
+extern const char *const lp_sweep_phase_names[];
 
 /* One ordered pair (a client, b server) at one metric. */
 struct lp_sweep_cell {
@@ -73,6 +89,9 @@ enum lp_verdict_kind {
 	LP_VERDICT_PAIR_SLOW,	 /* N = 2: node or link cannot be told apart */
 	LP_VERDICT_AMBIGUOUS,	 /* N = 3: several explanations fit; candidates listed */
 	LP_VERDICT_INCONCLUSIVE, /* the noise is too high for the thresholds */
+	LP_VERDICT_LOAD_IMPACT,	 /* a node's latency under load rises far more than the others' */
+	LP_VERDICT_INCAST_SLOW, /* a receiver's incast aggregate far below the others' (or a floor) */
+	LP_VERDICT_INCAST_UNFAIR, /* a receiver's senders' shares collapse (Jain's index) */
 };
 
 extern const char *const lp_verdict_names[]; /* "node_slow", ... */
@@ -117,8 +136,11 @@ struct lp_sweep_run {
 	int retest_rounds;
 	size_t nretests;
 	char started[32];
-	double wall_s, sweep_s, retest_s;
-	bool interrupted; /* SIGINT/SIGTERM: the cells are those done until then */
+	double wall_s, sweep_s, retest_s, load_s;
+	const char *load;   /* load modes run: "latency", "incast", "latency,incast"; NULL none */
+	double load_time_s; /* a victim's or an incast sender's test duration */
+	int incast_k;	    /* senders per incast receiver */
+	bool interrupted;   /* SIGINT/SIGTERM: the cells are those done until then */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;
@@ -150,6 +172,10 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 
 /* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
 int lp_sweep_diagnose(struct lp_sweep_run *r);
+/* One verdict into r->verdicts (merged with one of the same kind and nodes); ev may be NULL. */
+int lp_sweep_add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b,
+			 unsigned dirs, const char *label, const char *reason,
+			 const struct lp_verdict *ev);
 /* 0 nothing flagged, 1 something named, LP_SWEEP_EXIT_INCONCLUSIVE only inconclusive metrics. */
 int lp_sweep_exit_code(const struct lp_sweep_run *r);
 

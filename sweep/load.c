@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: MIT
+/* lp-sweep's load modes from the cells: impact factors, incast shares, verdicts, sinks. */
+#include "sweep/load.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/lp.h"
+#include "common/stats.h"
+#include "common/table.h"
+
+double lp_jain_index(const double *x, size_t n)
+{
+	double s = 0, s2 = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		s += x[i];
+		s2 += x[i] * x[i];
+	}
+	return n && s2 > 0 ? s * s / ((double)n * s2) : NAN;
+}
+
+static double ratio(double num, double den)
+{
+	return isfinite(num) && isfinite(den) && num > 0 && den > 0 ? num / den : NAN;
+}
+
+void lp_load_cell_impact(struct lp_load_cell *c)
+{
+	c->cif_p50 = ratio(c->load_p50, c->idle_p50);
+	c->cif_p99 = ratio(c->load_p99, c->idle_p99);
+}
+
+/* The last successful cell of (m, a, b) in phase (NULL: none). */
+static const struct lp_sweep_cell *ok_cell(const struct lp_sweep_run *r, int m, int a, int b,
+					   int phase)
+{
+	const struct lp_sweep_cell *last = NULL;
+
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct lp_sweep_cell *c = &r->cells[k];
+
+		if (c->metric == m && c->a == a && c->b == b && c->phase == phase && !c->status)
+			last = c;
+	}
+	return last;
+}
+
+/* A node's median of v (n*n) over the pairs it is in, either side; NaN when none. */
+static double node_median(const double *v, int n, int i, double *tmp)
+{
+	size_t k = 0;
+
+	for (int j = 0; j < n; j++)
+		if (j != i) {
+			if (isfinite(v[(size_t)i * n + j]))
+				tmp[k++] = v[(size_t)i * n + j];
+			if (isfinite(v[(size_t)j * n + i]))
+				tmp[k++] = v[(size_t)j * n + i];
+		}
+	return k ? lp_median(tmp, k) : NAN;
+}
+
+int lp_sweep_load_matrix(const struct lp_sweep_run *r, int m, struct lp_load_cell *lc,
+			 double *node_cif50, double *node_cif99)
+{
+	int n = r->n, both = 0;
+	size_t nn = (size_t)n * n;
+	double *v50 = malloc(nn * sizeof(double)), *v99 = malloc(nn * sizeof(double)),
+	       *tmp = malloc((2 * (size_t)n + 1) * sizeof(double));
+
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			struct lp_load_cell *c = &lc[(size_t)a * n + b];
+			const struct lp_sweep_cell *idle = ok_cell(r, m, a, b, LP_PHASE_SWEEP),
+						   *ld = ok_cell(r, m, a, b, LP_PHASE_LOADED);
+
+			if (!idle)
+				idle = ok_cell(r, m, a, b, LP_PHASE_RETEST);
+			c->idle_p50 = idle ? idle->lat.p50 : NAN;
+			c->idle_p99 = idle ? idle->lat.p99 : NAN;
+			c->load_p50 = ld ? ld->lat.p50 : NAN;
+			c->load_p99 = ld ? ld->lat.p99 : NAN;
+			lp_load_cell_impact(c);
+			both += isfinite(c->cif_p50);
+			if (v50 && v99) {
+				v50[(size_t)a * n + b] = c->cif_p50;
+				v99[(size_t)a * n + b] = c->cif_p99;
+			}
+		}
+	for (int i = 0; i < n && v50 && v99 && tmp; i++) {
+		if (node_cif50)
+			node_cif50[i] = node_median(v50, n, i, tmp);
+		if (node_cif99)
+			node_cif99[i] = node_median(v99, n, i, tmp);
+	}
+	if (!v50 || !v99 || !tmp)
+		both = -ENOMEM;
+	free(v50);
+	free(v99);
+	free(tmp);
+	return both;
+}
+
+int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_incast *ic,
+		    const struct lp_sweep_cell **cells)
+{
+	double rate = r->nodes[recv].dev.rate_gbps;
+	double *x = malloc(((size_t)r->n + 1) * sizeof(double));
+
+	memset(ic, 0, sizeof(*ic));
+	ic->recv = recv;
+	ic->agg_pct = ic->jain = ic->ref_gbps = NAN;
+	if (!x)
+		return 0;
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct lp_sweep_cell *c = &r->cells[k];
+		bool ok = !c->status && isfinite(c->gbits_s);
+
+		if (c->metric != m || c->b != recv || c->phase != LP_PHASE_INCAST ||
+		    ic->nsend >= r->n)
+			continue;
+		if (cells)
+			cells[ic->nsend] = c;
+		x[ic->nsend++] = ok ? c->gbits_s : 0;
+		ic->nfail += !ok;
+		ic->agg_gbps += ok ? c->gbits_s : 0;
+	}
+	if (ic->nsend) {
+		ic->jain = lp_jain_index(x, (size_t)ic->nsend);
+		if (rate > 0)
+			ic->agg_pct = 100 * ic->agg_gbps / rate;
+	}
+	free(x);
+	return ic->nsend;
+}
+
+/* Metric m has cells of phase ph. */
+static bool has_phase(const struct lp_sweep_run *r, int m, int ph)
+{
+	for (size_t k = 0; k < r->ncells; k++)
+		if (r->cells[k].metric == m && r->cells[k].phase == ph)
+			return true;
+	return false;
+}
+
+/* Every receiver's incast at m, ref_gbps filled (ics: n). Returns the receivers with one. */
+static int incasts(const struct lp_sweep_run *r, int m, struct lp_incast *ics)
+{
+	double *agg = malloc(((size_t)r->n + 1) * sizeof(double));
+	int cnt = 0;
+
+	if (!agg)
+		return 0;
+	for (int b = 0; b < r->n; b++)
+		if (lp_sweep_incast(r, m, b, &ics[b], NULL))
+			cnt++;
+	for (int b = 0; b < r->n; b++) {
+		size_t k = 0;
+
+		for (int o = 0; o < r->n; o++)
+			if (o != b && ics[o].nsend)
+				agg[k++] = ics[o].agg_gbps;
+		ics[b].ref_gbps = k ? lp_median(agg, k) : NAN;
+	}
+	free(agg);
+	return cnt;
+}
+
+/* ---- verdicts ---- */
+
+static void evidence(struct lp_verdict *ev, double ratio_, int cells)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ratio = ratio_;
+	ev->z = ev->noise_cv = NAN;
+	ev->cells = cells;
+}
+
+/* Count of finite values among node i's pairs in lc's p99 CIF. */
+static int node_pairs(const struct lp_load_cell *lc, int n, int i)
+{
+	int k = 0;
+
+	for (int j = 0; j < n; j++)
+		if (j != i)
+			k += isfinite(lc[(size_t)i * n + j].cif_p99) +
+			     isfinite(lc[(size_t)j * n + i].cif_p99);
+	return k;
+}
+
+static int impact_verdicts(struct lp_sweep_run *r, int m)
+{
+	int n = r->n, rc = 0;
+	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
+	double *c50 = calloc(n, sizeof(double)), *c99 = calloc(n, sizeof(double)),
+	       *oth = calloc(n, sizeof(double));
+	bool noisy = r->diag && r->diag[m].inconclusive;
+
+	if (!lc || !c50 || !c99 || !oth || lp_sweep_load_matrix(r, m, lc, c50, c99) < 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		size_t k = 0;
+		double ref, ref50;
+		char why[400];
+		struct lp_verdict ev;
+
+		for (int j = 0; j < n; j++)
+			if (j != i && isfinite(c99[j]))
+				oth[k++] = c99[j];
+		if (!isfinite(c99[i]) || k < 2)
+			continue; /* two other nodes at least: one cannot be a reference alone */
+		ref = lp_median(oth, k);
+		k = 0;
+		for (int j = 0; j < n; j++)
+			if (j != i && isfinite(c50[j]))
+				oth[k++] = c50[j];
+		ref50 = k ? lp_median(oth, k) : NAN;
+		if (c99[i] < r->dopts.impact_max * LP_MAX(ref, 1.0))
+			continue;
+		snprintf(why, sizeof(why),
+			 "%s under load: %s p99 %.2fx its idle p99 (median of its %d pairs), "
+			 "the other nodes %.2fx (impact_max %.3g); p50 %.2fx vs %.2fx%s",
+			 r->metrics[m].label, r->nodes[i].name, c99[i], node_pairs(lc, n, i), ref,
+			 r->dopts.impact_max, c50[i], ref50,
+			 noisy ? "; not named: the idle cells of this metric are too noisy "
+				 "(inconclusive) for the reference to hold"
+			       : "");
+		evidence(&ev, LP_MAX(ref, 1.0) / c99[i], node_pairs(lc, n, i));
+		/* over an inconclusive idle reference a name would be a guess: say so instead */
+		rc = lp_sweep_add_verdict(r,
+					  noisy ? LP_VERDICT_INCONCLUSIVE : LP_VERDICT_LOAD_IMPACT,
+					  noisy ? -1 : i, noisy ? -1 : i, 0, r->metrics[m].label,
+					  why, &ev);
+	}
+out:
+	free(lc);
+	free(c50);
+	free(c99);
+	free(oth);
+	return rc;
+}
+
+static int incast_verdicts(struct lp_sweep_run *r, int m)
+{
+	struct lp_incast *ics = calloc(r->n, sizeof(*ics));
+	const char *label = r->metrics[m].label;
+	int rc = 0;
+
+	if (!ics)
+		return -ENOMEM;
+	incasts(r, m, ics);
+	for (int b = 0; b < r->n && !rc; b++) {
+		const struct lp_incast *ic = &ics[b];
+		double lim = (1 - r->dopts.rel_max) * ic->ref_gbps;
+		bool floor = r->dopts.min_gbps > 0 && ic->agg_gbps < r->dopts.min_gbps;
+		struct lp_verdict ev;
+		char why[400];
+
+		if (!ic->nsend)
+			continue;
+		if (floor || (isfinite(lim) && ic->agg_gbps < lim)) {
+			snprintf(why, sizeof(why),
+				 "%s incast of %d senders (%d failed): %.3g Gb/s in all, the other "
+				 "receivers' median %.3g (below %.0f%% of it%s)",
+				 label, ic->nsend, ic->nfail, ic->agg_gbps, ic->ref_gbps,
+				 100 * (1 - r->dopts.rel_max),
+				 floor ? ", and below the floor" : "");
+			evidence(&ev, ratio(ic->agg_gbps, ic->ref_gbps), ic->nsend);
+			if (!isfinite(ev.ratio))
+				ev.ratio = 0;
+			rc = lp_sweep_add_verdict(r, LP_VERDICT_INCAST_SLOW, b, b, 0, label, why,
+						  &ev);
+		}
+		if (!rc && ic->nsend >= 2 && isfinite(ic->jain) && ic->jain < r->dopts.fair_min) {
+			snprintf(why, sizeof(why),
+				 "%s incast of %d senders: Jain's fairness index %.2f (1 = equal "
+				 "shares, %.2f = one takes all), below %.2f",
+				 label, ic->nsend, ic->jain, 1.0 / ic->nsend, r->dopts.fair_min);
+			evidence(&ev, ic->jain, ic->nsend);
+			rc = lp_sweep_add_verdict(r, LP_VERDICT_INCAST_UNFAIR, b, b, 0, label, why,
+						  &ev);
+		}
+	}
+	free(ics);
+	return rc;
+}
+
+int lp_sweep_load_diagnose(struct lp_sweep_run *r)
+{
+	int rc = 0;
+
+	for (int m = 0; m < r->nmetrics && !rc; m++) {
+		if (r->metrics[m].lat && has_phase(r, m, LP_PHASE_LOADED))
+			rc = impact_verdicts(r, m);
+		if (!rc && !r->metrics[m].lat && has_phase(r, m, LP_PHASE_INCAST))
+			rc = incast_verdicts(r, m);
+	}
+	return rc;
+}
+
+/* ---- JSON ---- */
+
+static void json_matrix(struct lp_json *j, const char *key, const struct lp_load_cell *lc, int n,
+			size_t off)
+{
+	lp_json_arr_begin(j, key);
+	for (int a = 0; a < n; a++) {
+		lp_json_arr_begin(j, NULL);
+		for (int b = 0; b < n; b++)
+			lp_json_num(j, NULL,
+				    *(const double *)((const char *)&lc[(size_t)a * n + b] + off));
+		lp_json_arr_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
+/* The bandwidth metric that loaded latency metric m's victims (-1: none recorded). */
+static int loader_metric(const struct lp_sweep_run *r)
+{
+	for (size_t k = 0; k < r->ncells; k++)
+		if (r->cells[k].phase == LP_PHASE_LOADER)
+			return r->cells[k].metric;
+	return -1;
+}
+
+static void json_latency(struct lp_json *j, const struct lp_sweep_run *r, int m)
+{
+	int n = r->n, lm = loader_metric(r);
+	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
+	double *c50 = calloc(n, sizeof(double)), *c99 = calloc(n, sizeof(double));
+	static const struct {
+		const char *key;
+		size_t off;
+	} mats[] = {
+		{ "idle_p50_us", offsetof(struct lp_load_cell, idle_p50) },
+		{ "loaded_p50_us", offsetof(struct lp_load_cell, load_p50) },
+		{ "idle_p99_us", offsetof(struct lp_load_cell, idle_p99) },
+		{ "loaded_p99_us", offsetof(struct lp_load_cell, load_p99) },
+		{ "impact_p50", offsetof(struct lp_load_cell, cif_p50) },
+		{ "impact_p99", offsetof(struct lp_load_cell, cif_p99) },
+	};
+
+	if (!lc || !c50 || !c99 || lp_sweep_load_matrix(r, m, lc, c50, c99) < 0)
+		goto out;
+	lp_json_obj_begin(j, NULL);
+	lp_json_int(j, "metric", m);
+	lp_json_str(j, "label", r->metrics[m].label);
+	lp_json_str(j, "loaded_by", lm >= 0 ? r->metrics[lm].label : NULL);
+	lp_json_str(j, "rows", "client");
+	lp_json_str(j, "columns", "server");
+	for (size_t k = 0; k < LP_ARRAY_SIZE(mats); k++)
+		json_matrix(j, mats[k].key, lc, n, mats[k].off);
+	lp_json_arr_begin(j, "nodes");
+	for (int i = 0; i < n; i++) {
+		lp_json_obj_begin(j, NULL);
+		lp_json_int(j, "node", i);
+		lp_json_str(j, "name", r->nodes[i].name);
+		lp_json_num(j, "impact_p50", c50[i]);
+		lp_json_num(j, "impact_p99", c99[i]);
+		lp_json_int(j, "pairs", node_pairs(lc, n, i));
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+	lp_json_obj_end(j);
+out:
+	free(lc);
+	free(c50);
+	free(c99);
+}
+
+static void json_incast(struct lp_json *j, const struct lp_sweep_run *r, int m)
+{
+	struct lp_incast *ics = calloc(r->n, sizeof(*ics));
+	const struct lp_sweep_cell **cells = calloc(r->n, sizeof(*cells));
+
+	if (!ics || !cells)
+		goto out;
+	incasts(r, m, ics);
+	lp_json_obj_begin(j, NULL);
+	lp_json_int(j, "metric", m);
+	lp_json_str(j, "label", r->metrics[m].label);
+	lp_json_arr_begin(j, "receivers");
+	for (int b = 0; b < r->n; b++) {
+		struct lp_incast ic;
+
+		if (!ics[b].nsend)
+			continue;
+		lp_sweep_incast(r, m, b, &ic, cells);
+		lp_json_obj_begin(j, NULL);
+		lp_json_int(j, "node", b);
+		lp_json_str(j, "name", r->nodes[b].name);
+		lp_json_int(j, "senders_n", ic.nsend);
+		lp_json_int(j, "failed", ic.nfail);
+		lp_json_num(j, "aggregate_gbits_s", ic.agg_gbps);
+		lp_json_num(j, "aggregate_pct_link", ic.agg_pct);
+		lp_json_num(j, "others_median_gbits_s", ics[b].ref_gbps);
+		lp_json_num(j, "jain", ic.jain);
+		lp_json_arr_begin(j, "senders");
+		for (int s = 0; s < ic.nsend; s++) {
+			const struct lp_sweep_cell *c = cells[s];
+			double x = c->status ? 0 : c->gbits_s;
+
+			lp_json_obj_begin(j, NULL);
+			lp_json_int(j, "node", c->a);
+			lp_json_str(j, "name", r->nodes[c->a].name);
+			lp_json_int(j, "status", c->status);
+			lp_json_num(j, "gbits_s", x);
+			lp_json_num(j, "share", ratio(x, ic.agg_gbps));
+			lp_json_obj_end(j);
+		}
+		lp_json_arr_end(j);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+	lp_json_obj_end(j);
+out:
+	free(ics);
+	free(cells);
+}
+
+void lp_sweep_load_json(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	bool any = false;
+
+	for (int m = 0; m < r->nmetrics; m++)
+		any = any || has_phase(r, m, LP_PHASE_LOADED) || has_phase(r, m, LP_PHASE_INCAST);
+	if (!any)
+		return;
+	lp_json_obj_begin(j, "load");
+	lp_json_str(j, "modes", r->load);
+	lp_json_num(j, "time_s", r->load_time_s > 0 ? r->load_time_s : NAN);
+	lp_json_int(j, "incast_k", r->incast_k);
+	lp_json_arr_begin(j, "latency");
+	for (int m = 0; m < r->nmetrics; m++)
+		if (r->metrics[m].lat && has_phase(r, m, LP_PHASE_LOADED))
+			json_latency(j, r, m);
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "incast");
+	for (int m = 0; m < r->nmetrics; m++)
+		if (!r->metrics[m].lat && has_phase(r, m, LP_PHASE_INCAST))
+			json_incast(j, r, m);
+	lp_json_arr_end(j);
+	lp_json_obj_end(j);
+}
+
+/* ---- CSV and summary ---- */
+
+static void csv_num(FILE *f, double v, bool last)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	fputc(last ? '\n' : ',', f);
+}
+
+/* PREFIX-load-latency.csv (a row per ordered pair and latency metric), PREFIX-load-incast.csv. */
+int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix)
+{
+	int n = r->n, rc = 0;
+	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
+	const struct lp_sweep_cell **cells = calloc(n, sizeof(*cells));
+	struct lp_incast *ics = calloc(n, sizeof(*ics));
+	char path[4096];
+	FILE *f;
+
+	if (!lc || !cells || !ics) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int m = 0; m < r->nmetrics && !rc; m++) {
+		const struct lp_sweep_metric *mt = &r->metrics[m];
+
+		if (mt->lat && has_phase(r, m, LP_PHASE_LOADED)) {
+			snprintf(path, sizeof(path), "%s-load-%s-%llu.csv", prefix, mt->test,
+				 (unsigned long long)mt->size);
+			f = lp_out_open(path);
+			if (!f || lp_sweep_load_matrix(r, m, lc, NULL, NULL) < 0) {
+				rc = f ? lp_out_close(f, path), -ENOMEM : -EIO;
+				break;
+			}
+			fprintf(f,
+				"client,server,client_name,server_name,idle_p50_us,loaded_p50_us,"
+				"idle_p99_us,loaded_p99_us,impact_p50,impact_p99\n");
+			for (int a = 0; a < n; a++)
+				for (int b = 0; b < n; b++) {
+					const struct lp_load_cell *c = &lc[(size_t)a * n + b];
+
+					if (a == b)
+						continue;
+					fprintf(f, "%d,%d,", a, b);
+					lp_csv_field(f, r->nodes[a].name, 0);
+					lp_csv_field(f, r->nodes[b].name, 0);
+					csv_num(f, c->idle_p50, false);
+					csv_num(f, c->load_p50, false);
+					csv_num(f, c->idle_p99, false);
+					csv_num(f, c->load_p99, false);
+					csv_num(f, c->cif_p50, false);
+					csv_num(f, c->cif_p99, true);
+				}
+			rc = lp_out_close(f, path);
+		}
+		if (!rc && !mt->lat && has_phase(r, m, LP_PHASE_INCAST)) {
+			snprintf(path, sizeof(path), "%s-incast-%s-%llu.csv", prefix, mt->test,
+				 (unsigned long long)mt->size);
+			f = lp_out_open(path);
+			if (!f) {
+				rc = -EIO;
+				break;
+			}
+			incasts(r, m, ics);
+			fprintf(f, "receiver,sender,receiver_name,sender_name,status,gbits_s,share,"
+				   "aggregate_gbits_s,others_median_gbits_s,jain\n");
+			for (int b = 0; b < n; b++) {
+				struct lp_incast ic;
+
+				lp_sweep_incast(r, m, b, &ic, cells);
+				for (int s = 0; s < ic.nsend; s++) {
+					double x = cells[s]->status ? 0 : cells[s]->gbits_s;
+
+					fprintf(f, "%d,%d,", b, cells[s]->a);
+					lp_csv_field(f, r->nodes[b].name, 0);
+					lp_csv_field(f, r->nodes[cells[s]->a].name, 0);
+					fprintf(f, "%d,", cells[s]->status);
+					csv_num(f, x, false);
+					csv_num(f, ratio(x, ic.agg_gbps), false);
+					csv_num(f, ic.agg_gbps, false);
+					csv_num(f, ics[b].ref_gbps, false);
+					csv_num(f, ic.jain, true);
+				}
+			}
+			rc = lp_out_close(f, path);
+		}
+	}
+out:
+	free(lc);
+	free(cells);
+	free(ics);
+	return rc;
+}
+
+void lp_sweep_load_summary(const struct lp_sweep_run *r, FILE *f)
+{
+	int n = r->n, lm = loader_metric(r);
+	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
+	double *c50 = calloc(n, sizeof(double)), *c99 = calloc(n, sizeof(double));
+	struct lp_incast *ics = calloc(n, sizeof(*ics));
+
+	if (!lc || !c50 || !c99 || !ics)
+		goto out;
+	for (int m = 0; m < r->nmetrics; m++) {
+		if (r->metrics[m].lat && has_phase(r, m, LP_PHASE_LOADED) &&
+		    lp_sweep_load_matrix(r, m, lc, c50, c99) >= 0) {
+			fprintf(f,
+				"\n%s under load (loaded by %s on the round's other pairs): "
+				"congestion impact factor = loaded / idle, median of each node's "
+				"pairs\n  %-20s %10s %10s\n",
+				r->metrics[m].label, lm >= 0 ? r->metrics[lm].label : "?", "node",
+				"p50", "p99");
+			for (int i = 0; i < n; i++)
+				fprintf(f, "  %-20s %9.2fx %9.2fx\n", r->nodes[i].name, c50[i],
+					c99[i]);
+		}
+		if (!r->metrics[m].lat && has_phase(r, m, LP_PHASE_INCAST)) {
+			incasts(r, m, ics);
+			fprintf(f,
+				"\n%s incast: senders writing to one receiver at once\n"
+				"  %-20s %7s %12s %8s %6s\n",
+				r->metrics[m].label, "receiver", "senders", "aggr Gb/s", "others",
+				"Jain");
+			for (int b = 0; b < n; b++)
+				if (ics[b].nsend)
+					fprintf(f, "  %-20s %7d %12.3g %8.3g %6.2f\n",
+						r->nodes[b].name, ics[b].nsend, ics[b].agg_gbps,
+						ics[b].ref_gbps, ics[b].jain);
+		}
+	}
+out:
+	free(lc);
+	free(c50);
+	free(c99);
+	free(ics);
+}

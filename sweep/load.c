@@ -11,6 +11,8 @@
 #include "common/stats.h"
 #include "common/table.h"
 
+const char *const lp_sweep_load_names[] = { "none", "latency", "incast", "both", NULL };
+
 double lp_jain_index(const double *x, size_t n)
 {
 	double s = 0, s2 = 0;

@@ -29,6 +29,9 @@
 #include "common/json.h"
 #include "sweep/result.h"
 
+/* "none", "latency", "incast", "both", NULL: indexed by the LP_LOAD_* bits (option choices) */
+extern const char *const lp_sweep_load_names[];
+
 /* Jain's fairness index of n values: 1 equal shares, 1/n one takes all. NaN: n = 0 or all 0. */
 double lp_jain_index(const double *x, size_t n);
 

@@ -1420,6 +1420,18 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	return lp_sweep_add_cell(r, &c);
 }
 
+/* The load modes as recorded (the figures are recomputed from the cells). */
+static void read_load(struct lp_sweep_run *r, const json_t *ld)
+{
+	const char *modes = json_string_value(json_object_get(ld, "modes"));
+
+	for (int k = 0; modes && lp_sweep_load_names[k]; k++)
+		if (!strcmp(modes, lp_sweep_load_names[k]))
+			r->load = lp_sweep_load_names[k];
+	r->load_time_s = jnum(ld, "time_s");
+	r->incast_k = (int)jint(ld, "incast_k");
+}
+
 /* How it ran, echoed as recorded: the run, schedule and diagnosis objects. */
 static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *sc, const json_t *dg)
 {
@@ -1519,6 +1531,8 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 		goto out;
 	}
 	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
+	if (!rc)
+		read_load(r, json_object_get(root, "load"));
 	if (!rc)
 		read_echo(r, run, json_object_get(root, "schedule"),
 			  json_object_get(run, "diagnosis"));

@@ -35,8 +35,6 @@ enum {
 
 #define EXCHANGE_MS 300000 /* start-up and gathers: ranks may start minutes apart under Slurm */
 
-const char *const lp_sweep_load_names[] = { "none", "latency", "incast", "both", NULL };
-
 /* Set-up allowed per session (connect, QP exchange) when loaders must outlast a victim. */
 #define LOAD_SETUP_S 1.5
 

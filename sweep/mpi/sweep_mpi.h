@@ -22,6 +22,7 @@
 
 #include "rdma/rdma.h"
 #include "sweep/journal.h"
+#include "sweep/load.h"
 #include "sweep/result.h"
 #include "sweep/sched.h"
 
@@ -78,9 +79,7 @@ struct lp_sweep_cfg {
  *                    threads: needs MPI_THREAD_MULTIPLE).
  */
 #define LP_LOAD_LATENCY 1u
-#define LP_LOAD_INCAST	2u
-/* "none", "latency", "incast", "both": index = LP_LOAD_* bits (option choices) */
-extern const char *const lp_sweep_load_names[];
+#define LP_LOAD_INCAST	2u /* lp_sweep_load_names[bits] (sweep/load.h) names them */
 
 struct lp_sweep_mpi {
 	MPI_Comm comm; /* a private duplicate of MPI_COMM_WORLD, errors returned */

@@ -65,6 +65,25 @@ static double node_median(const double *v, int n, int i, double *tmp)
 	return k ? lp_median(tmp, k) : NAN;
 }
 
+/* Ordered pair (a, b) at latency metric m: idle (sweep, else retest) vs phase ph. NaN: none. */
+static void pair_impact(const struct lp_sweep_run *r, int m, int a, int b, int ph,
+			struct lp_load_cell *c)
+{
+	const struct lp_sweep_cell *idle = NULL, *ld = NULL;
+
+	if (m >= 0 && a >= 0) {
+		idle = ok_cell(r, m, a, b, LP_PHASE_SWEEP);
+		if (!idle)
+			idle = ok_cell(r, m, a, b, LP_PHASE_RETEST);
+		ld = ok_cell(r, m, a, b, ph);
+	}
+	c->idle_p50 = idle ? idle->lat.p50 : NAN;
+	c->idle_p99 = idle ? idle->lat.p99 : NAN;
+	c->load_p50 = ld ? ld->lat.p50 : NAN;
+	c->load_p99 = ld ? ld->lat.p99 : NAN;
+	lp_load_cell_impact(c);
+}
+
 int lp_sweep_load_matrix(const struct lp_sweep_run *r, int m, struct lp_load_cell *lc,
 			 double *node_cif50, double *node_cif99)
 {
@@ -76,16 +95,8 @@ int lp_sweep_load_matrix(const struct lp_sweep_run *r, int m, struct lp_load_cel
 	for (int a = 0; a < n; a++)
 		for (int b = 0; b < n; b++) {
 			struct lp_load_cell *c = &lc[(size_t)a * n + b];
-			const struct lp_sweep_cell *idle = ok_cell(r, m, a, b, LP_PHASE_SWEEP),
-						   *ld = ok_cell(r, m, a, b, LP_PHASE_LOADED);
 
-			if (!idle)
-				idle = ok_cell(r, m, a, b, LP_PHASE_RETEST);
-			c->idle_p50 = idle ? idle->lat.p50 : NAN;
-			c->idle_p99 = idle ? idle->lat.p99 : NAN;
-			c->load_p50 = ld ? ld->lat.p50 : NAN;
-			c->load_p99 = ld ? ld->lat.p99 : NAN;
-			lp_load_cell_impact(c);
+			pair_impact(r, m, a, b, LP_PHASE_LOADED, c);
 			both += isfinite(c->cif_p50);
 			if (v50 && v99) {
 				v50[(size_t)a * n + b] = c->cif_p50;
@@ -115,12 +126,17 @@ int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_inc
 	memset(ic, 0, sizeof(*ic));
 	ic->recv = recv;
 	ic->agg_pct = ic->jain = ic->ref_gbps = NAN;
+	ic->victim = ic->vic_metric = -1;
 	if (!x)
 		return 0;
 	for (size_t k = 0; k < r->ncells; k++) {
 		const struct lp_sweep_cell *c = &r->cells[k];
 		bool ok = !c->status && isfinite(c->gbits_s);
 
+		if (c->phase == LP_PHASE_INCAST_VICTIM && c->b == recv && ic->vic_metric < 0) {
+			ic->victim = c->a;
+			ic->vic_metric = c->metric;
+		}
 		if (c->metric != m || c->b != recv || c->phase != LP_PHASE_INCAST ||
 		    ic->nsend >= r->n)
 			continue;
@@ -135,6 +151,7 @@ int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_inc
 		if (rate > 0)
 			ic->agg_pct = 100 * ic->agg_gbps / rate;
 	}
+	pair_impact(r, ic->vic_metric, ic->victim, recv, LP_PHASE_INCAST_VICTIM, &ic->vic);
 	free(x);
 	return ic->nsend;
 }
@@ -193,69 +210,78 @@ static int node_pairs(const struct lp_load_cell *lc, int n, int i)
 	return k;
 }
 
+/*
+ * Node i's p99 impact factor cif[i] against the other nodes' median (at least
+ * two of them): a load_impact verdict when it is impact_max times that (and
+ * at least impact_max), or an inconclusive one when metric m's idle cells are
+ * too noisy to be the reference (a name would be a guess). where: "under load
+ * (median of its 6 pairs)", ...
+ */
+static int impact_verdict(struct lp_sweep_run *r, int m, int i, const double *cif, int cells,
+			  const char *where)
+{
+	double *oth = malloc(((size_t)r->n + 1) * sizeof(double)), ref;
+	bool noisy = r->diag && r->diag[m].inconclusive;
+	struct lp_verdict ev;
+	char why[400];
+	size_t k = 0;
+	int rc;
+
+	if (!oth)
+		return -ENOMEM;
+	for (int j = 0; j < r->n; j++)
+		if (j != i && isfinite(cif[j]))
+			oth[k++] = cif[j];
+	ref = k >= 2 ? lp_median(oth, k) : NAN;
+	free(oth);
+	if (!isfinite(cif[i]) || !isfinite(ref) || cif[i] < r->dopts.impact_max * LP_MAX(ref, 1.0))
+		return 0;
+	snprintf(why, sizeof(why),
+		 "%s: %s p99 %.2fx its idle p99 %s, the other nodes %.2fx (impact_max %.3g)%s",
+		 r->metrics[m].label, r->nodes[i].name, cif[i], where, ref, r->dopts.impact_max,
+		 noisy ? "; not named: the idle cells of this metric are too noisy (inconclusive) "
+			 "for the reference to hold"
+		       : "");
+	evidence(&ev, LP_MAX(ref, 1.0) / cif[i], cells);
+	rc = lp_sweep_add_verdict(r, noisy ? LP_VERDICT_INCONCLUSIVE : LP_VERDICT_LOAD_IMPACT,
+				  noisy ? -1 : i, noisy ? -1 : i, 0, r->metrics[m].label, why, &ev);
+	return rc;
+}
+
 static int impact_verdicts(struct lp_sweep_run *r, int m)
 {
 	int n = r->n, rc = 0;
 	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
-	double *c50 = calloc(n, sizeof(double)), *c99 = calloc(n, sizeof(double)),
-	       *oth = calloc(n, sizeof(double));
-	bool noisy = r->diag && r->diag[m].inconclusive;
+	double *c99 = calloc(n, sizeof(double));
+	char where[96];
 
-	if (!lc || !c50 || !c99 || !oth || lp_sweep_load_matrix(r, m, lc, c50, c99) < 0) {
+	if (!lc || !c99 || lp_sweep_load_matrix(r, m, lc, NULL, c99) < 0)
 		rc = -ENOMEM;
-		goto out;
-	}
 	for (int i = 0; i < n && !rc; i++) {
-		size_t k = 0;
-		double ref, ref50;
-		char why[400];
-		struct lp_verdict ev;
-
-		for (int j = 0; j < n; j++)
-			if (j != i && isfinite(c99[j]))
-				oth[k++] = c99[j];
-		if (!isfinite(c99[i]) || k < 2)
-			continue; /* two other nodes at least: one cannot be a reference alone */
-		ref = lp_median(oth, k);
-		k = 0;
-		for (int j = 0; j < n; j++)
-			if (j != i && isfinite(c50[j]))
-				oth[k++] = c50[j];
-		ref50 = k ? lp_median(oth, k) : NAN;
-		if (c99[i] < r->dopts.impact_max * LP_MAX(ref, 1.0))
-			continue;
-		snprintf(why, sizeof(why),
-			 "%s under load: %s p99 %.2fx its idle p99 (median of its %d pairs), "
-			 "the other nodes %.2fx (impact_max %.3g); p50 %.2fx vs %.2fx%s",
-			 r->metrics[m].label, r->nodes[i].name, c99[i], node_pairs(lc, n, i), ref,
-			 r->dopts.impact_max, c50[i], ref50,
-			 noisy ? "; not named: the idle cells of this metric are too noisy "
-				 "(inconclusive) for the reference to hold"
-			       : "");
-		evidence(&ev, LP_MAX(ref, 1.0) / c99[i], node_pairs(lc, n, i));
-		/* over an inconclusive idle reference a name would be a guess: say so instead */
-		rc = lp_sweep_add_verdict(r,
-					  noisy ? LP_VERDICT_INCONCLUSIVE : LP_VERDICT_LOAD_IMPACT,
-					  noisy ? -1 : i, noisy ? -1 : i, 0, r->metrics[m].label,
-					  why, &ev);
+		snprintf(where, sizeof(where), "under load (median of its %d pairs)",
+			 node_pairs(lc, n, i));
+		rc = impact_verdict(r, m, i, c99, node_pairs(lc, n, i), where);
 	}
-out:
 	free(lc);
-	free(c50);
 	free(c99);
-	free(oth);
 	return rc;
 }
 
 static int incast_verdicts(struct lp_sweep_run *r, int m)
 {
 	struct lp_incast *ics = calloc(r->n, sizeof(*ics));
+	double *vic = calloc(r->n, sizeof(double));
 	const char *label = r->metrics[m].label;
 	int rc = 0;
 
-	if (!ics)
+	if (!ics || !vic) {
+		free(ics);
+		free(vic);
 		return -ENOMEM;
+	}
 	incasts(r, m, ics);
+	for (int b = 0; b < r->n; b++)
+		vic[b] = ics[b].vic.cif_p99;
 	for (int b = 0; b < r->n && !rc; b++) {
 		const struct lp_incast *ic = &ics[b];
 		double lim = (1 - r->dopts.rel_max) * ic->ref_gbps;
@@ -278,6 +304,11 @@ static int incast_verdicts(struct lp_sweep_run *r, int m)
 			rc = lp_sweep_add_verdict(r, LP_VERDICT_INCAST_SLOW, b, b, 0, label, why,
 						  &ev);
 		}
+		if (!rc && ic->victim >= 0) {
+			snprintf(why, sizeof(why), "into it from %s during its incast",
+				 r->nodes[ic->victim].name);
+			rc = impact_verdict(r, ic->vic_metric, b, vic, 1, why);
+		}
 		if (!rc && ic->nsend >= 2 && isfinite(ic->jain) && ic->jain < r->dopts.fair_min) {
 			snprintf(why, sizeof(why),
 				 "%s incast of %d senders: Jain's fairness index %.2f (1 = equal "
@@ -289,6 +320,7 @@ static int incast_verdicts(struct lp_sweep_run *r, int m)
 		}
 	}
 	free(ics);
+	free(vic);
 	return rc;
 }
 
@@ -307,15 +339,32 @@ int lp_sweep_load_diagnose(struct lp_sweep_run *r)
 
 /* ---- JSON ---- */
 
-static void json_matrix(struct lp_json *j, const char *key, const struct lp_load_cell *lc, int n,
-			size_t off)
+/* struct lp_load_cell's JSON keys: matrices of them, or one pair's object. */
+static const struct {
+	const char *key;
+	size_t off;
+} load_keys[] = {
+	{ "idle_p50_us", offsetof(struct lp_load_cell, idle_p50) },
+	{ "loaded_p50_us", offsetof(struct lp_load_cell, load_p50) },
+	{ "idle_p99_us", offsetof(struct lp_load_cell, idle_p99) },
+	{ "loaded_p99_us", offsetof(struct lp_load_cell, load_p99) },
+	{ "impact_p50", offsetof(struct lp_load_cell, cif_p50) },
+	{ "impact_p99", offsetof(struct lp_load_cell, cif_p99) },
+};
+
+static double load_val(const struct lp_load_cell *c, size_t k)
 {
-	lp_json_arr_begin(j, key);
+	return *(const double *)((const char *)c + load_keys[k].off);
+}
+
+/* Key k of lc (n*n) as a matrix, rows clients. */
+static void json_matrix(struct lp_json *j, const struct lp_load_cell *lc, int n, size_t k)
+{
+	lp_json_arr_begin(j, load_keys[k].key);
 	for (int a = 0; a < n; a++) {
 		lp_json_arr_begin(j, NULL);
 		for (int b = 0; b < n; b++)
-			lp_json_num(j, NULL,
-				    *(const double *)((const char *)&lc[(size_t)a * n + b] + off));
+			lp_json_num(j, NULL, load_val(&lc[(size_t)a * n + b], k));
 		lp_json_arr_end(j);
 	}
 	lp_json_arr_end(j);
@@ -335,17 +384,6 @@ static void json_latency(struct lp_json *j, const struct lp_sweep_run *r, int m)
 	int n = r->n, lm = loader_metric(r);
 	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
 	double *c50 = calloc(n, sizeof(double)), *c99 = calloc(n, sizeof(double));
-	static const struct {
-		const char *key;
-		size_t off;
-	} mats[] = {
-		{ "idle_p50_us", offsetof(struct lp_load_cell, idle_p50) },
-		{ "loaded_p50_us", offsetof(struct lp_load_cell, load_p50) },
-		{ "idle_p99_us", offsetof(struct lp_load_cell, idle_p99) },
-		{ "loaded_p99_us", offsetof(struct lp_load_cell, load_p99) },
-		{ "impact_p50", offsetof(struct lp_load_cell, cif_p50) },
-		{ "impact_p99", offsetof(struct lp_load_cell, cif_p99) },
-	};
 
 	if (!lc || !c50 || !c99 || lp_sweep_load_matrix(r, m, lc, c50, c99) < 0)
 		goto out;
@@ -355,8 +393,8 @@ static void json_latency(struct lp_json *j, const struct lp_sweep_run *r, int m)
 	lp_json_str(j, "loaded_by", lm >= 0 ? r->metrics[lm].label : NULL);
 	lp_json_str(j, "rows", "client");
 	lp_json_str(j, "columns", "server");
-	for (size_t k = 0; k < LP_ARRAY_SIZE(mats); k++)
-		json_matrix(j, mats[k].key, lc, n, mats[k].off);
+	for (size_t k = 0; k < LP_ARRAY_SIZE(load_keys); k++)
+		json_matrix(j, lc, n, k);
 	lp_json_arr_begin(j, "nodes");
 	for (int i = 0; i < n; i++) {
 		lp_json_obj_begin(j, NULL);
@@ -402,6 +440,17 @@ static void json_incast(struct lp_json *j, const struct lp_sweep_run *r, int m)
 		lp_json_num(j, "aggregate_pct_link", ic.agg_pct);
 		lp_json_num(j, "others_median_gbits_s", ics[b].ref_gbps);
 		lp_json_num(j, "jain", ic.jain);
+		if (ic.victim >= 0) {
+			lp_json_obj_begin(j, "victim");
+			lp_json_int(j, "node", ic.victim);
+			lp_json_str(j, "name", r->nodes[ic.victim].name);
+			lp_json_str(j, "metric", r->metrics[ic.vic_metric].label);
+			for (size_t k = 0; k < LP_ARRAY_SIZE(load_keys); k++)
+				lp_json_num(j, load_keys[k].key, load_val(&ic.vic, k));
+			lp_json_obj_end(j);
+		} else {
+			lp_json_null(j, "victim");
+		}
 		lp_json_arr_begin(j, "senders");
 		for (int s = 0; s < ic.nsend; s++) {
 			const struct lp_sweep_cell *c = cells[s];
@@ -515,7 +564,8 @@ int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix)
 			}
 			incasts(r, m, ics);
 			fprintf(f, "receiver,sender,receiver_name,sender_name,status,gbits_s,share,"
-				   "aggregate_gbits_s,others_median_gbits_s,jain\n");
+				   "aggregate_gbits_s,others_median_gbits_s,jain,victim,"
+				   "victim_idle_p99_us,victim_loaded_p99_us,victim_impact_p99\n");
 			for (int b = 0; b < n; b++) {
 				struct lp_incast ic;
 
@@ -531,7 +581,13 @@ int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix)
 					csv_num(f, ratio(x, ic.agg_gbps), false);
 					csv_num(f, ic.agg_gbps, false);
 					csv_num(f, ics[b].ref_gbps, false);
-					csv_num(f, ic.jain, true);
+					csv_num(f, ic.jain, false);
+					lp_csv_field(f,
+						     ic.victim >= 0 ? r->nodes[ic.victim].name : "",
+						     0);
+					csv_num(f, ic.vic.idle_p99, false);
+					csv_num(f, ic.vic.load_p99, false);
+					csv_num(f, ic.vic.cif_p99, true);
 				}
 			}
 			rc = lp_out_close(f, path);
@@ -569,15 +625,16 @@ void lp_sweep_load_summary(const struct lp_sweep_run *r, FILE *f)
 		if (!r->metrics[m].lat && has_phase(r, m, LP_PHASE_INCAST)) {
 			incasts(r, m, ics);
 			fprintf(f,
-				"\n%s incast: senders writing to one receiver at once\n"
-				"  %-20s %7s %12s %8s %6s\n",
+				"\n%s incast: senders writing to one receiver at once (impact: "
+				"a victim's p99 latency into it meanwhile / idle)\n"
+				"  %-20s %7s %12s %8s %6s %8s\n",
 				r->metrics[m].label, "receiver", "senders", "aggr Gb/s", "others",
-				"Jain");
+				"Jain", "impact");
 			for (int b = 0; b < n; b++)
 				if (ics[b].nsend)
-					fprintf(f, "  %-20s %7d %12.3g %8.3g %6.2f\n",
+					fprintf(f, "  %-20s %7d %12.3g %8.3g %6.2f %7.2fx\n",
 						r->nodes[b].name, ics[b].nsend, ics[b].agg_gbps,
-						ics[b].ref_gbps, ics[b].jain);
+						ics[b].ref_gbps, ics[b].jain, ics[b].vic.cif_p99);
 		}
 	}
 out:

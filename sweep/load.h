@@ -9,12 +9,15 @@
  *                       (CIF); a node's CIF is the median over its pairs.
  *   incast              k senders write to one receiver at once; per receiver
  *                       the aggregate, each sender's share and Jain's fairness
- *                       index (sum x)^2 / (n sum x^2).
+ *                       index (sum x)^2 / (n sum x^2); with a latency test, a
+ *                       victim rank measures latency into the receiver
+ *                       meanwhile (the receiver's port congested: its CIF).
  *
  * Verdicts (lp_sweep_load_diagnose, thresholds in lp_diag_opts):
  *   load_impact    a node's p99 CIF is impact_max times the other nodes'
  *                  median CIF (and at least impact_max: loaded latency is
- *                  never expected below idle);
+ *                  never expected below idle), under load or into it during
+ *                  its incast;
  *   incast_slow    a receiver's aggregate is below 1 - rel_max of the other
  *                  receivers' median aggregate, or below the floor min_gbps;
  *   incast_unfair  its senders' Jain index is below fair_min.
@@ -58,12 +61,15 @@ int lp_sweep_load_matrix(const struct lp_sweep_run *r, int m, struct lp_load_cel
 /* One incast: receiver recv at bandwidth metric m. */
 struct lp_incast {
 	int recv;
-	int nsend;	 /* senders (failed ones count, with 0) */
-	int nfail;	 /* senders whose test failed */
-	double agg_gbps; /* sum of the senders' Gb/s */
-	double agg_pct;	 /* agg_gbps over the receiver's port rate, % (NaN unknown) */
-	double jain;	 /* Jain's index of the senders' Gb/s */
-	double ref_gbps; /* the other receivers' median aggregate (NaN: no other) */
+	int nsend;		 /* senders (failed ones count, with 0) */
+	int nfail;		 /* senders whose test failed */
+	double agg_gbps;	 /* sum of the senders' Gb/s */
+	double agg_pct;		 /* agg_gbps over the receiver's port rate, % (NaN unknown) */
+	double jain;		 /* Jain's index of the senders' Gb/s */
+	double ref_gbps;	 /* the other receivers' median aggregate (NaN: no other) */
+	int victim;		 /* the rank that measured latency into recv meanwhile; -1 none */
+	int vic_metric;		 /* its latency metric */
+	struct lp_load_cell vic; /* its latency: idle (the sweep) vs during the incast */
 };
 
 /*

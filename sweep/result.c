@@ -20,7 +20,8 @@ const char *const lp_verdict_names[] = { "node_slow",	  "node_failed", "link_slo
 					 "inconclusive",  "load_impact", "incast_slow",
 					 "incast_unfair", NULL };
 
-const char *const lp_sweep_phase_names[] = { "sweep", "retest", "loaded", "loader", "incast", NULL };
+const char *const lp_sweep_phase_names[] = { "sweep",  "retest",	"loaded", "loader",
+					     "incast", "incast_victim", NULL };
 
 int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 {
@@ -1304,7 +1305,7 @@ const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_I32(struct lp_sweep_cell, metric),
 	LP_REC_I32(struct lp_sweep_cell, a),
 	LP_REC_I32(struct lp_sweep_cell, b),
-	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_INCAST)),
+	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_INCAST_VICTIM)),
 	LP_REC_I32(struct lp_sweep_cell, round),
 	LP_REC_I32(struct lp_sweep_cell, status),
 	LP_REC_STR(struct lp_sweep_cell, error),

@@ -51,7 +51,8 @@ struct lp_sweep_metric {
  * What a cell was measured in: the sweep or an isolated retest (the idle
  * matrices the diagnosis fits), or a load mode (sweep/load.h): a victim's
  * latency while the round's other pairs load the fabric, a loader's bandwidth
- * meanwhile, one sender of an incast. Load cells stay out of the idle matrices.
+ * meanwhile, one sender of an incast, a victim's latency into the incast's
+ * receiver meanwhile. Load cells stay out of the idle matrices.
  */
 enum lp_phase {
 	LP_PHASE_SWEEP = 0,
@@ -59,9 +60,10 @@ enum lp_phase {
 	LP_PHASE_LOADED = 2,
 	LP_PHASE_LOADER = 3,
 	LP_PHASE_INCAST = 4,
+	LP_PHASE_INCAST_VICTIM = 5, /* latency into an incast's receiver during the incast */
 };
 
-/* "sweep", "retest", "loaded", "loader", "incast", NULL */
+/* "sweep", "retest", "loaded", "loader", "incast", "incast_victim", NULL */
 extern const char *const lp_sweep_phase_names[];
 
 /* One ordered pair (a client, b server) at one metric. */

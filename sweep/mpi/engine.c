@@ -610,8 +610,8 @@ static void *load_job_main(void *arg)
 /* The jobs at once: the first here, the others on threads (joined before returning). */
 static void run_jobs(struct load_job *jobs, int n)
 {
-	pthread_t th[LP_SWEEP_MAX_INCAST];
-	bool started[LP_SWEEP_MAX_INCAST] = { false };
+	pthread_t th[LP_SWEEP_MAX_INCAST + 1];
+	bool started[LP_SWEEP_MAX_INCAST + 1] = { false };
 
 	for (int i = 1; i < n; i++)
 		started[i] = !pthread_create(&th[i], NULL, load_job_main, &jobs[i]);
@@ -620,9 +620,8 @@ static void run_jobs(struct load_job *jobs, int n)
 	for (int i = 1; i < n; i++) {
 		if (started[i])
 			pthread_join(th[i], NULL);
-		else
-			load_job_main(
-				&jobs[i]); /* no thread: late, and its peer's wait is bounded */
+		else /* no thread: late, and its peer's wait is bounded */
+			load_job_main(&jobs[i]);
 	}
 }
 
@@ -643,10 +642,18 @@ static double loader_s(const struct lp_sweep_cfg *cfg, int nlat)
 	return nlat * (cfg->load_time_s + LOAD_SETUP_S) + LOAD_SETUP_S;
 }
 
+/* An incast's senders run this long: past its victim's latency tests when it has one. */
+static double incast_s(const struct lp_sweep_cfg *cfg)
+{
+	int ms[LP_SWEEP_MAX_METRICS], nlat = metrics_of(cfg, true, ms);
+
+	return nlat ? loader_s(cfg, nlat) : cfg->load_time_s;
+}
+
 /* The expected time of the incast phase (0 without one). */
 static double incast_est_s(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg)
 {
-	return cfg->load & LP_LOAD_INCAST ? x->size * (cfg->load_time_s + LOAD_SETUP_S) : 0;
+	return cfg->load & LP_LOAD_INCAST ? x->size * (incast_s(cfg) + LOAD_SETUP_S) : 0;
 }
 
 /* Victims of s: every ordered pair of a round that has other pairs to load it. */
@@ -700,42 +707,68 @@ static int latency_job(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	return 0;
 }
 
-/* Receiver b's senders: the next k ranks of its rail after it, wrapping; the count. */
-static int incast_senders(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int b,
-			  int *snd)
+/*
+ * Receiver b's incast: its senders, the next k ranks of its rail after it
+ * (wrapping), and with a latency test in the plan its victim, the rank after
+ * them, which measures latency into b meanwhile (-1: none). Default k: every
+ * other rank of the rail, less the victim's. Returns k.
+ */
+static int incast_plan(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int b,
+		       int *snd, int *victim_p)
 {
-	int k = LP_MIN(cfg->incast_k > 0 ? cfg->incast_k : x->size - 1, LP_SWEEP_MAX_INCAST), n = 0;
+	int ms[LP_SWEEP_MAX_METRICS], lat = metrics_of(cfg, true, ms) > 0, members = 0, n = 0, k;
 
-	for (int i = 1; i < x->size && n < k; i++) {
+	for (int i = 0; i < x->size; i++)
+		members += !cfg->rails || x->rail_all[i] == x->rail_all[b];
+	k = LP_MIN(cfg->incast_k > 0 ? cfg->incast_k : members - 1 - lat, LP_SWEEP_MAX_INCAST);
+	*victim_p = -1;
+	for (int i = 1; i < x->size && *victim_p < 0; i++) {
 		int s = (b + i) % x->size;
 
-		if (!cfg->rails || x->rail_all[s] == x->rail_all[b])
+		if (cfg->rails && x->rail_all[s] != x->rail_all[b])
+			continue;
+		if (n < k)
 			snd[n++] = s;
+		else if (lat)
+			*victim_p = s;
+		else
+			break;
 	}
 	return n;
 }
 
-/* Receiver b's incast: this rank's jobs (a server session per sender on b, a client on each). */
+/* Receiver b's incast: this rank's jobs (on b a server session per sender and victim). */
 static int incast_jobs(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int b,
 		       struct load_job *jobs)
 {
-	int snd[LP_SWEEP_MAX_INCAST], bw[LP_SWEEP_MAX_METRICS], nj = 0,
-								k = incast_senders(x, cfg, b, snd);
+	int snd[LP_SWEEP_MAX_INCAST + 1], bw[LP_SWEEP_MAX_METRICS], lat[LP_SWEEP_MAX_METRICS],
+		nlat = metrics_of(cfg, true, lat), nj = 0, v, k = incast_plan(x, cfg, b, snd, &v);
 
 	metrics_of(cfg, false, bw);
-	for (int i = 0; i < k; i++) {
+	if (v >= 0)
+		snd[k] = v; /* the victim's session after the senders' */
+	for (int i = 0; i < k + (v >= 0); i++) {
+		struct load_job *j = &jobs[nj];
+
 		if (x->rank != b && x->rank != snd[i])
 			continue;
-		jobs[nj++] = (struct load_job){ .x = x,
-						.cfg = cfg,
-						.ms = { bw[0] },
-						.nm = 1,
-						.duration_s = cfg->load_time_s,
-						.peer = x->rank == b ? snd[i] : b,
-						.unit = snd[i],
-						.round = b,
-						.client = x->rank != b,
-						.phase = LP_PHASE_INCAST };
+		*j = (struct load_job){ .x = x,
+					.cfg = cfg,
+					.ms = { bw[0] },
+					.nm = 1,
+					.duration_s = incast_s(cfg),
+					.peer = x->rank == b ? snd[i] : b,
+					.unit = snd[i],
+					.round = b,
+					.client = x->rank != b,
+					.phase = LP_PHASE_INCAST };
+		if (i == k) {
+			memcpy(j->ms, lat, sizeof(int) * (size_t)nlat);
+			j->nm = nlat;
+			j->duration_s = cfg->load_time_s;
+			j->phase = LP_PHASE_INCAST_VICTIM;
+		}
+		nj++;
 	}
 	return nj;
 }
@@ -766,7 +799,7 @@ static bool load_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 static int run_load(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		    const struct lp_sched *ls, struct lp_sweep_run *run)
 {
-	struct load_job jobs[LP_SWEEP_MAX_INCAST];
+	struct load_job jobs[LP_SWEEP_MAX_INCAST + 1];
 	size_t nv = load_victims(ls), k = 0, cnt;
 
 	x->phase_t0 = lp_now_ns();
@@ -814,7 +847,7 @@ static int load_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 		why = "latency needs a latency test in --tests (the victims')";
 	else if ((cfg->load & LP_LOAD_INCAST) && x->size < 3)
 		why = "incast needs 3 ranks at least (2 senders, another receiver to compare)";
-	else if ((cfg->load & LP_LOAD_INCAST) && !x->threads && cfg->incast_k != 1)
+	else if ((cfg->load & LP_LOAD_INCAST) && !x->threads)
 		why = "incast needs MPI_THREAD_MULTIPLE (a server session per sender on threads)";
 	if (why) {
 		if (!x->rank)
@@ -985,10 +1018,6 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 	run->retest_rounds = cfg->retest_rounds;
 	run->load = cfg->load ? lp_sweep_load_names[cfg->load] : NULL;
 	run->load_time_s = cfg->load ? cfg->load_time_s : 0;
-	run->incast_k = cfg->load & LP_LOAD_INCAST
-				? LP_MIN(cfg->incast_k > 0 ? cfg->incast_k : run->n - 1,
-					 LP_SWEEP_MAX_INCAST)
-				: 0;
 	lp_time_iso8601(run->started, sizeof(run->started));
 }
 
@@ -1082,6 +1111,11 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	}
 	nload = load_rounds(x, cfg, &ls, &load_est, &load_max);
 	run_echo(run, cfg, &x->sched);
+	if (cfg->load & LP_LOAD_INCAST) {
+		int snd[LP_SWEEP_MAX_INCAST + 1], v;
+
+		run->incast_k = incast_plan(x, cfg, 0, snd, &v);
+	}
 	gather_nodes(x, me, run);
 	ret = lp_sweep_add_absent(run, cfg->absent, why, sizeof(why)); /* the same on every rank */
 	if (ret) {

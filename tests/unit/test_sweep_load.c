@@ -164,6 +164,21 @@ static void incast(struct lp_sweep_run *r, int slow, int unfair, int failed)
 		}
 }
 
+/* Latency into each receiver during its incast: 1.5x idle, 20x (p99) into receiver `bad`. */
+static void incast_victims(struct lp_sweep_run *r, int bad)
+{
+	for (int b = 0; b < N; b++) {
+		int a = (b + N - 1) % N;
+		struct lp_sweep_cell c;
+
+		lp_sweep_cell_init(&c, LAT, a, b, LP_PHASE_INCAST_VICTIM, b);
+		c.lat.p50 = 2 * jitter(a, b) * 1.5;
+		c.lat.p99 = 4 * jitter(a, b) * (b == bad ? 20 : 1.5);
+		c.value = c.lat.p50;
+		assert_int_equal(lp_sweep_add_cell(r, &c), 0);
+	}
+}
+
 static void test_incast(void **state)
 {
 	struct lp_sweep_run r;
@@ -197,10 +212,26 @@ static void test_incast(void **state)
 	assert_float_equal(ic.jain, 2.0 / 3, 1e-9);
 	lp_sweep_run_free(&r);
 
-	idle_run(&r); /* healthy */
+	idle_run(&r); /* healthy, with a victim's latency into each receiver */
 	incast(&r, -1, -1, -1);
+	incast_victims(&r, -1);
+	assert_int_equal(lp_sweep_incast(&r, BW, 2, &ic, NULL), 3);
+	assert_int_equal(ic.victim, 1);
+	assert_int_equal(ic.vic_metric, LAT);
+	assert_float_equal(ic.vic.cif_p99, 1.5, 1e-9);
+	assert_float_equal(ic.vic.idle_p99, 4 * jitter(1, 2), 1e-9);
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 0);
+	lp_sweep_run_free(&r);
+
+	/* a receiver whose port queues: latency into it 20x idle while the others see 1.5x */
+	idle_run(&r);
+	incast(&r, -1, -1, -1);
+	incast_victims(&r, 3);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(count(&r, LP_VERDICT_LOAD_IMPACT, 3), 1);
+	assert_int_equal(r.nverdicts, 1);
+	assert_non_null(strstr(r.verdicts[0].reason, "into it from n2 during its incast"));
 	lp_sweep_run_free(&r);
 }
 

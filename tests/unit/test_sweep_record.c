@@ -75,10 +75,10 @@ static void test_cell_bad_fields(void **state)
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
 	bad = w;
-	bad.data[15] = 5; /* phase: the fourth i32, big-endian (0..4 are phases) */
+	bad.data[15] = 6; /* phase: the fourth i32, big-endian (0..5 are phases) */
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
-	c.phase = LP_PHASE_INCAST + 1;
+	c.phase = LP_PHASE_INCAST_VICTIM + 1;
 	lp_wbuf_init(&bad);
 	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &bad), -EINVAL);
 }

@@ -16,10 +16,12 @@
 
 enum { N = 4, LAT = 0, BW = 1 };
 
-/* Small deterministic spread (< 4%), so the idle matrices have noise but nothing to flag. */
+/* A deterministic spread of a few percent, so the idle matrices have noise but nothing to flag. */
 static double jitter(int a, int b)
 {
-	return 1 + 0.01 * ((a * 7 + b * 3) % 5);
+	unsigned h = (unsigned)(a * 16 + b) * 2654435761u;
+
+	return exp(0.03 * ((double)(h >> 16 & 0xffff) / 65535 * 2 - 1));
 }
 
 static void add(struct lp_sweep_run *r, int m, int a, int b, int phase, double v)

@@ -107,6 +107,7 @@ void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
 	free(x->silent);
 	free(x->mine);
 	lp_sched_free(&x->sched);
+	lp_sched_free(&x->load_sched);
 	if (x->comm != MPI_COMM_NULL && x->comm) {
 		MPI_Comm_free(&x->comm);
 		pthread_mutex_destroy(&x->lock);
@@ -1083,7 +1084,6 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p)
 {
 	uint64_t t0, t1, t2;
-	struct lp_sched ls;
 	double load_est, load_max;
 	size_t nload;
 	char why[256];
@@ -1095,6 +1095,11 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	if (ret)
 		return ret;
 	unique_names(x, me);
+	ret = load_setup(x, cfg, &x->load_sched); /* a usage error before "no device" */
+	if (ret) {
+		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
+		return ret;
+	}
 	if (!any_device(x)) {
 		if (!x->rank)
 			lp_err("no rank could open an RDMA device (rank 0: %s)", x->dev_error);
@@ -1104,12 +1109,7 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	ret = build_schedule(x, cfg);
 	if (ret)
 		return ret;
-	ret = load_setup(x, cfg, &ls);
-	if (ret) {
-		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
-		return ret;
-	}
-	nload = load_rounds(x, cfg, &ls, &load_est, &load_max);
+	nload = load_rounds(x, cfg, &x->load_sched, &load_est, &load_max);
 	run_echo(run, cfg, &x->sched);
 	if (cfg->load & LP_LOAD_INCAST) {
 		int snd[LP_SWEEP_MAX_INCAST + 1], v;
@@ -1153,8 +1153,7 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	t2 = lp_now_ns();
 	run->retest_s = (double)(t2 - t1) / 1e9;
 	if (!run->interrupted && cfg->load)
-		run->interrupted = run_load(x, cfg, &ls, run) == -EINTR;
-	lp_sched_free(&ls);
+		run->interrupted = run_load(x, cfg, &x->load_sched, run) == -EINTR;
 	run->load_s = (double)(lp_now_ns() - t2) / 1e9;
 	run->wall_s = (double)(lp_now_ns() - t0) / 1e9;
 	*code_p = run_code(x, run);

@@ -101,6 +101,7 @@ struct lp_sweep_mpi {
 	MPI_Request pending_req[64];
 	int stop_mine, stop_any;    /* the round barrier's buffers (they outlive a late barrier) */
 	struct lp_sched sched;	    /* the sweep's schedule (lp_sweep_run.sched points here) */
+	struct lp_sched load_sched; /* --load latency's rounds (round-robin, or ring) */
 	pthread_mutex_t lock;	    /* mine, while an incast's server sessions run on threads */
 	bool threads;		    /* MPI_THREAD_MULTIPLE: sessions may run on threads */
 	uint64_t t_start, phase_t0; /* the sweep's and the current phase's start (progress lines) */

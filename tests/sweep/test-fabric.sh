@@ -43,7 +43,7 @@ else
 		--scenario healthy=none --scenario both=delay:1:2 --scenario egress=throttle:2:100mbit \
 		--scenario throttle=throttle:2 --scenario link=link:0:3 \
 		--scenario nodev=nodev:1 \
-		--scenario 'load=none --load both --load-time 0.5 --retest 0' \
+		--scenario 'load=none --bw-iters 50 --load both --load-time 0.5 --retest 0' \
 		--scenario 'incast=ingress:2:10mbit --bw-iters 50 --load incast --load-time 1 --retest 0' \
 		-- --schedule isolated --tests write_lat,write_bw --sizes 64K \
 		--bw-iters 200 --lat-iters 300 --pair-timeout 40 --retest 8

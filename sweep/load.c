@@ -217,8 +217,8 @@ static int node_pairs(const struct lp_load_cell *lc, int n, int i)
  * too noisy to be the reference (a name would be a guess). where: "under load
  * (median of its 6 pairs)", ...
  */
-static int impact_verdict(struct lp_sweep_run *r, int m, int i, const double *cif, int cells,
-			  const char *where)
+static int impact_verdict(struct lp_sweep_run *r, int m, int i, const double *cif, const char *pct,
+			  int cells, const char *where)
 {
 	double *oth = malloc(((size_t)r->n + 1) * sizeof(double)), ref;
 	bool noisy = r->diag && r->diag[m].inconclusive;
@@ -237,8 +237,9 @@ static int impact_verdict(struct lp_sweep_run *r, int m, int i, const double *ci
 	if (!isfinite(cif[i]) || !isfinite(ref) || cif[i] < r->dopts.impact_max * LP_MAX(ref, 1.0))
 		return 0;
 	snprintf(why, sizeof(why),
-		 "%s: %s p99 %.2fx its idle p99 %s, the other nodes %.2fx (impact_max %.3g)%s",
-		 r->metrics[m].label, r->nodes[i].name, cif[i], where, ref, r->dopts.impact_max,
+		 "%s: %s %s %.2fx its idle %s %s, the other nodes %.2fx (impact_max %.3g)%s",
+		 r->metrics[m].label, r->nodes[i].name, pct, cif[i], pct, where, ref,
+		 r->dopts.impact_max,
 		 noisy ? "; not named: the idle cells of this metric are too noisy (inconclusive) "
 			 "for the reference to hold"
 		       : "");
@@ -260,7 +261,7 @@ static int impact_verdicts(struct lp_sweep_run *r, int m)
 	for (int i = 0; i < n && !rc; i++) {
 		snprintf(where, sizeof(where), "under load (median of its %d pairs)",
 			 node_pairs(lc, n, i));
-		rc = impact_verdict(r, m, i, c99, node_pairs(lc, n, i), where);
+		rc = impact_verdict(r, m, i, c99, "p99", node_pairs(lc, n, i), where);
 	}
 	free(lc);
 	free(c99);
@@ -280,8 +281,9 @@ static int incast_verdicts(struct lp_sweep_run *r, int m)
 		return -ENOMEM;
 	}
 	incasts(r, m, ics);
+	/* one victim cell per receiver: its median, not the p99 of its slowest few samples */
 	for (int b = 0; b < r->n; b++)
-		vic[b] = ics[b].vic.cif_p99;
+		vic[b] = ics[b].vic.cif_p50;
 	for (int b = 0; b < r->n && !rc; b++) {
 		const struct lp_incast *ic = &ics[b];
 		double lim = (1 - r->dopts.rel_max) * ic->ref_gbps;
@@ -307,7 +309,7 @@ static int incast_verdicts(struct lp_sweep_run *r, int m)
 		if (!rc && ic->victim >= 0) {
 			snprintf(why, sizeof(why), "into it from %s during its incast",
 				 r->nodes[ic->victim].name);
-			rc = impact_verdict(r, ic->vic_metric, b, vic, 1, why);
+			rc = impact_verdict(r, ic->vic_metric, b, vic, "p50", 1, why);
 		}
 		if (!rc && ic->nsend >= 2 && isfinite(ic->jain) && ic->jain < r->dopts.fair_min) {
 			snprintf(why, sizeof(why),
@@ -626,7 +628,7 @@ void lp_sweep_load_summary(const struct lp_sweep_run *r, FILE *f)
 			incasts(r, m, ics);
 			fprintf(f,
 				"\n%s incast: senders writing to one receiver at once (impact: "
-				"a victim's p99 latency into it meanwhile / idle)\n"
+				"a victim's p50 latency into it meanwhile / idle)\n"
 				"  %-20s %7s %12s %8s %6s %8s\n",
 				r->metrics[m].label, "receiver", "senders", "aggr Gb/s", "others",
 				"Jain", "impact");
@@ -634,7 +636,7 @@ void lp_sweep_load_summary(const struct lp_sweep_run *r, FILE *f)
 				if (ics[b].nsend)
 					fprintf(f, "  %-20s %7d %12.3g %8.3g %6.2f %7.2fx\n",
 						r->nodes[b].name, ics[b].nsend, ics[b].agg_gbps,
-						ics[b].ref_gbps, ics[b].jain, ics[b].vic.cif_p99);
+						ics[b].ref_gbps, ics[b].jain, ics[b].vic.cif_p50);
 		}
 	}
 out:

@@ -16,8 +16,10 @@
  * Verdicts (lp_sweep_load_diagnose, thresholds in lp_diag_opts):
  *   load_impact    a node's p99 CIF is impact_max times the other nodes'
  *                  median CIF (and at least impact_max: loaded latency is
- *                  never expected below idle), under load or into it during
- *                  its incast;
+ *                  never expected below idle), under load; or the p50 CIF of
+ *                  the latency into it during its incast (one cell: its
+ *                  median, not the tail of a few samples) against the other
+ *                  receivers';
  *   incast_slow    a receiver's aggregate is below 1 - rel_max of the other
  *                  receivers' median aggregate, or below the floor min_gbps;
  *   incast_unfair  its senders' Jain index is below fair_min.

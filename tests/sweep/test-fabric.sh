@@ -221,11 +221,11 @@ check(len(spans) == n * (n - 1) and all(l > v > 0 for v, l in spans.values()),
       + ", ".join(f"{v:.1f}/{l:.1f}" for v, l in sorted(spans.values())[:4]) + ", ...)")
 inc = d["load"]["incast"]
 check(len(inc) == 1 and len(inc[0]["receivers"]) == n and
-      all(r["senders_n"] == n - 2 and r["jain"] is not None and r["victim"]["impact_p99"] is not None
+      all(r["senders_n"] == n - 2 and r["jain"] is not None and r["victim"]["impact_p50"] is not None
           for r in inc[0]["receivers"]),
       "load: every receiver's incast of 2 senders and a victim: " +
       ", ".join(f"{r['name']} {r['aggregate_gbits_s']:.3g} Gb/s J={r['jain']:.2f} "
-                f"lat {r['victim']['impact_p99']:.2f}x" for r in inc[0]["receivers"]))
+                f"lat p50 {r['victim']['impact_p50']:.2f}x" for r in inc[0]["receivers"]))
 check([v for v in d["verdicts"] if v["kind"] in ("load_impact", "incast_slow", "incast_unfair")] == [],
       "load: no load or incast verdict on the healthy fabric (" +
       "; ".join(v["reason"] for v in d["verdicts"] if v["kind"] != "inconclusive") + ")")
@@ -242,8 +242,8 @@ check([v["name"] for v in imp] == ["lpnode2"],
 for r in d["load"]["incast"][0]["receivers"]:
     print(f"note incast: {r['name']} {r['aggregate_gbits_s']:.3g} Gb/s from {r['senders_n']} senders, "
           f"the others' median {r['others_median_gbits_s']:.3g}, J={r['jain']:.2f}, latency into it "
-          f"p99 {r['victim']['loaded_p99_us']} us vs idle {r['victim']['idle_p99_us']} "
-          f"({r['victim']['impact_p99']}x)")
+          f"p50 {r['victim']['loaded_p50_us']} us vs idle {r['victim']['idle_p50_us']} "
+          f"({r['victim']['impact_p50']}x)")
 outcomes["load"] = "exact" if not fails else "see above"
 outcomes["incast"] = ("exact" if [v["name"] for v in slow] == ["lpnode2"] and
                       [v["name"] for v in imp] == ["lpnode2"] else "wrong or missed")

@@ -166,7 +166,7 @@ static void incast(struct lp_sweep_run *r, int slow, int unfair, int failed)
 		}
 }
 
-/* Latency into each receiver during its incast: 1.5x idle, 20x (p99) into receiver `bad`. */
+/* Latency into each receiver during its incast: 1.5x idle, 20x into receiver `bad`. */
 static void incast_victims(struct lp_sweep_run *r, int bad)
 {
 	for (int b = 0; b < N; b++) {
@@ -174,7 +174,7 @@ static void incast_victims(struct lp_sweep_run *r, int bad)
 		struct lp_sweep_cell c;
 
 		lp_sweep_cell_init(&c, LAT, a, b, LP_PHASE_INCAST_VICTIM, b);
-		c.lat.p50 = 2 * jitter(a, b) * 1.5;
+		c.lat.p50 = 2 * jitter(a, b) * (b == bad ? 20 : 1.5);
 		c.lat.p99 = 4 * jitter(a, b) * (b == bad ? 20 : 1.5);
 		c.value = c.lat.p50;
 		assert_int_equal(lp_sweep_add_cell(r, &c), 0);
@@ -221,6 +221,7 @@ static void test_incast(void **state)
 	assert_int_equal(ic.victim, 1);
 	assert_int_equal(ic.vic_metric, LAT);
 	assert_float_equal(ic.vic.cif_p99, 1.5, 1e-9);
+	assert_float_equal(ic.vic.cif_p50, 1.5, 1e-9);
 	assert_float_equal(ic.vic.idle_p99, 4 * jitter(1, 2), 1e-9);
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 0);

@@ -239,11 +239,13 @@ check([v["name"] for v in slow] == ["lpnode2"],
 imp = [v for v in d["verdicts"] if v["kind"] == "load_impact"]
 check([v["name"] for v in imp] == ["lpnode2"],
       f"incast: exactly lpnode2's latency impact named (got {[v['reason'] for v in imp]})")
+g = lambda v: "-" if v is None else f"{v:.3g}"  # noqa: E731
 for r in d["load"]["incast"][0]["receivers"]:
-    print(f"note incast: {r['name']} {r['aggregate_gbits_s']:.3g} Gb/s from {r['senders_n']} senders, "
-          f"the others' median {r['others_median_gbits_s']:.3g}, J={r['jain']:.2f}, latency into it "
-          f"p50 {r['victim']['loaded_p50_us']} us vs idle {r['victim']['idle_p50_us']} "
-          f"({r['victim']['impact_p50']}x)")
+    v = r["victim"] or {}
+    print(f"note incast: {r['name']} {g(r['aggregate_gbits_s'])} Gb/s from {r['senders_n']} senders "
+          f"({r['failed']} failed), the others' median {g(r['others_median_gbits_s'])}, J={g(r['jain'])}, "
+          f"latency into it p50 {g(v.get('loaded_p50_us'))} us vs idle {g(v.get('idle_p50_us'))} "
+          f"({g(v.get('impact_p50'))}x)")
 outcomes["load"] = "exact" if not fails else "see above"
 outcomes["incast"] = ("exact" if [v["name"] for v in slow] == ["lpnode2"] and
                       [v["name"] for v in imp] == ["lpnode2"] else "wrong or missed")

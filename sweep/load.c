@@ -510,7 +510,59 @@ static void csv_num(FILE *f, double v, bool last)
 	fputc(last ? '\n' : ',', f);
 }
 
-/* PREFIX-load-latency.csv (a row per ordered pair and latency metric), PREFIX-load-incast.csv. */
+/*
+ * Latency metric m under load: PREFIX-load-<test>-<size>.csv, a row per ordered
+ * pair (idle, loaded, impact), and PREFIX-impact-<test>-<size>.csv, the p99
+ * impact matrix (rows clients, columns servers).
+ */
+static int csv_latency(const struct lp_sweep_run *r, int m, const char *prefix,
+		       struct lp_load_cell *lc)
+{
+	const struct lp_sweep_metric *mt = &r->metrics[m];
+	int n = r->n, rc;
+	char path[4096];
+	FILE *f;
+
+	if (lp_sweep_load_matrix(r, m, lc, NULL, NULL) < 0)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s-load-%s-%llu.csv", prefix, mt->test,
+		 (unsigned long long)mt->size);
+	f = lp_out_open(path);
+	if (!f)
+		return -EIO;
+	fprintf(f, "client,server,client_name,server_name");
+	for (size_t k = 0; k < LP_ARRAY_SIZE(load_keys); k++)
+		fprintf(f, ",%s", load_keys[k].key);
+	fputc('\n', f);
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			if (a == b)
+				continue;
+			fprintf(f, "%d,%d,", a, b);
+			lp_csv_field(f, r->nodes[a].name, 0);
+			lp_csv_field(f, r->nodes[b].name, 0);
+			for (size_t k = 0; k < LP_ARRAY_SIZE(load_keys); k++)
+				csv_num(f, load_val(&lc[(size_t)a * n + b], k),
+					k + 1 == LP_ARRAY_SIZE(load_keys));
+		}
+	rc = lp_out_close(f, path);
+	snprintf(path, sizeof(path), "%s-impact-%s-%llu.csv", prefix, mt->test,
+		 (unsigned long long)mt->size);
+	f = rc ? NULL : lp_out_open(path);
+	if (!f)
+		return -EIO;
+	lp_csv_field(f, "client\\server [p99 loaded/idle]", 0);
+	for (int b = 0; b < n; b++)
+		lp_csv_field(f, r->nodes[b].name, b == n - 1);
+	for (int a = 0; a < n; a++) {
+		lp_csv_field(f, r->nodes[a].name, 0);
+		for (int b = 0; b < n; b++)
+			csv_num(f, lc[(size_t)a * n + b].cif_p99, b == n - 1);
+	}
+	return lp_out_close(f, path);
+}
+
+/* Per metric under load: csv_latency's files; per incast: PREFIX-incast-<test>-<size>.csv. */
 int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix)
 {
 	int n = r->n, rc = 0;
@@ -527,35 +579,8 @@ int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix)
 	for (int m = 0; m < r->nmetrics && !rc; m++) {
 		const struct lp_sweep_metric *mt = &r->metrics[m];
 
-		if (mt->lat && has_phase(r, m, LP_PHASE_LOADED)) {
-			snprintf(path, sizeof(path), "%s-load-%s-%llu.csv", prefix, mt->test,
-				 (unsigned long long)mt->size);
-			f = lp_out_open(path);
-			if (!f || lp_sweep_load_matrix(r, m, lc, NULL, NULL) < 0) {
-				rc = f ? lp_out_close(f, path), -ENOMEM : -EIO;
-				break;
-			}
-			fprintf(f,
-				"client,server,client_name,server_name,idle_p50_us,loaded_p50_us,"
-				"idle_p99_us,loaded_p99_us,impact_p50,impact_p99\n");
-			for (int a = 0; a < n; a++)
-				for (int b = 0; b < n; b++) {
-					const struct lp_load_cell *c = &lc[(size_t)a * n + b];
-
-					if (a == b)
-						continue;
-					fprintf(f, "%d,%d,", a, b);
-					lp_csv_field(f, r->nodes[a].name, 0);
-					lp_csv_field(f, r->nodes[b].name, 0);
-					csv_num(f, c->idle_p50, false);
-					csv_num(f, c->load_p50, false);
-					csv_num(f, c->idle_p99, false);
-					csv_num(f, c->load_p99, false);
-					csv_num(f, c->cif_p50, false);
-					csv_num(f, c->cif_p99, true);
-				}
-			rc = lp_out_close(f, path);
-		}
+		if (mt->lat && has_phase(r, m, LP_PHASE_LOADED))
+			rc = csv_latency(r, m, prefix, lc);
 		if (!rc && !mt->lat && has_phase(r, m, LP_PHASE_INCAST)) {
 			snprintf(path, sizeof(path), "%s-incast-%s-%llu.csv", prefix, mt->test,
 				 (unsigned long long)mt->size);

@@ -40,7 +40,9 @@ static void on_signal(int sig)
 }
 
 struct cli {
-	int schedule;
+	int schedule, load;
+	double load_time;
+	unsigned incast_k;
 	unsigned k;
 	uint64_t seed;
 	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent;
@@ -250,6 +252,9 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
 		.progress = o->quiet ? NULL : stdout,
 		.absent = o->absent,
+		.load = (unsigned)o->load,
+		.load_time_s = o->load_time,
+		.incast_k = (int)o->incast_k,
 	};
 }
 
@@ -385,7 +390,9 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 	struct lp_qual q = { 0 };
 	int ret;
 
-	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN, NAN }; /* NaN: as recorded */
+	o->d = (struct lp_diag_opts){
+		NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN
+	}; /* NaN: as recorded */
 	ret = parse_opts(opts, argc, argv, &o->help);
 	if (!ret && !o->help)
 		ret = qual_setup(o, argv, &q);
@@ -445,7 +452,10 @@ static int mpi_setup(struct lp_sweep_mpi *x, int *argc, char ***argv)
 {
 	static char prog[32]; /* the log keeps the pointer */
 
-	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+	int provided;
+
+	/* threads only for the load modes' concurrent sessions (x->threads says if they may) */
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
 		fprintf(stderr, "lp-sweep: MPI_Init failed\n");
 		return -EIO;
 	}
@@ -536,6 +546,41 @@ int main(int argc, char **argv)
 		  .metavar = "S",
 		  .def = "round-robin",
 		  .help = "round-robin (N-1 rounds of N/2 pairs), isolated (one pair at a time), ring (all at once, mpiGraph shift), random (k partners each)" },
+		{ .name = "load",
+		  .kind = LP_OPT_CHOICE,
+		  .dst = &o.load,
+		  .choices = lp_sweep_load_names,
+		  .metavar = "MODE",
+		  .def = "none",
+		  .help = "after the sweep: latency (each pair's latency while the round's other pairs run bandwidth: congestion impact factor), incast (k senders into each receiver: aggregate, Jain's fairness), both" },
+		{ .name = "load-time",
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &o.load_time,
+		  .min = 0.1,
+		  .max = 3600,
+		  .metavar = "SECS",
+		  .def = "2",
+		  .help = "--load: each victim's latency test runs this long (its loaders, and an incast's senders, run its whole span)" },
+		{ .name = "incast-k",
+		  .kind = LP_OPT_UINT,
+		  .dst = &o.incast_k,
+		  .min = 1,
+		  .max = LP_SWEEP_MAX_INCAST,
+		  .metavar = "K",
+		  .help = "--load incast: senders per receiver (default: every other rank of its rail but one, the victim that measures latency into it meanwhile; at most 32)" },
+		{ .name = "max-impact",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &o.d.impact_max,
+		  .min = 1,
+		  .max = 1e6,
+		  .metavar = "F",
+		  .help = "--load latency: a node whose p99 impact factor is F times the other nodes' is flagged (default 2)" },
+		{ .name = "min-fairness",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &o.d.fair_min,
+		  .max = 1,
+		  .metavar = "J",
+		  .help = "--load incast: a receiver whose senders' Jain index is below J is flagged (default 0.6)" },
 		{ .name = "partners",
 		  .shortname = 'k',
 		  .kind = LP_OPT_UINT,

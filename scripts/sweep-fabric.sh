@@ -5,13 +5,16 @@
 # usage: scripts/sweep-fabric.sh [options] [-- lp-sweep options]
 #   -n N               guests (default 4)
 #   --out DIR          results on the host (default build/sweep-fabric/YYYYmmdd-HHMMSS)
-#   --scenario NAME=F  one lp-sweep run with faults F applied first (repeatable; default
-#                      healthy=none). All scenarios run in one boot, in the order given.
+#   --scenario 'NAME=F [ARGS]'  one lp-sweep run with faults F applied first (repeatable;
+#                      default healthy=none), ARGS (words) added to the lp-sweep options of
+#                      this run only. All scenarios run in one boot, in the order given.
 #                      F is '+'-joined: none | throttle:I[:RATE] (tbf on guest I's egress)
 #                      | link:I:J[:RATE] (tbf on I's egress towards J only) | delay:I:MS
-#                      (netem on I) | loss:I:PCT (netem loss PCT % on I's egress) | nodev:I
-#                      (rxe0 deleted in guest I: its rank cannot open a device). RATE default
-#                      20mbit. Faults are removed after each run.
+#                      (netem on I) | loss:I:PCT (netem loss PCT % on I's egress) |
+#                      ingress:I[:RATE] (guest I's ingress through an ifb device with tbf:
+#                      what arrives is shaped) | nodev:I (rxe0 deleted in guest I: its rank
+#                      cannot open a device). RATE default 20mbit. Faults are removed after
+#                      each run.
 #   --check            after the scenarios, one lp-sweep --check on every guest (DIR/check.json,
 #                      check.out, check.rc)
 #   --plots            render PNGs from each JSON on the host (plots/lp-plot)
@@ -62,6 +65,13 @@ if [ "${1:-}" = --guest ]; then
 			on "$a" "tc qdisc replace dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
 				tc qdisc add dev eth0 parent 1:3 handle 30: tbf rate $rate burst 32kbit latency 50ms &&
 				tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst $(ip_of "$b")/32 flowid 1:3" ;;
+		ingress)
+			rate=${b:-20mbit}
+			echo "$me: guest $a: ingress of eth0 through ifb0 with tbf rate $rate"
+			on "$a" "ip link add ifb0 type ifb && ip link set ifb0 up &&
+				tc qdisc add dev eth0 handle ffff: ingress &&
+				tc filter add dev eth0 parent ffff: protocol all u32 match u32 0 0 action mirred egress redirect dev ifb0 &&
+				tc qdisc add dev ifb0 root tbf rate $rate burst 32kbit latency 50ms" ;;
 		delay)
 			echo "$me: guest $a: netem delay ${b}ms on eth0"
 			on "$a" "tc qdisc replace dev eth0 root netem delay ${b}ms" ;;
@@ -79,6 +89,7 @@ if [ "${1:-}" = --guest ]; then
 		IFS=: read -r kind a b rate <<<"$f"
 		case $kind in
 		throttle | link | delay | loss) on "$a" "tc qdisc del dev eth0 root 2>/dev/null; true" ;;
+		ingress) on "$a" "tc qdisc del dev eth0 ingress 2>/dev/null; ip link del ifb0 2>/dev/null; true" ;;
 		nodev) on "$a" "rdma link add rxe0 type rxe netdev eth0" ;;
 		esac
 	}
@@ -86,9 +97,10 @@ if [ "${1:-}" = --guest ]; then
 	mapfile -t scenarios <"$out/scenarios"
 	status=0
 	for line in "${scenarios[@]}"; do
-		read -r name faults <<<"$line"
+		read -r name faults extra <<<"$line"
 		[ -n "$name" ] || continue
-		echo "$me: ==== scenario $name: faults $faults"
+		read -ra xa <<<"${extra:-}"
+		echo "$me: ==== scenario $name: faults $faults${extra:+, options $extra}"
 		IFS=+ read -ra fl <<<"$faults"
 		ok=1
 		for f in "${fl[@]}"; do apply "$f" || ok=0; done
@@ -96,7 +108,7 @@ if [ "${1:-}" = --guest ]; then
 		if [ $ok = 1 ]; then
 			timeout -k 10 "${LP_SWEEP_RUN_TIMEOUT:-300}" mpirun --allow-run-as-root -np "$n" --host "$hosts" \
 				--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-				--mca pml ob1 "$bin" "${args[@]}" \
+				--mca pml ob1 "$bin" "${args[@]}" "${xa[@]}" \
 				--json "$out/$name.json" --csv "$out/$name" </dev/null >"$out/$name.out" 2>&1
 			rc=$?
 		else

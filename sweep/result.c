@@ -13,10 +13,15 @@
 #include "common/meta.h"
 #include "common/table.h"
 #include "common/units.h"
+#include "sweep/load.h"
 
-const char *const lp_verdict_names[] = { "node_slow",	 "node_failed", "link_slow",
-					 "link_failed",	 "pair_slow",	"ambiguous",
-					 "inconclusive", "errors",	NULL };
+const char *const lp_verdict_names[] = { "node_slow",	 "node_failed",	  "link_slow",
+					 "link_failed",	 "pair_slow",	  "ambiguous",
+					 "inconclusive", "errors",	  "load_impact",
+					 "incast_slow",	 "incast_unfair", NULL };
+
+const char *const lp_sweep_phase_names[] = { "sweep",  "retest",	"loaded", "loader",
+					     "incast", "incast_victim", NULL };
 
 int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 {
@@ -139,8 +144,8 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 		const struct lp_sweep_cell *c = &r->cells[i];
 		size_t x = (size_t)c->a * r->n + c->b;
 
-		if (c->metric != metric)
-			continue;
+		if (c->metric != metric || c->phase > LP_PHASE_RETEST)
+			continue; /* load cells are their own metrics (sweep/load.c) */
 		if (!sched[x])
 			fail[x] = 1; /* until some attempt succeeds */
 		sched[x] = 1;
@@ -560,7 +565,9 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 		if (rc)
 			goto out;
 	}
-	rc = lp_sweep_evidence(r);
+	rc = lp_sweep_load_diagnose(r);
+	if (!rc) /* after every verdict: each cites what moved on its nodes */
+		rc = lp_sweep_evidence(r);
 out:
 	free(v);
 	free(fail);
@@ -887,7 +894,7 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_int(j, "server", c->b);
 	lp_json_str(j, "client_name", r->nodes[c->a].name);
 	lp_json_str(j, "server_name", r->nodes[c->b].name);
-	lp_json_str(j, "phase", c->phase == LP_PHASE_RETEST ? "retest" : "sweep");
+	lp_json_str(j, "phase", lp_sweep_phase_names[c->phase]);
 	lp_json_int(j, "round", c->round);
 	lp_json_int(j, "status", c->status);
 	if (c->status)
@@ -914,6 +921,7 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_num(j, "wall_s", r->wall_s);
 	lp_json_num(j, "sweep_s", r->sweep_s);
 	lp_json_num(j, "retest_s", r->retest_s);
+	lp_json_num(j, "load_s", r->load_s);
 	lp_json_int(j, "nodes", r->n);
 	lp_json_int(j, "rails", r->rails);
 	lp_json_num(j, "pair_timeout_s", r->pair_timeout_s);
@@ -928,6 +936,8 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_num(j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
 	lp_json_num(j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
 	lp_json_num(j, "min_errors", r->dopts.min_errors);
+	lp_json_num(j, "impact_max", r->dopts.impact_max);
+	lp_json_num(j, "fair_min", r->dopts.fair_min);
 	lp_json_int(j, "retest_max", r->retest_max);
 	lp_json_int(j, "retest_rounds", r->retest_rounds);
 	lp_json_obj_end(j);
@@ -1086,6 +1096,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	for (size_t i = 0; i < r->ncells; i++)
 		json_cell(&j, r, &r->cells[i]);
 	lp_json_arr_end(&j);
+	lp_sweep_load_json(&j, r);
 	lp_json_arr_begin(&j, "verdicts");
 	for (int i = 0; i < r->nverdicts; i++)
 		json_verdict(&j, r, &r->verdicts[i]);
@@ -1161,7 +1172,7 @@ static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
 		fprintf(f, "%s,%llu,%d,%d,", mt->test, (unsigned long long)mt->size, c->a, c->b);
 		lp_csv_field(f, r->nodes[c->a].name, 0);
 		lp_csv_field(f, r->nodes[c->b].name, 0);
-		fprintf(f, "%s,%d,%d,", c->phase ? "retest" : "sweep", c->round, c->status);
+		fprintf(f, "%s,%d,%d,", lp_sweep_phase_names[c->phase], c->round, c->status);
 		csv_num(f, c->value);
 		fprintf(f, ",%s,", unit_of(mt));
 		csv_num(f, c->lat.p50);
@@ -1189,6 +1200,8 @@ int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
 			goto out;
 	}
 	rc = csv_cells(r, prefix);
+	if (!rc)
+		rc = lp_sweep_load_csv(r, prefix);
 out:
 	matrix_free(&mx);
 	return rc;
@@ -1278,6 +1291,7 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 			break;
 		summary_metric(f, r, m, &mx, w);
 	}
+	lp_sweep_load_summary(r, f);
 	fprintf(f, "\n");
 	if (r->nverdicts == 0)
 		fprintf(f, "verdict: healthy (nothing flagged)\n");
@@ -1312,7 +1326,7 @@ const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_I32(struct lp_sweep_cell, metric),
 	LP_REC_I32(struct lp_sweep_cell, a),
 	LP_REC_I32(struct lp_sweep_cell, b),
-	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_RETEST)),
+	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_INCAST_VICTIM)),
 	LP_REC_I32(struct lp_sweep_cell, round),
 	LP_REC_I32(struct lp_sweep_cell, status),
 	LP_REC_STR(struct lp_sweep_cell, error),
@@ -1441,11 +1455,13 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	struct lp_sweep_cell c;
 	const json_t *l = json_object_get(o, "latency_us"), *b = json_object_get(o, "bandwidth");
 	const char *phase = json_string_value(json_object_get(o, "phase"));
+	int ph = LP_PHASE_SWEEP;
 
+	for (int k = 0; phase && lp_sweep_phase_names[k]; k++)
+		if (!strcmp(phase, lp_sweep_phase_names[k]))
+			ph = k;
 	lp_sweep_cell_init(&c, (int)jint(o, "metric"), (int)jint(o, "client"),
-			   (int)jint(o, "server"),
-			   phase && !strcmp(phase, "retest") ? LP_PHASE_RETEST : LP_PHASE_SWEEP,
-			   (int)jint(o, "round"));
+			   (int)jint(o, "server"), ph, (int)jint(o, "round"));
 	c.status = (int32_t)jint(o, "status");
 	jstr(o, "error", c.error, sizeof(c.error));
 	c.value = jnum(o, "value");
@@ -1458,6 +1474,18 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 	return lp_sweep_add_cell(r, &c);
 }
 
+/* The load modes as recorded (the figures are recomputed from the cells). */
+static void read_load(struct lp_sweep_run *r, const json_t *ld)
+{
+	const char *modes = json_string_value(json_object_get(ld, "modes"));
+
+	for (int k = 0; modes && lp_sweep_load_names[k]; k++)
+		if (!strcmp(modes, lp_sweep_load_names[k]))
+			r->load = lp_sweep_load_names[k];
+	r->load_time_s = jnum(ld, "time_s");
+	r->incast_k = (int)jint(ld, "incast_k");
+}
+
 /* How it ran, echoed as recorded: the run, schedule and diagnosis objects. */
 static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *sc, const json_t *dg)
 {
@@ -1468,6 +1496,7 @@ static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *s
 	r->wall_s = jnum(run, "wall_s");
 	r->sweep_s = jnum(run, "sweep_s");
 	r->retest_s = jnum(run, "retest_s");
+	r->load_s = jnum(run, "load_s");
 	r->rails = (int)jint(run, "rails");
 	r->pair_timeout_s = jnum(run, "pair_timeout_s");
 	r->bw_iters = (uint64_t)jint(run, "bw_iters");
@@ -1488,6 +1517,10 @@ static void read_echo(struct lp_sweep_run *r, const json_t *run, const json_t *s
 		r->dopts.rel_max = jnum(dg, "rel_max");
 	if (isfinite(jnum(dg, "vote")))
 		r->dopts.vote = jnum(dg, "vote");
+	if (isfinite(jnum(dg, "impact_max")))
+		r->dopts.impact_max = jnum(dg, "impact_max");
+	if (isfinite(jnum(dg, "fair_min")))
+		r->dopts.fair_min = jnum(dg, "fair_min");
 	r->dopts.min_gbps = isfinite(jnum(dg, "min_gbps")) ? jnum(dg, "min_gbps") : 0;
 	r->dopts.max_lat_us = isfinite(jnum(dg, "max_lat_us")) ? jnum(dg, "max_lat_us") : 0;
 	if (isfinite(jnum(dg, "min_errors")))
@@ -1554,6 +1587,8 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 		goto out;
 	}
 	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
+	if (!rc)
+		read_load(r, json_object_get(root, "load"));
 	if (!rc)
 		read_echo(r, run, json_object_get(root, "schedule"),
 			  json_object_get(run, "diagnosis"));

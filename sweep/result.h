@@ -21,6 +21,7 @@
 
 #define LP_SWEEP_ERR_LEN     160
 #define LP_SWEEP_MAX_METRICS 32
+#define LP_SWEEP_MAX_INCAST  32 /* senders into one incast receiver (its server threads) */
 
 /* One rank: a node (or one rail of a node). */
 struct lp_sweep_node {
@@ -46,7 +47,24 @@ struct lp_sweep_metric {
 	int test_id;	/* enum lp_rdma_test (opaque here) */
 };
 
-enum lp_phase { LP_PHASE_SWEEP = 0, LP_PHASE_RETEST = 1 };
+/*
+ * What a cell was measured in: the sweep or an isolated retest (the idle
+ * matrices the diagnosis fits), or a load mode (sweep/load.h): a victim's
+ * latency while the round's other pairs load the fabric, a loader's bandwidth
+ * meanwhile, one sender of an incast, a victim's latency into the incast's
+ * receiver meanwhile. Load cells stay out of the idle matrices.
+ */
+enum lp_phase {
+	LP_PHASE_SWEEP = 0,
+	LP_PHASE_RETEST = 1,
+	LP_PHASE_LOADED = 2,
+	LP_PHASE_LOADER = 3,
+	LP_PHASE_INCAST = 4,
+	LP_PHASE_INCAST_VICTIM = 5, /* latency into an incast's receiver during the incast */
+};
+
+/* "sweep", "retest", "loaded", "loader", "incast", "incast_victim", NULL */
+extern const char *const lp_sweep_phase_names[];
 
 #define LP_SWEEP_CELL_CTR 6 /* error/congestion counters a cell keeps per end */
 
@@ -93,6 +111,9 @@ enum lp_verdict_kind {
 	LP_VERDICT_INCONCLUSIVE, /* the noise is too high for the thresholds */
 	LP_VERDICT_ERRORS,	 /* error counters move while the numbers look normal (a == b:
 				  * a node, else the link a-b): a link about to fail */
+	LP_VERDICT_LOAD_IMPACT,	 /* a node's latency under load rises far more than the others' */
+	LP_VERDICT_INCAST_SLOW, /* a receiver's incast aggregate far below the others' (or a floor) */
+	LP_VERDICT_INCAST_UNFAIR, /* a receiver's senders' shares collapse (Jain's index) */
 };
 
 extern const char *const lp_verdict_names[]; /* "node_slow", ... */
@@ -167,8 +188,11 @@ struct lp_sweep_run {
 	int retest_rounds;
 	size_t nretests;
 	char started[32];
-	double wall_s, sweep_s, retest_s;
-	bool interrupted; /* SIGINT/SIGTERM: the cells are those done until then */
+	double wall_s, sweep_s, retest_s, load_s;
+	const char *load;   /* load modes run: "latency", "incast", "latency,incast"; NULL none */
+	double load_time_s; /* a victim's or an incast sender's test duration */
+	int incast_k;	    /* senders per incast receiver */
+	bool interrupted;   /* SIGINT/SIGTERM: the cells are those done until then */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;

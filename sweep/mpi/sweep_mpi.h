@@ -14,6 +14,7 @@
 #define LP_SWEEP_MPI_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include "rdma/rdma.h"
 #include "sweep/check.h"
 #include "sweep/journal.h"
+#include "sweep/load.h"
 #include "sweep/result.h"
 #include "sweep/sched.h"
 
@@ -59,7 +61,26 @@ struct lp_sweep_cfg {
 	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */
 	struct lp_sweep_journal *journal; /* rank 0: every cell as it arrives; NULL = none */
 	const char *absent;		  /* nodes without a rank, "NAME=WHY;.." (sweep/absent.h) */
+	unsigned load;			  /* LP_LOAD_* bits: load phases after the sweep */
+	double load_time_s; /* a victim's latency test, an incast sender's test (duration mode) */
+	int incast_k;	    /* senders per incast receiver; 0 = all others of its rail (at most
+			     * LP_SWEEP_MAX_INCAST) */
 };
+
+/*
+ * Load phases (docs/SWEEP.md, "Load modes"), run after the sweep and its
+ * retests so that the idle reference of the same run is complete:
+ *   LP_LOAD_LATENCY  per round of the round-robin (or ring) schedule, each of
+ *                    its ordered pairs in turn is the victim: it runs the
+ *                    latency metrics for load_time_s each while every other
+ *                    pair of the round runs the first bandwidth metric for the
+ *                    victim's whole span (started at the same barrier);
+ *   LP_LOAD_INCAST   per receiver, k senders run the first bandwidth metric
+ *                    into it at once for load_time_s (its k server sessions on
+ *                    threads: needs MPI_THREAD_MULTIPLE).
+ */
+#define LP_LOAD_LATENCY 1u
+#define LP_LOAD_INCAST	2u /* lp_sweep_load_names[bits] (sweep/load.h) names them */
 
 struct lp_sweep_mpi {
 	MPI_Comm comm; /* a private duplicate of MPI_COMM_WORLD, errors returned */
@@ -79,8 +100,13 @@ struct lp_sweep_mpi {
 	bool lost;   /* a rank missed a deadline: finish with MPI_Abort */
 	int pending; /* barriers still outstanding after their timeout */
 	MPI_Request pending_req[64];
-	int stop_mine, stop_any; /* the round barrier's buffers (they outlive a late barrier) */
-	struct lp_sched sched;	 /* the sweep's schedule (lp_sweep_run.sched points here) */
+	int stop_mine, stop_any;    /* the round barrier's buffers (they outlive a late barrier) */
+	struct lp_sched sched;	    /* the sweep's schedule (lp_sweep_run.sched points here) */
+	struct lp_sched load_sched; /* --load latency's rounds (round-robin, or ring) */
+	pthread_mutex_t lock;	    /* mine, while an incast's server sessions run on threads */
+	bool threads;		    /* MPI_THREAD_MULTIPLE: sessions may run on threads */
+	uint64_t t_start, phase_t0; /* the sweep's and the current phase's start (progress lines) */
+	double later_s;		    /* estimated seconds of the phases after the current one */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);

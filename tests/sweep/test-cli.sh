@@ -34,6 +34,11 @@ out=$(mpi -np 2 "$B/lp-sweep" --check -d nosuch0 2>&1)
 expect $? 1 "--check with a device no host has"
 echo "$out" | grep -q "FAIL  report .*the check did not run" ||
 	{ echo "FAIL --check -d nosuch0 does not say why"; fails=$((fails + 1)); }
+out=$(mpi -np 2 "$B/lp-sweep" --load latency 2>&1); rc=$?
+expect $rc 2 "--load latency on 2 ranks (no pair to load a victim)"
+echo "$out" | grep -q "needs 4 ranks" || { echo "FAIL --load latency on 2 ranks: $out"; fails=$((fails + 1)); }
+mpi -np 3 "$B/lp-sweep" --load incast --tests write_lat >/dev/null 2>&1
+expect $? 2 "--load incast without a bandwidth test"
 if ls /sys/class/infiniband/* >/dev/null 2>&1; then
 	mpi -np 2 "$B/lp-sweep" -q --bw-iters 100 --lat-iters 100 --pair-timeout 30 >/dev/null 2>&1
 	rc=$?

@@ -14,8 +14,13 @@ timeout 120 plots/lp-plot all "$data/fabric4-throttle.json" --out "$out/t" >/dev
 timeout 120 plots/lp-plot compare "$data/fabric4-healthy.json" "$data/fabric4-throttle.json" \
 	--labels before,throttled --out "$out/c" >/dev/null || fails=$((fails + 1))
 timeout 120 plots/lp-plot all "$data/fabric4-errors.json" --out "$out/e" >/dev/null || fails=$((fails + 1))
+# lp-sweep --load: idle vs loaded latency side by side, incast shares (recorded on the fabric)
+timeout 120 plots/lp-plot load "$data/fabric4-load.json" --out "$out/l" >/dev/null || fails=$((fails + 1))
+timeout 120 plots/lp-plot load "$data/fabric4-healthy.json" --out "$out/h" >/dev/null || fails=$((fails + 1))
+ls "$out"/h-* >/dev/null 2>&1 && { echo "FAIL lp-plot load drew a run without --load"; fails=$((fails + 1)); }
 for f in e-counters t-heatmap-write_lat-8 t-heatmap-write_bw-65536 t-scores-write_lat-8 t-scores-write_bw-65536 \
-	t-sizes-write_lat t-sizes-write_bw c-compare-write_lat-8 c-compare-write_bw-65536; do
+	t-sizes-write_lat t-sizes-write_bw c-compare-write_lat-8 c-compare-write_bw-65536 \
+	l-load-write_lat-8 l-incast-write_bw-65536; do
 	p=$out/$f.png
 	if [ -f "$p" ] && [ "$(head -c 8 "$p" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] &&
 		[ "$(stat -c %s "$p")" -gt 10000 ]; then

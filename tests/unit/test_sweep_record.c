@@ -62,7 +62,7 @@ static void test_cell_round_trip(void **state)
 				 -EPROTO);
 }
 
-/* A bool other than 0/1 and a phase other than sweep/retest are refused both ways. */
+/* A bool other than 0/1 and a phase out of enum lp_phase are refused both ways. */
 static void test_cell_bad_fields(void **state)
 {
 	struct lp_sweep_cell c, d;
@@ -77,10 +77,10 @@ static void test_cell_bad_fields(void **state)
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
 	bad = w;
-	bad.data[15] = 2; /* phase: the fourth i32, big-endian */
+	bad.data[15] = 6; /* phase: the fourth i32, big-endian (0..5 are phases) */
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
-	c.phase = 2;
+	c.phase = LP_PHASE_INCAST_VICTIM + 1;
 	lp_wbuf_init(&bad);
 	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &bad), -EINVAL);
 }

@@ -25,6 +25,7 @@
 #include "common/topo.h"
 #include "qual/qual.h"
 #include "rdma/plan.h"
+#include "rdma/counters.h"
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
 #include "sweep/mpi/sweep_mpi.h"
@@ -42,7 +43,9 @@ static void on_signal(int sig)
 static const char *const isolation_names[] = { "fork", "none", NULL };
 
 struct cli {
-	int schedule, isolation;
+	int schedule, isolation, load;
+	double load_time;
+	unsigned incast_k;
 	unsigned k;
 	uint64_t seed;
 	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent,
@@ -50,7 +53,7 @@ struct cli {
 	double pair_timeout, test_timeout;
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
-	bool rails, quiet, verbose, help, version, test_timeout_set;
+	bool rails, quiet, verbose, help, version, test_timeout_set, check;
 	struct lp_rdma_plan plan; /* tests, sizes, iterations ...: as lp-rdma's (rdma/plan.h) */
 	struct lp_diag_opts d;
 	struct lp_qual_opts qual;
@@ -141,18 +144,11 @@ static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 	lp_topo_free(&t);
 }
 
-/*
- * This rank's node record and device: host, rail and label, memory kind, the
- * RDMA device (x->dev; when it does not open, the error is in me and x) and,
- * for GPU memory, the GPU's distance to it.
- */
-static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sweep_node *me,
-		       int *mem_p, int *mem_dev_p)
+/* This rank's host, rail and label ("host", "host/rail") in a zeroed node record. */
+static void node_label(const struct cli *o, const struct lp_sweep_mpi *x, struct lp_sweep_node *me)
 {
 	struct lp_host_meta hm;
-	struct lp_rdma_devsel sel;
-	char devname[64];
-	int local = 0, ret;
+	int local = 0;
 
 	if (o->rails && lp_sweep_mpi_local_rank(MPI_COMM_WORLD, &local))
 		local = 0;
@@ -166,6 +162,21 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->name, sizeof(me->name), "%.60s/%d", hm.host, local);
 	else
 		snprintf(me->name, sizeof(me->name), "%.70s", hm.host);
+}
+
+/*
+ * This rank's node record and device: host, rail and label, memory kind, the
+ * RDMA device (x->dev; when it does not open, the error is in me and x) and,
+ * for GPU memory, the GPU's distance to it.
+ */
+static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+		       int *mem_p, int *mem_dev_p)
+{
+	struct lp_rdma_devsel sel;
+	char devname[64];
+	int ret;
+
+	node_label(o, x, me);
 	parse_mem(o->mem, me->rail, o->rails, mem_p, mem_dev_p);
 	if (*mem_p == LP_MEM_CUDA)
 		snprintf(me->mem, sizeof(me->mem), *mem_dev_p >= 0 ? "cuda:%d" : "cuda",
@@ -246,6 +257,9 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.progress = o->quiet ? NULL : stdout,
 		.absent = o->absent,
 		.isolate = o->isolation == 0,
+		.load = (unsigned)o->load,
+		.load_time_s = o->load_time,
+		.incast_k = (int)o->incast_k,
 	};
 }
 
@@ -401,7 +415,9 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 	struct lp_qual q = { 0 };
 	int ret;
 
-	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN }; /* NaN: as recorded */
+	o->d = (struct lp_diag_opts){
+		NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN
+	}; /* NaN: as recorded */
 	ret = parse_opts(opts, argc, argv, &o->help);
 	if (!ret && !o->help)
 		ret = qual_setup(o, argv, &q);
@@ -417,12 +433,56 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 	return diagnose_offline(o, &q);
 }
 
+/*
+ * --check: lp-rdma's pre-flight check of this rank's host (its device: -d, the
+ * rail's NIC with --rails, else every device), gathered on rank 0: a table per
+ * host and --json with every host. Exit 1 when any line (or host) FAILs.
+ */
+static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
+{
+	struct lp_check_opts co = { .root = lp_counters_root(), .port = o->ib_port };
+	struct lp_check_report rep = { 0 };
+	struct lp_sweep_check all = { 0 };
+	struct lp_sweep_node me;
+	char devname[64];
+	int code = LP_EXIT_OK;
+
+	node_label(o, x, &me);
+	pick_dev(o, me.rail, devname, sizeof(devname));
+	co.dev = devname[0] ? devname : NULL;
+	lp_check_opts_live(&co);
+	me.status = lp_check_run(&co, &rep);
+	if (me.status)
+		lp_warn("--check on %s: %s", me.name, strerror(-me.status));
+	if (lp_sweep_engine_check(x, &me, &rep, &all)) {
+		code = LP_EXIT_FAIL;
+	} else if (!x->rank) {
+		code = lp_sweep_check_worst(&all) == LP_CHECK_FAIL ? LP_EXIT_FAIL : LP_EXIT_OK;
+		if (!o->quiet)
+			lp_sweep_check_print(&all, stdout);
+		fflush(stdout);
+		if (o->json_path) {
+			FILE *f = lp_out_open(o->json_path);
+
+			if (!f || lp_sweep_check_write_json(&all, f, code) ||
+			    lp_out_close(f, o->json_path))
+				code = LP_EXIT_FAIL;
+		}
+	}
+	lp_sweep_check_free(&all);
+	lp_check_free(&rep);
+	return code;
+}
+
 /* MPI up, x set up, log lines labelled by rank: rank 0 speaks, the others stay quiet. */
 static int mpi_setup(struct lp_sweep_mpi *x, int *argc, char ***argv)
 {
 	static char prog[32]; /* the log keeps the pointer */
 
-	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+	int provided;
+
+	/* threads only for the load modes' concurrent sessions (x->threads says if they may) */
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
 		fprintf(stderr, "lp-sweep: MPI_Init failed\n");
 		return -EIO;
 	}
@@ -537,6 +597,41 @@ int main(int argc, char **argv)
 		  .metavar = "S",
 		  .def = "round-robin",
 		  .help = "round-robin (N-1 rounds of N/2 pairs), isolated (one pair at a time), ring (all at once, mpiGraph shift), random (k partners each)" },
+		{ .name = "load",
+		  .kind = LP_OPT_CHOICE,
+		  .dst = &o.load,
+		  .choices = lp_sweep_load_names,
+		  .metavar = "MODE",
+		  .def = "none",
+		  .help = "after the sweep: latency (each pair's latency while the round's other pairs run bandwidth: congestion impact factor), incast (k senders into each receiver: aggregate, Jain's fairness), both" },
+		{ .name = "load-time",
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &o.load_time,
+		  .min = 0.1,
+		  .max = 3600,
+		  .metavar = "SECS",
+		  .def = "2",
+		  .help = "--load: each victim's latency test runs this long (its loaders, and an incast's senders, run its whole span)" },
+		{ .name = "incast-k",
+		  .kind = LP_OPT_UINT,
+		  .dst = &o.incast_k,
+		  .min = 1,
+		  .max = LP_SWEEP_MAX_INCAST,
+		  .metavar = "K",
+		  .help = "--load incast: senders per receiver (default: every other rank of its rail but one, the victim that measures latency into it meanwhile; at most 32)" },
+		{ .name = "max-impact",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &o.d.impact_max,
+		  .min = 1,
+		  .max = 1e6,
+		  .metavar = "F",
+		  .help = "--load latency: a node whose p99 impact factor is F times the other nodes' is flagged (default 2)" },
+		{ .name = "min-fairness",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &o.d.fair_min,
+		  .max = 1,
+		  .metavar = "J",
+		  .help = "--load incast: a receiver whose senders' Jain index is below J is flagged (default 0.6)" },
 		{ .name = "partners",
 		  .shortname = 'k',
 		  .kind = LP_OPT_UINT,
@@ -721,6 +816,13 @@ int main(int argc, char **argv)
 		  .max = 0.99,
 		  .metavar = "F",
 		  .help = "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
+		{ .name = "min-errors",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &o.d.min_errors,
+		  .min = 1,
+		  .max = 1e18,
+		  .metavar = "N",
+		  .help = "error-class counter events of a pair (both ends, all its tests) from which they count: below, a stray retry; at or above, evidence and maybe an 'errors' verdict (default 10)" },
 		LP_QUAL_OPT_ROWS(&o.qual),
 		{ .name = "absent",
 		  .kind = LP_OPT_STR,
@@ -748,6 +850,10 @@ int main(int argc, char **argv)
 		  .dst = &o.diagnose,
 		  .metavar = "RUN",
 		  .help = "re-analyse a recorded run here, no MPI or RDMA: its JSON document or its journal (of a finished or interrupted run: marked incomplete, the missing cells listed); same summary, JSON and exit code; thresholds given here replace the recorded ones" },
+		{ .name = "check",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o.check,
+		  .help = "pre-flight check of every rank's host (lp-rdma --check), gathered: a table per host, --json with all; exit 1 on a FAIL" },
 		{ .name = "csv",
 		  .kind = LP_OPT_STR,
 		  .dst = &o.csv_prefix,
@@ -815,6 +921,8 @@ int main(int argc, char **argv)
 		return finish(&x, ret ? LP_EXIT_USAGE : LP_EXIT_OK);
 	}
 	lp_log_set_level(o.verbose ? LP_LOG_INFO : LP_LOG_WARN);
+	if (o.check)
+		return finish(&x, check_main(&o, &x));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* An unsigned integer member of 1, 2, 4 or 8 bytes (a count) as uint64_t. */
@@ -380,3 +381,64 @@ int lp_record_read_json(const struct lp_record *rec, void *obj, const struct jso
 	return -ENOTSUP;
 }
 #endif
+
+uint8_t *lp_record_pack(const struct lp_record *rec, const void *objs, size_t n, size_t stride,
+			size_t *len_p, size_t *skipped_p)
+{
+	uint8_t *buf = malloc(4 + n * (2 + LP_WIRE_MAX_BODY));
+	uint32_t cnt = 0;
+	size_t len = 4, skipped = 0;
+	struct lp_wbuf w;
+
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		lp_wbuf_init(&w);
+		if (lp_record_encode(rec, (const uint8_t *)objs + i * stride, &w)) {
+			skipped++;
+			continue;
+		}
+		buf[len] = (uint8_t)(w.len >> 8);
+		buf[len + 1] = (uint8_t)w.len;
+		memcpy(buf + len + 2, w.data, w.len);
+		len += 2 + w.len;
+		cnt++;
+	}
+	lp_wbuf_init(&w);
+	lp_wbuf_u32(&w, cnt);
+	memcpy(buf, w.data, 4);
+	*len_p = len;
+	if (skipped_p)
+		*skipped_p = skipped;
+	return buf;
+}
+
+int lp_record_unpack(const struct lp_record *rec, const void *buf, size_t len, void *obj,
+		     void (*each)(void *obj, void *arg), void *arg)
+{
+	const uint8_t *p = buf;
+	struct lp_rbuf r;
+	uint32_t cnt;
+	size_t off = 4;
+	int got = 0;
+
+	lp_rbuf_init(&r, buf, len);
+	cnt = lp_rbuf_u32(&r);
+	if (r.err)
+		return -EPROTO;
+	for (uint32_t k = 0; k < cnt; k++) {
+		size_t rl;
+
+		if (off + 2 > len)
+			return -EPROTO;
+		rl = (size_t)p[off] << 8 | p[off + 1];
+		if (off + 2 + rl > len)
+			return -EPROTO;
+		if (!lp_record_decode_body(rec, obj, p + off + 2, rl)) {
+			each(obj, arg);
+			got++;
+		}
+		off += 2 + rl;
+	}
+	return got;
+}

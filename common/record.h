@@ -94,6 +94,20 @@ int lp_record_encode(const struct lp_record *rec, const void *obj, struct lp_wbu
 int lp_record_decode(const struct lp_record *rec, void *obj, struct lp_rbuf *r);
 /* Decode a whole body: lp_record_decode, and every byte must be consumed. */
 int lp_record_decode_body(const struct lp_record *rec, void *obj, const void *body, size_t len);
+/*
+ * Many records of one kind in one blob (lp-sweep's gathers): a big-endian u32
+ * count, then each record as a u16 length and its body. lp_record_pack takes n
+ * objects stride bytes apart and returns a malloc'ed blob (NULL: -ENOMEM) of
+ * *len_p bytes; an object that does not encode is left out and counted in
+ * *skipped_p (may be NULL). lp_record_unpack decodes each record of buf into
+ * obj (rec->size bytes) and calls each(obj, arg); a record that does not
+ * decode is skipped. It returns the records decoded, or -EPROTO for a blob cut
+ * short (the records before the cut were handed over).
+ */
+uint8_t *lp_record_pack(const struct lp_record *rec, const void *objs, size_t n, size_t stride,
+			size_t *len_p, size_t *skipped_p);
+int lp_record_unpack(const struct lp_record *rec, const void *buf, size_t len, void *obj,
+		     void (*each)(void *obj, void *arg), void *arg);
 /* Write obj's fields as members of the current JSON object (arrays: count elements). */
 void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json *j);
 

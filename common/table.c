@@ -108,3 +108,15 @@ void lp_fmt_sig(char *buf, size_t len, double v, int sig)
 	dec = sig - 1 - e;
 	snprintf(buf, len, "%.*f", dec < 0 ? 0 : dec > 30 ? 30 : dec, v);
 }
+
+void lp_strcatf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}

@@ -34,6 +34,8 @@ void lp_table_csv(const struct lp_table *t, FILE *f);
  * Tables use it; JSON and CSV keep full numbers.
  */
 void lp_fmt_sig(char *buf, size_t len, double v, int sig);
+/* Append printf output to the string in buf (len bytes in all), truncated to fit. */
+void lp_strcatf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* One CSV field, quoted when it holds a comma, quote or newline. */
 void lp_csv_field(FILE *f, const char *s, int last);
 

@@ -55,30 +55,41 @@ static void add(struct ctx *c, enum lp_check_status st, const char *item, const 
 static void add(struct ctx *c, enum lp_check_status st, const char *item, const char *subject,
 		const char *fix, const char *fmt, ...)
 {
-	struct lp_check_report *r = c->r;
-	struct lp_check_line *l;
+	struct lp_check_line l = { .status = st };
 	va_list ap;
 
+	snprintf(l.item, sizeof(l.item), "%s", item);
+	snprintf(l.subject, sizeof(l.subject), "%s", subject);
+	va_start(ap, fmt);
+	vsnprintf(l.detail, sizeof(l.detail), fmt, ap);
+	va_end(ap);
+	snprintf(l.fix, sizeof(l.fix), "%s", fix ? fix : "");
+	lp_check_line_add(c->r, &l);
+}
+
+int lp_check_line_add(struct lp_check_report *r, const struct lp_check_line *l)
+{
 	if (r->n == r->cap) {
 		unsigned cap = r->cap ? 2 * r->cap : 32;
 		void *p = realloc(r->lines, cap * sizeof(*r->lines));
 
-		if (!p) {
-			r->err = -ENOMEM;
-			return;
-		}
+		if (!p)
+			return r->err = -ENOMEM;
 		r->lines = p;
 		r->cap = cap;
 	}
-	l = &r->lines[r->n++];
-	l->status = st;
-	snprintf(l->item, sizeof(l->item), "%s", item);
-	snprintf(l->subject, sizeof(l->subject), "%s", subject);
-	va_start(ap, fmt);
-	vsnprintf(l->detail, sizeof(l->detail), fmt, ap);
-	va_end(ap);
-	snprintf(l->fix, sizeof(l->fix), "%s", fix ? fix : "");
+	r->lines[r->n++] = *l;
+	return 0;
 }
+
+/* clang-format off */
+const struct lp_record lp_check_line_record = LP_RECORD(struct lp_check_line,
+	LP_REC_U32(struct lp_check_line, status, LP_REC_RANGE(LP_CHECK_OK, LP_CHECK_FAIL)),
+	LP_REC_STR(struct lp_check_line, item),
+	LP_REC_STR(struct lp_check_line, subject),
+	LP_REC_STR(struct lp_check_line, detail),
+	LP_REC_STR(struct lp_check_line, fix));
+/* clang-format on */
 
 /* <root><a><b> into buf; "" (and -ENAMETOOLONG) when it does not fit. */
 static int rd(const struct ctx *c, char *buf, size_t len, const char *fmt, ...)

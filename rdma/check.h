@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "common/json.h"
+#include "common/record.h"
 
 enum lp_check_status {
 	LP_CHECK_OK = 0,
@@ -63,6 +64,11 @@ void lp_check_opts_live(struct lp_check_opts *o);
  */
 int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r);
 void lp_check_free(struct lp_check_report *r);
+
+/* Append a copy of l to r: 0, or -ENOMEM (also left in r->err). */
+int lp_check_line_add(struct lp_check_report *r, const struct lp_check_line *l);
+/* A line's record (status, item, subject, detail, fix): how lp-sweep --check gathers reports. */
+extern const struct lp_record lp_check_line_record;
 
 /* The worst status in r (LP_CHECK_OK for an empty report). */
 enum lp_check_status lp_check_worst(const struct lp_check_report *r);

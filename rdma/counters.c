@@ -201,6 +201,25 @@ const char *lp_ctr_src_name(enum lp_ctr_src s)
 	return (unsigned)s < LP_ARRAY_SIZE(src_names) ? src_names[s] : "?";
 }
 
+bool lp_counter_is_timeout(const char *name)
+{
+	static const char *const names[] = { "local_ack_timeout_err", "completer_retry_err",
+					     "duplicate_request", "roce_adp_retrans_to" };
+
+	for (size_t i = 0; i < LP_ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+int lp_ctr_src_parse(const char *s)
+{
+	for (unsigned i = 0; s && i < LP_ARRAY_SIZE(src_names); i++)
+		if (!strcmp(s, src_names[i]))
+			return (int)i;
+	return -1;
+}
+
 const struct lp_ctr_info *lp_counter_table(unsigned *n_p)
 {
 	*n_p = LP_ARRAY_SIZE(table);
@@ -462,7 +481,7 @@ void lp_counters_delta(const struct lp_counters *before, const struct lp_counter
 	}
 }
 
-static bool is_alarm(const struct lp_counter *c)
+bool lp_counter_is_alarm(const struct lp_counter *c)
 {
 	return c->value && lp_counter_info(c->name)->cls != LP_CTR_TRAFFIC;
 }
@@ -472,7 +491,7 @@ unsigned lp_counters_alarms(const struct lp_counters *d)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < d->n; i++)
-		n += is_alarm(&d->c[i]);
+		n += lp_counter_is_alarm(&d->c[i]);
 	return n;
 }
 
@@ -530,7 +549,7 @@ void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json
 		const struct lp_counter *c = &s->c[i];
 		const struct lp_ctr_info *inf = lp_counter_info(c->name);
 
-		if (!is_alarm(c))
+		if (!lp_counter_is_alarm(c))
 			continue;
 		lp_json_obj_begin(j, NULL);
 		lp_json_str(j, "name", c->name);
@@ -550,7 +569,7 @@ void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json
 }
 
 /* clang-format off */
-static const struct lp_record counter_record = LP_RECORD(struct lp_counter,
+const struct lp_record lp_counter_record = LP_RECORD(struct lp_counter,
 	LP_REC_STR(struct lp_counter, name),
 	LP_REC_U8(struct lp_counter, src, LP_REC_RANGE(0, LP_CTR_NSRC - 1)),
 	LP_REC_U8(struct lp_counter, reset, LP_REC_RANGE(0, 1)),
@@ -563,7 +582,7 @@ const struct lp_record lp_ctr_moved_record = LP_RECORD(struct lp_ctr_moved,
 	LP_REC_STR(struct lp_ctr_moved, netdev),
 	LP_REC_U32(struct lp_ctr_moved, more),
 	LP_REC_U32(struct lp_ctr_moved, n, LP_REC_RANGE(0, LP_CTR_MOVED_MAX)),
-	LP_REC_ARRAY_NEST(struct lp_ctr_moved, c, n, counter_record));
+	LP_REC_ARRAY_NEST(struct lp_ctr_moved, c, n, lp_counter_record));
 /* clang-format on */
 
 void lp_counters_moved(const struct lp_counters *d, struct lp_ctr_moved *m)
@@ -577,7 +596,7 @@ void lp_counters_moved(const struct lp_counters *d, struct lp_ctr_moved *m)
 		for (unsigned i = 0; i < d->n; i++) {
 			const struct lp_counter *c = &d->c[i];
 
-			if ((!c->value && !c->reset) || is_alarm(c) != (bool)alarms)
+			if ((!c->value && !c->reset) || lp_counter_is_alarm(c) != (bool)alarms)
 				continue;
 			if (m->n < LP_CTR_MOVED_MAX)
 				m->c[m->n++] = *c;
@@ -591,7 +610,7 @@ unsigned lp_ctr_moved_alarms(const struct lp_ctr_moved *m)
 	unsigned n = 0;
 
 	for (unsigned i = 0; m->valid && i < m->n; i++)
-		n += is_alarm(&m->c[i]);
+		n += lp_counter_is_alarm(&m->c[i]);
 	return n;
 }
 
@@ -604,20 +623,24 @@ void lp_ctr_moved_json(const struct lp_ctr_moved *m, const char *key, struct lp_
 	lp_json_obj_begin(j, key);
 	port_json(m->dev, m->port, m->netdev, j);
 	lp_json_uint(j, "omitted", m->more);
-	lp_json_arr_begin(j, "moved");
-	for (unsigned i = 0; i < m->n; i++) {
-		const struct lp_counter *c = &m->c[i];
+	lp_counter_list_json(m->c, m->n, "moved", j);
+	lp_json_obj_end(j);
+}
 
+void lp_counter_list_json(const struct lp_counter *c, unsigned n, const char *key,
+			  struct lp_json *j)
+{
+	lp_json_arr_begin(j, key);
+	for (unsigned i = 0; i < n; i++) {
 		lp_json_obj_begin(j, NULL);
-		lp_json_str(j, "name", c->name);
-		lp_json_str(j, "source", lp_ctr_src_name(c->src));
-		lp_json_uint(j, "delta", c->value);
-		lp_json_str(j, "class", lp_ctr_class_name(lp_counter_info(c->name)->cls));
-		lp_json_bool(j, "reset", c->reset);
+		lp_json_str(j, "name", c[i].name);
+		lp_json_str(j, "source", lp_ctr_src_name(c[i].src));
+		lp_json_uint(j, "delta", c[i].value);
+		lp_json_str(j, "class", lp_ctr_class_name(lp_counter_info(c[i].name)->cls));
+		lp_json_bool(j, "reset", c[i].reset);
 		lp_json_obj_end(j);
 	}
 	lp_json_arr_end(j);
-	lp_json_obj_end(j);
 }
 
 unsigned lp_ctr_moved_print(const struct lp_ctr_moved *m, const char *side, bool sep, FILE *f)
@@ -627,7 +650,7 @@ unsigned lp_ctr_moved_print(const struct lp_ctr_moved *m, const char *side, bool
 	for (unsigned i = 0; m->valid && i < m->n; i++) {
 		const struct lp_counter *c = &m->c[i];
 
-		if (!is_alarm(c))
+		if (!lp_counter_is_alarm(c))
 			continue;
 		fprintf(f, "%s%s %s %s %s%llu (%s)", sep || n ? ", " : "", side, m->dev, c->name,
 			c->reset ? "reset, now " : "+", (unsigned long long)c->value,

@@ -106,6 +106,14 @@ const struct lp_ctr_info *lp_counter_table(unsigned *n_p);
 const char *lp_ctr_class_name(enum lp_ctr_class c); /* "traffic", "error", "congestion" */
 const char *lp_ctr_src_name(enum lp_ctr_src s);	    /* "port", "hw", "netdev", "ethtool" */
 
+/*
+ * A retry after an ACK timeout, or the duplicate it causes at the responder
+ * (local_ack_timeout_err, completer_retry_err, duplicate_request,
+ * roce_adp_retrans_to): error class, but a peer merely slow to answer (a
+ * starved host) moves them too, so alone they prove no bad link.
+ */
+bool lp_counter_is_timeout(const char *name);
+
 /* Non-zero error- or congestion-class entries of a delta. */
 unsigned lp_counters_alarms(const struct lp_counters *d);
 
@@ -141,6 +149,8 @@ struct lp_ctr_moved {
 
 /* Its record: the wire form of the server's counters in RESULT (rdma/proto.c). */
 extern const struct lp_record lp_ctr_moved_record;
+/* One counter's record (name, src, reset, value), nested by the records above and lp-sweep's cells. */
+extern const struct lp_record lp_counter_record;
 
 /* m = the non-zero (or reset) entries of delta d, alarms first; m->valid = true. */
 void lp_counters_moved(const struct lp_counters *d, struct lp_ctr_moved *m);
@@ -151,6 +161,13 @@ unsigned lp_ctr_moved_alarms(const struct lp_ctr_moved *m);
  * omitted, moved: [{name, source, delta, class, reset}]}.
  */
 void lp_ctr_moved_json(const struct lp_ctr_moved *m, const char *key, struct lp_json *j);
+/* An array under key of n counters as {name, source, delta, class, reset} (a delta's entries). */
+void lp_counter_list_json(const struct lp_counter *c, unsigned n, const char *key,
+			  struct lp_json *j);
+/* Whether c is of the error or congestion class (what lp_counters_alarms counts). */
+bool lp_counter_is_alarm(const struct lp_counter *c);
+/* The source named s ("port", "hw", ...), or -1. */
+int lp_ctr_src_parse(const char *s);
 /*
  * Print m's alarms as "[, ]<side> <dev> <name> +<delta> (<class>)" items,
  * the first without the comma when sep is false. Returns the items printed.

@@ -5,12 +5,18 @@
 # usage: scripts/sweep-fabric.sh [options] [-- lp-sweep options]
 #   -n N               guests (default 4)
 #   --out DIR          results on the host (default build/sweep-fabric/YYYYmmdd-HHMMSS)
-#   --scenario NAME=F  one lp-sweep run with faults F applied first (repeatable; default
-#                      healthy=none). All scenarios run in one boot, in the order given.
+#   --scenario 'NAME=F [ARGS]'  one lp-sweep run with faults F applied first (repeatable;
+#                      default healthy=none), ARGS (words) added to the lp-sweep options of
+#                      this run only. All scenarios run in one boot, in the order given.
 #                      F is '+'-joined: none | throttle:I[:RATE] (tbf on guest I's egress)
 #                      | link:I:J[:RATE] (tbf on I's egress towards J only) | delay:I:MS
-#                      (netem on I) | nodev:I (rxe0 deleted in guest I: its rank cannot
-#                      open a device). RATE default 20mbit. Faults are removed after each run.
+#                      (netem on I) | loss:I:PCT (netem loss PCT % on I's egress) |
+#                      ingress:I[:RATE] (guest I's ingress through an ifb device with tbf:
+#                      what arrives is shaped) | nodev:I (rxe0 deleted in guest I: its rank
+#                      cannot open a device). RATE default 20mbit. Faults are removed after
+#                      each run.
+#   --check            after the scenarios, one lp-sweep --check on every guest (DIR/check.json,
+#                      check.out, check.rc)
 #   --plots            render PNGs from each JSON on the host (plots/lp-plot)
 #   --timeout SECS     wall limit for the whole fabric run (default 900)
 #   --run-timeout SECS limit per lp-sweep run (default 300)
@@ -59,9 +65,19 @@ if [ "${1:-}" = --guest ]; then
 			on "$a" "tc qdisc replace dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
 				tc qdisc add dev eth0 parent 1:3 handle 30: tbf rate $rate burst 32kbit latency 50ms &&
 				tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst $(ip_of "$b")/32 flowid 1:3" ;;
+		ingress)
+			rate=${b:-20mbit}
+			echo "$me: guest $a: ingress of eth0 through ifb0 with tbf rate $rate"
+			on "$a" "ip link add ifb0 type ifb && ip link set ifb0 up &&
+				tc qdisc add dev eth0 handle ffff: ingress &&
+				tc filter add dev eth0 parent ffff: protocol all u32 match u32 0 0 action mirred egress redirect dev ifb0 &&
+				tc qdisc add dev ifb0 root tbf rate $rate burst 32kbit latency 50ms" ;;
 		delay)
 			echo "$me: guest $a: netem delay ${b}ms on eth0"
 			on "$a" "tc qdisc replace dev eth0 root netem delay ${b}ms" ;;
+		loss)
+			echo "$me: guest $a: netem loss ${b}% on eth0"
+			on "$a" "tc qdisc replace dev eth0 root netem loss ${b}%" ;;
 		nodev)
 			echo "$me: guest $a: rdma link delete rxe0"
 			on "$a" "rdma link delete rxe0" ;;
@@ -72,7 +88,8 @@ if [ "${1:-}" = --guest ]; then
 		local f=$1 a b rate
 		IFS=: read -r kind a b rate <<<"$f"
 		case $kind in
-		throttle | link | delay) on "$a" "tc qdisc del dev eth0 root 2>/dev/null; true" ;;
+		throttle | link | delay | loss) on "$a" "tc qdisc del dev eth0 root 2>/dev/null; true" ;;
+		ingress) on "$a" "tc qdisc del dev eth0 ingress 2>/dev/null; ip link del ifb0 2>/dev/null; true" ;;
 		nodev) on "$a" "rdma link add rxe0 type rxe netdev eth0" ;;
 		esac
 	}
@@ -80,9 +97,10 @@ if [ "${1:-}" = --guest ]; then
 	mapfile -t scenarios <"$out/scenarios"
 	status=0
 	for line in "${scenarios[@]}"; do
-		read -r name faults <<<"$line"
+		read -r name faults extra <<<"$line"
 		[ -n "$name" ] || continue
-		echo "$me: ==== scenario $name: faults $faults"
+		read -ra xa <<<"${extra:-}"
+		echo "$me: ==== scenario $name: faults $faults${extra:+, options $extra}"
 		IFS=+ read -ra fl <<<"$faults"
 		ok=1
 		for f in "${fl[@]}"; do apply "$f" || ok=0; done
@@ -90,7 +108,7 @@ if [ "${1:-}" = --guest ]; then
 		if [ $ok = 1 ]; then
 			timeout -k 10 "${LP_SWEEP_RUN_TIMEOUT:-300}" mpirun --allow-run-as-root -np "$n" --host "$hosts" \
 				--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-				--mca pml ob1 "$bin" "${args[@]}" \
+				--mca pml ob1 "$bin" "${args[@]}" "${xa[@]}" \
 				--json "$out/$name.json" --csv "$out/$name" </dev/null >"$out/$name.out" 2>&1
 			rc=$?
 		else
@@ -102,11 +120,21 @@ if [ "${1:-}" = --guest ]; then
 		for f in "${fl[@]}"; do clear "$f"; done
 		case $rc in 0 | 1 | 3 | 77) ;; *) status=1 ;; esac
 	done
+	if [ -f "$out/check-wanted" ]; then
+		timeout -k 10 120 mpirun --allow-run-as-root -np "$n" --host "$hosts" \
+			--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+			--mca pml ob1 "$bin" --check --json "$out/check.json" </dev/null >"$out/check.out" 2>&1
+		rc=$?
+		echo "$rc" >"$out/check.rc"
+		echo "$me: lp-sweep --check: exit $rc"
+		tail -n 1 "$out/check.out" | sed 's/^/    /'
+		case $rc in 0 | 1) ;; *) status=1 ;; esac
+	fi
 	exit $status
 fi
 
 # ---- on the host --------------------------------------------------------------------------
-n=4 out='' plots=0 timeout=900 run_timeout=300
+n=4 out='' plots=0 check=0 timeout=900 run_timeout=300
 scen=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -114,9 +142,10 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--scenario) scen+=("$2"); shift 2 ;;
 	--plots) plots=1; shift ;;
+	--check) check=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--run-timeout) run_timeout=$2; shift 2 ;;
-	-h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	*) echo "$me: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -131,6 +160,8 @@ for s in "${scen[@]}"; do
 	case $s in *=*) ;; *) echo "$me: --scenario NAME=FAULTS, got '$s'" >&2; exit 2 ;; esac
 	echo "${s%%=*} ${s#*=}" >>"$out/scenarios"
 done
+rm -f "$out/check-wanted"
+[ $check = 0 ] || : >"$out/check-wanted"
 if [ $# -gt 0 ]; then
 	printf '%s\n' "$@" >"$out/sweep-args"
 else
@@ -143,7 +174,7 @@ timeout -k 20 $((timeout + 30)) "$top/scripts/lp-fabric" -n "$n" --ssh --lead --
 rc=$?
 if [ $plots = 1 ]; then
 	for j in "$out"/*.json; do
-		[ -f "$j" ] || continue
+		[ -f "$j" ] && [ "$j" != "$out/check.json" ] || continue
 		"$top/plots/lp-plot" all "$j" --out "${j%.json}" || rc=1
 	done
 fi

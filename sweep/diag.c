@@ -30,13 +30,18 @@ void lp_diag_opts_default(struct lp_diag_opts *o)
 	o->vote = 0.5;
 	o->min_gbps = 0;
 	o->max_lat_us = 0;
+	o->min_errors = 10;
+	o->impact_max = 2.0;
+	o->fair_min = 0.6;
 }
 
 void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given)
 {
-	double *dst[] = { &o->k, &o->rel, &o->rel_max, &o->vote, &o->min_gbps, &o->max_lat_us };
-	const double src[] = { given->k,    given->rel,	     given->rel_max,
-			       given->vote, given->min_gbps, given->max_lat_us };
+	double *dst[] = { &o->k,	  &o->rel,	  &o->rel_max,	  &o->vote,    &o->min_gbps,
+			  &o->max_lat_us, &o->min_errors, &o->impact_max, &o->fair_min };
+	const double src[] = { given->k,	  given->rel,	     given->rel_max,
+			       given->vote,	  given->min_gbps,   given->max_lat_us,
+			       given->min_errors, given->impact_max, given->fair_min };
 
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
 		if (!isnan(src[i]))

@@ -71,6 +71,12 @@ struct lp_diag_opts {
 	double vote;	/* node failed: more than this fraction of its cells failed (default 0.5) */
 	double min_gbps;   /* bandwidth cells below this are slow; 0 = off */
 	double max_lat_us; /* latency cells above this are slow; 0 = off */
+	double min_errors; /* a pair's error-class counter events (both ends, all its cells)
+			    * from which they count as moved (default 10; sweep/evidence.c) */
+	/* load modes (sweep/load.h) */
+	double impact_max; /* a node whose congestion impact factor is this many times the other
+			    * nodes' median is flagged (default 2) */
+	double fair_min;   /* incast: Jain's fairness index below this is flagged (default 0.6) */
 };
 
 void lp_diag_opts_default(struct lp_diag_opts *o);

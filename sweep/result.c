@@ -13,9 +13,15 @@
 #include "common/meta.h"
 #include "common/table.h"
 #include "common/units.h"
+#include "sweep/load.h"
 
-const char *const lp_verdict_names[] = { "node_slow", "node_failed", "link_slow",    "link_failed",
-					 "pair_slow", "ambiguous",   "inconclusive", NULL };
+const char *const lp_verdict_names[] = { "node_slow",	 "node_failed",	  "link_slow",
+					 "link_failed",	 "pair_slow",	  "ambiguous",
+					 "inconclusive", "errors",	  "load_impact",
+					 "incast_slow",	 "incast_unfair", NULL };
+
+const char *const lp_sweep_phase_names[] = { "sweep",  "retest",	"loaded", "loader",
+					     "incast", "incast_victim", NULL };
 
 int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 {
@@ -44,6 +50,7 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 	if (r->sched_own)
 		lp_sched_free(r->sched_own);
 	free(r->sched_own);
+	lp_sweep_evidence_free(&r->ev);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -142,8 +149,8 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 		const struct lp_sweep_cell *c = &r->cells[i];
 		size_t x = (size_t)c->a * r->n + c->b;
 
-		if (c->metric != metric)
-			continue;
+		if (c->metric != metric || c->phase > LP_PHASE_RETEST)
+			continue; /* load cells are their own metrics (sweep/load.c) */
 		if (!sched[x])
 			fail[x] = 1; /* until some attempt succeeds */
 		sched[x] = 1;
@@ -184,20 +191,6 @@ out:
 }
 
 /* ---- verdicts ---- */
-
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t l = strlen(buf);
-	va_list ap;
-
-	if (l + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + l, len - l, fmt, ap);
-	va_end(ap);
-}
 
 /* Numbers behind a verdict: the evidence of one metric. */
 static void evidence_init(struct lp_verdict *ev)
@@ -247,9 +240,16 @@ static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a,
 			v->cand[v->ncand++] = ev->cand[i];
 	}
 	if (!strstr(v->metrics, label))
-		appendf(v->metrics, sizeof(v->metrics), "%s%s", v->metrics[0] ? "," : "", label);
-	appendf(v->reason, sizeof(v->reason), "%s%s", v->reason[0] ? "; " : "", reason);
+		lp_strcatf(v->metrics, sizeof(v->metrics), "%s%s", v->metrics[0] ? "," : "", label);
+	lp_strcatf(v->reason, sizeof(v->reason), "%s%s", v->reason[0] ? "; " : "", reason);
 	return 0;
+}
+
+int lp_sweep_verdict_add(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b,
+			 unsigned dirs, const char *label, const char *reason,
+			 const struct lp_verdict *ev)
+{
+	return add_verdict(r, kind, a, b, dirs, label, reason, ev);
 }
 
 static const char *unit_of(const struct lp_sweep_metric *m)
@@ -329,7 +329,7 @@ static void attempts(const struct lp_sweep_run *r, int m, int a, int b, char *bu
 			snprintf(v, sizeof(v), "failed");
 		else
 			fmt_val(v, sizeof(v), c->value, r->metrics[m].lat);
-		appendf(buf, len, " %s%s", v, c->phase == LP_PHASE_RETEST ? "" : " (sweep)");
+		lp_strcatf(buf, len, " %s%s", v, c->phase == LP_PHASE_RETEST ? "" : " (sweep)");
 	}
 }
 
@@ -338,13 +338,14 @@ static void fmt_noise(char *buf, size_t len, const struct lp_diag *d)
 {
 	snprintf(buf, len, "noise %.1f%% per cell (", 100 * d->cv);
 	if (isfinite(d->sigma_fit))
-		appendf(buf, len, "residuals %.1f%%, %d df", 100 * (exp(d->sigma_fit) - 1), d->df);
+		lp_strcatf(buf, len, "residuals %.1f%%, %d df", 100 * (exp(d->sigma_fit) - 1),
+			   d->df);
 	else
-		appendf(buf, len, "too few cells for residuals");
+		lp_strcatf(buf, len, "too few cells for residuals");
 	if (isfinite(d->sigma_rep))
-		appendf(buf, len, "; repeats %.1f%%, %d pairs", 100 * (exp(d->sigma_rep) - 1),
-			d->rep_pairs);
-	appendf(buf, len, ")");
+		lp_strcatf(buf, len, "; repeats %.1f%%, %d pairs", 100 * (exp(d->sigma_rep) - 1),
+			   d->rep_pairs);
+	lp_strcatf(buf, len, ")");
 }
 
 static int node_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
@@ -473,12 +474,12 @@ static int ambiguous_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 		      : "several explanations fit the cells equally well");
 	for (int i = 0; i < d->ncand; i++) {
 		fmt_item(item, sizeof(item), r, &d->cand[i]);
-		appendf(why, sizeof(why), "%s %s (%.2fx)", i ? "," : "", item, d->cand[i].ratio);
+		lp_strcatf(why, sizeof(why), "%s %s (%.2fx)", i ? "," : "", item, d->cand[i].ratio);
 		ev.ratio = isnan(ev.ratio) ? d->cand[i].ratio : fmin(ev.ratio, d->cand[i].ratio);
 	}
-	appendf(why, sizeof(why), "; %s; %s", noise,
-		pair ? "a third node would tell them apart (measure both against it)"
-		     : "a fourth node, or retests, would tell them apart");
+	lp_strcatf(why, sizeof(why), "; %s; %s", noise,
+		   pair ? "a third node would tell them apart (measure both against it)"
+			: "a fourth node, or retests, would tell them apart");
 	ev.noise_cv = d->cv;
 	ev.ncand = d->ncand;
 	memcpy(ev.cand, d->cand, sizeof(ev.cand));
@@ -569,7 +570,9 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 		if (rc)
 			goto out;
 	}
-	rc = 0;
+	rc = lp_sweep_load_diagnose(r);
+	if (!rc) /* after every verdict: each cites what moved on its nodes */
+		rc = lp_sweep_evidence(r);
 out:
 	free(v);
 	free(fail);
@@ -938,7 +941,7 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_int(j, "server", c->b);
 	lp_json_str(j, "client_name", r->nodes[c->a].name);
 	lp_json_str(j, "server_name", r->nodes[c->b].name);
-	lp_json_str(j, "phase", c->phase == LP_PHASE_RETEST ? "retest" : "sweep");
+	lp_json_str(j, "phase", lp_sweep_phase_names[c->phase]);
 	lp_json_int(j, "round", c->round);
 	lp_json_int(j, "attempt", c->attempt);
 	lp_json_int(j, "status", c->status);
@@ -953,6 +956,7 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_obj_begin(j, mt->lat ? "latency_us" : "bandwidth");
 	lp_record_json(mt->lat ? &cell_lat_json : &cell_bw_json, c, j);
 	lp_json_obj_end(j);
+	lp_sweep_cell_ctr_json(j, c);
 	lp_json_obj_end(j);
 }
 
@@ -968,6 +972,7 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_num(j, "wall_s", r->wall_s);
 	lp_json_num(j, "sweep_s", r->sweep_s);
 	lp_json_num(j, "retest_s", r->retest_s);
+	lp_json_num(j, "load_s", r->load_s);
 	lp_json_int(j, "nodes", r->n);
 	lp_json_int(j, "rails", r->rails);
 	lp_json_num(j, "pair_timeout_s", r->pair_timeout_s);
@@ -981,6 +986,9 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_num(j, "vote", r->dopts.vote);
 	lp_json_num(j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
 	lp_json_num(j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
+	lp_json_num(j, "min_errors", r->dopts.min_errors);
+	lp_json_num(j, "impact_max", r->dopts.impact_max);
+	lp_json_num(j, "fair_min", r->dopts.fair_min);
 	lp_json_int(j, "retest_max", r->retest_max);
 	lp_json_int(j, "retest_rounds", r->retest_rounds);
 	lp_json_obj_end(j);
@@ -1025,17 +1033,22 @@ void lp_sweep_json_echo(struct lp_json *j, const struct lp_sweep_run *r)
 	json_schedule(j, r);
 }
 
+void lp_sweep_json_pair(struct lp_json *j, const struct lp_sweep_run *r, int a, int b)
+{
+	lp_json_arr_begin(j, "nodes");
+	lp_json_int(j, NULL, a);
+	lp_json_int(j, NULL, b);
+	lp_json_arr_end(j);
+	lp_json_arr_begin(j, "names");
+	lp_json_str(j, NULL, r->nodes[a].name);
+	lp_json_str(j, NULL, r->nodes[b].name);
+	lp_json_arr_end(j);
+}
+
 /* A link verdict's nodes, names and slow directions ([client, server] each). */
 static void json_link(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
 {
-	lp_json_arr_begin(j, "nodes");
-	lp_json_int(j, NULL, vd->a);
-	lp_json_int(j, NULL, vd->b);
-	lp_json_arr_end(j);
-	lp_json_arr_begin(j, "names");
-	lp_json_str(j, NULL, r->nodes[vd->a].name);
-	lp_json_str(j, NULL, r->nodes[vd->b].name);
-	lp_json_arr_end(j);
+	lp_sweep_json_pair(j, r, vd->a, vd->b);
 	lp_json_arr_begin(j, "directions");
 	for (int dir = 0; dir < 2; dir++) {
 		if (!(vd->dirs & (dir ? LP_DIR_YX : LP_DIR_XY)))
@@ -1072,12 +1085,19 @@ static void json_candidates(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_arr_end(j);
 }
 
+/* A link verdict: link slow or failed, or errors on a pair. */
+static bool is_link(const struct lp_verdict *vd)
+{
+	return vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED ||
+	       (vd->kind == LP_VERDICT_ERRORS && vd->a != vd->b);
+}
+
 static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
 			 const struct lp_verdict *vd)
 {
 	lp_json_obj_begin(j, NULL);
 	lp_json_str(j, "kind", lp_verdict_names[vd->kind]);
-	if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED) {
+	if (is_link(vd)) {
 		json_link(j, r, vd);
 	} else if (vd->a >= 0 && vd->a == vd->b) {
 		lp_json_int(j, "node", vd->a);
@@ -1093,6 +1113,7 @@ static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_int(j, "retests", vd->retests);
 	if (vd->ncand)
 		json_candidates(j, r, vd);
+	lp_verdict_ctr_json(j, r, vd);
 	lp_json_str(j, "metrics", vd->metrics);
 	lp_json_str(j, "reason", vd->reason);
 	lp_json_obj_end(j);
@@ -1117,8 +1138,8 @@ static size_t each_missing(const struct lp_sweep_run *r,
 
 		for (size_t m = 0; m < nm; m++)
 			if (miss[x * nm + m])
-				appendf(labels, sizeof(labels), "%s%s", labels[0] ? ", " : "",
-					r->metrics[m].label);
+				snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels),
+					 "%s%s", labels[0] ? ", " : "", r->metrics[m].label);
 		if (labels[0])
 			cb(arg, r, (int)(x / n), (int)(x % n), labels);
 	}
@@ -1176,10 +1197,12 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 		json_cell(&j, r, &r->cells[i]);
 	lp_json_arr_end(&j);
 	json_missing(&j, r);
+	lp_sweep_load_json(&j, r);
 	lp_json_arr_begin(&j, "verdicts");
 	for (int i = 0; i < r->nverdicts; i++)
 		json_verdict(&j, r, &r->verdicts[i]);
 	lp_json_arr_end(&j);
+	lp_sweep_evidence_json(&j, r);
 	lp_json_int(&j, "exit_code", exit_code);
 	lp_json_obj_end(&j);
 	rc = lp_json_finish(&j);
@@ -1250,7 +1273,7 @@ static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
 		fprintf(f, "%s,%llu,%d,%d,", mt->test, (unsigned long long)mt->size, c->a, c->b);
 		lp_csv_field(f, r->nodes[c->a].name, 0);
 		lp_csv_field(f, r->nodes[c->b].name, 0);
-		fprintf(f, "%s,%d,%d,", c->phase ? "retest" : "sweep", c->round, c->status);
+		fprintf(f, "%s,%d,%d,", lp_sweep_phase_names[c->phase], c->round, c->status);
 		csv_num(f, c->value);
 		fprintf(f, ",%s,", unit_of(mt));
 		csv_num(f, c->lat.p50);
@@ -1278,6 +1301,8 @@ int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix)
 			goto out;
 	}
 	rc = csv_cells(r, prefix);
+	if (!rc)
+		rc = lp_sweep_load_csv(r, prefix);
 out:
 	matrix_free(&mx);
 	return rc;
@@ -1339,7 +1364,7 @@ static void summary_verdict(FILE *f, const struct lp_sweep_run *r, const struct 
 {
 	if (vd->a < 0 || vd->kind == LP_VERDICT_PAIR_SLOW)
 		fprintf(f, "verdict: %s: %s\n", lp_verdict_names[vd->kind], vd->reason);
-	else if (vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED)
+	else if (is_link(vd))
 		fprintf(f, "verdict: %s %s%s%s: %s\n", lp_verdict_names[vd->kind],
 			r->nodes[vd->dirs == LP_DIR_YX ? vd->b : vd->a].name,
 			vd->dirs == LP_DIR_BOTH ? "<->" : "->",
@@ -1398,6 +1423,7 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 			break;
 		summary_metric(f, r, m, &mx, w);
 	}
+	lp_sweep_load_summary(r, f);
 	fprintf(f, "\n");
 	summary_missing(f, r);
 	if (r->nverdicts == 0)
@@ -1423,11 +1449,17 @@ const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
 	LP_REC_STR(struct lp_sweep_node, gpu_nic),
 	LP_REC_STR(struct lp_sweep_node, kernel));
 
+static const struct lp_record ctr_end_record = LP_RECORD(struct lp_sweep_ctr_end,
+	LP_REC_BOOL(struct lp_sweep_ctr_end, valid),
+	LP_REC_U32(struct lp_sweep_ctr_end, more),
+	LP_REC_U32(struct lp_sweep_ctr_end, n, LP_REC_RANGE(0, LP_SWEEP_CELL_CTR)),
+	LP_REC_ARRAY_NEST(struct lp_sweep_ctr_end, c, n, lp_counter_record));
+
 const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_I32(struct lp_sweep_cell, metric),
 	LP_REC_I32(struct lp_sweep_cell, a),
 	LP_REC_I32(struct lp_sweep_cell, b),
-	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_RETEST)),
+	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_INCAST_VICTIM)),
 	LP_REC_I32(struct lp_sweep_cell, round),
 	LP_REC_I32(struct lp_sweep_cell, attempt),
 	LP_REC_I32(struct lp_sweep_cell, status),
@@ -1440,7 +1472,9 @@ const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_F64(struct lp_sweep_cell, gbits_s),
 	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
 	LP_REC_F64(struct lp_sweep_cell, pct_link),
-	LP_REC_U64(struct lp_sweep_cell, iters));
+	LP_REC_U64(struct lp_sweep_cell, iters),
+	LP_REC_NEST(struct lp_sweep_cell, ctr_client, ctr_end_record),
+	LP_REC_NEST(struct lp_sweep_cell, ctr_server, ctr_end_record));
 /* clang-format on */
 
 /* ---- reading a run back (lp-sweep --diagnose) ---- */
@@ -1499,16 +1533,46 @@ static void read_node(struct lp_sweep_node *nd, const json_t *o)
 	jstr(o, "kernel", nd->kernel, sizeof(nd->kernel));
 }
 
+/* One end's counters as lp_sweep_cell_ctr_json writes them; null or absent: not read. */
+static void read_ctr_end(struct lp_sweep_ctr_end *e, const json_t *o)
+{
+	const json_t *v;
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	if (!json_is_object(o))
+		return;
+	e->valid = true;
+	e->more = (uint32_t)jint(o, "omitted");
+	json_array_foreach(json_object_get(o, "moved"), i, v)
+	{
+		struct lp_counter *c = &e->c[e->n];
+		int src = lp_ctr_src_parse(json_string_value(json_object_get(v, "source")));
+
+		if (e->n >= LP_SWEEP_CELL_CTR || src < 0) {
+			e->more++;
+			continue;
+		}
+		jstr(v, "name", c->name, sizeof(c->name));
+		c->src = (uint8_t)src;
+		c->value = (uint64_t)jint(v, "delta");
+		c->reset = json_is_true(json_object_get(v, "reset"));
+		e->n++;
+	}
+}
+
 static int read_cell(struct lp_sweep_run *r, const json_t *o)
 {
 	struct lp_sweep_cell c;
 	const json_t *l = json_object_get(o, "latency_us"), *b = json_object_get(o, "bandwidth");
 	const char *phase = json_string_value(json_object_get(o, "phase"));
+	int ph = LP_PHASE_SWEEP;
 
+	for (int k = 0; phase && lp_sweep_phase_names[k]; k++)
+		if (!strcmp(phase, lp_sweep_phase_names[k]))
+			ph = k;
 	lp_sweep_cell_init(&c, (int)jint(o, "metric"), (int)jint(o, "client"),
-			   (int)jint(o, "server"),
-			   phase && !strcmp(phase, "retest") ? LP_PHASE_RETEST : LP_PHASE_SWEEP,
-			   (int)jint(o, "round"));
+			   (int)jint(o, "server"), ph, (int)jint(o, "round"));
 	c.status = (int32_t)jint(o, "status");
 	jstr(o, "error", c.error, sizeof(c.error));
 	c.value = jnum(o, "value");
@@ -1520,7 +1584,21 @@ static int read_cell(struct lp_sweep_run *r, const json_t *o)
 		lp_record_read_json(&cell_lat_json, &c, l, NULL, 0);
 	if (b)
 		lp_record_read_json(&cell_bw_json, &c, b, NULL, 0);
+	read_ctr_end(&c.ctr_client, json_object_get(json_object_get(o, "counters"), "client"));
+	read_ctr_end(&c.ctr_server, json_object_get(json_object_get(o, "counters"), "server"));
 	return lp_sweep_add_cell(r, &c);
+}
+
+/* The load modes as recorded (the figures are recomputed from the cells). */
+static void read_load(struct lp_sweep_run *r, const json_t *ld)
+{
+	const char *modes = json_string_value(json_object_get(ld, "modes"));
+
+	for (int k = 0; modes && lp_sweep_load_names[k]; k++)
+		if (!strcmp(modes, lp_sweep_load_names[k]))
+			r->load = lp_sweep_load_names[k];
+	r->load_time_s = jnum(ld, "time_s");
+	r->incast_k = (int)jint(ld, "incast_k");
 }
 
 /* How it ran, echoed as recorded: the run, schedule and diagnosis objects. */
@@ -1534,6 +1612,7 @@ void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t 
 	r->wall_s = jnum(run, "wall_s");
 	r->sweep_s = jnum(run, "sweep_s");
 	r->retest_s = jnum(run, "retest_s");
+	r->load_s = jnum(run, "load_s");
 	r->rails = (int)jint(run, "rails");
 	r->pair_timeout_s = jnum(run, "pair_timeout_s");
 	r->bw_iters = (uint64_t)jint(run, "bw_iters");
@@ -1559,8 +1638,14 @@ void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t 
 		r->dopts.rel_max = jnum(dg, "rel_max");
 	if (isfinite(jnum(dg, "vote")))
 		r->dopts.vote = jnum(dg, "vote");
+	if (isfinite(jnum(dg, "impact_max")))
+		r->dopts.impact_max = jnum(dg, "impact_max");
+	if (isfinite(jnum(dg, "fair_min")))
+		r->dopts.fair_min = jnum(dg, "fair_min");
 	r->dopts.min_gbps = isfinite(jnum(dg, "min_gbps")) ? jnum(dg, "min_gbps") : 0;
 	r->dopts.max_lat_us = isfinite(jnum(dg, "max_lat_us")) ? jnum(dg, "max_lat_us") : 0;
+	if (isfinite(jnum(dg, "min_errors")))
+		r->dopts.min_errors = jnum(dg, "min_errors");
 }
 
 /* The nodes, metrics and cells arrays into r (initialised here). 0, -EINVAL (why says) or -ENOMEM. */
@@ -1623,6 +1708,8 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 		goto out;
 	}
 	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
+	if (!rc)
+		read_load(r, json_object_get(root, "load"));
 	if (!rc)
 		lp_sweep_read_echo(r, run, json_object_get(root, "schedule"));
 out:

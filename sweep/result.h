@@ -21,6 +21,7 @@
 
 #define LP_SWEEP_ERR_LEN     160
 #define LP_SWEEP_MAX_METRICS 32
+#define LP_SWEEP_MAX_INCAST  32 /* senders into one incast receiver (its server threads) */
 
 /* One rank: a node (or one rail of a node). */
 struct lp_sweep_node {
@@ -46,7 +47,38 @@ struct lp_sweep_metric {
 	int test_id;	/* enum lp_rdma_test (opaque here) */
 };
 
-enum lp_phase { LP_PHASE_SWEEP = 0, LP_PHASE_RETEST = 1 };
+/*
+ * What a cell was measured in: the sweep or an isolated retest (the idle
+ * matrices the diagnosis fits), or a load mode (sweep/load.h): a victim's
+ * latency while the round's other pairs load the fabric, a loader's bandwidth
+ * meanwhile, one sender of an incast, a victim's latency into the incast's
+ * receiver meanwhile. Load cells stay out of the idle matrices.
+ */
+enum lp_phase {
+	LP_PHASE_SWEEP = 0,
+	LP_PHASE_RETEST = 1,
+	LP_PHASE_LOADED = 2,
+	LP_PHASE_LOADER = 3,
+	LP_PHASE_INCAST = 4,
+	LP_PHASE_INCAST_VICTIM = 5, /* latency into an incast's receiver during the incast */
+};
+
+/* "sweep", "retest", "loaded", "loader", "incast", "incast_victim", NULL */
+extern const char *const lp_sweep_phase_names[];
+
+#define LP_SWEEP_CELL_CTR 6 /* error/congestion counters a cell keeps per end */
+
+/*
+ * The error- and congestion-class counters that moved on one end's port during
+ * a cell's test (lp-rdma's lp_ctr_moved, alarms only: traffic counters stay in
+ * lp-rdma's own JSON). The node record names the device and port.
+ */
+struct lp_sweep_ctr_end {
+	bool valid;    /* read before and after the test on this end */
+	uint32_t more; /* moved but not kept here (beyond LP_SWEEP_CELL_CTR) */
+	uint32_t n;
+	struct lp_counter c[LP_SWEEP_CELL_CTR];
+};
 
 /* One ordered pair (a client, b server) at one metric. */
 struct lp_sweep_cell {
@@ -64,7 +96,11 @@ struct lp_sweep_cell {
 	/* bandwidth of the client's direction */
 	double gbytes_s, gbits_s, mmsg_s, pct_link;
 	uint64_t iters;
+	struct lp_sweep_ctr_end ctr_client, ctr_server; /* counters that moved on each end */
 };
+
+/* e = m's error/congestion entries (the first LP_SWEEP_CELL_CTR; the rest counted in more). */
+void lp_sweep_ctr_end_fill(struct lp_sweep_ctr_end *e, const struct lp_ctr_moved *m);
 
 enum lp_verdict_kind {
 	LP_VERDICT_NODE_SLOW = 0,
@@ -74,12 +110,27 @@ enum lp_verdict_kind {
 	LP_VERDICT_PAIR_SLOW,	 /* N = 2: node or link cannot be told apart */
 	LP_VERDICT_AMBIGUOUS,	 /* N = 3: several explanations fit; candidates listed */
 	LP_VERDICT_INCONCLUSIVE, /* the noise is too high for the thresholds */
+	LP_VERDICT_ERRORS,	 /* error counters move while the numbers look normal (a == b:
+				  * a node, else the link a-b): a link about to fail */
+	LP_VERDICT_LOAD_IMPACT,	 /* a node's latency under load rises far more than the others' */
+	LP_VERDICT_INCAST_SLOW, /* a receiver's incast aggregate far below the others' (or a floor) */
+	LP_VERDICT_INCAST_UNFAIR, /* a receiver's senders' shares collapse (Jain's index) */
 };
 
 extern const char *const lp_verdict_names[]; /* "node_slow", ... */
 
 /* Exit code of a run whose only verdicts are "inconclusive" (1 when anything is named). */
 #define LP_SWEEP_EXIT_INCONCLUSIVE 3
+
+/* An error/congestion counter summed over a verdict's tests: what it cites. */
+#define LP_VERDICT_CTR 8
+struct lp_verdict_ctr {
+	int on; /* whose port: a node index, or -1: the partners of the verdict's node */
+	uint8_t src;
+	char name[LP_CTR_NAME_LEN];
+	uint64_t delta;
+	int cells; /* cells in which it moved */
+};
 
 struct lp_verdict {
 	enum lp_verdict_kind kind;
@@ -96,6 +147,26 @@ struct lp_verdict {
 	int retests;	 /* isolated retests among those cells */
 	int ncand;	 /* ambiguous / pair_slow: the candidates */
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
+	int nctr; /* counters that moved on its node(s) during its tests, errors first */
+	struct lp_verdict_ctr ctr[LP_VERDICT_CTR];
+};
+
+/* One alarm counter summed over the cells of a pair, on one end's port. */
+struct lp_sweep_ctr_sum {
+	int lo, hi; /* the pair, lo < hi */
+	int on;	    /* whose port: lo or hi */
+	uint8_t src;
+	char name[LP_CTR_NAME_LEN];
+	uint64_t delta;
+	int cells; /* cells in which it moved */
+};
+
+/* The counters of a whole run (sweep/evidence.c), rebuilt by lp_sweep_diagnose. */
+struct lp_sweep_evidence {
+	struct lp_sweep_ctr_sum *sums;
+	size_t nsums, cap;
+	int *partners; /* per node: partners with counters read on either end */
+	int *moved;    /* per node: of those, partners whose pair moved an error counter */
 };
 
 struct lp_sweep_run {
@@ -118,16 +189,20 @@ struct lp_sweep_run {
 	int retest_rounds;
 	size_t nretests;
 	char started[32];
-	double wall_s, sweep_s, retest_s;
-	bool interrupted;  /* SIGINT/SIGTERM: the cells are those done until then */
-	bool incomplete;   /* read from a journal that has no end: a rank or rank 0 died */
-	int attempt;	   /* this run's attempt: 1, or one more than the journal it resumes */
-	char resumed[256]; /* the journal it resumes, "" none */
+	double wall_s, sweep_s, retest_s, load_s;
+	const char *load;   /* load modes run: "latency", "incast", "latency,incast"; NULL none */
+	double load_time_s; /* a victim's or an incast sender's test duration */
+	int incast_k;	    /* senders per incast receiver */
+	bool interrupted;   /* SIGINT/SIGTERM: the cells are those done until then */
+	bool incomplete;    /* read from a journal that has no end: a rank or rank 0 died */
+	int attempt;	    /* this run's attempt: 1, or one more than the journal it resumes */
+	char resumed[256];  /* the journal it resumes, "" none */
 	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;
 	int nverdicts;
+	struct lp_sweep_evidence ev;
 };
 
 /* n nodes (zeroed; caller fills). 0 or -ENOMEM. */
@@ -162,6 +237,35 @@ size_t lp_sweep_missing(const struct lp_sweep_run *r, uint8_t *miss);
 
 /* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
 int lp_sweep_diagnose(struct lp_sweep_run *r);
+/*
+ * Add a verdict, or merge into the one of the same kind and nodes (its
+ * metrics, reasons and candidates; the strongest metric's numbers in ev win).
+ * 0 or -ENOMEM.
+ */
+int lp_sweep_verdict_add(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a, int b,
+			 unsigned dirs, const char *label, const char *reason,
+			 const struct lp_verdict *ev);
+/*
+ * The counters' part of the diagnosis (called by lp_sweep_diagnose after the
+ * metrics' verdicts): sums per pair and port into r->ev; an "errors" verdict
+ * for a node whose pairs moved error counters with more than dopts.vote of
+ * its partners (two at least), or, where no node explains it, for the pair;
+ * nodes and links already named slow or failed are explained (their verdicts
+ * cite the counters instead); every verdict naming a node or link then cites
+ * what moved on it. 0 or -ENOMEM.
+ */
+int lp_sweep_evidence(struct lp_sweep_run *r);
+void lp_sweep_evidence_free(struct lp_sweep_evidence *ev);
+/* "counter_sums": {nodes: [...], links: [...]} of r->ev (members of the current object). */
+void lp_sweep_evidence_json(struct lp_json *j, const struct lp_sweep_run *r);
+/* Members "nodes": [a, b] and "names": [their names] of the current object. */
+void lp_sweep_json_pair(struct lp_json *j, const struct lp_sweep_run *r, int a, int b);
+/* A verdict's "counters": [{on, node, name, source, class, delta, cells}]. */
+void lp_verdict_ctr_json(struct lp_json *j, const struct lp_sweep_run *r,
+			 const struct lp_verdict *vd);
+/* A cell's "counters": {client: null | {omitted, moved: [...]}, server: ...}. */
+void lp_sweep_cell_ctr_json(struct lp_json *j, const struct lp_sweep_cell *c);
+
 /* 0 nothing flagged, 1 something named or a scheduled cell missing (lp_sweep_missing),
  * LP_SWEEP_EXIT_INCONCLUSIVE only inconclusive metrics. */
 int lp_sweep_exit_code(const struct lp_sweep_run *r);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "common/lp.h"
 #include "sweep/absent.h"
 #include "sweep/resume.h"
+#include "sweep/check.h"
 
 /*
  * Every MPI tag of lp-sweep. Retest round r (at most 20) sends its list on
@@ -27,9 +29,11 @@
  */
 enum {
 	TAG_NODE = 1,
+	TAG_CHECK = 2,
 	TAG_CELLS = 11,
 	TAG_RETEST_LIST = 12,
 	TAG_RETEST_CELLS = 13,
+	TAG_LOAD_CELLS = 60,
 	TAG_SESSION0 = 64,
 };
 
@@ -42,9 +46,43 @@ enum {
  */
 #define STOP_MS 3000
 
+/* Set-up allowed per session (connect, QP exchange) when loaders must outlast a victim. */
+#define LOAD_SETUP_S 1.5
+
 static uint64_t deadline_in(int ms)
 {
 	return lp_now_ns() + (uint64_t)ms * 1000000ull;
+}
+
+/* A line of progress on cfg->progress: rank 0 only, none when quiet (NULL). */
+static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt,
+		     ...) __attribute__((format(printf, 3, 4)));
+static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt,
+		     ...)
+{
+	va_list ap;
+
+	if (x->rank || !cfg->progress)
+		return;
+	va_start(ap, fmt);
+	vfprintf(cfg->progress, fmt, ap);
+	va_end(ap);
+	fflush(cfg->progress);
+}
+
+/*
+ * Round r of n of a phase is done: a progress line with the time left, this
+ * phase's rounds at its pace so far plus the estimate of the phases after it.
+ */
+static void round_done(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *phase,
+		       size_t r, size_t n)
+{
+	uint64_t now = lp_now_ns();
+	double pace = (double)(now - x->phase_t0) / 1e9 / (double)(r + 1);
+
+	progress(x, cfg, "lp-sweep: %s round %zu/%zu done, %.0f s so far, about %.0f s left\n",
+		 phase, r + 1, n, (double)(now - x->t_start) / 1e9,
+		 pace * (double)(n - r - 1) + x->later_s);
 }
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
@@ -67,7 +105,9 @@ int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
 	x->silent = calloc(x->size, 1);
 	if (!x->status_all || !x->rail_all || !x->name_all || !x->silent)
 		return -ENOMEM;
-	return 0;
+	if (MPI_Query_thread(&flag) == MPI_SUCCESS)
+		x->threads = flag == MPI_THREAD_MULTIPLE;
+	return pthread_mutex_init(&x->lock, NULL) ? -ENOMEM : 0;
 }
 
 void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
@@ -79,8 +119,11 @@ void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
 	free(x->mine);
 	free(x->done);
 	lp_sched_free(&x->sched);
-	if (x->comm != MPI_COMM_NULL && x->comm)
+	lp_sched_free(&x->load_sched);
+	if (x->comm != MPI_COMM_NULL && x->comm) {
 		MPI_Comm_free(&x->comm);
+		pthread_mutex_destroy(&x->lock);
+	}
 	memset(x, 0, sizeof(*x));
 }
 
@@ -281,18 +324,21 @@ static int session_tag(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *
 
 static void push_cell(struct lp_sweep_mpi *x, const struct lp_sweep_cell *c)
 {
+	pthread_mutex_lock(&x->lock);
 	if (x->nmine == x->capmine) {
 		size_t nc = x->capmine ? x->capmine * 2 : 64;
 		struct lp_sweep_cell *p = realloc(x->mine, nc * sizeof(*p));
 
 		if (!p) {
 			lp_err("out of memory for results");
+			pthread_mutex_unlock(&x->lock);
 			return;
 		}
 		x->mine = p;
 		x->capmine = nc;
 	}
 	x->mine[x->nmine++] = *c;
+	pthread_mutex_unlock(&x->lock);
 }
 
 static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, bool lat)
@@ -362,6 +408,7 @@ static bool cut_short(int status)
 struct client_arg {
 	const struct lp_sweep_cfg *cfg;
 	int m;
+	const struct lp_rdma_params *p;
 	const char *client, *server; /* names */
 	struct lp_sweep_cell c;	     /* initialised; the test fills it */
 };
@@ -369,7 +416,7 @@ struct client_arg {
 /* One client test on dev over oob: the cell's status, error or values into a->c. */
 static void client_test(struct lp_rdma_dev *dev, struct lp_oob *oob, struct client_arg *a)
 {
-	const struct lp_rdma_params *p = &a->cfg->params[a->m];
+	const struct lp_rdma_params *p = a->p;
 	struct lp_rdma_result *r = calloc(1, sizeof(*r));
 	int ret;
 
@@ -386,6 +433,9 @@ static void client_test(struct lp_rdma_dev *dev, struct lp_oob *oob, struct clie
 			 r->error[0] ? r->error : strerror(-a->c.status));
 	else
 		fill_cell(&a->c, r, lp_rdma_test_is_lat(p->test));
+	/* what the ports recorded, a failed test's too (often the best evidence) */
+	lp_sweep_ctr_end_fill(&a->c.ctr_client, &r->ctr_local);
+	lp_sweep_ctr_end_fill(&a->c.ctr_server, &r->ctr_remote);
 	free(r);
 }
 
@@ -434,10 +484,11 @@ static void client_side(struct lp_sweep_mpi *x, struct lp_mpi_oob *o, struct lp_
 	free(out);
 }
 
-static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int m, int server,
-		       int tag, int round, enum lp_phase phase)
+static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int m,
+		       const struct lp_rdma_params *p, int server, int tag, int round,
+		       enum lp_phase phase)
 {
-	struct client_arg a = { cfg, m, x->name_all[x->rank], x->name_all[server], { 0 } };
+	struct client_arg a = { cfg, m, p, x->name_all[x->rank], x->name_all[server], { 0 } };
 	uint64_t t0 = lp_now_ns();
 
 	lp_sweep_cell_init(&a.c, m, x->rank, server, phase, round);
@@ -459,8 +510,8 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	}
 	a.c.wall_s = (double)(lp_now_ns() - t0) / 1e9;
 	if (a.c.status)
-		lp_info("%s -> %s %s: %s", a.client, a.server,
-			lp_rdma_test_names[cfg->params[m].test], a.c.error);
+		lp_info("%s -> %s %s: %s", a.client, a.server, lp_rdma_test_names[p->test],
+			a.c.error);
 	push_cell(x, &a.c);
 }
 
@@ -530,7 +581,8 @@ static void run_my_pair(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 				    x->done[((size_t)client * x->size + server) * cfg->nmetrics + m])
 					continue; /* --resume: the journal has it */
 				if (client == x->rank)
-					run_client(x, cfg, m, server, tag, (int)r, phase);
+					run_client(x, cfg, m, &cfg->params[m], server, tag, (int)r,
+						   phase);
 				else
 					run_server(x, cfg, client, tag);
 			}
@@ -539,51 +591,29 @@ static void run_my_pair(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	}
 }
 
-/* x->mine as one blob: a u32 count, then each cell's record as a u16 length and the body. */
+/* x->mine as one blob of cell records (lp_record_pack). */
 static uint8_t *pack_cells(const struct lp_sweep_mpi *x, size_t *len_p)
 {
-	uint8_t *buf = malloc(4 + x->nmine * (2 + LP_WIRE_MAX_BODY));
-	uint32_t cnt = 0;
-	size_t len = 4;
-	struct lp_wbuf w;
+	size_t skipped = 0;
+	uint8_t *buf = lp_record_pack(&lp_sweep_cell_record, x->mine, x->nmine, sizeof(*x->mine),
+				      len_p, &skipped);
 
-	if (!buf)
-		return NULL;
-	for (size_t i = 0; i < x->nmine; i++) {
-		lp_wbuf_init(&w);
-		if (lp_record_encode(&lp_sweep_cell_record, &x->mine[i], &w)) {
-			lp_err("a cell of %s does not encode; left out", x->name_all[x->rank]);
-			continue;
-		}
-		buf[len] = (uint8_t)(w.len >> 8);
-		buf[len + 1] = (uint8_t)w.len;
-		memcpy(buf + len + 2, w.data, w.len);
-		len += 2 + w.len;
-		cnt++;
-	}
-	memcpy(buf, &cnt, 4); /* same binary, same host byte order */
-	*len_p = len;
+	if (skipped)
+		lp_err("%zu cells of %s do not encode; left out", skipped, x->name_all[x->rank]);
 	return buf;
+}
+
+static void add_cell(void *obj, void *run)
+{
+	lp_sweep_add_cell(run, obj);
 }
 
 /* Rank 0: the cells of one rank's blob into run; a cell that does not decode is left out. */
 static void unpack_cells(struct lp_sweep_run *run, const uint8_t *buf, size_t len)
 {
-	uint32_t cnt = 0;
-	size_t off = 4;
+	struct lp_sweep_cell c;
 
-	if (len >= 4)
-		memcpy(&cnt, buf, 4);
-	for (uint32_t k = 0; k < cnt && off + 2 <= len; k++) {
-		size_t cl = (size_t)buf[off] << 8 | buf[off + 1];
-		struct lp_sweep_cell c;
-
-		if (off + 2 + cl > len)
-			break;
-		if (!lp_record_decode_body(&lp_sweep_cell_record, &c, buf + off + 2, cl))
-			lp_sweep_add_cell(run, &c);
-		off += 2 + cl;
-	}
+	lp_record_unpack(&lp_sweep_cell_record, buf, len, &c, add_cell, run);
 }
 
 /* Rank 0 adds every rank's x->mine to run (and clears them everywhere). */
@@ -633,12 +663,19 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
  * and journals them, so a round's cells are on disk before the next round
  * starts. -EINTR when a signal stopped the rounds (the cells done are in run).
  */
+/* A round lasts at most two directions of every metric, each bounded by the pair timeout. */
+static int round_ms(const struct lp_sweep_cfg *cfg)
+{
+	return (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
+}
+
 static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		      const struct lp_sched *s, enum lp_phase phase, struct lp_sweep_run *run,
 		      int tag)
 {
-	/* a round lasts at most two directions of every metric, each bounded by the pair timeout */
-	int barrier_ms = (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
+	int barrier_ms = round_ms(cfg);
+
+	x->phase_t0 = lp_now_ns();
 
 	for (size_t r = 0; r < s->nrounds; r++) {
 		size_t from = run->ncells;
@@ -655,11 +692,319 @@ static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		if (stop)
 			return -EINTR;
 		x->rounds_done++;
-		if (x->rank == 0 && lp_log_get_level() >= LP_LOG_INFO)
-			lp_info("%s round %zu/%zu done", phase ? "retest" : "sweep", r + 1,
-				s->nrounds);
+		round_done(x, cfg, phase ? "retest" : "sweep", r, s->nrounds);
 	}
 	return 0;
+}
+
+/* ---- load phases ---- */
+
+/* This rank's part of a load round: metrics ms in turn against peer, as client (cells) or server. */
+struct load_job {
+	struct lp_sweep_mpi *x;
+	const struct lp_sweep_cfg *cfg;
+	int ms[LP_SWEEP_MAX_METRICS], nm;
+	double duration_s;
+	int peer, unit, round; /* unit: the session's place in the round, for its tag */
+	bool client;
+	enum lp_phase phase;
+};
+
+static void *load_job_main(void *arg)
+{
+	struct load_job *j = arg;
+
+	for (int k = 0; k < j->nm; k++) {
+		int m = j->ms[k], tag = session_tag(j->x, j->cfg, j->unit, m);
+		struct lp_rdma_params p = j->cfg->params[m];
+
+		if (j->cfg->sopts.stop && *j->cfg->sopts.stop)
+			break;
+		p.duration_s = j->duration_s;
+		p.iters = 0;
+		if (j->client)
+			run_client(j->x, j->cfg, m, &p, j->peer, tag, j->round, j->phase);
+		else
+			run_server(j->x, j->cfg, j->peer, tag);
+	}
+	return NULL;
+}
+
+/* The jobs at once: the first here, the others on threads (joined before returning). */
+static void run_jobs(struct load_job *jobs, int n)
+{
+	pthread_t th[LP_SWEEP_MAX_INCAST + 1];
+	bool started[LP_SWEEP_MAX_INCAST + 1] = { false };
+
+	for (int i = 1; i < n; i++)
+		started[i] = !pthread_create(&th[i], NULL, load_job_main, &jobs[i]);
+	if (n > 0)
+		load_job_main(&jobs[0]);
+	for (int i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else /* no thread: late, and its peer's wait is bounded */
+			load_job_main(&jobs[i]);
+	}
+}
+
+/* The metrics that are latency tests (lat) or bandwidth tests, as indices into ms; the count. */
+static int metrics_of(const struct lp_sweep_cfg *cfg, bool lat, int *ms)
+{
+	int n = 0;
+
+	for (int m = 0; m < cfg->nmetrics; m++)
+		if (lp_rdma_test_is_lat(cfg->params[m].test) == lat)
+			ms[n++] = m;
+	return n;
+}
+
+/* How long loaders run: the victim's nlat tests with their set-up, started at the same barrier. */
+static double loader_s(const struct lp_sweep_cfg *cfg, int nlat)
+{
+	return nlat * (cfg->load_time_s + LOAD_SETUP_S) + LOAD_SETUP_S;
+}
+
+/* An incast's senders run this long: past its victim's latency tests when it has one. */
+static double incast_s(const struct lp_sweep_cfg *cfg)
+{
+	int ms[LP_SWEEP_MAX_METRICS], nlat = metrics_of(cfg, true, ms);
+
+	return nlat ? loader_s(cfg, nlat) : cfg->load_time_s;
+}
+
+/* The expected time of the incast phase (0 without one). */
+static double incast_est_s(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg)
+{
+	return cfg->load & LP_LOAD_INCAST ? x->size * (incast_s(cfg) + LOAD_SETUP_S) : 0;
+}
+
+/* Victims of s: every ordered pair of a round that has other pairs to load it. */
+static size_t load_victims(const struct lp_sched *s)
+{
+	size_t n = 0, cnt;
+
+	for (size_t r = 0; r < s->nrounds; r++) {
+		const struct lp_slot *sl = lp_sched_round(s, r, &cnt);
+
+		for (size_t i = 0; i < cnt && cnt >= 2; i++)
+			n += (sl[i].dirs & LP_DIR_XY ? 1 : 0) + (sl[i].dirs & LP_DIR_YX ? 1 : 0);
+	}
+	return n;
+}
+
+/* Round r of s with slot v's direction d the victim: this rank's job, if it is in the round. */
+static int latency_job(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		       const struct lp_sched *s, size_t r, size_t v, int d, int idx,
+		       struct load_job *j)
+{
+	size_t cnt;
+	const struct lp_slot *sl = lp_sched_round(s, r, &cnt);
+	int lat[LP_SWEEP_MAX_METRICS], bw[LP_SWEEP_MAX_METRICS], nlat = metrics_of(cfg, true, lat);
+
+	metrics_of(cfg, false, bw);
+	for (size_t i = 0; i < cnt; i++) {
+		int client = i == v && d ? sl[i].y : sl[i].x,
+		    server = client == sl[i].x ? sl[i].y : sl[i].x;
+
+		if (client != x->rank && server != x->rank)
+			continue;
+		*j = (struct load_job){
+			.x = x, .cfg = cfg, .round = idx, .client = client == x->rank
+		};
+		j->peer = j->client ? server : client;
+		if (i == v) {
+			memcpy(j->ms, lat, sizeof(int) * (size_t)nlat);
+			j->nm = nlat;
+			j->duration_s = cfg->load_time_s;
+			j->phase = LP_PHASE_LOADED;
+		} else {
+			j->ms[0] = bw[0];
+			j->nm = 1;
+			j->duration_s = loader_s(cfg, nlat);
+			j->phase = LP_PHASE_LOADER;
+			j->unit = 1 + (int)i;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Receiver b's incast: its senders, the next k ranks of its rail after it
+ * (wrapping), and with a latency test in the plan its victim, the rank after
+ * them, which measures latency into b meanwhile (-1: none). Default k: every
+ * other rank of the rail, less the victim's. Returns k.
+ */
+static int incast_plan(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int b,
+		       int *snd, int *victim_p)
+{
+	int ms[LP_SWEEP_MAX_METRICS], lat = metrics_of(cfg, true, ms) > 0, members = 0, n = 0, k;
+
+	for (int i = 0; i < x->size; i++)
+		members += !cfg->rails || x->rail_all[i] == x->rail_all[b];
+	k = LP_MIN(cfg->incast_k > 0 ? cfg->incast_k : members - 1 - lat, LP_SWEEP_MAX_INCAST);
+	*victim_p = -1;
+	for (int i = 1; i < x->size && *victim_p < 0; i++) {
+		int s = (b + i) % x->size;
+
+		if (cfg->rails && x->rail_all[s] != x->rail_all[b])
+			continue;
+		if (n < k)
+			snd[n++] = s;
+		else if (lat)
+			*victim_p = s;
+		else
+			break;
+	}
+	return n;
+}
+
+/* Receiver b's incast: this rank's jobs (on b a server session per sender and victim). */
+static int incast_jobs(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int b,
+		       struct load_job *jobs)
+{
+	int snd[LP_SWEEP_MAX_INCAST + 1], bw[LP_SWEEP_MAX_METRICS], lat[LP_SWEEP_MAX_METRICS],
+		nlat = metrics_of(cfg, true, lat), nj = 0, v, k = incast_plan(x, cfg, b, snd, &v);
+
+	metrics_of(cfg, false, bw);
+	if (v >= 0)
+		snd[k] = v; /* the victim's session after the senders' */
+	for (int i = 0; i < k + (v >= 0); i++) {
+		struct load_job *j = &jobs[nj];
+
+		if (x->rank != b && x->rank != snd[i])
+			continue;
+		*j = (struct load_job){ .x = x,
+					.cfg = cfg,
+					.ms = { bw[0] },
+					.nm = 1,
+					.duration_s = incast_s(cfg),
+					.peer = x->rank == b ? snd[i] : b,
+					.unit = snd[i],
+					.round = b,
+					.client = x->rank != b,
+					.phase = LP_PHASE_INCAST };
+		if (i == k) {
+			memcpy(j->ms, lat, sizeof(int) * (size_t)nlat);
+			j->nm = nlat;
+			j->duration_s = cfg->load_time_s;
+			j->phase = LP_PHASE_INCAST_VICTIM;
+		}
+		nj++;
+	}
+	return nj;
+}
+
+/*
+ * One load round: a barrier starts every job at once, a second ends the round
+ * (and agrees on stopping); the cells are gathered and journaled. true: stop.
+ */
+static bool load_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		       struct lp_sweep_run *run, struct load_job *jobs, int nj, const char *what,
+		       size_t r, size_t n)
+{
+	size_t from = run->ncells;
+	bool stop = round_barrier(x, round_ms(cfg), cfg->sopts.stop && *cfg->sopts.stop);
+
+	if (!stop)
+		run_jobs(jobs, nj);
+	stop = round_barrier(x, round_ms(cfg), stop || (cfg->sopts.stop && *cfg->sopts.stop));
+	gather_cells(x, run, TAG_LOAD_CELLS);
+	lp_sweep_journal_cells(cfg->journal, run, from);
+	lp_sweep_journal_sync(cfg->journal);
+	x->rounds_done += (uint64_t)(x->size + 2) / 2; /* the session tags of units 0..size */
+	round_done(x, cfg, what, r, n);
+	return stop;
+}
+
+/* The load phases of cfg->load over ls (the load schedule). -EINTR when a signal stopped them. */
+static int run_load(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		    const struct lp_sched *ls, struct lp_sweep_run *run)
+{
+	struct load_job jobs[LP_SWEEP_MAX_INCAST + 1];
+	size_t nv = load_victims(ls), k = 0, cnt;
+
+	x->phase_t0 = lp_now_ns();
+	x->later_s = incast_est_s(x, cfg);
+	for (size_t r = 0; (cfg->load & LP_LOAD_LATENCY) && r < ls->nrounds; r++) {
+		lp_sched_round(ls, r, &cnt);
+		for (size_t v = 0; v < cnt && cnt >= 2; v++)
+			for (int d = 0; d < 2; d++) {
+				int nj;
+
+				if (!(lp_sched_round(ls, r, &cnt)[v].dirs &
+				      (d ? LP_DIR_YX : LP_DIR_XY)))
+					continue;
+				nj = latency_job(x, cfg, ls, r, v, d, (int)k, jobs);
+				if (load_round(x, cfg, run, jobs, nj, "load latency", k++, nv))
+					return -EINTR;
+			}
+	}
+	x->phase_t0 = lp_now_ns();
+	x->later_s = 0;
+	for (int b = 0; (cfg->load & LP_LOAD_INCAST) && b < x->size; b++) {
+		int nj = incast_jobs(x, cfg, b, jobs);
+
+		if (load_round(x, cfg, run, jobs, nj, "incast", (size_t)b, (size_t)x->size))
+			return -EINTR;
+	}
+	return 0;
+}
+
+/*
+ * The load schedule (round-robin, or ring when the sweep's is ring) and what
+ * the load modes need; a usage error is said once (rank 0). 0 or -EINVAL.
+ */
+static int load_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct lp_sched *ls)
+{
+	int ms[LP_SWEEP_MAX_METRICS], *groups, ret;
+	const char *why = NULL;
+
+	memset(ls, 0, sizeof(*ls));
+	if (!cfg->load)
+		return 0;
+	if (!metrics_of(cfg, false, ms))
+		why = "needs a bandwidth test in --tests (the load)";
+	else if ((cfg->load & LP_LOAD_LATENCY) && !metrics_of(cfg, true, ms))
+		why = "latency needs a latency test in --tests (the victims')";
+	else if ((cfg->load & LP_LOAD_INCAST) && x->size < 3)
+		why = "incast needs 3 ranks at least (2 senders, another receiver to compare)";
+	else if ((cfg->load & LP_LOAD_INCAST) && !x->threads)
+		why = "incast needs MPI_THREAD_MULTIPLE (a server session per sender on threads)";
+	if (why) {
+		if (!x->rank)
+			lp_err("--load: %s", why);
+		return -EINVAL;
+	}
+	groups = calloc(x->size, sizeof(int));
+	if (!groups)
+		return -ENOMEM;
+	for (int i = 0; i < x->size; i++)
+		groups[i] = cfg->rails ? x->rail_all[i] : 0;
+	ret = lp_sched_build_groups(
+		ls, cfg->kind == LP_SCHED_RING ? LP_SCHED_RING : LP_SCHED_ROUND_ROBIN, x->size,
+		groups, 0, 0);
+	free(groups);
+	if (!ret && (cfg->load & LP_LOAD_LATENCY) && !load_victims(ls)) {
+		if (!x->rank)
+			lp_err("--load latency needs 4 ranks at least (two pairs in a round)");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* The rounds and time the load phases take: *est_s expected, *max_s at every pair timeout. */
+static size_t load_rounds(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			  const struct lp_sched *ls, double *est_s, double *max_s)
+{
+	int ms[LP_SWEEP_MAX_METRICS], nlat = metrics_of(cfg, true, ms);
+	size_t nv = cfg->load & LP_LOAD_LATENCY ? load_victims(ls) : 0,
+	       ni = cfg->load & LP_LOAD_INCAST ? (size_t)x->size : 0;
+
+	*est_s = (double)nv * (loader_s(cfg, nlat) + LOAD_SETUP_S) + incast_est_s(x, cfg);
+	*max_s = (double)(nv * (size_t)nlat + ni) * cfg->pair_timeout_s;
+	return nv + ni;
 }
 
 /* Rank 0's list of ordered pairs to everyone: *pairs_p malloc'ed, *np_p couples. */
@@ -719,22 +1064,6 @@ static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, 
 }
 
 /* ---- the sweep ---- */
-
-/* A line of progress on cfg->progress: rank 0 only, none when quiet (NULL). */
-static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt,
-		     ...) __attribute__((format(printf, 3, 4)));
-static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *fmt,
-		     ...)
-{
-	va_list ap;
-
-	if (x->rank || !cfg->progress)
-		return;
-	va_start(ap, fmt);
-	vfprintf(cfg->progress, fmt, ap);
-	va_end(ap);
-	fflush(cfg->progress);
-}
 
 /* Labels must be unique: "host", "host/rail", or "host#rank" when ranks share a host. */
 static void unique_names(struct lp_sweep_mpi *x, struct lp_sweep_node *me)
@@ -810,6 +1139,8 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 	run->pair_timeout_s = cfg->pair_timeout_s;
 	run->retest_max = cfg->retest_max;
 	run->retest_rounds = cfg->retest_rounds;
+	run->load = cfg->load ? lp_sweep_load_names[cfg->load] : NULL;
+	run->load_time_s = cfg->load ? cfg->load_time_s : 0;
 	lp_time_iso8601(run->started, sizeof(run->started));
 }
 
@@ -915,10 +1246,79 @@ static int run_code(const struct lp_sweep_mpi *x, struct lp_sweep_run *run)
 	return code;
 }
 
+static void add_line(void *line, void *rep)
+{
+	lp_check_line_add(rep, line);
+}
+
+/* Rank 0 takes every rank's check report into all (hosts[i] = rank i); the others send theirs. */
+static int gather_checks(struct lp_sweep_mpi *x, const struct lp_check_report *mine,
+			 struct lp_sweep_check *all)
+{
+	uint64_t dl = deadline_in(EXCHANGE_MS);
+	size_t len;
+	uint8_t *buf = lp_record_pack(&lp_check_line_record, mine->lines, mine->n,
+				      sizeof(*mine->lines), &len, NULL);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	if (x->rank != 0) {
+		ret = send_blob(x, 0, TAG_CHECK, buf, len, EXCHANGE_MS);
+		if (ret != -ETIMEDOUT) /* else the pending send still owns it */
+			free(buf);
+		return ret;
+	}
+	ret = lp_sweep_check_init(all, x->size);
+	for (int i = 0; i < x->size && !ret; i++) {
+		struct lp_sweep_check_host *h = &all->hosts[i];
+		struct lp_check_line line;
+		uint8_t *b = buf; /* rank 0's own */
+		int bl = (int)len, got = 0;
+
+		if (i && !x->silent[i])
+			got = recv_blob(x, i, TAG_CHECK, &b, &bl, dl);
+		h->rank = i;
+		h->status = x->status_all[i];
+		snprintf(h->name, sizeof(h->name), "%s", x->name_all[i]);
+		if (h->status)
+			snprintf(h->error, sizeof(h->error), "the check did not run: %s",
+				 strerror(-h->status));
+		if (!got) {
+			got = lp_record_unpack(&lp_check_line_record, b, (size_t)bl, &line,
+					       add_line, &h->rep);
+			if (b != buf)
+				free(b);
+		}
+		if (got < 0 && !h->status) {
+			h->status = got;
+			snprintf(h->error, sizeof(h->error), "rank %d sent no report: %s", i,
+				 strerror(-got));
+			x->lost = x->lost || got == -ETIMEDOUT;
+		}
+		ret = h->rep.err;
+	}
+	free(buf);
+	return ret;
+}
+
+int lp_sweep_engine_check(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+			  const struct lp_check_report *mine, struct lp_sweep_check *all)
+{
+	int ret = exchange(x, me);
+
+	if (ret)
+		return ret;
+	unique_names(x, me);
+	return gather_checks(x, mine, all);
+}
+
 int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p)
 {
-	uint64_t t0, t1;
+	uint64_t t0, t1, t2;
+	double load_est, load_max;
+	size_t nload;
 	char why[256];
 	int ret;
 
@@ -929,6 +1329,11 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	if (ret)
 		return ret;
 	unique_names(x, me);
+	ret = load_setup(x, cfg, &x->load_sched); /* a usage error before "no device" */
+	if (ret) {
+		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
+		return ret;
+	}
 	if (!any_device(x)) {
 		if (!x->rank)
 			lp_err("no rank could open an RDMA device (rank 0: %s)", x->dev_error);
@@ -938,7 +1343,13 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	ret = build_schedule(x, cfg);
 	if (ret)
 		return ret;
+	nload = load_rounds(x, cfg, &x->load_sched, &load_est, &load_max);
 	run_echo(run, cfg, &x->sched);
+	if (cfg->load & LP_LOAD_INCAST) {
+		int snd[LP_SWEEP_MAX_INCAST + 1], v;
+
+		run->incast_k = incast_plan(x, cfg, 0, snd, &v);
+	}
 	gather_nodes(x, me, run);
 	ret = lp_sweep_add_absent(run, cfg->absent, why, sizeof(why)); /* the same on every rank */
 	if (ret) {
@@ -963,8 +1374,18 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		 "pair timeout %.0f s\n",
 		 x->size, run->sched_name, x->sched.nrounds, lp_sched_ordered_pairs(&x->sched),
 		 cfg->nmetrics, cfg->pair_timeout_s);
+	if (nload)
+		progress(x, cfg,
+			 "lp-sweep: load %s: %zu rounds after the sweep, about %.0f s (victims' "
+			 "tests %.3g s each)\n",
+			 lp_sweep_load_names[cfg->load], nload, load_est, cfg->load_time_s);
+	progress(x, cfg,
+		 "lp-sweep: time budget: at most %.0f s, every session at its pair timeout "
+		 "(retests of suspects add to it)\n",
+		 (double)x->sched.nrounds * 2 * cfg->nmetrics * cfg->pair_timeout_s + load_max);
+	x->later_s = load_est;
 
-	t0 = lp_now_ns();
+	t0 = x->t_start = lp_now_ns();
 	/* SIGINT/SIGTERM: every rank stops at the same round; the cells done so far are written. */
 	run->interrupted = run_rounds(x, cfg, &x->sched, LP_PHASE_SWEEP, run, TAG_CELLS) == -EINTR;
 	t1 = lp_now_ns();
@@ -972,7 +1393,11 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	for (int rr = 0; !run->interrupted && cfg->retest_max > 0 && rr < cfg->retest_rounds; rr++)
 		if (!retest_round(x, cfg, run, rr))
 			break;
-	run->retest_s = (double)(lp_now_ns() - t1) / 1e9;
+	t2 = lp_now_ns();
+	run->retest_s = (double)(t2 - t1) / 1e9;
+	if (!run->interrupted && cfg->load)
+		run->interrupted = run_load(x, cfg, &x->load_sched, run) == -EINTR;
+	run->load_s = (double)(lp_now_ns() - t2) / 1e9;
 	run->wall_s = (double)(lp_now_ns() - t0) / 1e9;
 	*code_p = run_code(x, run);
 	lp_sweep_journal_end(cfg->journal, run, *code_p);

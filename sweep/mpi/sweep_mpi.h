@@ -14,13 +14,16 @@
 #define LP_SWEEP_MPI_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "rdma/rdma.h"
+#include "sweep/check.h"
 #include "sweep/journal.h"
+#include "sweep/load.h"
 #include "sweep/result.h"
 #include "sweep/sched.h"
 
@@ -84,7 +87,26 @@ struct lp_sweep_cfg {
 	const char *resume_path;
 	const struct lp_sweep_run *resume;
 	const char (*resume_seen)[32];
+	unsigned load;	    /* LP_LOAD_* bits: load phases after the sweep */
+	double load_time_s; /* a victim's latency test, an incast sender's test (duration mode) */
+	int incast_k;	    /* senders per incast receiver; 0 = all others of its rail (at most
+			     * LP_SWEEP_MAX_INCAST) */
 };
+
+/*
+ * Load phases (docs/SWEEP.md, "Load modes"), run after the sweep and its
+ * retests so that the idle reference of the same run is complete:
+ *   LP_LOAD_LATENCY  per round of the round-robin (or ring) schedule, each of
+ *                    its ordered pairs in turn is the victim: it runs the
+ *                    latency metrics for load_time_s each while every other
+ *                    pair of the round runs the first bandwidth metric for the
+ *                    victim's whole span (started at the same barrier);
+ *   LP_LOAD_INCAST   per receiver, k senders run the first bandwidth metric
+ *                    into it at once for load_time_s (its k server sessions on
+ *                    threads: needs MPI_THREAD_MULTIPLE).
+ */
+#define LP_LOAD_LATENCY 1u
+#define LP_LOAD_INCAST	2u /* lp_sweep_load_names[bits] (sweep/load.h) names them */
 
 struct lp_sweep_mpi {
 	MPI_Comm comm; /* a private duplicate of MPI_COMM_WORLD, errors returned */
@@ -104,8 +126,13 @@ struct lp_sweep_mpi {
 	bool lost;   /* a rank missed a deadline: finish with MPI_Abort */
 	int pending; /* barriers still outstanding after their timeout */
 	MPI_Request pending_req[64];
-	int stop_mine, stop_any; /* the round barrier's buffers (they outlive a late barrier) */
-	struct lp_sched sched;	 /* the sweep's schedule (lp_sweep_run.sched points here) */
+	int stop_mine, stop_any;    /* the round barrier's buffers (they outlive a late barrier) */
+	struct lp_sched sched;	    /* the sweep's schedule (lp_sweep_run.sched points here) */
+	struct lp_sched load_sched; /* --load latency's rounds (round-robin, or ring) */
+	pthread_mutex_t lock;	    /* mine, while an incast's server sessions run on threads */
+	bool threads;		    /* MPI_THREAD_MULTIPLE: sessions may run on threads */
+	uint64_t t_start, phase_t0; /* the sweep's and the current phase's start (progress lines) */
+	double later_s;		    /* estimated seconds of the phases after the current one */
 	const volatile sig_atomic_t *stop; /* SIGINT/SIGTERM: waits end within STOP_MS */
 	uint64_t stop_deadline;		   /* when they end (0: no signal yet) */
 	uint8_t *done; /* --resume: (a*size + b)*nmetrics + m measured already (not again) */
@@ -133,5 +160,15 @@ int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p);
  */
 int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p);
+
+/*
+ * lp-sweep --check: the status exchange (labels made unique, as for a sweep;
+ * me->status: 0 or why the check could not run here), then every rank's report
+ * gathered on rank 0 into all (initialised there: hosts[i] is rank i; a rank
+ * that sent nothing within the exchange's bound is a host with an error). 0 or
+ * a negative errno.
+ */
+int lp_sweep_engine_check(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
+			  const struct lp_check_report *mine, struct lp_sweep_check *all);
 
 #endif

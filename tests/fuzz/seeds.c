@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "rdma/internal.h"
+#include "sweep/check.h"
 #include "sweep/result.h"
 
 static const char *root;
@@ -233,10 +234,43 @@ static void sweep_seeds(void)
 	put_record("sweep_cell", "lat", &lp_sweep_cell_record, &lat);
 	put_record("sweep_cell", "bw-retest", &lp_sweep_cell_record, &bw);
 	put_record("sweep_cell", "failed", &lp_sweep_cell_record, &failed);
+	bw.ctr_client.valid = bw.ctr_server.valid = true; /* a lossy link's counters on both ends */
+	bw.ctr_client.n = bw.ctr_server.n = 1;
+	bw.ctr_client.more = 2;
+	snprintf(bw.ctr_client.c[0].name, sizeof(bw.ctr_client.c[0].name), "rcvd_seq_err");
+	bw.ctr_client.c[0].src = LP_CTR_HW;
+	bw.ctr_client.c[0].value = 412;
+	snprintf(bw.ctr_server.c[0].name, sizeof(bw.ctr_server.c[0].name), "out_of_seq_request");
+	bw.ctr_server.c[0].src = LP_CTR_HW;
+	bw.ctr_server.c[0].value = 37;
+	put_record("sweep_cell", "counters", &lp_sweep_cell_record, &bw);
 	put_record("sweep_node", "rxe", &lp_sweep_node_record, &nd);
 	nd.status = -ENODEV;
 	snprintf(nd.error, sizeof(nd.error), "no RDMA device");
 	put_record("sweep_node", "nodev", &lp_sweep_node_record, &nd);
+}
+
+/* lp-sweep --check: one rank's report as the blob rank 0 receives (lp_record_pack of its lines). */
+static void check_seeds(void)
+{
+	struct lp_check_line l[2] = {
+		{ .status = LP_CHECK_WARN,
+		  .item = "roce_mtu",
+		  .subject = "rxe0 port 1",
+		  .detail = "eth0 MTU 1500 caps the RoCE (active) MTU at 1024",
+		  .fix = "set the netdev MTU to 4200 or more" },
+		{ .status = LP_CHECK_OK,
+		  .item = "memlock",
+		  .subject = "host",
+		  .detail = "unlimited" },
+	};
+	size_t len;
+	uint8_t *b = lp_record_pack(&lp_check_line_record, l, 2, sizeof(l[0]), &len, NULL);
+
+	if (!b)
+		exit(1);
+	put("check_report", "two-lines", b, len);
+	free(b);
 }
 
 /* Argument vectors, NUL-separated, as the opt harness splits them. */
@@ -281,6 +315,7 @@ int main(int argc, char **argv)
 	error_seed(&s);
 	put("frame", "session", s.data, s.len);
 	sweep_seeds();
+	check_seeds();
 	opt_seeds();
 	return 0;
 }

@@ -149,6 +149,83 @@ if python3 -c 'import matplotlib' 2>/dev/null; then
 	check "the incomplete run's pictures render" [ -s "$T/part-write_bw-65536-heatmap.png" ] || ls "$T" | grep png
 fi
 
+# counters: the healthy fabric with lpnode2's link dropping packets (its retries on its port,
+# sequence errors on its partners' in their tests with it): numbers normal, counters moving
+python3 - "$D/fabric4-healthy.json" "$T/lossy-in.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def end(moved):
+    return {"omitted": 0, "moved": [{"name": n, "source": "hw", "delta": v, "reset": False} for n, v in moved]}
+for c in d['cells']:
+    lossy = 2 in (c['client'], c['server'])
+    mine = [("completer_retry_err", 5), ("retry_exceeded_err", 1)] if lossy else []
+    theirs = [("rcvd_seq_err", 60)] if lossy else []
+    c['counters'] = {"client": end(mine if c['client'] == 2 else theirs),
+                     "server": end(mine if c['server'] == 2 else theirs)}
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+diag lossy "$T/lossy-in.json"
+check "healthy numbers, lpnode2's error counters moving with all partners: errors lpnode2 only, exit 1" \
+	[ "$(jq_ lossy "[(v['kind'],v.get('name')) for v in d['verdicts']]"):$(rc lossy)" = "[('errors', 'lpnode2')]:1" ]
+check "the errors verdict cites what moved, on lpnode2 and on its partners" \
+	[ "$(jq_ lossy "[(c['on'],c['name']) for c in d['verdicts'][0]['counters']]")" = "[('lpnode2', 'completer_retry_err'), ('lpnode2', 'retry_exceeded_err'), ('partners', 'rcvd_seq_err')]" ]
+check "summary: the reason carries the sums" \
+	grep -q "verdict: errors lpnode2: .*counters during its tests: lpnode2 completer_retry_err +[0-9]*, retry_exceeded_err +[0-9]*; partners rcvd_seq_err +[0-9]*" "$T/lossy.out"
+check "counter_sums: lpnode2 with all 3 partners moved, the other nodes with 1" \
+	[ "$(jq_ lossy "[(x['name'],x['partners_moved']) for x in d['counter_sums']['nodes']]")" = "[('lpnode0', 1), ('lpnode1', 1), ('lpnode2', 3), ('lpnode3', 1)]" ]
+diag lossyre "$T/lossy.json"
+check "re-diagnosing its output (counters read back from the cells): same verdicts" \
+	[ "$(jq_ lossyre "[v['reason'] for v in d['verdicts']]")" = "$(jq_ lossy "[v['reason'] for v in d['verdicts']]")" ]
+python3 - "$T/lossy-in.json" "$T/quiet-in.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d['cells']:
+    for e in c['counters'].values():
+        e['moved'] = []
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+diag quiet "$T/quiet-in.json"
+check "the same run with nothing moved: healthy, exit 0" [ "$(rc quiet):$(jq_ quiet "len(d['verdicts'])")" = 0:0 ]
+
+# load modes, recorded on the fabric (tests/sweep/test-fabric.sh): --load both on the healthy
+# fabric, and --load incast with lpnode2's ingress shaped (ifb + tbf 10 Mbit/s, a 50 ms queue)
+lv() { jq_ "$1" "sorted((v['kind'], v.get('name')) for v in d['verdicts'] if v['kind'] in ('load_impact', 'incast_slow', 'incast_unfair'))"; }
+diag load $D/fabric4-load.json
+check "load run: idle, loaded and impact for every ordered pair, no load or incast verdict" \
+	[ "$(jq_ load "all(e[k][a][b] is not None for e in d['load']['latency'] for k in ('idle_p99_us','loaded_p99_us','impact_p99') for a in range(4) for b in range(4) if a != b)"):$(lv load)" = "True:[]" ]
+check "load run: the summary has the impact and incast tables" \
+	grep -q "congestion impact factor" "$T/load.out"
+timeout 60 "$B/lp-sweep" --diagnose $D/fabric4-load.json --csv "$T/lc" -q
+check "load run: CSV impact matrix (4x4, empty diagonal, the JSON's p99 impact), 12 pair rows, 8 incast rows" \
+	[ "$(python3 -c "
+import csv, json
+m = list(csv.reader(open('$T/lc-impact-write_lat-8.csv')))[1:]
+j = json.load(open('$D/fabric4-load.json'))['load']['latency'][0]['impact_p99']
+print(len(m) == 4 and all(m[a][b + 1] == '' if a == b else abs(float(m[a][b + 1]) / j[a][b] - 1) < 1e-4
+                          for a in range(4) for b in range(4)))"):$(($(wc -l <"$T/lc-load-write_lat-8.csv") - 1)):$(($(wc -l <"$T/lc-incast-write_bw-65536.csv") - 1))" = True:12:8 ]
+diag incast $D/fabric4-incast.json
+check "incast run: exactly lpnode2, incast_slow and load_impact (latency into it), exit 1" \
+	[ "$(lv incast):$(rc incast)" = "[('incast_slow', 'lpnode2'), ('load_impact', 'lpnode2')]:1" ]
+diag incastthr $D/fabric4-incast.json --max-impact 1000000
+check "incast run, --max-impact beyond its figures: the latency verdict goes, the dead incast (0 Gb/s) stays" \
+	[ "$(lv incastthr)" = "[('incast_slow', 'lpnode2')]" ]
+# faults injected into the healthy load run: lpnode1's senders at 5 %; one of lpnode3's senders
+# taking 20x the other's share
+python3 - "$D/fabric4-load.json" "$T/incastfault.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+first = {}
+for c in d['cells']:
+    if c['phase'] == 'incast' and c['status'] == 0:
+        f = 0.05 if c['server'] == 1 else 20 if c['server'] == 3 and first.setdefault(3, c) is c else 1
+        c['value'] *= f
+        c['bandwidth']['gbits_s'] *= f
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+diag incastfault "$T/incastfault.json"
+check "load run, lpnode1's incast at 5 % and lpnode3's shares skewed: exactly incast_slow lpnode1, incast_unfair lpnode3" \
+	[ "$(lv incastfault)" = "[('incast_slow', 'lpnode1'), ('incast_unfair', 'lpnode3')]" ]
+
 # bad input: one line, exit 2
 echo '{"schema": "other"}' >"$T/bad.json"
 for f in "$T/bad.json" /dev/null "$T/missing.json"; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # lp-sweep on the built-in fabric: 4 QEMU/TCG guests, Soft-RoCE rxe0 in each, one virtual L2
-# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, six runs,
-# all at lp-sweep's default thresholds. Expected (exact):
+# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, nine runs
+# and one --check, all at lp-sweep's default thresholds. Expected (exact):
 #   healthy   nothing flagged, every cell measured, exit 0
 #   both      netem 2 ms on lpnode1's egress: every ping-pong with it is slower, it as client and
 #             as server: exactly lpnode1, slow both ways in write_lat, no link, exit 1
@@ -11,6 +11,18 @@
 #   throttle  tbf 20mbit on lpnode2's egress: lp-sweep names exactly lpnode2, no link, exit 1
 #   link      tbf on lpnode0's egress towards lpnode3 only: the link 0->3 is named, no node
 #   nodev     rxe0 deleted in lpnode1: its cells carry the error, the others are measured, exit 1
+#   loss      netem loss 1 % on lpnode3's egress (a 64 KiB write is 64 packets: a third of them
+#             lose one, and rxe retries after its 67 ms ACK timeout): rxe's hw_counters move on
+#             lpnode3 and its partners; a verdict names lpnode3 (slow, or "errors" when its
+#             numbers hold) and cites them; no other node or link is named, exit 1
+#   --check   lp-sweep --check on the 4 guests: one report naming every host, exit 0 or 1
+#   load      no fault, --load both: every ordered pair has its latency under load (loaded and
+#             idle p50/p99, impact factor; the loaders' bandwidth spans the victim's test), every
+#             receiver an incast of 2 senders with Jain's index and a victim's latency into it;
+#             no load or incast verdict
+#   incast    lpnode2's ingress shaped (ifb + tbf 10mbit, a 50 ms queue), --load incast: exactly
+#             lpnode2 is incast_slow, and exactly it shows a large impact factor (latency into it
+#             during its incast, load_impact), no other receiver is named
 # and the plots render from the JSON. On a loaded 2-core host the TCG guests' cells can be too
 # noisy for a verdict at N = 4; then the honest outcome also passes: the fault's metric says
 # "inconclusive" (exit 3), or "ambiguous"/"pair_slow" with the truth among its candidates, and no
@@ -35,7 +47,10 @@ else
 	LP_BUILD=$B timeout -k 30 1080 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 1020 --run-timeout 240 --plots \
 		--scenario healthy=none --scenario both=delay:1:2 --scenario egress=throttle:2:100mbit \
 		--scenario throttle=throttle:2 --scenario link=link:0:3 \
-		--scenario nodev=nodev:1 -- --schedule isolated --tests write_lat,write_bw --sizes 64K \
+		--scenario nodev=nodev:1 --scenario loss=loss:3:1 \
+		--scenario 'load=none --bw-iters 50 --load both --load-time 0.5 --retest 0' \
+		--scenario 'incast=ingress:2:10mbit --bw-iters 50 --load incast --load-time 1 --retest 0' \
+		--check -- --schedule isolated --tests write_lat,write_bw --sizes 64K \
 		--bw-iters 200 --lat-iters 300 --pair-timeout 40 --retest 8
 	rc=$?
 	echo "fabric run: exit $rc in $(($(date +%s) - t0)) s (kept in $out: ${LP_KEEP:+yes}${LP_KEEP:-no})"
@@ -195,12 +210,99 @@ check(named == [("node_failed", "lpnode1")], f"nodev: one name, lpnode1 failed (
 outcomes["nodev"] = ("wrong" if named != [("node_failed", "lpnode1")] else
                      "exact" if len(d["verdicts"]) == 1 else "honest (node_failed + inconclusive)")
 
+# loss: lpnode3 named with the counters that moved (its own or its partners' in its tests)
+d, rc = load("loss")
+check(rc == d["exit_code"] == 1, f"loss: exit {rc}")
+def names_of(v):
+    return {v["name"]} if "name" in v else set(v.get("names", []))
+named = [v for v in d["verdicts"] if v["kind"] in ("node_slow", "node_failed", "link_slow", "link_failed", "errors")]
+wrong = [v for v in named if "lpnode3" not in names_of(v) or (v["kind"].startswith("node") and v["name"] != "lpnode3")]
+check(wrong == [], f"loss: nothing but lpnode3 named (got {[v['reason'] for v in wrong]})")
+hit = [v for v in named if v.get("name") == "lpnode3" and
+       any(c["class"] == "error" for c in v["counters"]) and "counters during its tests" in v["reason"]]
+check(hit != [], "loss: a verdict names lpnode3 and cites error counters: " +
+      "; ".join(v["kind"] + ": " + v["reason"] for v in d["verdicts"]))
+moved = [c for c in cells(d) if 3 in (c["client"], c["server"]) and
+         any(e and e["moved"] for e in c["counters"].values())]
+check(len(moved) >= 3, f"loss: {len(moved)} cells with lpnode3 carry moved counters")
+outcomes["loss"] = ("exact" if hit and not wrong else "wrong or missed")
+
+# --check on every guest: one report naming all four hosts
+with open(os.path.join(out, "check.rc")) as f:
+    crc = int(f.read())
+with open(os.path.join(out, "check.json")) as f:
+    cj = json.load(f)
+hosts = sorted(h["name"] for h in cj["hosts"])
+check(crc in (0, 1) and crc == (1 if cj["worst"] == "FAIL" else 0), f"check: exit {crc}, worst {cj['worst']}")
+check(hosts == ["lpnode0", "lpnode1", "lpnode2", "lpnode3"], f"check: the report names all 4 hosts ({hosts})")
+check(all(any(c["subject"].startswith("rxe0") for c in h["checks"]) for h in cj["hosts"]),
+      "check: every host's report has its rxe0 port lines")
+
+# load: latency under load for every ordered pair, an incast per receiver, nothing flagged by them
+d, rc = load("load")
+check(rc == d["exit_code"], f"load: exit {rc} is the run's")
+lat = d.get("load", {}).get("latency", [])
+check(len(lat) == 1, f"load: one latency metric under load ({len(lat)})")
+for e in lat:
+    every = all(e[k][a][b] is not None for k in ("idle_p99_us", "loaded_p99_us", "impact_p50", "impact_p99")
+                for a in range(n) for b in range(n) if a != b)
+    check(every, f"load: {e['label']}: idle, loaded and impact for all {n * (n - 1)} ordered pairs")
+    check(all(x["impact_p99"] is not None and x["pairs"] == 2 * (n - 1) for x in e["nodes"]),
+          f"load: each node's impact factor over its {2 * (n - 1)} pairs: "
+          + ", ".join(f"{x['name']} p50 {x['impact_p50']:.2f}x p99 {x['impact_p99']:.2f}x" for x in e["nodes"]))
+victims = [c for c in d["cells"] if c["phase"] == "loaded"]
+loaders = [c for c in d["cells"] if c["phase"] == "loader"]
+check(len(victims) == n * (n - 1) and all(c["status"] == 0 for c in victims),
+      f"load: {len(victims)} victim cells, all measured")
+# the loaders ran for the victim's whole test: started at one barrier, each loader's test
+# (set-up included) outlasts its round's victim's
+spans = {}
+for c in victims:
+    spans.setdefault(c["round"], [0, 0])[0] = c["wall_s"]
+for c in loaders:
+    if c["status"] == 0:
+        spans.setdefault(c["round"], [0, 0])[1] = c["wall_s"]
+check(len(spans) == n * (n - 1) and all(l > v > 0 for v, l in spans.values()),
+      f"load: every round's loader outlasts its victim (victim/loader s: "
+      + ", ".join(f"{v:.1f}/{l:.1f}" for v, l in sorted(spans.values())[:4]) + ", ...)")
+inc = d["load"]["incast"]
+check(len(inc) == 1 and len(inc[0]["receivers"]) == n and
+      all(r["senders_n"] == n - 2 and r["jain"] is not None and r["victim"]["impact_p50"] is not None
+          for r in inc[0]["receivers"]),
+      "load: every receiver's incast of 2 senders and a victim: " +
+      ", ".join(f"{r['name']} {r['aggregate_gbits_s']:.3g} Gb/s J={r['jain']:.2f} "
+                f"lat p50 {r['victim']['impact_p50']:.2f}x" for r in inc[0]["receivers"]))
+check([v for v in d["verdicts"] if v["kind"] in ("load_impact", "incast_slow", "incast_unfair")] == [],
+      "load: no load or incast verdict on the healthy fabric (" +
+      "; ".join(v["reason"] for v in d["verdicts"] if v["kind"] != "inconclusive") + ")")
+
+# incast: lpnode2's ingress shaped: it, and only it, is the slow incast receiver
+d, rc = load("incast")
+check(rc == d["exit_code"] == 1, f"incast: exit 1 (got {rc})")
+slow = [v for v in d["verdicts"] if v["kind"] == "incast_slow"]
+check([v["name"] for v in slow] == ["lpnode2"],
+      f"incast: exactly lpnode2 named incast_slow (got {[v['reason'] for v in slow]})")
+imp = [v for v in d["verdicts"] if v["kind"] == "load_impact"]
+check([v["name"] for v in imp] == ["lpnode2"],
+      f"incast: exactly lpnode2's latency impact named (got {[v['reason'] for v in imp]})")
+g = lambda v: "-" if v is None else f"{v:.3g}"  # noqa: E731
+for r in d["load"]["incast"][0]["receivers"]:
+    v = r["victim"] or {}
+    print(f"note incast: {r['name']} {g(r['aggregate_gbits_s'])} Gb/s from {r['senders_n']} senders "
+          f"({r['failed']} failed), the others' median {g(r['others_median_gbits_s'])}, J={g(r['jain'])}, "
+          f"latency into it p50 {g(v.get('loaded_p50_us'))} us vs idle {g(v.get('idle_p50_us'))} "
+          f"({g(v.get('impact_p50'))}x)")
+outcomes["load"] = "exact" if not fails else "see above"
+outcomes["incast"] = ("exact" if [v["name"] for v in slow] == ["lpnode2"] and
+                      [v["name"] for v in imp] == ["lpnode2"] else "wrong or missed")
+
 # plots: rendered from each JSON, real PNGs of some size
-for name in ("healthy", "both", "egress", "throttle", "link", "nodev"):
+for name in ("healthy", "both", "egress", "throttle", "link", "nodev", "loss", "load", "incast"):
     pngs = [f for f in os.listdir(out) if f.startswith(name + "-") and f.endswith(".png")]
     okpng = all(open(os.path.join(out, f), "rb").read(8) == b"\x89PNG\r\n\x1a\n" and
                 os.path.getsize(os.path.join(out, f)) > 10000 for f in pngs)
-    check(len(pngs) >= 6 and okpng, f"plots: {name}: {len(pngs)} PNGs, each a PNG over 10 kB")
+    want = {"load": 8, "incast": 7}.get(name, 6)
+    check(len(pngs) >= want and okpng, f"plots: {name}: {len(pngs)} PNGs, each a PNG over 10 kB")
 print("outcomes: " + ", ".join(f"{k} {v}" for k, v in outcomes.items()))
 sys.exit(1 if fails else 0)
 PY

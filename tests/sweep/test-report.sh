@@ -46,6 +46,11 @@ check_page "$out/throttle.html" FAIL lpnode2
 	ok "throttle: 3 regressions (lpnode2's client cells), as qual/baseline.c finds" ||
 	bad "throttle: $(grep -o '<td>regression</td>' "$out/throttle.html" | wc -l) regressions, want 3"
 
+timeout 300 plots/lp-report "$sw/fabric4-incast.json" -o "$out/incast.html" >/dev/null || bad "lp-report incast exited $?"
+check_page "$out/incast.html" FAIL lpnode2
+sed -n '/id="incast"/,/<\/table>/p' "$out/dom.html" | grep -q '<tr class="bad"><td>write_bw 64KiB</td><td>lpnode2</td>' &&
+	ok "incast: lpnode2's row in the incast table, marked" || bad "incast: no marked lpnode2 row in the incast table"
+
 timeout 300 plots/lp-report "$sw/fabric4-healthy.json" -o "$out/healthy.html" >/dev/null || bad "healthy exited $?"
 check_page "$out/healthy.html" PASS ""
 

@@ -883,6 +883,227 @@ static void test_encode(void **state)
 	assert_true(b.dev.rate_gbps == 400);
 }
 
+/* ---- evidence.c: counters per cell, their sums, the errors verdict ---- */
+
+/* Every end of every cell had its counters read (nothing moved). */
+static void counters_read(struct lp_sweep_run *r)
+{
+	for (size_t i = 0; i < r->ncells; i++)
+		r->cells[i].ctr_client.valid = r->cells[i].ctr_server.valid = true;
+}
+
+static void ctr_push(struct lp_sweep_ctr_end *e, const char *name, uint64_t v)
+{
+	struct lp_counter *c = &e->c[e->n++];
+
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->src = LP_CTR_HW;
+	c->value = v;
+}
+
+/* In every cell between a and b: name_a moved by va on a's port, name_b by vb on b's. */
+static void ctr_move(struct lp_sweep_run *r, int a, int b, const char *name_a, uint64_t va,
+		     const char *name_b, uint64_t vb)
+{
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct lp_sweep_cell *c = &r->cells[i];
+
+		if (!((c->a == a && c->b == b) || (c->a == b && c->b == a)))
+			continue;
+		ctr_push(c->a == a ? &c->ctr_client : &c->ctr_server, name_a, va);
+		ctr_push(c->a == a ? &c->ctr_server : &c->ctr_client, name_b, vb);
+	}
+}
+
+static char *summary_of(const struct lp_sweep_run *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	lp_sweep_print_summary(r, f);
+	fclose(f);
+	return buf;
+}
+
+static char *json_of(const struct lp_sweep_run *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(lp_sweep_write_json(r, f, lp_sweep_exit_code(r)), 0);
+	fclose(f);
+	assert_true(lp_test_json_valid(buf));
+	return buf;
+}
+
+/*
+ * Healthy numbers, but node2's link drops packets: its retries move on its
+ * port, sequence errors on its partners' in their tests with it. One verdict,
+ * "errors" on node2 (not on its partners), citing both, and exit 1; nothing
+ * moved (or congestion only): healthy.
+ */
+static void test_errors_node(void **state)
+{
+	struct lp_sweep_run r;
+	int n = 4;
+	double *bw = healthy(n, 0.1, 0.05, 51), *lat = healthy(n, 450, 0.05, 52);
+	char *buf;
+
+	(void)state;
+	fill_run(&r, n, bw, lat);
+	counters_read(&r);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 0);
+	assert_int_equal(lp_sweep_exit_code(&r), 0);
+	ctr_move(&r, 0, 1, "rp_cnp_handled", 5, "np_cnp_sent", 5); /* congestion: not an error */
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 0);
+
+	for (int j = 0; j < n; j++)
+		if (j != 2)
+			ctr_move(&r, 2, j, "completer_retry_err", 3, "rcvd_seq_err", 40);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 1);
+	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_ERRORS);
+	assert_true(r.verdicts[0].a == 2 && r.verdicts[0].b == 2);
+	assert_int_equal(r.verdicts[0].agree, 3);
+	assert_int_equal(lp_sweep_exit_code(&r), LP_EXIT_FAIL);
+	/* 3 partners x 2 metrics x 2 directions = 12 cells, each end once */
+	assert_non_null(strstr(r.verdicts[0].reason,
+			       "node2 completer_retry_err +36; partners rcvd_seq_err +480"));
+	buf = summary_of(&r);
+	assert_non_null(strstr(buf, "verdict: errors node2: error counters moved"));
+	free(buf);
+	buf = json_of(&r);
+	assert_non_null(strstr(buf, "\"kind\": \"errors\""));
+	assert_non_null(strstr(buf, "\"counter_sums\""));
+	assert_non_null(strstr(buf, "\"on\": \"partners\""));
+	assert_non_null(strstr(buf, "\"partners_moved\": 3"));
+	free(buf);
+	lp_sweep_run_free(&r);
+	/* retries after timeouts and their duplicates (a starved peer does that): not a bad link */
+	fill_run(&r, n, bw, lat);
+	counters_read(&r);
+	for (int j = 1; j < n; j++)
+		ctr_move(&r, 0, j, "completer_retry_err", 50, "duplicate_request", 50);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 0);
+	lp_sweep_run_free(&r);
+	free(bw);
+	free(lat);
+}
+
+/* Only the pair 0-1 moves: the link, not a node; a slow node cites its counters instead. */
+static void test_errors_link_and_cited(void **state)
+{
+	struct lp_sweep_run r;
+	int n = 4;
+	double *bw = healthy(n, 0.1, 0.05, 61), *lat = healthy(n, 450, 0.05, 62);
+	char *buf;
+
+	(void)state;
+	fill_run(&r, n, bw, lat);
+	counters_read(&r);
+	/* a stray retry now and then (4 cells x 2 events, under --min-errors 10): not a verdict */
+	ctr_move(&r, 0, 1, "rcvd_seq_err", 1, "out_of_seq_request", 1);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 0);
+	r.dopts.min_errors = 8;
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 1);
+	lp_sweep_run_free(&r);
+	fill_run(&r, n, bw, lat);
+	counters_read(&r);
+	ctr_move(&r, 0, 1, "rcvd_seq_err", 7, "out_of_seq_request", 2);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 1);
+	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_ERRORS);
+	assert_true(r.verdicts[0].a == 0 && r.verdicts[0].b == 1);
+	assert_int_equal(r.verdicts[0].dirs, LP_DIR_BOTH);
+	assert_int_equal(r.verdicts[0].nctr, 2);
+	buf = summary_of(&r);
+	assert_non_null(strstr(buf, "verdict: errors node0<->node1"));
+	free(buf);
+	lp_sweep_run_free(&r);
+
+	/* node3 is slow and its counters moved: one node_slow verdict citing them, no errors */
+	for (int b = 0; b < n; b++)
+		if (b != 3)
+			bw[3 * n + b] = 0.016;
+	fill_run(&r, n, bw, lat);
+	counters_read(&r);
+	for (int j = 0; j < 3; j++)
+		ctr_move(&r, 3, j, "completer_retry_err", 1, "rcvd_seq_err", 9);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 1);
+	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_NODE_SLOW);
+	assert_non_null(strstr(r.verdicts[0].reason, "counters during its tests: node3"));
+	buf = json_of(&r);
+	assert_non_null(strstr(buf, "\"name\": \"completer_retry_err\""));
+	free(buf);
+	lp_sweep_run_free(&r);
+	free(bw);
+	free(lat);
+}
+
+/* Two lossy nodes of five: both named, their common partners not, and no link verdict. */
+static void test_errors_two_nodes(void **state)
+{
+	struct lp_sweep_run r;
+	int n = 5;
+	double *bw = healthy(n, 0.1, 0.05, 71), *lat = healthy(n, 450, 0.05, 72);
+
+	(void)state;
+	fill_run(&r, n, bw, lat);
+	counters_read(&r);
+	for (int j = 0; j < n; j++) {
+		if (j != 1)
+			ctr_move(&r, 1, j, "completer_retry_err", 2, "rcvd_seq_err", 10);
+		if (j != 3 && j != 1)
+			ctr_move(&r, 3, j, "completer_retry_err", 2, "rcvd_seq_err", 10);
+	}
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(r.nverdicts, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(r.verdicts[i].kind, LP_VERDICT_ERRORS);
+		assert_int_equal(r.verdicts[i].a, r.verdicts[i].b);
+		assert_true(r.verdicts[i].a == 1 || r.verdicts[i].a == 3);
+	}
+	lp_sweep_run_free(&r);
+	free(bw);
+	free(lat);
+}
+
+/* A cell's counters travel in its record: what moved, alarms only, bounded. */
+static void test_cell_counters_record(void **state)
+{
+	struct lp_ctr_moved m = { .valid = true, .n = 0 };
+	struct lp_sweep_cell c, d;
+	struct lp_wbuf w;
+
+	(void)state;
+	lp_sweep_cell_init(&c, 0, 0, 1, LP_PHASE_SWEEP, 0);
+	snprintf(m.c[m.n].name, sizeof(m.c[0].name), "sent_pkts"); /* traffic: left out */
+	m.c[m.n++].value = 1000;
+	for (int i = 0; i < LP_SWEEP_CELL_CTR + 2; i++) {
+		snprintf(m.c[m.n].name, sizeof(m.c[0].name), "err_%d", i);
+		m.c[m.n].src = LP_CTR_HW;
+		m.c[m.n++].value = 1 + i;
+	}
+	lp_sweep_ctr_end_fill(&c.ctr_client, &m);
+	assert_true(c.ctr_client.valid && c.ctr_client.n == LP_SWEEP_CELL_CTR);
+	assert_int_equal(c.ctr_client.more, 2);
+	lp_wbuf_init(&w);
+	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &w), 0);
+	assert_true(w.len < 400); /* only what moved travels */
+	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, w.data, w.len), 0);
+	assert_true(d.ctr_client.valid && !d.ctr_server.valid);
+	assert_string_equal(d.ctr_client.c[0].name, "err_0");
+	assert_true(d.ctr_client.c[5].value == 6 && d.ctr_client.more == 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -908,6 +1129,10 @@ int main(void)
 		cmocka_unit_test(test_run_link_direction),
 		cmocka_unit_test(test_run_inconclusive),
 		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_errors_node),
+		cmocka_unit_test(test_errors_link_and_cited),
+		cmocka_unit_test(test_errors_two_nodes),
+		cmocka_unit_test(test_cell_counters_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sweep/check.h"
 #include "sweep/journal.h"
 #include "sweep/result.h"
 
@@ -61,7 +62,7 @@ static void test_cell_round_trip(void **state)
 				 -EPROTO);
 }
 
-/* A bool other than 0/1 and a phase other than sweep/retest are refused both ways. */
+/* A bool other than 0/1 and a phase out of enum lp_phase are refused both ways. */
 static void test_cell_bad_fields(void **state)
 {
 	struct lp_sweep_cell c, d;
@@ -71,14 +72,15 @@ static void test_cell_bad_fields(void **state)
 	lat_cell(&c);
 	encode(&lp_sweep_cell_record, &c, &w);
 	bad = w;
-	bad.data[w.len - 8 * 5 - 1] = 2; /* halved: before 4 doubles of bandwidth and iters */
+	/* halved: before 4 doubles of bandwidth, iters and two empty counter ends (bool, 2 u32) */
+	bad.data[w.len - 8 * 5 - 2 * 9 - 1] = 2;
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
 	bad = w;
-	bad.data[15] = 2; /* phase: the fourth i32, big-endian */
+	bad.data[15] = 6; /* phase: the fourth i32, big-endian (0..5 are phases) */
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
-	c.phase = 2;
+	c.phase = LP_PHASE_INCAST_VICTIM + 1;
 	lp_wbuf_init(&bad);
 	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &bad), -EINVAL);
 }
@@ -127,6 +129,12 @@ static char *write_run(struct lp_sweep_run *r, char *path)
 	assert_int_equal(lp_sweep_add_metric(r, "write_lat", 0, true, 8), 0);
 	assert_int_equal(lp_sweep_add_metric(r, "write_bw", 3, false, 65536), 1);
 	lat_cell(&c);
+	c.ctr_client.valid = c.ctr_server.valid = true; /* the client's port: rcvd_seq_err +412 */
+	snprintf(c.ctr_client.c[0].name, sizeof(c.ctr_client.c[0].name), "rcvd_seq_err");
+	c.ctr_client.c[0].src = LP_CTR_HW;
+	c.ctr_client.c[0].value = 412;
+	c.ctr_client.n = 1;
+	c.ctr_client.more = 3;
 	assert_int_equal(lp_sweep_add_cell(r, &c), 0);
 	lp_sweep_cell_init(&c, 1, 1, 0, LP_PHASE_SWEEP, 0);
 	c.value = c.gbits_s = 9.5;
@@ -186,6 +194,14 @@ static void test_cell_json(void **state)
 	assert_true(isnan(back.cells[0].lat.p9999)); /* not in this schema */
 	assert_true(back.cells[1].gbits_s == 9.5 && back.cells[1].gbytes_s == 1.1875);
 	assert_true(isnan(back.cells[1].mmsg_s) && isnan(back.cells[1].lat.p50));
+	/* counters: what moved on each end, read back; an end not read stays not read */
+	assert_true(back.cells[0].ctr_client.valid && back.cells[0].ctr_client.n == 1);
+	assert_string_equal(back.cells[0].ctr_client.c[0].name, "rcvd_seq_err");
+	assert_true(back.cells[0].ctr_client.c[0].value == 412 &&
+		    back.cells[0].ctr_client.c[0].src == LP_CTR_HW &&
+		    back.cells[0].ctr_client.more == 3);
+	assert_true(back.cells[0].ctr_server.valid && back.cells[0].ctr_server.n == 0);
+	assert_false(back.cells[1].ctr_client.valid || back.cells[1].ctr_server.valid);
 	lp_sweep_run_free(&back);
 	/* a JSON document is not a journal; lp_sweep_read_run tells them apart */
 	assert_int_equal(lp_sweep_journal_read(&back, path, NULL, why, sizeof(why)), -ENOMSG);
@@ -236,9 +252,10 @@ static void read_back(const char *jpath, const char *doc)
 	assert_string_equal(r.nodes[1].name, "b");
 	assert_int_equal(r.nmetrics, 2);
 	assert_true(r.metrics[0].lat && r.metrics[1].size == 65536);
-	assert_int_equal(r.ncells, 1);
-	assert_true(r.cells[0].a == 1 && r.cells[0].gbits_s == 9.5 && r.cells[0].attempt == 1);
-	assert_true(isnan(r.cells[0].lat.p50));
+	assert_int_equal(r.ncells, 2);
+	assert_true(r.cells[0].lat.p50 == 2.5 && r.cells[0].ctr_client.valid);
+	assert_true(r.cells[1].a == 1 && r.cells[1].gbits_s == 9.5 && r.cells[1].attempt == 1);
+	assert_true(isnan(r.cells[1].lat.p50));
 	assert_true(info.seen[0][0] && !strcmp(info.seen[0], info.seen[1]));
 	lp_sweep_journal_info_free(&info);
 	lp_sweep_run_free(&r);
@@ -246,7 +263,7 @@ static void read_back(const char *jpath, const char *doc)
 	snprintf(cut, sizeof(cut), "%s.cut", jpath);
 	write_file(cut, doc, strlen(doc) - 12, ""); /* the end line, cut short */
 	assert_int_equal(lp_sweep_journal_read(&r, cut, &info, why, sizeof(why)), 0);
-	assert_true(info.truncated && !info.ended && r.incomplete && r.ncells == 1);
+	assert_true(info.truncated && !info.ended && r.incomplete && r.ncells == 2);
 	lp_sweep_journal_info_free(&info);
 	lp_sweep_run_free(&r);
 
@@ -271,23 +288,30 @@ static void test_journal(void **state)
 	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), 0);
 	lp_sweep_journal_run(&jl, &r);
 	lp_sweep_journal_nodes(&jl, &r);
-	lp_sweep_journal_cells(&jl, &r, 1); /* only the second cell is new */
+	lp_sweep_journal_cells(&jl, &r, 0);
 	lp_sweep_journal_retest(&jl, 0, pairs, 1);
 	lp_sweep_journal_end(&jl, &r, 1);
 	assert_int_equal(lp_sweep_journal_sync(&jl), 0);
 	assert_int_equal(lp_sweep_journal_close(&jl), 0);
 	doc = slurp(jpath);
-	assert_int_equal(count(doc, "\n{\"type\":") + 1, 1 + 2 + 2 + 1 + 1 + 1);
+	assert_int_equal(count(doc, "\n{\"type\":") + 1, 1 + 2 + 2 + 2 + 1 + 1);
 	assert_true(!strncmp(doc, "{\"type\":\"run\",\"time\":\"20", 24));
 	assert_non_null(strstr(doc, "Z\",\"schema\":\"" LP_SWEEP_JOURNAL_SCHEMA "\""));
 	assert_int_equal(count(doc, "{\"type\":\"metric\""), 2);
 	assert_int_equal(count(doc, "{\"type\":\"node\",\"time\":"), 2);
 	line = strstr(doc, "{\"type\":\"cell\"");
 	assert_non_null(line);
+	/* the first cell's counters, from the same record */
+	assert_non_null(strstr(line,
+			       "\"ctr_client\":{\"valid\":true,\"more\":3,\"n\":1,\"c\":[{"
+			       "\"name\":\"rcvd_seq_err\",\"src\":1,\"reset\":0,\"value\":412}]}"));
+	line = strstr(line + 1, "{\"type\":\"cell\"");
+	assert_non_null(line);
 	assert_non_null(
 		strstr(line, "\"metric\":1,\"a\":1,\"b\":0,\"phase\":0,\"round\":0,\"attempt\":1"));
 	assert_non_null(strstr(line, "\"gbits_s\":9.5"));
-	assert_int_equal(count(doc, "{\"type\":\"cell\""), 1);
+	assert_non_null(strstr(line, "\"ctr_server\":{\"valid\":false,"));
+	assert_int_equal(count(doc, "{\"type\":\"cell\""), 2);
 	assert_non_null(strstr(doc, "Z\",\"round\":0,\"pairs\":[[0,1]]}\n"));
 	assert_non_null(strstr(doc, "Z\",\"interrupted\":false,\"cells\":2,\"exit_code\":1}\n"));
 	read_back(jpath, doc);
@@ -321,12 +345,79 @@ static void test_journal_errors(void **state)
 	lp_sweep_run_free(&r);
 }
 
+static void take_line(void *line, void *rep)
+{
+	assert_int_equal(lp_check_line_add(rep, line), 0);
+}
+
+/*
+ * lp-sweep --check: a report's lines travel as one blob of records (a cut blob
+ * is refused), and the gathered report names every host, a FAIL line or a host
+ * without a report making the whole FAIL.
+ */
+static void test_check_gather(void **state)
+{
+	struct lp_check_line lines[2] = {
+		{ .status = LP_CHECK_WARN,
+		  .item = "roce_mtu",
+		  .subject = "rxe0 port 1",
+		  .detail = "netdev MTU 1500 allows RoCE MTU 1024",
+		  .fix = "ip link set mtu 4200" },
+		{ .status = LP_CHECK_OK,
+		  .item = "memlock",
+		  .subject = "host",
+		  .detail = "unlimited" },
+	};
+	struct lp_sweep_check all;
+	struct lp_check_line tmp;
+	size_t len;
+	uint8_t *buf =
+		lp_record_pack(&lp_check_line_record, lines, 2, sizeof(lines[0]), &len, NULL);
+	char *doc = NULL;
+	size_t dlen = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_int_equal(lp_sweep_check_init(&all, 3), 0);
+	for (int i = 0; i < 3; i++) {
+		snprintf(all.hosts[i].name, sizeof(all.hosts[i].name), "lpnode%d", i + 1);
+		all.hosts[i].rank = i;
+	}
+	assert_int_equal(lp_record_unpack(&lp_check_line_record, buf, len, &tmp, take_line,
+					  &all.hosts[0].rep),
+			 2);
+	assert_int_equal(lp_record_unpack(&lp_check_line_record, buf, len - 1, &tmp, take_line,
+					  &all.hosts[1].rep),
+			 -EPROTO); /* cut short: the first line came, then the refusal */
+	assert_int_equal(all.hosts[1].rep.n, 1);
+	assert_string_equal(all.hosts[0].rep.lines[0].fix, "ip link set mtu 4200");
+	assert_int_equal(lp_sweep_check_worst(&all), LP_CHECK_WARN); /* host 3: no lines, OK */
+	all.hosts[2].status = -ETIMEDOUT;
+	snprintf(all.hosts[2].error, sizeof(all.hosts[2].error), "rank 2 sent no report");
+	assert_int_equal(lp_sweep_check_worst(&all), LP_CHECK_FAIL);
+	f = open_memstream(&doc, &dlen);
+	lp_sweep_check_print(&all, f);
+	assert_int_equal(lp_sweep_check_write_json(&all, f, 1), 0);
+	fclose(f);
+	assert_non_null(strstr(doc, "== lpnode1 (rank 0): 2 checks, worst WARN"));
+	assert_non_null(strstr(doc, "FAIL  report        lpnode3"));
+	assert_non_null(strstr(doc, "3 hosts: 1 FAIL, 2 WARN, 0 OK; worst FAIL"));
+	assert_non_null(strstr(doc, "\"schema\": \"" LP_SWEEP_CHECK_SCHEMA "\""));
+	assert_non_null(strstr(doc, "\"name\": \"lpnode3\""));
+	assert_true(lp_test_json_valid(strchr(doc, '{')));
+	free(doc);
+	free(buf);
+	lp_sweep_check_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cell_round_trip), cmocka_unit_test(test_cell_bad_fields),
 		cmocka_unit_test(test_node_round_trip), cmocka_unit_test(test_cell_json),
 		cmocka_unit_test(test_journal),		cmocka_unit_test(test_journal_errors),
+		cmocka_unit_test(test_check_gather),
 	};
 
 	return cmocka_run_group_tests_name("sweep records", tests, NULL, NULL);

@@ -63,6 +63,8 @@ struct lp_sweep_cell {
 	/* bandwidth of the client's direction */
 	double gbytes_s, gbits_s, mmsg_s, pct_link;
 	uint64_t iters;
+	double ival_min,
+		ival_max; /* --interval: the worst and best interval in value's unit; NaN */
 };
 
 enum lp_verdict_kind {

@@ -71,7 +71,8 @@ static void test_cell_bad_fields(void **state)
 	lat_cell(&c);
 	encode(&lp_sweep_cell_record, &c, &w);
 	bad = w;
-	bad.data[w.len - 8 * 5 - 1] = 2; /* halved: before 4 doubles of bandwidth and iters */
+	/* halved: before the doubles of bandwidth (4), iters and the interval min and max */
+	bad.data[w.len - 8 * 7 - 1] = 2;
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
 	bad = w;

@@ -29,6 +29,12 @@
 #define LP_IVAL_MIN_S 0.1
 #define LP_IVAL_MAX_S 3600.0
 
+/*
+ * Latency samples kept verbatim per interval: exact percentiles up to this many, the
+ * histogram's past it (within 1/LP_HIST_SUB); closing an interval sorts them (about 1 ms).
+ */
+#define LP_IVAL_KEEP 10000
+
 /* One interval. */
 struct lp_ival {
 	double start_s;		 /* since the timed phase began */

@@ -90,6 +90,8 @@ static void intervals_json(struct lp_json *j, const struct lp_rdma_result *r,
 
 	lp_json_obj_begin(j, "intervals");
 	lp_json_num(j, "period_s", p->interval_s);
+	if (!lat) /* completions are reaped in steps of --cq-mod messages per QP */
+		lp_json_uint(j, "step_messages", p->cq_mod);
 	lp_json_str(j, "value",
 		    lat ? (r->lat_halved ? "latency p50, us, one-way" : "latency p50, us")
 			: "GB/s of the client's sending direction, by completion time");

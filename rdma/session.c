@@ -376,7 +376,8 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 	if (!ret) /* latency intervals in the reported unit: us, one-way where halved */
 		ret = lp_ival_init(&t->out.ival, p->interval_s,
 				   lp_rdma_test_is_lat(p->test) ? 0 : (double)p->size,
-				   r->lat_halved ? 0.5e-3 : 1e-3, p->max_samples, sink);
+				   r->lat_halved ? 0.5e-3 : 1e-3,
+				   LP_MIN(p->max_samples, LP_IVAL_KEEP), sink);
 	if (!ret)
 		ret = client_measure(t);
 	if (!ret)

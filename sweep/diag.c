@@ -18,6 +18,7 @@
 #define REP_DF_PER_PAIR	  0.37 /* a median-based scale is worth 37 % of a standard deviation's df */
 #define AMBIG_SCORE	  4.0 /* small N: explanations this close to the best one are alternatives */
 #define SEARCH_MAX_N	  3   /* up to here every explanation of a few faults is fitted */
+#define FIT_MIN_DF	  3   /* N >= 4: fewer residual df is no noise estimate, names nothing */
 #define SEARCH_MAX_FAULTS 3
 #define SEARCH_MAX_P	  (SEARCH_MAX_FAULTS + 1)
 
@@ -997,6 +998,7 @@ static int model(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o
 		/* the residuals' noise; the repeats' is reported only: the cells retested again
 		 * are those that stayed suspect, a biased sample */
 		d->sigma = isfinite(d->sigma_fit) ? d->sigma_fit : 0;
+		d->few_df = d->df < FIT_MIN_DF;
 		standard_errors(d);
 		test_nodes(d, w, o, lrel);
 		link_noise(d, w);
@@ -1042,13 +1044,16 @@ static void detectable(struct lp_diag *d, const struct work *w, const struct lp_
  * (a link, an ambiguous candidate) accounts for it: a fault that large is never
  * passed as healthy. At N >= 4 what was named passed k (links k + 1) as a
  * Student t quantile at the noise's df and stays named beside the verdict; at
- * N <= 3 nothing does. The suspects stay: retests are the remedy.
+ * N <= 3 nothing does, nor at N >= 4 when failed nodes or cells leave under
+ * FIT_MIN_DF residual df (one residual is no noise estimate: a first-order t
+ * quantile at 1 df is 21 where the exact one is 10^4). The suspects stay:
+ * retests are the remedy.
  */
 static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_opts *o)
 {
 	int n = d->n;
 	double lmax = log(1 - o->rel_max);
-	bool open = d->min_node < 1 - o->rel_max;
+	bool open = d->few_df || d->min_node < 1 - o->rel_max;
 
 	for (int a = 0; a < n && !open; a++)
 		for (int b = 0; b < n && !open; b++) {
@@ -1066,9 +1071,11 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 	if (!open)
 		return;
 	d->inconclusive = true;
-	if (d->n > SEARCH_MAX_N) /* names passed k (links k + 1) as t quantiles: they stay */
+	/* names passed k (links k + 1) as t quantiles: they stay, unless the noise behind
+	 * the quantile rests on too few residuals to be an estimate at all */
+	if (d->n > SEARCH_MAX_N && !d->few_df)
 		return;
-	d->ambiguous = false; /* N <= 3: nothing named on statistics */
+	d->ambiguous = false; /* N <= 3, or too few df: nothing named on statistics */
 	d->ncand = 0;
 	memset(d->link, 0, (size_t)n * n);
 	for (int i = 0; i < n; i++)

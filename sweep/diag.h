@@ -133,6 +133,7 @@ struct lp_diag {
 	double min_link;   /* smallest detectable link fault as a ratio (one attempt) */
 	double thresh;	   /* 1 - rel: cells below this ratio in a fault are marked slow */
 	bool inconclusive; /* a fault up to rel_max could hide, or a large cell is unexplained */
+	bool few_df;	   /* N >= 4 but too few residual df for a noise estimate (failed cells) */
 	bool ambiguous;	   /* N = 2 or 3: several explanations fit; see cand */
 	int ncand;
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];

@@ -493,12 +493,21 @@ static int inconclusive_verdict(struct lp_sweep_run *r, int m, const struct lp_d
 	ev.noise_cv = d->cv;
 	ev.retests = count_retests(r, m, -1, -1);
 	fmt_noise(noise, sizeof(noise), d);
-	snprintf(why, sizeof(why),
-		 "%s: %s; the smallest node fault it could detect is %.2fx (a link %.2fx), beyond "
-		 "--rel-max %.2f: a milder fault could hide, only what stands out by a Student-t "
-		 "margin at this noise is named; remedy: an isolated schedule "
-		 "(--schedule isolated), a longer -D, fewer ranks per host, a quieter time",
-		 mt->label, noise, d->min_node, d->min_link, r->dopts.rel_max);
+	if (d->few_df)
+		snprintf(why, sizeof(why),
+			 "%s: %d residual degree(s) of freedom among the measured cells (failed "
+			 "nodes or cells leave too few): no noise estimate, nothing is named on "
+			 "statistics; remedy: the failed node repaired or left out, retests, "
+			 "more nodes",
+			 mt->label, d->df);
+	else
+		snprintf(
+			why, sizeof(why),
+			"%s: %s; the smallest node fault it could detect is %.2fx (a link %.2fx), beyond "
+			"--rel-max %.2f: a milder fault could hide, only what stands out by a Student-t "
+			"margin at this noise is named; remedy: an isolated schedule "
+			"(--schedule isolated), a longer -D, fewer ranks per host, a quieter time",
+			mt->label, noise, d->min_node, d->min_link, r->dopts.rel_max);
 	return add_verdict(r, LP_VERDICT_INCONCLUSIVE, -1, -1, 0, mt->label, why, &ev);
 }
 

@@ -703,12 +703,63 @@ static void test_run_device_error(void **state)
 				 "node2: no RDMA device");
 		}
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
-	assert_int_equal(r.nverdicts, 1);
+	/* node_failed, and the 6 cells left (1 df) are no noise estimate: inconclusive */
+	assert_true(r.nverdicts >= 1);
 	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_NODE_FAILED);
 	assert_int_equal(r.verdicts[0].a, 2);
+	for (int i = 1; i < r.nverdicts; i++)
+		assert_int_equal(r.verdicts[i].kind, LP_VERDICT_INCONCLUSIVE);
 	int32_t pairs[8];
 
 	assert_int_equal(lp_sweep_suspects(&r, 3, 0, pairs, 4), 0);
+	lp_sweep_run_free(&r);
+	free(bw);
+	free(lat);
+}
+
+/*
+ * N = 4 with one node failed leaves 6 cells among 3 nodes, 1 residual df: a node
+ * 0.89x "86 standard errors" out on that noise (the fabric's nodev run) is no
+ * verdict. Only node_failed and an inconclusive saying why; with the failure
+ * gone (6 df) the same 0.89x row is named.
+ */
+static void test_run_few_df(void **state)
+{
+	struct lp_sweep_run r;
+	int n = 4;
+	double *bw = healthy(n, 0.1, 0.002, 51), *lat = healthy(n, 450, 0.002, 52);
+
+	(void)state;
+	for (int b = 0; b < n; b++)
+		if (b != 2)
+			lat[2 * n + b] *= 1 / 0.89; /* node2 a little slow as a latency client */
+	fill_run(&r, n, bw, lat);
+	r.nodes[1].status = -ENODEV;
+	snprintf(r.nodes[1].error, sizeof(r.nodes[1].error), "no RDMA device");
+	for (size_t i = 0; i < r.ncells; i++)
+		if (r.cells[i].a == 1 || r.cells[i].b == 1) {
+			r.cells[i].status = -ENODEV;
+			r.cells[i].value = NAN;
+		}
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_true(r.diag[1].few_df);
+	for (int i = 0; i < r.nverdicts; i++) {
+		const struct lp_verdict *v = &r.verdicts[i];
+
+		assert_true(v->kind == LP_VERDICT_NODE_FAILED ||
+			    v->kind == LP_VERDICT_INCONCLUSIVE);
+		if (v->kind == LP_VERDICT_INCONCLUSIVE)
+			assert_non_null(strstr(v->reason, "no noise estimate"));
+	}
+	assert_int_equal(lp_sweep_exit_code(&r), 1);
+	lp_sweep_run_free(&r);
+	/* the same run with every node up: enough df, node2 named */
+	fill_run(&r, n, bw, lat);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_false(r.diag[1].few_df);
+	assert_int_equal(r.nverdicts, 1);
+	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_NODE_SLOW);
+	assert_int_equal(r.verdicts[0].a, 2);
 	lp_sweep_run_free(&r);
 	free(bw);
 	free(lat);
@@ -853,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_run_verdicts),
 		cmocka_unit_test(test_suspects_new_role),
 		cmocka_unit_test(test_run_device_error),
+		cmocka_unit_test(test_run_few_df),
 		cmocka_unit_test(test_run_link_direction),
 		cmocka_unit_test(test_run_inconclusive),
 		cmocka_unit_test(test_encode),

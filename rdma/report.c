@@ -182,7 +182,8 @@ void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct
 static const char csv_header[] =
 	"test,size_bytes,status,error,iterations,latency_kind,lat_min_us,lat_p50_us,lat_p90_us,"
 	"lat_p99_us,lat_p99_9_us,lat_max_us,lat_mean_us,lat_stdev_us,gbytes_per_s,gbits_per_s,"
-	"mmsg_per_s,percent_of_link,bidirectional,reverse_gbytes_per_s,sum_gbytes_per_s\n";
+	"mmsg_per_s,percent_of_link,bidirectional,reverse_gbytes_per_s,sum_gbytes_per_s,"
+	"interval_min,interval_max,interval_min_over_max\n";
 
 static void csv_row(FILE *f, const struct lp_rdma_result *r, const struct lp_rdma_params *p)
 {
@@ -199,12 +200,16 @@ static void csv_row(FILE *f, const struct lp_rdma_result *r, const struct lp_rdm
 	else
 		fprintf(f, ",,,,,,,,,");
 	if (!lat && !r->status)
-		fprintf(f, "%.6f,%.6f,%.6f,%.3f,%s,%.6f,%.6f\n", r->local.gbytes_s,
-			r->local.gbits_s, r->local.mmsg_s, r->local.pct_link,
-			p->bidir ? "yes" : "no", p->bidir ? r->remote.gbytes_s : NAN,
-			p->bidir ? r->sum_gbytes_s : NAN);
+		fprintf(f, "%.6f,%.6f,%.6f,%.3f,%s,%.6f,%.6f,", r->local.gbytes_s, r->local.gbits_s,
+			r->local.mmsg_s, r->local.pct_link, p->bidir ? "yes" : "no",
+			p->bidir ? r->remote.gbytes_s : NAN, p->bidir ? r->sum_gbytes_s : NAN);
 	else
-		fprintf(f, ",,,,,,\n");
+		fprintf(f, ",,,,,,,");
+	/* --interval: GB/s for bandwidth, p50 us for latency (as the JSON's summary) */
+	if (!r->status && p->interval_s > 0)
+		fprintf(f, "%.6f,%.6f,%.4f\n", r->ival_sum.min, r->ival_sum.max, r->ival_sum.ratio);
+	else
+		fprintf(f, ",,\n");
 }
 
 int lp_rdma_report_csv(const char *path, const struct lp_rdma_report *rep)

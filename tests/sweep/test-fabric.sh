@@ -6,8 +6,8 @@
 #   both      netem 2 ms on lpnode1's egress: every ping-pong with it is slower, it as client and
 #             as server: exactly lpnode1, slow both ways in write_lat, no link, exit 1
 #   egress    tbf 100mbit on lpnode2's egress (its client cells ~0.5-0.7x; 0.38x at 80mbit and
-#             0.71x at 120mbit, docs/SWEEP.md): exactly lpnode2, as a write_bw client only, no
-#             link, exit 1
+#             0.71x at 120mbit, docs/SWEEP.md): exactly lpnode2, as a write_bw client (as a
+#             server too only when milder: its ACKs pace through the small bucket), no link, exit 1
 #   throttle  tbf 20mbit on lpnode2's egress: lp-sweep names exactly lpnode2, no link, exit 1
 #   link      tbf on lpnode0's egress towards lpnode3 only: the link 0->3 is named, no node
 #   nodev     rxe0 deleted in lpnode1: its cells carry the error, the others are measured, exit 1
@@ -146,11 +146,24 @@ if outcomes["both"] == "exact":
     check(any(v.get("as_client") and v.get("as_server") and "write_lat" in v["metrics"] for v in d["verdicts"]),
           "both: lpnode1 slow both ways in write_lat")
 
-# egress / throttle: tbf on lpnode2's egress: lpnode2 as a write_bw client (never as a server)
+# egress / throttle: tbf on lpnode2's egress: lpnode2 as a write_bw client. As a server it sends
+# only ACKs, but a 64 KiB write's ACK burst overruns the 4 KB bucket (burst 32kbit), so they pace
+# at the rate on the guest's coarse timers: a milder server effect (0.82x with 5 retests, 3 of 3
+# partners, in one run) is real and may be named beside the client one, never alone or stronger.
+def client_first(d, v):
+    if not (v["kind"] == "node_slow" and v["name"] == "lpnode2" and v["as_client"]):
+        return False
+    if not (v["as_server"] and "write_bw" in v["metrics"]):
+        return True
+    bw = [m for m in d["metrics"] if m["test"] == "write_bw"][0]["nodes"][2]
+    print(f"note: lpnode2 also slow as a write_bw server ({bw['score_server']:.2f}x, "
+          f"as client {bw['score_client']:.2f}x)")
+    return bw["score_client"] < bw["score_server"]
+
+
 for name in ("egress", "throttle"):
-    d = fault(name, "write_bw",
-              lambda v: v["kind"] == "node_slow" and v["name"] == "lpnode2" and v["as_client"]
-              and not (v["as_server"] and "write_bw" in v["metrics"]),
+    dd = load(name)[0]
+    d = fault(name, "write_bw", lambda v: client_first(dd, v),
               lambda c: c["kind"] == "node_slow_as_client" and c["name"] == "lpnode2")
     ref = [c["value"] for c in cells(d) if c["test"] == "write_bw" and c["client"] != 2 and c["value"]]
     own = [c["value"] for c in cells(d) if c["test"] == "write_bw" and c["client"] == 2 and c["value"]]

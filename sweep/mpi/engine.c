@@ -315,7 +315,11 @@ static void push_cell(struct lp_sweep_mpi *x, const struct lp_sweep_cell *c)
 
 static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, bool lat)
 {
+	double k = lat ? 1 : 8; /* the value's unit: p50 us, or Gb/s from the intervals' GB/s */
+
 	c->iters = r->iters;
+	c->ival_min = r->ival_sum.min * k;
+	c->ival_max = r->ival_sum.max * k;
 	if (lat) {
 		c->lat = r->lat_us;
 		c->halved = r->lat_halved;
@@ -378,10 +382,11 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 			c.status = -ENOMEM;
 			snprintf(c.error, sizeof(c.error), "out of memory");
 		} else {
-			ret = lp_rdma_client_run(x->dev, &oob, p, x->name_all[server], r);
+			ret = lp_rdma_client_run(x->dev, &oob, p, x->name_all[server], NULL, r);
 			c.status = r->status ? r->status : ret;
 			if (c.status == -EINTR || c.status == -ECANCELED) {
 				/* a signal here or at the peer cut it short: not a measurement */
+				lp_rdma_result_free(r);
 				free(r);
 				return;
 			}
@@ -397,6 +402,7 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 			 * and the message then sits unread on a tag nobody uses again */
 			o.deadline_ns = deadline_in(2000);
 			lp_rdma_client_bye(&oob);
+			lp_rdma_result_free(r);
 			free(r);
 		}
 	}

@@ -355,6 +355,12 @@ static int client_connect(struct cli *o, struct client *c)
 	return 0;
 }
 
+/* --interval: each interval of the running test as it closes. */
+static void print_interval(void *ctx, const struct lp_ival *iv)
+{
+	lp_rdma_report_interval(stdout, ctx, iv);
+}
+
 /* The runs in order, each row printed as it lands; the first failure ends the session. */
 static void client_runs(const struct cli *o, struct client *c)
 {
@@ -364,10 +370,12 @@ static void client_runs(const struct cli *o, struct client *c)
 		lp_rdma_report_device(stdout, lp_rdma_dev_info(c->dev), "client");
 	for (int i = 0; i < c->planned && !stop_flag && !c->failed; i++) {
 		struct lp_rdma_params *p = &c->params[i];
+		struct lp_ival_sink live = { .fn = print_interval, .ctx = p };
 		int ret;
 
 		p->mem_dev = o->mem_dev;
-		ret = lp_rdma_client_run(c->dev, &c->oob, p, o->host, &c->res[i]);
+		ret = lp_rdma_client_run(c->dev, &c->oob, p, o->host, o->quiet ? NULL : &live,
+					 &c->res[i]);
 		c->done = i + 1;
 		if (!o->quiet)
 			lp_rdma_report_row(&t, p, &c->res[i]);
@@ -434,6 +442,8 @@ static int run_client(struct cli *o)
 		ret = stop_flag ? -EINTR : c.failed || c.done < c.planned ? -EIO : 0;
 	}
 	lp_qual_free(&c.q);
+	for (int i = 0; i < c.done; i++)
+		lp_rdma_result_free(&c.res[i]);
 	free(c.params);
 	free(c.res);
 	if (c.fd >= 0)
@@ -762,6 +772,7 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		  .max = 86400,
 		  .metavar = "SECS",
 		  .help = "run each test for this long instead of -n" },
+		LP_PLAN_OPT_INTERVAL(pl),
 		{ .name = "warmup",
 		  .shortname = 'w',
 		  .kind = LP_OPT_U64,

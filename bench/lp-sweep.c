@@ -705,6 +705,7 @@ int main(int argc, char **argv)
 		  .max = 3600,
 		  .metavar = "SECS",
 		  .help = "run each test for this long instead of iterations" },
+		LP_PLAN_OPT_INTERVAL(pl),
 		{ .name = "tx-depth",
 		  .shortname = 'T',
 		  .kind = LP_OPT_UINT,

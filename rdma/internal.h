@@ -131,6 +131,8 @@ static inline uint64_t lp_conn_off(const struct lp_rdma_conn *c, uint32_t q, boo
 struct lp_loop_out {
 	struct lp_stats rtt; /* ns per round trip / read completion */
 	struct lp_rdma_bw bw;
+	struct lp_ival_series ival; /* --interval (off unless p->interval_s) */
+	uint64_t t_last;	    /* latency: the last sample's closing stamp (ticks) */
 	uint64_t iters;
 	uint64_t msgs[LP_RDMA_MAX_QPS]; /* messages this side posted per QP (warm-up included) */
 	bool peer_done;			/* server: the client's DONE arrived */

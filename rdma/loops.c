@@ -19,6 +19,12 @@
  *
  * No loop can hang: every wait checks the clock and gives up after
  * p->timeout_ms without progress, and error completions end the test.
+ *
+ * Intervals (--interval, common/ival.h) read no clock of their own: a latency
+ * sample is filed at its closing stamp, after it (closing an interval sorts
+ * its samples: never inside a round trip); bandwidth completions at the clock
+ * read that marks progress, and a stalled bandwidth loop closes its intervals
+ * at the no-progress clock reads, with WRs in flight.
  */
 #include "rdma/internal.h"
 
@@ -54,6 +60,7 @@ struct lp_loop {
 	uint64_t k;	   /* ring slot of the current ping-pong message */
 	uint8_t *flag_rx;  /* its last byte in the receiving ring (write_lat, host memory) */
 	uint8_t *flag_tx;  /* its last byte in the sending ring */
+	struct lp_ival_series *iv; /* the run's interval series (off without --interval) */
 };
 
 __attribute__((format(printf, 3, 4))) static int fail(struct lp_loop *l, int err, const char *fmt,
@@ -91,6 +98,8 @@ static int check_idle(struct lp_loop *l, bool passive)
 	if (++l->polls % LP_CLOCK_EVERY)
 		return 0;
 	now = lp_now_ns();
+	if (l->iv->msg_bytes > 0) /* bandwidth: nothing is timed here, WRs are in flight */
+		lp_ival_tick(l->iv, now);
 	/*
 	 * A wait far longer than any round trip means someone else needs this
 	 * CPU (the peer, the kernel's RDMA work in a VM): let them run rather
@@ -298,6 +307,36 @@ static void ring_next(struct lp_loop *l)
 	l->flag_tx = (uint8_t *)c->mem.addr + lp_conn_off(c, 0, false, l->k) + l->p->size - 1;
 }
 
+/*
+ * The timed part of a latency run starts: its interval series too. Returns
+ * when a -D run ends (0: it counts iterations).
+ */
+static uint64_t lat_start(struct lp_loop_out *out, const struct lp_rdma_params *p)
+{
+	uint64_t now = lp_now_ns();
+
+	lp_ival_start(&out->ival, (uint64_t)lp_ticks_to_ns(lp_ticks()));
+	return p->duration_s > 0 ? now + (uint64_t)(p->duration_s * 1e9) : 0;
+}
+
+/* One timed sample from stamps t0..t1 (ticks): the run's statistics and its interval. */
+static void lat_sample(struct lp_loop_out *out, uint64_t t0, uint64_t t1)
+{
+	double ns = lp_ticks_to_ns(t1 - t0);
+
+	lp_stats_add(&out->rtt, ns);
+	out->iters++;
+	out->t_last = t1;
+	lp_ival_tick(&out->ival, (uint64_t)lp_ticks_to_ns(t1));
+	lp_ival_sample(&out->ival, ns);
+}
+
+/* The latency run is over: its last interval ends with its last sample. */
+static void lat_end(struct lp_loop_out *out)
+{
+	lp_ival_finish(&out->ival, (uint64_t)lp_ticks_to_ns(out->t_last));
+}
+
 static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
 {
 	const struct lp_rdma_params *p = l->p;
@@ -311,8 +350,8 @@ static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
 		if (active) {
 			uint64_t t0, t1;
 
-			if (i == p->warmup + 1 && p->duration_s > 0)
-				t_end = lp_now_ns() + (uint64_t)(p->duration_s * 1e9);
+			if (i == p->warmup + 1)
+				t_end = lat_start(out, p);
 			if (t_end && lp_now_ns() >= t_end)
 				break;
 			t0 = lp_ticks();
@@ -322,10 +361,8 @@ static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
 			t1 = lp_ticks();
 			if (ret)
 				break;
-			if (i > p->warmup) {
-				lp_stats_add(&out->rtt, lp_ticks_to_ns(t1 - t0));
-				out->iters++;
-			}
+			if (i > p->warmup)
+				lat_sample(out, t0, t1);
 			out->msgs[0] = i;
 			progress(l);
 			ret = pp_rearm(l);
@@ -349,6 +386,7 @@ static int run_pingpong(struct lp_loop *l, bool active, struct lp_loop_out *out)
 		if (ret)
 			break;
 	}
+	lat_end(out);
 	return ret == LP_WAIT_PEER_DONE ? 0 : ret;
 }
 
@@ -365,8 +403,8 @@ static int run_read_lat(struct lp_loop *l, struct lp_loop_out *out)
 	for (uint64_t i = 1; p->duration_s > 0 || i <= total; i++) {
 		uint64_t t0, t1;
 
-		if (i == p->warmup + 1 && p->duration_s > 0)
-			t_end = lp_now_ns() + (uint64_t)(p->duration_s * 1e9);
+		if (i == p->warmup + 1)
+			t_end = lat_start(out, p);
 		if (t_end && lp_now_ns() >= t_end)
 			break;
 		ring_next(l);
@@ -381,11 +419,10 @@ static int run_read_lat(struct lp_loop *l, struct lp_loop_out *out)
 			return ret;
 		progress(l);
 		out->msgs[0] = i;
-		if (i > p->warmup) {
-			lp_stats_add(&out->rtt, lp_ticks_to_ns(t1 - t0));
-			out->iters++;
-		}
+		if (i > p->warmup)
+			lat_sample(out, t0, t1);
 	}
+	lat_end(out);
 	return 0;
 }
 
@@ -451,6 +488,7 @@ static bool bw_sent_all(struct lp_rdma_conn *c, struct bw_state *s)
 static int bw_poll(struct lp_loop *l, struct bw_state *s, bool recv)
 {
 	struct ibv_wc wc[32];
+	uint64_t completed = 0;
 	int n;
 
 	n = ibv_poll_cq(l->c->scq, 32, wc);
@@ -462,11 +500,17 @@ static int bw_poll(struct lp_loop *l, struct bw_state *s, bool recv)
 		if (wc[k].status != IBV_WC_SUCCESS)
 			return wc_error(l, &wc[k]);
 		q = qp_index(l->c, wc[k].qp_num);
-		if (q >= 0)
+		if (q >= 0) {
+			completed += wc[k].wr_id - s->done[q];
 			s->done[q] = wc[k].wr_id;
+		}
 	}
-	if (n)
+	if (n) {
 		progress(l);
+		/* Filed by the time they were reaped: close what ended before, then count. */
+		lp_ival_tick(l->iv, l->last_progress);
+		lp_ival_count(l->iv, completed);
+	}
 	if (!recv)
 		return 0;
 	n = ibv_poll_cq(l->c->rcq, 32, wc);
@@ -547,9 +591,11 @@ static int run_bw(struct lp_loop *l, bool active, struct lp_loop_out *out)
 		return ret;
 	memcpy(before, s.posted, sizeof(before));
 	t0 = lp_now_ns();
+	lp_ival_start(&out->ival, t0);
 	ret = bw_phase(l, &s, p->iters, p->duration_s, true, recv, expect, &t1);
 	if (ret)
 		return ret;
+	lp_ival_finish(&out->ival, t1);
 	for (uint32_t q = 0; q < c->nqps; q++)
 		msgs += s.posted[q] - before[q];
 	out->iters = msgs;
@@ -581,6 +627,7 @@ int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out)
 		.p = p,
 		.timeout_ns = (uint64_t)p->timeout_ms * 1000000ull,
 		.k = c->depth - 1, /* ring_next() steps to slot 0 first */
+		.iv = &out->ival,
 	};
 	int ret;
 

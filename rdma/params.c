@@ -139,6 +139,10 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 		FAIL("unknown latency method %u", (unsigned)p->lat_method);
 	if (p->gid_type < -1 || p->gid_type > LP_GID_ROCE_V2)
 		FAIL("unknown GID type %d", p->gid_type);
+	if (p->interval_s != 0 &&
+	    !(p->interval_s >= LP_IVAL_MIN_S && p->interval_s <= LP_IVAL_MAX_S))
+		FAIL("interval %g s out of range [%g, %g] (or 0 for none)", p->interval_s,
+		     LP_IVAL_MIN_S, LP_IVAL_MAX_S);
 	return 0;
 #undef FAIL
 }

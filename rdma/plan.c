@@ -54,6 +54,7 @@ static void plan_run(const struct lp_rdma_plan *pl, enum lp_rdma_test test, uint
 	p->mem = b->mem;
 	p->mem_dev = b->mem_dev;
 	p->lat_method = b->lat_method;
+	p->interval_s = b->interval_s;
 }
 
 int lp_rdma_plan_build(const struct lp_rdma_plan *pl, struct lp_rdma_params *runs, int max,

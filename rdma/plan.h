@@ -35,12 +35,22 @@ struct lp_rdma_plan {
 	double duration_s; /* > 0: each run lasts this long (not with iterations) */
 	/*
 	 * The rest, for every run: rx_depth, inline_size, mtu, verify, use_cm,
-	 * cm_port, max_samples, timeout_ms, mem, mem_dev, lat_method; and for
+	 * cm_port, max_samples, timeout_ms, mem, mem_dev, lat_method, interval_s; and for
 	 * bandwidth runs post_list (capped at the tx depth), num_qps and bidir
 	 * (latency runs use one WR per post, one QP, one direction).
 	 */
 	struct lp_rdma_params base;
 };
+
+/* The --interval row of both tools' option tables (its period goes to every run). */
+#define LP_PLAN_OPT_INTERVAL(pl)                                                                       \
+	{                                                                                              \
+		.name = "interval", .kind = LP_OPT_SECONDS, .dst = &(pl)->base.interval_s,             \
+		.min = LP_IVAL_MIN_S, .max = LP_IVAL_MAX_S, .metavar = "SECS",                         \
+		.help = "split each test into SECS intervals (bandwidth and message rate, or latency " \
+			"p50/p99) and keep the min and max interval; lp-rdma prints each as it ends; " \
+			"best with -D"                                                                 \
+	}
 
 /* No tests, no sizes, nothing set; base = the library's defaults (lp_rdma_params_default). */
 void lp_rdma_plan_init(struct lp_rdma_plan *pl);

@@ -34,7 +34,8 @@ const struct lp_record lp_rdma_params_record = LP_RECORD(struct lp_rdma_params,
 	LP_REC_I32(struct lp_rdma_params, mem_dev),
 	LP_REC_U32(struct lp_rdma_params, lat_method),
 	LP_REC_I32(struct lp_rdma_params, gid_type),
-	LP_REC_U16(struct lp_rdma_params, cm_port));
+	LP_REC_U16(struct lp_rdma_params, cm_port),
+	LP_REC_F64(struct lp_rdma_params, interval_s));
 
 const struct lp_record lp_rdma_devinfo_record = LP_RECORD(struct lp_rdma_devinfo,
 	LP_REC_STR(struct lp_rdma_devinfo, name, LP_REC_KEY("device")),
@@ -101,6 +102,7 @@ const struct lp_record lp_rdma_result_msg_record = LP_RECORD(struct lp_rdma_resu
 	LP_REC_U32(struct lp_rdma_result_msg, nqps, LP_REC_RANGE(1, LP_RDMA_MAX_QPS)),
 	LP_REC_ARRAY(struct lp_rdma_result_msg, sent, nqps, LP_REC_T_U64, uint64_t),
 	LP_REC_NEST(struct lp_rdma_result_msg, checked, lp_rdma_verified_record),
+	LP_REC_NEST(struct lp_rdma_result_msg, ival, lp_ival_summary_record),
 	LP_REC_NEST(struct lp_rdma_result_msg, ctr, lp_ctr_moved_record));
 /* clang-format on */
 

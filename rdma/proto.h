@@ -15,7 +15,8 @@
  *                           <-      READY
  *   ... timed loop ...              ... responder / receiver / bidir sender ...
  *   DONE(iterations, msgs)  ->      (msgs: messages per QP, for the verification)
- *                           <-      RESULT(status, verification, its bandwidth, msgs)
+ *                           <-      RESULT(status, verification, its bandwidth, msgs,
+ *                                            its intervals' summary)
  *   HELLO ... or BYE        ->
  *
  * Frames carry LP_WIRE_VERSION; a peer of another version is refused with
@@ -99,6 +100,7 @@ struct lp_rdma_result_msg {
 	uint32_t nqps;			 /* = the test's num_qps */
 	uint64_t sent[LP_RDMA_MAX_QPS];	 /* messages the server posted per QP (warm-up included) */
 	struct lp_rdma_verified checked; /* what its verification covered */
+	struct lp_ival_summary ival;	 /* --interval, bidir: its own direction's series */
 	struct lp_ctr_moved ctr;	 /* its port's counters that moved during the test */
 };
 

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/ival.h"
 #include "common/json.h"
 #include "common/record.h"
 #include "common/stats.h"
@@ -190,8 +191,9 @@ struct lp_rdma_params {
 	enum lp_mem_kind mem; /* this side's memory (the client's in HELLO) */
 	int mem_dev;	      /* GPU index for LP_MEM_CUDA; -1 = auto */
 	enum lp_lat_method lat_method;
-	int gid_type;	  /* client's GID type (so the server matches); -1 unknown */
-	uint16_t cm_port; /* rdma_cm port on the server (use_cm) */
+	int gid_type;	   /* client's GID type (so the server matches); -1 unknown */
+	uint16_t cm_port;  /* rdma_cm port on the server (use_cm) */
+	double interval_s; /* > 0: interval reports of this period (common/ival.h); 0 none */
 };
 
 #define LP_RDMA_MAX_SIZE      (1ull << 30)
@@ -273,11 +275,27 @@ struct lp_rdma_result {
 					   for host memory */
 	/* Port counters that moved during the test, read outside the timed loop on each side. */
 	struct lp_ctr_moved ctr_local, ctr_remote;
+	/*
+	 * --interval: this side's series (bandwidth: its sending direction, whose RC completions
+	 * are the receiver's acknowledgements; latency: p50/p99 of the reported latency), heap
+	 * memory freed by lp_rdma_result_free; its summary; and in bidir the server's summary of
+	 * its own direction (n = 0: none).
+	 */
+	struct lp_ival *ival;
+	size_t nival;
+	struct lp_ival_summary ival_sum, ival_sum_remote;
 };
 
-/* Client: run one test (params p) against the server on oob. Fills *r (also on failure). */
+/*
+ * Client: run one test (params p) against the server on oob. Fills *r (also on
+ * failure). With p->interval_s, sink (may be NULL) is told of every interval as
+ * it closes, from inside the run (between samples, never inside one).
+ */
 int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct lp_rdma_params *p,
-		       const char *server_host, struct lp_rdma_result *r);
+		       const char *server_host, const struct lp_ival_sink *sink,
+		       struct lp_rdma_result *r);
+/* Free what a result holds besides itself (its interval series); r stays valid, without it. */
+void lp_rdma_result_free(struct lp_rdma_result *r);
 /* Client: tell the server this session is over (it then waits for the next client). */
 int lp_rdma_client_bye(struct lp_oob *oob);
 

@@ -68,6 +68,35 @@ static void print_lat_row(FILE *f, const struct lp_rdma_result *r, const char *s
 			s->p50 - r->gpu_poll_sides * r->gpu_notify_us / 2);
 }
 
+void lp_rdma_report_interval(FILE *f, const struct lp_rdma_params *p, const struct lp_ival *iv)
+{
+	char sz[24], v[2][24];
+
+	lp_fmt_size(sz, sizeof(sz), p->size);
+	fprintf(f, "  %-10s %9s  [%7.1f, %7.1f) s%s", lp_rdma_test_names[p->test], sz, iv->start_s,
+		iv->start_s + iv->len_s, iv->len_s < p->interval_s * 0.999 ? " partial" : "");
+	if (iv->lat)
+		fprintf(f, "  p50 %s us  p99 %s us  (%llu samples)\n", sig4(v[0], iv->p50),
+			sig4(v[1], iv->p99), (unsigned long long)iv->n);
+	else
+		fprintf(f, "  %s GB/s  %s Mmsg/s\n", sig4(v[0], iv->gbytes_s),
+			sig4(v[1], iv->mmsg_s));
+	fflush(f);
+}
+
+/* The intervals in one line: the worst and the best and their ratio (a dip shows here). */
+static void print_ival_summary(FILE *f, const char *what, const struct lp_ival_summary *s,
+			       const char *unit)
+{
+	char v[2][24];
+
+	fprintf(f,
+		"  intervals%s: %u (%u empty), min %s %s at %.1f s, max %s %s at %.1f s, "
+		"min/max %.3f\n",
+		what, s->n, s->empty, sig4(v[0], s->min), unit, s->min_at_s, sig4(v[1], s->max),
+		unit, s->max_at_s, s->ratio);
+}
+
 void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 			const struct lp_rdma_result *r)
 {
@@ -97,6 +126,12 @@ void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 			sz, r->local.msgs, sig4(v[0], r->local.gbytes_s),
 			sig4(v[1], r->local.gbits_s), sig4(v[2], r->local.mmsg_s),
 			r->local.pct_link);
+	if (!r->status && p->interval_s > 0) {
+		print_ival_summary(f, p->bidir ? " c->s" : "", &r->ival_sum,
+				   lat ? "us p50" : "GB/s");
+		if (r->ival_sum_remote.n)
+			print_ival_summary(f, " s->c", &r->ival_sum_remote, "GB/s");
+	}
 	/* One line when an error- or congestion-class counter moved on either side. */
 	if (lp_ctr_moved_alarms(&r->ctr_local) || lp_ctr_moved_alarms(&r->ctr_remote)) {
 		fprintf(f, "  counters: ");
@@ -147,7 +182,8 @@ void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct
 static const char csv_header[] =
 	"test,size_bytes,status,error,iterations,latency_kind,lat_min_us,lat_p50_us,lat_p90_us,"
 	"lat_p99_us,lat_p99_9_us,lat_max_us,lat_mean_us,lat_stdev_us,gbytes_per_s,gbits_per_s,"
-	"mmsg_per_s,percent_of_link,bidirectional,reverse_gbytes_per_s,sum_gbytes_per_s\n";
+	"mmsg_per_s,percent_of_link,bidirectional,reverse_gbytes_per_s,sum_gbytes_per_s,"
+	"interval_min,interval_max,interval_min_over_max\n";
 
 static void csv_row(FILE *f, const struct lp_rdma_result *r, const struct lp_rdma_params *p)
 {
@@ -164,12 +200,16 @@ static void csv_row(FILE *f, const struct lp_rdma_result *r, const struct lp_rdm
 	else
 		fprintf(f, ",,,,,,,,,");
 	if (!lat && !r->status)
-		fprintf(f, "%.6f,%.6f,%.6f,%.3f,%s,%.6f,%.6f\n", r->local.gbytes_s,
-			r->local.gbits_s, r->local.mmsg_s, r->local.pct_link,
-			p->bidir ? "yes" : "no", p->bidir ? r->remote.gbytes_s : NAN,
-			p->bidir ? r->sum_gbytes_s : NAN);
+		fprintf(f, "%.6f,%.6f,%.6f,%.3f,%s,%.6f,%.6f,", r->local.gbytes_s, r->local.gbits_s,
+			r->local.mmsg_s, r->local.pct_link, p->bidir ? "yes" : "no",
+			p->bidir ? r->remote.gbytes_s : NAN, p->bidir ? r->sum_gbytes_s : NAN);
 	else
-		fprintf(f, ",,,,,,\n");
+		fprintf(f, ",,,,,,,");
+	/* --interval: GB/s for bandwidth, p50 us for latency (as the JSON's summary) */
+	if (!r->status && p->interval_s > 0)
+		fprintf(f, "%.6f,%.6f,%.4f\n", r->ival_sum.min, r->ival_sum.max, r->ival_sum.ratio);
+	else
+		fprintf(f, ",,\n");
 }
 
 int lp_rdma_report_csv(const char *path, const struct lp_rdma_report *rep)

@@ -36,6 +36,8 @@ void lp_rdma_report_device(FILE *f, const struct lp_rdma_devinfo *d, const char 
 /* One result row (after a column header when the kind changed). */
 void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 			const struct lp_rdma_result *r);
+/* One interval of a running test, as it closes (--interval; flushed). */
+void lp_rdma_report_interval(FILE *f, const struct lp_rdma_params *p, const struct lp_ival *iv);
 /* After the runs: the server's device, the memories and clock, what --verify checked. */
 void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct lp_rdma_result *r,
 			   int n);

@@ -3,6 +3,7 @@
 #include "rdma/internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void summary_json(struct lp_json *j, const char *key, const struct lp_summary *s)
@@ -74,6 +75,58 @@ static void gdr_json(struct lp_json *j, const struct lp_rdma_result *r)
 	lp_json_obj_end(j);
 }
 
+static void ival_summary_json(struct lp_json *j, const char *key, const struct lp_ival_summary *s)
+{
+	lp_json_obj_begin(j, key);
+	lp_record_json(&lp_ival_summary_record, s, j);
+	lp_json_obj_end(j);
+}
+
+/* --interval: the series and its summary (docs/METHOD.md, "Intervals"). */
+static void intervals_json(struct lp_json *j, const struct lp_rdma_result *r,
+			   const struct lp_rdma_params *p)
+{
+	bool lat = lp_rdma_test_is_lat(r->test);
+
+	lp_json_obj_begin(j, "intervals");
+	lp_json_num(j, "period_s", p->interval_s);
+	if (!lat) /* completions are reaped in steps of --cq-mod messages per QP */
+		lp_json_uint(j, "step_messages", p->cq_mod);
+	lp_json_str(j, "value",
+		    lat ? (r->lat_halved ? "latency p50, us, one-way" : "latency p50, us")
+			: "GB/s of the client's sending direction, by completion time");
+	ival_summary_json(j, "summary", &r->ival_sum);
+	if (r->ival_sum_remote.n)
+		ival_summary_json(j, "server_to_client_summary", &r->ival_sum_remote);
+	lp_json_arr_begin(j, "series");
+	for (size_t i = 0; i < r->nival; i++) {
+		const struct lp_ival *iv = &r->ival[i];
+
+		lp_json_obj_begin(j, NULL);
+		lp_json_num(j, "start_s", iv->start_s);
+		lp_json_num(j, "seconds", iv->len_s);
+		if (lat) {
+			lp_json_uint(j, "samples", iv->n);
+			lp_json_num(j, "p50_us", iv->p50);
+			lp_json_num(j, "p99_us", iv->p99);
+		} else {
+			lp_json_uint(j, "messages", iv->n);
+			lp_json_num(j, "gbytes_per_s", iv->gbytes_s);
+			lp_json_num(j, "mmsg_per_s", iv->mmsg_s);
+		}
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+	lp_json_obj_end(j);
+}
+
+void lp_rdma_result_free(struct lp_rdma_result *r)
+{
+	free(r->ival);
+	r->ival = NULL;
+	r->nival = 0;
+}
+
 void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_params *p,
 			 struct lp_json *j)
 {
@@ -96,6 +149,7 @@ void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_pa
 	lp_json_bool(j, "bidirectional", p->bidir);
 	lp_json_bool(j, "verify", p->verify);
 	lp_json_str(j, "connection", p->use_cm ? "rdma_cm" : "exchange");
+	lp_json_num(j, "interval_s", p->interval_s);
 	lp_json_obj_end(j);
 	lp_json_uint(j, "mtu", r->mtu);
 	lp_json_uint(j, "max_inline", r->inline_size);
@@ -112,6 +166,8 @@ void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_pa
 	lp_json_obj_end(j);
 	if (r->status)
 		return;
+	if (p->interval_s > 0)
+		intervals_json(j, r, p);
 	if (lp_rdma_test_is_lat(r->test)) {
 		lp_json_str(j, "latency_method", r->lat_method);
 		lp_json_str(j, "latency_kind", r->lat_halved ? "one_way=rtt/2" : "full_completion");

@@ -315,6 +315,11 @@ static void client_figures(struct client_test *t)
 	struct lp_rdma_result *r = t->r;
 
 	r->iters = t->out.iters;
+	r->ival = t->out.ival.v; /* the series moves into the result */
+	r->nival = t->out.ival.n;
+	t->out.ival.v = NULL;
+	lp_ival_summarize(r->ival, r->nival, p->interval_s, &r->ival_sum);
+	r->ival_sum_remote = t->res.ival;
 	if (lp_rdma_test_is_lat(p->test)) {
 		lp_stats_summarize(&t->out.rtt, &r->rtt_us);
 		scale_summary(&r->rtt_us, 1e-3);
@@ -349,7 +354,8 @@ static void result_init(struct lp_rdma_result *r, const struct lp_rdma_dev *dev,
 }
 
 int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct lp_rdma_params *p,
-		       const char *server_host, struct lp_rdma_result *r)
+		       const char *server_host, const struct lp_ival_sink *sink,
+		       struct lp_rdma_result *r)
 {
 	struct client_test *t = calloc(1, sizeof(*t)); /* two QPINFOs of 64 QPs: not on the stack */
 	int ret;
@@ -367,6 +373,11 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 		ret = client_connect(t);
 	if (!ret)
 		ret = lp_stats_init(&t->out.rtt, lp_rdma_test_is_lat(p->test) ? p->max_samples : 0);
+	if (!ret) /* latency intervals in the reported unit: us, one-way where halved */
+		ret = lp_ival_init(&t->out.ival, p->interval_s,
+				   lp_rdma_test_is_lat(p->test) ? 0 : (double)p->size,
+				   r->lat_halved ? 0.5e-3 : 1e-3,
+				   LP_MIN(p->max_samples, LP_IVAL_KEEP), sink);
 	if (!ret)
 		ret = client_measure(t);
 	if (!ret)
@@ -379,6 +390,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 	if (ret == -EINTR && !t->told)
 		lp_proto_send_error(oob, ret, "client interrupted");
 	lp_stats_free(&t->out.rtt);
+	lp_ival_free(&t->out.ival);
 	if (t->conn_up)
 		lp_conn_teardown(&t->c);
 	r->status = ret;
@@ -468,6 +480,8 @@ static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_
 	res.ns = out->bw.ns;
 	res.iters = out->iters;
 	memcpy(res.sent, out->msgs, sizeof(res.sent));
+	if (out->ival.on)
+		lp_ival_summarize(out->ival.v, out->ival.n, p->interval_s, &res.ival);
 	ctr_after(c->dev, *ctr0, &res.ctr);
 	*ctr0 = NULL;
 	ret = lp_proto_send(oob, LP_MSG_RESULT, &res);
@@ -511,6 +525,9 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	}
 	ctr0 = ctr_before(dev);
 	ret = lp_stats_init(&out.rtt, 0);
+	if (!ret) /* its own direction's intervals: bidir bandwidth only */
+		ret = lp_ival_init(&out.ival, p.bidir ? p.interval_s : 0, (double)p.size, 0, 0,
+				   NULL);
 	if (!ret)
 		ret = serve_run(&c, &out, &ctr0);
 	free(ctr0);
@@ -518,6 +535,7 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		lp_warn("client %s: test %s size %llu failed: %s", oob->peer_name,
 			lp_rdma_test_names[p.test], (unsigned long long)p.size, fail.why);
 	lp_stats_free(&out.rtt);
+	lp_ival_free(&out.ival);
 	if (ret == -EINTR) /* this server was interrupted: the client reports it */
 		lp_proto_send_error(oob, ret, "server interrupted");
 	lp_conn_teardown(&c);

@@ -89,6 +89,7 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
 	c->lat.min = c->lat.max = c->lat.mean = c->lat.stdev = NAN;
 	c->lat.p50 = c->lat.p90 = c->lat.p99 = c->lat.p999 = c->lat.p9999 = NAN;
 	c->gbytes_s = c->gbits_s = c->mmsg_s = c->pct_link = NAN;
+	c->ival_min = c->ival_max = NAN;
 }
 
 int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c)
@@ -953,6 +954,8 @@ static void json_cell(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_str(j, "unit", unit_of(mt));
 	lp_json_num(j, "wall_s", c->wall_s);
 	lp_json_uint(j, "iters", c->iters);
+	lp_json_num(j, "interval_min", c->ival_min);
+	lp_json_num(j, "interval_max", c->ival_max);
 	lp_json_obj_begin(j, mt->lat ? "latency_us" : "bandwidth");
 	lp_record_json(mt->lat ? &cell_lat_json : &cell_bw_json, c, j);
 	lp_json_obj_end(j);
@@ -1473,6 +1476,8 @@ const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
 	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
 	LP_REC_F64(struct lp_sweep_cell, pct_link),
 	LP_REC_U64(struct lp_sweep_cell, iters),
+	LP_REC_F64(struct lp_sweep_cell, ival_min, LP_REC_KEY("interval_min")),
+	LP_REC_F64(struct lp_sweep_cell, ival_max, LP_REC_KEY("interval_max")),
 	LP_REC_NEST(struct lp_sweep_cell, ctr_client, ctr_end_record),
 	LP_REC_NEST(struct lp_sweep_cell, ctr_server, ctr_end_record));
 /* clang-format on */

@@ -96,6 +96,8 @@ struct lp_sweep_cell {
 	/* bandwidth of the client's direction */
 	double gbytes_s, gbits_s, mmsg_s, pct_link;
 	uint64_t iters;
+	double ival_min,
+		ival_max; /* --interval: the worst and best interval in value's unit; NaN */
 	struct lp_sweep_ctr_end ctr_client, ctr_server; /* counters that moved on each end */
 };
 

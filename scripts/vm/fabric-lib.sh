@@ -4,6 +4,8 @@
 #   lp_wait_file PATH TIMEOUT   wait until PATH exists
 #   lp_barrier NAME TIMEOUT     all LP_FABRIC_N guests meet (files barrier.NAME.<id> in the job dir)
 #   lp_wait_port PORT TIMEOUT   wait until a local TCP port listens (/proc/net/tcp, tcp6)
+#   lp_pair_serve LP_RDMA PORT LOG   the serving guest of a two-guest lp-rdma test: serve on
+#                               PORT, write "ready" in the job dir once it listens, stop at "done"
 #
 # Each returns 0 on success, 1 on timeout (TIMEOUT in whole seconds), 2 when the runner wrote
 # "abort" into the job dir (a guest died). Polling backs off from 0.05 s to 1 s, so idle guests
@@ -95,5 +97,14 @@ lp__listening() { # PORT (hex, 4 digits)
 lp_wait_port() {
 	lp__hex=$(printf '%04X' "$1") || return 1
 	lp__poll lp__listening "${2:-60}" "$lp__hex" || return $?
+	return 0
+}
+
+lp_pair_serve() {
+	"$1" --server -p "$2" >"$3" 2>&1 &
+	lp__srv=$!
+	lp_wait_port "$2" 60 && : >"$LP_FABRIC_JOB/ready"
+	lp_wait_file "$LP_FABRIC_JOB/done" 300
+	kill $lp__srv 2>/dev/null
 	return 0
 }

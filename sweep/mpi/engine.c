@@ -343,7 +343,11 @@ static void push_cell(struct lp_sweep_mpi *x, const struct lp_sweep_cell *c)
 
 static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, bool lat)
 {
+	double k = lat ? 1 : 8; /* the value's unit: p50 us, or Gb/s from the intervals' GB/s */
+
 	c->iters = r->iters;
+	c->ival_min = r->ival_sum.min * k;
+	c->ival_max = r->ival_sum.max * k;
 	if (lat) {
 		c->lat = r->lat_us;
 		c->halved = r->lat_halved;
@@ -426,7 +430,7 @@ static void client_test(struct lp_rdma_dev *dev, struct lp_oob *oob, struct clie
 		snprintf(a->c.error, sizeof(a->c.error), "out of memory");
 		return;
 	}
-	ret = lp_rdma_client_run(dev, oob, p, a->server, r);
+	ret = lp_rdma_client_run(dev, oob, p, a->server, NULL, r);
 	a->c.status = r->status ? r->status : ret;
 	if (a->c.status)
 		snprintf(a->c.error, sizeof(a->c.error), "%s",
@@ -436,6 +440,7 @@ static void client_test(struct lp_rdma_dev *dev, struct lp_oob *oob, struct clie
 	/* what the ports recorded, a failed test's too (often the best evidence) */
 	lp_sweep_ctr_end_fill(&a->c.ctr_client, &r->ctr_local);
 	lp_sweep_ctr_end_fill(&a->c.ctr_server, &r->ctr_remote);
+	lp_rdma_result_free(r);
 	free(r);
 }
 

@@ -420,7 +420,7 @@ static void send_v2_frame(int fd, uint16_t type)
 	assert_int_equal(write(fd, hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
 }
 
-static const char v2_line[] = "speaks linkperf wire version 2, this build needs 3";
+static const char v2_line[] = "speaks linkperf wire version 2, this build needs 4";
 
 /* The client meets an old server: its answer to HELLO is a version-2 frame. */
 static void test_proto_old_server(void **state)
@@ -440,11 +440,12 @@ static void test_proto_old_server(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
 	send_v2_frame(sv[1], LP_MSG_ACCEPT); /* waits in the socket until the client reads */
-	assert_int_equal(lp_rdma_client_run(&dev, &oob, &p, "old-server", &r), -EPROTONOSUPPORT);
+	assert_int_equal(lp_rdma_client_run(&dev, &oob, &p, "old-server", NULL, &r),
+			 -EPROTONOSUPPORT);
 	assert_int_equal(r.status, -EPROTONOSUPPORT);
 	assert_string_equal(r.error, "peer old-server speaks linkperf wire version 2, this build "
-				     "needs 3");
-	/* The HELLO it sent is a version-3 frame. */
+				     "needs 4");
+	/* The HELLO it sent is a version-4 frame. */
 	assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 1000), 0);
 	assert_int_equal(type, LP_MSG_HELLO);
 	close(sv[0]);

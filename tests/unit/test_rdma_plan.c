@@ -155,6 +155,19 @@ static void test_plan_rejects(void **state)
 	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
 	assert_non_null(strstr(why, "timeout"));
 
+	/* --interval: every run gets it; a period under 0.1 s, or not a number, is refused */
+	lp_rdma_plan_init(&pl);
+	pl.tests = "write_lat,write_bw";
+	pl.base.interval_s = 0.5;
+	assert_int_equal(build(&pl, runs, &n, why), 0);
+	assert_true(runs[0].interval_s == 0.5 && runs[1].interval_s == 0.5);
+	pl.base.interval_s = 0.05;
+	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
+	assert_non_null(strstr(why, "write_lat size 2: interval 0.05 s out of range"));
+	pl.base.interval_s = NAN;
+	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
+	assert_non_null(strstr(why, "interval nan s"));
+
 	/* more runs than room: -E2BIG, and the bound is exact */
 	lp_rdma_plan_init(&pl);
 	pl.tests = "write_bw,read_bw";

@@ -72,8 +72,9 @@ static void test_cell_bad_fields(void **state)
 	lat_cell(&c);
 	encode(&lp_sweep_cell_record, &c, &w);
 	bad = w;
-	/* halved: before 4 doubles of bandwidth, iters and two empty counter ends (bool, 2 u32) */
-	bad.data[w.len - 8 * 5 - 2 * 9 - 1] = 2;
+	/* halved: before the doubles of bandwidth (4), iters, the interval min and max and two
+	 * empty counter ends (bool, 2 u32) */
+	bad.data[w.len - 8 * 7 - 2 * 9 - 1] = 2;
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
 	bad = w;

@@ -7,11 +7,7 @@ B=${LP_BUILD:-build}/lp-rdma
 J=$LP_FABRIC_JOB
 PORT=19300
 if [ "$LP_FABRIC_ID" = 1 ]; then
-	"$B" --server -p $PORT >"$OUT/srv.log" 2>&1 &
-	srv=$!
-	lp_wait_port $PORT 60 && : >"$J/ready"
-	lp_wait_file "$J/done" 300
-	kill $srv 2>/dev/null
+	lp_pair_serve "$B" $PORT "$OUT/srv.log"
 	exit 0
 fi
 fails=0

@@ -64,7 +64,7 @@ child(const struct lp_sweep_mpi *x, int sock, int res_fd, const struct lp_oob *t
 /* One frame from the child to the peer. false: the child's end is closed (it exited). */
 static bool relay_up(struct lp_mpi_oob *o, int sock)
 {
-	static struct lp_wbuf w; /* one relay at a time per rank */
+	struct lp_wbuf w; /* on the stack: load modes relay several sessions on threads */
 	uint16_t type;
 
 	lp_wbuf_init(&w);
@@ -77,7 +77,7 @@ static bool relay_up(struct lp_mpi_oob *o, int sock)
 /* One frame from the peer to the child; the peer's GONE closes the child's channel. */
 static void relay_down(struct lp_mpi_oob *o, int sock)
 {
-	static struct lp_wbuf w;
+	struct lp_wbuf w;
 	uint16_t type;
 
 	lp_wbuf_init(&w);

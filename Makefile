@@ -92,7 +92,7 @@ UNIT_SRC := $(filter-out tests/unit/test_gpu_%,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-asan check-headers check-format format asan demo bench clean info man completions \
+.PHONY: ldlibs all check check-asan check-headers check-format format asan demo bench clean info man completions \
 	install uninstall version FORCE
 all: info $(TOOLS) $(if $(filter 1,$(HAVE_CMOCKA)),$(UNIT_BIN))
 
@@ -122,6 +122,10 @@ $(BUILD)/mpi/%.o: %.c
 
 version:
 	@echo $(LP_VERSION_STR)
+
+# the libraries this build links (tests that link liblinkperf.a themselves use them)
+ldlibs:
+	@echo '$(LDLIBS_ALL)'
 
 $(BUILD)/version: FORCE
 	@mkdir -p $(dir $@)

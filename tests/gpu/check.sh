@@ -16,7 +16,7 @@ check_build() {
 	fi
 	mkdir -p "$B/tests"
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -isystem "$cuda/include" \
-		-o "$B/tests/$name" "tests/gpu/$name.c" "$lib" \
-		-L"$cuda/lib64" -lcudart_static "$@" -ldl -lrt -lstdc++ -lm -lpthread || { echo "$name: build failed"; exit 1; }
+		-o "$B/tests/$name" "tests/gpu/$name.c" "$lib" "$@" \
+		$(make -s --no-print-directory ldlibs) || { echo "$name: build failed"; exit 1; }
 }
 fail() { echo "FAIL: $*"; exit 1; }

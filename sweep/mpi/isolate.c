@@ -6,7 +6,9 @@
  * registers no memory, so fork needs no ibv_fork_init; librdmacm's shared
  * contexts are the parent's, and the kernel refuses a child's verbs on them), speaks lp_wire frames on a
  * socketpair that the parent relays to the session's MPI tag, never calls MPI
- * and leaves with _exit.
+ * and leaves with _exit. It dies with its rank (PR_SET_PDEATHSIG): an orphan
+ * would hold the rank's stdout and stderr open, and mpirun counts a rank dead
+ * only once they close, so a killed rank's survivors would wait for its child.
  */
 #include "sweep/mpi/sweep_mpi.h"
 
@@ -16,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,7 +33,7 @@
 
 /* The child: its own device like x->dev, the socket as its lp_oob, the result on res_fd. */
 static void __attribute__((noreturn))
-child(const struct lp_sweep_mpi *x, int sock, int res_fd, const struct lp_oob *tmpl,
+child(const struct lp_sweep_mpi *x, pid_t rank, int sock, int res_fd, const struct lp_oob *tmpl,
       void (*side)(struct lp_rdma_dev *, struct lp_oob *, void *, struct lp_wbuf *), void *arg)
 {
 	const struct lp_rdma_devinfo *di = lp_rdma_dev_info(x->dev);
@@ -45,6 +48,8 @@ child(const struct lp_sweep_mpi *x, int sock, int res_fd, const struct lp_oob *t
 	uint32_t len;
 	int ret;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != rank)
+		_exit(6); /* the rank died before the line above: nobody waits for this test */
 	oob.ops = &lp_oob_tcp_ops;
 	oob.ctx = &sock;
 	if (!out)
@@ -123,7 +128,7 @@ int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const 
 	unsigned sleep_us = 50;
 	int sv[2], res[2], st = 0, ret;
 	bool up = true, killed = false, signalled = false;
-	pid_t pid;
+	pid_t pid, rank;
 
 	lp_wbuf_init(out);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
@@ -134,11 +139,12 @@ int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const 
 		goto fail;
 	}
 	fflush(NULL); /* nothing buffered is written twice */
+	rank = getpid();
 	pid = fork();
 	if (pid == 0) {
 		close(sv[0]);
 		close(res[0]);
-		child(x, sv[1], res[1], oob, side, arg);
+		child(x, rank, sv[1], res[1], oob, side, arg);
 	}
 	close(sv[1]);
 	close(res[1]);

@@ -101,8 +101,14 @@ def confident(d):
 def lat_only_link(v):
     # On a 2-core TCG host a ping-pong between two spinning guests sometimes lands in a slow
     # scheduling regime (p50 ~8x) that persists through retests; in a bandwidth fault scenario
-    # a latency-only link verdict is reported, not failed.
-    return v["kind"].startswith("link") and "write_bw" not in v["metrics"]
+    # a latency-only link verdict is reported, not failed. A guest's ping-pongs as a whole can
+    # run 10-15 % slower for minutes likewise (lpnode3 as a write_lat client 0.87x with all 3
+    # partners and a retest, in the link scenario of one CI run): a mild latency-only node
+    # verdict (0.8x or milder) in a bandwidth scenario is reported too, not failed. Both are
+    # measured, not invented; the injected fault is what the scenario checks.
+    lat_only = "write_bw" not in v["metrics"]
+    mild_node = v["kind"] == "node_slow" and v.get("ratio") is not None and v["ratio"] >= 0.8
+    return lat_only and (v["kind"].startswith("link") or mild_node)
 
 
 def fault(name, metric, right, cand_right, lat_links_ok=True):

@@ -166,19 +166,29 @@ static void incast(struct lp_sweep_run *r, int slow, int unfair, int failed)
 		}
 }
 
-/* Latency into each receiver during its incast: 1.5x idle, 20x into receiver `bad`. */
-static void incast_victims(struct lp_sweep_run *r, int bad)
+/* Latency into each receiver b during its incast: f[b] times idle. */
+static void incast_victims_f(struct lp_sweep_run *r, const double *f)
 {
 	for (int b = 0; b < N; b++) {
 		int a = (b + N - 1) % N;
 		struct lp_sweep_cell c;
 
 		lp_sweep_cell_init(&c, LAT, a, b, LP_PHASE_INCAST_VICTIM, b);
-		c.lat.p50 = 2 * jitter(a, b) * (b == bad ? 20 : 1.5);
-		c.lat.p99 = 4 * jitter(a, b) * (b == bad ? 20 : 1.5);
+		c.lat.p50 = 2 * jitter(a, b) * f[b];
+		c.lat.p99 = 4 * jitter(a, b) * f[b];
 		c.value = c.lat.p50;
 		assert_int_equal(lp_sweep_add_cell(r, &c), 0);
 	}
+}
+
+/* Latency into each receiver during its incast: 1.5x idle, 20x into receiver `bad`. */
+static void incast_victims(struct lp_sweep_run *r, int bad)
+{
+	double f[N];
+
+	for (int b = 0; b < N; b++)
+		f[b] = b == bad ? 20 : 1.5;
+	incast_victims_f(r, f);
 }
 
 static void test_incast(void **state)
@@ -235,6 +245,30 @@ static void test_incast(void **state)
 	assert_int_equal(count(&r, LP_VERDICT_LOAD_IMPACT, 3), 1);
 	assert_int_equal(r.nverdicts, 1);
 	assert_non_null(strstr(r.verdicts[0].reason, "into it from n2 during its incast"));
+	lp_sweep_run_free(&r);
+
+	/*
+	 * One victim cell per receiver has no noise estimate: a receiver is named only
+	 * impact_max above every other one. The healthy TCG fabric's factors of one CI run
+	 * (30, 9.5, 8, 42x: 30 is 3.2x the others' median) name nobody; its shaped receiver
+	 * (92x against 23, 21, 34x) is named.
+	 */
+	static const double healthy_f[N] = { 30.0, 9.49, 7.99, 41.89 },
+			    shaped_f[N] = { 22.9, 21.1, 92.2, 33.8 };
+
+	idle_run(&r);
+	incast(&r, -1, -1, -1);
+	incast_victims_f(&r, healthy_f);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(count(&r, LP_VERDICT_LOAD_IMPACT, -1), 0);
+	lp_sweep_run_free(&r);
+	idle_run(&r);
+	incast(&r, -1, -1, -1);
+	incast_victims_f(&r, shaped_f);
+	assert_int_equal(lp_sweep_diagnose(&r), 0);
+	assert_int_equal(count(&r, LP_VERDICT_LOAD_IMPACT, -1), 1);
+	assert_int_equal(count(&r, LP_VERDICT_LOAD_IMPACT, 2), 1);
+	assert_non_null(strstr(r.verdicts[0].reason, "the other nodes up to 33.80x"));
 	lp_sweep_run_free(&r);
 }
 

@@ -11,8 +11,7 @@ if [ "$LP_FABRIC_ID" = 1 ]; then
 	exit 0
 fi
 fails=0
-ok() { echo "ok $1"; }
-bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+. tests/guest-lib.sh
 SERVER=$(echo "$LP_FABRIC_IPS" | cut -d' ' -f2)
 
 # 1. --check on rxe0: no FAIL (exit 0); the port, the netdev and a RoCE v2 GID for 10.9.0.1 are OK;

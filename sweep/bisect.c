@@ -63,7 +63,11 @@ static int dcmp(const void *x, const void *y)
 static double probe1(struct bis *b, enum lp_coll_probe_kind kind, int first, int count, int x,
 		     int y, double ref)
 {
-	struct lp_coll_probe p = { .first = first, .count = count, .a = x, .b = y, .ref = ref };
+	struct lp_coll_probe p = { .first = first,
+				   .count = count,
+				   .ref = ref,
+				   .a = kind == LP_COLL_PROBE_EDGE ? b->order[x] : -1,
+				   .b = kind == LP_COLL_PROBE_EDGE ? b->order[y] : -1 };
 	double val = NAN;
 	int rc;
 
@@ -86,17 +90,24 @@ static double probe1(struct bis *b, enum lp_coll_probe_kind kind, int first, int
 static void pool(struct bis *b, const double *v, int n)
 {
 	double mean = 0;
+	int k = 0;
 
+	/* on a log scale: bandwidth noise is a factor, and a 100x slow probe is no outlier of it */
 	for (int i = 0; i < n; i++)
-		mean += v[i] / n;
-	if (n < 2 || !(mean > 0))
+		if (v[i] > 0) {
+			mean += log(v[i]);
+			k++;
+		}
+	if (k < 2)
 		return;
+	mean /= k;
 	for (int i = 0; i < n; i++)
-		b->ss += (v[i] / mean - 1) * (v[i] / mean - 1);
-	b->dof += n - 1;
+		if (v[i] > 0)
+			b->ss += (log(v[i]) - mean) * (log(v[i]) - mean);
+	b->dof += k - 1;
 }
 
-/* The probes' relative noise; NaN before two probes of one thing. */
+/* The probes' noise (standard deviation of their logarithm: ~ the CV); NaN before two probes of one thing. */
 static double noise(const struct bis *b)
 {
 	return b->dof ? sqrt(b->ss / b->dof) : NAN;
@@ -147,7 +158,7 @@ static struct meas edge(struct bis *b, int x, int y, double level, int nmin)
 
 /*
  * x is below thr x level, and by more than K_SIGMA standard errors of the
- * probes' noise (unknown noise: the ratio alone).
+ * probes' noise, on a log scale (unknown noise: the ratio alone).
  */
 static bool below(const struct bis *b, struct meas x, struct meas level, double thr)
 {
@@ -155,9 +166,9 @@ static bool below(const struct bis *b, struct meas x, struct meas level, double 
 
 	if (!(x.val < thr * level.val))
 		return false;
-	if (!isfinite(s))
-		return true;
-	return level.val - x.val > K_SIGMA * s * level.val * sqrt(1.0 / x.n + 1.0 / level.n);
+	if (!isfinite(s) || !(x.val > 0))
+		return true; /* a failed probe: 0 */
+	return log(level.val / x.val) > K_SIGMA * s * sqrt(1.0 / x.n + 1.0 / level.n);
 }
 
 /* x is clearly above y (the same test the other way round, without a ratio). */
@@ -165,8 +176,10 @@ static bool clearly_above(const struct bis *b, struct meas x, struct meas y)
 {
 	double s = noise(b);
 
-	return x.val > y.val &&
-	       (!isfinite(s) || x.val - y.val > K_SIGMA * s * x.val * sqrt(1.0 / x.n + 1.0 / y.n));
+	if (!(x.val > y.val))
+		return false;
+	return !isfinite(s) || !(y.val > 0) ||
+	       log(x.val / y.val) > K_SIGMA * s * sqrt(1.0 / x.n + 1.0 / y.n);
 }
 
 static void name(const struct bis *b, char *dst, size_t len, int idx)
@@ -355,6 +368,12 @@ static void whole_part(struct bis *b, int lo, int cnt, double ref, double edges,
 			"the ring of %s .. %s (%d nodes) runs at %.2fx %s and none of its edges is "
 			"slow alone (healthy edges %.3g GB/s): nothing stands out beyond the noise",
 			x, y, cnt, val / ref, what, edges);
+	else if (K_SIGMA * noise(b) * sqrt(2) > 1 - b->o->ratio)
+		/* no slow edge is no evidence when the probes could not have seen one */
+		verdict(b, LP_COLL_GUILTY_INCONCLUSIVE, -1, -1, val / ref,
+			"the ring of %s .. %s (%d nodes) runs at %.2fx %s, but the pair probes' noise "
+			"(%.1f %%) hides an edge %.0f %% slow: node, link or concurrency cannot be told",
+			x, y, cnt, val / ref, what, 100 * noise(b), 100 * (1 - b->o->ratio));
 	else
 		verdict(b, LP_COLL_GUILTY_CONCURRENCY, -1, -1, val / ref,
 			"the ring of %s .. %s (%d nodes) runs at %.2fx %s, but none of its edges is "
@@ -530,8 +549,6 @@ static void halves(struct bis *b, int lo, int k, int cnt, double level, double *
 		    (!isfinite(level) || fabs(fmin(*x_p, *y_p) / level - rd) >= m * rd))
 			break;
 	}
-	pool(b, xs, n);
-	pool(b, ys, n);
 }
 
 /* Both halves slow alike against the level: what the part shares. */
@@ -546,6 +563,33 @@ static void shared(struct bis *b, int lo, int cnt, double x, double y, double le
 		"both halves of %s .. %s (%d nodes) are slow alike (%.3g and %.3g GB/s busbw, "
 		"%.2fx the reference %.3g): the fault is what they share",
 		p, q, cnt, x, y, fmax(x, y) / level, level);
+}
+
+/*
+ * Both halves of a part below a healthy sibling's level: what they share, if
+ * the part's own edges (four, spread over it) run slow against healthy nodes'
+ * edges too; else the rings misled the descent (their noise): inconclusive.
+ */
+static void shared_confirm(struct bis *b, int lo, int cnt, const struct healthy *hh, double x,
+			   double y, double ring_level)
+{
+	struct meas level = edge_level(b, hh);
+	int nslow = 0, n = 0;
+
+	for (int i = 0; i < 4 && budget(b); i++) {
+		int u = lo + (i * cnt) / 4;
+		struct meas e = edge(b, u, lo + (u - lo + 1) % cnt, level.val, 1);
+
+		n++;
+		nslow += below(b, e, level, b->o->ratio);
+	}
+	if (n && nslow == n)
+		shared(b, lo, cnt, x, y, ring_level);
+	else
+		verdict(b, LP_COLL_GUILTY_INCONCLUSIVE, lo, lo + cnt - 1, fmax(x, y) / ring_level,
+			"both halves of this part run below its healthy sibling (%.2fx), but %d of "
+			"%d of its edges run at the healthy edges' rate (%.3g GB/s, noise %.1f %%)",
+			fmax(x, y) / ring_level, n - nslow, n, level.val, 100 * noise(b));
 }
 
 int lp_coll_bisect(int n, const int *order, const struct lp_coll_probe_ops *ops, void *arg,
@@ -591,7 +635,9 @@ int lp_coll_bisect(int n, const int *order, const struct lp_coll_probe_ops *ops,
 			cnt = fx ? k : cnt - k;
 			continue;
 		}
-		if (isfinite(level) && x < r * level && y < r * level)
+		if (isfinite(level) && x < r * level && y < r * level && hh.n >= 2)
+			shared_confirm(&b, lo, cnt, &hh, x, y, level);
+		else if (isfinite(level) && x < r * level && y < r * level)
 			shared(&b, lo, cnt, x, y, level);
 		else if (!isfinite(level) && cur >= r * fmin(x, y))
 			verdict(&b, LP_COLL_GUILTY_NONE, -1, -1, cur / fmin(x, y),
@@ -607,5 +653,157 @@ int lp_coll_bisect(int n, const int *order, const struct lp_coll_probe_ops *ops,
 			"the probe budget (%d) ran out before a part stood out", o->max_probes);
 	else
 		resolve(&b, lo, cnt, &hh, level);
+	return b.stop ? -EINTR : 0;
+}
+
+/* ---- the ceiling names slow edges: retest them, and tell node from link by the matrix ---- */
+
+static double median_of(double *v, int n)
+{
+	return n ? median(v, n) : NAN;
+}
+
+/* The median of node u's measured edges out of it (out) or into it, but the one with w. */
+static double side_median(const struct lp_coll_fabric *f, int u, int w, bool out)
+{
+	double *v = malloc(sizeof(double) * (size_t)f->n), m;
+	int n = 0;
+
+	if (!v)
+		return NAN;
+	for (int z = 0; z < f->n; z++) {
+		double x = out ? f->bw[(size_t)u * f->n + z] : f->bw[(size_t)z * f->n + u];
+
+		if (z != u && z != w && x > 0)
+			v[n++] = x;
+	}
+	m = median_of(v, n);
+	free(v);
+	return m;
+}
+
+/* The typical edge of the ring over order: the median of its measured edges. */
+static double ring_typical(const struct lp_coll_fabric *f, const int *order, int k)
+{
+	double *v = malloc(sizeof(double) * (size_t)k), m;
+	int n = 0;
+
+	if (!v)
+		return NAN;
+	for (int i = 0; i < k; i++) {
+		double x = f->bw[(size_t)order[i] * f->n + order[(i + 1) % k]];
+
+		if (x > 0)
+			v[n++] = x;
+	}
+	m = median_of(v, n);
+	free(v);
+	return m;
+}
+
+/* Edge a -> b retested o->repeats times: the median, each probe kept as evidence. */
+static double retest(struct bis *b, int a, int z, double typical)
+{
+	double v[16];
+	int n = 0;
+
+	for (int i = 0; i < LP_MIN(LP_MAX(b->o->repeats, 1), 15) && budget(b); i++) {
+		struct lp_coll_probe p = { .a = a, .b = z, .ref = typical, .first = 0, .count = 0 };
+		double val = NAN;
+		int rc = b->ops->edge(b->arg, a, z, &val);
+
+		snprintf(p.kind, sizeof(p.kind), "%s", lp_coll_probe_names[LP_COLL_PROBE_EDGE]);
+		b->v->probes++;
+		if (rc == -EINTR)
+			b->stop = true;
+		p.value = rc ? NAN : val;
+		p.slow = !(p.value >= b->o->ratio * typical);
+		if (b->v->nprobe < LP_COLL_MAX_PROBES)
+			b->v->probe[b->v->nprobe++] = p;
+		v[n++] = rc ? 0 : val;
+	}
+	return median_of(v, n);
+}
+
+static void name_node(const struct lp_coll_bisect_opts *o, char *dst, size_t len, int node)
+{
+	if (o->names && node >= 0 && o->names[node])
+		snprintf(dst, len, "%s", o->names[node]);
+	else
+		snprintf(dst, len, "node %d", node);
+}
+
+/* A confirmed slow edge a -> z: its sender's other edges out, its receiver's in, say which. */
+static void classify(struct bis *b, const struct lp_coll_fabric *f, int a, int z, double m,
+		     double typical, double matrix)
+{
+	struct lp_coll_verdict *v = b->v;
+	double out = side_median(f, a, z, true), in = side_median(f, z, a, false), r = b->o->ratio;
+	enum lp_coll_guilty kind = LP_COLL_GUILTY_LINK;
+	char an[LP_COLL_NODE_LEN], zn[LP_COLL_NODE_LEN];
+
+	if (out < r * typical || in < r * typical) {
+		kind = LP_COLL_GUILTY_NODE;
+		v->dirs = out <= in ? LP_COLL_DIR_OUT : LP_COLL_DIR_IN;
+	}
+	snprintf(v->kind, sizeof(v->kind), "%s", lp_coll_guilty_names[kind]);
+	v->a = kind == LP_COLL_GUILTY_NODE && v->dirs == LP_COLL_DIR_IN ? z : a;
+	v->b = kind == LP_COLL_GUILTY_LINK ? z : -1;
+	name_node(b->o, v->a_name, sizeof(v->a_name), v->a);
+	if (v->b >= 0)
+		name_node(b->o, v->b_name, sizeof(v->b_name), v->b);
+	v->ratio = m / typical;
+	name_node(b->o, an, sizeof(an), a);
+	name_node(b->o, zn, sizeof(zn), z);
+	snprintf(v->reason, sizeof(v->reason),
+		 "the ring's slowest edge %s -> %s runs at %.3g GB/s in the matrix and %.3g in its "
+		 "retests, %.2fx the ring's typical edge (%.3g); its sender's other edges out run "
+		 "%.3g, its receiver's other edges in %.3g: %s",
+		 an, zn, matrix, m, m / typical, typical, out, in,
+		 kind == LP_COLL_GUILTY_LINK  ? "the pair, not either end"
+		 : v->dirs == LP_COLL_DIR_OUT ? "the sender's egress"
+					      : "the receiver's ingress");
+}
+
+int lp_coll_targeted(const struct lp_coll_fabric *f, const int *order, int k,
+		     const struct lp_coll_ceiling *c, const struct lp_coll_probe_ops *ops,
+		     void *arg, const struct lp_coll_bisect_opts *o, struct lp_coll_verdict *v)
+{
+	struct bis b = { ops, arg, o, order, k, v, false, 0, 0 };
+	double typical = ring_typical(f, order, k), worst = INFINITY;
+	int wa = -1, wz = -1;
+	double wm = NAN;
+
+	memset(v, 0, sizeof(*v));
+	v->a = v->b = -1;
+	v->ratio = NAN;
+	if (k < 2 || !ops || !ops->edge || !(o->ratio > 0 && o->ratio < 1))
+		return -EINVAL;
+	for (uint32_t i = 0; i < c->nbott && budget(&b); i++) {
+		const struct lp_coll_edge *e = &c->bott[i];
+		double m;
+
+		if (strcmp(e->limit, "edge") || !(e->gbs < o->ratio * typical))
+			continue;
+		m = retest(&b, e->a, e->b, typical);
+		if (m < worst) {
+			worst = m;
+			wa = e->a;
+			wz = e->b;
+			wm = e->gbs;
+		}
+	}
+	if (wa < 0)
+		verdict(&b, LP_COLL_GUILTY_NONE, -1, -1, NAN,
+			"no edge of the ring runs below %.2fx its typical edge (%.3g GB/s) in the "
+			"matrix",
+			o->ratio, typical);
+	else if (!(worst < o->ratio * typical))
+		verdict(&b, LP_COLL_GUILTY_INCONCLUSIVE, -1, -1, worst / typical,
+			"the matrix's slowest edge of the ring (%.3g GB/s) ran at %.3g in its "
+			"retests, %.2fx the typical edge (%.3g): it did not stay slow",
+			wm, worst, worst / typical, typical);
+	else
+		classify(&b, f, wa, wz, worst, typical, wm);
 	return b.stop ? -EINTR : 0;
 }

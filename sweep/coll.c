@@ -130,6 +130,60 @@ void lp_coll_bw(enum lp_coll_kind k, int n, uint64_t bytes, double sec, double *
 	*busbw_p = alg * lp_coll_factor(k, n);
 }
 
+float lp_coll_value(int rank, uint64_t i)
+{
+	return (float)((rank % 16 + 1) * (int)(i % 7 + 1));
+}
+
+void lp_coll_fill(int rank, const struct lp_coll_shape *s, float *send)
+{
+	for (uint64_t i = 0; i < s->send_count; i++)
+		send[i] = lp_coll_value(rank, i);
+}
+
+int64_t lp_coll_check(enum lp_coll_kind k, int rank, int n, int root, const struct lp_coll_shape *s,
+		      const float *res)
+{
+	uint64_t base = s->param_count, count = k == LP_COLL_ALLGATHER || k == LP_COLL_ALLTOALL
+							? base * (uint64_t)n
+						: k == LP_COLL_REDUCESCATTER ? base
+									     : s->param_count;
+	int64_t wrong = 0;
+	long tot =
+		0; /* the sum over ranks of their factor: a reduction's element i is tot x g(i) */
+
+	if (k == LP_COLL_REDUCE && rank != root)
+		return 0;
+	for (int r = 0; r < n; r++)
+		tot += r % 16 + 1;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t p = base ? i / base : 0, j = base ? i % base : i;
+		float want;
+
+		switch (k) {
+		case LP_COLL_ALLGATHER:
+			want = lp_coll_value((int)p, j);
+			break;
+		case LP_COLL_REDUCESCATTER:
+			want = (float)(tot * (long)(((uint64_t)rank * base + i) % 7 + 1));
+			break;
+		case LP_COLL_ALLTOALL:
+			want = lp_coll_value((int)p, (uint64_t)rank * base + j);
+			break;
+		case LP_COLL_BROADCAST:
+			want = lp_coll_value(root, i);
+			break;
+		case LP_COLL_SENDRECV:
+			want = lp_coll_value((rank - 1 + n) % n, i);
+			break;
+		default: /* allreduce, reduce */
+			want = (float)(tot * (long)(i % 7 + 1));
+		}
+		wrong += res[i] != want;
+	}
+	return wrong;
+}
+
 void lp_coll_result_init(struct lp_coll_result *r, enum lp_coll_kind coll, enum lp_coll_path path,
 			 const char *group, int nranks)
 {
@@ -333,6 +387,7 @@ size_t lp_coll_judge(const struct lp_coll_run *cr, struct lp_coll_judgement *out
 		out[k].ratio =
 			out[k].ceil && out[k].ceil->busbw > 0 ? r->busbw / out[k].ceil->busbw : NAN;
 		out[k].at_limit = isfinite(out[k].ratio) && out[k].ratio >= cr->limit_ratio;
+		out[k].above = isfinite(out[k].ratio) && out[k].ratio > LP_COLL_ABOVE;
 	}
 	return n;
 }

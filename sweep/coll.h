@@ -80,6 +80,25 @@ int lp_coll_shape(enum lp_coll_kind k, uint64_t size, size_t elt, int n, struct 
 void lp_coll_bw(enum lp_coll_kind k, int n, uint64_t bytes, double sec, double *algbw_p,
 		double *busbw_p);
 
+/*
+ * The data every path sends and checks (float, like nccl-tests' default):
+ * element i of rank r's send buffer is ((r % 16) + 1) x ((i % 7) + 1), so
+ * every sum over ranks is an integer below 2^24 (exact in float) up to
+ * 280,000 ranks, and a block from the wrong rank or offset shows.
+ */
+float lp_coll_value(int rank, uint64_t i);
+/* Fill rank's send buffer: s->send_count elements. */
+void lp_coll_fill(int rank, const struct lp_coll_shape *s, float *send);
+/*
+ * Elements of rank's result that differ from what collective k must give
+ * over n ranks (root: broadcast's and reduce's; sendrecv: from rank - 1). res
+ * holds the result as the call leaves it in the receive buffer: count,
+ * n x base or base elements from its start; a reduce's non-root ranks have
+ * no result (0).
+ */
+int64_t lp_coll_check(enum lp_coll_kind k, int rank, int n, int root, const struct lp_coll_shape *s,
+		      const float *res);
+
 /* ---- results -------------------------------------------------------------------------------- */
 
 /*
@@ -266,7 +285,7 @@ extern const char *const lp_coll_guilty_names[];
 
 enum lp_coll_probe_kind { LP_COLL_PROBE_RING = 0, LP_COLL_PROBE_EDGE = 1 };
 
-/* One measurement the bisection made: a ring over order[first .. first+count) or the pair a->b. */
+/* One measurement the bisection made: a ring over order[first .. first+count), or nodes a -> b. */
 extern const char *const lp_coll_probe_names[]; /* "ring", "edge", NULL */
 
 struct lp_coll_probe {
@@ -314,6 +333,19 @@ extern const struct lp_record lp_coll_verdict_record;
  */
 int lp_coll_bisect(int n, const int *order, const struct lp_coll_probe_ops *ops, void *arg,
 		   const struct lp_coll_bisect_opts *o, struct lp_coll_verdict *v);
+
+/*
+ * The ceiling c of the ring over order[0..k) (indices into f) holds it at
+ * edges the matrix shows slow (below o->ratio x the ring's typical edge, the
+ * median): each is retested o->repeats times through ops->edge (the caller's
+ * node indices, as f's), and the slowest that stays slow is named, as the
+ * node whose other edges out of it (or into it) are slow too in the matrix,
+ * else as the link. kind "none" when no edge of the ring is slow in the
+ * matrix, "inconclusive" when the retests clear it. 0, -EINVAL, -EINTR.
+ */
+int lp_coll_targeted(const struct lp_coll_fabric *f, const int *order, int k,
+		     const struct lp_coll_ceiling *c, const struct lp_coll_probe_ops *ops,
+		     void *arg, const struct lp_coll_bisect_opts *o, struct lp_coll_verdict *v);
 
 /* ---- claims ------------------------------------------------------------------------------- */
 
@@ -392,7 +424,10 @@ struct lp_coll_judgement {
 	const struct lp_coll_ceiling *ceil; /* the ring's (chain, direct); NULL none */
 	double ratio;			    /* busbw / the ceiling's; NaN none */
 	bool at_limit; /* ratio >= the run's limit_ratio: the named edges hold it */
+	bool above;    /* ratio > LP_COLL_ABOVE: not this scheme over these links (NVLS, SHARP,
+			* a tree, or links other than the ones measured) */
 };
+#define LP_COLL_ABOVE 1.1
 
 #define LP_COLL_MAX_IMPORT 8
 

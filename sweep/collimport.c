@@ -1104,17 +1104,35 @@ int lp_coll_topo_ceiling(const struct lp_coll_topo *t, const struct lp_coll_fabr
 	size_t nfl = 0, total = 0;
 	int intra = 0, rc;
 
-	for (int i = 0; i < t->nrings; i++)
-		total += (size_t)t->rings[i].n;
-	if (!t->nrings || !total || t->nranks < 2)
+	struct lp_coll_topo_ring rank_order = { 0, t->nranks, NULL };
+	const struct lp_coll_topo_ring *rings = t->rings;
+	int nrings = t->nrings;
+
+	if (!nrings &&
+	    t->nranks >= 2) { /* no NCCL lines: its ring in rank order, as NCCL's usual */
+		rank_order.order = malloc(sizeof(int) * (size_t)t->nranks);
+		if (!rank_order.order)
+			return -ENOMEM;
+		for (int i = 0; i < t->nranks; i++)
+			rank_order.order[i] = i;
+		rings = &rank_order;
+		nrings = 1;
+	}
+	for (int i = 0; i < nrings; i++)
+		total += (size_t)rings[i].n;
+	if (!nrings || !total || t->nranks < 2) {
+		free(rank_order.order);
 		return -ENOENT;
+	}
 	fl = malloc(sizeof(*fl) * total);
-	if (!fl)
+	if (!fl) {
+		free(rank_order.order);
 		return -ENOMEM;
-	for (int i = 0; i < t->nrings; i++) {
-		const struct lp_coll_topo_ring *rg = &t->rings[i];
+	}
+	for (int i = 0; i < nrings; i++) {
+		const struct lp_coll_topo_ring *rg = &rings[i];
 		/* every channel carries 1/C of the data: 2(n-1)/n of it over each of its edges */
-		double load = lp_coll_factor(LP_COLL_ALLREDUCE, t->nranks) / t->nrings;
+		double load = lp_coll_factor(LP_COLL_ALLREDUCE, t->nranks) / nrings;
 
 		for (int k = 0; k < rg->n; k++) {
 			int a = rg->order[k], b = rg->order[(k + 1) % rg->n];
@@ -1129,11 +1147,12 @@ int lp_coll_topo_ceiling(const struct lp_coll_topo *t, const struct lp_coll_fabr
 	}
 	rc = nfl ? lp_coll_ceiling_flows(f, LP_COLL_ALLREDUCE, t->nranks, fl, nfl, c) : -ENOENT;
 	free(fl);
+	free(rank_order.order);
 	if (rc)
 		return rc;
 	c->unknown += intra;
 	c->nedges += intra;
-	snprintf(c->group, sizeof(c->group), "nccl:%.26s", base_name(t->src));
+	snprintf(c->group, sizeof(c->group), "%s", base_name(t->src));
 	return 0;
 }
 

@@ -148,9 +148,10 @@ int lp_coll_import_text(struct lp_coll_run *cr, const char *text, size_t len, co
 int lp_coll_topo_map(struct lp_coll_topo *t, const char *const *hosts, const int *rails, int n);
 
 /*
- * NCCL's own rings (every channel, each with 1/C of the data) over the run's
- * links: the flows of the edges that cross hosts, mapped onto the nodes, as a
- * ceiling (scheme "ring", group "nccl:<src>"). Intra-host hops are left out
+ * NCCL's own rings (every channel, each with 1/C of the data; without NCCL's
+ * lines, one ring in rank order) over the run's links: the flows of the
+ * edges that cross hosts, mapped onto the nodes, as a
+ * ceiling (scheme "ring", group: the file's name, as its rows'). Intra-host hops are left out
  * (said in the ceiling's unknown count). 0, -ENOENT (no ring, or no rank
  * mapped), -ENOMEM.
  */

@@ -52,6 +52,20 @@ static void json_method(struct lp_json *j)
 	lp_json_obj_end(j);
 }
 
+/* What a measured/allowed ratio says. */
+static const char *reading(const struct lp_coll_judgement *jd)
+{
+	if (!isfinite(jd->ratio))
+		return "no ceiling: no link of it measured";
+	if (jd->above)
+		return "above what this scheme allows over these links: another path carried it "
+		       "(NVLS, SHARP, a tree) or its links are not the ones measured";
+	if (jd->at_limit)
+		return "at the links' limit: the bottleneck edges hold it";
+	return "below what its links allow: software, configuration or a fault that shows only "
+	       "under concurrent traffic";
+}
+
 static void json_judgements(struct lp_json *j, const struct lp_coll_run *cr,
 			    const char *const *names, int n)
 {
@@ -71,12 +85,7 @@ static void json_judgements(struct lp_json *j, const struct lp_coll_run *cr,
 		lp_json_str(j, "scheme", jd[i].ceil ? jd[i].ceil->scheme : NULL);
 		lp_json_num(j, "allowed", jd[i].ceil ? jd[i].ceil->busbw : NAN);
 		lp_json_num(j, "ratio", jd[i].ratio);
-		lp_json_str(j, "reading",
-			    !isfinite(jd[i].ratio) ? "no ceiling: no link of it measured"
-			    : jd[i].at_limit
-				    ? "at the links' limit: the bottleneck edges hold it"
-				    : "below what its links allow: software, configuration "
-				      "or a fault that shows only under concurrent traffic");
+		lp_json_str(j, "reading", reading(&jd[i]));
 		if (jd[i].ceil && jd[i].ceil->nbott) {
 			const struct lp_coll_edge *e = &jd[i].ceil->bott[0];
 
@@ -133,7 +142,7 @@ void lp_coll_json(struct lp_json *j, const struct lp_coll_run *cr, const char *c
 
 static void summary_results(FILE *f, const struct lp_coll_run *cr)
 {
-	const char *last = "";
+	char last[96] = "";
 
 	for (size_t i = 0; i < cr->nres; i++) {
 		const struct lp_coll_result *r = &cr->res[i], *ip = NULL;
@@ -153,7 +162,7 @@ static void summary_results(FILE *f, const struct lp_coll_run *cr)
 			fprintf(f, "  %s\n    %10s %9s %8s %8s %6s | %9s %8s %8s %6s\n", key,
 				"size", "time(us)", "algbw", "busbw", "#wrong", "time(us)", "algbw",
 				"busbw", "#wrong");
-			last = key;
+			snprintf(last, sizeof(last), "%s", key);
 		}
 		lp_fmt_size(sz, sizeof(sz), r->size);
 		if (r->status) {
@@ -184,6 +193,10 @@ static void summary_ceilings(FILE *f, const struct lp_coll_run *cr, const char *
 	struct lp_coll_judgement jd[256];
 	size_t nj = lp_coll_judge(cr, jd, LP_ARRAY_SIZE(jd));
 
+	if (!cr->nceil && cr->nres)
+		fprintf(f,
+			"what the links allow: no ceiling: no link between these ranks was measured "
+			"(a sweep with RDMA devices, or --links lp-gpu.json)\n");
 	if (cr->nceil)
 		fprintf(f, "what the links allow (busbw, GB/s; pair bandwidths of %s%s%s):\n",
 			cr->echo.link_metric[0] ? cr->echo.link_metric : "the run",
@@ -204,12 +217,9 @@ static void summary_ceilings(FILE *f, const struct lp_coll_run *cr, const char *
 	}
 	for (size_t i = 0; i < nj; i++)
 		if (isfinite(jd[i].ratio))
-			fprintf(f, "  measured/allowed: %s %s over %s %.2f / %.2f = %.2f: %s\n",
+			fprintf(f, "  measured/allowed: %s %s over %s %.3g / %.3g = %.2f: %s\n",
 				jd[i].res->path, jd[i].res->coll, jd[i].res->group,
-				jd[i].res->busbw, jd[i].ceil->busbw, jd[i].ratio,
-				jd[i].at_limit ? "at the links' limit"
-					       : "below its links (software, configuration, or a "
-						 "fault only concurrency shows)");
+				jd[i].res->busbw, jd[i].ceil->busbw, jd[i].ratio, reading(&jd[i]));
 }
 
 void lp_coll_summary(FILE *f, const struct lp_coll_run *cr, const char *const *names, int n)

@@ -13,6 +13,7 @@
 #include "common/meta.h"
 #include "common/table.h"
 #include "common/units.h"
+#include "sweep/collrun.h"
 #include "sweep/load.h"
 
 const char *const lp_verdict_names[] = { "node_slow",	 "node_failed",	  "link_slow",
@@ -51,6 +52,7 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 		lp_sched_free(r->sched_own);
 	free(r->sched_own);
 	lp_sweep_evidence_free(&r->ev);
+	lp_coll_run_free(r->coll);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1201,6 +1203,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	lp_json_arr_end(&j);
 	json_missing(&j, r);
 	lp_sweep_load_json(&j, r);
+	lp_sweep_coll_json(&j, r);
 	lp_json_arr_begin(&j, "verdicts");
 	for (int i = 0; i < r->nverdicts; i++)
 		json_verdict(&j, r, &r->verdicts[i]);
@@ -1427,9 +1430,10 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 		summary_metric(f, r, m, &mx, w);
 	}
 	lp_sweep_load_summary(r, f);
+	lp_sweep_coll_summary(r, f);
 	fprintf(f, "\n");
 	summary_missing(f, r);
-	if (r->nverdicts == 0)
+	if (r->nverdicts == 0 && !lp_coll_flagged(r->coll))
 		fprintf(f, "verdict: healthy (nothing flagged)\n");
 	for (int i = 0; i < r->nverdicts; i++)
 		summary_verdict(f, r, &r->verdicts[i]);
@@ -1715,6 +1719,8 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
 	if (!rc)
 		read_load(r, json_object_get(root, "load"));
+	if (!rc)
+		rc = lp_sweep_coll_read(r, json_object_get(root, "collectives"));
 	if (!rc)
 		lp_sweep_read_echo(r, run, json_object_get(root, "schedule"));
 out:

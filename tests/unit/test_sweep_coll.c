@@ -701,7 +701,7 @@ static void test_import_beside_matrix(void **state)
 	assert_int_equal(lp_coll_topo_ceiling(cr->topo[0], &f, &c), 0);
 	NEAR(c.busbw, 40, 1e-9);
 	assert_string_equal(c.bott[0].a_name, "gpu-b");
-	assert_string_equal(c.group, "nccl:all_reduce_perf-2x4.txt");
+	assert_string_equal(c.group, "all_reduce_perf-2x4.txt");
 	assert_int_equal(c.unknown, 12); /* the NVLink hops inside the hosts */
 	lp_coll_run_free(cr);
 }

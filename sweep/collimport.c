@@ -274,8 +274,9 @@ static int nccl_comm(struct lp_coll_topo *t, char **tok, int nt, const char *hos
 			continue;
 		if (!strcmp(tok[i], "rank"))
 			rank = v;
-		else if (!strcasecmp(tok[i], "nRanks"))
-			t->nranks = LP_MAX(t->nranks, (int)LP_MIN(v, LP_COLL_TOPO_MAX_RANKS));
+		else if (!strcasecmp(tok[i], "nRanks") && v >= 1 && !rank_at(t, v - 1))
+			return v > LP_COLL_TOPO_MAX_RANKS ? -EINVAL
+							  : -ENOMEM; /* every rank has its slot */
 		else if (!strcmp(tok[i], "nNodes"))
 			t->nnodes = (int)v;
 		else if (!strcmp(tok[i], "MNNVL"))
@@ -285,7 +286,7 @@ static int nccl_comm(struct lp_coll_topo *t, char **tok, int nt, const char *hos
 	}
 	r = rank_at(t, rank);
 	if (!r)
-		return rank < 0 ? -EINVAL : -ENOMEM;
+		return rank < 0 || rank >= LP_COLL_TOPO_MAX_RANKS ? -EINVAL : -ENOMEM;
 	r->seen = true;
 	snprintf(r->host, sizeof(r->host), "%s", host);
 	r->pid = pid;
@@ -299,12 +300,12 @@ static int nccl_nets(struct lp_coll_topo *t, char **tok, int nt, const char *hos
 	for (int i = 3; i < nt && t->nnets < LP_COLL_TOPO_MAX_NETS; i++) {
 		struct lp_coll_topo_net *n = &t->nets[t->nnets];
 		char *slash, *colon;
-		int idx, off;
+		int idx, off = -1;
 
 		if (!strcmp(tok[i], "OOB") || tok[i][0] == ';')
 			break;
-		if (sscanf(tok[i], "[%d]%n", &idx, &off) != 1)
-			continue; /* "[RO]", "[RO];" */
+		if (sscanf(tok[i], "[%d]%n", &idx, &off) != 1 || off < 0)
+			continue; /* "[RO]", "[RO];", "[3" */
 		memset(n, 0, sizeof(*n));
 		snprintf(n->host, sizeof(n->host), "%s", host);
 		n->idx = idx;
@@ -436,7 +437,7 @@ static int tests_rank(struct lp_coll_topo *t, struct layout *L, char **tok, int 
 		if (!strcmp(tok[i], "Rank") && tok_long(tok[i + 1], &v)) {
 			r = rank_at(t, v);
 			if (!r)
-				return v < 0 ? -EINVAL : -ENOMEM;
+				return v < 0 || v >= LP_COLL_TOPO_MAX_RANKS ? -EINVAL : -ENOMEM;
 			r->seen = true;
 			L->nranks = LP_MAX(L->nranks, (int)v + 1);
 		} else if (r && !strcmp(tok[i], "Pid") && tok_long(tok[i + 1], &v)) {
@@ -571,6 +572,16 @@ static int bad_line(struct reader *rd, const char *text, const char *what)
 	return -EINVAL;
 }
 
+/* A line's failure: said with its number (a bad line is -EINVAL, anything else as it is). */
+static int line_failed(struct reader *rd, int rc, const char *text, const char *what)
+{
+	if (rc == -EINVAL)
+		return bad_line(rd, text, what);
+	if (rc < 0)
+		snprintf(rd->why, rd->why_len, "line %zu: %s", rd->line, strerror(-rc));
+	return rc;
+}
+
 static int read_line(struct reader *rd, char *line)
 {
 	char copy[LINE_MAX_LEN], *tok[MAX_TOK];
@@ -579,25 +590,19 @@ static int read_line(struct reader *rd, char *line)
 	snprintf(copy, sizeof(copy), "%s", line);
 	rc = nccl_line(rd->t, line);
 	if (rc <= 0)
-		return rc == -EINVAL ? bad_line(rd, copy, "an NCCL INFO line that does not parse")
-				     : rc;
+		return line_failed(rd, rc, copy, "an NCCL INFO line that does not parse");
 	snprintf(line, LINE_MAX_LEN, "%s", copy);
 	nt = lp_coll_tokenize(line, tok, MAX_TOK);
 	if (nt <= 0)
 		return 1;
-	if (tok[0][0] == '#' && !tok[0][1]) {
-		rc = tests_comment(rd->t, &rd->L, tok, nt);
-		return rc == -EINVAL
-			       ? bad_line(rd, copy, "a nccl-tests header line that does not parse")
-			       : rc;
-	}
+	if (tok[0][0] == '#' && !tok[0][1])
+		return line_failed(rd, tests_comment(rd->t, &rd->L, tok, nt), copy,
+				   "a nccl-tests header line that does not parse");
 	/* two counts first: a row (after the table's header, however short; else at full width) */
 	if ((nt >= 12 || rd->L.known) && tok_u64(tok[0], &(uint64_t){ 0 }) &&
-	    tok_u64(tok[1], &(uint64_t){ 0 })) {
-		rc = tests_row(&rd->rows, &rd->L, tok, nt, rd->line);
-		return rc == -EINVAL ? bad_line(rd, copy, "a nccl-tests row that does not parse")
-				     : rc;
-	}
+	    tok_u64(tok[1], &(uint64_t){ 0 }))
+		return line_failed(rd, tests_row(&rd->rows, &rd->L, tok, nt, rd->line), copy,
+				   "a nccl-tests row that does not parse");
 	return 1;
 }
 

@@ -15,6 +15,7 @@
 #include "common/wire.h"
 #include "sweep/coll.h"
 #include "sweep/collimport.h"
+#include "sweep/collrun.h"
 #include "tests/sweep/coll_sim.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
@@ -78,6 +79,76 @@ static void test_worked_example(void **state)
 	assert_int_equal(lp_coll_shape(LP_COLL_ALLREDUCE, 1024, 4, 0, &s), -EINVAL);
 	lp_coll_bw(LP_COLL_ALLREDUCE, 8, 1024, 0, &alg, &bus);
 	assert_true(isnan(alg) && isnan(bus));
+}
+
+/*
+ * The data check against each collective's semantics, done here by hand over
+ * every rank's send buffer: 0 wrong on the right result, 1 with one element off.
+ */
+static void expected(int k, int n, int r, const struct lp_coll_shape *s, float *out)
+{
+	uint64_t base = s->param_count;
+	float *snd = malloc(sizeof(float) * (s->send_count + 1));
+
+	assert_non_null(snd);
+	memset(out, 0, sizeof(float) * (base * n + 1));
+	for (int p = 0; p < n; p++) {
+		lp_coll_fill(p, s, snd);
+		for (uint64_t i = 0; i < base * (uint64_t)n; i++) {
+			switch (k) {
+			case LP_COLL_ALLREDUCE:
+			case LP_COLL_REDUCE:
+				if (i < base)
+					out[i] += snd[i];
+				break;
+			case LP_COLL_ALLGATHER:
+				if (i / base == (uint64_t)p)
+					out[i] = snd[i % base];
+				break;
+			case LP_COLL_REDUCESCATTER:
+				if (i < base)
+					out[i] += snd[(uint64_t)r * base + i];
+				break;
+			case LP_COLL_ALLTOALL:
+				if (i / base == (uint64_t)p)
+					out[i] = snd[(uint64_t)r * base + i % base];
+				break;
+			case LP_COLL_BROADCAST:
+				if (p == 0 && i < base)
+					out[i] = snd[i];
+				break;
+			default: /* sendrecv: from the previous rank */
+				if (p == (r - 1 + n) % n && i < base)
+					out[i] = snd[i];
+			}
+		}
+	}
+	free(snd);
+}
+
+static void test_data_check(void **state)
+{
+	(void)state;
+	for (int k = 0; k < LP_COLL_NKINDS; k++)
+		for (int n = 2; n <= 5; n++)
+			for (int r = 0; r < n; r++) {
+				struct lp_coll_shape s;
+				float *out = malloc(sizeof(float) * (4096 * 6));
+
+				assert_non_null(out);
+				assert_int_equal(lp_coll_shape(k, 16384, 4, n, &s), 0);
+				expected(k, n, r, &s, out);
+				if (lp_coll_check(k, r, n, 0, &s, out))
+					fail_msg("%s n=%d rank %d: the right result is not clean",
+						 lp_coll_names[k], n, r);
+				out[s.param_count / 2] += 1;
+				if (lp_coll_check(k, r, n, 0, &s, out) !=
+				    (k == LP_COLL_REDUCE && r ? 0 : 1))
+					fail_msg(
+						"%s n=%d rank %d: one element off is not one wrong",
+						lp_coll_names[k], n, r);
+				free(out);
+			}
 }
 
 /* ---- ceilings ---- */
@@ -402,6 +473,115 @@ static void test_bisect_failed_probe_and_budget(void **state)
 	assert_string_equal(v.kind, "inconclusive");
 	assert_true(v.probes <= 3);
 	lp_coll_sim_free(&s);
+}
+
+/* The ceiling names slow edges: retested, and node told from link by the matrix. */
+static void targeted(struct lp_coll_sim *s, double *matrix_bw, struct lp_coll_verdict *v)
+{
+	int order[16];
+	struct lp_coll_fabric f = { .n = s->n, .bw = matrix_bw };
+	struct lp_coll_ceiling c;
+	struct lp_coll_bisect_opts o;
+
+	for (int i = 0; i < s->n; i++)
+		order[i] = i;
+	lp_coll_bisect_opts_default(&o);
+	assert_int_equal(
+		lp_coll_ceiling(&f, LP_COLL_ALLREDUCE, LP_COLL_SCHEME_RING, order, s->n, &c), 0);
+	assert_int_equal(lp_coll_targeted(&f, order, s->n, &c, &lp_coll_sim_ops, s, &o, v), 0);
+}
+
+static void test_targeted(void **state)
+{
+	struct lp_coll_sim s;
+	struct lp_coll_verdict v;
+
+	(void)state;
+	/* a slow link on the ring: the matrix and the retests agree */
+	assert_int_equal(lp_coll_sim_init(&s, 8, 50, 0.01, 21), 0);
+	lp_coll_sim_link(&s, 3, 4, 0.5);
+	targeted(&s, s.bw, &v);
+	assert_string_equal(v.kind, "link");
+	assert_int_equal(v.a, 3);
+	assert_int_equal(v.b, 4);
+	assert_true(v.nprobe >= 3);
+	/* a node slow out: its other edges out are slow in the matrix too */
+	lp_coll_sim_free(&s);
+	assert_int_equal(lp_coll_sim_init(&s, 8, 50, 0.01, 22), 0);
+	lp_coll_sim_node(&s, 5, 0.6, true, false);
+	targeted(&s, s.bw, &v);
+	assert_string_equal(v.kind, "node");
+	assert_int_equal(v.a, 5);
+	assert_int_equal(v.dirs, LP_COLL_DIR_OUT);
+	lp_coll_sim_free(&s);
+	/* healthy: nothing slow in the matrix, nothing retested */
+	assert_int_equal(lp_coll_sim_init(&s, 8, 50, 0.01, 23), 0);
+	targeted(&s, s.bw, &v);
+	assert_string_equal(v.kind, "none");
+	assert_int_equal(v.probes, 0);
+	/* the matrix had it slow, the retests do not: inconclusive, nothing named */
+	{
+		double *m = malloc(sizeof(double) * 64);
+
+		assert_non_null(m);
+		memcpy(m, s.bw, sizeof(double) * 64);
+		m[2 * 8 + 3] = 20;
+		targeted(&s, m, &v);
+		assert_string_equal(v.kind, "inconclusive");
+		free(m);
+	}
+	lp_coll_sim_free(&s);
+}
+
+/* lp-gpu's peer matrix as every host's GPU pairs: its slow pair holds the rings over them. */
+static void test_gpu_matrix(void **state)
+{
+	const char *top = getenv("LP_ROOT");
+	char path[512], why[256];
+	double *m;
+	int ng, host[4] = { 0, 0, 0, 0 }, local[4] = { 0, 1, 2, 3 }, order[4] = { 0, 1, 2, 3 };
+	double bw[16];
+	struct lp_coll_ceiling c;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/lp-gpu-4gpu.json",
+		 top ? top : ".");
+#ifdef LP_HAVE_JANSSON
+	if (lp_coll_read_gpu_matrix(path, &m, &ng, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(ng, 4);
+	NEAR(m[2 * 4 + 3], 180, 1e-9); /* column GPU2 -> row GPU3: 2 -> 3 */
+	NEAR(m[3 * 4 + 2], 370, 1e-9);
+	NEAR(m[0 * 4 + 1], 370, 1e-9); /* the largest size, not 256 MiB's */
+	for (int i = 0; i < 16; i++)
+		bw[i] = NAN;
+	{
+		struct lp_coll_fabric f = {
+			.n = 4, .bw = bw, .host = host, .local = local, .ng = ng, .intra = m
+		};
+
+		assert_int_equal(lp_coll_ceiling(&f, LP_COLL_ALLREDUCE, LP_COLL_SCHEME_RING, order,
+						 4, &c),
+				 0);
+		NEAR(c.busbw, 180, 1e-9);
+		assert_int_equal(c.bott[0].a, 2);
+		assert_int_equal(c.bott[0].b, 3);
+		/* NCCL's channels over one host: every channel round all four GPUs */
+		assert_int_equal(lp_coll_ceiling(&f, LP_COLL_ALLREDUCE, LP_COLL_SCHEME_RAILS, order,
+						 4, &c),
+				 0);
+		NEAR(c.busbw, 180, 1e-9);
+	}
+	free(m);
+	assert_int_equal(
+		lp_coll_read_gpu_matrix("tests/fixtures/nccl-tests/all_reduce_perf-2x4.json", &m,
+					&ng, why, sizeof(why)),
+		-EINVAL);
+	assert_non_null(strstr(why, "not an lp-gpu document"));
+#else
+	(void)m, (void)ng, (void)host, (void)local, (void)order, (void)bw, (void)c;
+	assert_int_equal(lp_coll_read_gpu_matrix(path, &m, &ng, why, sizeof(why)), -ENOTSUP);
+#endif
 }
 
 /* ---- records ---- */
@@ -740,6 +920,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_factors),
 		cmocka_unit_test(test_worked_example),
+		cmocka_unit_test(test_data_check),
 		cmocka_unit_test(test_ceiling_ring),
 		cmocka_unit_test(test_ceiling_tree),
 		cmocka_unit_test(test_ceiling_rails),
@@ -749,6 +930,8 @@ int main(void)
 		cmocka_unit_test(test_bisect_shared_and_concurrency),
 		cmocka_unit_test(test_bisect_small),
 		cmocka_unit_test(test_bisect_failed_probe_and_budget),
+		cmocka_unit_test(test_targeted),
+		cmocka_unit_test(test_gpu_matrix),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_claims),
 		cmocka_unit_test(test_tokenize),

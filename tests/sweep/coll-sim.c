@@ -53,10 +53,39 @@ static void plant(struct lp_coll_sim *s, int f, double x, int *a, int *b)
 	}
 }
 
-/* A node of a shared fault's range: a true part of it, not a wrong name. */
+/* A node, or a run of nodes, inside a shared fault's range: part of it, not a wrong name. */
 static bool member(const struct lp_coll_verdict *v, int f, int a, int b)
 {
-	return f == F_SHARED && !strcmp(v->kind, "node") && v->a >= a && v->a <= b;
+	if (f != F_SHARED || v->a < a || v->a > b)
+		return false;
+	return !strcmp(v->kind, "node") || (!strcmp(v->kind, "shared") && v->b >= a && v->b <= b);
+}
+
+/* The busbw a healthy ring of all n nodes reaches: the median of 5 probes of a healthy copy
+ * (what another rail, or an earlier run, gives the bisection as its reference). */
+static double healthy_ref(int n, double cv, uint64_t seed)
+{
+	struct lp_coll_sim s;
+	double v[5], t;
+	int *all = malloc(sizeof(int) * n);
+
+	if (!all || lp_coll_sim_init(&s, n, 50, cv, seed ^ 0x5eed)) {
+		free(all);
+		return NAN;
+	}
+	for (int i = 0; i < n; i++)
+		all[i] = i;
+	for (int i = 0; i < 5; i++)
+		lp_coll_sim_ring(&s, all, n, &v[i]);
+	for (int i = 1; i < 5; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	lp_coll_sim_free(&s);
+	free(all);
+	return v[2];
 }
 
 static bool right(const struct lp_coll_verdict *v, int f, int a, int b)
@@ -143,7 +172,8 @@ static bool setting(const struct cli *o, int n, double cv, int f, double x)
 	bool ok;
 
 	for (unsigned i = 0; i < o->trials; i++)
-		if (trial(n, cv, f, x, 1000 * (uint64_t)n + i, o->ref ? 50 : NAN, &t))
+		if (trial(n, cv, f, x, 1000 * (uint64_t)n + i,
+			  o->ref ? healthy_ref(n, cv, 1000 * (uint64_t)n + i) : NAN, &t))
 			return false;
 	printf("%6d %6.3f %-8s %6.2f %6d %7.1f%% %7.1f%% %7.1f%% %7.1f %6d\n", n, cv,
 	       fault_names[f], f == F_NONE ? 1.0 : x, t.trials, 100.0 * t.found / t.trials,

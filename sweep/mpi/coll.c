@@ -37,6 +37,7 @@ struct phase {
 	int ng;
 	MPI_Comm *gcomm; /* per group: comm for "all", a split per rail */
 	struct lp_coll_nccl *nccl;
+	int ndraws;   /* rank 0: ring draws so far (each a fresh attempt) */
 	bool stopped; /* a signal, or a rank that failed: every rank stops at the same step */
 	struct lp_coll_links L; /* rank 0 */
 };
@@ -621,6 +622,22 @@ static uint64_t probe_size(const struct phase *p)
 }
 
 /* A ring all-reduce over group g's ranks [first, first+count): busbw on every rank. */
+/* The ring's busbw from the caller's draw (the model transport) on rank 0, learnt by all. */
+static int drawn_ring(struct phase *p, const int32_t *cmd, double *busbw_p)
+{
+	const struct lp_coll_group *g = &p->g[cmd[1]];
+	double v = 0, out;
+	int rc = 0;
+
+	if (!p->rank)
+		rc = p->cfg->ring_draw(p->cfg->draw_ctx, g->ranks + cmd[2], cmd[3], p->ndraws++,
+				       &v);
+	if (world_reduce(p, &v, &out, 1, MPI_SUM))
+		return -ETIMEDOUT;
+	*busbw_p = out;
+	return rc;
+}
+
 static int exec_ring(struct phase *p, const int32_t *cmd, double *busbw_p)
 {
 	struct job j = { .path = LP_COLL_PATH_RING,
@@ -635,6 +652,8 @@ static int exec_ring(struct phase *p, const int32_t *cmd, double *busbw_p)
 	int rc = 0;
 	bool member;
 
+	if (p->cfg->ring_draw)
+		return drawn_ring(p, cmd, busbw_p);
 	j.c = p->gcomm[cmd[1]];
 	j.grank = group_rank(j.g, p->rank);
 	member = j.grank >= j.ring_first && j.grank < j.ring_first + j.ring_count;

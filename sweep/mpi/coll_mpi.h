@@ -49,6 +49,14 @@ struct lp_coll_cfg {
 	int bisect;	    /* enum lp_coll_bisect_when */
 	struct lp_coll_bisect_opts bo; /* ratio, probe budget, repeats */
 	FILE *progress;		       /* rank 0's progress lines; NULL quiet */
+	/*
+	 * The search's ring probes drawn instead of measured (the model transport,
+	 * lp-sweep --model): busbw of a ring all-reduce over nodes[0..k) in that
+	 * order, attempt counting up from 0 (a fresh draw each). Called on rank 0
+	 * only; NULL: measured by linkperf's ring over MPI.
+	 */
+	int (*ring_draw)(void *ctx, const int *nodes, int k, int attempt, double *busbw_p);
+	void *draw_ctx;
 };
 
 /*

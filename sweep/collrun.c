@@ -507,7 +507,10 @@ static int add_result(struct lp_coll_run *cr, const void *r)
 
 static int add_verdict(struct lp_coll_run *cr, const void *v)
 {
-	return lp_coll_run_add_verdict(cr, v);
+	struct lp_coll_verdict *w = (struct lp_coll_verdict *)v;
+
+	w->nprobe = 0; /* its evidence array is not read back */
+	return lp_coll_run_add_verdict(cr, w);
 }
 
 int lp_sweep_coll_read(struct lp_sweep_run *r, const json_t *coll)
@@ -534,7 +537,41 @@ int lp_sweep_coll_read(struct lp_sweep_run *r, const json_t *coll)
 	free(v);
 	return rc;
 }
+int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const json_t *o, char *why,
+			       size_t why_len)
+{
+	bool res = !strcmp(type, "coll_result"), verd = !strcmp(type, "coll_verdict");
+	struct lp_coll_verdict *v;
+	struct lp_coll_result cr;
+	int rc;
+
+	if (!res && !verd)
+		return 0; /* a later version's kind: skipped */
+	if (!r->coll && !(r->coll = lp_coll_run_new()))
+		return -ENOMEM;
+	if (res) {
+		memset(&cr, 0, sizeof(cr));
+		rc = lp_record_read_json(&lp_coll_result_record, &cr, o, why, why_len);
+		return rc ? rc : lp_coll_run_add_result(r->coll, &cr);
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	rc = lp_record_read_json(&lp_coll_verdict_record, v, o, why, why_len);
+	v->nprobe = 0; /* arrays are not read back: the evidence stays in the journal line */
+	if (!rc)
+		rc = lp_coll_run_add_verdict(r->coll, v);
+	free(v);
+	return rc;
+}
 #else
+int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const struct json_t *o,
+			       char *why, size_t why_len)
+{
+	(void)r, (void)type, (void)o, (void)why, (void)why_len;
+	return 0;
+}
+
 int lp_sweep_coll_read(struct lp_sweep_run *r, const struct json_t *coll)
 {
 	(void)r;

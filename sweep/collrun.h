@@ -46,7 +46,7 @@ extern const char *const lp_coll_bisect_when_names[]; /* "auto", "always", "neve
 	{ .name = "coll-paths", .kind = LP_OPT_LIST, .dst = &(o)->paths, .choices = lp_coll_paths_choices, \
 	  .metavar = "LIST", .def = "mpi,ring,nccl", .help = "mpi: the MPI library's (host memory); ring: linkperf's ring all-reduce in the run's order; nccl: NCCL on GPU memory where libnccl.so.2 loads" }, \
 	{ .name = "coll-sizes", .kind = LP_OPT_SIZES, .dst = &(o)->sizes, .min = 4, .max = 1e12,   \
-	  .metavar = "SIZES", .def = "1M:16M", .help = "collective sizes in bytes, nccl-tests' size column (1M:16M doubles)" }, \
+	  .metavar = "SIZES", .def = "1M:16M", .help = "collective sizes in bytes, nccl-tests' size column (A:B doubles from A to B)" }, \
 	{ .name = "coll-iters", .kind = LP_OPT_UINT, .dst = &(o)->iters, .min = 1, .max = 1e6,     \
 	  .metavar = "N", .def = "20", .help = "timed operations per size (nccl-tests -n)" },     \
 	{ .name = "coll-warmup", .kind = LP_OPT_UINT, .dst = &(o)->warmup, .max = 1e6,            \
@@ -146,6 +146,10 @@ int lp_sweep_coll_offline(struct lp_sweep_run *r, const struct lp_coll_opts *o, 
 struct json_t;
 /* A recorded run's "collectives" (its results, echo, verdicts' scalars) back into r->coll. */
 int lp_sweep_coll_read(struct lp_sweep_run *r, const struct json_t *coll);
+
+/* A journal's "coll_result" / "coll_verdict" line (jansson object o) into r->coll. 0 or -ENOMEM. */
+int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const struct json_t *o,
+			       char *why, size_t why_len);
 
 /* The node labels of r as an array for the collectives' sinks (malloc'ed, NULL on -ENOMEM). */
 const char **lp_sweep_coll_names(const struct lp_sweep_run *r);

@@ -455,6 +455,9 @@ static void record(struct phase *p, const struct job *j, uint64_t size, const st
 		r.wrong = checked ? (int64_t)t->wrong : -1;
 	}
 	lp_coll_run_add_result(p->run->coll, &r);
+	if (p->have_sweep) /* on disk at once, beside the sweep's cells */
+		lp_sweep_journal_record(p->scfg->journal, "coll_result", &lp_coll_result_record,
+					&r);
 	if (p->cfg->progress) {
 		char sz[32];
 
@@ -844,6 +847,11 @@ keep:
 	snprintf(v.group, sizeof(v.group), "%s", g->name);
 	v.wall_s = (double)(lp_now_ns() - t0) / 1e9;
 	lp_coll_run_add_verdict(p->run->coll, &v);
+	if (p->have_sweep) {
+		lp_sweep_journal_record(p->scfg->journal, "coll_verdict", &lp_coll_verdict_record,
+					&v);
+		lp_sweep_journal_sync(p->scfg->journal);
+	}
 	if (p->cfg->progress)
 		fprintf(p->cfg->progress,
 			"lp-sweep: collective search over %s: %s %s%s%s (%d probes, "

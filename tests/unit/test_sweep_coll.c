@@ -886,6 +886,58 @@ static void test_import_beside_matrix(void **state)
 	lp_coll_run_free(cr);
 }
 
+#ifdef LP_HAVE_JANSSON
+#include <jansson.h>
+
+/* A journal's collective lines back into a run: what a crash leaves is read as it was written. */
+static void test_journal_lines(void **state)
+{
+	struct lp_sweep_run r;
+	struct lp_coll_result res;
+	struct lp_coll_verdict v = { .a = 3, .b = -1, .nprobe = 2, .ratio = 0.5 };
+	char *buf = NULL, why[128];
+	size_t len = 0;
+	FILE *f;
+	struct lp_json j;
+	json_t *o;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	lp_coll_result_init(&res, LP_COLL_ALLGATHER, LP_COLL_PATH_RING, "rail 2", 8);
+	res.busbw = 12.25;
+	res.size = 4096;
+	snprintf(v.kind, sizeof(v.kind), "node");
+	for (int k = 0; k < 2; k++) {
+		f = open_memstream(&buf, &len);
+		lp_json_init(&j, f, false);
+		lp_json_obj_begin(&j, NULL);
+		if (k)
+			lp_record_json(&lp_coll_verdict_record, &v, &j);
+		else
+			lp_record_json(&lp_coll_result_record, &res, &j);
+		lp_json_obj_end(&j);
+		assert_int_equal(lp_json_finish(&j), 0);
+		fclose(f);
+		o = json_loads(buf, 0, NULL);
+		assert_non_null(o);
+		assert_int_equal(lp_sweep_coll_journal_line(&r, k ? "coll_verdict" : "coll_result",
+							    o, why, sizeof(why)),
+				 0);
+		json_decref(o);
+		free(buf);
+		buf = NULL;
+	}
+	assert_int_equal(lp_sweep_coll_journal_line(&r, "coll_future", NULL, why, sizeof(why)), 0);
+	assert_int_equal(r.coll->nres, 1);
+	assert_string_equal(r.coll->res[0].group, "rail 2");
+	NEAR(r.coll->res[0].busbw, 12.25, 0);
+	assert_int_equal(r.coll->nverd, 1);
+	assert_int_equal(r.coll->verd[0].a, 3);
+	assert_int_equal(r.coll->verd[0].nprobe, 0); /* the evidence is not read back */
+	lp_coll_run_free(r.coll);
+}
+#endif
+
 /* The whole section is valid JSON. */
 static void test_json(void **state)
 {
@@ -939,6 +991,9 @@ int main(void)
 		cmocka_unit_test(test_import_formats),
 		cmocka_unit_test(test_import_bad),
 		cmocka_unit_test(test_import_beside_matrix),
+#ifdef LP_HAVE_JANSSON
+		cmocka_unit_test(test_journal_lines),
+#endif
 		cmocka_unit_test(test_json),
 	};
 

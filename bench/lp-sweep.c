@@ -415,6 +415,8 @@ static int collectives(const struct cli *o, struct lp_sweep_mpi *x, const struct
 		return LP_EXIT_INTERRUPTED;
 	if (rc)
 		code = LP_EXIT_FAIL;
+	else if (ret && !x->rank && !run->coll->nres)
+		code = LP_EXIT_UNSUPPORTED; /* no device, and no path could run here (the note says why) */
 	return x->rank ? code : coll_offline(o, run, code);
 }
 

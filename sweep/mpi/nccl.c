@@ -44,6 +44,7 @@ struct lp_coll_nccl {
 	nccl_res (*get_version)(int *);
 	nccl_res (*get_unique_id)(nccl_id *);
 	nccl_res (*init_rank)(nccl_comm *, int, nccl_id, int);
+	nccl_res (*init_config)(nccl_comm *, int, nccl_id, int, void *); /* 2.14 on; NULL before */
 	nccl_res (*destroy)(nccl_comm);
 	nccl_res (*abort)(nccl_comm);
 	nccl_res (*async_error)(nccl_comm, nccl_res *);
@@ -113,6 +114,7 @@ static int load(struct lp_coll_nccl *n, char *why, size_t len)
 		snprintf(why, len, "this libnccl has no %s", missing);
 		return -ENOENT;
 	}
+	n->init_config = dlsym(n->lib, "ncclCommInitRankConfig"); /* optional */
 	n->get_version(&v);
 	if (v >= 10000)
 		snprintf(n->version, sizeof(n->version), "%d.%d.%d", v / 10000, v % 10000 / 100,
@@ -129,15 +131,67 @@ static int nccl_fail(struct lp_coll_nccl *n, nccl_res r, const char *call, char 
 	return -EIO;
 }
 
+/*
+ * ncclConfig_t as NCCL 2.14 defined it, up to `blocking`: NCCL reads a config
+ * by its size and version (parseCommConfig), the fields it lacks keep their
+ * defaults. Non-blocking, so that the initialisation has a deadline.
+ */
+struct nccl_config {
+	size_t size;
+	unsigned int magic, version;
+	int blocking;
+};
+
+/* The communicator, initialised without blocking where NCCL can (then polled up to the deadline). */
+static int init_comm(struct lp_coll_nccl *n, const nccl_id *id, uint64_t deadline, char *why,
+		     size_t len)
+{
+	struct nccl_config cfg = { sizeof(cfg), 0xcafebeef, 21400, 0 };
+	nccl_res r, st = NCCL_IN_PROGRESS;
+
+	if (!n->init_config) {
+		r = n->init_rank(&n->comm, n->nranks, *id, n->rank);
+		return r ? nccl_fail(n, r, "ncclCommInitRank", why, len) : 0;
+	}
+	r = n->init_config(&n->comm, n->nranks, *id, n->rank, &cfg);
+	if (r && r != NCCL_IN_PROGRESS)
+		return nccl_fail(n, r, "ncclCommInitRankConfig", why, len);
+	while (n->comm && !n->async_error(n->comm, &st) && st == NCCL_IN_PROGRESS &&
+	       lp_now_ns() < deadline)
+		sched_yield();
+	if (st == 0)
+		return 0;
+	if (n->comm) {
+		n->broken = true; /* aborted on close */
+		snprintf(why, len, "ncclCommInitRankConfig: %s",
+			 st == NCCL_IN_PROGRESS ? "not done by the deadline" : n->error_string(st));
+	}
+	return st == NCCL_IN_PROGRESS ? -ETIMEDOUT : -EIO;
+}
+
+/* This rank's library, GPU and stream. */
+static int start(struct lp_coll_nccl *n, char *why, size_t len)
+{
+	int rc = load(n, why, len);
+	cudaError_t ce = rc ? cudaSuccess : cudaSetDevice(n->dev);
+
+	if (!rc && ce == cudaSuccess)
+		ce = cudaStreamCreateWithFlags(&n->stream, cudaStreamNonBlocking);
+	if (!rc && ce != cudaSuccess) {
+		snprintf(why, len, "GPU %d: %s", n->dev, cudaGetErrorString(ce));
+		rc = -ENODEV;
+	}
+	return rc;
+}
+
 int lp_coll_nccl_open(struct lp_coll_nccl **n_p, int dev, MPI_Comm comm, uint64_t deadline_ns,
 		      char *why, size_t why_len)
 {
 	struct lp_coll_nccl *n = calloc(1, sizeof(*n));
+	int bad, any = 1, rc;
 	nccl_id id;
 	MPI_Request req;
-	cudaError_t ce;
 	nccl_res r;
-	int rc;
 
 	*n_p = NULL;
 	if (!n)
@@ -146,25 +200,26 @@ int lp_coll_nccl_open(struct lp_coll_nccl **n_p, int dev, MPI_Comm comm, uint64_
 	n->mpi = comm;
 	MPI_Comm_rank(comm, &n->rank);
 	MPI_Comm_size(comm, &n->nranks);
-	rc = load(n, why, why_len);
-	ce = rc ? cudaSuccess : cudaSetDevice(dev);
-	if (!rc && ce == cudaSuccess)
-		ce = cudaStreamCreateWithFlags(&n->stream, cudaStreamNonBlocking);
-	if (!rc && ce != cudaSuccess) {
-		snprintf(why, why_len, "GPU %d: %s", dev, cudaGetErrorString(ce));
-		rc = -ENODEV;
+	rc = start(n, why, why_len);
+	/* every rank started, or none goes on: a communicator waits for all of its ranks */
+	bad = rc != 0;
+	if (MPI_Iallreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm, &req) != MPI_SUCCESS ||
+	    lp_mpi_wait(&req, NULL, deadline_ns, 20000))
+		any = 1;
+	if (!rc && any) {
+		snprintf(why, why_len, "another rank could not start NCCL");
+		rc = -ECANCELED;
 	}
 	memset(&id, 0, sizeof(id));
 	if (!rc && n->rank == 0 && (r = n->get_unique_id(&id)))
 		rc = nccl_fail(n, r, "ncclGetUniqueId", why, why_len);
-	/* the id travels even when this rank failed: the others' broadcast must complete */
-	if (MPI_Ibcast(&id, sizeof(id), MPI_BYTE, 0, comm, &req) != MPI_SUCCESS ||
-	    lp_mpi_wait(&req, NULL, deadline_ns, 20000)) {
+	if (!any && (MPI_Ibcast(&id, sizeof(id), MPI_BYTE, 0, comm, &req) != MPI_SUCCESS ||
+		     lp_mpi_wait(&req, NULL, deadline_ns, 20000))) {
 		snprintf(why, why_len, "the NCCL id did not reach every rank in time");
 		rc = rc ? rc : -ETIMEDOUT;
 	}
-	if (!rc && (r = n->init_rank(&n->comm, n->nranks, id, n->rank)))
-		rc = nccl_fail(n, r, "ncclCommInitRank", why, why_len);
+	if (!rc)
+		rc = init_comm(n, &id, deadline_ns, why, why_len);
 	if (rc) {
 		lp_coll_nccl_close(n);
 		return rc;
@@ -234,8 +289,24 @@ static int reserve(struct lp_coll_nccl *n, size_t count)
 	return 0;
 }
 
+static nccl_res launch_one(struct lp_coll_nccl *n, int k, const struct lp_coll_shape *s, bool ip);
+
+/*
+ * One operation queued. A non-blocking communicator may answer "in
+ * progress" (a connection it makes on first use): wait for it, to the deadline.
+ */
+static int launch(struct lp_coll_nccl *n, int k, const struct lp_coll_shape *s, bool ip,
+		  uint64_t deadline)
+{
+	nccl_res r = launch_one(n, k, s, ip), st = r;
+
+	while (st == NCCL_IN_PROGRESS && lp_now_ns() < deadline && !n->async_error(n->comm, &st))
+		sched_yield();
+	return st ? -EIO : 0;
+}
+
 /* One operation of k queued on the stream (in place as nccl-tests places it). */
-static nccl_res launch(struct lp_coll_nccl *n, int k, const struct lp_coll_shape *s, bool ip)
+static nccl_res launch_one(struct lp_coll_nccl *n, int k, const struct lp_coll_shape *s, bool ip)
 {
 	size_t base = s->param_count, me = (size_t)n->rank;
 	const float *sb = ip ? n->recv : n->send;
@@ -299,8 +370,8 @@ static int check(struct lp_coll_nccl *n, int k, const struct lp_coll_shape *s, b
 	size_t off = ip && k == LP_COLL_REDUCESCATTER ? (size_t)n->rank * s->param_count : 0;
 	int rc = prepare(n, k, s, ip, host);
 
-	if (!rc && launch(n, k, s, ip))
-		rc = -EIO;
+	if (!rc)
+		rc = launch(n, k, s, ip, deadline);
 	if (!rc)
 		rc = stream_wait(n, deadline);
 	if (!rc &&
@@ -330,7 +401,7 @@ int lp_coll_nccl_measure(struct lp_coll_nccl *n, enum lp_coll_kind k, const stru
 	if (!rc)
 		rc = prepare(n, k, s, in_place, host);
 	for (int i = 0; i < warmup && !rc; i++)
-		rc = launch(n, k, s, in_place) ? -EIO : 0;
+		rc = launch(n, k, s, in_place, deadline_ns);
 	if (!rc)
 		rc = stream_wait(n, deadline_ns);
 	/* every rank starts the timed iterations together (nccl-tests' barrier) */
@@ -339,7 +410,7 @@ int lp_coll_nccl_measure(struct lp_coll_nccl *n, enum lp_coll_kind k, const stru
 		rc = -ETIMEDOUT;
 	t0 = lp_now_ns();
 	for (int i = 0; i < iters && !rc; i++)
-		rc = launch(n, k, s, in_place) ? -EIO : 0;
+		rc = launch(n, k, s, in_place, deadline_ns);
 	if (!rc)
 		rc = stream_wait(n, deadline_ns);
 	*sec_p = (double)(lp_now_ns() - t0) / 1e9 / iters;

@@ -365,10 +365,13 @@ static int read_recorded(const char *path, struct lp_sweep_run *run,
 	return 0;
 }
 
-/* The run's exit code with its collectives' verdicts: a named part makes a healthy run 1. */
+/* The run's exit code with its collectives' verdicts: a named part makes a healthy run 1, a
+ * search that could not tell 3. */
 static int coll_code(const struct lp_sweep_run *run, int code)
 {
-	return !code && lp_coll_flagged(run->coll) ? LP_EXIT_FAIL : code;
+	if (!code && lp_coll_flagged(run->coll))
+		return LP_EXIT_FAIL;
+	return !code && lp_coll_inconclusive(run->coll) ? LP_SWEEP_EXIT_INCONCLUSIVE : code;
 }
 
 /* --import, --links, --claim on rank 0 (or offline): the exit code, 2 for a file or claim that does not parse. */

@@ -392,11 +392,24 @@ size_t lp_coll_judge(const struct lp_coll_run *cr, struct lp_coll_judgement *out
 	return n;
 }
 
-bool lp_coll_flagged(const struct lp_coll_run *cr)
+static bool has_verdict(const struct lp_coll_run *cr, enum lp_coll_guilty kind)
 {
 	for (size_t i = 0; cr && i < cr->nverd; i++)
-		if (strcmp(cr->verd[i].kind, lp_coll_guilty_names[LP_COLL_GUILTY_NONE]))
+		if (!strcmp(cr->verd[i].kind, lp_coll_guilty_names[kind]))
 			return true;
+	return false;
+}
+
+bool lp_coll_inconclusive(const struct lp_coll_run *cr)
+{
+	return has_verdict(cr, LP_COLL_GUILTY_INCONCLUSIVE);
+}
+
+bool lp_coll_flagged(const struct lp_coll_run *cr)
+{
+	if (has_verdict(cr, LP_COLL_GUILTY_NODE) || has_verdict(cr, LP_COLL_GUILTY_LINK) ||
+	    has_verdict(cr, LP_COLL_GUILTY_SHARED) || has_verdict(cr, LP_COLL_GUILTY_CONCURRENCY))
+		return true;
 	for (size_t i = 0; cr && i < cr->nres; i++)
 		if (cr->res[i].wrong > 0)
 			return true;

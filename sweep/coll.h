@@ -468,8 +468,10 @@ const struct lp_coll_ceiling *lp_coll_run_ceiling(const struct lp_coll_run *cr, 
  */
 size_t lp_coll_judge(const struct lp_coll_run *cr, struct lp_coll_judgement *out, size_t max);
 
-/* Anything named (a verdict other than none, or a wrong element): the run's exit code is 1. */
+/* A part named (node, link, shared, concurrency) or a wrong element: the run's exit code is 1. */
 bool lp_coll_flagged(const struct lp_coll_run *cr);
+/* A search that could not tell (the run's exit code is 3 when nothing else is flagged). */
+bool lp_coll_inconclusive(const struct lp_coll_run *cr);
 
 /*
  * Sinks. names: the run's node labels (n of them; an index out of range is

@@ -1433,7 +1433,7 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	lp_sweep_coll_summary(r, f);
 	fprintf(f, "\n");
 	summary_missing(f, r);
-	if (r->nverdicts == 0 && !lp_coll_flagged(r->coll))
+	if (r->nverdicts == 0 && !lp_coll_flagged(r->coll) && !lp_coll_inconclusive(r->coll))
 		fprintf(f, "verdict: healthy (nothing flagged)\n");
 	for (int i = 0; i < r->nverdicts; i++)
 		summary_verdict(f, r, &r->verdicts[i]);

@@ -204,7 +204,7 @@ static void summary_ceilings(FILE *f, const struct lp_coll_run *cr, const char *
 	for (size_t i = 0; i < cr->nceil; i++) {
 		const struct lp_coll_ceiling *c = &cr->ceil[i];
 
-		fprintf(f, "  %-9s %-16s %-9s %8.2f", c->coll, c->group, c->scheme, c->busbw);
+		fprintf(f, "  %-9s %-16s %-9s %8.3g", c->coll, c->group, c->scheme, c->busbw);
 		if (c->nbott) {
 			fprintf(f, "  held by ");
 			summary_limit(f, &c->bott[0], names, n);

@@ -28,6 +28,7 @@
 #include "rdma/counters.h"
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
+#include "sweep/mpi/coll_mpi.h"
 #include "sweep/mpi/sweep_mpi.h"
 #include "sweep/result.h"
 #include "sweep/sched.h"
@@ -57,6 +58,7 @@ struct cli {
 	struct lp_rdma_plan plan; /* tests, sizes, iterations ...: as lp-rdma's (rdma/plan.h) */
 	struct lp_diag_opts d;
 	struct lp_qual_opts qual;
+	struct lp_coll_opts coll; /* --collective and its options, --import, --claim, --links */
 };
 
 /* lp_mem_parse, plus: with --rails, plain "cuda" means the rail's own GPU. */
@@ -363,6 +365,64 @@ static int read_recorded(const char *path, struct lp_sweep_run *run,
 	return 0;
 }
 
+/* The run's exit code with its collectives' verdicts: a named part makes a healthy run 1, a
+ * search that could not tell 3. */
+static int coll_code(const struct lp_sweep_run *run, int code)
+{
+	if (!code && lp_coll_flagged(run->coll))
+		return LP_EXIT_FAIL;
+	return !code && lp_coll_inconclusive(run->coll) ? LP_SWEEP_EXIT_INCONCLUSIVE : code;
+}
+
+/* --import, --links, --claim on rank 0 (or offline): the exit code, 2 for a file or claim that does not parse. */
+static int coll_offline(const struct cli *o, struct lp_sweep_run *run, int code)
+{
+	char why[400] = "";
+	int rc;
+
+	if (!lp_coll_opts_wanted(&o->coll))
+		return code;
+	rc = lp_sweep_coll_offline(run, &o->coll, why, sizeof(why));
+	if (rc) {
+		lp_err("%s", why[0] ? why : strerror(-rc));
+		return rc == -EINVAL	? LP_EXIT_USAGE
+		       : rc == -ENOTSUP ? LP_EXIT_UNSUPPORTED
+					: LP_EXIT_FAIL;
+	}
+	return coll_code(run, code);
+}
+
+/*
+ * --collective: the phase after the sweep (ret 0), or alone where no rank has
+ * an RDMA device (ret -ENODEV: its 77 gives way to the phase's code); then
+ * imports, ceilings and claims on rank 0. Returns the exit code.
+ */
+static int collectives(const struct cli *o, struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		       struct lp_sweep_run *run, int ret, int code)
+{
+	struct lp_coll_cfg cc;
+	char why[200];
+	int rc;
+
+	if (!o->coll.colls || (ret && ret != -ENODEV) || run->interrupted)
+		return ret || x->rank ? code : coll_offline(o, run, code);
+	lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why)); /* checked with the options */
+	cc.progress = cfg->progress;
+	cc.cuda_dev = cfg->sopts.mem == LP_MEM_CUDA ? cfg->sopts.mem_dev : -1;
+	if (ret) {
+		code = LP_EXIT_OK;
+		run->sched_name = "none (no RDMA device: collectives only)";
+	}
+	rc = lp_sweep_coll_phase(x, cfg, &cc, run, ret == 0);
+	if (rc == -EINTR)
+		return LP_EXIT_INTERRUPTED;
+	if (rc)
+		code = LP_EXIT_FAIL;
+	else if (ret && !x->rank && !run->coll->nres)
+		code = LP_EXIT_UNSUPPORTED; /* no device, and no path could run here (the note says why) */
+	return x->rank ? code : coll_offline(o, run, code);
+}
+
 /*
  * --diagnose RUN.json|RUN.journal: a recorded run re-analysed here, without MPI
  * or RDMA. Thresholds given on the command line (not NaN) replace the recorded ones.
@@ -382,7 +442,12 @@ static int diagnose_offline(const struct cli *o, struct lp_qual *q)
 		lp_sweep_run_free(&run);
 		return LP_EXIT_FAIL;
 	}
-	code = write_outputs(o, &run, q, lp_sweep_exit_code(&run));
+	code = coll_offline(o, &run, lp_sweep_exit_code(&run));
+	if (code == LP_EXIT_USAGE) {
+		lp_sweep_run_free(&run);
+		return code;
+	}
+	code = write_outputs(o, &run, q, code);
 	lp_sweep_run_free(&run);
 	lp_qual_free(q);
 	return code;
@@ -421,6 +486,13 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 	ret = parse_opts(opts, argc, argv, &o->help);
 	if (!ret && !o->help)
 		ret = qual_setup(o, argv, &q);
+	if (!ret && !o->help) {
+		char why[300];
+
+		ret = lp_coll_opts_check(&o->coll, why, sizeof(why));
+		if (ret)
+			lp_err("%s", why);
+	}
 	if (ret || o->help || !o->diagnose) {
 		if (o->help)
 			lp_opt_usage(
@@ -518,6 +590,16 @@ static int parse_cli(struct cli *o, const struct lp_opt *opts, int argc, char **
 	if (!ret && lp_clock_init(o->clock)) {
 		lp_err("--clock %s: expected auto, tsc or raw", o->clock ? o->clock : "");
 		ret = -EINVAL;
+	}
+	if (!ret && (o->coll.colls || o->coll.claims)) {
+		struct lp_coll_cfg cc;
+		char why[300];
+
+		ret = o->coll.colls ? lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why)) : 0;
+		if (!ret)
+			ret = lp_coll_opts_check(&o->coll, why, sizeof(why));
+		if (ret)
+			lp_err("%s", why);
 	}
 	return ret;
 }
@@ -825,6 +907,7 @@ int main(int argc, char **argv)
 		  .metavar = "N",
 		  .help = "error-class counter events of a pair (both ends, all its tests) from which they count: below, a stray retry; at or above, evidence and maybe an 'errors' verdict (default 10)" },
 		LP_QUAL_OPT_ROWS(&o.qual),
+		LP_COLL_OPT_ROWS(&o.coll),
 		{ .name = "absent",
 		  .kind = LP_OPT_STR,
 		  .dst = &o.absent,
@@ -946,7 +1029,9 @@ int main(int argc, char **argv)
 	cfg.resume_path = o.resume;
 	cfg.resume = prev.nodes ? &prev : NULL; /* rank 0 */
 	cfg.resume_seen = (const char(*)[32])info.seen;
-	if (!lp_sweep_engine_run(&x, &me, &cfg, &run, &code) && !x.rank)
+	ret = lp_sweep_engine_run(&x, &me, &cfg, &run, &code);
+	code = collectives(&o, &x, &cfg, &run, ret, code);
+	if ((!ret || run.coll) && !x.rank)
 		code = write_outputs(&o, &run, &q, code);
 	lp_qual_free(&q);
 	if (lp_sweep_journal_close(&jl))

@@ -11,6 +11,7 @@
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/opt.h"
+#include "sweep/collrun.h"
 
 int lp_sweep_journal_open(struct lp_sweep_journal *jl, const char *path, bool replace)
 {
@@ -58,6 +59,18 @@ static void line_end(struct lp_sweep_journal *jl, struct lp_json *j)
 	ret = lp_json_finish(j); /* the newline, and a flush */
 	if (ret && !jl->err)
 		jl->err = ret == -EIO && errno ? -errno : ret;
+}
+
+void lp_sweep_journal_record(struct lp_sweep_journal *jl, const char *type,
+			     const struct lp_record *rec, const void *obj)
+{
+	struct lp_json j;
+
+	if (!on(jl))
+		return;
+	line_begin(jl, &j, type);
+	lp_record_json(rec, obj, &j);
+	line_end(jl, &j);
 }
 
 void lp_sweep_journal_run(struct lp_sweep_journal *jl, const struct lp_sweep_run *r)
@@ -244,6 +257,8 @@ static int read_line(struct lp_sweep_run *r, const json_t *o, struct lp_sweep_jo
 		r->interrupted = json_is_true(json_object_get(o, "interrupted"));
 		info->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
 	}
+	if (!strncmp(type, "coll_", 5))
+		return lp_sweep_coll_journal_line(r, type, o, why, why_len);
 	return 0; /* a line of a later version's type is skipped */
 }
 

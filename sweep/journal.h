@@ -9,6 +9,7 @@
  *   {"type":"node", "index", <lp_sweep_node_record's members>}
  *   {"type":"cell", <lp_sweep_cell_record's members>}
  *   {"type":"retest", "round", "pairs"}
+ *   {"type":"coll_result"|"coll_verdict", <the collective record's members>} (sweep/coll.h)
  *   {"type":"end", "interrupted", "exit_code"}
  *
  * The node and cell lines come from the records the ranks send rank 0
@@ -53,6 +54,9 @@ void lp_sweep_journal_run(struct lp_sweep_journal *jl, const struct lp_sweep_run
 void lp_sweep_journal_nodes(struct lp_sweep_journal *jl, const struct lp_sweep_run *r);
 /* The cells r->cells[from..r->ncells), as they arrived. */
 void lp_sweep_journal_cells(struct lp_sweep_journal *jl, const struct lp_sweep_run *r, size_t from);
+/* A record of another phase as a line of its own type ("coll_result": the record's members). */
+void lp_sweep_journal_record(struct lp_sweep_journal *jl, const char *type,
+			     const struct lp_record *rec, const void *obj);
 /* A retest round's list of ordered pairs (np couples). */
 void lp_sweep_journal_retest(struct lp_sweep_journal *jl, int round, const int32_t *pairs,
 			     size_t np);

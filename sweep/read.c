@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "sweep/collrun.h"
 #include "sweep/load.h"
 
 /* ---- reading a run back (lp-sweep --diagnose) ---- */
@@ -243,6 +244,8 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 	rc = read_arrays(r, nodes, metrics, cells, why, why_len);
 	if (!rc)
 		read_load(r, json_object_get(root, "load"));
+	if (!rc)
+		rc = lp_sweep_coll_read(r, json_object_get(root, "collectives"));
 	if (!rc)
 		lp_sweep_read_echo(r, run, json_object_get(root, "schedule"));
 out:

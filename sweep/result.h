@@ -16,6 +16,7 @@
 #include "common/record.h"
 #include "common/stats.h"
 #include "rdma/rdma.h"
+#include "sweep/coll.h"
 #include "sweep/diag.h"
 #include "sweep/sched.h"
 
@@ -205,6 +206,7 @@ struct lp_sweep_run {
 	struct lp_verdict *verdicts;
 	int nverdicts;
 	struct lp_sweep_evidence ev;
+	struct lp_coll_run *coll; /* the collective phase and imports (sweep/coll.h); NULL none */
 };
 
 /* n nodes (zeroed; caller fills). 0 or -ENOMEM. */

@@ -10,6 +10,7 @@
 #include "common/lp.h"
 #include "common/table.h"
 #include "common/units.h"
+#include "sweep/collrun.h"
 
 const char *const lp_sweep_phase_names[] = { "sweep",  "retest",	"loaded", "loader",
 					     "incast", "incast_victim", NULL };
@@ -42,6 +43,7 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 		lp_sched_free(r->sched_own);
 	free(r->sched_own);
 	lp_sweep_evidence_free(&r->ev);
+	lp_coll_run_free(r->coll);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "sweep/collrun.h"
 #include "sweep/load.h"
 
 /* ---- summary ---- */
@@ -126,9 +127,10 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 		summary_metric(f, r, m, &mx, w);
 	}
 	lp_sweep_load_summary(r, f);
+	lp_sweep_coll_summary(r, f);
 	fprintf(f, "\n");
 	summary_missing(f, r);
-	if (r->nverdicts == 0)
+	if (r->nverdicts == 0 && !lp_coll_flagged(r->coll) && !lp_coll_inconclusive(r->coll))
 		fprintf(f, "verdict: healthy (nothing flagged)\n");
 	for (int i = 0; i < r->nverdicts; i++)
 		summary_verdict(f, r, &r->verdicts[i]);

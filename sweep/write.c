@@ -10,6 +10,7 @@
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/meta.h"
+#include "sweep/collrun.h"
 #include "sweep/load.h"
 
 /* ---- JSON ---- */
@@ -402,6 +403,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	lp_json_arr_end(&j);
 	json_missing(&j, r);
 	lp_sweep_load_json(&j, r);
+	lp_sweep_coll_json(&j, r);
 	lp_json_arr_begin(&j, "verdicts");
 	for (int i = 0; i < r->nverdicts; i++)
 		json_verdict(&j, r, &r->verdicts[i]);

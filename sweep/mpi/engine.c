@@ -34,6 +34,7 @@ enum {
 	TAG_RETEST_LIST = 12,
 	TAG_RETEST_CELLS = 13,
 	TAG_LOAD_CELLS = 60,
+	TAG_PAIR_CELLS = 61, /* lp_sweep_engine_pairs (the collective phase's pair retests) */
 	TAG_SESSION0 = 64,
 };
 
@@ -1184,6 +1185,20 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	}
 	free(pairs);
 	return true;
+}
+
+int lp_sweep_engine_pairs(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			  struct lp_sweep_run *run, const int32_t *pairs, size_t np)
+{
+	struct lp_sched s;
+	int ret = lp_sched_from_list(&s, x->size, pairs, np);
+
+	if (ret)
+		return ret;
+	ret = run_rounds(x, cfg, &s, LP_PHASE_RETEST, run, TAG_PAIR_CELLS);
+	run->nretests += np;
+	lp_sched_free(&s);
+	return ret;
 }
 
 /*

@@ -162,6 +162,15 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p);
 
 /*
+ * Retests of the ordered pairs given (np couples of ranks), every metric, in
+ * isolation, on every rank with the same list: their cells (phase retest)
+ * join rank 0's run. For the collective phase's targeted retests. 0, -EINTR
+ * (a signal), or a negative errno of the schedule.
+ */
+int lp_sweep_engine_pairs(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			  struct lp_sweep_run *run, const int32_t *pairs, size_t np);
+
+/*
  * lp-sweep --check: the status exchange (labels made unique, as for a sweep;
  * me->status: 0 or why the check could not run here), then every rank's report
  * gathered on rank 0 into all (initialised there: hosts[i] is rank i; a rank

@@ -341,26 +341,6 @@ static void push_cell(struct lp_sweep_mpi *x, const struct lp_sweep_cell *c)
 	pthread_mutex_unlock(&x->lock);
 }
 
-static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, bool lat)
-{
-	double k = lat ? 1 : 8; /* the value's unit: p50 us, or Gb/s from the intervals' GB/s */
-
-	c->iters = r->iters;
-	c->ival_min = r->ival_sum.min * k;
-	c->ival_max = r->ival_sum.max * k;
-	if (lat) {
-		c->lat = r->lat_us;
-		c->halved = r->lat_halved;
-		c->value = c->lat.p50;
-	} else {
-		c->gbytes_s = r->local.gbytes_s;
-		c->gbits_s = r->local.gbits_s;
-		c->mmsg_s = r->local.mmsg_s;
-		c->pct_link = r->local.pct_link;
-		c->value = c->gbits_s;
-	}
-}
-
 /* The MPI channel of one pair session: messages on tag, every wait bounded by the pair timeout. */
 static void pair_oob(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int peer, int tag,
 		     struct lp_mpi_oob *o, struct lp_oob *oob)
@@ -381,68 +361,22 @@ static void pair_oob(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int
 		.stop = cfg->sopts.stop, /* SIGINT/SIGTERM end the running test too */
 	};
 }
-/*
- * Test-only (docs/SWEEP.md): LP_SWEEP_FAULT=crash:CLIENT:SERVER (or hang:...)
- * makes the first test of that ordered pair crash with SIGSEGV (or hang), to
- * show that a fault inside one test costs one cell.
- */
-static void test_fault(const char *client, const char *server, int m)
-{
-	const char *f = getenv("LP_SWEEP_FAULT");
-	char want[200];
-
-	if (!f || m != 0)
-		return;
-	snprintf(want, sizeof(want), ":%s:%s", client, server);
-	if (!strncmp(f, "crash", 5) && !strcmp(f + 5, want)) {
-		signal(SIGSEGV, SIG_DFL);
-		raise(SIGSEGV);
-	}
-	if (!strncmp(f, "hang", 4) && !strcmp(f + 4, want))
-		for (;;)
-			pause();
-}
-
 /* A signal here or at the peer cut the test short: not a measurement. */
 static bool cut_short(int status)
 {
 	return status == -EINTR || status == -ECANCELED;
 }
 
-struct client_arg {
-	const struct lp_sweep_cfg *cfg;
-	int m;
-	const struct lp_rdma_params *p;
-	const char *client, *server; /* names */
-	struct lp_sweep_cell c;	     /* initialised; the test fills it */
-};
-
-/* One client test on dev over oob: the cell's status, error or values into a->c. */
-static void client_test(struct lp_rdma_dev *dev, struct lp_oob *oob, struct client_arg *a)
+static const struct lp_sweep_xport_ops *xport(const struct lp_sweep_cfg *cfg)
 {
-	const struct lp_rdma_params *p = a->p;
-	struct lp_rdma_result *r = calloc(1, sizeof(*r));
-	int ret;
-
-	test_fault(a->client, a->server, a->m);
-	if (!r) {
-		a->c.status = -ENOMEM;
-		snprintf(a->c.error, sizeof(a->c.error), "out of memory");
-		return;
-	}
-	ret = lp_rdma_client_run(dev, oob, p, a->server, NULL, r);
-	a->c.status = r->status ? r->status : ret;
-	if (a->c.status)
-		snprintf(a->c.error, sizeof(a->c.error), "%s",
-			 r->error[0] ? r->error : strerror(-a->c.status));
-	else
-		fill_cell(&a->c, r, lp_rdma_test_is_lat(p->test));
-	/* what the ports recorded, a failed test's too (often the best evidence) */
-	lp_sweep_ctr_end_fill(&a->c.ctr_client, &r->ctr_local);
-	lp_sweep_ctr_end_fill(&a->c.ctr_server, &r->ctr_remote);
-	lp_rdma_result_free(r);
-	free(r);
+	return cfg->xport ? cfg->xport : &lp_sweep_xport_rdma;
 }
+
+/* A client test and what isolating it needs: the transport, whether a signal cut it. */
+struct client_arg {
+	const struct lp_sweep_xport_ops *ops;
+	struct lp_sweep_test t;
+};
 
 /* The client side in its own process: the test, the session's end, the cell as its record. */
 static void client_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
@@ -450,42 +384,41 @@ static void client_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
 {
 	struct client_arg *a = arg;
 
-	client_test(dev, oob, a);
-	if (!cut_short(a->c.status))
-		lp_rdma_client_bye(oob);
-	lp_record_encode(&lp_sweep_cell_record, &a->c, out);
+	a->ops->client(dev, oob, &a->t);
+	if (!cut_short(a->t.c.status))
+		a->ops->bye(oob);
+	lp_record_encode(&lp_sweep_cell_record, &a->t.c, out);
 }
 
-/* The client test isolated in a child (cfg->isolate) or run here; a->c holds its cell. */
-static void client_side(struct lp_sweep_mpi *x, struct lp_mpi_oob *o, struct lp_oob *oob,
-			struct client_arg *a)
+/* The client test isolated in a child (cfg->isolate) or run here; a->t.c holds its cell. */
+static void client_side(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			struct lp_mpi_oob *o, struct lp_oob *oob, struct client_arg *a)
 {
+	struct lp_sweep_cell *c = &a->t.c;
 	struct lp_wbuf *out;
 	int ret;
 
-	if (!a->cfg->isolate) {
-		client_test(x->dev, oob, a);
-		if (cut_short(a->c.status))
+	if (!cfg->isolate) {
+		a->ops->client(x->dev, oob, &a->t);
+		if (cut_short(c->status))
 			return;
 		/* end the session; after a failure the server may be gone already,
 		 * and the message then sits unread on a tag nobody uses again */
 		o->deadline_ns = deadline_in(2000);
-		lp_rdma_client_bye(oob);
+		a->ops->bye(oob);
 		return;
 	}
 	out = malloc(sizeof(*out));
-	ret = out ? lp_sweep_isolated(x, o, oob, client_child, a, out, a->c.error,
-				      sizeof(a->c.error))
+	ret = out ? lp_sweep_isolated(x, o, oob, client_child, a, out, c->error, sizeof(c->error))
 		  : -ENOMEM;
-	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, &a->c, out->data, out->len)) {
+	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, c, out->data, out->len)) {
 		ret = -EPROTO;
-		snprintf(a->c.error, sizeof(a->c.error),
-			 "the test process's result does not decode");
+		snprintf(c->error, sizeof(c->error), "the test process's result does not decode");
 	}
 	if (ret)
-		a->c.status = ret;
-	if (a->c.status && a->cfg->sopts.stop && *a->cfg->sopts.stop)
-		a->c.status = -EINTR; /* its channel was closed on the signal: cut short */
+		c->status = ret;
+	if (c->status && cfg->sopts.stop && *cfg->sopts.stop)
+		c->status = -EINTR; /* its channel was closed on the signal: cut short */
 	free(out);
 }
 
@@ -493,45 +426,58 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 		       const struct lp_rdma_params *p, int server, int tag, int round,
 		       enum lp_phase phase)
 {
-	struct client_arg a = { cfg, m, p, x->name_all[x->rank], x->name_all[server], { 0 } };
+	struct client_arg a = { .ops = xport(cfg),
+				.t = { .p = *p,
+				       .client = x->name_all[x->rank],
+				       .server = x->name_all[server],
+				       .model = cfg->model,
+				       .attempt = phase == LP_PHASE_RETEST ? x->retest_round + 1
+									   : 0 } };
+	struct lp_sweep_cell *c = &a.t.c;
 	uint64_t t0 = lp_now_ns();
 
-	lp_sweep_cell_init(&a.c, m, x->rank, server, phase, round);
+	lp_sweep_cell_init(c, m, x->rank, server, phase, round);
 	if (x->dev_status) {
-		a.c.status = x->dev_status;
-		snprintf(a.c.error, sizeof(a.c.error), "client %s: %s", a.client, x->dev_error);
+		c->status = x->dev_status;
+		snprintf(c->error, sizeof(c->error), "client %s: %s", a.t.client, x->dev_error);
 	} else if (x->status_all[server]) {
-		a.c.status = x->status_all[server];
-		snprintf(a.c.error, sizeof(a.c.error), "server %s: device not usable (%s)",
-			 a.server, strerror(-x->status_all[server]));
+		c->status = x->status_all[server];
+		snprintf(c->error, sizeof(c->error), "server %s: device not usable (%s)",
+			 a.t.server, strerror(-x->status_all[server]));
 	} else {
 		struct lp_mpi_oob o;
 		struct lp_oob oob;
 
 		pair_oob(x, cfg, server, tag, &o, &oob);
-		client_side(x, &o, &oob, &a);
-		if (cut_short(a.c.status))
+		client_side(x, cfg, &o, &oob, &a);
+		if (cut_short(c->status))
 			return;
 	}
-	a.c.wall_s = (double)(lp_now_ns() - t0) / 1e9;
-	if (a.c.status)
-		lp_info("%s -> %s %s: %s", a.client, a.server, lp_rdma_test_names[p->test],
-			a.c.error);
-	push_cell(x, &a.c);
+	c->wall_s = (double)(lp_now_ns() - t0) / 1e9;
+	if (c->status)
+		lp_info("%s -> %s %s: %s", a.t.client, a.t.server, lp_rdma_test_names[p->test],
+			c->error);
+	push_cell(x, c);
 }
+
+/* A server session and its transport. */
+struct server_arg {
+	const struct lp_sweep_xport_ops *ops;
+	struct lp_rdma_server_opts so;
+};
 
 /* The server side in its own process: one session; its status back as a u32. */
 static void server_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
 			 struct lp_wbuf *out)
 {
-	const struct lp_rdma_server_opts *so = arg;
+	struct server_arg *a = arg;
 
-	lp_wbuf_u32(out, (uint32_t)lp_rdma_server_session(dev, oob, so));
+	lp_wbuf_u32(out, (uint32_t)a->ops->serve(dev, oob, &a->so));
 }
 
 static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag)
 {
-	struct lp_rdma_server_opts so = cfg->sopts;
+	struct server_arg a = { xport(cfg), cfg->sopts };
 	struct lp_mpi_oob o;
 	struct lp_oob oob;
 	struct lp_wbuf *out;
@@ -543,10 +489,10 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	if (x->dev_status || x->status_all[client])
 		return; /* the client records the error in its cells */
 	if (!cfg->isolate) {
-		ret = lp_rdma_server_session(x->dev, &oob, &so);
+		ret = a.ops->serve(x->dev, &oob, &a.so);
 	} else {
 		out = malloc(sizeof(*out));
-		ret = out ? lp_sweep_isolated(x, &o, &oob, server_child, &so, out, why, sizeof(why))
+		ret = out ? lp_sweep_isolated(x, &o, &oob, server_child, &a, out, why, sizeof(why))
 			  : -ENOMEM;
 		if (!ret) {
 			struct lp_rbuf rb;
@@ -1142,8 +1088,8 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 	run->random_k = cfg->kind == LP_SCHED_RANDOM ? cfg->random_k : 0;
 	run->seed = cfg->seed;
 	run->pair_timeout_s = cfg->pair_timeout_s;
-	run->retest_max = cfg->retest_max;
-	run->retest_rounds = cfg->retest_rounds;
+	run->retest_max = cfg->retest.max_pairs;
+	run->retest_rounds = cfg->retest.rounds;
 	run->load = cfg->load ? lp_sweep_load_names[cfg->load] : NULL;
 	run->load_time_s = cfg->load ? cfg->load_time_s : 0;
 	lp_time_iso8601(run->started, sizeof(run->started));
@@ -1163,16 +1109,13 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	size_t np = 0;
 	struct lp_sched rs;
 
-	if (!x->rank) {
-		pairs = malloc(((size_t)cfg->retest_max + 1) * 2 * sizeof(int32_t));
-		if (pairs && !lp_sweep_diagnose(run))
-			np = lp_sweep_suspects(run, cfg->retest_per_node, rr, pairs,
-					       cfg->retest_max);
-	}
+	if (!x->rank && lp_sweep_retest_plan(run, &cfg->retest, rr, &pairs, &np))
+		lp_err("retest round %d: out of memory", rr + 1);
 	if (bcast_pairs(x, &pairs, &np, TAG_RETEST_LIST + 2 * rr) || np == 0) {
 		free(pairs);
 		return false;
 	}
+	x->retest_round = rr;
 	if (!lp_sched_from_list(&rs, x->size, pairs, np)) {
 		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n",
 			 rr + 1, np);
@@ -1395,9 +1338,8 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	run->interrupted = run_rounds(x, cfg, &x->sched, LP_PHASE_SWEEP, run, TAG_CELLS) == -EINTR;
 	t1 = lp_now_ns();
 	run->sweep_s = (double)(t1 - t0) / 1e9;
-	for (int rr = 0; !run->interrupted && cfg->retest_max > 0 && rr < cfg->retest_rounds; rr++)
-		if (!retest_round(x, cfg, run, rr))
-			break;
+	for (int rr = 0; !run->interrupted && retest_round(x, cfg, run, rr); rr++)
+		;
 	t2 = lp_now_ns();
 	run->retest_s = (double)(t2 - t1) / 1e9;
 	if (!run->interrupted && cfg->load)

@@ -24,7 +24,9 @@
 #include "sweep/check.h"
 #include "sweep/journal.h"
 #include "sweep/load.h"
+#include "sweep/model.h"
 #include "sweep/result.h"
+#include "sweep/retest.h"
 #include "sweep/sched.h"
 
 /* ---- the lp_oob over MPI ---- */
@@ -42,6 +44,35 @@ extern const struct lp_oob_ops lp_oob_mpi_ops;
 
 /* Wait for a request until deadline_ns (0 = wait forever). 0, -ETIMEDOUT (request still active), -EIO. */
 int lp_mpi_wait(MPI_Request *req, MPI_Status *st, uint64_t deadline_ns, int poll_max_us);
+
+/* ---- what carries a pair's test (sweep/mpi/transport.c) ---- */
+
+/* One test of one ordered pair, as the client runs it. */
+struct lp_sweep_test {
+	struct lp_rdma_params p;	    /* the metric's parameters */
+	const char *client, *server;	    /* node names */
+	const struct lp_sweep_model *model; /* model transport: the bound model; NULL for rdma */
+	int attempt;			    /* model draws: 0 the sweep, k the k-th retest round */
+	struct lp_sweep_cell c;		    /* initialised (metric, a, b, phase, round); filled */
+};
+
+/*
+ * The transport's ops: the engine calls these and nothing else per test, so
+ * rounds, retests, isolation, journal and gathers are one code path for both.
+ */
+struct lp_sweep_xport_ops {
+	const char *name; /* "rdma", "model" */
+	bool needs_dev;	  /* an RDMA device on each side (an isolated child opens its own) */
+	/* the client's test over oob (dev: the rank's or the child's own; NULL without needs_dev) */
+	void (*client)(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_sweep_test *t);
+	/* end the client's session after a test that was not cut short */
+	int (*bye)(struct lp_oob *oob);
+	/* one server session: 0 after the client's end, or a negative errno */
+	int (*serve)(struct lp_rdma_dev *dev, struct lp_oob *oob,
+		     const struct lp_rdma_server_opts *so);
+};
+
+extern const struct lp_sweep_xport_ops lp_sweep_xport_rdma, lp_sweep_xport_model;
 
 /* ---- one side of a pair's test in a child process (sweep/mpi/isolate.c) ---- */
 
@@ -72,10 +103,8 @@ struct lp_sweep_cfg {
 	bool rails;
 	int nmetrics;
 	struct lp_rdma_params params[LP_SWEEP_MAX_METRICS]; /* one per metric */
-	double pair_timeout_s; /* bound on one test of one ordered pair */
-	int retest_max;	       /* isolated retests of suspects per round; 0 = none */
-	int retest_per_node;   /* suspect node: cells retested in the first round */
-	int retest_rounds;
+	double pair_timeout_s;		      /* bound on one test of one ordered pair */
+	struct lp_sweep_retest_policy retest; /* the retest planner's budget (sweep/retest.h) */
 	int poll_max_us;
 	struct lp_rdma_server_opts sopts; /* .stop: the signal flag that stops every rank */
 	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */
@@ -91,6 +120,8 @@ struct lp_sweep_cfg {
 	double load_time_s; /* a victim's latency test, an incast sender's test (duration mode) */
 	int incast_k;	    /* senders per incast receiver; 0 = all others of its rail (at most
 			     * LP_SWEEP_MAX_INCAST) */
+	const struct lp_sweep_xport_ops *xport; /* what carries each test (NULL: rdma) */
+	const struct lp_sweep_model *model;	/* the model transport's model, bound */
 };
 
 /*
@@ -121,6 +152,7 @@ struct lp_sweep_mpi {
 	char (*name_all)[80];	    /* every rank's label, for error messages */
 	uint8_t *silent;	    /* rank 0: ranks that missed a gather (not waited for again) */
 	uint64_t rounds_done;	    /* rounds run so far (all phases), for the session tags */
+	int retest_round;	    /* the retest round running (model draws: its attempt) */
 	struct lp_sweep_cell *mine; /* cells this rank measured as the client */
 	size_t nmine, capmine;
 	bool lost;   /* a rank missed a deadline: finish with MPI_Abort */
@@ -147,8 +179,8 @@ int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p);
 /*
  * The whole sweep, on every rank: the device status exchange (labels made
  * unique, me->name among them), the schedule (x->sched), rank 0's node records,
- * the schedule's rounds, up to cfg->retest_rounds rounds of isolated retests of
- * the suspects rank 0 names (lp_sweep_suspects), and rank 0's diagnosis.
+ * the schedule's rounds, the retest rounds of the suspects rank 0's planner
+ * names (lp_sweep_retest_plan), and rank 0's diagnosis.
  * me: this rank's node record; run: initialised for x->size nodes with the
  * metrics cfg->params measure. Rank 0's run then holds every node, cell and
  * verdict and the echo of how it ran.

@@ -204,8 +204,7 @@ void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_para
 
 /* ---- lp-sweep --plan ---- */
 
-/* A duration in its unit: "850 us", "13 ms", "16.6 s", "4.2 min", "3.1 h", "2.5 days". */
-static const char *dur(double s, char *buf, size_t len)
+const char *lp_sweep_time_fmt(double s, char *buf, size_t len)
 {
 	if (s < 1e-3)
 		snprintf(buf, len, "%.0f us", s * 1e6);
@@ -238,33 +237,39 @@ void lp_sweep_plan_print(FILE *f, const struct lp_sweep_shape *sh, const struct 
 		lp_fmt_size(sz, sizeof(sz), p[m].size);
 		if (c->test_s > 0)
 			fprintf(f, "  %s %s: the model's %s + set-up %s\n",
-				lp_rdma_test_names[p[m].test], sz, dur(c->test_s, a, sizeof(a)),
-				dur(c->session_s, b, sizeof(b)));
+				lp_rdma_test_names[p[m].test], sz,
+				lp_sweep_time_fmt(c->test_s, a, sizeof(a)),
+				lp_sweep_time_fmt(c->session_s, b, sizeof(b)));
 		else if (p[m].duration_s > 0)
 			fprintf(f, "  %s %s: %.3g s each + session set-up %s = %s\n",
 				lp_rdma_test_names[p[m].test], sz, p[m].duration_s,
-				dur(c->session_s, b, sizeof(b)), dur(pr->test_s[m], d, sizeof(d)));
+				lp_sweep_time_fmt(c->session_s, b, sizeof(b)),
+				lp_sweep_time_fmt(pr->test_s[m], d, sizeof(d)));
 		else
 			fprintf(f,
 				"  %s %s: %llu + %llu warm-up iterations %s + session set-up %s = %s\n",
 				lp_rdma_test_names[p[m].test], sz, (unsigned long long)p[m].iters,
 				(unsigned long long)p[m].warmup,
-				dur(pr->test_s[m] - c->session_s, a, sizeof(a)),
-				dur(c->session_s, b, sizeof(b)), dur(pr->test_s[m], d, sizeof(d)));
+				lp_sweep_time_fmt(pr->test_s[m] - c->session_s, a, sizeof(a)),
+				lp_sweep_time_fmt(c->session_s, b, sizeof(b)),
+				lp_sweep_time_fmt(pr->test_s[m], d, sizeof(d)));
 	}
 	fprintf(f, "  a round: %u direction%s x %s + harness %s (%d ranks) = %s\n", sh->dirs,
-		sh->dirs > 1 ? "s" : "", dur(pr->pair_s, a, sizeof(a)),
-		dur(pr->harness_s, b, sizeof(b)), sh->nodes * sh->rails,
-		dur(pr->round_s, d, sizeof(d)));
-	fprintf(f, "  sweep: %zu rounds = %s\n", sh->rounds, dur(pr->sweep_s, a, sizeof(a)));
-	fprintf(f, "  retests: at most %s, one pair at a time\n", dur(pr->retest_s, a, sizeof(a)));
+		sh->dirs > 1 ? "s" : "", lp_sweep_time_fmt(pr->pair_s, a, sizeof(a)),
+		lp_sweep_time_fmt(pr->harness_s, b, sizeof(b)), sh->nodes * sh->rails,
+		lp_sweep_time_fmt(pr->round_s, d, sizeof(d)));
+	fprintf(f, "  sweep: %zu rounds = %s\n", sh->rounds,
+		lp_sweep_time_fmt(pr->sweep_s, a, sizeof(a)));
+	fprintf(f, "  retests: at most %s, one pair at a time\n",
+		lp_sweep_time_fmt(pr->retest_s, a, sizeof(a)));
 	if (pr->load_s > 0)
-		fprintf(f, "  load phases: %s\n", dur(pr->load_s, a, sizeof(a)));
-	fprintf(f, "  start-up: %s\n", dur(pr->start_s, a, sizeof(a)));
+		fprintf(f, "  load phases: %s\n", lp_sweep_time_fmt(pr->load_s, a, sizeof(a)));
+	fprintf(f, "  start-up: %s\n", lp_sweep_time_fmt(pr->start_s, a, sizeof(a)));
 	fprintf(f,
 		"predicted: %s without suspects, %s with every retest (%.0f s); a fabric "
 		"where every session hangs to its pair timeout: %s\n",
-		dur(pr->total_s, a, sizeof(a)), dur(pr->bound_s, b, sizeof(b)), pr->bound_s,
-		dur(pr->worst_s, d, sizeof(d)));
+		lp_sweep_time_fmt(pr->total_s, a, sizeof(a)),
+		lp_sweep_time_fmt(pr->bound_s, b, sizeof(b)), pr->bound_s,
+		lp_sweep_time_fmt(pr->worst_s, d, sizeof(d)));
 	fprintf(f, "Slurm: ask -t %d (minutes: the bound x 1.2 + 2 min)\n", pr->slurm_min);
 }

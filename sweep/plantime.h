@@ -119,6 +119,9 @@ void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_para
 		      double pair_timeout_s, const struct lp_sweep_load_plan *lp,
 		      struct lp_sweep_prediction *out);
 
+/* A duration in its unit: "850 us", "13 ms", "16.6 s", "4.2 min", "3.1 h", "2.5 days"; buf. */
+const char *lp_sweep_time_fmt(double s, char *buf, size_t len);
+
 /* lp-sweep --plan's text: the schedule, every component with its source, the prediction. */
 void lp_sweep_plan_print(FILE *f, const struct lp_sweep_shape *sh, const struct lp_rdma_params *p,
 			 int nmetrics, const struct lp_sweep_costs *c,

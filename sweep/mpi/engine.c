@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -46,9 +47,6 @@ enum {
  */
 #define STOP_MS 3000
 
-/* Set-up allowed per session (connect, QP exchange) when loaders must outlast a victim. */
-#define LOAD_SETUP_S 1.5
-
 static uint64_t deadline_in(int ms)
 {
 	return lp_now_ns() + (uint64_t)ms * 1000000ull;
@@ -70,19 +68,62 @@ static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cf
 	fflush(cfg->progress);
 }
 
+/* " of N" planned cells, or "" in the load phases (whose cells the sweep's plan does not count). */
+static const char *planned(const struct lp_sweep_progress *p)
+{
+	static __thread char buf[40];
+
+	if (p->cells_planned < p->cells)
+		return "";
+	snprintf(buf, sizeof(buf), " of %zu", p->cells_planned);
+	return buf;
+}
+
+/* A progress line at most this often; one per round when rounds are slower. */
+#define PROGRESS_EVERY_S 10
+
 /*
- * Round r of n of a phase is done: a progress line with the time left, this
- * phase's rounds at its pace so far plus the estimate of the phases after it.
+ * Round r of n of a phase is done: on rank 0, at most every PROGRESS_EVERY_S
+ * (and at a phase's end), a line with the rounds and cells done and the
+ * predicted end -- this phase's rounds at its pace so far plus the time model's
+ * estimate of the phases after it -- on cfg->progress, and its record in the
+ * journal.
  */
-static void round_done(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *phase,
-		       size_t r, size_t n)
+static void round_done(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		       const struct lp_sweep_run *run, const char *phase, size_t r, size_t n)
 {
 	uint64_t now = lp_now_ns();
 	double pace = (double)(now - x->phase_t0) / 1e9 / (double)(r + 1);
+	struct lp_sweep_progress p = { .phase = phase,
+				       .round = r + 1,
+				       .rounds = n,
+				       .cells = run->ncells,
+				       .cells_planned = x->cells_planned,
+				       .elapsed_s = (double)(now - x->t_start) / 1e9,
+				       .left_s = pace * (double)(n - r - 1) + x->later_s,
+				       .predicted_s = x->pred.total_s };
+	char what[48], a[32], b[32], c[32];
+	time_t end;
+	struct tm tm;
 
-	progress(x, cfg, "lp-sweep: %s round %zu/%zu done, %.0f s so far, about %.0f s left\n",
-		 phase, r + 1, n, (double)(now - x->t_start) / 1e9,
-		 pace * (double)(n - r - 1) + x->later_s);
+	if (x->rank || (r + 1 < n && x->progress_ns &&
+			now - x->progress_ns < PROGRESS_EVERY_S * 1000000000ull))
+		return;
+	x->progress_ns = now;
+	end = time(NULL) + (time_t)p.left_s;
+	gmtime_r(&end, &tm);
+	strftime(p.end, sizeof(p.end), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!strcmp(phase, "retest")) /* a retest round's pairs run one per round */
+		snprintf(what, sizeof(what), "retest round %d, pair", x->retest_round + 1);
+	else
+		snprintf(what, sizeof(what), "%s round", phase);
+	progress(x, cfg,
+		 "lp-sweep: %s %zu/%zu, %zu cells%s, %s so far, about %s left (end %.8s UTC; "
+		 "predicted %s in all)\n",
+		 what, p.round, n, p.cells, planned(&p), lp_sweep_time_fmt(p.elapsed_s, a, 32),
+		 lp_sweep_time_fmt(p.left_s, b, 32), p.end + 11,
+		 lp_sweep_time_fmt(p.predicted_s, c, 32));
+	lp_sweep_journal_progress(cfg->journal, &p);
 }
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
@@ -98,7 +139,7 @@ int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
 	MPI_Comm_size(x->comm, &x->size);
 	MPI_Comm_get_attr(world, MPI_TAG_UB, &ub, &flag);
 	x->tag_ub = flag && ub ? *(int *)ub : 32767;
-	x->poll_max_us = 20000;
+	x->poll_max_us = LP_SWEEP_POLL_MS * 1000;
 	x->status_all = calloc(x->size, sizeof(int));
 	x->rail_all = calloc(x->size, sizeof(int));
 	x->name_all = calloc(x->size, sizeof(*x->name_all));
@@ -240,11 +281,14 @@ static int send_blob(struct lp_sweep_mpi *x, int dest, int tag, const void *buf,
 	return wait_or_lose(x, &req, timeout_ms, "sending results");
 }
 
-/* Probe with back-off until src's message arrives, then take it (malloc'ed). */
+/*
+ * Probe with back-off until src's message arrives (src may be MPI_ANY_SOURCE:
+ * *from_p says whose, when not NULL), then take it (malloc'ed).
+ */
 static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, int *len_p,
-		     uint64_t deadline)
+		     uint64_t deadline, int *from_p)
 {
-	unsigned sleep_us = 50;
+	unsigned sleep_us = 20;
 	MPI_Status st;
 	int flag = 0;
 
@@ -263,8 +307,10 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 	*buf_p = malloc(*len_p ? *len_p : 1);
 	if (!*buf_p)
 		return -ENOMEM;
+	if (from_p)
+		*from_p = st.MPI_SOURCE;
 	/* the message is here: this receive does not wait on a peer */
-	if (MPI_Recv(*buf_p, *len_p, MPI_BYTE, src, tag, x->comm, MPI_STATUS_IGNORE) !=
+	if (MPI_Recv(*buf_p, *len_p, MPI_BYTE, st.MPI_SOURCE, tag, x->comm, MPI_STATUS_IGNORE) !=
 	    MPI_SUCCESS) {
 		free(*buf_p);
 		return -EIO;
@@ -286,7 +332,7 @@ static int gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
 	run->nodes[0] = *me;
 	for (int i = 1; i < x->size; i++) {
 		uint8_t *buf;
-		int len, ret = recv_blob(x, i, TAG_NODE, &buf, &len, dl);
+		int len, ret = recv_blob(x, i, TAG_NODE, &buf, &len, dl, NULL);
 
 		if (ret == 0) {
 			ret = lp_record_decode_body(&lp_sweep_node_record, &run->nodes[i], buf,
@@ -567,11 +613,62 @@ static void unpack_cells(struct lp_sweep_run *run, const uint8_t *buf, size_t le
 	lp_record_unpack(&lp_sweep_cell_record, buf, len, &c, add_cell, run);
 }
 
+/*
+ * Rank 0: every other rank's blob of cells on tag into run, taken in the order
+ * they arrive (no rank waits behind a late one) and added in rank order (the
+ * document does not depend on timing). A rank that sends nothing within the
+ * exchange's bound is silent from then on: its late blobs are dropped.
+ */
+static int gather_blobs(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag)
+{
+	uint64_t dl = deadline_in(EXCHANGE_MS);
+	uint8_t **bufs = calloc((size_t)x->size, sizeof(*bufs));
+	int *lens = calloc((size_t)x->size, sizeof(*lens)), want = 0, rc = 0;
+
+	if (!bufs || !lens) {
+		free(bufs);
+		free(lens);
+		return -ENOMEM;
+	}
+	for (int src = 1; src < x->size; src++)
+		want += !x->silent[src]; /* one that missed a gather is not waited for again */
+	while (want > 0 && !rc) {
+		uint8_t *buf;
+		int len, from = 0;
+
+		rc = recv_blob(x, MPI_ANY_SOURCE, tag, &buf, &len, dl, &from);
+		if (rc)
+			break;
+		if (from <= 0 || from >= x->size || x->silent[from] || bufs[from]) {
+			free(buf); /* a silent rank's late blob */
+			continue;
+		}
+		bufs[from] = buf;
+		lens[from] = len;
+		want--;
+	}
+	for (int src = 1; src < x->size; src++) {
+		if (x->silent[src])
+			continue;
+		if (!bufs[src]) {
+			lp_err("no results from rank %d (%s): %s; its cells stay empty", src,
+			       x->name_all[src], strerror(rc ? -rc : ETIMEDOUT));
+			x->lost = x->lost || rc == -ETIMEDOUT;
+			x->silent[src] = 1;
+			continue;
+		}
+		unpack_cells(run, bufs[src], (size_t)lens[src]);
+		free(bufs[src]);
+	}
+	free(bufs);
+	free(lens);
+	return rc;
+}
+
 /* Rank 0 adds every rank's x->mine to run (and clears them everywhere). */
 static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag)
 {
-	uint64_t dl = deadline_in(EXCHANGE_MS);
-	int rc = 0;
+	int rc;
 
 	if (x->rank != 0) {
 		size_t len = 0;
@@ -588,25 +685,7 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 	for (size_t i = 0; i < x->nmine; i++)
 		lp_sweep_add_cell(run, &x->mine[i]);
 	x->nmine = 0;
-	for (int src = 1; src < x->size; src++) {
-		uint8_t *buf;
-		int len, ret;
-
-		if (x->silent[src])
-			continue; /* it missed a gather: waiting for it every round would stall the sweep */
-		ret = recv_blob(x, src, tag, &buf, &len, dl);
-		if (ret) {
-			lp_err("no results from rank %d (%s): %s; its cells stay empty", src,
-			       x->name_all[src], strerror(-ret));
-			x->lost = x->lost || ret == -ETIMEDOUT;
-			x->silent[src] = 1;
-			rc = ret;
-			continue;
-		}
-		unpack_cells(run, buf, (size_t)len);
-		free(buf);
-	}
-	return rc;
+	return gather_blobs(x, run, tag);
 }
 
 /*
@@ -643,7 +722,7 @@ static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		if (stop)
 			return -EINTR;
 		x->rounds_done++;
-		round_done(x, cfg, phase ? "retest" : "sweep", r, s->nrounds);
+		round_done(x, cfg, run, phase ? "retest" : "sweep", r, s->nrounds);
 	}
 	return 0;
 }
@@ -713,21 +792,15 @@ static int metrics_of(const struct lp_sweep_cfg *cfg, bool lat, int *ms)
 /* How long loaders run: the victim's nlat tests with their set-up, started at the same barrier. */
 static double loader_s(const struct lp_sweep_cfg *cfg, int nlat)
 {
-	return nlat * (cfg->load_time_s + LOAD_SETUP_S) + LOAD_SETUP_S;
+	return lp_sweep_time_loader_s(cfg->load_time_s, nlat);
 }
 
 /* An incast's senders run this long: past its victim's latency tests when it has one. */
 static double incast_s(const struct lp_sweep_cfg *cfg)
 {
-	int ms[LP_SWEEP_MAX_METRICS], nlat = metrics_of(cfg, true, ms);
+	int ms[LP_SWEEP_MAX_METRICS];
 
-	return nlat ? loader_s(cfg, nlat) : cfg->load_time_s;
-}
-
-/* The expected time of the incast phase (0 without one). */
-static double incast_est_s(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg)
-{
-	return cfg->load & LP_LOAD_INCAST ? x->size * (incast_s(cfg) + LOAD_SETUP_S) : 0;
+	return lp_sweep_time_incast_s(cfg->load_time_s, metrics_of(cfg, true, ms));
 }
 
 /* Victims of s: every ordered pair of a round that has other pairs to load it. */
@@ -865,8 +938,21 @@ static bool load_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	lp_sweep_journal_cells(cfg->journal, run, from);
 	lp_sweep_journal_sync(cfg->journal);
 	x->rounds_done += (uint64_t)(x->size + 2) / 2; /* the session tags of units 0..size */
-	round_done(x, cfg, what, r, n);
+	round_done(x, cfg, run, what, r, n);
 	return stop;
+}
+
+/* What the load phases in bits run, for the time model (lp_sweep_time_load). */
+static void load_plan(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		      const struct lp_sched *ls, unsigned bits, struct lp_sweep_load_plan *lp)
+{
+	int ms[LP_SWEEP_MAX_METRICS];
+
+	*lp = (struct lp_sweep_load_plan){ .load = cfg->load & bits,
+					   .time_s = cfg->load_time_s,
+					   .nlat = metrics_of(cfg, true, ms),
+					   .victims = load_victims(ls),
+					   .receivers = x->size };
 }
 
 /* The load phases of cfg->load over ls (the load schedule). -EINTR when a signal stopped them. */
@@ -876,8 +962,11 @@ static int run_load(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	struct load_job jobs[LP_SWEEP_MAX_INCAST + 1];
 	size_t nv = load_victims(ls), k = 0, cnt;
 
+	struct lp_sweep_load_plan lp;
+
+	load_plan(x, cfg, ls, LP_LOAD_INCAST, &lp);
 	x->phase_t0 = lp_now_ns();
-	x->later_s = incast_est_s(x, cfg);
+	x->later_s = lp_sweep_time_load(&lp);
 	for (size_t r = 0; (cfg->load & LP_LOAD_LATENCY) && r < ls->nrounds; r++) {
 		lp_sched_round(ls, r, &cnt);
 		for (size_t v = 0; v < cnt && cnt >= 2; v++)
@@ -945,19 +1034,6 @@ static int load_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 	return ret;
 }
 
-/* The rounds and time the load phases take: *est_s expected, *max_s at every pair timeout. */
-static size_t load_rounds(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
-			  const struct lp_sched *ls, double *est_s, double *max_s)
-{
-	int ms[LP_SWEEP_MAX_METRICS], nlat = metrics_of(cfg, true, ms);
-	size_t nv = cfg->load & LP_LOAD_LATENCY ? load_victims(ls) : 0,
-	       ni = cfg->load & LP_LOAD_INCAST ? (size_t)x->size : 0;
-
-	*est_s = (double)nv * (loader_s(cfg, nlat) + LOAD_SETUP_S) + incast_est_s(x, cfg);
-	*max_s = (double)(nv * (size_t)nlat + ni) * cfg->pair_timeout_s;
-	return nv + ni;
-}
-
 /* Rank 0's list of ordered pairs to everyone: *pairs_p malloc'ed, *np_p couples. */
 static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, int tag)
 {
@@ -987,7 +1063,7 @@ static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, 
 		return rc;
 	}
 	uint8_t *buf;
-	int len, ret = recv_blob(x, 0, tag, &buf, &len, deadline_in(EXCHANGE_MS));
+	int len, ret = recv_blob(x, 0, tag, &buf, &len, deadline_in(EXCHANGE_MS), NULL);
 	uint32_t cnt = 0;
 
 	*pairs_p = NULL;
@@ -1096,6 +1172,56 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 }
 
 /*
+ * Before the first round (rank 0 says it): the schedule, the load rounds, and
+ * the time model's prediction for this run (lp_sweep_predict, as lp-sweep
+ * --plan prints it), which the progress lines then track.
+ */
+static void announce(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		     const struct lp_sweep_run *run)
+{
+	struct lp_sweep_load_plan lp;
+	struct lp_sweep_shape sh;
+	struct lp_sweep_costs c;
+	char t[5][32];
+	size_t nload;
+	int dev = 0;
+
+	load_plan(x, cfg, &x->load_sched, LP_LOAD_LATENCY | LP_LOAD_INCAST, &lp);
+	nload = (lp.load & LP_LOAD_LATENCY ? lp.victims : 0) +
+		(lp.load & LP_LOAD_INCAST ? (size_t)x->size : 0);
+	lp_sweep_shape_from(&sh, &x->sched, x->size);
+	while (dev + 1 < run->n && run->nodes[dev].status)
+		dev++; /* the first node whose device opened */
+	if (cfg->model)
+		lp_sweep_costs_model(&c, cfg->model->setup_s, cfg->model->test_s);
+	else
+		lp_sweep_costs_dev(&c, &run->nodes[dev].dev);
+	lp_sweep_predict(&sh, cfg->params, cfg->nmetrics, &c, cfg->retest.max_pairs,
+			 cfg->retest.rounds, cfg->pair_timeout_s, &lp, &x->pred);
+	x->later_s = x->pred.load_s;
+	x->cells_planned = run->ncells + lp_sweep_missing(run, NULL);
+	progress(x, cfg,
+		 "lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
+		 "pair timeout %.0f s\n",
+		 x->size, run->sched_name, x->sched.nrounds, lp_sched_ordered_pairs(&x->sched),
+		 cfg->nmetrics, cfg->pair_timeout_s);
+	if (nload)
+		progress(x, cfg,
+			 "lp-sweep: load %s: %zu rounds after the sweep, about %.0f s (victims' "
+			 "tests %.3g s each)\n",
+			 lp_sweep_load_names[cfg->load], nload, x->pred.load_s, cfg->load_time_s);
+	progress(x, cfg,
+		 "lp-sweep: predicted %s (sweep %s, start-up %s%s), retests of suspects at most "
+		 "%s more; costs \"%s\" (lp-sweep --plan lists them); a test that hangs costs its "
+		 "pair timeout, every test hanging %s\n",
+		 lp_sweep_time_fmt(x->pred.total_s, t[0], 32),
+		 lp_sweep_time_fmt(x->pred.sweep_s, t[1], 32),
+		 lp_sweep_time_fmt(x->pred.start_s, t[2], 32), nload ? ", load phases" : "",
+		 lp_sweep_time_fmt(x->pred.retest_s, t[3], 32), c.name,
+		 lp_sweep_time_fmt(x->pred.worst_s, t[4], 32));
+}
+
+/*
  * Suspects again, alone: rank 0 decides, everyone runs the list one pair at a
  * time. A link rests on one cell, so it is retested until a retest clears it
  * or the rounds run out (the diagnosis keeps the best value of every attempt);
@@ -1120,6 +1246,7 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n",
 			 rr + 1, np);
 		lp_sweep_journal_retest(cfg->journal, rr, pairs, np);
+		x->cells_planned += np * (size_t)cfg->nmetrics;
 		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST, run,
 					      TAG_RETEST_CELLS + 2 * rr) == -EINTR;
 		lp_sched_free(&rs);
@@ -1225,7 +1352,7 @@ static int gather_checks(struct lp_sweep_mpi *x, const struct lp_check_report *m
 		int bl = (int)len, got = 0;
 
 		if (i && !x->silent[i])
-			got = recv_blob(x, i, TAG_CHECK, &b, &bl, dl);
+			got = recv_blob(x, i, TAG_CHECK, &b, &bl, dl, NULL);
 		h->rank = i;
 		h->status = x->status_all[i];
 		snprintf(h->name, sizeof(h->name), "%s", x->name_all[i]);
@@ -1265,8 +1392,6 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p)
 {
 	uint64_t t0, t1, t2;
-	double load_est, load_max;
-	size_t nload;
 	char why[256];
 	int ret;
 
@@ -1291,7 +1416,6 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	ret = build_schedule(x, cfg);
 	if (ret)
 		return ret;
-	nload = load_rounds(x, cfg, &x->load_sched, &load_est, &load_max);
 	run_echo(run, cfg, &x->sched);
 	if (cfg->load & LP_LOAD_INCAST) {
 		int snd[LP_SWEEP_MAX_INCAST + 1], v;
@@ -1317,21 +1441,7 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	lp_sweep_journal_nodes(cfg->journal, run);
 	lp_sweep_journal_cells(cfg->journal, run, 0); /* absent nodes' and resumed cells */
 	lp_sweep_journal_sync(cfg->journal);
-	progress(x, cfg,
-		 "lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
-		 "pair timeout %.0f s\n",
-		 x->size, run->sched_name, x->sched.nrounds, lp_sched_ordered_pairs(&x->sched),
-		 cfg->nmetrics, cfg->pair_timeout_s);
-	if (nload)
-		progress(x, cfg,
-			 "lp-sweep: load %s: %zu rounds after the sweep, about %.0f s (victims' "
-			 "tests %.3g s each)\n",
-			 lp_sweep_load_names[cfg->load], nload, load_est, cfg->load_time_s);
-	progress(x, cfg,
-		 "lp-sweep: time budget: at most %.0f s, every session at its pair timeout "
-		 "(retests of suspects add to it)\n",
-		 (double)x->sched.nrounds * 2 * cfg->nmetrics * cfg->pair_timeout_s + load_max);
-	x->later_s = load_est;
+	announce(x, cfg, run);
 
 	t0 = x->t_start = lp_now_ns();
 	/* SIGINT/SIGTERM: every rank stops at the same round; the cells done so far are written. */

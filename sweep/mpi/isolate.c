@@ -197,7 +197,8 @@ int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const 
 		}
 		usleep(sleep_us);
 		sleep_us = LP_MIN(sleep_us * 2,
-				  (unsigned)(o->poll_max_us > 0 ? o->poll_max_us : 20000));
+				  (unsigned)(o->poll_max_us > 0 ? o->poll_max_us
+								: LP_SWEEP_POLL_MS * 1000));
 	}
 	ret = child_result(st, killed, res[0], oob->timeout_ms / 1000.0, out, why, why_len);
 	close(sv[0]);

@@ -25,9 +25,18 @@
 #include "sweep/journal.h"
 #include "sweep/load.h"
 #include "sweep/model.h"
+#include "sweep/plantime.h"
 #include "sweep/result.h"
 #include "sweep/retest.h"
 #include "sweep/sched.h"
+
+/*
+ * The longest sleep between polls of a wait, by default (lp-sweep --poll-ms):
+ * the latency each coordination step may add to a round. At 20 ms a round of
+ * 16 ranks cost ~100 ms of waiting; at 1 ms ~8 ms (docs/SWEEP.md, "Time
+ * model"), for ~1,000 cheap wake-ups a second while a rank waits.
+ */
+#define LP_SWEEP_POLL_MS 1
 
 /* ---- the lp_oob over MPI ---- */
 
@@ -165,6 +174,9 @@ struct lp_sweep_mpi {
 	bool threads;		    /* MPI_THREAD_MULTIPLE: sessions may run on threads */
 	uint64_t t_start, phase_t0; /* the sweep's and the current phase's start (progress lines) */
 	double later_s;		    /* estimated seconds of the phases after the current one */
+	struct lp_sweep_prediction pred;   /* the time model's, for this run (rank 0's progress) */
+	uint64_t progress_ns;		   /* the last progress line */
+	size_t cells_planned;		   /* rank 0: cells the sweep and its retests so far plan */
 	const volatile sig_atomic_t *stop; /* SIGINT/SIGTERM: waits end within STOP_MS */
 	uint64_t stop_deadline;		   /* when they end (0: no signal yet) */
 	uint8_t *done; /* --resume: (a*size + b)*nmetrics + m measured already (not again) */

@@ -241,7 +241,8 @@ static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
 	n = ret ? ret : (long)len;
 	MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
 	if (n < 0) {
-		lp_err("--model %s: %s", o->model, strerror((int)-n));
+		if (!x->rank)
+			lp_err("--model %s: %s", o->model, strerror((int)-n));
 		return -EINVAL;
 	}
 	if (x->rank)
@@ -252,7 +253,7 @@ static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
 	MPI_Bcast(text, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
 	lp_sweep_model_init(*m_p);
 	ret = lp_sweep_model_parse(*m_p, text, (size_t)n, why, sizeof(why));
-	if (ret)
+	if (ret && !x->rank) /* every rank parsed the same bytes: rank 0 says it */
 		lp_err("--model %s: %s", o->model, why);
 	free(text);
 	return ret ? -EINVAL : 0;
@@ -280,17 +281,19 @@ static void node_setup_model(const struct cli *o, struct lp_sweep_mpi *x,
 }
 
 /* The model bound to this job's ranks and metrics, as the engine's transport. 0 or -EINVAL. */
-static int model_bind(const struct cli *o, struct lp_sweep_model *m, const struct lp_sweep_run *run,
-		      struct lp_sweep_cfg *cfg)
+static int model_bind(const struct cli *o, int rank, struct lp_sweep_model *m,
+		      struct lp_sweep_run *run, struct lp_sweep_cfg *cfg)
 {
 	char why[256];
 
 	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, why, sizeof(why))) {
-		lp_err("--model %s: %s", o->model, why);
+		if (!rank)
+			lp_err("--model %s: %s", o->model, why);
 		return -EINVAL;
 	}
 	cfg->xport = &lp_sweep_xport_model;
 	cfg->model = m;
+	snprintf(run->model, sizeof(run->model), "%s", o->model);
 	return 0;
 }
 
@@ -646,7 +649,15 @@ static int plan_main(struct cli *o, const struct lp_opt *opts, int argc, char **
 	plan_load(o, p, n, &sh, &lp);
 	lp_sweep_predict(&sh, p, n, &c, (int)o->retest_max, (int)o->retest_rounds, o->pair_timeout,
 			 &lp, &pr);
-	lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
+	if (!o->quiet)
+		lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
+	if (o->json_path) {
+		FILE *f = lp_out_open(o->json_path);
+
+		if (!f || lp_sweep_plan_json(f, &sh, p, n, &c, &pr) ||
+		    lp_out_close(f, o->json_path))
+			return LP_EXIT_FAIL;
+	}
 	return fflush(stdout) ? LP_EXIT_FAIL : LP_EXIT_OK;
 }
 
@@ -1084,7 +1095,7 @@ int main(int argc, char **argv)
 		{ .name = "plan",
 		  .kind = LP_OPT_FLAG,
 		  .dst = &o.plan_only,
-		  .help = "print the schedule, the predicted duration and the Slurm time to ask for --nodes N (--rails R: rails per node), measuring nothing; no MPI, no device" },
+		  .help = "print the schedule, the predicted duration and the Slurm time to ask for --nodes N (--rails R: rails per node), measuring nothing; no MPI, no device (--json FILE: the plan as a linkperf.plan/1 document)" },
 		{ .name = "nodes",
 		  .kind = LP_OPT_UINT,
 		  .dst = &o.plan_nodes,
@@ -1191,7 +1202,7 @@ int main(int argc, char **argv)
 	run.lat_iters = pl->iters[LP_PLAN_LAT];
 	sweep_cfg(&o, &x, &cfg, mem, mem_dev);
 	if (add_metrics(&o, &run, &cfg, mem, mem_dev) ||
-	    (model && model_bind(&o, model, &run, &cfg)))
+	    (model && model_bind(&o, x.rank, model, &run, &cfg)))
 		return finish(&x, LP_EXIT_USAGE);
 	if (!x.rank && open_journal(&o, &jl)) {
 		x.lost = true; /* the others wait in the exchange: end them too */

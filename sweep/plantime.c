@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/lp.h"
 #include "common/units.h"
 
@@ -272,4 +273,57 @@ void lp_sweep_plan_print(FILE *f, const struct lp_sweep_shape *sh, const struct 
 		lp_sweep_time_fmt(pr->bound_s, b, sizeof(b)), pr->bound_s,
 		lp_sweep_time_fmt(pr->worst_s, d, sizeof(d)));
 	fprintf(f, "Slurm: ask -t %d (minutes: the bound x 1.2 + 2 min)\n", pr->slurm_min);
+}
+
+int lp_sweep_plan_json(FILE *f, const struct lp_sweep_shape *sh, const struct lp_rdma_params *p,
+		       int nmetrics, const struct lp_sweep_costs *c,
+		       const struct lp_sweep_prediction *pr)
+{
+	struct lp_json j;
+
+	lp_json_init(&j, f, true);
+	lp_json_obj_begin(&j, NULL);
+	lp_json_str(&j, "schema", LP_SWEEP_PLAN_SCHEMA);
+	lp_json_int(&j, "nodes", sh->nodes);
+	lp_json_int(&j, "rails", sh->rails);
+	lp_json_int(&j, "ranks", sh->nodes * sh->rails);
+	lp_json_str(&j, "schedule", lp_sched_names[sh->kind]);
+	lp_json_uint(&j, "rounds", sh->rounds);
+	lp_json_uint(&j, "ordered_pairs", sh->pairs);
+	lp_json_uint(&j, "directions_per_slot", sh->dirs);
+	lp_json_arr_begin(&j, "tests");
+	for (int m = 0; m < pr->nmetrics && m < nmetrics; m++) {
+		lp_json_obj_begin(&j, NULL);
+		lp_json_str(&j, "test", lp_rdma_test_names[p[m].test]);
+		lp_json_uint(&j, "size", p[m].size);
+		lp_json_num(&j, "seconds", pr->test_s[m]);
+		lp_json_obj_end(&j);
+	}
+	lp_json_arr_end(&j);
+	lp_json_obj_begin(&j, "costs");
+	lp_json_str(&j, "name", c->name);
+	lp_json_str(&j, "source", c->source);
+	lp_json_num(&j, "start_s", c->start_s);
+	lp_json_num(&j, "round_s", c->round_s);
+	lp_json_num(&j, "round_rank_s", c->round_rank_s);
+	lp_json_num(&j, "session_s", c->session_s);
+	lp_json_num(&j, "lat_us", c->test_s > 0 ? NAN : c->lat_us);
+	lp_json_num(&j, "gbps", c->test_s > 0 ? NAN : c->gbps);
+	lp_json_num(&j, "test_s", c->test_s > 0 ? c->test_s : NAN);
+	lp_json_obj_end(&j);
+	lp_json_obj_begin(&j, "predicted");
+	lp_json_num(&j, "pair_s", pr->pair_s);
+	lp_json_num(&j, "harness_s", pr->harness_s);
+	lp_json_num(&j, "round_s", pr->round_s);
+	lp_json_num(&j, "start_s", pr->start_s);
+	lp_json_num(&j, "sweep_s", pr->sweep_s);
+	lp_json_num(&j, "retest_s", pr->retest_s);
+	lp_json_num(&j, "load_s", pr->load_s);
+	lp_json_num(&j, "total_s", pr->total_s);
+	lp_json_num(&j, "bound_s", pr->bound_s);
+	lp_json_num(&j, "worst_s", pr->worst_s);
+	lp_json_obj_end(&j);
+	lp_json_int(&j, "slurm_minutes", pr->slurm_min);
+	lp_json_obj_end(&j);
+	return lp_json_finish(&j);
 }

@@ -127,4 +127,10 @@ void lp_sweep_plan_print(FILE *f, const struct lp_sweep_shape *sh, const struct 
 			 int nmetrics, const struct lp_sweep_costs *c,
 			 const struct lp_sweep_prediction *pr);
 
+/* The same as one JSON document (schema linkperf.plan/1) on f. 0 or -EIO. */
+#define LP_SWEEP_PLAN_SCHEMA "linkperf.plan/1"
+int lp_sweep_plan_json(FILE *f, const struct lp_sweep_shape *sh, const struct lp_rdma_params *p,
+		       int nmetrics, const struct lp_sweep_costs *c,
+		       const struct lp_sweep_prediction *pr);
+
 #endif

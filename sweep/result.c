@@ -972,6 +972,8 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_bool(j, "incomplete", r->incomplete);
 	lp_json_int(j, "attempt", r->attempt);
 	lp_json_str(j, "resumed_from", r->resumed[0] ? r->resumed : NULL);
+	lp_json_str(j, "transport", r->model[0] ? "model" : "rdma");
+	lp_json_str(j, "model", r->model[0] ? r->model : NULL);
 	lp_json_num(j, "wall_s", r->wall_s);
 	lp_json_num(j, "sweep_s", r->sweep_s);
 	lp_json_num(j, "retest_s", r->retest_s);
@@ -1421,6 +1423,10 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n",
 		r->n, r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests,
 		r->wall_s);
+	if (r->model[0])
+		fprintf(f,
+			"lp-sweep: the model transport: every value drawn from %s, none measured\n",
+			r->model);
 	for (int m = 0; m < r->nmetrics; m++) {
 		if (matrix_fill(r, m, &mx))
 			break;
@@ -1628,6 +1634,7 @@ void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t 
 	r->attempt =
 		json_is_integer(json_object_get(run, "attempt")) ? (int)jint(run, "attempt") : 1;
 	jstr(run, "resumed_from", r->resumed, sizeof(r->resumed));
+	jstr(run, "model", r->model, sizeof(r->model));
 	r->random_k = (int)jint(sc, "random_k");
 	r->seed = (uint64_t)jint(sc, "seed");
 	for (int k = 0; kind && lp_sched_names[k]; k++)

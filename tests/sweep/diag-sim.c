@@ -354,6 +354,7 @@ static int replay_setup(const struct lp_sweep_run *run, struct lp_sweep_run *r, 
 	r->retest_max = run->retest_max;
 	r->retest_rounds = run->retest_rounds;
 	r->dopts = run->dopts;
+	snprintf(r->model, sizeof(r->model), "%s", run->model);
 	return 0;
 }
 

@@ -46,7 +46,8 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static const char *const isolation_names[] = { "fork", "none", NULL };
+/* "fork" is the old name of "process" (a test worker, posix_spawn'ed once and reused) */
+static const char *const isolation_names[] = { "process", "none", "fork", NULL };
 
 struct cli {
 	int schedule, isolation, load;
@@ -222,11 +223,11 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 
 /*
  * --model FILE: rank 0 reads it and every rank parses the same bytes (no
- * shared file system needed); *m_p is NULL without --model. 0, or -EINVAL
- * said once by rank 0.
+ * shared file system needed), kept in cfg->model_text; *m_p is NULL without
+ * --model. 0, or -EINVAL said once by rank 0.
  */
 static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
-		      struct lp_sweep_model **m_p)
+		      struct lp_sweep_model **m_p, struct lp_sweep_cfg *cfg)
 {
 	char *text = NULL, why[256] = "";
 	size_t len = 0;
@@ -255,7 +256,8 @@ static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
 	ret = lp_sweep_model_parse(*m_p, text, (size_t)n, why, sizeof(why));
 	if (ret && !x->rank) /* every rank parsed the same bytes: rank 0 says it */
 		lp_err("--model %s: %s", o->model, why);
-	free(text);
+	cfg->model_text = text; /* the test workers parse it too; freed by the caller */
+	cfg->model_len = (size_t)n;
 	return ret ? -EINVAL : 0;
 }
 
@@ -353,6 +355,9 @@ static int add_metrics(const struct cli *o, struct lp_sweep_run *run, struct lp_
 static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct lp_sweep_cfg *cfg,
 		      int mem, int mem_dev)
 {
+	const char *text = cfg->model_text;
+	size_t len = cfg->model_len;
+
 	*cfg = (struct lp_sweep_cfg){
 		.kind = (enum lp_sched_kind)o->schedule,
 		.random_k = (int)o->k,
@@ -366,10 +371,12 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
 		.progress = o->quiet ? NULL : stderr,
 		.absent = o->absent,
-		.isolate = o->isolation == 0,
+		.isolate = o->isolation != 1,
 		.load = (unsigned)o->load,
 		.load_time_s = o->load_time,
 		.incast_k = (int)o->incast_k,
+		.model_text = text,
+		.model_len = len,
 	};
 }
 
@@ -999,8 +1006,8 @@ int main(int argc, char **argv)
 		  .dst = &o.isolation,
 		  .choices = isolation_names,
 		  .metavar = "HOW",
-		  .def = "fork",
-		  .help = "fork: each side of each test runs in a child process, so a crash or hang in it fails one cell, not the rank; none: in the rank itself" },
+		  .def = "process",
+		  .help = "process: each side of each test runs in a test process of the rank's (started fresh, not forked, and reused), so a crash or hang in it fails one cell, not the rank; none: in the rank itself; fork: the old name of process" },
 		{ .name = "retest",
 		  .kind = LP_OPT_UINT,
 		  .dst = &o.retest_max,
@@ -1155,6 +1162,8 @@ int main(int argc, char **argv)
 	struct lp_sweep_model *model = NULL; /* --model */
 	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, qbad;
 
+	if (argc >= 2 && !strcmp(argv[1], "--test-worker")) /* a rank's test worker (isolate.c) */
+		return lp_sweep_worker_main(argc, argv);
 	lp_rdma_plan_init(pl);
 	if (wants(argc, argv, "--diagnose"))
 		return diagnose_main(&o, opts, argc, argv);
@@ -1189,7 +1198,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	x.poll_max_us = (int)o.poll_ms * 1000;
 
-	if (model_load(&o, &x, &model))
+	memset(&cfg, 0, sizeof(cfg));
+	if (model_load(&o, &x, &model, &cfg))
 		return finish(&x, LP_EXIT_USAGE);
 	if (model)
 		node_setup_model(&o, &x, model, &me);
@@ -1200,7 +1210,7 @@ int main(int argc, char **argv)
 	run.dopts = o.d;
 	run.bw_iters = pl->iters[LP_PLAN_BW];
 	run.lat_iters = pl->iters[LP_PLAN_LAT];
-	sweep_cfg(&o, &x, &cfg, mem, mem_dev);
+	sweep_cfg(&o, &x, &cfg, mem, mem_dev); /* keeps the model's text */
 	if (add_metrics(&o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(&o, x.rank, model, &run, &cfg)))
 		return finish(&x, LP_EXIT_USAGE);
@@ -1224,5 +1234,6 @@ int main(int argc, char **argv)
 	if (x.dev)
 		lp_rdma_dev_close(x.dev);
 	free(model);
+	free((char *)cfg.model_text);
 	return finish(&x, code);
 }

@@ -153,6 +153,7 @@ int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
 
 void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
 {
+	lp_sweep_workers_end(x);
 	free(x->status_all);
 	free(x->rail_all);
 	free(x->name_all);
@@ -418,25 +419,13 @@ static const struct lp_sweep_xport_ops *xport(const struct lp_sweep_cfg *cfg)
 	return cfg->xport ? cfg->xport : &lp_sweep_xport_rdma;
 }
 
-/* A client test and what isolating it needs: the transport, whether a signal cut it. */
+/* A client test and its transport. */
 struct client_arg {
 	const struct lp_sweep_xport_ops *ops;
 	struct lp_sweep_test t;
 };
 
-/* The client side in its own process: the test, the session's end, the cell as its record. */
-static void client_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
-			 struct lp_wbuf *out)
-{
-	struct client_arg *a = arg;
-
-	a->ops->client(dev, oob, &a->t);
-	if (!cut_short(a->t.c.status))
-		a->ops->bye(oob);
-	lp_record_encode(&lp_sweep_cell_record, &a->t.c, out);
-}
-
-/* The client test isolated in a child (cfg->isolate) or run here; a->t.c holds its cell. */
+/* The client test in a test worker (cfg->isolate) or run here; a->t.c holds its cell. */
 static void client_side(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			struct lp_mpi_oob *o, struct lp_oob *oob, struct client_arg *a)
 {
@@ -455,7 +444,7 @@ static void client_side(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		return;
 	}
 	out = malloc(sizeof(*out));
-	ret = out ? lp_sweep_isolated(x, o, oob, client_child, a, out, c->error, sizeof(c->error))
+	ret = out ? lp_sweep_isolated(x, cfg, o, oob, &a->t, NULL, out, c->error, sizeof(c->error))
 		  : -ENOMEM;
 	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, c, out->data, out->len)) {
 		ret = -EPROTO;
@@ -506,24 +495,10 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	push_cell(x, c);
 }
 
-/* A server session and its transport. */
-struct server_arg {
-	const struct lp_sweep_xport_ops *ops;
-	struct lp_rdma_server_opts so;
-};
-
-/* The server side in its own process: one session; its status back as a u32. */
-static void server_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
-			 struct lp_wbuf *out)
-{
-	struct server_arg *a = arg;
-
-	lp_wbuf_u32(out, (uint32_t)a->ops->serve(dev, oob, &a->so));
-}
-
 static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag)
 {
-	struct server_arg a = { xport(cfg), cfg->sopts };
+	const struct lp_sweep_xport_ops *ops = xport(cfg);
+	struct lp_rdma_server_opts so = cfg->sopts;
 	struct lp_mpi_oob o;
 	struct lp_oob oob;
 	struct lp_wbuf *out;
@@ -535,10 +510,10 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	if (x->dev_status || x->status_all[client])
 		return; /* the client records the error in its cells */
 	if (!cfg->isolate) {
-		ret = a.ops->serve(x->dev, &oob, &a.so);
+		ret = ops->serve(x->dev, &oob, &so);
 	} else {
 		out = malloc(sizeof(*out));
-		ret = out ? lp_sweep_isolated(x, &o, &oob, server_child, &a, out, why, sizeof(why))
+		ret = out ? lp_sweep_isolated(x, cfg, &o, &oob, NULL, &so, out, why, sizeof(why))
 			  : -ENOMEM;
 		if (!ret) {
 			struct lp_rbuf rb;
@@ -765,6 +740,9 @@ static void run_jobs(struct load_job *jobs, int n)
 {
 	pthread_t th[LP_SWEEP_MAX_INCAST + 1];
 	bool started[LP_SWEEP_MAX_INCAST + 1] = { false };
+
+	if (n > 0 && jobs[0].cfg->isolate) /* started here, they outlive the threads */
+		lp_sweep_workers_ready(jobs[0].x, jobs[0].cfg, n);
 
 	for (int i = 1; i < n; i++)
 		started[i] = !pthread_create(&th[i], NULL, load_job_main, &jobs[i]);

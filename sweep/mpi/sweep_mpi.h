@@ -83,25 +83,41 @@ struct lp_sweep_xport_ops {
 
 extern const struct lp_sweep_xport_ops lp_sweep_xport_rdma, lp_sweep_xport_model;
 
-/* ---- one side of a pair's test in a child process (sweep/mpi/isolate.c) ---- */
+/* ---- each side of a pair's test in a test worker (sweep/mpi/isolate.c) ---- */
 
 struct lp_sweep_mpi;
+struct lp_sweep_cfg;
 
 /*
- * Run side() in a child process: the child opens its own device like x->dev,
- * talks to the peer over a socketpair that this process relays to the MPI
- * channel o (oob: the session's lp_oob, copied with the socket as its
- * channel), never calls MPI, and _exits after side() filled out. This process
- * kills it at o->deadline_ns (the pair timeout) and passes SIGINT/SIGTERM
- * (*oob->stop) on; a child that ends without a result is reported to the
- * peer's relay, which closes its own child's channel so that it ends too.
- * 0 with *out as the child wrote it, or a negative errno with why:
- * "test process killed by signal 11 (Segmentation fault)", "... killed past
- * the pair timeout (60 s)", "... exited with status N without a result".
+ * One side of one test in one of this rank's test workers: the client's test t,
+ * or (t NULL) a server session with so. The worker (lp-sweep --test-worker,
+ * posix_spawn'ed, never forked; started once and reused) opens its own device
+ * like x->dev, talks to the peer over its channel, which this rank relays to
+ * the session's MPI channel o (oob: its lp_oob), and never calls MPI. This
+ * rank kills it at o->deadline_ns (the pair timeout) and passes SIGINT/SIGTERM
+ * (*oob->stop) on; a worker that ends without a result is reported to the
+ * peer's relay, whose worker's session then ends too. 0 with *out (the
+ * client's cell record, or the server's u32 status), or a negative errno with
+ * why: "test process killed by signal 11 (Segmentation fault)", "... killed
+ * past the pair timeout (60 s)", "... exited with status N without a result",
+ * "the test process cannot open rxe0: ...".
  */
-int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const struct lp_oob *oob,
-		      void (*side)(struct lp_rdma_dev *, struct lp_oob *, void *, struct lp_wbuf *),
-		      void *arg, struct lp_wbuf *out, char *why, size_t why_len);
+int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct lp_mpi_oob *o,
+		      const struct lp_oob *oob, const struct lp_sweep_test *t,
+		      const struct lp_rdma_server_opts *so, struct lp_wbuf *out, char *why,
+		      size_t why_len);
+
+/* n workers started and idle, from this (the main) thread, before threads need them. */
+void lp_sweep_workers_ready(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int n);
+/* Every worker told to end (its channel closed), reaped; killed past a second. */
+void lp_sweep_workers_end(struct lp_sweep_mpi *x);
+
+/*
+ * lp-sweep --test-worker PARENT: a worker's main (before MPI, which it never
+ * starts): fd 3 is its channel. Its exit status: 0 when its rank closed the
+ * channel.
+ */
+int lp_sweep_worker_main(int argc, char **argv);
 
 /* ---- the sweep ---- */
 
@@ -131,6 +147,8 @@ struct lp_sweep_cfg {
 			     * LP_SWEEP_MAX_INCAST) */
 	const struct lp_sweep_xport_ops *xport; /* what carries each test (NULL: rdma) */
 	const struct lp_sweep_model *model;	/* the model transport's model, bound */
+	const char *model_text;			/* and its file's bytes (for the workers) */
+	size_t model_len;
 };
 
 /*
@@ -180,6 +198,7 @@ struct lp_sweep_mpi {
 	const volatile sig_atomic_t *stop; /* SIGINT/SIGTERM: waits end within STOP_MS */
 	uint64_t stop_deadline;		   /* when they end (0: no signal yet) */
 	uint8_t *done; /* --resume: (a*size + b)*nmetrics + m measured already (not again) */
+	struct lp_sweep_worker *pool; /* the test workers (isolate.c), under lock */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);

@@ -6,7 +6,7 @@
 # journal are written, the journal with its progress records; --diagnose of the journal gives the
 # JSON's verdicts and exit code; diag-sim --replay draws the same run again in one process and gets
 # the same cells and verdicts (the draws do not depend on the rank count; a replay of another seed
-# differs, so the comparison can fail); the fork isolation path with a crashing test costs one
+# differs, so the comparison can fail); the isolation path (test workers) with a crashing test costs one
 # cell; bad models and one rank exit 2 with one line. LP_MODEL_RANKS (default 64) sets the size.
 set -u
 cd "$(dirname "$0")/../.."
@@ -98,11 +98,11 @@ sed 's/"seed": 11/"seed": 12/' "$T/slow.json" >"$T/seed12.json"
 "$B/diag-sim" --model "$T/seed12.json" --replay "$T/s.json" --json "$T/replay12.json" >/dev/null
 if same "$T/s.json" "$T/replay12.json"; then bad "the comparison cannot fail: another seed gave the same cells"; else ok "the comparison fails on another seed's draws"; fi
 
-# 4. the isolation path: each side of each test in a child; one that crashes costs one cell
+# 4. the isolation path: each side of each test in a test worker; one that crashes costs one cell
 LP_SWEEP_FAULT=crash:gpu001:gpu002 mpi -x LP_SWEEP_FAULT -np 4 "$B/lp-sweep" --model "$T/healthy.json" \
 	--tests write_lat -q --json "$T/f.json" 2>/dev/null
 rc=$?
-python3 - "$T/f.json" <<'EOF' && ok "--isolation fork: a crashing test fails its cell, the sweep goes on (exit $rc)" || bad "--isolation fork with a crash (exit $rc)"
+python3 - "$T/f.json" <<'EOF' && ok "--isolation process: a crashing test fails its cell, the sweep goes on (exit $rc)" || bad "--isolation process with a crash (exit $rc)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 failed = [(c["client_name"], c["server_name"], c["error"]) for c in d["cells"] if c["status"]]

@@ -6,14 +6,16 @@
 # cost of a round (barrier, gather to rank 0, journal: r1 - 2 x session). docs/SWEEP.md ("Time
 # model") records the figures and the command; lp-sweep's time model uses them.
 #
-#   scripts/bench-harness.sh [-n "16 64 256"] [-i none|fork|both] [-o DIR] [-r REPEATS]
+#   scripts/bench-harness.sh [-n "16 64 256"] [-i none|process|both] [-o DIR] [-r REPEATS]
 #
 # -n  rank counts (default "16 64")   -i  test isolation (default none: the harness alone;
-# fork adds a test process per test)  -o  raw outputs (default build/bench-harness/<time>)
+# process: through the test workers) -o  raw outputs (default build/bench-harness/<time>)
 # -r  runs per point, the median kept (default 1)
 # Env: LP_BUILD (build dir), LP_MPIRUN_ARGS (extra mpirun arguments).
 # Prints one table (ranks, isolation, rounds, per round with 1 and 4 tests, per session, fixed per
-# round) and keeps every run's JSON and output under -o. Exit 0, 2 usage, 77 without mpirun.
+# round); under -o: runs.tsv (every run: ranks, isolation, tests, rounds, sweep and wall seconds),
+# the table, and each run's output (its JSON and journal too with LP_KEEP=1: megabytes at 64 ranks).
+# Exit 0, 2 usage, 77 without mpirun.
 set -u
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
@@ -27,7 +29,7 @@ while getopts n:i:o:r:h opt; do
 	*) sed -n '2,16p' "$0"; [ "$opt" = h ]; exit $(($? ? 2 : 0)) ;;
 	esac
 done
-case $iso in none | fork) isos=$iso ;; both) isos="none fork" ;; *) echo "-i none|fork|both" >&2; exit 2 ;; esac
+case $iso in none | process) isos=$iso ;; both) isos="none process" ;; *) echo "-i none|process|both" >&2; exit 2 ;; esac
 command -v mpirun >/dev/null || { echo "bench-harness: Open MPI (mpirun) not installed"; exit 77; }
 [ -x "$B/lp-sweep" ] || { echo "bench-harness: $B/lp-sweep not built"; exit 77; }
 out=${out:-$B/bench-harness/$(date -u +%Y%m%dT%H%M%SZ)}
@@ -40,18 +42,29 @@ EOF
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp
 	--mca pml ob1 --mca mpi_yield_when_idle 1 ${LP_MPIRUN_ARGS:-})
 
-# one sweep: seconds per round (the sweep's time over its rounds), from its JSON
+# a run's line in runs.tsv; prints its seconds per round (the sweep's time over its rounds)
+record='
+import json, sys
+d = json.load(open(sys.argv[1]))
+sweep, wall, n = d["run"]["sweep_s"], d["run"]["wall_s"], d["schedule"]["rounds"]
+with open(sys.argv[5], "a") as f:
+    print(*sys.argv[2:5], n, "%.6f" % sweep, "%.6f" % wall, sep="\t", file=f)
+print(sweep / n)'
+# one sweep: seconds per round, the median of the repeats
 per_round() { # ranks isolation tests tag
 	local j="$out/$4.json" best=() i
 	for ((i = 0; i < reps; i++)); do
 		timeout -k 10 1800 "${mpi[@]}" -np "$1" "$B/lp-sweep" --model "$out/model.json" \
 			--isolation "$2" --tests "$3" --retest 0 -q --json "$j" \
 			>"$out/$4.out" 2>&1 </dev/null
-		best+=("$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["run"]["sweep_s"] / r["schedule"]["rounds"])' "$j" 2>/dev/null || echo nan)")
+		best+=("$(python3 -c "$record" "$j" "$1" "$2" "$3" "$out/runs.tsv" 2>/dev/null || echo nan)")
+		[ "${LP_KEEP:-0}" = 1 ] || rm -f "$j" "${j%.json}.journal"
 	done
 	printf '%s\n' "${best[@]}" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
 
+printf 'ranks\tisolation\ttests\trounds\tsweep_s\twall_s\n' >"$out/runs.tsv"
+exec > >(tee "$out/table.txt")
 echo "# bench-harness $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $(mpirun --version 2>/dev/null | head -n1); ${mpi[*]} -np N $B/lp-sweep --model model.json --retest 0"
 printf '%6s %9s %7s %14s %14s %12s %16s\n' ranks isolation rounds "round 1 test" "round 4 tests" "per session" "fixed per round"

@@ -13,7 +13,8 @@
 # -r  runs per point, the median kept (default 1)
 # Env: LP_BUILD (build dir), LP_MPIRUN_ARGS (extra mpirun arguments).
 # Prints one table (ranks, isolation, rounds, per round with 1 and 4 tests, per session, fixed per
-# round); under -o: runs.tsv (every run: ranks, isolation, tests, rounds, sweep and wall seconds),
+# round), then rank 0's cost per gathered cell (decode, journal line) and the journal's fsync per
+# round, measured alone by scripts/bench-journal.c (built here against the build's library); under -o: runs.tsv (every run: ranks, isolation, tests, rounds, sweep and wall seconds),
 # the table, and each run's output (its JSON and journal too with LP_KEEP=1: megabytes at 64 ranks).
 # Exit 0, 2 usage, 77 without mpirun.
 set -u
@@ -81,4 +82,12 @@ print(f"{n:6d} {iso:>9s} {rounds:7d} {r1*1e3:11.2f} ms {r4*1e3:11.2f} ms {s*1e3:
 EOF
 	done
 done
+# rank 0's work per gathered cell and the journal's fsync per round, alone (scripts/bench-journal.c)
+if ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -o "$out/bench-journal" \
+	scripts/bench-journal.c "$B/liblinkperf.a" $(make -s --no-print-directory ldlibs) 2>"$out/bench-journal.err"; then
+	for c in 256 4096; do "$out/bench-journal" "$out/bench.journal" $c 30; done
+	rm -f "$out/bench.journal" "$out/bench-journal"
+else
+	echo "# bench-journal did not build: $(head -n 1 "$out/bench-journal.err")"
+fi
 echo "# raw: $out"

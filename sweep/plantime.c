@@ -189,7 +189,8 @@ void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_para
 		out->test_s[m] = lp_sweep_time_test(&p[m], c);
 		out->pair_s += out->test_s[m];
 	}
-	out->harness_s = c->round_s + c->round_rank_s * sh->nodes * sh->rails;
+	out->harness_s = c->round_s + c->round_rank_s * sh->nodes * sh->rails +
+			 c->cell_s * (double)sh->pairs * nmetrics / (double)LP_MAX(sh->rounds, 1);
 	out->round_s = sh->dirs * out->pair_s + out->harness_s;
 	out->start_s = c->start_s;
 	out->sweep_s = (double)sh->rounds * out->round_s;
@@ -306,6 +307,7 @@ int lp_sweep_plan_json(FILE *f, const struct lp_sweep_shape *sh, const struct lp
 	lp_json_num(&j, "start_s", c->start_s);
 	lp_json_num(&j, "round_s", c->round_s);
 	lp_json_num(&j, "round_rank_s", c->round_rank_s);
+	lp_json_num(&j, "cell_s", c->cell_s);
 	lp_json_num(&j, "session_s", c->session_s);
 	lp_json_num(&j, "lat_us", c->test_s > 0 ? NAN : c->lat_us);
 	lp_json_num(&j, "gbps", c->test_s > 0 ? NAN : c->gbps);

@@ -9,7 +9,8 @@
  * without MPI or a device, and the engine states the same prediction at
  * start-up and tracks it in its progress lines: one model for both.
  *
- *   round  = worst slot's directions x sum over metrics (session + test) + harness(ranks)
+ *   round  = worst slot's directions x sum over metrics (session + test) + harness
+ *   harness = round_s + round_rank_s x ranks + cell_s x cells per round
  *   sweep  = rounds x round                     (rails run at the same time)
  *   total  = start + sweep + retests + load     (retests: at most rounds x pairs, one by one)
  */
@@ -32,8 +33,9 @@ struct lp_sweep_costs {
 	const char *name;    /* "ndr", "softroce", "model" */
 	const char *source;  /* one line: where the figures come from */
 	double start_s;	     /* launch to the first round: MPI start, devices, exchanges */
-	double round_s;	     /* harness per round (barrier, gather, journal), fixed part */
-	double round_rank_s; /* and per rank of the job */
+	double round_s;	     /* harness per round (barrier, the journal's fsync), fixed part */
+	double round_rank_s; /* and per rank of the job (its message to rank 0, the waits) */
+	double cell_s;	     /* and per cell gathered (rank 0 decodes and journals it) */
 	double session_s;    /* per test session: test process, device, memory, QPs, side channel */
 	double lat_us;	     /* one-way latency of a small message */
 	double gbps;	     /* data rate of a bandwidth test, Gb/s */

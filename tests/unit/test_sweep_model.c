@@ -286,6 +286,7 @@ static void test_predict(void **state)
 				    .start_s = 10,
 				    .round_s = 0.001,
 				    .round_rank_s = 0.0001,
+				    .cell_s = 0.00001,
 				    .session_s = 0.01,
 				    .lat_us = 1,
 				    .gbps = 400 };
@@ -305,7 +306,7 @@ static void test_predict(void **state)
 	assert_int_equal(sh.pairs, 8 * 64 * 63);
 	lp_sweep_predict(&sh, p, 2, &c, 32, 3, 60, NULL, &pr);
 	assert_true(fabs(pr.test_s[0] - lat) < 1e-12 && fabs(pr.test_s[1] - bw) < 1e-12);
-	assert_true(fabs(pr.harness_s - (0.001 + 0.0001 * 512)) < 1e-12);
+	assert_true(fabs(pr.harness_s - (0.001 + 0.0001 * 512 + 0.00001 * 512 * 2)) < 1e-12);
 	assert_true(fabs(pr.sweep_s - 63 * (2 * (lat + bw) + pr.harness_s)) < 1e-9);
 	assert_true(fabs(pr.retest_s - 96 * (lat + bw + pr.harness_s)) < 1e-9);
 	assert_true(fabs(pr.total_s - (10 + pr.sweep_s)) < 1e-9);

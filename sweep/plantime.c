@@ -17,29 +17,34 @@
  */
 static const struct lp_sweep_costs presets[] = {
 	{ .name = "ndr",
-	  .source = "harness: model transport on a 2-core host (bench-harness.sh, 2026-12-02); "
-		    "session: Soft-RoCE guest figure scaled to hardware, not measured on NDR; "
-		    "latency and rate: perftest#131, azurehpc-health-checks#152",
+	  .source =
+		  "harness: barrier and fsync 3 ms a round and 10 us per rank (assumed: an "
+		  "oversubscribed 2-core host measures at most 65 us), rank 0 10 us per cell "
+		  "(bench-journal, 2026-12-02); session set-up 10 ms (assumed, not measured on NDR); "
+		  "latency 1 us and 390 Gb/s (perftest#131, azurehpc-health-checks#152); start-up 30 s "
+		  "(assumed)",
 	  .start_s = 30,
-	  .round_s = 0.004,
-	  .round_rank_s = 0.00005,
-	  .session_s = 0.015,
+	  .round_s = 0.003,
+	  .round_rank_s = 10e-6,
+	  .cell_s = 10e-6,
+	  .session_s = 0.010,
 	  .lat_us = 1.0,
 	  .gbps = 390 },
 	{ .name = "model",
-	  .source = "harness: model transport on a 2-core host (bench-harness.sh, 2026-12-02); "
-		    "tests: the model's time",
+	  .source = "harness: the model transport on a 2-core host, 0.2 ms per rank a round "
+		    "(bench-harness.sh, 2026-12-01, 16 and 64 ranks oversubscribed); tests: the "
+		    "model's time",
 	  .start_s = 5,
-	  .round_s = 0.004,
-	  .round_rank_s = 0.00005 },
+	  .round_rank_s = 0.0002 },
 	{ .name = "softroce",
-	  .source = "Soft-RoCE in 4 TCG guests on a 2-core host (tests/sweep fabric, 2026-12-02)",
-	  .start_s = 10,
-	  .round_s = 0.03,
-	  .round_rank_s = 0.001,
-	  .session_s = 0.5,
-	  .lat_us = 150,
-	  .gbps = 0.1 },
+	  .source = "Soft-RoCE in 4 TCG guests on a 2-core host at load 30 (sweep-fabric, "
+		    "2026-12-02, docs/data/fabric-time-20261202): set-up 0.3 s a session, 1.5 ms "
+		    "one-way, 0.045 Gb/s, 50 ms harness a round, 20 s start-up",
+	  .start_s = 20,
+	  .round_s = 0.05,
+	  .session_s = 0.3,
+	  .lat_us = 1500,
+	  .gbps = 0.045 },
 };
 
 const char *const lp_sweep_costs_names[] = { "ndr", "softroce", NULL }; /* "model" is --model's */

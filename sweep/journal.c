@@ -136,6 +136,25 @@ void lp_sweep_journal_retest(struct lp_sweep_journal *jl, int round, const int32
 	line_end(jl, &j);
 }
 
+void lp_sweep_journal_progress(struct lp_sweep_journal *jl, const struct lp_sweep_progress *p)
+{
+	struct lp_json j;
+
+	if (!on(jl))
+		return;
+	line_begin(jl, &j, "progress");
+	lp_json_str(&j, "phase", p->phase);
+	lp_json_uint(&j, "round", p->round);
+	lp_json_uint(&j, "rounds", p->rounds);
+	lp_json_uint(&j, "cells", p->cells);
+	lp_json_uint(&j, "cells_planned", p->cells_planned);
+	lp_json_num(&j, "elapsed_s", p->elapsed_s);
+	lp_json_num(&j, "left_s", p->left_s);
+	lp_json_num(&j, "predicted_s", p->predicted_s);
+	lp_json_str(&j, "end", p->end);
+	line_end(jl, &j);
+}
+
 void lp_sweep_journal_end(struct lp_sweep_journal *jl, const struct lp_sweep_run *r, int exit_code)
 {
 	struct lp_json j;

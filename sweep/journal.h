@@ -10,6 +10,8 @@
  *   {"type":"cell", <lp_sweep_cell_record's members>}
  *   {"type":"retest", "round", "pairs"}
  *   {"type":"coll_result"|"coll_verdict", <the collective record's members>} (sweep/coll.h)
+ *   {"type":"progress", "phase", "round", "rounds", "cells", "cells_planned", "elapsed_s",
+ *    "left_s", "predicted_s", "end"}   (at most one per lp-sweep progress line; readers skip it)
  *   {"type":"end", "interrupted", "exit_code"}
  *
  * The node and cell lines come from the records the ranks send rank 0
@@ -60,6 +62,16 @@ void lp_sweep_journal_record(struct lp_sweep_journal *jl, const char *type,
 /* A retest round's list of ordered pairs (np couples). */
 void lp_sweep_journal_retest(struct lp_sweep_journal *jl, int round, const int32_t *pairs,
 			     size_t np);
+/* Where a run stands: its progress line, for whoever watches the journal. */
+struct lp_sweep_progress {
+	const char *phase;	     /* "sweep", "retest", "load latency", "incast" */
+	size_t round, rounds;	     /* rounds of the phase done, and its rounds */
+	size_t cells, cells_planned; /* cells gathered, and planned so far (retests add) */
+	double elapsed_s, left_s;    /* since the first round; predicted left */
+	double predicted_s;	     /* the start-up prediction of the whole run (time model) */
+	char end[32];		     /* the predicted end, UTC ISO 8601 */
+};
+void lp_sweep_journal_progress(struct lp_sweep_journal *jl, const struct lp_sweep_progress *p);
 void lp_sweep_journal_end(struct lp_sweep_journal *jl, const struct lp_sweep_run *r, int exit_code);
 /* The end of a round: everything written so far is on disk. 0 or the first error. */
 int lp_sweep_journal_sync(struct lp_sweep_journal *jl);

@@ -200,6 +200,7 @@ struct lp_sweep_run {
 	bool incomplete;    /* read from a journal that has no end: a rank or rank 0 died */
 	int attempt;	    /* this run's attempt: 1, or one more than the journal it resumes */
 	char resumed[256];  /* the journal it resumes, "" none */
+	char model[256]; /* lp-sweep --model: the model whose values these are (no measurement) */
 	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */

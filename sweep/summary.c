@@ -121,6 +121,10 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n",
 		r->n, r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests,
 		r->wall_s);
+	if (r->model[0])
+		fprintf(f,
+			"lp-sweep: the model transport: every value drawn from %s, none measured\n",
+			r->model);
 	for (int m = 0; m < r->nmetrics; m++) {
 		if (lp_sweep_mx_fill(r, m, &mx))
 			break;

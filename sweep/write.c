@@ -209,6 +209,8 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_bool(j, "incomplete", r->incomplete);
 	lp_json_int(j, "attempt", r->attempt);
 	lp_json_str(j, "resumed_from", r->resumed[0] ? r->resumed : NULL);
+	lp_json_str(j, "transport", r->model[0] ? "model" : "rdma");
+	lp_json_str(j, "model", r->model[0] ? r->model : NULL);
 	lp_json_num(j, "wall_s", r->wall_s);
 	lp_json_num(j, "sweep_s", r->sweep_s);
 	lp_json_num(j, "retest_s", r->retest_s);

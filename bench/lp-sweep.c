@@ -274,6 +274,7 @@ static void node_setup_model(const struct cli *o, struct lp_sweep_mpi *x,
 	node_label(o, x, me);
 	me->rail = o->rails ? lp_sweep_model_rail(m, x->rank) : 0;
 	lp_sweep_model_name(m, x->rank, me->name, sizeof(me->name));
+	lp_sweep_model_host(m, x->rank, me->host, sizeof(me->host)); /* its rails share it */
 	snprintf(me->mem, sizeof(me->mem), "host");
 	snprintf(me->dev.name, sizeof(me->dev.name), "model");
 	snprintf(me->dev.transport, sizeof(me->dev.transport), "model");
@@ -293,6 +294,12 @@ static int model_bind(const struct cli *o, int rank, struct lp_sweep_model *m,
 	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, why, sizeof(why))) {
 		if (!rank)
 			lp_err("--model %s: %s", o->model, why);
+		return -EINVAL;
+	}
+	if (o->coll.colls && lp_sweep_coll_link_metric(run) < 0) {
+		if (!rank)
+			lp_err("--model with --collective: the collectives' links are drawn for a "
+			       "bandwidth test; --tests has none");
 		return -EINVAL;
 	}
 	cfg->xport = &lp_sweep_xport_model;

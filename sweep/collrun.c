@@ -11,15 +11,14 @@
 #include "sweep/collimport.h"
 
 const char *const lp_coll_paths_choices[] = { "mpi", "ring", "nccl", NULL };
-const char *const lp_coll_bisect_when_names[] = { "auto", "always", "never", NULL };
+const char *const lp_coll_bisect_when_names[] = { "auto", "always", "never", "blind", NULL };
 
 bool lp_coll_opts_wanted(const struct lp_coll_opts *o)
 {
 	return o->colls || o->imports || o->claims || o->intra;
 }
 
-/* The bandwidth metric the ceilings use: the largest size, write_bw before the others. */
-static int link_metric(const struct lp_sweep_run *r)
+int lp_sweep_coll_link_metric(const struct lp_sweep_run *r)
 {
 	int best = -1;
 
@@ -73,7 +72,7 @@ int lp_sweep_coll_links(const struct lp_sweep_run *r, const char *intra_path,
 	L->host = malloc(sizeof(int) * r->n);
 	L->local = malloc(sizeof(int) * r->n);
 	L->names = lp_sweep_coll_names(r);
-	L->metric = link_metric(r);
+	L->metric = lp_sweep_coll_link_metric(r);
 	if (!fail || !sched || !L->bw || !L->host || !L->local || !L->names)
 		goto out;
 	for (size_t i = 0; i < nn; i++)

@@ -1243,6 +1243,7 @@ int lp_sweep_engine_pairs(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg
 
 	if (ret)
 		return ret;
+	x->retest_round++; /* each call a fresh attempt: the model draws its cells anew */
 	ret = run_rounds(x, cfg, &s, LP_PHASE_RETEST, run, TAG_PAIR_CELLS);
 	run->nretests += np;
 	lp_sched_free(&s);

@@ -28,6 +28,7 @@
 #include "rdma/counters.h"
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
+#include "sweep/fast.h"
 #include "sweep/mpi/coll_mpi.h"
 #include "sweep/model.h"
 #include "sweep/mpi/sweep_mpi.h"
@@ -62,6 +63,8 @@ struct cli {
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
 	bool rails, quiet, verbose, help, version, test_timeout_set, check, plan_only;
+	bool fast, test_bytes_set; /* --fast, --test-bytes (sweep/fast.h) */
+	uint64_t test_bytes;
 	unsigned plan_nodes, plan_rails; /* --plan --nodes N --rails R */
 	int costs;			 /* --plan: lp_sweep_costs_names index */
 	struct lp_rdma_plan plan; /* tests, sizes, iterations ...: as lp-rdma's (rdma/plan.h) */
@@ -323,6 +326,16 @@ static int one_rank(void)
 	return LP_EXIT_USAGE;
 }
 
+/* What each bandwidth test moves: --test-bytes, --fast's default unless iterations or -D are given; 0 none. */
+static uint64_t test_bytes(const struct cli *o)
+{
+	if (o->test_bytes_set)
+		return o->test_bytes;
+	return o->fast && !o->plan.iters_set[LP_PLAN_BW] && !(o->plan.duration_s > 0)
+		       ? LP_SWEEP_FAST_BYTES
+		       : 0;
+}
+
 /* Every pair's runs from lp-rdma's plan builder, with this memory and the sweep's sample cap. */
 static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_params *runs,
 		      int *n_p)
@@ -339,6 +352,12 @@ static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_
 		lp_err("%s", why);
 		return -EINVAL;
 	}
+	if (o->test_bytes_set && (pl.iters_set[LP_PLAN_BW] || pl.duration_s > 0)) {
+		lp_err("--test-bytes sets the bandwidth iterations: not with --bw-iters or --duration");
+		return -EINVAL;
+	}
+	if (test_bytes(o))
+		lp_sweep_fast_bytes(runs, *n_p, test_bytes(o));
 	return 0;
 }
 
@@ -357,6 +376,8 @@ static int add_metrics(const struct cli *o, struct lp_sweep_run *run, struct lp_
 				    lp_rdma_test_is_lat(p->test), p->size);
 	}
 	cfg->nmetrics = n;
+	cfg->screen = o->fast ? lp_sweep_fast_screen(cfg->params, n) : 0;
+	run->test_bytes = test_bytes(o);
 	return 0;
 }
 
@@ -733,8 +754,8 @@ static int plan_main(struct cli *o, const struct lp_opt *opts, int argc, char **
 	if (ret)
 		return ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
 	plan_load(o, p, n, &sh, &lp);
-	lp_sweep_predict(&sh, p, n, &c, (int)o->retest_max, (int)o->retest_rounds, o->pair_timeout,
-			 &lp, &pr);
+	lp_sweep_predict(&sh, p, n, o->fast ? lp_sweep_fast_screen(p, n) : 0, &c,
+			 (int)o->retest_max, (int)o->retest_rounds, o->pair_timeout, &lp, &pr);
 	if (!o->quiet)
 		lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
 	if (o->json_path) {
@@ -1043,6 +1064,18 @@ int main(int argc, char **argv)
 		  .metavar = "N",
 		  .help = "bandwidth: WRs in flight (default 128)",
 		  .set = &pl->tx_depth_set },
+		{ .name = "fast",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o.fast,
+		  .help = "the fast qualification schedule: every ordered pair runs each test at one size (latency its smallest, bandwidth its largest; each bandwidth test moving --test-bytes), the suspects are retested, then they and two healthy reference pairs get every other size of --sizes and --lat-sizes" },
+		{ .name = "test-bytes",
+		  .kind = LP_OPT_SIZE,
+		  .dst = &o.test_bytes,
+		  .min = 1,
+		  .max = 1e15,
+		  .metavar = "BYTES",
+		  .help = "each bandwidth test moves BYTES, its iterations derived from its size (--fast: 256M unless --bw-iters or --duration is given)",
+		  .set = &o.test_bytes_set },
 		{ .name = "dev",
 		  .shortname = 'd',
 		  .kind = LP_OPT_STR,

@@ -152,6 +152,13 @@ void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t 
 	r->bw_iters = (uint64_t)jint(run, "bw_iters");
 	r->lat_iters = (uint64_t)jint(run, "lat_iters");
 	r->nretests = (size_t)jint(run, "retests");
+	r->test_bytes = (uint64_t)jint(run, "test_bytes");
+	for (size_t i = 0; i < json_array_size(json_object_get(run, "screen_metrics")); i++) {
+		json_int_t m = json_integer_value(
+			json_array_get(json_object_get(run, "screen_metrics"), i));
+
+		r->screen |= m >= 0 && m < 32 ? 1u << m : 0;
+	}
 	r->interrupted = json_is_true(json_object_get(run, "interrupted"));
 	r->incomplete = json_is_true(json_object_get(run, "incomplete"));
 	r->attempt =

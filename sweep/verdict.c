@@ -327,6 +327,11 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 		rc = lp_sweep_matrix(r, m, v, fail, sched, att, best, spread, &in);
 		if (!rc)
 			rc = lp_diag_run(&r->diag[m], &in, &r->dopts);
+		if (!rc && !lp_sweep_metric_screened(r, m)) {
+			r->diag[m].inconclusive =
+				false; /* --fast's other sizes: no matrix to judge */
+			continue;
+		}
 		if (!rc)
 			rc = node_verdicts(r, m, d);
 		if (!rc)

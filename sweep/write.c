@@ -221,6 +221,16 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_uint(j, "bw_iters", r->bw_iters);
 	lp_json_uint(j, "lat_iters", r->lat_iters);
 	lp_json_uint(j, "retests", r->nretests);
+	lp_json_uint(j, "test_bytes", r->test_bytes);
+	if (r->screen) { /* --fast: the metrics on every pair; the others on suspects only */
+		lp_json_arr_begin(j, "screen_metrics");
+		for (int m = 0; m < r->nmetrics; m++)
+			if (r->screen >> m & 1)
+				lp_json_int(j, NULL, m);
+		lp_json_arr_end(j);
+	} else {
+		lp_json_null(j, "screen_metrics");
+	}
 	lp_json_obj_begin(j, "diagnosis");
 	lp_json_num(j, "k_mad", r->dopts.k);
 	lp_json_num(j, "rel", r->dopts.rel);

@@ -18,21 +18,7 @@ set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
 N=${LP_MODEL_RANKS:-64}
-command -v mpirun >/dev/null || { echo "Open MPI (mpirun) not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "python3 needed to check the JSON"; exit 77; }
-[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
-T=$(mktemp -d /tmp/lp-model-coll-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-echo '{"schema": "linkperf.model/1"}' >"$T/empty.json"
-if "$B/lp-sweep" --plan --nodes 2 --model "$T/empty.json" 2>&1 | grep -q "without a JSON library"; then
-	echo "lp-sweep built without jansson: --model cannot read a model"; exit 77
-fi
-export ASAN_OPTIONS=detect_leaks=0
-mpi() { timeout -k 5 300 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp \
-	--mca pml ob1 --mca mpi_yield_when_idle 1 "$@" </dev/null; }
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+. tests/sweep/model-lib.sh
 model() { # name faults-json
 	echo "{\"schema\": \"linkperf.model/1\", \"seed\": 5, \"names\": \"gpu%03d\", \"base\": {\"bw_gbps\": 390},
  \"noise\": {\"cv\": 0.03}, \"time\": {\"test_ms\": 0}, \"faults\": [$2]}" >"$T/$1.model"

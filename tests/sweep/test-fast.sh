@@ -67,17 +67,12 @@ echo "     (three $N-rank runs in $(($(date +%s) - t0)) s)"
 python3 - "$T" "$N" <<'EOF' || fails=$((fails + 1))
 import json, math, sys
 t, n = sys.argv[1], int(sys.argv[2])
-fails = 0
-def check(cond, what):
-    global fails
-    print(("ok   " if cond else "FAIL ") + what)
-    fails += not cond
-def load(name):
-    return json.load(open(f"{t}/{name}.json")), int(open(f"{t}/{name}.rc").read())
+sys.path.insert(0, "tests/sweep")
+from lpcheck import check, done, load
 def verdicts(d):
     return [(v["kind"], v.get("name") or "-".join(v.get("names", []))) for v in d["verdicts"]]
 for name in ("healthy", "node", "link"):
-    d, rc = load(name)
+    d, rc = load(t, name)
     screen = d["run"]["screen_metrics"]
     labels = {m["index"]: m["label"] for m in d["metrics"]}
     sweep = [c for c in d["cells"] if c["phase"] in ("sweep", "retest")]
@@ -105,7 +100,7 @@ for name in ("healthy", "node", "link"):
 p, prog = json.load(open(f"{t}/pm.json")), [json.loads(l) for l in open(f"{t}/node.journal") if '"type":"progress"' in l]
 check(bool(prog) and math.isclose(prog[0]["predicted_s"], p["predicted"]["total_s"], rel_tol=1e-9),
       "the engine's prediction is --plan --fast --model's")
-sys.exit(1 if fails else 0)
+done()
 EOF
 
 # 3. the documents read back: the same verdicts and exit code from the JSON and the journal

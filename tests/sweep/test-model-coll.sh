@@ -43,18 +43,13 @@ echo "     (four $N-rank runs in $(($(date +%s) - t0)) s)"
 python3 - "$T" "$N" <<'EOF' || fails=$((fails + 1))
 import json, sys
 t, n = sys.argv[1], int(sys.argv[2])
-fails = 0
-def check(cond, what):
-    global fails
-    print(("ok   " if cond else "FAIL ") + what)
-    fails += not cond
-def load(name):
-    return json.load(open(f"{t}/{name}.json")), int(open(f"{t}/{name}.rc").read())
+sys.path.insert(0, "tests/sweep")
+from lpcheck import check, done, load
 def named(d):
     return [(v["kind"], v["a_name"], v["b_name"]) for v in d["collectives"]["verdicts"]
             if v["kind"] not in ("none", "inconclusive")]
 
-h, rc = load("healthy")
+h, rc = load(t, "healthy")
 c = h["collectives"]
 res = [r for r in c["results"] if r["collective"] == "allreduce"]
 check(len(res) == 4 and all(r["status"] == 0 and r["wrong"] == -1 and 0.8 * 48.75 < r["busbw"] < 48.75 for r in res),
@@ -65,7 +60,7 @@ v = c["verdicts"]
 check(len(v) == 1 and v[0]["kind"] == "none" and v[0]["probes"] >= 3 and rc == 0,
       f"healthy: the bisection ran and names nothing, exit {rc}: {[x['reason'] for x in v]}")
 
-d, rc = load("link")
+d, rc = load(t, "link")
 check(named(d) == [("link", "gpu040", "gpu041")] and rc == 1,
       f"link 0.8x on the ring: the bisection names exactly gpu040 -> gpu041, exit {rc}: {named(d)}")
 ev = d["collectives"]["verdicts"][0]["evidence"]
@@ -80,17 +75,17 @@ rep = [v for v in probes.values() if len(v) >= 2]
 check(rep and all(len(set(v)) == len(v) for v in rep),
       f"link: repeated pair probes are fresh draws ({len(rep)} pairs probed twice or more, all values distinct)")
 
-d, rc = load("node")
+d, rc = load(t, "node")
 sweep_named = [(x["kind"], x.get("name")) for x in d["verdicts"]]
 check(named(d) == [("node", "gpu037", "")] and ("node_slow", "gpu037") in sweep_named and rc == 1,
       f"node 0.8x, auto: the targeted retests name gpu037, the sweep too, exit {rc}: {named(d)}, {sweep_named}")
 
-d, rc = load("offring")
+d, rc = load(t, "offring")
 sweep_named = [(x["kind"], x.get("name")) for x in d["verdicts"]]
 check(named(d) == [] and any(k.startswith("link") for k, _ in sweep_named),
       f"a link the ring does not use: the sweep names it ({sweep_named}), the search nothing "
       f"({[x['kind'] for x in d['collectives']['verdicts']]})")
-sys.exit(1 if fails else 0)
+done()
 EOF
 
 # bad options: the collectives' links need a bandwidth test

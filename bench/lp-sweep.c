@@ -689,11 +689,12 @@ static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 static void plan_load(const struct cli *o, const struct lp_rdma_params *p, int n,
 		      const struct lp_sweep_shape *sh, struct lp_sweep_load_plan *lp)
 {
+	uint32_t screen = o->fast ? lp_sweep_fast_screen(p, n) : 0; /* the load runs the screen's */
 	struct lp_sweep_shape rr;
 
 	*lp = (struct lp_sweep_load_plan){ .load = (unsigned)o->load, .time_s = o->load_time };
 	for (int m = 0; m < n; m++)
-		lp->nlat += lp_rdma_test_is_lat(p[m].test);
+		lp->nlat += lp_rdma_test_is_lat(p[m].test) && (!screen || (screen >> m & 1));
 	if (!lp_sweep_shape_of(&rr, LP_SCHED_ROUND_ROBIN, sh->nodes, sh->rails, 0, 0))
 		lp->victims = rr.pairs;
 	lp->receivers = sh->nodes * sh->rails;

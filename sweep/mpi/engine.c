@@ -771,7 +771,9 @@ static int metrics_of(const struct lp_sweep_cfg *cfg, bool lat, int *ms)
 	int n = 0;
 
 	for (int m = 0; m < cfg->nmetrics; m++)
-		if (lp_rdma_test_is_lat(cfg->params[m].test) == lat)
+		if (lp_rdma_test_is_lat(cfg->params[m].test) == lat &&
+		    (!cfg->screen ||
+		     (cfg->screen >> m & 1))) /* --fast: the screen's, with a matrix */
 			ms[n++] = m;
 	return n;
 }

@@ -10,25 +10,26 @@
 # inconclusive, probes, the search's wall time), with the date, the machine and the command; the
 # raw lines go to OUT/runs.tsv and the models to OUT/models/.
 #
-# usage: scripts/bench-model-bisect.sh [-n RANKS] [-s SEEDS] [--cv LIST] [-f LIST] [-F FACTOR] [-o OUT]
+# usage: scripts/bench-model-bisect.sh [-n RANKS] [-s SEEDS] [-S FIRST] [--cv LIST] [-f LIST] [-F FACTOR] [-o OUT]
 #   -n 64   ranks (oversubscribed here: one core per eight ranks or worse)
-#   -s 40   seeds per setting (healthy: the same count)
+#   -s 40   seeds per setting (healthy: the same count), from seed -S 1 (a run in parts)
 #   --cv 0.03       per-cell noise (the model's cv), comma list
 #   -f none,node,egress,ingress,link   faults
 #   -F 0.8  the fault's factor
 set -eu
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
-n=64 seeds=40 cvs=0.03 faults=none,node,egress,ingress,link factor=0.8 out=
+n=64 seeds=40 first=1 cvs=0.03 faults=none,node,egress,ingress,link factor=0.8 out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) n=$2; shift 2 ;;
 	-s) seeds=$2; shift 2 ;;
+	-S) first=$2; shift 2 ;;
 	--cv) cvs=$2; shift 2 ;;
 	-f) faults=$2; shift 2 ;;
 	-F) factor=$2; shift 2 ;;
 	-o) out=$2; shift 2 ;;
-	*) echo "usage: $0 [-n RANKS] [-s SEEDS] [--cv LIST] [-f LIST] [-F FACTOR] [-o OUT]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-n RANKS] [-s SEEDS] [-S FIRST] [--cv LIST] [-f LIST] [-F FACTOR] [-o OUT]" >&2; exit 2 ;;
 	esac
 done
 [ -x "$B/lp-sweep" ] || { echo "bench-model-bisect: $B/lp-sweep not built (make)" >&2; exit 77; }
@@ -37,13 +38,13 @@ out=${out:-$(mktemp -d /tmp/lp-bench-model-bisect-XXXXXX)}
 mkdir -p "$out/models"
 export ASAN_OPTIONS=detect_leaks=0
 echo "# bench-model-bisect $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1 /proc/loadavg)"
-echo "# \$ scripts/bench-model-bisect.sh -n $n -s $seeds --cv $cvs -f $faults -F $factor"
+echo "# \$ scripts/bench-model-bisect.sh -n $n -s $seeds -S $first --cv $cvs -f $faults -F $factor"
 echo "# each run: mpirun -np $n lp-sweep --model M --isolation none --tests write_bw --retest 0 --collective allreduce --coll-sizes 1M --coll-bisect blind"
-B=$B N=$n SEEDS=$seeds CVS=$cvs FAULTS=$faults FACTOR=$factor OUT=$out exec python3 - <<'EOF'
+B=$B N=$n SEEDS=$seeds FIRST=$first CVS=$cvs FAULTS=$faults FACTOR=$factor OUT=$out exec python3 - <<'EOF'
 import json, os, random, statistics, subprocess, sys, time
 
 B, N, OUT = os.environ["B"], int(os.environ["N"]), os.environ["OUT"]
-SEEDS, FACTOR = int(os.environ["SEEDS"]), float(os.environ["FACTOR"])
+SEEDS, FIRST, FACTOR = int(os.environ["SEEDS"]), int(os.environ["FIRST"]), float(os.environ["FACTOR"])
 CVS = [float(x) for x in os.environ["CVS"].split(",")]
 FAULTS = os.environ["FAULTS"].split(",")
 MPI = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader,tcp", "--mca", "pml", "ob1",
@@ -71,7 +72,7 @@ with open(os.path.join(OUT, "runs.tsv"), "w") as tsv:
     tsv.write("kind\tcv\tseed\ttruth\tverdict\toutcome\tprobes\tsearch_s\trun_s\texit\n")
     for cv in CVS:
         for kind in FAULTS:
-            for seed in range(1, SEEDS + 1):
+            for seed in range(FIRST, FIRST + SEEDS):
                 rng = random.Random(f"{kind}/{cv}/{seed}")
                 fault, want, wa, wb = plant(kind, rng)
                 model = {"schema": "linkperf.model/1", "seed": seed, "names": "gpu%03d",

@@ -8,7 +8,8 @@
 # random: a node (both directions), a node's egress or ingress, or one ordered pair of the ring in
 # rank order; healthy models name nothing. Prints one line per run and the table (found / wrong /
 # inconclusive, probes, the search's wall time), with the date, the machine and the command; the
-# raw lines go to OUT/runs.tsv and the models to OUT/models/.
+# raw lines go to OUT/runs.tsv (appended: a run in parts, -S, tables every line there) and the
+# models to OUT/models/.
 #
 # usage: scripts/bench-model-bisect.sh [-n RANKS] [-s SEEDS] [-S FIRST] [--cv LIST] [-f LIST] [-F FACTOR] [-o OUT]
 #   -n 64   ranks (oversubscribed here: one core per eight ranks or worse)
@@ -66,10 +67,14 @@ def plant(kind, rng):
     return None, "none", "", ""
 
 
-rows, t_all = [], time.time()
-print("kind\tcv\tseed\ttruth\tverdict\toutcome\tprobes\tsearch_s\trun_s\texit", flush=True)
-with open(os.path.join(OUT, "runs.tsv"), "w") as tsv:
-    tsv.write("kind\tcv\tseed\ttruth\tverdict\toutcome\tprobes\tsearch_s\trun_s\texit\n")
+HEAD = "kind\tcv\tseed\ttruth\tverdict\toutcome\tprobes\tsearch_s\trun_s\texit"
+TSV = os.path.join(OUT, "runs.tsv")
+t_all, nrun = time.time(), 0
+print(HEAD, flush=True)
+new = not os.path.exists(TSV)
+with open(TSV, "a", buffering=1) as tsv:
+    if new:
+        tsv.write(HEAD + "\n")
     for cv in CVS:
         for kind in FAULTS:
             for seed in range(FIRST, FIRST + SEEDS):
@@ -92,7 +97,7 @@ with open(os.path.join(OUT, "runs.tsv"), "w") as tsv:
                     got = (v["kind"], v["a_name"], v["b_name"])
                     probes, search = v["probes"], v["wall_s"]
                 except (OSError, ValueError, KeyError, IndexError):
-                    got, probes, search = ("error", p.stderr.strip()[-80:], ""), 0, 0
+                    got, probes, search = ("error", " ".join(p.stderr.split())[-80:], ""), 0, 0
                 if got[0] in ("none", "inconclusive", "error"):
                     outcome = "missed" if want != "none" else ("healthy" if got[0] == "none" else got[0])
                     if want != "none" and got[0] == "inconclusive":
@@ -104,9 +109,15 @@ with open(os.path.join(OUT, "runs.tsv"), "w") as tsv:
                         round(search, 2), round(run_s, 1), p.returncode]
                 print("\t".join(map(str, line)), flush=True)
                 tsv.write("\t".join(map(str, line)) + "\n")
-                rows.append(dict(kind=kind, cv=cv, outcome=outcome, probes=probes, search=search))
+                nrun += 1
 
-print(f"\n# {len(rows)} runs of {N} ranks in {time.time() - t_all:.0f} s")
+rows = []
+for ln in open(TSV).read().splitlines()[1:]:
+    f = ln.split("\t")
+    rows.append(dict(kind=f[0], cv=float(f[1]), outcome=f[5], probes=int(f[6]), search=float(f[7] or 0)))
+CVS = sorted({r["cv"] for r in rows})
+FAULTS = list(dict.fromkeys(r["kind"] for r in rows))
+print(f"\n# {nrun} runs of {N} ranks in {time.time() - t_all:.0f} s; the table holds all {len(rows)} of {TSV}")
 print("| fault | cv | runs | found | wrong | inconclusive | missed | probes (median, max) | search (median) |")
 print("|---|---|---:|---:|---:|---:|---:|---|---:|")
 for cv in CVS:

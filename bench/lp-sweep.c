@@ -332,8 +332,8 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 	fflush(stdout);
 	if (o->json_path) {
 		f = lp_out_open(o->json_path);
-		if (!f || lp_sweep_write_json_extra(run, f, code, judged ? lp_qual_json_extra : NULL,
-						    q))
+		if (!f ||
+		    lp_sweep_write_json_extra(run, f, code, judged ? lp_qual_json_extra : NULL, q))
 			rc = -EIO;
 		if (f && lp_out_close(f, o->json_path))
 			rc = -EIO;

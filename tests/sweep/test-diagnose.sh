@@ -419,6 +419,26 @@ if [ -x "$J" ]; then
 		[ "$?:$(jq_ judged2 "sorted({p.split('>')[0] for p, c in zip(d['qualification']['cells']['pair'], d['qualification']['cells']['change']) if c == 'regression'})")" = "1:['lpnode2']" ]
 fi
 
+# a document at scale, small enough for CI (docs/SWEEP.md measures the large ones): 128 nodes
+# x 2 rails, two metrics, node0001 at half bandwidth as a client; blocks per metric and rail,
+# the slow node named on both rails and nothing else, written/read/written the same, valid,
+# under a generous memory bound (never a speed bound)
+S=$(dirname "$B/lp-sweep")/sweep-synth
+if [ -x "$S" ] && [ -x /usr/bin/time ]; then
+	"$S" 128 2 "$T/synth.json"
+	/usr/bin/time -f %M -o "$T/synth.rss" timeout 600 "$B/lp-sweep" --diagnose "$T/synth.json" --json "$T/synth2.json" -q 2>"$T/synth2.err"
+	echo $? >"$T/synth2.rc"
+	check "128 x 2 rails: 4 blocks of 128, node0001 slow as client on both rails and nothing else, exit 1" \
+		[ "$(rc synth2):$(jq_ synth2 "([(b['metric'], b['rail'], len(b['nodes'])) for b in d['blocks']], sorted((v['kind'], nm(v['a']), v['dirs']) for v in d['verdicts']))")" = "1:([(0, 0, 128), (0, 1, 128), (1, 0, 128), (1, 1, 128)], [('node_slow', 'node0001/0', 1), ('node_slow', 'node0001/1', 1)])" ]
+	diag synth3 "$T/synth2.json"
+	check "128 x 2 rails: read and written again, the same (but the method block)" \
+		[ "$(jq_ synth2 "json.dumps({k: v for k, v in d.items() if k != 'method'})" | md5sum)" = "$(jq_ synth3 "json.dumps({k: v for k, v in d.items() if k != 'method'})" | md5sum)" ]
+	check "128 x 2 rails: valid" validate "$T/synth2.json"
+	rss=$(tail -n 1 "$T/synth.rss")
+	check "128 x 2 rails ($(jq_ synth "sum(b['sweep']['n'] for b in d['blocks'])") cells): read, diagnosed and written in $((rss / 1024)) MiB (bound: 1 GiB)" \
+		[ "$rss" -lt 1048576 ]
+fi
+
 # bad input: one line, exit 2
 echo '{"schema": "other"}' >"$T/bad.json"
 for f in "$T/bad.json" /dev/null "$T/missing.json"; do

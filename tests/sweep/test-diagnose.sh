@@ -24,35 +24,11 @@ diag() { # name file [args]: runs, keeps stdout in $T/name.out, JSON in $T/name.
 	echo $? >"$T/$name.rc"
 }
 rc() { cat "$T/$1.rc"; }
-# a document (linkperf.sweep/2) in Python, with helpers: nm(i) a node's name, vn(v) a node
-# verdict's name, vnames(v) a link's names, vdirs(v) its slow directions [[client, server]],
-# cells(d) every attempt as a row (blocks' sweep columns and the attempts), md(d, m, key) the
-# resolved matrix of metric m
-cat >"$T/doc.py" <<'PY'
-import json
-def rows(cols):
-    k = cols["n"]; index = cols.get("rows", list(range(k)))
-    def at(col, i):
-        if isinstance(col, list): return col[i]
-        if isinstance(col, dict) and set(col) == {"at", "values"}:
-            return col["values"][col["at"].index(i)] if i in col["at"] else None
-        if isinstance(col, dict): return {sk: at(sc, i) for sk, sc in col.items()}
-        return col
-    return [(row, {key: at(c, i) for key, c in cols.items() if key not in ("n", "rows")}) for i, row in enumerate(index)]
-def cells(d):
-    out = []
-    for b in d["blocks"]:
-        k = len(b["nodes"])
-        for row, c in rows(b["sweep"]):
-            c.update(metric=b["metric"], client=b["nodes"][row // k], server=b["nodes"][row % k], phase="sweep")
-            out.append(c)
-    return out + [c for _, c in rows(d["attempts"])]
-def md(d, m, key="value"):
-    b = next(b for b in d["blocks"] if b["metric"] == m); k = len(b["nodes"])
-    return [b["cells"][key][i * k:(i + 1) * k] for i in range(k)]
-PY
+# a document (linkperf.sweep/2) in Python, with helpers (tests/sweep/sweepdoc.py): nm(i) a
+# node's name, vn(v) a node verdict's name, vnames(v) a link's names, vdirs(v) its slow
+# directions [[client, server]], cells(d) every attempt as a row, rows(cols) columns as rows
 jq_() { python3 -c "
-import json,sys; sys.path.insert(0, '$T'); from doc import *
+import json,sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import *
 d=json.load(open('$T/$1.json'))
 nm=lambda i: d['nodes'][i]['name']
 vn=lambda v: nm(v['a']) if v['a'] >= 0 and v['a'] == v['b'] else None
@@ -140,7 +116,7 @@ check "inconclusive says the remedy" grep -q "remedy" "$T/noisy.out"
 journal() { # out [R [cut]]: with R, from round R on nothing and no end line; cut: the last line cut
 	python3 - "$T/wholejson.json" "$T/$1" "${2:--}" "${3:-}" <<'PY'
 import json, sys
-sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0]); from doc import cells
+sys.path.insert(0, "tests/sweep"); from sweepdoc import cells
 d = json.load(open(sys.argv[1])); drop = sys.argv[3] != "-"
 SPARSE = ("error", "counters_client", "counters_server")
 def cols(rs):
@@ -241,7 +217,7 @@ timeout 60 "$B/lp-sweep" --diagnose $D/fabric4-load.json --csv "$T/lc" -q
 check "load run: CSV impact matrix (4x4, empty diagonal, the JSON's p99 impact), 12 pair rows, 8 incast rows" \
 	[ "$(python3 -c "
 import csv, json
-import sys; sys.path.insert(0, '$T'); from doc import rows
+import sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import rows
 m = list(csv.reader(open('$T/lc-impact-write_lat-8.csv')))[1:]
 j = {r: c['impact_p99'] for r, c in rows(json.load(open('$T/load.json'))['load']['latency'][0]['cells'])}
 print(len(m) == 4 and all(m[a][b + 1] == '' if a == b else abs(float(m[a][b + 1]) / j[4 * a + b] - 1) < 1e-4
@@ -318,7 +294,7 @@ for f in $D/fabric4-*.json; do
 	timeout 60 "$B/lp-sweep" --diagnose "$f" --json "$T/one-$n.json" --csv "$T/one-$n" --min-gbps 0.001 >"$T/one-$n.out" 2>&1
 	check "$n: JSON, CSV, summary and qualification show the same value for every cell" python3 - "$T" "$n" <<'PY'
 import csv, json, math, sys
-sys.path.insert(0, sys.argv[1]); from doc import md
+sys.path.insert(0, "tests/sweep"); from sweepdoc import matrix as md
 T, n = sys.argv[1], sys.argv[2]
 d = json.load(open(f"{T}/one-{n}.json")); names = [x["name"] for x in d["nodes"]]
 q = d["qualification"]["cells"]; qv = dict(zip(zip(q["test"], q["size"], q["pair"]), q["value"]))

@@ -5,6 +5,7 @@
  * Schema of both forms.
  */
 #include "common/internal.h"
+#include "common/table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -322,6 +323,105 @@ void lp_record_free(const struct lp_record *rec, void *obj)
 		lp_rec_store_int(&(struct lp_rec_field){ .size = f->count_size },
 				 base + f->count_off, 0);
 	}
+}
+
+/* ---- CSV --------------------------------------------------------------------------------- */
+
+static bool in_csv(const struct lp_rec_field *f, uint64_t skip, size_t i)
+{
+	return !(skip >> i & 1) && in_json(f) && !is_list(f) && !(f->flags & LP_REC_F_SPARSE);
+}
+
+static void csv_keys(const struct lp_record *rec, uint64_t skip, const char *prefix, FILE *f,
+		     bool *first)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *fl = &rec->fields[i];
+		char key[128];
+
+		if (!in_csv(fl, skip, i))
+			continue;
+		snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", key_of(fl));
+		if (fl->type == LP_REC_T_NEST) {
+			csv_keys(fl->rec, 0, key, f, first);
+			continue;
+		}
+		if (!*first)
+			fputc(',', f);
+		*first = false;
+		lp_csv_text(f, key);
+	}
+}
+
+void lp_record_csv_header(const struct lp_record *rec, uint64_t skip, FILE *f, bool first)
+{
+	csv_keys(rec, skip, "", f, &first);
+}
+
+static void csv_value(const struct lp_rec_field *fl, const uint8_t *p, FILE *f)
+{
+	char buf[40];
+	const char *s;
+	double d;
+
+	switch (fl->type) {
+	case LP_REC_T_F64:
+		memcpy(&d, p, sizeof(d));
+		if (isfinite(d)) {
+			lp_json_fmt_num(buf, sizeof(buf), d);
+			fputs(buf, f);
+		}
+		break;
+	case LP_REC_T_BOOL:
+		fputc(*(const bool *)p ? '1' : '0', f);
+		break;
+	case LP_REC_T_STR:
+		lp_csv_text(f, (const char *)p);
+		break;
+	case LP_REC_T_ENUM:
+		if (lp_rec_in_range(fl, lp_rec_load_int(fl, p)))
+			fputs(fl->names[lp_rec_load_int(fl, p)], f);
+		break;
+	case LP_REC_T_NAME:
+		memcpy(&s, p, sizeof(s));
+		if (s)
+			lp_csv_text(f, s);
+		break;
+	case LP_REC_T_BYTES:
+		for (size_t k = 0; k < fl->size; k++)
+			fprintf(f, "%02x", p[k]);
+		break;
+	default:
+		if (lp_rec_is_signed(fl))
+			fprintf(f, "%lld", (long long)lp_rec_load_int(fl, p));
+		else
+			fprintf(f, "%llu", (unsigned long long)lp_rec_load_int(fl, p));
+	}
+}
+
+static void csv_values(const struct lp_record *rec, const uint8_t *obj, uint64_t skip, FILE *f,
+		       bool *first)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *fl = &rec->fields[i];
+
+		if (!in_csv(fl, skip, i))
+			continue;
+		if (fl->type == LP_REC_T_NEST) {
+			csv_values(fl->rec, obj + fl->off, 0, f, first);
+			continue;
+		}
+		if (!*first)
+			fputc(',', f);
+		*first = false;
+		csv_value(fl, obj + fl->off, f);
+	}
+}
+
+void lp_record_csv_row(const struct lp_record *rec, const void *obj, uint64_t skip, FILE *f,
+		       bool first)
+{
+	csv_values(rec, obj, skip, f, &first);
 }
 
 /* ---- JSON Schema ------------------------------------------------------------------------- */

@@ -545,6 +545,20 @@ void lp_record_schema(const struct lp_record *rec, struct lp_json *j)
 
 static void schema_cols(const struct lp_record *rec, uint64_t skip, bool top, struct lp_json *j);
 
+/* Member key: an array of indices (non-negative integers). */
+static void schema_indices(struct lp_json *j, const char *key, const char *doc)
+{
+	lp_json_obj_begin(j, key);
+	if (doc)
+		lp_json_str(j, "description", doc);
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_json_str(j, "type", "integer");
+	lp_json_int(j, "minimum", 0);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
 /* A column: an array of f's values, one value for all, or (sparse) the set entries. */
 static void schema_col(const struct lp_rec_field *f, bool top, struct lp_json *j)
 {
@@ -553,13 +567,7 @@ static void schema_col(const struct lp_rec_field *f, bool top, struct lp_json *j
 			    "sparse: the entries that are set (at: their indices)");
 		lp_json_str(j, "type", "object");
 		lp_json_obj_begin(j, "properties");
-		lp_json_obj_begin(j, "at");
-		lp_json_str(j, "type", "array");
-		lp_json_obj_begin(j, "items");
-		lp_json_str(j, "type", "integer");
-		lp_json_int(j, "minimum", 0);
-		lp_json_obj_end(j);
-		lp_json_obj_end(j);
+		schema_indices(j, "at", NULL);
 		lp_json_obj_begin(j, "values");
 		lp_json_str(j, "type", "array");
 		lp_json_obj_begin(j, "items");
@@ -601,15 +609,8 @@ static void schema_cols(const struct lp_record *rec, uint64_t skip, bool top, st
 		lp_json_str(j, "type", "integer");
 		lp_json_int(j, "minimum", 0);
 		lp_json_obj_end(j);
-		lp_json_obj_begin(j, "rows");
-		lp_json_str(j, "description",
-			    "the row of each entry, ascending (absent: entry k is row k)");
-		lp_json_str(j, "type", "array");
-		lp_json_obj_begin(j, "items");
-		lp_json_str(j, "type", "integer");
-		lp_json_int(j, "minimum", 0);
-		lp_json_obj_end(j);
-		lp_json_obj_end(j);
+		schema_indices(j, "rows",
+			       "the row of each entry, ascending (absent: entry k is row k)");
 	}
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
@@ -930,7 +931,9 @@ int lp_record_read_json_more(const struct lp_record *rec, void *obj, const json_
 
 static json_t *loaded(json_t *root, const json_error_t *err, char *why, size_t why_len)
 {
-	if (!root)
+	if (!root && err->line < 0) /* not read at all */
+		snprintf(why, why_len, "%s", err->text);
+	else if (!root)
 		snprintf(why, why_len, "not JSON: %s (line %d)", err->text, err->line);
 	return root;
 }

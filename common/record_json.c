@@ -476,7 +476,7 @@ static void schema_elem(const struct lp_rec_field *f, struct lp_json *j)
 		lp_json_arr_begin(j, "enum");
 		for (size_t k = 0; f->names[k]; k++)
 			lp_json_str(j, NULL, f->names[k]);
-		if (f->type == LP_REC_T_NAME)
+		if (f->type == LP_REC_T_NAME && (f->flags & LP_REC_F_NULL))
 			lp_json_null(j, NULL); /* no name set */
 		lp_json_arr_end(j);
 		break;
@@ -721,7 +721,7 @@ static int read_named(const struct lp_rec_field *f, uint8_t *p, const json_t *v,
 {
 	const char *s = json_string_value(v);
 
-	if (f->type == LP_REC_T_NAME && json_is_null(v)) {
+	if (f->type == LP_REC_T_NAME && json_is_null(v) && (f->flags & LP_REC_F_NULL)) {
 		memset(p, 0, sizeof(const char *));
 		return 0;
 	}
@@ -843,7 +843,7 @@ static int read_list(const struct lp_record *rec, const struct lp_rec_field *f, 
 static int read_field(const struct lp_record *rec, const struct lp_rec_field *f, uint8_t *obj,
 		      const json_t *v, const struct at *at, char *why, size_t why_len)
 {
-	if ((f->flags & LP_REC_F_NULL) && json_is_null(v)) {
+	if ((f->flags & LP_REC_F_NULL) && json_is_null(v) && f->type != LP_REC_T_NAME) {
 		if (f->type == LP_REC_T_STR && !is_list(f))
 			obj[f->off] = '\0';
 		return 0;

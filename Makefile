@@ -80,6 +80,8 @@ TOOLS += $(if $(wildcard scripts/vm/lp-switch.c),$(BUILD)/lp-switch)
 # the diagnosis simulator (scripts/diag-sim): plain C over the library's sweep/ code
 ifeq ($(HAVE_VERBS),1)
 TOOLS += $(BUILD)/diag-sim
+# qualification after the fact, and the documents' schemas (no MPI, no device)
+TOOLS += $(BUILD)/lp-judge
 endif
 
 # ---- unit tests: tests/unit/test_*.c; test_rdma_* need verbs, test_gpu_* CUDA, test_sweep_* MPI
@@ -138,7 +140,7 @@ $(LIB): $(LIB_OBJ)
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/lp-rdma $(BUILD)/lp-gpu: $(BUILD)/%: $(BUILD)/obj/bench/%.o $(LIB)
+$(BUILD)/lp-rdma $(BUILD)/lp-gpu $(BUILD)/lp-judge: $(BUILD)/%: $(BUILD)/obj/bench/%.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 

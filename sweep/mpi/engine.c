@@ -1371,7 +1371,6 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		return ret;
 	}
 	lp_sweep_journal_run(cfg->journal, run);
-	lp_sweep_journal_nodes(cfg->journal, run);
 	lp_sweep_journal_cells(cfg->journal, run, 0); /* absent nodes' and resumed cells */
 	lp_sweep_journal_sync(cfg->journal);
 	progress(x, cfg,

@@ -21,6 +21,7 @@ no exponent, and "—" (never "nan") for a value that does not exist.
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -234,6 +235,8 @@ class Qual:
     note: Optional[str] = None
     baseline: Optional[dict] = None  # file, regressions, missing, rule, matched, error
     stale: int = 0  # cells judged on another value than their resolved one (an older judge)
+    command: Optional[str] = None  # the command line the judge recorded
+    bw_unit: str = "GB/s"  # the section's bandwidth unit (its "units")
     npass: int = 0
     nfail: int = 0
 
@@ -275,7 +278,7 @@ class Doc:
     schema: str
     version: str = "?"
     started: Optional[str] = None
-    command: Optional[list] = None
+    command: Optional[str] = None  # the run's exact command line
     schedule: str = ""
     exit_code: Optional[int] = None
     nodes: list = field(default_factory=list)
@@ -301,8 +304,8 @@ class Doc:
             return None
         return (f"{self.qual.stale} cell(s) of {self.path} were judged on another value than their "
                 "resolved one (the first attempt, before retests: linkperf 0.2 and older); those "
-                f"verdicts are not shown. Judge it again: lp-sweep --diagnose {self.path} --json "
-                "NEW.json, with the same --expect, floors or --baseline")
+                f"verdicts are not shown. Judge it again: lp-judge {self.path} --json NEW.json, with "
+                "the same --expect, floors or --baseline")
 
     @property
     def names(self):
@@ -424,31 +427,69 @@ def _common(d, doc):
     doc.method = {k: v for k, v in meth.items() if isinstance(v, str)}
     doc.started = (d.get("run") or {}).get("started") or (d.get("host") or {}).get("time")
     q = d.get("qualification") or {}
-    cmd = d.get("command") or (d.get("run") or {}).get("command") or q.get("command")
-    doc.command = [str(a) for a in cmd] if isinstance(cmd, list) else None
+    cmd = d.get("command") or (d.get("run") or {}).get("command")
+    if not cmd and q.get("tool", doc.tool) == doc.tool:
+        cmd = q.get("command")  # the tool judged its own run: its command line (linkperf 0.2)
+    doc.command = _command(cmd)
     rc = d.get("exit_code")
     doc.exit_code = rc if isinstance(rc, int) else None
     if q:
         _qual(q, doc)
 
 
+def _command(cmd):
+    """A recorded command line (a string, or argv as a list) as one string; None when absent."""
+    return " ".join(map(str, cmd)) if isinstance(cmd, list) and cmd else cmd if isinstance(cmd, str) and cmd else None
+
+
+def columns(cols):
+    """The rows of a columns object (docs/schema/README.md): [(row index, {key: value})]. A column
+    is a list, one value for every row, a sparse {"at", "values"}, or a nested record's columns."""
+    if isinstance(cols, list):  # rows already (linkperf.sweep/1, older sections)
+        return list(enumerate(cols))
+    n = cols["n"]
+    index = cols.get("rows") or range(n)
+
+    def at(col, i):
+        if isinstance(col, list):
+            return col[i]
+        if isinstance(col, dict) and set(col) == {"at", "values"}:
+            return col["values"][col["at"].index(i)] if i in col["at"] else None
+        if isinstance(col, dict):
+            return {k: at(c, i) for k, c in col.items()}
+        return col
+    return [(r, {k: at(c, i) for k, c in cols.items() if k not in ("n", "rows")})
+            for i, r in enumerate(index)]
+
+
 def _qual(q, doc):
-    """The qualification section: verdicts onto the cells (matched by test, size and pair)."""
-    doc.qual = Qual(verdict=q.get("verdict") or "NONE", expect=q.get("expect"),
-                    profiles=q.get("profiles"), note=q.get("note"),
-                    npass=q.get("pass") or 0, nfail=q.get("fail") or 0)
+    """The qualification section the C judge wrote: its verdicts onto the cells (matched by test,
+    size and pair), values in the cells' units."""
+    cmd = q.get("command")
+    doc.qual = Qual(verdict=q.get("verdict") or "NONE", expect=q.get("expect") or None,
+                    profiles=q.get("profiles") or None, note=q.get("note") or None,
+                    npass=q.get("pass") or 0, nfail=q.get("fail") or 0, command=_command(cmd))
     if isinstance(q.get("baseline"), dict):
         doc.qual.baseline = dict(q["baseline"])
-    by = {(c.metric.test, c.metric.size, c.key): c for c in doc.cells}
-    for x in q.get("cells", []):
-        c = by.get((x.get("test"), x.get("size"), x.get("pair")))
-        if c is None:
+    rules = q.get("rules") or []
+    doc.qual.bw_unit = bw_unit = "Gb/s" if re.search(r"bandwidth Gb/s", q.get("units") or "") else "GB/s"
+    by = {}
+    for c in doc.cells:  # a test run twice at one size is two cells of one key, matched in order
+        by.setdefault((c.metric.test, c.metric.size, c.key), []).append(c)
+    for _i, x in columns(q.get("cells") or []):
+        same = by.get((x.get("test"), x.get("size"), x.get("pair")))
+        if not same:
             continue
-        scale = _scale(x.get("unit"), c.metric.unit)
+        c = same.pop(0)
+        unit = x.get("unit") or (LAT if x.get("kind") == "latency" else bw_unit)
+        scale = _scale(unit, c.metric.unit)
         sv = (lambda v: v * scale if finite(v) else None)
+        rule = x.get("rule")
+        source = x.get("source") or (rules[rule].get("source") if isinstance(rule, int) and
+                                     0 <= rule < len(rules) else None)
         c.qual = QualRow(verdict=x.get("verdict") or "none", value=sv(x.get("value")),
-                         limit=sv(x.get("limit")), margin=_num(x.get("margin")),
-                         source=x.get("source"), change=x.get("change") or "",
+                         limit=sv(x.get("limit")), margin=_num(x.get("margin")), source=source,
+                         change=(x.get("change") or "").replace("none", ""),
                          base_value=sv(x.get("baseline_value")),
                          base_spread=sv(x.get("baseline_spread")), delta=_num(x.get("delta")))
         c.qual.stale = not same_value(c.qual.value, c.value)
@@ -460,6 +501,13 @@ def same_value(x, y):
     if not finite(x) or not finite(y):
         return finite(x) == finite(y)
     return abs(x - y) <= 1e-9 * max(abs(x), abs(y))
+
+
+def qual_scale(doc, kind, unit):
+    """Factor from the qualification section's unit of a kind ("bandwidth", "latency") to unit."""
+    if kind == "latency":
+        return 1.0
+    return _scale(doc.qual.bw_unit, unit)
 
 
 def _scale(unit_from, unit_to):
@@ -493,9 +541,7 @@ def _sweep1(d, doc):
         m = Metric(index=x["index"], test=x["test"], size=x["size"], kind=x["kind"],
                    unit=LAT if x["kind"] == "latency" else NET,
                    reference=_num(x.get("reference")), threshold=_num(x.get("threshold_ratio")),
-                   orientation="rows: source (client), columns: destination (server)"
-                   if not x["test"].startswith("read") else
-                   "rows: client, columns: server (a read's data flows server → client)")
+                   orientation=_orientation(x["test"]))
         m.doc_label = x.get("label") or m.label
         noise = x.get("noise") or {}
         # noise.cv since 0.2; sigma_log and sigma (0.1) are the same relative spread
@@ -524,11 +570,159 @@ def _sweep1(d, doc):
                     for s in x.get("nodes", [])]
         doc.metrics.append(m)
     doc.verdicts = [_verdict(v, names) for v in d.get("verdicts", [])]
-    ours = {m.doc_label.replace(" ", ""): m.label for m in doc.metrics}
-    for v in doc.verdicts:  # the metrics as this reader labels them ("64 KiB")
-        v.metrics = [ours.get(x.replace(" ", ""), x) for x in v.metrics]
     _load1(d.get("load") or {}, doc)
     _counters1(d.get("counter_sums") or {}, doc)
+
+
+# lp-sweep, linkperf.sweep/2: records, large lists as columns (docs/schema/README.md) --------------
+def _sweep2(d, doc):
+    run = d["run"]
+    doc.schedule = run.get("schedule") or ""
+    for i, x in enumerate(d["nodes"]):
+        inv = {"name": x["name"], "host": x.get("host")}
+        inv.update(_scalars(x.get("dev") or {}))
+        inv.update(_scalars(x, ("rank", "rail", "mem", "gpu_bdf", "gpu_nic_distance", "kernel")))
+        doc.nodes.append(Node(index=i, name=x["name"], rail=x.get("rail") or 0,
+                              error=x.get("error") or None, inventory=inv))
+    doc.inventory = [n.inventory for n in doc.nodes]
+    names, n = doc.names, len(doc.nodes)
+    attempts = {}
+    for _r, a in _attempt_rows(d.get("attempts") or {"n": 0}, ("metric", "client", "server", "phase")):
+        if a["phase"] in ("sweep", "retest"):
+            attempts.setdefault((a["metric"], a["client"], a["server"]), []).append(_attempt(a))
+    mets = d["metrics"]
+    for blk in d["blocks"]:
+        x = mets[blk["metric"]]
+        dg = x.get("diagnosis") or {}
+        m = Metric(index=blk["metric"], test=x["test"], size=x["size"],
+                   kind="latency" if x["latency"] else "bandwidth", unit=LAT if x["latency"] else NET,
+                   rail=blk.get("rail") or 0, reference=_num(dg.get("reference")),
+                   threshold=_num(dg.get("threshold_ratio")), detect_node=_num(dg.get("min_detectable_node")),
+                   doc_label=x.get("label") or "", orientation=_orientation(x["test"]))
+        m.noise = _num(dg.get("cv"))
+        if m.noise is None and finite(dg.get("sigma_log")):
+            m.noise = math.expm1(dg["sigma_log"])
+        bn = blk["nodes"]
+        k = len(bn)
+        sweep = {r: _attempt(a, "sweep") for r, a in _attempt_rows(blk.get("sweep") or {"n": 0})}
+        cc = blk["cells"]
+        rows, cls, val = cc.get("rows") or range(cc["n"]), column(cc, "class"), column(cc, "value")
+        for i in [i for i, x in enumerate(cls) if x != "none"]:  # a random schedule: mostly none
+            r, c = rows[i], {"class": cls[i], "value": val[i]}
+            ia, ib = divmod(r, k)
+            a, b = bn[ia], bn[ib]
+            if a == b or c["class"] == "none":
+                continue
+            att = ([sweep[r]] if r in sweep else []) + attempts.get((m.index, a, b), [])
+            errs = [t.error for t in att if t.error]
+            m.cells.append(Cell(metric=m, src=names[a], dst=names[b], a=a, b=b,
+                                key=f"{names[a]}>{names[b]}", value=_num(c["value"]), attempts=att,
+                                noise=m.noise, ceiling=_ceiling(doc.nodes, a, b),
+                                error=None if finite(c["value"]) else (errs[-1] if errs else "failed")))
+            if c["class"] == "slow":
+                m.slow.add((a, b))
+        eff = x.get("effects")
+        if eff:
+            for i, e in columns(dict(eff, n=n)):
+                f = e.get("flags") or 0
+                if e.get("measured_as_client") or e.get("measured_as_server") or f:
+                    m.scores.append(NodeScore(node=i, client=_num(e.get("score_client")),
+                                              server=_num(e.get("score_server")), flag_client=bool(f & 1),
+                                              flag_server=bool(f & 2), failed=bool(f & 4)))
+        doc.metrics.append(m)
+    doc.verdicts = [_verdict2(v, names) for v in d.get("verdicts", [])]
+    _label_verdicts(doc)
+    _load2(d.get("load") or {}, doc)
+    for x in d.get("counter_sums") or []:
+        if x["class"] == "error":
+            per = doc.counter_nodes.setdefault(x["on"], {})
+            per[x["name"]] = per.get(x["name"], 0) + x["delta"]
+            key = (x["lo"], x["hi"])
+            doc.counter_pairs[key] = doc.counter_pairs.get(key, 0) + x["delta"]
+
+
+def column(cols, key):
+    """One column of a columns object as a list of its n entries (a single value repeated, a
+    sparse column filled with None)."""
+    n, c = cols["n"], cols.get(key)
+    if isinstance(c, list):
+        return c
+    if isinstance(c, dict) and set(c) == {"at", "values"}:
+        out = [None] * n
+        for i, v in zip(c["at"], c["values"]):
+            out[i] = v
+        return out
+    return [c] * n
+
+
+def _attempt_rows(cols, keys=()):
+    """(row, {metric, client, server, phase, value, status, error}) of an attempts columns object,
+    the few fields a cell needs (an attempt has some twenty)."""
+    keys = tuple(keys) + ("value", "status", "error")
+    cs = [column(cols, k) if k in cols else [None] * cols["n"] for k in keys]
+    rows = cols.get("rows") or range(cols["n"])
+    return [(rows[i], dict(zip(keys, vals))) for i, vals in enumerate(zip(*cs))]
+
+
+def _attempt(a, phase=None):
+    ok = a.get("status") == 0 and finite(a.get("value"))
+    return Attempt(phase or a["phase"], _num(a["value"]) if ok else None, a.get("error") or None)
+
+
+def _orientation(test):
+    if test.startswith("read"):
+        return "rows: client, columns: server (a read's data flows server → client)"
+    return "rows: source (client), columns: destination (server)"
+
+
+def _verdict2(v, names):
+    """A verdict record: a == b names a node (dirs: 1 as client, 2 as server, 4 failed); a link a
+    < b (dirs: 1 a -> b, 2 b -> a); a pair; or nothing (a = -1)."""
+    a, b, dirs = v.get("a", -1), v.get("b", -1), v.get("dirs") or 0
+    link = v["kind"].startswith("link")
+    node = a if a >= 0 and a == b else None
+    directions = ([(a, b)] if dirs & 1 else []) + ([(b, a)] if dirs & 2 else []) if link else []
+    who = names[node] if node is not None else \
+        ", ".join(f"{names[x]} → {names[y]}" for x, y in directions) if directions else \
+        f"{names[a]} ↔ {names[b]}" if a >= 0 and b >= 0 else ""
+    return Verdict(kind=v["kind"], who=who, reason=v.get("reason", ""),
+                   metrics=[x for x in (v.get("metrics") or "").split(",") if x], node=node,
+                   nodes=[x for x in (a, b) if x >= 0] if node is None else [node],
+                   directions=directions, as_client=bool(node is not None and dirs & 1),
+                   as_server=bool(node is not None and dirs & 2))
+
+
+def _label_verdicts(doc):
+    """Verdicts name metrics as this reader labels them ("write_bw 64 KiB")."""
+    ours = {m.doc_label.replace(" ", ""): m.label for m in doc.metrics}
+    for v in doc.verdicts:
+        v.metrics = [ours.get(x.replace(" ", ""), x) for x in v.metrics]
+    return ours
+
+
+def _load2(ld, doc):
+    names, n = doc.names, len(doc.nodes)
+    by = {m.index: m for m in doc.metrics}
+    for e in ld.get("latency", []):
+        idle, loaded = ([[None] * n for _ in range(n)] for _k in range(2))
+        for r, c in columns(e["cells"]):
+            a, b = divmod(r, n)
+            idle[a][b], loaded[a][b] = _num(c.get("idle_p99_us")), _num(c.get("loaded_p99_us"))
+        lb = by.get(e.get("loaded_by"))
+        doc.load_latency.append(LoadLatency(
+            metric=by[e["metric"]], loaded_by=lb.label if lb else str(e.get("loaded_by")),
+            idle_p99=idle, loaded_p99=loaded,
+            impact=[(i, names[i], _num(x.get("impact_p50")), _num(x.get("impact_p99")), x.get("pairs"))
+                    for i, x in columns(e["nodes"]) if x.get("pairs")]))
+    for e in ld.get("incast", []):
+        label = by[e["metric"]].label
+        for r in e["receivers"]:
+            doc.incast.append(Incast(
+                metric=label, node=r["node"], name=names[r["node"]], failed=r.get("failed") or 0,
+                senders=[(names[s["node"]], _num(s.get("gbits_s")) if s.get("status") == 0 else None,
+                          _num(s.get("share"))) for s in r["senders"]],
+                aggregate=_num(r.get("aggregate_gbits_s")), others=_num(r.get("others_median_gbits_s")),
+                jain=_num(r.get("jain")), victim_impact=_at(r, "victim_latency.impact_p50")))
 
 
 def _ceiling(nodes, a, b):
@@ -550,7 +744,7 @@ def _verdict(v, names):
 
 
 def _load1(ld, doc):
-    ours = {m.doc_label.replace(" ", ""): m.label for m in doc.metrics}
+    ours = _label_verdicts(doc)
     for e in ld.get("latency", []):
         m = doc.metrics[e["metric"]]
         by = e.get("loaded_by") or ""
@@ -582,40 +776,40 @@ def _counters1(sums, doc):
 
 # lp-rdma (one client-server pair; results per test and size) --------------------------------
 def _rdma(d, doc):
-    dirs = (("bandwidth", "", ""), ("client_to_server", "client", "server"),
-            ("server_to_client", "server", "client"), ("sum", "sum", "both"))
+    """linkperf.rdma/1 and /2: one result per test and size; bandwidth per direction with
+    --bidirectional (the C judge's pairs: "", client->server, server->client, sum)."""
+    client, server = (d.get("host") or {}).get("host") or "client", d.get("server") or "server"
+    ends = {"": (client, server), "client->server": (client, server),
+            "server->client": (server, client), "sum": (client, server)}
+    dirs = (("bandwidth", ""), ("client_to_server", "client->server"),
+            ("server_to_client", "server->client"), ("sum", "sum"))
     metrics = {}
     for r in d.get("results", []):
         test, size, ok = r.get("test", ""), r.get("size"), r.get("status") == "ok"
         lat = "_lat" in test
         ceil = _at(r, "link_rate_gbps")
-        keys = [("latency_us", "", "")] if lat else \
+        keys = [("latency_us", "")] if lat else \
             [x for i, x in enumerate(dirs) if (isinstance(r.get(x[0]), dict) if ok else i == 0)]
-        for key, src, dst in keys:
-            m = metrics.get((test, size, src))
+        for key, pair in keys:
+            m = metrics.get((test, size, pair))
             if m is None:
-                m = metrics[(test, size, src)] = Metric(
+                m = metrics[(test, size, pair)] = Metric(
                     index=len(metrics), test=test, size=int(size), kind="latency" if lat else "bandwidth",
-                    unit=LAT if lat else NET, series="" if not src else f"{src}→{dst}" if src != "sum" else "sum",
+                    unit=LAT if lat else NET, series=pair.replace("->", "→"),
                     orientation="client → server")
-            if lat:
-                v, sd = _at(r, "latency_us.p50"), _at(r, "latency_us.stdev")
-            else:
-                v, sd = _at(r, key + ".gbytes_per_s"), None
-                v = v * 8 if v is not None else None
-            v = v if ok else None
-            pair = "" if not src else f"{src}->{dst}" if src != "sum" else "sum"
-            m.cells.append(Cell(metric=m, src=src and d.get("host", {}).get("host", "client"),
-                                dst=d.get("server") or "server", key=pair, value=v,
-                                attempts=[Attempt("run", v, r.get("error"))],
+            v, sd = (_at(r, "latency_us.p50"), _at(r, "latency_us.stdev")) if lat else \
+                (_at(r, key + ".gbytes_per_s"), None)
+            v = (v if lat else v * 8) if ok and v is not None else None
+            src, dst = ends[pair]
+            m.cells.append(Cell(metric=m, src=src, dst=dst, key=pair, value=v,
+                                attempts=[Attempt("run", v, r.get("error") or None)],
                                 noise=sd / v if finite(sd) and finite(v) and v else None,
-                                ceiling=(2 * ceil if src == "sum" else ceil) if finite(ceil) and not lat else None,
+                                ceiling=(2 * ceil if pair == "sum" else ceil) if finite(ceil) and not lat else None,
                                 error=None if ok else (r.get("error") or r.get("status"))))
     doc.metrics = list(metrics.values())
-    for side in ("local_device", "remote_device"):
+    for side, who in (("local_device", client), ("remote_device", server)):
         if isinstance(d.get(side), dict):
-            row = {"side": side.split("_")[0],
-                   "host": (d.get("host") or {}).get("host") if side == "local_device" else d.get("server")}
+            row = {"side": side.split("_")[0], "host": who}
             row.update(_scalars(d[side]))
             doc.inventory.append(row)
 
@@ -637,9 +831,10 @@ def _gpu(d, doc):
                 v = _at(c, "median")
                 v = v * scale if ok and v is not None else None
                 lo, hi = _at(c, "min"), _at(c, "max")
+                frm, to = c.get("from", c.get("column", "")), c.get("to", c.get("row", ""))
                 m.cells.append(Cell(
-                    metric=m, src=c.get("column", ""), dst=c.get("row", ""), value=v,
-                    key=f"{c.get('row', '')}<-{c.get('column', '')}" + ("" if label == "value" else " " + label),
+                    metric=m, src=frm, dst=to, value=v,
+                    key=f"{to}<-{frm}" + ("" if label == "value" else " " + label),
                     attempts=[Attempt("run", v, c.get("error"))],
                     noise=(hi - lo) / 2 * scale / v if v and lo is not None and hi is not None else None,
                     ceiling=_at(c, "ceiling"), error=None if ok else (c.get("reason") or c.get("status"))))
@@ -659,20 +854,21 @@ def _gpu(d, doc):
 
 READERS = {
     ("lp-sweep", "linkperf.sweep/1"): _sweep1,
+    ("lp-sweep", "linkperf.sweep/2"): _sweep2,
     ("lp-rdma", None): _rdma,
+    ("lp-rdma", "linkperf.rdma/2"): _rdma,
     ("lp-gpu", None): _gpu,
+    ("lp-gpu", "linkperf.gpu/2"): _gpu,
 }
 
 
 # ---- comparing two runs as distributions ----------------------------------------------------
 def quantile(vals, q):
-    """Linear-interpolated quantile of a sorted list (numpy's default); None when empty."""
+    """The nearest-rank quantile of a sorted list, as the C judge computes it
+    (common/stats.c lp_percentile_sorted); None when empty."""
     if not vals:
         return None
-    x = q * (len(vals) - 1)
-    lo = math.floor(x)
-    hi = min(lo + 1, len(vals) - 1)
-    return vals[lo] + (vals[hi] - vals[lo]) * (x - lo)
+    return vals[min(max(math.ceil(q * len(vals)), 1), len(vals)) - 1]
 
 
 def distribution(metric):

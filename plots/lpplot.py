@@ -518,10 +518,13 @@ def sweep_figures(doc, kinds):
 
 
 def compare_figures(a, b, labels):
+    """Per metric both runs measured: the matrices side by side (lp-sweep) and the distributions
+    (where each run has a few cells to make one)."""
     for ma, mb in lpdoc.common_metrics(a, b):
         if a.tool == "lp-sweep" and b.tool == "lp-sweep":
             yield f"compare-{ma.slug}", f"{labels[0]} and {labels[1]}: {ma.label}", compare(a, b, ma, mb, labels)
-        yield f"cdf-{ma.slug}", f"{labels[0]} and {labels[1]}: {ma.label} distributions", cdf(ma, mb, labels)
+        if min(sum(c.ok for c in m.cells) for m in (ma, mb)) >= 3:
+            yield f"cdf-{ma.slug}", f"{labels[0]} and {labels[1]}: {ma.label} distributions", cdf(ma, mb, labels)
 
 
 def figure_texts(fig):

@@ -64,21 +64,48 @@ def agrees(text, value):
 
 
 # ---- the four outputs of one run, each read on its own -------------------------------------
+def rows_of(cols):
+    """A columns object's rows (docs/schema/README.md's recipe), or a list's items."""
+    if isinstance(cols, list):
+        yield from enumerate(cols)
+        return
+
+    def at(col, i):
+        if isinstance(col, list):
+            return col[i]
+        if isinstance(col, dict) and set(col) == {"at", "values"}:
+            return col["values"][col["at"].index(i)] if i in col["at"] else None
+        return {k: at(c, i) for k, c in col.items()} if isinstance(col, dict) else col
+    for i, r in enumerate(cols.get("rows") or range(cols["n"])):
+        yield r, {k: at(c, i) for k, c in cols.items() if k not in ("n", "rows")}
+
+
 def json_cells(path):
-    """{(metric label, source, destination): resolved value or None} from the raw document."""
+    """{(test, size, source, destination): resolved value or None} from the raw document, the
+    metrics' (test, size), and the qualification rows {(test, size, pair): (value, unit)}."""
     d = json.load(open(path))
     names = [n["name"] for n in d["nodes"]]
-    out, slugs = {}, []
+    out, slugs = {}, [(m["test"], m["size"]) for m in d["metrics"]]
     if d["schema"] == "linkperf.sweep/1":
-        for m in d["metrics"]:
-            slugs.append((m["test"], m["size"]))
+        for (test, size), m in zip(slugs, d["metrics"]):
             for a, row in enumerate(m["matrix"]):
                 for b, v in enumerate(row):
                     if a != b:
-                        out[(m["test"], m["size"], names[a], names[b])] = v
+                        out[(test, size, names[a], names[b])] = v
+    elif d["schema"] == "linkperf.sweep/2":
+        for blk in d["blocks"]:
+            test, size = slugs[blk["metric"]]
+            k = len(blk["nodes"])
+            for r, c in rows_of(blk["cells"]):
+                a, b = blk["nodes"][r // k], blk["nodes"][r % k]
+                if a != b and c["class"] != "none":
+                    out[(test, size, names[a], names[b])] = c["value"]
     else:
         raise SystemExit(f"report_check: schema {d['schema']} not known here")
-    qual = {(x["test"], x["size"], x["pair"]): x for x in (d.get("qualification") or {}).get("cells", [])}
+    q = d.get("qualification") or {}
+    bw = "Gb/s" if "bandwidth Gb/s" in (q.get("units") or "") else "GB/s"
+    qual = {(x["test"], x["size"], x["pair"]): (x["value"], x.get("unit") or ("us" if x.get("kind") == "latency" else bw))
+            for _r, x in rows_of(q.get("cells") or [])}
     return names, slugs, out, qual
 
 
@@ -153,12 +180,12 @@ def cmd_agree(doc_path, summary, prefix, report):
     else:
         ok(f"{os.path.basename(doc_path)}: {len(failing)} failing-cells row(s) show the JSON's value")
     stale = []
-    for (test, size, pair), x in qual.items():
+    for (test, size, pair), (value, unit) in qual.items():
         a, b = pair.split(">")
         v = js.get((test, size, a, b))
-        scale = 1 / 8 if x.get("unit") == "GB/s" else 1
-        if not lpdoc.same_value(x.get("value"), v * scale if v is not None else None):
-            stale.append((pair, test, x.get("value"), v))
+        scale = 1 / 8 if unit == "GB/s" else 1
+        if not lpdoc.same_value(value, v * scale if v is not None else None):
+            stale.append((pair, test, value, v))
     if stale:
         bad(f"{doc_path}: the judge used another value than the resolved one on {len(stale)} cell(s): {stale[:3]}")
     elif qual:

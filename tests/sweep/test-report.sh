@@ -1,28 +1,32 @@
 #!/bin/bash
 # tier: quick
 # plots/lp-report in a real headless browser (Debian's chromium), its pages parsed with lxml: a
-# throttled fabric run against the healthy one shows FAIL, lpnode2 flagged and its regressions as
-# the C judge (lp-sweep --diagnose --baseline) found them, pictures that decode; the same run
-# against a baseline of other nodes (another partition) is ERROR with the reason, never PASS, and
-# still compares the two distributions; an lp-gpu run is MEASURED, and FAIL with the one cell its
-# recorded qualification section fails; no exponent, nan, bare size or second unit on any page;
-# no resource is fetched from the network; bad input is one line and exit 2.
+# throttled fabric run against the healthy one shows FAIL, lpnode2 flagged and its 3 regressions
+# as the C judge (lp-judge --baseline) found them, pictures that decode; the same run against a
+# baseline of other nodes (another partition) is ERROR with the judge's reason, never PASS, and
+# still compares the two distributions; two lp-gpu runs on an H200 PASS, and with one cell cut by
+# half (the fault injected) FAIL with one regression; an lp-gpu run and an lp-rdma one (the
+# linkperf.rdma/2 fixture) judged by lp-judge against floors FAIL with exactly the cells below; no
+# exponent, nan, bare size or second unit on any page; no resource is fetched from the network;
+# bad input is one line and exit 2.
 set -u
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
 $PY -c 'import matplotlib, jinja2, lxml' 2>/dev/null ||
 	{ echo "python3-matplotlib, python3-jinja2 or python3-lxml not installed"; exit 77; }
 command -v chromium >/dev/null || { echo "chromium not installed (scripts/install-deps.sh)"; exit 77; }
-[ -x "${LP_BUILD:-build}/lp-sweep" ] || { echo "${LP_BUILD:-build}/lp-sweep not built (the judge of --baseline; make)"; exit 77; }
+J=${LP_BUILD:-build}/lp-judge
+[ -x "$J" ] || { echo "$J not built (the judge of --baseline and of floors; make)"; exit 77; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/lp-report-test.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-sw=tests/sweep/data gpu=docs/data/2026-12-01-h200
+sw=tests/sweep/data gpu=docs/data/2026-12-01-h200 fix=tests/fixtures/docs
 fails=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # xpath HTML EXPR: what lxml finds there, one a line (text of elements, or attribute values)
 xpath() {
-	$PY -c 'import sys, lxml.html
+	$PY -c 'import signal, sys, lxml.html
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # a reader that stops early (grep -q)
 for x in lxml.html.parse(sys.argv[1]).xpath(sys.argv[2]):
     print(x if isinstance(x, str) else x.text_content())' "$1" "$2"
 }
@@ -58,7 +62,7 @@ check_page "$out/throttle.html" FAIL lpnode2
 # the judge's regressions: lpnode2's client cells of write_bw (the throttled direction), no other
 reg=$(xpath "$out/throttle.html" '//table[@id="failing-cells"]//tr[td[contains(., "regression")]]/@data-src' | sort -u)
 n=$(xpath "$out/throttle.html" '//table[@id="failing-cells"]//tr[td[contains(., "regression")]]' | wc -l)
-[ "$reg" = lpnode2 ] && [ "$n" -ge 2 ] && ok "throttle: $n regressions, all lpnode2 as source, as the judge found" ||
+[ "$reg" = lpnode2 ] && [ "$n" = 3 ] && ok "throttle: $n regressions, all lpnode2 as source, as the judge found" ||
 	bad "throttle: regressions from '$reg' ($n)"
 [ "$(xpath "$out/throttle.html" '//table[@id="distributions"]//tr' | wc -l)" = 3 ] &&
 	ok "throttle: both runs' distributions per metric" || bad "throttle: no distributions table"
@@ -84,6 +88,29 @@ rc=$?
 	ok "a baseline of other nodes: ERROR ($(head -1 "$out/err")), distributions compared, exit 2" ||
 	bad "a baseline of other nodes: rc $rc, $(xpath "$out/disjoint.html" '//*[@id="why"]/li[1]')"
 
+# a document judged by linkperf 0.2 (its qualification on each cell's first attempt): those
+# verdicts left out and said so with the command that judges again; never shown beside a
+# resolved value they were not judged on
+$PY - "$sw/fabric4-throttle.json" "$out/old-judge.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = []
+for c in d["cells"]:
+    if c["phase"] == "sweep" and c["unit"] == "Gb/s":
+        v = c["value"] / 8  # GB/s, the first attempt, as qual/doc.c of 0.2 read it
+        rows.append({"test": c["test"], "size": c["size"], "pair": f"{c['client_name']}>{c['server_name']}",
+                     "unit": "GB/s", "value": v, "spread": 0, "verdict": "PASS" if v >= 0.00625 else "FAIL",
+                     "limit": 0.00625, "margin": v / 0.00625 - 1, "source": "--min-gbps 0.05"})
+d["qualification"] = {"verdict": "FAIL", "cells": rows, "command": ["lp-sweep", "--min-gbps", "0.05"]}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+timeout 300 plots/lp-report "$out/old-judge.json" -o "$out/old-judge.html" >/dev/null
+note=$(xpath "$out/old-judge.html" '//p[@class="note"]')
+shown=$(xpath "$out/old-judge.html" '//table[@id="failing-cells"]//tr[@data-src]/@data-src' | sort -u)
+grep -q "judged on another value than their resolved one.*lp-judge" <<<"$note" && [ "$shown" = lpnode2 ] &&
+	ok "a 0.2 judgement on first attempts: $(grep -o '^[0-9]* cell(s)' <<<"$note") left out and said so; lpnode2's failures kept" ||
+	bad "a 0.2 judgement: note '$note', failing rows from '$shown'"
+
 timeout 300 plots/lp-report "$sw/fabric4-incast.json" -o "$out/incast.html" >/dev/null || bad "lp-report incast exited $?"
 check_page "$out/incast.html" FAIL lpnode2
 xpath "$out/incast.html" '//table[@id="incast-table"]//tr[@class="bad"]/td[2]' | grep -qx lpnode2 &&
@@ -94,36 +121,44 @@ xpath "$out/incast.html" '//table[@id="incast-table"]//tr[td[2]="lpnode2"]/td[7]
 timeout 300 plots/lp-report "$sw/fabric4-healthy.json" -o "$out/healthy.html" >/dev/null || bad "healthy exited $?"
 check_page "$out/healthy.html" PASS ""
 
-timeout 300 plots/lp-report "$gpu/lp-gpu-2.json" -o "$out/gpu.html" >/dev/null || bad "gpu exited $?"
-check_page "$out/gpu.html" MEASURED ""
-# the judge's section as lp-gpu --min-gbps writes it, one cell below its floor (the fault)
-$PY - "$gpu/lp-gpu-2.json" "$out/gpu-judged.json" <<'PY'
+timeout 300 plots/lp-report "$gpu/lp-gpu-2.json" --baseline "$gpu/lp-gpu-1.json" -o "$out/gpu.html" >/dev/null ||
+	bad "gpu exited $?"
+check_page "$out/gpu.html" PASS ""
+[ -z "$(xpath "$out/gpu.html" '//table[@id="failing-cells"]//tr[@data-test]')" ] &&
+	ok "gpu: no regression between two healthy runs" || bad "gpu: a regression between two healthy runs"
+$PY - "$gpu/lp-gpu-2.json" "$out/gpu-cut.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows = []
-for r in d["results"]:
-    for s in r["series"]:
-        for c in s["cells"]:
-            pair = f"{c['row']}<-{c['column']}" + ("" if s["label"] == "value" else " " + s["label"])
-            limit = c["median"] * (1.5 if r["test"] == "h2d_ce" and r["size"] == d["params"]["sizes"][0] else 0.5)
-            rows.append({"test": r["test"], "size": r["size"], "pair": pair, "unit": "GB/s", "value": c["median"],
-                         "spread": 0, "verdict": "PASS" if c["median"] >= limit else "FAIL", "limit": limit,
-                         "margin": (c["median"] - limit) / limit, "source": "--min-gbps"})
-d["qualification"] = {"verdict": "FAIL", "cells": rows, "pass": len(rows) - 1, "fail": 1,
-                      "command": ["lp-gpu", "--min-gbps", "h2d_ce=..."]}
+c = d["results"][0]["series"][0]["cells"][0]
+for k in ("median", "min", "max"):
+    c[k] *= 0.5
 json.dump(d, open(sys.argv[2], "w"))
 PY
-timeout 300 plots/lp-report "$out/gpu-judged.json" -o "$out/gpu-judged.html" >/dev/null
-[ "$(xpath "$out/gpu-judged.html" '//*[@id="verdict"]')" = FAIL ] &&
-	[ "$(xpath "$out/gpu-judged.html" '//table[@id="failing-cells"]//tr[@data-test]/@data-test')" = h2d_ce ] &&
-	xpath "$out/gpu-judged.html" '//*[@id="run-command"]' | grep -q "^lp-gpu --min-gbps" &&
-	ok "gpu with its recorded qualification: FAIL, the one h2d_ce cell, the run's command shown" ||
-	bad "gpu's recorded qualification not rendered"
+timeout 300 plots/lp-report "$out/gpu-cut.json" --baseline "$gpu/lp-gpu-1.json" -o "$out/gpu-cut.html" >/dev/null
+[ "$(xpath "$out/gpu-cut.html" '//*[@id="verdict"]')" = FAIL ] &&
+	[ "$(xpath "$out/gpu-cut.html" '//table[@id="failing-cells"]//tr[@data-test]/@data-test')" = h2d_ce ] &&
+	ok "gpu with h2d_ce cut by half: FAIL, that one regression" || bad "gpu with a cell cut by half not flagged"
+
+# lp-gpu and lp-rdma documents (linkperf.gpu/2, linkperf.rdma/2) judged by lp-judge against
+# floors: FAIL with exactly the cells below them, values in GB/s (copies) and Gb/s (network)
+"$J" "$gpu/lp-gpu-2.json" --min-gbps h2d_ce=56GB/s --json "$out/gpu-floor.json" >/dev/null
+"$J" "$fix/lp-rdma-2.json" --min-gbps 200 --json "$out/rdma-floor.json" >/dev/null
+for x in gpu-floor:h2d_ce:2 rdma-floor:write_bw:2; do
+	IFS=: read -r name test n <<<"$x"
+	timeout 300 plots/lp-report "$out/$name.json" -o "$out/$name.html" >/dev/null
+	got=$(xpath "$out/$name.html" '//table[@id="failing-cells"]//tr[@data-test]/@data-test' | sort | uniq -c | awk '{print $2 ":" $1}')
+	[ "$(xpath "$out/$name.html" '//*[@id="verdict"]')" = FAIL ] && [ "$got" = "$test:$n" ] &&
+		xpath "$out/$name.html" '//*[@id="commands"]/following-sibling::p' | grep -q "^The judge: .*lp-judge" &&
+		ok "$name: FAIL, the $n $test cell(s) below the floor, the judge's command shown" || bad "$name: failing cells '$got'"
+done
+browse "$out/rdma-floor.html"
+[ "$(xpath "$out/dom.html" '//*[@id="verdict"]')" = FAIL ] && ok "rdma-floor.html renders in chromium" ||
+	bad "rdma-floor.html: no verdict in the DOM"
 
 # formats and units of every page: no exponent, no nan, sizes as 64 KiB, Gb/s for the network
 # and GB/s for GPU copies; the check catches a page with 2.808e+04, nan and 65536 injected
-$PY tests/sweep/report_check.py formats "$out"/throttle.html "$out"/incast.html "$out"/healthy.html \
-	"$out"/gpu.html "$out"/gpu-judged.html || fails=$((fails + 1))
+$PY tests/sweep/report_check.py formats "$out"/throttle.html "$out"/disjoint.html "$out"/incast.html \
+	"$out"/healthy.html "$out"/gpu.html "$out"/gpu-floor.html "$out"/rdma-floor.html || fails=$((fails + 1))
 sed 's|<td class="num">|<td class="num">2.808e+04 nan 65536 |' "$out/healthy.html" >"$out/injected.html"
 [ "$($PY tests/sweep/report_check.py formats "$out/injected.html" | grep -c 'exponent\|nan\|size')" -ge 1 ] &&
 	ok "fault: a page with 2.808e+04, nan and 65536 is caught" || bad "an injected exponent passed"

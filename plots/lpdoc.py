@@ -293,6 +293,7 @@ class Doc:
     counter_pairs: dict = field(default_factory=dict)  # (lo, hi) -> error delta of the pair
     notes: list = field(default_factory=list)  # what the reader had to say about the document
     judged_by: Optional[str] = None  # the C judge's command, when lp-report ran it
+    thresholds: dict = field(default_factory=dict)  # the diagnosis's (run.diagnosis): impact_max, ...
 
     @property
     def cells(self):
@@ -426,6 +427,7 @@ def _common(d, doc):
     doc.version = str(meth.get("linkperf_version") or "?")
     doc.method = {k: v for k, v in meth.items() if isinstance(v, str)}
     doc.started = (d.get("run") or {}).get("started") or (d.get("host") or {}).get("time")
+    doc.thresholds = {k: v for k, v in ((d.get("run") or {}).get("diagnosis") or {}).items() if finite(v)}
     q = d.get("qualification") or {}
     cmd = d.get("command") or (d.get("run") or {}).get("command")
     if not cmd and q.get("tool", doc.tool) == doc.tool:

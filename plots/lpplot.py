@@ -301,6 +301,12 @@ def load_latency(doc, e):
     axes[2].bar([x + w / 2 for x in xs], [x[3] or 0 for x in e.impact], w,
                 color=[RED if x[0] in flag else "#1f77b4" for x in e.impact], label="p99 loaded / idle")
     axes[2].axhline(1.0, color="gray", linewidth=0.8)
+    th = doc.thresholds.get("impact_max")
+    p99 = sorted(x[3] for x in e.impact if x[3] is not None)
+    if th and p99:
+        med = max(1.0, p99[(len(p99) - 1) // 2])
+        axes[2].axhline(th * med, color="red", linestyle="--", linewidth=1,
+                        label=f"{fmt_sig(th, 3)}x the median node (flagged above {fmt_sig(th, 3)}x the others)")
     axes[2].set_ylim(bottom=0)
     plain_axis(axes[2])
     label_ticks(axes[2], doc.names, flag | doc.flagged_ends(), axes="x", rotate=90 if n > 8 else 0)
@@ -384,6 +390,9 @@ def curves(doc, bad=lambda c: False):
         fig, ax = plt.subplots(figsize=(min(16, 3 + 0.5 * len(cs)), 4))
         xs = range(len(cs))
         ax.bar(xs, [c.value or 0 for c in cs], color=[RED if bad(c) or not c.ok else "#1f77b4" for c in cs])
+        failed = [x for x, c in zip(xs, cs) if not c.ok]
+        ax.plot(failed, [0] * len(failed), "x", color="red", markersize=12, mew=2, clip_on=False,
+                label="failed" if failed else None)
         ceil = [(x, c.ceiling) for x, c in zip(xs, cs) if lpdoc.finite(c.ceiling) and c.ceiling > 0]
         ax.plot([x for x, _ in ceil], [v for _, v in ceil], "_", color="black", markersize=18, mew=2,
                 label="ceiling")
@@ -394,7 +403,7 @@ def curves(doc, bad=lambda c: False):
         ax.set_ylabel(unit)
         ax.set_title(f"each test at its one size [{unit}], from 0; red = FAIL, regression or failed",
                      fontsize=9)
-        if ceil:
+        if ceil or failed:
             ax.legend(fontsize=7)
         yield f"one-size-{unit.replace('/', 'p')}", f"tests at one size [{unit}]", fig
 

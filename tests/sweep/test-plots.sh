@@ -86,6 +86,23 @@ $check formats "$data"/*.json "$gpu/lp-gpu-1.json" || fails=$((fails + 1))
 LP_CHECK_INJECT=g $check formats "$gpu/lp-gpu-1.json" >"$out/inj" && bad "pictures with %g numbers passed" ||
 	ok "fault: numbers formatted with %g (4.24e+03) caught"
 
+# the same runs as lp-sweep writes them today (linkperf.sweep/2: blocks, columns, counter sums)
+B=${LP_BUILD:-build}
+if [ -x "$B/lp-sweep" ]; then
+	for f in errors load incast throttle; do
+		"$B/lp-sweep" --diagnose "$data/fabric4-$f.json" --json "$out/v2-$f.json" -q
+	done
+	plot all "$out/v2-load.json" --out "$out/v2l"
+	plot all "$out/v2-errors.json" --out "$out/v2e"
+	for f in v2l-load-write_lat-8 v2l-incast-write_bw-65536 v2e-counters v2e-heatmap-write_bw-65536; do
+		[ -s "$out/$f.png" ] && ok "linkperf.sweep/2: $f.png" || bad "linkperf.sweep/2: no $f.png"
+	done
+	$check pictures "$out/v2-errors.json" || fails=$((fails + 1))
+	$check formats "$out"/v2-*.json || fails=$((fails + 1))
+else
+	echo "SKIP linkperf.sweep/2 pictures: $B/lp-sweep not built (it converts the recorded runs)"
+fi
+
 # bad input: one line on stderr, exit 2, no traceback
 printf 'test,size,client\nwrite_bw,65536,0\n' >"$out/cells.csv"
 head -c 3000 "$data/fabric4-healthy.json" >"$out/truncated.json"

@@ -60,8 +60,8 @@ timeout 300 plots/lp-report "$sw/fabric4-throttle.json" --baseline "$sw/fabric4-
 	-o "$out/throttle.html" >/dev/null || bad "lp-report throttle exited $?"
 check_page "$out/throttle.html" FAIL lpnode2
 # the judge's regressions: lpnode2's client cells of write_bw (the throttled direction), no other
-reg=$(xpath "$out/throttle.html" '//table[@id="failing-cells"]//tr[td[contains(., "regression")]]/@data-src' | sort -u)
-n=$(xpath "$out/throttle.html" '//table[@id="failing-cells"]//tr[td[contains(., "regression")]]' | wc -l)
+reg=$(xpath "$out/throttle.html" '//table[@id="failing-cells"]//tr[td="regression"]/@data-src' | sort -u)
+n=$(xpath "$out/throttle.html" '//table[@id="failing-cells"]//tr[td="regression"]' | wc -l)
 [ "$reg" = lpnode2 ] && [ "$n" = 3 ] && ok "throttle: $n regressions, all lpnode2 as source, as the judge found" ||
 	bad "throttle: regressions from '$reg' ($n)"
 [ "$(xpath "$out/throttle.html" '//table[@id="distributions"]//tr' | wc -l)" = 3 ] &&

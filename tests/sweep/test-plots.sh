@@ -122,15 +122,20 @@ done
 plots/lp-plot compare "$data/fabric4-healthy.json" "$out/truncated.json" >/dev/null 2>"$out/err"
 [ $? = 2 ] && [ "$(wc -l <"$out/err")" = 1 ] && ok "compare with a bad second file: one line, exit 2" ||
 	bad "compare with a bad file: $(head -3 "$out/err")"
-chmod 500 "$out" 2>/dev/null
-if [ "$(id -u)" != 0 ]; then
-	plots/lp-plot heatmap "$data/fabric4-healthy.json" --out "$out/ro" >/dev/null 2>"$out/../lp-plot-err.$$"
-	rc=$?
-	[ $rc = 1 ] && [ "$(wc -l <"$out/../lp-plot-err.$$")" = 1 ] && ok "an unwritable output: one line, exit 1" ||
-		bad "an unwritable output: rc $rc"
-	rm -f "$out/../lp-plot-err.$$"
-fi
-chmod 700 "$out"
+# an output not written: one line, exit 4, nothing half-written, a symbolic link not followed
+echo precious >"$out/victim"
+ln -s "$out/victim" "$out/s-heatmap-write_lat-8.png"
+plots/lp-plot heatmap "$data/fabric4-healthy.json" --out "$out/s" >/dev/null 2>"$out/err"
+rc=$?
+[ $rc = 4 ] && [ "$(cat "$out/victim")" = precious ] && [ "$(wc -l <"$out/err")" = 1 ] &&
+	ok "a symbolic link where a picture goes: refused, exit 4" || bad "a symbolic link: rc $rc, $(cat "$out/err")"
+plots/lp-plot heatmap "$data/fabric4-healthy.json" --out "$out/no/such/p" >/dev/null 2>"$out/err"
+rc=$?
+[ $rc = 4 ] && [ "$(wc -l <"$out/err")" = 1 ] && ok "a missing directory: one line, exit 4" || bad "a missing directory: rc $rc"
+plots/lp-plot heatmap "$data/fabric4-healthy.json" --out "$out/full" >/dev/full 2>"$out/err"
+rc=$?
+[ $rc = 4 ] && ok "the list of pictures to a full stdout: exit 4" || bad "a full stdout: rc $rc"
+[ -z "$(find "$out" -name '.*.??????*' -type f)" ] && ok "no temporary left" || bad "temporaries left"
 
 # the man page names every command --help offers (and the check catches one left out)
 cmds=$(plots/lp-plot --help | sed -n 's/.*{\(.*\)}.*/\1/p' | head -1 | tr ',' ' ')

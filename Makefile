@@ -82,6 +82,8 @@ ifeq ($(HAVE_VERBS),1)
 TOOLS += $(BUILD)/diag-sim
 # qualification after the fact, and the documents' schemas (no MPI, no device)
 TOOLS += $(BUILD)/lp-judge
+# synthetic sweep documents of any size (tests/sweep/test-diagnose.sh, docs/SWEEP.md)
+TOOLS += $(BUILD)/sweep-synth
 endif
 
 # ---- unit tests: tests/unit/test_*.c; test_rdma_* need verbs, test_gpu_* CUDA, test_sweep_* MPI
@@ -150,7 +152,7 @@ $(BUILD)/lp-sweep: $(patsubst %.c,$(BUILD)/mpi/%.o,bench/lp-sweep.c $(wildcard s
 	$(call say,LINK,$@)
 	$(Q)$(MPICC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/diag-sim: $(BUILD)/obj/tests/sweep/diag-sim.o $(LIB)
+$(BUILD)/diag-sim $(BUILD)/sweep-synth: $(BUILD)/%: $(BUILD)/obj/tests/sweep/%.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
@@ -168,8 +170,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 # ---- man pages and bash completion, from the tools' own option tables ------------------
 # Each tool prints its table as roff (LP_HELP_FORMAT=man) or completion words (=bash) when
 # asked with --help; man/TOOL.1.in holds the hand-written sections around @OPTIONS@.
-# lp-switch (the guest fabric) and diag-sim (the diagnosis simulator) are test helpers, not installed.
-PROGS      := $(filter-out lp-switch diag-sim,$(notdir $(TOOLS))) lp-plot lp-report
+# lp-switch (the guest fabric), diag-sim (the diagnosis simulator) and sweep-synth (synthetic
+# documents) are test helpers, not installed.
+PROGS      := $(filter-out lp-switch diag-sim sweep-synth,$(notdir $(TOOLS))) lp-plot lp-report
 prog_path   = $(if $(filter lp-plot lp-report,$(1)),plots/$(1),$(BUILD)/$(1))
 MAN_DATE   := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%F)
 MANS       := $(PROGS:%=$(BUILD)/man/%.1)

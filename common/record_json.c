@@ -574,6 +574,8 @@ static int bad(const struct at *a, char *why, size_t why_len, const char *fmt, .
 
 static const char *jtype(const json_t *v)
 {
+	if (!v)
+		return "nothing";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		return "an object";

@@ -115,7 +115,9 @@ int lp_qual_judge(struct lp_qual *q, const struct lp_qual_cell *cells, size_t n)
 	}
 	if (q->opts.baseline)
 		err = lp_qual_compare(q);
-	q->verdict = lp_qual_failed(q) ? "FAIL" : q->npass ? "PASS" : "NONE";
+	q->verdict = lp_qual_failed(q)					  ? "FAIL"
+		     : q->npass || (q->opts.baseline && q->base_compared) ? "PASS"
+									  : "NONE";
 	if (!err && q->opts.baseline && !q->base_compared) {
 		lp_err("--baseline %s: %s", q->opts.baseline, q->base_why);
 		err = -EINVAL;

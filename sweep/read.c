@@ -68,8 +68,14 @@ int lp_sweep_read_head(struct lp_sweep_run *r, const json_t *o, char *why, size_
 		return -EINVAL;
 	}
 	rc = lp_record_read_json(&lp_sweep_run_record, &tmp, run, why, why_len);
+	if (rc == -EINVAL) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", why);
+		snprintf(why, why_len, "run%s%s", msg[0] == 'n' && !run ? ": " : ".", msg);
+	}
 	if (rc)
-		return at_index(rc, "run", 0, why, why_len) == -EINVAL && run ? -EINVAL : rc;
+		return rc;
 	if ((size_t)tmp.n != json_array_size(nodes)) {
 		snprintf(why, why_len, "run.nodes says %d, the file holds %zu nodes", tmp.n,
 			 json_array_size(nodes));

@@ -28,6 +28,26 @@ static int cell_check(const void *obj, char *why, size_t why_len)
 	return 0;
 }
 
+/* The thresholds a recorded run may carry: those the diagnosis takes (sweep/diag.h). */
+static int dopts_check(const void *obj, char *why, size_t why_len)
+{
+	const struct lp_diag_opts *o = obj;
+	const char *bad = !(o->k >= 0 && o->k < 1e6)			  ? "k_mad"
+			  : !(o->rel >= 0 && o->rel < 1)		  ? "rel"
+			  : !(o->rel_max > 0 && o->rel_max < 1)		  ? "rel_max"
+			  : !(o->vote > 0 && o->vote < 1)		  ? "vote"
+			  : !(o->min_gbps >= 0 && o->min_gbps < 1e9)	  ? "min_gbps"
+			  : !(o->max_lat_us >= 0 && o->max_lat_us < 1e12) ? "max_lat_us"
+			  : !(o->min_errors >= 0 && o->min_errors < 1e18) ? "min_errors"
+			  : !(o->impact_max >= 1 && o->impact_max <= 1e6) ? "impact_max"
+			  : !(o->fair_min >= 0 && o->fair_min <= 1)	  ? "fair_min"
+									  : NULL;
+
+	if (bad && why)
+		snprintf(why, why_len, "%s: out of the range the diagnosis takes", bad);
+	return bad ? -1 : 0;
+}
+
 /* clang-format off */
 
 /* ---- what travels from the ranks (wire, journal, document) ---- */
@@ -76,7 +96,7 @@ const struct lp_record lp_sweep_cell_record = LP_RECORD_CHECKED(struct lp_sweep_
 
 /* ---- how it ran ---- */
 
-static const struct lp_record dopts_record = LP_RECORD(struct lp_diag_opts,
+static const struct lp_record dopts_record = LP_RECORD_CHECKED(struct lp_diag_opts, dopts_check,
 	LP_REC_F64(struct lp_diag_opts, k, LP_REC_KEY("k_mad"), LP_REC_DOC("standard errors a node effect must stand out by (links: one more)")),
 	LP_REC_F64(struct lp_diag_opts, rel, LP_REC_DOC("relative floor: a smaller deviation is never flagged")),
 	LP_REC_F64(struct lp_diag_opts, rel_max),

@@ -229,7 +229,9 @@ static void json_missing_pair(void *arg, const struct lp_sweep_run *r, int a, in
 
 	(void)r;
 	snprintf(ms.metrics, sizeof(ms.metrics), "%s", labels);
-	json_rows(arg, NULL, &lp_sweep_missing_record, &ms, 1, 0);
+	lp_json_obj_begin(arg, NULL);
+	lp_record_json(&lp_sweep_missing_record, &ms, arg);
+	lp_json_obj_end(arg);
 }
 
 void lp_sweep_json_head(struct lp_json *j, const struct lp_sweep_run *r)

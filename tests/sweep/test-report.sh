@@ -126,6 +126,24 @@ timeout 300 plots/lp-report "$gpu/lp-gpu-2.json" --baseline "$gpu/lp-gpu-1.json"
 check_page "$out/gpu.html" PASS ""
 [ -z "$(xpath "$out/gpu.html" '//table[@id="failing-cells"]//tr[@data-test]')" ] &&
 	ok "gpu: no regression between two healthy runs" || bad "gpu: a regression between two healthy runs"
+# every lp-gpu cell in the measured table shows the document's median (read here on its own)
+$PY - "$gpu/lp-gpu-2.json" "$out/gpu.html" <<'PY' && ok "gpu: all cells in the measured table, each the JSON's median" || bad "gpu: measured table disagrees"
+import json, sys, lxml.html
+sys.path.insert(0, "tests/sweep")
+from report_check import agrees
+d = json.load(open(sys.argv[1]))
+want = {(r["test"], r["size"], s["label"], c.get("column", c.get("from")), c.get("row", c.get("to"))): c["median"]
+        for r in d["results"] for s in r["series"] for c in s["cells"] if c["status"] == "ok"}
+rows = lxml.html.parse(sys.argv[2]).xpath('//table[@id="measured-cells"]//tr[@data-test]')
+got = {(t.get("data-test"), t.get("data-size"), t.get("data-series") or "value", t.get("data-src"), t.get("data-dst")):
+       t.xpath("./td")[3].text_content() for t in rows}
+sizes = {k[1] for k in want}
+size_text = {f"{s // 2**20} MiB" if s < 2**30 else f"{s // 2**30} GiB": s for s in sizes}
+got = {(k[0], size_text[k[1]], *k[2:]): v for k, v in got.items()}
+bad = [k for k in want if k not in got or not agrees(got[k], want[k])]
+print("   ", len(want), "cells,", len(bad), "disagree", bad[:3])
+sys.exit(1 if bad or len(got) != len(want) else 0)
+PY
 $PY - "$gpu/lp-gpu-2.json" "$out/gpu-cut.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -180,6 +180,7 @@ class Metric:
     series: str = ""  # lp-gpu: "CPU->GPU", "sum", ... ("" for the one value)
     orientation: str = ""  # what rows and columns are, as the picture should state it
     doc_label: str = ""  # the label the document's verdicts use for this metric
+    nodes: list = field(default_factory=list)  # lp-sweep: node indices of its rows and columns (a rail's)
     cells: list = field(default_factory=list)
     scores: list = field(default_factory=list)  # NodeScore per node (lp-sweep)
     slow: set = field(default_factory=set)  # (a, b) cells the diagnosis marked slow
@@ -203,11 +204,12 @@ class Metric:
         mine = (self.doc_label or self.label).replace(" ", "")
         return any(x.replace(" ", "") == mine for x in labels)
 
-    def matrix(self, n):
-        """n x n resolved values (None where not measured or failed), source on rows."""
-        m = [[None] * n for _ in range(n)]
+    def matrix(self):
+        """The resolved values over self.nodes (None where not measured or failed), source on rows."""
+        pos = {g: i for i, g in enumerate(self.nodes)}
+        m = [[None] * len(pos) for _ in pos]
         for c in self.cells:
-            m[c.a][c.b] = c.value
+            m[pos[c.a]][pos[c.b]] = c.value
         return m
 
     def cell_map(self):
@@ -321,8 +323,9 @@ class Doc:
             sides = [w for w, f in (("client", s.flag_client), ("server", s.flag_server)) if f]
             if s.failed or sides:
                 out[s.node] = "failed" if s.failed else "slow as " + "+".join(sides)
+        mine = set(metric.nodes) if metric is not None and metric.nodes else None
         for v in self.verdicts:
-            if v.node is None or v.node in out:
+            if v.node is None or v.node in out or (mine is not None and v.node not in mine):
                 continue
             if v.kind == "node_slow":
                 why = "slow as " + "+".join(w for w, f in (("client", v.as_client),
@@ -553,6 +556,7 @@ def _sweep1(d, doc):
         cls, mat, n = x.get("cell_class") or [], x["matrix"], len(names)
         if len(mat) != n or any(len(row) != n for row in mat):
             raise ValueError(f"metric {m.index}: the matrix is not {n} x {n}")
+        m.nodes = list(range(n))
         where = {(a, b) for (k, a, b) in attempts if k == m.index}
         where |= {(a, b) for a, row in enumerate(mat) for b, v in enumerate(row) if v is not None}
         for a, b in sorted(where):
@@ -604,7 +608,7 @@ def _sweep2(d, doc):
         m.noise = _num(dg.get("cv"))
         if m.noise is None and finite(dg.get("sigma_log")):
             m.noise = math.expm1(dg["sigma_log"])
-        bn = blk["nodes"]
+        bn = m.nodes = list(blk["nodes"])
         k = len(bn)
         sweep = {r: _attempt(a, "sweep") for r, a in _attempt_rows(blk.get("sweep") or {"n": 0})}
         cc = blk["cells"]

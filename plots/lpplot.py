@@ -82,12 +82,13 @@ def orientation(m):
 
 
 # ---- heatmaps ------------------------------------------------------------------------------
-def draw_matrix(ax, doc, m, mat, vmin=0, vmax=None, title=None, lat=None):
-    """One node x node matrix (source on rows) on ax; flagged nodes labelled, slow cells outlined,
-    failed cells crossed."""
-    n = len(doc.nodes)
+def draw_matrix(ax, doc, m, mat, vmin=0, vmax=None, title=None, lat=None, nodes=None):
+    """One matrix of nodes (m.nodes, or the given node indices) on ax, source on rows; flagged
+    nodes labelled, slow cells outlined, failed cells crossed."""
+    nodes = m.nodes if nodes is None else list(nodes)
+    pos = {g: i for i, g in enumerate(nodes)}
     lat = m.lat if lat is None else lat
-    vals = np.array(mat, dtype=float)  # None -> NaN
+    vals = np.array(mat, dtype=float).reshape(len(nodes), len(nodes))  # None -> NaN
     finite = vals[~np.isnan(vals)]
     if vmax is None:
         vmax = float(finite.max()) if finite.size else 1
@@ -96,19 +97,19 @@ def draw_matrix(ax, doc, m, mat, vmin=0, vmax=None, title=None, lat=None):
     cmap = plt.get_cmap("viridis_r" if lat else "viridis").copy()
     cmap.set_bad("#dddddd")
     im = ax.imshow(vals, cmap=cmap, vmin=vmin, vmax=vmax or 1, interpolation="nearest")
-    label_ticks(ax, doc.names, doc.flagged_ends())
+    label_ticks(ax, [doc.names[g] for g in nodes], {pos[g] for g in doc.flagged_ends() if g in pos})
     ax.set_xlabel("destination (server)" if doc.tool == "lp-sweep" else "destination")
     ax.set_ylabel("source (client)" if doc.tool == "lp-sweep" else "source")
     links = doc.flagged_links(m)
-    cells = m.cell_map()
-    for a, b in sorted(m.slow | links):
-        ax.add_patch(Rectangle((b - 0.5, a - 0.5), 1, 1, fill=False, edgecolor="red",
+    for a, b in sorted(d for d in m.slow | links if d[0] in pos and d[1] in pos):
+        ax.add_patch(Rectangle((pos[b] - 0.5, pos[a] - 0.5), 1, 1, fill=False, edgecolor="red",
                                linewidth=2.5 if (a, b) in links else 1.5))
-    for (a, b), c in cells.items():
-        if not c.ok and c.attempts:
+    for c in m.cells:
+        if not c.ok and c.attempts and c.a in pos and c.b in pos:
+            a, b = pos[c.a], pos[c.b]
             ax.plot([b - 0.4, b + 0.4], [a - 0.4, a + 0.4], color="red", linewidth=1.5)
             ax.plot([b - 0.4, b + 0.4], [a + 0.4, a - 0.4], color="red", linewidth=1.5)
-    if n <= 12:
+    if len(nodes) <= 12:
         mid = (vmin + vmax) / 2
         for a, row in enumerate(vals.tolist()):
             for b, v in enumerate(row):
@@ -121,7 +122,7 @@ def draw_matrix(ax, doc, m, mat, vmin=0, vmax=None, title=None, lat=None):
 
 
 def heatmap(doc, m):
-    n = len(doc.nodes)
+    n = len(m.nodes)
     size = min(14, 4 + 0.35 * n)
     fig, ax = plt.subplots(figsize=(size + 1.5, size))
     flag = doc.flagged_nodes(m)
@@ -132,7 +133,7 @@ def heatmap(doc, m):
     links = doc.flagged_links(m)
     if links:
         sub += "\nlinks outlined: " + named(f"{doc.names[a]} → {doc.names[b]}" for a, b in sorted(links))
-    im = draw_matrix(ax, doc, m, m.matrix(n), title=sub)
+    im = draw_matrix(ax, doc, m, m.matrix(), title=sub)
     cb = fig.colorbar(im, ax=ax, shrink=0.8)
     cb.set_label(f"{m.unit} ({'lower' if m.lat else 'higher'} is better)")
     plain_axis(cb.ax)
@@ -140,32 +141,34 @@ def heatmap(doc, m):
 
 
 def scores(doc, m):
-    """Per-node scores as client and as server (1 = the reference)."""
-    if not m.scores:
+    """Per-node scores as client and as server (1 = the reference), the metric's nodes."""
+    pos = {g: i for i, g in enumerate(m.nodes)}
+    sc = [s for s in m.scores if s.node in pos]
+    if not sc:
         return None
-    n = len(doc.nodes)
+    n = len(m.nodes)
     flag = doc.flagged_nodes(m)
     fig, ax = plt.subplots(figsize=(min(18, max(6, 0.45 * n + 2)), 4))
-    xs = [s.node for s in m.scores]
+    xs = [pos[s.node] for s in sc]
     w = 0.4
-    ax.bar([x - w / 2 for x in xs], [s.client or 0 for s in m.scores], w,
-           color=[RED if s.flag_client else "#1f77b4" for s in m.scores], label="as client (row median)")
-    ax.bar([x + w / 2 for x in xs], [s.server or 0 for s in m.scores], w,
-           color=["#ff9896" if s.flag_server else "#aec7e8" for s in m.scores],
-           label="as server (column median)")
+    ax.bar([x - w / 2 for x in xs], [s.client or 0 for s in sc], w,
+           color=[RED if s.flag_client else "#1f77b4" for s in sc], label="as client (row median)")
+    ax.bar([x + w / 2 for x in xs], [s.server or 0 for s in sc], w,
+           color=["#ff9896" if s.flag_server else "#aec7e8" for s in sc], label="as server (column median)")
     if lpdoc.finite(m.threshold):
         ax.axhline(m.threshold, color="red", linestyle="--", linewidth=1,
                    label=f"slow below {fmt_sig(m.threshold, 2)}")
     ax.axhline(1.0, color="gray", linewidth=0.8)
-    for s in m.scores:  # flagged nodes marked above their bars: visible among 1,000 thin ones
+    for s, x in zip(sc, xs):  # flagged nodes marked above their bars: visible among 1,000 thin ones
         if s.node in flag:
             worst = min((v for v in (s.client, s.server) if v is not None), default=0)
-            ax.plot([s.node], [worst], marker="v", markersize=9, color=RED, zorder=5)
+            ax.plot([x], [worst], marker="v", markersize=9, color=RED, zorder=5)
             ax.annotate(fmt_sig(worst, 2) if s.client is not None or s.server is not None else "failed",
-                        (s.node, worst), textcoords="offset points", xytext=(0, 8), ha="center",
+                        (x, worst), textcoords="offset points", xytext=(0, 8), ha="center",
                         fontsize=8, color=RED)
     ax.set_ylim(bottom=0)
-    label_ticks(ax, doc.names, doc.flagged_ends(), axes="x", rotate=90 if n > 8 else 0)
+    label_ticks(ax, [doc.names[g] for g in m.nodes], {pos[g] for g in doc.flagged_ends() if g in pos},
+                axes="x", rotate=90 if n > 8 else 0)
     ax.set_ylabel("score (1 = reference, lower = worse)")
     title = f"{m.label}: per-node scores, reference {fmt_value(m.reference, m.unit)}"
     if flag:
@@ -195,12 +198,11 @@ def sizes(doc, ms):
     ms = sorted(ms, key=lambda m: m.size)
     if len(ms) < 2:
         return None
-    n = len(doc.nodes)
     flag = doc.flagged_nodes()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xs = [m.size for m in ms]
     everything = []
-    for i in range(n):
+    for i in ms[0].nodes:
         ys = []
         for m in ms:
             row = sorted(c.value for c in m.cells if c.a == i and c.ok)
@@ -289,7 +291,8 @@ def load_latency(doc, e):
     fig, axes = plt.subplots(1, 3, figsize=(19, 6))
     for ax, mat, what in ((axes[0], e.idle_p99, "idle"), (axes[1], e.loaded_p99, "loaded")):
         im = draw_matrix(ax, doc, e.metric, mat, 0, vmax,
-                         f"{e.metric.label} p99, {what} [us]\n{orientation(e.metric)}", lat=True)
+                         f"{e.metric.label} p99, {what} [us]\n{orientation(e.metric)}", lat=True,
+                         nodes=range(len(doc.nodes)))
     axes[1].set_ylabel("")
     cb = fig.colorbar(im, ax=axes[:2], shrink=0.7)
     cb.set_label("p99 us (lower is better)")
@@ -415,10 +418,10 @@ def compare(a, b, ma, mb, labels):
     vals = [c.value for m in (ma, mb) for c in m.cells if c.ok]
     vmax = max(vals) if vals else 1
     fig, axes = plt.subplots(1, 3, figsize=(19, 6.5))
-    draw_matrix(axes[0], a, ma, ma.matrix(len(a.nodes)), 0, vmax,
-                f"{labels[0]}: {ma.label} [{ma.unit}], {len(a.nodes)} nodes\n{orientation(ma)}")
-    im = draw_matrix(axes[1], b, mb, mb.matrix(len(b.nodes)), 0, vmax,
-                     f"{labels[1]}: {mb.label} [{mb.unit}], {len(b.nodes)} nodes\n{orientation(mb)}")
+    draw_matrix(axes[0], a, ma, ma.matrix(), 0, vmax,
+                f"{labels[0]}: {ma.label} [{ma.unit}], {len(ma.nodes)} nodes\n{orientation(ma)}")
+    im = draw_matrix(axes[1], b, mb, mb.matrix(), 0, vmax,
+                     f"{labels[1]}: {mb.label} [{mb.unit}], {len(mb.nodes)} nodes\n{orientation(mb)}")
     cb = fig.colorbar(im, ax=axes[:2], shrink=0.7)
     cb.set_label(ma.unit)
     plain_axis(cb.ax)

@@ -146,7 +146,7 @@ def report_cells(path):
     root = lxml.html.parse(path).getroot()
     mats, failing = {}, {}
     for t in root.xpath('//table[@class="matrix"]'):
-        test, _, size = t.get("data-metric").rpartition("-")
+        test, size = t.get("data-test"), t.get("data-size")
         for td in t.xpath(".//td[@data-src]"):
             mats[(test, int(size), td.get("data-src"), td.get("data-dst"))] = (td.text_content(), td.get("data-value"))
     for tr in root.xpath('//table[@id="failing-cells"]//tr[@data-src]'):
@@ -274,12 +274,17 @@ def cmd_scale(doc_path, report, max_rows, inject=""):
         bad(f"tables longer than {max_rows} rows: {big}")
     else:
         ok(f"{len(rows)} tables, the longest {max(rows.values())} rows (at most {max_rows} + header)")
-    want = {doc.names[i] for i in doc.flagged_ends()}
-    if not want:
+    ends = doc.flagged_ends()
+    if not ends:
         bad("the document flags nothing: the check would prove nothing")
+    figs = [(f"{kind}-{m.slug}", set(m.nodes), draw(doc, m)) for m in doc.metrics
+            for kind, draw in (("heatmap", lpplot.heatmap), ("scores", lpplot.scores))]
+    figs += [(name, set(range(len(doc.nodes))), fig)
+             for name, _t, fig in lpplot.sweep_figures(doc, {"counters", "load"})]
     n = 0
-    for name, _title, fig in lpplot.sweep_figures(doc, {"heatmap", "scores", "counters", "load"}):
-        for ax in fig.axes:
+    for name, nodes, fig in figs:
+        want = {doc.names[i] for i in ends & nodes}
+        for ax in fig.axes if fig else []:
             for which in "xy":
                 got = tick_labels(ax, which)
                 if len(got) < 4 or not (got & set(doc.names)):
@@ -287,9 +292,14 @@ def cmd_scale(doc_path, report, max_rows, inject=""):
                 n += 1
                 if want - got:
                     bad(f"{name}: {which} axis lacks the flagged {sorted(want - got)}")
-        lpplot.close(fig)
+                strangers = got - {doc.names[i] for i in nodes}
+                if strangers:
+                    bad(f"{name}: {which} axis labels nodes it does not hold: {sorted(strangers)[:4]}")
+        if fig:
+            lpplot.close(fig)
     if n:
-        ok(f"every flagged node and link end ({', '.join(sorted(want))}) labelled on {n} picture axes")
+        ok(f"every flagged node and link end ({', '.join(sorted(doc.names[i] for i in ends))}) "
+           f"labelled on {n} picture axes")
     else:
         bad("no picture axis with node labels")
 

@@ -7,7 +7,8 @@
 # table or picture, no table is longer than 100 rows, every flagged node and both ends of the
 # flagged link are tick labels on every matrix and per-node picture; the page renders in headless
 # chromium with the verdict in the first screen. With a floor that hundreds of cells miss, the
-# failing cells and the verdicts stay bounded too. Each check is shown to fail on its fault.
+# failing cells and the verdicts stay bounded too; a 2-rail run's pictures hold one rail each.
+# Each check is shown to fail on its fault.
 set -u
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
@@ -65,4 +66,14 @@ said = re.search(r"(\d+) cell\(s\) fail", root.get_element_by_id("failing").getn
 print("   tables:", rows, "| failing:", said and said.group(1))
 sys.exit(0 if max(rows.values()) <= 101 and said and int(said.group(1)) > 100 else 1)
 PY
+# a 2-rail run (build/sweep-synth, the real writer): each rail's pictures hold and label its own
+# nodes, the slow node of each rail labelled on its rail's pictures
+if [ -x "$B/sweep-synth" ]; then
+	"$B/sweep-synth" 24 2 "$out/rails-in.json" 5 >/dev/null &&
+		"$B/lp-sweep" --diagnose "$out/rails-in.json" --json "$out/rails.json" -q
+	timeout 300 plots/lp-report "$out/rails.json" -o "$out/rails.html" >/dev/null || bad "lp-report (rails) exited $?"
+	$check scale "$out/rails.json" "$out/rails.html" 100 || fails=$((fails + 1))
+else
+	echo "SKIP a 2-rail run: $B/sweep-synth not built (make $B/sweep-synth)"
+fi
 exit $((fails > 0))

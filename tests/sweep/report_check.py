@@ -13,7 +13,7 @@ test-scale.sh). Each subcommand prints "ok ..." or "FAIL ..." lines and exits 1 
       document, have no exponent (2.808e+04), no nan or inf, sizes written as "64 KiB", and one
       unit per quantity (network Gb/s in lp-sweep and lp-rdma documents, copies GB/s in lp-gpu's).
       LP_CHECK_INJECT=g draws the pictures with "%.3g" numbers (the fault).
-  scale DOC.json REPORT.html MAX_ROWS [verdict-last|unforced]
+  scale DOC.json REPORT.html MAX_ROWS [verdict-last|unforced|short]
       the verdict and the flagged table come before any per-cell table and picture; no table
       has more than MAX_ROWS rows; every flagged node and both ends of every flagged link are
       tick labels of every matrix picture (both axes) and of every per-node bar chart.
@@ -257,6 +257,8 @@ def cmd_scale(doc_path, report, max_rows, inject=""):
         v = root.get_element_by_id("verdict")
         v.getparent().remove(v)
         root.body.append(v)
+    if inject == "short":  # the fault: a table longer than the bound (a bound of 10 rows)
+        max_rows = 10
     if inject == "unforced":  # the fault: tick labels thinned without keeping the flagged ones
         thin = lpplot.label_ticks
         lpplot.label_ticks = lambda ax, names, forced, **kw: thin(ax, names, set(), **kw)
@@ -274,6 +276,8 @@ def cmd_scale(doc_path, report, max_rows, inject=""):
         bad(f"tables longer than {max_rows} rows: {big}")
     else:
         ok(f"{len(rows)} tables, the longest {max(rows.values())} rows (at most {max_rows} + header)")
+    if inject not in ("", "unforced"):
+        return  # the fault is in the page: the pictures are not drawn again
     ends = doc.flagged_ends()
     if not ends:
         bad("the document flags nothing: the check would prove nothing")

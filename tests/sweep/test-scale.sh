@@ -41,7 +41,7 @@ $check scale "$out/run.json" "$out/run.html" 100 verdict-last >"$out/inj" && bad
 	ok "fault: the verdict after the tables is caught"
 $check scale "$out/run.json" "$out/run.html" 100 unforced >"$out/inj" && bad "unlabelled flagged nodes passed" ||
 	ok "fault: flagged nodes thinned away from the labels caught on $(grep -c 'lacks the flagged' "$out/inj") axes"
-$check scale "$out/run.json" "$out/run.html" 10 >"$out/inj" && bad "a 17-row table passed a bound of 10" ||
+$check scale "$out/run.json" "$out/run.html" 100 short >"$out/inj" && bad "a 26-row table passed a bound of 10" ||
 	ok "fault: a table over its bound is caught"
 
 # the first screen: the verdict, then the flagged nodes, not a table of cells

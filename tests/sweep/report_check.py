@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.dont_write_bytecode = True
 import lpdoc  # noqa: E402
 import lpplot  # noqa: E402
+import sweepdoc  # noqa: E402  (tests/sweep: this file's directory)
 
 fails = 0
 
@@ -65,19 +66,8 @@ def agrees(text, value):
 
 # ---- the four outputs of one run, each read on its own -------------------------------------
 def rows_of(cols):
-    """A columns object's rows (docs/schema/README.md's recipe), or a list's items."""
-    if isinstance(cols, list):
-        yield from enumerate(cols)
-        return
-
-    def at(col, i):
-        if isinstance(col, list):
-            return col[i]
-        if isinstance(col, dict) and set(col) == {"at", "values"}:
-            return col["values"][col["at"].index(i)] if i in col["at"] else None
-        return {k: at(c, i) for k, c in col.items()} if isinstance(col, dict) else col
-    for i, r in enumerate(cols.get("rows") or range(cols["n"])):
-        yield r, {k: at(c, i) for k, c in cols.items() if k not in ("n", "rows")}
+    """A columns object's rows (the tests' reader, tests/sweep/sweepdoc.py), or a list's items."""
+    return list(enumerate(cols)) if isinstance(cols, list) else sweepdoc.rows(cols)
 
 
 def json_cells(path):

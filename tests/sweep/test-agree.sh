@@ -9,21 +9,14 @@
 # replaces its resolved value in the document the report reads (the bug the report had: 0.00408
 # GB/s in a table, 0.0607 Gb/s in the heatmap), and when the judge's row holds a first attempt.
 set -u
-cd "$(dirname "$0")/../.."
-PY=/usr/bin/python3
-B=${LP_BUILD:-build}
-$PY -c 'import matplotlib, jinja2, lxml' 2>/dev/null ||
-	{ echo "python3-matplotlib, python3-jinja2 or python3-lxml not installed"; exit 77; }
-[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (make; needs rdma-core headers)"; exit 77; }
-out=$(mktemp -d "${TMPDIR:-/tmp}/lp-agree-test.XXXXXX")
-trap 'rm -rf "$out"' EXIT
-fails=0
+. "$(dirname "$0")/plots-lib.sh"
+plots_setup agree matplotlib jinja2 lxml lp-sweep
 for f in tests/sweep/data/*.json; do
 	b=$out/$(basename "$f" .json)
 	"$B/lp-sweep" --diagnose "$f" --min-gbps 0.05 --json "$b.json" --csv "$b" >"$b.txt"
-	[ $? -le 3 ] || { echo "FAIL lp-sweep --diagnose $f"; fails=$((fails + 1)); continue; }
-	timeout 300 plots/lp-report "$b.json" -o "$b.html" >/dev/null || { echo "FAIL lp-report $b.json"; fails=$((fails + 1)); }
-	$PY tests/sweep/report_check.py agree "$b.json" "$b.txt" "$b" "$b.html" || fails=$((fails + 1))
+	[ $? -le 3 ] || { bad "lp-sweep --diagnose $f"; continue; }
+	timeout 300 plots/lp-report "$b.json" -o "$b.html" >/dev/null || bad "lp-report $b.json"
+	check agree "$b.json" "$b.txt" "$b" "$b.html" || fails=$((fails + 1))
 done
 
 # the fault: the report reads a document whose cell lpnode0 -> lpnode1 (write_bw) shows its
@@ -47,14 +40,14 @@ q["value"][i] = first / 8  # the judge's row: the first attempt, GB/s
 json.dump(d, open(sys.argv[3], "w"))
 PY
 timeout 300 plots/lp-report "$out/first.json" -o "$out/first.html" >/dev/null
-if $PY tests/sweep/report_check.py agree "$b.json" "$b.txt" "$b" "$out/first.html" >"$out/inj"; then
-	echo "FAIL a report showing a first attempt passed the agreement check"; fails=$((fails + 1))
+if check agree "$b.json" "$b.txt" "$b" "$out/first.html" >"$out/inj"; then
+	bad "a report showing a first attempt passed the agreement check"
 else
-	echo "ok   fault: a report showing lpnode0 -> lpnode1's first attempt is caught: $(grep -m1 FAIL "$out/inj" | cut -c1-150)"
+	ok "fault: a report showing lpnode0 -> lpnode1's first attempt is caught: $(grep -m1 FAIL "$out/inj" | cut -c1-150)"
 fi
-if $PY tests/sweep/report_check.py agree "$out/judged-first.json" "$b.txt" "$b" "$b.html" >"$out/inj"; then
-	echo "FAIL a judge's row holding a first attempt passed"; fails=$((fails + 1))
+if check agree "$out/judged-first.json" "$b.txt" "$b" "$b.html" >"$out/inj"; then
+	bad "a judge's row holding a first attempt passed"
 else
-	echo "ok   fault: a judge's row on the first attempt is caught: $(grep -m1 'judge used' "$out/inj" | cut -c1-150)"
+	ok "fault: a judge's row on the first attempt is caught: $(grep -m1 'judge used' "$out/inj" | cut -c1-150)"
 fi
-exit $((fails > 0))
+finish

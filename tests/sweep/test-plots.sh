@@ -8,16 +8,9 @@
 # size in any picture's text; bad input is one line and exit 2; the man page lists every command.
 # Each check is shown to fail on the fault it exists to catch.
 set -u
-cd "$(dirname "$0")/../.."
-PY=/usr/bin/python3
-$PY -c 'import matplotlib, lxml' 2>/dev/null || { echo "python3-matplotlib or python3-lxml not installed"; exit 77; }
-out=$(mktemp -d "${TMPDIR:-/tmp}/lp-plot-test.XXXXXX")
-trap 'rm -rf "$out"' EXIT
+. "$(dirname "$0")/plots-lib.sh"
+plots_setup plots matplotlib lxml
 data=tests/sweep/data gpu=docs/data/2026-12-01-h200
-check="$PY tests/sweep/report_check.py"
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 plot() { timeout 120 plots/lp-plot "$@" >/dev/null || bad "lp-plot $* exited $?"; }
 
 plot all "$data/fabric4-throttle.json" --out "$out/t"
@@ -75,19 +68,18 @@ for other in roce half; do
 done
 
 # pictures: the named node of an errors verdict visible, value axes from 0, no one-size curve
-$check pictures "$data/fabric4-errors.json" || fails=$((fails + 1))
-$check pictures "$gpu/lp-gpu-1.json" || fails=$((fails + 1))
-$check pictures "$data/fabric4-errors.json" linear >"$out/inj" && bad "counters on a linear axis passed" ||
+check pictures "$data/fabric4-errors.json" || fails=$((fails + 1))
+check pictures "$gpu/lp-gpu-1.json" || fails=$((fails + 1))
+check pictures "$data/fabric4-errors.json" linear >"$out/inj" && bad "counters on a linear axis passed" ||
 	ok "fault: counters on a linear axis caught ($(grep -c FAIL "$out/inj") finding)"
-$check pictures "$gpu/lp-gpu-1.json" zoom >"$out/inj" && bad "auto-zoomed value axes passed" ||
+check pictures "$gpu/lp-gpu-1.json" zoom >"$out/inj" && bad "auto-zoomed value axes passed" ||
 	ok "fault: auto-zoomed value axes caught ($(grep -c FAIL "$out/inj") pictures)"
 # every text of every picture of every document: no exponent, no nan, sizes as 64 KiB, one unit
-$check formats "$data"/*.json "$gpu/lp-gpu-1.json" || fails=$((fails + 1))
-LP_CHECK_INJECT=g $check formats "$gpu/lp-gpu-1.json" >"$out/inj" && bad "pictures with %g numbers passed" ||
+check formats "$data"/*.json "$gpu/lp-gpu-1.json" || fails=$((fails + 1))
+LP_CHECK_INJECT=g check formats "$gpu/lp-gpu-1.json" >"$out/inj" && bad "pictures with %g numbers passed" ||
 	ok "fault: numbers formatted with %g (4.24e+03) caught"
 
 # the same runs as lp-sweep writes them today (linkperf.sweep/2: blocks, columns, counter sums)
-B=${LP_BUILD:-build}
 if [ -x "$B/lp-sweep" ]; then
 	for f in errors load incast throttle; do
 		"$B/lp-sweep" --diagnose "$data/fabric4-$f.json" --json "$out/v2-$f.json" -q
@@ -97,8 +89,8 @@ if [ -x "$B/lp-sweep" ]; then
 	for f in v2l-load-write_lat-8 v2l-incast-write_bw-65536 v2e-counters v2e-heatmap-write_bw-65536; do
 		[ -s "$out/$f.png" ] && ok "linkperf.sweep/2: $f.png" || bad "linkperf.sweep/2: no $f.png"
 	done
-	$check pictures "$out/v2-errors.json" || fails=$((fails + 1))
-	$check formats "$out"/v2-*.json || fails=$((fails + 1))
+	check pictures "$out/v2-errors.json" || fails=$((fails + 1))
+	check formats "$out"/v2-*.json || fails=$((fails + 1))
 else
 	echo "SKIP linkperf.sweep/2 pictures: $B/lp-sweep not built (it converts the recorded runs)"
 fi
@@ -144,4 +136,4 @@ m=$(missing man/lp-plot.1.in)
 [ -n "$cmds" ] && [ -z "$m" ] && ok "man/lp-plot.1.in names every command: $cmds" || bad "the man page lacks: $m"
 sed '/^\.B load$/d' man/lp-plot.1.in >"$out/page"
 [ "$(missing "$out/page")" = load ] && ok "fault: a page without load is caught" || bad "a page without load passed"
-exit $((fails > 0))
+finish

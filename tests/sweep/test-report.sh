@@ -10,19 +10,10 @@
 # exponent, nan, bare size or second unit on any page; no resource is fetched from the network;
 # bad input is one line and exit 2.
 set -u
-cd "$(dirname "$0")/../.."
-PY=/usr/bin/python3
-$PY -c 'import matplotlib, jinja2, lxml' 2>/dev/null ||
-	{ echo "python3-matplotlib, python3-jinja2 or python3-lxml not installed"; exit 77; }
-command -v chromium >/dev/null || { echo "chromium not installed (scripts/install-deps.sh)"; exit 77; }
-J=${LP_BUILD:-build}/lp-judge
-[ -x "$J" ] || { echo "$J not built (the judge of --baseline and of floors; make)"; exit 77; }
-out=$(mktemp -d "${TMPDIR:-/tmp}/lp-report-test.XXXXXX")
-trap 'rm -rf "$out"' EXIT
+. "$(dirname "$0")/plots-lib.sh"
+plots_setup report matplotlib jinja2 lxml chromium lp-judge
+J=$B/lp-judge
 sw=tests/sweep/data gpu=docs/data/2026-12-01-h200 fix=tests/fixtures/docs
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # xpath HTML EXPR: what lxml finds there, one a line (text of elements, or attribute values)
 xpath() {
 	$PY -c 'import signal, sys, lxml.html
@@ -175,10 +166,10 @@ browse "$out/rdma-floor.html"
 
 # formats and units of every page: no exponent, no nan, sizes as 64 KiB, Gb/s for the network
 # and GB/s for GPU copies; the check catches a page with 2.808e+04, nan and 65536 injected
-$PY tests/sweep/report_check.py formats "$out"/throttle.html "$out"/disjoint.html "$out"/incast.html \
+check formats "$out"/throttle.html "$out"/disjoint.html "$out"/incast.html \
 	"$out"/healthy.html "$out"/gpu.html "$out"/gpu-floor.html "$out"/rdma-floor.html || fails=$((fails + 1))
 sed 's|<td class="num">|<td class="num">2.808e+04 nan 65536 |' "$out/healthy.html" >"$out/injected.html"
-[ "$($PY tests/sweep/report_check.py formats "$out/injected.html" | grep -c 'exponent\|nan\|size')" -ge 1 ] &&
+[ "$(check formats "$out/injected.html" | grep -c 'exponent\|nan\|size')" -ge 1 ] &&
 	ok "fault: a page with 2.808e+04, nan and 65536 is caught" || bad "an injected exponent passed"
 
 echo '{"tool": "something-else"}' >"$out/bad.json"
@@ -191,4 +182,4 @@ for args in "$out/bad.json -o $out/x.html" "/nonexistent.json -o $out/x.html" "$
 	[ $rc = 2 ] && [ "$(wc -l <"$out/err")" = 1 ] && ! grep -q Traceback "$out/err" &&
 		ok "bad input refused in one line: $(cat "$out/err")" || bad "bad input ($args): rc $rc, $(head -3 "$out/err")"
 done
-exit $((fails > 0))
+finish

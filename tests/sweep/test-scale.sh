@@ -10,26 +10,15 @@
 # failing cells and the verdicts stay bounded too; a 2-rail run's pictures hold one rail each.
 # Each check is shown to fail on its fault.
 set -u
-cd "$(dirname "$0")/../.."
-PY=/usr/bin/python3
-B=${LP_BUILD:-build}
-$PY -c 'import matplotlib, jinja2, lxml' 2>/dev/null ||
-	{ echo "python3-matplotlib, python3-jinja2 or python3-lxml not installed"; exit 77; }
-[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (make; needs rdma-core headers)"; exit 77; }
-command -v chromium >/dev/null || { echo "chromium not installed (scripts/install-deps.sh)"; exit 77; }
-out=$(mktemp -d "${TMPDIR:-/tmp}/lp-scale-test.XXXXXX")
-trap 'rm -rf "$out"' EXIT
-check="$PY tests/sweep/report_check.py"
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/plots-lib.sh"
+plots_setup scale matplotlib jinja2 lxml chromium lp-sweep
 
 $PY tests/sweep/gen-sweep.py --nodes 1000 --slow-node r07n03=0.5 --slow-link 'r20n05>r33n12=0.4' \
 	--failed-node r50n16 --odd-firmware r12n07 -o "$out/in.json" || exit 1
 "$B/lp-sweep" --diagnose "$out/in.json" --json "$out/run.json" -q
 [ $? = 1 ] && ok "1,000 nodes diagnosed: exit 1 (faults named)" || bad "lp-sweep --diagnose of 1,000 nodes"
 timeout 300 plots/lp-report "$out/run.json" -o "$out/run.html" >/dev/null || bad "lp-report exited $?"
-$check scale "$out/run.json" "$out/run.html" 100 || fails=$((fails + 1))
+check scale "$out/run.json" "$out/run.html" 100 || fails=$((fails + 1))
 $PY -c 'import sys, lxml.html
 t = lxml.html.parse(sys.argv[1]).getroot().get_element_by_id("inventory-summary")
 sys.exit(0 if any("28.39.9999 (1: r12n07)" in r.text_content() for r in t) else 1)' "$out/run.html" &&
@@ -37,11 +26,11 @@ sys.exit(0 if any("28.39.9999 (1: r12n07)" in r.text_content() for r in t) else 
 	bad "inventory: r12n07's firmware not named"
 
 # the faults: the verdict moved last; flagged labels thinned away; a bound smaller than a table
-$check scale "$out/run.json" "$out/run.html" 100 verdict-last >"$out/inj" && bad "a verdict below the tables passed" ||
+check scale "$out/run.json" "$out/run.html" 100 verdict-last >"$out/inj" && bad "a verdict below the tables passed" ||
 	ok "fault: the verdict after the tables is caught"
-$check scale "$out/run.json" "$out/run.html" 100 unforced >"$out/inj" && bad "unlabelled flagged nodes passed" ||
+check scale "$out/run.json" "$out/run.html" 100 unforced >"$out/inj" && bad "unlabelled flagged nodes passed" ||
 	ok "fault: flagged nodes thinned away from the labels caught on $(grep -c 'lacks the flagged' "$out/inj") axes"
-$check scale "$out/run.json" "$out/run.html" 100 short >"$out/inj" && bad "a 26-row table passed a bound of 10" ||
+check scale "$out/run.json" "$out/run.html" 100 short >"$out/inj" && bad "a 26-row table passed a bound of 10" ||
 	ok "fault: a table over its bound is caught"
 
 # the first screen: the verdict, then the flagged nodes, not a table of cells
@@ -72,8 +61,8 @@ if [ -x "$B/sweep-synth" ]; then
 	"$B/sweep-synth" 24 2 "$out/rails-in.json" 5 >/dev/null &&
 		"$B/lp-sweep" --diagnose "$out/rails-in.json" --json "$out/rails.json" -q
 	timeout 300 plots/lp-report "$out/rails.json" -o "$out/rails.html" >/dev/null || bad "lp-report (rails) exited $?"
-	$check scale "$out/rails.json" "$out/rails.html" 100 || fails=$((fails + 1))
+	check scale "$out/rails.json" "$out/rails.html" 100 || fails=$((fails + 1))
 else
 	echo "SKIP a 2-rail run: $B/sweep-synth not built (make $B/sweep-synth)"
 fi
-exit $((fails > 0))
+finish

@@ -364,6 +364,21 @@ def _scalars(o, keys=None):
             and not isinstance(v, (dict, list))}
 
 
+def _flat(o, prefix=""):
+    """An inventory record's facts as one level: nested records as "vpd.serial", lists of
+    scalars joined; empty strings and zero ids left out."""
+    out = {}
+    for k, v in o.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        elif isinstance(v, list):
+            if v and all(not isinstance(x, (dict, list)) for x in v):
+                out[prefix + k] = ", ".join(map(str, v))
+        elif v not in ("", None):
+            out[prefix + k] = v
+    return out
+
+
 def _text(path):
     try:
         with open(path, "rb") as f:
@@ -586,8 +601,8 @@ def _sweep2(d, doc):
     doc.schedule = run.get("schedule") or ""
     for i, x in enumerate(d["nodes"]):
         inv = {"name": x["name"], "host": x.get("host")}
-        inv.update(_scalars(x.get("dev") or {}))
-        inv.update(_scalars(x, ("rank", "rail", "mem", "gpu_bdf", "gpu_nic_distance", "kernel")))
+        inv.update(_flat(x.get("dev") or {}))
+        inv.update(_flat({k: v for k, v in x.items() if k not in ("name", "host", "dev", "status", "error")}))
         doc.nodes.append(Node(index=i, name=x["name"], rail=x.get("rail") or 0,
                               error=x.get("error") or None, inventory=inv))
     doc.inventory = [n.inventory for n in doc.nodes]
@@ -816,7 +831,7 @@ def _rdma(d, doc):
     for side, who in (("local_device", client), ("remote_device", server)):
         if isinstance(d.get(side), dict):
             row = {"side": side.split("_")[0], "host": who}
-            row.update(_scalars(d[side]))
+            row.update(_flat(d[side]))
             doc.inventory.append(row)
 
 

@@ -26,6 +26,7 @@ from lpdoc import fmt_sig, fmt_size, fmt_value  # noqa: E402
 
 MAX_LABELS = 32  # tick labels per axis before thinning
 MAX_NAMED = 8  # flagged nodes named in a title before "and N more"
+SPARSE_NODES = 100  # above, a matrix less than 5 % measured draws each cell as a mark
 RED = "#d62728"
 
 
@@ -96,19 +97,33 @@ def draw_matrix(ax, doc, m, mat, vmin=0, vmax=None, title=None, lat=None, nodes=
             vmax = max(vmax, 3 * m.reference)  # healthy latency sits in the light third
     cmap = plt.get_cmap("viridis_r" if lat else "viridis").copy()
     cmap.set_bad("#dddddd")
-    im = ax.imshow(vals, cmap=cmap, vmin=vmin, vmax=vmax or 1, interpolation="nearest")
+    k = len(nodes)
+    links = doc.flagged_links(m)
+    marked = sorted(d for d in m.slow | links if d[0] in pos and d[1] in pos)
+    failed = [(pos[c.a], pos[c.b]) for c in m.cells if not c.ok and c.attempts and c.a in pos and c.b in pos]
+    if k > SPARSE_NODES and finite.size < 0.05 * k * k:
+        # a sparse schedule at scale (random partners): each measured cell a visible mark, not
+        # a pixel lost in the unmeasured grey
+        cmap.set_bad("#f2f2f2")
+        im = ax.imshow(np.full_like(vals, np.nan), cmap=cmap, vmin=vmin, vmax=vmax or 1)
+        ys, xs = np.nonzero(~np.isnan(vals))
+        ax.scatter(xs, ys, c=vals[ys, xs], cmap=cmap, vmin=vmin, vmax=vmax or 1, s=5, marker="s",
+                   linewidths=0)
+        ax.scatter([pos[b] for a, b in marked], [pos[a] for a, b in marked], s=40, marker="s",
+                   facecolors="none", edgecolors="red", linewidths=1.2)
+        ax.scatter([b for a, b in failed], [a for a, b in failed], s=30, marker="x", color="red",
+                   linewidths=1.2)
+    else:
+        im = ax.imshow(vals, cmap=cmap, vmin=vmin, vmax=vmax or 1, interpolation="nearest")
+        for a, b in marked:
+            ax.add_patch(Rectangle((pos[b] - 0.5, pos[a] - 0.5), 1, 1, fill=False, edgecolor="red",
+                                   linewidth=2.5 if (a, b) in links else 1.5))
+        for a, b in failed:
+            ax.plot([b - 0.4, b + 0.4], [a - 0.4, a + 0.4], color="red", linewidth=1.5)
+            ax.plot([b - 0.4, b + 0.4], [a + 0.4, a - 0.4], color="red", linewidth=1.5)
     label_ticks(ax, [doc.names[g] for g in nodes], {pos[g] for g in doc.flagged_ends() if g in pos})
     ax.set_xlabel("destination (server)" if doc.tool == "lp-sweep" else "destination")
     ax.set_ylabel("source (client)" if doc.tool == "lp-sweep" else "source")
-    links = doc.flagged_links(m)
-    for a, b in sorted(d for d in m.slow | links if d[0] in pos and d[1] in pos):
-        ax.add_patch(Rectangle((pos[b] - 0.5, pos[a] - 0.5), 1, 1, fill=False, edgecolor="red",
-                               linewidth=2.5 if (a, b) in links else 1.5))
-    for c in m.cells:
-        if not c.ok and c.attempts and c.a in pos and c.b in pos:
-            a, b = pos[c.a], pos[c.b]
-            ax.plot([b - 0.4, b + 0.4], [a - 0.4, a + 0.4], color="red", linewidth=1.5)
-            ax.plot([b - 0.4, b + 0.4], [a + 0.4, a - 0.4], color="red", linewidth=1.5)
     if len(nodes) <= 12:
         mid = (vmin + vmax) / 2
         for a, row in enumerate(vals.tolist()):

@@ -68,6 +68,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/json.h"
 #include "common/wire.h"
@@ -206,6 +207,15 @@ int lp_record_read_columns(const struct lp_record *rec, uint64_t skip, const str
 			   size_t max_rows, void *obj, const void *tmpl,
 			   int (*each)(void *obj, size_t row, void *arg), void *arg, char *why,
 			   size_t why_len);
+
+/*
+ * CSV: the columns of rec's fields (not in skip; a nested record's as "key.sub"; arrays, vecs
+ * and sparse fields left out), each preceded by a comma unless it is the line's first.
+ * header writes the keys, row the values (NaN and absent: empty; names as names; bools 0/1).
+ */
+void lp_record_csv_header(const struct lp_record *rec, uint64_t skip, FILE *f, bool first);
+void lp_record_csv_row(const struct lp_record *rec, const void *obj, uint64_t skip, FILE *f,
+		       bool first);
 
 /*
  * JSON Schema (draft 2020-12) of rec's JSON form, as members of the current

@@ -5,6 +5,7 @@
  * Schema of both forms.
  */
 #include "common/internal.h"
+#include "common/table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -324,6 +325,105 @@ void lp_record_free(const struct lp_record *rec, void *obj)
 	}
 }
 
+/* ---- CSV --------------------------------------------------------------------------------- */
+
+static bool in_csv(const struct lp_rec_field *f, uint64_t skip, size_t i)
+{
+	return !(skip >> i & 1) && in_json(f) && !is_list(f) && !(f->flags & LP_REC_F_SPARSE);
+}
+
+static void csv_keys(const struct lp_record *rec, uint64_t skip, const char *prefix, FILE *f,
+		     bool *first)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *fl = &rec->fields[i];
+		char key[128];
+
+		if (!in_csv(fl, skip, i))
+			continue;
+		snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", key_of(fl));
+		if (fl->type == LP_REC_T_NEST) {
+			csv_keys(fl->rec, 0, key, f, first);
+			continue;
+		}
+		if (!*first)
+			fputc(',', f);
+		*first = false;
+		lp_csv_text(f, key);
+	}
+}
+
+void lp_record_csv_header(const struct lp_record *rec, uint64_t skip, FILE *f, bool first)
+{
+	csv_keys(rec, skip, "", f, &first);
+}
+
+static void csv_value(const struct lp_rec_field *fl, const uint8_t *p, FILE *f)
+{
+	char buf[40];
+	const char *s;
+	double d;
+
+	switch (fl->type) {
+	case LP_REC_T_F64:
+		memcpy(&d, p, sizeof(d));
+		if (isfinite(d)) {
+			lp_json_fmt_num(buf, sizeof(buf), d);
+			fputs(buf, f);
+		}
+		break;
+	case LP_REC_T_BOOL:
+		fputc(*(const bool *)p ? '1' : '0', f);
+		break;
+	case LP_REC_T_STR:
+		lp_csv_text(f, (const char *)p);
+		break;
+	case LP_REC_T_ENUM:
+		if (lp_rec_in_range(fl, lp_rec_load_int(fl, p)))
+			fputs(fl->names[lp_rec_load_int(fl, p)], f);
+		break;
+	case LP_REC_T_NAME:
+		memcpy(&s, p, sizeof(s));
+		if (s)
+			lp_csv_text(f, s);
+		break;
+	case LP_REC_T_BYTES:
+		for (size_t k = 0; k < fl->size; k++)
+			fprintf(f, "%02x", p[k]);
+		break;
+	default:
+		if (lp_rec_is_signed(fl))
+			fprintf(f, "%lld", (long long)lp_rec_load_int(fl, p));
+		else
+			fprintf(f, "%llu", (unsigned long long)lp_rec_load_int(fl, p));
+	}
+}
+
+static void csv_values(const struct lp_record *rec, const uint8_t *obj, uint64_t skip, FILE *f,
+		       bool *first)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *fl = &rec->fields[i];
+
+		if (!in_csv(fl, skip, i))
+			continue;
+		if (fl->type == LP_REC_T_NEST) {
+			csv_values(fl->rec, obj + fl->off, 0, f, first);
+			continue;
+		}
+		if (!*first)
+			fputc(',', f);
+		*first = false;
+		csv_value(fl, obj + fl->off, f);
+	}
+}
+
+void lp_record_csv_row(const struct lp_record *rec, const void *obj, uint64_t skip, FILE *f,
+		       bool first)
+{
+	csv_values(rec, obj, skip, f, &first);
+}
+
 /* ---- JSON Schema ------------------------------------------------------------------------- */
 
 static void schema_int_bounds(const struct lp_rec_field *f, struct lp_json *j)
@@ -376,7 +476,7 @@ static void schema_elem(const struct lp_rec_field *f, struct lp_json *j)
 		lp_json_arr_begin(j, "enum");
 		for (size_t k = 0; f->names[k]; k++)
 			lp_json_str(j, NULL, f->names[k]);
-		if (f->type == LP_REC_T_NAME)
+		if (f->type == LP_REC_T_NAME && (f->flags & LP_REC_F_NULL))
 			lp_json_null(j, NULL); /* no name set */
 		lp_json_arr_end(j);
 		break;
@@ -445,6 +545,20 @@ void lp_record_schema(const struct lp_record *rec, struct lp_json *j)
 
 static void schema_cols(const struct lp_record *rec, uint64_t skip, bool top, struct lp_json *j);
 
+/* Member key: an array of indices (non-negative integers). */
+static void schema_indices(struct lp_json *j, const char *key, const char *doc)
+{
+	lp_json_obj_begin(j, key);
+	if (doc)
+		lp_json_str(j, "description", doc);
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_json_str(j, "type", "integer");
+	lp_json_int(j, "minimum", 0);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
 /* A column: an array of f's values, one value for all, or (sparse) the set entries. */
 static void schema_col(const struct lp_rec_field *f, bool top, struct lp_json *j)
 {
@@ -453,13 +567,7 @@ static void schema_col(const struct lp_rec_field *f, bool top, struct lp_json *j
 			    "sparse: the entries that are set (at: their indices)");
 		lp_json_str(j, "type", "object");
 		lp_json_obj_begin(j, "properties");
-		lp_json_obj_begin(j, "at");
-		lp_json_str(j, "type", "array");
-		lp_json_obj_begin(j, "items");
-		lp_json_str(j, "type", "integer");
-		lp_json_int(j, "minimum", 0);
-		lp_json_obj_end(j);
-		lp_json_obj_end(j);
+		schema_indices(j, "at", NULL);
 		lp_json_obj_begin(j, "values");
 		lp_json_str(j, "type", "array");
 		lp_json_obj_begin(j, "items");
@@ -501,15 +609,8 @@ static void schema_cols(const struct lp_record *rec, uint64_t skip, bool top, st
 		lp_json_str(j, "type", "integer");
 		lp_json_int(j, "minimum", 0);
 		lp_json_obj_end(j);
-		lp_json_obj_begin(j, "rows");
-		lp_json_str(j, "description",
-			    "the row of each entry, ascending (absent: entry k is row k)");
-		lp_json_str(j, "type", "array");
-		lp_json_obj_begin(j, "items");
-		lp_json_str(j, "type", "integer");
-		lp_json_int(j, "minimum", 0);
-		lp_json_obj_end(j);
-		lp_json_obj_end(j);
+		schema_indices(j, "rows",
+			       "the row of each entry, ascending (absent: entry k is row k)");
 	}
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
@@ -620,7 +721,7 @@ static int read_named(const struct lp_rec_field *f, uint8_t *p, const json_t *v,
 {
 	const char *s = json_string_value(v);
 
-	if (f->type == LP_REC_T_NAME && json_is_null(v)) {
+	if (f->type == LP_REC_T_NAME && json_is_null(v) && (f->flags & LP_REC_F_NULL)) {
 		memset(p, 0, sizeof(const char *));
 		return 0;
 	}
@@ -742,7 +843,7 @@ static int read_list(const struct lp_record *rec, const struct lp_rec_field *f, 
 static int read_field(const struct lp_record *rec, const struct lp_rec_field *f, uint8_t *obj,
 		      const json_t *v, const struct at *at, char *why, size_t why_len)
 {
-	if ((f->flags & LP_REC_F_NULL) && json_is_null(v)) {
+	if ((f->flags & LP_REC_F_NULL) && json_is_null(v) && f->type != LP_REC_T_NAME) {
 		if (f->type == LP_REC_T_STR && !is_list(f))
 			obj[f->off] = '\0';
 		return 0;
@@ -830,7 +931,9 @@ int lp_record_read_json_more(const struct lp_record *rec, void *obj, const json_
 
 static json_t *loaded(json_t *root, const json_error_t *err, char *why, size_t why_len)
 {
-	if (!root)
+	if (!root && err->line < 0) /* not read at all */
+		snprintf(why, why_len, "%s", err->text);
+	else if (!root)
 		snprintf(why, why_len, "not JSON: %s (line %d)", err->text, err->line);
 	return root;
 }

@@ -196,17 +196,24 @@ static int doc_cells(const json_t *doc, const char *name, const char *text,
 	return 0;
 }
 
-int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p)
+/* The document at path (*doc_p: its tree, the caller's) and its cells. 0 or -EINVAL (said). */
+static int doc_load(const char *path, json_t **doc_p, struct lp_qual_cell **cells_p, size_t *n_p)
 {
 	char why[256];
-	json_t *doc = lp_record_load_file(path, why, sizeof(why));
-	int err;
 
-	if (!doc) {
+	*doc_p = lp_record_load_file(path, why, sizeof(why));
+	if (!*doc_p) {
 		lp_err("%s: %s", path, why);
 		return -EINVAL;
 	}
-	err = doc_cells(doc, path, NULL, cells_p, n_p);
+	return doc_cells(*doc_p, path, NULL, cells_p, n_p);
+}
+
+int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p)
+{
+	json_t *doc;
+	int err = doc_load(path, &doc, cells_p, n_p);
+
 	json_decref(doc);
 	return err;
 }
@@ -273,18 +280,16 @@ int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path
 {
 	struct lp_qual_cell *cells = NULL;
 	size_t n = 0;
-	char why[256];
-	json_t *doc = lp_record_load_file(path, why, sizeof(why));
-	int err;
+	json_t *doc;
+	int err = doc_load(path, &doc, &cells, &n);
 
-	if (!doc) {
-		lp_err("%s: %s", path, why);
-		return -EINVAL;
-	}
-	err = doc_cells(doc, path, NULL, &cells, &n);
-	if (!err)
+	bool judged = !err;
+
+	if (judged)
 		err = lp_qual_judge(q, cells, n);
-	if ((!err || (err == -EINVAL && q->opts.baseline && !q->base_compared)) && json_path) {
+	/* a baseline that did not match: the document is written all the same, with the reason */
+	if (judged && (!err || (err == -EINVAL && q->opts.baseline && !q->base_compared)) &&
+	    json_path) {
 		int werr = doc_write(q, doc, json_path);
 
 		err = err ? err : werr;
@@ -327,31 +332,6 @@ int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n
 	(void)n_p;
 	lp_err("%s: built without a JSON library (libjansson-dev)", path);
 	return -EOPNOTSUPP;
-}
-
-int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path)
-{
-	struct lp_qual_cell *cells = NULL;
-	size_t n = 0;
-	char why[256];
-	json_t *doc = lp_record_load_file(path, why, sizeof(why));
-	int err;
-
-	if (!doc) {
-		lp_err("%s: %s", path, why);
-		return -EINVAL;
-	}
-	err = doc_cells(doc, path, NULL, &cells, &n);
-	if (!err)
-		err = lp_qual_judge(q, cells, n);
-	if ((!err || (err == -EINVAL && q->opts.baseline && !q->base_compared)) && json_path) {
-		int werr = doc_write(q, doc, json_path);
-
-		err = err ? err : werr;
-	}
-	free(cells);
-	json_decref(doc);
-	return err;
 }
 
 int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path)

@@ -139,7 +139,7 @@ static const struct lp_record schedule1_record = LP_RECORD_LEGACY(struct lp_swee
 	LP_REC_U64(struct lp_sweep_run, seed));
 
 static const struct lp_record load1_record = LP_RECORD_LEGACY(struct lp_sweep_run,
-	LP_REC_NAME(struct lp_sweep_run, load, lp_sweep_load_names, LP_REC_KEY("modes")),
+	LP_REC_NAME(struct lp_sweep_run, load, lp_sweep_load_names, LP_REC_KEY("modes"), LP_REC_NULL),
 	LP_REC_F64(struct lp_sweep_run, load_time_s, LP_REC_KEY("time_s")),
 	LP_REC_I32(struct lp_sweep_run, incast_k));
 

@@ -128,7 +128,7 @@ const struct lp_record lp_sweep_run_record = LP_RECORD(struct lp_sweep_run,
 	LP_REC_U64(struct lp_sweep_run, nretests, LP_REC_KEY("retests")),
 	LP_REC_I32(struct lp_sweep_run, retest_max),
 	LP_REC_I32(struct lp_sweep_run, retest_rounds),
-	LP_REC_NAME(struct lp_sweep_run, load, lp_sweep_load_names, LP_REC_KEY("load_modes"), LP_REC_DOC("--load: the load modes run, null none")),
+	LP_REC_NAME(struct lp_sweep_run, load, lp_sweep_load_names, LP_REC_KEY("load_modes"), LP_REC_NULL, LP_REC_DOC("--load: the load modes run, null none")),
 	LP_REC_F64(struct lp_sweep_run, load_time_s),
 	LP_REC_I32(struct lp_sweep_run, incast_k),
 	LP_REC_NEST(struct lp_sweep_run, dopts, dopts_record, LP_REC_KEY("diagnosis"), LP_REC_DOC("the thresholds the diagnosis used")));

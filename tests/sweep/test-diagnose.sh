@@ -291,14 +291,21 @@ done
 # qualification's cell values are the same for every cell of every recorded run
 for f in $D/fabric4-*.json; do
 	n=$(basename "$f" .json)
-	timeout 60 "$B/lp-sweep" --diagnose "$f" --json "$T/one-$n.json" --csv "$T/one-$n" --min-gbps 0.001 >"$T/one-$n.out" 2>&1
-	check "$n: JSON, CSV, summary and qualification show the same value for every cell" python3 - "$T" "$n" <<'PY'
+	timeout 60 "$B/lp-sweep" --diagnose "$f" --json "$T/one-$n.json" --csv "$T/one-$n" --min-gbps 0.001 \
+		--prom "$T/one-$n.prom" >"$T/one-$n.out" 2>&1
+	check "$n: JSON, CSV, summary, qualification and Prometheus show the same value for every cell" python3 - "$T" "$n" <<'PY'
 import csv, json, math, sys
 sys.path.insert(0, "tests/sweep"); from sweepdoc import matrix as md
 T, n = sys.argv[1], sys.argv[2]
 d = json.load(open(f"{T}/one-{n}.json")); names = [x["name"] for x in d["nodes"]]
 q = d["qualification"]["cells"]; qv = dict(zip(zip(q["test"], q["size"], q["pair"]), q["value"]))
 summary = open(f"{T}/one-{n}.out").read()
+prom = {}
+for line in open(f"{T}/one-{n}.prom"):
+    if line.startswith(("linkperf_bandwidth_gbytes_per_second{", "linkperf_latency_microseconds{")):
+        labels, val = line.rsplit(" ", 1)
+        kv = dict(x.split("=", 1) for x in labels[labels.index("{") + 1:-1].split(","))
+        prom[(kv["test"].strip('"'), int(kv["size"].strip('"')), kv["pair"].strip('"'))] = float(val)
 for m, mt in enumerate(d["metrics"]):
     v = md(d, m)
     rows = list(csv.reader(open(f"{T}/one-{n}-{mt['test']}-{mt['size']}.csv")))[1:]
@@ -311,6 +318,8 @@ for m, mt in enumerate(d["metrics"]):
             assert abs(float(c) / x - 1) < 1e-5, (n, m, a, b, c, x)
             y = qv[(mt["test"], mt["size"], f"{names[a]}>{names[b]}")]
             assert abs((y * (1 if mt["latency"] else 8)) / x - 1) < 1e-12, (n, m, a, b, y, x)
+            p = prom[(mt["test"], mt["size"], f"{names[a]}>{names[b]}")]
+            assert abs(p / y - 1) < 1e-8, (n, m, a, b, p, y)
             shown = f"{x:.1f}" if mt["latency"] else f"{x:.3g}"
             assert shown in summary, (n, m, a, b, shown)
 PY
@@ -334,6 +343,7 @@ strict real-for-integer 'd["run"]["nodes"] = 4.0'
 strict float-out-of-range 'd["run"]["attempt"] = 1e30'
 strict self-pair 'b = d["blocks"][0]["sweep"]; b["rows"][0] = 0'
 strict unknown-enum-name 'd["blocks"][0]["cells"]["class"] = d["blocks"][0]["cells"]["class"]; d["run"]["schedule"] = "round-robbin"'
+strict null-name 'd["run"]["schedule"] = None'
 strict unknown-member 'd["nodes"][0]["colour"] = "blue"'
 strict node-count 'd["run"]["nodes"] = 5'
 strict node-out-of-range 'd["blocks"][0]["nodes"][3] = 9'

@@ -209,8 +209,11 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCS    := README.md $(wildcard docs/*.md)
 # expected values for --expect auto, found from the tools' path (qual/profile.c)
 PROFILES := $(wildcard profiles/*.json)
+# the Python tools' modules (the one document reader, the pictures), found from the tools' path
+PYMODS  := $(wildcard plots/*.py)
 INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BASHCOMPDIR)/%) \
-	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%) $(PROFILES:%=$(DATADIR)/%)
+	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%) $(PROFILES:%=$(DATADIR)/%) \
+	     $(PYMODS:plots/%=$(DATADIR)/python/%)
 
 # Python tools take their data (the version) from $(DATADIR), found from their own path.
 install: all man completions
@@ -222,12 +225,14 @@ install: all man completions
 	install -m 644 $(BUILD)/version $(DESTDIR)$(DATADIR)/version
 	install -d $(DESTDIR)$(DATADIR)/profiles
 	install -m 644 $(PROFILES) $(DESTDIR)$(DATADIR)/profiles/
+	install -d $(DESTDIR)$(DATADIR)/python
+	install -m 644 $(PYMODS) $(DESTDIR)$(DATADIR)/python/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)/docs/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/python $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- test, demo, bench ------------------------------------------------------
 # The whole suite, then the unit and Soft-RoCE tests again under ASan+UBSan.

@@ -73,9 +73,11 @@ M=
 [ $rc = 0 ] || [ $rc = 1 ] && [ -s "$T/w.json" ] && ok "the sweep and its load phase ended (exit $rc)" ||
 	bad "the sweep: exit $rc: $(tail -n 5 "$T/out")"
 python3 - "$T/w.json" <<'EOF' && ok "every cell measured, the load phase's too" || bad "cells missing or failed"
-import json, sys
-d = json.load(open(sys.argv[1]))
-ph = [c["phase"] for c in d["cells"]]
-sys.exit(0 if ph.count("sweep") == 24 and "loaded" in ph and not any(c["status"] for c in d["cells"]) else 1)
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["LP_ROOT"], "tests/sweep"))
+from sweepdoc import cells
+cs = cells(json.load(open(sys.argv[1])))
+ph = [c["phase"] for c in cs]
+sys.exit(0 if ph.count("sweep") == 24 and "loaded" in ph and not any(c["status"] for c in cs) else 1)
 EOF
 exit $((fails > 0))

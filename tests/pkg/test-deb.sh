@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: slow
 # The Debian packages: dpkg-buildpackage -us -uc -b builds linkperf, linkperf-plots and (with
 # CUDA) linkperf-gpu from a copy of the tree; lintian reports no error; lp-gpu needs no CUDA
 # library (static cudart, dlopen'ed driver). They install with dpkg into a clean Debian 12 root

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: fabric
 # lp-sweep on the built-in fabric: 4 QEMU/TCG guests, Soft-RoCE rxe0 in each, one virtual L2
 # network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, nine runs
 # and one --check, all at lp-sweep's default thresholds. Expected (exact):

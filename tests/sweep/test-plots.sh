@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # plots/lp-plot renders every picture from lp-sweep JSON alone (no guests): recorded results of a
 # 4-guest fabric run (tests/sweep/data: healthy, and lpnode2 throttled with tbf 20mbit; and
 # fabric4-errors.json: the healthy run with lpnode2's error counters moving, as lp-sweep

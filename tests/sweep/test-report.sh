@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # plots/lp-report in a real headless browser (Debian's chromium): the page of a throttled fabric
 # run against the healthy one shows FAIL, the flagged node and pictures that decode; two healthy
 # lp-gpu runs on an H200 PASS, and the same with one cell cut by half (the fault injected) FAILs

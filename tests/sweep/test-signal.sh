@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: guest
 # lp-sweep under SIGTERM/SIGINT: mpirun -np 2 inside one Soft-RoCE guest (both ranks on rxe0),
 # tests/sweep/sweep-signal-guest.sh, then tests/sweep/sweep-survive-guest.sh. Exit 0 pass, 77 skipped (no qemu/MPI), else fail.
 set -u

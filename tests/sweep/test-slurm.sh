@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: fabric
 # lp-sweep under a real Slurm 22.05 (Debian's slurmctld, slurmd, munge) on the 4-guest fabric
 # (scripts/lp-fabric --slurm: slurmctld on lpnode0, slurmd on every guest, Soft-RoCE rxe0 in
 # each). One boot, six scenarios (tests/sweep/slurm-guest.sh), each checked here:

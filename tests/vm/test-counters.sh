@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: guest
 # Counters and the pre-flight check on real Soft-RoCE: two QEMU/TCG guests on one virtual L2
 # network (scripts/lp-fabric -n 2; rxe talks to its own address through an internal loopback,
 # so loss on a link needs a second guest). In lpnode0 (tests/vm/counters-guest.sh):

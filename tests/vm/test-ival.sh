@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: guest
 # Interval reports on real Soft-RoCE: two QEMU/TCG guests (scripts/lp-fabric -n 2; rxe talks to
 # its own address through an internal loopback, so a rate limit on a link needs a second guest).
 # In lpnode0 (tests/vm/ival-guest.sh): lp-rdma -D 6 --interval 1 gives 6 (+-1) intervals, printed

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: guest
 # Real RDMA: lp-rdma against the kernel's Soft-RoCE driver in a QEMU guest.
 # Usage: test-lp-rdma.sh [GUEST_SCRIPT [TIMEOUT_S]]: runs GUEST_SCRIPT in the guest (default
 # tests/vm/lp-rdma-guest.sh, 900 s; tests/vm/test-lp-rdma-gdr.sh passes its own).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: guest
 # shellcheck disable=SC2016  # the guest commands are single-quoted on purpose
 # Self-test of the guest runners (scripts/lp-vm, scripts/lp-fabric). Real QEMU/TCG guests,
 # real rdma_rxe; about 1-2 minutes on a 2-core host. Exit 77 when QEMU is missing.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: slow
 # Soak: one persistent `lp-rdma --server` in a Soft-RoCE guest takes LP_SOAK_SESSIONS client
 # sessions in a row (default 200 in CI, about 5 min; docs/BENCHMARKS.md records a 1,000-session run): good
 # tests of every kind, garbage, truncated frames, frames with valid headers and absurd fields,

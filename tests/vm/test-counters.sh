@@ -15,4 +15,4 @@ command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not insta
 [ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/lp-counters-test.XXXXXX")
 [ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
-scripts/lp-fabric -n 2 --timeout 400 --rw "$out" "LP_BUILD=$B OUT=$out sh tests/vm/counters-guest.sh"
+scripts/lp-fabric -n 2 --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" "LP_BUILD=$B OUT=$out sh tests/vm/counters-guest.sh"

@@ -327,13 +327,7 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 	if (o->json_path && !lp_qual_wanted(&o->qual)) {
 		FILE *f = lp_out_open(o->json_path);
 
-		if (!f) {
-			rc = -EIO;
-		} else {
-			rc = sweep_json(f, &doc);
-			if (lp_out_close(f, o->json_path))
-				rc = -EIO;
-		}
+		rc = f ? lp_out_end(f, o->json_path, sweep_json(f, &doc)) : -EIO;
 	}
 	if (o->csv_prefix && lp_sweep_write_csv(run, o->csv_prefix))
 		rc = -EIO;
@@ -464,8 +458,8 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 		if (o->json_path) {
 			FILE *f = lp_out_open(o->json_path);
 
-			if (!f || lp_sweep_check_write_json(&all, f, code) ||
-			    lp_out_close(f, o->json_path))
+			if (!f ||
+			    lp_out_end(f, o->json_path, lp_sweep_check_write_json(&all, f, code)))
 				code = LP_EXIT_FAIL;
 		}
 	}
@@ -899,6 +893,7 @@ int main(int argc, char **argv)
 	struct lp_qual q = { 0 };
 	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, qbad;
 
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
 	lp_rdma_plan_init(pl);
 	if (wants_diagnose(argc, argv))
 		return diagnose_main(&o, opts, argc, argv);

@@ -96,27 +96,3 @@ int lp_exit_code(int err)
 		return LP_EXIT_FAIL;
 	}
 }
-
-FILE *lp_out_open(const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-
-	if (!f)
-		lp_err("cannot write %s: %s", path, strerror(errno));
-	return f;
-}
-
-int lp_out_close(FILE *f, const char *path)
-{
-	int bad = ferror(f);
-
-	if (f == stdout)
-		bad |= fflush(f);
-	else
-		bad |= fclose(f);
-	if (bad) {
-		lp_err("writing %s failed", path);
-		return -EIO;
-	}
-	return 0;
-}

@@ -7,7 +7,7 @@
 # here) are shown under it.
 #
 # Tiers: every test script declares its own in a header line "# tier: NAME" (the unit tests,
-# tests/unit/*.c, are all quick):
+# tests/unit/*.c, are all quick); one pass per tier, quick first:
 #   quick   no guest, seconds each: lint (format, headers), unit, CLI, diagnose, plots, report,
 #           man pages, install (make check-quick: a few minutes)
 #   guest   one or two Soft-RoCE QEMU guests (make check-guest)
@@ -42,8 +42,8 @@ pass=0 fail=0 skip=0 parts=0 failed="" t_all=$(date +%s)
 tier_of() { # test file: the NAME of its "# tier: NAME" header line
 	sed -n '1,25s/^# tier: \([a-z]*\).*/\1/p' "$1" | head -n 1
 }
-wanted() { # name tier: selected by LP_TEST_FILTER and LP_TIERS
-	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] && [[ " $tiers " == *" $2 "* ]]
+wanted() { # name tier: selected by LP_TEST_FILTER, and of the tier this pass runs
+	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] && [ "$2" = "$cur" ]
 }
 
 skip_one() { # name tier reason: a test that cannot run here
@@ -52,8 +52,8 @@ skip_one() { # name tier reason: a test that cannot run here
 	printf 'SKIP  %-40s %4ss  (%s)\n' "$1" 0 "$3"
 }
 
-fail_one() { # name reason: a test that is broken before it runs
-	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] || return 0
+fail_one() { # name reason: a test that is broken before it runs (said in the first pass)
+	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] && [ "$cur" = "${tiers%% *}" ] || return 0
 	fail=$((fail + 1)); failed="$failed $1"
 	printf 'FAIL  %-40s %4ss  %s\n' "$1" 0 "$2"
 }
@@ -107,29 +107,32 @@ unit_needs() { # what make needed to build this unit test (the Makefile's rule)
 }
 
 echo "tiers: $tiers; groups: $groups${LP_TEST_FILTER:+; filter: $LP_TEST_FILTER}; a test silent for $idle s is hung"
-for g in $groups; do
-	case $g in
-	unit) # all quick
-		if ! have_cmocka && ! compgen -G "$LP_BUILD/tests/test_*" >/dev/null; then
-			skip_one "unit/*" quick "cmocka not found (libcmocka-dev): no unit test was built"
-			continue
-		fi
-		for src in tests/unit/test_*.c; do
-			t=$LP_BUILD/tests/$(basename "$src" .c)
-			if [ -x "$t" ]; then
-				run_one "unit/$(basename "$t")" quick "$t"
-			else
-				skip_one "unit/$(basename "$t")" quick "not built in $LP_BUILD: $(unit_needs "$t")"
+# one pass per tier, in the order given (quick first by default: the fast answers come first)
+for cur in $tiers; do
+	for g in $groups; do
+		case $g in
+		unit) # all quick
+			if ! have_cmocka && ! compgen -G "$LP_BUILD/tests/test_*" >/dev/null; then
+				skip_one "unit/*" quick "cmocka not found (libcmocka-dev): no unit test was built"
+				continue
 			fi
-		done ;;
-	fuzz)
-		run_script tests/fuzz/run-fuzz.sh ;;
-	lint | demo | vm | gpu | sweep | pkg)
-		for t in tests/"$g"/test-*.sh; do
-			[ -f "$t" ] && run_script "$t"
-		done ;;
-	*) echo "run-all: unknown group '$g'" >&2; exit 2 ;;
-	esac
+			for src in tests/unit/test_*.c; do
+				t=$LP_BUILD/tests/$(basename "$src" .c)
+				if [ -x "$t" ]; then
+					run_one "unit/$(basename "$t")" quick "$t"
+				else
+					skip_one "unit/$(basename "$t")" quick "not built in $LP_BUILD: $(unit_needs "$t")"
+				fi
+			done ;;
+		fuzz)
+			run_script tests/fuzz/run-fuzz.sh ;;
+		lint | demo | vm | gpu | sweep | pkg)
+			for t in tests/"$g"/test-*.sh; do
+				[ -f "$t" ] && run_script "$t"
+			done ;;
+		*) echo "run-all: unknown group '$g'" >&2; exit 2 ;;
+		esac
+	done
 done
 echo "logs: $logdir"
 [ -n "$failed" ] && echo "failed:$failed"

@@ -38,6 +38,9 @@ for t in $tiers; do
 done
 mkdir -p "$logdir"
 pass=0 fail=0 skip=0 parts=0 failed="" t_all=$(date +%s)
+# Ctrl-C or TERM: the running test's watcher ends its process group, then the run stops here
+watcher=''
+trap '[ -z "$watcher" ] || { kill -TERM "$watcher"; wait "$watcher"; }; echo "run-all: interrupted"; exit 130' INT TERM
 
 tier_of() { # test file: the NAME of its "# tier: NAME" header line
 	sed -n '1,25s/^# tier: \([a-z]*\).*/\1/p' "$1" | head -n 1
@@ -67,8 +70,12 @@ run_one() { # name tier cmd...
 	mkdir -p "$(dirname "$log")"
 	: >"$log"
 	printf 'START %-40s %5s  %s\n' "$name" "$tier" "$(date +%H:%M:%S)"
-	scripts/lp-watch --idle "$idle" --tick "$tick" --timeout "$wall" --label "      $name" --out "$log" -- "$@"
+	# in the background, so that a signal reaches the trap above at once
+	scripts/lp-watch --idle "$idle" --tick "$tick" --timeout "$wall" --label "      $name" --out "$log" -- "$@" &
+	watcher=$!
+	wait "$watcher"
 	rc=$?
+	watcher=
 	dt=$(($(date +%s) - t0))
 	if [ $rc = 0 ]; then
 		pass=$((pass + 1)); printf 'PASS  %-40s %4ss\n' "$name" "$dt"

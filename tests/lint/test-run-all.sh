@@ -4,7 +4,8 @@
 # tiers select (a guest test is not run by LP_TIERS=quick), a test without a "# tier:" line
 # fails, a test that prints nothing for LP_TEST_IDLE is ended as hung (FAIL, rc 124, in about
 # that time, not at its end), a slow test that keeps printing passes well past LP_TEST_IDLE with
-# progress lines in between, 77 is a SKIP with the reason; each test gets a START line. Then
+# progress lines in between, 77 is a SKIP with the reason; each test gets a START line; TERM to
+# the runner ends the running test too and stops the run (130). Then
 # tests/gpu/check.sh: a GPU test program whose system header is not installed skips (77, named),
 # one whose own header is missing fails.
 set -u
@@ -47,6 +48,19 @@ has 'sweep/test-slow [0-9]+s: step [0-9]' "progress lines with the last log line
 has '^SKIP  sweep/test-skip .*no widget here' "77 is a SKIP with its reason"
 has '^2 passed, 2 failed, 1 skipped' "the summary counts them"
 echo "     (the fake suite took $dt s)"
+
+# TERM to the runner: the running test's process group is ended, the run stops with 130
+fake hang quick 'echo started; sleep 77; echo never'
+(cd "$T/tree" && LP_TIERS=quick LP_TESTS=sweep LP_TEST_FILTER=hang LP_BUILD="$T/build" exec tests/run-all.sh) >"$T/int" 2>&1 &
+r=$!
+for _ in $(seq 1 50); do grep -q started "$T/build/test-logs/sweep/test-hang.log" 2>/dev/null && break; sleep 0.2; done
+kill -TERM $r
+wait $r
+rc=$?
+sleep 1
+left=$(pgrep -f 'sleep 77' || true)
+[ $rc = 130 ] && [ -z "$left" ] && grep -q 'run-all: interrupted' "$T/int" &&
+	ok "TERM stops the run (exit 130) and the running test with it" || bad "TERM: exit $rc, left running: ${left:-none}"
 
 # tests/gpu/check.sh: build prerequisites
 G=$T/gpu

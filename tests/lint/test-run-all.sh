@@ -51,9 +51,9 @@ echo "     (the fake suite took $dt s)"
 
 # TERM to the runner: the running test's process group is ended, the run stops with 130
 fake hang quick 'echo started; sleep 77; echo never'
-(cd "$T/tree" && LP_TIERS=quick LP_TESTS=sweep LP_TEST_FILTER=hang LP_BUILD="$T/build" exec tests/run-all.sh) >"$T/int" 2>&1 &
+(cd "$T/tree" && LP_TIERS=quick LP_TESTS=sweep LP_TEST_FILTER=hang LP_BUILD="$T/build2" exec tests/run-all.sh) >"$T/int" 2>&1 &
 r=$!
-for _ in $(seq 1 50); do grep -q started "$T/build/test-logs/sweep/test-hang.log" 2>/dev/null && break; sleep 0.2; done
+for _ in $(seq 1 300); do grep -q started "$T/build2/test-logs/sweep/test-hang.log" 2>/dev/null && break; sleep 0.2; done
 kill -TERM $r
 wait $r
 rc=$?

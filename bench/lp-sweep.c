@@ -410,18 +410,6 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 	};
 }
 
-struct sweep_doc {
-	const struct lp_sweep_run *run;
-	int code;
-};
-
-static int sweep_json(FILE *f, const void *arg)
-{
-	const struct sweep_doc *d = arg;
-
-	return lp_sweep_write_json(d->run, f, d->code);
-}
-
 /* --expect/floors/--baseline/--prom: set up before any work (a usage error is exit 2); the
  * floors for every test are the diagnosis's absolute floors too (Gb/s there). */
 static int qual_setup(struct cli *o, char **argv, struct lp_qual *q)
@@ -452,35 +440,49 @@ static struct lp_qual_hw qual_hw(const struct lp_sweep_node *nd)
 				    .rate_gbps = nd->dev.rate_gbps };
 }
 
-/* The summary, the JSON document (judged when asked), the CSV; returns the exit code. */
+/* The run's resolved cells judged (qual/): 0, -EINVAL (a baseline matching under half: said), ... */
+static int qualify(struct lp_qual *q, const struct lp_sweep_run *run)
+{
+	struct lp_qual_cell *cells = NULL;
+	size_t n = 0;
+	int rc = lp_qual_sweep_cells(run, &cells, &n);
+
+	if (!rc)
+		rc = lp_qual_judge(q, cells, n);
+	free(cells);
+	return rc;
+}
+
+/* The summary, the JSON document (with its qualification when asked), the CSV; the exit code. */
 static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct lp_qual *q, int code)
 {
-	struct sweep_doc doc = { run, code };
 	struct lp_qual_hw hw = run->n ? qual_hw(&run->nodes[0]) : (struct lp_qual_hw){ 0 };
-	int rc = 0;
+	bool judged = lp_qual_wanted(&o->qual);
+	int rc = 0, qrc = 0;
+	FILE *f;
 
 	if (!o->quiet)
 		lp_sweep_print_summary(run, stdout);
-	if (lp_qual_wanted(&o->qual)) {
-		rc = lp_qual_auto(q, &hw);
-		if (!rc)
-			rc = lp_qual_run(q, sweep_json, &doc, o->json_path);
-		if (!rc && !o->quiet)
+	if (judged) {
+		qrc = lp_qual_auto(q, &hw);
+		if (!qrc)
+			qrc = qualify(q, run);
+		if ((!qrc || qrc == -EINVAL) && !o->quiet)
 			lp_qual_print(q, stdout);
-		if (!code && lp_qual_failed(q))
+		if (qrc == -EINVAL)
+			code = LP_EXIT_USAGE; /* a baseline that does not match: no verdict */
+		else if (qrc)
+			rc = qrc;
+		else if (!code && lp_qual_failed(q))
 			code = LP_EXIT_FAIL;
 	}
 	fflush(stdout);
-	if (o->json_path && !lp_qual_wanted(&o->qual)) {
-		FILE *f = lp_out_open(o->json_path);
-
-		if (!f) {
-			rc = -EIO;
-		} else {
-			rc = sweep_json(f, &doc);
-			if (lp_out_close(f, o->json_path))
-				rc = -EIO;
-		}
+	if (o->json_path) {
+		f = lp_out_open(o->json_path);
+		rc = f ? lp_out_end(f, o->json_path,
+				    lp_sweep_write_json_extra(
+					    run, f, code, judged ? lp_qual_json_extra : NULL, q))
+		       : -EIO;
 	}
 	if (o->csv_prefix && lp_sweep_write_csv(run, o->csv_prefix))
 		rc = -EIO;
@@ -507,6 +509,9 @@ static int read_recorded(const char *path, struct lp_sweep_run *run,
 	if (info->truncated)
 		lp_warn("%s: its last line is cut short (a power loss?): read up to line %zu", path,
 			info->lines);
+	if (info->cut)
+		lp_warn("%s: %zu line(s) cut or garbled, left out (the first: line %zu)", path,
+			info->cut, info->cut_line);
 	return 0;
 }
 
@@ -800,8 +805,8 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 		if (o->json_path) {
 			FILE *f = lp_out_open(o->json_path);
 
-			if (!f || lp_sweep_check_write_json(&all, f, code) ||
-			    lp_out_close(f, o->json_path))
+			if (!f ||
+			    lp_out_end(f, o->json_path, lp_sweep_check_write_json(&all, f, code)))
 				code = LP_EXIT_FAIL;
 		}
 	}
@@ -1288,6 +1293,7 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "--test-worker")) /* a rank's test worker (isolate.c) */
 		return lp_sweep_worker_main(argc, argv);
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
 	lp_rdma_plan_init(pl);
 	if (wants(argc, argv, "--diagnose"))
 		return diagnose_main(&o, opts, argc, argv);
@@ -1338,9 +1344,9 @@ int main(int argc, char **argv)
 	if (add_metrics(&o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(&o, x.rank, model, &run, &cfg)))
 		return finish(&x, LP_EXIT_USAGE);
-	if (!x.rank && open_journal(&o, &jl)) {
+	if (!x.rank && (ret = open_journal(&o, &jl))) {
 		x.lost = true; /* the others wait in the exchange: end them too */
-		return finish(&x, LP_EXIT_FAIL);
+		return finish(&x, ret == -EEXIST ? LP_EXIT_USAGE : LP_EXIT_FAIL);
 	}
 	cfg.journal = &jl;
 	cfg.resume_path = o.resume;

@@ -817,11 +817,12 @@ static void classify(struct bis *b, const struct lp_coll_fabric *f, int a, int z
 		 "retests, %.2fx the ring's typical edge (%.3g); its sender's other edges out run "
 		 "%.3g, its receiver's other edges in %.3g (the matrix's noise %.1f %% a cell): %s",
 		 an, zn, matrix, m, m / typical, typical, out, in, 100 * (exp(sigma) - 1),
-		 kind == LP_COLL_GUILTY_LINK  ? "the pair, not either end"
-		 : kind == LP_COLL_GUILTY_NODE ? (v->dirs == LP_COLL_DIR_OUT ? "the sender's egress"
-									 : "the receiver's ingress")
-					       : "neither end stands out of the noise: node or link "
-						 "cannot be told, the edge is named");
+		 kind == LP_COLL_GUILTY_LINK ? "the pair, not either end"
+		 : kind == LP_COLL_GUILTY_NODE
+			 ? (v->dirs == LP_COLL_DIR_OUT ? "the sender's egress"
+						       : "the receiver's ingress")
+			 : "neither end stands out of the noise: node or link "
+			   "cannot be told, the edge is named");
 }
 
 int lp_coll_targeted(const struct lp_coll_fabric *f, const int *order, int k,

@@ -98,8 +98,7 @@ static void round_done(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 {
 	uint64_t now = lp_now_ns();
 	double pace = (double)(now - x->phase_t0) / 1e9 / (double)(r + 1);
-	struct lp_sweep_progress p = { .phase = phase,
-				       .round = r + 1,
+	struct lp_sweep_progress p = { .round = r + 1,
 				       .rounds = n,
 				       .cells = run->ncells,
 				       .cells_planned = x->cells_planned,
@@ -114,6 +113,7 @@ static void round_done(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			now - x->progress_ns < PROGRESS_EVERY_S * 1000000000ull))
 		return;
 	x->progress_ns = now;
+	snprintf(p.phase, sizeof(p.phase), "%s", phase);
 	end = time(NULL) + (time_t)p.left_s;
 	gmtime_r(&end, &tm);
 	strftime(p.end, sizeof(p.end), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -1478,7 +1478,6 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		return ret;
 	}
 	lp_sweep_journal_run(cfg->journal, run);
-	lp_sweep_journal_nodes(cfg->journal, run);
 	lp_sweep_journal_cells(cfg->journal, run, 0); /* absent nodes' and resumed cells */
 	lp_sweep_journal_sync(cfg->journal);
 	announce(x, cfg, run);

@@ -634,6 +634,8 @@ int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 			snprintf(j->server, sizeof(j->server), "%s", t->server);
 		} else {
 			lp_rdma_params_default(&j->p, LP_RDMA_WRITE_LAT); /* unused: a valid one */
+			lp_sweep_cell_init(&j->c, 0, 0, 1, LP_PHASE_SWEEP,
+					   0); /* and a valid cell */
 			snprintf(j->client, sizeof(j->client), "%s", oob->peer_name);
 		}
 		ret = lp_record_encode(&worker_job_record, j, out);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The fast qualification schedule (lp-sweep --fast): the plan and, through the model transport at
 # 64 ranks on this host, the diagnosis with it. Checks:
 #   --plan --fast  the screen (write_lat at its smallest size, write_bw at its largest) is what a
@@ -69,17 +70,21 @@ import json, math, sys
 t, n = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, "tests/sweep")
 from lpcheck import check, done, load
+from sweepdoc import cells
 def verdicts(d):
-    return [(v["kind"], v.get("name") or "-".join(v.get("names", []))) for v in d["verdicts"]]
+    nm = [x["name"] for x in d["nodes"]]
+    return [(v["kind"], "-".join(nm[i] for i in sorted({v["a"], v["b"]}))) for v in d["verdicts"]]
 for name in ("healthy", "node", "link"):
     d, rc = load(t, name)
-    screen = d["run"]["screen_metrics"]
-    labels = {m["index"]: m["label"] for m in d["metrics"]}
-    sweep = [c for c in d["cells"] if c["phase"] in ("sweep", "retest")]
-    sizes = [c for c in d["cells"] if c["phase"] == "sizes"]
+    mask = d["run"]["screen_mask"]
+    screen = [m for m in range(len(d["metrics"])) if mask >> m & 1]
+    labels = {m: x["label"] for m, x in enumerate(d["metrics"])}
+    every = cells(d)
+    sweep = [c for c in every if c["phase"] in ("sweep", "retest")]
+    sizes = [c for c in every if c["phase"] == "sizes"]
     check(sorted(labels[m] for m in screen) == ["write_bw 1MiB", "write_lat 8B"] and
           all(c["metric"] in screen for c in sweep) and all(c["metric"] not in screen for c in sizes) and
-          sum(c["phase"] == "sweep" for c in d["cells"]) == 2 * n * (n - 1) and d["run"]["test_bytes"] == 256 << 20,
+          sum(c["phase"] == "sweep" for c in every) == 2 * n * (n - 1) and d["run"]["test_bytes"] == 256 << 20,
           f"{name}: every ordered pair at the screen's sizes only ({len(sweep)} cells), the other sizes "
           f"in the size sweep only ({len(sizes)} cells)")
     pairs = {(c["client_name"], c["server_name"]) for c in sizes}
@@ -111,8 +116,8 @@ for r in node link; do
 		python3 - "$T/$r.json" "$T/$r-$f.diag" "$rc" <<'EOF' && ok "--diagnose $r.$f: the run's verdicts, exit $rc" || bad "--diagnose $r.$f differs (exit $rc)"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-v = lambda d: [(x["kind"], x.get("name"), x.get("metrics")) for x in d["verdicts"]]
-sys.exit(0 if v(a) == v(b) and a["exit_code"] == int(sys.argv[3]) and b["run"]["screen_metrics"] == a["run"]["screen_metrics"] else 1)
+v = lambda d: [(x["kind"], x["a"], x["b"], x["dirs"], x["metrics"]) for x in d["verdicts"]]
+sys.exit(0 if v(a) == v(b) and a["exit_code"] == int(sys.argv[3]) and b["run"]["screen_mask"] == a["run"]["screen_mask"] else 1)
 EOF
 	done
 done

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # lp-sweep --model FILE --collective allreduce at 64 ranks on this host (oversubscribed): the sweep
 # through the model transport, then the collective phase drawn from the same model -- each
 # collective's busbw the slowest of its ring's links, each link a fresh draw with the model's 3 %
@@ -45,6 +46,10 @@ import json, sys
 t, n = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, "tests/sweep")
 from lpcheck import check, done, load
+from sweepdoc import cells
+def sweep_verdicts(d):
+    nm = [x["name"] for x in d["nodes"]]
+    return [(v["kind"], nm[v["a"]] if v["a"] >= 0 and v["a"] == v["b"] else None) for v in d["verdicts"]]
 def named(d):
     return [(v["kind"], v["a_name"], v["b_name"]) for v in d["collectives"]["verdicts"]
             if v["kind"] not in ("none", "inconclusive")]
@@ -68,7 +73,7 @@ check(any(e["kind"] == "ring" for e in ev) and any(e["kind"] == "edge" for e in 
       f"link: its evidence holds ring and pair probes ({len(ev)})")
 # the search's pair probes are the engine's retests: one cell per probe, each a fresh draw
 probes = {}
-for cell in d["cells"]:
+for cell in cells(d):
     if cell["phase"] == "retest":
         probes.setdefault((cell["client"], cell["server"]), []).append(cell["value"])
 rep = [v for v in probes.values() if len(v) >= 2]
@@ -76,12 +81,12 @@ check(rep and all(len(set(v)) == len(v) for v in rep),
       f"link: repeated pair probes are fresh draws ({len(rep)} pairs probed twice or more, all values distinct)")
 
 d, rc = load(t, "node")
-sweep_named = [(x["kind"], x.get("name")) for x in d["verdicts"]]
+sweep_named = sweep_verdicts(d)
 check(named(d) == [("node", "gpu037", "")] and ("node_slow", "gpu037") in sweep_named and rc == 1,
       f"node 0.8x, auto: the targeted retests name gpu037, the sweep too, exit {rc}: {named(d)}, {sweep_named}")
 
 d, rc = load(t, "offring")
-sweep_named = [(x["kind"], x.get("name")) for x in d["verdicts"]]
+sweep_named = sweep_verdicts(d)
 check(named(d) == [] and any(k.startswith("link") for k, _ in sweep_named),
       f"a link the ring does not use: the sweep names it ({sweep_named}), the search nothing "
       f"({[x['kind'] for x in d['collectives']['verdicts']]})")

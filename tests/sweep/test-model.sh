@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The model transport (lp-sweep --model FILE): the whole harness -- MPI, schedule, the retest
 # planner, journal, diagnosis, outputs -- at 64 ranks on this host, each test's value drawn from a
 # model instead of RDMA (no device is opened; this host has none). Checks: a healthy model names
@@ -29,13 +30,15 @@ mpi -np "$N" "$B/lp-sweep" --model "$T/slow.json" --isolation none --json "$T/s.
 expect $? 1 "a slow node in the model, $N ranks"
 echo "     (two $N-rank sweeps in $(($(date +%s) - t0)) s)"
 python3 - "$T" "$N" <<'EOF' || fails=$((fails + 1))
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["LP_ROOT"], "tests/sweep"))
+from sweepdoc import legacy_view
 t, n = sys.argv[1], int(sys.argv[2])
-h, s = json.load(open(f"{t}/h.json")), json.load(open(f"{t}/s.json"))
+h, s = (legacy_view(json.load(open(f"{t}/{x}.json"))) for x in ("h", "s"))
 bad = []
 for d, name in ((h, "healthy"), (s, "slow")):
-    if d["run"]["transport"] != "model" or not d["run"]["model"].endswith(f"{name}.json"):
-        bad.append(f"{name}: the document does not say it is a model run: {d['run'].get('transport')}")
+    if not d["run"]["model"].endswith(f"{name}.json"):
+        bad.append(f"{name}: the document does not say it is a model run: {d['run'].get('model')}")
     if len(d["nodes"]) != n or sum(c["phase"] == "sweep" for c in d["cells"]) != n * (n - 1) * 2:
         bad.append(f"{name}: {len(d['nodes'])} nodes, {len(d['cells'])} cells")
     if any(c["status"] for c in d["cells"]):
@@ -71,8 +74,10 @@ grep -q "^lp-sweep: sweep round .* cells of .* left (end" "$T/s.err" && grep -q 
 # 3. the same run drawn again in one process: the same cells and verdicts
 same() { # a.json b.json
 	python3 - "$1" "$2" <<'EOF'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:])
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["LP_ROOT"], "tests/sweep"))
+from sweepdoc import legacy_view
+a, b = (legacy_view(json.load(open(p))) for p in sys.argv[1:])
 cells = lambda d: sorted((c["phase"], c["metric"], c["client"], c["server"], c["round"], c["status"], c["value"]) for c in d["cells"])
 verdicts = lambda d: [(v["kind"], v.get("name"), v.get("metrics")) for v in d["verdicts"]]
 sys.exit(0 if cells(a) == cells(b) and verdicts(a) == verdicts(b) else 1)
@@ -89,8 +94,10 @@ LP_SWEEP_FAULT=crash:gpu001:gpu002 mpi -x LP_SWEEP_FAULT -np 4 "$B/lp-sweep" --m
 	--tests write_lat -q --json "$T/f.json" 2>/dev/null
 rc=$?
 python3 - "$T/f.json" <<'EOF' && ok "--isolation process: a crashing test fails its cell, the sweep goes on (exit $rc)" || bad "--isolation process with a crash (exit $rc)"
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["LP_ROOT"], "tests/sweep"))
+from sweepdoc import legacy_view
+d = legacy_view(json.load(open(sys.argv[1])))
 failed = [(c["client_name"], c["server_name"], c["error"]) for c in d["cells"] if c["status"]]
 ok = len([c for c in d["cells"] if c["phase"] == "sweep"]) == 12 and failed and \
     all(f[:2] == ("gpu001", "gpu002") and "signal 11" in f[2] for f in failed)

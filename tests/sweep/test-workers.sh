@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # Children start clean (issue 25 item 6): lp-sweep's test workers -- each side of each test runs in
 # one, started by posix_spawn (a fresh exec of lp-sweep --test-worker, never a fork of the threaded
 # rank) and reused -- hold only their own descriptors: /dev/null as stdin, the rank's stdout and
@@ -73,9 +74,11 @@ M=
 [ $rc = 0 ] || [ $rc = 1 ] && [ -s "$T/w.json" ] && ok "the sweep and its load phase ended (exit $rc)" ||
 	bad "the sweep: exit $rc: $(tail -n 5 "$T/out")"
 python3 - "$T/w.json" <<'EOF' && ok "every cell measured, the load phase's too" || bad "cells missing or failed"
-import json, sys
-d = json.load(open(sys.argv[1]))
-ph = [c["phase"] for c in d["cells"]]
-sys.exit(0 if ph.count("sweep") == 24 and "loaded" in ph and not any(c["status"] for c in d["cells"]) else 1)
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["LP_ROOT"], "tests/sweep"))
+from sweepdoc import cells
+cs = cells(json.load(open(sys.argv[1])))
+ph = [c["phase"] for c in cs]
+sys.exit(0 if ph.count("sweep") == 24 and "loaded" in ph and not any(c["status"] for c in cs) else 1)
 EOF
 exit $((fails > 0))

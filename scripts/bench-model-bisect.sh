@@ -7,9 +7,9 @@
 # model's links, its pair probes the engine's retests over MPI. Per seed the fault is placed at
 # random: a node (both directions), a node's egress or ingress, or one ordered pair of the ring in
 # rank order; healthy models name nothing. Prints one line per run and the table (found / wrong /
-# inconclusive, probes, the search's wall time), with the date, the machine and the command; the
-# raw lines go to OUT/runs.tsv (appended: a run in parts, -S, tables every line there) and the
-# models to OUT/models/.
+# inconclusive / error, probes, the search's wall time), with the date, the machine and the
+# command; the raw lines go to OUT/runs.tsv (appended: a run in parts, -S, tables every line
+# there) and the models to OUT/models/.
 #
 # usage: scripts/bench-model-bisect.sh [-n RANKS] [-s SEEDS] [-S FIRST] [--cv LIST] [-f LIST] [-F FACTOR] [-o OUT]
 #   -n 64   ranks (oversubscribed here: one core per eight ranks or worse)
@@ -86,6 +86,9 @@ with open(TSV, "a", buffering=1) as tsv:
                 mpath = os.path.join(OUT, "models", f"{kind}-{cv}-{seed}.json")
                 jpath = os.path.join(OUT, "run.json")
                 json.dump(model, open(mpath, "w"))
+                for old in (jpath, os.path.join(OUT, "run.journal")):  # a journal is never reused
+                    if os.path.exists(old):
+                        os.unlink(old)
                 t0 = time.time()
                 p = subprocess.run(["timeout", "-k", "5", "600"] + MPI + ["-np", str(N), B + "/lp-sweep", "--model", mpath,
                                    "--isolation", "none", "--tests", "write_bw", "--retest", "0", "--collective",
@@ -93,15 +96,17 @@ with open(TSV, "a", buffering=1) as tsv:
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 run_s = time.time() - t0
                 try:
+                    if p.returncode not in (0, 1, 3):  # 0 healthy, 1 a fault, 3 inconclusive
+                        raise ValueError(f"exit {p.returncode}")
                     v = json.load(open(jpath))["collectives"]["verdicts"][0]
                     got = (v["kind"], v["a_name"], v["b_name"])
                     probes, search = v["probes"], v["wall_s"]
                 except (OSError, ValueError, KeyError, IndexError):
                     got, probes, search = ("error", " ".join(p.stderr.split())[-80:], ""), 0, 0
-                if got[0] in ("none", "inconclusive", "error"):
-                    outcome = "missed" if want != "none" else ("healthy" if got[0] == "none" else got[0])
-                    if want != "none" and got[0] == "inconclusive":
-                        outcome = "inconclusive"
+                if got[0] in ("inconclusive", "error"):
+                    outcome = got[0]  # a run that did not finish is no outcome of the search
+                elif got[0] == "none":
+                    outcome = "missed" if want != "none" else "healthy"
                 else:
                     outcome = "found" if got == (want, wa, wb) else "wrong"
                 line = [kind, cv, seed, f"{want} {wa}{'->' + wb if wb else ''}".strip(),
@@ -118,8 +123,8 @@ for ln in open(TSV).read().splitlines()[1:]:
 CVS = sorted({r["cv"] for r in rows})
 FAULTS = list(dict.fromkeys(r["kind"] for r in rows))
 print(f"\n# {nrun} runs of {N} ranks in {time.time() - t_all:.0f} s; the table holds all {len(rows)} of {TSV}")
-print("| fault | cv | runs | found | wrong | inconclusive | missed | probes (median, max) | search (median) |")
-print("|---|---|---:|---:|---:|---:|---:|---|---:|")
+print("| fault | cv | runs | found | wrong | inconclusive | missed | error | probes (median, max) | search (median) |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
 for cv in CVS:
     for kind in FAULTS:
         r = [x for x in rows if x["kind"] == kind and x["cv"] == cv]
@@ -129,6 +134,6 @@ for cv in CVS:
         pr = [x["probes"] for x in r]
         found = c("healthy") if kind == "none" else c("found")
         print(f"| {'healthy' if kind == 'none' else kind + f' {FACTOR}x'} | {cv * 100:g} % | {len(r)} | "
-              f"{100 * found / len(r):.1f} % | {c('wrong')} | {c('inconclusive')} | {c('missed')} | "
+              f"{100 * found / len(r):.1f} % | {c('wrong')} | {c('inconclusive')} | {c('missed')} | {c('error')} | "
               f"{statistics.median(pr):g}, {max(pr)} | {statistics.median(x['search'] for x in r):.2f} s |")
 EOF

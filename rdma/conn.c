@@ -41,10 +41,12 @@ __attribute__((format(printf, 3, 4))) static int conn_fail(struct lp_rdma_conn *
 	return err;
 }
 
+/* Receives are posted for send tests, and for writes with immediate (write_lat --lat-method imm). */
 static bool wants_recvs(const struct lp_rdma_params *p)
 {
-	return p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW ||
-	       (p->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_WRITE_IMM);
+	const struct lp_rdma_test_info *t = lp_rdma_test(p->test);
+
+	return t->needs_recv || (t->detect && p->lat_method == LP_LAT_WRITE_IMM);
 }
 
 static enum ibv_mtu mtu_enum(uint32_t mtu)
@@ -115,8 +117,8 @@ static int create_qp_inline(struct lp_rdma_conn *c, uint32_t i)
 	uint32_t want = c->p->inline_size;
 	int ret;
 
-	if (want == UINT32_MAX) /* auto: small latency messages go inline */
-		want = lp_rdma_test_is_lat(c->p->test) && c->p->test != LP_RDMA_READ_LAT ? 64 : 0;
+	if (want == UINT32_MAX) /* auto: the test's own (small latency messages go inline) */
+		want = c->t->inline_auto;
 	ret = create_qp(c, i, want);
 	if (ret && want && c->p->inline_size == UINT32_MAX)
 		ret = create_qp(c, i, 0);
@@ -147,7 +149,7 @@ static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 /* Outstanding READs per QP: one for latency (a READ at a time), up to 16 for bandwidth. */
 static unsigned rd_atomic(struct lp_rdma_conn *c)
 {
-	if (lp_rdma_test_is_lat(c->p->test))
+	if (c->t->lat)
 		return 1;
 	return (unsigned)LP_MAX(1, LP_MIN(16, c->dev->dev_attr.max_qp_rd_atom));
 }
@@ -368,11 +370,6 @@ static uint32_t slot_seed(const struct lp_rdma_conn *c, bool local, uint32_t q, 
 	return lp_pattern_seed(c->p->seed, side_of(c, local), q, k);
 }
 
-static bool is_read(const struct lp_rdma_params *p)
-{
-	return p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
-}
-
 /*
  * Test-only fault injection (docs/METHOD.md, "Verification"): one message of
  * the run, 1-based with the warm-up, in the slot it uses. Values are
@@ -466,11 +463,11 @@ static int fill_rings(struct lp_rdma_conn *c)
 		for (uint64_t k = 0; k < c->depth && !ret; k++)
 			ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, q, false, k), c->slot,
 					       slot_seed(c, true, q, k));
-	if (p->test == LP_RDMA_WRITE_LAT)
+	if (c->t->detect)
 		for (uint64_t k = 255; k < c->depth && !ret; k += 256)
 			ret = c->mem.ops->write(&c->mem, lp_conn_off(c, 0, true, k) + p->size - 1,
 						&one, 1);
-	if (!ret && !is_read(p))
+	if (!ret && !c->rd)
 		ret = fault_data(c, false);
 	return ret;
 }
@@ -553,13 +550,13 @@ static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_d
 		return ret;
 	/* Relaxed ordering (an optional flag: ignored where unsupported) for bandwidth, as perftest. */
 	c->mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-		       (lp_rdma_test_is_lat(p->test) ? 0 : IBV_ACCESS_RELAXED_ORDERING);
+		       (c->t->lat ? 0 : IBV_ACCESS_RELAXED_ORDERING);
 	ret = lp_mem_reg(&c->mem, dev->pd, c->mr_access, c->fail);
 	if (ret)
 		return ret;
 	c->mem_caps = lp_mem_caps(&c->mem);
 	c->notify_us = NAN;
-	if (p->test == LP_RDMA_WRITE_LAT) {
+	if (c->t->detect) {
 		double ns;
 
 		c->detect = p->lat_method == LP_LAT_WRITE_IMM	   ? LP_DETECT_IMM
@@ -654,6 +651,11 @@ int lp_conn_setup(struct lp_rdma_conn *c, const struct lp_conn_cfg *cfg)
 	memset(c, 0, sizeof(*c));
 	c->dev = cfg->dev;
 	c->p = p;
+	c->t = lp_rdma_test(p->test);
+	c->rd = c->t->op == LP_OP_READ;
+	c->opcode = c->rd		     ? IBV_WR_RDMA_READ
+		    : c->t->op == LP_OP_SEND ? IBV_WR_SEND
+					     : IBV_WR_RDMA_WRITE;
 	c->is_client = cfg->is_client;
 	c->oob = cfg->oob;
 	c->fail = cfg->fail;
@@ -750,13 +752,13 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 {
 	const struct lp_rdma_params *p = c->p;
 	/* write_lat (polling): the last byte of message m carries its counter, (uint8_t)m. */
-	bool counter = p->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_POLL;
+	bool counter = c->t->detect && p->lat_method == LP_LAT_POLL;
 	size_t n = p->size - (counter ? 1 : 0);
 	int ret = 0;
 
-	if (p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW)
+	if (c->t->needs_recv)
 		ret = count_recvs(c, landed);
-	if (!ret && is_read(p))
+	if (!ret && c->rd)
 		ret = fault_data(c, true);
 	if (!ret)
 		ret = fault_lose(c);

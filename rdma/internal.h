@@ -48,6 +48,9 @@ __attribute__((format(printf, 3, 0))) int lp_fail_vset(struct lp_fail *f, int er
 struct lp_rdma_conn {
 	struct lp_rdma_dev *dev;
 	const struct lp_rdma_params *p;
+	const struct lp_rdma_test_info *t; /* p's test, and from it (before any loop): */
+	bool rd;		   /* its messages are READs: they land in this side's ring */
+	enum ibv_wr_opcode opcode; /* the work request of every message */
 	bool is_client;
 	struct ibv_comp_channel *chan;
 	struct ibv_cq *scq, *rcq;

@@ -147,7 +147,50 @@ enum lp_rdma_test {
 	LP_RDMA_NTESTS
 };
 
-/* "write_lat", ... in enum order, NULL-terminated (usable as LP_OPT_LIST choices). */
+/* The work request each message of a test is. */
+enum lp_rdma_op { LP_OP_WRITE, LP_OP_READ, LP_OP_SEND };
+
+/* The timed loop that runs a test (rdma/loops.c). */
+enum lp_rdma_loop {
+	LP_LOOP_PINGPONG, /* each side answers the other's message: one round trip per sample */
+	LP_LOOP_READ_LAT, /* the client times one READ at a time; the server only serves it */
+	LP_LOOP_BW,	  /* windowed posting, selective signalling (and the receiver's side) */
+};
+
+/*
+ * One test: everything that differs between tests is a field of its row, so
+ * adding a test is one row (rdma/params.c) and its enum name above (the row's
+ * index, which is what HELLO carries). The session, the connection and the
+ * loops read these fields; the timed loops resolve them before they start.
+ */
+struct lp_rdma_test_info {
+	const char *key;	/* "write_lat": its name in -t, tables, CSV and JSON */
+	enum lp_rdma_op op;	/* what every message is */
+	enum lp_rdma_loop loop; /* how it is timed */
+	bool lat;		/* latency (one QP, one message in flight), else bandwidth */
+	bool halved;		/* its one-way latency is reported as RTT/2 */
+	bool needs_recv;	/* a receive is posted for every message (send tests) */
+	/*
+	 * Arrival is seen in memory: the last byte of each message carries its
+	 * counter and the receiver polls it (CPU or GPU), or - with
+	 * --lat-method imm - a write with immediate completes a receive (write_lat).
+	 */
+	bool detect;
+	const char *arrival; /* how a sample ends when detect is false ("read_completion") */
+	/* defaults of the kind (lp_rdma_params_default) */
+	uint64_t size, iters, warmup;
+	uint32_t tx_depth, cq_mod;
+	uint32_t inline_auto; /* max inline data requested when the client gives none */
+};
+
+/* The rows, indexed by enum lp_rdma_test. */
+extern const struct lp_rdma_test_info lp_rdma_tests[LP_RDMA_NTESTS];
+/* The row of t (t < LP_RDMA_NTESTS: checked by lp_rdma_params_check and the decoder). */
+static inline const struct lp_rdma_test_info *lp_rdma_test(enum lp_rdma_test t)
+{
+	return &lp_rdma_tests[t];
+}
+/* The rows' keys in enum order, NULL-terminated (usable as LP_OPT_LIST choices). */
 extern const char *const lp_rdma_test_names[];
 bool lp_rdma_test_is_lat(enum lp_rdma_test t);
 

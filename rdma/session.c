@@ -19,20 +19,16 @@
 #include "common/lp.h"
 #include "common/units.h"
 
-/* Does this side receive data in this test (and so verify it)? */
+/*
+ * Does this side receive data in this test (and so verify it)? Both sides in a
+ * ping-pong or both ways at once; else the client reads, or the server is
+ * written or sent to.
+ */
 static bool side_receives(const struct lp_rdma_params *p, bool client)
 {
-	switch (p->test) {
-	case LP_RDMA_WRITE_LAT:
-	case LP_RDMA_SEND_LAT:
-		return true;
-	case LP_RDMA_READ_LAT:
-		return client;
-	case LP_RDMA_READ_BW:
-		return client || p->bidir;
-	default: /* write_bw, send_bw */
-		return !client || p->bidir;
-	}
+	const struct lp_rdma_test_info *t = lp_rdma_test(p->test);
+
+	return t->loop == LP_LOOP_PINGPONG || p->bidir || (t->op == LP_OP_READ) == client;
 }
 
 /*
@@ -42,8 +38,7 @@ static bool side_receives(const struct lp_rdma_params *p, bool client)
 static int verify_side(struct lp_rdma_conn *c, const struct lp_loop_out *out,
 		       const uint64_t *peer_msgs, struct lp_rdma_verified *v)
 {
-	const struct lp_rdma_params *p = c->p;
-	bool read = p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
+	bool read = lp_rdma_test(c->p->test)->op == LP_OP_READ;
 
 	return lp_conn_verify(c, read ? out->msgs : peer_msgs, v);
 }
@@ -142,10 +137,10 @@ static void scale_summary(struct lp_summary *s, double k)
 static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma_conn *c, char *buf,
 			    size_t len)
 {
-	if (p->test == LP_RDMA_READ_LAT)
-		snprintf(buf, len, "read_completion");
-	else if (p->test == LP_RDMA_SEND_LAT)
-		snprintf(buf, len, "recv_completion");
+	const char *arrival = lp_rdma_test(p->test)->arrival;
+
+	if (arrival)
+		snprintf(buf, len, "%s", arrival);
 	else if (c->detect == LP_DETECT_IMM)
 		snprintf(buf, len, "write_imm");
 	else
@@ -228,9 +223,9 @@ static int client_connect(struct client_test *t)
 	r->relaxed_ordering = c->mr_access & IBV_ACCESS_RELAXED_ORDERING;
 	r->gpu_rdma_order = lp_mem_rdma_order(&c->mem);
 	r->gpu_notify_us = c->notify_us;
-	if (lp_rdma_test_is_lat(p->test))
+	if (lp_rdma_test(p->test)->lat)
 		lat_method_name(p, c, r->lat_method, sizeof(r->lat_method));
-	if (p->test == LP_RDMA_WRITE_LAT)
+	if (lp_rdma_test(p->test)->detect)
 		r->gpu_poll_sides = (unsigned)(c->detect == LP_DETECT_GPU) +
 				    (unsigned)(c->remote.detect == LP_DETECT_GPU);
 	t->ctr0 = ctr_before(t->dev);
@@ -268,7 +263,7 @@ static int client_measure(struct client_test *t)
 	if (ret)
 		return lp_fail_set(&t->fail, ret, "exchange with %s: %s", t->oob->peer_name,
 				   strerror(-ret));
-	if (p->test == LP_RDMA_SEND_BW && p->bidir) {
+	if (lp_rdma_test(p->test)->needs_recv && p->bidir) {
 		ret = drain_recvs(&t->c, passive_budget_ms(p));
 		if (ret)
 			return ret;
@@ -320,7 +315,7 @@ static void client_figures(struct client_test *t)
 	t->out.ival.v = NULL;
 	lp_ival_summarize(r->ival, r->nival, p->interval_s, &r->ival_sum);
 	r->ival_sum_remote = t->res.ival;
-	if (lp_rdma_test_is_lat(p->test)) {
+	if (lp_rdma_test(p->test)->lat) {
 		lp_stats_summarize(&t->out.rtt, &r->rtt_us);
 		scale_summary(&r->rtt_us, 1e-3);
 		r->lat_us = r->rtt_us;
@@ -349,7 +344,8 @@ static void result_init(struct lp_rdma_result *r, const struct lp_rdma_dev *dev,
 	r->warmup = p->warmup;
 	r->local_dev = dev->info;
 	r->rate_gbps = dev->info.rate_gbps;
-	r->lat_halved = p->test == LP_RDMA_WRITE_LAT || p->test == LP_RDMA_SEND_LAT;
+	/* a test out of range is refused by the check that follows: no row to read */
+	r->lat_halved = (unsigned)p->test < LP_RDMA_NTESTS && lp_rdma_test(p->test)->halved;
 	r->gpu_notify_us = NAN;
 }
 
@@ -372,10 +368,10 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 	if (!ret)
 		ret = client_connect(t);
 	if (!ret)
-		ret = lp_stats_init(&t->out.rtt, lp_rdma_test_is_lat(p->test) ? p->max_samples : 0);
+		ret = lp_stats_init(&t->out.rtt, lp_rdma_test(p->test)->lat ? p->max_samples : 0);
 	if (!ret) /* latency intervals in the reported unit: us, one-way where halved */
 		ret = lp_ival_init(&t->out.ival, p->interval_s,
-				   lp_rdma_test_is_lat(p->test) ? 0 : (double)p->size,
+				   lp_rdma_test(p->test)->lat ? 0 : (double)p->size,
 				   r->lat_halved ? 0.5e-3 : 1e-3,
 				   LP_MIN(p->max_samples, LP_IVAL_KEEP), sink);
 	if (!ret)
@@ -461,7 +457,7 @@ static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_
 	}
 	if (ret)
 		return c->fail->err ? ret : lp_fail_set(c->fail, ret, "%s", strerror(-ret));
-	if (p->test == LP_RDMA_SEND_BW && p->bidir && !out->peer_done)
+	if (lp_rdma_test(p->test)->needs_recv && p->bidir && !out->peer_done)
 		drain_recvs(c, passive_budget_ms(p));
 	ret = lp_proto_expect(oob, LP_MSG_DONE, &done, passive_budget_ms(p), c->fail);
 	if (!ret && done.nqps != p->num_qps)

@@ -501,12 +501,29 @@ static void test_mem_parse(void **state)
 	assert_int_equal(lp_mem_parse("rocm", &kind, &dev), -EINVAL);
 }
 
+/* Every row of the test table is whole, and its key is its name in -t, in enum order. */
 static void test_test_names(void **state)
 {
 	(void)state;
 	assert_int_equal(lp_choice_index(lp_rdma_test_names, "send_bw"), LP_RDMA_SEND_BW);
 	assert_true(lp_rdma_test_is_lat(LP_RDMA_READ_LAT));
 	assert_false(lp_rdma_test_is_lat(LP_RDMA_READ_BW));
+	assert_null(lp_rdma_test_names[LP_RDMA_NTESTS]);
+	for (int t = 0; t < LP_RDMA_NTESTS; t++) {
+		const struct lp_rdma_test_info *row = lp_rdma_test((enum lp_rdma_test)t);
+
+		assert_non_null(row->key);
+		assert_ptr_equal(lp_rdma_test_names[t], row->key);
+		assert_true(row->size >= 1 && row->iters >= 1 && row->tx_depth >= row->cq_mod);
+		/* latency: one message in flight, a loop of its own; halved only for a ping-pong */
+		assert_true(row->lat == (row->loop != LP_LOOP_BW));
+		assert_true(!row->halved || row->loop == LP_LOOP_PINGPONG);
+		assert_true(!row->lat || row->tx_depth == 1);
+		/* a latency sample ends by memory (detect) or by a completion it names */
+		assert_true(!row->lat || row->detect != (row->arrival != NULL));
+		assert_true(row->needs_recv == (row->op == LP_OP_SEND));
+		assert_true(!row->inline_auto || row->op != LP_OP_READ);
+	}
 }
 
 int main(void)

@@ -284,6 +284,20 @@ int lp_sock_peer_addr(int fd, char *buf, size_t len, int *family_p)
 	return addr_str(&ss, sl, buf, len, family_p);
 }
 
+void lp_sock_close_gently(int fd, int linger_ms)
+{
+	uint64_t deadline = lp_sock_deadline(linger_ms);
+	char buf[512];
+
+	/* Our last words first (FIN), then what the peer still sends is read and dropped: a close
+	 * with unread input would reset the connection, and a reset can discard those words. */
+	if (!shutdown(fd, SHUT_WR))
+		while (!wait_fd(fd, POLLIN, deadline) &&
+		       recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+	close(fd);
+}
+
 /* ---- allow-lists ------------------------------------------------------------- */
 
 /* An address as family and bytes; an IPv4 client on a dual-stack socket (::ffff:a.b.c.d) is IPv4. */

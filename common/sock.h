@@ -39,6 +39,13 @@ int lp_sock_recv_until(int fd, void *buf, size_t len, uint64_t deadline);
 /* now + timeout_ms, as the deadline of the calls above */
 uint64_t lp_sock_deadline(int timeout_ms);
 
+/*
+ * Close a connection after its last message: no more sending, the peer's
+ * input drained for up to linger_ms (so the close is not a reset, which could
+ * discard that message at the peer), then close.
+ */
+void lp_sock_close_gently(int fd, int linger_ms);
+
 /* Numeric local address of a connected socket (for GID address-family matching). */
 int lp_sock_local_addr(int fd, char *buf, size_t len, int *family_p);
 /* Numeric peer address of a connected socket. */

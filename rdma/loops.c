@@ -61,6 +61,7 @@ struct lp_loop {
 	struct lp_rdma_conn *c;
 	const struct lp_rdma_params *p;
 	uint64_t timeout_ns;
+	uint64_t deadline; /* the server's bound on this run (its session phase's); 0 none */
 	uint64_t last_progress;
 	unsigned polls;
 	bool stop_by_peer; /* passive side: the client's DONE ended the run */
@@ -135,6 +136,12 @@ static int check_idle(struct lp_loop *l, bool passive)
 	if (now - l->last_progress > l->timeout_ns)
 		return fail(l, -ETIMEDOUT, "no progress for %d ms: the peer %s stopped responding",
 			    l->p->timeout_ms, l->c->oob->peer_name);
+	if (l->deadline && now > l->deadline)
+		return fail(
+			l, -ETIMEDOUT,
+			"the test ran past the %d s this server allows for a run (--max-duration "
+			"and the timeouts)",
+			l->c->oob->phase_ms / 1000);
 	return 0;
 }
 
@@ -636,6 +643,7 @@ int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out)
 		.c = c,
 		.p = p,
 		.timeout_ns = (uint64_t)p->timeout_ms * 1000000ull,
+		.deadline = c->oob->deadline_ns,
 		.k = c->depth - 1, /* ring_next() steps to slot 0 first */
 		.iv = &out->ival,
 		.flagged = t->detect,

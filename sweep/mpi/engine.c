@@ -526,7 +526,7 @@ static void server_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
 {
 	const struct lp_rdma_server_opts *so = arg;
 
-	lp_wbuf_u32(out, (uint32_t)lp_rdma_server_session(dev, oob, so));
+	lp_wbuf_u32(out, (uint32_t)lp_rdma_server_session(dev, oob, so, NULL, 0));
 }
 
 static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag)
@@ -543,7 +543,7 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	if (x->dev_status || x->status_all[client])
 		return; /* the client records the error in its cells */
 	if (!cfg->isolate) {
-		ret = lp_rdma_server_session(x->dev, &oob, &so);
+		ret = lp_rdma_server_session(x->dev, &oob, &so, NULL, 0);
 	} else {
 		out = malloc(sizeof(*out));
 		ret = out ? lp_sweep_isolated(x, &o, &oob, server_child, &so, out, why, sizeof(why))

@@ -380,9 +380,8 @@ static void test_check_no_device(void **state)
 	assert_int_equal(lp_check_worst(&x.r), LP_CHECK_FAIL);
 	snprintf(tool, sizeof(tool), "%s/lp-rdma", b);
 	if (!access(tool, X_OK)) {
-		assert_int_equal(sh("LP_SYSFS_ROOT=%s %s --check >%s/out", x.fx->dir, tool,
-				    x.fx->dir),
-				 1);
+		assert_int_equal(
+			sh("LP_SYSFS_ROOT=%s %s --check >%s/out", x.fx->dir, tool, x.fx->dir), 1);
 		assert_int_equal(sh("grep -q '^FAIL  rdma_device  *host .*no RDMA device' %s/out",
 				    x.fx->dir),
 				 0);
@@ -391,10 +390,10 @@ static void test_check_no_device(void **state)
 	run_free(&x);
 	/* -i 2 on a one-port device */
 	x.fx = fx_new(ROCE, NULL);
-	assert_int_equal(lp_check_run(&(struct lp_check_opts){ .root = x.fx->dir, .port = 2,
-								.memlock = -1 },
-				      &x.r),
-			 0);
+	assert_int_equal(
+		lp_check_run(&(struct lp_check_opts){ .root = x.fx->dir, .port = 2, .memlock = -1 },
+			     &x.r),
+		0);
 	l = line_of(&x.r, "rdma_port", "mlx5_0");
 	assert_int_equal(l->status, LP_CHECK_FAIL);
 	assert_string_equal(l->detail, "no port 2 (1 port)");

@@ -334,7 +334,7 @@ start_server_with() { # server options...
 refused() { # name expected-text client-options...
 	name=$1 want=$2
 	shift 2
-	timeout 60 "$B" "$IP" -p $PORT -t write_lat -n 20 "$@" >"$OUT/refused.txt" 2>&1
+	timeout 60 "$B" "$IP" -p $PORT -t write_lat "$@" >"$OUT/refused.txt" 2>&1
 	rc=$?
 	if [ $rc = 1 ] && grep -q "error: .*$want" "$OUT/refused.txt"; then
 		ok "$name -> exit 1: $(grep -m1 -o "error: .*" "$OUT/refused.txt" | cut -c8-130)"
@@ -345,7 +345,7 @@ refused() { # name expected-text client-options...
 served() { # name client-options...
 	name=$1
 	shift
-	if timeout 120 "$B" "$IP" -p $PORT -t write_lat -n 20 "$@" >"$OUT/served.txt" 2>&1; then
+	if timeout 120 "$B" "$IP" -p $PORT -t write_lat "$@" >"$OUT/served.txt" 2>&1; then
 		ok "$name"
 	else
 		bad "$name" "$(tail -n 3 "$OUT/served.txt")"
@@ -366,22 +366,23 @@ start_server_with --allow 10.99.0.0/16,fd00::/8
 refused "--allow: an address outside" "does not serve $IP"
 stop_server
 start_server_with --allow "$IP/32" --max-mem 1M --max-duration 3 --max-timeout 5
-served "--allow: the address inside, over rdma_cm too" --cm -t write_lat,write_bw -s 64K
-refused "--max-mem 1M" "over this server's limit of 1 MiB (--max-mem)" -t write_bw -s 1M
-refused "--max-duration 3" "longer than this server allows (--max-duration 3)" -D 4
+served "--allow: the address inside, over rdma_cm too" --cm -t write_lat,write_bw -s 64K --timeout 5
+refused "--max-mem 1M" "over this server's limit of 1 MiB (--max-mem)" -t write_bw -s 1M --timeout 5
+refused "--max-duration 3" "longer than this server allows (--max-duration 3)" -D 4 --timeout 5
 refused "--max-timeout 5" "over this server's limit (--max-timeout 5)" --timeout 10
 # the run of an iteration-bounded test is bounded too: the server ends it with its reason
 refused "--max-duration 3 bounds a long run" "ran past the .* s this server allows" -t write_lat -n 100000000 \
 	--timeout 5
 served "served after the refusals" --timeout 5
 stop_server
-# one client at a time: a second one is told BUSY, a --wait one gets in after the first
+# one client at a time: a second one is told BUSY, a --wait one gets in after the first (the
+# first runs 30 s: a client's start under TCG on a loaded host can take several seconds)
 start_server
-"$B" "$IP" -p $PORT -t write_bw -s 4K -D 6 >"$OUT/holder.txt" 2>&1 &
+"$B" "$IP" -p $PORT -t write_bw -s 4K -D 30 >"$OUT/holder.txt" 2>&1 &
 H=$!
 wait_for "$OUT/holder.txt" "^client:" 60 >/dev/null
 refused "a second client while one holds the server" "is busy: another client .* try again in"
-served "a --wait client gets in once the first is done" --wait 60
+served "a --wait client gets in once the first is done" --wait 90
 wait $H && ok "the first client finished well" || bad "holder" "$(tail -n 3 "$OUT/holder.txt")"
 stop_server
 # rdma_cm: a connect request without the session's token is rejected; the test fails with why

@@ -610,6 +610,31 @@ static void test_busy(void **state)
 	srv_stop(&s);
 }
 
+/* --once: a connection refused before the device (garbage) does not end the server; the
+ * first session that held it does, and its status is the server's. */
+static void test_once(void **state)
+{
+	struct srv s;
+	int fd, status;
+
+	(void)state;
+	srv_init(&s, "127.0.0.1");
+	s.cfg.once = true;
+	srv_start(&s);
+	fd = cli_connect(&s, "127.0.0.1");
+	assert_int_equal(send(fd, "garbage!garbage!", 16, MSG_NOSIGNAL), 16);
+	assert_true(wait_closed(fd, 3000) >= 0);
+	close(fd);
+	srv_event(&s, 0, &status);
+	assert_int_equal(status, -EPROTO);
+	fd = cli_open(&s);
+	send_msg(fd, LP_MSG_BYE, NULL);
+	pthread_join(s.t, NULL); /* returns by itself */
+	assert_int_equal(s.ret, 0);
+	close(fd);
+	close(s.lfd);
+}
+
 /* A flood of failing connections is reported 40 at a time, then summarised. */
 static void test_report_flood(void **state)
 {
@@ -692,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_key_file),
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_once),
 		cmocka_unit_test(test_report_flood),
 		cmocka_unit_test(test_peer_text),
 		cmocka_unit_test(test_old_server_open),

@@ -505,15 +505,19 @@ static int serve_hello(struct lp_rdma_dev *sdev, struct lp_oob *oob,
 /*
  * How long a test's run may hold the server (0: no bound but the test's own):
  * the operator's --max-duration plus the test's no-progress bound and the
- * server's control timeout. The passive side's waits keep their own budgets
- * (passive_budget_ms) within it.
+ * server's control timeout; a -D run ends by its own clock, so its passive
+ * budget bounds it closer (which is also what a busy server tells the next
+ * client). The passive side's waits keep their own budgets within it.
  */
 static int run_limit_ms(const struct lp_rdma_params *p, const struct lp_rdma_server_opts *o,
 			const struct lp_oob *oob)
 {
+	int ms;
+
 	if (o->max_duration_s <= 0)
 		return 0;
-	return (int)LP_MIN(o->max_duration_s * 1000 + p->timeout_ms + oob->timeout_ms, 1e9);
+	ms = (int)LP_MIN(o->max_duration_s * 1000 + p->timeout_ms + oob->timeout_ms, 1e9);
+	return p->duration_s > 0 ? LP_MIN(ms, passive_budget_ms(p)) : ms;
 }
 
 /*

@@ -16,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version,pci.bus_id,pcie.link.gen.max,pcie.lin
 	--format=csv >"$out/nvidia-smi.csv" 2>&1
 cat "$out/nvidia-smi.csv"
 set -o pipefail
-"$B/lp-gpu" -t "$tests" -s "$sizes" -r "$samples" -n 16 --json - >"$out/lp-gpu-1.json" || exit $?
+"$B/lp-gpu" -t "$tests" -s "$sizes" --samples "$samples" -n 16 --json - >"$out/lp-gpu-1.json" || exit $?
 
 python3 - "$sizes" "$samples" "$out/torch.json" <<'PY' || exit 1
 # The peer: PyTorch copies timed the same way (warm-up, CUDA events around 16 copies, median of samples).
@@ -54,7 +54,7 @@ for n in sizes:
     torch.cuda.empty_cache()
 json.dump(res, open(sys.argv[3], "w"), indent=1)
 PY
-"$B/lp-gpu" -t "$tests" -s "$sizes" -r "$samples" -n 16 --json - >"$out/lp-gpu-2.json" || exit $?
+"$B/lp-gpu" -t "$tests" -s "$sizes" --samples "$samples" -n 16 --json - >"$out/lp-gpu-2.json" || exit $?
 
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
 import json, sys, os

@@ -12,8 +12,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 mkdir -p "$out"
 nvidia-smi topo -m >"$out/nvidia-smi-topo.txt" 2>&1; cat "$out/nvidia-smi-topo.txt"
 tests=p2p_write_ce,p2p_read_ce,p2p_write_sm,p2p_read_sm,p2p_bidir_ce,p2p_bidir_sm,one_to_all_ce,all_to_one_ce,lat_p2p_sm
-"$B/lp-gpu" -t "$tests" -s "$size" -r "$samples" >"$out/lp-gpu-p2p.txt" 2>&1; echo "lp-gpu rc=$?"
-"$B/lp-gpu" -t "$tests" -s "$size" -r "$samples" --json - >"$out/lp-gpu-p2p.json" 2>"$out/lp-gpu-p2p.err"
+"$B/lp-gpu" -t "$tests" -s "$size" --samples "$samples" >"$out/lp-gpu-p2p.txt" 2>&1; echo "lp-gpu rc=$?"
+"$B/lp-gpu" -t "$tests" -s "$size" --samples "$samples" --json - >"$out/lp-gpu-p2p.json" 2>"$out/lp-gpu-p2p.err"
 python3 - "$size" "$samples" "$out/torch-p2p.json" <<'PY'
 # PyTorch peer copies, timed like lp-gpu: warm-up, events around 16 copies, median of samples.
 import json, statistics, sys, time, torch

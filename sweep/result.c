@@ -979,6 +979,8 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_int(j, "nodes", r->n);
 	lp_json_int(j, "rails", r->rails);
 	lp_json_num(j, "pair_timeout_s", r->pair_timeout_s);
+	lp_json_int(j, "tclass", r->tclass);
+	lp_json_int(j, "sl", r->sl);
 	lp_json_uint(j, "bw_iters", r->bw_iters);
 	lp_json_uint(j, "lat_iters", r->lat_iters);
 	lp_json_uint(j, "retests", r->nretests);
@@ -1620,6 +1622,8 @@ void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t 
 	r->load_s = jnum(run, "load_s");
 	r->rails = (int)jint(run, "rails");
 	r->pair_timeout_s = jnum(run, "pair_timeout_s");
+	r->tclass = json_is_integer(json_object_get(run, "tclass")) ? (int)jint(run, "tclass") : -1;
+	r->sl = (int)jint(run, "sl");
 	r->bw_iters = (uint64_t)jint(run, "bw_iters");
 	r->lat_iters = (uint64_t)jint(run, "lat_iters");
 	r->nretests = (size_t)jint(run, "retests");

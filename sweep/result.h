@@ -184,6 +184,7 @@ struct lp_sweep_run {
 	int rails; /* 0: one rank per node, else ranks per node */
 	int random_k;
 	uint64_t seed;
+	int tclass, sl; /* --tclass (-1: the device's) and --sl of every QP */
 	double pair_timeout_s;
 	uint64_t bw_iters, lat_iters;
 	struct lp_diag_opts dopts;

@@ -40,7 +40,8 @@ child(const struct lp_sweep_mpi *x, pid_t rank, int sock, int res_fd, const stru
 	struct lp_rdma_devsel sel = { .dev = di->name,
 				      .port = di->port,
 				      .gid_index = di->gid_index,
-				      .tclass = -1,
+				      .tclass = x->tclass,
+				      .sl = x->sl,
 				      .own_context = true };
 	struct lp_oob oob = *tmpl;
 	struct lp_rdma_dev *dev = NULL;

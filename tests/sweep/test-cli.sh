@@ -40,12 +40,12 @@ echo "$out" | grep -q "needs 4 ranks" || { echo "FAIL --load latency on 2 ranks:
 mpi -np 3 "$B/lp-sweep" --load incast --tests write_lat >/dev/null 2>&1
 expect $? 2 "--load incast without a bandwidth test"
 if ls /sys/class/infiniband/* >/dev/null 2>&1; then
-	mpi -np 2 "$B/lp-sweep" -q --bw-iters 100 --lat-iters 100 --pair-timeout 30 >/dev/null 2>&1
+	mpi -np 2 "$B/lp-sweep" --quiet --bw-iters 100 --lat-iters 100 --pair-timeout 30 >/dev/null 2>&1
 	rc=$?
 	[ $rc = 0 ] || [ $rc = 1 ]; expect $? 0 "two ranks on a host with RDMA devices end (exit $rc)"
 else
 	t0=$(date +%s)
-	mpi -np 3 "$B/lp-sweep" -q >/dev/null 2>&1
+	mpi -np 3 "$B/lp-sweep" --quiet >/dev/null 2>&1
 	expect $? 77 "no RDMA device on any rank"
 	[ $(($(date +%s) - t0)) -lt 60 ] || { echo "FAIL no-device job took too long"; fails=$((fails + 1)); }
 fi

@@ -195,7 +195,7 @@ check "load run: idle, loaded and impact for every ordered pair, no load or inca
 	[ "$(jq_ load "all(e[k][a][b] is not None for e in d['load']['latency'] for k in ('idle_p99_us','loaded_p99_us','impact_p99') for a in range(4) for b in range(4) if a != b)"):$(lv load)" = "True:[]" ]
 check "load run: the summary has the impact and incast tables" \
 	grep -q "congestion impact factor" "$T/load.out"
-timeout 60 "$B/lp-sweep" --diagnose $D/fabric4-load.json --csv "$T/lc" -q
+timeout 60 "$B/lp-sweep" --diagnose $D/fabric4-load.json --csv "$T/lc" --quiet
 check "load run: CSV impact matrix (4x4, empty diagonal, the JSON's p99 impact), 12 pair rows, 8 incast rows" \
 	[ "$(python3 -c "
 import csv, json

@@ -33,7 +33,7 @@ if [ -n "${LP_SLURM_RESULTS:-}" ]; then
 else
 	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-slurm-test.XXXXXX")
 	[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
-	printf '%s\n' --schedule isolated --tests write_lat,write_bw --sizes 64K --bw-iters 200 \
+	printf '%s\n' --schedule isolated --tests write_lat,write_bw --bw-sizes 64K --bw-iters 200 \
 		--lat-iters 300 --pair-timeout 40 --retest 8 >"$out/sweep-args"
 	timeout -k 30 960 scripts/lp-fabric -n 4 --slurm --lead --rw "$out" --timeout 900 \
 		"LP_BUILD='$B' LP_ROOT='$PWD' OUT='$out' bash tests/sweep/slurm-guest.sh"

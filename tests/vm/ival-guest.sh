@@ -70,7 +70,7 @@ else
 fi
 
 # 3. latency intervals (p50/p99 each), and -q prints none of them
-if "$B" "$SERVER" -p $PORT -t write_lat -D 2 --interval 0.5 -q --json "$OUT/lat.json" >"$OUT/lat.txt" 2>&1 &&
+if "$B" "$SERVER" -p $PORT -t write_lat -D 2 --interval 0.5 --quiet --json "$OUT/lat.json" >"$OUT/lat.txt" 2>&1 &&
 	lat=$(series "$OUT/lat.json" samples 3 5) && [ ! -s "$OUT/lat.txt" ]; then
 	ok "write_lat -D 2 --interval 0.5 -q: p50/p99 per interval, min/max $lat, nothing printed"
 else

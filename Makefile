@@ -1,5 +1,5 @@
 # linkperf — GNU make. Targets: all (default), check, check-asan, check-headers, check-format, format,
-# asan, fuzz, fuzz-seeds, demo, bench, clean, man, completions, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
+# asan, fuzz, fuzz-seeds, demo, bench, clean, man, completions, schemas, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
 # Detects rdma-core, CUDA and Open MPI; what is missing is skipped with a message.
 
 BUILD   ?= build
@@ -92,7 +92,7 @@ UNIT_SRC := $(filter-out tests/unit/test_gpu_%,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: ldlibs all check check-asan check-headers check-format format asan demo bench clean info man completions \
+.PHONY: ldlibs all check check-asan check-headers check-format format asan demo bench clean info man completions schemas \
 	install uninstall version FORCE
 all: info $(TOOLS) $(if $(filter 1,$(HAVE_CMOCKA)),$(UNIT_BIN))
 
@@ -192,6 +192,18 @@ $(BUILD)/completions/%: completions/template.bash $$(call prog_path,%)
 	$(Q)sed -e 's/@PROG@/$*/g' -e 's/@FUNC@/_$(subst -,_,$*)/g' \
 		-e "s/@WORDS@/$$(sed -n 's/^words: //p' $@.words)/" \
 		-e "s/@TAKES@/$$(sed -n 's/^takes: //p' $@.words)/" $< >$@.tmp && mv $@.tmp $@ && rm -f $@.words
+
+# ---- the JSON Schemas of lp-rdma's and lp-gpu's documents, from their records ------------
+# docs/schema/ is committed; the unit tests fail when it differs from what the tools give now.
+SCHEMAS := $(if $(filter 1,$(HAVE_VERBS)),docs/schema/linkperf.rdma-2.json) \
+	   $(if $(filter 1,$(HAVE_CUDA)),docs/schema/linkperf.gpu-2.json)
+schemas: $(SCHEMAS)
+docs/schema/linkperf.rdma-2.json: $(BUILD)/lp-rdma
+	$(call say,GEN,$@)
+	$(Q)$< --json-schema >$@.tmp && mv $@.tmp $@
+docs/schema/linkperf.gpu-2.json: $(BUILD)/lp-gpu
+	$(call say,GEN,$@)
+	$(Q)$< --json-schema >$@.tmp && mv $@.tmp $@
 
 # ---- install, uninstall -------------------------------------------------------------
 PREFIX  ?= /usr/local

@@ -98,6 +98,7 @@ static const struct lp_opt_group gpu_groups[] = {
 	{ "tests", gpu_rows, 0 },
 	{ "output", lp_out_csv_opt_rows, offsetof(CLI, out) },
 	{ "output", lp_out_opt_rows, offsetof(CLI, out) },
+	{ "output", lp_out_schema_opt_rows, offsetof(CLI, out) },
 	{ "qualification", lp_qual_opt_rows, offsetof(CLI, qual) },
 	{ "qualification", lp_qual_gbytes_opt_rows, offsetof(CLI, qual) },
 	{ 0 },
@@ -136,11 +137,13 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 
 	if (lp_opt_parse(&gpu_cmd, cli, argc, argv, NULL, &npos, &help))
 		return LP_EXIT_USAGE;
-	if (help || cli->out.version || cli->list) {
+	if (help || cli->out.version || cli->out.json_schema || cli->list) {
 		if (help)
 			lp_opt_usage(&gpu_cmd, stdout);
 		else if (cli->out.version)
 			printf("lp-gpu %s\n", LP_VERSION);
+		else if (cli->out.json_schema)
+			return lp_gpu_report_schema(stdout) ? LP_EXIT_FAIL : LP_EXIT_OK;
 		else
 			lp_gpu_list(stdout);
 		return LP_EXIT_OK;

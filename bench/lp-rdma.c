@@ -641,6 +641,7 @@ static const struct lp_opt_group rdma_groups[] = {
 	{ "memory", lp_rdma_mem_opt_rows, offsetof(struct cli, mem) },
 	{ "output", lp_out_csv_opt_rows, offsetof(struct cli, out) },
 	{ "output", lp_out_opt_rows, offsetof(struct cli, out) },
+	{ "output", lp_out_schema_opt_rows, offsetof(struct cli, out) },
 	{ "qualification", lp_qual_opt_rows, offsetof(struct cli, qual) },
 	{ "qualification", lp_qual_gbps_opt_rows, offsetof(struct cli, qual) },
 	{ "perftest", lp_rdma_perftest_opt_rows, offsetof(struct cli, perftest) },
@@ -694,11 +695,13 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 
 	if (lp_opt_parse(&rdma_cmd, o, argc, argv, pos, &npos, &help))
 		return LP_EXIT_USAGE;
-	if (help || o->out.version) {
+	if (help || o->out.version || o->out.json_schema) {
 		if (help)
 			lp_opt_usage(&rdma_cmd, stdout);
-		else
+		else if (o->out.version)
 			printf("lp-rdma %s\n", LP_VERSION);
+		else if (lp_rdma_report_schema(stdout))
+			return LP_EXIT_FAIL;
 		return LP_EXIT_OK;
 	}
 	if (o->out.verbose)

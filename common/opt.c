@@ -591,6 +591,12 @@ const struct lp_opt lp_out_csv_opt_rows[] = {
 	  .help = "write the results as CSV, one line per result (- = stdout)" },
 	{ 0 },
 };
+
+const struct lp_opt lp_out_schema_opt_rows[] = {
+	{ .name = "json-schema", LP_OPT_FLAG_AT(struct lp_out_opts, json_schema),
+	  .help = "print the JSON Schema of the --json document and exit (docs/schema/)" },
+	{ 0 },
+};
 /* clang-format on */
 
 /* ---- help, man page, completion ------------------------------------------------------------ */

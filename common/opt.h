@@ -145,11 +145,14 @@ struct lp_out_opts {
 	const char *json; /* --json FILE ('-' = stdout) */
 	const char *csv;  /* --csv FILE (lp_out_csv_opt_rows) */
 	bool quiet, verbose, version;
+	bool json_schema; /* --json-schema (lp_out_schema_opt_rows) */
 };
 /* --json, --quiet, --verbose, -V/--version (over struct lp_out_opts). */
 extern const struct lp_opt lp_out_opt_rows[];
 /* --csv FILE, for the tools whose CSV is one file (over struct lp_out_opts). */
 extern const struct lp_opt lp_out_csv_opt_rows[];
+/* --json-schema: print the JSON Schema of the --json document (over struct lp_out_opts). */
+extern const struct lp_opt lp_out_schema_opt_rows[];
 
 /* ---- writing rows ---------------------------------------------------------------------------- */
 

@@ -118,8 +118,13 @@ static int gpu_cells(const json_t *doc, struct cellv *cv)
 				char pair[LP_QUAL_PAIR];
 				bool ok = !strcmp(str_at(c, "status"), "ok");
 
-				snprintf(pair, sizeof(pair), "%s<-%s%s%s", str_at(c, "row"),
-					 str_at(c, "column"), strcmp(label, "value") ? " " : "",
+				/* linkperf.gpu/2 names from and to; /1 stored row <- column */
+				bool v2 = json_object_get(c, "to") != NULL;
+
+				snprintf(pair, sizeof(pair), "%s<-%s%s%s",
+					 str_at(c, v2 ? "to" : "row"),
+					 str_at(c, v2 ? "from" : "column"),
+					 strcmp(label, "value") ? " " : "",
 					 strcmp(label, "value") ? label : "");
 				cell_add(cv, str_at(r, "test"), (uint64_t)num_at(r, "size"), pair,
 					 lat ? LP_QUAL_LAT : LP_QUAL_BW,

@@ -315,8 +315,4 @@ struct lp_rdma_server_opts {
 int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 			   const struct lp_rdma_server_opts *o);
 
-/* One JSON object for a result (members of the current object). */
-void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_params *p,
-			 struct lp_json *j);
-
 #endif

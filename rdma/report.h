@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lp-rdma's outputs in one place: the table on a terminal (printed run by run
- * as results arrive), the CSV, and the one JSON document shape of the tool
- * (client runs, --check, --counters). Files go through lp_out_open ('-' is
- * stdout); the library measures, this module formats.
+ * as results arrive), the CSV, and the one JSON document of the tool (client
+ * runs, --check, --counters), linkperf.rdma/2, written from records
+ * (common/recdoc.h) whose JSON Schema is docs/schema/linkperf.rdma-2.json.
+ * Files go through lp_out_open ('-' is stdout); the library measures, this
+ * module formats.
  */
 #ifndef LP_RDMA_REPORT_H
 #define LP_RDMA_REPORT_H
@@ -65,5 +67,9 @@ int lp_rdma_report_csv(const char *path, const struct lp_rdma_report *rep);
 int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep);
 /* The same document to an open stream (qualification reads it back: qual/qual.h). */
 int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep);
+
+/* The document's schema id ("schema" member) and its JSON Schema (docs/schema/, --json-schema). */
+#define LP_RDMA_DOC_SCHEMA "linkperf.rdma/2"
+int lp_rdma_report_schema(FILE *f);
 
 #endif

@@ -2,6 +2,8 @@
 /* Unit tests for lp-gpu's GPU-free parts: ceiling model, warnings, selections, pattern, sinks. */
 #include "lp_test.h"
 
+#include "lp_doc_check.h"
+
 #include <errno.h>
 
 #include "common/pattern.h"
@@ -249,7 +251,10 @@ static void test_sinks(void **state)
 	mk_results(t, r);
 	rep = (struct lp_gpu_report){ .params = &p, .topo = t, .res = r, .nres = 2 };
 	txt = capture(lp_gpu_report_text, &rep);
-	assert_non_null(strstr(txt, "GPU(row) <- CPU(column)"));
+	assert_non_null(strstr(txt, "rows: from (source), columns: to (destination); CPU -> GPU"));
+	assert_non_null(strstr(
+		txt, "\nfrom \\ to         GPU0\n      CPU  55.50 (88%)\n")); /* source: row */
+	lp_assert_text_rules(txt);
 	assert_non_null(strstr(txt, "55.50 (88%)"));
 	assert_non_null(strstr(txt, "WAIVED: needs 2 or more GPUs"));
 	assert_non_null(strstr(txt, "Gen5 x16"));
@@ -257,14 +262,18 @@ static void test_sinks(void **state)
 	for (char *s = csv; *s; s++)
 		lines += *s == '\n';
 	assert_int_equal(lines, 1 + 1 + 3); /* header, h2d cell, 3 waived bidir series */
-	assert_non_null(strstr(csv, "h2d_ce,ce,268435456,,GPU0,CPU,ok,GB/s,55.5,55.1,55.9,5,63.0"));
+	assert_non_null(strstr(csv, "series,from,to,status"));
+	assert_non_null(strstr(csv, "h2d_ce,ce,268435456,,CPU,GPU0,ok,GB/s,55.5,55.1,55.9,5,63.0"));
 	assert_non_null(
 		strstr(csv, "p2p_bidir_ce,ce,268435456,sum,GPU0,GPU0,waived,GB/s,,,,0,,,false,"));
 	json = capture(json_fn, &rep);
 	assert_true(lp_test_json_valid(json));
 	assert_non_null(strstr(json, "\"pct_of_ceiling\": 88."));
 	assert_non_null(strstr(json, "\"status\": \"waived\""));
-	assert_non_null(strstr(json, "\"label\": \"column<-row\""));
+	assert_non_null(strstr(json, "\"label\": \"to->from\""));
+	assert_non_null(strstr(json, "\"from\": \"CPU\",\n              \"to\": \"GPU0\""));
+	lp_assert_doc_valid("docs/schema/linkperf.gpu-2.json", json);
+	lp_assert_schema_same(lp_gpu_report_schema, "docs/schema/linkperf.gpu-2.json");
 	free(txt);
 	free(csv);
 	free(json);

@@ -30,7 +30,7 @@ for r in res:
         assert v["bytes"] == v["messages"] * r["size"] and v["ring_slots"] >= 1, v
     if r["test"].endswith("_lat"):
         l = r["latency_us"]
-        assert l["samples"] == r["params"]["iterations"] or r["params"]["duration_s"] > 0, l
+        assert l["samples"] == r["params"]["iters"] or r["params"]["duration_s"] > 0, l
         assert 0 < l["min"] <= l["p50"] <= l["p90"] <= l["p99"] <= l["max"] < 1e6, l
         assert l["stdev"] >= 0 and l["mean"] >= l["min"]
         half = r["latency_kind"] == "one_way=rtt/2"
@@ -321,6 +321,15 @@ fi
 "$B" "$IP" -p $PORT -t write_lat,send_bw -s 64 -n 16 --verify >/dev/null 2>&1 && ok "server fine after the faults" ||
 	bad "server after faults" "$(tail -n 3 "$OUT/srv-$PORT.log")"
 stop_server
+
+# Every document this run wrote satisfies the published schema (python3-jsonschema: the host's).
+if out=$(/usr/bin/python3 scripts/json-validate docs/schema/linkperf.rdma-2.json "$OUT"/*.json 2>&1); then
+	ok "$(ls "$OUT"/*.json | wc -l) JSON documents satisfy docs/schema/linkperf.rdma-2.json"
+elif [ $? = 77 ]; then
+	echo "SKIP schema validation: $out"
+else
+	bad "schema" "$(echo "$out" | head -n 5)"
+fi
 
 echo "lp-rdma guest checks: $fails failed"
 exit $fails

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Checks the unit tests apply to what the tools show and write (include after lp_test.h):
+ *  - lp_text_rules: a table or summary for people follows docs/METHOD.md's rules for numbers:
+ *    no exponent ("2.808e+04"), no "nan" or "inf", sizes as "64 KiB" (never "64KiB");
+ *  - lp_doc_validate: a JSON document satisfies its published schema (docs/schema/), checked
+ *    by scripts/json-validate with Debian's python3-jsonschema (missing: the test is skipped);
+ *  - lp_schema_same: a tool's schema, as its records give it now, is the published file.
+ */
+#ifndef LP_DOC_CHECK_H
+#define LP_DOC_CHECK_H
+
+#include <regex.h>
+#include <sys/wait.h>
+
+/* The rules, as POSIX extended regular expressions, each with what it catches. */
+static const struct {
+	const char *re, *what;
+} lp_text_rule[] = {
+	{ "[0-9][eE][+-][0-9]", "a number with an exponent" },
+	{ "(^|[^A-Za-z_])([Nn]a[Nn]|-?[Ii]nf|[Ii]nfinity)([^A-Za-z_]|$)", "nan or inf shown" },
+	{ "[0-9](KiB|MiB|GiB|TiB)", "a size without the space before its unit" },
+};
+
+/* 0 when text follows every rule; else -1 with the rule and the line in why. */
+static inline int lp_text_rules(const char *text, char *why, size_t len)
+{
+	for (size_t k = 0; k < sizeof(lp_text_rule) / sizeof(lp_text_rule[0]); k++) {
+		regex_t re;
+		regmatch_t m;
+		int hit;
+
+		if (regcomp(&re, lp_text_rule[k].re, REG_EXTENDED | REG_NEWLINE))
+			fail_msg("bad rule %s", lp_text_rule[k].re);
+		hit = !regexec(&re, text, 1, &m, 0);
+		regfree(&re);
+		if (hit) {
+			const char *a = text + m.rm_so, *b = a;
+
+			while (a > text && a[-1] != '\n')
+				a--;
+			while (*b && *b != '\n')
+				b++;
+			snprintf(why, len, "%s: \"%.*s\"", lp_text_rule[k].what, (int)(b - a), a);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static inline void lp_assert_text_rules(const char *text)
+{
+	char why[512];
+
+	if (lp_text_rules(text, why, sizeof(why)))
+		fail_msg("%s", why);
+}
+
+/* The path of a file of the source tree (the tests run from its root, or LP_ROOT). */
+static inline const char *lp_src_path(const char *rel, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", getenv("LP_ROOT") ? getenv("LP_ROOT") : ".", rel);
+	return buf;
+}
+
+/* scripts/json-validate's exit status for doc against docs/schema/<schema_file>; 77: skip. */
+static inline int lp_doc_validate(const char *schema_file, const char *doc)
+{
+	char path[] = "/tmp/lp-doc-XXXXXX", cmd[1024], schema[512], tool[512];
+	int fd = mkstemp(path), rc;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(doc, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s %s >&2",
+		 lp_src_path("scripts/json-validate", tool, sizeof(tool)),
+		 lp_src_path(schema_file, schema, sizeof(schema)), path);
+	rc = system(cmd);
+	unlink(path);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* Assert doc is valid; skip the test where python3-jsonschema is missing. */
+static inline void lp_assert_doc_valid(const char *schema_file, const char *doc)
+{
+	int rc = lp_doc_validate(schema_file, doc);
+
+	if (rc == 77)
+		skip();
+	if (rc)
+		fail_msg("the document does not satisfy %s (json-validate exit %d)", schema_file,
+			 rc);
+}
+
+/* The text emit(f) writes, malloc'ed. */
+static inline char *lp_capture(int (*emit)(FILE *f, const void *arg), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(emit(f, arg), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The schema a tool's records give now is the published file (make schemas rewrites it). */
+static inline void lp_assert_schema_same(int (*schema)(FILE *f), const char *schema_file)
+{
+	char path[512], *now = NULL, *file = NULL;
+	size_t len = 0, flen = 0;
+	FILE *f = open_memstream(&now, &len);
+
+	assert_non_null(f);
+	assert_int_equal(schema(f), 0);
+	fclose(f);
+	f = fopen(lp_src_path(schema_file, path, sizeof(path)), "r");
+	if (!f)
+		fail_msg("%s: not there (make schemas)", schema_file);
+	assert_int_equal(getdelim(&file, &flen, '\0', f) > 0, 1);
+	fclose(f);
+	if (strcmp(now, file))
+		fail_msg("%s differs from what the records give now: run make schemas",
+			 schema_file);
+	free(now);
+	free(file);
+}
+
+#endif

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 double lp_gbytes_per_s(double bytes, double ns)
 {
@@ -75,6 +76,12 @@ int lp_fmt_cols(const char *s)
 	for (; *s; s++)
 		n += ((unsigned char)*s & 0xc0) != 0x80; /* every byte but a continuation */
 	return n;
+}
+
+const char *lp_fmt_rjust(char *buf, size_t len, const char *s, int width)
+{
+	snprintf(buf, len, "%*s", width + (int)strlen(s) - lp_fmt_cols(s), s);
+	return buf;
 }
 
 double lp_pcie_lane_gbits(double gt)

@@ -38,6 +38,8 @@ void lp_fmt_sig(char *buf, size_t len, double v, int sig);
 void lp_fmt_fixed(char *buf, size_t len, double v, int decimals);
 /* Columns a UTF-8 string takes on a terminal (LP_NA: 1), for aligning text that holds it. */
 int lp_fmt_cols(const char *s);
+/* s right-aligned in width terminal columns (printf's "%*s" counts bytes); returns buf. */
+const char *lp_fmt_rjust(char *buf, size_t len, const char *s, int width);
 
 /*
  * PCIe: per-lane data rate in Gb/s after line coding for a link speed in GT/s

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "common/units.h"
 
 const char *const lp_qual_change_names[] = { "", "new", "same", "better", "noise", "regression" };
 
@@ -80,11 +81,15 @@ int lp_qual_compare(struct lp_qual *q)
 			break;
 		}
 	}
-	for (size_t k = 0; k < nbase; k++)
-		if (!used[k])
-			snprintf(q->missing[q->nmissing++], sizeof(*q->missing), "%s %llu%s%s",
-				 base[k].test, (unsigned long long)base[k].size,
-				 base[k].pair[0] ? " " : "", base[k].pair);
+	for (size_t k = 0; k < nbase; k++) {
+		char sz[24];
+
+		if (used[k])
+			continue;
+		lp_fmt_size(sz, sizeof(sz), base[k].size); /* "64 KiB", as every size is shown */
+		snprintf(q->missing[q->nmissing++], sizeof(*q->missing), "%s %s%s%s", base[k].test,
+			 sz, base[k].pair[0] ? " " : "", base[k].pair);
+	}
 	free(used);
 	return 0;
 }

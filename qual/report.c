@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/lp.h"
+#include "common/units.h"
 
 static const char *unit_of(const struct lp_qual_cell *c)
 {
@@ -111,6 +112,49 @@ void lp_qual_json(const struct lp_qual *q, struct lp_json *j)
 	lp_json_obj_end(j);
 }
 
+/* The table's unit of c: rates between hosts in Gb/s, copies inside a node (lp-gpu) in GB/s
+ * (docs/METHOD.md, "Units"); the factor from the module's GB/s to it. */
+static const char *print_unit(const struct lp_qual *q, const struct lp_qual_cell *c, double *k)
+{
+	bool bits = c->kind == LP_QUAL_BW && strcmp(q->tool, "lp-gpu");
+
+	*k = bits ? 8 : 1;
+	return bits ? "Gb/s" : unit_of(c);
+}
+
+/* One cell's line: numbers of 4 significant digits, never an exponent; LP_NA for none. */
+static void print_cell(const struct lp_qual *q, const struct lp_qual_cell *c, bool base, FILE *f)
+{
+	char sz[24], val[32], lim[32] = "-", mar[32] = "-", bv[32], cols[3][48];
+	double k;
+	const char *unit = print_unit(q, c, &k);
+
+	lp_fmt_size(sz, sizeof(sz), c->size);
+	lp_fmt_sig(val, sizeof(val), k * c->value, 4);
+	if (c->verdict != LP_QUAL_NONE) {
+		lp_fmt_sig(lim, sizeof(lim), k * c->limit, 4);
+		lp_fmt_fixed(mar, sizeof(mar) - 1, 100 * c->margin, 1);
+		strcat(mar, isfinite(c->margin) ? "%" : "");
+	}
+	fprintf(f, "  %-12s %10s %-22s %s %s %s %-7s", c->test, sz, c->pair[0] ? c->pair : "-",
+		lp_fmt_rjust(cols[0], sizeof(cols[0]), val, 12),
+		lp_fmt_rjust(cols[1], sizeof(cols[1]), lim, 12),
+		lp_fmt_rjust(cols[2], sizeof(cols[2]), mar, 8), lp_qual_verdict_names[c->verdict]);
+	if (base && c->change != LP_QUAL_NEW) {
+		lp_fmt_sig(bv, sizeof(bv), k * c->base_value, 4);
+		if (isfinite(c->delta))
+			snprintf(mar, sizeof(mar), "%+.1f%%", 100 * c->delta);
+		else
+			snprintf(mar, sizeof(mar), "%s", LP_NA);
+		fprintf(f, "  %s %s %s", lp_fmt_rjust(cols[0], sizeof(cols[0]), bv, 9),
+			lp_fmt_rjust(cols[1], sizeof(cols[1]), mar, 7),
+			lp_qual_change_names[c->change]);
+	} else if (base) {
+		fprintf(f, "  %9s %7s %s", "-", "", "new");
+	}
+	fprintf(f, " %s\n", unit);
+}
+
 void lp_qual_print(const struct lp_qual *q, FILE *f)
 {
 	bool base = q->opts.baseline != NULL;
@@ -121,25 +165,8 @@ void lp_qual_print(const struct lp_qual *q, FILE *f)
 		fprintf(f, "  note: %s\n", q->note);
 	fprintf(f, "  %-12s %10s %-22s %12s %12s %8s %-7s%s\n", "test", "size", "pair", "value",
 		"limit", "margin", "verdict", base ? "  baseline   change" : "");
-	for (size_t i = 0; i < q->ncells; i++) {
-		const struct lp_qual_cell *c = &q->cells[i];
-
-		char lim[32] = "-", mar[32] = "-";
-
-		if (c->verdict != LP_QUAL_NONE) {
-			snprintf(lim, sizeof(lim), "%.4g", c->limit);
-			snprintf(mar, sizeof(mar), "%.1f%%", 100 * c->margin);
-		}
-		fprintf(f, "  %-12s %10llu %-22s %12.4g %12s %8s %-7s", c->test,
-			(unsigned long long)c->size, c->pair[0] ? c->pair : "-", c->value, lim, mar,
-			lp_qual_verdict_names[c->verdict]);
-		if (base && c->change != LP_QUAL_NEW)
-			fprintf(f, "  %9.4g %+6.1f%% %s", c->base_value, 100 * c->delta,
-				lp_qual_change_names[c->change]);
-		else if (base)
-			fprintf(f, "  %9s %7s %s", "-", "", "new");
-		fprintf(f, " %s\n", unit_of(c));
-	}
+	for (size_t i = 0; i < q->ncells; i++)
+		print_cell(q, &q->cells[i], base, f);
 	for (size_t i = 0; i < q->nmissing; i++)
 		fprintf(f, "  missing from this run (in the baseline): %s\n", q->missing[i]);
 	fprintf(f, "verdict: %s (%u pass, %u fail, %u without expectation%s", overall(q), q->npass,

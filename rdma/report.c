@@ -53,13 +53,6 @@ static const char *sig4(char *buf, double v)
 	return buf;
 }
 
-/* v right-aligned in width columns (LP_NA takes one column but three bytes). */
-static const char *rjust(char *buf, size_t len, const char *v, int width)
-{
-	snprintf(buf, len, "%*s", width + (int)strlen(v) - lp_fmt_cols(v), v);
-	return buf;
-}
-
 /* A percent with one decimal, LP_NA when the port's rate is unknown. */
 static const char *pct1(char *buf, double v)
 {
@@ -139,12 +132,13 @@ void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 		fprintf(f, "%-10s %9s %9.0f %10s %10s %10s %s\n", lp_rdma_test_names[r->test], sz,
 			r->local.msgs, sig4(v[0], r->local.gbits_s), sig4(v[1], r->remote.gbits_s),
 			sig4(v[2], r->sum_gbits_s),
-			rjust(col, sizeof(col),
-			      pct1(pct, lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps)), 8));
+			lp_fmt_rjust(col, sizeof(col),
+				     pct1(pct, lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps)),
+				     8));
 	else
 		fprintf(f, "%-10s %9s %9.0f %10s %10s %s\n", lp_rdma_test_names[r->test], sz,
 			r->local.msgs, sig4(v[0], r->local.gbits_s), sig4(v[1], r->local.mmsg_s),
-			rjust(col, sizeof(col), pct1(pct, r->local.pct_link), 8));
+			lp_fmt_rjust(col, sizeof(col), pct1(pct, r->local.pct_link), 8));
 	if (!r->status && p->interval_s > 0) {
 		print_ival_summary(f, p->bidir ? " c->s" : "", &r->ival_sum,
 				   lat ? "us p50" : "Gb/s", lat ? 1 : 8);

@@ -109,7 +109,7 @@ assert "run incomplete" in open(o + "/kill-d.txt").read()
 cut = open(o + "/cut.txt").read()
 assert crc == 1 and "cut short" in cut, (crc, cut)
 bad = open(o + "/bad.txt").read()
-assert brc == 2 and "--lat-sizes: journal 8B, now 16B" in bad, (brc, bad[-300:])
+assert brc == 2 and "--lat-sizes: journal 8 B, now 16 B" in bad, (brc, bad[-300:])
 b = json.load(open(o + "/back.json"))
 att = sorted({c["attempt"] for c in b["cells"]})
 pairs = {(c["client"], c["server"]) for c in b["cells"] if c["status"] == 0}

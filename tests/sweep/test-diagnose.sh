@@ -34,7 +34,7 @@ check "throttled run: node_slow lpnode2 as client only" \
 check "throttled run: the verdict carries its numbers" \
 	[ "$(jq_ throttle "all(k in d['verdicts'][0] for k in ('ratio','z','noise_cv','cells','partners_agreeing','retests'))")" = True ]
 check "throttled run: JSON exit_code 1" [ "$(jq_ throttle "d['exit_code']")" = 1 ]
-check "summary names it" grep -q "verdict: node_slow lpnode2: write_bw 64KiB as client" "$T/throttle.out"
+check "summary names it" grep -q "verdict: node_slow lpnode2: write_bw 64 KiB as client" "$T/throttle.out"
 diag healthy $D/fabric4-healthy.json
 check "healthy run: exit 0, no verdict" [ "$(rc healthy):$(jq_ healthy "len(d['verdicts'])")" = 0:0 ]
 check "healthy run: noise reported per metric" \
@@ -82,7 +82,7 @@ check "quiet fabric, one slow direction 0->3 (0.5x): link_slow lpnode0->lpnode3,
 # cells spread 0.073-0.18 (32 % residual noise at 4 df); it was once passed as "healthy"
 diag noisylink $D/fabric4-link-noisy.json
 check "noisy fabric, link 0->3 at 0.13x, retests agreeing: exactly link_slow lpnode0->lpnode3 (beside inconclusive), exit 1" \
-	[ "$(jq_ noisylink "[(v['kind'],v.get('names'),v.get('directions'),v.get('metrics')) for v in d['verdicts'] if v['kind'] != 'inconclusive']"):$(rc noisylink)" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]], 'write_bw 64KiB')]:1" ]
+	[ "$(jq_ noisylink "[(v['kind'],v.get('names'),v.get('directions'),v.get('metrics')) for v in d['verdicts'] if v['kind'] != 'inconclusive']"):$(rc noisylink)" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]], 'write_bw 64 KiB')]:1" ]
 python3 - "$D/fabric4-link-noisy.json" "$T/noretest.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -92,7 +92,7 @@ json.dump(d, open(sys.argv[2], 'w'))
 PY
 diag noretest "$T/noretest.json"
 check "the same without the link's retests: one attempt at 0.13x is not named in that noise, nor passed as healthy: write_bw inconclusive, exit 3" \
-	[ "$(jq_ noretest "[(v['kind'],v.get('metrics')) for v in d['verdicts']]"):$(rc noretest)" = "[('inconclusive', 'write_bw 64KiB')]:3" ]
+	[ "$(jq_ noretest "[(v['kind'],v.get('metrics')) for v in d['verdicts']]"):$(rc noretest)" = "[('inconclusive', 'write_bw 64 KiB')]:3" ]
 synth noisy.json "math.exp(0.9 * random.gauss(0, 1))"
 diag noisy "$T/noisy.json"
 check "8-ranks-on-a-host noise: inconclusive only, exit 3" \

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Checks the unit tests apply to what the tools show and write (include after lp_test.h):
- *  - lp_text_rules: a table or summary for people follows docs/METHOD.md's rules for numbers:
- *    no exponent ("2.808e+04"), no "nan" or "inf", sizes as "64 KiB" (never "64KiB");
+ *  - lp_text_rules: a table or summary for people follows docs/METHOD.md's rules for numbers
+ *    (tests/text-rules.ere): no exponent ("2.808e+04"), no "nan" or "inf", sizes as "64 KiB";
  *  - lp_doc_validate: a JSON document satisfies its published schema (docs/schema/), checked
  *    by scripts/json-validate with Debian's python3-jsonschema (missing: the test is skipped);
  *  - lp_schema_same: a tool's schema, as its records give it now, is the published file.
@@ -13,39 +13,48 @@
 #include <regex.h>
 #include <sys/wait.h>
 
-/* The rules, as POSIX extended regular expressions, each with what it catches. */
-static const struct {
-	const char *re, *what;
-} lp_text_rule[] = {
-	{ "[0-9][eE][+-][0-9]", "a number with an exponent" },
-	{ "(^|[^A-Za-z_])([Nn]a[Nn]|-?[Ii]nf|[Ii]nfinity)([^A-Za-z_]|$)", "nan or inf shown" },
-	{ "[0-9](KiB|MiB|GiB|TiB)", "a size without the space before its unit" },
-};
+/* The path of a file of the source tree (the tests run from its root, or LP_ROOT). */
+static inline const char *lp_src_path(const char *rel, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", getenv("LP_ROOT") ? getenv("LP_ROOT") : ".", rel);
+	return buf;
+}
 
-/* 0 when text follows every rule; else -1 with the rule and the line in why. */
+/*
+ * 0 when text follows every rule of tests/text-rules.ere (one POSIX extended regular
+ * expression a line, each a way a number must not be shown: an exponent, nan or inf, a size
+ * without the space before its unit; the shell tests grep with the same file); else -1 with
+ * the rule and the line in why.
+ */
 static inline int lp_text_rules(const char *text, char *why, size_t len)
 {
-	for (size_t k = 0; k < sizeof(lp_text_rule) / sizeof(lp_text_rule[0]); k++) {
+	char path[512], rule[256];
+	FILE *f = fopen(lp_src_path("tests/text-rules.ere", path, sizeof(path)), "r");
+	int ret = 0;
+
+	if (!f)
+		fail_msg("%s: not found", path);
+	while (!ret && fgets(rule, sizeof(rule), f)) {
 		regex_t re;
 		regmatch_t m;
-		int hit;
 
-		if (regcomp(&re, lp_text_rule[k].re, REG_EXTENDED | REG_NEWLINE))
-			fail_msg("bad rule %s", lp_text_rule[k].re);
-		hit = !regexec(&re, text, 1, &m, 0);
-		regfree(&re);
-		if (hit) {
+		rule[strcspn(rule, "\n")] = '\0';
+		if (regcomp(&re, rule, REG_EXTENDED | REG_NEWLINE))
+			fail_msg("bad rule %s", rule);
+		if (!regexec(&re, text, 1, &m, 0)) {
 			const char *a = text + m.rm_so, *b = a;
 
 			while (a > text && a[-1] != '\n')
 				a--;
 			while (*b && *b != '\n')
 				b++;
-			snprintf(why, len, "%s: \"%.*s\"", lp_text_rule[k].what, (int)(b - a), a);
-			return -1;
+			snprintf(why, len, "/%s/ matches \"%.*s\"", rule, (int)(b - a), a);
+			ret = -1;
 		}
+		regfree(&re);
 	}
-	return 0;
+	fclose(f);
+	return ret;
 }
 
 static inline void lp_assert_text_rules(const char *text)
@@ -54,13 +63,6 @@ static inline void lp_assert_text_rules(const char *text)
 
 	if (lp_text_rules(text, why, sizeof(why)))
 		fail_msg("%s", why);
-}
-
-/* The path of a file of the source tree (the tests run from its root, or LP_ROOT). */
-static inline const char *lp_src_path(const char *rel, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%s", getenv("LP_ROOT") ? getenv("LP_ROOT") : ".", rel);
-	return buf;
 }
 
 /* scripts/json-validate's exit status for doc against docs/schema/<schema_file>; 77: skip. */

@@ -362,7 +362,7 @@ static void test_baseline_gpu(void **state)
 	assert_int_equal(q.cells[0].change, LP_QUAL_REGRESSION);
 	assert_int_equal(q.nregress, 1);
 	assert_int_equal(q.nmissing, 1);
-	assert_string_equal(q.missing[0], "local_sm 1073741824 GPU0<-local");
+	assert_string_equal(q.missing[0], "local_sm 1 GiB GPU0<-local");
 	lp_qual_free(&q);
 	free(cells);
 }

@@ -212,7 +212,7 @@ DATADIR ?= $(PREFIX)/share/linkperf
 MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/linkperf
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
-DOCS    := README.md $(wildcard docs/*.md)
+DOCS    := README.md $(wildcard docs/*.md) $(wildcard docs/schema/*.json)
 # expected values for --expect auto, found from the tools' path (qual/profile.c)
 PROFILES := $(wildcard profiles/*.json)
 INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BASHCOMPDIR)/%) \
@@ -221,7 +221,7 @@ INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BA
 # Python tools take their data (the version) from $(DATADIR), found from their own path.
 install: all man completions
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(DOCDIR)/docs/schema $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(foreach p,$(PROGS),$(call prog_path,$(p))) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
@@ -230,10 +230,12 @@ install: all man completions
 	install -m 644 $(PROFILES) $(DESTDIR)$(DATADIR)/profiles/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)/docs/
+	install -m 644 $(wildcard docs/schema/*.json) $(DESTDIR)$(DOCDIR)/docs/schema/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs/schema \
+		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- test, demo, bench ------------------------------------------------------
 # The whole suite, then the unit and Soft-RoCE tests again under ASan+UBSan.

@@ -545,8 +545,8 @@ static const struct lp_opt diag_rows[] = {
 	  .help = "and beyond this fraction of the reference; smaller is never flagged (default "
 		  "0.1)" },
 	{ .name = "rel-max", LP_OPT_DOUBLE_AT(struct cli, d.rel_max), .max = 1, .metavar = "F",
-	  .help = "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in "
-		  "the noise (default 0.5)" },
+	  .help = "noise ceiling, a fraction of the reference: inconclusive (exit 3) when a node "
+		  "this much slower could hide in the noise (default 0.5)" },
 	{ .name = "vote", LP_OPT_DOUBLE_AT(struct cli, d.vote), .min = 0.01, .max = 0.99,
 	  .metavar = "F",
 	  .help = "node failed (or below a floor): more than this fraction of its cells (default "

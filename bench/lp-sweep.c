@@ -645,12 +645,11 @@ static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char
 			printf("lp-sweep %s\n", LP_VERSION);
 		return LP_EXIT_OK;
 	}
-	if (lp_rdma_memsel_resolve(&o->mem, why, sizeof(why)) ||
-	    lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why)) ||
-	    (o->mem.gpu_auto && !o->rails &&
-	     snprintf(why, sizeof(why),
-		      "--gpu auto: lp-sweep picks a rank's GPU by its rail "
-		      "(--rails); without --rails give an index"))) {
+	if (!lp_rdma_memsel_resolve(&o->mem, why, sizeof(why)) && o->mem.gpu_auto && !o->rails)
+		snprintf(why, sizeof(why),
+			 "--gpu auto: lp-sweep picks a rank's GPU by its rail "
+			 "(--rails); without --rails give an index");
+	if (why[0] || lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
 		lp_err("%s", why);
 		return LP_EXIT_USAGE;
 	}

@@ -64,7 +64,7 @@ tr = json.load(open(os.path.join(o, "torch.json")))
 g = runs[0]["gpus"][0]
 print("GPU %s (%s), driver %s, CUDA %s; PCIe max Gen%d x%d -> %.1f GB/s/dir; HBM %.0f GB/s (%.0f MHz x %d bit)" % (
     g["name"], g["bus_id"], runs[0]["driver"]["nvidia_driver"], runs[0]["driver"]["cuda_driver"],
-    g["pcie"]["max_gen"], g["pcie"]["max_width"], g["pcie"]["ceiling_gbs_per_direction"], g["hbm_ceiling_gbs"],
+    g["pcie"]["max_gen"], g["pcie"]["max_width"], g["pcie"]["ceiling_gbytes_per_s"], g["hbm_ceiling_gbytes_per_s"],
     g["memory_clock_mhz"], g["memory_bus_width_bits"]))
 print("PCIe now (under load): Gen%d x%d; warnings: %s" % (g["pcie"]["current_gen"], g["pcie"]["current_width"],
       runs[0]["warnings"] or "none"))

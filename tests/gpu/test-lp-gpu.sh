@@ -26,7 +26,7 @@ assert keys == want, keys ^ want
 lo = {"h2d": 2, "d2h": 2, "hd_bidir": 2, "local": 200}   # GB/s: far below any real GPU, far above broken
 for r in d["results"]:
     assert r["status"] == "ok", (r["test"], r)
-    assert r["matrix"] and "<-" in r["matrix"] or "<->" in r["matrix"] or "reads" in r["matrix"], r["matrix"]
+    assert "->" in r["matrix"] or "<->" in r["matrix"] or "reads" in r["matrix"], r["matrix"]
     labels = [s["label"] for s in r["series"]]
     if "bidir" in r["test"]:
         assert labels == ["CPU->GPU", "GPU->CPU", "sum"], labels
@@ -34,6 +34,7 @@ for r in d["results"]:
         assert len(s["cells"]) == ngpu, s
         for c in s["cells"]:
             assert c["status"] == "ok", (r["test"], c)
+            assert c["to"].startswith("GPU") and (c["from"] in ("CPU", "local") or c["from"].startswith("GPU")), c
             assert c["samples"] == 3 and c["min"] <= c["median"] <= c["max"], c
             if r["unit"] == "ns":
                 assert 100 < c["median"] < 100000, (r["test"], c)
@@ -90,19 +91,25 @@ PY
 # 4. Text output: orientation stated, percent of ceiling shown, topology printed.
 "$LPG" -t h2d_ce,local_ce -s 16M --samples 2 >"$tmp/out.txt" || fail "text run exited $?"
 cat "$tmp/out.txt"
-grep -q "GPU(row) <- CPU(column)" "$tmp/out.txt" || fail "orientation missing"
+grep -q "rows: from (source), columns: to (destination); CPU -> GPU" "$tmp/out.txt" || fail "orientation missing"
+grep -qE -f tests/text-rules.ere "$tmp/out.txt" && fail "the tables break the number rules (tests/text-rules.ere)"
 grep -Eq "[0-9]+\.[0-9]+ \([0-9]+%\)" "$tmp/out.txt" || fail "percent of ceiling missing"
 grep -q "PCIe" "$tmp/out.txt" || fail "topology missing"
 
 # 4b. --json FILE: the tables on stdout and the document in the file, from one run.
 "$LPG" -t h2d_ce -s 1M --samples 2 --json "$tmp/both.json" >"$tmp/both.txt" || fail "--json FILE run exited $?"
-grep -q "GPU(row) <- CPU(column)" "$tmp/both.txt" || fail "--json FILE: no table on stdout"
+grep -q "CPU -> GPU" "$tmp/both.txt" || fail "--json FILE: no table on stdout"
 python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["results"][0]["test"] == "h2d_ce"' \
 	"$tmp/both.json" || fail "--json FILE: the file is not the JSON document"
 
+# 4c. Every document satisfies the published schema (docs/schema/linkperf.gpu-2.json).
+/usr/bin/python3 scripts/json-validate docs/schema/linkperf.gpu-2.json "$tmp/single.json" "$tmp/peer.json" "$tmp/both.json"
+case $? in 0) echo "the documents satisfy linkperf.gpu/2" ;; 77) echo "SKIP schema: python3-jsonschema missing" ;; *) fail "schema" ;; esac
+
 # 5. Usage errors.
 "$LPG" -t h2d_ce --json - --csv - >/dev/null 2>&1; [ $? = 2 ] || fail "--json - --csv - should exit 2"
-"$LPG" -t h2d_ce -j >/dev/null 2>&1; [ $? = 2 ] || fail "the old flag -j should exit 2 (now --json FILE, -J)"
+"$LPG" -t h2d_ce -j >/dev/null 2>&1; [ $? = 2 ] || fail "the old flag -j should exit 2 (now --json FILE)"
+"$LPG" -t h2d_ce --min-gbps 50 >/dev/null 2>&1; [ $? = 2 ] || fail "--min-gbps (Gb/s) should exit 2: lp-gpu's floor is --min-gbytes-s"
 "$LPG" --gpu 99 -t h2d_ce >/dev/null 2>&1; [ $? = 2 ] || fail "--gpu 99 should exit 2"
 "$LPG" -t nope >/dev/null 2>&1; [ $? = 2 ] || fail "-t nope should exit 2"
 "$LPG" -s 0 >/dev/null 2>&1; [ $? = 2 ] || fail "-s 0 should exit 2"

@@ -472,12 +472,12 @@ static void unknown_option(const struct rows *rs, const char *arg, size_t len)
 
 		if (n && o->kind != LP_OPT_REFUSE && len >= 3 &&
 		    !strncmp(o->name, name, LP_MIN(n, len))) {
-			lp_err("unknown option '%s': did you mean --%s? (see --help)", arg,
-			       o->name);
+			lp_err("unknown option '--%.*s': did you mean --%s? (see --help)",
+			       (int)len, name, o->name);
 			return;
 		}
 	}
-	lp_err("unknown option '%s' (see --help)", arg);
+	lp_err("unknown option '--%.*s' (see --help)", (int)len, name);
 }
 
 /* The value of option a (o's row): inline (--x=V, -xV) or the next argument. NULL: said why. */

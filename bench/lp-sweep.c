@@ -563,8 +563,12 @@ static const struct lp_opt diag_rows[] = {
 	{ .name = "min-fairness", LP_OPT_DOUBLE_AT(struct cli, d.fair_min), .max = 1, .metavar = "J",
 	  .help = "--load incast: a receiver whose senders' Jain index is below J is flagged "
 		  "(default 0.6)" },
+	{ 0 },
+};
+
+static const struct lp_opt csv_rows[] = {
 	{ .name = "csv", LP_OPT_STR_AT(struct cli, csv_prefix), .metavar = "PREFIX",
-	  .help = "write PREFIX-<test>-<size>.csv matrices (source on rows) and PREFIX-cells.csv" },
+	  .help = "write PREFIX-<test>-<size>.csv matrices (clients on rows) and PREFIX-cells.csv" },
 	{ 0 },
 };
 
@@ -575,6 +579,7 @@ static const struct lp_opt_group sweep_groups[] = {
 	{ "device", lp_rdma_dev_opt_rows, offsetof(struct cli, dev) },
 	{ "memory", lp_rdma_mem_opt_rows, offsetof(struct cli, mem) },
 	{ "diagnosis", diag_rows, 0 },
+	{ "output", csv_rows, 0 },
 	{ "output", lp_out_opt_rows, offsetof(struct cli, out) },
 	{ "qualification", lp_qual_opt_rows, offsetof(struct cli, qual) },
 	{ "qualification", lp_qual_gbps_opt_rows, offsetof(struct cli, qual) },
@@ -602,7 +607,8 @@ static const struct lp_opt_cmd sweep_cmd = {
 	.groups = sweep_groups,
 	.defaults = (const char *const[]){ "lat-sizes=8", "bw-sizes=1M", NULL },
 	.notes = "Rates: Gb/s = 1e9 bit/s; sizes in bytes with binary suffixes (64K = 64 KiB). "
-		 "Matrices put the source (client) on rows.\nperftest's letters mean the same here "
+		 "Matrices put the client on rows: the source of written and sent data (of a read, the "
+		 "reader).\nperftest's letters mean the same here "
 		 "or are refused with linkperf's spelling (man lp-sweep).",
 	.exits = sweep_exits,
 };

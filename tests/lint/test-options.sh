@@ -115,7 +115,7 @@ grep -A1 -- '--min-gbps' "$T/lp-rdma" | grep -q "Gb/s" && ok "lp-rdma --min-gbps
 # lp-rdma's own port; the matrices' orientation said in the help.
 grep -qE -- '--port PORT .*\(default 18555\)' "$T/lp-rdma" && ! grep -q 18515 "$T/lp-rdma" &&
 	ok "lp-rdma's default port is 18555, not perftest's 18515" || bad "lp-rdma default port"
-grep -q "Matrices put the source (client) on rows" "$T/lp-sweep" &&
+grep -q "Matrices put the client on rows: the source of written and sent data" "$T/lp-sweep" &&
 	grep -q "rows are the source, columns the destination" "$T/lp-gpu" &&
-	ok "lp-sweep and lp-gpu say their matrices put the source on rows" || bad "orientation not said"
+	ok "lp-sweep and lp-gpu say how their matrices are read (the source on rows)" || bad "orientation not said"
 exit $((fails > 0))

@@ -396,6 +396,8 @@ static void client_outputs(const struct cli *o, struct client *c)
 		.role = "client",
 		.server = o->host,
 		.port = o->port,
+		.tclass = o->dev.tclass,
+		.sl = o->dev.sl,
 		.local_dev = lp_rdma_dev_info(c->dev),
 		.aff = &o->aff,
 		.params = c->params,

@@ -625,6 +625,7 @@ struct doc {
 	struct lp_host_meta host;
 	char server[256];
 	uint32_t port;
+	int32_t tclass, sl;
 	struct lp_rdma_devinfo local_device, remote_device;
 	struct doc_affinity affinity;
 	struct doc_counts summary;
@@ -640,7 +641,9 @@ static const struct lp_record top_rec = LP_RECORD(struct doc_top,
 	LP_REC_STR(struct doc_top, role));
 static const struct lp_record client_rec = LP_RECORD(struct doc,
 	LP_REC_STR(struct doc, server),
-	LP_REC_U32(struct doc, port, LP_REC_RANGE(1, 65535)));
+	LP_REC_U32(struct doc, port, LP_REC_RANGE(1, 65535)),
+	LP_REC_I32(struct doc, tclass, LP_REC_RANGE(-1, 255)),
+	LP_REC_I32(struct doc, sl, LP_REC_RANGE(0, 15)));
 static const struct lp_record affinity_rec = LP_RECORD(struct doc_affinity,
 	LP_REC_STR(struct doc_affinity, nic),
 	LP_REC_I32(struct doc_affinity, nic_numa_node),
@@ -749,6 +752,8 @@ static void doc_view(struct doc *d, const struct lp_rdma_report *rep)
 		return;
 	snprintf(d->server, sizeof(d->server), "%s", rep->server ? rep->server : "");
 	d->port = rep->port;
+	d->tclass = rep->tclass;
+	d->sl = rep->sl;
 	d->local_device = *rep->local_dev;
 	affinity_view(d, rep->aff);
 	d->has_remote = rep->n && !rep->res[0].status;

@@ -50,6 +50,7 @@ struct lp_rdma_report {
 	/* client */
 	const char *server;
 	unsigned port;
+	int tclass, sl; /* the QPs' traffic class (-1: the device's) and service level */
 	const struct lp_rdma_devinfo *local_dev;
 	const struct lp_rdma_affinity *aff;
 	const struct lp_rdma_params *params; /* [n], parallel to res */

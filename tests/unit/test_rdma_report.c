@@ -117,6 +117,7 @@ static void runs_make(struct runs *s)
 	s->rep = (struct lp_rdma_report){ .role = "client",
 					  .server = "node1",
 					  .port = 18555,
+					  .tclass = 106,
 					  .local_dev = &dev,
 					  .aff = &s->aff,
 					  .params = s->p,
@@ -187,6 +188,7 @@ static void test_client_doc(void **state)
 	assert_non_null(strstr(doc, "\"iters\": "));
 	assert_non_null(strstr(doc, "\"qps\": 1"));
 	assert_non_null(strstr(doc, "\"mtu\": 4096"));
+	assert_non_null(strstr(doc, "\"tclass\": 106,\n  \"sl\": 0")); /* -T, -S recorded */
 	assert_null(strstr(doc, "\"iterations\""));
 	assert_null(strstr(doc, "active_mtu"));
 	assert_null(strstr(doc, "num_qps"));

@@ -82,6 +82,13 @@ if "$B" "$IP" -p $PORT -t write_lat,send_bw -D 1 --json "$OUT/dur.json" >"$OUT/d
 else
 	bad "duration" "$(tail -n 5 "$OUT/dur.txt")"
 fi
+# perftest's letters mean perftest's options: -T traffic class, -S service level, -q QPs, -a sizes
+if "$B" "$IP" -p $PORT -t write_lat,write_bw -T 106 -S 0 -q 2 -s 64 -n 100 --json "$OUT/tos.json" >"$OUT/tos.txt" 2>&1 &&
+	json_check "$OUT/tos.json" 2 'd["tclass"] == 106 and d["sl"] == 0 and res[1]["params"]["qps"] == 2'; then
+	ok "perftest's -T 106 -S 0 -q 2: traffic class 106 and 2 QPs, recorded in the document"
+else
+	bad "perftest letters" "$(tail -n 5 "$OUT/tos.txt")"
+fi
 if "$B" "$IP" -p $PORT -t write_lat -n 300 --max-samples 20 --json "$OUT/hist.json" >/dev/null 2>&1 &&
 	json_check "$OUT/hist.json" 1 'res[0]["latency_us"]["percentiles_exact"] is False and res[0]["latency_us"]["samples"] == 300'; then
 	ok "samples past the cap: histogram percentiles, nothing dropped"

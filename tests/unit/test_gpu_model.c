@@ -282,13 +282,64 @@ static void test_sinks(void **state)
 	free(t);
 }
 
+/*
+ * Every sink puts the data's source on rows: a peer write of 10 GB/s from GPU1 to GPU0 and of
+ * 20 GB/s from GPU0 to GPU1 (stored "row <- column") reads GPU1's row, GPU0's column = 10 in the
+ * table, and from/to in the JSON and CSV; a two-GPU document satisfies the schema too.
+ */
+static void test_source_on_rows(void **state)
+{
+	struct lp_gpu_topo *t = mk_topo(2);
+	struct lp_gpu_result r;
+	struct lp_gpu_params p;
+	struct lp_gpu_report rep = { .params = &p, .topo = t, .res = &r, .nres = 1 };
+	char *txt, *csv, *json;
+
+	(void)state;
+	lp_gpu_params_default(&p);
+	lp_gpu_topo_model(t);
+	assert_int_equal(lp_gpu_result_init(&r, lp_gpu_test_find("p2p_write_ce"), 2, 1 << 20), 0);
+	for (unsigned to = 0; to < 2; to++) {
+		for (unsigned from = 0; from < 2; from++) {
+			struct lp_gpu_cell *c = lp_gpu_cell_at(&r, 0, to, from);
+
+			if (to == from) {
+				c->status = LP_GPU_WAIVED;
+				snprintf(c->reason, sizeof(c->reason), "same GPU");
+				continue;
+			}
+			*c = (struct lp_gpu_cell){ .status = LP_GPU_OK,
+						   .samples = 3,
+						   .verified = true };
+			c->med = c->min = c->max = from == 1 ? 10 : 20;
+		}
+	}
+	lp_gpu_result_finish(&r);
+	txt = capture(lp_gpu_report_text, &rep);
+	assert_non_null(strstr(txt, "\nfrom \\ to   GPU0   GPU1\n     GPU0    N/A  20.00\n"
+				    "     GPU1  10.00    N/A\n"));
+	lp_assert_text_rules(txt);
+	csv = capture(lp_gpu_report_csv, &rep);
+	assert_non_null(strstr(csv, "p2p_write_ce,ce,1048576,,GPU1,GPU0,ok,GB/s,10,"));
+	json = capture(json_fn, &rep);
+	assert_non_null(strstr(json,
+			       "\"from\": \"GPU1\",\n              \"to\": \"GPU0\",\n"
+			       "              \"status\": \"ok\",\n              \"median\": 10,"));
+	lp_assert_doc_valid("docs/schema/linkperf.gpu-2.json", json);
+	free(txt);
+	free(csv);
+	free(json);
+	lp_gpu_result_free(&r);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rates),	    cmocka_unit_test(test_model_single),
 		cmocka_unit_test(test_model_pairs), cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_select),	    cmocka_unit_test(test_pattern),
-		cmocka_unit_test(test_sinks),
+		cmocka_unit_test(test_sinks),	    cmocka_unit_test(test_source_on_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -472,8 +472,8 @@ static void unknown_option(const struct rows *rs, const char *arg, size_t len)
 
 		if (n && o->kind != LP_OPT_REFUSE && len >= 3 &&
 		    !strncmp(o->name, name, LP_MIN(n, len))) {
-			lp_err("unknown option '--%.*s': did you mean --%s? (see --help)",
-			       (int)len, name, o->name);
+			lp_err("unknown option '--%.*s': did you mean --%s? (see --help)", (int)len,
+			       name, o->name);
 			return;
 		}
 	}

@@ -370,7 +370,6 @@ static const struct lp_record gpu_poll_rec = LP_RECORD(struct doc_gpu_poll,
 	LP_REC_F64(struct doc_gpu_poll, notification_us),
 	LP_REC_F64(struct doc_gpu_poll, p50_without_notification_us));
 static const struct lp_record verified_rec = LP_RECORD(struct doc_verified,
-	LP_REC_NEST(struct doc_verified, v, lp_rdma_verified_record),
 	LP_REC_U32(struct doc_verified, seed),
 	LP_REC_STR(struct doc_verified, method));
 static const struct lp_record lat_rec = LP_RECORD(struct doc_lat,
@@ -417,6 +416,13 @@ static const struct lp_recdoc_part ival_parts[] = {
 };
 static const struct lp_recdoc_obj ival_obj = LP_RECDOC_OBJ_OF(ival_parts);
 
+/* What --verify checked: the wire's record (both sides' counts) and how, in one object. */
+static const struct lp_recdoc_part verified_parts[] = {
+	{ LP_RECDOC_FIELDS, .rec = &lp_rdma_verified_record, .off = offsetof(DR, verified.v) },
+	{ LP_RECDOC_FIELDS, .rec = &verified_rec, .off = offsetof(DR, verified) },
+};
+static const struct lp_recdoc_obj verified_obj = LP_RECDOC_OBJ_OF(verified_parts);
+
 static const struct lp_recdoc_part result_parts[] = {
 	{ LP_RECDOC_FIELDS, .rec = &head_rec, .off = offsetof(DR, head) },
 	{ LP_RECDOC_FIELDS, .rec = &error_rec, .off = offsetof(DR, head), LP_RECDOC_WHEN(DR, failed) },
@@ -427,8 +433,8 @@ static const struct lp_recdoc_part result_parts[] = {
 	{ LP_RECDOC_NEST, "gpu_poll", &gpu_poll_rec, .off = offsetof(DR, gpu_poll),
 	  LP_RECDOC_WHEN(DR, has_gpu_poll),
 	  .about = "write_lat polled by a GPU: the GPU->CPU notification the latency includes" },
-	{ LP_RECDOC_NEST, "verified", &verified_rec, .off = offsetof(DR, verified),
-	  LP_RECDOC_WHEN(DR, has_verified), .about = "what --verify checked" },
+	{ LP_RECDOC_OBJ, "verified", .obj = &verified_obj, LP_RECDOC_WHEN(DR, has_verified),
+	  .about = "what --verify checked" },
 	{ LP_RECDOC_OPEN, "counters", .types = "object",
 	  .about = "port counters that moved on each side ({client, server}: null when not read)" },
 	{ LP_RECDOC_OBJ, "intervals", .obj = &ival_obj, LP_RECDOC_WHEN(DR, has_ival),

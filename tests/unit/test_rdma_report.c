@@ -194,6 +194,9 @@ static void test_client_doc(void **state)
 	assert_null(strstr(doc, "num_qps"));
 	assert_non_null(strstr(doc, "\"client_to_server\""));
 	assert_non_null(strstr(doc, "\"notification_us\": null"));
+	assert_non_null(
+		strstr(doc, "\"verified\": {\n        \"ok\": true,\n        \"messages\": 1000,"));
+	assert_non_null(strstr(doc, "\"checked_by\": \"client+server\",\n        \"seed\": "));
 	lp_assert_doc_valid(SCHEMA, doc);
 	/* a key that drifts is caught: the schema allows no other */
 	bad = strdup(doc);

@@ -108,7 +108,11 @@ static const struct lp_opt_exit gpu_exits[] = {
 	{ LP_EXIT_OK, "the tests ran (and passed --expect, the floors and --baseline when given)" },
 	{ LP_EXIT_FAIL, "a test failed (CUDA error or verification), or a FAIL against --expect "
 			"or a floor, or a regression against --baseline" },
-	{ LP_EXIT_USAGE, "usage error: a bad option or value" },
+	{ LP_EXIT_USAGE, "usage error: a bad option or value, or a baseline matching under half of "
+			 "the cells" },
+	{ LP_EXIT_OUTPUT, "an output (--json, --csv, --prom) or the standard output could not be "
+			  "written (a full disk, a missing directory, a symbolic link at the file); "
+			  "the previous file, if any, is left as it was" },
 	{ LP_EXIT_UNSUPPORTED, "no GPU or no NVIDIA driver here: nothing measured" },
 	{ 0 },
 };
@@ -219,9 +223,7 @@ static int write_outputs(struct lp_gpu_cli *cli, const struct lp_gpu_report *rep
 			rc = LP_EXIT_FAIL;
 	} else if (cli->out.json) {
 		f = lp_out_open(cli->out.json);
-		if (!f || lp_gpu_report_json(f, rep))
-			rc = LP_EXIT_FAIL;
-		if (f && lp_out_close(f, cli->out.json))
+		if (!f || lp_out_end(f, cli->out.json, lp_gpu_report_json(f, rep)))
 			rc = LP_EXIT_FAIL;
 	}
 	if (cli->out.csv) {
@@ -246,6 +248,7 @@ int main(int argc, char **argv)
 	bool failed = false;
 	int ret, rc;
 
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
 	lp_log_set_prog("lp-gpu");
 	lp_gpu_params_default(&cli.p);
 	rc = parse_cli(&cli, argc, argv);

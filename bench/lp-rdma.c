@@ -656,8 +656,11 @@ static const struct lp_opt_exit rdma_exits[] = {
 	{ LP_EXIT_FAIL, "a runtime failure (connection, verbs error, verification failed), a "
 			"FAIL against --expect or a floor, a regression against --baseline, or a "
 			"--check FAIL" },
-	{ LP_EXIT_USAGE, "usage error: a bad option or value, a refused perftest spelling, or a "
-			 "plan the device cannot run" },
+	{ LP_EXIT_USAGE, "usage error: a bad option or value, a refused perftest spelling, a plan "
+			 "the device cannot run, or a baseline matching under half of the cells" },
+	{ LP_EXIT_OUTPUT, "an output (--json, --csv, --prom) or the standard output could not be "
+			  "written (a full disk, a missing directory, a symbolic link at the file); "
+			  "the previous file, if any, is left as it was" },
 	{ LP_EXIT_UNSUPPORTED, "not supported here: no RDMA device, or no GPU for --mem cuda" },
 	{ LP_EXIT_INTERRUPTED, "interrupted (SIGINT, SIGTERM): what was measured until then is "
 			       "written" },
@@ -730,6 +733,7 @@ int main(int argc, char **argv)
 	struct cli o = { .dev = { .gid_index = -1, .tclass = -1 } };
 	int code;
 
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
 	lp_log_set_prog(argv[0]);
 	lp_rdma_plan_init(&o.plan.plan);
 	o.qual.argv = argv;

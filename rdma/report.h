@@ -2,8 +2,8 @@
 /*
  * lp-rdma's outputs in one place: the table on a terminal (printed run by run
  * as results arrive), the CSV, and the one JSON document of the tool (client
- * runs, --check, --counters), linkperf.rdma/2, written from records
- * (common/recdoc.h) whose JSON Schema is docs/schema/linkperf.rdma-2.json.
+ * runs, --check, --counters), linkperf.rdma/2, written from its records
+ * (rdma/doc.h) whose JSON Schema is docs/schema/linkperf.rdma-2.json.
  * Files go through lp_out_open ('-' is stdout); the library measures, this
  * module formats.
  */
@@ -15,6 +15,7 @@
 
 #include "rdma/check.h"
 #include "rdma/counters.h"
+#include "rdma/doc.h"
 #include "rdma/rdma.h"
 
 /* Where the test ran: the NIC opened, its NUMA node and the GPU's PCIe distance to it. */
@@ -69,8 +70,7 @@ int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep);
 /* The same document to an open stream (qualification reads it back: qual/qual.h). */
 int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep);
 
-/* The document's schema id ("schema" member) and its JSON Schema (docs/schema/, --json-schema). */
-#define LP_RDMA_DOC_SCHEMA "linkperf.rdma/2"
+/* The document's JSON Schema (docs/schema/, --json-schema). */
 int lp_rdma_report_schema(FILE *f);
 
 #endif

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The three tools' command lines, as their option tables give them (issue 26.7, 23.6):
 #  - one spelling per option: a long name means one short letter (or none) in every tool that
 #    has it, and a letter one long name;

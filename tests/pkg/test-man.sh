@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The man pages: each renders with `man --warnings` silent and a NAME lexgrog can read, lists
 # every option its tool's --help prints (short and long name together), and its EXIT STATUS
 # holds exactly the codes and meanings --help ends with ("exit status:"), so an option or an

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The number rules of docs/METHOD.md ("Units") on what the tools print for people: no exponent,
 # no nan or inf, sizes as "64 KiB" (tests/text-rules.ere, the rules the unit tests apply to
 # lp-rdma's and lp-gpu's tables too). Every recorded run (tests/sweep/data) is re-diagnosed

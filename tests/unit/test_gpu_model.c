@@ -2,12 +2,15 @@
 /* Unit tests for lp-gpu's GPU-free parts: ceiling model, warnings, selections, pattern, sinks. */
 #include "lp_test.h"
 
+#include <jansson.h>
+
 #include "lp_doc_check.h"
 
 #include <errno.h>
 
 #include "common/pattern.h"
 #include "common/units.h"
+#include "gpu/doc.h"
 #include "gpu/gpu.h"
 
 static struct lp_gpu_topo *mk_topo(int n)
@@ -237,6 +240,45 @@ static void json_fn(FILE *f, const struct lp_gpu_report *rep)
 	assert_int_equal(lp_gpu_report_json(f, rep), 0);
 }
 
+/* The document read back through its records: each result's series and cells as written. */
+static void read_back(const char *json)
+{
+	struct lp_gpu_doc *d = calloc(1, sizeof(*d));
+	char why[256];
+	json_t *o = lp_record_loadb(json, strlen(json), why, sizeof(why));
+
+	assert_non_null(o);
+	assert_int_equal(lp_record_read_json_more(&lp_gpu_doc_record, d, o, lp_gpu_doc_more, why,
+						  sizeof(why)),
+			 0);
+	assert_true(d->ngpus == 1 && d->nresults == 2 && d->has_params && !d->has_host);
+	assert_true(d->results[0].nseries == 1 && d->results[0].series[0].ncells == 1);
+	assert_string_equal(d->results[0].series[0].cells[0].from, "CPU");
+	assert_true(d->results[0].series[0].cells[0].median == 55.5);
+	assert_true(d->results[1].waived && d->results[1].nseries == 3);
+	assert_true(isnan(d->results[1].series[2].cells[0].median));
+	/* a cell without its destination is refused, the member named */
+	json_object_del(
+		json_array_get(
+			json_object_get(
+				json_array_get(
+					json_object_get(
+						json_array_get(json_object_get(o, "results"), 0),
+						"series"),
+					0),
+				"cells"),
+			0),
+		"to");
+	lp_gpu_doc_free(d);
+	assert_int_equal(lp_record_read_json_more(&lp_gpu_doc_record, d, o, lp_gpu_doc_more, why,
+						  sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "results[0].series[0].cells[0].to: missing");
+	lp_gpu_doc_free(d);
+	json_decref(o);
+	free(d);
+}
+
 static void test_sinks(void **state)
 {
 	struct lp_gpu_topo *t = mk_topo(1);
@@ -272,6 +314,7 @@ static void test_sinks(void **state)
 	assert_non_null(strstr(json, "\"status\": \"waived\""));
 	assert_non_null(strstr(json, "\"label\": \"to->from\""));
 	assert_non_null(strstr(json, "\"from\": \"CPU\",\n              \"to\": \"GPU0\""));
+	read_back(json);
 	lp_assert_doc_valid("docs/schema/linkperf.gpu-2.json", json);
 	lp_assert_schema_same(lp_gpu_report_schema, "docs/schema/linkperf.gpu-2.json");
 	free(txt);

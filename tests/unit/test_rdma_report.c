@@ -9,6 +9,8 @@
 #include "lp_test.h"
 
 #include <errno.h>
+#include <jansson.h>
+#include <math.h>
 
 #include "lp_doc_check.h"
 #include "common/units.h"
@@ -175,11 +177,28 @@ static void test_table_rules(void **state)
 	free(s);
 }
 
-/* The client document satisfies the schema, with lp-sweep's keys for the shared concepts. */
+/* doc read back through its records: 0, or -EINVAL with the member's path in why. */
+static int read_back(const char *doc, struct lp_rdma_doc *d, char *why, size_t len)
+{
+	json_t *o = lp_record_loadb(doc, strlen(doc), why, len);
+	int rc;
+
+	assert_non_null(o);
+	memset(d, 0, sizeof(*d));
+	rc = lp_record_read_json_more(&lp_rdma_doc_record, d, o, lp_rdma_doc_more, why, len);
+	json_decref(o);
+	return rc;
+}
+
+/*
+ * The client document satisfies the schema, with lp-sweep's keys for the shared concepts, and
+ * reads back through the same records (each run's parts as they were written).
+ */
 static void test_client_doc(void **state)
 {
 	struct runs *s = malloc(sizeof(*s));
-	char *doc, *bad;
+	struct lp_rdma_doc *d = malloc(sizeof(*d));
+	char *doc, *bad, why[256];
 
 	(void)state;
 	runs_make(s);
@@ -197,13 +216,27 @@ static void test_client_doc(void **state)
 	assert_non_null(
 		strstr(doc, "\"verified\": {\n        \"ok\": true,\n        \"messages\": 1000,"));
 	assert_non_null(strstr(doc, "\"checked_by\": \"client+server\",\n        \"seed\": "));
+	assert_int_equal(read_back(doc, d, why, sizeof(why)), 0);
+	assert_true(d->client && d->tclass == 106 && d->nresults == NRUNS && d->has_affinity);
+	assert_true(d->results[0].is_lat && d->results[0].has_gpu_poll &&
+		    isnan(d->results[0].gpu_poll.notification_us));
+	assert_true(d->results[1].one_way && d->results[1].has_ival && d->results[1].nseries == 3);
+	assert_true(d->results[2].both_ways && d->results[2].sum.gbits_per_s == 56160);
+	assert_true(d->results[3].has_verified && d->results[3].verified.v.ring == 128);
+	assert_true(d->results[4].failed && d->results[4].head.err_no == ETIMEDOUT);
+	assert_true(!d->results[4].is_bw && !d->results[0].has_ctr_client);
+	lp_rdma_doc_free(d);
 	lp_assert_doc_valid(SCHEMA, doc);
-	/* a key that drifts is caught: the schema allows no other */
+	/* a key that drifts is caught: the schema allows no other, the reader neither */
 	bad = strdup(doc);
 	memcpy(strstr(bad, "\"timed_iters\""), "\"timed_iterx\"", 13);
+	assert_int_equal(read_back(bad, d, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "results[0]: unknown member \"timed_iterx\"");
+	lp_rdma_doc_free(d);
 	assert_int_equal(lp_doc_validate(SCHEMA, bad), 1);
 	free(bad);
 	free(doc);
+	free(d);
 	free(s);
 }
 

@@ -67,7 +67,7 @@ static void test_resume_check(void **state)
 	run_of(&now, names, 2, 8);
 	now.tclass = 106; /* the journal ran on the default class: not the same sweep */
 	assert_int_equal(lp_sweep_resume_check(&prev, &now, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "--tclass: journal 0, now 106");
+	assert_string_equal(why, "--tclass: journal -1, now 106");
 	lp_sweep_run_free(&now);
 	lp_sweep_run_free(&prev);
 }

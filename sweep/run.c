@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: MIT
+/* lp-sweep runs: nodes, metrics, cells, the matrices diagnosis sees, and the records ranks send rank 0. */
+#include "sweep/internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/lp.h"
+#include "common/table.h"
+#include "common/units.h"
+#include "sweep/collrun.h"
+
+const char *const lp_sweep_phase_names[] = { "sweep",  "retest",	"loaded", "loader",
+					     "incast", "incast_victim", NULL };
+
+int lp_sweep_run_init(struct lp_sweep_run *r, int n)
+{
+	memset(r, 0, sizeof(*r));
+	if (n < 1)
+		return -EINVAL;
+	r->n = n;
+	r->nodes = calloc(n, sizeof(*r->nodes));
+	if (!r->nodes)
+		return -ENOMEM;
+	lp_diag_opts_default(&r->dopts);
+	r->sched_name = "round-robin";
+	r->attempt = 1;
+	r->tclass = -1; /* the device's */
+	return 0;
+}
+
+void lp_sweep_run_free(struct lp_sweep_run *r)
+{
+	if (r->diag)
+		for (int m = 0; m < r->nmetrics; m++)
+			lp_diag_free(&r->diag[m]);
+	free(r->diag);
+	free(r->verdicts);
+	free(r->cells);
+	free(r->nodes);
+	if (r->sched_own)
+		lp_sched_free(r->sched_own);
+	free(r->sched_own);
+	lp_sweep_evidence_free(&r->ev);
+	lp_coll_run_free(r->coll);
+	memset(r, 0, sizeof(*r));
+}
+
+int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, bool lat,
+			uint64_t size)
+{
+	struct lp_sweep_metric *m;
+	char sz[32];
+
+	if (r->nmetrics >= LP_SWEEP_MAX_METRICS)
+		return -E2BIG;
+	m = &r->metrics[r->nmetrics];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->test, sizeof(m->test), "%s", test);
+	m->test_id = test_id;
+	m->lat = lat;
+	m->size = size;
+	lp_fmt_size(sz, sizeof(sz), size); /* "64 KiB": one way to write a size everywhere */
+	snprintf(m->label, sizeof(m->label), "%s %s", test, sz);
+	snprintf(m->unit, sizeof(m->unit), "%s", lp_sweep_unit(m));
+	return r->nmetrics++;
+}
+
+void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int phase, int round)
+{
+	memset(c, 0, sizeof(*c));
+	c->metric = metric;
+	c->a = a;
+	c->b = b;
+	c->phase = phase;
+	c->round = round;
+	c->attempt = 1;
+	c->value = NAN;
+	c->lat.min = c->lat.max = c->lat.mean = c->lat.stdev = NAN;
+	c->lat.p50 = c->lat.p90 = c->lat.p99 = c->lat.p999 = c->lat.p9999 = NAN;
+	c->gbytes_s = c->gbits_s = c->mmsg_s = c->pct_link = NAN;
+	c->ival_min = c->ival_max = NAN;
+}
+
+int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c)
+{
+	if (c->metric < 0 || c->metric >= r->nmetrics || c->a < 0 || c->a >= r->n || c->b < 0 ||
+	    c->b >= r->n)
+		return -EINVAL;
+	if (r->ncells == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 256;
+		struct lp_sweep_cell *p = realloc(r->cells, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->cells = p;
+		r->cap = nc;
+	}
+	r->cells[r->ncells++] = *c;
+	return 0;
+}
+
+/* One successful attempt of a cell, in the order measured (k: its index in r->cells). */
+struct attempt {
+	size_t x, k;
+	double v;
+};
+
+static int attempt_cmp(const void *pa, const void *pb)
+{
+	const struct attempt *a = pa, *b = pb;
+
+	return a->x != b->x ? (a->x < b->x ? -1 : 1) : a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* Where node i sits in blk (-1: not in it), for every node of r. */
+static int *block_pos(const struct lp_sweep_run *r, const struct lp_sweep_block *blk)
+{
+	int *pos = malloc(((size_t)r->n + 1) * sizeof(int));
+
+	if (!pos)
+		return NULL;
+	for (int i = 0; i < r->n; i++)
+		pos[i] = -1;
+	for (int k = 0; k < blk->nb; k++)
+		pos[blk->node[k]] = k;
+	return pos;
+}
+
+/* Every cell's successful attempts into at (sorted by cell, then as measured); sched and fail set. */
+static size_t block_attempts(const struct lp_sweep_run *r, const struct lp_sweep_block *blk,
+			     const int *pos, struct attempt *at, uint8_t *fail, uint8_t *sched)
+{
+	size_t na = 0;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct lp_sweep_cell *c = &r->cells[i];
+		size_t x;
+
+		if (c->metric != blk->metric || c->phase > LP_PHASE_RETEST || pos[c->a] < 0 ||
+		    pos[c->b] < 0)
+			continue; /* load cells are their own metrics (sweep/load.c) */
+		x = (size_t)pos[c->a] * blk->nb + pos[c->b];
+		if (!sched[x])
+			fail[x] = 1; /* until some attempt succeeds */
+		sched[x] = 1;
+		if (c->status == 0 && isfinite(c->value) && c->value > 0) {
+			fail[x] = 0;
+			at[na++] = (struct attempt){ x, i, c->value };
+		}
+	}
+	qsort(at, na, sizeof(*at), attempt_cmp);
+	return na;
+}
+
+int lp_sweep_block_matrix(const struct lp_sweep_run *r, const struct lp_sweep_block *blk, double *v,
+			  uint8_t *fail, uint8_t *sched, uint8_t *att, double *best, double *spread,
+			  struct lp_diag_in *rep_p)
+{
+	size_t nn = (size_t)blk->nb * blk->nb, na, nd = 0;
+	struct attempt *at = malloc((r->ncells + 1) * sizeof(*at));
+	double *vals = malloc((r->ncells + 1) * sizeof(double)),
+	       *diffs = malloc((r->ncells + 1) * sizeof(double));
+	int *pos = block_pos(r, blk), rc = -ENOMEM;
+	bool lat = r->metrics[blk->metric].lat;
+
+	if (!at || !vals || !diffs || !pos)
+		goto out;
+	for (size_t i = 0; i < nn; i++) {
+		v[i] = NAN;
+		fail[i] = sched[i] = 0;
+		if (att)
+			att[i] = 0;
+		if (best)
+			best[i] = NAN;
+		if (spread)
+			spread[i] = NAN;
+	}
+	na = block_attempts(r, blk, pos, at, fail, sched);
+	for (size_t i = 0, j; i < na; i = j) {
+		size_t k = 0;
+
+		for (j = i; j < na && at[j].x == at[i].x; j++) {
+			vals[k++] = at[j].v;
+			/* two retests of one cell: the noise between them (the sweep attempt is
+			 * left out, it made the cell a suspect by being extreme) */
+			if (j > i && r->cells[at[j - 1].k].phase == LP_PHASE_RETEST)
+				diffs[nd++] = log(at[j].v / at[j - 1].v);
+		}
+		v[at[i].x] = lp_diag_combine(vals, k, lat); /* sorts vals */
+		if (best)
+			best[at[i].x] = lat ? vals[0] : vals[k - 1];
+		if (att)
+			att[at[i].x] = (uint8_t)LP_MIN(k, 255);
+		if (spread)
+			spread[at[i].x] = lp_diag_spread(vals, k); /* logs vals */
+	}
+	if (rep_p) {
+		rep_p->rep_pairs = (int)nd;
+		rep_p->rep_sigma = lp_diag_rep_sigma(diffs, nd);
+	}
+	rc = 0;
+out:
+	free(at);
+	free(vals);
+	free(diffs);
+	free(pos);
+	return rc;
+}
+
+int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
+		    uint8_t *sched, uint8_t *att, double *best, double *spread,
+		    struct lp_diag_in *rep_p)
+{
+	struct lp_sweep_block all = { metric, 0, r->n, malloc(((size_t)r->n + 1) * sizeof(int)) };
+	int rc;
+
+	if (!all.node)
+		return -ENOMEM;
+	for (int i = 0; i < r->n; i++)
+		all.node[i] = i;
+	rc = lp_sweep_block_matrix(r, &all, v, fail, sched, att, best, spread, rep_p);
+	free(all.node);
+	return rc;
+}
+
+void lp_sweep_blocks_free(struct lp_sweep_block *blocks, int n)
+{
+	for (int k = 0; blocks && k < n; k++)
+		free(blocks[k].node);
+	free(blocks);
+}
+
+int lp_sweep_blocks(const struct lp_sweep_run *r, struct lp_sweep_block **blocks_p, int *n_p)
+{
+	int rails = 1, nb = 0;
+	struct lp_sweep_block *b;
+
+	for (int i = 0; r->rails && i < r->n; i++)
+		rails = LP_MAX(rails, r->nodes[i].rail + 1);
+	b = calloc((size_t)r->nmetrics * rails + 1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (int m = 0; m < r->nmetrics; m++)
+		for (int rail = 0; rail < rails; rail++, nb++) {
+			b[nb] = (struct lp_sweep_block){ m, rail, 0,
+							 malloc(((size_t)r->n + 1) * sizeof(int)) };
+			if (!b[nb].node) {
+				lp_sweep_blocks_free(b, nb + 1);
+				return -ENOMEM;
+			}
+			for (int i = 0; i < r->n; i++)
+				if (!r->rails || r->nodes[i].rail == rail)
+					b[nb].node[b[nb].nb++] = i;
+		}
+	*blocks_p = b;
+	*n_p = nb;
+	return 0;
+}
+
+uint64_t lp_sweep_block_implied(void)
+{
+	static const char *const implied[] = { "metric", "a", "b", "phase", NULL };
+
+	return lp_record_mask(&lp_sweep_cell_record, implied);
+}
+
+const char *lp_sweep_unit(const struct lp_sweep_metric *m)
+{
+	return m->lat ? "us" : "Gb/s";
+}
+
+void lp_sweep_fmt_val(char *buf, size_t len, double v, bool lat)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (lat)
+		snprintf(buf, len, "%.1f", v);
+	else
+		lp_fmt_sig(buf, len, v, 3);
+}
+
+const struct lp_sweep_cell *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
+					       int b, int phase)
+{
+	const struct lp_sweep_cell *last = NULL;
+
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct lp_sweep_cell *c = &r->cells[k];
+
+		if (c->metric == metric && c->a == a && c->b == b && c->phase == phase)
+			last = c;
+	}
+	return last;
+}
+
+/* Isolated retests of metric m among the cells with client a (or any: -1) and server b (or any). */
+int lp_sweep_count_retests(const struct lp_sweep_run *r, int m, int a, int b)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct lp_sweep_cell *c = &r->cells[i];
+
+		k += c->metric == m && c->phase == LP_PHASE_RETEST && (a < 0 || c->a == a) &&
+		     (b < 0 || c->b == b);
+	}
+	return k;
+}
+
+/* "noise 4.8% per cell (residuals, 41 df; repeats 3.9%, 12 pairs)" */
+void lp_sweep_fmt_noise(char *buf, size_t len, const struct lp_diag *d)
+{
+	snprintf(buf, len, "noise %.1f%% per cell (", 100 * d->cv);
+	if (isfinite(d->sigma_fit))
+		lp_strcatf(buf, len, "residuals %.1f%%, %d df", 100 * (exp(d->sigma_fit) - 1),
+			   d->df);
+	else
+		lp_strcatf(buf, len, "too few cells for residuals");
+	if (isfinite(d->sigma_rep))
+		lp_strcatf(buf, len, "; repeats %.1f%%, %d pairs", 100 * (exp(d->sigma_rep) - 1),
+			   d->rep_pairs);
+	lp_strcatf(buf, len, ")");
+}
+
+size_t lp_sweep_missing(const struct lp_sweep_run *r, uint8_t *miss)
+{
+	size_t n = (size_t)r->n, nm = (size_t)r->nmetrics, cnt = 0;
+	uint8_t *have;
+
+	if (!r->sched || !nm)
+		return 0;
+	have = calloc(n * n * nm, 1);
+	if (!have)
+		return 0;
+	for (size_t i = 0; i < r->ncells; i++)
+		have[((size_t)r->cells[i].a * n + (size_t)r->cells[i].b) * nm +
+		     (size_t)r->cells[i].metric] = 1;
+	if (miss)
+		memset(miss, 0, n * n * nm);
+	for (size_t i = 0; i < r->sched->nslots; i++) {
+		const struct lp_slot *sl = &r->sched->slots[i];
+
+		for (int d = 0; d < 2; d++) {
+			size_t a = (size_t)(d ? sl->y : sl->x), b = (size_t)(d ? sl->x : sl->y);
+
+			if (!(sl->dirs & (d ? LP_DIR_YX : LP_DIR_XY)) || a >= n || b >= n)
+				continue;
+			for (size_t m = 0; m < nm; m++) {
+				size_t k = (a * n + b) * nm + m;
+
+				if (have[k])
+					continue;
+				have[k] = 1; /* a pair scheduled twice counts once */
+				cnt++;
+				if (miss)
+					miss[k] = 1;
+			}
+		}
+	}
+	free(have);
+	return cnt;
+}
+
+void lp_sweep_mx_free(struct lp_sweep_mx *mx)
+{
+	free(mx->v);
+	free(mx->fail);
+	free(mx->sched);
+}
+
+int lp_sweep_mx_alloc(struct lp_sweep_mx *mx, int n)
+{
+	size_t nn = (size_t)n * n;
+
+	mx->v = malloc(nn * sizeof(double));
+	mx->fail = malloc(nn);
+	mx->sched = malloc(nn);
+	if (mx->v && mx->fail && mx->sched)
+		return 0;
+	lp_sweep_mx_free(mx);
+	return -ENOMEM;
+}
+
+int lp_sweep_mx_fill(const struct lp_sweep_run *r, int m, struct lp_sweep_mx *mx)
+{
+	return lp_sweep_matrix(r, m, mx->v, mx->fail, mx->sched, NULL, NULL, NULL, NULL);
+}
+
+/* A link verdict: link slow or failed, or errors on a pair. */
+bool lp_sweep_is_link(const struct lp_verdict *vd)
+{
+	return vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED ||
+	       (vd->kind == LP_VERDICT_ERRORS && vd->a != vd->b);
+}
+
+/*
+ * Each ordered pair with scheduled cells that were never measured (an
+ * interrupted or incomplete run): "missing": [{client, server, names, metrics}].
+ * cb is called per pair with the metrics' labels joined by ", ".
+ */
+size_t lp_sweep_each_missing(const struct lp_sweep_run *r,
+			     void (*cb)(void *arg, const struct lp_sweep_run *r, int a, int b,
+					const char *labels),
+			     void *arg)
+{
+	size_t n = (size_t)r->n, nm = (size_t)r->nmetrics;
+	uint8_t *miss = r->sched ? malloc(n * n * nm + 1) : NULL;
+	size_t cnt = miss ? lp_sweep_missing(r, miss) : 0;
+
+	for (size_t x = 0; cnt && x < n * n; x++) {
+		char labels[LP_SWEEP_MAX_METRICS * 34] = "";
+
+		for (size_t m = 0; m < nm; m++)
+			if (miss[x * nm + m])
+				snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels),
+					 "%s%s", labels[0] ? ", " : "", r->metrics[m].label);
+		if (labels[0])
+			cb(arg, r, (int)(x / n), (int)(x % n), labels);
+	}
+	free(miss);
+	return cnt;
+}

@@ -98,6 +98,7 @@ static const struct lp_opt_group gpu_groups[] = {
 	{ "tests", gpu_rows, 0 },
 	{ "output", lp_out_csv_opt_rows, offsetof(CLI, out) },
 	{ "output", lp_out_opt_rows, offsetof(CLI, out) },
+	{ "output", lp_out_version_opt_rows, offsetof(CLI, out) },
 	{ "output", lp_out_schema_opt_rows, offsetof(CLI, out) },
 	{ "qualification", lp_qual_opt_rows, offsetof(CLI, qual) },
 	{ "qualification", lp_qual_gbytes_opt_rows, offsetof(CLI, qual) },

@@ -25,6 +25,7 @@ struct cli {
 	int schema;
 	bool schema_set;
 	const char *json_path;
+	struct lp_out_opts out; /* -V */
 	struct lp_qual_opts qual;
 };
 
@@ -74,6 +75,7 @@ static const struct lp_opt_cmd judge_cmd = {
 		    "lp-judge --schema sweep",
 	.groups = (const struct lp_opt_group[]){
 		{ "judge", judge_rows, 0 },
+		{ "judge", lp_out_version_opt_rows, offsetof(struct cli, out) },
 		{ "qualification", lp_qual_opt_rows, offsetof(struct cli, qual) },
 		{ "qualification", lp_qual_gbps_opt_rows, offsetof(struct cli, qual) },
 		{ 0 } },
@@ -96,6 +98,10 @@ int main(int argc, char **argv)
 		return LP_EXIT_USAGE;
 	if (help) {
 		lp_opt_usage(&judge_cmd, stdout);
+		return LP_EXIT_OK;
+	}
+	if (o.out.version) {
+		printf("lp-judge %s\n", LP_VERSION);
 		return LP_EXIT_OK;
 	}
 	if (o.schema_set)

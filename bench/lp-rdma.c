@@ -643,6 +643,7 @@ static const struct lp_opt_group rdma_groups[] = {
 	{ "memory", lp_rdma_mem_opt_rows, offsetof(struct cli, mem) },
 	{ "output", lp_out_csv_opt_rows, offsetof(struct cli, out) },
 	{ "output", lp_out_opt_rows, offsetof(struct cli, out) },
+	{ "output", lp_out_version_opt_rows, offsetof(struct cli, out) },
 	{ "output", lp_out_schema_opt_rows, offsetof(struct cli, out) },
 	{ "qualification", lp_qual_opt_rows, offsetof(struct cli, qual) },
 	{ "qualification", lp_qual_gbps_opt_rows, offsetof(struct cli, qual) },

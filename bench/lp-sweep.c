@@ -852,6 +852,7 @@ static const struct lp_opt_group sweep_groups[] = {
 	{ "diagnosis", diag_rows, 0 },
 	{ "output", csv_rows, 0 },
 	{ "output", lp_out_opt_rows, offsetof(struct cli, out) },
+	{ "output", lp_out_version_opt_rows, offsetof(struct cli, out) },
 	{ "qualification", lp_qual_opt_rows, offsetof(struct cli, qual) },
 	{ "qualification", lp_qual_gbps_opt_rows, offsetof(struct cli, qual) },
 	{ "collectives", lp_coll_opt_rows, offsetof(struct cli, coll) },

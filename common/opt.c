@@ -581,6 +581,10 @@ const struct lp_opt lp_out_opt_rows[] = {
 	{ .name = "quiet", LP_OPT_FLAG_AT(struct lp_out_opts, quiet),
 	  .help = "no tables on stdout, only errors on stderr" },
 	{ .name = "verbose", LP_OPT_FLAG_AT(struct lp_out_opts, verbose), .help = "log more" },
+	{ 0 },
+};
+
+const struct lp_opt lp_out_version_opt_rows[] = {
 	{ .name = "version", .shortname = 'V', LP_OPT_FLAG_AT(struct lp_out_opts, version),
 	  .help = "print the version" },
 	{ 0 },

@@ -147,8 +147,10 @@ struct lp_out_opts {
 	bool quiet, verbose, version;
 	bool json_schema; /* --json-schema (lp_out_schema_opt_rows) */
 };
-/* --json, --quiet, --verbose, -V/--version (over struct lp_out_opts). */
+/* --json, --quiet, --verbose (over struct lp_out_opts). */
 extern const struct lp_opt lp_out_opt_rows[];
+/* -V/--version (over struct lp_out_opts): every tool's, lp-judge's too. */
+extern const struct lp_opt lp_out_version_opt_rows[];
 /* --csv FILE, for the tools whose CSV is one file (over struct lp_out_opts). */
 extern const struct lp_opt lp_out_csv_opt_rows[];
 /* --json-schema: print the JSON Schema of the --json document (over struct lp_out_opts). */

@@ -113,6 +113,18 @@ grep -q -- '--min-gbytes-s .*$' "$T/lp-gpu" && ! grep -q -- '--min-gbps' "$T/lp-
 	bad "lp-gpu --min-gbps: $out"
 grep -A1 -- '--min-gbps' "$T/lp-rdma" | grep -q "Gb/s" && ok "lp-rdma --min-gbps says Gb/s" || bad "lp-rdma --min-gbps unit"
 
+# lp-rdma's server limits (h-rdma, issue 25) are rows of its "server" group with their bounds: an
+# out-of-range value is one line and exit 2 before any device or socket is touched.
+for a in "--max-mem 100:out of range \[4096," "--max-duration 0:out of range \[1, 86400\]" \
+	"--max-timeout 7200:out of range \[0.1, 3600\]"; do
+	out=$("$B/lp-rdma" --server ${a%%:*} 2>&1)
+	rc=$?
+	[ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "${a#*:}" &&
+		ok "lp-rdma --server ${a%%:*}: exit 2, one line" || bad "lp-rdma --server ${a%%:*}: exit $rc: $out"
+done
+sed -n '/^server options:/,/^$/p' "$T/lp-rdma" | grep -c -- '^      --' | grep -qx 6 &&
+	ok "lp-rdma --help: the server group lists --once --bind --allow --max-mem --max-duration --max-timeout" ||
+	bad "lp-rdma --help: the server group: $(sed -n '/^server options:/,/^$/p' "$T/lp-rdma")"
 # lp-rdma's own port; the matrices' orientation said in the help.
 grep -qE -- '--port PORT .*\(default 18555\)' "$T/lp-rdma" && ! grep -q 18515 "$T/lp-rdma" &&
 	ok "lp-rdma's default port is 18555, not perftest's 18515" || bad "lp-rdma default port"

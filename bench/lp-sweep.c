@@ -1105,6 +1105,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	x->poll_max_us = (int)o->poll_ms * 1000;
 	x->tclass = o->dev.tclass;
 	x->sl = o->dev.sl;
+	x->qp_timeout = o->dev.qp_timeout;
 	if (model_load(o, x, &model, &cfg))
 		return LP_EXIT_USAGE;
 	if (model)
@@ -1118,6 +1119,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	run.lat_iters = o->plan.plan.iters[LP_PLAN_LAT];
 	run.tclass = o->dev.tclass;
 	run.sl = o->dev.sl;
+	run.qp_timeout = o->dev.qp_timeout ? o->dev.qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
 	sweep_cfg(o, x, &cfg, mem, mem_dev); /* keeps the model's text */
 	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(o, x->rank, model, &run, &cfg)))

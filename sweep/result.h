@@ -190,6 +190,7 @@ struct lp_sweep_run {
 	int random_k;
 	uint64_t seed;
 	int tclass, sl; /* --tclass (-1: the device's) and --sl of every QP */
+	int qp_timeout; /* --qp-timeout of every QP (4.096 us << N per try) */
 	double pair_timeout_s;
 	uint64_t bw_iters, lat_iters;
 	struct lp_diag_opts dopts;

@@ -92,7 +92,7 @@ with open(TSV, "a", buffering=1) as tsv:
                 t0 = time.time()
                 p = subprocess.run(["timeout", "-k", "5", "600"] + MPI + ["-np", str(N), B + "/lp-sweep", "--model", mpath,
                                    "--isolation", "none", "--tests", "write_bw", "--retest", "0", "--collective",
-                                   "allreduce", "--coll-sizes", "1M", "--coll-bisect", "blind", "-q", "--json", jpath],
+                                   "allreduce", "--coll-sizes", "1M", "--coll-bisect", "blind", "--quiet", "--json", jpath],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 run_s = time.time() - t0
                 try:

@@ -138,7 +138,7 @@ PY
 feature() { # name want_rc check -- lp-sweep args: runs lp-sweep in the root, checks its JSON
 	local name=$1 want=$2 check=$3 rc
 	shift 4
-	in_root lp-sweep "$@" --json "/tmp/data/$name.json" -q 2>"$work/$name.err"
+	in_root lp-sweep "$@" --json "/tmp/data/$name.json" --quiet 2>"$work/$name.err"
 	rc=$?
 	if [ $rc = "$want" ] && python3 -c "import json, sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import rows; d = json.load(open(sys.argv[1])); $check" "$data/$name.json" 2>>"$work/$name.err"; then
 		ok "in the root: lp-sweep $* (exit $rc)"
@@ -165,7 +165,7 @@ for p in linkperf linkperf-gpu; do
 done
 mv "$root/usr/share/linkperf/profiles" "$root/tmp/profiles.aside"
 rm -f "$data/noprof.json"
-in_root lp-sweep --diagnose /tmp/data/roce100.json --expect auto --json /tmp/data/noprof.json -q >/dev/null 2>"$work/noprof.err"
+in_root lp-sweep --diagnose /tmp/data/roce100.json --expect auto --json /tmp/data/noprof.json --quiet >/dev/null 2>"$work/noprof.err"
 rc=$?
 mv "$root/tmp/profiles.aside" "$root/usr/share/linkperf/profiles"
 if [ $rc != 0 ] && grep -q 'no profile directory' "$work/noprof.err" && ! grep -q roce-100g "$data/noprof.json" 2>/dev/null; then

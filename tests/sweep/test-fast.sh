@@ -18,10 +18,10 @@ cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
 N=${LP_MODEL_RANKS:-64}
 . tests/sweep/model-lib.sh
-FAST=(--fast --sizes 4K,64K,1M --lat-sizes 8,4K)
+FAST=(--fast --bw-sizes 4K,64K,1M --lat-sizes 8,4K)
 
 # 1. the plan
-"$B/lp-sweep" --plan --nodes 64 "${FAST[@]}" -q --json "$T/plan.json"
+"$B/lp-sweep" --plan --nodes 64 "${FAST[@]}" --quiet --json "$T/plan.json"
 expect $? 0 "--plan --fast"
 "$B/lp-sweep" --plan --nodes 64 "${FAST[@]}" >"$T/plan.txt"
 "$B/lp-sweep" --plan --nodes 64 "${FAST[@]}" --test-bytes 64M >"$T/plan64.txt"
@@ -64,7 +64,7 @@ for r in healthy node link; do
 	echo $? >"$T/$r.rc"
 done
 echo "     (three $N-rank runs in $(($(date +%s) - t0)) s)"
-"$B/lp-sweep" --plan --nodes "$N" --model "$T/node.model" "${FAST[@]}" -q --json "$T/pm.json"
+"$B/lp-sweep" --plan --nodes "$N" --model "$T/node.model" "${FAST[@]}" --quiet --json "$T/pm.json"
 python3 - "$T" "$N" <<'EOF' || fails=$((fails + 1))
 import json, math, sys
 t, n = sys.argv[1], int(sys.argv[2])
@@ -82,7 +82,7 @@ for name in ("healthy", "node", "link"):
     every = cells(d)
     sweep = [c for c in every if c["phase"] in ("sweep", "retest")]
     sizes = [c for c in every if c["phase"] == "sizes"]
-    check(sorted(labels[m] for m in screen) == ["write_bw 1MiB", "write_lat 8B"] and
+    check(sorted(labels[m] for m in screen) == ["write_bw 1 MiB", "write_lat 8 B"] and
           all(c["metric"] in screen for c in sweep) and all(c["metric"] not in screen for c in sizes) and
           sum(c["phase"] == "sweep" for c in every) == 2 * n * (n - 1) and d["run"]["test_bytes"] == 256 << 20,
           f"{name}: every ordered pair at the screen's sizes only ({len(sweep)} cells), the other sizes "
@@ -111,7 +111,7 @@ EOF
 # 3. the documents read back: the same verdicts and exit code from the JSON and the journal
 for r in node link; do
 	for f in json journal; do
-		"$B/lp-sweep" --diagnose "$T/$r.$f" -q --json "$T/$r-$f.diag"
+		"$B/lp-sweep" --diagnose "$T/$r.$f" --quiet --json "$T/$r-$f.diag"
 		rc=$?
 		python3 - "$T/$r.json" "$T/$r-$f.diag" "$rc" <<'EOF' && ok "--diagnose $r.$f: the run's verdicts, exit $rc" || bad "--diagnose $r.$f differs (exit $rc)"
 import json, sys

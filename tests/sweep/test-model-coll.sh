@@ -94,7 +94,7 @@ done()
 EOF
 
 # bad options: the collectives' links need a bandwidth test
-out=$(mpi -np 4 "$B/lp-sweep" --model "$T/healthy.model" --tests write_lat --collective allreduce -q 2>&1)
+out=$(mpi -np 4 "$B/lp-sweep" --model "$T/healthy.model" --tests write_lat --collective allreduce --quiet 2>&1)
 rc=$?
 if [ $rc = 2 ] && grep -q "needs\|bandwidth test" <<<"$out"; then ok "--model --collective without a bandwidth test: exit 2, says why"; else bad "--model --collective --tests write_lat: exit $rc: $out"; fi
 exit $((fails > 0))

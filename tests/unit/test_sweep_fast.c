@@ -17,8 +17,8 @@
 #include "sweep/result.h"
 
 static const struct lp_sweep_metric metrics[2] = {
-	{ .test = "write_lat", .size = 8, .lat = true, .label = "write_lat 8B" },
-	{ .test = "write_bw", .size = 1 << 20, .lat = false, .label = "write_bw 1MiB" },
+	{ .test = "write_lat", .size = 8, .lat = true, .label = "write_lat 8 B" },
+	{ .test = "write_bw", .size = 1 << 20, .lat = false, .label = "write_bw 1 MiB" },
 };
 
 /* write_lat 8 and 4K, write_bw 4K, 64K and 1M, as lp-rdma's plan builder lists them. */

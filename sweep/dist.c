@@ -221,3 +221,32 @@ double lp_dist_sidak(double alpha, double m)
 		return NAN;
 	return -expm1(log1p(-alpha) / m);
 }
+
+/* log C(n, k) */
+static double lchoose(double n, double k)
+{
+	return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
+}
+
+double lp_dist_hypergeom_sf(long k, long total, long marked, long n)
+{
+	long lo = n - (total - marked) > 0 ? n - (total - marked) : 0, hi = n < marked ? n : marked;
+	double lden, sum = 0;
+
+	if (total < 0 || marked < 0 || n < 0 || marked > total || n > total)
+		return NAN;
+	if (k <= lo)
+		return 1;
+	if (k > hi)
+		return 0;
+	lden = lchoose((double)total, (double)n);
+	for (long i = k; i <= hi; i++) {
+		double term = exp(lchoose((double)marked, (double)i) +
+				  lchoose((double)(total - marked), (double)(n - i)) - lden);
+
+		sum += term;
+		if (term < sum * 1e-17)
+			break; /* past the mode the terms only fall: the rest is below rounding */
+	}
+	return sum < 1 ? sum : 1;
+}

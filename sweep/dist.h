@@ -26,6 +26,12 @@ double lp_dist_norm_sf(double z);
 double lp_dist_norm_isf(double p);
 /* P(X >= k) for X ~ Binomial(n, p). */
 double lp_dist_binom_sf(long k, long n, double p);
+/*
+ * P(X >= k) for X hypergeometric: k or more of the n items drawn from a
+ * population of total with `marked` marked ones (Fisher's exact test of a
+ * 2 x 2 table, one-sided).
+ */
+double lp_dist_hypergeom_sf(long k, long total, long marked, long n);
 /* Per-test level that keeps the chance of any false call among m independent tests at
  * alpha: 1 - (1 - alpha)^(1/m) (Sidak; exact for independent tests, conservative for
  * positively dependent ones). */

@@ -39,8 +39,7 @@ static void say(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Index of name in a name table, appended when absent (parents too). -1: out of memory. */
-static int name_index(char (**tab)[LP_FABRIC_NAME], int *n, const char *name)
+int lp_fabric_name_index(char (**tab)[LP_FABRIC_NAME], int *n, const char *name)
 {
 	char(*p)[LP_FABRIC_NAME];
 
@@ -57,7 +56,7 @@ static int name_index(char (**tab)[LP_FABRIC_NAME], int *n, const char *name)
 
 static int leaf_index(struct lp_fabric *f, const char *name)
 {
-	int i = name_index(&f->leaf, &f->nleaf_all, name);
+	int i = lp_fabric_name_index(&f->leaf, &f->nleaf_all, name);
 	int *p;
 
 	if (i < 0 || i < f->nleaf_all - 1)
@@ -365,7 +364,7 @@ static int parse_simple(struct lp_fabric *f, char *text, char *why, size_t len)
 		if (strcmp(tok[1], "-") && (s.leaf = leaf_index(f, tok[1])) < 0)
 			return -ENOMEM;
 		if (nt == 3 && strcmp(tok[2], "-") &&
-		    (s.rail = name_index(&f->rail, &f->nrail, tok[2])) < 0)
+		    (s.rail = lp_fabric_name_index(&f->rail, &f->nrail, tok[2])) < 0)
 			return -ENOMEM;
 		rc = lp_fabric_hostlist(tok[0], simple_host, &s);
 		if (rc == -EINVAL)
@@ -517,7 +516,7 @@ static int parse_ibnet(struct lp_fabric *f, char *text, char *why, size_t len)
 		sscanf(ib.ca[i].desc, "%63s %63s", host, dev);
 		leaf = leaf_index(f, ib_sw_name(&ib, ib.ca[i].sw));
 		if (dev[0])
-			rail = name_index(&f->rail, &f->nrail, dev);
+			rail = lp_fabric_name_index(&f->rail, &f->nrail, dev);
 		rc = leaf < 0 || (dev[0] && rail < 0) ? -ENOMEM
 						      : add_port(f, host, dev, leaf, rail);
 	}
@@ -568,11 +567,36 @@ int lp_fabric_parse(struct lp_fabric *f, const char *text, const char *source, c
 	return rc;
 }
 
+/* All of in into *text_p (malloc'ed, NUL-terminated, its length in *len_p). 0, -ENOMEM, -EIO. */
+static int slurp(FILE *in, char **text_p, size_t *len_p)
+{
+	char *text = NULL;
+	size_t cap = 0, n = 0, got;
+
+	do {
+		if (n + 4096 + 1 > cap) {
+			char *p = realloc(text, cap = 2 * cap + 65536);
+
+			if (!p) {
+				free(text);
+				return -ENOMEM;
+			}
+			text = p;
+		}
+		got = fread(text + n, 1, cap - n - 1, in);
+		n += got;
+	} while (got);
+	text[n] = 0;
+	*text_p = text;
+	*len_p = n;
+	return ferror(in) ? -EIO : 0;
+}
+
 int lp_fabric_read(struct lp_fabric *f, const char *path, char *why, size_t why_len)
 {
 	FILE *in = fopen(path, "r");
 	char *text = NULL;
-	size_t cap = 0, n = 0, got;
+	size_t n = 0;
 	int rc;
 
 	memset(f, 0, sizeof(*f));
@@ -581,30 +605,14 @@ int lp_fabric_read(struct lp_fabric *f, const char *path, char *why, size_t why_
 		say(why, why_len, "%s", strerror(errno));
 		return rc;
 	}
-	do {
-		if (n + 4096 + 1 > cap) {
-			char *p = realloc(text, cap = 2 * cap + 8192);
-
-			if (!p) {
-				free(text);
-				fclose(in);
-				say(why, why_len, "out of memory");
-				return -ENOMEM;
-			}
-			text = p;
-		}
-		got = fread(text + n, 1, cap - n - 1, in);
-		n += got;
-	} while (got);
-	rc = ferror(in) ? -EIO : 0;
+	rc = slurp(in, &text, &n);
 	fclose(in);
 	if (rc) {
-		say(why, why_len, "read error");
+		say(why, why_len, "%s", rc == -ENOMEM ? "out of memory" : "read error");
 	} else if (memchr(text, 0, n)) {
 		say(why, why_len, "a binary file, not a topology");
 		rc = -EINVAL;
 	} else {
-		text[n] = 0;
 		rc = lp_fabric_parse(f, text, path, why, why_len);
 	}
 	free(text);
@@ -659,43 +667,29 @@ int lp_fabric_ibnetdiscover(struct lp_fabric *f, char *why, size_t why_len)
 {
 	FILE *p = popen("timeout 120 ibnetdiscover 2>/dev/null", "r");
 	char *text = NULL;
-	size_t cap = 0, n = 0, got;
-	int status, rc;
+	size_t n;
+	int status, rc, code;
 
 	memset(f, 0, sizeof(*f));
 	if (!p) {
 		say(why, why_len, "cannot run ibnetdiscover: %s", strerror(errno));
 		return -errno;
 	}
-	do {
-		if (n + 4096 + 1 > cap) {
-			char *q = realloc(text, cap = 2 * cap + 65536);
-
-			if (!q) {
-				free(text);
-				pclose(p);
-				say(why, why_len, "out of memory");
-				return -ENOMEM;
-			}
-			text = q;
-		}
-		got = fread(text + n, 1, cap - n - 1, p);
-		n += got;
-	} while (got);
+	rc = slurp(p, &text, &n);
 	status = pclose(p);
-	text[n] = 0;
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		int code = status == -1 || !WIFEXITED(status) ? -1 : WEXITSTATUS(status);
-
+	code = status == -1 || !WIFEXITED(status) ? -1 : WEXITSTATUS(status);
+	if (!rc && code) {
 		say(why, why_len, "%s",
 		    code == 127 ? "ibnetdiscover not found (Debian: infiniband-diags)"
 		    : code == 124
 			    ? "ibnetdiscover did not finish in 120 s"
 			    : "ibnetdiscover failed (it needs umad access: root, or rdma group rights)");
-		free(text);
-		return code == 127 ? -ENOENT : -EIO;
+		rc = code == 127 ? -ENOENT : -EIO;
+	} else if (rc) {
+		say(why, why_len, "%s", rc == -ENOMEM ? "out of memory" : "read error");
+	} else {
+		rc = lp_fabric_parse(f, text, "ibnetdiscover", why, why_len);
 	}
-	rc = lp_fabric_parse(f, text, "ibnetdiscover", why, why_len);
 	free(text);
 	return rc;
 }

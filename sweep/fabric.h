@@ -87,6 +87,8 @@ const char *lp_fabric_slurm_path(void);
  * for a malformed list (unbalanced brackets, a bad range, over 1,000,000 names).
  */
 int lp_fabric_hostlist(const char *list, int (*cb)(void *arg, const char *name), void *arg);
+/* The index of name in a name table of n entries, appended when absent; -1 out of memory. */
+int lp_fabric_name_index(char (**tab)[LP_FABRIC_NAME], int *n, const char *name);
 /*
  * Where host (its short name is compared: up to the first ".") with device dev
  * ("" or NULL: any) is cabled: its port, or NULL when the fabric does not know it.

@@ -80,6 +80,11 @@ static void test_normal_binomial_sidak(void **state)
 	near(lp_dist_binom_sf(1, 100, 0.01), 1 - pow(0.99, 100), 1e-10);
 	assert_true(lp_dist_binom_sf(0, 10, 0.3) == 1 && lp_dist_binom_sf(11, 10, 0.3) == 0);
 	near(lp_dist_ibeta(2, 3, 0.4), 0.5248, 1e-10); /* I_0.4(2,3) = 1 - 0.6^4 - 4*0.4*0.6^3 */
+	/* Fisher's exact: 4 of 12 in scope slow, none of 44 outside: C(12,4) / C(56,4) */
+	near(lp_dist_hypergeom_sf(4, 56, 4, 12), 495.0 / 367290, 1e-9);
+	near(lp_dist_hypergeom_sf(1, 10, 3, 4), 1 - 35.0 / 210, 1e-12); /* 1 - C(7,4)/C(10,4) */
+	assert_true(lp_dist_hypergeom_sf(0, 10, 3, 4) == 1 &&
+		    lp_dist_hypergeom_sf(4, 10, 3, 4) == 0);
 	/* Sidak: 1 - (1 - alpha)^(1/m); with m = 1 alpha itself */
 	near(lp_dist_sidak(0.01, 1), 0.01, 1e-12);
 	near(lp_dist_sidak(0.01, 1000), 1.0050285e-5, 1e-6);

@@ -148,7 +148,7 @@ $(BUILD)/lp-sweep: $(patsubst %.c,$(BUILD)/mpi/%.o,bench/lp-sweep.c $(wildcard s
 	$(call say,LINK,$@)
 	$(Q)$(MPICC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/diag-sim: $(BUILD)/obj/tests/sweep/diag-sim.o $(LIB)
+$(BUILD)/diag-sim: $(BUILD)/obj/tests/sweep/diag-sim.o $(BUILD)/obj/tests/sweep/diag-bench.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 

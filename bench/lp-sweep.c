@@ -49,8 +49,8 @@ struct cli {
 	unsigned k;
 	uint64_t seed;
 	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent,
-		*resume;
-	double pair_timeout, test_timeout;
+		*resume, *topology;
+	double pair_timeout, test_timeout, retest_time;
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
 	bool rails, quiet, verbose, help, version, test_timeout_set, check;
@@ -252,6 +252,7 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.retest_max = (int)o->retest_max,
 		.retest_per_node = (int)o->retest_per_node,
 		.retest_rounds = (int)o->retest_rounds,
+		.retest_time_s = o->retest_time,
 		.poll_max_us = x->poll_max_us,
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
 		.progress = o->quiet ? NULL : stdout,
@@ -292,6 +293,40 @@ static int qual_setup(struct cli *o, char **argv, struct lp_qual *q)
 	floor = lp_qual_floor(q, LP_QUAL_LAT);
 	if (isfinite(floor))
 		o->d.max_lat_us = floor;
+	return 0;
+}
+
+/*
+ * --topology FILE | ibnetdiscover | none, else Slurm's topology.conf when there
+ * is one (a broken auto-detected one is said and left out): into *f_p (NULL:
+ * none). 0 or -EINVAL after one error line.
+ */
+static int topology_setup(const struct cli *o, struct lp_fabric **f_p)
+{
+	const char *path = o->topology ? o->topology : lp_fabric_slurm_path();
+	struct lp_fabric *f;
+	char why[256] = "";
+	int rc;
+
+	*f_p = NULL;
+	if (!path || !strcmp(path, "none"))
+		return 0;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	rc = !strcmp(path, "ibnetdiscover") ? lp_fabric_ibnetdiscover(f, why, sizeof(why))
+					    : lp_fabric_read(f, path, why, sizeof(why));
+	if (rc) {
+		lp_fabric_free(f);
+		free(f);
+		if (!o->topology) {
+			lp_warn("%s (found, not used): %s", path, why);
+			return 0;
+		}
+		lp_err("--topology %s: %s", path, why);
+		return -EINVAL;
+	}
+	*f_p = f;
 	return 0;
 }
 
@@ -377,6 +412,18 @@ static int diagnose_offline(const struct cli *o, struct lp_qual *q)
 		return code;
 	lp_sweep_journal_info_free(&info);
 	lp_diag_opts_merge(&run.dopts, &o->d);
+	if (o->topology) { /* given: it replaces the one the document recorded */
+		struct lp_fabric *f;
+
+		if (topology_setup(o, &f)) {
+			lp_sweep_run_free(&run);
+			return LP_EXIT_USAGE;
+		}
+		if (run.fabric)
+			lp_fabric_free(run.fabric);
+		free(run.fabric);
+		run.fabric = f;
+	}
 	if (lp_sweep_diagnose(&run)) {
 		lp_err("diagnosis failed (out of memory or bad thresholds)");
 		lp_sweep_run_free(&run);
@@ -416,7 +463,7 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 	int ret;
 
 	o->d = (struct lp_diag_opts){
-		NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN
+		NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN
 	}; /* NaN: as recorded */
 	ret = parse_opts(opts, argc, argv, &o->help);
 	if (!ret && !o->help)
@@ -774,8 +821,14 @@ int main(int argc, char **argv)
 		  .dst = &o.retest_max,
 		  .max = 1000000,
 		  .metavar = "N",
-		  .help = "isolated retests of suspect pairs per retest round at most (0 = off)",
-		  .def = "32" },
+		  .help = "isolated retests of suspect pairs per retest round at most (0 = off; --retest-time bounds them)",
+		  .def = "1000000" },
+		{ .name = "retest-time",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &o.retest_time,
+		  .max = 1e7,
+		  .metavar = "SECS",
+		  .help = "retest budget in time over all rounds, suspects worst first (default: as long as the sweep took, 60 s at least)" },
 		{ .name = "retest-rounds",
 		  .kind = LP_OPT_UINT,
 		  .dst = &o.retest_rounds,
@@ -792,12 +845,24 @@ int main(int argc, char **argv)
 		  .metavar = "N",
 		  .help = "suspect node: cells retested in the first round",
 		  .def = "2" },
+		{ .name = "fp-rate",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &o.d.fp_rate,
+		  .min = 1e-9,
+		  .max = 0.5,
+		  .metavar = "F",
+		  .help = "per run: the chance that a healthy run names anything (default 0.01; half for nodes and groups, Sidak; half for links, Benjamini-Hochberg)" },
 		{ .name = "k-mad",
 		  .kind = LP_OPT_DOUBLE,
 		  .dst = &o.d.k,
 		  .max = 100,
 		  .metavar = "K",
-		  .help = "a node effect beyond K standard errors is slow, a link beyond K+1 (default 4)" },
+		  .help = "floor on the node threshold in standard errors, links K+1 (default 4; --fp-rate sets the threshold)" },
+		{ .name = "topology",
+		  .kind = LP_OPT_STR,
+		  .dst = &o.topology,
+		  .metavar = "FILE",
+		  .help = "the switch fabric: a Slurm topology.conf, a file of HOST LEAF [RAIL] lines, ibnetdiscover output, 'ibnetdiscover' to run it, or 'none' (default: Slurm's topology.conf when there is one)" },
 		{ .name = "rel",
 		  .kind = LP_OPT_DOUBLE,
 		  .dst = &o.d.rel,
@@ -897,6 +962,7 @@ int main(int argc, char **argv)
 	struct lp_sweep_run prev = { 0 }; /* rank 0, --resume: the run it continues */
 	struct lp_sweep_journal_info info = { 0 };
 	struct lp_qual q = { 0 };
+	struct lp_fabric *fabric = NULL; /* rank 0: --topology */
 	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, qbad;
 
 	lp_rdma_plan_init(pl);
@@ -908,12 +974,16 @@ int main(int argc, char **argv)
 	ret = parse_cli(&o, opts, argc, argv, &mem, &mem_dev);
 	/* Qualification is rank 0's (profiles and baselines are its files); all ranks hear its answer. */
 	qbad = !ret && !o.help && !x.rank &&
-	       (qual_setup(&o, argv, &q) || read_resume(&o, &prev, &info));
+	       (qual_setup(&o, argv, &q) || read_resume(&o, &prev, &info) ||
+		topology_setup(&o, &fabric));
 	MPI_Bcast(&qbad, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (qbad)
 		ret = -EINVAL;
 	if (ret || o.help || o.version) {
 		lp_qual_free(&q);
+		if (fabric)
+			lp_fabric_free(fabric);
+		free(fabric);
 		if (o.help && !x.rank)
 			lp_opt_usage(stdout, "mpirun -np N [--map-by node] lp-sweep [options]",
 				     opts);
@@ -933,6 +1003,7 @@ int main(int argc, char **argv)
 	if (lp_sweep_run_init(&run, x.size))
 		return finish(&x, LP_EXIT_FAIL);
 	run.dopts = o.d;
+	run.fabric = fabric; /* freed with run */
 	run.bw_iters = pl->iters[LP_PLAN_BW];
 	run.lat_iters = pl->iters[LP_PLAN_LAT];
 	sweep_cfg(&o, &x, &cfg, mem, mem_dev);

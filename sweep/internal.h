@@ -45,6 +45,30 @@ int lp_sweep_mx_alloc(struct lp_sweep_mx *mx, int n);
 void lp_sweep_mx_free(struct lp_sweep_mx *mx);
 int lp_sweep_mx_fill(const struct lp_sweep_run *r, int m, struct lp_sweep_mx *mx);
 
+/* The run's nodes on the fabric (sweep/verdict_group.c): leaf and rail per node, compact. */
+struct lp_sweep_topo {
+	int *leaf, *rail; /* per node: index into leaf_name / rail_name, -1 unknown; NULL none */
+	int nleaf, nrail;
+	char (*leaf_name)[LP_FABRIC_NAME], (*rail_name)[LP_FABRIC_NAME];
+};
+/* From r->fabric (host and device names) and --rails (r->rails: the rank's rail). 0 or -ENOMEM. */
+int lp_sweep_topo_map(const struct lp_sweep_run *r, struct lp_sweep_topo *t);
+void lp_sweep_topo_free(struct lp_sweep_topo *t);
+/* One verdict per shared fault of metric m's diagnosis. 0 or -ENOMEM. */
+int lp_sweep_group_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d,
+			    const struct lp_sweep_topo *t);
+
+/* "topology" of the document (sweep/fabric_json.c): the nodes' leaves and rails; null none. */
+void lp_sweep_topology_json(struct lp_json *j, const struct lp_sweep_run *r);
+/* A metric's "error_control" object (the rate, the levels the tests passed, round effects). */
+void lp_sweep_error_control_json(struct lp_json *j, const struct lp_diag *d);
+/* A verdict's error-control and group members: p, level, settle, group, scope, members. */
+void lp_sweep_verdict_extra_json(struct lp_json *j, const struct lp_sweep_run *r,
+				 const struct lp_verdict *vd);
+struct json_t;
+/* The document's "topology" back into r->fabric (absent or null: none). 0 or -ENOMEM. */
+int lp_sweep_topology_read(struct lp_sweep_run *r, const struct json_t *topo);
+
 /* A cell's "latency_us" and "bandwidth" objects in the JSON document (writer and reader). */
 extern const struct lp_record lp_sweep_cell_lat_json;
 extern const struct lp_record lp_sweep_cell_bw_json;

@@ -179,6 +179,9 @@ void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t 
 	r->dopts.max_lat_us = isfinite(jnum(dg, "max_lat_us")) ? jnum(dg, "max_lat_us") : 0;
 	if (isfinite(jnum(dg, "min_errors")))
 		r->dopts.min_errors = jnum(dg, "min_errors");
+	if (isfinite(jnum(dg, "fp_rate")))
+		r->dopts.fp_rate = jnum(dg, "fp_rate");
+	r->retest_time_s = isfinite(jnum(dg, "retest_time_s")) ? jnum(dg, "retest_time_s") : 0;
 }
 
 /* The nodes, metrics and cells arrays into r (initialised here). 0, -EINVAL (why says) or -ENOMEM. */
@@ -245,6 +248,8 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 		read_load(r, json_object_get(root, "load"));
 	if (!rc)
 		lp_sweep_read_echo(r, run, json_object_get(root, "schedule"));
+	if (!rc)
+		rc = lp_sweep_topology_read(r, json_object_get(root, "topology"));
 out:
 	if (rc && r->nodes)
 		lp_sweep_run_free(r);

@@ -17,6 +17,7 @@
 #include "common/stats.h"
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
+#include "sweep/fabric.h"
 #include "sweep/sched.h"
 
 #define LP_SWEEP_ERR_LEN     160
@@ -117,11 +118,18 @@ enum lp_verdict_kind {
 	LP_VERDICT_LOAD_IMPACT,	 /* a node's latency under load rises far more than the others' */
 	LP_VERDICT_INCAST_SLOW, /* a receiver's incast aggregate far below the others' (or a floor) */
 	LP_VERDICT_INCAST_UNFAIR, /* a receiver's senders' shares collapse (Jain's index) */
+	LP_VERDICT_SWITCH_SLOW,	  /* a leaf switch: the cells through it, or crossing it (group) */
+	LP_VERDICT_UPLINK_SLOW,	  /* a leaf's uplinks one way, or the path leaf -> leaf (group) */
+	LP_VERDICT_RAIL_SLOW,	  /* every cell of one rail (group) */
+	LP_VERDICT_GROUP_SUSPECT, /* no topology: these nodes share a fault, likely their switch */
+	LP_VERDICT_UNCONFIRMED, /* stood out once (a link cell's one attempt, a node's close call):
+				   * not a verdict until retested; its settle command says how */
 };
 
 extern const char *const lp_verdict_names[]; /* "node_slow", ... */
 
-/* Exit code of a run whose only verdicts are "inconclusive" (1 when anything is named). */
+/* Exit code of a run whose only verdicts are "inconclusive" or "unconfirmed" (1 when anything
+ * is named). */
 #define LP_SWEEP_EXIT_INCONCLUSIVE 3
 
 /* An error/congestion counter summed over a verdict's tests: what it cites. */
@@ -133,6 +141,8 @@ struct lp_verdict_ctr {
 	uint64_t delta;
 	int cells; /* cells in which it moved */
 };
+
+#define LP_VERDICT_MEMBERS 64 /* members a group verdict lists (nmembers counts them all) */
 
 struct lp_verdict {
 	enum lp_verdict_kind kind;
@@ -151,6 +161,17 @@ struct lp_verdict {
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
 	int nctr; /* counters that moved on its node(s) during its tests, errors first */
 	struct lp_verdict_ctr ctr[LP_VERDICT_CTR];
+	/* error control: the strongest metric's test */
+	double p;     /* its p-value (nodes: the effect; links: the retests; groups: the block) */
+	double level; /* what p had to pass (Sidak per-test level, or the BH threshold); NaN none */
+	/* shared faults (switch_slow, uplink_slow, rail_slow, group_suspect) */
+	char group[136]; /* "leaf03", "leaf03->leaf07", "rail 2"; "" a block */
+	char scope[8];	 /* "all", "cross", "out", "in", "intra", "path" */
+	bool partial;	 /* a share of its cells slow (frac), not all */
+	double frac;	 /* slow cells / cells in its scope */
+	int nmembers;	 /* member nodes; the first LP_VERDICT_MEMBERS in members */
+	int members[LP_VERDICT_MEMBERS];
+	char settle[320]; /* unconfirmed: the command(s) that settle it */
 };
 
 /* One alarm counter summed over the cells of a pair, on one end's port. */
@@ -205,6 +226,8 @@ struct lp_sweep_run {
 	struct lp_verdict *verdicts;
 	int nverdicts;
 	struct lp_sweep_evidence ev;
+	struct lp_fabric *fabric; /* the switch fabric (sweep/fabric.h), NULL none; freed with r */
+	double retest_time_s;	  /* the retest budget in time (--retest-time; 0: the sweep's) */
 };
 
 /* n nodes (zeroed; caller fills). 0 or -ENOMEM. */
@@ -286,16 +309,42 @@ struct json_t; /* jansson's */
 void lp_sweep_read_echo(struct lp_sweep_run *r, const struct json_t *run, const struct json_t *sc);
 
 /*
- * Ordered pairs worth an isolated retest, from the current diagnosis: every
- * slow or failed link cell and every cell close to one (diag's suspect), the
- * cells of ambiguous candidates, and up to per_node slow cells of each flagged
- * slow node. From the second retest round on (round > 0) a node seen slow by all
- * its partners is settled and only split votes are retested again. Pairs
- * touching a node whose device did not open are left out. Writes up to max
- * (a, b) couples into pairs; returns the count.
+ * The retest policy, one function for the engine's retest rounds and for
+ * diag-sim: which ordered pairs to measure again in isolation, worst first,
+ * and how many this round may take.
  */
-size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, int32_t *pairs,
-			 size_t max);
+struct lp_retest_plan {
+	int per_node;	  /* slow cells of each flagged node on its first look */
+	int round;	  /* this retest round, 0-based */
+	int rounds;	  /* retest rounds in all (--retest-rounds) */
+	size_t max_pairs; /* pairs per round at most (--retest; 0: no cap but time) */
+	double time_s;	  /* the retest budget in time over all rounds (--retest-time; <= 0:
+			   * as long as the sweep took, at least 60 s) */
+	double used_s;	  /* retest time spent in earlier rounds */
+	/* filled by lp_sweep_suspects */
+	size_t suspects; /* pairs worth a retest this round */
+	size_t budget;	 /* pairs this round may take */
+	double pair_s;	 /* one pair's retest, every metric (the sweep cells' median wall time) */
+	double round_s;	 /* the time this round may take */
+};
+
+/* The budget of a run: p->time_s as it applies (the sweep's time when not given). */
+double lp_sweep_retest_time(const struct lp_sweep_run *r, const struct lp_retest_plan *p);
+
+/*
+ * Ordered pairs worth an isolated retest, from the current diagnosis, worst
+ * first: link cells whose retests stay slow (nearest a verdict), then those
+ * that stood out once (smallest p-value first), cells of a node's close call,
+ * of ambiguous candidates, then up to per_node slow cells of each flagged node
+ * (on its first look; from the second round on a node every partner sees slow
+ * is settled). Pairs touching a node whose device did not open are left out.
+ * The round takes what its suspects need, at most two thirds of the time left
+ * (p->time_s - p->used_s; all of it in the last round), at most max_pairs.
+ * Writes up to min(budget, cap) couples into pairs; returns the count;
+ * p->suspects says how many there were.
+ */
+size_t lp_sweep_suspects(const struct lp_sweep_run *r, struct lp_retest_plan *p, int32_t *pairs,
+			 size_t cap);
 
 /* Sinks. */
 int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code);

@@ -57,6 +57,8 @@ static const char *cls_name(uint8_t c)
 		return "slow";
 	case LP_CELL_FAIL:
 		return "fail";
+	case LP_CELL_UNCONF:
+		return "unconfirmed";
 	default:
 		return NULL;
 	}
@@ -79,9 +81,12 @@ static void json_model(struct lp_json *j, const struct lp_diag *d)
 	lp_json_int(j, "repeat_pairs", d->rep_pairs);
 	lp_json_num(j, "min_detectable_node", d->min_node);
 	lp_json_num(j, "min_detectable_link", d->min_link);
+	lp_json_num(j, "min_detectable_group", d->min_group);
+	lp_json_num(j, "detection_power", 0.9);
 	lp_json_bool(j, "inconclusive", d->inconclusive);
 	lp_json_obj_end(j);
 	lp_json_bool(j, "ambiguous", d->ambiguous);
+	lp_sweep_error_control_json(j, d);
 }
 
 /* "matrix" (values) and "cell_class" (ok, slow, fail, null: not measured), rows = clients. */
@@ -132,6 +137,9 @@ static void json_node_effects(struct lp_json *j, int n, const struct lp_diag *d)
 		lp_json_bool(j, "flag_client", d->node[i] & LP_NODE_SLOW_SRC);
 		lp_json_bool(j, "flag_server", d->node[i] & LP_NODE_SLOW_DST);
 		lp_json_bool(j, "flag_failed", d->node[i] & LP_NODE_FAILED);
+		lp_json_bool(j, "flag_partial", d->node[i] & LP_NODE_PARTIAL);
+		lp_json_num(j, "min_detectable_client", d->min_src[i]);
+		lp_json_num(j, "min_detectable_server", d->min_dst[i]);
 		lp_json_obj_end(j);
 	}
 	lp_json_arr_end(j);
@@ -228,8 +236,10 @@ static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_num(j, "min_errors", r->dopts.min_errors);
 	lp_json_num(j, "impact_max", r->dopts.impact_max);
 	lp_json_num(j, "fair_min", r->dopts.fair_min);
+	lp_json_num(j, "fp_rate", r->dopts.fp_rate);
 	lp_json_int(j, "retest_max", r->retest_max);
 	lp_json_int(j, "retest_rounds", r->retest_rounds);
+	lp_json_num(j, "retest_time_s", r->retest_time_s > 0 ? r->retest_time_s : NAN);
 	lp_json_obj_end(j);
 	lp_json_obj_end(j);
 }
@@ -345,6 +355,7 @@ static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
 	lp_json_int(j, "retests", vd->retests);
 	if (vd->ncand)
 		json_candidates(j, r, vd);
+	lp_sweep_verdict_extra_json(j, r, vd);
 	lp_verdict_ctr_json(j, r, vd);
 	lp_json_str(j, "metrics", vd->metrics);
 	lp_json_str(j, "reason", vd->reason);
@@ -392,6 +403,7 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 	for (int i = 0; i < r->n; i++)
 		json_node(&j, &r->nodes[i], i);
 	lp_json_arr_end(&j);
+	lp_sweep_topology_json(&j, r);
 	lp_json_arr_begin(&j, "metrics");
 	for (int m = 0; m < r->nmetrics; m++)
 		json_metric(&j, r, m, &mx);

@@ -1144,6 +1144,7 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 	run->pair_timeout_s = cfg->pair_timeout_s;
 	run->retest_max = cfg->retest_max;
 	run->retest_rounds = cfg->retest_rounds;
+	run->retest_time_s = cfg->retest_time_s;
 	run->load = cfg->load ? lp_sweep_load_names[cfg->load] : NULL;
 	run->load_time_s = cfg->load ? cfg->load_time_s : 0;
 	lp_time_iso8601(run->started, sizeof(run->started));
@@ -1160,22 +1161,31 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			 struct lp_sweep_run *run, int rr)
 {
 	int32_t *pairs = NULL;
-	size_t np = 0;
+	size_t np = 0, cap = (size_t)run->n * run->n;
 	struct lp_sched rs;
+	struct lp_retest_plan plan = { .per_node = cfg->retest_per_node,
+				       .round = rr,
+				       .rounds = cfg->retest_rounds,
+				       .max_pairs = (size_t)cfg->retest_max,
+				       .time_s = cfg->retest_time_s,
+				       .used_s = run->retest_s };
+	uint64_t t0 = lp_now_ns();
 
 	if (!x->rank) {
-		pairs = malloc(((size_t)cfg->retest_max + 1) * 2 * sizeof(int32_t));
+		pairs = malloc((cap + 1) * 2 * sizeof(int32_t));
 		if (pairs && !lp_sweep_diagnose(run))
-			np = lp_sweep_suspects(run, cfg->retest_per_node, rr, pairs,
-					       cfg->retest_max);
+			np = lp_sweep_suspects(run, &plan, pairs, cap);
 	}
 	if (bcast_pairs(x, &pairs, &np, TAG_RETEST_LIST + 2 * rr) || np == 0) {
 		free(pairs);
 		return false;
 	}
 	if (!lp_sched_from_list(&rs, x->size, pairs, np)) {
-		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n",
-			 rr + 1, np);
+		progress(
+			x, cfg,
+			"lp-sweep: retest round %d: %zu of %zu suspect pair(s) in isolation, worst "
+			"first (%.0f s of the retest budget this round, %.2g s a pair)\n",
+			rr + 1, np, plan.suspects, plan.round_s, plan.pair_s);
 		lp_sweep_journal_retest(cfg->journal, rr, pairs, np);
 		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST, run,
 					      TAG_RETEST_CELLS + 2 * rr) == -EINTR;
@@ -1183,6 +1193,7 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		run->nretests += np;
 	}
 	free(pairs);
+	run->retest_s += (double)(lp_now_ns() - t0) / 1e9;
 	return true;
 }
 
@@ -1385,9 +1396,14 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			 "tests %.3g s each)\n",
 			 lp_sweep_load_names[cfg->load], nload, load_est, cfg->load_time_s);
 	progress(x, cfg,
-		 "lp-sweep: time budget: at most %.0f s, every session at its pair timeout "
-		 "(retests of suspects add to it)\n",
-		 (double)x->sched.nrounds * 2 * cfg->nmetrics * cfg->pair_timeout_s + load_max);
+		 "lp-sweep: time budget: at most %.0f s, every session at its pair timeout; "
+		 "then retests of suspects, worst first, for at most %s (--retest-time) over %d "
+		 "round(s)\n",
+		 (double)x->sched.nrounds * 2 * cfg->nmetrics * cfg->pair_timeout_s + load_max,
+		 cfg->retest_max == 0	  ? "0 s (off)"
+		 : cfg->retest_time_s > 0 ? "the time given"
+					  : "as long as the sweep takes (60 s at least)",
+		 cfg->retest_rounds);
 	x->later_s = load_est;
 
 	t0 = x->t_start = lp_now_ns();

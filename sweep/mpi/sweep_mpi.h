@@ -76,6 +76,7 @@ struct lp_sweep_cfg {
 	int retest_max;	       /* isolated retests of suspects per round; 0 = none */
 	int retest_per_node;   /* suspect node: cells retested in the first round */
 	int retest_rounds;
+	double retest_time_s; /* retest budget in time, all rounds (<= 0: as long as the sweep) */
 	int poll_max_us;
 	struct lp_rdma_server_opts sopts; /* .stop: the signal flag that stops every rank */
 	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */

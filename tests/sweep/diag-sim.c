@@ -1,342 +1,437 @@
 // SPDX-License-Identifier: MIT
 /*
- * diag-sim: a simulation benchmark of lp-sweep's diagnosis. Synthetic clusters
- * (N nodes, log-normal noise per cell, a few outlier cells, injected faults) go
- * through the library exactly as a run does: cells into an lp_sweep_run, the
- * diagnosis, isolated retests of its suspects (fresh draws), the diagnosis
- * again, the verdicts. Per setting it prints recall (fault named with the right
- * node or link and the right kind), ambiguous verdicts that contain the truth,
- * misattributions (named verdicts matching no fault), false positives per
- * healthy node and per healthy cluster, inconclusive runs.
- * scripts/diag-sim runs the grid; --check asserts the targets (docs/SWEEP.md).
+ * diag-sim: the accuracy benchmark of lp-sweep's diagnosis, in process.
+ * Synthetic clusters (tests/sweep/diag-bench.c: noise, blips, heavy tails,
+ * congested rounds, node, link, leaf, uplink, path and rail faults) go through
+ * the library exactly as a run does: a round-robin sweep's cells into an
+ * lp_sweep_run, the diagnosis, the engine's own retest planner
+ * (lp_sweep_suspects, with its time budget) and fresh draws for the pairs it
+ * picks, the diagnosis again, the verdicts, scored against the truth.
+ * scripts/bench-diag.sh runs the grid; --check asserts the targets (docs/SWEEP.md).
+ *
+ * The same scenarios for the real engine: --emit-model DIR writes each trial as
+ * an lp-sweep model file (and its topology), --score DOC,... scores the
+ * documents lp-sweep --model wrote for them (trial order, same options).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/lp.h"
 #include "common/opt.h"
+#include "diag-bench.h"
 #include "sweep/result.h"
+#include "sweep/sched.h"
 
-static const char *const fault_names[] = { "none", "src",   "dst",  "both",
-					   "link", "multi", "fail", NULL };
-enum fault { F_NONE, F_SRC, F_DST, F_BOTH, F_LINK, F_MULTI, F_FAIL };
-
-struct truth {
-	int kind; /* F_SRC, F_DST, F_BOTH, F_LINK */
-	int a, b;
-};
-
-struct rng {
-	uint64_t s;
-};
-
-static double uni(struct rng *g)
+static double now_s(void)
 {
-	g->s ^= g->s << 13;
-	g->s ^= g->s >> 7;
-	g->s ^= g->s << 17;
-	return ((g->s >> 11) + 0.5) / 9007199254740992.0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double gauss(struct rng *g)
+/* One attempt of cell a -> b in every metric (its value, or a failure), phase and round. */
+static int measure(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g, int a,
+		   int b, int phase, int round)
 {
-	return sqrt(-2 * log(uni(g))) * cos(2 * M_PI * uni(g));
-}
+	for (int m = 0; m < r->nmetrics; m++) {
+		struct lp_sweep_cell c;
+		double v = bench_draw(t, g, a, b, r->metrics[m].lat,
+				      phase == LP_PHASE_SWEEP ? round : -1);
+		int rc;
 
-struct setting {
-	int n;
-	double cv, sev, outliers;
-	int fault;
-	bool lat;
-	int trials, retest_rounds;
-};
-
-struct tally {
-	long faults, found, amb_ok, misattr, trials, inconclusive, healthy_nodes, fp_nodes,
-		fp_clusters;
-};
-
-/* Goodness factor of cell a->b under the faults (1 healthy). */
-static double factor(const struct truth *t, int nt, int a, int b, double sev)
-{
-	double f = 1;
-
-	for (int i = 0; i < nt; i++)
-		if (((t[i].kind == F_SRC || t[i].kind == F_BOTH) && a == t[i].a) ||
-		    ((t[i].kind == F_DST || t[i].kind == F_BOTH) && b == t[i].a) ||
-		    (t[i].kind == F_LINK && a == t[i].a && b == t[i].b))
-			f *= sev;
-	return f;
-}
-
-/* One measurement: log-normal noise, now and then an outlier (contention: 0.3-0.8x). */
-static void measure(struct lp_sweep_cell *c, const struct setting *s, struct rng *g, double f,
-		    bool failed)
-{
-	double good = f * exp(log(1 + s->cv) * gauss(g));
-
-	if (uni(g) < s->outliers)
-		good *= 0.3 + 0.5 * uni(g);
-	if (failed) {
-		c->status = -ETIMEDOUT;
-		snprintf(c->error, sizeof(c->error), "simulated failure");
-		return;
-	}
-	c->value = s->lat ? 2.0 / good : 100.0 * good;
-}
-
-static int pick_node(struct rng *g, int n, const bool *used)
-{
-	int i;
-
-	do
-		i = (int)(uni(g) * n);
-	while (used[i]);
-	return i;
-}
-
-/* The faults of one trial. */
-static int make_faults(const struct setting *s, struct rng *g, struct truth *t, bool *used)
-{
-	int n = s->n, nt = 0, kinds = s->fault == F_MULTI ? LP_MAX(2, n / 10) : s->fault != F_NONE;
-
-	for (int k = 0, free_nodes = n; k < kinds; k++) {
-		int kind = s->fault == F_MULTI	? F_SRC + (int)(uni(g) * 4)
-			   : s->fault == F_FAIL ? F_BOTH
-						: s->fault;
-
-		if (free_nodes < (kind == F_LINK ? 2 : 1) + (s->fault == F_MULTI))
-			break; /* keep a healthy node at least */
-		free_nodes -= kind == F_LINK ? 2 : 1;
-
-		t[nt].kind = kind;
-		t[nt].a = pick_node(g, n, used);
-		used[t[nt].a] = true;
-		t[nt].b = t[nt].a;
-		if (kind == F_LINK) {
-			t[nt].b = pick_node(g, n, used);
-			used[t[nt].b] = true;
+		lp_sweep_cell_init(&c, m, a, b, phase, round);
+		c.wall_s = 1.0; /* one test time: the retest budget counts in these */
+		c.value = v;
+		if (!isfinite(v)) {
+			c.status = -ETIMEDOUT;
+			snprintf(c.error, sizeof(c.error), "simulated failure");
 		}
-		nt++;
+		if ((rc = lp_sweep_add_cell(r, &c)))
+			return rc;
 	}
-	return nt;
+	return 0;
 }
 
-static bool cand_has(const struct lp_verdict *v, int kind, int a, int b)
+/* The sweep: round-robin (within each rail), every ordered pair once. */
+static int sweep(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g)
 {
-	for (int i = 0; i < v->ncand; i++)
-		if (v->cand[i].kind == kind && v->cand[i].a == a &&
-		    (kind != LP_ITEM_LINK || v->cand[i].b == b))
-			return true;
-	return false;
-}
+	struct lp_sched sc;
+	int *grp = malloc((size_t)t->nranks * sizeof(int)), rc;
 
-/* Does verdict v name fault t exactly (node and kind, or link and direction)? */
-static bool names(const struct lp_verdict *v, const struct truth *t)
-{
-	if (v->kind == LP_VERDICT_NODE_SLOW)
-		return t->kind != F_LINK && v->a == t->a &&
-		       v->dirs == (t->kind == F_SRC   ? LP_NODE_SLOW_SRC
-				   : t->kind == F_DST ? LP_NODE_SLOW_DST
-						      : 3u);
-	if (v->kind == LP_VERDICT_LINK_SLOW)
-		return t->kind == F_LINK && v->a == LP_MIN(t->a, t->b) &&
-		       v->b == LP_MAX(t->a, t->b) &&
-		       v->dirs == (t->a < t->b ? LP_DIR_XY : LP_DIR_YX);
-	return false;
-}
+	for (int i = 0; grp && i < t->nranks; i++)
+		grp[i] = bench_rail(t->s, i);
+	rc = grp ? lp_sched_build_groups(&sc, LP_SCHED_ROUND_ROBIN, t->nranks, grp, 0, 1) : -ENOMEM;
+	free(grp);
+	for (size_t k = 0; !rc && k < sc.nrounds; k++) {
+		size_t cnt;
+		const struct lp_slot *sl = lp_sched_round(&sc, k, &cnt);
 
-static bool ambiguous_has(const struct lp_verdict *v, const struct truth *t)
-{
-	if (v->kind != LP_VERDICT_AMBIGUOUS && v->kind != LP_VERDICT_PAIR_SLOW)
-		return false;
-	switch (t->kind) {
-	case F_SRC:
-		return cand_has(v, LP_ITEM_SRC, t->a, 0);
-	case F_DST:
-		return cand_has(v, LP_ITEM_DST, t->a, 0);
-	case F_BOTH:
-		return cand_has(v, LP_ITEM_SRC, t->a, 0) || cand_has(v, LP_ITEM_DST, t->a, 0);
-	default:
-		return cand_has(v, LP_ITEM_LINK, t->a, t->b);
-	}
-}
-
-static int trial(const struct setting *s, struct rng *g, struct tally *ty)
-{
-	struct lp_sweep_run r;
-	struct truth t[1024];
-	int n = s->n, nt, rc;
-	bool *used = calloc(n, 1);
-	uint8_t *failed = calloc((size_t)n * n, 1);
-	size_t maxp = (size_t)n * n;
-	int32_t *pairs = malloc(maxp * 2 * sizeof(int32_t));
-
-	rc = lp_sweep_run_init(&r, n);
-	if (rc || !used || !failed || !pairs)
-		goto out;
-	for (int i = 0; i < n; i++)
-		snprintf(r.nodes[i].name, sizeof(r.nodes[i].name), "n%d", i);
-	lp_sweep_add_metric(&r, s->lat ? "write_lat" : "write_bw", 0, s->lat, s->lat ? 8 : 1 << 20);
-	nt = make_faults(s, g, t, used);
-	if (s->fault == F_FAIL) /* a few cells fail on every attempt */
-		for (size_t x = 0; x < (size_t)n * n; x++)
-			failed[x] = uni(g) < 0.03;
-	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			struct lp_sweep_cell c;
-
-			if (a == b)
-				continue;
-			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
-			measure(&c, s, g, factor(t, nt, a, b, s->sev), failed[(size_t)a * n + b]);
-			if ((rc = lp_sweep_add_cell(&r, &c)))
-				goto out;
+		for (size_t i = 0; !rc && i < cnt; i++) {
+			if (sl[i].dirs & LP_DIR_XY)
+				rc = measure(r, t, g, sl[i].x, sl[i].y, LP_PHASE_SWEEP, (int)k);
+			if (!rc && (sl[i].dirs & LP_DIR_YX))
+				rc = measure(r, t, g, sl[i].y, sl[i].x, LP_PHASE_SWEEP, (int)k);
 		}
-	for (int rr = 0; rr <= s->retest_rounds; rr++) {
+	}
+	if (!rc) {
+		r->sweep_s = (double)sc.nrounds * 2 * r->nmetrics; /* in test times */
+		lp_sched_free(&sc);
+	}
+	return rc;
+}
+
+/* The engine's retest rounds: its planner, its budget, fresh draws. */
+static int retests(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g)
+{
+	size_t cap = (size_t)t->nranks * t->nranks;
+	int32_t *pairs = malloc((cap + 1) * 2 * sizeof(int32_t));
+	double used = 0;
+	int rc = pairs ? 0 : -ENOMEM;
+
+	for (int rr = 0; !rc && rr < t->s->retest_rounds; rr++) {
+		struct lp_retest_plan plan = { .per_node = 2,
+					       .round = rr,
+					       .rounds = t->s->retest_rounds,
+					       .time_s = t->s->retest_time * r->nmetrics,
+					       .used_s = used };
 		size_t np;
 
-		if ((rc = lp_sweep_diagnose(&r)))
-			goto out;
-		np = rr < s->retest_rounds ? lp_sweep_suspects(&r, 2, rr, pairs, maxp) : 0;
+		if ((rc = lp_sweep_diagnose(r)))
+			break;
+		np = lp_sweep_suspects(r, &plan, pairs, cap);
 		if (!np)
 			break;
-		r.nretests += np;
-		for (size_t k = 0; k < np; k++) {
-			struct lp_sweep_cell c;
-			int a = pairs[2 * k], b = pairs[2 * k + 1];
-
-			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_RETEST, rr);
-			measure(&c, s, g, factor(t, nt, a, b, s->sev), failed[(size_t)a * n + b]);
-			if ((rc = lp_sweep_add_cell(&r, &c)))
-				goto out;
-		}
+		r->nretests += np;
+		used += (double)np * r->nmetrics;
+		for (size_t k = 0; !rc && k < np; k++)
+			rc = measure(r, t, g, pairs[2 * k], pairs[2 * k + 1], LP_PHASE_RETEST, rr);
 	}
-	/* score the verdicts */
-	struct tally before = *ty;
-
-	ty->trials++;
-	ty->faults += nt;
-	for (int i = 0; i < nt; i++) {
-		bool found = false, amb = false;
-
-		for (int k = 0; k < r.nverdicts; k++) {
-			found = found || names(&r.verdicts[k], &t[i]);
-			amb = amb || ambiguous_has(&r.verdicts[k], &t[i]);
-		}
-		ty->found += found;
-		ty->amb_ok += !found && amb;
-	}
-	bool named_any = false;
-
-	for (int k = 0; k < r.nverdicts; k++) {
-		const struct lp_verdict *v = &r.verdicts[k];
-		bool match = false;
-
-		ty->inconclusive += v->kind == LP_VERDICT_INCONCLUSIVE;
-		if (v->kind != LP_VERDICT_NODE_SLOW && v->kind != LP_VERDICT_LINK_SLOW) {
-			named_any = named_any || v->kind == LP_VERDICT_AMBIGUOUS ||
-				    v->kind == LP_VERDICT_PAIR_SLOW;
-			continue;
-		}
-		named_any = true;
-		for (int i = 0; i < nt; i++)
-			match = match || names(v, &t[i]);
-		ty->misattr += !match && nt > 0;
-		if (v->kind == LP_VERDICT_NODE_SLOW && !used[v->a])
-			ty->fp_nodes++;
-	}
-	for (int i = 0; i < n; i++)
-		ty->healthy_nodes += !used[i];
-	ty->fp_clusters += nt == 0 && named_any;
-	if (getenv("DIAG_SIM_DUMP") && /* debugging aid: the summary of every trial that missed */
-	    (ty->found - before.found < nt || ty->misattr > before.misattr ||
-	     ty->fp_clusters > before.fp_clusters)) {
-		for (int i = 0; i < nt; i++)
-			printf("truth: %s %d %d\n", fault_names[t[i].kind], t[i].a, t[i].b);
-		lp_sweep_print_summary(&r, stdout);
-	}
-	rc = 0;
-out:
-	lp_sweep_run_free(&r);
-	free(used);
-	free(failed);
 	free(pairs);
 	return rc;
 }
 
-/* The targets of issue 11 for this setting; false and a reason when missed. */
-static bool check(const struct setting *s, const struct tally *t, char *why, size_t len)
+/* One cluster: sweep, retests, the final diagnosis into r. */
+static int simulate(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g,
+		    double *diag_s)
 {
-	double recall = t->faults ? (double)t->found / t->faults : 1;
-	double amb = t->faults ? (double)(t->found + t->amb_ok) / t->faults : 1;
-	bool strong = s->sev <= 0.8 && s->cv <= 0.05;
+	double t0;
+	int rc = bench_run_setup(t, r);
+
+	if (!rc)
+		rc = sweep(r, t, g);
+	if (!rc)
+		rc = retests(r, t, g);
+	t0 = now_s();
+	if (!rc)
+		rc = lp_sweep_diagnose(r);
+	*diag_s += now_s() - t0;
+	return rc;
+}
+
+/* The stated limit of a setting: a healthy cluster's, for the fault's kind and metric. */
+static double stated_limit(const struct bench_setting *s, struct bench_rng *g)
+{
+	struct bench_setting h = *s;
+	struct bench_trial t;
+	struct lp_sweep_run r;
+	double lim = NAN, dummy = 0;
+	int m;
+
+	h.kind = BK_NONE;
+	if (bench_trial_make(&t, &h, g, 1) || simulate(&r, &t, g, &dummy)) {
+		bench_trial_free(&t);
+		return NAN;
+	}
+	m = s->lat_only && r.nmetrics > 1 ? 1 : 0;
+	lim = s->kind == BK_LINK			 ? r.diag[m].min_link
+	      : s->kind >= BK_LEAF && s->kind <= BK_PATH ? r.diag[m].min_group
+							 : r.diag[m].min_node;
+	lp_sweep_run_free(&r);
+	bench_trial_free(&t);
+	return lim;
+}
+
+/* The targets (docs/SWEEP.md); false and why when a setting misses them. */
+static bool check(const struct bench_setting *s, const struct bench_tally *t, bool at_limit,
+		  char *why, size_t len)
+{
+	double fr = t->faults ? (double)t->found / t->faults : 1,
+	       hr = t->faults ? (double)t->honest / t->faults : 1,
+	       g1 = t->trials ? (double)t->group_one / t->trials : 1;
 
 	why[0] = 0;
-	if (s->fault == F_NONE) {
-		if ((double)t->fp_nodes / LP_MAX(1, t->healthy_nodes) > 0.001)
-			snprintf(why, len, "false positives on %.3f%% of healthy nodes",
-				 100.0 * t->fp_nodes / t->healthy_nodes);
-		else if ((double)t->fp_clusters / LP_MAX(1, t->trials) > 0.01)
-			snprintf(why, len, "false positives in %.1f%% of healthy clusters",
-				 100.0 * t->fp_clusters / t->trials);
-		return !why[0];
+	if (s->kind == BK_NONE) {
+		if (s->cv <= 0.05 && s->blip <= 0.02 && t->confident_runs > 0.01 * t->trials)
+			snprintf(why, len, "a confident verdict in %ld of %ld healthy runs",
+				 t->confident_runs, t->trials);
+	} else if (at_limit) {
+		if (fr < 0.9)
+			snprintf(why, len, "%.1f%% found at the stated limit", 100 * fr);
+	} else if (s->cv <= 0.05 && s->sev <= 0.8 && s->kind <= BK_BOTH && s->tail_df == 0) {
+		if (s->n >= 6 && (fr < 0.99 || t->misattr_runs > 0.01 * t->trials))
+			snprintf(why, len, "recall %.1f%%, %ld runs with a wrong name", 100 * fr,
+				 t->misattr_runs);
+		else if (s->n >= 3 && s->n <= 4 && (hr < 0.99 || t->misattr_runs))
+			snprintf(why, len, "found or honest %.1f%%, %ld wrong names", 100 * hr,
+				 t->misattr_runs);
+	} else if (s->kind >= BK_LEAF && s->cv <= 0.05 && s->sev <= 0.8 && g1 < 0.95) {
+		snprintf(why, len, "one verdict, right group in %.1f%%", 100 * g1);
 	}
-	if (!strong || s->n < 3)
-		return true;
-	if (s->n >= 4 && (recall < 0.99 || t->misattr))
-		snprintf(why, len, "recall %.1f%%, %ld misattributions", 100 * recall, t->misattr);
-	if (s->n == 3 && (amb < 0.99 || t->misattr))
-		snprintf(why, len, "recall or ambiguous-with-truth %.1f%%, %ld misattributions",
-			 100 * amb, t->misattr);
 	return !why[0];
+}
+
+/* The grid's lists, as given. */
+struct grid {
+	const char *nodes, *cvs, *faults, *sevs, *blips;
+	char bn[256], bc[256], bf[256], bs[256], bb[256];
+	const char *ln[32], *lc[32], *lf[32], *ls[32], *lb[32];
+	int nn, nc, nf, nsv, nb;
+};
+
+static int grid_split(struct grid *gr)
+{
+	return lp_split_list(gr->nodes, gr->bn, sizeof(gr->bn), gr->ln, 32, &gr->nn) ||
+	       lp_split_list(gr->cvs, gr->bc, sizeof(gr->bc), gr->lc, 32, &gr->nc) ||
+	       lp_split_list(gr->faults, gr->bf, sizeof(gr->bf), gr->lf, 32, &gr->nf) ||
+	       lp_split_list(gr->sevs, gr->bs, sizeof(gr->bs), gr->ls, 32, &gr->nsv) ||
+	       lp_split_list(gr->blips, gr->bb, sizeof(gr->bb), gr->lb, 32, &gr->nb);
+}
+
+struct job {
+	const char *emit_dir; /* --emit-model */
+	const char *score;    /* --score DOC,DOC,... */
+	FILE *csv;	      /* --csv */
+	bool check, dump;
+	int misses;
+};
+
+/* --emit-model: trial i's model and topology as DIR/N-KIND-SEV-i.model.json, .topo */
+static int emit(const struct job *j, const struct bench_setting *s, const struct bench_trial *t,
+		int i)
+{
+	char path[512];
+	FILE *f;
+	int rc;
+
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/n%d-%s-%g-%d.%s", j->emit_dir, s->n,
+			 bench_kind_names[s->kind], s->sev, i, k ? "topo" : "model.json");
+		f = fopen(path, "w");
+		if (!f)
+			return -errno;
+		rc = k ? bench_write_topology(s, f) : bench_write_model(t, f);
+		if (fclose(f) || rc)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* --score: trial i's document (the i-th of the list) read and diagnosed as lp-sweep wrote it. */
+static int score_doc(const struct job *j, int i, struct lp_sweep_run *r)
+{
+	char buf[8192], why[256];
+	const char *items[512];
+	int n = 0, rc;
+
+	if (lp_split_list(j->score, buf, sizeof(buf), items, 512, &n) || i >= n)
+		return -EINVAL;
+	rc = lp_sweep_read_json(r, items[i], why, sizeof(why));
+	if (rc)
+		lp_err("%s: %s", items[i], why);
+	return rc ? rc : lp_sweep_diagnose(r);
+}
+
+/* Every trial of one setting. */
+static int run_setting(struct job *j, struct bench_setting *s, struct bench_rng *g)
+{
+	struct bench_tally ty = { 0 };
+	bool at_limit = s->sev <= 0;
+	double sev = at_limit ? stated_limit(s, g) : s->sev;
+	char why[160];
+	int rc = 0;
+
+	for (int i = 0; !rc && i < s->trials; i++) {
+		struct bench_trial t;
+		struct lp_sweep_run r;
+
+		if ((rc = bench_trial_make(&t, s, g, sev)))
+			break;
+		if (j->emit_dir) {
+			rc = emit(j, s, &t, i);
+		} else {
+			struct bench_tally before = ty;
+
+			rc = j->score ? score_doc(j, i, &r) : simulate(&r, &t, g, &ty.diag_s);
+			if (!rc)
+				bench_score(&t, &r, &ty);
+			/* --dump: the summary of every trial that missed a fault or named a wrong one */
+			if (!rc && j->dump &&
+			    (ty.found - before.found < ty.faults - before.faults ||
+			     ty.misattr_runs > before.misattr_runs ||
+			     (s->kind == BK_NONE && ty.confident_runs > before.confident_runs))) {
+				for (int k = 0; k < t.nf; k++)
+					printf("truth: %s %d %d %.3g\n",
+					       bench_kind_names[t.f[k].kind], t.f[k].a, t.f[k].b,
+					       t.f[k].sev);
+				lp_sweep_print_summary(&r, stdout);
+			}
+			lp_sweep_run_free(&r);
+		}
+		bench_trial_free(&t);
+	}
+	if (rc || j->emit_dir)
+		return rc;
+	s->sev = at_limit ? sev : s->sev;
+	bool ok = check(s, &ty, at_limit, why, sizeof(why));
+
+	j->misses += !ok;
+	printf("%5d %5.2f %-6s %6.3f%s %5.3f %6ld | %6.1f%% %6.1f%% %6.1f%% %5ld %5ld | %5ld %5ld | %7.1f%s%s\n",
+	       s->n, s->cv, bench_kind_names[s->kind], s->kind == BK_NONE ? 1.0 : sev,
+	       at_limit ? "L" : " ", s->blip, ty.trials,
+	       ty.faults ? 100.0 * ty.found / ty.faults : NAN,
+	       ty.faults ? 100.0 * ty.honest / ty.faults : NAN, 100.0 * ty.group_one / ty.trials,
+	       ty.misattr_runs, ty.confident_runs, ty.unconf_runs, ty.inconcl_runs,
+	       ty.retests / ty.trials, ok ? "" : "  MISSED: ", why);
+	if (j->csv)
+		bench_csv_row(j->csv, s, &ty, j->score ? "model" : "diag-sim");
+	fflush(stdout);
+	return 0;
+}
+
+/* Every setting of the grid. */
+static int run_grid(struct job *j, struct grid *gr, const struct bench_setting *base)
+{
+	struct bench_rng g = { base->seed * 0x9E3779B97F4A7C15ull + 1 };
+
+	printf("%5s %5s %-6s %7s %5s %6s | %7s %7s %7s %5s %5s | %5s %5s | %7s\n", "N", "cv",
+	       "fault", "sev", "blip", "trials", "found", "honest", "1group", "misat", "conf",
+	       "unconf", "incon", "retests");
+	for (int i = 0; i < gr->nn; i++)
+		for (int c = 0; c < gr->nc; c++)
+			for (int b = 0; b < gr->nb; b++)
+				for (int f = 0; f < gr->nf; f++)
+					for (int v = 0; v < gr->nsv; v++) {
+						struct bench_setting s = *base;
+						int rc;
+
+						s.n = atoi(gr->ln[i]);
+						s.cv = atof(gr->lc[c]);
+						s.blip = atof(gr->lb[b]);
+						s.kind = lp_choice_index(bench_kind_names,
+									 gr->lf[f]);
+						s.sev = atof(gr->ls[v]);
+						if (!s.leaf_size)
+							s.leaf_size =
+								LP_MIN(32, LP_MAX(4, s.n / 4));
+						if (s.kind < 0 || s.n < 2 || s.n > 4096) {
+							lp_err("bad setting: %s nodes, fault %s",
+							       gr->ln[i], gr->lf[f]);
+							return LP_EXIT_USAGE;
+						}
+						if (s.kind == BK_NONE && v > 0)
+							continue;
+						rc = run_setting(j, &s, &g);
+						if (rc) {
+							lp_err("setting failed: %s", strerror(-rc));
+							return LP_EXIT_FAIL;
+						}
+					}
+	return j->check && j->misses ? LP_EXIT_FAIL : LP_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	const char *ns = "4,8", *cvs = "0.05", *faults = "none,src,dst,both,link,multi,fail",
-		   *sevs = "0.8";
-	unsigned trials = 100, rounds = 3;
-	uint64_t seed = 1;
-	double outliers = 0.02;
-	bool lat = false, do_check = false, help = false;
+	struct grid gr = { .nodes = "4,8",
+			   .cvs = "0.05",
+			   .faults = "none,src,dst,both,link",
+			   .sevs = "0.8",
+			   .blips = "0.02" };
+	struct bench_setting s;
+	struct job j = { 0 };
+	const char *csv = NULL;
+	unsigned trials = 100, rounds = 3, metrics = 1, rails = 1, leaf = 0;
+	bool help = false, no_topo = false;
 	const struct lp_opt opts[] = {
 		{ .name = "nodes",
 		  .shortname = 'n',
 		  .kind = LP_OPT_STR,
-		  .dst = &ns,
+		  .dst = &gr.nodes,
 		  .metavar = "LIST",
 		  .help = "cluster sizes (default 4,8)" },
 		{ .name = "cv",
 		  .kind = LP_OPT_STR,
-		  .dst = &cvs,
+		  .dst = &gr.cvs,
 		  .metavar = "LIST",
 		  .help = "per-cell noise CV (default 0.05)" },
 		{ .name = "fault",
 		  .shortname = 'f',
 		  .kind = LP_OPT_STR,
-		  .dst = &faults,
+		  .dst = &gr.faults,
 		  .metavar = "LIST",
-		  .help = "none,src,dst,both,link,multi,fail (default all)" },
+		  .help = "none,src,dst,both,link,two,leaf,uplink,path,rail,fail (default none..link)" },
 		{ .name = "sev",
 		  .shortname = 's',
 		  .kind = LP_OPT_STR,
-		  .dst = &sevs,
+		  .dst = &gr.sevs,
 		  .metavar = "LIST",
-		  .help = "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency (default 0.8)" },
-		{ .name = "lat",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &lat,
-		  .help = "simulate a latency metric (default bandwidth)" },
-		{ .name = "outliers",
+		  .help = "severities as goodness ratios (0.8 = 0.8x bandwidth, 1.25x latency); 0 = the limit the run states (default 0.8)" },
+		{ .name = "blip",
+		  .kind = LP_OPT_STR,
+		  .dst = &gr.blips,
+		  .metavar = "LIST",
+		  .help = "share of attempts that are transient blips at 0.3-0.8x (default 0.02)" },
+		{ .name = "tail",
 		  .kind = LP_OPT_DOUBLE,
-		  .dst = &outliers,
+		  .dst = &s.tail_df,
+		  .max = 100,
+		  .metavar = "DF",
+		  .help = "Student-t noise of DF degrees of freedom (heavy tails; default Gaussian)" },
+		{ .name = "congest",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &s.congest,
 		  .max = 1,
 		  .metavar = "F",
-		  .help = "fraction of outlier measurements, 0.3-0.8x (default 0.02)" },
+		  .help = "share of sweep rounds congested, every cell at 0.8x (default 0)" },
+		{ .name = "metrics",
+		  .kind = LP_OPT_UINT,
+		  .dst = &metrics,
+		  .min = 1,
+		  .max = 2,
+		  .metavar = "N",
+		  .help = "1: bandwidth (latency with --lat), 2: both (default 1)" },
+		{ .name = "lat", .kind = LP_OPT_FLAG, .dst = &s.lat, .help = "one latency metric" },
+		{ .name = "lat-only",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &s.lat_only,
+		  .help = "the fault touches latency only (with --metrics 2)" },
+		{ .name = "rails",
+		  .kind = LP_OPT_UINT,
+		  .dst = &rails,
+		  .min = 1,
+		  .max = 64,
+		  .metavar = "R",
+		  .help = "rails per node: ranks = nodes x R, cells within a rail (default 1)" },
+		{ .name = "leaf-size",
+		  .kind = LP_OPT_UINT,
+		  .dst = &leaf,
+		  .max = 4096,
+		  .metavar = "K",
+		  .help = "nodes per leaf switch (default: N / 4, 4 to 32)" },
+		{ .name = "no-topology",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &no_topo,
+		  .help = "do not give the diagnosis the topology (it finds blocks itself)" },
+		{ .name = "share",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &s.share,
+		  .max = 1,
+		  .metavar = "F",
+		  .help = "uplink: share of the leaf's flows on the bad uplink (default 0.25)" },
 		{ .name = "trials",
 		  .shortname = 't',
 		  .kind = LP_OPT_UINT,
@@ -351,81 +446,68 @@ int main(int argc, char **argv)
 		  .max = 20,
 		  .metavar = "N",
 		  .help = "retest rounds (default 3, as lp-sweep)" },
+		{ .name = "retest-time",
+		  .kind = LP_OPT_DOUBLE,
+		  .dst = &s.retest_time,
+		  .max = 1e9,
+		  .metavar = "T",
+		  .help = "retest budget in test times (default: the sweep's, as lp-sweep)" },
 		{ .name = "seed",
 		  .kind = LP_OPT_U64,
-		  .dst = &seed,
+		  .dst = &s.seed,
 		  .metavar = "N",
 		  .help = "random seed (default 1)" },
+		{ .name = "csv",
+		  .kind = LP_OPT_STR,
+		  .dst = &csv,
+		  .metavar = "FILE",
+		  .help = "append one CSV row per setting" },
+		{ .name = "emit-model",
+		  .kind = LP_OPT_STR,
+		  .dst = &j.emit_dir,
+		  .metavar = "DIR",
+		  .help = "write each trial as an lp-sweep model file and its topology, nothing else" },
+		{ .name = "score",
+		  .kind = LP_OPT_STR,
+		  .dst = &j.score,
+		  .metavar = "DOCS",
+		  .help = "score these lp-sweep documents (one per trial, in order) instead of simulating" },
 		{ .name = "check",
 		  .kind = LP_OPT_FLAG,
-		  .dst = &do_check,
+		  .dst = &j.check,
 		  .help = "exit 1 when a setting misses the targets" },
+		{ .name = "dump",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &j.dump,
+		  .help = "print every trial's summary (debugging)" },
 		{ 0 },
 	};
-	char bn[256], bc[256], bf[256], bs[256], why[160];
-	const char *ln[16], *lc[16], *lf[16], *ls[16];
-	int nn, nc, nf, nsv, npos, misses = 0;
 	const char *pos[1];
+	int npos, rc;
 
+	bench_setting_default(&s);
 	if (lp_opt_parse(opts, argc, argv, pos, 0, &npos, &help) || help) {
 		lp_opt_usage(help ? stdout : stderr, "diag-sim [options]", opts);
 		return help ? LP_EXIT_OK : LP_EXIT_USAGE;
 	}
-	if (lp_split_list(ns, bn, sizeof(bn), ln, 16, &nn) ||
-	    lp_split_list(cvs, bc, sizeof(bc), lc, 16, &nc) ||
-	    lp_split_list(faults, bf, sizeof(bf), lf, 16, &nf) ||
-	    lp_split_list(sevs, bs, sizeof(bs), ls, 16, &nsv)) {
+	if (grid_split(&gr)) {
 		lp_err("bad list");
 		return LP_EXIT_USAGE;
 	}
-	printf("%5s %5s %-6s %5s %4s %6s | %7s %7s %5s %7s | %9s %8s\n", "N", "cv", "fault", "sev",
-	       lat ? "lat" : "bw", "trials", "recall", "amb-ok", "misat", "inconcl", "fp/node",
-	       "fp/clus");
-	for (int i = 0; i < nn; i++)
-		for (int j = 0; j < nc; j++)
-			for (int k = 0; k < nf; k++)
-				for (int l = 0; l < nsv; l++) {
-					struct setting s = { .n = atoi(ln[i]),
-							     .cv = atof(lc[j]),
-							     .sev = atof(ls[l]),
-							     .outliers = outliers,
-							     .lat = lat,
-							     .trials = (int)trials,
-							     .retest_rounds = (int)rounds };
-					struct tally t = { 0 };
-					struct rng g = {
-						seed * 0x9E3779B97F4A7C15ull +
-						(uint64_t)(i * 1000 + j * 100 + k * 10 + l) + 1
-					};
-
-					s.fault = lp_choice_index(fault_names, lf[k]);
-					if (s.fault < 0 || s.n < 2 || s.n > 4096) {
-						lp_err("bad setting: %s nodes, fault %s", ln[i],
-						       lf[k]);
-						return LP_EXIT_USAGE;
-					}
-					if (s.fault == F_NONE && l > 0)
-						continue;
-					for (int tr = 0; tr < s.trials; tr++)
-						if (trial(&s, &g, &t)) {
-							lp_err("out of memory");
-							return LP_EXIT_FAIL;
-						}
-					bool ok = check(&s, &t, why, sizeof(why));
-
-					misses += !ok;
-					printf("%5d %5.2f %-6s %5.2f %4s %6ld | %6.1f%% %6.1f%% %5ld %7ld | %8.4f%% %7.1f%%%s%s\n",
-					       s.n, s.cv, fault_names[s.fault],
-					       s.fault == F_NONE ? 1.0 : s.sev, lat ? "lat" : "bw",
-					       t.trials,
-					       t.faults ? 100.0 * t.found / t.faults : NAN,
-					       t.faults ? 100.0 * t.amb_ok / t.faults : NAN,
-					       t.misattr, t.inconclusive,
-					       100.0 * t.fp_nodes / LP_MAX(1, t.healthy_nodes),
-					       s.fault == F_NONE ? 100.0 * t.fp_clusters / t.trials
-								 : NAN,
-					       ok ? "" : "  MISSED: ", why);
-					fflush(stdout);
-				}
-	return do_check && misses ? LP_EXIT_FAIL : LP_EXIT_OK;
+	s.trials = (int)trials;
+	s.retest_rounds = (int)rounds;
+	s.metrics = (int)metrics;
+	s.rails = (int)rails;
+	s.leaf_size = (int)leaf;
+	s.topo = !no_topo;
+	if (csv && !(j.csv = fopen(csv, "a"))) {
+		lp_err("%s: %s", csv, strerror(errno));
+		return LP_EXIT_FAIL;
+	}
+	if (j.csv && ftell(j.csv) == 0)
+		bench_csv_header(j.csv);
+	rc = run_grid(&j, &gr, &s);
+	if (j.csv)
+		fclose(j.csv);
+	return rc;
 }

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Links (diag.h), once nodes and groups are tested: one attempt never makes a
+ * link. Each cell's first attempt is screened against the reference plus the
+ * flagged effects (Benjamini-Hochberg over the cells: a cell that passes
+ * "stands out once"); a cell is a confirmed link only when its retests, on
+ * their own, pass a second Benjamini-Hochberg step over the retested cells:
+ * every retest slow, each beyond what noise or a transient (a share `blip` of
+ * all attempts, estimated from the run) would give. Stood out and not
+ * confirmed (never retested, or too few retests yet): unconfirmed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep/diag_int.h"
+#include "sweep/dist.h"
+
+#define BLIP_MIN 0.01 /* transients slow at least this share of attempts: two retests, never one */
+#define CLEAR_Z	 2.0  /* a retest within this many standard deviations of healthy clears a cell */
+#define POWER	 0.9
+
+double lp_diag_flagged_fit(const struct lp_diag *d, const struct work *w, int a, int b)
+{
+	return w->mu_link + (d->node[a] & LP_NODE_SLOW_SRC ? w->r[a] : 0) +
+	       (d->node[b] & LP_NODE_SLOW_DST ? w->c[b] : 0) + lp_diag_group_part(d, w, a, b);
+}
+
+/*
+ * The link test's noise: the kept cells against the reference plus the
+ * flagged node and group effects, re-centred. The nodes not found slow are the
+ * healthy majority (effect 0; a small real effect only adds to this noise), so
+ * it rests on all kept cells, not on cells - 2N + 1.
+ */
+static void link_noise(struct lp_diag *d, struct work *w)
+{
+	size_t nn = (size_t)d->n * d->n;
+	double s = 0, ss = 0;
+	int nflag = 0;
+
+	w->mu_link = w->mu;
+	w->kept = 0;
+	for (size_t x = 0; x < nn; x++)
+		if (w->keep[x]) {
+			s += w->y[x] - lp_diag_flagged_fit(d, w, (int)(x / d->n), (int)(x % d->n));
+			w->kept++;
+		}
+	if (!w->kept)
+		return;
+	w->mu_link += s / w->kept;
+	for (size_t x = 0; x < nn; x++)
+		if (w->keep[x]) {
+			double e = w->y[x] -
+				   lp_diag_flagged_fit(d, w, (int)(x / d->n), (int)(x % d->n));
+
+			ss += e * e;
+		}
+	for (int i = 0; i < d->n; i++)
+		nflag += !!(d->node[i] & LP_NODE_SLOW_SRC) + !!(d->node[i] & LP_NODE_SLOW_DST);
+	for (int g = 0; g < d->ngroup; g++)
+		nflag += w->gfx[g] != 0;
+	d->df_link = w->kept - 1 - nflag;
+	d->sigma_link = d->df_link > 0 ? sqrt(ss / d->df_link) : NAN;
+}
+
+/* The standard deviation of one attempt of cell a -> b around the link reference. */
+static double link_sd(const struct lp_diag *d, const struct work *w, int a, int b)
+{
+	double v = d->sigma_link * d->sigma_link * (1 + 1.0 / w->kept);
+
+	if (d->node[a] & LP_NODE_SLOW_SRC)
+		v += d->se_src[a] * d->se_src[a];
+	if (d->node[b] & LP_NODE_SLOW_DST)
+		v += d->se_dst[b] * d->se_dst[b];
+	return sqrt(v);
+}
+
+/*
+ * Attempt value y of cell x against what both its nodes do with everyone (the
+ * full fit, every node effect, flagged or not), as if the cell were left out
+ * of it: (y - fitted) / (1 - h), h = 1/cells(a) + 1/cells(b) - 1/kept. A
+ * link is slow by this too: a node's real but unflagged effect is not a link.
+ */
+static double full_dev(const struct lp_diag *d, const struct work *w, size_t x, double y)
+{
+	int a = (int)(x / d->n), b = (int)(x % d->n);
+	double h = 1.0 / fmax(1, d->n_src[a]) + 1.0 / fmax(1, d->n_dst[b]) - 1.0 / fmax(1, w->kept);
+
+	return (y - lp_diag_fitted(d, w, a, b)) / (1 - fmin(0.9, h));
+}
+
+/* P(T <= z) at the link noise's df (a lower tail: slowdowns are negative). */
+static double lower_p(double z, int df)
+{
+	return isnan(z) ? 1 : lp_dist_t_sf(-z, df > 0 ? df : 1);
+}
+
+/*
+ * The first attempt of every cell: its z (w->z1), its p-value as a slowdown
+ * beyond rel (d->pfirst; 1 when it is not beyond rel), and whether it counts
+ * as slow (beyond rel and SUSPECT_Z: a suspect, and a vote in the partial
+ * faults' counts).
+ */
+static void link_screen(struct lp_diag *d, struct work *w, double lrel, uint8_t *slow)
+{
+	int n = d->n;
+
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			size_t x = lp_diag_cell(n, a, b);
+			double dev, z;
+
+			w->z1[x] = NAN;
+			if (!isfinite(w->y1[x]))
+				continue;
+			dev = w->y1[x] - lp_diag_flagged_fit(d, w, a, b);
+			z = dev / link_sd(d, w, a, b);
+			w->z1[x] = z;
+			/* beyond rel against the reference and against both nodes' own effects */
+			if (!(full_dev(d, w, x, w->y1[x]) < lrel))
+				dev = 0;
+			d->pfirst[x] = dev < lrel ? lower_p(z, d->df_link) : 1;
+			slow[x] = dev < lrel && z < -SUSPECT_Z;
+		}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Benjamini-Hochberg at level q over m tests: the largest p-value that passes (-1: none). */
+static double bh_threshold(const double *p, size_t np, size_t m, double q, double *tmp)
+{
+	size_t k = 0;
+	double thr = -1;
+
+	for (size_t i = 0; i < np; i++)
+		if (p[i] <= q)
+			tmp[k++] = p[i];
+	if (!k)
+		return -1;
+	qsort(tmp, k, sizeof(double), cmp_double);
+	for (size_t i = 0; i < k; i++)
+		if (tmp[i] <= (double)(i + 1) * q / (double)m)
+			thr = tmp[i];
+	return thr;
+}
+
+/* Cells already explained: by a partial node or group fault (flagged effects are in the fit). */
+static bool explained(const struct lp_diag *d, size_t x)
+{
+	return d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL);
+}
+
+/*
+ * Are the retests of cell x slow: the best one beyond rel / 2 and CLEAR_Z
+ * standard deviations (a retest a healthy cell could give clears it), the
+ * combined ones beyond rel?
+ */
+static bool retests_slow(const struct lp_diag *d, const struct work *w, size_t x, double lrel)
+{
+	int a = (int)(x / d->n), b = (int)(x % d->n);
+	double ff = lp_diag_flagged_fit(d, w, a, b);
+
+	return w->rb[x] - ff < lrel / 2 && w->rb[x] - ff < -CLEAR_Z * link_sd(d, w, a, b) &&
+	       w->rm[x] - ff < lrel && full_dev(d, w, x, w->rm[x]) < lrel;
+}
+
+static bool retested(const struct work *w, size_t x)
+{
+	return w->ratt && w->ratt[x] && isfinite(w->rb[x]);
+}
+
+/*
+ * The share of attempts a transient slows: cells slow in their first attempt
+ * beyond what the noise gives (E), less those whose retests stayed slow
+ * (persistent), over the cells, with two standard errors of that count on top
+ * (a few dozen cells cannot say how rare it is); at least BLIP_MIN.
+ */
+static void blip_rate(struct lp_diag *d, const struct work *w, const uint8_t *slow, double lrel)
+{
+	size_t nn = (size_t)d->n * d->n, m = 0;
+	double k = 0, e = 0;
+
+	for (size_t x = 0; x < nn; x++) {
+		int a = (int)(x / d->n), b = (int)(x % d->n);
+		double sd;
+
+		if (!isfinite(w->z1[x]) || explained(d, x))
+			continue;
+		m++;
+		sd = link_sd(d, w, a, b);
+		e += lower_p(fmin(-SUSPECT_Z, lrel / sd), d->df_link);
+		k += slow[x] && !(retested(w, x) && retests_slow(d, w, x, lrel));
+	}
+	d->blip = m ? fmax(BLIP_MIN, (k - e + 2 * sqrt(k)) / (double)m) : BLIP_MIN;
+}
+
+/* p-value of a retested cell's retests, all of them slow: (worst single p)^retests; 1 cleared. */
+static double confirm_p(const struct lp_diag *d, const struct work *w, size_t x, double lrel,
+			double *z_p)
+{
+	int a = (int)(x / d->n), b = (int)(x % d->n);
+	double z = (w->rb[x] - lp_diag_flagged_fit(d, w, a, b)) / link_sd(d, w, a, b);
+
+	*z_p = z;
+	if (!retests_slow(d, w, x, lrel))
+		return 1;
+	return pow(fmin(1, lower_p(z, d->df_link) + d->blip), w->ratt[x]);
+}
+
+/*
+ * How far the retests reached: when some slow first attempts were never
+ * retested (the budget ran out, worst first), a link must have been at least
+ * as slow in its first attempt as the mildest one retested to be confirmed.
+ */
+static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t *slow)
+{
+	size_t nn = (size_t)d->n * d->n;
+	double reach = -INFINITY;
+	bool missed = false;
+
+	for (size_t x = 0; x < nn; x++) {
+		if (!slow[x] || explained(d, x))
+			continue;
+		if (retested(w, x))
+			reach = fmax(reach, w->z1[x]);
+		else
+			missed = true;
+	}
+	d->z_retest = missed && isfinite(reach) ? fmin(reach, -SUSPECT_Z) : -SUSPECT_Z;
+}
+
+/* Stood out, confirmed, cleared, unconfirmed; and what is worth a retest. */
+static int link_verdicts(struct lp_diag *d, struct work *w, const uint8_t *slow, double lrel)
+{
+	size_t nn = (size_t)d->n * d->n, m1 = 0, mr = 0;
+	double *p1 = malloc((nn + 1) * sizeof(double)), *pr = malloc((nn + 1) * sizeof(double));
+	double thr1, thrr;
+
+	if (!p1 || !pr) {
+		free(p1), free(pr);
+		return -ENOMEM;
+	}
+	for (size_t x = 0; x < nn; x++) {
+		double z;
+
+		if (!isfinite(w->z1[x]) || explained(d, x))
+			continue;
+		p1[m1++] = d->pfirst[x];
+		if (retested(w, x)) {
+			d->pconf[x] = confirm_p(d, w, x, lrel, &z);
+			pr[mr++] = d->pconf[x];
+		}
+	}
+	thr1 = d->thr_first = bh_threshold(p1, m1, m1, d->q_link, w->tmp);
+	thrr = d->thr_conf = bh_threshold(pr, mr, mr, d->q_link, w->tmp);
+	d->nretested = (int)mr;
+	retest_reach(d, w, slow);
+	for (size_t x = 0; x < nn; x++) {
+		bool stood, cleared, confirmed;
+		double z;
+
+		if (!isfinite(w->z1[x]) || explained(d, x))
+			continue;
+		stood = d->pfirst[x] <= thr1;
+		cleared = retested(w, x) && !retests_slow(d, w, x, lrel);
+		confirmed = retested(w, x) && d->pconf[x] <= thrr;
+		d->zlink[x] = w->z1[x];
+		if (confirmed) {
+			confirm_p(d, w, x, lrel, &z);
+			d->zlink[x] = z;
+			d->link[x] |= LP_LINK_SLOW;
+		} else if (!cleared && (stood || (retested(w, x) && slow[x]))) {
+			d->link[x] |= LP_LINK_UNCONF;
+			d->nunconf++;
+		}
+		if (!confirmed && !cleared && (stood || slow[x]))
+			d->suspect[x] = 1;
+	}
+	free(p1);
+	free(pr);
+	return 0;
+}
+
+int lp_diag_links(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o, double lrel)
+{
+	uint8_t *slow;
+	int rc;
+
+	link_noise(d, w);
+	if (!isfinite(d->sigma_link))
+		return 0;
+	slow = calloc((size_t)d->n * d->n, 1);
+	if (!slow)
+		return -ENOMEM;
+	link_screen(d, w, lrel, slow);
+	rc = lp_diag_groups_excess(d, w, o, lrel, slow);
+	if (!rc) {
+		blip_rate(d, w, slow, lrel);
+		rc = link_verdicts(d, w, slow, lrel);
+	}
+	free(slow);
+	return rc;
+}
+
+/*
+ * N = 3: the search's links need retests too (one attempt is unconfirmed);
+ * residuals and z against the search's fit, close calls retested.
+ */
+void lp_diag_links_small(struct lp_diag *d, struct work *w, double lrel)
+{
+	int n = d->n;
+
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			size_t x = lp_diag_cell(n, a, b);
+			double e, se;
+
+			if (!isfinite(w->y[x]))
+				continue;
+			e = w->y[x] - lp_diag_fitted(d, w, a, b);
+			se = d->sigma * sqrt(1.0 / d->att[x] + 1.0 / fmax(1, d->n_src[a]) +
+					     1.0 / fmax(1, d->n_dst[b]));
+			d->resid[x] = e;
+			d->zlink[x] = se > 0 ? e / se : e < 0 ? -INFINITY : 0;
+			if (e < lrel && d->zlink[x] < -SUSPECT_Z)
+				d->suspect[x] = 1;
+			if ((d->link[x] & LP_LINK_SLOW) && !retested(w, x)) {
+				d->link[x] =
+					(uint8_t)((d->link[x] & ~LP_LINK_SLOW) | LP_LINK_UNCONF);
+				d->nunconf++;
+				d->suspect[x] = 1;
+			}
+		}
+}
+
+/* P(found) of a link of log effect -delta: retested (its first attempt below z_cut), then
+ * confirmed by `rounds` retests each beyond t2. */
+static double link_power(double delta, double sd, double z_cut, double t2, int rounds, int df)
+{
+	double p1 = 1 - lp_dist_t_sf(delta / sd + z_cut, df),
+	       p2 = 1 - lp_dist_t_sf(delta / sd - t2, df);
+
+	return p1 * pow(p2, rounds);
+}
+
+/*
+ * The link found with POWER: its first attempt slow enough for the retests
+ * to reach it (SUSPECT_Z standard deviations, or the mildest first attempt
+ * the budget reached), then confirmed by the fewest retests that can beat
+ * the transients within the run's retest rounds (each beyond
+ * (q / retested)^(1/R) - blip: a lone discovery among the retested cells),
+ * and beyond rel. 0 when no retest round can confirm anything.
+ */
+double lp_diag_link_limit(const struct lp_diag *d, const struct work *w, double lrel)
+{
+	double sd, t2, lo = 0, hi, q, blip = fmax(d->blip, BLIP_MIN), tp;
+	int rounds = 1, avail = d->retest_rounds > 0 ? d->retest_rounds : 0, df = d->df_link;
+
+	if (!isfinite(d->sigma_link) || !(d->q_link > 0)) {
+		double s = d->sigma * sqrt(1 + 2.0 / (d->n > 1 ? d->n - 1 : 1));
+
+		return exp(-fmax(-lrel, 5 * s) - 1.2816 * s);
+	}
+	q = d->q_link / (d->nretested > 1 ? d->nretested : 1);
+	while (rounds <= avail && pow(q, 1.0 / rounds) < 1.5 * blip)
+		rounds++;
+	if (rounds > avail)
+		return 0; /* no retest round (--retest 0), or too few to beat the transients */
+	sd = d->sigma_link * sqrt(1 + 1.0 / (w->kept > 0 ? w->kept : 1));
+	t2 = lp_dist_t_isf(pow(q, 1.0 / rounds) - blip, df);
+	hi = (-d->z_retest + t2 + 10) * sd;
+	for (int it = 0; it < 100; it++) {
+		double mid = 0.5 * (lo + hi);
+
+		if (link_power(mid, sd, d->z_retest, t2, rounds, df) < POWER)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	tp = lp_dist_t_isf(1 - POWER, df);
+	return exp(-fmax(hi, -lrel + tp * sd));
+}

@@ -30,9 +30,11 @@
 #include "sweep/diag_int.h"
 #include "sweep/dist.h"
 
-#define MAX_PASSES   6	 /* groups fitted one after the other */
-#define EXCESS_MIN_N 9	 /* a node's partial fault needs this many nodes (8 cells a role) */
-#define SCREEN_Z     1.5 /* a block's score z worth a likelihood-ratio test (accept) */
+#define MAX_PASSES     6    /* groups fitted one after the other */
+#define EXCESS_MIN_N   9    /* a node's partial fault needs this many nodes (8 cells a role) */
+#define SCREEN_Z       1.5  /* a block's score z worth a likelihood-ratio test (accept) */
+#define BLOCK_SCREEN_P 0.01 /* no topology: a node role this unlikely starts a partial block */
+#define BLOCK_EXTEND_P 0.2  /* and one this unlikely, apart from no member, joins it */
 
 static bool member(const struct lp_diag *d, int g, int a)
 {
@@ -765,71 +767,157 @@ static bool excess_best(const struct lp_diag *d, const struct work *w, const uin
 	return found;
 }
 
-/*
- * Without a topology: nodes with a partial fault in the same role whose cells
- * with each other are far less often slow than their cells with the others
- * (a binomial lower tail under 1 %) share it: one block.
- */
-static int excess_blocks(struct lp_diag *d, const uint8_t *slow, unsigned role, int *mem, int *up)
+/* Slow and measured cells of the block mem (role: out of it, or into it), and among it. */
+static void block_counts(const struct lp_diag *d, const struct work *w, const uint8_t *slow,
+			 unsigned role, const int *mem, int nm, const uint8_t *in, long cnt[4])
 {
-	int n = d->n, nm = 0;
-	long s_in = 0, m_in = 0, s_out = 0, m_out = 0;
-	struct lp_diag_group *g;
+	int n = d->n;
 
-	for (int i = 0; i < n; i++)
-		up[i] = i;
-	for (int i = 0; i < n; i++)
-		for (int j = i + 1; j < n; j++)
-			if ((d->node[i] & role) && (d->node[j] & role) &&
-			    (d->node[i] & LP_NODE_PARTIAL) && (d->node[j] & LP_NODE_PARTIAL) &&
-			    !slow[lp_diag_cell(n, i, j)] && !slow[lp_diag_cell(n, j, i)])
-				up[root(up, i)] = root(up, j);
-	for (int i = 0; i < n && !nm; i++) {
-		int k = 0;
-
-		for (int j = 0; j < n; j++)
-			k += root(up, j) == root(up, i);
-		for (int j = 0; k >= 3 && j < n; j++)
-			if (root(up, j) == root(up, i))
-				mem[nm++] = j;
-	}
-	if (nm < 3)
-		return 0;
+	memset(cnt, 0, 4 * sizeof(long)); /* s_out, m_out, s_in, m_in */
 	for (int i = 0; i < nm; i++)
 		for (int j = 0; j < n; j++) {
 			int a = role == LP_NODE_SLOW_SRC ? mem[i] : j,
 			    b = role == LP_NODE_SLOW_SRC ? j : mem[i];
-			bool in = false;
+			size_t x = lp_diag_cell(n, a, b);
 
-			for (int k = 0; k < nm; k++)
-				in = in || mem[k] == j;
-			if (j == mem[i])
+			if (j == mem[i] || !isfinite(w->z1[x]) ||
+			    (d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL)))
 				continue;
-			*(in ? &s_in : &s_out) += slow[lp_diag_cell(n, a, b)];
-			*(in ? &m_in : &m_out) += 1;
+			cnt[in[j] ? 2 : 0] += slow[x];
+			cnt[in[j] ? 3 : 1]++;
 		}
-	if (!m_out || 1 - lp_dist_binom_sf(s_in + 1, m_in, (double)s_out / (double)m_out) > 0.01)
+}
+
+/* The nodes whose cells in one role hold more slow ones than chance (a loose screen). */
+static int block_screen(struct lp_diag *d, const struct work *w, const uint8_t *slow, unsigned role,
+			long S, long M, int *up)
+{
+	int n = d->n, nc = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct excess e = { role == LP_NODE_SLOW_SRC ? 0 : 1, i, -1, 0, 0, 1 };
+		int senders, receivers, top;
+
+		excess_count(d, w, slow, &e, &senders, &receivers, &top);
+		up[i] = excess_p(&e, S, M) <= BLOCK_SCREEN_P && !d->gmask[i] ? i : -1;
+		nc += up[i] >= 0;
+	}
+	return nc;
+}
+
+/*
+ * A block grows by the nodes with a milder excess in the same role (p up to
+ * BLOCK_EXTEND_P) whose cells with 80 % of its members are not slow: a
+ * member whose own count came out low by chance is still one of them.
+ */
+static int block_extend(const struct lp_diag *d, const struct work *w, const uint8_t *slow,
+			unsigned role, long S, long M, int *mem, int nm, uint8_t *in)
+{
+	int n = d->n, n0 = nm;
+
+	for (int i = 0; i < n; i++) {
+		struct excess e = { role == LP_NODE_SLOW_SRC ? 0 : 1, i, -1, 0, 0, 1 };
+		int senders, receivers, top, apart = 0;
+
+		if (in[i] || d->gmask[i])
+			continue;
+		excess_count(d, w, slow, &e, &senders, &receivers, &top);
+		if (excess_p(&e, S, M) > BLOCK_EXTEND_P)
+			continue;
+		for (int k = 0; k < n0; k++)
+			apart += slow[lp_diag_cell(n, i, mem[k])] ||
+				 slow[lp_diag_cell(n, mem[k], i)];
+		if (apart <= n0 / 5)
+			in[mem[nm++] = i] = 1;
+	}
+	return nm;
+}
+
+/*
+ * Without a topology, partial faults shared by a block: the nodes whose cells
+ * in one role (out of them, or into them) hold an excess of slow ones at a
+ * loose screen, joined when their cells with each other are not slow; the
+ * largest block of three or more is one fault when its pooled cells with the
+ * others hold an excess beyond the node level (Fisher's exact test) and its
+ * cells among themselves far fewer (a binomial lower tail under 1 %).
+ */
+static int excess_blocks(struct lp_diag *d, const struct work *w, const uint8_t *slow,
+			 unsigned role, long S, long M, int *mem, int *up)
+{
+	int n = d->n, nm = 0, best = -1, nbest = 0;
+	uint8_t *in = calloc((size_t)n, 1);
+	struct lp_diag_group *g;
+	long cnt[4];
+
+	if (!in)
+		return -ENOMEM;
+	if (block_screen(d, w, slow, role, S, M, up) >= 3) {
+		for (int i = 0; i < n; i++)
+			for (int j = i + 1; j < n; j++)
+				if (up[i] >= 0 && up[j] >= 0 && !slow[lp_diag_cell(n, i, j)] &&
+				    !slow[lp_diag_cell(n, j, i)])
+					up[root(up, i)] = root(up, j);
+		for (int i = 0; i < n; i++) {
+			int k = 0;
+
+			for (int j = 0; up[i] >= 0 && j < n; j++)
+				k += up[j] >= 0 && root(up, j) == root(up, i);
+			if (k > nbest)
+				nbest = k, best = root(up, i);
+		}
+	}
+	for (int i = 0; nbest >= 3 && i < n; i++)
+		if (up[i] >= 0 && root(up, i) == best)
+			in[mem[nm++] = i] = 1;
+	if (nm >= 3)
+		nm = block_extend(d, w, slow, role, S, M, mem, nm, in);
+	block_counts(d, w, slow, role, mem, nm, in, cnt);
+	free(in);
+	if (nm < 3 || !cnt[1] || lp_dist_hypergeom_sf(cnt[0], M, S, cnt[1]) > d->alpha_node ||
+	    1 - lp_dist_binom_sf(cnt[2] + 1, cnt[3], (double)cnt[0] / (double)cnt[1]) > 0.01)
 		return 0;
 	g = group_new(d, LP_GROUP_BLOCK, role == LP_NODE_SLOW_SRC ? LP_SCOPE_OUT : LP_SCOPE_IN, -1,
 		      -1, NULL, mem, nm);
 	if (!g)
 		return d->ngroup >= LP_DIAG_MAX_GROUPS ? 0 : -ENOMEM;
 	g->partial = true;
-	g->slow = (int)s_out;
-	g->cells = (int)m_out;
-	g->frac = (double)s_out / (double)m_out;
-	for (int i = 0; i < nm; i++)
-		d->node[mem[i]] &= (uint8_t) ~(role | LP_NODE_PARTIAL);
-	for (int i = 0; i < nm; i++)
-		for (int j = 0; j < n; j++) {
-			size_t x = role == LP_NODE_SLOW_SRC ? lp_diag_cell(n, mem[i], j)
-							    : lp_diag_cell(n, j, mem[i]);
+	g->slow = (int)cnt[0];
+	g->cells = (int)cnt[1];
+	g->frac = (double)cnt[0] / (double)cnt[1];
+	g->z = lp_dist_norm_isf(fmax(lp_dist_hypergeom_sf(cnt[0], M, S, cnt[1]), 1e-300));
+	return 1;
+}
 
-			if (d->link[x] & LP_LINK_PARTIAL)
+/* Slow (S) and measured (M) cells not explained yet. */
+static void excess_totals(const struct lp_diag *d, const struct work *w, const uint8_t *slow,
+			  long *S, long *M)
+{
+	*S = *M = 0;
+	for (size_t x = 0; x < (size_t)d->n * d->n; x++)
+		if (isfinite(w->z1[x]) && !(d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL))) {
+			(*M)++;
+			*S += slow[x];
+		}
+}
+
+/* The slow cells a block group's scope holds: explained by it; its ratio. */
+static void block_mark(struct lp_diag *d, struct work *w, const uint8_t *slow, int g)
+{
+	int n = d->n;
+	size_t k = 0;
+
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			size_t x = lp_diag_cell(n, a, b);
+
+			if (isfinite(w->z1[x]) && slow[x] && !(d->link[x] & LP_LINK_GROUP) &&
+			    lp_diag_group_covers(d, &d->group[g], a, b)) {
 				d->link[x] =
 					(uint8_t)((d->link[x] & ~LP_LINK_PARTIAL) | LP_LINK_GROUP);
+				w->tmp[k++] = w->y1[x] - lp_diag_flagged_fit(d, w, a, b);
+			}
 		}
-	return 1;
+	d->group[g].ratio = k ? exp(lp_median(w->tmp, k)) : NAN;
 }
 
 int lp_diag_groups_excess(struct lp_diag *d, struct work *w, const struct lp_diag_opts *o,
@@ -837,20 +925,21 @@ int lp_diag_groups_excess(struct lp_diag *d, struct work *w, const struct lp_dia
 {
 	int n = d->n, *mem = malloc(2 * (size_t)n * sizeof(int)), rc = 0;
 	struct excess e;
+	long S, M;
 
 	(void)o;
 	(void)lrel;
 	if (!mem)
 		return -ENOMEM;
-	for (int pass = 0; pass < 4 * n && d->ngroup < LP_DIAG_MAX_GROUPS; pass++) {
-		long S = 0, M = 0;
-
-		for (size_t x = 0; x < (size_t)n * n; x++)
-			if (isfinite(w->z1[x]) &&
-			    !(d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL))) {
-				M++;
-				S += slow[x];
-			}
+	for (int role = 1; !d->leaf_of && n >= EXCESS_MIN_N && role <= 2; role++) {
+		excess_totals(d, w, slow, &S, &M);
+		while ((rc = excess_blocks(d, w, slow, (unsigned)role, S, M, mem, mem + n)) == 1) {
+			block_mark(d, w, slow, d->ngroup - 1);
+			excess_totals(d, w, slow, &S, &M);
+		}
+	}
+	for (int pass = 0; rc >= 0 && pass < 4 * n && d->ngroup < LP_DIAG_MAX_GROUPS; pass++) {
+		excess_totals(d, w, slow, &S, &M);
 		if (!excess_best(d, w, slow, S, M, &e))
 			break;
 		if (e.kind < 2) {
@@ -877,9 +966,6 @@ int lp_diag_groups_excess(struct lp_diag *d, struct work *w, const struct lp_dia
 		g->z = lp_dist_norm_isf(fmax(e.p, 1e-300));
 		g->ratio = excess_mark(d, w, slow, &e, LP_LINK_GROUP);
 	}
-	for (int role = 1; !rc && !d->leaf_of && role <= 2; role++)
-		while ((rc = excess_blocks(d, slow, (unsigned)role, mem, mem + n)) == 1)
-			;
 	free(mem);
 	return rc < 0 ? rc : 0;
 }

@@ -320,8 +320,8 @@ struct lp_retest_plan {
 	size_t max_pairs; /* pairs per round at most (--retest; 0: no cap but time) */
 	double time_s;	  /* the retest budget in time over all rounds (--retest-time; <= 0:
 			   * as long as the sweep took, at least 60 s) */
-	double used_s;	  /* retest time spent in earlier rounds */
 	/* filled by lp_sweep_suspects */
+	double used_s;	 /* retest time spent in earlier rounds: the retest cells' wall time */
 	size_t suspects; /* pairs worth a retest this round */
 	size_t budget;	 /* pairs this round may take */
 	double pair_s;	 /* one pair's retest, every metric (the sweep cells' median wall time) */
@@ -339,7 +339,8 @@ double lp_sweep_retest_time(const struct lp_sweep_run *r, const struct lp_retest
  * (on its first look; from the second round on a node every partner sees slow
  * is settled). Pairs touching a node whose device did not open are left out.
  * The round takes what its suspects need, at most two thirds of the time left
- * (p->time_s - p->used_s; all of it in the last round), at most max_pairs.
+ * (p->time_s less the retest cells' wall time so far; all of it in the last
+ * round), at most max_pairs.
  * Writes up to min(budget, cap) couples into pairs; returns the count;
  * p->suspects says how many there were.
  */

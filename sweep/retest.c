@@ -27,6 +27,17 @@ static int pick_cmp(const void *x, const void *y)
 	return (p->key > q->key) - (p->key < q->key);
 }
 
+/* The retest time spent so far: the wall time of the retest cells (0 when not recorded). */
+static double retest_spent(const struct lp_sweep_run *r)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		if (r->cells[i].phase == LP_PHASE_RETEST && isfinite(r->cells[i].wall_s))
+			sum += r->cells[i].wall_s;
+	return sum;
+}
+
 /* One pair's retest: the median wall time of a sweep cell, summed over the metrics (0: unknown). */
 static double pair_time(const struct lp_sweep_run *r)
 {
@@ -134,7 +145,10 @@ static void want_nodes(const struct lp_sweep_run *r, int per_node, int round, do
 static void budget(const struct lp_sweep_run *r, struct lp_retest_plan *p)
 {
 	bool last = p->round + 1 >= p->rounds;
-	double time_left = lp_sweep_retest_time(r, p) - p->used_s;
+	double time_left;
+
+	p->used_s = retest_spent(r);
+	time_left = lp_sweep_retest_time(r, p) - p->used_s;
 
 	p->pair_s = pair_time(r);
 	p->round_s = time_left > 0 ? time_left * (last ? 1 : ROUND_SHARE) : 0;

@@ -90,15 +90,13 @@ static int retests(struct lp_sweep_run *r, const struct bench_trial *t, struct b
 {
 	size_t cap = (size_t)t->nranks * t->nranks;
 	int32_t *pairs = malloc((cap + 1) * 2 * sizeof(int32_t));
-	double used = 0;
 	int rc = pairs ? 0 : -ENOMEM;
 
 	for (int rr = 0; !rc && rr < t->s->retest_rounds; rr++) {
 		struct lp_retest_plan plan = { .per_node = 2,
 					       .round = rr,
 					       .rounds = t->s->retest_rounds,
-					       .time_s = t->s->retest_time * r->nmetrics,
-					       .used_s = used };
+					       .time_s = t->s->retest_time * r->nmetrics };
 		size_t np;
 
 		if ((rc = lp_sweep_diagnose(r)))
@@ -107,7 +105,6 @@ static int retests(struct lp_sweep_run *r, const struct bench_trial *t, struct b
 		if (!np)
 			break;
 		r->nretests += np;
-		used += (double)np * r->nmetrics;
 		for (size_t k = 0; !rc && k < np; k++)
 			rc = measure(r, t, g, pairs[2 * k], pairs[2 * k + 1], LP_PHASE_RETEST, rr);
 	}

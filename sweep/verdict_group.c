@@ -25,6 +25,19 @@ void lp_sweep_topo_free(struct lp_sweep_topo *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Where node nd is cabled: by its host, else by its name (a model run's "n12", "n12/3"). */
+static const struct lp_fabric_port *port_of(const struct lp_fabric *f,
+					    const struct lp_sweep_node *nd)
+{
+	const struct lp_fabric_port *p = lp_fabric_find(f, nd->host, nd->dev.name);
+	char name[sizeof(nd->name)];
+
+	if (p)
+		return p;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(nd->name, "/#"), nd->name);
+	return lp_fabric_find(f, name, nd->dev.name);
+}
+
 int lp_sweep_topo_map(const struct lp_sweep_run *r, struct lp_sweep_topo *t)
 {
 	const struct lp_fabric *f = r->fabric;
@@ -36,8 +49,7 @@ int lp_sweep_topo_map(const struct lp_sweep_run *r, struct lp_sweep_topo *t)
 	if (!t->leaf || !t->rail)
 		goto nomem;
 	for (int i = 0; i < r->n; i++) {
-		const struct lp_fabric_port *p =
-			f ? lp_fabric_find(f, r->nodes[i].host, r->nodes[i].dev.name) : NULL;
+		const struct lp_fabric_port *p = f ? port_of(f, &r->nodes[i]) : NULL;
 		char rail[LP_FABRIC_NAME];
 
 		t->leaf[i] = t->rail[i] = -1;

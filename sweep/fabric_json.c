@@ -118,7 +118,9 @@ int lp_sweep_topology_read(struct lp_sweep_run *r, const json_t *topo)
 
 		if (node < 0)
 			continue;
-		snprintf(p->host, sizeof(p->host), "%s", r->nodes[node].host);
+		/* keyed by the node's name (a model run's hosts are all this machine) */
+		snprintf(p->host, sizeof(p->host), "%.*s", (int)strcspn(r->nodes[node].name, "/#"),
+			 r->nodes[node].name);
 		snprintf(p->dev, sizeof(p->dev), "%s", r->nodes[node].dev.name);
 		p->leaf = index_of(v, "leaf", f->nleaf);
 		p->rail = index_of(v, "rail", f->nrail);

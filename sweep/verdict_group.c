@@ -25,17 +25,20 @@ void lp_sweep_topo_free(struct lp_sweep_topo *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Where node nd is cabled: by its host, else by its name (a model run's "n12", "n12/3"). */
+/*
+ * Where node nd is cabled: by its name's host part (a recorded topology is
+ * keyed by it; a model run's nodes are "n12", "n12/3" on one real host), else
+ * by its host.
+ */
 static const struct lp_fabric_port *port_of(const struct lp_fabric *f,
 					    const struct lp_sweep_node *nd)
 {
-	const struct lp_fabric_port *p = lp_fabric_find(f, nd->host, nd->dev.name);
 	char name[sizeof(nd->name)];
+	const struct lp_fabric_port *p;
 
-	if (p)
-		return p;
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(nd->name, "/#"), nd->name);
-	return lp_fabric_find(f, name, nd->dev.name);
+	p = lp_fabric_find(f, name, nd->dev.name);
+	return p ? p : lp_fabric_find(f, nd->host, nd->dev.name);
 }
 
 int lp_sweep_topo_map(const struct lp_sweep_run *r, struct lp_sweep_topo *t)

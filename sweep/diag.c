@@ -314,7 +314,8 @@ static int start(struct lp_diag *d, struct work *w, const struct lp_diag_in *in,
 	d->sigma_fit = d->sigma_link = d->min_group = NAN;
 	d->fp_rate = o->fp_rate;
 	d->retest_rounds = in->retest_rounds;
-	d->z_retest = -SUSPECT_Z;
+	for (int k = 0; k < 8; k++)
+		d->z_reach[k] = -SUSPECT_Z;
 	w->ratt = in->ratt;
 	w->round = in->round;
 	return 0;
@@ -351,12 +352,17 @@ static void levels(struct lp_diag *d, const struct lp_diag_opts *o, int family, 
 	d->q_link = o->fp_rate / 2 / family;
 }
 
-/* The smallest effect found with POWER by "below lrel and beyond t standard errors". */
+/*
+ * The smallest effect found with POWER by "below lrel and beyond t standard
+ * errors", the standard error taken at the noise's upper 90 % bound (a run
+ * whose noise came out low by chance must not promise what it cannot keep).
+ */
 static double power_effect(double t, double se, double lrel, double df)
 {
-	double tp = lp_dist_t_isf(1 - POWER, df > 0 ? df : 1);
+	double tp = lp_dist_t_isf(1 - POWER, df > 0 ? df : 1),
+	       up = isfinite(df) ? lp_dist_sigma_upper(df > 1 ? df : 1, 1 - POWER) : 1;
 
-	return fmax(-lrel, t * se) + tp * se;
+	return fmax(-lrel, t * se * up) + tp * se * up;
 }
 
 /*

@@ -207,7 +207,8 @@ struct lp_diag {
 	int nunconf;	   /* link cells that stood out once, not confirmed */
 	int retest_rounds; /* from lp_diag_in */
 	int nretested;	   /* link cells with retests */
-	double z_retest;   /* the least extreme first attempt the retests reached (-2.5: all) */
+	double z_reach[8]; /* [R]: the mildest first attempt of a cell retested R times or more,
+			    * when some cell as slow was retested fewer (-2.5: every one) */
 	double thresh;	   /* 1 - rel: cells below this ratio in a fault are marked slow */
 	bool inconclusive; /* a fault up to rel_max could hide, or a large cell is unexplained */
 	bool few_df;	   /* N >= 4 but too few residual df for a noise estimate (failed cells) */

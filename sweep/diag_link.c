@@ -12,14 +12,16 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "sweep/diag_int.h"
 #include "sweep/dist.h"
 
-#define BLIP_MIN 0.01 /* transients slow at least this share of attempts: two retests, never one */
-#define CLEAR_Z	 2.0  /* a retest within this many standard deviations of healthy clears a cell */
-#define POWER	 0.9
+#define BLIP_MIN    0.01 /* transients slow at least this share of attempts: two retests, never one */
+#define CLEAR_Z	    2.0 /* a retest within this many standard deviations of healthy clears a cell */
+#define POWER	    0.9
+#define LIMIT_DRAWS 2000 /* simulated links a step of the link limit's search */
 
 double lp_diag_flagged_fit(const struct lp_diag *d, const struct work *w, int a, int b)
 {
@@ -214,25 +216,32 @@ static double confirm_p(const struct lp_diag *d, const struct work *w, size_t x,
 }
 
 /*
- * How far the retests reached: when some slow first attempts were never
- * retested (the budget ran out, worst first), a link must have been at least
- * as slow in its first attempt as the mildest one retested to be confirmed.
+ * How far the retests reached, for each number R of retests: when some slow
+ * first attempts got fewer than R retests (the budget ran out, worst first),
+ * a link must have been at least as slow in its first attempt as the mildest
+ * one that got R to be confirmed with R.
  */
-static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t *slow)
+static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t *slow, double lrel)
 {
 	size_t nn = (size_t)d->n * d->n;
-	double reach = -INFINITY;
-	bool missed = false;
 
-	for (size_t x = 0; x < nn; x++) {
-		if (!slow[x] || explained(d, x))
-			continue;
-		if (retested(w, x))
-			reach = fmax(reach, w->z1[x]);
-		else
-			missed = true;
+	for (int k = 1; k < 8; k++) {
+		double reach = -INFINITY;
+		bool missed = false;
+
+		for (size_t x = 0; x < nn; x++) {
+			int got = retested(w, x) ? w->ratt[x] : 0;
+
+			if (!slow[x] || explained(d, x) || (got && !retests_slow(d, w, x, lrel)))
+				continue; /* cleared cells needed no more */
+			if (got >= k)
+				reach = fmax(reach, w->z1[x]);
+			else
+				missed = true;
+		}
+		d->z_reach[k] =
+			missed ? fmin(isfinite(reach) ? reach : -INFINITY, -SUSPECT_Z) : -SUSPECT_Z;
 	}
-	d->z_retest = missed && isfinite(reach) ? fmin(reach, -SUSPECT_Z) : -SUSPECT_Z;
 }
 
 /* Stood out, confirmed, cleared, unconfirmed; and what is worth a retest. */
@@ -260,7 +269,7 @@ static int link_verdicts(struct lp_diag *d, struct work *w, const uint8_t *slow,
 	thr1 = d->thr_first = bh_threshold(p1, m1, m1, d->q_link, w->tmp);
 	thrr = d->thr_conf = bh_threshold(pr, mr, mr, d->q_link, w->tmp);
 	d->nretested = (int)mr;
-	retest_reach(d, w, slow);
+	retest_reach(d, w, slow, lrel);
 	for (size_t x = 0; x < nn; x++) {
 		bool stood, cleared, confirmed;
 		double z;
@@ -339,50 +348,103 @@ void lp_diag_links_small(struct lp_diag *d, struct work *w, double lrel)
 		}
 }
 
-/* P(found) of a link of log effect -delta: retested (its first attempt below z_cut), then
- * confirmed by `rounds` retests each beyond t2. */
-static double link_power(double delta, double sd, double z_cut, double t2, int rounds, int df)
+/* A small counter-based generator: the limits are the same for the same run. */
+static double lim_uni(uint64_t *s)
 {
-	double p1 = 1 - lp_dist_t_sf(delta / sd + z_cut, df),
-	       p2 = 1 - lp_dist_t_sf(delta / sd - t2, df);
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return ((*s >> 11) + 0.5) / 9007199254740992.0;
+}
 
-	return p1 * pow(p2, rounds);
+static double lim_gauss(uint64_t *s)
+{
+	return sqrt(-2 * log(lim_uni(s))) * cos(2 * M_PI * lim_uni(s));
+}
+
+/* The rules a link's attempts go through, for the limit's simulation. */
+struct link_rule {
+	double sd, thr1, lrel, blip, q, clear;
+	int rounds, df;
+};
+
+/*
+ * One link of log effect -delta through the rules of link_screen and
+ * link_verdicts: its first attempt slow enough to be retested (thr1, beyond
+ * rel); then retest after retest until its retests, all of them slow (the
+ * best beyond rel / 2 and CLEAR_Z, the combined beyond rel), pass
+ * (best p + blip)^R <= q, or one clears it, or the rounds run out.
+ */
+static bool link_found(const struct link_rule *lr, double delta, uint64_t *g)
+{
+	double first = -delta + lr->sd * lim_gauss(g), best = -INFINITY, v[8];
+
+	if (!(first < lr->thr1 && first < lr->lrel))
+		return false;
+	for (int r = 0; r < lr->rounds && r < 8; r++) {
+		double med;
+
+		v[r] = -delta + lr->sd * lim_gauss(g);
+		best = fmax(best, v[r]);
+		for (int i = r; i > 0 && v[i] < v[i - 1]; i--) {
+			double t = v[i];
+
+			v[i] = v[i - 1];
+			v[i - 1] = t;
+		}
+		med = (r + 1) % 2 ? v[r / 2] : v[(r + 1) / 2]; /* even: the better middle */
+		if (!(best < lr->lrel / 2 && best < -lr->clear * lr->sd && med < lr->lrel))
+			return false; /* cleared */
+		if (pow(fmin(1, lp_dist_t_sf(-best / lr->sd, lr->df) + lr->blip), r + 1) <= lr->q)
+			return true;
+	}
+	return false;
 }
 
 /*
- * The link found with POWER: its first attempt slow enough for the retests
- * to reach it (SUSPECT_Z standard deviations, or the mildest first attempt
- * the budget reached), then confirmed by the fewest retests that can beat
- * the transients within the run's retest rounds (each beyond
- * (q / retested)^(1/R) - blip: a lone discovery among the retested cells),
- * and beyond rel. 0 when no retest round can confirm anything.
+ * The link found with POWER, by simulating the rules it goes through
+ * (link_found; 2,000 draws a step, a fixed seed): its first attempt slow enough
+ * for the retests to reach it with all the run's rounds (SUSPECT_Z standard
+ * deviations, or the mildest first attempt that got them when the budget ran
+ * out), confirmed as a lone discovery among the retested cells (BH at
+ * q / retested). 0 when no link can be confirmed in this run.
  */
 double lp_diag_link_limit(const struct lp_diag *d, const struct work *w, double lrel)
 {
-	double sd, t2, lo = 0, hi, q, blip = fmax(d->blip, BLIP_MIN), tp;
-	int rounds = 1, avail = d->retest_rounds > 0 ? d->retest_rounds : 0, df = d->df_link;
+	struct link_rule lr;
+	double lo = 0, hi;
+	int avail = d->retest_rounds > 0 ? d->retest_rounds : 0;
 
 	if (!isfinite(d->sigma_link) || !(d->q_link > 0)) {
 		double s = d->sigma * sqrt(1 + 2.0 / (d->n > 1 ? d->n - 1 : 1));
 
 		return exp(-fmax(-lrel, 5 * s) - 1.2816 * s);
 	}
-	q = d->q_link / (d->nretested > 1 ? d->nretested : 1);
-	while (rounds <= avail && pow(q, 1.0 / rounds) < 1.5 * blip)
-		rounds++;
-	if (rounds > avail)
-		return 0; /* no retest round (--retest 0), or too few to beat the transients */
-	sd = d->sigma_link * sqrt(1 + 1.0 / (w->kept > 0 ? w->kept : 1));
-	t2 = lp_dist_t_isf(pow(q, 1.0 / rounds) - blip, df);
-	hi = (-d->z_retest + t2 + 10) * sd;
-	for (int it = 0; it < 100; it++) {
+	/* the noise at its upper 90 % bound: a run whose noise came out low promises no more */
+	lr = (struct link_rule){ .sd = d->sigma_link * sqrt(1 + 1.0 / (w->kept > 0 ? w->kept : 1)) *
+				       lp_dist_sigma_upper(d->df_link > 1 ? d->df_link : 1,
+							   1 - POWER),
+				 .lrel = lrel,
+				 .blip = fmax(d->blip, BLIP_MIN),
+				 .q = d->q_link / (d->nretested > 1 ? d->nretested : 1),
+				 .clear = CLEAR_Z,
+				 .rounds = avail,
+				 .df = d->df_link > 0 ? d->df_link : 1 };
+	lr.thr1 = d->z_reach[avail < 8 ? avail : 7] * lr.sd;
+	if (!avail || !isfinite(lr.thr1))
+		return 0; /* no retest round (--retest 0), or the budget reached no cell */
+	hi = -fmin(lr.thr1, lrel) + 20 * lr.sd;
+	for (int it = 0; it < 40 && hi - lo > 1e-4; it++) {
 		double mid = 0.5 * (lo + hi);
+		uint64_t g = 0x9E3779B97F4A7C15ull;
+		int found = 0;
 
-		if (link_power(mid, sd, d->z_retest, t2, rounds, df) < POWER)
+		for (int k = 0; k < LIMIT_DRAWS; k++)
+			found += link_found(&lr, mid, &g);
+		if (found < POWER * LIMIT_DRAWS)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	tp = lp_dist_t_isf(1 - POWER, df);
-	return exp(-fmax(hi, -lrel + tp * sd));
+	return hi >= -fmin(lr.thr1, lrel) + 20 * lr.sd - 1e-3 ? 0 : exp(-hi);
 }

@@ -250,3 +250,13 @@ double lp_dist_hypergeom_sf(long k, long total, long marked, long n)
 	}
 	return sum < 1 ? sum : 1;
 }
+
+double lp_dist_sigma_upper(double df, double p)
+{
+	double c = 2 / (9 * df), q;
+
+	if (!(df > 0) || !(p > 0) || !(p < 1))
+		return NAN;
+	q = 1 - c - lp_dist_norm_isf(p) * sqrt(c); /* the lower p quantile's cube root, over df */
+	return q > 0 ? sqrt(1 / (q * q * q)) : INFINITY;
+}

@@ -32,6 +32,12 @@ double lp_dist_binom_sf(long k, long n, double p);
  * 2 x 2 table, one-sided).
  */
 double lp_dist_hypergeom_sf(long k, long total, long marked, long n);
+/*
+ * How much larger than its estimate s a noise sigma can be at confidence
+ * 1 - p with df degrees of freedom: sqrt(df / chi2_p(df)), the chi-square's
+ * lower p quantile by Wilson and Hilferty's cube root (within 1 % from 3 df).
+ */
+double lp_dist_sigma_upper(double df, double p);
 /* Per-test level that keeps the chance of any false call among m independent tests at
  * alpha: 1 - (1 - alpha)^(1/m) (Sidak; exact for independent tests, conservative for
  * positively dependent ones). */

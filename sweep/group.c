@@ -993,7 +993,8 @@ double lp_diag_group_limit(const struct lp_diag *d, double lrel)
 	if (k < 2 || k >= known)
 		return NAN;
 	norm = k * (k - 1.0) * (1 - (double)k / known) * (1 - (double)k / known);
-	se = d->sigma * sqrt(1.0 / norm);
+	/* the median block test's standard error, at the noise's upper 90 % bound */
+	se = 1.2533 * d->sigma * sqrt(1.0 / norm) * lp_dist_sigma_upper(d->df > 1 ? d->df : 1, 0.1);
 	tp = lp_dist_t_isf(0.1, d->df > 0 ? d->df : 1);
 	return exp(-(fmax(-lrel, d->t_node * se) + tp * se));
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "common/stats.h"
 
 const char *const bench_kind_names[] = { "none", "src",	   "dst",  "both", "link", "two",
 					 "leaf", "uplink", "path", "rail", "fail", NULL };
@@ -476,26 +477,62 @@ static bool honest(const struct bench_trial *t, const struct lp_verdict *v,
 	return false;
 }
 
-/* The first metric's stated limits and the run's retests. */
+int bench_tally_init(struct bench_tally *ty, int trials)
+{
+	memset(ty, 0, sizeof(*ty));
+	for (int k = 0; k < 3; k++)
+		if (!(ty->limit[k] = calloc((size_t)trials + 1, sizeof(double))))
+			return -ENOMEM;
+	return 0;
+}
+
+void bench_tally_free(struct bench_tally *ty)
+{
+	for (int k = 0; k < 3; k++)
+		free(ty->limit[k]);
+}
+
+/* The first metric's stated limits (NaN none) and the run's retests. */
 static void limits(const struct lp_sweep_run *r, struct bench_tally *ty)
 {
 	const struct lp_diag *d = &r->diag[0];
 
 	ty->retests += (double)r->nretests;
-	ty->limit_node += d->min_node;
-	ty->limit_link += d->min_link;
-	ty->limit_group += isfinite(d->min_group) ? d->min_group : 0;
+	ty->limit[0][ty->trials - 1] = d->min_node;
+	ty->limit[1][ty->trials - 1] = d->min_link;
+	ty->limit[2][ty->trials - 1] = d->min_group;
+}
+
+/* The median of a limit over the trials (NaN values left out; 0 counts: "cannot"). */
+static double median_limit(const struct bench_tally *ty, int k)
+{
+	double *v = malloc((size_t)ty->trials * sizeof(double) + 1), m;
+	size_t n = 0;
+
+	for (long i = 0; v && i < ty->trials; i++)
+		if (!isnan(ty->limit[k][i]))
+			v[n++] = ty->limit[k][i];
+	m = n ? lp_median(v, n) : NAN;
+	free(v);
+	return m;
+}
+
+/* The limit the run stated for fault f's kind (its metric), NaN none. */
+static double stated(const struct lp_sweep_run *r, const struct bench_fault *f)
+{
+	const struct lp_diag *d = &r->diag[r->nmetrics - 1];
+
+	return f->kind == BK_LINK			  ? d->min_link
+	       : f->kind >= BK_LEAF && f->kind <= BK_PATH ? d->min_group
+							  : d->min_node;
 }
 
 /* A miss the run owned up to: the fault milder than the limit it stated for its kind. */
 static bool below_limit(const struct lp_sweep_run *r, const struct bench_fault *f)
 {
-	const struct lp_diag *d = &r->diag[r->nmetrics - 1];
-	double lim = f->kind == BK_LINK				? d->min_link
-		     : f->kind >= BK_LEAF && f->kind <= BK_PATH ? d->min_group
-								: d->min_node;
+	double lim = stated(r, f);
 
-	return isfinite(lim) && f->sev > lim;
+	return isfinite(lim) && (f->sev > lim || lim == 0); /* 0: it said it could not */
 }
 
 void bench_score(const struct bench_trial *t, const struct lp_sweep_run *r, struct bench_tally *ty)
@@ -514,6 +551,10 @@ void bench_score(const struct bench_trial *t, const struct lp_sweep_run *r, stru
 		}
 		ty->found += found;
 		ty->honest += found || fair || below_limit(r, &t->f[i]);
+		if (stated(r, &t->f[i]) > 0 && t->f[i].sev <= stated(r, &t->f[i])) {
+			ty->promised++; /* the run said it would find this */
+			ty->kept += found;
+		}
 	}
 	for (int k = 0; k < r->nverdicts; k++) {
 		const struct lp_verdict *v = &r->verdicts[k];
@@ -542,26 +583,27 @@ void bench_score(const struct bench_trial *t, const struct lp_sweep_run *r, stru
 
 void bench_csv_header(FILE *f)
 {
-	fprintf(f, "transport,n,rails,topology,cv,tail_df,blip,congest,metrics,lat_only,fault,sev,"
-		   "trials,faults,found,honest,group_one,misattr_runs,confident_runs,unconf_runs,"
-		   "inconcl_runs,fp_node_rate,retests_per_run,limit_node,limit_link,limit_group,"
-		   "diag_s_per_run\n");
+	fprintf(f,
+		"transport,n,rails,topology,cv,tail_df,blip,congest,metrics,lat_only,fault,sev,at_limit,"
+		"trials,faults,found,honest,promised,kept,group_one,misattr_runs,confident_runs,unconf_runs,"
+		"inconcl_runs,fp_node_rate,retests_per_run,limit_node,limit_link,limit_group,"
+		"diag_s_per_run\n");
 }
 
 void bench_csv_row(FILE *f, const struct bench_setting *s, const struct bench_tally *ty,
-		   const char *transport)
+		   const char *transport, bool at_limit)
 {
 	double t = ty->trials ? (double)ty->trials : 1;
 
 	fprintf(f,
-		"%s,%d,%d,%d,%g,%g,%g,%g,%d,%d,%s,%g,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%.6f,%.1f,"
-		"%.4f,%.4f,%.4f,%.3f\n",
+		"%s,%d,%d,%d,%g,%g,%g,%g,%d,%d,%s,%g,%d,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%.6f,"
+		"%.1f,%.4f,%.4f,%.4f,%.3f\n",
 		transport, s->n, s->rails, s->topo, s->cv, s->tail_df, s->blip, s->congest,
 		s->metrics, s->lat_only, bench_kind_names[s->kind],
-		s->kind == BK_NONE ? 1.0 : s->sev, ty->trials, ty->faults, ty->found, ty->honest,
-		ty->group_one, ty->misattr_runs, ty->confident_runs, ty->unconf_runs,
-		ty->inconcl_runs,
+		s->kind == BK_NONE ? 1.0 : s->sev, at_limit, ty->trials, ty->faults, ty->found,
+		ty->honest, ty->promised, ty->kept, ty->group_one, ty->misattr_runs,
+		ty->confident_runs, ty->unconf_runs, ty->inconcl_runs,
 		ty->healthy_nodes ? (double)ty->fp_nodes / (double)ty->healthy_nodes : 0,
-		ty->retests / t, ty->limit_node / t, ty->limit_link / t, ty->limit_group / t,
+		ty->retests / t, median_limit(ty, 0), median_limit(ty, 1), median_limit(ty, 2),
 		ty->diag_s / t);
 }

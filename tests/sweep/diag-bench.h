@@ -107,15 +107,19 @@ int bench_write_topology(const struct bench_setting *s, FILE *f);
 /* What a setting's trials came to. */
 struct bench_tally {
 	long trials, faults, found, honest, group_one;
+	long promised, kept; /* faults at or beyond the limit their run stated; of those, found */
 	long misattr_runs, confident_runs, unconf_runs, inconcl_runs;
 	long healthy_nodes, fp_nodes;
-	double retests, limit_node, limit_link, limit_group, diag_s;
+	double retests, diag_s;
+	double *limit[3]; /* per trial: the stated node, link and leaf limits (bench_tally_init) */
 };
+int bench_tally_init(struct bench_tally *ty, int trials);
+void bench_tally_free(struct bench_tally *ty);
 /* Score run r (diagnosed) against trial t. */
 void bench_score(const struct bench_trial *t, const struct lp_sweep_run *r, struct bench_tally *ty);
 /* The CSV header and one row. */
 void bench_csv_header(FILE *f);
 void bench_csv_row(FILE *f, const struct bench_setting *s, const struct bench_tally *ty,
-		   const char *transport);
+		   const char *transport, bool at_limit);
 
 #endif

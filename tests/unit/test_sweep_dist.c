@@ -85,6 +85,9 @@ static void test_normal_binomial_sidak(void **state)
 	near(lp_dist_hypergeom_sf(1, 10, 3, 4), 1 - 35.0 / 210, 1e-12); /* 1 - C(7,4)/C(10,4) */
 	assert_true(lp_dist_hypergeom_sf(0, 10, 3, 4) == 1 &&
 		    lp_dist_hypergeom_sf(4, 10, 3, 4) == 0);
+	/* sigma's upper bound from chi-square quantiles (table: chi2_0.1(5) = 1.610, (40) = 29.05) */
+	near(lp_dist_sigma_upper(5, 0.1), sqrt(5 / 1.610), 0.01);
+	near(lp_dist_sigma_upper(40, 0.1), sqrt(40 / 29.05), 0.002);
 	/* Sidak: 1 - (1 - alpha)^(1/m); with m = 1 alpha itself */
 	near(lp_dist_sidak(0.01, 1), 0.01, 1e-12);
 	near(lp_dist_sidak(0.01, 1000), 1.0050285e-5, 1e-6);

@@ -357,10 +357,10 @@ static void levels(struct lp_diag *d, const struct lp_diag_opts *o, int family, 
  * errors", the standard error taken at the noise's upper 90 % bound (a run
  * whose noise came out low by chance must not promise what it cannot keep).
  */
-static double power_effect(double t, double se, double lrel, double df)
+static double power_effect(double t, double se, double lrel, double df, bool upper)
 {
 	double tp = lp_dist_t_isf(1 - POWER, df > 0 ? df : 1),
-	       up = isfinite(df) ? lp_dist_sigma_upper(df > 1 ? df : 1, 1 - POWER) : 1;
+	       up = upper && isfinite(df) ? lp_dist_sigma_upper(df > 1 ? df : 1, 1 - POWER) : 1;
 
 	return fmax(-lrel, t * se * up) + tp * se * up;
 }
@@ -383,8 +383,8 @@ static void test_nodes(struct lp_diag *d, const struct work *w, double lrel)
 			    w->c[i] < -SUSPECT_Z * d->se_dst[i] &&
 			    w->r[i] + w->c[i] < -t * hypot(d->se_src[i], d->se_dst[i]);
 
-		d->min_src[i] = exp(-power_effect(t, d->se_src[i], lrel, d->df));
-		d->min_dst[i] = exp(-power_effect(t, d->se_dst[i], lrel, d->df));
+		d->min_src[i] = exp(-power_effect(t, d->se_src[i], lrel, d->df, true));
+		d->min_dst[i] = exp(-power_effect(t, d->se_dst[i], lrel, d->df, true));
 		if (both)
 			d->node[i] |= LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST;
 		for (int dir = 0; dir < 2 && !both; dir++) {
@@ -466,8 +466,10 @@ static void detectable(struct lp_diag *d, const struct work *w, const struct lp_
 	double t = d->n > SEARCH_MAX_N ? d->t_node : o->k;
 
 	d->cv = exp(d->sigma) - 1;
-	d->min_node = exp(-power_effect(t, se, lrel, d->n > SEARCH_MAX_N ? d->df : INFINITY));
-	d->min_node_noise = exp(-power_effect(t, se, 0, d->n > SEARCH_MAX_N ? d->df : INFINITY));
+	d->min_node = exp(-power_effect(t, se, lrel, d->n > SEARCH_MAX_N ? d->df : INFINITY, true));
+	/* the noise gate's: at the noise as estimated, no floor */
+	d->min_node_noise =
+		exp(-power_effect(t, se, 0, d->n > SEARCH_MAX_N ? d->df : INFINITY, false));
 	d->min_link = lp_diag_link_limit(d, w, lrel);
 	if (d->n > SEARCH_MAX_N)
 		d->min_group = lp_diag_group_limit(d, lrel);

@@ -70,7 +70,8 @@ void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given
 	X(w->y, sizeof(double), 1) X(w->y1, sizeof(double), 1)                             \
 	X(w->ybest, sizeof(double), 1) X(w->rb, sizeof(double), 1)                         \
 	X(w->rm, sizeof(double), 1) X(w->wt, sizeof(double), 1) X(w->keep, 1, 1)           \
-	X(w->z1, sizeof(double), 1) X(w->r, sizeof(double), 0) X(w->c, sizeof(double), 0)
+	X(w->z1, sizeof(double), 1) X(w->zs, sizeof(double), 1) X(w->r, sizeof(double), 0)  \
+	X(w->c, sizeof(double), 0)
 /* clang-format on */
 
 void lp_diag_free(struct lp_diag *d)
@@ -318,6 +319,7 @@ static int start(struct lp_diag *d, struct work *w, const struct lp_diag_in *in,
 		d->z_reach[k] = -SUSPECT_Z;
 	w->ratt = in->ratt;
 	w->round = in->round;
+	w->rfirst = in->rfirst;
 	return 0;
 }
 

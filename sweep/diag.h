@@ -162,11 +162,12 @@ struct lp_diag_in {
 	double rep_sigma;     /* log-scale noise between repeated attempts of a cell, NaN unknown */
 	int rep_pairs;	      /* attempt pairs behind rep_sigma */
 	/* the attempts apart: links need a retest (NULL: v is one attempt, no retest) */
-	const double *first;  /* n*n: the sweep's attempt, NaN none */
-	const double *rbest;  /* n*n: the best retest, NaN none */
-	const double *rmed;   /* n*n: the retests combined (lp_diag_combine), NaN none */
-	const uint8_t *ratt;  /* n*n: successful retests */
-	const int32_t *round; /* n*n: the sweep round of the first attempt, -1 none (NULL) */
+	const double *first;   /* n*n: the sweep's attempt, NaN none */
+	const double *rbest;   /* n*n: the best retest, NaN none */
+	const double *rmed;    /* n*n: the retests combined (lp_diag_combine), NaN none */
+	const uint8_t *ratt;   /* n*n: successful retests */
+	const int32_t *round;  /* n*n: the sweep round of the first attempt, -1 none (NULL) */
+	const int32_t *rfirst; /* n*n: the retest round of the first retest, -1 unknown (NULL) */
 	/* the fabric (sweep/fabric.h mapped onto the nodes), NULL: none */
 	const int *leaf, *rail; /* n: leaf switch / rail index, -1 unknown */
 	int nleaf, nrail;

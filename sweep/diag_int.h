@@ -30,8 +30,11 @@ struct work {
 	double mu_link;			/* the link test's reference */
 	int kept;			/* cells behind it */
 	double *z1;			/* n*n: the first attempt against the link reference */
+	double *zs; /* the first attempts of the cells not found persistent, sorted */
+	size_t nzs; /* how many */
 	const double *spread;
 	const int32_t *round;
+	const int32_t *rfirst;
 };
 
 static inline size_t lp_diag_cell(int n, int a, int b)

@@ -15,10 +15,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/stats.h"
 #include "sweep/diag_int.h"
 #include "sweep/dist.h"
 
 #define BLIP_MIN    0.01 /* transients slow at least this share of attempts: two retests, never one */
+#define BLIP_FLOOR  0.005 /* ... and at least this share as slow as any given retest */
 #define CLEAR_Z	    2.0 /* a retest within this many standard deviations of healthy clears a cell */
 #define POWER	    0.9
 #define LIMIT_DRAWS 2000 /* simulated links a step of the link limit's search */
@@ -183,13 +185,15 @@ static bool retested(const struct work *w, size_t x)
  * (persistent), over the cells, with two standard errors of that count on top
  * (a few dozen cells cannot say how rare it is); at least BLIP_MIN.
  */
-static void blip_rate(struct lp_diag *d, const struct work *w, const uint8_t *slow, double lrel)
+static void blip_rate(struct lp_diag *d, struct work *w, const uint8_t *slow, double lrel)
 {
 	size_t nn = (size_t)d->n * d->n, m = 0;
 	double k = 0, e = 0;
 
+	w->nzs = 0;
 	for (size_t x = 0; x < nn; x++) {
 		int a = (int)(x / d->n), b = (int)(x % d->n);
+		bool persistent = retested(w, x) && retests_slow(d, w, x, lrel);
 		double sd;
 
 		if (!isfinite(w->z1[x]) || explained(d, x))
@@ -197,9 +201,38 @@ static void blip_rate(struct lp_diag *d, const struct work *w, const uint8_t *sl
 		m++;
 		sd = link_sd(d, w, a, b);
 		e += lower_p(fmin(-SUSPECT_Z, lrel / sd), d->df_link);
-		k += slow[x] && !(retested(w, x) && retests_slow(d, w, x, lrel));
+		k += slow[x] && !persistent;
+		if (!persistent)
+			w->zs[w->nzs++] = w->z1[x];
 	}
 	d->blip = m ? fmax(BLIP_MIN, (k - e + 2 * sqrt(k)) / (double)m) : BLIP_MIN;
+	lp_sort_doubles(w->zs, w->nzs);
+}
+
+/*
+ * The share of attempts a transient makes as slow as z (standard deviations):
+ * the sweep's first attempts at or below z beyond what the noise gives, with
+ * two standard errors and one attempt on top; at most the overall rate, at
+ * least BLIP_FLOOR (a transient deeper than any the sweep saw).
+ */
+static double blip_at(const struct lp_diag *d, const struct work *w, double z)
+{
+	size_t lo = 0, hi = w->nzs;
+	double k, e;
+
+	if (!w->nzs)
+		return d->blip;
+	while (lo < hi) { /* attempts at or below z */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->zs[mid] <= z)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	k = (double)lo;
+	e = (double)w->nzs * lower_p(z, d->df_link);
+	return fmax(BLIP_FLOOR, fmin(d->blip, (k - e + 2 * sqrt(k) + 1) / (double)w->nzs));
 }
 
 /* p-value of a retested cell's retests, all of them slow: (worst single p)^retests; 1 cleared. */
@@ -212,14 +245,15 @@ static double confirm_p(const struct lp_diag *d, const struct work *w, size_t x,
 	*z_p = z;
 	if (!retests_slow(d, w, x, lrel))
 		return 1;
-	return pow(fmin(1, lower_p(z, d->df_link) + d->blip), w->ratt[x]);
+	return pow(fmin(1, lower_p(z, d->df_link) + blip_at(d, w, z)), w->ratt[x]);
 }
 
 /*
  * How far the retests reached, for each number R of retests: when some slow
  * first attempts got fewer than R retests (the budget ran out, worst first),
  * a link must have been at least as slow in its first attempt as the mildest
- * one that got R to be confirmed with R.
+ * one that got R (or was cleared by retests begun early enough to give it R)
+ * to be confirmed with R.
  */
 static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t *slow, double lrel)
 {
@@ -231,12 +265,16 @@ static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t 
 
 		for (size_t x = 0; x < nn; x++) {
 			int got = retested(w, x) ? w->ratt[x] : 0;
+			int from = w->rfirst ? w->rfirst[x] : -1;
 
-			if (!slow[x] || explained(d, x) || (got && !retests_slow(d, w, x, lrel)))
-				continue; /* cleared cells needed no more */
-			if (got >= k)
+			if (!slow[x] || explained(d, x))
+				continue;
+			/* a cleared cell needed no more: had it stayed slow, it would have gone
+			 * before every first look in the rounds after its first (retest.c) */
+			if (got >= k || (got && from >= 0 && from + k <= d->retest_rounds &&
+					 !retests_slow(d, w, x, lrel)))
 				reach = fmax(reach, w->z1[x]);
-			else
+			else if (!got || retests_slow(d, w, x, lrel))
 				missed = true;
 		}
 		d->z_reach[k] =
@@ -364,8 +402,9 @@ static double lim_gauss(uint64_t *s)
 
 /* The rules a link's attempts go through, for the limit's simulation. */
 struct link_rule {
-	double sd, thr1, lrel, blip, q, clear;
+	double sd, thr1, lrel, q, clear;
 	int rounds, df;
+	double zconf[9]; /* R retests confirm when the best is beyond zconf[R] standard deviations */
 };
 
 /*
@@ -373,7 +412,7 @@ struct link_rule {
  * link_verdicts: its first attempt slow enough to be retested (thr1, beyond
  * rel); then retest after retest until its retests, all of them slow (the
  * best beyond rel / 2 and CLEAR_Z, the combined beyond rel), pass
- * (best p + blip)^R <= q, or one clears it, or the rounds run out.
+ * (best p + transients as slow)^R <= q, or one clears it, or the rounds run out.
  */
 static bool link_found(const struct link_rule *lr, double delta, uint64_t *g)
 {
@@ -395,24 +434,46 @@ static bool link_found(const struct link_rule *lr, double delta, uint64_t *g)
 		med = (r + 1) % 2 ? v[r / 2] : v[(r + 1) / 2]; /* even: the better middle */
 		if (!(best < lr->lrel / 2 && best < -lr->clear * lr->sd && med < lr->lrel))
 			return false; /* cleared */
-		if (pow(fmin(1, lp_dist_t_sf(-best / lr->sd, lr->df) + lr->blip), r + 1) <= lr->q)
+		if (best < lr->zconf[r + 1] * lr->sd)
 			return true;
 	}
 	return false;
 }
 
+/* The link found with POWER when its first attempt must pass lr->thr1 and it gets lr->rounds. */
+static double link_limit_with(struct link_rule *lr, double lrel)
+{
+	double lo = 0, hi = -fmin(lr->thr1, lrel) + 20 * lr->sd, top = hi;
+
+	for (int it = 0; it < 40 && hi - lo > 1e-4; it++) {
+		double mid = 0.5 * (lo + hi);
+		uint64_t g = 0x9E3779B97F4A7C15ull;
+		int found = 0;
+
+		for (int k = 0; k < LIMIT_DRAWS; k++)
+			found += link_found(lr, mid, &g);
+		if (found < POWER * LIMIT_DRAWS)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi >= top - 1e-3 ? 0 : exp(-hi);
+}
+
 /*
  * The link found with POWER, by simulating the rules it goes through
  * (link_found; 2,000 draws a step, a fixed seed): its first attempt slow enough
- * for the retests to reach it with all the run's rounds (SUSPECT_Z standard
- * deviations, or the mildest first attempt that got them when the budget ran
- * out), confirmed as a lone discovery among the retested cells (BH at
- * q / retested). 0 when no link can be confirmed in this run.
+ * for the retests to reach it (SUSPECT_Z standard deviations, or the mildest
+ * first attempt that got R retests when the budget ran out), confirmed as a
+ * lone discovery among the retested cells (BH at q / retested). The best over
+ * R = 1 .. the run's rounds (a budget that ran out may have given the worst
+ * suspects one retest and none a third). 0 when no link can be confirmed in
+ * this run (no retest round, or the budget reached no cell).
  */
 double lp_diag_link_limit(const struct lp_diag *d, const struct work *w, double lrel)
 {
 	struct link_rule lr;
-	double lo = 0, hi;
+	double best = 0;
 	int avail = d->retest_rounds > 0 ? d->retest_rounds : 0;
 
 	if (!isfinite(d->sigma_link) || !(d->q_link > 0)) {
@@ -425,26 +486,29 @@ double lp_diag_link_limit(const struct lp_diag *d, const struct work *w, double 
 				       lp_dist_sigma_upper(d->df_link > 1 ? d->df_link : 1,
 							   1 - POWER),
 				 .lrel = lrel,
-				 .blip = fmax(d->blip, BLIP_MIN),
 				 .q = d->q_link / (d->nretested > 1 ? d->nretested : 1),
 				 .clear = CLEAR_Z,
-				 .rounds = avail,
 				 .df = d->df_link > 0 ? d->df_link : 1 };
-	lr.thr1 = d->z_reach[avail < 8 ? avail : 7] * lr.sd;
-	if (!avail || !isfinite(lr.thr1))
-		return 0; /* no retest round (--retest 0), or the budget reached no cell */
-	hi = -fmin(lr.thr1, lrel) + 20 * lr.sd;
-	for (int it = 0; it < 40 && hi - lo > 1e-4; it++) {
-		double mid = 0.5 * (lo + hi);
-		uint64_t g = 0x9E3779B97F4A7C15ull;
-		int found = 0;
+	for (int k = 1; k < 9; k++) { /* (t p + transients)^R <= q, by bisection: p grows with z */
+		double lo = -60, hi = 0;
 
-		for (int k = 0; k < LIMIT_DRAWS; k++)
-			found += link_found(&lr, mid, &g);
-		if (found < POWER * LIMIT_DRAWS)
-			lo = mid;
-		else
-			hi = mid;
+		for (int it = 0; it < 50; it++) {
+			double mid = 0.5 * (lo + hi);
+
+			if (pow(fmin(1, lower_p(mid, lr.df) + blip_at(d, w, mid)), k) <= lr.q)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		lr.zconf[k] = lo;
 	}
-	return hi >= -fmin(lr.thr1, lrel) + 20 * lr.sd - 1e-3 ? 0 : exp(-hi);
+	for (int k = avail < 7 ? avail : 7; k >= 1; k--) {
+		lr.rounds = k;
+		lr.thr1 = d->z_reach[k] * lr.sd;
+		if (isfinite(lr.thr1))
+			best = fmax(best, link_limit_with(&lr, lrel));
+		if (d->z_reach[k] >= -SUSPECT_Z)
+			break; /* the budget reached every suspect with k: fewer is no better */
+	}
+	return best;
 }

@@ -288,15 +288,16 @@ static int link_slow_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 	lp_sweep_fmt_val(vs, sizeof(vs), value_of(d, d->ratio[x]), mt->lat);
 	attempts(r, m, a, b, rs,
 		 sizeof(rs)); /* every attempt, so a reader sees it was not a blip */
-	snprintf(why, sizeof(why),
-		 "%s %s->%s: %s against %s %s (%.2fx of the reference, %.2fx of what both nodes do "
-		 "with others; %.1f standard errors%s)%s, confirmed by %d retests (p %.2g, BH "
-		 "threshold %.2g; transients %.1f%% of attempts), %s; both nodes fine with other "
-		 "partners",
-		 mt->label, r->nodes[a].name, r->nodes[b].name, vs, ref, lp_sweep_unit(mt),
-		 d->ratio[x], ev->ratio, ev->z, rs,
-		 d->abs_bad[x] ? ", below the absolute floor" : "", ev->retests, ev->p, ev->level,
-		 100 * d->blip, noise);
+	snprintf(
+		why, sizeof(why),
+		"%s %s->%s: %s against %s %s (%.2fx of the reference, %.2fx of what both nodes do "
+		"with others; %.1f standard errors%s)%s, confirmed by %d retests (p %.2g, BH "
+		"threshold %.2g; transients at most %.1f%% of attempts), %s; both nodes fine with other "
+		"partners",
+		mt->label, r->nodes[a].name, r->nodes[b].name, vs, ref, lp_sweep_unit(mt),
+		d->ratio[x], ev->ratio, ev->z, rs,
+		d->abs_bad[x] ? ", below the absolute floor" : "", ev->retests, ev->p, ev->level,
+		100 * d->blip, noise);
 	return add_verdict(r, LP_VERDICT_LINK_SLOW, LP_MIN(a, b), LP_MAX(a, b),
 			   a < b ? LP_DIR_XY : LP_DIR_YX, mt->label, why, ev);
 }
@@ -374,6 +375,11 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 
 			if (!(d->link[x] & (LP_LINK_SLOW | LP_LINK_FAILED | LP_LINK_UNCONF)))
 				continue;
+			if (!(d->link[x] & (LP_LINK_SLOW | LP_LINK_FAILED))) {
+				if ((size_t)nu < (size_t)d->nunconf)
+					unc[nu++] = x; /* named below, worst first */
+				continue;
+			}
 			evidence_init(&ev);
 			ev.cells = 1;
 			ev.retests = lp_sweep_count_retests(r, m, a, b);
@@ -387,10 +393,8 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 				rc = add_verdict(r, LP_VERDICT_LINK_FAILED, LP_MIN(a, b),
 						 LP_MAX(a, b), a < b ? LP_DIR_XY : LP_DIR_YX,
 						 mt->label, why, &ev);
-			} else if (d->link[x] & LP_LINK_SLOW) {
+			} else {
 				rc = link_slow_verdict(r, m, d, a, b, &ev, ref, noise);
-			} else if ((size_t)nu < (size_t)d->nunconf) {
-				unc[nu++] = x;
 			}
 		}
 	qsort_r(unc, (size_t)nu, sizeof(size_t), unconf_cmp, (void *)d);
@@ -469,10 +473,11 @@ static int inconclusive_verdict(struct lp_sweep_run *r, int m, const struct lp_d
 		snprintf(
 			why, sizeof(why),
 			"%s: %s; a node fault is found with 90%% power from %.2fx on at this noise "
-			"(a link %.2fx), beyond --rel-max %.2f: a milder fault could hide, only what "
-			"passes the run's error control is named; remedy: an isolated schedule "
+			"(a link %.2fx%s), beyond --rel-max %.2f: a milder fault could hide, only "
+			"what passes the run's error control is named; remedy: an isolated schedule "
 			"(--schedule isolated), a longer -D, fewer ranks per host, a quieter time",
-			mt->label, noise, d->min_node_noise, d->min_link, r->dopts.rel_max);
+			mt->label, noise, d->min_node_noise, d->min_link,
+			d->min_link > 0 ? "" : ": none, no retest reaches it", r->dopts.rel_max);
 	return add_verdict(r, LP_VERDICT_INCONCLUSIVE, -1, -1, 0, mt->label, why, &ev);
 }
 
@@ -481,7 +486,8 @@ struct apart {
 	double *first, *rbest, *rmed;
 	uint8_t *ratt;
 	int32_t *round;
-	size_t *off; /* n*n + 1: where each cell's retests start in vals */
+	int32_t *rfirst; /* n*n: the retest round of the first retest, -1 none or unknown */
+	size_t *off;	 /* n*n + 1: where each cell's retests start in vals */
 	double *vals;
 };
 
@@ -492,6 +498,7 @@ static void apart_free(struct apart *ap)
 	free(ap->rmed);
 	free(ap->ratt);
 	free(ap->round);
+	free(ap->rfirst);
 	free(ap->off);
 	free(ap->vals);
 }
@@ -506,9 +513,11 @@ static int apart_alloc(struct apart *ap, const struct lp_sweep_run *r)
 	ap->rmed = malloc(nn * sizeof(double));
 	ap->ratt = malloc(nn);
 	ap->round = malloc(nn * sizeof(int32_t));
+	ap->rfirst = malloc(nn * sizeof(int32_t));
 	ap->off = malloc((nn + 1) * sizeof(size_t));
 	ap->vals = malloc((r->ncells + 1) * sizeof(double));
-	return ap->first && ap->rbest && ap->rmed && ap->ratt && ap->round && ap->off && ap->vals
+	return ap->first && ap->rbest && ap->rmed && ap->ratt && ap->round && ap->rfirst &&
+			       ap->off && ap->vals
 		       ? 0
 		       : -ENOMEM;
 }
@@ -529,7 +538,7 @@ static void apart_fill(struct apart *ap, const struct lp_sweep_run *r, int m)
 	for (size_t x = 0; x < nn; x++) {
 		ap->first[x] = ap->rbest[x] = ap->rmed[x] = NAN;
 		ap->ratt[x] = 0;
-		ap->round[x] = -1;
+		ap->round[x] = ap->rfirst[x] = -1;
 	}
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_cell *c = &r->cells[i];
@@ -550,8 +559,14 @@ static void apart_fill(struct apart *ap, const struct lp_sweep_run *r, int m)
 		const struct lp_sweep_cell *c = &r->cells[i];
 		size_t x = (size_t)c->a * r->n + c->b;
 
-		if (idle_ok(c, m) && c->phase == LP_PHASE_RETEST)
+		if (idle_ok(c, m) && c->phase == LP_PHASE_RETEST) {
+			/* the retest round (the engine's and diag-sim's; unknown: -1) */
+			if (!ap->ratt[x])
+				ap->rfirst[x] = c->round >= 0 && c->round < r->retest_rounds
+							? c->round
+							: -1;
 			ap->vals[ap->off[x] + ap->ratt[x]++] = c->value;
+		}
 	}
 	for (size_t x = 0; x < nn; x++) {
 		double *v = ap->vals + ap->off[x];
@@ -642,6 +657,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 					 .rmed = ap.rmed,
 					 .ratt = ap.ratt,
 					 .round = ap.round,
+					 .rfirst = ap.rfirst,
 					 .leaf = topo.leaf,
 					 .rail = topo.rail,
 					 .nleaf = topo.nleaf,

@@ -1184,9 +1184,15 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			"lp-sweep: retest round %d: %zu of %zu suspect pair(s) in isolation, worst "
 			"first (%.0f s of the retest budget this round, %.2g s a pair)\n",
 			rr + 1, np, plan.suspects, plan.round_s, plan.pair_s);
+		size_t before = run->ncells;
+
 		lp_sweep_journal_retest(cfg->journal, rr, pairs, np);
 		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST, run,
 					      TAG_RETEST_CELLS + 2 * rr) == -EINTR;
+		for (size_t i = before; i < run->ncells;
+		     i++) /* a retest's round: its retest round */
+			if (run->cells[i].phase == LP_PHASE_RETEST)
+				run->cells[i].round = rr;
 		lp_sched_free(&rs);
 		run->nretests += np;
 	}

@@ -202,6 +202,7 @@ static int grid_split(struct grid *gr)
 
 struct job {
 	const char *emit_dir; /* --emit-model */
+	const char *doc_dir;  /* --write-doc */
 	const char *score;    /* --score DOC,DOC,... */
 	FILE *csv;	      /* --csv */
 	bool check, dump;
@@ -227,6 +228,23 @@ static int emit(const struct job *j, const struct bench_setting *s, const struct
 			return -EIO;
 	}
 	return 0;
+}
+
+/* --write-doc: trial i's run as lp-sweep's JSON document (DIR/N-KIND-SEV-i.json). */
+static int write_doc(const struct job *j, const struct bench_setting *s,
+		     const struct lp_sweep_run *r, int i)
+{
+	char path[512];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/n%d-%s-%g-%d.json", j->doc_dir, s->n,
+		 bench_kind_names[s->kind], s->sev, i);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	rc = lp_sweep_write_json(r, f, lp_sweep_exit_code(r));
+	return fclose(f) || rc ? -EIO : 0;
 }
 
 /* --score: trial i's document (the i-th of the list) read and diagnosed as lp-sweep wrote it. */
@@ -267,6 +285,8 @@ static int run_setting(struct job *j, struct bench_setting *s, struct bench_rng 
 			rc = j->score ? score_doc(j, i, &r) : simulate(&r, &t, g, &ty.diag_s);
 			if (!rc)
 				bench_score(&t, &r, &ty);
+			if (!rc && j->doc_dir)
+				rc = write_doc(j, s, &r, i);
 			/* --dump: the summary of every trial that missed a fault or named a wrong one */
 			if (!rc && j->dump &&
 			    (ty.found - before.found < ty.faults - before.faults ||
@@ -469,6 +489,11 @@ int main(int argc, char **argv)
 		  .dst = &j.emit_dir,
 		  .metavar = "DIR",
 		  .help = "write each trial as an lp-sweep model file and its topology, nothing else" },
+		{ .name = "write-doc",
+		  .kind = LP_OPT_STR,
+		  .dst = &j.doc_dir,
+		  .metavar = "DIR",
+		  .help = "also write each simulated trial as an lp-sweep document (for --diagnose)" },
 		{ .name = "score",
 		  .kind = LP_OPT_STR,
 		  .dst = &j.score,

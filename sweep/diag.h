@@ -17,24 +17,20 @@
  * receiver, e(a,b) the link residual plus noise. Failed cells carry no value and
  * stay failed cells; they are not part of the fit.
  *
- *  N >= 4: Tukey's median polish gives a robust start (a slow node spoils only
- *    its own row and column medians); cells that stand out of it are set aside
- *    and the effects refitted by least squares on the rest (backfitting), then
- *    centred so that the median node has effect 0 (the reference is the healthy
- *    majority, not the mean). The noise sigma is the residual standard deviation
- *    with its degrees of freedom (cells - 2N + 1); the spread between repeated
- *    attempts of a cell is reported beside it. A node effect is tested
- *    against its own standard error sigma/sqrt(cells).
- *    A link is tested once the nodes are: its deleted residual (the cell left
- *    out of the fit) must be beyond rel, and the cell must stand out of the
- *    reference plus the *flagged* node effects only (the nodes not found slow
- *    are the healthy majority, effect 0), so that the noise of that comparison
- *    has the degrees of freedom of all kept cells (10 at N = 4, not 5); the
- *    tested cell is left out of that reference and noise. The cell's own part
- *    of the noise is that noise / sqrt(attempts), or, when it was retested,
- *    the repeats' (its attempts agreeing is the evidence): either way tested
- *    at k + 1 as a Student t quantile at the (Welch-Satterthwaite) degrees of
- *    freedom.
+ *  N >= 4: a median-polish start, then least squares with an outlier rule of
+ *    stated error (externally studentized, Bonferroni at 0.01 over the cells),
+ *    effects centred on the median node; the noise sigma is the residual
+ *    standard deviation (unbiased) on its degrees of freedom; congested sweep
+ *    rounds get a round effect. Shared faults (a leaf switch, the path between
+ *    two leaves, a rail -- from the topology; without one, blocks found in the
+ *    residuals) are tested and fitted first, so that their cells are one
+ *    verdict, not one per node or link. Nodes are tested against their own
+ *    standard errors at the run's error control: fp_rate per run, half to nodes
+ *    and groups (Sidak over metrics x tests, exact Student-t quantiles), half to
+ *    links (Benjamini-Hochberg). A link is never a verdict from one attempt: its
+ *    first attempt is screened, its retests alone confirm it; stood out and not
+ *    confirmed is "unconfirmed" (diag_link.c). Every run states the faults it
+ *    finds with 90 % power (node, link, group).
  *  N = 3: 6 cells for 5 parameters leave one degree of freedom, so no fit can
  *    localise a single cell; instead every explanation of up to three faults
  *    (node as sender/receiver, link cells) is fitted, faults only slow things
@@ -44,17 +40,13 @@
  *  N = 2: one pair cannot tell a node from a link: a cell well below the other
  *    (or below a floor) is "pair slow" with its candidates.
  *
- * A node effect is flagged when it is beyond k standard errors AND beyond the
- * relative floor rel (a deviation under rel is never a fault); a link residual
- * likewise with k + 1 (there are N(N-1) cells to test, 2N node effects), taken
- * as a Student-t quantile. The metric is inconclusive when the noise is so high
- * that a node slower than rel_max could hide in it (k as a t quantile at the
- * residuals' df), or when a cell is below 1 - rel_max of its fitted value and
- * nothing named explains it (a fault that large is never passed as healthy);
- * then, at N >= 4, only what passes its test at that t quantile stays named,
- * at N <= 3 nothing on statistics (floors and failures still count; suspects
- * are still retested). Absolute floors (min Gb/s, max us) mark cells slow
- * regardless of the model.
+ * Nothing is flagged that is not also beyond the relative floor rel (a
+ * deviation under rel is never a fault). The metric is inconclusive when the
+ * noise is so high that a node slower than rel_max could hide in it, or when a
+ * cell is below 1 - rel_max of its fitted value and nothing named explains it;
+ * what passes the run's error control stays named, at N <= 3 nothing on
+ * statistics (floors and failures still count; suspects are still retested).
+ * Absolute floors (min Gb/s, max us) mark cells slow regardless of the model.
  */
 #ifndef LP_SWEEP_DIAG_H
 #define LP_SWEEP_DIAG_H

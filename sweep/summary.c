@@ -30,8 +30,12 @@ static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m,
 		char noise[160];
 
 		lp_sweep_fmt_noise(noise, sizeof(noise), d);
-		fprintf(f, "  %s; found with 90%% power: node %.2fx, link ", noise, d->min_node);
-		fprintf(f, d->min_link > 0 ? "%.2fx" : "none (no retest reaches it)", d->min_link);
+		fprintf(f, "  %s; found with 90%% power: node ", noise);
+		fprintf(f, d->min_node >= 0.005 ? "%.2fx" : "none (too few cells or df)",
+			d->min_node);
+		fprintf(f, ", link ");
+		fprintf(f, d->min_link >= 0.005 ? "%.2fx" : "none (no retest reaches it)",
+			d->min_link);
 		if (isfinite(d->min_group))
 			fprintf(f, ", leaf %.2fx", d->min_group);
 		fprintf(f, "%s\n", d->inconclusive ? " (inconclusive)" : "");

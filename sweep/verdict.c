@@ -455,13 +455,15 @@ static int ambiguous_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 static int inconclusive_verdict(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
-	char why[768], noise[160];
+	char why[768], noise[160], link[48] = "none: no retest reaches it";
 	struct lp_verdict ev;
 
 	evidence_init(&ev);
 	ev.noise_cv = d->cv;
 	ev.retests = lp_sweep_count_retests(r, m, -1, -1);
 	lp_sweep_fmt_noise(noise, sizeof(noise), d);
+	if (d->min_link >= 0.005)
+		snprintf(link, sizeof(link), "%.2fx", d->min_link);
 	if (d->few_df)
 		snprintf(why, sizeof(why),
 			 "%s: %d residual degree(s) of freedom among the measured cells (failed "
@@ -473,11 +475,10 @@ static int inconclusive_verdict(struct lp_sweep_run *r, int m, const struct lp_d
 		snprintf(
 			why, sizeof(why),
 			"%s: %s; a node fault is found with 90%% power from %.2fx on at this noise "
-			"(a link %.2fx%s), beyond --rel-max %.2f: a milder fault could hide, only "
+			"(a link %s), beyond --rel-max %.2f: a milder fault could hide, only "
 			"what passes the run's error control is named; remedy: an isolated schedule "
 			"(--schedule isolated), a longer -D, fewer ranks per host, a quieter time",
-			mt->label, noise, d->min_node_noise, d->min_link,
-			d->min_link > 0 ? "" : ": none, no retest reaches it", r->dopts.rel_max);
+			mt->label, noise, d->min_node_noise, link, r->dopts.rel_max);
 	return add_verdict(r, LP_VERDICT_INCONCLUSIVE, -1, -1, 0, mt->label, why, &ev);
 }
 

@@ -322,7 +322,10 @@ static int link_verdicts(struct lp_diag *d, struct work *w, const uint8_t *slow,
 			confirm_p(d, w, x, lrel, &z);
 			d->zlink[x] = z;
 			d->link[x] |= LP_LINK_SLOW;
-		} else if (!cleared && (stood || (retested(w, x) && slow[x]))) {
+		} else if (!cleared &&
+			   (stood || (retested(w, x) && slow[x] && d->pconf[x] <= d->q_link))) {
+			/* stood out in its one attempt, or its retests alone would be a
+			 * discovery were it the only cell retested (not yet among all) */
 			d->link[x] |= LP_LINK_UNCONF;
 			d->nunconf++;
 		}

@@ -587,7 +587,7 @@ void bench_csv_header(FILE *f)
 		"transport,n,rails,topology,cv,tail_df,blip,congest,metrics,lat_only,fault,sev,at_limit,"
 		"trials,faults,found,honest,promised,kept,group_one,misattr_runs,confident_runs,unconf_runs,"
 		"inconcl_runs,fp_node_rate,retests_per_run,limit_node,limit_link,limit_group,"
-		"diag_s_per_run\n");
+		"diag_cpu_s_per_run\n");
 }
 
 void bench_csv_row(FILE *f, const struct bench_setting *s, const struct bench_tally *ty,

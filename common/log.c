@@ -2,8 +2,10 @@
 #include "lp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Logging configuration is process-wide by nature (one stderr); it is set once
@@ -95,28 +97,4 @@ int lp_exit_code(int err)
 	default:
 		return LP_EXIT_FAIL;
 	}
-}
-
-FILE *lp_out_open(const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-
-	if (!f)
-		lp_err("cannot write %s: %s", path, strerror(errno));
-	return f;
-}
-
-int lp_out_close(FILE *f, const char *path)
-{
-	int bad = ferror(f);
-
-	if (f == stdout)
-		bad |= fflush(f);
-	else
-		bad |= fclose(f);
-	if (bad) {
-		lp_err("writing %s failed", path);
-		return -EIO;
-	}
-	return 0;
 }

@@ -5,14 +5,13 @@
  * `lp-sweep --diagnose`, so that a re-diagnosis sees the same groups.
  *
  *   "topology": {"format": "slurm", "source": "/etc/slurm/topology.conf",
- *                "leaves": ["leaf1", ...], "rails": ["mlx5_0", ...],
- *                "nodes": [{"node": 0, "leaf": 0, "rail": null}, ...]}
- *   (null when the run had no topology)
+ *                "leaves": [{"name": "leaf1"}, ...], "rails": [{"name": "mlx5_0"}],
+ *                "leaf": [0, 0, 1, ...], "rail": [-1, ...]}
+ *   (null when the run had no topology; the record: sweep/records.c)
  */
 #include "sweep/internal.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,109 +21,94 @@
 #include <jansson.h>
 #endif
 
-static void names_json(struct lp_json *j, const char *key, char (*names)[LP_FABRIC_NAME], int n)
+/* The run's topology as the document holds it (t: the nodes mapped). 0 or -ENOMEM. */
+static int topo_doc(const struct lp_sweep_run *r, const struct lp_sweep_topo *t,
+		    struct lp_sweep_topo_doc *doc)
 {
-	lp_json_arr_begin(j, key);
-	for (int i = 0; i < n; i++)
-		lp_json_str(j, NULL, names[i]);
-	lp_json_arr_end(j);
+	*doc = (struct lp_sweep_topo_doc){ .nleaf = (uint32_t)t->nleaf,
+					   .nrail = (uint32_t)t->nrail,
+					   .n = (uint32_t)r->n };
+	snprintf(doc->format, sizeof(doc->format), "%s",
+		 r->fabric ? lp_fabric_format_names[r->fabric->format] : "rails");
+	snprintf(doc->source, sizeof(doc->source), "%s", r->fabric ? r->fabric->source : "--rails");
+	doc->leaves = calloc((size_t)t->nleaf + 1, sizeof(*doc->leaves));
+	doc->rails = calloc((size_t)t->nrail + 1, sizeof(*doc->rails));
+	doc->leaf = malloc(((size_t)r->n + 1) * sizeof(int));
+	doc->rail = malloc(((size_t)r->n + 1) * sizeof(int));
+	if (!doc->leaves || !doc->rails || !doc->leaf || !doc->rail)
+		return -ENOMEM;
+	for (int i = 0; i < t->nleaf; i++)
+		snprintf(doc->leaves[i].name, LP_FABRIC_NAME, "%s", t->leaf_name[i]);
+	for (int i = 0; i < t->nrail; i++)
+		snprintf(doc->rails[i].name, LP_FABRIC_NAME, "%s", t->rail_name[i]);
+	for (int i = 0; i < r->n; i++) {
+		doc->leaf[i] = t->leaf ? t->leaf[i] : -1;
+		doc->rail[i] = t->rail ? t->rail[i] : -1;
+	}
+	return 0;
 }
 
 void lp_sweep_topology_json(struct lp_json *j, const struct lp_sweep_run *r)
 {
+	struct lp_sweep_topo_doc doc = { 0 };
 	struct lp_sweep_topo t;
 
-	if ((!r->fabric && r->rails <= 0) || lp_sweep_topo_map(r, &t) || (!t.leaf && !t.rail)) {
+	if ((!r->fabric && r->rails <= 0) || lp_sweep_topo_map(r, &t)) {
 		lp_json_null(j, "topology");
 		return;
 	}
-	lp_json_obj_begin(j, "topology");
-	lp_json_str(j, "format", r->fabric ? lp_fabric_format_names[r->fabric->format] : "rails");
-	lp_json_str(j, "source", r->fabric ? r->fabric->source : "--rails");
-	names_json(j, "leaves", t.leaf_name, t.nleaf);
-	names_json(j, "rails", t.rail_name, t.nrail);
-	lp_json_arr_begin(j, "nodes");
-	for (int i = 0; i < r->n; i++) {
-		lp_json_obj_begin(j, NULL);
-		lp_json_int(j, "node", i);
-		if (t.leaf && t.leaf[i] >= 0)
-			lp_json_int(j, "leaf", t.leaf[i]);
-		else
-			lp_json_null(j, "leaf");
-		if (t.rail && t.rail[i] >= 0)
-			lp_json_int(j, "rail", t.rail[i]);
-		else
-			lp_json_null(j, "rail");
+	if (!t.leaf && !t.rail)
+		lp_json_null(j, "topology");
+	else if (topo_doc(r, &t, &doc))
+		j->err = j->err ? j->err : -ENOMEM;
+	else {
+		lp_json_obj_begin(j, "topology");
+		lp_record_json(&lp_sweep_topo_record, &doc, j);
 		lp_json_obj_end(j);
 	}
-	lp_json_arr_end(j);
-	lp_json_obj_end(j);
+	lp_record_free(&lp_sweep_topo_record, &doc);
 	lp_sweep_topo_free(&t);
 }
 
 #ifdef LP_HAVE_JANSSON
-/* A name table from a JSON array of strings. -ENOMEM or 0. */
-static int names_read(const json_t *arr, char (**tab)[LP_FABRIC_NAME], int *n)
+/* A name table (sweep/fabric.h's form) from the document's names. NULL: -ENOMEM. */
+static char (*names_of(const struct lp_sweep_topo_name *nm, uint32_t n))[LP_FABRIC_NAME]
 {
-	size_t i;
-	const json_t *v;
+	char(*tab)[LP_FABRIC_NAME] = calloc((size_t)n + 1, LP_FABRIC_NAME);
 
-	*n = 0;
-	*tab = calloc(json_array_size(arr) + 1, LP_FABRIC_NAME);
-	if (!*tab)
-		return -ENOMEM;
-	json_array_foreach(arr, i, v) snprintf((*tab)[(*n)++], LP_FABRIC_NAME, "%s",
-					       json_string_value(v) ? json_string_value(v) : "?");
-	return 0;
+	for (uint32_t i = 0; tab && i < n; i++)
+		snprintf(tab[i], LP_FABRIC_NAME, "%s", nm[i].name);
+	return tab;
 }
 
-/* The index member key of o, -1 when null or out of [0, n). */
-static int index_of(const json_t *o, const char *key, int n)
+/* doc (read, checked) as r's fabric: one port per node, keyed by its name. */
+static int topo_fabric(struct lp_sweep_run *r, const struct lp_sweep_topo_doc *doc)
 {
-	const json_t *v = json_object_get(o, key);
-	json_int_t i = json_is_integer(v) ? json_integer_value(v) : -1;
+	struct lp_fabric *f = calloc(1, sizeof(*f));
 
-	return i >= 0 && i < n ? (int)i : -1;
-}
-
-int lp_sweep_topology_read(struct lp_sweep_run *r, const json_t *topo)
-{
-	const char *format = json_string_value(json_object_get(topo, "format"));
-	const json_t *nodes = json_object_get(topo, "nodes"), *v;
-	struct lp_fabric *f;
-	size_t i;
-
-	if (!json_is_object(topo) || !json_is_array(nodes) || !format || !strcmp(format, "rails"))
-		return 0; /* none, or --rails alone: the nodes' rails say it again */
-	f = calloc(1, sizeof(*f));
-	if (!f || names_read(json_object_get(topo, "leaves"), &f->leaf, &f->nleaf) ||
-	    names_read(json_object_get(topo, "rails"), &f->rail, &f->nrail) ||
-	    !(f->port = calloc(json_array_size(nodes) + 1, sizeof(*f->port)))) {
+	if (!f || !(f->leaf = names_of(doc->leaves, doc->nleaf)) ||
+	    !(f->rail = names_of(doc->rails, doc->nrail)) ||
+	    !(f->port = calloc((size_t)r->n + 1, sizeof(*f->port)))) {
 		if (f)
 			lp_fabric_free(f);
 		free(f);
 		return -ENOMEM;
 	}
-	f->nleaf_all = f->nleaf;
+	f->nleaf = f->nleaf_all = (int)doc->nleaf;
+	f->nrail = (int)doc->nrail;
 	for (int k = 0; lp_fabric_format_names[k]; k++)
-		if (!strcmp(format, lp_fabric_format_names[k]))
+		if (!strcmp(doc->format, lp_fabric_format_names[k]))
 			f->format = (enum lp_fabric_format)k;
-	snprintf(f->source, sizeof(f->source), "%s",
-		 json_string_value(json_object_get(topo, "source")) ?: "");
-	json_array_foreach(nodes, i, v)
-	{
-		int node = index_of(v, "node", r->n);
-		struct lp_fabric_port *p = &f->port[f->nport];
+	snprintf(f->source, sizeof(f->source), "%s", doc->source);
+	for (int i = 0; i < r->n; i++) {
+		struct lp_fabric_port *p = &f->port[f->nport++];
 
-		if (node < 0)
-			continue;
 		/* keyed by the node's name (a model run's hosts are all this machine) */
-		snprintf(p->host, sizeof(p->host), "%.*s", (int)strcspn(r->nodes[node].name, "/#"),
-			 r->nodes[node].name);
-		snprintf(p->dev, sizeof(p->dev), "%s", r->nodes[node].dev.name);
-		p->leaf = index_of(v, "leaf", f->nleaf);
-		p->rail = index_of(v, "rail", f->nrail);
-		f->nport++;
+		snprintf(p->host, sizeof(p->host), "%.*s", (int)strcspn(r->nodes[i].name, "/#"),
+			 r->nodes[i].name);
+		snprintf(p->dev, sizeof(p->dev), "%s", r->nodes[i].dev.name);
+		p->leaf = doc->leaf[i];
+		p->rail = doc->rail[i];
 	}
 	if (r->fabric)
 		lp_fabric_free(r->fabric);
@@ -132,61 +116,26 @@ int lp_sweep_topology_read(struct lp_sweep_run *r, const json_t *topo)
 	r->fabric = f;
 	return 0;
 }
-#endif
 
-void lp_sweep_error_control_json(struct lp_json *j, const struct lp_diag *d)
+int lp_sweep_topology_read(struct lp_sweep_run *r, const json_t *topo, char *why, size_t why_len)
 {
-	lp_json_obj_begin(j, "error_control");
-	lp_json_num(j, "fp_rate", d->fp_rate);
-	lp_json_str(j, "rule",
-		    "a healthy run names something with at most fp_rate: nodes and groups by "
-		    "Sidak over nodes x roles x metrics + group tests (half of it), links by "
-		    "Benjamini-Hochberg per metric (the other half), a link only once retests "
-		    "confirm it");
-	lp_json_int(j, "node_tests", d->ntests);
-	lp_json_num(j, "node_level", d->alpha_node);
-	lp_json_num(j, "node_t", d->t_node);
-	lp_json_num(j, "link_fdr", d->q_link);
-	lp_json_num(j, "link_threshold_first", d->thr_first >= 0 ? d->thr_first : NAN);
-	lp_json_num(j, "link_threshold_retests", d->thr_conf >= 0 ? d->thr_conf : NAN);
-	lp_json_num(j, "transient_rate", d->blip);
-	lp_json_int(j, "unconfirmed_cells", d->nunconf);
-	lp_json_int(j, "congested_rounds", d->nround_fx);
-	lp_json_arr_begin(j, "round_effects"); /* [round, ratio] of the rounds with one */
-	for (int t = 0; t < d->nrounds; t++)
-		if (d->round_fx && d->round_fx[t] != 1) {
-			lp_json_arr_begin(j, NULL);
-			lp_json_int(j, NULL, t);
-			lp_json_num(j, NULL, d->round_fx[t]);
-			lp_json_arr_end(j);
-		}
-	lp_json_arr_end(j);
-	lp_json_obj_end(j);
-}
+	struct lp_sweep_topo_doc doc = { 0 };
+	char msg[200] = "";
+	int rc;
 
-void lp_sweep_verdict_extra_json(struct lp_json *j, const struct lp_sweep_run *r,
-				 const struct lp_verdict *vd)
-{
-	lp_json_num(j, "p", vd->p);
-	lp_json_num(j, "level", vd->level);
-	if (vd->settle[0])
-		lp_json_str(j, "settle", vd->settle);
-	if (vd->nmembers) {
-		lp_json_str(j, "group", vd->group);
-		lp_json_str(j, "scope", vd->scope);
-		lp_json_bool(j, "partial", vd->partial);
-		lp_json_num(j, "fraction_slow", vd->frac);
-		lp_json_int(j, "member_count", vd->nmembers);
-		lp_json_arr_begin(j, "members");
-		for (int i = 0; i < vd->nmembers && i < LP_VERDICT_MEMBERS; i++)
-			lp_json_int(j, NULL, vd->members[i]);
-		lp_json_arr_end(j);
-		lp_json_arr_begin(j, "member_names");
-		for (int i = 0; i < vd->nmembers && i < LP_VERDICT_MEMBERS; i++)
-			lp_json_str(j, NULL, r->nodes[vd->members[i]].name);
-		lp_json_arr_end(j);
-	} else if (vd->partial) {
-		lp_json_bool(j, "partial", true);
-		lp_json_num(j, "fraction_slow", vd->frac);
+	if (!topo || json_is_null(topo))
+		return 0;
+	rc = lp_record_read_json(&lp_sweep_topo_record, &doc, topo, msg, sizeof(msg));
+	if (!rc && doc.n != (uint32_t)r->n) {
+		snprintf(msg, sizeof(msg), "%u nodes, the run has %d", doc.n, r->n);
+		rc = -EINVAL;
 	}
+	if (rc == -EINVAL)
+		snprintf(why, why_len, "topology.%s", msg);
+	/* --rails alone: the nodes' rails say it again */
+	if (!rc && strcmp(doc.format, "rails"))
+		rc = topo_fabric(r, &doc);
+	lp_record_free(&lp_sweep_topo_record, &doc);
+	return rc;
 }
+#endif

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * lp-sweep retests: the ordered pairs worth an isolated retest after a
- * diagnosis, worst first, within a budget in time (result.h).
+ * lp-sweep retests: the planner shared by the engine and diag-sim (see
+ * retest.h): the ordered pairs worth an isolated retest after a diagnosis,
+ * worst first, within a budget in time.
  */
-#include "sweep/internal.h"
+#include "sweep/retest.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/lp.h"
 #include "common/stats.h"
+#include "sweep/internal.h"
 
 #define RETEST_MIN_S 60.0      /* the budget is never below this, whatever the sweep took */
 #define ROUND_SHARE  (2.0 / 3) /* a round's share of the time left (not the last round's) */
@@ -193,4 +196,45 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, struct lp_retest_plan *p,
 	}
 	free(all);
 	return take;
+}
+
+void lp_sweep_retest_policy_default(struct lp_sweep_retest_policy *pol)
+{
+	*pol = (struct lp_sweep_retest_policy){ .max_pairs = LP_SWEEP_RETEST_MAX,
+						.per_node = LP_SWEEP_RETEST_PER_NODE,
+						.rounds = LP_SWEEP_RETEST_ROUNDS };
+}
+
+int lp_sweep_retest_plan_round(struct lp_sweep_run *r, const struct lp_sweep_retest_policy *pol,
+			       int round, int32_t **pairs_p, size_t *np_p,
+			       struct lp_retest_plan *plan)
+{
+	struct lp_retest_plan p = { .per_node = pol->per_node,
+				    .round = round,
+				    .rounds = pol->rounds,
+				    .max_pairs = (size_t)LP_MAX(pol->max_pairs, 0),
+				    .time_s = pol->time_s };
+	size_t cap = (size_t)r->n * r->n;
+	int ret = 0;
+
+	*pairs_p = NULL;
+	*np_p = 0;
+	if (pol->max_pairs > 0 && round < pol->rounds) {
+		cap = LP_MIN(cap, p.max_pairs);
+		*pairs_p = malloc((cap + 1) * 2 * sizeof(int32_t));
+		if (!*pairs_p)
+			return -ENOMEM;
+		ret = lp_sweep_diagnose(r);
+		if (!ret)
+			*np_p = lp_sweep_suspects(r, &p, *pairs_p, cap);
+	}
+	if (plan)
+		*plan = p;
+	return ret;
+}
+
+int lp_sweep_retest_plan(struct lp_sweep_run *r, const struct lp_sweep_retest_policy *pol,
+			 int round, int32_t **pairs_p, size_t *np_p)
+{
+	return lp_sweep_retest_plan_round(r, pol, round, pairs_p, np_p, NULL);
 }

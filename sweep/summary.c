@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "sweep/collrun.h"
 #include "sweep/load.h"
 
 /* ---- summary ---- */
@@ -133,18 +134,23 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n",
 		r->n, r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests,
 		r->wall_s);
+	if (r->model[0])
+		fprintf(f,
+			"lp-sweep: the model transport: every value drawn from %s, none measured\n",
+			r->model);
 	for (int m = 0; m < r->nmetrics; m++) {
 		if (lp_sweep_mx_fill(r, m, &mx))
 			break;
 		summary_metric(f, r, m, &mx, w);
 	}
 	lp_sweep_load_summary(r, f);
+	lp_sweep_coll_summary(r, f);
 	fprintf(f,
 		"\nerror control: a healthy run names something with at most %.2g (nodes and "
 		"groups: Sidak; links: Benjamini-Hochberg, confirmed by retests)\n",
 		r->dopts.fp_rate);
 	summary_missing(f, r);
-	if (r->nverdicts == 0)
+	if (r->nverdicts == 0 && !lp_coll_flagged(r->coll) && !lp_coll_inconclusive(r->coll))
 		fprintf(f, "verdict: healthy (nothing flagged)\n");
 	for (int i = 0; i < r->nverdicts; i++)
 		summary_verdict(f, r, &r->verdicts[i]);

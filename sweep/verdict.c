@@ -71,6 +71,7 @@ static int add_verdict(struct lp_sweep_run *r, enum lp_verdict_kind kind, int a,
 		memcpy(v->group, ev->group, sizeof(v->group));
 		memcpy(v->scope, ev->scope, sizeof(v->scope));
 		v->nmembers = ev->nmembers;
+		v->nlisted = ev->nlisted;
 		memcpy(v->members, ev->members, sizeof(v->members));
 	}
 	if (ev && ev->settle[0] && !v->settle[0])

@@ -127,7 +127,8 @@ static enum lp_verdict_kind group_ev(const struct lp_sweep_run *r, const struct 
 		snprintf(ev->group, sizeof(ev->group), "%s", g1);
 	snprintf(ev->scope, sizeof(ev->scope), "%s", scope_names[g->scope]);
 	ev->nmembers = g->nmem;
-	for (int i = 0; i < g->nmem && i < LP_VERDICT_MEMBERS; i++)
+	ev->nlisted = (uint32_t)LP_MIN(g->nmem, LP_VERDICT_MEMBERS);
+	for (uint32_t i = 0; i < ev->nlisted; i++)
 		ev->members[i] = g->mem[i];
 	ev->ratio = g->ratio;
 	ev->z = g->z;

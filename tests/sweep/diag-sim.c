@@ -5,13 +5,15 @@
  * congested rounds, node, link, leaf, uplink, path and rail faults) go through
  * the library exactly as a run does: a round-robin sweep's cells into an
  * lp_sweep_run, the diagnosis, the engine's own retest planner
- * (lp_sweep_suspects, with its time budget) and fresh draws for the pairs it
- * picks, the diagnosis again, the verdicts, scored against the truth.
+ * (lp_sweep_retest_plan: its policy and time budget) and fresh draws for the
+ * pairs it picks, the diagnosis again, the verdicts, scored against the truth.
  * scripts/bench-diag.sh runs the grid; --check asserts the targets (docs/SWEEP.md).
  *
  * The same scenarios for the real engine: --emit-model DIR writes each trial as
  * an lp-sweep model file (and its topology), --score DOC,... scores the
- * documents lp-sweep --model wrote for them (trial order, same options).
+ * documents lp-sweep --model wrote for them (trial order, same options), and
+ * --model FILE --replay RUN draws an lp-sweep --model run again in this one
+ * process (its cells, retests and verdicts).
  */
 #include <errno.h>
 #include <math.h>
@@ -23,7 +25,10 @@
 #include "common/lp.h"
 #include "common/opt.h"
 #include "diag-bench.h"
+#include "sweep/journal.h"
+#include "sweep/model.h"
 #include "sweep/result.h"
+#include "sweep/retest.h"
 #include "sweep/sched.h"
 
 /* CPU seconds of this process (the diagnosis time on a loaded host) */
@@ -86,30 +91,27 @@ static int sweep(struct lp_sweep_run *r, const struct bench_trial *t, struct ben
 	return rc;
 }
 
-/* The engine's retest rounds: its planner, its budget, fresh draws. */
+/* The engine's retest rounds: its planner, lp-sweep's default policy with the setting's budget. */
 static int retests(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g)
 {
-	size_t cap = (size_t)t->nranks * t->nranks;
-	int32_t *pairs = malloc((cap + 1) * 2 * sizeof(int32_t));
-	int rc = pairs ? 0 : -ENOMEM;
+	struct lp_sweep_retest_policy pol;
+	int rc = 0;
 
-	for (int rr = 0; !rc && rr < t->s->retest_rounds; rr++) {
-		struct lp_retest_plan plan = { .per_node = 2,
-					       .round = rr,
-					       .rounds = t->s->retest_rounds,
-					       .time_s = t->s->retest_time * r->nmetrics };
+	lp_sweep_retest_policy_default(&pol);
+	pol.rounds = t->s->retest_rounds;
+	pol.time_s = t->s->retest_time * r->nmetrics; /* in test times, as wall_s */
+	for (int rr = 0; !rc; rr++) {
+		int32_t *pairs;
 		size_t np;
 
-		if ((rc = lp_sweep_diagnose(r)))
-			break;
-		np = lp_sweep_suspects(r, &plan, pairs, cap);
-		if (!np)
-			break;
+		rc = lp_sweep_retest_plan(r, &pol, rr, &pairs, &np);
 		r->nretests += np;
 		for (size_t k = 0; !rc && k < np; k++)
 			rc = measure(r, t, g, pairs[2 * k], pairs[2 * k + 1], LP_PHASE_RETEST, rr);
+		free(pairs);
+		if (!np)
+			break;
 	}
-	free(pairs);
 	return rc;
 }
 
@@ -367,6 +369,147 @@ static int run_grid(struct job *j, struct grid *gr, const struct bench_setting *
 	return j->check && j->misses ? LP_EXIT_FAIL : LP_EXIT_OK;
 }
 
+/* One attempt of cell a -> b at metric m, drawn from the model as the model transport draws it. */
+static int draw_cell(struct lp_sweep_run *r, const struct lp_sweep_model *m, int a, int b,
+		     int metric, int phase, int attempt, int round)
+{
+	struct lp_sweep_model_key k = { a, b, metric, phase, attempt, round };
+	struct lp_sweep_cell c;
+
+	lp_sweep_cell_init(&c, metric, a, b, phase, round);
+	c.status = lp_sweep_model_draw(m, &k, &c.value, c.error, sizeof(c.error));
+	if (c.status)
+		c.value = NAN;
+	return lp_sweep_add_cell(r, &c);
+}
+
+/*
+ * The engine without MPI: every round of the schedule s (each slot's
+ * directions, every metric) drawn from m, then the engine's retest rounds --
+ * its planner, its budget pol -- and the diagnosis. 0 or -ENOMEM.
+ */
+static int model_simulate(struct lp_sweep_run *r, const struct lp_sweep_model *m,
+			  const struct lp_sched *s, const struct lp_sweep_retest_policy *pol)
+{
+	int32_t *pairs = NULL;
+	int rc = 0;
+
+	for (size_t rd = 0; rd < s->nrounds && !rc; rd++) {
+		size_t cnt;
+		const struct lp_slot *sl = lp_sched_round(s, rd, &cnt);
+
+		for (size_t i = 0; i < cnt && !rc; i++)
+			for (int d = 0; d < 2 && !rc; d++)
+				for (int mi = 0; mi < r->nmetrics && !rc; mi++)
+					if (sl[i].dirs & (d ? LP_DIR_YX : LP_DIR_XY))
+						rc = draw_cell(r, m, d ? sl[i].y : sl[i].x,
+							       d ? sl[i].x : sl[i].y, mi,
+							       LP_PHASE_SWEEP, 0, (int)rd);
+	}
+	for (int rr = 0; !rc; rr++) {
+		size_t np;
+
+		free(pairs);
+		rc = lp_sweep_retest_plan(r, pol, rr, &pairs, &np);
+		if (rc || !np)
+			break;
+		r->nretests += np;
+		for (size_t k = 0; k < np && !rc; k++)
+			for (int mi = 0; mi < r->nmetrics && !rc; mi++)
+				rc = draw_cell(r, m, pairs[2 * k], pairs[2 * k + 1], mi,
+					       LP_PHASE_RETEST, rr + 1, rr); /* the engine's key */
+	}
+	free(pairs);
+	return rc ? rc : lp_sweep_diagnose(r);
+}
+
+/* RUN's nodes, metrics and how it ran into r (initialised here), and its schedule into sc. */
+static int replay_setup(const struct lp_sweep_run *run, struct lp_sweep_run *r, struct lp_sched *sc)
+{
+	int *groups = calloc((size_t)run->n, sizeof(int)), kind, rc;
+
+	rc = groups ? lp_sweep_run_init(r, run->n) : -ENOMEM;
+	for (int i = 0; i < run->n && !rc; i++) {
+		r->nodes[i] = run->nodes[i];
+		groups[i] = run->rails ? run->nodes[i].rail : 0;
+	}
+	for (int m = 0; m < run->nmetrics && !rc; m++)
+		rc = lp_sweep_add_metric(r, run->metrics[m].test, run->metrics[m].test_id,
+					 run->metrics[m].lat, run->metrics[m].size) < 0;
+	kind = lp_choice_index(lp_sched_names, run->sched_name);
+	if (!rc)
+		rc = kind < 0 ? -EINVAL
+			      : lp_sched_build_groups(sc, (enum lp_sched_kind)kind, run->n, groups,
+						      run->random_k, run->seed);
+	free(groups);
+	if (rc)
+		return rc;
+	r->sched = sc;
+	r->sched_name = run->sched_name;
+	r->rails = run->rails;
+	r->random_k = run->random_k;
+	r->seed = run->seed;
+	r->retest_max = run->retest_max;
+	r->retest_rounds = run->retest_rounds;
+	r->retest_time_s = run->retest_time_s;
+	r->dopts = run->dopts;
+	snprintf(r->model, sizeof(r->model), "%s", run->model);
+	return 0;
+}
+
+/*
+ * --model FILE --replay RUN: the run lp-sweep made of the model (its nodes,
+ * metrics, schedule and retest budget; --retest-per-node as it was given),
+ * drawn again in this one process: the same cells, the same retests, the same
+ * verdicts, whatever the run's rank count. Its summary; its document to json.
+ */
+static int replay(const char *model_path, const char *run_path, const char *json, int per_node)
+{
+	struct lp_sweep_model *m = malloc(sizeof(*m));
+	struct lp_sweep_run run, r = { 0 };
+	struct lp_sched sc = { 0 };
+	char *text = NULL, why[256] = "";
+	size_t len;
+	int code, rc = m ? lp_sweep_read_run(&run, run_path, NULL, why, sizeof(why)) : -ENOMEM;
+
+	if (rc) {
+		lp_err("%s: %s", run_path, why);
+		free(m);
+		return LP_EXIT_USAGE;
+	}
+	lp_sweep_model_init(m);
+	rc = replay_setup(&run, &r, &sc);
+	if (!rc && (rc = lp_sweep_model_read(model_path, &text, &len)))
+		snprintf(why, sizeof(why), "%s", strerror(-rc));
+	if (!rc)
+		rc = lp_sweep_model_parse(m, text, len, why, sizeof(why));
+	if (!rc)
+		rc = lp_sweep_model_bind(m, r.n, r.metrics, r.nmetrics, why, sizeof(why));
+	if (rc) {
+		lp_err("%s: %s", model_path, why[0] ? why : strerror(-rc));
+	} else {
+		struct lp_sweep_retest_policy pol = { r.retest_max, per_node, r.retest_rounds,
+						      r.retest_time_s };
+
+		rc = model_simulate(&r, m, &sc, &pol);
+		if (!rc) {
+			FILE *f = json ? lp_out_open(json) : NULL;
+
+			lp_sweep_print_summary(&r, stdout);
+			if (json && (!f || lp_sweep_write_json(&r, f, lp_sweep_exit_code(&r)) ||
+				     lp_out_close(f, json)))
+				rc = -EIO;
+		}
+	}
+	code = rc == -EINVAL ? LP_EXIT_USAGE : rc ? LP_EXIT_FAIL : lp_sweep_exit_code(&r);
+	free(text);
+	free(m);
+	lp_sweep_run_free(&run);
+	lp_sweep_run_free(&r);
+	lp_sched_free(&sc);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	struct grid gr = { .nodes = "4,8",
@@ -376,7 +519,7 @@ int main(int argc, char **argv)
 			   .blips = "0.02" };
 	struct bench_setting s;
 	struct job j = { 0 };
-	const char *csv = NULL;
+	const char *csv = NULL, *model = NULL, *replay_run = NULL, *json = NULL;
 	unsigned trials = 100, rounds = 3, metrics = 1, rails = 1, leaf = 0;
 	bool help = false, no_topo = false;
 	const struct lp_opt opts[] = {
@@ -508,6 +651,21 @@ int main(int argc, char **argv)
 		  .kind = LP_OPT_FLAG,
 		  .dst = &j.dump,
 		  .help = "print every trial's summary (debugging)" },
+		{ .name = "model",
+		  .kind = LP_OPT_STR,
+		  .dst = &model,
+		  .metavar = "FILE",
+		  .help = "with --replay: draw from this model (lp-sweep --model's format)" },
+		{ .name = "replay",
+		  .kind = LP_OPT_STR,
+		  .dst = &replay_run,
+		  .metavar = "RUN",
+		  .help = "an lp-sweep --model run (JSON or journal): draw it again here, in one process, and print its summary" },
+		{ .name = "json",
+		  .kind = LP_OPT_STR,
+		  .dst = &json,
+		  .metavar = "FILE",
+		  .help = "with --replay: the replayed run's JSON document" },
 		{ 0 },
 	};
 	const char *pos[1];
@@ -518,6 +676,12 @@ int main(int argc, char **argv)
 		lp_opt_usage(help ? stdout : stderr, "diag-sim [options]", opts);
 		return help ? LP_EXIT_OK : LP_EXIT_USAGE;
 	}
+	if (!model != !replay_run) {
+		lp_err("--model and --replay go together");
+		return LP_EXIT_USAGE;
+	}
+	if (model)
+		return replay(model, replay_run, json, LP_SWEEP_RETEST_PER_NODE);
 	if (grid_split(&gr)) {
 		lp_err("bad list");
 		return LP_EXIT_USAGE;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The CI-sized run of the accuracy benchmark (seconds; scripts/bench-diag.sh is the full one):
 # at N = 8 and 16, 5 % noise and 2 % blips, a node slow as client, server or both at 0.8x is named
 # with its kind in >= 99 % of clusters and nothing is misattributed; at N = 4 a 0.8x node is found

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collectives of a sweep run (plain C, no MPI): its links as a fabric
+ * for the ceiling model, its groups of ranks ("all", each rail), every
+ * ceiling over them, imports mapped onto its nodes, claims judged. Used by
+ * the collective phase on rank 0 (sweep/mpi/coll.c) and by lp-sweep
+ * --diagnose on a recorded run.
+ */
+#ifndef LP_SWEEP_COLLRUN_H
+#define LP_SWEEP_COLLRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/opt.h"
+#include "sweep/coll.h"
+#include "sweep/result.h"
+
+/*
+ * lp-sweep's options of the collective phase and of reading other runs
+ * (docs/SWEEP.md, "Collectives"): LP_COLL_OPT_ROWS(o) are their rows of the
+ * option table; the MPI side turns them into a struct lp_coll_cfg.
+ */
+struct lp_coll_opts {
+	const char *colls; /* --collective LIST: runs the phase */
+	const char *paths; /* --coll-paths LIST */
+	struct lp_sizes sizes;
+	unsigned iters, warmup;
+	bool nocheck;
+	double timeout_s;
+	double floor;	     /* GB/s; NaN none */
+	double ratio, limit; /* the bisection's ratio; measured/allowed "at the limit" */
+	unsigned probes;
+	int bisect;	     /* index in lp_coll_bisect_when_names */
+	const char *intra;   /* --links lp-gpu.json */
+	const char *imports; /* --import FILE[,FILE] */
+	const char *claims;  /* --claim C[;C] */
+};
+extern const char *const lp_coll_paths_choices[];     /* "mpi", "ring", "nccl", NULL */
+extern const char *const lp_coll_bisect_when_names[]; /* "auto", "always", "never", NULL */
+
+/* clang-format off */
+#define LP_COLL_OPT_ROWS(o)                                                                        \
+	{ .name = "collective", .kind = LP_OPT_LIST, .dst = &(o)->colls, .choices = lp_coll_names, \
+	  .metavar = "LIST", .help = "after the sweep, collectives over all ranks and each rail with nccl-tests' conventions (algbw, busbw), beside what the links allow: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv" }, \
+	{ .name = "coll-paths", .kind = LP_OPT_LIST, .dst = &(o)->paths, .choices = lp_coll_paths_choices, \
+	  .metavar = "LIST", .def = "mpi,ring,nccl", .help = "mpi: the MPI library's (host memory); ring: linkperf's ring all-reduce in the run's order; nccl: NCCL on GPU memory where libnccl.so.2 loads" }, \
+	{ .name = "coll-sizes", .kind = LP_OPT_SIZES, .dst = &(o)->sizes, .min = 4, .max = 1e12,   \
+	  .metavar = "SIZES", .def = "1M:16M", .help = "collective sizes in bytes, nccl-tests' size column (A:B doubles from A to B)" }, \
+	{ .name = "coll-iters", .kind = LP_OPT_UINT, .dst = &(o)->iters, .min = 1, .max = 1e6,     \
+	  .metavar = "N", .def = "20", .help = "timed operations per size (nccl-tests -n)" },     \
+	{ .name = "coll-warmup", .kind = LP_OPT_UINT, .dst = &(o)->warmup, .max = 1e6,            \
+	  .metavar = "N", .def = "5", .help = "untimed operations first (nccl-tests -w)" },       \
+	{ .name = "coll-nocheck", .kind = LP_OPT_FLAG, .dst = &(o)->nocheck,                      \
+	  .help = "skip the data check after each size (nccl-tests -c 0)" },                      \
+	{ .name = "coll-timeout", .kind = LP_OPT_SECONDS, .dst = &(o)->timeout_s, .min = 1,       \
+	  .max = 86400, .metavar = "SECS", .def = "60", .help = "bound on one size of one collective, warm-up and check included" }, \
+	{ .name = "coll-floor", .kind = LP_OPT_DOUBLE, .dst = &(o)->floor, .max = 1e6,            \
+	  .metavar = "GBPS", .help = "all-reduce busbw floor in GB/s: below it, the search for the guilty part runs" }, \
+	{ .name = "coll-bisect", .kind = LP_OPT_CHOICE, .dst = &(o)->bisect, .choices = lp_coll_bisect_when_names, \
+	  .metavar = "WHEN", .def = "auto", .help = "find the node, link or rail behind a slow all-reduce: auto (a slow edge holds its ring, or it is below the floor or its links), always, never" }, \
+	{ .name = "coll-ratio", .kind = LP_OPT_DOUBLE, .dst = &(o)->ratio, .min = 0.05, .max = 0.99, \
+	  .metavar = "F", .def = "0.9", .help = "the search names a part whose edges run below F x the healthy ones, beyond their noise" }, \
+	{ .name = "coll-limit", .kind = LP_OPT_DOUBLE, .dst = &(o)->limit, .min = 0.01, .max = 1, \
+	  .metavar = "F", .def = "0.8", .help = "a collective at F x what its links allow or more is at their limit; below, it points at software or configuration" }, \
+	{ .name = "coll-probes", .kind = LP_OPT_UINT, .dst = &(o)->probes, .min = 4, .max = 10000, \
+	  .metavar = "N", .def = "96", .help = "bound on the search's probes (rings and pair retests)" }, \
+	{ .name = "links", .kind = LP_OPT_STR, .dst = &(o)->intra, .metavar = "LP-GPU.json",       \
+	  .help = "lp-gpu's JSON: its GPU peer matrix stands for every host's GPU pairs in the ceilings" }, \
+	{ .name = "import", .kind = LP_OPT_LIST, .dst = &(o)->imports, .metavar = "FILE[,FILE]",    \
+	  .help = "a nccl-tests output (its table, -J JSON) and/or NCCL_DEBUG=INFO lines, set beside the links (also with --diagnose)" }, \
+	{ .name = "claim", .kind = LP_OPT_STR, .dst = &(o)->claims, .metavar = "CLAIM[;CLAIM]",     \
+	  .help = "check a claim against the links, e.g. busbw=380GB/s@8n (also efficiency=E@Nn,compute=S,bytes=B and share=P%@Nn,step=S,bytes=B: docs/METHOD.md, Claims)" }
+/* clang-format on */
+
+/* The run's links: what the ceilings see. */
+struct lp_coll_links {
+	struct lp_coll_fabric f;
+	double *bw; /* n*n GB/s: the chosen bandwidth metric, retests combined (lp_sweep_matrix) */
+	int *host, *local;
+	const char **names;
+	double *intra; /* ng*ng GB/s from lp-gpu, a -> b at [a*ng + b]; NULL none */
+	int ng;
+	int metric;	/* the sweep metric used; -1: none (no bandwidth metric) */
+	char label[32]; /* its label: "write_bw 1MiB" */
+};
+
+/*
+ * Build L from r: the bandwidth metric of the largest size (write_bw first),
+ * in GB/s; hosts from the node records (local index: the rail, or the rank's
+ * place among its host's ranks); intra_path: lp-gpu's JSON whose P2P matrix
+ * stands for every host's GPU pairs (NULL: none). 0, -ENOMEM, -EINVAL (why:
+ * the lp-gpu file), -ENOTSUP (lp-gpu JSON without jansson).
+ */
+int lp_sweep_coll_links(const struct lp_sweep_run *r, const char *intra_path,
+			struct lp_coll_links *L, char *why, size_t why_len);
+void lp_sweep_coll_links_free(struct lp_coll_links *L);
+
+/*
+ * lp-gpu's peer matrix (p2p_write_ce, else another p2p test; its largest
+ * size; "GPU(row) <- GPU(column)": data flows column to row) as *ng_p x
+ * *ng_p GB/s, a -> b at [a*ng + b], malloc'ed. 0, -EINVAL (why), -ENOTSUP.
+ */
+int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, char *why, size_t why_len);
+
+/* A group of ranks the collectives run over. */
+struct lp_coll_group {
+	char name[LP_COLL_GROUP_LEN]; /* "all", "rail 0" */
+	int n;
+	int *ranks; /* in rank order */
+};
+
+/*
+ * "all" over n ranks, and, when rail (n entries, NULL: none) holds two rails
+ * or more, every rail (its ranks). *g_p malloc'ed (lp_coll_groups_free). 0 or -ENOMEM.
+ */
+int lp_coll_groups(int n, const int *rail, struct lp_coll_group **g_p, int *n_p);
+void lp_coll_groups_free(struct lp_coll_group *g, int n);
+
+/*
+ * Every ceiling into r->coll: per group, for all-reduce (always) and each
+ * collective measured or imported, each scheme it takes (ring, ring_best up
+ * to LP_COLL_BEST_MAX ranks, tree, in-network, rails where hosts hold
+ * several ranks, chain, direct); then NCCL's own rings of each import,
+ * mapped onto the nodes. Earlier ceilings are replaced. 0 or -ENOMEM.
+ */
+int lp_sweep_coll_ceilings(struct lp_sweep_run *r, const struct lp_coll_links *L);
+
+/* Parse and judge each claim into r->coll. 0, -EINVAL (why: the claim that does not parse). */
+int lp_sweep_coll_claims(struct lp_sweep_run *r, const char *const *claims, int n, char *why,
+			 size_t why_len);
+
+/* Phase, paths or --links asked for: a collective's or an import's. */
+bool lp_coll_opts_wanted(const struct lp_coll_opts *o);
+/* Every --claim parses (before anything is measured). 0, or -EINVAL with why. */
+int lp_coll_opts_check(const struct lp_coll_opts *o, char *why, size_t why_len);
+
+/*
+ * What needs no MPI, on rank 0 or offline (--diagnose): the imports, the
+ * ceilings over r's links (with o->intra), the claims. 0; -EINVAL (why: a
+ * file or claim that does not parse: exit 2), -ENOTSUP, -ENOMEM.
+ */
+int lp_sweep_coll_offline(struct lp_sweep_run *r, const struct lp_coll_opts *o, char *why,
+			  size_t why_len);
+
+struct json_t;
+/* A recorded run's "collectives" (its results, echo, verdicts' scalars) back into r->coll. */
+int lp_sweep_coll_read(struct lp_sweep_run *r, const struct json_t *coll);
+
+/* A journal's "coll_result" / "coll_verdict" line (jansson object o) into r->coll. 0 or -ENOMEM. */
+int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const struct json_t *o,
+			       char *why, size_t why_len);
+
+/* The node labels of r as an array for the collectives' sinks (malloc'ed, NULL on -ENOMEM). */
+const char **lp_sweep_coll_names(const struct lp_sweep_run *r);
+
+/* The "collectives" member of the run's JSON, and its summary lines (nothing without r->coll). */
+void lp_sweep_coll_json(struct lp_json *j, const struct lp_sweep_run *r);
+void lp_sweep_coll_summary(const struct lp_sweep_run *r, FILE *f);
+
+#endif

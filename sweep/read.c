@@ -198,10 +198,10 @@ static int read_doc2(struct lp_sweep_run *r, const json_t *root, char *why, size
 		rc = lp_sweep_read_attempts(r, json_object_get(root, "attempts"), why, why_len);
 	if (!rc)
 		rc = lp_sweep_coll_read(r, json_object_get(root, "collectives"));
-	if (!rc)
-		rc = lp_sweep_topology_read(r, json_object_get(root, "topology"), why, why_len);
 	if (rc == -EINVAL && !strstr(why, "attempts") && !strstr(why, "blocks"))
 		at_index(rc, "attempts", 0, why, why_len);
+	if (!rc) /* its errors name their path ("topology.leaf") */
+		rc = lp_sweep_topology_read(r, json_object_get(root, "topology"), why, why_len);
 	if (rc)
 		lp_sweep_run_free(r);
 	return rc;

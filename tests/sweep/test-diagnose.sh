@@ -57,6 +57,18 @@ check "healthy run: the error control stated per metric and in the summary" \
 check "healthy run: noise reported per metric" \
 	[ "$(jq_ healthy "all('cv' in m['diagnosis'] and 'min_detectable_node' in m['diagnosis'] for m in d['metrics'])")" = True ]
 
+# the topology the diagnosis used is a record of the document, read back by --diagnose (the
+# same groups without --topology); a leaf index out of its table is refused with its path
+printf 'lpnode0 leafA\nlpnode1 leafA\nlpnode2 leafB\nlpnode3 leafB\n' >"$T/topo.txt"
+diag topo1 $D/fabric4-healthy.json --topology "$T/topo.txt"
+diag topo2 "$T/topo1.json"
+check "--topology: the document's topology (format, leaves, each node's leaf), the same read back" \
+	[ "$(jq_ topo1 "(d['topology']['format'], [x['name'] for x in d['topology']['leaves']], d['topology']['leaf'])"):$(jq_ topo2 "d['topology'] == json.load(open('$T/topo1.json'))['topology']")" = "('simple', ['leafA', 'leafB'], [0, 0, 1, 1]):True" ]
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['topology']['leaf'][2] = 7; json.dump(d, open(sys.argv[2], 'w'))" "$T/topo1.json" "$T/topobad.json"
+diag topobad "$T/topobad.json"
+check "a document whose topology names a leaf it does not list: exit 2, the path said" \
+	[ "$(rc topobad):$(grep -c 'topology.node 2: a leaf or rail out of range' "$T/topobad.err")" = 2:1 ]
+
 # thresholds: recorded unless given; what was used is recorded
 diag rel $D/fabric4-throttle.json --rel 0.3 --k-mad 5
 check "--rel/--k-mad given: recorded in the new JSON" [ "$(jq_ rel "(d['run']['diagnosis']['rel'], d['run']['diagnosis']['k_mad'])")" = "(0.3, 5)" ]

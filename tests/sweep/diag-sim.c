@@ -510,196 +510,99 @@ static int replay(const char *model_path, const char *run_path, const char *json
 	return code;
 }
 
+/* What the command line sets. */
+struct sim_opts {
+	struct grid gr;
+	struct bench_setting s;
+	struct job j;
+	const char *csv, *model, *replay, *json;
+	unsigned trials, rounds, metrics, rails, leaf;
+	bool no_topo;
+};
+
+#define SO struct sim_opts
+/* clang-format off */
+static const struct lp_opt sim_rows[] = {
+	{ .name = "nodes", .shortname = 'n', LP_OPT_STR_AT(SO, gr.nodes), .metavar = "LIST", .help = "cluster sizes (default 4,8)" },
+	{ .name = "cv", LP_OPT_STR_AT(SO, gr.cvs), .metavar = "LIST", .help = "per-cell noise CV (default 0.05)" },
+	{ .name = "fault", .shortname = 'f', LP_OPT_STR_AT(SO, gr.faults), .metavar = "LIST", .help = "none,src,dst,both,link,two,leaf,uplink,path,rail,fail (default none..link)" },
+	{ .name = "sev", .shortname = 's', LP_OPT_STR_AT(SO, gr.sevs), .metavar = "LIST", .help = "severities as goodness ratios (0.8 = 0.8x bandwidth, 1.25x latency); 0 = the limit the run states (default 0.8)" },
+	{ .name = "blip", LP_OPT_STR_AT(SO, gr.blips), .metavar = "LIST", .help = "share of attempts that are transient blips at 0.3-0.8x (default 0.02)" },
+	{ .name = "tail", LP_OPT_DOUBLE_AT(SO, s.tail_df), .max = 100, .metavar = "DF", .help = "Student-t noise of DF degrees of freedom (heavy tails; default Gaussian)" },
+	{ .name = "congest", LP_OPT_DOUBLE_AT(SO, s.congest), .max = 1, .metavar = "F", .help = "share of sweep rounds congested, every cell at 0.8x (default 0)" },
+	{ .name = "metrics", LP_OPT_UINT_AT(SO, metrics), .min = 1, .max = 2, .metavar = "N", .help = "1: bandwidth (latency with --lat), 2: both (default 1)" },
+	{ .name = "lat", LP_OPT_FLAG_AT(SO, s.lat), .help = "one latency metric" },
+	{ .name = "lat-only", LP_OPT_FLAG_AT(SO, s.lat_only), .help = "the fault touches latency only (with --metrics 2)" },
+	{ .name = "rails", LP_OPT_UINT_AT(SO, rails), .min = 1, .max = 64, .metavar = "R", .help = "rails per node: ranks = nodes x R, cells within a rail (default 1)" },
+	{ .name = "leaf-size", LP_OPT_UINT_AT(SO, leaf), .max = 4096, .metavar = "K", .help = "nodes per leaf switch (default: N / 4, 4 to 32)" },
+	{ .name = "no-topology", LP_OPT_FLAG_AT(SO, no_topo), .help = "do not give the diagnosis the topology (it finds blocks itself)" },
+	{ .name = "share", LP_OPT_DOUBLE_AT(SO, s.share), .max = 1, .metavar = "F", .help = "uplink: share of the leaf's flows on the bad uplink (default 0.25)" },
+	{ .name = "trials", .shortname = 't', LP_OPT_UINT_AT(SO, trials), .min = 1, .max = 1000000, .metavar = "N", .help = "clusters per setting (default 100)" },
+	{ .name = "retest-rounds", LP_OPT_UINT_AT(SO, rounds), .max = 20, .metavar = "N", .help = "retest rounds (default 3, as lp-sweep)" },
+	{ .name = "retest-time", LP_OPT_DOUBLE_AT(SO, s.retest_time), .max = 1e9, .metavar = "T", .help = "retest budget in test times (default: the sweep's, as lp-sweep)" },
+	{ .name = "seed", LP_OPT_U64_AT(SO, s.seed), .metavar = "N", .help = "random seed (default 1)" },
+	{ .name = "csv", LP_OPT_STR_AT(SO, csv), .metavar = "FILE", .help = "append one CSV row per setting" },
+	{ .name = "emit-model", LP_OPT_STR_AT(SO, j.emit_dir), .metavar = "DIR", .help = "write each trial as an lp-sweep model file and its topology, nothing else" },
+	{ .name = "write-doc", LP_OPT_STR_AT(SO, j.doc_dir), .metavar = "DIR", .help = "also write each simulated trial as an lp-sweep document (for --diagnose)" },
+	{ .name = "score", LP_OPT_STR_AT(SO, j.score), .metavar = "DOCS", .help = "score these lp-sweep documents (one per trial, in order) instead of simulating" },
+	{ .name = "check", LP_OPT_FLAG_AT(SO, j.check), .help = "exit 1 when a setting misses the targets" },
+	{ .name = "dump", LP_OPT_FLAG_AT(SO, j.dump), .help = "print every trial's summary (debugging)" },
+	{ .name = "model", LP_OPT_STR_AT(SO, model), .metavar = "FILE", .help = "with --replay: draw from this model (lp-sweep --model's format)" },
+	{ .name = "replay", LP_OPT_STR_AT(SO, replay), .metavar = "RUN", .help = "an lp-sweep --model run (JSON or journal): draw it again here, in one process, and print its summary" },
+	{ .name = "json", LP_OPT_STR_AT(SO, json), .metavar = "FILE", .help = "with --replay: the replayed run's JSON document" },
+	{ 0 },
+};
+/* clang-format on */
+
+static const struct lp_opt_cmd sim_cmd = {
+	.synopsis = "diag-sim [options]",
+	.groups = (const struct lp_opt_group[]){ { NULL, sim_rows, 0 }, { 0 } },
+};
+
 int main(int argc, char **argv)
 {
-	struct grid gr = { .nodes = "4,8",
-			   .cvs = "0.05",
-			   .faults = "none,src,dst,both,link",
-			   .sevs = "0.8",
-			   .blips = "0.02" };
-	struct bench_setting s;
-	struct job j = { 0 };
-	const char *csv = NULL, *model = NULL, *replay_run = NULL, *json = NULL;
-	unsigned trials = 100, rounds = 3, metrics = 1, rails = 1, leaf = 0;
-	bool help = false, no_topo = false;
-	const struct lp_opt opts[] = {
-		{ .name = "nodes",
-		  .shortname = 'n',
-		  .kind = LP_OPT_STR,
-		  .dst = &gr.nodes,
-		  .metavar = "LIST",
-		  .help = "cluster sizes (default 4,8)" },
-		{ .name = "cv",
-		  .kind = LP_OPT_STR,
-		  .dst = &gr.cvs,
-		  .metavar = "LIST",
-		  .help = "per-cell noise CV (default 0.05)" },
-		{ .name = "fault",
-		  .shortname = 'f',
-		  .kind = LP_OPT_STR,
-		  .dst = &gr.faults,
-		  .metavar = "LIST",
-		  .help = "none,src,dst,both,link,two,leaf,uplink,path,rail,fail (default none..link)" },
-		{ .name = "sev",
-		  .shortname = 's',
-		  .kind = LP_OPT_STR,
-		  .dst = &gr.sevs,
-		  .metavar = "LIST",
-		  .help = "severities as goodness ratios (0.8 = 0.8x bandwidth, 1.25x latency); 0 = the limit the run states (default 0.8)" },
-		{ .name = "blip",
-		  .kind = LP_OPT_STR,
-		  .dst = &gr.blips,
-		  .metavar = "LIST",
-		  .help = "share of attempts that are transient blips at 0.3-0.8x (default 0.02)" },
-		{ .name = "tail",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &s.tail_df,
-		  .max = 100,
-		  .metavar = "DF",
-		  .help = "Student-t noise of DF degrees of freedom (heavy tails; default Gaussian)" },
-		{ .name = "congest",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &s.congest,
-		  .max = 1,
-		  .metavar = "F",
-		  .help = "share of sweep rounds congested, every cell at 0.8x (default 0)" },
-		{ .name = "metrics",
-		  .kind = LP_OPT_UINT,
-		  .dst = &metrics,
-		  .min = 1,
-		  .max = 2,
-		  .metavar = "N",
-		  .help = "1: bandwidth (latency with --lat), 2: both (default 1)" },
-		{ .name = "lat", .kind = LP_OPT_FLAG, .dst = &s.lat, .help = "one latency metric" },
-		{ .name = "lat-only",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &s.lat_only,
-		  .help = "the fault touches latency only (with --metrics 2)" },
-		{ .name = "rails",
-		  .kind = LP_OPT_UINT,
-		  .dst = &rails,
-		  .min = 1,
-		  .max = 64,
-		  .metavar = "R",
-		  .help = "rails per node: ranks = nodes x R, cells within a rail (default 1)" },
-		{ .name = "leaf-size",
-		  .kind = LP_OPT_UINT,
-		  .dst = &leaf,
-		  .max = 4096,
-		  .metavar = "K",
-		  .help = "nodes per leaf switch (default: N / 4, 4 to 32)" },
-		{ .name = "no-topology",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &no_topo,
-		  .help = "do not give the diagnosis the topology (it finds blocks itself)" },
-		{ .name = "share",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &s.share,
-		  .max = 1,
-		  .metavar = "F",
-		  .help = "uplink: share of the leaf's flows on the bad uplink (default 0.25)" },
-		{ .name = "trials",
-		  .shortname = 't',
-		  .kind = LP_OPT_UINT,
-		  .dst = &trials,
-		  .min = 1,
-		  .max = 1000000,
-		  .metavar = "N",
-		  .help = "clusters per setting (default 100)" },
-		{ .name = "retest-rounds",
-		  .kind = LP_OPT_UINT,
-		  .dst = &rounds,
-		  .max = 20,
-		  .metavar = "N",
-		  .help = "retest rounds (default 3, as lp-sweep)" },
-		{ .name = "retest-time",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &s.retest_time,
-		  .max = 1e9,
-		  .metavar = "T",
-		  .help = "retest budget in test times (default: the sweep's, as lp-sweep)" },
-		{ .name = "seed",
-		  .kind = LP_OPT_U64,
-		  .dst = &s.seed,
-		  .metavar = "N",
-		  .help = "random seed (default 1)" },
-		{ .name = "csv",
-		  .kind = LP_OPT_STR,
-		  .dst = &csv,
-		  .metavar = "FILE",
-		  .help = "append one CSV row per setting" },
-		{ .name = "emit-model",
-		  .kind = LP_OPT_STR,
-		  .dst = &j.emit_dir,
-		  .metavar = "DIR",
-		  .help = "write each trial as an lp-sweep model file and its topology, nothing else" },
-		{ .name = "write-doc",
-		  .kind = LP_OPT_STR,
-		  .dst = &j.doc_dir,
-		  .metavar = "DIR",
-		  .help = "also write each simulated trial as an lp-sweep document (for --diagnose)" },
-		{ .name = "score",
-		  .kind = LP_OPT_STR,
-		  .dst = &j.score,
-		  .metavar = "DOCS",
-		  .help = "score these lp-sweep documents (one per trial, in order) instead of simulating" },
-		{ .name = "check",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &j.check,
-		  .help = "exit 1 when a setting misses the targets" },
-		{ .name = "dump",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &j.dump,
-		  .help = "print every trial's summary (debugging)" },
-		{ .name = "model",
-		  .kind = LP_OPT_STR,
-		  .dst = &model,
-		  .metavar = "FILE",
-		  .help = "with --replay: draw from this model (lp-sweep --model's format)" },
-		{ .name = "replay",
-		  .kind = LP_OPT_STR,
-		  .dst = &replay_run,
-		  .metavar = "RUN",
-		  .help = "an lp-sweep --model run (JSON or journal): draw it again here, in one process, and print its summary" },
-		{ .name = "json",
-		  .kind = LP_OPT_STR,
-		  .dst = &json,
-		  .metavar = "FILE",
-		  .help = "with --replay: the replayed run's JSON document" },
-		{ 0 },
-	};
+	struct sim_opts o = { .gr = { .nodes = "4,8",
+				      .cvs = "0.05",
+				      .faults = "none,src,dst,both,link",
+				      .sevs = "0.8",
+				      .blips = "0.02" },
+			      .trials = 100,
+			      .rounds = 3,
+			      .metrics = 1,
+			      .rails = 1 };
 	const char *pos[1];
+	bool help = false;
 	int npos, rc;
 
-	bench_setting_default(&s);
-	if (lp_opt_parse(opts, argc, argv, pos, 0, &npos, &help) || help) {
-		lp_opt_usage(help ? stdout : stderr, "diag-sim [options]", opts);
+	bench_setting_default(&o.s);
+	if (lp_opt_parse(&sim_cmd, &o, argc, argv, pos, &npos, &help) || help) {
+		lp_opt_usage(&sim_cmd, help ? stdout : stderr);
 		return help ? LP_EXIT_OK : LP_EXIT_USAGE;
 	}
-	if (!model != !replay_run) {
+	if (!o.model != !o.replay) {
 		lp_err("--model and --replay go together");
 		return LP_EXIT_USAGE;
 	}
-	if (model)
-		return replay(model, replay_run, json, LP_SWEEP_RETEST_PER_NODE);
-	if (grid_split(&gr)) {
+	if (o.model)
+		return replay(o.model, o.replay, o.json, LP_SWEEP_RETEST_PER_NODE);
+	if (grid_split(&o.gr)) {
 		lp_err("bad list");
 		return LP_EXIT_USAGE;
 	}
-	s.trials = (int)trials;
-	s.retest_rounds = (int)rounds;
-	s.metrics = (int)metrics;
-	s.rails = (int)rails;
-	s.leaf_size = (int)leaf;
-	s.topo = !no_topo;
-	if (csv && !(j.csv = fopen(csv, "a"))) {
-		lp_err("%s: %s", csv, strerror(errno));
+	o.s.trials = (int)o.trials;
+	o.s.retest_rounds = (int)o.rounds;
+	o.s.metrics = (int)o.metrics;
+	o.s.rails = (int)o.rails;
+	o.s.leaf_size = (int)o.leaf;
+	o.s.topo = !o.no_topo;
+	if (o.csv && !(o.j.csv = fopen(o.csv, "a"))) {
+		lp_err("%s: %s", o.csv, strerror(errno));
 		return LP_EXIT_FAIL;
 	}
-	if (j.csv && ftell(j.csv) == 0)
-		bench_csv_header(j.csv);
-	rc = run_grid(&j, &gr, &s);
-	if (j.csv)
-		fclose(j.csv);
+	if (o.j.csv && ftell(o.j.csv) == 0)
+		bench_csv_header(o.j.csv);
+	rc = run_grid(&o.j, &o.gr, &o.s);
+	if (o.j.csv)
+		fclose(o.j.csv);
 	return rc;
 }

@@ -41,7 +41,7 @@ print($2)"; }
 diag throttle $D/fabric4-throttle.json
 check "throttled run: exit 1" [ "$(rc throttle)" = 1 ]
 check "throttled run: node_slow lpnode2 as client only (beside write_bw inconclusive: 14 % noise at 5 df)" \
-	[ "$(jq_ throttle "[(v['kind'],vn(v),bool(v['dirs'] & 1),bool(v['dirs'] & 2),v['metrics']) for v in d['verdicts']]")" = "[('node_slow', 'lpnode2', True, False, 'write_bw 64KiB'), ('inconclusive', None, False, False, 'write_bw 64KiB')]" ]
+	[ "$(jq_ throttle "[(v['kind'],vn(v),bool(v['dirs'] & 1),bool(v['dirs'] & 2),v['metrics']) for v in d['verdicts']]")" = "[('node_slow', 'lpnode2', True, False, 'write_bw 64 KiB'), ('inconclusive', None, False, False, 'write_bw 64 KiB')]" ]
 check "throttled run: the verdict carries its numbers" \
 	[ "$(jq_ throttle "all(k in d['verdicts'][0] for k in ('ratio','z','noise_cv','cells','partners_agreeing','retests'))")" = True ]
 check "throttled run: JSON exit_code 1" [ "$(jq_ throttle "d['exit_code']")" = 1 ]

@@ -256,10 +256,10 @@ struct lp_rdma_params {
 };
 
 #define LP_RDMA_QP_TIMEOUT_DEFAULT 14 /* perftest's -u: 4.096 us << 14 = 67 ms per try */
-#define LP_RDMA_MAX_SIZE      (1ull << 30)
-#define LP_RDMA_MAX_QPS	      64
-#define LP_RDMA_MAX_POST_LIST 64	   /* WRs chained per ibv_post_send */
-#define LP_RDMA_MAX_BUF	      (4ull << 30) /* registered bytes per side and test (2 x size x QPs) */
+#define LP_RDMA_MAX_SIZE	   (1ull << 30)
+#define LP_RDMA_MAX_QPS		   64
+#define LP_RDMA_MAX_POST_LIST	   64		/* WRs chained per ibv_post_send */
+#define LP_RDMA_MAX_BUF		   (4ull << 30) /* registered bytes per side and test (2 x size x QPs) */
 
 /*
  * A fresh pattern seed (getrandom). Every run draws one, so a persistent server

@@ -100,7 +100,10 @@ static size_t reference_pairs(const struct lp_sweep_run *r, int32_t *pairs, size
 int lp_sweep_fast_pairs(struct lp_sweep_run *r, const struct lp_sweep_retest_policy *pol,
 			int32_t **pairs_p, size_t *np_p)
 {
-	size_t max = (size_t)LP_MAX(pol->max_pairs, 0);
+	size_t max = LP_MIN((size_t)LP_MAX(pol->max_pairs, 0), LP_SWEEP_FAST_SUSPECTS);
+	/* no time budget: the size sweep's pairs are bounded by count (1e9 s keeps the
+	 * planner's pairs-per-time quotient finite) */
+	struct lp_retest_plan plan = { .per_node = pol->per_node, .rounds = 1, .time_s = 1e9 };
 	int ret;
 
 	*pairs_p = NULL;
@@ -112,7 +115,7 @@ int lp_sweep_fast_pairs(struct lp_sweep_run *r, const struct lp_sweep_retest_pol
 		return -ENOMEM;
 	ret = lp_sweep_diagnose(r);
 	if (!ret)
-		*np_p = lp_sweep_suspects(r, pol->per_node, 0, *pairs_p, max);
+		*np_p = lp_sweep_suspects(r, &plan, *pairs_p, max);
 	if (!ret && *np_p)
 		*np_p += reference_pairs(r, *pairs_p, *np_p);
 	return ret;

@@ -30,6 +30,8 @@
 
 #define LP_SWEEP_FAST_BYTES (256ull << 20) /* --test-bytes with --fast unless given */
 #define LP_SWEEP_FAST_REFS  2		   /* healthy reference pairs of the size sweep */
+#define LP_SWEEP_FAST_SUSPECTS                                                                     \
+	32 /* the size sweep's suspect pairs at most (--retest's cap if lower) */
 
 /* Bandwidth tests' timed iterations so that each moves `bytes` (at least one iteration). */
 void lp_sweep_fast_bytes(struct lp_rdma_params *p, int n, uint64_t bytes);
@@ -44,7 +46,8 @@ uint32_t lp_sweep_fast_screen(const struct lp_rdma_params *p, int n);
  * After the retests (rank 0): diagnose r and list the size sweep's ordered
  * pairs in *pairs_p (malloc'ed (a, b) couples): the suspects of the
  * diagnosis (lp_sweep_suspects: links, cells near one, per_node cells of each
- * slow node; at most pol->max_pairs), then, when there are any, up to
+ * slow node; worst first, at most LP_SWEEP_FAST_SUSPECTS and pol->max_pairs,
+ * whatever the retests' time budget), then, when there are any, up to
  * LP_SWEEP_FAST_REFS healthy reference pairs (both ends without a verdict,
  * every screen cell measured and not slow). *np_p = 0: nothing to sweep.
  * 0 or -ENOMEM.

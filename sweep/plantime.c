@@ -10,6 +10,7 @@
 #include "common/lp.h"
 #include "common/units.h"
 #include "sweep/fast.h"
+#include "sweep/retest.h"
 
 /*
  * The presets. Every figure's source is in docs/SWEEP.md ("Time model"), with
@@ -183,12 +184,12 @@ double lp_sweep_time_test(const struct lp_rdma_params *p, const struct lp_sweep_
 }
 
 void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_params *p, int nmetrics,
-		      uint32_t screen, const struct lp_sweep_costs *c, int retest_max,
-		      int retest_rounds, double pair_timeout_s, const struct lp_sweep_load_plan *lp,
-		      struct lp_sweep_prediction *out)
+		      uint32_t screen, const struct lp_sweep_costs *c,
+		      const struct lp_sweep_retest_policy *pol, double pair_timeout_s,
+		      const struct lp_sweep_load_plan *lp, struct lp_sweep_prediction *out)
 {
-	size_t suspects = LP_MIN((size_t)LP_MAX(retest_max, 0), sh->pairs);
-	double retests = (double)retest_rounds * (double)suspects, sized = 0, size_pair_s = 0;
+	size_t suspects = pol->max_pairs > 0 ? LP_MIN((size_t)pol->max_pairs, sh->pairs) : 0;
+	double retests = (double)pol->rounds * (double)suspects, sized = 0, size_pair_s = 0, budget;
 	int nscreen = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -208,11 +209,18 @@ void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_para
 	out->round_s = sh->dirs * out->pair_s + out->harness_s;
 	out->start_s = c->start_s;
 	out->sweep_s = (double)sh->rounds * out->round_s;
-	/* a retest round runs its pairs one at a time, one direction each */
+	/*
+	 * a retest round runs its pairs one at a time, one direction each, within
+	 * the planner's budget in time (sweep/retest.c: --retest-time, else as long
+	 * as the sweep, 60 s at least)
+	 */
+	budget = pol->time_s > 0 ? pol->time_s : fmax(60, out->sweep_s);
+	if (retests * (out->pair_s + out->harness_s) > budget)
+		retests = ceil(budget / (out->pair_s + out->harness_s));
 	out->retest_s = retests * (out->pair_s + out->harness_s);
 	/* --fast: the suspects and the references at the other sizes, one pair at a time */
 	if (size_pair_s > 0 && suspects)
-		sized = (double)(suspects + LP_SWEEP_FAST_REFS);
+		sized = (double)(LP_MIN(suspects, LP_SWEEP_FAST_SUSPECTS) + LP_SWEEP_FAST_REFS);
 	out->sizes_s = sized * (size_pair_s + out->harness_s);
 	out->load_s = lp_sweep_time_load(lp);
 	out->total_s = out->start_s + out->sweep_s + out->load_s;

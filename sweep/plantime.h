@@ -119,14 +119,15 @@ double lp_sweep_time_test(const struct lp_rdma_params *p, const struct lp_sweep_
 
 /*
  * The prediction for shape sh measuring the nmetrics tests p (screen: --fast's
- * metrics on every pair, sweep/fast.h; 0 all), with retest_max pairs per
- * retest round for retest_rounds rounds, each session bounded by
- * pair_timeout_s, and the load phases lp (may be NULL).
+ * metrics on every pair, sweep/fast.h; 0 all), with the retest policy pol
+ * (sweep/retest.h: pairs per round, rounds, the budget in time), each session
+ * bounded by pair_timeout_s, and the load phases lp (may be NULL).
  */
+struct lp_sweep_retest_policy;
 void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_params *p, int nmetrics,
-		      uint32_t screen, const struct lp_sweep_costs *c, int retest_max,
-		      int retest_rounds, double pair_timeout_s, const struct lp_sweep_load_plan *lp,
-		      struct lp_sweep_prediction *out);
+		      uint32_t screen, const struct lp_sweep_costs *c,
+		      const struct lp_sweep_retest_policy *pol, double pair_timeout_s,
+		      const struct lp_sweep_load_plan *lp, struct lp_sweep_prediction *out);
 
 /* A duration in its unit: "850 us", "13 ms", "16.6 s", "4.2 min", "3.1 h", "2.5 days"; buf. */
 const char *lp_sweep_time_fmt(double s, char *buf, size_t len);

@@ -92,12 +92,15 @@ static void test_predict(void **state)
 	struct lp_sweep_shape sh;
 	int n = runs(p);
 	uint32_t screen = lp_sweep_fast_screen(p, n);
+	struct lp_sweep_retest_policy pol = {
+		.max_pairs = 32, .per_node = 2, .rounds = 3, .time_s = 1e6
+	}; /* a budget that caps nothing */
 	double scr, rest = 0;
 
 	(void)state;
 	assert_int_equal(lp_sweep_shape_of(&sh, LP_SCHED_ROUND_ROBIN, 64, 1, 0, 0), 0);
-	lp_sweep_predict(&sh, p, n, 0, &c, 32, 3, 60, NULL, &all);
-	lp_sweep_predict(&sh, p, n, screen, &c, 32, 3, 60, NULL, &fast);
+	lp_sweep_predict(&sh, p, n, 0, &c, &pol, 60, NULL, &all);
+	lp_sweep_predict(&sh, p, n, screen, &c, &pol, 60, NULL, &fast);
 	scr = fast.test_s[0] + fast.test_s[4];
 	for (int m = 1; m < 4; m++)
 		rest += fast.test_s[m];
@@ -109,7 +112,13 @@ static void test_predict(void **state)
 		    1e-9);
 	assert_true(fabs(fast.bound_s - (fast.total_s + fast.retest_s + fast.sizes_s)) < 1e-9);
 	assert_true(all.sizes_s == 0 && fast.sweep_s < all.sweep_s);
-	lp_sweep_predict(&sh, p, n, screen, &c, 0, 3, 60, NULL, &fast);
+	pol.max_pairs =
+		LP_SWEEP_RETEST_MAX; /* retests bounded by time only: the size sweep by count */
+	lp_sweep_predict(&sh, p, n, screen, &c, &pol, 60, NULL, &fast);
+	assert_true(fabs(fast.sizes_s - (LP_SWEEP_FAST_SUSPECTS + LP_SWEEP_FAST_REFS) *
+						(rest + fast.harness_s)) < 1e-9);
+	pol.max_pairs = 0;
+	lp_sweep_predict(&sh, p, n, screen, &c, &pol, 60, NULL, &fast);
 	assert_true(fast.sizes_s == 0); /* no retest budget: no size sweep either */
 }
 

@@ -71,10 +71,10 @@ else
 	bad "dip" "rc $rc, live $seen/$running, min/max ${dip:-?} vs ${flat:-?}"
 fi
 
-# 3. latency intervals (p50/p99 each), and -q prints none of them
+# 3. latency intervals (p50/p99 each), and --quiet prints none of them
 if "$B" "$SERVER" -p $PORT -t write_lat -D 2 --interval 0.5 --quiet --json "$OUT/lat.json" >"$OUT/lat.txt" 2>&1 &&
 	lat=$(series "$OUT/lat.json" samples 3 5) && [ ! -s "$OUT/lat.txt" ]; then
-	ok "write_lat -D 2 --interval 0.5 -q: p50/p99 per interval, min/max $lat, nothing printed"
+	ok "write_lat -D 2 --interval 0.5 --quiet: p50/p99 per interval, min/max $lat, nothing printed"
 else
 	bad "latency intervals" "$(tail -n 5 "$OUT/lat.txt")"
 fi
@@ -99,7 +99,7 @@ fi
 #    what is checked here is each measured cell's intervals (a failed cell fails the check).
 mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 -np 2 \
 	"${LP_BUILD:-build}/lp-sweep" -t write_bw -s 4K -D 2 --interval 0.5 --retest 0 --pair-timeout 60 \
-	-q --json "$OUT/sweep.json" >"$OUT/sweep.txt" 2>&1 </dev/null
+	--quiet --json "$OUT/sweep.json" >"$OUT/sweep.txt" 2>&1 </dev/null
 src=$?
 if { [ $src = 0 ] || [ $src = 1 ] || [ $src = 3 ]; } && python3 - "$OUT/sweep.json" <<'PY'; then
 import json, sys

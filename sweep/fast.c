@@ -97,13 +97,51 @@ static size_t reference_pairs(const struct lp_sweep_run *r, int32_t *pairs, size
 	return got;
 }
 
+/* Is a -> b among pairs[0..np)? */
+static bool listed(const int32_t *pairs, size_t np, int a, int b)
+{
+	for (size_t k = 0; k < np; k++)
+		if (pairs[2 * k] == a && pairs[2 * k + 1] == b)
+			return true;
+	return false;
+}
+
+/*
+ * The size sweep's suspects: the links the diagnosis names slow or failed in a
+ * screen metric (settled: the retest planner no longer lists them), then the
+ * planner's suspects, worst first; up to max pairs without repeats.
+ */
+static size_t suspect_pairs(const struct lp_sweep_run *r, const struct lp_sweep_retest_policy *pol,
+			    int32_t *pairs, int32_t *more, size_t max)
+{
+	/* no time budget: the size sweep's pairs are bounded by count (1e9 s keeps the
+	 * planner's pairs-per-time quotient finite) */
+	struct lp_retest_plan plan = { .per_node = pol->per_node, .rounds = 1, .time_s = 1e9 };
+	size_t np = 0, nmore;
+
+	for (int m = 0; m < r->nmetrics; m++)
+		for (size_t x = 0; lp_sweep_metric_screened(r, m) && x < (size_t)r->n * r->n; x++)
+			if ((r->diag[m].link[x] & (LP_LINK_SLOW | LP_LINK_FAILED)) && np < max &&
+			    !listed(pairs, np, (int)(x / r->n), (int)(x % r->n))) {
+				pairs[2 * np] = (int32_t)(x / r->n);
+				pairs[2 * np + 1] = (int32_t)(x % r->n);
+				np++;
+			}
+	nmore = lp_sweep_suspects(r, &plan, more, max);
+	for (size_t k = 0; k < nmore && np < max; k++)
+		if (!listed(pairs, np, more[2 * k], more[2 * k + 1])) {
+			pairs[2 * np] = more[2 * k];
+			pairs[2 * np + 1] = more[2 * k + 1];
+			np++;
+		}
+	return np;
+}
+
 int lp_sweep_fast_pairs(struct lp_sweep_run *r, const struct lp_sweep_retest_policy *pol,
 			int32_t **pairs_p, size_t *np_p)
 {
 	size_t max = LP_MIN((size_t)LP_MAX(pol->max_pairs, 0), LP_SWEEP_FAST_SUSPECTS);
-	/* no time budget: the size sweep's pairs are bounded by count (1e9 s keeps the
-	 * planner's pairs-per-time quotient finite) */
-	struct lp_retest_plan plan = { .per_node = pol->per_node, .rounds = 1, .time_s = 1e9 };
+	int32_t more[2 * LP_SWEEP_FAST_SUSPECTS];
 	int ret;
 
 	*pairs_p = NULL;
@@ -115,7 +153,7 @@ int lp_sweep_fast_pairs(struct lp_sweep_run *r, const struct lp_sweep_retest_pol
 		return -ENOMEM;
 	ret = lp_sweep_diagnose(r);
 	if (!ret)
-		*np_p = lp_sweep_suspects(r, &plan, *pairs_p, max);
+		*np_p = suspect_pairs(r, pol, *pairs_p, more, max);
 	if (!ret && *np_p)
 		*np_p += reference_pairs(r, *pairs_p, *np_p);
 	return ret;

@@ -44,10 +44,11 @@ uint32_t lp_sweep_fast_screen(const struct lp_rdma_params *p, int n);
 
 /*
  * After the retests (rank 0): diagnose r and list the size sweep's ordered
- * pairs in *pairs_p (malloc'ed (a, b) couples): the suspects of the
- * diagnosis (lp_sweep_suspects: links, cells near one, per_node cells of each
- * slow node; worst first, at most LP_SWEEP_FAST_SUSPECTS and pol->max_pairs,
- * whatever the retests' time budget), then, when there are any, up to
+ * pairs in *pairs_p (malloc'ed (a, b) couples): the links it names slow or
+ * failed, then the suspects of the diagnosis (lp_sweep_suspects: links, cells
+ * near one, per_node cells of each slow node; worst first), at most
+ * LP_SWEEP_FAST_SUSPECTS and pol->max_pairs whatever the retests' time
+ * budget; then, when there are any, up to
  * LP_SWEEP_FAST_REFS healthy reference pairs (both ends without a verdict,
  * every screen cell measured and not slow). *np_p = 0: nothing to sweep.
  * 0 or -ENOMEM.

@@ -552,11 +552,11 @@ static int read_recorded(const char *path, struct lp_sweep_run *run,
 	return 0;
 }
 
-/* The run's exit code with its collectives' verdicts: a named part makes a healthy run 1, a
- * search that could not tell 3. */
+/* The run's exit code with its collectives' verdicts: a named part makes a healthy or an
+ * inconclusive run 1, a search that could not tell a healthy one 3. */
 static int coll_code(const struct lp_sweep_run *run, int code)
 {
-	if (!code && lp_coll_flagged(run->coll))
+	if ((!code || code == LP_SWEEP_EXIT_INCONCLUSIVE) && lp_coll_flagged(run->coll))
 		return LP_EXIT_FAIL;
 	return !code && lp_coll_inconclusive(run->coll) ? LP_SWEEP_EXIT_INCONCLUSIVE : code;
 }

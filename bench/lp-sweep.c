@@ -1235,7 +1235,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	run.lat_iters = o->plan.plan.iters[LP_PLAN_LAT];
 	run.tclass = o->dev.tclass;
 	run.sl = o->dev.sl;
-	run.qp_timeout = o->dev.qp_timeout ? o->dev.qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
+	run.qp_timeout = o->dev.qp_timeout;  /* the row's default (14) when not given */
 	sweep_cfg(o, x, &cfg, mem, mem_dev); /* keeps the model's text */
 	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(o, x->rank, model, &run, &cfg)))

@@ -1,14 +1,16 @@
 #!/bin/bash
 # tier: fabric
 # lp-sweep on the built-in fabric: 4 QEMU/TCG guests, Soft-RoCE rxe0 in each, one virtual L2
-# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, eight runs (nine with LP_FABRIC_FULL=1)
-# and one --check, all at lp-sweep's default thresholds. Expected (exact):
+# network, Open MPI over ssh between the guests (scripts/sweep-fabric.sh). One boot, eight runs
+# (nine with LP_FABRIC_FULL=1) and one --check, all at lp-sweep's default thresholds.
+# Expected (exact):
 #   healthy   nothing flagged, every cell measured, exit 0
 #   both      netem 2 ms on lpnode1's egress: every ping-pong with it is slower, it as client and
 #             as server: exactly lpnode1, slow both ways in write_lat, no link, exit 1
-#   egress    (LP_FABRIC_FULL=1 only: CI runs the eight others) tbf 100mbit on lpnode2's egress (its client cells ~0.5-0.7x; 0.38x at 80mbit and
-#             0.71x at 120mbit, docs/SWEEP.md): exactly lpnode2, as a write_bw client (as a
-#             server too only when milder: its ACKs pace through the small bucket), no link, exit 1
+#   egress    (LP_FABRIC_FULL=1 only: CI runs the eight others) tbf 100mbit on lpnode2's
+#             egress (its client cells ~0.5-0.7x; 0.38x at 80mbit and 0.71x at 120mbit,
+#             docs/SWEEP.md): exactly lpnode2, as a write_bw client (as a server too only
+#             when milder: its ACKs pace through the small bucket), no link, exit 1
 #   throttle  tbf 20mbit on lpnode2's egress: lp-sweep names exactly lpnode2, no link, exit 1
 #   link      tbf on lpnode0's egress towards lpnode3 only: the link 0->3 is named, no node
 #   nodev     rxe0 deleted in lpnode1: its cells carry the error, the others are measured, exit 1

@@ -157,6 +157,7 @@ void lp_sweep_read_echo(struct lp_sweep_run *r, const json_t *run, const json_t 
 	r->attempt =
 		json_is_integer(json_object_get(run, "attempt")) ? (int)jint(run, "attempt") : 1;
 	jstr(run, "resumed_from", r->resumed, sizeof(r->resumed));
+	r->rounds = (size_t)jint(sc, "rounds");
 	r->random_k = (int)jint(sc, "random_k");
 	r->seed = (uint64_t)jint(sc, "seed");
 	for (int k = 0; kind && lp_sched_names[k]; k++)

@@ -201,6 +201,7 @@ struct lp_sweep_run {
 	int attempt;	    /* this run's attempt: 1, or one more than the journal it resumes */
 	char resumed[256];  /* the journal it resumes, "" none */
 	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
+	size_t rounds; /* the schedule's rounds as a document read back records them (no sched) */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;

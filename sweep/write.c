@@ -242,6 +242,9 @@ static void json_schedule(struct lp_json *j, const struct lp_sweep_run *r)
 	if (r->sched) {
 		lp_json_int(j, "rounds", (int64_t)r->sched->nrounds);
 		lp_json_uint(j, "ordered_pairs", lp_sched_ordered_pairs(r->sched));
+	} else if (r->rounds) {
+		lp_json_int(j, "rounds",
+			    (int64_t)r->rounds); /* a document read back keeps its count */
 	}
 	lp_json_int(j, "random_k", r->random_k);
 	lp_json_uint(j, "seed", r->seed);

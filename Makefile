@@ -23,7 +23,7 @@ endif
 MPICC       ?= mpicc
 HAVE_MPI    ?= $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 
-LIB_SRC := $(wildcard common/*.c) $(wildcard qual/*.c)
+LIB_SRC := $(wildcard common/*.c) $(wildcard qual/*.c) gpu/inventory.c # GPUs for the inventory: NVML at run time, no CUDA
 ifeq ($(HAVE_VERBS),1)
 LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1
@@ -36,7 +36,7 @@ LDLIBS_ALL += -ljansson
 endif
 LIB_CU :=
 ifeq ($(HAVE_CUDA),1)
-LIB_SRC += $(wildcard gpu/*.c)
+LIB_SRC += $(filter-out gpu/inventory.c,$(wildcard gpu/*.c))
 LIB_CU  := $(wildcard gpu/*.cu)
 CPPFLAGS_ALL += -DLP_HAVE_CUDA=1 -isystem $(CUDA_HOME)/include
 # Static cudart and a dlopen'ed driver: the binaries run (and exit 77) where no driver is.

@@ -41,7 +41,8 @@ static void on_signal(int sig)
 }
 
 struct cli {
-	bool server, once, version, quiet, verbose, topo, no_numa, counters, check, cm_port_set;
+	bool server, once, version, quiet, verbose, topo, no_numa, counters, check, inventory,
+		cm_port_set;
 	const char *host, *bind, *dev, *json_path, *csv_path, *mem, *clock, *gpu;
 	char dev_auto[64];
 	struct lp_rdma_affinity aff; /* what --gpu/--dev auto and the NUMA binding decided */
@@ -318,6 +319,16 @@ static int report_json(FILE *f, const void *rep)
 	return lp_rdma_report_json_write(f, rep);
 }
 
+/* The inventory's sources: $LP_SYSFS_ROOT, and the helpers (smpquery, lldpctl) on the live system. */
+static struct lp_inv_opts inv_opts(void)
+{
+	const char *root = lp_counters_root();
+
+	return (struct lp_inv_opts){
+		.root = root, .vpd = true, .tools = !root[0], .timeout_ms = 5000
+	};
+}
+
 /* Device (--dev/--gpu auto resolved), affinity, then the server. */
 static int client_connect(struct cli *o, struct client *c)
 {
@@ -338,6 +349,11 @@ static int client_connect(struct cli *o, struct client *c)
 	if (!ret) {
 		sel.dev = o->dev;
 		ret = lp_rdma_dev_open(&sel, family, &c->dev);
+	}
+	if (!ret) {
+		struct lp_inv_opts io = inv_opts();
+
+		lp_rdma_dev_inventory(c->dev, &io); /* in the document, beside the server's */
 	}
 	if (!ret) {
 		hw = qual_hw(lp_rdma_dev_info(c->dev));
@@ -525,7 +541,21 @@ static int run_report(const struct cli *o)
 	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
 }
 
-/* ---- server -------------------------------------------------------------- */
+/* --inventory: every RDMA port and GPU of this host, a table and/or --json. */
+static int run_inventory(const struct cli *o)
+{
+	struct lp_inv_opts io = inv_opts();
+	struct lp_inv_host *h = calloc(1, sizeof(*h));
+	struct lp_rdma_report doc = { .role = "inventory", .inventory = h };
+	int ret = h ? lp_inv_host_read(&io, h) : -ENOMEM;
+
+	if (!ret && !o->quiet)
+		lp_inv_host_print(h, stdout);
+	if (!ret && o->json_path)
+		ret = lp_rdma_report_json(o->json_path, &doc);
+	free(h);
+	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
+}
 
 /* ---- server -------------------------------------------------------------- */
 
@@ -542,6 +572,7 @@ static int run_server(struct cli *o)
 					  .stop = &stop_flag,
 					  .mem = (enum lp_mem_kind)o->mem_kind,
 					  .mem_dev = o->mem_dev };
+	struct lp_inv_opts io;
 	struct lp_rdma_dev *dev;
 	int lfd, ret, served = 0;
 
@@ -554,6 +585,8 @@ static int run_server(struct cli *o)
 	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev);
 	if (ret)
 		return lp_exit_code(ret);
+	io = inv_opts();
+	lp_rdma_dev_inventory(dev, &io); /* the clients' documents record it (ACCEPT) */
 	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem_kind, so.mem_dev);
 	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
 	if (ret) {
@@ -945,6 +978,10 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		  .kind = LP_OPT_FLAG,
 		  .dst = &o->check,
 		  .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
+		{ .name = "inventory",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o->inventory,
+		  .help = "this host's RDMA ports and GPUs for a vendor: GUIDs, LID/GID, HCA, PSID, firmware, PCI slot and link, VPD part and serial, the switch port, GPU serials and VBIOS (--json FILE); exit" },
 		{ .name = "clock",
 		  .kind = LP_OPT_STR,
 		  .dst = &o->clock,
@@ -973,6 +1010,8 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		return LP_EXIT_OK;
 	if (o->verbose)
 		lp_log_set_level(LP_LOG_DEBUG);
+	if (o->inventory)
+		return run_inventory(o);
 	if (o->topo || o->counters || o->check)
 		return o->topo ? run_topo() : run_report(o);
 	if (check_options(o, npos, pos))

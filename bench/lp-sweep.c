@@ -166,6 +166,21 @@ static void node_label(const struct cli *o, const struct lp_sweep_mpi *x, struct
 		snprintf(me->name, sizeof(me->name), "%.70s", hm.host);
 }
 
+/* The host's GPUs in the node record; a list too long for one frame is left out, and said. */
+static void node_gpus(struct lp_sweep_node *me)
+{
+	struct lp_wbuf w;
+
+	lp_gpu_inv_read("", &me->gpus);
+	lp_wbuf_init(&w);
+	if (lp_record_encode(&lp_sweep_node_record, me, &w)) {
+		me->gpus.more += me->gpus.n;
+		me->gpus.n = 0;
+		snprintf(me->gpus.note, sizeof(me->gpus.note),
+			 "GPU list left out: the node record would not fit one frame");
+	}
+}
+
 /*
  * This rank's node record and device: host, rail and label, memory kind, the
  * RDMA device (x->dev; when it does not open, the error is in me and x) and,
@@ -174,6 +189,7 @@ static void node_label(const struct cli *o, const struct lp_sweep_mpi *x, struct
 static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		       int *mem_p, int *mem_dev_p)
 {
+	struct lp_inv_opts inv = { .vpd = true, .tools = true, .timeout_ms = 5000 };
 	struct lp_rdma_devsel sel;
 	char devname[64];
 	int ret;
@@ -207,11 +223,13 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->error, sizeof(me->error), "%s", x->dev_error);
 		snprintf(me->dev.name, sizeof(me->dev.name), "%s", devname);
 	} else {
+		lp_rdma_dev_inventory(x->dev, &inv); /* in the node record: every document has it */
 		me->dev = *lp_rdma_dev_info(x->dev);
 		if (*mem_p == LP_MEM_CUDA)
 			gpu_topology(me, *mem_dev_p);
 	}
 	x->dev_status = me->status;
+	node_gpus(me);
 }
 
 /* Every pair's runs from lp-rdma's plan builder, with this rank's memory and the sweep's sample cap. */
@@ -505,6 +523,17 @@ static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, cha
 	return diagnose_offline(o, &q);
 }
 
+/* The host's inventory (every port, every GPU) as OK lines of its --check report. */
+static void check_inventory(struct lp_check_report *rep)
+{
+	struct lp_inv_opts io = { .vpd = true, .tools = true, .timeout_ms = 5000 };
+	struct lp_inv_host *h = calloc(1, sizeof(*h));
+
+	if (h && !lp_inv_host_read(&io, h))
+		lp_inv_host_check_lines(h, rep);
+	free(h);
+}
+
 /*
  * --check: lp-rdma's pre-flight check of this rank's host (its device: -d, the
  * rail's NIC with --rails, else every device), gathered on rank 0: a table per
@@ -526,6 +555,8 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 	me.status = lp_check_run(&co, &rep);
 	if (me.status)
 		lp_warn("--check on %s: %s", me.name, strerror(-me.status));
+	else
+		check_inventory(&rep);
 	if (lp_sweep_engine_check(x, &me, &rep, &all)) {
 		code = LP_EXIT_FAIL;
 	} else if (!x->rank) {

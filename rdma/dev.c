@@ -404,6 +404,11 @@ void lp_rdma_dev_close(struct lp_rdma_dev *d)
 	free(d);
 }
 
+void lp_rdma_dev_inventory(struct lp_rdma_dev *d, const struct lp_inv_opts *o)
+{
+	lp_inv_port_read(o, d->info.name, (unsigned)d->info.port, d->info.gid_index, &d->info.inv);
+}
+
 const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *d)
 {
 	return &d->info;

@@ -55,7 +55,8 @@ const struct lp_record lp_rdma_devinfo_record = LP_RECORD(struct lp_rdma_devinfo
 	LP_REC_I32(struct lp_rdma_devinfo, numa_node),
 	LP_REC_STR(struct lp_rdma_devinfo, node_guid),
 	LP_REC_U32(struct lp_rdma_devinfo, vendor_id),
-	LP_REC_U32(struct lp_rdma_devinfo, vendor_part_id));
+	LP_REC_U32(struct lp_rdma_devinfo, vendor_part_id),
+	LP_REC_NEST(struct lp_rdma_devinfo, inv, lp_inv_port_record, LP_REC_KEY("inventory")));
 
 static const struct lp_record qp_ep_record = LP_RECORD(struct lp_qp_ep,
 	LP_REC_U32(struct lp_qp_ep, qpn),

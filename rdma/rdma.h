@@ -28,6 +28,7 @@
 #include "common/stats.h"
 #include "common/wire.h"
 #include "rdma/counters.h"
+#include "rdma/inventory.h"
 
 /* ---- out-of-band channel ---------------------------------------------------- */
 
@@ -115,6 +116,7 @@ struct lp_rdma_devinfo {
 	int numa_node; /* -1 unknown */
 	char node_guid[24];
 	uint32_t vendor_id, vendor_part_id;
+	struct lp_inv_port inv; /* the port's inventory: filled by lp_rdma_dev_inventory, else zero */
 };
 
 struct lp_rdma_dev; /* opaque: context, port, GID, PD */
@@ -132,6 +134,13 @@ int lp_rdma_dev_select_gid(struct lp_rdma_dev *dev, int family, int want_type);
 void lp_rdma_devinfo_json(const struct lp_rdma_devinfo *d, struct lp_json *j);
 /* Its record (common/record.h): the ACCEPT message's body, the JSON members above. */
 extern const struct lp_record lp_rdma_devinfo_record;
+/*
+ * The opened port's inventory (rdma/inventory.h) into its devinfo, once: GUIDs, PSID, PCI slot
+ * and link, VPD, the switch port. It travels with the devinfo (ACCEPT, lp-sweep's node record)
+ * and lands in every document that records the device. Slow where helpers run (seconds at most:
+ * each is bounded by o->timeout_ms), so a tool calls it once, not per test.
+ */
+void lp_rdma_dev_inventory(struct lp_rdma_dev *dev, const struct lp_inv_opts *o);
 /* Names of all devices, comma separated (for "unknown device" messages). */
 void lp_rdma_dev_list(char *buf, size_t len);
 

@@ -306,6 +306,11 @@ int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep)
 		lp_check_json(rep->check, &j);
 	if (rep->counters)
 		lp_counters_json(rep->counters, false, &j);
+	if (rep->inventory) {
+		lp_json_obj_begin(&j, "inventory");
+		lp_inv_host_json(rep->inventory, &j);
+		lp_json_obj_end(&j);
+	}
 	lp_json_obj_end(&j);
 	if (lp_json_finish(&j)) {
 		lp_err("JSON output incomplete");

@@ -57,6 +57,7 @@ struct lp_rdma_report {
 	/* --check, --counters */
 	const struct lp_check_report *check;
 	const struct lp_counters *counters;
+	const struct lp_inv_host *inventory; /* --inventory */
 };
 
 /* The CSV of rep's runs to path ('-' = stdout); 0 or -EIO (logged). */

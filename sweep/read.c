@@ -65,6 +65,9 @@ static void read_node(struct lp_sweep_node *nd, const json_t *o)
 	jstr(o, "gpu_bdf", nd->gpu_bdf, sizeof(nd->gpu_bdf));
 	jstr(o, "gpu_nic_distance", nd->gpu_nic, sizeof(nd->gpu_nic));
 	jstr(o, "kernel", nd->kernel, sizeof(nd->kernel));
+	if (json_is_object(json_object_get(o, "inventory"))) /* the GPUs' list is not read back */
+		lp_record_read_json(&lp_inv_port_record, &nd->dev.inv,
+				    json_object_get(o, "inventory"), NULL, 0);
 }
 
 /* One end's counters as lp_sweep_cell_ctr_json writes them; null or absent: not read. */

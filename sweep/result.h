@@ -15,6 +15,7 @@
 
 #include "common/record.h"
 #include "common/stats.h"
+#include "gpu/inventory.h"
 #include "rdma/rdma.h"
 #include "sweep/coll.h"
 #include "sweep/diag.h"
@@ -37,6 +38,7 @@ struct lp_sweep_node {
 	char gpu_bdf[24];	    /* PCI address of that GPU (sysfs), "" unknown or host memory */
 	char gpu_nic[8]; /* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */
 	char kernel[64];
+	struct lp_inv_gpus gpus; /* the host's GPUs: serials, VBIOS, slots (gpu/inventory.h) */
 };
 
 /* One test at one size. */

@@ -355,7 +355,8 @@ const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
 	LP_REC_STR(struct lp_sweep_node, mem),
 	LP_REC_STR(struct lp_sweep_node, gpu_bdf),
 	LP_REC_STR(struct lp_sweep_node, gpu_nic),
-	LP_REC_STR(struct lp_sweep_node, kernel));
+	LP_REC_STR(struct lp_sweep_node, kernel),
+	LP_REC_NEST(struct lp_sweep_node, gpus, lp_inv_gpus_record));
 
 static const struct lp_record ctr_end_record = LP_RECORD(struct lp_sweep_ctr_end,
 	LP_REC_BOOL(struct lp_sweep_ctr_end, valid),

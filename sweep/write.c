@@ -46,6 +46,12 @@ static void json_node(struct lp_json *j, const struct lp_sweep_node *nd, int idx
 	lp_json_str(j, "gpu_bdf", nd->gpu_bdf[0] ? nd->gpu_bdf : NULL);
 	lp_json_str(j, "gpu_nic_distance", nd->gpu_nic[0] ? nd->gpu_nic : NULL);
 	lp_json_str(j, "kernel", nd->kernel[0] ? nd->kernel : NULL);
+	lp_json_obj_begin(j, "inventory"); /* the port's (rdma/inventory.h) */
+	lp_record_json(&lp_inv_port_record, &nd->dev.inv, j);
+	lp_json_obj_end(j);
+	lp_json_obj_begin(j, "gpus");
+	lp_record_json(&lp_inv_gpus_record, &nd->gpus, j);
+	lp_json_obj_end(j);
 	lp_json_obj_end(j);
 }
 

@@ -10,6 +10,8 @@
  *                       capability at 0x148 with control register CTRL (hex);
  *                       CTRL "none": AER only, no ACS capability
  *   rm   PATH           remove PATH (a file, link or whole directory) if it exists
+ *   vpd  PATH SPEC      PCI VPD bytes at PATH (lp_fx_vpd): SPEC "Product name|PN=...|SN=...";
+ *                       a last item "!badsum" writes a wrong RV checksum, "!cut" drops the tail
  * Include after lp_test.h (cmocka asserts).
  */
 #ifndef LP_FIXTURE_H
@@ -87,6 +89,61 @@ static void lp_fx_config(const char *path, const char *arg)
 	fclose(f);
 }
 
+/*
+ * VPD as the PCI spec lays it out: an Identifier String (large resource 0x82, 16-bit LE length),
+ * a VPD-R resource (0x90) of keywords (two letters, a length byte, the data) ending with RV,
+ * whose first byte makes every byte from offset 0 through it sum to zero, then the End Tag 0x78.
+ */
+static void lp_fx_vpd(const char *path, const char *spec)
+{
+	unsigned char v[1024] = { 0 }, sum = 0;
+	char copy[512], *save = NULL, *item;
+	size_t n = 0, ro, rv = 0;
+	int badsum = 0, cut = 0;
+	FILE *f;
+
+	snprintf(copy, sizeof(copy), "%s", spec);
+	item = strtok_r(copy, "|", &save);
+	assert_non_null(item);
+	v[n++] = 0x82;
+	v[n++] = (unsigned char)strlen(item);
+	v[n++] = 0;
+	memcpy(v + n, item, strlen(item));
+	n += strlen(item);
+	ro = n;
+	v[n++] = 0x90;
+	n += 2; /* length below */
+	while ((item = strtok_r(NULL, "|", &save))) {
+		if (!strcmp(item, "!badsum") || !strcmp(item, "!cut")) {
+			badsum |= !strcmp(item, "!badsum");
+			cut |= !strcmp(item, "!cut");
+			continue;
+		}
+		assert_true(strlen(item) > 3 && item[2] == '=');
+		v[n++] = (unsigned char)item[0];
+		v[n++] = (unsigned char)item[1];
+		v[n++] = (unsigned char)strlen(item + 3);
+		memcpy(v + n, item + 3, strlen(item + 3));
+		n += strlen(item + 3);
+	}
+	v[n++] = 'R';
+	v[n++] = 'V';
+	v[n++] = 4; /* checksum byte + 3 reserved */
+	rv = n;
+	n += 4;
+	v[ro + 1] = (unsigned char)((n - ro - 3) & 0xff);
+	v[ro + 2] = (unsigned char)((n - ro - 3) >> 8);
+	for (size_t i = 0; i < rv; i++)
+		sum = (unsigned char)(sum + v[i]);
+	v[rv] = (unsigned char)(0x100 - sum) + (badsum ? 1 : 0);
+	v[n++] = 0x78; /* End Tag */
+	lp_fx_parent(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(v, 1, cut ? n / 2 : n, f), cut ? n / 2 : n);
+	fclose(f);
+}
+
 /* Expand manifest text (one directive a line) under dir. */
 static void lp_fx_expand_text(const char *dir, const char *text)
 {
@@ -124,6 +181,8 @@ static void lp_fx_expand_text(const char *dir, const char *text)
 				lp_fx_rmtree(path);
 		} else if (!strcmp(kind, "acs")) {
 			lp_fx_config(path, arg);
+		} else if (!strcmp(kind, "vpd")) {
+			lp_fx_vpd(path, arg);
 		} else {
 			fail_msg("bad manifest line: %s", line);
 		}

@@ -420,7 +420,7 @@ static void send_v2_frame(int fd, uint16_t type)
 	assert_int_equal(write(fd, hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
 }
 
-static const char v2_line[] = "speaks linkperf wire version 2, this build needs 4";
+static const char v2_line[] = "speaks linkperf wire version 2, this build needs 5";
 
 /* The client meets an old server: its answer to HELLO is a version-2 frame. */
 static void test_proto_old_server(void **state)
@@ -444,7 +444,7 @@ static void test_proto_old_server(void **state)
 			 -EPROTONOSUPPORT);
 	assert_int_equal(r.status, -EPROTONOSUPPORT);
 	assert_string_equal(r.error, "peer old-server speaks linkperf wire version 2, this build "
-				     "needs 4");
+				     "needs 5");
 	/* The HELLO it sent is a version-4 frame. */
 	assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 1000), 0);
 	assert_int_equal(type, LP_MSG_HELLO);

@@ -126,7 +126,7 @@ if "$B" "$IP" -p $PORT -t write_lat -n 50 --json "$OUT/after.json" >/dev/null 2>
 else
 	bad "garbage" "$(tail -n 8 "$OUT/srv-$PORT.log")"
 fi
-if v=$(grep -m1 "speaks linkperf wire version 2, this build needs 4" "$OUT/srv-$PORT.log"); then
+if v=$(grep -m1 "speaks linkperf wire version 2, this build needs 5" "$OUT/srv-$PORT.log"); then
 	ok "an old client's HELLO: the server says so in one line (${v#*warning: })"
 else
 	bad "old client" "no version line: $(tail -n 8 "$OUT/srv-$PORT.log")"

@@ -315,7 +315,7 @@ static int qual_setup(struct cli *o, char **argv, struct lp_qual *q)
 	return 0;
 }
 
-/* What --expect auto matches: the first node's port. */
+/* What --expect auto matches: a node's port. */
 static struct lp_qual_hw qual_hw(const struct lp_sweep_node *nd)
 {
 	return (struct lp_qual_hw){ .rdma_dev = nd->dev.name,
@@ -323,6 +323,53 @@ static struct lp_qual_hw qual_hw(const struct lp_sweep_node *nd)
 				    .speed = nd->dev.speed,
 				    .width = nd->dev.width,
 				    .rate_gbps = nd->dev.rate_gbps };
+}
+
+/*
+ * Gates per node (qual/node.h): each node's profile from its own port, its port's state; the
+ * profile --expect auto uses is the fleet's, not rank 0's. Printed; a FAIL makes the run's code 1.
+ */
+static int node_gates(struct lp_sweep_run *run, struct lp_qual_hw *fleet_hw, bool quiet)
+{
+	struct lp_qual_port *p = calloc((size_t)run->n + 1, sizeof(*p));
+	int fails = 0;
+
+	run->gates = calloc((size_t)run->n + 1, sizeof(*run->gates));
+	if (!p || !run->gates) {
+		free(p);
+		return 0;
+	}
+	for (int i = 0; i < run->n; i++) {
+		const struct lp_sweep_node *nd = &run->nodes[i];
+		const struct lp_inv_port *iv = &nd->dev.inv;
+		unsigned sw = iv->peer.max_width;
+
+		p[i] = (struct lp_qual_port){
+			.node = nd->name,
+			.hw = nd->status ? (struct lp_qual_hw){ 0 } : qual_hw(nd),
+			.max_width = sw && sw < iv->max_width ? sw : iv->max_width,
+			.max_speed = iv->max_speed[0] ? iv->max_speed : NULL,
+			.pcie_gts = iv->pci.cur_gts,
+			.pcie_max_gts = iv->pci.max_gts,
+			.pcie_width = iv->pci.cur_width,
+			.pcie_max_width = iv->pci.max_width,
+		};
+		p[i].peer_max_speed = iv->peer.max_speed[0] ? iv->peer.max_speed : NULL;
+	}
+	fails = lp_qual_nodes_judge(p, run->n, run->gates, run->fleet_profile,
+				    sizeof(run->fleet_profile));
+	for (int i = 0; i < run->n; i++) {
+		if (!strcmp(run->gates[i].profile, run->fleet_profile) && run->fleet_profile[0])
+			*fleet_hw = p[i].hw;
+		if (!quiet && run->gates[i].verdict == LP_QUAL_FAIL)
+			printf("node gate: FAIL %s: %s\n", run->nodes[i].name,
+			       run->gates[i].reason);
+	}
+	if (!quiet && run->fleet_profile[0])
+		printf("node gates: %d of %d nodes FAIL; fleet profile %s\n", fails, run->n,
+		       run->fleet_profile);
+	free(p);
+	return fails;
 }
 
 /* The summary, the JSON document (judged when asked), the CSV; returns the exit code. */
@@ -334,6 +381,8 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 
 	if (!o->quiet)
 		lp_sweep_print_summary(run, stdout);
+	if (node_gates(run, &hw, o->quiet) && !code)
+		code = LP_EXIT_FAIL;
 	if (lp_qual_wanted(&o->qual)) {
 		rc = lp_qual_auto(q, &hw);
 		if (!rc)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "qual/node.h"
 
 #ifdef LP_HAVE_JANSSON
 #include <jansson.h>
@@ -83,6 +84,11 @@ static int rdma_cells(const json_t *doc, struct cellv *cv)
 			cell_add(cv, test, size, "", LP_QUAL_LAT,
 				 ok ? num_at(r, "latency_us.p50") : NAN,
 				 num_at(r, "latency_us.stdev"), 0);
+			if (!cv->err &&
+			    isfinite(num_at(r, "gpu_poll.sides"))) /* GPU memory's notification */
+				cv->v[cv->n - 1].allowance = lp_qual_gpu_allowance_us(
+					(unsigned)num_at(r, "gpu_poll.sides"),
+					num_at(r, "gpu_poll.notification_us"));
 			continue;
 		}
 		for (size_t d = 0; d < LP_ARRAY_SIZE(dirs); d++) {

@@ -16,6 +16,7 @@
 #include "common/record.h"
 #include "common/stats.h"
 #include "gpu/inventory.h"
+#include "qual/node.h"
 #include "rdma/rdma.h"
 #include "sweep/coll.h"
 #include "sweep/diag.h"
@@ -204,6 +205,8 @@ struct lp_sweep_run {
 	char resumed[256];  /* the journal it resumes, "" none */
 	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
 	size_t rounds; /* the schedule's rounds as a document read back records them (no sched) */
+	struct lp_qual_gate *gates; /* per node: its port's gate (qual/node.h); NULL not judged */
+	char fleet_profile[64];	    /* the profile most nodes' ports match */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;

@@ -39,6 +39,7 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 	free(r->verdicts);
 	free(r->cells);
 	free(r->nodes);
+	free(r->gates);
 	if (r->sched_own)
 		lp_sched_free(r->sched_own);
 	free(r->sched_own);

@@ -418,6 +418,20 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 		json_verdict(&j, r, &r->verdicts[i]);
 	lp_json_arr_end(&j);
 	lp_sweep_evidence_json(&j, r);
+	if (r->gates) { /* per node: its own port's profile and state (qual/node.h) */
+		lp_json_str(&j, "fleet_profile", r->fleet_profile[0] ? r->fleet_profile : NULL);
+		lp_json_arr_begin(&j, "node_gates");
+		for (int i = 0; i < r->n; i++) {
+			lp_json_obj_begin(&j, NULL);
+			lp_json_str(&j, "node", r->nodes[i].name);
+			lp_json_str(&j, "profile",
+				    r->gates[i].profile[0] ? r->gates[i].profile : NULL);
+			lp_json_str(&j, "verdict", lp_qual_verdict_names[r->gates[i].verdict]);
+			lp_json_str(&j, "reason", r->gates[i].reason);
+			lp_json_obj_end(&j);
+		}
+		lp_json_arr_end(&j);
+	}
 	lp_json_int(&j, "exit_code", exit_code);
 	lp_json_obj_end(&j);
 	rc = lp_json_finish(&j);

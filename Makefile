@@ -205,13 +205,14 @@ DOCS    := README.md $(wildcard docs/*.md)
 # expected values for --expect auto, found from the tools' path (qual/profile.c)
 PROFILES := $(wildcard profiles/*.json)
 INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BASHCOMPDIR)/%) \
-	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%) $(PROFILES:%=$(DATADIR)/%)
+	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%) $(PROFILES:%=$(DATADIR)/%) $(BINDIR)/lp-qualify
 
 # Python tools take their data (the version) from $(DATADIR), found from their own path.
 install: all man completions
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(foreach p,$(PROGS),$(call prog_path,$(p))) $(DESTDIR)$(BINDIR)/
+	install -m 755 scripts/lp-qualify $(DESTDIR)$(BINDIR)/ # the pipeline (docs/QUALIFY.md)
 	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
 	install -m 644 $(BUILD)/version $(DESTDIR)$(DATADIR)/version

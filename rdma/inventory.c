@@ -342,7 +342,7 @@ void lp_inv_host_print(const struct lp_inv_host *h, FILE *f)
 		const struct lp_inv_gpu *g = &h->gpus.gpu[i];
 
 		fprintf(f,
-			"GPU %s  %s  serial %s  VBIOS %s  part %s  %s  slot %s  PCIe Gen %.1f GT/s x%u (max %.1f x%u)  NUMA %d\n",
+			"GPU %s  %s  serial %s  VBIOS %s  part %s  %s  slot %s  PCIe %.1f GT/s x%u (max %.1f GT/s x%u)  NUMA %d\n",
 			g->bdf, known(g->name), known(g->serial), known(g->vbios), known(g->part),
 			known(g->uuid), known(g->slot), g->cur_gts, g->cur_width, g->max_gts,
 			g->max_width, g->numa);

@@ -81,6 +81,10 @@ TOOLS += $(if $(wildcard scripts/vm/lp-switch.c),$(BUILD)/lp-switch)
 # plain C over the library's sweep/ code
 ifeq ($(HAVE_VERBS),1)
 TOOLS += $(BUILD)/diag-sim $(BUILD)/coll-sim
+# qualification after the fact, and the documents' schemas (no MPI, no device)
+TOOLS += $(BUILD)/lp-judge
+# synthetic sweep documents of any size (tests/sweep/test-diagnose.sh, docs/SWEEP.md)
+TOOLS += $(BUILD)/sweep-synth
 endif
 
 # ---- unit tests: tests/unit/test_*.c; test_rdma_* need verbs, test_gpu_* CUDA, test_sweep_* MPI
@@ -139,7 +143,7 @@ $(LIB): $(LIB_OBJ)
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/lp-rdma $(BUILD)/lp-gpu: $(BUILD)/%: $(BUILD)/obj/bench/%.o $(LIB)
+$(BUILD)/lp-rdma $(BUILD)/lp-gpu $(BUILD)/lp-judge: $(BUILD)/%: $(BUILD)/obj/bench/%.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
@@ -149,7 +153,7 @@ $(BUILD)/lp-sweep: $(patsubst %.c,$(BUILD)/mpi/%.o,bench/lp-sweep.c $(wildcard s
 	$(call say,LINK,$@)
 	$(Q)$(MPICC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/diag-sim $(BUILD)/coll-sim: $(BUILD)/%: $(BUILD)/obj/tests/sweep/%.o $(LIB)
+$(BUILD)/diag-sim $(BUILD)/coll-sim $(BUILD)/sweep-synth: $(BUILD)/%: $(BUILD)/obj/tests/sweep/%.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
@@ -167,8 +171,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 # ---- man pages and bash completion, from the tools' own option tables ------------------
 # Each tool prints its table as roff (LP_HELP_FORMAT=man) or completion words (=bash) when
 # asked with --help; man/TOOL.1.in holds the hand-written sections around @OPTIONS@.
-# lp-switch (the guest fabric), diag-sim and coll-sim (the simulators) are test helpers, not installed.
-PROGS      := $(filter-out lp-switch diag-sim coll-sim,$(notdir $(TOOLS))) lp-plot lp-report
+# lp-switch (the guest fabric), diag-sim and coll-sim (the simulators) and sweep-synth (synthetic
+# documents) are test helpers, not installed.
+PROGS      := $(filter-out lp-switch diag-sim coll-sim sweep-synth,$(notdir $(TOOLS))) lp-plot lp-report
 prog_path   = $(if $(filter lp-plot lp-report,$(1)),plots/$(1),$(BUILD)/$(1))
 MAN_DATE   := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%F)
 MANS       := $(PROGS:%=$(BUILD)/man/%.1)
@@ -204,8 +209,11 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCS    := README.md $(wildcard docs/*.md)
 # expected values for --expect auto, found from the tools' path (qual/profile.c)
 PROFILES := $(wildcard profiles/*.json)
+# the Python tools' modules (the one document reader, the pictures), found from the tools' path
+PYMODS  := $(wildcard plots/*.py)
 INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BASHCOMPDIR)/%) \
-	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%) $(PROFILES:%=$(DATADIR)/%) $(BINDIR)/lp-qualify
+	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%) $(PROFILES:%=$(DATADIR)/%) \
+	     $(PYMODS:plots/%=$(DATADIR)/python/%) $(BINDIR)/lp-qualify
 
 # Python tools take their data (the version) from $(DATADIR), found from their own path.
 install: all man completions
@@ -218,12 +226,14 @@ install: all man completions
 	install -m 644 $(BUILD)/version $(DESTDIR)$(DATADIR)/version
 	install -d $(DESTDIR)$(DATADIR)/profiles
 	install -m 644 $(PROFILES) $(DESTDIR)$(DATADIR)/profiles/
+	install -d $(DESTDIR)$(DATADIR)/python
+	install -m 644 $(PYMODS) $(DESTDIR)$(DATADIR)/python/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)/docs/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/python $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- test, demo, bench ------------------------------------------------------
 # The whole suite, then the unit and Soft-RoCE tests again under ASan+UBSan.

@@ -29,9 +29,15 @@
 #include "rdma/rdma.h"
 #include "sweep/diag.h"
 #include "sweep/mpi/coll_mpi.h"
+#include "sweep/model.h"
 #include "sweep/mpi/sweep_mpi.h"
+#include "sweep/plantime.h"
 #include "sweep/result.h"
+#include "sweep/retest.h"
 #include "sweep/sched.h"
+
+#define STR_(x) #x
+#define STR(x)	STR_(x) /* a default from its one declaration, as option text */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -41,7 +47,8 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static const char *const isolation_names[] = { "fork", "none", NULL };
+/* "fork" is the old name of "process" (a test worker, posix_spawn'ed once and reused) */
+static const char *const isolation_names[] = { "process", "none", "fork", NULL };
 
 struct cli {
 	int schedule, isolation, load;
@@ -50,11 +57,13 @@ struct cli {
 	unsigned k;
 	uint64_t seed;
 	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent,
-		*resume;
+		*resume, *model;
 	double pair_timeout, test_timeout;
 	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
 	int gid_index;
-	bool rails, quiet, verbose, help, version, test_timeout_set, check;
+	bool rails, quiet, verbose, help, version, test_timeout_set, check, plan_only;
+	unsigned plan_nodes, plan_rails; /* --plan --nodes N --rails R */
+	int costs;			 /* --plan: lp_sweep_costs_names index */
 	struct lp_rdma_plan plan; /* tests, sizes, iterations ...: as lp-rdma's (rdma/plan.h) */
 	struct lp_diag_opts d;
 	struct lp_qual_opts qual;
@@ -232,23 +241,126 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 	node_gpus(me);
 }
 
-/* Every pair's runs from lp-rdma's plan builder, with this rank's memory and the sweep's sample cap. */
-static int add_metrics(const struct cli *o, struct lp_sweep_run *run, struct lp_sweep_cfg *cfg,
-		       int mem, int mem_dev)
+/*
+ * --model FILE: rank 0 reads it and every rank parses the same bytes (no
+ * shared file system needed), kept in cfg->model_text; *m_p is NULL without
+ * --model. 0, or -EINVAL said once by rank 0.
+ */
+static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
+		      struct lp_sweep_model **m_p, struct lp_sweep_cfg *cfg)
+{
+	char *text = NULL, why[256] = "";
+	size_t len = 0;
+	long n;
+	int ret = 0;
+
+	*m_p = NULL;
+	if (!o->model)
+		return 0;
+	if (!x->rank)
+		ret = lp_sweep_model_read(o->model, &text, &len);
+	n = ret ? ret : (long)len;
+	MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+	if (n < 0) {
+		if (!x->rank)
+			lp_err("--model %s: %s", o->model, strerror((int)-n));
+		return -EINVAL;
+	}
+	if (x->rank)
+		text = calloc((size_t)n + 1, 1);
+	*m_p = malloc(sizeof(**m_p));
+	if (!text || !*m_p) /* the others wait in the broadcast: end them too */
+		MPI_Abort(MPI_COMM_WORLD, LP_EXIT_FAIL);
+	MPI_Bcast(text, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
+	lp_sweep_model_init(*m_p);
+	ret = lp_sweep_model_parse(*m_p, text, (size_t)n, why, sizeof(why));
+	if (ret && !x->rank) /* every rank parsed the same bytes: rank 0 says it */
+		lp_err("--model %s: %s", o->model, why);
+	cfg->model_text = text; /* the test workers parse it too; freed by the caller */
+	cfg->model_len = (size_t)n;
+	return ret ? -EINVAL : 0;
+}
+
+/*
+ * The model transport's node: its name and rail from the model (rank r is node
+ * r / rails, rail r % rails), this host, and a device that is the model: no
+ * RDMA device is opened.
+ */
+static void node_setup_model(const struct cli *o, struct lp_sweep_mpi *x,
+			     const struct lp_sweep_model *m, struct lp_sweep_node *me)
+{
+	node_label(o, x, me);
+	me->rail = o->rails ? lp_sweep_model_rail(m, x->rank) : 0;
+	lp_sweep_model_name(m, x->rank, me->name, sizeof(me->name));
+	snprintf(me->mem, sizeof(me->mem), "host");
+	snprintf(me->dev.name, sizeof(me->dev.name), "model");
+	snprintf(me->dev.transport, sizeof(me->dev.transport), "model");
+	me->dev.rate_gbps = m->rate_gbps;
+	me->dev.numa_node = -1;
+	me->dev.gid_index = -1;
+	x->dev = NULL;
+	x->dev_status = 0;
+}
+
+/* The model bound to this job's ranks and metrics, as the engine's transport. 0 or -EINVAL. */
+static int model_bind(const struct cli *o, int rank, struct lp_sweep_model *m,
+		      struct lp_sweep_run *run, struct lp_sweep_cfg *cfg)
+{
+	char why[256];
+
+	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, why, sizeof(why))) {
+		if (!rank)
+			lp_err("--model %s: %s", o->model, why);
+		return -EINVAL;
+	}
+	cfg->xport = &lp_sweep_xport_model;
+	cfg->model = m;
+	snprintf(run->model, sizeof(run->model), "%s", o->model);
+	return 0;
+}
+
+/*
+ * One rank is no sweep: nothing to pair. Under srun without PMI (or with the
+ * wrong plugin) every task starts as its own one-rank MPI job, and each would
+ * say "healthy".
+ */
+static int one_rank(void)
+{
+	const char *tasks = getenv("SLURM_NTASKS");
+
+	lp_err("one rank: nothing to pair%s%s%s. Did srun start without PMI, each task its own "
+	       "MPI job? try srun --mpi=pmix (or mpirun -np N)",
+	       tasks ? " (Slurm started " : "", tasks ? tasks : "", tasks ? " tasks)" : "");
+	return LP_EXIT_USAGE;
+}
+
+/* Every pair's runs from lp-rdma's plan builder, with this memory and the sweep's sample cap. */
+static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_params *runs,
+		      int *n_p)
 {
 	struct lp_rdma_plan pl = o->plan;
 	char why[200];
-	int n;
 
 	pl.base.mem = (enum lp_mem_kind)mem;
 	pl.base.mem_dev = mem_dev;
 	pl.base.max_samples = LP_MIN(pl.base.max_samples, 100000);
 	if (o->test_timeout_set)
 		pl.base.timeout_ms = (int)(o->test_timeout * 1000);
-	if (lp_rdma_plan_build(&pl, cfg->params, LP_SWEEP_MAX_METRICS, &n, why, sizeof(why))) {
+	if (lp_rdma_plan_build(&pl, runs, LP_SWEEP_MAX_METRICS, n_p, why, sizeof(why))) {
 		lp_err("%s", why);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The runs (build_runs) as the run's metrics and the engine's. */
+static int add_metrics(const struct cli *o, struct lp_sweep_run *run, struct lp_sweep_cfg *cfg,
+		       int mem, int mem_dev)
+{
+	int n;
+
+	if (build_runs(o, mem, mem_dev, cfg->params, &n))
+		return -EINVAL;
 	for (int m = 0; m < n; m++) {
 		const struct lp_rdma_params *p = &cfg->params[m];
 
@@ -263,36 +375,29 @@ static int add_metrics(const struct cli *o, struct lp_sweep_run *run, struct lp_
 static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct lp_sweep_cfg *cfg,
 		      int mem, int mem_dev)
 {
+	const char *text = cfg->model_text;
+	size_t len = cfg->model_len;
+
 	*cfg = (struct lp_sweep_cfg){
 		.kind = (enum lp_sched_kind)o->schedule,
 		.random_k = (int)o->k,
 		.seed = o->seed,
 		.rails = o->rails,
 		.pair_timeout_s = o->pair_timeout,
-		.retest_max = (int)o->retest_max,
-		.retest_per_node = (int)o->retest_per_node,
-		.retest_rounds = (int)o->retest_rounds,
+		.retest = { .max_pairs = (int)o->retest_max,
+			    .per_node = (int)o->retest_per_node,
+			    .rounds = (int)o->retest_rounds },
 		.poll_max_us = x->poll_max_us,
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
-		.progress = o->quiet ? NULL : stdout,
+		.progress = o->quiet ? NULL : stderr,
 		.absent = o->absent,
-		.isolate = o->isolation == 0,
+		.isolate = o->isolation != 1,
 		.load = (unsigned)o->load,
 		.load_time_s = o->load_time,
 		.incast_k = (int)o->incast_k,
+		.model_text = text,
+		.model_len = len,
 	};
-}
-
-struct sweep_doc {
-	const struct lp_sweep_run *run;
-	int code;
-};
-
-static int sweep_json(FILE *f, const void *arg)
-{
-	const struct sweep_doc *d = arg;
-
-	return lp_sweep_write_json(d->run, f, d->code);
 }
 
 /* --expect/floors/--baseline/--prom: set up before any work (a usage error is exit 2); the
@@ -334,7 +439,9 @@ static int node_gates(struct lp_sweep_run *run, struct lp_qual_hw *fleet_hw, boo
 	struct lp_qual_port *p = calloc((size_t)run->n + 1, sizeof(*p));
 	int fails = 0;
 
+	free(run->gates); /* a recorded run's are judged again, from its nodes */
 	run->gates = calloc((size_t)run->n + 1, sizeof(*run->gates));
+	run->ngates = run->gates ? run->n : 0;
 	if (!p || !run->gates) {
 		free(p);
 		return 0;
@@ -372,37 +479,52 @@ static int node_gates(struct lp_sweep_run *run, struct lp_qual_hw *fleet_hw, boo
 	return fails;
 }
 
-/* The summary, the JSON document (judged when asked), the CSV; returns the exit code. */
+/* The run's resolved cells judged (qual/): 0, -EINVAL (a baseline matching under half: said), ... */
+static int qualify(struct lp_qual *q, const struct lp_sweep_run *run)
+{
+	struct lp_qual_cell *cells = NULL;
+	size_t n = 0;
+	int rc = lp_qual_sweep_cells(run, &cells, &n);
+
+	if (!rc)
+		rc = lp_qual_judge(q, cells, n);
+	free(cells);
+	return rc;
+}
+
+/* The summary, the JSON document (with its qualification when asked), the CSV; the exit code. */
 static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct lp_qual *q, int code)
 {
-	struct sweep_doc doc = { run, code };
 	struct lp_qual_hw hw = run->n ? qual_hw(&run->nodes[0]) : (struct lp_qual_hw){ 0 };
-	int rc = 0;
+	bool judged = lp_qual_wanted(&o->qual);
+	int rc = 0, qrc = 0;
+	FILE *f;
 
 	if (!o->quiet)
 		lp_sweep_print_summary(run, stdout);
 	if (node_gates(run, &hw, o->quiet) && !code)
 		code = LP_EXIT_FAIL;
-	if (lp_qual_wanted(&o->qual)) {
-		rc = lp_qual_auto(q, &hw);
-		if (!rc)
-			rc = lp_qual_run(q, sweep_json, &doc, o->json_path);
-		if (!rc && !o->quiet)
+	if (judged) {
+		qrc = lp_qual_auto(q, &hw);
+		if (!qrc)
+			qrc = qualify(q, run);
+		if ((!qrc || qrc == -EINVAL) && !o->quiet)
 			lp_qual_print(q, stdout);
-		if (!code && lp_qual_failed(q))
+		if (qrc == -EINVAL)
+			code = LP_EXIT_USAGE; /* a baseline that does not match: no verdict */
+		else if (qrc)
+			rc = qrc;
+		else if (!code && lp_qual_failed(q))
 			code = LP_EXIT_FAIL;
 	}
 	fflush(stdout);
-	if (o->json_path && !lp_qual_wanted(&o->qual)) {
-		FILE *f = lp_out_open(o->json_path);
-
-		if (!f) {
+	if (o->json_path) {
+		f = lp_out_open(o->json_path);
+		if (!f ||
+		    lp_sweep_write_json_extra(run, f, code, judged ? lp_qual_json_extra : NULL, q))
 			rc = -EIO;
-		} else {
-			rc = sweep_json(f, &doc);
-			if (lp_out_close(f, o->json_path))
-				rc = -EIO;
-		}
+		if (f && lp_out_close(f, o->json_path))
+			rc = -EIO;
 	}
 	if (o->csv_prefix && lp_sweep_write_csv(run, o->csv_prefix))
 		rc = -EIO;
@@ -429,6 +551,9 @@ static int read_recorded(const char *path, struct lp_sweep_run *run,
 	if (info->truncated)
 		lp_warn("%s: its last line is cut short (a power loss?): read up to line %zu", path,
 			info->lines);
+	if (info->cut)
+		lp_warn("%s: %zu line(s) cut or garbled, left out (the first: line %zu)", path,
+			info->cut, info->cut_line);
 	return 0;
 }
 
@@ -520,11 +645,16 @@ static int diagnose_offline(const struct cli *o, struct lp_qual *q)
 	return code;
 }
 
-/* --diagnose anywhere on the command line: the offline mode, before MPI_Init (no mpirun needed). */
-static bool wants_diagnose(int argc, char **argv)
+/*
+ * --diagnose or --plan anywhere on the command line: an offline mode, before
+ * MPI_Init (no mpirun needed).
+ */
+static bool wants(int argc, char **argv, const char *opt)
 {
+	size_t n = strlen(opt);
+
 	for (int i = 1; i < argc; i++)
-		if (!strncmp(argv[i], "--diagnose", 10) && (!argv[i][10] || argv[i][10] == '='))
+		if (!strncmp(argv[i], opt, n) && (!argv[i][n] || argv[i][n] == '='))
 			return true;
 	return false;
 }
@@ -581,6 +711,119 @@ static void check_inventory(struct lp_check_report *rep)
 	if (h && !lp_inv_host_read(&io, h))
 		lp_inv_host_check_lines(h, rep);
 	free(h);
+}
+
+/* The costs a prediction uses: the model's time with --model, else the --costs preset. */
+static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
+{
+	struct lp_sweep_model *m;
+	char *text = NULL, why[256] = "";
+	size_t len = 0;
+	int ret;
+
+	if (!o->model) {
+		*c = *lp_sweep_costs_find(lp_sweep_costs_names[o->costs]);
+		return 0;
+	}
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	lp_sweep_model_init(m);
+	ret = lp_sweep_model_read(o->model, &text, &len);
+	if (ret)
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+	else
+		ret = lp_sweep_model_parse(m, text, len, why, sizeof(why));
+	if (ret)
+		lp_err("--model %s: %s", o->model, why);
+	else
+		lp_sweep_costs_model(c, m->setup_s, m->test_s);
+	free(text);
+	free(m);
+	return ret;
+}
+
+/* What --plan predicts for the load phases: round-robin victims, every rank a receiver. */
+static void plan_load(const struct cli *o, const struct lp_rdma_params *p, int n,
+		      const struct lp_sweep_shape *sh, struct lp_sweep_load_plan *lp)
+{
+	struct lp_sweep_shape rr;
+
+	*lp = (struct lp_sweep_load_plan){ .load = (unsigned)o->load, .time_s = o->load_time };
+	for (int m = 0; m < n; m++)
+		lp->nlat += lp_rdma_test_is_lat(p[m].test);
+	if (!lp_sweep_shape_of(&rr, LP_SCHED_ROUND_ROBIN, sh->nodes, sh->rails, 0, 0))
+		lp->victims = rr.pairs;
+	lp->receivers = sh->nodes * sh->rails;
+}
+
+/*
+ * --plan --nodes N [--rails R]: the schedule, every component of the time model
+ * with its source, the predicted duration and the Slurm time to ask for, before
+ * MPI and without a device. With --plan, --rails takes the rails per node.
+ */
+static int plan_main(struct cli *o, const struct lp_opt *opts, int argc, char **argv)
+{
+	struct lp_rdma_params p[LP_SWEEP_MAX_METRICS];
+	struct lp_sweep_prediction pr;
+	struct lp_sweep_load_plan lp;
+	struct lp_sweep_shape sh;
+	struct lp_sweep_costs c;
+	struct lp_opt *tab;
+	size_t nrows = 0;
+	int n = 0, ret;
+
+	while (opts[nrows].name)
+		nrows++;
+	tab = malloc((nrows + 1) * sizeof(*tab));
+	if (!tab)
+		return LP_EXIT_FAIL;
+	memcpy(tab, opts, (nrows + 1) * sizeof(*tab));
+	for (size_t i = 0; i < nrows; i++)
+		if (!strcmp(tab[i].name, "rails"))
+			tab[i] = (struct lp_opt){
+				.name = "rails",
+				.kind = LP_OPT_UINT,
+				.dst = &o->plan_rails,
+				.min = 1,
+				.max = 64,
+				.metavar = "R",
+				.def = "1",
+				.help = "--plan: rails per node (ranks per node)"
+			};
+	ret = parse_opts(tab, argc, argv, &o->help);
+	if (!ret && o->help)
+		lp_opt_usage(stdout, "lp-sweep --plan --nodes N [--rails R] [sweep options]", tab);
+	free(tab);
+	if (ret || o->help)
+		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
+	if (!o->plan_nodes) {
+		lp_err("--plan needs --nodes N");
+		return LP_EXIT_USAGE;
+	}
+	ret = build_runs(o, LP_MEM_HOST, -1, p, &n);
+	if (!ret)
+		ret = plan_costs(o, &c);
+	if (!ret && lp_sweep_shape_of(&sh, (enum lp_sched_kind)o->schedule, (int)o->plan_nodes,
+				      (int)o->plan_rails, (int)o->k, o->seed)) {
+		lp_err("no %s schedule of %u nodes", lp_sched_names[o->schedule], o->plan_nodes);
+		ret = -EINVAL;
+	}
+	if (ret)
+		return ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
+	plan_load(o, p, n, &sh, &lp);
+	lp_sweep_predict(&sh, p, n, &c, (int)o->retest_max, (int)o->retest_rounds, o->pair_timeout,
+			 &lp, &pr);
+	if (!o->quiet)
+		lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
+	if (o->json_path) {
+		FILE *f = lp_out_open(o->json_path);
+
+		if (!f || lp_sweep_plan_json(f, &sh, p, n, &c, &pr) ||
+		    lp_out_close(f, o->json_path))
+			return LP_EXIT_FAIL;
+	}
+	return fflush(stdout) ? LP_EXIT_FAIL : LP_EXIT_OK;
 }
 
 /*
@@ -665,6 +908,10 @@ static int parse_cli(struct cli *o, const struct lp_opt *opts, int argc, char **
 	if (!ret && o->plan.duration_s > 0 &&
 	    (o->plan.iters_set[LP_PLAN_LAT] || o->plan.iters_set[LP_PLAN_BW])) {
 		lp_err("give either iterations or --duration, not both");
+		ret = -EINVAL;
+	}
+	if (!ret && o->plan_nodes) {
+		lp_err("--nodes is for --plan (a sweep's nodes are its ranks)");
 		ret = -EINVAL;
 	}
 	if (!ret && lp_clock_init(o->clock)) {
@@ -929,15 +1176,15 @@ int main(int argc, char **argv)
 		  .dst = &o.isolation,
 		  .choices = isolation_names,
 		  .metavar = "HOW",
-		  .def = "fork",
-		  .help = "fork: each side of each test runs in a child process, so a crash or hang in it fails one cell, not the rank; none: in the rank itself" },
+		  .def = "process",
+		  .help = "process: each side of each test runs in a test process of the rank's (started fresh, not forked, and reused), so a crash or hang in it fails one cell, not the rank; none: in the rank itself; fork: the old name of process" },
 		{ .name = "retest",
 		  .kind = LP_OPT_UINT,
 		  .dst = &o.retest_max,
 		  .max = 1000000,
 		  .metavar = "N",
 		  .help = "isolated retests of suspect pairs per retest round at most (0 = off)",
-		  .def = "32" },
+		  .def = STR(LP_SWEEP_RETEST_MAX) },
 		{ .name = "retest-rounds",
 		  .kind = LP_OPT_UINT,
 		  .dst = &o.retest_rounds,
@@ -945,7 +1192,7 @@ int main(int argc, char **argv)
 		  .max = 20,
 		  .metavar = "N",
 		  .help = "retest rounds: a link stays suspect only while every retest is slow too",
-		  .def = "3" },
+		  .def = STR(LP_SWEEP_RETEST_ROUNDS) },
 		{ .name = "retest-per-node",
 		  .kind = LP_OPT_UINT,
 		  .dst = &o.retest_per_node,
@@ -953,7 +1200,7 @@ int main(int argc, char **argv)
 		  .max = 1000,
 		  .metavar = "N",
 		  .help = "suspect node: cells retested in the first round",
-		  .def = "2" },
+		  .def = STR(LP_SWEEP_RETEST_PER_NODE) },
 		{ .name = "k-mad",
 		  .kind = LP_OPT_DOUBLE,
 		  .dst = &o.d.k,
@@ -1018,6 +1265,29 @@ int main(int argc, char **argv)
 		  .kind = LP_OPT_FLAG,
 		  .dst = &o.check,
 		  .help = "pre-flight check of every rank's host (lp-rdma --check), gathered: a table per host, --json with all; exit 1 on a FAIL" },
+		{ .name = "model",
+		  .kind = LP_OPT_STR,
+		  .dst = &o.model,
+		  .metavar = "FILE",
+		  .help = "the model transport: every test's value drawn from the model in FILE (node, link, leaf, uplink and rail factors, noise, blips, congested rounds; docs/SWEEP.md), no RDMA device opened; the harness runs as on a cluster" },
+		{ .name = "plan",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o.plan_only,
+		  .help = "print the schedule, the predicted duration and the Slurm time to ask for --nodes N (--rails R: rails per node), measuring nothing; no MPI, no device (--json FILE: the plan as a linkperf.plan/1 document)" },
+		{ .name = "nodes",
+		  .kind = LP_OPT_UINT,
+		  .dst = &o.plan_nodes,
+		  .min = 2,
+		  .max = 1 << 20,
+		  .metavar = "N",
+		  .help = "--plan: the nodes to sweep" },
+		{ .name = "costs",
+		  .kind = LP_OPT_CHOICE,
+		  .dst = &o.costs,
+		  .choices = lp_sweep_costs_names,
+		  .metavar = "NAME",
+		  .def = "ndr",
+		  .help = "--plan: the measured costs to predict with, ndr or softroce (with --model: the model's time)" },
 		{ .name = "csv",
 		  .kind = LP_OPT_STR,
 		  .dst = &o.csv_prefix,
@@ -1029,8 +1299,8 @@ int main(int argc, char **argv)
 		  .min = 1,
 		  .max = 1000,
 		  .metavar = "MS",
-		  .help = "longest sleep between MPI polls",
-		  .def = "20" },
+		  .help = "longest sleep between MPI polls (the latency a coordination step may add)",
+		  .def = STR(LP_SWEEP_POLL_MS) },
 		{ .name = "clock",
 		  .kind = LP_OPT_STR,
 		  .dst = &o.clock,
@@ -1060,11 +1330,16 @@ int main(int argc, char **argv)
 	struct lp_sweep_run prev = { 0 }; /* rank 0, --resume: the run it continues */
 	struct lp_sweep_journal_info info = { 0 };
 	struct lp_qual q = { 0 };
+	struct lp_sweep_model *model = NULL; /* --model */
 	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, qbad;
 
+	if (argc >= 2 && !strcmp(argv[1], "--test-worker")) /* a rank's test worker (isolate.c) */
+		return lp_sweep_worker_main(argc, argv);
 	lp_rdma_plan_init(pl);
-	if (wants_diagnose(argc, argv))
+	if (wants(argc, argv, "--diagnose"))
 		return diagnose_main(&o, opts, argc, argv);
+	if (wants(argc, argv, "--plan"))
+		return plan_main(&o, opts, argc, argv);
 	lp_diag_opts_default(&o.d);
 	if (mpi_setup(&x, &argc, &argv))
 		return LP_EXIT_FAIL;
@@ -1085,6 +1360,8 @@ int main(int argc, char **argv)
 		return finish(&x, ret ? LP_EXIT_USAGE : LP_EXIT_OK);
 	}
 	lp_log_set_level(o.verbose ? LP_LOG_INFO : LP_LOG_WARN);
+	if (x.size < 2)
+		return finish(&x, one_rank());
 	if (o.check)
 		return finish(&x, check_main(&o, &x));
 	signal(SIGINT, on_signal);
@@ -1092,18 +1369,25 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	x.poll_max_us = (int)o.poll_ms * 1000;
 
-	node_setup(&o, &x, &me, &mem, &mem_dev);
+	memset(&cfg, 0, sizeof(cfg));
+	if (model_load(&o, &x, &model, &cfg))
+		return finish(&x, LP_EXIT_USAGE);
+	if (model)
+		node_setup_model(&o, &x, model, &me);
+	else
+		node_setup(&o, &x, &me, &mem, &mem_dev);
 	if (lp_sweep_run_init(&run, x.size))
 		return finish(&x, LP_EXIT_FAIL);
 	run.dopts = o.d;
 	run.bw_iters = pl->iters[LP_PLAN_BW];
 	run.lat_iters = pl->iters[LP_PLAN_LAT];
-	sweep_cfg(&o, &x, &cfg, mem, mem_dev);
-	if (add_metrics(&o, &run, &cfg, mem, mem_dev))
+	sweep_cfg(&o, &x, &cfg, mem, mem_dev); /* keeps the model's text */
+	if (add_metrics(&o, &run, &cfg, mem, mem_dev) ||
+	    (model && model_bind(&o, x.rank, model, &run, &cfg)))
 		return finish(&x, LP_EXIT_USAGE);
-	if (!x.rank && open_journal(&o, &jl)) {
+	if (!x.rank && (ret = open_journal(&o, &jl))) {
 		x.lost = true; /* the others wait in the exchange: end them too */
-		return finish(&x, LP_EXIT_FAIL);
+		return finish(&x, ret == -EEXIST ? LP_EXIT_USAGE : LP_EXIT_FAIL);
 	}
 	cfg.journal = &jl;
 	cfg.resume_path = o.resume;
@@ -1122,5 +1406,7 @@ int main(int argc, char **argv)
 	lp_sweep_journal_info_free(&info);
 	if (x.dev)
 		lp_rdma_dev_close(x.dev);
+	free(model);
+	free((char *)cfg.model_text);
 	return finish(&x, code);
 }

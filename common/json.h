@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A small streaming JSON writer. Numbers are written as numbers (never as
- * strings), non-finite doubles as null, strings escaped per RFC 8259. Nesting
+ * strings), non-finite doubles as null (others as printf's %.15g, integral
+ * ones below 1e15 as integers), strings escaped per RFC 8259 and always valid
+ * UTF-8 (a byte that is not part of a valid UTF-8 sequence is written as
+ * \u00XX, its Latin-1 reading). Nesting
  * is tracked so commas and keys are always right; a misuse (a key inside an
  * array, a missing key inside an object, an unbalanced end) sets `err` instead
  * of emitting invalid text, and lp_json_finish() reports it.
@@ -22,6 +25,7 @@ struct lp_json {
 	int err;			  /* first error (negative errno), sticky */
 	bool in_array[LP_JSON_MAX_DEPTH]; /* container kind per level */
 	bool has_items[LP_JSON_MAX_DEPTH];
+	int flat; /* the depth of an array written on one line (lp_json_arr_begin_flat), 0 none */
 };
 
 /* pretty: newline and two-space indent per level; else compact. */
@@ -32,6 +36,8 @@ void lp_json_obj_begin(struct lp_json *j, const char *key);
 void lp_json_obj_end(struct lp_json *j);
 void lp_json_arr_begin(struct lp_json *j, const char *key);
 void lp_json_arr_end(struct lp_json *j);
+/* An array whose items (and their contents) stay on one line even when pretty: long columns. */
+void lp_json_arr_begin_flat(struct lp_json *j, const char *key);
 
 void lp_json_str(struct lp_json *j, const char *key, const char *val); /* NULL val -> null */
 void lp_json_int(struct lp_json *j, const char *key, int64_t val);
@@ -45,5 +51,7 @@ int lp_json_finish(struct lp_json *j);
 
 /* Write s as a JSON string literal (with quotes) to f. */
 void lp_json_write_string(FILE *f, const char *s);
+/* A double as lp_json_num writes it ("null" when not finite), into buf (32 bytes at least). */
+void lp_json_fmt_num(char *buf, size_t len, double v);
 
 #endif

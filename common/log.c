@@ -2,8 +2,10 @@
 #include "lp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Logging configuration is process-wide by nature (one stderr); it is set once
@@ -104,6 +106,27 @@ FILE *lp_out_open(const char *path)
 	if (!f)
 		lp_err("cannot write %s: %s", path, strerror(errno));
 	return f;
+}
+
+int lp_out_create(const char *path, FILE **f_p)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), err;
+
+	*f_p = NULL;
+	if (fd < 0) {
+		err = -errno;
+		if (err != -EEXIST)
+			lp_err("cannot create %s: %s", path, strerror(-err));
+		return err;
+	}
+	*f_p = fdopen(fd, "w");
+	if (!*f_p) {
+		err = -errno;
+		close(fd);
+		lp_err("cannot write %s: %s", path, strerror(-err));
+		return err;
+	}
+	return 0;
 }
 
 int lp_out_close(FILE *f, const char *path)

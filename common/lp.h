@@ -92,5 +92,12 @@ int lp_exit_code(int err);
  */
 FILE *lp_out_open(const char *path);
 int lp_out_close(FILE *f, const char *path);
+/*
+ * PATH created new, exclusively, written in place as it goes (a journal);
+ * never follows a link. 0 and *f_p; -EEXIST when anything is at PATH (not
+ * logged: the caller refuses or moves it aside), another negative errno after
+ * one lp_err() line.
+ */
+int lp_out_create(const char *path, FILE **f_p);
 
 #endif

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Records declared once: the encoder, decoder and JSON writer driven by the field tables. */
-#include "record.h"
+/* Records declared once: the wire encoder and decoder driven by the field tables (JSON: record_json.c). */
+#include "common/internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* An unsigned integer member of 1, 2, 4 or 8 bytes (a count) as uint64_t. */
-static uint64_t load_uint(const uint8_t *p, size_t size)
+uint64_t lp_rec_load_uint(const uint8_t *p, size_t size)
 {
 	uint8_t u8;
 	uint16_t u16;
@@ -31,13 +30,12 @@ static uint64_t load_uint(const uint8_t *p, size_t size)
 	}
 }
 
-static bool is_signed(enum lp_rec_type t)
+bool lp_rec_is_signed(const struct lp_rec_field *f)
 {
-	return t == LP_REC_T_I32 || t == LP_REC_T_I64;
+	return f->type == LP_REC_T_I32 || f->type == LP_REC_T_I64;
 }
 
-/* An integer element widened to 64 bits (signed types sign-extended). */
-static uint64_t load_int(const struct lp_rec_field *f, const uint8_t *p)
+uint64_t lp_rec_load_int(const struct lp_rec_field *f, const uint8_t *p)
 {
 	int32_t i32;
 	int64_t i64;
@@ -50,10 +48,10 @@ static uint64_t load_int(const struct lp_rec_field *f, const uint8_t *p)
 		memcpy(&i64, p, 8);
 		return (uint64_t)i64;
 	}
-	return load_uint(p, f->size);
+	return lp_rec_load_uint(p, f->size);
 }
 
-static void store_int(const struct lp_rec_field *f, uint8_t *p, uint64_t v)
+void lp_rec_store_int(const struct lp_rec_field *f, uint8_t *p, uint64_t v)
 {
 	uint8_t u8 = (uint8_t)v;
 	uint16_t u16 = (uint16_t)v;
@@ -74,35 +72,69 @@ static void store_int(const struct lp_rec_field *f, uint8_t *p, uint64_t v)
 	}
 }
 
-static bool in_range(const struct lp_rec_field *f, uint64_t v)
+size_t lp_rec_nnames(const struct lp_rec_field *f)
 {
+	size_t n = 0;
+
+	while (f->names && f->names[n])
+		n++;
+	return n;
+}
+
+bool lp_rec_in_range(const struct lp_rec_field *f, uint64_t v)
+{
+	if (f->type == LP_REC_T_ENUM)
+		return v < lp_rec_nnames(f);
+	if (!lp_rec_is_signed(f) && f->size < 8 && v >> (8 * f->size))
+		return false; /* wider than the member */
+	if (f->type == LP_REC_T_I32 && ((int64_t)v < INT32_MIN || (int64_t)v > INT32_MAX))
+		return false;
 	if (!f->ranged)
 		return true;
-	if (is_signed(f->type))
+	if (lp_rec_is_signed(f))
 		return (int64_t)v >= f->lo && (int64_t)v <= f->hi;
 	return (f->lo <= 0 || v >= (uint64_t)f->lo) && f->hi >= 0 && v <= (uint64_t)f->hi;
 }
 
-/* Wire bytes of an integer type. */
-static unsigned wire_bytes(enum lp_rec_type t)
+int lp_rec_name_index(const struct lp_rec_field *f, const uint8_t *p)
+{
+	const char *s;
+
+	memcpy(&s, p, sizeof(s));
+	for (size_t k = 0; s && f->names && f->names[k]; k++)
+		if (f->names[k] == s || !strcmp(f->names[k], s))
+			return (int)k;
+	return -1;
+}
+
+/* Wire bytes of an integer type (an enum: its member's size). */
+static unsigned wire_bytes(const struct lp_rec_field *f)
 {
 	static const unsigned bytes[] = {
 		[LP_REC_T_U8] = 1,  [LP_REC_T_U16] = 2, [LP_REC_T_U32] = 4,
 		[LP_REC_T_U64] = 8, [LP_REC_T_I32] = 4, [LP_REC_T_I64] = 8,
 	};
 
-	return bytes[t];
+	return f->type == LP_REC_T_ENUM ? (unsigned)f->size : bytes[f->type];
 }
 
-/* Elements that travel: 1 for a plain member, the count for an array (over max: -1). */
-static int64_t elems(const struct lp_rec_field *f, const uint8_t *obj)
+int64_t lp_rec_elems(const struct lp_rec_field *f, const uint8_t *obj)
 {
 	uint64_t n;
 
-	if (!f->max)
+	if (!f->max && !f->vec)
 		return 1;
-	n = load_uint(obj + f->count_off, f->count_size);
-	return n > f->max ? -1 : (int64_t)n;
+	n = lp_rec_load_uint(obj + f->count_off, f->count_size);
+	return f->max && n > f->max ? -1 : (int64_t)n;
+}
+
+const uint8_t *lp_rec_elem(const struct lp_rec_field *f, const uint8_t *obj, size_t k)
+{
+	const uint8_t *p = obj + f->off;
+
+	if (f->vec)
+		memcpy(&p, obj + f->off, sizeof(p));
+	return p + k * f->size;
 }
 
 static void put_uint(struct lp_wbuf *w, uint64_t v, unsigned bytes)
@@ -163,12 +195,19 @@ static void encode_elem(const struct lp_rec_field *f, const uint8_t *p, struct l
 	case LP_REC_T_NEST:
 		lp_record_encode(f->rec, p, w);
 		break;
-	default:
-		if (!in_range(f, load_int(f, p))) {
+	case LP_REC_T_NAME:
+		if (lp_rec_name_index(f, p) < 0) {
 			w->err = w->err ? w->err : -EINVAL;
 			break;
 		}
-		put_uint(w, load_int(f, p), wire_bytes(f->type));
+		lp_wbuf_u16(w, (uint16_t)lp_rec_name_index(f, p));
+		break;
+	default:
+		if (!lp_rec_in_range(f, lp_rec_load_int(f, p))) {
+			w->err = w->err ? w->err : -EINVAL;
+			break;
+		}
+		put_uint(w, lp_rec_load_int(f, p), wire_bytes(f));
 	}
 }
 
@@ -178,11 +217,11 @@ int lp_record_encode(const struct lp_record *rec, const void *obj, struct lp_wbu
 
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
-		int64_t n = elems(f, base);
+		int64_t n = lp_rec_elems(f, base);
 
-		if (n < 0)
+		if (n < 0 || f->vec) /* a vec does not travel */
 			w->err = w->err ? w->err : -EINVAL;
-		for (int64_t k = 0; k < n; k++)
+		for (int64_t k = 0; k < n && !f->vec; k++)
 			encode_elem(f, base + f->off + (size_t)k * f->size, w);
 	}
 	return w->err;
@@ -218,13 +257,20 @@ static void decode_elem(const struct lp_rec_field *f, uint8_t *p, struct lp_rbuf
 		else
 			lp_record_decode(f->rec, p, r);
 		break;
+	case LP_REC_T_NAME:
+		v = lp_rbuf_u16(r);
+		if (!r->err && v >= lp_rec_nnames(f))
+			r->err = -EPROTO;
+		if (!r->err)
+			memcpy(p, &f->names[v], sizeof(f->names[v]));
+		break;
 	default:
-		v = get_uint(r, wire_bytes(f->type));
+		v = get_uint(r, wire_bytes(f));
 		if (f->type == LP_REC_T_I32)
 			v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
-		if (!r->err && !in_range(f, v))
+		if (!r->err && !lp_rec_in_range(f, v))
 			r->err = -EPROTO;
-		store_int(f, p, v);
+		lp_rec_store_int(f, p, v);
 	}
 }
 
@@ -235,9 +281,9 @@ int lp_record_decode(const struct lp_record *rec, void *obj, struct lp_rbuf *r)
 	memset(obj, 0, rec->size);
 	for (size_t i = 0; i < rec->nfields && !r->err; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
-		int64_t n = elems(f, base);
+		int64_t n = lp_rec_elems(f, base);
 
-		if (n < 0)
+		if (n < 0 || f->vec)
 			r->err = -EPROTO;
 		for (int64_t k = 0; k < n && !r->err; k++)
 			decode_elem(f, base + f->off + (size_t)k * f->size, r);
@@ -253,134 +299,6 @@ int lp_record_decode_body(const struct lp_record *rec, void *obj, const void *bo
 	lp_record_decode(rec, obj, &r);
 	return lp_rbuf_done(&r);
 }
-
-static void json_elem(const struct lp_rec_field *f, const uint8_t *p, const char *key,
-		      struct lp_json *j)
-{
-	char hex[2 * 64 + 1];
-	size_t nhex = f->size < 64 ? f->size : 64; /* bytes members are short (GIDs, GUIDs) */
-	double d;
-	bool b;
-
-	switch (f->type) {
-	case LP_REC_T_F64:
-		memcpy(&d, p, sizeof(d));
-		lp_json_num(j, key, d);
-		break;
-	case LP_REC_T_BOOL:
-		memcpy(&b, p, sizeof(b));
-		lp_json_bool(j, key, b);
-		break;
-	case LP_REC_T_STR:
-		lp_json_str(j, key, (const char *)p);
-		break;
-	case LP_REC_T_BYTES:
-		hex[0] = '\0';
-		for (size_t k = 0; k < nhex; k++)
-			snprintf(hex + 2 * k, 3, "%02x", p[k]);
-		lp_json_str(j, key, hex);
-		break;
-	case LP_REC_T_NEST:
-		lp_json_obj_begin(j, key);
-		lp_record_json(f->rec, p, j);
-		lp_json_obj_end(j);
-		break;
-	default:
-		if (is_signed(f->type))
-			lp_json_int(j, key, (int64_t)load_int(f, p));
-		else
-			lp_json_uint(j, key, load_int(f, p));
-	}
-}
-
-void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json *j)
-{
-	const uint8_t *base = obj;
-
-	for (size_t i = 0; i < rec->nfields; i++) {
-		const struct lp_rec_field *f = &rec->fields[i];
-		const char *key = f->key ? f->key : f->name;
-		int64_t n = elems(f, base);
-
-		if (f->flags & LP_REC_F_NOJSON)
-			continue;
-		if (!f->max) {
-			json_elem(f, base + f->off, key, j);
-			continue;
-		}
-		lp_json_arr_begin(j, key);
-		for (int64_t k = 0; k < n; k++)
-			json_elem(f, base + f->off + (size_t)k * f->size, NULL, j);
-		lp_json_arr_end(j);
-	}
-}
-
-#ifdef LP_HAVE_JANSSON
-#include <jansson.h>
-#include <math.h>
-
-static int read_json_field(const struct lp_rec_field *f, uint8_t *p, const json_t *v)
-{
-	double d;
-	uint64_t u;
-
-	switch (f->type) {
-	case LP_REC_T_F64:
-		d = json_is_number(v) ? json_number_value(v) : NAN;
-		memcpy(p, &d, sizeof(d));
-		return 0;
-	case LP_REC_T_BOOL:
-		if (json_is_boolean(v))
-			*(bool *)p = json_is_true(v);
-		return 0;
-	case LP_REC_T_STR:
-		if (json_is_string(v))
-			snprintf((char *)p, f->size, "%s", json_string_value(v));
-		return 0;
-	case LP_REC_T_NEST:
-		return json_is_object(v) ? lp_record_read_json(f->rec, p, v, NULL, 0) : 0;
-	case LP_REC_T_BYTES:
-		return 0;
-	default:
-		if (!json_is_integer(v))
-			return 0;
-		u = (uint64_t)json_integer_value(v);
-		if (!in_range(f, u))
-			return -EINVAL;
-		store_int(f, p, u);
-		return 0;
-	}
-}
-
-int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o, char *why,
-			size_t why_len)
-{
-	for (size_t i = 0; i < rec->nfields; i++) {
-		const struct lp_rec_field *f = &rec->fields[i];
-		const json_t *v = json_object_get(o, f->key ? f->key : f->name);
-
-		if (!v || f->max)
-			continue;
-		if (read_json_field(f, (uint8_t *)obj + f->off, v)) {
-			if (why)
-				snprintf(why, why_len, "%s.%s out of range", rec->name, f->name);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-#else
-int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o, char *why,
-			size_t why_len)
-{
-	(void)rec;
-	(void)obj;
-	(void)o;
-	if (why)
-		snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
-	return -ENOTSUP;
-}
-#endif
 
 uint8_t *lp_record_pack(const struct lp_record *rec, const void *objs, size_t n, size_t stride,
 			size_t *len_p, size_t *skipped_p)

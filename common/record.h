@@ -26,8 +26,41 @@
  *   arrays                      C array m[N] of any type above, with a count member
  *                               (an unsigned integer declared earlier in the record):
  *                               count elements travel; decode rejects count > N
+ *   enum                        an integer member (u8, u16, u32 or i32 by its size) whose JSON
+ *                               form is a name from a NULL-terminated table (LP_REC_ENUM); the
+ *                               wire carries the integer, decode and the JSON reader reject a
+ *                               value or name outside the table
+ *   name                        a `const char *` member pointing into a NULL-terminated table
+ *                               (LP_REC_NAME): JSON the string, wire its index (u16)
+ *   vec                         `T *m` with a count member: count elements of T (a scalar type
+ *                               or a record) in JSON; the JSON reader allocates them (freed by
+ *                               lp_record_free). Not on the wire (encode refuses it).
  * Integers may carry a range (LP_REC_RANGE): decode rejects values outside it,
  * and encode refuses them (the peer would).
+ *
+ * JSON (lp_record_json / lp_record_read_json): an object with one member per
+ * field, keyed by its JSON key (LP_REC_KEY, else the C name). NaN is null. The
+ * reader is strict: a member of the wrong type (a string where a number
+ * belongs, a real where an integer belongs), an integer outside its type or
+ * range, an unknown enum name, a string that does not fit, bytes that are not
+ * 2N hex digits, an array longer than its member or of another length than its
+ * count, an unknown member, or a missing one (unless LP_REC_OPTIONAL) is an
+ * error naming the member's path ("cells.latency.p50: a string where a number
+ * belongs"); a record may add its own check (LP_RECORD_CHECKED: "client ==
+ * server"). Documents are parsed with JSON_REJECT_DUPLICATES (lp_record_load).
+ *
+ * Columns (lp_record_json_columns / lp_record_read_columns): many records of
+ * one kind as one object with one array per field, in row order:
+ *
+ *	{"n": 3, "rows": [0, 4, 7], "value": [1.5, null, 2], "phase": "sweep",
+ *	 "error": {"at": [1], "values": ["timeout"]}, "latency": {"p50": [...], ...}}
+ *
+ * n is the number of entries per column; rows (present when some of the
+ * caller's rows are absent) their row indices, ascending; a column whose
+ * entries are all equal is that one value; a LP_REC_SPARSE field lists only
+ * the entries that are set (at: indices into the columns); a nested record is
+ * an object of columns. lp_record_schema writes a JSON Schema (draft 2020-12)
+ * of either form, so the published schema comes from the same tables.
  */
 #ifndef LP_RECORD_H
 #define LP_RECORD_H
@@ -35,6 +68,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/json.h"
 #include "common/wire.h"
@@ -51,10 +85,16 @@ enum lp_rec_type {
 	LP_REC_T_STR,
 	LP_REC_T_BYTES,
 	LP_REC_T_NEST,
+	LP_REC_T_ENUM,
+	LP_REC_T_NAME,
 };
 
 /* Field flags. */
-#define LP_REC_F_NOJSON 1u /* wire only: lp_record_json leaves it out */
+#define LP_REC_F_NOJSON	  1u  /* wire only: lp_record_json leaves it out */
+#define LP_REC_F_OPTIONAL 2u  /* the JSON reader takes its absence (the field keeps its value) */
+#define LP_REC_F_SPARSE	  4u  /* columns: only the set entries are listed (rare data) */
+#define LP_REC_F_NULL	  8u  /* the JSON reader takes null (the field keeps its value) */
+#define LP_REC_F_MARK	  16u /* a bool set when its record is read from JSON; not in JSON */
 
 struct lp_record;
 
@@ -67,11 +107,14 @@ struct lp_rec_field {
 	size_t size; /* bytes of one element (str, bytes, nest: of the whole member) */
 	const struct lp_record *rec; /* nest: the nested record */
 	size_t max;		     /* arrays: elements of the C array; 0 = not an array */
+	bool vec;		     /* a pointer member with count elements (LP_REC_VEC) */
 	size_t count_off;	     /* arrays: the count member (an unsigned integer) */
 	size_t count_size;
 	bool ranged; /* integers: [lo, hi] is enforced */
 	int64_t lo, hi;
-	unsigned flags; /* LP_REC_F_* */
+	unsigned flags;		  /* LP_REC_F_* */
+	const char *const *names; /* enum, name: the NULL-terminated table */
+	const char *doc;	  /* the schema's description, or NULL */
 };
 
 struct lp_record {
@@ -79,6 +122,9 @@ struct lp_record {
 	size_t size;	  /* sizeof the struct */
 	const struct lp_rec_field *fields;
 	size_t nfields;
+	/* after reading JSON: 0, or -EINVAL with why (a self pair, ...); NULL none */
+	int (*check)(const void *obj, char *why, size_t why_len);
+	bool lenient; /* reading JSON: members it does not know are skipped (older documents) */
 };
 
 /*
@@ -113,15 +159,79 @@ void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json
 
 struct json_t; /* jansson's */
 /*
- * The reverse of lp_record_json, for a jansson object o: each scalar, string
- * and nested member that rec names is stored into obj (null reads as NaN for
- * f64; a string is cut to its member); an absent or mistyped member leaves its
- * field as it was, arrays and bytes are not read. Integers out of a field's
- * declared range are refused. 0, -EINVAL (the first bad field's name in why,
- * may be NULL) or -ENOTSUP (built without jansson).
+ * The reverse of lp_record_json, strict (see the top): obj's fields from the
+ * members of the jansson object o (obj keeps its values for absent optional
+ * members). 0, -EINVAL (why says which member and what, may be NULL),
+ * -ENOMEM (a vec) or -ENOTSUP (built without jansson). A vec read before an
+ * error stays in obj: lp_record_free it.
  */
 int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o, char *why,
 			size_t why_len);
+/* The same, members named in more (NULL-terminated: read by the caller) left alone. */
+int lp_record_read_json_more(const struct lp_record *rec, void *obj, const struct json_t *o,
+			     const char *const *more, char *why, size_t why_len);
+/* Free the vec members of obj (recursively) and clear them. */
+void lp_record_free(const struct lp_record *rec, void *obj);
+/*
+ * A JSON text or file parsed as documents are read here (duplicate keys
+ * rejected): NULL with why ("line 3: duplicate object key") on error.
+ */
+struct json_t *lp_record_loadb(const char *buf, size_t len, char *why, size_t why_len);
+struct json_t *lp_record_load_file(const char *path, char *why, size_t why_len);
+
+/* The fields of rec whose C names are listed (NULL-terminated), as a mask (bit i: fields[i]). */
+uint64_t lp_record_mask(const struct lp_record *rec, const char *const *names);
+
+/* Rows for lp_record_json_columns. */
+struct lp_rec_rows {
+	size_t n; /* rows */
+	/* row i: get(arg, i), NULL when there is none; without get: base + i * stride */
+	const void *(*get)(void *arg, size_t i);
+	void *arg;
+	const void *base;
+	size_t stride;
+	uint64_t skip; /* fields the caller implies (bit i: fields[i]): not written */
+};
+/* Member key (NULL in an array) holding the rows' columns (see the top). */
+void lp_record_json_columns(const struct lp_record *rec, const struct lp_rec_rows *rows,
+			    const char *key, struct lp_json *j);
+/*
+ * The reverse: for each entry of the columns object o, obj is set to *tmpl,
+ * its fields (those not in skip) read from the columns, checked, and
+ * each(obj, row, arg) called with its row (from "rows", else its index); a
+ * non-zero return stops the reading and is returned. The number of entries is
+ * bounded by the arrays o holds, and by max_rows (rows >= max_rows are
+ * refused). 0, -EINVAL (why), or each's return.
+ */
+int lp_record_read_columns(const struct lp_record *rec, uint64_t skip, const struct json_t *o,
+			   size_t max_rows, void *obj, const void *tmpl,
+			   int (*each)(void *obj, size_t row, void *arg), void *arg, char *why,
+			   size_t why_len);
+
+/*
+ * CSV: the columns of rec's fields (not in skip; a nested record's as "key.sub"; arrays, vecs
+ * and sparse fields left out), each preceded by a comma unless it is the line's first.
+ * header writes the keys, row the values (NaN and absent: empty; names as names; bools 0/1).
+ */
+void lp_record_csv_header(const struct lp_record *rec, uint64_t skip, FILE *f, bool first);
+void lp_record_csv_row(const struct lp_record *rec, const void *obj, uint64_t skip, FILE *f,
+		       bool first);
+
+/*
+ * JSON Schema (draft 2020-12) of rec's JSON form, as members of the current
+ * object: type, properties, required, additionalProperties. The columns form
+ * (skip as lp_rec_rows's): lp_record_schema_columns.
+ */
+void lp_record_schema(const struct lp_record *rec, struct lp_json *j);
+void lp_record_schema_columns(const struct lp_record *rec, uint64_t skip, struct lp_json *j);
+/*
+ * lp_record_schema in two halves, for an object with more members than the
+ * record's: open leaves "properties" open for the caller's members; close
+ * ends it and requires the record's members and extra (NULL-terminated).
+ */
+void lp_record_schema_open(const struct lp_record *rec, struct lp_json *j);
+void lp_record_schema_close(const struct lp_record *rec, const char *const *extra,
+			    struct lp_json *j);
 
 /* ---- declaring records -------------------------------------------------------------------- */
 
@@ -145,10 +255,15 @@ int lp_record_read_json(const struct lp_record *rec, void *obj, const struct jso
 		 int lp_unused;                                                                    \
 	 }))
 
-/* Extras after a field's member: a range, a JSON key, flags. */
+/* Extras after a field's member: a range, a JSON key, flags, a description (one flags extra each). */
 #define LP_REC_RANGE(min, max) .ranged = true, .lo = (min), .hi = (max)
 #define LP_REC_KEY(k)	       .key = (k)
 #define LP_REC_NOJSON	       .flags = LP_REC_F_NOJSON
+#define LP_REC_OPTIONAL	       .flags = LP_REC_F_OPTIONAL
+#define LP_REC_SPARSE	       .flags = LP_REC_F_SPARSE
+#define LP_REC_NULL	       .flags = LP_REC_F_NULL
+#define LP_REC_FLAGS(f)	       .flags = (f)
+#define LP_REC_DOC(text)       .doc = (text)
 
 #define LP_REC_FIELD(T, m, t, ctype, ...)                                                          \
 	{                                                                                          \
@@ -182,6 +297,37 @@ int lp_record_read_json(const struct lp_record *rec, void *obj, const struct jso
 		.size = sizeof(LP_REC_MEMBER(T, m)), .rec = &(record), __VA_ARGS__                 \
 	}
 
+/*
+ * An enum-like integer member shown by name: names is a NULL-terminated table
+ * (const char *const[]) indexed by the value.
+ */
+#define LP_REC_ENUM(T, m, table, ...)                                                              \
+	{                                                                                          \
+		.name = #m, .type = LP_REC_T_ENUM, .off = offsetof(T, m),                          \
+		.size = sizeof(LP_REC_MEMBER(T, m)), .names = (table), __VA_ARGS__                 \
+	}
+/* A `const char *` member pointing into the NULL-terminated table names. */
+#define LP_REC_NAME(T, m, table, ...)                                                              \
+	{                                                                                          \
+		.name = #m, .type = LP_REC_T_NAME, .off = offsetof(T, m),                          \
+		.size = LP_REC_SIZE_AS(T, m, const char *), .names = (table), __VA_ARGS__          \
+	}
+/* `ctype *m` holding `count` elements of type t (LP_REC_T_NEST: pass the record as rec). */
+#define LP_REC_VEC(T, m, count, t, ctype, ...)                                                     \
+	{                                                                                          \
+		.name = #m, .type = (t), .off = offsetof(T, m),                                    \
+		.size = LP_REC_SIZE_AS(T, m[0], ctype), .vec = true,                               \
+		.count_off = offsetof(T, count), .count_size = sizeof(LP_REC_MEMBER(T, count)),    \
+		__VA_ARGS__                                                                        \
+	}
+#define LP_REC_VEC_NEST(T, m, count, record, ...)                                                  \
+	{                                                                                          \
+		.name = #m, .type = LP_REC_T_NEST, .off = offsetof(T, m),                          \
+		.size = sizeof(*LP_REC_MEMBER(T, m)), .rec = &(record), .vec = true,               \
+		.count_off = offsetof(T, count), .count_size = sizeof(LP_REC_MEMBER(T, count)),    \
+		__VA_ARGS__                                                                        \
+	}
+
 /* Array member m[N] of elements of type t (C type ctype), count in member `count`. */
 #define LP_REC_ARRAY(T, m, count, t, ctype, ...)                                                   \
 	{                                                                                          \
@@ -199,13 +345,35 @@ int lp_record_read_json(const struct lp_record *rec, void *obj, const struct jso
 		.count_size = sizeof(LP_REC_MEMBER(T, count)), __VA_ARGS__                         \
 	}
 
+/*
+ * A JSON object whose members are more fields of T (record: a struct
+ * lp_record of T itself): a grouping in the JSON form only.
+ */
+#define LP_REC_INLINE(T, k, record, ...)                                                           \
+	{                                                                                          \
+		.name = (k), .key = (k), .type = LP_REC_T_NEST, .off = 0, .size = sizeof(T),       \
+		.rec = &(record), __VA_ARGS__                                                      \
+	}
+
 /* The initializer of a struct lp_record for struct type T from its field list. */
-#define LP_RECORD(T, ...)                                                                          \
+#define LP_RECORD(T, ...) LP_RECORD_CHECKED(T, NULL, __VA_ARGS__)
+/* The same with a check run after reading JSON: int check(const void *obj, char *why, size_t len). */
+#define LP_RECORD_CHECKED(T, chk, ...)                                                             \
 	{                                                                                          \
 		.name = #T, .size = sizeof(T),                                                     \
 		.fields = (const struct lp_rec_field[]){ __VA_ARGS__ },                            \
 		.nfields = sizeof((const struct lp_rec_field[]){ __VA_ARGS__ }) /                  \
-			   sizeof(struct lp_rec_field)                                             \
+			   sizeof(struct lp_rec_field),                                            \
+		.check = (chk)                                                                     \
+	}
+/* A record of an older document's form, read only: members it does not name are skipped. */
+#define LP_RECORD_LEGACY(T, ...)                                                                   \
+	{                                                                                          \
+		.name = #T, .size = sizeof(T),                                                     \
+		.fields = (const struct lp_rec_field[]){ __VA_ARGS__ },                            \
+		.nfields = sizeof((const struct lp_rec_field[]){ __VA_ARGS__ }) /                  \
+			   sizeof(struct lp_rec_field),                                            \
+		.lenient = true                                                                    \
 	}
 
 #endif

@@ -70,7 +70,7 @@ void lp_table_print(const struct lp_table *t, FILE *f)
 	}
 }
 
-void lp_csv_field(FILE *f, const char *s, int last)
+void lp_csv_text(FILE *f, const char *s)
 {
 	if (strpbrk(s, ",\"\n\r")) {
 		fputc('"', f);
@@ -83,6 +83,11 @@ void lp_csv_field(FILE *f, const char *s, int last)
 	} else {
 		fputs(s, f);
 	}
+}
+
+void lp_csv_field(FILE *f, const char *s, int last)
+{
+	lp_csv_text(f, s);
 	fputc(last ? '\n' : ',', f);
 }
 

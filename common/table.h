@@ -36,7 +36,9 @@ void lp_table_csv(const struct lp_table *t, FILE *f);
 void lp_fmt_sig(char *buf, size_t len, double v, int sig);
 /* Append printf output to the string in buf (len bytes in all), truncated to fit. */
 void lp_strcatf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* One CSV field, quoted when it holds a comma, quote or newline. */
+/* One CSV field, quoted when it holds a comma, quote or newline; then a comma or the newline. */
 void lp_csv_field(FILE *f, const char *s, int last);
+/* The same field alone (no separator after it). */
+void lp_csv_text(FILE *f, const char *s);
 
 #endif

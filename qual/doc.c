@@ -12,7 +12,11 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "common/record.h"
 #include "qual/node.h"
+#ifdef LP_HAVE_VERBS
+#include "sweep/result.h"
+#endif
 
 #ifdef LP_HAVE_JANSSON
 #include <jansson.h>
@@ -138,46 +142,45 @@ static int gpu_cells(const json_t *doc, struct cellv *cv)
 	return cv->err;
 }
 
-/* lp-sweep: the sweep's cells (not the retests); bandwidth cells take the metric's relative
- * spread (sigma) as theirs, latency cells their own sample stdev. */
-static int sweep_cells(const json_t *doc, struct cellv *cv)
+/*
+ * lp-sweep: the document read back by lp-sweep's own reader (any schema version) and diagnosed,
+ * so its cells are the resolved values every output shows, with the one noise field.
+ */
+static int sweep_cells(const char *path, const char *text, size_t len, struct cellv *cv)
 {
-	const json_t *metrics = json_object_get(doc, "metrics"),
-		     *nodes = json_object_get(doc, "nodes");
-	size_t i;
-	json_t *c;
+#ifndef LP_HAVE_VERBS
+	(void)cv;
+	lp_err("%s: lp-sweep documents need a build with rdma-core (libibverbs-dev)", path);
+	return -EOPNOTSUPP;
+#else
+	struct lp_sweep_run r;
+	char why[256];
+	int err = text ? lp_sweep_read_text(&r, text, len, why, sizeof(why))
+		       : lp_sweep_read_json(&r, path, why, sizeof(why));
 
-	json_array_foreach(json_object_get(doc, "cells"), i, c)
-	{
-		const json_t *m = json_array_get(metrics, (size_t)num_at(c, "metric"));
-		bool lat = !strcmp(str_at(c, "unit"), "us"), ok = num_at(c, "status") == 0;
-		double v = num_at(c, "value") / (lat ? 1 : 8);
-		double rate = fmin(
-			num_at(json_array_get(nodes, (size_t)num_at(c, "client")), "rate_gbps"),
-			num_at(json_array_get(nodes, (size_t)num_at(c, "server")), "rate_gbps"));
-		char pair[LP_QUAL_PAIR];
-
-		if (strcmp(str_at(c, "phase"), "sweep"))
-			continue;
-		snprintf(pair, sizeof(pair), "%s>%s", str_at(c, "client_name"),
-			 str_at(c, "server_name"));
-		cell_add(cv, str_at(c, "test"), (uint64_t)num_at(c, "size"), pair,
-			 lat ? LP_QUAL_LAT : LP_QUAL_BW, ok ? v : NAN,
-			 lat ? num_at(c, "latency_us.stdev") : num_at(m, "sigma") * v, rate / 8);
+	if (err) {
+		lp_err("%s: %s", path, why);
+		return err == -ENOMEM ? err : -EINVAL;
 	}
-	return cv->err;
+	err = lp_sweep_diagnose(&r);
+	if (!err)
+		err = lp_qual_sweep_cells(&r, &cv->v, &cv->n);
+	lp_sweep_run_free(&r);
+	return err;
+#endif
 }
 
-/* The cells of a parsed document; name is the file for the error line. */
-static int doc_cells(const json_t *doc, const char *name, struct lp_qual_cell **cells_p,
-		     size_t *n_p)
+/*
+ * The cells of a parsed document; name is the file (read again by lp-sweep's reader) or, with
+ * text, what the error line calls it.
+ */
+static int doc_cells(const json_t *doc, const char *name, const char *text,
+		     struct lp_qual_cell **cells_p, size_t *n_p)
 {
 	static const struct {
 		const char *tool;
 		int (*cells)(const json_t *doc, struct cellv *cv);
-	} readers[] = { { "lp-rdma", rdma_cells },
-			{ "lp-gpu", gpu_cells },
-			{ "lp-sweep", sweep_cells } };
+	} readers[] = { { "lp-rdma", rdma_cells }, { "lp-gpu", gpu_cells } };
 	struct cellv cv = { 0 };
 	const char *tool = str_at(doc, "tool");
 	int err = -EINVAL;
@@ -185,6 +188,8 @@ static int doc_cells(const json_t *doc, const char *name, struct lp_qual_cell **
 	for (size_t i = 0; i < LP_ARRAY_SIZE(readers); i++)
 		if (!strcmp(tool, readers[i].tool))
 			err = readers[i].cells(doc, &cv);
+	if (!strcmp(tool, "lp-sweep"))
+		err = sweep_cells(name, text, text ? strlen(text) : 0, &cv);
 	if (err == -EINVAL)
 		lp_err("%s: not a linkperf result (\"tool\" is \"%s\", want lp-rdma, lp-gpu or lp-sweep)",
 		       name, tool);
@@ -197,17 +202,24 @@ static int doc_cells(const json_t *doc, const char *name, struct lp_qual_cell **
 	return 0;
 }
 
-int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p)
+/* The document at path (*doc_p: its tree, the caller's) and its cells. 0 or -EINVAL (said). */
+static int doc_load(const char *path, json_t **doc_p, struct lp_qual_cell **cells_p, size_t *n_p)
 {
-	json_error_t jerr;
-	json_t *doc = json_load_file(path, 0, &jerr);
-	int err;
+	char why[256];
 
-	if (!doc) {
-		lp_err("%s: not a JSON document (%s, line %d)", path, jerr.text, jerr.line);
+	*doc_p = lp_record_load_file(path, why, sizeof(why));
+	if (!*doc_p) {
+		lp_err("%s: %s", path, why);
 		return -EINVAL;
 	}
-	err = doc_cells(doc, path, cells_p, n_p);
+	return doc_cells(*doc_p, path, NULL, cells_p, n_p);
+}
+
+int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p)
+{
+	json_t *doc;
+	int err = doc_load(path, &doc, cells_p, n_p);
+
 	json_decref(doc);
 	return err;
 }
@@ -270,21 +282,45 @@ static int doc_write(const struct lp_qual *q, json_t *doc, const char *path)
 	return lp_out_close(f, path) ? -EIO : err;
 }
 
+int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path)
+{
+	struct lp_qual_cell *cells = NULL;
+	size_t n = 0;
+	json_t *doc;
+	int err = doc_load(path, &doc, &cells, &n);
+
+	bool judged = !err;
+
+	if (judged)
+		err = lp_qual_judge(q, cells, n);
+	/* a baseline that did not match: the document is written all the same, with the reason */
+	if (judged && (!err || (err == -EINVAL && q->opts.baseline && !q->base_compared)) &&
+	    json_path) {
+		int werr = doc_write(q, doc, json_path);
+
+		err = err ? err : werr;
+	}
+	free(cells);
+	json_decref(doc);
+	return err;
+}
+
 int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const void *arg,
 		const char *json_path)
 {
 	struct lp_qual_cell *cells = NULL;
 	size_t n = 0;
 	int err;
-	char *text = capture(write, arg, &err);
-	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+	char *text = capture(write, arg, &err), why[256];
+	json_t *doc = text ? lp_record_loadb(text, strlen(text), why, sizeof(why)) : NULL;
 
-	free(text);
 	if (!doc) {
+		free(text);
 		lp_err("qualification: the run's own JSON document did not parse");
 		return err ? err : -EINVAL;
 	}
-	err = doc_cells(doc, "the run", &cells, &n);
+	err = doc_cells(doc, "the run", text, &cells, &n);
+	free(text);
 	if (!err)
 		err = lp_qual_judge(q, cells, n);
 	if (!err && json_path)
@@ -300,6 +336,14 @@ int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n
 {
 	(void)cells_p;
 	(void)n_p;
+	lp_err("%s: built without a JSON library (libjansson-dev)", path);
+	return -EOPNOTSUPP;
+}
+
+int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path)
+{
+	(void)q;
+	(void)json_path;
 	lp_err("%s: built without a JSON library (libjansson-dev)", path);
 	return -EOPNOTSUPP;
 }

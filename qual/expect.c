@@ -13,8 +13,9 @@
 
 #include "common/lp.h"
 #include "common/opt.h"
+#include "common/table.h"
 
-const char *const lp_qual_verdict_names[] = { "none", "PASS", "FAIL" };
+const char *const lp_qual_verdict_names[] = { "none", "PASS", "FAIL", NULL };
 
 bool lp_qual_wanted(const struct lp_qual_opts *o)
 {
@@ -51,7 +52,7 @@ struct lp_qual_rule *lp_qual_rule_new(struct lp_qual *q)
 	q->rules = r;
 	r += q->nrules++;
 	memset(r, 0, sizeof(*r));
-	r->max_size = UINT64_MAX;
+	r->max_size = INT64_MAX; /* JSON readers take integers up to 2^63 - 1 */
 	return r;
 }
 
@@ -150,10 +151,12 @@ void lp_qual_cell_judge(const struct lp_qual *q, struct lp_qual_cell *c)
 	c->verdict = LP_QUAL_NONE;
 	c->limit = c->margin = NAN;
 	c->source = NULL;
+	c->rule = -1;
 	if (!r)
 		return;
 	c->limit = rule_limit(r, c);
 	c->source = r->source;
+	c->rule = (int)(r - q->rules);
 	c->margin = (c->kind == LP_QUAL_BW ? c->value - c->limit : c->limit - c->value) / c->limit;
 	c->verdict = isfinite(c->margin) && c->margin >= 0 ? LP_QUAL_PASS : LP_QUAL_FAIL;
 }
@@ -217,6 +220,11 @@ int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts
 	if (!(q->opts.noise_k > 0))
 		q->opts.noise_k = LP_QUAL_NOISE_K;
 	snprintf(q->tool, sizeof(q->tool), "%s", tool);
+	snprintf(q->expect, sizeof(q->expect), "%s", o->expect ? o->expect : "");
+	snprintf(q->base_file, sizeof(q->base_file), "%s", o->baseline ? o->baseline : "");
+	for (char **a = o->argv; a && *a; a++)
+		lp_strcatf(q->command, sizeof(q->command), "%s%s", a == o->argv ? "" : " ", *a);
+	q->verdict = "NONE";
 	err = floors_parse(q, o->min_gbps, LP_QUAL_BW, "min-gbps");
 	if (!err)
 		err = floors_parse(q, o->max_lat_us, LP_QUAL_LAT, "max-lat-us");
@@ -251,5 +259,6 @@ void lp_qual_free(struct lp_qual *q)
 	free(q->base);
 	free(q->cells);
 	free(q->missing);
+	free(q->dist);
 	memset(q, 0, sizeof(*q));
 }

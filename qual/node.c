@@ -10,6 +10,13 @@
 
 #include "common/lp.h"
 
+/* clang-format off */
+const struct lp_record lp_qual_gate_record = LP_RECORD(struct lp_qual_gate,
+	LP_REC_STR(struct lp_qual_gate, profile, LP_REC_DOC("the profile the node's own port matches, \"\" none")),
+	LP_REC_ENUM(struct lp_qual_gate, verdict, lp_qual_verdict_names, LP_REC_DOC("none: nothing to judge (software RDMA, no device); FAIL: reason says why")),
+	LP_REC_STR(struct lp_qual_gate, reason));
+/* clang-format on */
+
 static const char *const speed_order[] = { "SDR", "DDR", "QDR", "FDR", "EDR",
 					   "HDR", "NDR", "XDR", NULL };
 

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "common/record.h"
 #include "qual/qual.h"
 
 /* One node's port as the gate sees it (unknown: 0 / NULL / ""). */
@@ -29,6 +30,9 @@ struct lp_qual_gate {
 	enum lp_qual_verdict verdict; /* LP_QUAL_NONE: nothing to judge (software RDMA, no device) */
 	char reason[256];
 };
+
+/* Its record (common/record.h): lp-sweep's document has one per node (run.node_gates). */
+extern const struct lp_record lp_qual_gate_record;
 
 /*
  * The profile hw matches (auto, as --expect auto picks it) into name; 0, -ENOENT (none: why

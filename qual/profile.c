@@ -124,7 +124,7 @@ static const char *rule_add(struct lp_qual *q, const json_t *e, const json_t *do
 		r->kind = lat ? LP_QUAL_LAT : LP_QUAL_BW;
 		snprintf(r->test, sizeof(r->test), "%s", json_string_value(t));
 		r->min_size = (uint64_t)lo;
-		r->max_size = hi >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)hi;
+		r->max_size = hi >= (double)INT64_MAX ? INT64_MAX : (uint64_t)hi;
 		r->min_fraction = frac;
 		r->min_gbytes_s = gbs;
 		r->max_lat_us = lat;

@@ -57,9 +57,9 @@ enum lp_qual_change {
 	LP_QUAL_NOISE,
 	LP_QUAL_REGRESSION,
 };
-extern const char *const lp_qual_verdict_names[]; /* "none", "PASS", "FAIL" */
-extern const char
-	*const lp_qual_change_names[]; /* "", "new", "same", "better", "noise", "regression" */
+extern const char *const lp_qual_verdict_names[]; /* "none", "PASS", "FAIL", NULL */
+/* "none", "new", "same", "better", "noise", "regression", NULL */
+extern const char *const lp_qual_change_names[];
 
 #define LP_QUAL_NAME 48
 #define LP_QUAL_PAIR 96
@@ -79,6 +79,7 @@ struct lp_qual_cell {
 	double limit;	    /* the floor (GB/s) or ceiling (us) that applied */
 	double margin;	    /* relative: (value - limit) / limit, negated for latency; < 0 fails */
 	const char *source; /* where the limit came from (points into struct lp_qual) */
+	int rule;	    /* its index in lp_qual's rules, -1 none */
 	/* the comparison with the baseline */
 	enum lp_qual_change change;
 	double base_value, base_spread;
@@ -122,6 +123,20 @@ struct lp_qual_opts {
 
 struct lp_qual_rule;
 
+/*
+ * Two runs compared as distributions, per test and size (any node sets): this
+ * run's cells and the baseline's, median and 5th/95th percentiles.
+ */
+struct lp_qual_dist {
+	char test[LP_QUAL_NAME];
+	uint64_t size;
+	enum lp_qual_kind kind;
+	uint32_t n, base_n;
+	double median, p5, p95;
+	double base_median, base_p5, base_p95;
+	double delta; /* relative change of the median, positive = better */
+};
+
 /* The judge: set up once from options and hardware, then judge the run's cells. */
 struct lp_qual {
 	struct lp_qual_opts opts;
@@ -134,9 +149,21 @@ struct lp_qual {
 	size_t nbase;
 	struct lp_qual_cell *cells; /* the judged cells (a copy) */
 	size_t ncells;
-	char (*missing)[LP_QUAL_NAME + LP_QUAL_PAIR + 24]; /* baseline cells this run lacks */
+	struct lp_qual_cell *missing; /* baseline cells this run lacks */
 	size_t nmissing;
 	unsigned npass, nfail, nnone, nregress;
+	/* as recorded in the document's "qualification" (lp_qual_json) */
+	const char *verdict; /* "PASS", "FAIL", "NONE" */
+	char expect[256];    /* --expect as given, "" none */
+	char command[1024];  /* the command line */
+	/* the baseline: matched cell by cell (when at least half of this run's cells are in it)
+	 * and as distributions */
+	char base_file[256];
+	size_t nmatched;
+	bool base_compared; /* per-cell judgement made (enough cells matched) */
+	char base_why[256]; /* why it was not, "" */
+	struct lp_qual_dist *dist;
+	size_t ndist;
 };
 
 /*
@@ -162,10 +189,15 @@ bool lp_qual_wanted(const struct lp_qual_opts *o);
  * not written: -EIO). lp_qual_failed() then says whether the run fails (exit 1).
  */
 int lp_qual_judge(struct lp_qual *q, const struct lp_qual_cell *cells, size_t n);
+/* A cell failed or regressed, or the baseline did not match enough cells to compare them. */
 bool lp_qual_failed(const struct lp_qual *q);
 
-/* The "qualification" object of a tool's JSON document (key "qualification"). */
+/* The "qualification" object of a tool's JSON document (key "qualification"), from its records. */
 void lp_qual_json(const struct lp_qual *q, struct lp_json *j);
+/* lp_qual_json for a document writer's extra members (arg: the struct lp_qual). */
+void lp_qual_json_extra(struct lp_json *j, const void *arg);
+/* The JSON Schema of the "qualification" member (a property of a document's schema). */
+void lp_qual_schema(struct lp_json *j);
 /* A table of the judged cells and the verdict line, for people. */
 void lp_qual_print(const struct lp_qual *q, FILE *f);
 /* The Prometheus text exposition (what --prom writes), to f. */
@@ -184,9 +216,28 @@ int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const
 
 /*
  * The cells of a linkperf JSON document (lp-rdma, lp-gpu or lp-sweep), as the tools make them:
- * *cells_p is malloc'ed. Returns 0, or -EINVAL after one lp_err line (not JSON, not linkperf).
+ * *cells_p is malloc'ed. A sweep document is read by lp-sweep's reader (any schema version) and
+ * diagnosed, its cells the resolved values every output shows (lp_qual_sweep_cells). Returns 0,
+ * or -EINVAL after one lp_err line (not JSON, not linkperf).
  */
 int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p);
+/*
+ * Judge the document at path after the fact (lp-judge): its cells as lp_qual_doc_cells reads
+ * them, judged as lp_qual_judge does; with json_path the document is written there with its
+ * "qualification" section (and a recorded "exit_code" of 0 raised to 1 on failure). 0 or a
+ * negative errno after one lp_err line (-EINVAL: not a document, or a baseline that matches
+ * under half of its cells: the document is still written).
+ */
+int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path);
+
+struct lp_sweep_run;
+/*
+ * A diagnosed sweep run's cells: per metric and measured ordered pair, the resolved value (the
+ * one the diagnosis used; bandwidth in GB/s), its spread from the metric's one noise field
+ * (sigma_log: value * (exp(sigma_log) - 1)), the ceiling from both ports' rate. 0, -ENOMEM,
+ * -EOPNOTSUPP (built without rdma-core: no sweep).
+ */
+int lp_qual_sweep_cells(const struct lp_sweep_run *r, struct lp_qual_cell **cells_p, size_t *n_p);
 
 /* Bandwidth in Gb/s or GB/s as the floors take it: "350", "350Gb/s", "44GB/s" -> GB/s. */
 int lp_qual_parse_gbps(const char *s, double *gbytes_s_p);

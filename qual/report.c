@@ -10,10 +10,90 @@
 #include <unistd.h>
 
 #include "common/lp.h"
+#include "common/record.h"
+
+static const char *const kind_names[] = { "bandwidth", "latency", NULL };
+static const char *const overall_names[] = { "PASS", "FAIL", "NONE", NULL };
+
+/* clang-format off */
+static const struct lp_record cell_record = LP_RECORD(struct lp_qual_cell,
+	LP_REC_STR(struct lp_qual_cell, test),
+	LP_REC_U64(struct lp_qual_cell, size),
+	LP_REC_STR(struct lp_qual_cell, pair, LP_REC_DOC("who: \"client>server\" (lp-sweep), \"GPU0<-CPU\" (lp-gpu), a direction or \"\" (lp-rdma)")),
+	LP_REC_ENUM(struct lp_qual_cell, kind, kind_names, LP_REC_DOC("bandwidth (GB/s) or latency (us)")),
+	LP_REC_F64(struct lp_qual_cell, value, LP_REC_DOC("the value every output shows; null: failed")),
+	LP_REC_F64(struct lp_qual_cell, spread, LP_REC_DOC("one standard deviation, same unit; 0 unknown")),
+	LP_REC_F64(struct lp_qual_cell, ceiling, LP_REC_DOC("theoretical GB/s of the link; 0 unknown")),
+	LP_REC_ENUM(struct lp_qual_cell, verdict, lp_qual_verdict_names),
+	LP_REC_F64(struct lp_qual_cell, limit, LP_REC_DOC("the floor (GB/s) or ceiling (us) that applied")),
+	LP_REC_F64(struct lp_qual_cell, margin, LP_REC_DOC("(value - limit) / limit, negated for latency: below 0 fails")),
+	LP_REC_I32(struct lp_qual_cell, rule, LP_REC_DOC("index in rules of the limit that applied, -1 none")),
+	LP_REC_ENUM(struct lp_qual_cell, change, lp_qual_change_names, LP_REC_DOC("against the baseline")),
+	LP_REC_F64(struct lp_qual_cell, base_value, LP_REC_KEY("baseline_value")),
+	LP_REC_F64(struct lp_qual_cell, base_spread, LP_REC_KEY("baseline_spread")),
+	LP_REC_F64(struct lp_qual_cell, delta, LP_REC_DOC("relative change, positive = better")));
+
+static const struct lp_record rule_record = LP_RECORD(struct lp_qual_rule,
+	LP_REC_ENUM(struct lp_qual_rule, kind, kind_names),
+	LP_REC_STR(struct lp_qual_rule, test, LP_REC_DOC("\"\": every test of the kind")),
+	LP_REC_U64(struct lp_qual_rule, min_size),
+	LP_REC_U64(struct lp_qual_rule, max_size),
+	LP_REC_F64(struct lp_qual_rule, min_fraction, LP_REC_DOC("of the cell's ceiling, else of theoretical")),
+	LP_REC_F64(struct lp_qual_rule, min_gbytes_s),
+	LP_REC_F64(struct lp_qual_rule, max_lat_us),
+	LP_REC_F64(struct lp_qual_rule, theoretical, LP_REC_DOC("GB/s, the profile's; 0 unknown")),
+	LP_REC_BOOL(struct lp_qual_rule, floor, LP_REC_DOC("from the options, else from a profile")),
+	LP_REC_STR(struct lp_qual_rule, source));
+
+static const struct lp_record dist_record = LP_RECORD(struct lp_qual_dist,
+	LP_REC_STR(struct lp_qual_dist, test),
+	LP_REC_U64(struct lp_qual_dist, size),
+	LP_REC_ENUM(struct lp_qual_dist, kind, kind_names),
+	LP_REC_U32(struct lp_qual_dist, n, LP_REC_DOC("this run's measured cells")),
+	LP_REC_F64(struct lp_qual_dist, median),
+	LP_REC_F64(struct lp_qual_dist, p5),
+	LP_REC_F64(struct lp_qual_dist, p95),
+	LP_REC_U32(struct lp_qual_dist, base_n, LP_REC_KEY("baseline_n")),
+	LP_REC_F64(struct lp_qual_dist, base_median, LP_REC_KEY("baseline_median")),
+	LP_REC_F64(struct lp_qual_dist, base_p5, LP_REC_KEY("baseline_p5")),
+	LP_REC_F64(struct lp_qual_dist, base_p95, LP_REC_KEY("baseline_p95")),
+	LP_REC_F64(struct lp_qual_dist, delta, LP_REC_DOC("relative change of the median, positive = better")));
+
+static const struct lp_record base_record = LP_RECORD(struct lp_qual,
+	LP_REC_STR(struct lp_qual, base_file, LP_REC_KEY("file")),
+	LP_REC_F64(struct lp_qual, opts.regress_pct, LP_REC_KEY("regress_pct")),
+	LP_REC_F64(struct lp_qual, opts.noise_k, LP_REC_KEY("noise_k")),
+	LP_REC_U64(struct lp_qual, nmatched, LP_REC_KEY("matched"), LP_REC_DOC("this run's cells found in the baseline (same test, size, pair)")),
+	LP_REC_BOOL(struct lp_qual, base_compared, LP_REC_KEY("compared"), LP_REC_DOC("compared cell by cell: at least half matched")),
+	LP_REC_STR(struct lp_qual, base_why, LP_REC_KEY("reason"), LP_REC_DOC("why not compared cell by cell, \"\"")),
+	LP_REC_U32(struct lp_qual, nregress, LP_REC_KEY("regressions")),
+	LP_REC_U64(struct lp_qual, nmissing, LP_REC_NOJSON),
+	LP_REC_VEC_NEST(struct lp_qual, missing, nmissing, cell_record, LP_REC_DOC("the baseline's cells this run lacks")),
+	LP_REC_U64(struct lp_qual, ndist, LP_REC_NOJSON),
+	LP_REC_VEC_NEST(struct lp_qual, dist, ndist, dist_record, LP_REC_KEY("distributions")));
+
+static const struct lp_record qual_record = LP_RECORD(struct lp_qual,
+	LP_REC_STR(struct lp_qual, tool),
+	LP_REC_NAME(struct lp_qual, verdict, overall_names, LP_REC_DOC("FAIL: a cell failed or regressed, or the baseline did not match; PASS: every judged cell passed")),
+	LP_REC_STR(struct lp_qual, expect, LP_REC_DOC("--expect as given, \"\" none")),
+	LP_REC_STR(struct lp_qual, profiles, LP_REC_DOC("the profiles in use, comma separated")),
+	LP_REC_STR(struct lp_qual, note),
+	LP_REC_STR(struct lp_qual, command),
+	LP_REC_U32(struct lp_qual, npass, LP_REC_KEY("pass")),
+	LP_REC_U32(struct lp_qual, nfail, LP_REC_KEY("fail")),
+	LP_REC_U32(struct lp_qual, nnone, LP_REC_KEY("no_expectation")),
+	LP_REC_U64(struct lp_qual, nrules, LP_REC_NOJSON),
+	LP_REC_VEC_NEST(struct lp_qual, rules, nrules, rule_record));
+/* clang-format on */
 
 static const char *unit_of(const struct lp_qual_cell *c)
 {
 	return c->kind == LP_QUAL_BW ? "GB/s" : "us";
+}
+
+bool lp_qual_failed(const struct lp_qual *q)
+{
+	return q->nfail || q->nregress || (q->opts.baseline && !q->base_compared);
 }
 
 int lp_qual_judge(struct lp_qual *q, const struct lp_qual_cell *cells, size_t n)
@@ -35,80 +115,90 @@ int lp_qual_judge(struct lp_qual *q, const struct lp_qual_cell *cells, size_t n)
 	}
 	if (q->opts.baseline)
 		err = lp_qual_compare(q);
-	if (!err && q->opts.prom)
-		err = lp_qual_prom_write(q, q->opts.prom);
+	q->verdict = lp_qual_failed(q)					  ? "FAIL"
+		     : q->npass || (q->opts.baseline && q->base_compared) ? "PASS"
+									  : "NONE";
+	if (!err && q->opts.baseline && !q->base_compared) {
+		lp_err("--baseline %s: %s", q->opts.baseline, q->base_why);
+		err = -EINVAL;
+	}
+	if (q->opts.prom && (!err || err == -EINVAL)) {
+		int perr = lp_qual_prom_write(q, q->opts.prom);
+
+		err = err ? err : perr;
+	}
 	return err;
-}
-
-bool lp_qual_failed(const struct lp_qual *q)
-{
-	return q->nfail || q->nregress;
-}
-
-static const char *overall(const struct lp_qual *q)
-{
-	return lp_qual_failed(q) ? "FAIL" : q->npass ? "PASS" : "NONE";
 }
 
 void lp_qual_json(const struct lp_qual *q, struct lp_json *j)
 {
 	lp_json_obj_begin(j, "qualification");
-	lp_json_str(j, "verdict", overall(q));
-	lp_json_str(j, "expect", q->opts.expect);
-	lp_json_str(j, "profiles", q->profiles[0] ? q->profiles : NULL);
-	lp_json_str(j, "note", q->note[0] ? q->note : NULL);
-	if (q->opts.argv) {
-		lp_json_arr_begin(j, "command");
-		for (char **a = q->opts.argv; *a; a++)
-			lp_json_str(j, NULL, *a);
-		lp_json_arr_end(j);
-	}
+	lp_record_json(&qual_record, q, j);
 	lp_json_str(j, "units",
 		    "bandwidth GB/s (1e9 bytes/s), latency us; margin = (value - limit) / limit, "
 		    "negated for latency: below 0 fails");
-	lp_json_uint(j, "pass", q->npass);
-	lp_json_uint(j, "fail", q->nfail);
-	lp_json_uint(j, "no_expectation", q->nnone);
 	if (q->opts.baseline) {
 		lp_json_obj_begin(j, "baseline");
-		lp_json_str(j, "file", q->opts.baseline);
-		lp_json_num(j, "regress_pct", q->opts.regress_pct);
-		lp_json_num(j, "noise_k", q->opts.noise_k);
-		lp_json_str(j, "rule",
-			    "regression: worse by more than regress_pct and |new - old| > "
-			    "noise_k * sqrt(spread_new^2 + spread_old^2)");
-		lp_json_uint(j, "regressions", q->nregress);
-		lp_json_arr_begin(j, "missing");
-		for (size_t i = 0; i < q->nmissing; i++)
-			lp_json_str(j, NULL, q->missing[i]);
-		lp_json_arr_end(j);
+		lp_record_json(&base_record, q, j);
 		lp_json_obj_end(j);
+	} else {
+		lp_json_null(j, "baseline");
 	}
-	lp_json_arr_begin(j, "cells");
-	for (size_t i = 0; i < q->ncells; i++) {
-		const struct lp_qual_cell *c = &q->cells[i];
+	lp_record_json_columns(&cell_record,
+			       &(struct lp_rec_rows){ .n = q->ncells,
+						      .base = q->cells,
+						      .stride = sizeof(*q->cells) },
+			       "cells", j);
+	lp_json_obj_end(j);
+}
 
-		lp_json_obj_begin(j, NULL);
-		lp_json_str(j, "test", c->test);
-		lp_json_uint(j, "size", c->size);
-		lp_json_str(j, "pair", c->pair);
-		lp_json_str(j, "unit", unit_of(c));
-		lp_json_num(j, "value", c->value);
-		lp_json_num(j, "spread", c->spread);
-		lp_json_str(j, "verdict", lp_qual_verdict_names[c->verdict]);
-		lp_json_num(j, "limit", c->limit);
-		lp_json_num(j, "margin", c->margin);
-		lp_json_str(j, "source", c->source);
-		if (c->change != LP_QUAL_NO_BASE) {
-			lp_json_str(j, "change", lp_qual_change_names[c->change]);
-			lp_json_num(j, "baseline_value", c->base_value);
-			lp_json_num(j, "baseline_spread", c->base_spread);
-			lp_json_num(j, "delta", c->delta);
-		}
-		lp_json_obj_end(j);
-	}
+void lp_qual_json_extra(struct lp_json *j, const void *arg)
+{
+	lp_qual_json(arg, j);
+}
+
+void lp_qual_schema(struct lp_json *j)
+{
+	lp_json_obj_begin(j, "qualification");
+	lp_json_str(j, "description", "the judgement of qual/ (--expect, floors, --baseline)");
+	lp_record_schema_open(&qual_record, j);
+	lp_json_obj_begin(j, "units");
+	lp_json_str(j, "type", "string");
+	lp_json_obj_end(j);
+	lp_json_obj_begin(j, "baseline");
+	lp_json_arr_begin(j, "anyOf");
+	lp_json_obj_begin(j, NULL);
+	lp_json_str(j, "type", "null");
+	lp_json_obj_end(j);
+	lp_json_obj_begin(j, NULL);
+	lp_record_schema(&base_record, j);
+	lp_json_obj_end(j);
 	lp_json_arr_end(j);
 	lp_json_obj_end(j);
+	lp_json_obj_begin(j, "cells");
+	lp_record_schema_columns(&cell_record, 0, j);
+	lp_json_obj_end(j);
+	lp_record_schema_close(&qual_record,
+			       (const char *const[]){ "units", "baseline", "cells", NULL }, j);
+	lp_json_obj_end(j);
+}
+
+/* Per test and size: this run's and the baseline's median, p5, p95 (any node sets). */
+static void qual_print_dists(const struct lp_qual *q, FILE *f)
+{
+	if (!q->ndist)
+		return;
+	fprintf(f, "  %-12s %10s %-4s %28s   %28s %8s\n", "distribution", "size", "unit",
+		"this run: median (p5-p95)", "baseline: median (p5-p95)", "median");
+	for (size_t i = 0; i < q->ndist; i++) {
+		const struct lp_qual_dist *d = &q->dist[i];
+
+		fprintf(f,
+			"  %-12s %10llu %-4s %12.4g (%6.4g-%6.4g)   %12.4g (%6.4g-%6.4g) %+7.1f%%\n",
+			d->test, (unsigned long long)d->size, d->kind == LP_QUAL_BW ? "GB/s" : "us",
+			d->median, d->p5, d->p95, d->base_median, d->base_p5, d->base_p95,
+			100 * d->delta);
+	}
 }
 
 void lp_qual_print(const struct lp_qual *q, FILE *f)
@@ -140,12 +230,19 @@ void lp_qual_print(const struct lp_qual *q, FILE *f)
 			fprintf(f, "  %9s %7s %s", "-", "", "new");
 		fprintf(f, " %s\n", unit_of(c));
 	}
-	for (size_t i = 0; i < q->nmissing; i++)
-		fprintf(f, "  missing from this run (in the baseline): %s\n", q->missing[i]);
-	fprintf(f, "verdict: %s (%u pass, %u fail, %u without expectation%s", overall(q), q->npass,
+	for (size_t i = 0; i < q->nmissing && i < 20; i++)
+		fprintf(f, "  missing from this run (in the baseline): %s %llu %s\n",
+			q->missing[i].test, (unsigned long long)q->missing[i].size,
+			q->missing[i].pair);
+	if (q->nmissing > 20)
+		fprintf(f, "  ... and %zu more missing (see the JSON)\n", q->nmissing - 20);
+	qual_print_dists(q, f);
+	fprintf(f, "verdict: %s (%u pass, %u fail, %u without expectation%s", q->verdict, q->npass,
 		q->nfail, q->nnone, base ? "" : ")\n");
-	if (base)
+	if (base && q->base_compared)
 		fprintf(f, "; %u regressions against %s)\n", q->nregress, q->opts.baseline);
+	else if (base)
+		fprintf(f, "; not compared cell by cell: %s)\n", q->base_why);
 }
 
 /* A label value in the exposition format: backslash, double quote and newline escaped. */

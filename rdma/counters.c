@@ -187,18 +187,18 @@ static const struct lp_ctr_info unknown_info[] = {
 	  "see the driver's documentation" },
 };
 
-static const char *const class_names[] = { "traffic", "error", "congestion" };
-static const char *const src_names[] = { "port", "hw", "netdev", "ethtool" };
+const char *const lp_ctr_class_names[] = { "traffic", "error", "congestion", NULL };
+const char *const lp_ctr_src_names[] = { "port", "hw", "netdev", "ethtool", NULL };
 static const char *const src_dirs[] = { "counters", "hw_counters" };
 
 const char *lp_ctr_class_name(enum lp_ctr_class c)
 {
-	return (unsigned)c < LP_ARRAY_SIZE(class_names) ? class_names[c] : "?";
+	return (unsigned)c < LP_ARRAY_SIZE(lp_ctr_class_names) - 1 ? lp_ctr_class_names[c] : "?";
 }
 
 const char *lp_ctr_src_name(enum lp_ctr_src s)
 {
-	return (unsigned)s < LP_ARRAY_SIZE(src_names) ? src_names[s] : "?";
+	return (unsigned)s < LP_ARRAY_SIZE(lp_ctr_src_names) - 1 ? lp_ctr_src_names[s] : "?";
 }
 
 bool lp_counter_is_timeout(const char *name)
@@ -214,8 +214,8 @@ bool lp_counter_is_timeout(const char *name)
 
 int lp_ctr_src_parse(const char *s)
 {
-	for (unsigned i = 0; s && i < LP_ARRAY_SIZE(src_names); i++)
-		if (!strcmp(s, src_names[i]))
+	for (unsigned i = 0; s && lp_ctr_src_names[i]; i++)
+		if (!strcmp(s, lp_ctr_src_names[i]))
 			return (int)i;
 	return -1;
 }
@@ -535,7 +535,7 @@ void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json
 	lp_json_uint(j, "dropped", s->dropped);
 	lp_json_obj_begin(j, "counters");
 	for (unsigned src = 0; src < LP_CTR_NSRC; src++) {
-		lp_json_obj_begin(j, src_names[src]);
+		lp_json_obj_begin(j, lp_ctr_src_names[src]);
 		for (unsigned i = 0; i < s->n; i++)
 			if (s->c[i].src == src)
 				lp_json_uint(j, s->c[i].name, s->c[i].value);
@@ -553,7 +553,7 @@ void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json
 			continue;
 		lp_json_obj_begin(j, NULL);
 		lp_json_str(j, "name", c->name);
-		lp_json_str(j, "source", src_names[c->src]);
+		lp_json_str(j, "source", lp_ctr_src_names[c->src]);
 		lp_json_uint(j, "delta", c->value);
 		lp_json_str(j, "class", lp_ctr_class_name(inf->cls));
 		lp_json_str(j, "meaning", inf->meaning);
@@ -571,7 +571,7 @@ void lp_counters_json(const struct lp_counters *s, bool is_delta, struct lp_json
 /* clang-format off */
 const struct lp_record lp_counter_record = LP_RECORD(struct lp_counter,
 	LP_REC_STR(struct lp_counter, name),
-	LP_REC_U8(struct lp_counter, src, LP_REC_RANGE(0, LP_CTR_NSRC - 1)),
+	LP_REC_ENUM(struct lp_counter, src, lp_ctr_src_names, LP_REC_KEY("source")),
 	LP_REC_U8(struct lp_counter, reset, LP_REC_RANGE(0, 1)),
 	LP_REC_U64(struct lp_counter, value));
 

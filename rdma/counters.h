@@ -104,7 +104,10 @@ const struct lp_ctr_info *lp_counter_info(const char *name);
 const struct lp_ctr_info *lp_counter_table(unsigned *n_p);
 
 const char *lp_ctr_class_name(enum lp_ctr_class c); /* "traffic", "error", "congestion" */
-const char *lp_ctr_src_name(enum lp_ctr_src s);	    /* "port", "hw", "netdev", "ethtool" */
+/* The names of enum lp_ctr_class and enum lp_ctr_src, NULL-terminated (records' enum tables). */
+extern const char *const lp_ctr_class_names[];
+extern const char *const lp_ctr_src_names[];
+const char *lp_ctr_src_name(enum lp_ctr_src s); /* "port", "hw", "netdev", "ethtool" */
 
 /*
  * A retry after an ACK timeout, or the duplicate it causes at the responder

@@ -8,7 +8,7 @@ set -eu
 PKGS="build-essential make pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-utils
 ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev openmpi-bin libopenmpi-dev
 openssh-server openssh-client python3 python3-matplotlib python3-numpy python3-jinja2
-python3-prometheus-client chromium
+python3-prometheus-client python3-jsonschema python3-lxml chromium
 slurmctld slurmd slurm-client munge
 qemu-system-x86 busybox-static kmod cpio iproute2 procps
 clang libclang-rt-14-dev clang-format

@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "common/lp.h"
+#include "common/record.h"
 
 int lp_sweep_check_init(struct lp_sweep_check *c, int n)
 {
@@ -58,6 +59,14 @@ void lp_sweep_check_print(const struct lp_sweep_check *c, FILE *f)
 		lp_check_status_name(lp_sweep_check_worst(c)));
 }
 
+/* clang-format off */
+static const struct lp_record host_record = LP_RECORD(struct lp_sweep_check_host,
+	LP_REC_STR(struct lp_sweep_check_host, name, LP_REC_DOC("the rank's label (\"host\", \"host/rail\")")),
+	LP_REC_I32(struct lp_sweep_check_host, rank),
+	LP_REC_I32(struct lp_sweep_check_host, status, LP_REC_DOC("0, or a negative errno: the check did not run there or no report came")),
+	LP_REC_STR(struct lp_sweep_check_host, error));
+/* clang-format on */
+
 int lp_sweep_check_write_json(const struct lp_sweep_check *c, FILE *f, int exit_code)
 {
 	struct lp_json j;
@@ -72,10 +81,7 @@ int lp_sweep_check_write_json(const struct lp_sweep_check *c, FILE *f, int exit_
 		const struct lp_sweep_check_host *h = &c->hosts[i];
 
 		lp_json_obj_begin(&j, NULL);
-		lp_json_str(&j, "name", h->name);
-		lp_json_int(&j, "rank", h->rank);
-		lp_json_int(&j, "status", h->status);
-		lp_json_str(&j, "error", h->status ? h->error : NULL);
+		lp_record_json(&host_record, h, &j);
 		if (h->status) { /* no report: a FAIL, no lines */
 			lp_json_str(&j, "worst", lp_check_status_name(LP_CHECK_FAIL));
 			lp_json_arr_begin(&j, "checks");

@@ -537,6 +537,9 @@ int lp_sweep_coll_read(struct lp_sweep_run *r, const json_t *coll)
 	free(v);
 	return rc;
 }
+/* A journal line's own members, beside the record's. */
+static const char *const line_keys[] = { "type", "time", NULL };
+
 int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const json_t *o, char *why,
 			       size_t why_len)
 {
@@ -551,13 +554,14 @@ int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const j
 		return -ENOMEM;
 	if (res) {
 		memset(&cr, 0, sizeof(cr));
-		rc = lp_record_read_json(&lp_coll_result_record, &cr, o, why, why_len);
+		rc = lp_record_read_json_more(&lp_coll_result_record, &cr, o, line_keys, why,
+					      why_len);
 		return rc ? rc : lp_coll_run_add_result(r->coll, &cr);
 	}
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	rc = lp_record_read_json(&lp_coll_verdict_record, v, o, why, why_len);
+	rc = lp_record_read_json_more(&lp_coll_verdict_record, v, o, line_keys, why, why_len);
 	v->nprobe = 0; /* arrays are not read back: the evidence stays in the journal line */
 	if (!rc)
 		rc = lp_coll_run_add_verdict(r->coll, v);

@@ -13,13 +13,6 @@
 
 /* ---- CSV ---- */
 
-/* A number, or an empty field when there is none (NaN). */
-static void csv_num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-}
-
 /* PREFIX-<test>-<size>.csv: the matrix of metric m, ERR for failed cells. */
 static int csv_matrix(const struct lp_sweep_run *r, int m, const char *prefix,
 		      struct lp_sweep_mx *mx)
@@ -56,9 +49,15 @@ static int csv_matrix(const struct lp_sweep_run *r, int m, const char *prefix,
 	return lp_out_close(f, path);
 }
 
-/* PREFIX-cells.csv: one row per cell, sweep and retests. */
+/*
+ * PREFIX-cells.csv: one row per attempt: the test, size and the nodes' names, then the attempt
+ * record's fields (common/record.h's CSV form of lp_sweep_cell_record: its keys, nested ones as
+ * latency.p50), then whether the run was interrupted or incomplete.
+ */
 static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
 {
+	static const char *const sparse[] = { "ctr_client", "ctr_server", NULL };
+	uint64_t skip = lp_record_mask(&lp_sweep_cell_record, sparse);
 	char path[4096];
 	FILE *f;
 
@@ -66,26 +65,21 @@ static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
 	f = lp_out_open(path);
 	if (!f)
 		return -EIO;
-	fprintf(f, "test,size,client,server,client_name,server_name,phase,round,status,value,unit,"
-		   "p50_us,p99_us,gbits_s,wall_s,error,run_interrupted,attempt,run_incomplete\n");
+	fputs("test,size,client_name,server_name,unit,", f);
+	lp_record_csv_header(&lp_sweep_cell_record, skip, f, true);
+	fputs(",error,run_interrupted,run_incomplete\n", f);
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_cell *c = &r->cells[i];
 		const struct lp_sweep_metric *mt = &r->metrics[c->metric];
 
-		fprintf(f, "%s,%llu,%d,%d,", mt->test, (unsigned long long)mt->size, c->a, c->b);
+		fprintf(f, "%s,%llu,", mt->test, (unsigned long long)mt->size);
 		lp_csv_field(f, r->nodes[c->a].name, 0);
 		lp_csv_field(f, r->nodes[c->b].name, 0);
-		fprintf(f, "%s,%d,%d,", lp_sweep_phase_names[c->phase], c->round, c->status);
-		csv_num(f, c->value);
-		fprintf(f, ",%s,", lp_sweep_unit(mt));
-		csv_num(f, c->lat.p50);
+		fprintf(f, "%s,", mt->unit);
+		lp_record_csv_row(&lp_sweep_cell_record, c, skip, f, true);
 		fputc(',', f);
-		csv_num(f, c->lat.p99);
-		fputc(',', f);
-		csv_num(f, c->gbits_s);
-		fprintf(f, ",%.3f,", c->wall_s);
-		lp_csv_field(f, c->status ? c->error : "", 0);
-		fprintf(f, "%d,%d,%d\n", r->interrupted, c->attempt, r->incomplete);
+		lp_csv_field(f, c->error, 0);
+		fprintf(f, "%d,%d\n", r->interrupted, r->incomplete);
 	}
 	return lp_out_close(f, path);
 }

@@ -85,9 +85,13 @@ static int sum_add(struct lp_sweep_evidence *ev, int lo, int hi, int on, const s
 	}
 	s = &ev->sums[ev->nsums++];
 	memset(s, 0, sizeof(*s));
-	*s = (struct lp_sweep_ctr_sum){
-		.lo = lo, .hi = hi, .on = on, .src = c->src, .delta = c->value, .cells = 1
-	};
+	*s = (struct lp_sweep_ctr_sum){ .lo = lo,
+					.hi = hi,
+					.on = on,
+					.src = c->src,
+					.delta = c->value,
+					.cells = 1,
+					.cls = (uint8_t)lp_counter_info(c->name)->cls };
 	snprintf(s->name, sizeof(s->name), "%s", c->name);
 	return 0;
 }
@@ -233,7 +237,7 @@ static void cite_add(struct lp_verdict_ctr *l, int *n, int cap, int on,
 	if (*n >= cap)
 		return;
 	l[*n] = (struct lp_verdict_ctr){
-		.on = on, .src = s->src, .delta = s->delta, .cells = s->cells
+		.on = on, .src = s->src, .delta = s->delta, .cells = s->cells, .cls = s->cls
 	};
 	snprintf(l[*n].name, sizeof(l[*n].name), "%s", s->name);
 	(*n)++;
@@ -397,130 +401,4 @@ out:
 	free(moved);
 	free(expl);
 	return rc;
-}
-
-/* ---- JSON ---- */
-
-static void sum_json(struct lp_json *j, const struct lp_sweep_run *r, int on, uint8_t src,
-		     const char *name, uint64_t delta, int cells)
-{
-	lp_json_obj_begin(j, NULL);
-	if (on >= 0) {
-		lp_json_int(j, "node", on);
-		lp_json_str(j, "on", r->nodes[on].name);
-	} else {
-		lp_json_null(j, "node");
-		lp_json_str(j, "on", "partners");
-	}
-	lp_json_str(j, "name", name);
-	lp_json_str(j, "source", lp_ctr_src_name((enum lp_ctr_src)src));
-	lp_json_str(j, "class", lp_ctr_class_name(lp_counter_info(name)->cls));
-	lp_json_uint(j, "delta", delta);
-	lp_json_int(j, "cells", cells);
-	lp_json_obj_end(j);
-}
-
-void lp_verdict_ctr_json(struct lp_json *j, const struct lp_sweep_run *r,
-			 const struct lp_verdict *vd)
-{
-	lp_json_arr_begin(j, "counters");
-	for (int i = 0; i < vd->nctr; i++)
-		sum_json(j, r, vd->ctr[i].on, vd->ctr[i].src, vd->ctr[i].name, vd->ctr[i].delta,
-			 vd->ctr[i].cells);
-	lp_json_arr_end(j);
-}
-
-/* Node i's own port summed over all its pairs, one entry per counter. */
-static void node_sums_json(struct lp_json *j, const struct lp_sweep_run *r, int i)
-{
-	uint64_t delta;
-	int cells;
-
-	lp_json_obj_begin(j, NULL);
-	lp_json_int(j, "node", i);
-	lp_json_str(j, "name", r->nodes[i].name);
-	lp_json_int(j, "partners", r->ev.partners[i]);
-	lp_json_int(j, "partners_moved", r->ev.moved[i]);
-	lp_json_arr_begin(j, "moved");
-	for (size_t k = 0; k < r->ev.nsums; k++) {
-		const struct lp_sweep_ctr_sum *s = &r->ev.sums[k];
-		bool first = true;
-
-		if (s->on != i)
-			continue;
-		for (size_t e = 0; e < k && first; e++) /* the first of its name: sum them all */
-			first = !(r->ev.sums[e].on == i && r->ev.sums[e].src == s->src &&
-				  !strcmp(r->ev.sums[e].name, s->name));
-		if (!first)
-			continue;
-		delta = 0;
-		cells = 0;
-		for (size_t e = k; e < r->ev.nsums; e++)
-			if (r->ev.sums[e].on == i && r->ev.sums[e].src == s->src &&
-			    !strcmp(r->ev.sums[e].name, s->name)) {
-				delta += r->ev.sums[e].delta;
-				cells += r->ev.sums[e].cells;
-			}
-		sum_json(j, r, i, s->src, s->name, delta, cells);
-	}
-	lp_json_arr_end(j);
-	lp_json_obj_end(j);
-}
-
-void lp_sweep_evidence_json(struct lp_json *j, const struct lp_sweep_run *r)
-{
-	lp_json_obj_begin(j, "counter_sums");
-	lp_json_str(j, "counters", "error and congestion classes, summed over the cells");
-	lp_json_arr_begin(j, "nodes");
-	for (int i = 0; r->ev.partners && i < r->n; i++) {
-		bool any = false;
-
-		for (size_t k = 0; k < r->ev.nsums && !any; k++)
-			any = r->ev.sums[k].on == i;
-		if (any)
-			node_sums_json(j, r, i);
-	}
-	lp_json_arr_end(j);
-	lp_json_arr_begin(j, "links");
-	for (size_t k = 0; k < r->ev.nsums; k++) {
-		const struct lp_sweep_ctr_sum *s = &r->ev.sums[k];
-		bool first = true;
-
-		for (size_t e = 0; e < k && first; e++)
-			first = r->ev.sums[e].lo != s->lo || r->ev.sums[e].hi != s->hi;
-		if (!first)
-			continue;
-		lp_json_obj_begin(j, NULL);
-		lp_sweep_json_pair(j, r, s->lo, s->hi);
-		lp_json_arr_begin(j, "moved");
-		for (size_t e = k; e < r->ev.nsums; e++)
-			if (r->ev.sums[e].lo == s->lo && r->ev.sums[e].hi == s->hi)
-				sum_json(j, r, r->ev.sums[e].on, r->ev.sums[e].src,
-					 r->ev.sums[e].name, r->ev.sums[e].delta,
-					 r->ev.sums[e].cells);
-		lp_json_arr_end(j);
-		lp_json_obj_end(j);
-	}
-	lp_json_arr_end(j);
-	lp_json_obj_end(j);
-}
-
-static void ctr_end_json(struct lp_json *j, const char *key, const struct lp_sweep_ctr_end *e)
-{
-	if (!e->valid) {
-		lp_json_null(j, key);
-		return;
-	}
-	lp_json_obj_begin(j, key);
-	lp_json_uint(j, "omitted", e->more);
-	lp_counter_list_json(e->c, LP_MIN(e->n, LP_SWEEP_CELL_CTR), "moved", j);
-	lp_json_obj_end(j);
-}
-
-void lp_sweep_cell_ctr_json(struct lp_json *j, const struct lp_sweep_cell *c)
-{
-	lp_json_obj_begin(j, "counters");
-	ctr_end_json(j, "client", &c->ctr_client);
-	ctr_end_json(j, "server", &c->ctr_server);
-	lp_json_obj_end(j);
 }

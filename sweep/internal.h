@@ -45,8 +45,87 @@ int lp_sweep_mx_alloc(struct lp_sweep_mx *mx, int n);
 void lp_sweep_mx_free(struct lp_sweep_mx *mx);
 int lp_sweep_mx_fill(const struct lp_sweep_run *r, int m, struct lp_sweep_mx *mx);
 
-/* A cell's "latency_us" and "bandwidth" objects in the JSON document (writer and reader). */
-extern const struct lp_record lp_sweep_cell_lat_json;
-extern const struct lp_record lp_sweep_cell_bw_json;
+/* ---- the document's parts (sweep/records.c declares their records) ---- */
+
+/*
+ * The cells of one metric between the nodes of one rail (every node without
+ * --rails): a matrix of nb x nb ordered pairs, row = client, column = server.
+ */
+struct lp_sweep_block {
+	int metric, rail;
+	int nb;	   /* nodes */
+	int *node; /* nb: the run's node index of each row and column, ascending */
+};
+
+/* A cell as every output shows it (the value the diagnosis used). */
+struct lp_sweep_rcell {
+	double value;	  /* the successful attempts combined; NaN none */
+	uint8_t cls;	  /* enum lp_cell_class */
+	uint8_t attempts; /* successful attempts behind value */
+	double spread;	  /* log-scale spread of those attempts; NaN under two */
+};
+
+/* An ordered pair the schedule holds that was never measured, at some metrics. */
+struct lp_sweep_missing {
+	int a, b;
+	char metrics[LP_SWEEP_MAX_METRICS * 34];
+};
+
+/* A node's counters over its pairs (sweep/evidence.c's partners and moved). */
+struct lp_sweep_ctr_node {
+	int partners; /* partners with counters read on either end */
+	int moved;    /* of those, partners whose pair moved an error counter */
+};
+
+extern const struct lp_record lp_sweep_ctr_node_record;
+extern const struct lp_record lp_sweep_block_record;
+extern const struct lp_record lp_sweep_rcell_record;
+extern const struct lp_record lp_sweep_missing_record;
+
+/*
+ * The run's blocks: one per metric, or per metric and rail with --rails
+ * (metric-major), each with its nodes in index order. *blocks_p is malloc'ed
+ * (free with lp_sweep_blocks_free). 0 or -ENOMEM.
+ */
+int lp_sweep_blocks(const struct lp_sweep_run *r, struct lp_sweep_block **blocks_p, int *n_p);
+void lp_sweep_blocks_free(struct lp_sweep_block *blocks, int n);
+/*
+ * lp_sweep_matrix over one block: v, fail, sched, att, best, spread are
+ * nb*nb arrays (rows and columns: the block's nodes); att, best, spread and
+ * rep_p may be NULL. 0 or -ENOMEM.
+ */
+int lp_sweep_block_matrix(const struct lp_sweep_run *r, const struct lp_sweep_block *blk, double *v,
+			  uint8_t *fail, uint8_t *sched, uint8_t *att, double *best, double *spread,
+			  struct lp_diag_in *rep_p);
+/* Bits of lp_sweep_cell_record's fields a block implies (metric, client, server, phase). */
+uint64_t lp_sweep_block_implied(void);
+
+/* The head of a document and of a journal: tool, schema, method, run, nodes, metrics (members). */
+void lp_sweep_json_head(struct lp_json *j, const struct lp_sweep_run *r);
+/* "verdicts": the run's verdicts as records (a document's, a journal's end). */
+void lp_sweep_json_verdicts(struct lp_json *j, const struct lp_sweep_run *r);
+
+/* ---- reading (sweep/read.c), shared with the journal's reader ---- */
+
+struct json_t;
+/*
+ * The members every recorded run starts with ("run", "nodes", "metrics": a
+ * document's top level, a journal's header line) into r (initialised here):
+ * the node count is checked against the nodes the file holds before anything
+ * is allocated. 0, -EINVAL (why) or -ENOMEM.
+ */
+int lp_sweep_read_head(struct lp_sweep_run *r, const struct json_t *o, char *why, size_t why_len);
+/* Attempts in columns (a document's "attempts", a journal's round) added to r. */
+int lp_sweep_read_attempts(struct lp_sweep_run *r, const struct json_t *cols, char *why,
+			   size_t why_len);
+/* A linkperf.sweep/1 document (sweep/read1.c, records of the old form) into r. */
+int lp_sweep_read_doc1(struct lp_sweep_run *r, const struct json_t *root, char *why,
+		       size_t why_len);
+/*
+ * O(n^2) work is done only for runs whose node count the file can justify:
+ * n^2 <= 64 * bytes + 2^20 (a run's cells, or its nodes' records, take
+ * that much room). 0, or -EINVAL with why.
+ */
+int lp_sweep_read_bound(const struct lp_sweep_run *r, size_t bytes, char *why, size_t why_len);
 
 #endif

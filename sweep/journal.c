@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* The sweep's journal: one JSON object per line, written by rank 0 as the results arrive. */
+/* The sweep's journal: the document's parts, one JSON object per line, written by rank 0 as they come. */
 #include "sweep/journal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -12,24 +13,25 @@
 #include "common/lp.h"
 #include "common/opt.h"
 #include "sweep/collrun.h"
+#include "sweep/internal.h"
 
 int lp_sweep_journal_open(struct lp_sweep_journal *jl, const char *path, bool replace)
 {
+	int err;
+
 	memset(jl, 0, sizeof(*jl));
 	if (replace) {
 		snprintf(jl->replaces, sizeof(jl->replaces), "%s", path);
 		snprintf(jl->path, sizeof(jl->path), "%s.new", path);
+		unlink(jl->path); /* a --resume that died before its first round: not the record */
 	} else {
 		snprintf(jl->path, sizeof(jl->path), "%s", path);
 	}
-	jl->f = fopen(jl->path, "w");
-	if (!jl->f) {
-		int err = -errno;
-
-		lp_err("journal %s: %s", path, strerror(-err));
-		return err;
-	}
-	return 0;
+	err = lp_out_create(jl->path, &jl->f);
+	if (err == -EEXIST)
+		lp_err("journal %s exists (a previous run's record): --resume %s, or move it away",
+		       jl->path, jl->path);
+	return err;
 }
 
 static bool on(const struct lp_sweep_journal *jl)
@@ -61,60 +63,42 @@ static void line_end(struct lp_sweep_journal *jl, struct lp_json *j)
 		jl->err = ret == -EIO && errno ? -errno : ret;
 }
 
-void lp_sweep_journal_record(struct lp_sweep_journal *jl, const char *type,
-			     const struct lp_record *rec, const void *obj)
-{
-	struct lp_json j;
-
-	if (!on(jl))
-		return;
-	line_begin(jl, &j, type);
-	lp_record_json(rec, obj, &j);
-	line_end(jl, &j);
-}
-
 void lp_sweep_journal_run(struct lp_sweep_journal *jl, const struct lp_sweep_run *r)
 {
 	struct lp_json j;
 
 	if (!on(jl))
 		return;
-	line_begin(jl, &j, "run");
-	lp_json_str(&j, "schema", LP_SWEEP_JOURNAL_SCHEMA);
-	lp_sweep_json_echo(&j, r);
+	line_begin(jl, &j, "header");
+	lp_sweep_json_head(&j, r);
 	line_end(jl, &j);
-	for (int m = 0; m < r->nmetrics; m++) {
-		line_begin(jl, &j, "metric");
-		lp_json_int(&j, "index", m);
-		lp_json_str(&j, "test", r->metrics[m].test);
-		lp_json_uint(&j, "size", r->metrics[m].size);
-		lp_json_bool(&j, "latency", r->metrics[m].lat);
-		line_end(jl, &j);
-	}
-}
-
-void lp_sweep_journal_nodes(struct lp_sweep_journal *jl, const struct lp_sweep_run *r)
-{
-	struct lp_json j;
-
-	for (int i = 0; on(jl) && i < r->n; i++) {
-		line_begin(jl, &j, "node");
-		lp_json_int(&j, "index", i);
-		lp_record_json(&lp_sweep_node_record, &r->nodes[i], &j);
-		line_end(jl, &j);
-	}
 }
 
 void lp_sweep_journal_cells(struct lp_sweep_journal *jl, const struct lp_sweep_run *r, size_t from)
 {
 	struct lp_json j;
 
-	for (size_t i = from; on(jl) && i < r->ncells; i++) {
-		line_begin(jl, &j, "cell");
-		lp_record_json(&lp_sweep_cell_record, &r->cells[i], &j);
-		line_end(jl, &j);
-	}
+	if (!on(jl) || from >= r->ncells)
+		return;
+	line_begin(jl, &j, "round");
+	lp_record_json_columns(&lp_sweep_cell_record,
+			       &(struct lp_rec_rows){ .n = r->ncells - from,
+						      .base = &r->cells[from],
+						      .stride = sizeof(r->cells[0]) },
+			       "attempts", &j);
+	line_end(jl, &j);
 }
+
+/* A retest round's pair: the record of its columns. */
+struct pair {
+	int32_t a, b;
+};
+
+/* clang-format off */
+static const struct lp_record pair_record = LP_RECORD(struct pair,
+	LP_REC_I32(struct pair, a, LP_REC_RANGE(0, INT32_MAX), LP_REC_KEY("client")),
+	LP_REC_I32(struct pair, b, LP_REC_RANGE(0, INT32_MAX), LP_REC_KEY("server")));
+/* clang-format on */
 
 void lp_sweep_journal_retest(struct lp_sweep_journal *jl, int round, const int32_t *pairs,
 			     size_t np)
@@ -125,14 +109,10 @@ void lp_sweep_journal_retest(struct lp_sweep_journal *jl, int round, const int32
 		return;
 	line_begin(jl, &j, "retest");
 	lp_json_int(&j, "round", round);
-	lp_json_arr_begin(&j, "pairs");
-	for (size_t i = 0; i < np; i++) {
-		lp_json_arr_begin(&j, NULL);
-		lp_json_int(&j, NULL, pairs[2 * i]);
-		lp_json_int(&j, NULL, pairs[2 * i + 1]);
-		lp_json_arr_end(&j);
-	}
-	lp_json_arr_end(&j);
+	lp_record_json_columns(
+		&pair_record,
+		&(struct lp_rec_rows){ .n = np, .base = pairs, .stride = 2 * sizeof(*pairs) },
+		"pairs", &j);
 	line_end(jl, &j);
 }
 
@@ -146,7 +126,38 @@ void lp_sweep_journal_end(struct lp_sweep_journal *jl, const struct lp_sweep_run
 	lp_json_bool(&j, "interrupted", r->interrupted);
 	lp_json_uint(&j, "cells", r->ncells);
 	lp_json_int(&j, "exit_code", exit_code);
+	lp_sweep_json_verdicts(&j, r);
 	line_end(jl, &j);
+}
+
+void lp_sweep_journal_record(struct lp_sweep_journal *jl, const char *type,
+			     const struct lp_record *rec, const void *obj)
+{
+	struct lp_json j;
+
+	if (!on(jl))
+		return;
+	line_begin(jl, &j, type);
+	lp_record_json(rec, obj, &j);
+	line_end(jl, &j);
+}
+
+/* clang-format off */
+const struct lp_record lp_sweep_progress_record = LP_RECORD(struct lp_sweep_progress,
+	LP_REC_STR(struct lp_sweep_progress, phase),
+	LP_REC_U64(struct lp_sweep_progress, round),
+	LP_REC_U64(struct lp_sweep_progress, rounds),
+	LP_REC_U64(struct lp_sweep_progress, cells),
+	LP_REC_U64(struct lp_sweep_progress, cells_planned),
+	LP_REC_F64(struct lp_sweep_progress, elapsed_s),
+	LP_REC_F64(struct lp_sweep_progress, left_s),
+	LP_REC_F64(struct lp_sweep_progress, predicted_s),
+	LP_REC_STR(struct lp_sweep_progress, end));
+/* clang-format on */
+
+void lp_sweep_journal_progress(struct lp_sweep_journal *jl, const struct lp_sweep_progress *p)
+{
+	lp_sweep_journal_record(jl, "progress", &lp_sweep_progress_record, p);
 }
 
 int lp_sweep_journal_sync(struct lp_sweep_journal *jl)
@@ -192,74 +203,98 @@ void lp_sweep_journal_info_free(struct lp_sweep_journal_info *info)
 #ifdef LP_HAVE_JANSSON
 #include <jansson.h>
 
-/* The first line: the run's echo and its node count (r initialised). */
-static int read_run_line(struct lp_sweep_run *r, const json_t *o, char *why, size_t why_len)
-{
-	const json_t *run = json_object_get(o, "run");
-	json_int_t n = json_integer_value(json_object_get(run, "nodes"));
-	int rc;
+static const char *const line_types[] = { "header",	 "round",	 "retest", "end",
+					  "coll_result", "coll_verdict", NULL };
 
-	if (n < 1 || n > 1 << 20) {
-		snprintf(why, why_len, "line 1: the run has no node count");
+/* What a line says besides its parts. */
+struct line {
+	const char *type; /* one of line_types, NULL another (skipped) */
+	char time[32];
+	int32_t round;
+	bool interrupted;
+	int32_t exit_code;
+	uint64_t cells;
+};
+
+/* clang-format off */
+static const struct lp_record retest_line_record = LP_RECORD_LEGACY(struct line,
+	LP_REC_I32(struct line, round));
+static const struct lp_record end_line_record = LP_RECORD_LEGACY(struct line,
+	LP_REC_BOOL(struct line, interrupted),
+	LP_REC_I32(struct line, exit_code),
+	LP_REC_U64(struct line, cells));
+/* clang-format on */
+
+static int count_pair(void *obj, size_t row, void *arg)
+{
+	struct lp_sweep_run *r = arg;
+	const struct pair *p = obj;
+
+	(void)row;
+	if (p->a >= r->n || p->b >= r->n || p->a == p->b)
 		return -EINVAL;
-	}
-	rc = lp_sweep_run_init(r, (int)n);
-	if (!rc)
-		lp_sweep_read_echo(r, run, json_object_get(o, "schedule"));
+	r->nretests++;
+	return 0;
+}
+
+/* The attempts of a round line; the nodes of the successful ones seen at the line's time. */
+static int round_line(struct lp_sweep_run *r, const json_t *o, const struct line *ln,
+		      struct lp_sweep_journal_info *info, char *why, size_t why_len)
+{
+	size_t from = r->ncells;
+	int rc = lp_sweep_read_attempts(r, json_object_get(o, "attempts"), why, why_len);
+
+	for (size_t k = from; !rc && k < r->ncells; k++)
+		if (!r->cells[k].status && ln->time[0]) {
+			snprintf(info->seen[r->cells[k].a], sizeof(info->seen[0]), "%s", ln->time);
+			snprintf(info->seen[r->cells[k].b], sizeof(info->seen[0]), "%s", ln->time);
+		}
 	return rc;
 }
 
-static int read_line(struct lp_sweep_run *r, const json_t *o, struct lp_sweep_journal_info *info,
-		     char *why, size_t why_len)
+static int read_line(struct lp_sweep_run *r, const json_t *o, const struct line *ln,
+		     struct lp_sweep_journal_info *info, char *why, size_t why_len)
 {
-	const char *type = json_string_value(json_object_get(o, "type"));
-	const char *time = json_string_value(json_object_get(o, "time"));
-	json_int_t idx = json_integer_value(json_object_get(o, "index"));
-	struct lp_sweep_cell c;
+	struct line x = { 0 };
+	struct pair p, tmpl = { 0, 0 };
 	int rc;
 
-	if (!type) {
-		snprintf(why, why_len, "no type");
-		return -EINVAL;
+	if (!ln->type || !strcmp(ln->type, "header"))
+		return ln->type ? (snprintf(why, why_len, "a second header"), -EINVAL) : 0;
+	if (!strcmp(ln->type, "round"))
+		return round_line(r, o, ln, info, why, why_len);
+	if (!strncmp(ln->type, "coll_", 5))
+		return lp_sweep_coll_journal_line(r, ln->type, o, why, why_len);
+	if (!strcmp(ln->type, "retest")) {
+		rc = lp_record_read_json(&retest_line_record, &x, o, why, why_len);
+		return rc ? rc
+			  : lp_record_read_columns(&pair_record, 0, json_object_get(o, "pairs"),
+						   SIZE_MAX, &p, &tmpl, count_pair, r, why,
+						   why_len);
 	}
-	if (!strcmp(type, "metric")) {
-		const char *test = json_string_value(json_object_get(o, "test"));
-
-		if (!test ||
-		    lp_sweep_add_metric(r, test, -1, json_is_true(json_object_get(o, "latency")),
-					(uint64_t)json_integer_value(json_object_get(o, "size"))) <
-			    0) {
-			snprintf(why, why_len, "a metric without a test, or too many");
-			return -EINVAL;
-		}
-	} else if (!strcmp(type, "node")) {
-		if (idx < 0 || idx >= r->n) {
-			snprintf(why, why_len, "node index %lld out of range", (long long)idx);
-			return -EINVAL;
-		}
-		return lp_record_read_json(&lp_sweep_node_record, &r->nodes[idx], o, why, why_len);
-	} else if (!strcmp(type, "cell")) {
-		lp_sweep_cell_init(&c, 0, 0, 0, 0, 0);
-		rc = lp_record_read_json(&lp_sweep_cell_record, &c, o, why, why_len);
-		if (!rc && lp_sweep_add_cell(r, &c)) {
-			snprintf(why, why_len, "a cell's metric or node out of range");
-			rc = -EINVAL;
-		}
-		if (!rc && !c.status && time) {
-			snprintf(info->seen[c.a], sizeof(info->seen[c.a]), "%s", time);
-			snprintf(info->seen[c.b], sizeof(info->seen[c.b]), "%s", time);
-		}
-		return rc;
-	} else if (!strcmp(type, "retest")) {
-		r->nretests += json_array_size(json_object_get(o, "pairs"));
-	} else if (!strcmp(type, "end")) {
+	rc = lp_record_read_json(&end_line_record, &x, o, why, why_len);
+	if (!rc) {
 		info->ended = true;
-		r->interrupted = json_is_true(json_object_get(o, "interrupted"));
-		info->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
+		r->interrupted = x.interrupted;
+		info->exit_code = x.exit_code;
 	}
-	if (!strncmp(type, "coll_", 5))
-		return lp_sweep_coll_journal_line(r, type, o, why, why_len);
-	return 0; /* a line of a later version's type is skipped */
+	return rc;
+}
+
+/* The line's type and time; false when it has none (not a journal line). */
+static bool line_of(const json_t *o, struct line *ln)
+{
+	const char *type = json_string_value(json_object_get(o, "type")),
+		   *time = json_string_value(json_object_get(o, "time"));
+
+	memset(ln, 0, sizeof(*ln));
+	if (!type)
+		return false;
+	for (size_t k = 0; line_types[k]; k++)
+		if (!strcmp(type, line_types[k]))
+			ln->type = line_types[k];
+	snprintf(ln->time, sizeof(ln->time), "%s", time ? time : "");
+	return true;
 }
 
 /* The schedule the run followed, rebuilt from its echo over its ranks (absent nodes come after). */
@@ -287,80 +322,92 @@ static int rebuild_schedule(struct lp_sweep_run *r)
 	return ret;
 }
 
-/* One line, parsed; NULL when it is not a JSON object. */
-static json_t *parse_line(const char *line, size_t len)
+/* The next line of text from *pos (without its newline); false at the end. */
+static bool next_line(const char *text, size_t len, size_t *pos, const char **line_p, size_t *n_p,
+		      bool *whole_p)
 {
-	json_t *o = json_loadb(line, len, JSON_DISABLE_EOF_CHECK, NULL);
+	const char *nl;
 
-	if (o && !json_is_object(o)) {
-		json_decref(o);
-		o = NULL;
+	if (*pos >= len)
+		return false;
+	*line_p = text + *pos;
+	nl = memchr(*line_p, '\n', len - *pos);
+	*n_p = nl ? (size_t)(nl - *line_p) : len - *pos;
+	*whole_p = nl != NULL;
+	*pos += *n_p + 1;
+	return true;
+}
+
+bool lp_sweep_journal_is(const char *text, size_t len)
+{
+	const char *nl = memchr(text, '\n', len), *key = "{\"type\":\"header\"";
+
+	return len > strlen(key) && !strncmp(text, key, strlen(key)) &&
+	       (!nl || (size_t)(nl - text) > strlen(key));
+}
+
+/* The header line: the run's head (r initialised), then its bound and info's arrays. */
+static int header_line(struct lp_sweep_run *r, const json_t *o, size_t len,
+		       struct lp_sweep_journal_info *info, char *why, size_t why_len)
+{
+	int rc = lp_sweep_read_head(r, o, why, why_len);
+
+	if (!rc)
+		rc = lp_sweep_read_bound(r, len, why, why_len);
+	if (!rc) {
+		info->seen = calloc((size_t)r->n, sizeof(*info->seen));
+		rc = info->seen ? 0 : -ENOMEM;
 	}
-	return o;
+	return rc;
 }
 
-static bool is_journal(const json_t *o)
+/* Each line of the text into r; a line that does not parse is left out (counted). */
+static int parse_lines(struct lp_sweep_run *r, const char *text, size_t len,
+		       struct lp_sweep_journal_info *info, char *why, size_t why_len)
 {
-	const char *type = json_string_value(json_object_get(o, "type"));
-	const char *schema = json_string_value(json_object_get(o, "schema"));
-
-	return type && schema && !strcmp(type, "run") && !strcmp(schema, LP_SWEEP_JOURNAL_SCHEMA);
-}
-
-int lp_sweep_journal_read(struct lp_sweep_run *r, const char *path,
-			  struct lp_sweep_journal_info *info_p, char *why, size_t why_len)
-{
-	struct lp_sweep_journal_info info = { .exit_code = -1 };
-	char *line = NULL, lwhy[200] = "";
-	size_t cap = 0;
-	ssize_t len;
-	FILE *f = fopen(path, "r");
+	const char *s;
+	size_t n, pos = 0, no = 0;
+	bool whole;
 	int rc = 0;
 
-	memset(r, 0, sizeof(*r));
-	if (!f) {
-		rc = -errno;
-		snprintf(why, why_len, "%s", strerror(-rc));
-		return rc;
-	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		json_t *o = parse_line(line, (size_t)len);
+	while (!rc && next_line(text, len, &pos, &s, &n, &whole)) {
+		char lwhy[256] = "";
+		json_t *o = n ? lp_record_loadb(s, n, lwhy, sizeof(lwhy)) : NULL;
+		struct line ln;
 
-		if (!o || (!info.lines && !is_journal(o))) {
-			if (!info.lines) {
+		no++;
+		if (!o || !line_of(o, &ln)) {
+			if (no == 1)
 				rc = -ENOMSG;
-			} else if (fgetc(f) == EOF) { /* the last line, cut short: a power loss */
-				info.truncated = true;
-			} else {
-				snprintf(why, why_len, "line %zu: not a JSON object",
-					 info.lines + 1);
-				rc = -EINVAL;
-			}
+			else if (n && !whole)
+				info->truncated = true;
+			else if (n && !info->cut++)
+				info->cut_line = no;
 			json_decref(o);
-			break;
+			continue;
 		}
-		if (!info.lines) {
-			rc = read_run_line(r, o, why, why_len);
-			info.seen = rc ? NULL : calloc((size_t)r->n, sizeof(*info.seen));
-			if (!rc && !info.seen)
-				rc = -ENOMEM;
-		} else {
-			rc = read_line(r, o, &info, lwhy, sizeof(lwhy));
-			if (rc)
-				snprintf(why, why_len, "line %zu: %s", info.lines + 1, lwhy);
-		}
-		if (json_is_string(json_object_get(o, "time")))
-			snprintf(info.last, sizeof(info.last), "%s",
-				 json_string_value(json_object_get(o, "time")));
+		rc = no == 1 ? (ln.type == line_types[0]
+					? header_line(r, o, len, info, lwhy, sizeof(lwhy))
+					: -ENOMSG)
+			     : read_line(r, o, &ln, info, lwhy, sizeof(lwhy));
+		if (rc && rc != -ENOMSG)
+			snprintf(why, why_len, "line %zu: %s", no, lwhy);
+		if (ln.time[0])
+			snprintf(info->last, sizeof(info->last), "%s", ln.time);
 		json_decref(o);
-		if (rc)
-			break;
-		info.lines++;
+		info->lines += !rc;
 	}
-	free(line);
-	fclose(f);
-	if (!rc && !info.lines)
-		rc = -ENOMSG; /* empty */
+	return rc ? rc : no ? 0 : -ENOMSG;
+}
+
+int lp_sweep_journal_parse(struct lp_sweep_run *r, const char *text, size_t len,
+			   struct lp_sweep_journal_info *info_p, char *why, size_t why_len)
+{
+	struct lp_sweep_journal_info info = { .exit_code = -1 };
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = parse_lines(r, text, len, &info, why, why_len);
 	if (!rc) {
 		r->incomplete = !info.ended;
 		rc = rebuild_schedule(r);
@@ -382,25 +429,87 @@ int lp_sweep_journal_read(struct lp_sweep_run *r, const char *path,
 	return 0;
 }
 #else
-int lp_sweep_journal_read(struct lp_sweep_run *r, const char *path,
-			  struct lp_sweep_journal_info *info, char *why, size_t why_len)
+int lp_sweep_journal_parse(struct lp_sweep_run *r, const char *text, size_t len,
+			   struct lp_sweep_journal_info *info, char *why, size_t why_len)
 {
-	(void)path;
+	(void)text;
+	(void)len;
 	(void)info;
 	memset(r, 0, sizeof(*r));
 	snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
 	return -ENOTSUP;
 }
+
+bool lp_sweep_journal_is(const char *text, size_t len)
+{
+	(void)text;
+	(void)len;
+	return false;
+}
 #endif
+
+int lp_sweep_read_bound(const struct lp_sweep_run *r, size_t bytes, char *why, size_t why_len)
+{
+	double n = r->n;
+
+	if (n * n <= 64.0 * (double)bytes + (1 << 20))
+		return 0;
+	snprintf(why, why_len, "%d nodes in %zu bytes: more than such a file can record", r->n,
+		 bytes);
+	return -EINVAL;
+}
+
+/* The whole file in memory (its size bounds what it can claim). */
+static char *slurp(const char *path, size_t *len_p, int *err_p)
+{
+	FILE *f = fopen(path, "r");
+	struct stat st;
+	char *buf = NULL;
+
+	*err_p = 0;
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		*err_p = f && !S_ISREG(st.st_mode) ? -EINVAL : -errno;
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		*err_p = -ENOMEM;
+		goto out;
+	}
+	*len_p = fread(buf, 1, (size_t)st.st_size, f);
+	if (ferror(f)) {
+		*err_p = -EIO;
+		free(buf);
+		buf = NULL;
+	}
+out:
+	if (f)
+		fclose(f);
+	return buf;
+}
 
 int lp_sweep_read_run(struct lp_sweep_run *r, const char *path, struct lp_sweep_journal_info *info,
 		      char *why, size_t why_len)
 {
-	int rc = lp_sweep_journal_read(r, path, info, why, why_len);
+	size_t len = 0;
+	int rc;
+	char *text = slurp(path, &len, &rc);
 
-	if (rc != -ENOMSG)
+	memset(r, 0, sizeof(*r));
+	why[0] = '\0';
+	if (!text) {
+		snprintf(why, why_len, "%s", rc == -EINVAL ? "not a regular file" : strerror(-rc));
 		return rc;
-	if (info)
-		*info = (struct lp_sweep_journal_info){ .ended = true, .exit_code = -1 };
-	return lp_sweep_read_json(r, path, why, why_len);
+	}
+	if (lp_sweep_journal_is(text, len)) {
+		rc = lp_sweep_journal_parse(r, text, len, info, why, why_len);
+	} else {
+		if (info)
+			*info = (struct lp_sweep_journal_info){ .ended = true, .exit_code = -1 };
+		rc = lp_sweep_read_text(r, text, len, why, why_len);
+		if (!rc && (rc = lp_sweep_read_bound(r, len, why, why_len)))
+			lp_sweep_run_free(r);
+	}
+	free(text);
+	return rc;
 }

@@ -351,35 +351,67 @@ int lp_sweep_load_diagnose(struct lp_sweep_run *r)
 /* ---- JSON ---- */
 
 /* struct lp_load_cell's JSON keys: matrices of them, or one pair's object. */
-static const struct {
-	const char *key;
-	size_t off;
-} load_keys[] = {
-	{ "idle_p50_us", offsetof(struct lp_load_cell, idle_p50) },
-	{ "loaded_p50_us", offsetof(struct lp_load_cell, load_p50) },
-	{ "idle_p99_us", offsetof(struct lp_load_cell, idle_p99) },
-	{ "loaded_p99_us", offsetof(struct lp_load_cell, load_p99) },
-	{ "impact_p50", offsetof(struct lp_load_cell, cif_p50) },
-	{ "impact_p99", offsetof(struct lp_load_cell, cif_p99) },
+/* clang-format off */
+static const struct lp_record load_cell_record = LP_RECORD(struct lp_load_cell,
+	LP_REC_F64(struct lp_load_cell, idle_p50, LP_REC_KEY("idle_p50_us"), LP_REC_DOC("the sweep's cell (idle)")),
+	LP_REC_F64(struct lp_load_cell, load_p50, LP_REC_KEY("loaded_p50_us")),
+	LP_REC_F64(struct lp_load_cell, idle_p99, LP_REC_KEY("idle_p99_us")),
+	LP_REC_F64(struct lp_load_cell, load_p99, LP_REC_KEY("loaded_p99_us")),
+	LP_REC_F64(struct lp_load_cell, cif_p50, LP_REC_KEY("impact_p50"), LP_REC_DOC("congestion impact factor: loaded / idle")),
+	LP_REC_F64(struct lp_load_cell, cif_p99, LP_REC_KEY("impact_p99")));
+
+/* One latency metric under load: which metric loaded it, then its cells and nodes as columns. */
+struct load_lat {
+	int metric, loaded_by;
 };
 
+static const struct lp_record load_lat_record = LP_RECORD(struct load_lat,
+	LP_REC_I32(struct load_lat, metric),
+	LP_REC_I32(struct load_lat, loaded_by, LP_REC_DOC("the bandwidth metric the round's other pairs ran, -1 unknown")));
+
+/* A node's congestion impact factor: the median over its pairs. */
+struct load_node {
+	double cif50, cif99;
+	int pairs;
+};
+
+static const struct lp_record load_node_record = LP_RECORD(struct load_node,
+	LP_REC_F64(struct load_node, cif50, LP_REC_KEY("impact_p50")),
+	LP_REC_F64(struct load_node, cif99, LP_REC_KEY("impact_p99")),
+	LP_REC_I32(struct load_node, pairs));
+
+static const struct lp_record incast_record = LP_RECORD(struct lp_incast,
+	LP_REC_I32(struct lp_incast, recv, LP_REC_KEY("node"), LP_REC_DOC("the receiver")),
+	LP_REC_I32(struct lp_incast, nsend, LP_REC_KEY("senders_n")),
+	LP_REC_I32(struct lp_incast, nfail, LP_REC_KEY("failed")),
+	LP_REC_F64(struct lp_incast, agg_gbps, LP_REC_KEY("aggregate_gbits_s")),
+	LP_REC_F64(struct lp_incast, agg_pct, LP_REC_KEY("aggregate_pct_link")),
+	LP_REC_F64(struct lp_incast, jain, LP_REC_DOC("Jain's fairness index of the senders' Gb/s")),
+	LP_REC_F64(struct lp_incast, ref_gbps, LP_REC_KEY("others_median_gbits_s")),
+	LP_REC_I32(struct lp_incast, victim, LP_REC_DOC("the node that measured latency into the receiver meanwhile, -1 none")),
+	LP_REC_I32(struct lp_incast, vic_metric, LP_REC_KEY("victim_metric")),
+	LP_REC_NEST(struct lp_incast, vic, load_cell_record, LP_REC_KEY("victim_latency")));
+
+/* One sender of an incast. */
+struct incast_sender {
+	int node, status;
+	double gbits_s, share;
+};
+
+static const struct lp_record sender_record = LP_RECORD(struct incast_sender,
+	LP_REC_I32(struct incast_sender, node),
+	LP_REC_I32(struct incast_sender, status),
+	LP_REC_F64(struct incast_sender, gbits_s),
+	LP_REC_F64(struct incast_sender, share));
+/* clang-format on */
+
+/* The load_cell_record fields the CSV writes, by key (the JSON keys). */
 static double load_val(const struct lp_load_cell *c, size_t k)
 {
-	return *(const double *)((const char *)c + load_keys[k].off);
+	return *(const double *)((const char *)c + load_cell_record.fields[k].off);
 }
 
-/* Key k of lc (n*n) as a matrix, rows clients. */
-static void json_matrix(struct lp_json *j, const struct lp_load_cell *lc, int n, size_t k)
-{
-	lp_json_arr_begin(j, load_keys[k].key);
-	for (int a = 0; a < n; a++) {
-		lp_json_arr_begin(j, NULL);
-		for (int b = 0; b < n; b++)
-			lp_json_num(j, NULL, load_val(&lc[(size_t)a * n + b], k));
-		lp_json_arr_end(j);
-	}
-	lp_json_arr_end(j);
-}
+#define NLOAD_KEYS 6
 
 /* The bandwidth metric that loaded latency metric m's victims (-1: none recorded). */
 static int loader_metric(const struct lp_sweep_run *r)
@@ -390,38 +422,64 @@ static int loader_metric(const struct lp_sweep_run *r)
 	return -1;
 }
 
+static const void *measured_pair(void *arg, size_t i)
+{
+	const struct lp_load_cell *c = (const struct lp_load_cell *)arg + i;
+
+	return isfinite(c->load_p50) || isfinite(c->idle_p50) ? c : NULL;
+}
+
 static void json_latency(struct lp_json *j, const struct lp_sweep_run *r, int m)
 {
-	int n = r->n, lm = loader_metric(r);
+	int n = r->n;
+	struct load_lat ll = { m, loader_metric(r) };
 	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
 	double *c50 = calloc(n, sizeof(double)), *c99 = calloc(n, sizeof(double));
+	struct load_node *ln = calloc(n, sizeof(*ln));
 
-	if (!lc || !c50 || !c99 || lp_sweep_load_matrix(r, m, lc, c50, c99) < 0)
+	if (!lc || !c50 || !c99 || !ln || lp_sweep_load_matrix(r, m, lc, c50, c99) < 0)
 		goto out;
+	for (int i = 0; i < n; i++)
+		ln[i] = (struct load_node){ c50[i], c99[i], node_pairs(lc, n, i) };
 	lp_json_obj_begin(j, NULL);
-	lp_json_int(j, "metric", m);
-	lp_json_str(j, "label", r->metrics[m].label);
-	lp_json_str(j, "loaded_by", lm >= 0 ? r->metrics[lm].label : NULL);
-	lp_json_str(j, "rows", "client");
-	lp_json_str(j, "columns", "server");
-	for (size_t k = 0; k < LP_ARRAY_SIZE(load_keys); k++)
-		json_matrix(j, lc, n, k);
-	lp_json_arr_begin(j, "nodes");
-	for (int i = 0; i < n; i++) {
-		lp_json_obj_begin(j, NULL);
-		lp_json_int(j, "node", i);
-		lp_json_str(j, "name", r->nodes[i].name);
-		lp_json_num(j, "impact_p50", c50[i]);
-		lp_json_num(j, "impact_p99", c99[i]);
-		lp_json_int(j, "pairs", node_pairs(lc, n, i));
-		lp_json_obj_end(j);
-	}
-	lp_json_arr_end(j);
+	lp_record_json(&load_lat_record, &ll, j);
+	lp_record_json_columns(
+		&load_cell_record,
+		&(struct lp_rec_rows){ .n = (size_t)n * n, .get = measured_pair, .arg = lc },
+		"cells", j);
+	lp_record_json_columns(
+		&load_node_record,
+		&(struct lp_rec_rows){ .n = (size_t)n, .base = ln, .stride = sizeof(*ln) }, "nodes",
+		j);
 	lp_json_obj_end(j);
 out:
 	free(lc);
 	free(c50);
 	free(c99);
+	free(ln);
+}
+
+static void json_receiver(struct lp_json *j, const struct lp_sweep_run *r, int m, int b,
+			  const struct lp_incast *all, const struct lp_sweep_cell **cells)
+{
+	struct lp_incast ic;
+
+	lp_sweep_incast(r, m, b, &ic, cells);
+	ic.ref_gbps = all[b].ref_gbps;
+	lp_json_obj_begin(j, NULL);
+	lp_record_json(&incast_record, &ic, j);
+	lp_json_arr_begin(j, "senders");
+	for (int s = 0; s < ic.nsend; s++) {
+		double x = cells[s]->status ? 0 : cells[s]->gbits_s;
+		struct incast_sender is = { cells[s]->a, cells[s]->status, x,
+					    ratio(x, ic.agg_gbps) };
+
+		lp_json_obj_begin(j, NULL);
+		lp_record_json(&sender_record, &is, j);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+	lp_json_obj_end(j);
 }
 
 static void json_incast(struct lp_json *j, const struct lp_sweep_run *r, int m)
@@ -434,50 +492,10 @@ static void json_incast(struct lp_json *j, const struct lp_sweep_run *r, int m)
 	incasts(r, m, ics);
 	lp_json_obj_begin(j, NULL);
 	lp_json_int(j, "metric", m);
-	lp_json_str(j, "label", r->metrics[m].label);
 	lp_json_arr_begin(j, "receivers");
-	for (int b = 0; b < r->n; b++) {
-		struct lp_incast ic;
-
-		if (!ics[b].nsend)
-			continue;
-		lp_sweep_incast(r, m, b, &ic, cells);
-		lp_json_obj_begin(j, NULL);
-		lp_json_int(j, "node", b);
-		lp_json_str(j, "name", r->nodes[b].name);
-		lp_json_int(j, "senders_n", ic.nsend);
-		lp_json_int(j, "failed", ic.nfail);
-		lp_json_num(j, "aggregate_gbits_s", ic.agg_gbps);
-		lp_json_num(j, "aggregate_pct_link", ic.agg_pct);
-		lp_json_num(j, "others_median_gbits_s", ics[b].ref_gbps);
-		lp_json_num(j, "jain", ic.jain);
-		if (ic.victim >= 0) {
-			lp_json_obj_begin(j, "victim");
-			lp_json_int(j, "node", ic.victim);
-			lp_json_str(j, "name", r->nodes[ic.victim].name);
-			lp_json_str(j, "metric", r->metrics[ic.vic_metric].label);
-			for (size_t k = 0; k < LP_ARRAY_SIZE(load_keys); k++)
-				lp_json_num(j, load_keys[k].key, load_val(&ic.vic, k));
-			lp_json_obj_end(j);
-		} else {
-			lp_json_null(j, "victim");
-		}
-		lp_json_arr_begin(j, "senders");
-		for (int s = 0; s < ic.nsend; s++) {
-			const struct lp_sweep_cell *c = cells[s];
-			double x = c->status ? 0 : c->gbits_s;
-
-			lp_json_obj_begin(j, NULL);
-			lp_json_int(j, "node", c->a);
-			lp_json_str(j, "name", r->nodes[c->a].name);
-			lp_json_int(j, "status", c->status);
-			lp_json_num(j, "gbits_s", x);
-			lp_json_num(j, "share", ratio(x, ic.agg_gbps));
-			lp_json_obj_end(j);
-		}
-		lp_json_arr_end(j);
-		lp_json_obj_end(j);
-	}
+	for (int b = 0; b < r->n; b++)
+		if (ics[b].nsend)
+			json_receiver(j, r, m, b, ics, cells);
 	lp_json_arr_end(j);
 	lp_json_obj_end(j);
 out:
@@ -487,16 +505,7 @@ out:
 
 void lp_sweep_load_json(struct lp_json *j, const struct lp_sweep_run *r)
 {
-	bool any = false;
-
-	for (int m = 0; m < r->nmetrics; m++)
-		any = any || has_phase(r, m, LP_PHASE_LOADED) || has_phase(r, m, LP_PHASE_INCAST);
-	if (!any)
-		return;
 	lp_json_obj_begin(j, "load");
-	lp_json_str(j, "modes", r->load);
-	lp_json_num(j, "time_s", r->load_time_s > 0 ? r->load_time_s : NAN);
-	lp_json_int(j, "incast_k", r->incast_k);
 	lp_json_arr_begin(j, "latency");
 	for (int m = 0; m < r->nmetrics; m++)
 		if (r->metrics[m].lat && has_phase(r, m, LP_PHASE_LOADED))
@@ -507,6 +516,76 @@ void lp_sweep_load_json(struct lp_json *j, const struct lp_sweep_run *r)
 		if (!r->metrics[m].lat && has_phase(r, m, LP_PHASE_INCAST))
 			json_incast(j, r, m);
 	lp_json_arr_end(j);
+	lp_json_obj_end(j);
+}
+
+/* An array of objects: rec's members and more (members: key, schema writer) */
+static void schema_array_open(struct lp_json *j, const char *key, const struct lp_record *rec)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_record_schema_open(rec, j);
+}
+
+static void schema_array_close(struct lp_json *j, const struct lp_record *rec,
+			       const char *const *extra)
+{
+	lp_record_schema_close(rec, extra, j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+static void schema_metric(struct lp_json *j)
+{
+	lp_json_obj_begin(j, "metric");
+	lp_json_str(j, "type", "integer");
+	lp_json_obj_end(j);
+}
+
+void lp_sweep_load_schema(struct lp_json *j)
+{
+	lp_json_obj_begin(j, "load");
+	lp_json_str(j, "description",
+		    "--load: the latency under load and incast figures, from the attempts");
+	lp_json_str(j, "type", "object");
+	lp_json_obj_begin(j, "properties");
+	schema_array_open(j, "latency", &load_lat_record);
+	lp_json_obj_begin(j, "cells");
+	lp_record_schema_columns(&load_cell_record, 0, j);
+	lp_json_obj_end(j);
+	lp_json_obj_begin(j, "nodes");
+	lp_record_schema_columns(&load_node_record, 0, j);
+	lp_json_obj_end(j);
+	schema_array_close(j, &load_lat_record, (const char *const[]){ "cells", "nodes", NULL });
+	lp_json_obj_begin(j, "incast");
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_json_str(j, "type", "object");
+	lp_json_obj_begin(j, "properties");
+	schema_metric(j);
+	schema_array_open(j, "receivers", &incast_record);
+	lp_json_obj_begin(j, "senders");
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_record_schema(&sender_record, j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+	schema_array_close(j, &incast_record, (const char *const[]){ "senders", NULL });
+	lp_json_obj_end(j);
+	lp_json_arr_begin(j, "required");
+	lp_json_str(j, NULL, "metric");
+	lp_json_str(j, NULL, "receivers");
+	lp_json_arr_end(j);
+	lp_json_bool(j, "additionalProperties", false);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+	lp_json_arr_begin(j, "required");
+	lp_json_str(j, NULL, "latency");
+	lp_json_str(j, NULL, "incast");
+	lp_json_arr_end(j);
+	lp_json_bool(j, "additionalProperties", false);
 	lp_json_obj_end(j);
 }
 
@@ -540,8 +619,8 @@ static int csv_latency(const struct lp_sweep_run *r, int m, const char *prefix,
 	if (!f)
 		return -EIO;
 	fprintf(f, "client,server,client_name,server_name");
-	for (size_t k = 0; k < LP_ARRAY_SIZE(load_keys); k++)
-		fprintf(f, ",%s", load_keys[k].key);
+	for (size_t k = 0; k < NLOAD_KEYS; k++)
+		fprintf(f, ",%s", load_cell_record.fields[k].key);
 	fputc('\n', f);
 	for (int a = 0; a < n; a++)
 		for (int b = 0; b < n; b++) {
@@ -550,9 +629,9 @@ static int csv_latency(const struct lp_sweep_run *r, int m, const char *prefix,
 			fprintf(f, "%d,%d,", a, b);
 			lp_csv_field(f, r->nodes[a].name, 0);
 			lp_csv_field(f, r->nodes[b].name, 0);
-			for (size_t k = 0; k < LP_ARRAY_SIZE(load_keys); k++)
+			for (size_t k = 0; k < NLOAD_KEYS; k++)
 				csv_num(f, load_val(&lc[(size_t)a * n + b], k),
-					k + 1 == LP_ARRAY_SIZE(load_keys));
+					k + 1 == NLOAD_KEYS);
 		}
 	rc = lp_out_close(f, path);
 	snprintf(path, sizeof(path), "%s-impact-%s-%llu.csv", prefix, mt->test,

@@ -84,8 +84,10 @@ int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_inc
 /* Load verdicts into r->verdicts (called by lp_sweep_diagnose). 0 or -ENOMEM. */
 int lp_sweep_load_diagnose(struct lp_sweep_run *r);
 
-/* Sinks: the "load" object of the run's JSON (nothing when no load cell), PREFIX-load-*.csv, the summary. */
+/* Sinks: the "load" object of the run's JSON (empty lists when no load cell), PREFIX-load-*.csv, the summary. */
 void lp_sweep_load_json(struct lp_json *j, const struct lp_sweep_run *r);
+/* The JSON Schema of the "load" member (a property of the document's schema). */
+void lp_sweep_load_schema(struct lp_json *j);
 int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix);
 void lp_sweep_load_summary(const struct lp_sweep_run *r, FILE *f);
 

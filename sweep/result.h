@@ -24,7 +24,8 @@
 
 #define LP_SWEEP_ERR_LEN     160
 #define LP_SWEEP_MAX_METRICS 32
-#define LP_SWEEP_MAX_INCAST  32 /* senders into one incast receiver (its server threads) */
+#define LP_SWEEP_MAX_INCAST  32	       /* senders into one incast receiver (its server threads) */
+#define LP_SWEEP_MAX_NODES   (1 << 17) /* nodes (ranks and rankless) a run or document may have */
 
 /* One rank: a node (or one rail of a node). */
 struct lp_sweep_node {
@@ -48,6 +49,7 @@ struct lp_sweep_metric {
 	uint64_t size;
 	bool lat;	/* latency (lower is better), else bandwidth */
 	char label[32]; /* "write_bw 64KiB" */
+	char unit[8];	/* "us" (one-way p50) or "Gb/s" */
 	int test_id;	/* enum lp_rdma_test (opaque here) */
 };
 
@@ -134,6 +136,7 @@ struct lp_verdict_ctr {
 	int on; /* whose port: a node index, or -1: the partners of the verdict's node */
 	uint8_t src;
 	char name[LP_CTR_NAME_LEN];
+	uint8_t cls; /* enum lp_ctr_class */
 	uint64_t delta;
 	int cells; /* cells in which it moved */
 };
@@ -163,6 +166,7 @@ struct lp_sweep_ctr_sum {
 	int on;	    /* whose port: lo or hi */
 	uint8_t src;
 	char name[LP_CTR_NAME_LEN];
+	uint8_t cls; /* enum lp_ctr_class */
 	uint64_t delta;
 	int cells; /* cells in which it moved */
 };
@@ -203,10 +207,12 @@ struct lp_sweep_run {
 	bool incomplete;    /* read from a journal that has no end: a rank or rank 0 died */
 	int attempt;	    /* this run's attempt: 1, or one more than the journal it resumes */
 	char resumed[256];  /* the journal it resumes, "" none */
+	char model[256]; /* lp-sweep --model: the model whose values these are (no measurement) */
 	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
-	size_t rounds; /* the schedule's rounds as a document read back records them (no sched) */
-	struct lp_qual_gate *gates; /* per node: its port's gate (qual/node.h); NULL not judged */
-	char fleet_profile[64];	    /* the profile most nodes' ports match */
+	size_t rounds; /* the schedule's rounds (sched's; a document read back: its own) */
+	int ngates;    /* 0 not judged, else n */
+	struct lp_qual_gate *gates; /* per node: its port's gate (qual/node.h); ngates */
+	char fleet_profile[64];	    /* the profile most nodes' ports match, "" none */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;
@@ -266,32 +272,29 @@ int lp_sweep_verdict_add(struct lp_sweep_run *r, enum lp_verdict_kind kind, int 
  */
 int lp_sweep_evidence(struct lp_sweep_run *r);
 void lp_sweep_evidence_free(struct lp_sweep_evidence *ev);
-/* "counter_sums": {nodes: [...], links: [...]} of r->ev (members of the current object). */
-void lp_sweep_evidence_json(struct lp_json *j, const struct lp_sweep_run *r);
-/* Members "nodes": [a, b] and "names": [their names] of the current object. */
-void lp_sweep_json_pair(struct lp_json *j, const struct lp_sweep_run *r, int a, int b);
-/* A verdict's "counters": [{on, node, name, source, class, delta, cells}]. */
-void lp_verdict_ctr_json(struct lp_json *j, const struct lp_sweep_run *r,
-			 const struct lp_verdict *vd);
-/* A cell's "counters": {client: null | {omitted, moved: [...]}, server: ...}. */
-void lp_sweep_cell_ctr_json(struct lp_json *j, const struct lp_sweep_cell *c);
-
 /* 0 nothing flagged, 1 something named or a scheduled cell missing (lp_sweep_missing),
  * LP_SWEEP_EXIT_INCONCLUSIVE only inconclusive metrics. */
 int lp_sweep_exit_code(const struct lp_sweep_run *r);
 
+#define LP_SWEEP_SCHEMA	   "linkperf.sweep/2"
+#define LP_SWEEP_SCHEMA_V1 "linkperf.sweep/1"
+
 /*
- * Read a run written by lp_sweep_write_json back (nodes, metrics, options, every
- * cell): the input of `lp-sweep --diagnose`. r is initialised here; thresholds
- * come from the file (the caller may override r->dopts before diagnosing).
- * 0, -ENOTSUP (built without a JSON library), -EINVAL (not a linkperf.sweep/1
- * document; *why* says what) or -ENOMEM.
+ * Read a recorded run back, a document (linkperf.sweep/2, or /1) or a journal
+ * (sweep/journal.h), told apart by content: nodes, metrics, options and every
+ * attempt: the input of `lp-sweep --diagnose` and `--resume`. r is
+ * initialised here; thresholds come from the file (the caller may override
+ * r->dopts before diagnosing). Strict (common/record.h): a member of the
+ * wrong type, a duplicate key, a self pair, a node or metric index out of
+ * range is refused with the member's path in why; counts are checked against
+ * what the file holds before anything is allocated for them. 0, -ENOTSUP
+ * (built without a JSON library), -EINVAL (why says what), -ENOMEM, or the
+ * negative errno of opening it.
  */
 int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len);
-
-struct json_t; /* jansson's */
-/* How a run ran, from the "run" and "schedule" objects lp_sweep_json_echo writes (sc may be NULL). */
-void lp_sweep_read_echo(struct lp_sweep_run *r, const struct json_t *run, const struct json_t *sc);
+/* The same from a text in memory (len bytes; a document or a journal). */
+int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, char *why,
+		       size_t why_len);
 
 /*
  * Ordered pairs worth an isolated retest, from the current diagnosis: every
@@ -306,18 +309,36 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, 
 			 size_t max);
 
 /* Sinks. */
+/* The document (LP_SWEEP_SCHEMA; docs/schema/README.md) to f: 0 or a negative errno. */
 int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code);
+/*
+ * The same with extra members written by extra(j, arg) before "exit_code"
+ * (the qualification of qual/, with its records): 0 or a negative errno.
+ */
+int lp_sweep_write_json_extra(const struct lp_sweep_run *r, FILE *f, int exit_code,
+			      void (*extra)(struct lp_json *j, const void *arg), const void *arg);
+/* The document's JSON Schema (docs/schema/linkperf.sweep-2.json), from the records. */
+int lp_sweep_write_schema(FILE *f);
+/* The same with the schemas of extra(j)'s members (as properties) beside the document's own. */
+int lp_sweep_write_schema_extra(FILE *f, void (*extra)(struct lp_json *j));
 /* PREFIX-<test>-<size>.csv per metric (matrix) and PREFIX-cells.csv (one row per cell). */
 int lp_sweep_write_csv(const struct lp_sweep_run *r, const char *prefix);
 void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f);
-/* How it ran, as members of the current JSON object: "run" and "schedule" (also the journal's). */
-void lp_sweep_json_echo(struct lp_json *j, const struct lp_sweep_run *r);
 
 /*
- * The records ranks send rank 0 (common/record.h: one declaration gives the
- * encoder and the bounds-checked decoder), one cell or node per body.
+ * The records (sweep/records.c; common/record.h: one declaration gives the
+ * wire form, the JSON form, the strict reader and the schema): the nodes and
+ * cells ranks send rank 0, and the document's parts.
  */
 extern const struct lp_record lp_sweep_cell_record;
 extern const struct lp_record lp_sweep_node_record;
+extern const struct lp_record lp_sweep_run_record;
+extern const struct lp_record lp_sweep_metric_record;
+extern const struct lp_record lp_sweep_diag_record;
+extern const struct lp_record lp_sweep_effects_record;
+extern const struct lp_record lp_verdict_record;
+extern const struct lp_record lp_sweep_ctr_sum_record;
+/* "none", "ok", "slow", "fail", NULL: enum lp_cell_class */
+extern const char *const lp_sweep_class_names[];
 
 #endif

@@ -67,6 +67,7 @@ int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, b
 		if (*p == ' ')
 			memmove(p, p + 1, strlen(p));
 	snprintf(m->label, sizeof(m->label), "%s %s", test, sz);
+	snprintf(m->unit, sizeof(m->unit), "%s", lp_sweep_unit(m));
 	return r->nmetrics++;
 }
 
@@ -117,35 +118,34 @@ static int attempt_cmp(const void *pa, const void *pb)
 	return a->x != b->x ? (a->x < b->x ? -1 : 1) : a->k < b->k ? -1 : a->k > b->k;
 }
 
-int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
-		    uint8_t *sched, uint8_t *att, double *best, double *spread,
-		    struct lp_diag_in *rep_p)
+/* Where node i sits in blk (-1: not in it), for every node of r. */
+static int *block_pos(const struct lp_sweep_run *r, const struct lp_sweep_block *blk)
 {
-	size_t nn = (size_t)r->n * r->n, na = 0, nd = 0;
-	struct attempt *at = malloc((r->ncells + 1) * sizeof(*at));
-	double *vals = malloc((r->ncells + 1) * sizeof(double)),
-	       *diffs = malloc((r->ncells + 1) * sizeof(double));
-	int rc = -ENOMEM;
+	int *pos = malloc(((size_t)r->n + 1) * sizeof(int));
 
-	if (!at || !vals || !diffs)
-		goto out;
-	for (size_t i = 0; i < nn; i++) {
-		v[i] = NAN;
-		fail[i] = 0;
-		sched[i] = 0;
-		if (att)
-			att[i] = 0;
-		if (best)
-			best[i] = NAN;
-		if (spread)
-			spread[i] = NAN;
-	}
+	if (!pos)
+		return NULL;
+	for (int i = 0; i < r->n; i++)
+		pos[i] = -1;
+	for (int k = 0; k < blk->nb; k++)
+		pos[blk->node[k]] = k;
+	return pos;
+}
+
+/* Every cell's successful attempts into at (sorted by cell, then as measured); sched and fail set. */
+static size_t block_attempts(const struct lp_sweep_run *r, const struct lp_sweep_block *blk,
+			     const int *pos, struct attempt *at, uint8_t *fail, uint8_t *sched)
+{
+	size_t na = 0;
+
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_cell *c = &r->cells[i];
-		size_t x = (size_t)c->a * r->n + c->b;
+		size_t x;
 
-		if (c->metric != metric || c->phase > LP_PHASE_RETEST)
+		if (c->metric != blk->metric || c->phase > LP_PHASE_RETEST || pos[c->a] < 0 ||
+		    pos[c->b] < 0)
 			continue; /* load cells are their own metrics (sweep/load.c) */
+		x = (size_t)pos[c->a] * blk->nb + pos[c->b];
 		if (!sched[x])
 			fail[x] = 1; /* until some attempt succeeds */
 		sched[x] = 1;
@@ -155,6 +155,33 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 		}
 	}
 	qsort(at, na, sizeof(*at), attempt_cmp);
+	return na;
+}
+
+int lp_sweep_block_matrix(const struct lp_sweep_run *r, const struct lp_sweep_block *blk, double *v,
+			  uint8_t *fail, uint8_t *sched, uint8_t *att, double *best, double *spread,
+			  struct lp_diag_in *rep_p)
+{
+	size_t nn = (size_t)blk->nb * blk->nb, na, nd = 0;
+	struct attempt *at = malloc((r->ncells + 1) * sizeof(*at));
+	double *vals = malloc((r->ncells + 1) * sizeof(double)),
+	       *diffs = malloc((r->ncells + 1) * sizeof(double));
+	int *pos = block_pos(r, blk), rc = -ENOMEM;
+	bool lat = r->metrics[blk->metric].lat;
+
+	if (!at || !vals || !diffs || !pos)
+		goto out;
+	for (size_t i = 0; i < nn; i++) {
+		v[i] = NAN;
+		fail[i] = sched[i] = 0;
+		if (att)
+			att[i] = 0;
+		if (best)
+			best[i] = NAN;
+		if (spread)
+			spread[i] = NAN;
+	}
+	na = block_attempts(r, blk, pos, at, fail, sched);
 	for (size_t i = 0, j; i < na; i = j) {
 		size_t k = 0;
 
@@ -165,9 +192,9 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 			if (j > i && r->cells[at[j - 1].k].phase == LP_PHASE_RETEST)
 				diffs[nd++] = log(at[j].v / at[j - 1].v);
 		}
-		v[at[i].x] = lp_diag_combine(vals, k, r->metrics[metric].lat); /* sorts vals */
+		v[at[i].x] = lp_diag_combine(vals, k, lat); /* sorts vals */
 		if (best)
-			best[at[i].x] = r->metrics[metric].lat ? vals[0] : vals[k - 1];
+			best[at[i].x] = lat ? vals[0] : vals[k - 1];
 		if (att)
 			att[at[i].x] = (uint8_t)LP_MIN(k, 255);
 		if (spread)
@@ -182,7 +209,65 @@ out:
 	free(at);
 	free(vals);
 	free(diffs);
+	free(pos);
 	return rc;
+}
+
+int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
+		    uint8_t *sched, uint8_t *att, double *best, double *spread,
+		    struct lp_diag_in *rep_p)
+{
+	struct lp_sweep_block all = { metric, 0, r->n, malloc(((size_t)r->n + 1) * sizeof(int)) };
+	int rc;
+
+	if (!all.node)
+		return -ENOMEM;
+	for (int i = 0; i < r->n; i++)
+		all.node[i] = i;
+	rc = lp_sweep_block_matrix(r, &all, v, fail, sched, att, best, spread, rep_p);
+	free(all.node);
+	return rc;
+}
+
+void lp_sweep_blocks_free(struct lp_sweep_block *blocks, int n)
+{
+	for (int k = 0; blocks && k < n; k++)
+		free(blocks[k].node);
+	free(blocks);
+}
+
+int lp_sweep_blocks(const struct lp_sweep_run *r, struct lp_sweep_block **blocks_p, int *n_p)
+{
+	int rails = 1, nb = 0;
+	struct lp_sweep_block *b;
+
+	for (int i = 0; r->rails && i < r->n; i++)
+		rails = LP_MAX(rails, r->nodes[i].rail + 1);
+	b = calloc((size_t)r->nmetrics * rails + 1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (int m = 0; m < r->nmetrics; m++)
+		for (int rail = 0; rail < rails; rail++, nb++) {
+			b[nb] = (struct lp_sweep_block){ m, rail, 0,
+							 malloc(((size_t)r->n + 1) * sizeof(int)) };
+			if (!b[nb].node) {
+				lp_sweep_blocks_free(b, nb + 1);
+				return -ENOMEM;
+			}
+			for (int i = 0; i < r->n; i++)
+				if (!r->rails || r->nodes[i].rail == rail)
+					b[nb].node[b[nb].nb++] = i;
+		}
+	*blocks_p = b;
+	*n_p = nb;
+	return 0;
+}
+
+uint64_t lp_sweep_block_implied(void)
+{
+	static const char *const implied[] = { "metric", "a", "b", "phase", NULL };
+
+	return lp_record_mask(&lp_sweep_cell_record, implied);
 }
 
 const char *lp_sweep_unit(const struct lp_sweep_metric *m)
@@ -341,75 +426,3 @@ size_t lp_sweep_each_missing(const struct lp_sweep_run *r,
 	free(miss);
 	return cnt;
 }
-
-/* ---- the records ranks send rank 0 ---- */
-
-/* clang-format off */
-const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
-	LP_REC_I32(struct lp_sweep_node, rank),
-	LP_REC_I32(struct lp_sweep_node, rail),
-	LP_REC_STR(struct lp_sweep_node, host),
-	LP_REC_STR(struct lp_sweep_node, name),
-	LP_REC_I32(struct lp_sweep_node, status),
-	LP_REC_STR(struct lp_sweep_node, error),
-	LP_REC_NEST(struct lp_sweep_node, dev, lp_rdma_devinfo_record),
-	LP_REC_STR(struct lp_sweep_node, mem),
-	LP_REC_STR(struct lp_sweep_node, gpu_bdf),
-	LP_REC_STR(struct lp_sweep_node, gpu_nic),
-	LP_REC_STR(struct lp_sweep_node, kernel),
-	LP_REC_NEST(struct lp_sweep_node, gpus, lp_inv_gpus_record));
-
-static const struct lp_record ctr_end_record = LP_RECORD(struct lp_sweep_ctr_end,
-	LP_REC_BOOL(struct lp_sweep_ctr_end, valid),
-	LP_REC_U32(struct lp_sweep_ctr_end, more),
-	LP_REC_U32(struct lp_sweep_ctr_end, n, LP_REC_RANGE(0, LP_SWEEP_CELL_CTR)),
-	LP_REC_ARRAY_NEST(struct lp_sweep_ctr_end, c, n, lp_counter_record));
-
-const struct lp_record lp_sweep_cell_record = LP_RECORD(struct lp_sweep_cell,
-	LP_REC_I32(struct lp_sweep_cell, metric),
-	LP_REC_I32(struct lp_sweep_cell, a),
-	LP_REC_I32(struct lp_sweep_cell, b),
-	LP_REC_I32(struct lp_sweep_cell, phase, LP_REC_RANGE(LP_PHASE_SWEEP, LP_PHASE_INCAST_VICTIM)),
-	LP_REC_I32(struct lp_sweep_cell, round),
-	LP_REC_I32(struct lp_sweep_cell, attempt),
-	LP_REC_I32(struct lp_sweep_cell, status),
-	LP_REC_STR(struct lp_sweep_cell, error),
-	LP_REC_F64(struct lp_sweep_cell, value),
-	LP_REC_F64(struct lp_sweep_cell, wall_s),
-	LP_REC_NEST(struct lp_sweep_cell, lat, lp_summary_record),
-	LP_REC_BOOL(struct lp_sweep_cell, halved),
-	LP_REC_F64(struct lp_sweep_cell, gbytes_s),
-	LP_REC_F64(struct lp_sweep_cell, gbits_s),
-	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
-	LP_REC_F64(struct lp_sweep_cell, pct_link),
-	LP_REC_U64(struct lp_sweep_cell, iters),
-	LP_REC_F64(struct lp_sweep_cell, ival_min, LP_REC_KEY("interval_min")),
-	LP_REC_F64(struct lp_sweep_cell, ival_max, LP_REC_KEY("interval_max")),
-	LP_REC_NEST(struct lp_sweep_cell, ctr_client, ctr_end_record),
-	LP_REC_NEST(struct lp_sweep_cell, ctr_server, ctr_end_record));
-/* clang-format on */
-
-/*
- * A cell's "latency_us" and "bandwidth" objects in linkperf.sweep/1: their
- * keys, declared once for the writer and the reader (--diagnose). The summary's
- * keys are this schema's own ("n", "p999"), not lp_summary_record's.
- */
-/* clang-format off */
-const struct lp_record lp_sweep_cell_lat_json = LP_RECORD(struct lp_sweep_cell,
-	LP_REC_U64(struct lp_sweep_cell, lat.n, LP_REC_KEY("n")),
-	LP_REC_BOOL(struct lp_sweep_cell, halved, LP_REC_KEY("one_way_is_rtt_half")),
-	LP_REC_F64(struct lp_sweep_cell, lat.min, LP_REC_KEY("min")),
-	LP_REC_F64(struct lp_sweep_cell, lat.p50, LP_REC_KEY("p50")),
-	LP_REC_F64(struct lp_sweep_cell, lat.p90, LP_REC_KEY("p90")),
-	LP_REC_F64(struct lp_sweep_cell, lat.p99, LP_REC_KEY("p99")),
-	LP_REC_F64(struct lp_sweep_cell, lat.p999, LP_REC_KEY("p999")),
-	LP_REC_F64(struct lp_sweep_cell, lat.max, LP_REC_KEY("max")),
-	LP_REC_F64(struct lp_sweep_cell, lat.mean, LP_REC_KEY("mean")),
-	LP_REC_F64(struct lp_sweep_cell, lat.stdev, LP_REC_KEY("stdev")));
-
-const struct lp_record lp_sweep_cell_bw_json = LP_RECORD(struct lp_sweep_cell,
-	LP_REC_F64(struct lp_sweep_cell, gbytes_s),
-	LP_REC_F64(struct lp_sweep_cell, gbits_s),
-	LP_REC_F64(struct lp_sweep_cell, mmsg_s),
-	LP_REC_F64(struct lp_sweep_cell, pct_link));
-/* clang-format on */

@@ -121,9 +121,13 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	w = LP_MIN(w, 20);
 	rounds = r->sched ? r->sched->nrounds : r->rounds;
 	fprintf(f, "lp-sweep: %d nodes, schedule %s", r->n, r->sched_name);
-	if (rounds) /* a document written without its schedule does not know its rounds */
+	if (rounds) /* a list schedule read back does not know its rounds */
 		fprintf(f, ", %zu rounds", rounds);
 	fprintf(f, ", %zu cells (%zu retests), %.1f s\n", r->ncells, r->nretests, r->wall_s);
+	if (r->model[0])
+		fprintf(f,
+			"lp-sweep: the model transport: every value drawn from %s, none measured\n",
+			r->model);
 	for (int m = 0; m < r->nmetrics; m++) {
 		if (lp_sweep_mx_fill(r, m, &mx))
 			break;

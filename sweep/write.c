@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* lp-sweep's JSON document (linkperf.sweep/1). */
+/*
+ * lp-sweep's JSON document (linkperf.sweep/2, docs/schema/README.md) and its
+ * JSON Schema, side by side: every member is a record of sweep/records.c (one
+ * per node, metric, verdict...) or many records as columns (the cells of a
+ * block, the attempts). What is written here is only the document's shape.
+ */
 #include "sweep/internal.h"
 
 #include <errno.h>
@@ -13,428 +18,436 @@
 #include "sweep/collrun.h"
 #include "sweep/load.h"
 
-/* ---- JSON ---- */
+/* ---- the cells: blocks of resolved values and sweep attempts, then the other attempts ---- */
 
-static void json_node(struct lp_json *j, const struct lp_sweep_node *nd, int idx)
+/* The rows of a block's "sweep" columns and of "attempts": cells of r by index, NULL none. */
+struct cell_rows {
+	const struct lp_sweep_run *r;
+	const size_t *idx; /* per row: a cell index, or SIZE_MAX */
+};
+
+static const void *cell_row(void *arg, size_t i)
 {
-	lp_json_obj_begin(j, NULL);
-	lp_json_int(j, "index", idx);
-	lp_json_str(j, "name", nd->name);
-	lp_json_str(j, "host", nd->host);
-	lp_json_int(j, "rank", nd->rank);
-	lp_json_int(j, "rail", nd->rail);
-	lp_json_int(j, "status", nd->status);
-	if (nd->status)
-		lp_json_str(j, "error", nd->error);
-	else
-		lp_json_null(j, "error");
-	lp_json_str(j, "device", nd->dev.name[0] ? nd->dev.name : NULL);
-	lp_json_int(j, "port", nd->dev.port);
-	lp_json_str(j, "link_layer", nd->dev.link_layer[0] ? nd->dev.link_layer : NULL);
-	lp_json_num(j, "rate_gbps", nd->dev.rate_gbps > 0 ? nd->dev.rate_gbps : NAN);
-	lp_json_str(j, "speed", nd->dev.speed[0] ? nd->dev.speed : NULL);
-	lp_json_uint(j, "width", nd->dev.width);
-	lp_json_str(j, "gid_type", nd->dev.gid_type[0] ? nd->dev.gid_type : NULL);
-	lp_json_str(j, "gid", nd->dev.gid[0] ? nd->dev.gid : NULL);
-	lp_json_int(j, "gid_index", nd->dev.gid_index);
-	lp_json_uint(j, "mtu", nd->dev.active_mtu);
-	lp_json_str(j, "firmware", nd->dev.fw[0] ? nd->dev.fw : NULL);
-	lp_json_str(j, "netdev", nd->dev.netdev[0] ? nd->dev.netdev : NULL);
-	lp_json_int(j, "numa_node", nd->dev.numa_node);
-	lp_json_str(j, "mem", nd->mem);
-	lp_json_str(j, "gpu", strncmp(nd->mem, "cuda", 4) == 0 ? nd->mem : NULL);
-	lp_json_str(j, "gpu_bdf", nd->gpu_bdf[0] ? nd->gpu_bdf : NULL);
-	lp_json_str(j, "gpu_nic_distance", nd->gpu_nic[0] ? nd->gpu_nic : NULL);
-	lp_json_str(j, "kernel", nd->kernel[0] ? nd->kernel : NULL);
-	lp_json_obj_begin(j, "inventory"); /* the port's (rdma/inventory.h) */
-	lp_record_json(&lp_inv_port_record, &nd->dev.inv, j);
-	lp_json_obj_end(j);
-	lp_json_obj_begin(j, "gpus");
-	lp_record_json(&lp_inv_gpus_record, &nd->gpus, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
+	const struct cell_rows *cr = arg;
+
+	return cr->idx[i] == SIZE_MAX ? NULL : &cr->r->cells[cr->idx[i]];
 }
 
-static const char *cls_name(uint8_t c)
+/* Block blk's sweep attempt per ordered pair (the first measured), marking the cells taken. */
+static void block_sweep(const struct lp_sweep_run *r, const struct lp_sweep_block *blk,
+			const int *pos, size_t *idx, uint8_t *taken)
 {
-	switch (c) {
-	case LP_CELL_OK:
-		return "ok";
-	case LP_CELL_SLOW:
-		return "slow";
-	case LP_CELL_FAIL:
-		return "fail";
-	default:
-		return NULL;
-	}
-}
+	size_t nn = (size_t)blk->nb * blk->nb;
 
-/* The model and the noise a metric was diagnosed with. */
-static void json_model(struct lp_json *j, const struct lp_diag *d)
-{
-	lp_json_num(j, "reference", d->ref);
-	lp_json_str(j, "model",
-		    "log(goodness) = reference + client effect + server effect + link residual");
-	lp_json_num(j, "sigma_log", d->sigma);
-	lp_json_num(j, "threshold_ratio", d->thresh);
-	lp_json_int(j, "healthy_nodes", d->nhealthy);
-	lp_json_obj_begin(j, "noise");
-	lp_json_num(j, "cv", d->cv);
-	lp_json_num(j, "cv_residuals", exp(d->sigma_fit) - 1);
-	lp_json_int(j, "residual_df", d->df);
-	lp_json_num(j, "cv_repeats", exp(d->sigma_rep) - 1);
-	lp_json_int(j, "repeat_pairs", d->rep_pairs);
-	lp_json_num(j, "min_detectable_node", d->min_node);
-	lp_json_num(j, "min_detectable_link", d->min_link);
-	lp_json_bool(j, "inconclusive", d->inconclusive);
-	lp_json_obj_end(j);
-	lp_json_bool(j, "ambiguous", d->ambiguous);
-}
+	for (size_t x = 0; x < nn; x++)
+		idx[x] = SIZE_MAX;
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct lp_sweep_cell *c = &r->cells[k];
+		size_t x;
 
-/* "matrix" (values) and "cell_class" (ok, slow, fail, null: not measured), rows = clients. */
-static void json_matrix(struct lp_json *j, int n, const struct lp_sweep_mx *mx,
-			const struct lp_diag *d)
-{
-	lp_json_arr_begin(j, "matrix");
-	for (int a = 0; a < n; a++) {
-		lp_json_arr_begin(j, NULL);
-		for (int b = 0; b < n; b++)
-			lp_json_num(j, NULL, mx->v[(size_t)a * n + b]);
-		lp_json_arr_end(j);
-	}
-	lp_json_arr_end(j);
-	lp_json_arr_begin(j, "cell_class");
-	for (int a = 0; a < n; a++) {
-		lp_json_arr_begin(j, NULL);
-		for (int b = 0; b < n; b++) {
-			size_t x = (size_t)a * n + b;
-
-			lp_json_str(j, NULL,
-				    d		   ? cls_name(d->cls[x])
-				    : mx->fail[x]  ? "fail"
-				    : mx->sched[x] ? "ok"
-						   : NULL);
-		}
-		lp_json_arr_end(j);
-	}
-	lp_json_arr_end(j);
-}
-
-/* Each node's effects in one metric. */
-static void json_node_effects(struct lp_json *j, int n, const struct lp_diag *d)
-{
-	lp_json_arr_begin(j, "nodes");
-	for (int i = 0; i < n; i++) {
-		lp_json_obj_begin(j, NULL);
-		lp_json_int(j, "node", i);
-		lp_json_num(j, "score_client", d->score_src[i]);
-		lp_json_num(j, "score_server", d->score_dst[i]);
-		lp_json_num(j, "z_client", log(d->score_src[i]) / d->se_src[i]);
-		lp_json_num(j, "z_server", log(d->score_dst[i]) / d->se_dst[i]);
-		lp_json_int(j, "agree_as_client", d->slow_src[i]);
-		lp_json_int(j, "measured_as_client", d->n_src[i]);
-		lp_json_int(j, "agree_as_server", d->slow_dst[i]);
-		lp_json_int(j, "measured_as_server", d->n_dst[i]);
-		lp_json_int(j, "failed_cells", d->fail[i]);
-		lp_json_bool(j, "flag_client", d->node[i] & LP_NODE_SLOW_SRC);
-		lp_json_bool(j, "flag_server", d->node[i] & LP_NODE_SLOW_DST);
-		lp_json_bool(j, "flag_failed", d->node[i] & LP_NODE_FAILED);
-		lp_json_obj_end(j);
-	}
-	lp_json_arr_end(j);
-}
-
-static void json_metric(struct lp_json *j, const struct lp_sweep_run *r, int m,
-			struct lp_sweep_mx *mx)
-{
-	const struct lp_sweep_metric *mt = &r->metrics[m];
-	const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
-
-	lp_sweep_mx_fill(r, m, mx);
-	lp_json_obj_begin(j, NULL);
-	lp_json_int(j, "index", m);
-	lp_json_str(j, "label", mt->label);
-	lp_json_str(j, "test", mt->test);
-	lp_json_uint(j, "size", mt->size);
-	lp_json_str(j, "kind", mt->lat ? "latency" : "bandwidth");
-	lp_json_str(j, "unit", lp_sweep_unit(mt));
-	lp_json_str(j, "value",
-		    mt->lat ? "one-way latency p50 (write/send: RTT/2; read: completion)"
-			    : "client-direction bandwidth, Gb/s");
-	lp_json_bool(j, "higher_is_better", !mt->lat);
-	if (d)
-		json_model(j, d);
-	lp_json_str(j, "rows", "client (data source for write/send)");
-	lp_json_str(j, "columns", "server");
-	json_matrix(j, r->n, mx, d);
-	if (d)
-		json_node_effects(j, r->n, d);
-	lp_json_obj_end(j);
-}
-
-static void json_cell(struct lp_json *j, const struct lp_sweep_run *r,
-		      const struct lp_sweep_cell *c)
-{
-	const struct lp_sweep_metric *mt = &r->metrics[c->metric];
-
-	lp_json_obj_begin(j, NULL);
-	lp_json_int(j, "metric", c->metric);
-	lp_json_str(j, "test", mt->test);
-	lp_json_uint(j, "size", mt->size);
-	lp_json_int(j, "client", c->a);
-	lp_json_int(j, "server", c->b);
-	lp_json_str(j, "client_name", r->nodes[c->a].name);
-	lp_json_str(j, "server_name", r->nodes[c->b].name);
-	lp_json_str(j, "phase", lp_sweep_phase_names[c->phase]);
-	lp_json_int(j, "round", c->round);
-	lp_json_int(j, "attempt", c->attempt);
-	lp_json_int(j, "status", c->status);
-	if (c->status)
-		lp_json_str(j, "error", c->error);
-	else
-		lp_json_null(j, "error");
-	lp_json_num(j, "value", c->value);
-	lp_json_str(j, "unit", lp_sweep_unit(mt));
-	lp_json_num(j, "wall_s", c->wall_s);
-	lp_json_uint(j, "iters", c->iters);
-	lp_json_num(j, "interval_min", c->ival_min);
-	lp_json_num(j, "interval_max", c->ival_max);
-	lp_json_obj_begin(j, mt->lat ? "latency_us" : "bandwidth");
-	lp_record_json(mt->lat ? &lp_sweep_cell_lat_json : &lp_sweep_cell_bw_json, c, j);
-	lp_json_obj_end(j);
-	lp_sweep_cell_ctr_json(j, c);
-	lp_json_obj_end(j);
-}
-
-/* How it ran: timings, options and the diagnosis thresholds. */
-static void json_run(struct lp_json *j, const struct lp_sweep_run *r)
-{
-	lp_json_obj_begin(j, "run");
-	lp_json_str(j, "started", r->started);
-	lp_json_bool(j, "interrupted", r->interrupted);
-	lp_json_bool(j, "incomplete", r->incomplete);
-	lp_json_int(j, "attempt", r->attempt);
-	lp_json_str(j, "resumed_from", r->resumed[0] ? r->resumed : NULL);
-	lp_json_num(j, "wall_s", r->wall_s);
-	lp_json_num(j, "sweep_s", r->sweep_s);
-	lp_json_num(j, "retest_s", r->retest_s);
-	lp_json_num(j, "load_s", r->load_s);
-	lp_json_int(j, "nodes", r->n);
-	lp_json_int(j, "rails", r->rails);
-	lp_json_num(j, "pair_timeout_s", r->pair_timeout_s);
-	lp_json_uint(j, "bw_iters", r->bw_iters);
-	lp_json_uint(j, "lat_iters", r->lat_iters);
-	lp_json_uint(j, "retests", r->nretests);
-	lp_json_obj_begin(j, "diagnosis");
-	lp_json_num(j, "k_mad", r->dopts.k);
-	lp_json_num(j, "rel", r->dopts.rel);
-	lp_json_num(j, "rel_max", r->dopts.rel_max);
-	lp_json_num(j, "vote", r->dopts.vote);
-	lp_json_num(j, "min_gbps", r->dopts.min_gbps > 0 ? r->dopts.min_gbps : NAN);
-	lp_json_num(j, "max_lat_us", r->dopts.max_lat_us > 0 ? r->dopts.max_lat_us : NAN);
-	lp_json_num(j, "min_errors", r->dopts.min_errors);
-	lp_json_num(j, "impact_max", r->dopts.impact_max);
-	lp_json_num(j, "fair_min", r->dopts.fair_min);
-	lp_json_int(j, "retest_max", r->retest_max);
-	lp_json_int(j, "retest_rounds", r->retest_rounds);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
-}
-
-static void json_schedule(struct lp_json *j, const struct lp_sweep_run *r)
-{
-	lp_json_obj_begin(j, "schedule");
-	lp_json_str(j, "kind", r->sched_name);
-	if (r->sched) {
-		lp_json_int(j, "rounds", (int64_t)r->sched->nrounds);
-		lp_json_uint(j, "ordered_pairs", lp_sched_ordered_pairs(r->sched));
-	} else if (r->rounds) {
-		lp_json_int(j, "rounds",
-			    (int64_t)r->rounds); /* a document read back keeps its count */
-	}
-	lp_json_int(j, "random_k", r->random_k);
-	lp_json_uint(j, "seed", r->seed);
-	/* rounds as [x, y, dirs] triples (dirs: 1 x->y, 2 y->x, 3 both); big schedules are left out */
-	if (r->sched && r->sched->nslots <= 100000) {
-		lp_json_arr_begin(j, "rounds_slots");
-		for (size_t k = 0; k < r->sched->nrounds; k++) {
-			size_t cnt;
-			const struct lp_slot *sl = lp_sched_round(r->sched, k, &cnt);
-
-			lp_json_arr_begin(j, NULL);
-			for (size_t i = 0; i < cnt; i++) {
-				lp_json_arr_begin(j, NULL);
-				lp_json_int(j, NULL, sl[i].x);
-				lp_json_int(j, NULL, sl[i].y);
-				lp_json_int(j, NULL, sl[i].dirs);
-				lp_json_arr_end(j);
-			}
-			lp_json_arr_end(j);
-		}
-		lp_json_arr_end(j);
-	}
-	lp_json_obj_end(j);
-}
-
-void lp_sweep_json_echo(struct lp_json *j, const struct lp_sweep_run *r)
-{
-	json_run(j, r);
-	json_schedule(j, r);
-}
-
-void lp_sweep_json_pair(struct lp_json *j, const struct lp_sweep_run *r, int a, int b)
-{
-	lp_json_arr_begin(j, "nodes");
-	lp_json_int(j, NULL, a);
-	lp_json_int(j, NULL, b);
-	lp_json_arr_end(j);
-	lp_json_arr_begin(j, "names");
-	lp_json_str(j, NULL, r->nodes[a].name);
-	lp_json_str(j, NULL, r->nodes[b].name);
-	lp_json_arr_end(j);
-}
-
-/* A link verdict's nodes, names and slow directions ([client, server] each). */
-static void json_link(struct lp_json *j, const struct lp_sweep_run *r, const struct lp_verdict *vd)
-{
-	lp_sweep_json_pair(j, r, vd->a, vd->b);
-	lp_json_arr_begin(j, "directions");
-	for (int dir = 0; dir < 2; dir++) {
-		if (!(vd->dirs & (dir ? LP_DIR_YX : LP_DIR_XY)))
+		if (c->metric != blk->metric || c->phase != LP_PHASE_SWEEP || pos[c->a] < 0 ||
+		    pos[c->b] < 0 || taken[k])
 			continue;
-		lp_json_arr_begin(j, NULL);
-		lp_json_int(j, NULL, dir ? vd->b : vd->a);
-		lp_json_int(j, NULL, dir ? vd->a : vd->b);
-		lp_json_arr_end(j);
+		x = (size_t)pos[c->a] * blk->nb + pos[c->b];
+		if (idx[x] == SIZE_MAX) {
+			idx[x] = k;
+			taken[k] = 1;
+		}
 	}
-	lp_json_arr_end(j);
 }
 
-static void json_candidates(struct lp_json *j, const struct lp_sweep_run *r,
-			    const struct lp_verdict *vd)
+/* What one block's resolved cells need: the block's matrix and the diagnosis's classes. */
+struct block_out {
+	struct lp_sweep_rcell *rc;
+	double *v, *best, *spread;
+	uint8_t *fail, *sched, *att;
+	size_t *idx;
+	int *pos;
+};
+
+static void block_out_free(struct block_out *o)
 {
-	lp_json_arr_begin(j, "candidates");
-	for (int c = 0; c < vd->ncand; c++) {
-		const struct lp_diag_item *it = &vd->cand[c];
+	free(o->rc);
+	free(o->v);
+	free(o->best);
+	free(o->spread);
+	free(o->fail);
+	free(o->sched);
+	free(o->att);
+	free(o->idx);
+	free(o->pos);
+}
+
+static int block_out_alloc(struct block_out *o, const struct lp_sweep_run *r, int nb)
+{
+	size_t nn = (size_t)nb * nb + 1;
+
+	*o = (struct block_out){ malloc(nn * sizeof(*o->rc)),
+				 malloc(nn * sizeof(double)),
+				 malloc(nn * sizeof(double)),
+				 malloc(nn * sizeof(double)),
+				 malloc(nn),
+				 malloc(nn),
+				 malloc(nn),
+				 malloc(nn * sizeof(size_t)),
+				 malloc(((size_t)r->n + 1) * sizeof(int)) };
+	if (o->rc && o->v && o->best && o->spread && o->fail && o->sched && o->att && o->idx &&
+	    o->pos)
+		return 0;
+	block_out_free(o);
+	return -ENOMEM;
+}
+
+/* The resolved cells of blk: lp_sweep_block_matrix's values, the diagnosis's classes. */
+static int block_resolve(const struct lp_sweep_run *r, const struct lp_sweep_block *blk,
+			 struct block_out *o)
+{
+	const struct lp_diag *d = r->diag ? &r->diag[blk->metric] : NULL;
+	int rc = lp_sweep_block_matrix(r, blk, o->v, o->fail, o->sched, o->att, o->best, o->spread,
+				       NULL);
+
+	for (int a = 0; !rc && a < blk->nb; a++)
+		for (int b = 0; b < blk->nb; b++) {
+			size_t x = (size_t)a * blk->nb + b;
+			size_t g = (size_t)blk->node[a] * r->n + blk->node[b];
+			uint8_t cls = d && d->cls   ? d->cls[g]
+				      : o->fail[x]  ? LP_CELL_FAIL
+				      : o->sched[x] ? LP_CELL_OK
+						    : LP_CELL_NONE;
+
+			o->rc[x] = (struct lp_sweep_rcell){ o->v[x], cls, o->att[x], o->spread[x] };
+		}
+	return rc;
+}
+
+static int json_block(struct lp_json *j, const struct lp_sweep_run *r,
+		      const struct lp_sweep_block *blk, uint8_t *taken)
+{
+	size_t nn = (size_t)blk->nb * blk->nb;
+	struct block_out o;
+	struct cell_rows cr;
+	int rc = block_out_alloc(&o, r, blk->nb);
+
+	if (rc)
+		return rc;
+	for (int i = 0; i < r->n; i++)
+		o.pos[i] = -1;
+	for (int k = 0; k < blk->nb; k++)
+		o.pos[blk->node[k]] = k;
+	rc = block_resolve(r, blk, &o);
+	if (!rc) {
+		block_sweep(r, blk, o.pos, o.idx, taken);
+		cr = (struct cell_rows){ r, o.idx };
+		lp_json_obj_begin(j, NULL);
+		lp_record_json(&lp_sweep_block_record, blk, j);
+		lp_record_json_columns(
+			&lp_sweep_rcell_record,
+			&(struct lp_rec_rows){ .n = nn, .base = o.rc, .stride = sizeof(*o.rc) },
+			"cells", j);
+		lp_record_json_columns(&lp_sweep_cell_record,
+				       &(struct lp_rec_rows){ .n = nn,
+							      .get = cell_row,
+							      .arg = &cr,
+							      .skip = lp_sweep_block_implied() },
+				       "sweep", j);
+		lp_json_obj_end(j);
+	}
+	block_out_free(&o);
+	return rc;
+}
+
+/* "blocks": the resolved cells and sweep attempts per metric (and rail); "attempts": the rest. */
+static int json_cells(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	struct lp_sweep_block *blocks = NULL;
+	uint8_t *taken = calloc(r->ncells + 1, 1);
+	size_t *rest = malloc((r->ncells + 1) * sizeof(size_t)), nrest = 0;
+	int nblocks = 0, rc = taken && rest ? lp_sweep_blocks(r, &blocks, &nblocks) : -ENOMEM;
+
+	lp_json_arr_begin(j, "blocks");
+	for (int b = 0; b < nblocks && !rc; b++)
+		rc = json_block(j, r, &blocks[b], taken);
+	lp_json_arr_end(j);
+	for (size_t k = 0; !rc && k < r->ncells; k++)
+		if (!taken[k])
+			rest[nrest++] = k;
+	if (!rc)
+		lp_record_json_columns(
+			&lp_sweep_cell_record,
+			&(struct lp_rec_rows){ .n = nrest,
+					       .get = cell_row,
+					       .arg = &(struct cell_rows){ r, rest } },
+			"attempts", j);
+	lp_sweep_blocks_free(blocks, nblocks);
+	free(taken);
+	free(rest);
+	return rc;
+}
+
+/* ---- the rest of the document ---- */
+
+static void json_metrics(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	lp_json_arr_begin(j, "metrics");
+	for (int m = 0; m < r->nmetrics; m++) {
+		const struct lp_diag *d = r->diag ? &r->diag[m] : NULL;
 
 		lp_json_obj_begin(j, NULL);
-		lp_json_str(j, "kind",
-			    it->kind == LP_ITEM_LINK  ? "link_slow"
-			    : it->kind == LP_ITEM_SRC ? "node_slow_as_client"
-						      : "node_slow_as_server");
-		lp_json_str(j, "name", r->nodes[it->a].name);
-		if (it->kind == LP_ITEM_LINK)
-			lp_json_str(j, "to", r->nodes[it->b].name);
-		lp_json_int(j, "node", it->a);
-		if (it->kind == LP_ITEM_LINK)
-			lp_json_int(j, "server", it->b);
-		lp_json_num(j, "ratio", it->ratio);
+		lp_record_json(&lp_sweep_metric_record, &r->metrics[m], j);
+		if (d) {
+			lp_json_obj_begin(j, "diagnosis");
+			lp_record_json(&lp_sweep_diag_record, d, j);
+			lp_json_obj_end(j);
+			lp_json_obj_begin(j, "effects");
+			lp_record_json(&lp_sweep_effects_record, d, j);
+			lp_json_obj_end(j);
+		} else {
+			lp_json_null(j, "diagnosis");
+			lp_json_null(j, "effects");
+		}
 		lp_json_obj_end(j);
 	}
 	lp_json_arr_end(j);
 }
 
-static void json_verdict(struct lp_json *j, const struct lp_sweep_run *r,
-			 const struct lp_verdict *vd)
+/* An array member of n records of rec, stride bytes apart. */
+static void json_rows(struct lp_json *j, const char *key, const struct lp_record *rec,
+		      const void *base, size_t n, size_t stride)
 {
-	lp_json_obj_begin(j, NULL);
-	lp_json_str(j, "kind", lp_verdict_names[vd->kind]);
-	if (lp_sweep_is_link(vd)) {
-		json_link(j, r, vd);
-	} else if (vd->a >= 0 && vd->a == vd->b) {
-		lp_json_int(j, "node", vd->a);
-		lp_json_str(j, "name", r->nodes[vd->a].name);
-		lp_json_bool(j, "as_client", vd->dirs & LP_NODE_SLOW_SRC);
-		lp_json_bool(j, "as_server", vd->dirs & LP_NODE_SLOW_DST);
+	lp_json_arr_begin(j, key);
+	for (size_t i = 0; i < n; i++) {
+		lp_json_obj_begin(j, NULL);
+		lp_record_json(rec, (const uint8_t *)base + i * stride, j);
+		lp_json_obj_end(j);
 	}
-	lp_json_num(j, "ratio", vd->ratio);
-	lp_json_num(j, "z", vd->z);
-	lp_json_num(j, "noise_cv", vd->noise_cv);
-	lp_json_int(j, "cells", vd->cells);
-	lp_json_int(j, "partners_agreeing", vd->agree);
-	lp_json_int(j, "retests", vd->retests);
-	if (vd->ncand)
-		json_candidates(j, r, vd);
-	lp_verdict_ctr_json(j, r, vd);
-	lp_json_str(j, "metrics", vd->metrics);
-	lp_json_str(j, "reason", vd->reason);
-	lp_json_obj_end(j);
+	lp_json_arr_end(j);
 }
 
 static void json_missing_pair(void *arg, const struct lp_sweep_run *r, int a, int b,
 			      const char *labels)
 {
-	struct lp_json *j = arg;
+	struct lp_sweep_missing ms = { a, b, "" };
 
-	lp_json_obj_begin(j, NULL);
-	lp_json_int(j, "client", a);
-	lp_json_int(j, "server", b);
-	lp_json_str(j, "client_name", r->nodes[a].name);
-	lp_json_str(j, "server_name", r->nodes[b].name);
-	lp_json_str(j, "metrics", labels);
-	lp_json_obj_end(j);
+	(void)r;
+	snprintf(ms.metrics, sizeof(ms.metrics), "%s", labels);
+	lp_json_obj_begin(arg, NULL);
+	lp_record_json(&lp_sweep_missing_record, &ms, arg);
+	lp_json_obj_end(arg);
 }
 
-static void json_missing(struct lp_json *j, const struct lp_sweep_run *r)
+void lp_sweep_json_head(struct lp_json *j, const struct lp_sweep_run *r)
 {
-	lp_json_arr_begin(j, "missing");
-	lp_sweep_each_missing(r, json_missing_pair, j);
-	lp_json_arr_end(j);
+	lp_json_str(j, "tool", "lp-sweep");
+	lp_json_str(j, "schema", LP_SWEEP_SCHEMA);
+	lp_json_obj_begin(j, "method");
+	lp_method_json(j);
+	lp_json_obj_end(j);
+	lp_json_obj_begin(j, "run");
+	lp_record_json(&lp_sweep_run_record, r, j);
+	lp_json_obj_end(j);
+	json_rows(j, "nodes", &lp_sweep_node_record, r->nodes, (size_t)r->n, sizeof(*r->nodes));
+	json_metrics(j, r);
+}
+
+void lp_sweep_json_verdicts(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	json_rows(j, "verdicts", &lp_verdict_record, r->verdicts, (size_t)r->nverdicts,
+		  sizeof(*r->verdicts));
+}
+
+/* "counter_nodes": each node's partners with counters read, and those whose pair moved. */
+static void json_ctr_nodes(struct lp_json *j, const struct lp_sweep_run *r)
+{
+	struct lp_sweep_ctr_node *cn = calloc((size_t)r->n + 1, sizeof(*cn));
+	size_t n = r->ev.partners && r->ev.moved ? (size_t)r->n : 0;
+
+	for (size_t i = 0; cn && i < n; i++)
+		cn[i] = (struct lp_sweep_ctr_node){ r->ev.partners[i], r->ev.moved[i] };
+	if (!cn)
+		j->err = j->err ? j->err : -ENOMEM;
+	else
+		lp_record_json_columns(
+			&lp_sweep_ctr_node_record,
+			&(struct lp_rec_rows){ .n = n, .base = cn, .stride = sizeof(*cn) },
+			"counter_nodes", j);
+	free(cn);
+}
+
+int lp_sweep_write_json_extra(const struct lp_sweep_run *r, FILE *f, int exit_code,
+			      void (*extra)(struct lp_json *j, const void *arg), const void *arg)
+{
+	struct lp_json j;
+	int rc;
+
+	lp_json_init(&j, f, true);
+	lp_json_obj_begin(&j, NULL);
+	lp_sweep_json_head(&j, r);
+	rc = json_cells(&j, r);
+	lp_json_arr_begin(&j, "missing");
+	lp_sweep_each_missing(r, json_missing_pair, &j);
+	lp_json_arr_end(&j);
+	lp_sweep_load_json(&j, r);
+	lp_sweep_coll_json(&j, r);
+	lp_sweep_json_verdicts(&j, r);
+	json_rows(&j, "counter_sums", &lp_sweep_ctr_sum_record, r->ev.sums, r->ev.nsums,
+		  sizeof(*r->ev.sums));
+	json_ctr_nodes(&j, r);
+	if (extra)
+		extra(&j, arg);
+	lp_json_int(&j, "exit_code", exit_code);
+	lp_json_obj_end(&j);
+	return rc ? rc : lp_json_finish(&j);
 }
 
 int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 {
-	struct lp_sweep_mx mx;
-	struct lp_json j;
-	int rc;
+	return lp_sweep_write_json_extra(r, f, exit_code, NULL, NULL);
+}
 
-	if (lp_sweep_mx_alloc(&mx, r->n))
-		return -ENOMEM;
+/* ---- the schema: the same shape, from the same records ---- */
+
+/* Member key: an array of records of rec. */
+static void schema_rows(struct lp_json *j, const char *key, const struct lp_record *rec)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_record_schema(rec, j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+static void schema_rec(struct lp_json *j, const char *key, const struct lp_record *rec,
+		       bool nullable)
+{
+	lp_json_obj_begin(j, key);
+	if (nullable) {
+		lp_json_arr_begin(j, "anyOf");
+		lp_json_obj_begin(j, NULL);
+		lp_json_str(j, "type", "null");
+		lp_json_obj_end(j);
+		lp_json_obj_begin(j, NULL);
+	}
+	lp_record_schema(rec, j);
+	if (nullable) {
+		lp_json_obj_end(j);
+		lp_json_arr_end(j);
+	}
+	lp_json_obj_end(j);
+}
+
+static void schema_const(struct lp_json *j, const char *key, const char *val)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_str(j, "const", val);
+	lp_json_obj_end(j);
+}
+
+static void schema_metrics(struct lp_json *j)
+{
+	lp_json_obj_begin(j, "metrics");
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_record_schema_open(&lp_sweep_metric_record, j);
+	schema_rec(j, "diagnosis", &lp_sweep_diag_record, true);
+	schema_rec(j, "effects", &lp_sweep_effects_record, true);
+	lp_record_schema_close(&lp_sweep_metric_record,
+			       (const char *const[]){ "diagnosis", "effects", NULL }, j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+static void schema_blocks(struct lp_json *j)
+{
+	lp_json_obj_begin(j, "blocks");
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_record_schema_open(&lp_sweep_block_record, j);
+	lp_json_obj_begin(j, "cells");
+	lp_json_str(j, "description", "nodes x nodes resolved cells in row order (row = client)");
+	lp_record_schema_columns(&lp_sweep_rcell_record, 0, j);
+	lp_json_obj_end(j);
+	lp_json_obj_begin(j, "sweep");
+	lp_json_str(
+		j, "description",
+		"each ordered pair's sweep attempt (rows: its index in the matrix); metric, client, server and phase implied");
+	lp_record_schema_columns(&lp_sweep_cell_record, lp_sweep_block_implied(), j);
+	lp_json_obj_end(j);
+	lp_record_schema_close(&lp_sweep_block_record,
+			       (const char *const[]){ "cells", "sweep", NULL }, j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
+{
+	lp_json_obj_begin(j, "properties");
+	schema_const(j, "tool", "lp-sweep");
+	schema_const(j, "schema", LP_SWEEP_SCHEMA);
+	lp_json_obj_begin(j, "method");
+	lp_json_str(j, "description", "units, clock and version (common/meta.c)");
+	lp_json_str(j, "type", "object");
+	lp_json_obj_end(j);
+	schema_rec(j, "run", &lp_sweep_run_record, false);
+	schema_rows(j, "nodes", &lp_sweep_node_record);
+	schema_metrics(j);
+	schema_blocks(j);
+	lp_json_obj_begin(j, "attempts");
+	lp_json_str(
+		j, "description",
+		"every attempt not in a block's sweep columns: retests, load modes, repeated attempts");
+	lp_record_schema_columns(&lp_sweep_cell_record, 0, j);
+	lp_json_obj_end(j);
+	schema_rows(j, "missing", &lp_sweep_missing_record);
+	lp_sweep_load_schema(j);
+	lp_json_obj_begin(j, "collectives");
+	lp_json_str(
+		j, "description",
+		"lp-sweep --collective: results, links, ceilings, verdicts, imports, claims (sweep/collrun.c)");
+	lp_json_str(j, "type", "object");
+	lp_json_obj_end(j);
+	schema_rows(j, "verdicts", &lp_verdict_record);
+	schema_rows(j, "counter_sums", &lp_sweep_ctr_sum_record);
+	lp_json_obj_begin(j, "counter_nodes");
+	lp_json_str(j, "description", "per node (entry k: node k; none without counters)");
+	lp_record_schema_columns(&lp_sweep_ctr_node_record, 0, j);
+	lp_json_obj_end(j);
+	if (extra)
+		extra(j);
+	lp_json_obj_begin(j, "exit_code");
+	lp_json_str(j, "type", "integer");
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+	lp_json_arr_begin(j, "required");
+	for (const char *const *k =
+		     (const char *const[]){ "tool", "schema", "method", "run", "nodes", "metrics",
+					    "blocks", "attempts", "missing", "verdicts",
+					    "counter_sums", "counter_nodes", "exit_code", NULL };
+	     *k; k++)
+		lp_json_str(j, NULL, *k);
+	lp_json_arr_end(j);
+	lp_json_bool(j, "additionalProperties", false);
+}
+
+int lp_sweep_write_schema_extra(FILE *f, void (*extra)(struct lp_json *j))
+{
+	struct lp_json j;
+
 	lp_json_init(&j, f, true);
 	lp_json_obj_begin(&j, NULL);
-	lp_json_str(&j, "tool", "lp-sweep");
-	lp_json_str(&j, "schema", "linkperf.sweep/1");
-	lp_json_obj_begin(&j, "method");
-	lp_method_json(&j);
+	lp_json_str(&j, "$schema", "https://json-schema.org/draft/2020-12/schema");
+	lp_json_str(&j, "$id", "urn:linkperf:schema:" LP_SWEEP_SCHEMA);
+	lp_json_str(&j, "title", "lp-sweep document (" LP_SWEEP_SCHEMA ")");
+	lp_json_str(
+		&j, "description",
+		"generated from the records (lp-judge --schema sweep); docs/schema/README.md describes the tree");
+	lp_json_str(&j, "type", "object");
+	schema_body(&j, extra);
 	lp_json_obj_end(&j);
-	lp_sweep_json_echo(&j, r);
-	lp_json_arr_begin(&j, "nodes");
-	for (int i = 0; i < r->n; i++)
-		json_node(&j, &r->nodes[i], i);
-	lp_json_arr_end(&j);
-	lp_json_arr_begin(&j, "metrics");
-	for (int m = 0; m < r->nmetrics; m++)
-		json_metric(&j, r, m, &mx);
-	lp_json_arr_end(&j);
-	lp_json_arr_begin(&j, "cells");
-	for (size_t i = 0; i < r->ncells; i++)
-		json_cell(&j, r, &r->cells[i]);
-	lp_json_arr_end(&j);
-	json_missing(&j, r);
-	lp_sweep_load_json(&j, r);
-	lp_sweep_coll_json(&j, r);
-	lp_json_arr_begin(&j, "verdicts");
-	for (int i = 0; i < r->nverdicts; i++)
-		json_verdict(&j, r, &r->verdicts[i]);
-	lp_json_arr_end(&j);
-	lp_sweep_evidence_json(&j, r);
-	if (r->gates) { /* per node: its own port's profile and state (qual/node.h) */
-		lp_json_str(&j, "fleet_profile", r->fleet_profile[0] ? r->fleet_profile : NULL);
-		lp_json_arr_begin(&j, "node_gates");
-		for (int i = 0; i < r->n; i++) {
-			lp_json_obj_begin(&j, NULL);
-			lp_json_str(&j, "node", r->nodes[i].name);
-			lp_json_str(&j, "profile",
-				    r->gates[i].profile[0] ? r->gates[i].profile : NULL);
-			lp_json_str(&j, "verdict", lp_qual_verdict_names[r->gates[i].verdict]);
-			lp_json_str(&j, "reason", r->gates[i].reason);
-			lp_json_obj_end(&j);
-		}
-		lp_json_arr_end(&j);
-	}
-	lp_json_int(&j, "exit_code", exit_code);
-	lp_json_obj_end(&j);
-	rc = lp_json_finish(&j);
-	lp_sweep_mx_free(&mx);
-	return rc;
+	return lp_json_finish(&j);
+}
+
+int lp_sweep_write_schema(FILE *f)
+{
+	return lp_sweep_write_schema_extra(f, NULL);
 }

@@ -33,8 +33,9 @@ stop_server() {
 	echo "server on $PORT exit $?" >>"$OUT/srv-$PORT.log"
 }
 
-# journal_cells FILE: the cell lines a sweep journal holds so far (0 while there is none).
-journal_cells() { cat "$1" 2>/dev/null | grep -c '"type":"cell"'; }
+# journal_cells FILE: the cells (attempts) a sweep journal's round lines hold so far (0 while
+# there is none): each round line says its count, {"type":"round",...,"attempts":{"n":N,...
+journal_cells() { sed -n 's/^{"type":"round",.*"attempts":{"n":\([0-9]*\),.*/\1/p' "$1" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 
 # rank_pid_after_cells MPIRUN_PID RANK FILE N: once the journal FILE holds N cells (at most
 # 90 s), the pid of that rank among mpirun's children ("" when none).

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -47,9 +48,6 @@ enum {
  */
 #define STOP_MS 3000
 
-/* Set-up allowed per session (connect, QP exchange) when loaders must outlast a victim. */
-#define LOAD_SETUP_S 1.5
-
 static uint64_t deadline_in(int ms)
 {
 	return lp_now_ns() + (uint64_t)ms * 1000000ull;
@@ -71,19 +69,62 @@ static void progress(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cf
 	fflush(cfg->progress);
 }
 
+/* " of N" planned cells, or "" in the load phases (whose cells the sweep's plan does not count). */
+static const char *planned(const struct lp_sweep_progress *p)
+{
+	static __thread char buf[40];
+
+	if (p->cells_planned < p->cells)
+		return "";
+	snprintf(buf, sizeof(buf), " of %zu", p->cells_planned);
+	return buf;
+}
+
+/* A progress line at most this often; one per round when rounds are slower. */
+#define PROGRESS_EVERY_S 10
+
 /*
- * Round r of n of a phase is done: a progress line with the time left, this
- * phase's rounds at its pace so far plus the estimate of the phases after it.
+ * Round r of n of a phase is done: on rank 0, at most every PROGRESS_EVERY_S
+ * (and at a phase's end), a line with the rounds and cells done and the
+ * predicted end -- this phase's rounds at its pace so far plus the time model's
+ * estimate of the phases after it -- on cfg->progress, and its record in the
+ * journal.
  */
-static void round_done(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, const char *phase,
-		       size_t r, size_t n)
+static void round_done(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		       const struct lp_sweep_run *run, const char *phase, size_t r, size_t n)
 {
 	uint64_t now = lp_now_ns();
 	double pace = (double)(now - x->phase_t0) / 1e9 / (double)(r + 1);
+	struct lp_sweep_progress p = { .round = r + 1,
+				       .rounds = n,
+				       .cells = run->ncells,
+				       .cells_planned = x->cells_planned,
+				       .elapsed_s = (double)(now - x->t_start) / 1e9,
+				       .left_s = pace * (double)(n - r - 1) + x->later_s,
+				       .predicted_s = x->pred.total_s };
+	char what[48], a[32], b[32], c[32];
+	time_t end;
+	struct tm tm;
 
-	progress(x, cfg, "lp-sweep: %s round %zu/%zu done, %.0f s so far, about %.0f s left\n",
-		 phase, r + 1, n, (double)(now - x->t_start) / 1e9,
-		 pace * (double)(n - r - 1) + x->later_s);
+	if (x->rank || (r + 1 < n && x->progress_ns &&
+			now - x->progress_ns < PROGRESS_EVERY_S * 1000000000ull))
+		return;
+	x->progress_ns = now;
+	snprintf(p.phase, sizeof(p.phase), "%s", phase);
+	end = time(NULL) + (time_t)p.left_s;
+	gmtime_r(&end, &tm);
+	strftime(p.end, sizeof(p.end), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!strcmp(phase, "retest")) /* a retest round's pairs run one per round */
+		snprintf(what, sizeof(what), "retest round %d, pair", x->retest_round + 1);
+	else
+		snprintf(what, sizeof(what), "%s round", phase);
+	progress(x, cfg,
+		 "lp-sweep: %s %zu/%zu, %zu cells%s, %s so far, about %s left (end %.8s UTC; "
+		 "predicted %s in all)\n",
+		 what, p.round, n, p.cells, planned(&p), lp_sweep_time_fmt(p.elapsed_s, a, 32),
+		 lp_sweep_time_fmt(p.left_s, b, 32), p.end + 11,
+		 lp_sweep_time_fmt(p.predicted_s, c, 32));
+	lp_sweep_journal_progress(cfg->journal, &p);
 }
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
@@ -99,7 +140,7 @@ int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
 	MPI_Comm_size(x->comm, &x->size);
 	MPI_Comm_get_attr(world, MPI_TAG_UB, &ub, &flag);
 	x->tag_ub = flag && ub ? *(int *)ub : 32767;
-	x->poll_max_us = 20000;
+	x->poll_max_us = LP_SWEEP_POLL_MS * 1000;
 	x->status_all = calloc(x->size, sizeof(int));
 	x->rail_all = calloc(x->size, sizeof(int));
 	x->name_all = calloc(x->size, sizeof(*x->name_all));
@@ -113,6 +154,7 @@ int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world)
 
 void lp_sweep_mpi_free(struct lp_sweep_mpi *x)
 {
+	lp_sweep_workers_end(x);
 	free(x->status_all);
 	free(x->rail_all);
 	free(x->name_all);
@@ -241,11 +283,14 @@ static int send_blob(struct lp_sweep_mpi *x, int dest, int tag, const void *buf,
 	return wait_or_lose(x, &req, timeout_ms, "sending results");
 }
 
-/* Probe with back-off until src's message arrives, then take it (malloc'ed). */
+/*
+ * Probe with back-off until src's message arrives (src may be MPI_ANY_SOURCE:
+ * *from_p says whose, when not NULL), then take it (malloc'ed).
+ */
 static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, int *len_p,
-		     uint64_t deadline)
+		     uint64_t deadline, int *from_p)
 {
-	unsigned sleep_us = 50;
+	unsigned sleep_us = 20;
 	MPI_Status st;
 	int flag = 0;
 
@@ -264,8 +309,10 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 	*buf_p = malloc(*len_p ? *len_p : 1);
 	if (!*buf_p)
 		return -ENOMEM;
+	if (from_p)
+		*from_p = st.MPI_SOURCE;
 	/* the message is here: this receive does not wait on a peer */
-	if (MPI_Recv(*buf_p, *len_p, MPI_BYTE, src, tag, x->comm, MPI_STATUS_IGNORE) !=
+	if (MPI_Recv(*buf_p, *len_p, MPI_BYTE, st.MPI_SOURCE, tag, x->comm, MPI_STATUS_IGNORE) !=
 	    MPI_SUCCESS) {
 		free(*buf_p);
 		return -EIO;
@@ -287,7 +334,7 @@ static int gather_nodes(struct lp_sweep_mpi *x, const struct lp_sweep_node *me,
 	run->nodes[0] = *me;
 	for (int i = 1; i < x->size; i++) {
 		uint8_t *buf;
-		int len, ret = recv_blob(x, i, TAG_NODE, &buf, &len, dl);
+		int len, ret = recv_blob(x, i, TAG_NODE, &buf, &len, dl, NULL);
 
 		if (ret == 0) {
 			ret = lp_record_decode_body(&lp_sweep_node_record, &run->nodes[i], buf,
@@ -342,26 +389,6 @@ static void push_cell(struct lp_sweep_mpi *x, const struct lp_sweep_cell *c)
 	pthread_mutex_unlock(&x->lock);
 }
 
-static void fill_cell(struct lp_sweep_cell *c, const struct lp_rdma_result *r, bool lat)
-{
-	double k = lat ? 1 : 8; /* the value's unit: p50 us, or Gb/s from the intervals' GB/s */
-
-	c->iters = r->iters;
-	c->ival_min = r->ival_sum.min * k;
-	c->ival_max = r->ival_sum.max * k;
-	if (lat) {
-		c->lat = r->lat_us;
-		c->halved = r->lat_halved;
-		c->value = c->lat.p50;
-	} else {
-		c->gbytes_s = r->local.gbytes_s;
-		c->gbits_s = r->local.gbits_s;
-		c->mmsg_s = r->local.mmsg_s;
-		c->pct_link = r->local.pct_link;
-		c->value = c->gbits_s;
-	}
-}
-
 /* The MPI channel of one pair session: messages on tag, every wait bounded by the pair timeout. */
 static void pair_oob(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int peer, int tag,
 		     struct lp_mpi_oob *o, struct lp_oob *oob)
@@ -382,111 +409,52 @@ static void pair_oob(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int
 		.stop = cfg->sopts.stop, /* SIGINT/SIGTERM end the running test too */
 	};
 }
-/*
- * Test-only (docs/SWEEP.md): LP_SWEEP_FAULT=crash:CLIENT:SERVER (or hang:...)
- * makes the first test of that ordered pair crash with SIGSEGV (or hang), to
- * show that a fault inside one test costs one cell.
- */
-static void test_fault(const char *client, const char *server, int m)
-{
-	const char *f = getenv("LP_SWEEP_FAULT");
-	char want[200];
-
-	if (!f || m != 0)
-		return;
-	snprintf(want, sizeof(want), ":%s:%s", client, server);
-	if (!strncmp(f, "crash", 5) && !strcmp(f + 5, want)) {
-		signal(SIGSEGV, SIG_DFL);
-		raise(SIGSEGV);
-	}
-	if (!strncmp(f, "hang", 4) && !strcmp(f + 4, want))
-		for (;;)
-			pause();
-}
-
 /* A signal here or at the peer cut the test short: not a measurement. */
 static bool cut_short(int status)
 {
 	return status == -EINTR || status == -ECANCELED;
 }
 
+static const struct lp_sweep_xport_ops *xport(const struct lp_sweep_cfg *cfg)
+{
+	return cfg->xport ? cfg->xport : &lp_sweep_xport_rdma;
+}
+
+/* A client test and its transport. */
 struct client_arg {
-	const struct lp_sweep_cfg *cfg;
-	int m;
-	const struct lp_rdma_params *p;
-	const char *client, *server; /* names */
-	struct lp_sweep_cell c;	     /* initialised; the test fills it */
+	const struct lp_sweep_xport_ops *ops;
+	struct lp_sweep_test t;
 };
 
-/* One client test on dev over oob: the cell's status, error or values into a->c. */
-static void client_test(struct lp_rdma_dev *dev, struct lp_oob *oob, struct client_arg *a)
+/* The client test in a test worker (cfg->isolate) or run here; a->t.c holds its cell. */
+static void client_side(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			struct lp_mpi_oob *o, struct lp_oob *oob, struct client_arg *a)
 {
-	const struct lp_rdma_params *p = a->p;
-	struct lp_rdma_result *r = calloc(1, sizeof(*r));
-	int ret;
-
-	test_fault(a->client, a->server, a->m);
-	if (!r) {
-		a->c.status = -ENOMEM;
-		snprintf(a->c.error, sizeof(a->c.error), "out of memory");
-		return;
-	}
-	ret = lp_rdma_client_run(dev, oob, p, a->server, NULL, r);
-	a->c.status = r->status ? r->status : ret;
-	if (a->c.status)
-		snprintf(a->c.error, sizeof(a->c.error), "%s",
-			 r->error[0] ? r->error : strerror(-a->c.status));
-	else
-		fill_cell(&a->c, r, lp_rdma_test_is_lat(p->test));
-	/* what the ports recorded, a failed test's too (often the best evidence) */
-	lp_sweep_ctr_end_fill(&a->c.ctr_client, &r->ctr_local);
-	lp_sweep_ctr_end_fill(&a->c.ctr_server, &r->ctr_remote);
-	lp_rdma_result_free(r);
-	free(r);
-}
-
-/* The client side in its own process: the test, the session's end, the cell as its record. */
-static void client_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
-			 struct lp_wbuf *out)
-{
-	struct client_arg *a = arg;
-
-	client_test(dev, oob, a);
-	if (!cut_short(a->c.status))
-		lp_rdma_client_bye(oob);
-	lp_record_encode(&lp_sweep_cell_record, &a->c, out);
-}
-
-/* The client test isolated in a child (cfg->isolate) or run here; a->c holds its cell. */
-static void client_side(struct lp_sweep_mpi *x, struct lp_mpi_oob *o, struct lp_oob *oob,
-			struct client_arg *a)
-{
+	struct lp_sweep_cell *c = &a->t.c;
 	struct lp_wbuf *out;
 	int ret;
 
-	if (!a->cfg->isolate) {
-		client_test(x->dev, oob, a);
-		if (cut_short(a->c.status))
+	if (!cfg->isolate) {
+		a->ops->client(x->dev, oob, &a->t);
+		if (cut_short(c->status))
 			return;
 		/* end the session; after a failure the server may be gone already,
 		 * and the message then sits unread on a tag nobody uses again */
 		o->deadline_ns = deadline_in(2000);
-		lp_rdma_client_bye(oob);
+		a->ops->bye(oob);
 		return;
 	}
 	out = malloc(sizeof(*out));
-	ret = out ? lp_sweep_isolated(x, o, oob, client_child, a, out, a->c.error,
-				      sizeof(a->c.error))
+	ret = out ? lp_sweep_isolated(x, cfg, o, oob, &a->t, NULL, out, c->error, sizeof(c->error))
 		  : -ENOMEM;
-	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, &a->c, out->data, out->len)) {
+	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, c, out->data, out->len)) {
 		ret = -EPROTO;
-		snprintf(a->c.error, sizeof(a->c.error),
-			 "the test process's result does not decode");
+		snprintf(c->error, sizeof(c->error), "the test process's result does not decode");
 	}
 	if (ret)
-		a->c.status = ret;
-	if (a->c.status && a->cfg->sopts.stop && *a->cfg->sopts.stop)
-		a->c.status = -EINTR; /* its channel was closed on the signal: cut short */
+		c->status = ret;
+	if (c->status && cfg->sopts.stop && *cfg->sopts.stop)
+		c->status = -EINTR; /* its channel was closed on the signal: cut short */
 	free(out);
 }
 
@@ -494,44 +462,43 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 		       const struct lp_rdma_params *p, int server, int tag, int round,
 		       enum lp_phase phase)
 {
-	struct client_arg a = { cfg, m, p, x->name_all[x->rank], x->name_all[server], { 0 } };
+	struct client_arg a = { .ops = xport(cfg),
+				.t = { .p = *p,
+				       .client = x->name_all[x->rank],
+				       .server = x->name_all[server],
+				       .model = cfg->model,
+				       .attempt = phase == LP_PHASE_RETEST ? x->retest_round + 1
+									   : 0 } };
+	struct lp_sweep_cell *c = &a.t.c;
 	uint64_t t0 = lp_now_ns();
 
-	lp_sweep_cell_init(&a.c, m, x->rank, server, phase, round);
+	lp_sweep_cell_init(c, m, x->rank, server, phase, round);
 	if (x->dev_status) {
-		a.c.status = x->dev_status;
-		snprintf(a.c.error, sizeof(a.c.error), "client %s: %s", a.client, x->dev_error);
+		c->status = x->dev_status;
+		snprintf(c->error, sizeof(c->error), "client %s: %s", a.t.client, x->dev_error);
 	} else if (x->status_all[server]) {
-		a.c.status = x->status_all[server];
-		snprintf(a.c.error, sizeof(a.c.error), "server %s: device not usable (%s)",
-			 a.server, strerror(-x->status_all[server]));
+		c->status = x->status_all[server];
+		snprintf(c->error, sizeof(c->error), "server %s: device not usable (%s)",
+			 a.t.server, strerror(-x->status_all[server]));
 	} else {
 		struct lp_mpi_oob o;
 		struct lp_oob oob;
 
 		pair_oob(x, cfg, server, tag, &o, &oob);
-		client_side(x, &o, &oob, &a);
-		if (cut_short(a.c.status))
+		client_side(x, cfg, &o, &oob, &a);
+		if (cut_short(c->status))
 			return;
 	}
-	a.c.wall_s = (double)(lp_now_ns() - t0) / 1e9;
-	if (a.c.status)
-		lp_info("%s -> %s %s: %s", a.client, a.server, lp_rdma_test_names[p->test],
-			a.c.error);
-	push_cell(x, &a.c);
-}
-
-/* The server side in its own process: one session; its status back as a u32. */
-static void server_child(struct lp_rdma_dev *dev, struct lp_oob *oob, void *arg,
-			 struct lp_wbuf *out)
-{
-	const struct lp_rdma_server_opts *so = arg;
-
-	lp_wbuf_u32(out, (uint32_t)lp_rdma_server_session(dev, oob, so));
+	c->wall_s = (double)(lp_now_ns() - t0) / 1e9;
+	if (c->status)
+		lp_info("%s -> %s %s: %s", a.t.client, a.t.server, lp_rdma_test_names[p->test],
+			c->error);
+	push_cell(x, c);
 }
 
 static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag)
 {
+	const struct lp_sweep_xport_ops *ops = xport(cfg);
 	struct lp_rdma_server_opts so = cfg->sopts;
 	struct lp_mpi_oob o;
 	struct lp_oob oob;
@@ -544,10 +511,10 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	if (x->dev_status || x->status_all[client])
 		return; /* the client records the error in its cells */
 	if (!cfg->isolate) {
-		ret = lp_rdma_server_session(x->dev, &oob, &so);
+		ret = ops->serve(x->dev, &oob, &so);
 	} else {
 		out = malloc(sizeof(*out));
-		ret = out ? lp_sweep_isolated(x, &o, &oob, server_child, &so, out, why, sizeof(why))
+		ret = out ? lp_sweep_isolated(x, cfg, &o, &oob, NULL, &so, out, why, sizeof(why))
 			  : -ENOMEM;
 		if (!ret) {
 			struct lp_rbuf rb;
@@ -622,11 +589,62 @@ static void unpack_cells(struct lp_sweep_run *run, const uint8_t *buf, size_t le
 	lp_record_unpack(&lp_sweep_cell_record, buf, len, &c, add_cell, run);
 }
 
+/*
+ * Rank 0: every other rank's blob of cells on tag into run, taken in the order
+ * they arrive (no rank waits behind a late one) and added in rank order (the
+ * document does not depend on timing). A rank that sends nothing within the
+ * exchange's bound is silent from then on: its late blobs are dropped.
+ */
+static int gather_blobs(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag)
+{
+	uint64_t dl = deadline_in(EXCHANGE_MS);
+	uint8_t **bufs = calloc((size_t)x->size, sizeof(*bufs));
+	int *lens = calloc((size_t)x->size, sizeof(*lens)), want = 0, rc = 0;
+
+	if (!bufs || !lens) {
+		free(bufs);
+		free(lens);
+		return -ENOMEM;
+	}
+	for (int src = 1; src < x->size; src++)
+		want += !x->silent[src]; /* one that missed a gather is not waited for again */
+	while (want > 0 && !rc) {
+		uint8_t *buf;
+		int len, from = 0;
+
+		rc = recv_blob(x, MPI_ANY_SOURCE, tag, &buf, &len, dl, &from);
+		if (rc)
+			break;
+		if (from <= 0 || from >= x->size || x->silent[from] || bufs[from]) {
+			free(buf); /* a silent rank's late blob */
+			continue;
+		}
+		bufs[from] = buf;
+		lens[from] = len;
+		want--;
+	}
+	for (int src = 1; src < x->size; src++) {
+		if (x->silent[src])
+			continue;
+		if (!bufs[src]) {
+			lp_err("no results from rank %d (%s): %s; its cells stay empty", src,
+			       x->name_all[src], strerror(rc ? -rc : ETIMEDOUT));
+			x->lost = x->lost || rc == -ETIMEDOUT;
+			x->silent[src] = 1;
+			continue;
+		}
+		unpack_cells(run, bufs[src], (size_t)lens[src]);
+		free(bufs[src]);
+	}
+	free(bufs);
+	free(lens);
+	return rc;
+}
+
 /* Rank 0 adds every rank's x->mine to run (and clears them everywhere). */
 static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int tag)
 {
-	uint64_t dl = deadline_in(EXCHANGE_MS);
-	int rc = 0;
+	int rc;
 
 	if (x->rank != 0) {
 		size_t len = 0;
@@ -643,25 +661,7 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 	for (size_t i = 0; i < x->nmine; i++)
 		lp_sweep_add_cell(run, &x->mine[i]);
 	x->nmine = 0;
-	for (int src = 1; src < x->size; src++) {
-		uint8_t *buf;
-		int len, ret;
-
-		if (x->silent[src])
-			continue; /* it missed a gather: waiting for it every round would stall the sweep */
-		ret = recv_blob(x, src, tag, &buf, &len, dl);
-		if (ret) {
-			lp_err("no results from rank %d (%s): %s; its cells stay empty", src,
-			       x->name_all[src], strerror(-ret));
-			x->lost = x->lost || ret == -ETIMEDOUT;
-			x->silent[src] = 1;
-			rc = ret;
-			continue;
-		}
-		unpack_cells(run, buf, (size_t)len);
-		free(buf);
-	}
-	return rc;
+	return gather_blobs(x, run, tag);
 }
 
 /*
@@ -698,7 +698,7 @@ static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		if (stop)
 			return -EINTR;
 		x->rounds_done++;
-		round_done(x, cfg, phase ? "retest" : "sweep", r, s->nrounds);
+		round_done(x, cfg, run, phase ? "retest" : "sweep", r, s->nrounds);
 	}
 	return 0;
 }
@@ -742,6 +742,9 @@ static void run_jobs(struct load_job *jobs, int n)
 	pthread_t th[LP_SWEEP_MAX_INCAST + 1];
 	bool started[LP_SWEEP_MAX_INCAST + 1] = { false };
 
+	if (n > 0 && jobs[0].cfg->isolate) /* started here, they outlive the threads */
+		lp_sweep_workers_ready(jobs[0].x, jobs[0].cfg, n);
+
 	for (int i = 1; i < n; i++)
 		started[i] = !pthread_create(&th[i], NULL, load_job_main, &jobs[i]);
 	if (n > 0)
@@ -768,21 +771,15 @@ static int metrics_of(const struct lp_sweep_cfg *cfg, bool lat, int *ms)
 /* How long loaders run: the victim's nlat tests with their set-up, started at the same barrier. */
 static double loader_s(const struct lp_sweep_cfg *cfg, int nlat)
 {
-	return nlat * (cfg->load_time_s + LOAD_SETUP_S) + LOAD_SETUP_S;
+	return lp_sweep_time_loader_s(cfg->load_time_s, nlat);
 }
 
 /* An incast's senders run this long: past its victim's latency tests when it has one. */
 static double incast_s(const struct lp_sweep_cfg *cfg)
 {
-	int ms[LP_SWEEP_MAX_METRICS], nlat = metrics_of(cfg, true, ms);
+	int ms[LP_SWEEP_MAX_METRICS];
 
-	return nlat ? loader_s(cfg, nlat) : cfg->load_time_s;
-}
-
-/* The expected time of the incast phase (0 without one). */
-static double incast_est_s(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg)
-{
-	return cfg->load & LP_LOAD_INCAST ? x->size * (incast_s(cfg) + LOAD_SETUP_S) : 0;
+	return lp_sweep_time_incast_s(cfg->load_time_s, metrics_of(cfg, true, ms));
 }
 
 /* Victims of s: every ordered pair of a round that has other pairs to load it. */
@@ -920,8 +917,21 @@ static bool load_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	lp_sweep_journal_cells(cfg->journal, run, from);
 	lp_sweep_journal_sync(cfg->journal);
 	x->rounds_done += (uint64_t)(x->size + 2) / 2; /* the session tags of units 0..size */
-	round_done(x, cfg, what, r, n);
+	round_done(x, cfg, run, what, r, n);
 	return stop;
+}
+
+/* What the load phases in bits run, for the time model (lp_sweep_time_load). */
+static void load_plan(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		      const struct lp_sched *ls, unsigned bits, struct lp_sweep_load_plan *lp)
+{
+	int ms[LP_SWEEP_MAX_METRICS];
+
+	*lp = (struct lp_sweep_load_plan){ .load = cfg->load & bits,
+					   .time_s = cfg->load_time_s,
+					   .nlat = metrics_of(cfg, true, ms),
+					   .victims = load_victims(ls),
+					   .receivers = x->size };
 }
 
 /* The load phases of cfg->load over ls (the load schedule). -EINTR when a signal stopped them. */
@@ -931,8 +941,11 @@ static int run_load(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	struct load_job jobs[LP_SWEEP_MAX_INCAST + 1];
 	size_t nv = load_victims(ls), k = 0, cnt;
 
+	struct lp_sweep_load_plan lp;
+
+	load_plan(x, cfg, ls, LP_LOAD_INCAST, &lp);
 	x->phase_t0 = lp_now_ns();
-	x->later_s = incast_est_s(x, cfg);
+	x->later_s = lp_sweep_time_load(&lp);
 	for (size_t r = 0; (cfg->load & LP_LOAD_LATENCY) && r < ls->nrounds; r++) {
 		lp_sched_round(ls, r, &cnt);
 		for (size_t v = 0; v < cnt && cnt >= 2; v++)
@@ -1000,19 +1013,6 @@ static int load_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 	return ret;
 }
 
-/* The rounds and time the load phases take: *est_s expected, *max_s at every pair timeout. */
-static size_t load_rounds(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
-			  const struct lp_sched *ls, double *est_s, double *max_s)
-{
-	int ms[LP_SWEEP_MAX_METRICS], nlat = metrics_of(cfg, true, ms);
-	size_t nv = cfg->load & LP_LOAD_LATENCY ? load_victims(ls) : 0,
-	       ni = cfg->load & LP_LOAD_INCAST ? (size_t)x->size : 0;
-
-	*est_s = (double)nv * (loader_s(cfg, nlat) + LOAD_SETUP_S) + incast_est_s(x, cfg);
-	*max_s = (double)(nv * (size_t)nlat + ni) * cfg->pair_timeout_s;
-	return nv + ni;
-}
-
 /* Rank 0's list of ordered pairs to everyone: *pairs_p malloc'ed, *np_p couples. */
 static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, int tag)
 {
@@ -1042,7 +1042,7 @@ static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, 
 		return rc;
 	}
 	uint8_t *buf;
-	int len, ret = recv_blob(x, 0, tag, &buf, &len, deadline_in(EXCHANGE_MS));
+	int len, ret = recv_blob(x, 0, tag, &buf, &len, deadline_in(EXCHANGE_MS), NULL);
 	uint32_t cnt = 0;
 
 	*pairs_p = NULL;
@@ -1138,16 +1138,67 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 		     const struct lp_sched *s)
 {
 	run->sched = s;
+	run->rounds = s->nrounds;
 	run->sched_name = lp_sched_names[cfg->kind];
 	run->rails = cfg->rails;
 	run->random_k = cfg->kind == LP_SCHED_RANDOM ? cfg->random_k : 0;
 	run->seed = cfg->seed;
 	run->pair_timeout_s = cfg->pair_timeout_s;
-	run->retest_max = cfg->retest_max;
-	run->retest_rounds = cfg->retest_rounds;
+	run->retest_max = cfg->retest.max_pairs;
+	run->retest_rounds = cfg->retest.rounds;
 	run->load = cfg->load ? lp_sweep_load_names[cfg->load] : NULL;
 	run->load_time_s = cfg->load ? cfg->load_time_s : 0;
 	lp_time_iso8601(run->started, sizeof(run->started));
+}
+
+/*
+ * Before the first round (rank 0 says it): the schedule, the load rounds, and
+ * the time model's prediction for this run (lp_sweep_predict, as lp-sweep
+ * --plan prints it), which the progress lines then track.
+ */
+static void announce(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		     const struct lp_sweep_run *run)
+{
+	struct lp_sweep_load_plan lp;
+	struct lp_sweep_shape sh;
+	struct lp_sweep_costs c;
+	char t[5][32];
+	size_t nload;
+	int dev = 0;
+
+	load_plan(x, cfg, &x->load_sched, LP_LOAD_LATENCY | LP_LOAD_INCAST, &lp);
+	nload = (lp.load & LP_LOAD_LATENCY ? lp.victims : 0) +
+		(lp.load & LP_LOAD_INCAST ? (size_t)x->size : 0);
+	lp_sweep_shape_from(&sh, &x->sched, x->size);
+	while (dev + 1 < run->n && run->nodes[dev].status)
+		dev++; /* the first node whose device opened */
+	if (cfg->model)
+		lp_sweep_costs_model(&c, cfg->model->setup_s, cfg->model->test_s);
+	else
+		lp_sweep_costs_dev(&c, &run->nodes[dev].dev);
+	lp_sweep_predict(&sh, cfg->params, cfg->nmetrics, &c, cfg->retest.max_pairs,
+			 cfg->retest.rounds, cfg->pair_timeout_s, &lp, &x->pred);
+	x->later_s = x->pred.load_s;
+	x->cells_planned = run->ncells + lp_sweep_missing(run, NULL);
+	progress(x, cfg,
+		 "lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
+		 "pair timeout %.0f s\n",
+		 x->size, run->sched_name, x->sched.nrounds, lp_sched_ordered_pairs(&x->sched),
+		 cfg->nmetrics, cfg->pair_timeout_s);
+	if (nload)
+		progress(x, cfg,
+			 "lp-sweep: load %s: %zu rounds after the sweep, about %.0f s (victims' "
+			 "tests %.3g s each)\n",
+			 lp_sweep_load_names[cfg->load], nload, x->pred.load_s, cfg->load_time_s);
+	progress(x, cfg,
+		 "lp-sweep: predicted %s (sweep %s, start-up %s%s), retests of suspects at most "
+		 "%s more; costs \"%s\" (lp-sweep --plan lists them); a test that hangs costs its "
+		 "pair timeout, every test hanging %s\n",
+		 lp_sweep_time_fmt(x->pred.total_s, t[0], 32),
+		 lp_sweep_time_fmt(x->pred.sweep_s, t[1], 32),
+		 lp_sweep_time_fmt(x->pred.start_s, t[2], 32), nload ? ", load phases" : "",
+		 lp_sweep_time_fmt(x->pred.retest_s, t[3], 32), c.name,
+		 lp_sweep_time_fmt(x->pred.worst_s, t[4], 32));
 }
 
 /*
@@ -1164,20 +1215,18 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	size_t np = 0;
 	struct lp_sched rs;
 
-	if (!x->rank) {
-		pairs = malloc(((size_t)cfg->retest_max + 1) * 2 * sizeof(int32_t));
-		if (pairs && !lp_sweep_diagnose(run))
-			np = lp_sweep_suspects(run, cfg->retest_per_node, rr, pairs,
-					       cfg->retest_max);
-	}
+	if (!x->rank && lp_sweep_retest_plan(run, &cfg->retest, rr, &pairs, &np))
+		lp_err("retest round %d: out of memory", rr + 1);
 	if (bcast_pairs(x, &pairs, &np, TAG_RETEST_LIST + 2 * rr) || np == 0) {
 		free(pairs);
 		return false;
 	}
+	x->retest_round = rr;
 	if (!lp_sched_from_list(&rs, x->size, pairs, np)) {
 		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n",
 			 rr + 1, np);
 		lp_sweep_journal_retest(cfg->journal, rr, pairs, np);
+		x->cells_planned += np * (size_t)cfg->nmetrics;
 		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST, run,
 					      TAG_RETEST_CELLS + 2 * rr) == -EINTR;
 		lp_sched_free(&rs);
@@ -1297,7 +1346,7 @@ static int gather_checks(struct lp_sweep_mpi *x, const struct lp_check_report *m
 		int bl = (int)len, got = 0;
 
 		if (i && !x->silent[i])
-			got = recv_blob(x, i, TAG_CHECK, &b, &bl, dl);
+			got = recv_blob(x, i, TAG_CHECK, &b, &bl, dl, NULL);
 		h->rank = i;
 		h->status = x->status_all[i];
 		snprintf(h->name, sizeof(h->name), "%s", x->name_all[i]);
@@ -1337,8 +1386,6 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p)
 {
 	uint64_t t0, t1, t2;
-	double load_est, load_max;
-	size_t nload;
 	char why[256];
 	int ret;
 
@@ -1363,7 +1410,6 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	ret = build_schedule(x, cfg);
 	if (ret)
 		return ret;
-	nload = load_rounds(x, cfg, &x->load_sched, &load_est, &load_max);
 	run_echo(run, cfg, &x->sched);
 	if (cfg->load & LP_LOAD_INCAST) {
 		int snd[LP_SWEEP_MAX_INCAST + 1], v;
@@ -1386,33 +1432,17 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		return ret;
 	}
 	lp_sweep_journal_run(cfg->journal, run);
-	lp_sweep_journal_nodes(cfg->journal, run);
 	lp_sweep_journal_cells(cfg->journal, run, 0); /* absent nodes' and resumed cells */
 	lp_sweep_journal_sync(cfg->journal);
-	progress(x, cfg,
-		 "lp-sweep: %d ranks, %s schedule, %zu rounds, %zu ordered pairs x %d tests, "
-		 "pair timeout %.0f s\n",
-		 x->size, run->sched_name, x->sched.nrounds, lp_sched_ordered_pairs(&x->sched),
-		 cfg->nmetrics, cfg->pair_timeout_s);
-	if (nload)
-		progress(x, cfg,
-			 "lp-sweep: load %s: %zu rounds after the sweep, about %.0f s (victims' "
-			 "tests %.3g s each)\n",
-			 lp_sweep_load_names[cfg->load], nload, load_est, cfg->load_time_s);
-	progress(x, cfg,
-		 "lp-sweep: time budget: at most %.0f s, every session at its pair timeout "
-		 "(retests of suspects add to it)\n",
-		 (double)x->sched.nrounds * 2 * cfg->nmetrics * cfg->pair_timeout_s + load_max);
-	x->later_s = load_est;
+	announce(x, cfg, run);
 
 	t0 = x->t_start = lp_now_ns();
 	/* SIGINT/SIGTERM: every rank stops at the same round; the cells done so far are written. */
 	run->interrupted = run_rounds(x, cfg, &x->sched, LP_PHASE_SWEEP, run, TAG_CELLS) == -EINTR;
 	t1 = lp_now_ns();
 	run->sweep_s = (double)(t1 - t0) / 1e9;
-	for (int rr = 0; !run->interrupted && cfg->retest_max > 0 && rr < cfg->retest_rounds; rr++)
-		if (!retest_round(x, cfg, run, rr))
-			break;
+	for (int rr = 0; !run->interrupted && retest_round(x, cfg, run, rr); rr++)
+		;
 	t2 = lp_now_ns();
 	run->retest_s = (double)(t2 - t1) / 1e9;
 	if (!run->interrupted && cfg->load)

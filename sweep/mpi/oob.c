@@ -28,7 +28,9 @@ int lp_mpi_wait(MPI_Request *req, MPI_Status *st, uint64_t deadline_ns, int poll
 		if (spins < 32)
 			continue;
 		usleep(sleep_us);
-		sleep_us = LP_MIN(sleep_us * 2, (unsigned)(poll_max_us > 0 ? poll_max_us : 20000));
+		sleep_us =
+			LP_MIN(sleep_us * 2,
+			       (unsigned)(poll_max_us > 0 ? poll_max_us : LP_SWEEP_POLL_MS * 1000));
 	}
 }
 

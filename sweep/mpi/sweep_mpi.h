@@ -24,8 +24,19 @@
 #include "sweep/check.h"
 #include "sweep/journal.h"
 #include "sweep/load.h"
+#include "sweep/model.h"
+#include "sweep/plantime.h"
 #include "sweep/result.h"
+#include "sweep/retest.h"
 #include "sweep/sched.h"
+
+/*
+ * The longest sleep between polls of a wait, by default (lp-sweep --poll-ms):
+ * the latency each coordination step may add to a round. At 20 ms a round of
+ * 16 ranks cost ~100 ms of waiting; at 1 ms ~8 ms (docs/SWEEP.md, "Time
+ * model"), for ~1,000 cheap wake-ups a second while a rank waits.
+ */
+#define LP_SWEEP_POLL_MS 1
 
 /* ---- the lp_oob over MPI ---- */
 
@@ -43,25 +54,70 @@ extern const struct lp_oob_ops lp_oob_mpi_ops;
 /* Wait for a request until deadline_ns (0 = wait forever). 0, -ETIMEDOUT (request still active), -EIO. */
 int lp_mpi_wait(MPI_Request *req, MPI_Status *st, uint64_t deadline_ns, int poll_max_us);
 
-/* ---- one side of a pair's test in a child process (sweep/mpi/isolate.c) ---- */
+/* ---- what carries a pair's test (sweep/mpi/transport.c) ---- */
 
-struct lp_sweep_mpi;
+/* One test of one ordered pair, as the client runs it. */
+struct lp_sweep_test {
+	struct lp_rdma_params p;	    /* the metric's parameters */
+	const char *client, *server;	    /* node names */
+	const struct lp_sweep_model *model; /* model transport: the bound model; NULL for rdma */
+	int attempt;			    /* model draws: 0 the sweep, k the k-th retest round */
+	struct lp_sweep_cell c;		    /* initialised (metric, a, b, phase, round); filled */
+};
 
 /*
- * Run side() in a child process: the child opens its own device like x->dev,
- * talks to the peer over a socketpair that this process relays to the MPI
- * channel o (oob: the session's lp_oob, copied with the socket as its
- * channel), never calls MPI, and _exits after side() filled out. This process
- * kills it at o->deadline_ns (the pair timeout) and passes SIGINT/SIGTERM
- * (*oob->stop) on; a child that ends without a result is reported to the
- * peer's relay, which closes its own child's channel so that it ends too.
- * 0 with *out as the child wrote it, or a negative errno with why:
- * "test process killed by signal 11 (Segmentation fault)", "... killed past
- * the pair timeout (60 s)", "... exited with status N without a result".
+ * The transport's ops: the engine calls these and nothing else per test, so
+ * rounds, retests, isolation, journal and gathers are one code path for both.
  */
-int lp_sweep_isolated(const struct lp_sweep_mpi *x, struct lp_mpi_oob *o, const struct lp_oob *oob,
-		      void (*side)(struct lp_rdma_dev *, struct lp_oob *, void *, struct lp_wbuf *),
-		      void *arg, struct lp_wbuf *out, char *why, size_t why_len);
+struct lp_sweep_xport_ops {
+	const char *name; /* "rdma", "model" */
+	bool needs_dev;	  /* an RDMA device on each side (an isolated child opens its own) */
+	/* the client's test over oob (dev: the rank's or the child's own; NULL without needs_dev) */
+	void (*client)(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_sweep_test *t);
+	/* end the client's session after a test that was not cut short */
+	int (*bye)(struct lp_oob *oob);
+	/* one server session: 0 after the client's end, or a negative errno */
+	int (*serve)(struct lp_rdma_dev *dev, struct lp_oob *oob,
+		     const struct lp_rdma_server_opts *so);
+};
+
+extern const struct lp_sweep_xport_ops lp_sweep_xport_rdma, lp_sweep_xport_model;
+
+/* ---- each side of a pair's test in a test worker (sweep/mpi/isolate.c) ---- */
+
+struct lp_sweep_mpi;
+struct lp_sweep_cfg;
+
+/*
+ * One side of one test in one of this rank's test workers: the client's test t,
+ * or (t NULL) a server session with so. The worker (lp-sweep --test-worker,
+ * posix_spawn'ed, never forked; started once and reused) opens its own device
+ * like x->dev, talks to the peer over its channel, which this rank relays to
+ * the session's MPI channel o (oob: its lp_oob), and never calls MPI. This
+ * rank kills it at o->deadline_ns (the pair timeout) and passes SIGINT/SIGTERM
+ * (*oob->stop) on; a worker that ends without a result is reported to the
+ * peer's relay, whose worker's session then ends too. 0 with *out (the
+ * client's cell record, or the server's u32 status), or a negative errno with
+ * why: "test process killed by signal 11 (Segmentation fault)", "... killed
+ * past the pair timeout (60 s)", "... exited with status N without a result",
+ * "the test process cannot open rxe0: ...".
+ */
+int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct lp_mpi_oob *o,
+		      const struct lp_oob *oob, const struct lp_sweep_test *t,
+		      const struct lp_rdma_server_opts *so, struct lp_wbuf *out, char *why,
+		      size_t why_len);
+
+/* n workers started and idle, from this (the main) thread, before threads need them. */
+void lp_sweep_workers_ready(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int n);
+/* Every worker told to end (its channel closed), reaped; killed past a second. */
+void lp_sweep_workers_end(struct lp_sweep_mpi *x);
+
+/*
+ * lp-sweep --test-worker PARENT: a worker's main (before MPI, which it never
+ * starts): fd 3 is its channel. Its exit status: 0 when its rank closed the
+ * channel.
+ */
+int lp_sweep_worker_main(int argc, char **argv);
 
 /* ---- the sweep ---- */
 
@@ -72,10 +128,8 @@ struct lp_sweep_cfg {
 	bool rails;
 	int nmetrics;
 	struct lp_rdma_params params[LP_SWEEP_MAX_METRICS]; /* one per metric */
-	double pair_timeout_s; /* bound on one test of one ordered pair */
-	int retest_max;	       /* isolated retests of suspects per round; 0 = none */
-	int retest_per_node;   /* suspect node: cells retested in the first round */
-	int retest_rounds;
+	double pair_timeout_s;		      /* bound on one test of one ordered pair */
+	struct lp_sweep_retest_policy retest; /* the retest planner's budget (sweep/retest.h) */
 	int poll_max_us;
 	struct lp_rdma_server_opts sopts; /* .stop: the signal flag that stops every rank */
 	FILE *progress;			  /* rank 0's progress lines; NULL = quiet */
@@ -91,6 +145,10 @@ struct lp_sweep_cfg {
 	double load_time_s; /* a victim's latency test, an incast sender's test (duration mode) */
 	int incast_k;	    /* senders per incast receiver; 0 = all others of its rail (at most
 			     * LP_SWEEP_MAX_INCAST) */
+	const struct lp_sweep_xport_ops *xport; /* what carries each test (NULL: rdma) */
+	const struct lp_sweep_model *model;	/* the model transport's model, bound */
+	const char *model_text;			/* and its file's bytes (for the workers) */
+	size_t model_len;
 };
 
 /*
@@ -121,6 +179,7 @@ struct lp_sweep_mpi {
 	char (*name_all)[80];	    /* every rank's label, for error messages */
 	uint8_t *silent;	    /* rank 0: ranks that missed a gather (not waited for again) */
 	uint64_t rounds_done;	    /* rounds run so far (all phases), for the session tags */
+	int retest_round;	    /* the retest round running (model draws: its attempt) */
 	struct lp_sweep_cell *mine; /* cells this rank measured as the client */
 	size_t nmine, capmine;
 	bool lost;   /* a rank missed a deadline: finish with MPI_Abort */
@@ -133,9 +192,13 @@ struct lp_sweep_mpi {
 	bool threads;		    /* MPI_THREAD_MULTIPLE: sessions may run on threads */
 	uint64_t t_start, phase_t0; /* the sweep's and the current phase's start (progress lines) */
 	double later_s;		    /* estimated seconds of the phases after the current one */
+	struct lp_sweep_prediction pred;   /* the time model's, for this run (rank 0's progress) */
+	uint64_t progress_ns;		   /* the last progress line */
+	size_t cells_planned;		   /* rank 0: cells the sweep and its retests so far plan */
 	const volatile sig_atomic_t *stop; /* SIGINT/SIGTERM: waits end within STOP_MS */
 	uint64_t stop_deadline;		   /* when they end (0: no signal yet) */
 	uint8_t *done; /* --resume: (a*size + b)*nmetrics + m measured already (not again) */
+	struct lp_sweep_worker *pool; /* the test workers (isolate.c), under lock */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);
@@ -147,8 +210,8 @@ int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p);
 /*
  * The whole sweep, on every rank: the device status exchange (labels made
  * unique, me->name among them), the schedule (x->sched), rank 0's node records,
- * the schedule's rounds, up to cfg->retest_rounds rounds of isolated retests of
- * the suspects rank 0 names (lp_sweep_suspects), and rank 0's diagnosis.
+ * the schedule's rounds, the retest rounds of the suspects rank 0's planner
+ * names (lp_sweep_retest_plan), and rank 0's diagnosis.
  * me: this rank's node record; run: initialised for x->size nodes with the
  * metrics cfg->params measure. Rank 0's run then holds every node, cell and
  * verdict and the echo of how it ran.

@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "rdma/internal.h"
 #include "sweep/check.h"
+#include "sweep/journal.h"
 #include "sweep/result.h"
+#include "tests/fuzz/sweep_run.h"
 
 static const char *root;
 
@@ -299,6 +302,42 @@ static void opt_seeds(void)
 	put("opt", "list-and-end", b, sizeof(b) - 1);
 }
 
+/* A small run as the real writers make it: its /2 document, and its journal. */
+static void sweep_documents(void)
+{
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	struct lp_sweep_journal jl;
+	struct lp_sweep_run run;
+	int32_t pairs[] = { 0, 1 };
+	FILE *f;
+
+	lp_fuzz_sweep_init(&run);
+	run.cells[0].status = -ETIMEDOUT;
+	snprintf(run.cells[0].error, sizeof(run.cells[0].error), "timed out");
+	run.cells[1].phase = LP_PHASE_RETEST;
+	if (lp_sweep_diagnose(&run))
+		exit(1);
+	f = open_memstream(&buf, &len);
+	if (!f || lp_sweep_write_json(&run, f, 1) || fclose(f))
+		exit(1);
+	put("sweep_doc", "healthy-3", buf, len);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/sweep_journal", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sweep_journal/seed-3-nodes", root);
+	unlink(path);
+	if (lp_sweep_journal_open(&jl, path, false))
+		exit(1);
+	lp_sweep_journal_run(&jl, &run);
+	lp_sweep_journal_cells(&jl, &run, 0);
+	lp_sweep_journal_retest(&jl, 0, pairs, 1);
+	lp_sweep_journal_end(&jl, &run, 1);
+	if (lp_sweep_journal_close(&jl))
+		exit(1);
+	lp_sweep_run_free(&run);
+}
+
 int main(int argc, char **argv)
 {
 	struct stream s = { .len = 0 };
@@ -315,6 +354,7 @@ int main(int argc, char **argv)
 	error_seed(&s);
 	put("frame", "session", s.data, s.len);
 	sweep_seeds();
+	sweep_documents();
 	check_seeds();
 	opt_seeds();
 	return 0;

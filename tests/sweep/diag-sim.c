@@ -3,8 +3,9 @@
  * diag-sim: a simulation benchmark of lp-sweep's diagnosis. Synthetic clusters
  * (N nodes, log-normal noise per cell, a few outlier cells, injected faults) go
  * through the library exactly as a run does: cells into an lp_sweep_run, the
- * diagnosis, isolated retests of its suspects (fresh draws), the diagnosis
- * again, the verdicts. Per setting it prints recall (fault named with the right
+ * engine's retest planner (lp_sweep_retest_plan: its policy and budget) and
+ * isolated retests of its suspects (fresh draws), the diagnosis again, the
+ * verdicts. Per setting it prints recall (fault named with the right
  * node or link and the right kind), ambiguous verdicts that contain the truth,
  * misattributions (named verdicts matching no fault), false positives per
  * healthy node and per healthy cluster, inconclusive runs.
@@ -18,7 +19,10 @@
 
 #include "common/lp.h"
 #include "common/opt.h"
+#include "sweep/journal.h"
+#include "sweep/model.h"
 #include "sweep/result.h"
+#include "sweep/retest.h"
 
 static const char *const fault_names[] = { "none", "src",   "dst",  "both",
 					   "link", "multi", "fail", NULL };
@@ -41,52 +45,19 @@ static double uni(struct rng *g)
 	return ((g->s >> 11) + 0.5) / 9007199254740992.0;
 }
 
-static double gauss(struct rng *g)
-{
-	return sqrt(-2 * log(uni(g))) * cos(2 * M_PI * uni(g));
-}
-
 struct setting {
 	int n;
 	double cv, sev, outliers;
 	int fault;
 	bool lat;
-	int trials, retest_rounds;
+	int trials;
+	struct lp_sweep_retest_policy retest;
 };
 
 struct tally {
 	long faults, found, amb_ok, misattr, trials, inconclusive, healthy_nodes, fp_nodes,
 		fp_clusters;
 };
-
-/* Goodness factor of cell a->b under the faults (1 healthy). */
-static double factor(const struct truth *t, int nt, int a, int b, double sev)
-{
-	double f = 1;
-
-	for (int i = 0; i < nt; i++)
-		if (((t[i].kind == F_SRC || t[i].kind == F_BOTH) && a == t[i].a) ||
-		    ((t[i].kind == F_DST || t[i].kind == F_BOTH) && b == t[i].a) ||
-		    (t[i].kind == F_LINK && a == t[i].a && b == t[i].b))
-			f *= sev;
-	return f;
-}
-
-/* One measurement: log-normal noise, now and then an outlier (contention: 0.3-0.8x). */
-static void measure(struct lp_sweep_cell *c, const struct setting *s, struct rng *g, double f,
-		    bool failed)
-{
-	double good = f * exp(log(1 + s->cv) * gauss(g));
-
-	if (uni(g) < s->outliers)
-		good *= 0.3 + 0.5 * uni(g);
-	if (failed) {
-		c->status = -ETIMEDOUT;
-		snprintf(c->error, sizeof(c->error), "simulated failure");
-		return;
-	}
-	c->value = s->lat ? 2.0 / good : 100.0 * good;
-}
 
 static int pick_node(struct rng *g, int n, const bool *used)
 {
@@ -165,75 +136,109 @@ static bool ambiguous_has(const struct lp_verdict *v, const struct truth *t)
 	}
 }
 
-static int trial(const struct setting *s, struct rng *g, struct tally *ty)
+/* One attempt of cell a -> b at metric m, drawn from the model as the model transport draws it. */
+static int draw_cell(struct lp_sweep_run *r, const struct lp_sweep_model *m, int a, int b,
+		     int metric, int phase, int attempt, int round)
 {
-	struct lp_sweep_run r;
-	struct truth t[1024];
-	int n = s->n, nt, rc;
-	bool *used = calloc(n, 1);
-	uint8_t *failed = calloc((size_t)n * n, 1);
-	size_t maxp = (size_t)n * n;
-	int32_t *pairs = malloc(maxp * 2 * sizeof(int32_t));
+	struct lp_sweep_model_key k = { a, b, metric, phase, attempt, round };
+	struct lp_sweep_cell c;
 
-	rc = lp_sweep_run_init(&r, n);
-	if (rc || !used || !failed || !pairs)
-		goto out;
-	for (int i = 0; i < n; i++)
-		snprintf(r.nodes[i].name, sizeof(r.nodes[i].name), "n%d", i);
-	lp_sweep_add_metric(&r, s->lat ? "write_lat" : "write_bw", 0, s->lat, s->lat ? 8 : 1 << 20);
-	nt = make_faults(s, g, t, used);
-	if (s->fault == F_FAIL) /* a few cells fail on every attempt */
-		for (size_t x = 0; x < (size_t)n * n; x++)
-			failed[x] = uni(g) < 0.03;
-	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			struct lp_sweep_cell c;
+	lp_sweep_cell_init(&c, metric, a, b, phase, round);
+	c.status = lp_sweep_model_draw(m, &k, &c.value, c.error, sizeof(c.error));
+	if (c.status)
+		c.value = NAN;
+	return lp_sweep_add_cell(r, &c);
+}
 
-			if (a == b)
-				continue;
-			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
-			measure(&c, s, g, factor(t, nt, a, b, s->sev), failed[(size_t)a * n + b]);
-			if ((rc = lp_sweep_add_cell(&r, &c)))
-				goto out;
-		}
-	for (int rr = 0; rr <= s->retest_rounds; rr++) {
+/*
+ * The engine without MPI: every round of the schedule s (each slot's
+ * directions, every metric) drawn from m, then the engine's retest rounds --
+ * its planner, its budget pol -- and the diagnosis. 0 or -ENOMEM.
+ */
+static int simulate(struct lp_sweep_run *r, const struct lp_sweep_model *m,
+		    const struct lp_sched *s, const struct lp_sweep_retest_policy *pol)
+{
+	int32_t *pairs = NULL;
+	int rc = 0;
+
+	for (size_t rd = 0; rd < s->nrounds && !rc; rd++) {
+		size_t cnt;
+		const struct lp_slot *sl = lp_sched_round(s, rd, &cnt);
+
+		for (size_t i = 0; i < cnt && !rc; i++)
+			for (int d = 0; d < 2 && !rc; d++)
+				for (int mi = 0; mi < r->nmetrics && !rc; mi++)
+					if (sl[i].dirs & (d ? LP_DIR_YX : LP_DIR_XY))
+						rc = draw_cell(r, m, d ? sl[i].y : sl[i].x,
+							       d ? sl[i].x : sl[i].y, mi,
+							       LP_PHASE_SWEEP, 0, (int)rd);
+	}
+	for (int rr = 0; !rc; rr++) {
 		size_t np;
 
-		if ((rc = lp_sweep_diagnose(&r)))
-			goto out;
-		np = rr < s->retest_rounds ? lp_sweep_suspects(&r, 2, rr, pairs, maxp) : 0;
-		if (!np)
+		free(pairs);
+		rc = lp_sweep_retest_plan(r, pol, rr, &pairs, &np);
+		if (rc || !np)
 			break;
-		r.nretests += np;
-		for (size_t k = 0; k < np; k++) {
-			struct lp_sweep_cell c;
-			int a = pairs[2 * k], b = pairs[2 * k + 1];
-
-			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_RETEST, rr);
-			measure(&c, s, g, factor(t, nt, a, b, s->sev), failed[(size_t)a * n + b]);
-			if ((rc = lp_sweep_add_cell(&r, &c)))
-				goto out;
-		}
+		r->nretests += np;
+		for (size_t k = 0; k < np && !rc; k++)
+			for (int mi = 0; mi < r->nmetrics && !rc; mi++)
+				rc = draw_cell(r, m, pairs[2 * k], pairs[2 * k + 1], mi,
+					       LP_PHASE_RETEST, rr + 1, (int)k);
 	}
-	/* score the verdicts */
-	struct tally before = *ty;
+	free(pairs);
+	return rc ? rc : lp_sweep_diagnose(r);
+}
+
+/* The trial's model for run r: the setting's noise, its outliers as blips at 0.3-0.8x, faults t. */
+static int trial_model(struct lp_sweep_model *m, const struct lp_sweep_run *r,
+		       const struct setting *s, const struct truth *t, int nt, uint64_t seed)
+{
+	char why[200];
+
+	lp_sweep_model_init(m);
+	m->seed = seed;
+	m->cv = s->cv;
+	m->blip_rate = s->outliers;
+	m->blip_lo = 0.3;
+	m->blip_hi = 0.8;
+	m->fail_rate = s->fault == F_FAIL ? 0.03 : 0; /* a few cells fail on every attempt */
+	for (int i = 0; i < nt; i++)
+		m->faults[m->nfaults++] = (struct lp_sweep_model_fault){
+			.target = t[i].kind == F_LINK ? LP_SWEEP_MODEL_LINK : LP_SWEEP_MODEL_NODE,
+			.a = t[i].a,
+			.b = t[i].b,
+			.rail = -1,
+			.roles = t[i].kind == F_SRC ? LP_SWEEP_MODEL_CLIENT
+				 : t[i].kind == F_DST
+					 ? LP_SWEEP_MODEL_SERVER
+					 : LP_SWEEP_MODEL_CLIENT | LP_SWEEP_MODEL_SERVER,
+			.kinds = LP_SWEEP_MODEL_LAT | LP_SWEEP_MODEL_BW,
+			.factor = s->sev,
+		};
+	return lp_sweep_model_bind(m, s->n, r->metrics, r->nmetrics, why, sizeof(why));
+}
+
+/* The verdicts of one trial against its faults into the tally. */
+static void score(const struct setting *s, const struct lp_sweep_run *r, const struct truth *t,
+		  int nt, const bool *used, struct tally *ty)
+{
+	bool named_any = false;
 
 	ty->trials++;
 	ty->faults += nt;
 	for (int i = 0; i < nt; i++) {
 		bool found = false, amb = false;
 
-		for (int k = 0; k < r.nverdicts; k++) {
-			found = found || names(&r.verdicts[k], &t[i]);
-			amb = amb || ambiguous_has(&r.verdicts[k], &t[i]);
+		for (int k = 0; k < r->nverdicts; k++) {
+			found = found || names(&r->verdicts[k], &t[i]);
+			amb = amb || ambiguous_has(&r->verdicts[k], &t[i]);
 		}
 		ty->found += found;
 		ty->amb_ok += !found && amb;
 	}
-	bool named_any = false;
-
-	for (int k = 0; k < r.nverdicts; k++) {
-		const struct lp_verdict *v = &r.verdicts[k];
+	for (int k = 0; k < r->nverdicts; k++) {
+		const struct lp_verdict *v = &r->verdicts[k];
 		bool match = false;
 
 		ty->inconclusive += v->kind == LP_VERDICT_INCONCLUSIVE;
@@ -249,9 +254,35 @@ static int trial(const struct setting *s, struct rng *g, struct tally *ty)
 		if (v->kind == LP_VERDICT_NODE_SLOW && !used[v->a])
 			ty->fp_nodes++;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < s->n; i++)
 		ty->healthy_nodes += !used[i];
 	ty->fp_clusters += nt == 0 && named_any;
+}
+
+static int trial(const struct setting *s, struct rng *g, struct tally *ty)
+{
+	struct lp_sweep_model *m = malloc(sizeof(*m));
+	struct truth t[1024];
+	struct lp_sweep_run r;
+	struct lp_sched sc = { 0 };
+	bool *used = calloc(s->n, 1);
+	int nt, rc;
+
+	rc = lp_sweep_run_init(&r, s->n);
+	if (rc || !used || !m || (rc = lp_sched_build(&sc, LP_SCHED_ROUND_ROBIN, s->n, 0, 0)))
+		goto out;
+	for (int i = 0; i < s->n; i++)
+		snprintf(r.nodes[i].name, sizeof(r.nodes[i].name), "n%d", i);
+	lp_sweep_add_metric(&r, s->lat ? "write_lat" : "write_bw", 0, s->lat, s->lat ? 8 : 1 << 20);
+	nt = make_faults(s, g, t, used);
+	rc = trial_model(m, &r, s, t, nt, (uint64_t)(uni(g) * 0x1p53));
+	if (!rc)
+		rc = simulate(&r, m, &sc, &s->retest);
+	if (rc)
+		goto out;
+	struct tally before = *ty;
+
+	score(s, &r, t, nt, used, ty);
 	if (getenv("DIAG_SIM_DUMP") && /* debugging aid: the summary of every trial that missed */
 	    (ty->found - before.found < nt || ty->misattr > before.misattr ||
 	     ty->fp_clusters > before.fp_clusters)) {
@@ -259,12 +290,11 @@ static int trial(const struct setting *s, struct rng *g, struct tally *ty)
 			printf("truth: %s %d %d\n", fault_names[t[i].kind], t[i].a, t[i].b);
 		lp_sweep_print_summary(&r, stdout);
 	}
-	rc = 0;
 out:
 	lp_sweep_run_free(&r);
+	lp_sched_free(&sc);
 	free(used);
-	free(failed);
-	free(pairs);
+	free(m);
 	return rc;
 }
 
@@ -295,11 +325,98 @@ static bool check(const struct setting *s, const struct tally *t, char *why, siz
 	return !why[0];
 }
 
+/* RUN's nodes, metrics and how it ran into r (initialised here), and its schedule into sc. */
+static int replay_setup(const struct lp_sweep_run *run, struct lp_sweep_run *r, struct lp_sched *sc)
+{
+	int *groups = calloc((size_t)run->n, sizeof(int)), kind, rc;
+
+	rc = groups ? lp_sweep_run_init(r, run->n) : -ENOMEM;
+	for (int i = 0; i < run->n && !rc; i++) {
+		r->nodes[i] = run->nodes[i];
+		groups[i] = run->rails ? run->nodes[i].rail : 0;
+	}
+	for (int m = 0; m < run->nmetrics && !rc; m++)
+		rc = lp_sweep_add_metric(r, run->metrics[m].test, run->metrics[m].test_id,
+					 run->metrics[m].lat, run->metrics[m].size) < 0;
+	kind = lp_choice_index(lp_sched_names, run->sched_name);
+	if (!rc)
+		rc = kind < 0 ? -EINVAL
+			      : lp_sched_build_groups(sc, (enum lp_sched_kind)kind, run->n, groups,
+						      run->random_k, run->seed);
+	free(groups);
+	if (rc)
+		return rc;
+	r->sched = sc;
+	r->rounds = sc->nrounds;
+	r->sched_name = run->sched_name;
+	r->rails = run->rails;
+	r->random_k = run->random_k;
+	r->seed = run->seed;
+	r->retest_max = run->retest_max;
+	r->retest_rounds = run->retest_rounds;
+	r->dopts = run->dopts;
+	snprintf(r->model, sizeof(r->model), "%s", run->model);
+	return 0;
+}
+
+/*
+ * --model FILE --replay RUN: the run lp-sweep made of the model (its nodes,
+ * metrics, schedule and retest budget; --retest-per-node as it was given),
+ * drawn again in this one process: the same cells, the same retests, the same
+ * verdicts, whatever the run's rank count. Its summary; its document to json.
+ */
+static int replay(const char *model_path, const char *run_path, const char *json, int per_node)
+{
+	struct lp_sweep_model *m = malloc(sizeof(*m));
+	struct lp_sweep_run run, r = { 0 };
+	struct lp_sched sc = { 0 };
+	char *text = NULL, why[256] = "";
+	size_t len;
+	int code, rc = m ? lp_sweep_read_run(&run, run_path, NULL, why, sizeof(why)) : -ENOMEM;
+
+	if (rc) {
+		lp_err("%s: %s", run_path, why);
+		free(m);
+		return LP_EXIT_USAGE;
+	}
+	lp_sweep_model_init(m);
+	rc = replay_setup(&run, &r, &sc);
+	if (!rc && (rc = lp_sweep_model_read(model_path, &text, &len)))
+		snprintf(why, sizeof(why), "%s", strerror(-rc));
+	if (!rc)
+		rc = lp_sweep_model_parse(m, text, len, why, sizeof(why));
+	if (!rc)
+		rc = lp_sweep_model_bind(m, r.n, r.metrics, r.nmetrics, why, sizeof(why));
+	if (rc) {
+		lp_err("%s: %s", model_path, why[0] ? why : strerror(-rc));
+	} else {
+		struct lp_sweep_retest_policy pol = { r.retest_max, per_node, r.retest_rounds };
+
+		rc = simulate(&r, m, &sc, &pol);
+		if (!rc) {
+			FILE *f = json ? lp_out_open(json) : NULL;
+
+			lp_sweep_print_summary(&r, stdout);
+			if (json && (!f || lp_sweep_write_json(&r, f, lp_sweep_exit_code(&r)) ||
+				     lp_out_close(f, json)))
+				rc = -EIO;
+		}
+	}
+	code = rc == -EINVAL ? LP_EXIT_USAGE : rc ? LP_EXIT_FAIL : lp_sweep_exit_code(&r);
+	free(text);
+	free(m);
+	lp_sweep_run_free(&run);
+	lp_sweep_run_free(&r);
+	lp_sched_free(&sc);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	const char *ns = "4,8", *cvs = "0.05", *faults = "none,src,dst,both,link,multi,fail",
-		   *sevs = "0.8";
-	unsigned trials = 100, rounds = 3;
+		   *sevs = "0.8", *model = NULL, *replay_run = NULL, *json = NULL;
+	unsigned trials = 100, rounds = LP_SWEEP_RETEST_ROUNDS, retest = LP_SWEEP_RETEST_MAX,
+		 per_node = LP_SWEEP_RETEST_PER_NODE;
 	uint64_t seed = 1;
 	double outliers = 0.02;
 	bool lat = false, do_check = false, help = false;
@@ -345,12 +462,25 @@ int main(int argc, char **argv)
 		  .max = 1000000,
 		  .metavar = "N",
 		  .help = "clusters per setting (default 100)" },
+		{ .name = "retest",
+		  .kind = LP_OPT_UINT,
+		  .dst = &retest,
+		  .max = 1000000,
+		  .metavar = "N",
+		  .help = "retested pairs per round at most (default lp-sweep's --retest)" },
 		{ .name = "retest-rounds",
 		  .kind = LP_OPT_UINT,
 		  .dst = &rounds,
 		  .max = 20,
 		  .metavar = "N",
-		  .help = "retest rounds (default 3, as lp-sweep)" },
+		  .help = "retest rounds (default lp-sweep's --retest-rounds)" },
+		{ .name = "retest-per-node",
+		  .kind = LP_OPT_UINT,
+		  .dst = &per_node,
+		  .min = 1,
+		  .max = 1000,
+		  .metavar = "N",
+		  .help = "cells retested per suspect node (default lp-sweep's --retest-per-node)" },
 		{ .name = "seed",
 		  .kind = LP_OPT_U64,
 		  .dst = &seed,
@@ -360,6 +490,21 @@ int main(int argc, char **argv)
 		  .kind = LP_OPT_FLAG,
 		  .dst = &do_check,
 		  .help = "exit 1 when a setting misses the targets" },
+		{ .name = "model",
+		  .kind = LP_OPT_STR,
+		  .dst = &model,
+		  .metavar = "FILE",
+		  .help = "with --replay: draw from this model (lp-sweep --model's format)" },
+		{ .name = "replay",
+		  .kind = LP_OPT_STR,
+		  .dst = &replay_run,
+		  .metavar = "RUN",
+		  .help = "an lp-sweep --model run (JSON or journal): draw it again here, in one process, and print its summary" },
+		{ .name = "json",
+		  .kind = LP_OPT_STR,
+		  .dst = &json,
+		  .metavar = "FILE",
+		  .help = "with --replay: the replayed run's JSON document" },
 		{ 0 },
 	};
 	char bn[256], bc[256], bf[256], bs[256], why[160];
@@ -371,6 +516,12 @@ int main(int argc, char **argv)
 		lp_opt_usage(help ? stdout : stderr, "diag-sim [options]", opts);
 		return help ? LP_EXIT_OK : LP_EXIT_USAGE;
 	}
+	if (!model != !replay_run) {
+		lp_err("--model and --replay go together");
+		return LP_EXIT_USAGE;
+	}
+	if (model)
+		return replay(model, replay_run, json, (int)per_node);
 	if (lp_split_list(ns, bn, sizeof(bn), ln, 16, &nn) ||
 	    lp_split_list(cvs, bc, sizeof(bc), lc, 16, &nc) ||
 	    lp_split_list(faults, bf, sizeof(bf), lf, 16, &nf) ||
@@ -391,7 +542,8 @@ int main(int argc, char **argv)
 							     .outliers = outliers,
 							     .lat = lat,
 							     .trials = (int)trials,
-							     .retest_rounds = (int)rounds };
+							     .retest = { (int)retest, (int)per_node,
+									 (int)rounds } };
 					struct tally t = { 0 };
 					struct rng g = {
 						seed * 0x9E3779B97F4A7C15ull +

@@ -45,10 +45,11 @@ for how in mpirun ranks; do
 	total=$(($(now_ms) - t0))
 	why=$(python3 - "$j" "$OUT/sig-$how-cells.csv" <<'PY' 2>&1
 import csv, json, sys
+sys.path.insert(0, "tests/sweep"); from sweepdoc import cells as all_cells
 d = json.load(open(sys.argv[1]))
 assert d["run"]["interrupted"] is True, d["run"]
 assert d["exit_code"] == 130, d["exit_code"]
-cells = d["cells"]
+cells = all_cells(d)
 assert 1 <= len(cells) < 4, "%d cells" % len(cells)
 assert all(c["status"] == 0 for c in cells), cells
 rows = list(csv.DictReader(open(sys.argv[2])))
@@ -89,16 +90,17 @@ wait $M
 rc=$?
 why=$(python3 - "$j" "$kept" <<'PY' 2>&1
 import json, sys
+sys.path.insert(0, "tests/sweep"); from sweepdoc import journal_cells
 lines = open(sys.argv[1]).read().split("\n")
 assert lines[-1] == "", "the last line is cut short: %r" % lines[-1][:80]
 recs = [json.loads(l) for l in lines[:-1]]
 types = [r["type"] for r in recs]
-assert types[0] == "run" and recs[0]["schema"] == "linkperf.sweep-journal/1", types[:2]
-assert types.count("node") == 3 and "end" not in types, types
-cells = [r for r in recs if r["type"] == "cell"]
+assert types[0] == "header" and recs[0]["schema"] == "linkperf.sweep/2", types[:2]
+assert len(recs[0]["nodes"]) == 3 and "end" not in types, types
+cells = journal_cells(sys.argv[1])
 assert len(cells) >= int(sys.argv[2]) >= 2, "%d cells, %s seen before the kill" % (len(cells), sys.argv[2])
-assert all(c["status"] == 0 and c["phase"] == 0 and c["lat"]["samples"] > 0 for c in cells), cells
-assert {(c["a"], c["b"]) for c in cells[:2]} in ({(0, 1), (1, 0)}, {(0, 2), (2, 0)}, {(1, 2), (2, 1)}), cells[:2]
+assert all(c["status"] == 0 and c["phase"] == "sweep" and c["latency"]["samples"] > 0 for c in cells), cells
+assert {(c["client"], c["server"]) for c in cells[:2]} in ({(0, 1), (1, 0)}, {(0, 2), (2, 0)}, {(1, 2), (2, 1)}), cells[:2]
 print("%d cell(s) in the journal, %d lines, all whole" % (len(cells), len(recs)))
 PY
 )

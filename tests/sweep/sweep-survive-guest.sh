@@ -20,7 +20,7 @@ mkdir -p "$OUT"
 fails=0
 . tests/guest-lib.sh
 MPI="mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1"
-py() { python3 - "$@" 2>&1; }
+py() { python3 - "$@" 2>&1; } # with tests/sweep/sweepdoc.py (documents' attempts as rows)
 verdict() { # name why: ok unless why holds an Error/assertion
 	if printf '%s' "$2" | grep -q "Error\|Traceback"; then bad "$1" "$2"; else ok "$1: $2"; fi
 }
@@ -33,7 +33,9 @@ rc=$?
 jrc=$?
 why=$(py "$OUT/crash.json" "$OUT/crash-j.json" $rc $jrc <<'PY'
 import json, sys
+sys.path.insert(0, "tests/sweep"); from sweepdoc import cells
 d = json.load(open(sys.argv[1])); j = json.load(open(sys.argv[2]))
+d["cells"], j["cells"] = cells(d), cells(j)
 assert sys.argv[3] == "1" and d["exit_code"] == 1, ("exit", sys.argv[3], d["exit_code"])
 bad = [c for c in d["cells"] if c["status"]]
 assert len(bad) == 1 and (bad[0]["client_name"], bad[0]["server_name"]) == ("lpvm#1", "lpvm#2"), bad
@@ -56,7 +58,8 @@ LP_SWEEP_FAULT=hang:lpvm#0:lpvm#1 $MPI -x LP_SWEEP_FAULT -np 3 "$B" -t write_lat
 rc=$?
 why=$(py "$OUT/hang.json" $rc <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
+sys.path.insert(0, "tests/sweep"); from sweepdoc import cells
+d = json.load(open(sys.argv[1])); d["cells"] = cells(d)
 bad = [c for c in d["cells"] if c["status"]]
 assert sys.argv[2] == "1" and len(d["cells"]) == 6, (sys.argv[2], len(d["cells"]))
 assert len(bad) == 1 and (bad[0]["client_name"], bad[0]["server_name"]) == ("lpvm#0", "lpvm#1"), bad
@@ -96,11 +99,10 @@ $MPI -np 2 "$B" -t write_lat -D 1 --pair-timeout 30 --retest 0 -q --resume "$OUT
 grc=$?
 why=$(py "$OUT" "$r2" $krc $drc $crc $brc $rrc $grc <<'PY'
 import json, os, sys
+sys.path.insert(0, "tests/sweep"); from sweepdoc import cells, journal_cells
 o = sys.argv[1]; krc, drc, crc, brc, rrc, grc = map(int, sys.argv[3:9])
 assert sys.argv[2], "rank 2 not found"
-lines = open(o + "/kill-copy.journal").read().split("\n")
-recs = [json.loads(l) for l in lines if l]
-kept = [r for r in recs if r["type"] == "cell" and r["status"] == 0]
+kept = [c for c in journal_cells(o + "/kill-copy.journal") if c["status"] == 0]
 assert len(kept) >= 2, len(kept)
 d = json.load(open(o + "/kill-d.json"))
 assert drc == 1 and (d["run"]["incomplete"] or d["run"]["interrupted"]), (drc, d["run"])
@@ -110,14 +112,14 @@ cut = open(o + "/cut.txt").read()
 assert crc == 1 and "cut short" in cut, (crc, cut)
 bad = open(o + "/bad.txt").read()
 assert brc == 2 and "--lat-sizes: journal 8B, now 16B" in bad, (brc, bad[-300:])
-b = json.load(open(o + "/back.json"))
+b = json.load(open(o + "/back.json")); b["cells"] = cells(b)
 att = sorted({c["attempt"] for c in b["cells"]})
 pairs = {(c["client"], c["server"]) for c in b["cells"] if c["status"] == 0}
 assert att == [1, 2] and len(pairs) == 6 and not b["missing"], (att, pairs, b["missing"])
 assert b["run"]["attempt"] == 2 and b["run"]["resumed_from"], b["run"]
 new = [c for c in b["cells"] if c["attempt"] == 2]
 assert len(new) <= 6 - len(kept), (len(new), len(kept))
-assert os.path.exists(o + "/kill.journal") and sum(1 for l in open(o + "/kill.journal") if '"type":"cell"' in l) >= 6
+assert os.path.exists(o + "/kill.journal") and len(journal_cells(o + "/kill.journal")) >= 6
 g = json.load(open(o + "/gone.json"))
 lost = [n for n in g["nodes"] if n["rank"] == -1]
 assert len(lost) == 1 and lost[0]["name"] == "lpvm#2" and "node missing since 20" in lost[0]["error"], g["nodes"]
@@ -137,14 +139,15 @@ verdict "rank killed, diagnosed, resumed" "$why"
 # journal, checked above, must be the complete document of what was measured.
 why=$(py "$OUT/kill.json" "$OUT/kill-d.json" "$OUT/kill.txt" <<'PY'
 import json, os, sys
+sys.path.insert(0, "tests/sweep"); from sweepdoc import cells
 if os.path.exists(sys.argv[1]):
-    d = json.load(open(sys.argv[1]))
+    d = json.load(open(sys.argv[1])); d["cells"] = cells(d)
     assert d["run"]["interrupted"] and d["missing"] and d["exit_code"] == 130, (d["run"], d["missing"])
     print("the survivors wrote it: %d cell(s), %d missing pair(s), interrupted, exit_code 130"
           % (len(d["cells"]), len(d["missing"])))
 else:
     assert "returned\na non-zero exit code" in open(sys.argv[3]).read(), "no JSON and no MPI abort"
-    d = json.load(open(sys.argv[2]))
+    d = json.load(open(sys.argv[2])); d["cells"] = cells(d)
     assert d["run"]["incomplete"] and d["missing"] and d["cells"], d["run"]
     print("rank 0 was taken down by Open MPI (its peer died mid-test); from the journal: %d cell(s), "
           "%d missing pair(s), incomplete" % (len(d["cells"]), len(d["missing"])))
@@ -162,13 +165,15 @@ for i in 1 2 3; do
 done
 why=$(py "$OUT" <<'PY'
 import glob, json, statistics, sys
+sys.path.insert(0, "tests/sweep"); from sweepdoc import cells
 o = sys.argv[1]
 vals = {}
 for iso in ("fork", "none"):
     for f in sorted(glob.glob(o + "/cost-%s-*.json" % iso)):
-        for c in json.load(open(f))["cells"]:
+        d = json.load(open(f))
+        for c in cells(d):
             if c["status"] == 0:
-                vals.setdefault((c["test"], iso), []).append(c["value"])
+                vals.setdefault((d["metrics"][c["metric"]]["test"], iso), []).append(c["value"])
 out = []
 for test in ("write_lat", "write_bw"):
     f, n = vals[(test, "fork")], vals[(test, "none")]

@@ -39,6 +39,15 @@ expect $rc 2 "--load latency on 2 ranks (no pair to load a victim)"
 echo "$out" | grep -q "needs 4 ranks" || { echo "FAIL --load latency on 2 ranks: $out"; fails=$((fails + 1)); }
 mpi -np 3 "$B/lp-sweep" --load incast --tests write_lat >/dev/null 2>&1
 expect $? 2 "--load incast without a bandwidth test"
+# an existing journal is never truncated: the run refuses to start, saying so (exit 2)
+jd=$(mktemp -d)
+touch "$jd/run.journal"
+out=$(mpi -np 2 "$B/lp-sweep" -q --json "$jd/run.json" 2>&1)
+expect $? 2 "an existing RUN.journal: refused"
+echo "$out" | grep -q "journal $jd/run.journal exists (a previous run's record): --resume" ||
+	{ echo "FAIL existing journal: no line says so: $out"; fails=$((fails + 1)); }
+[ ! -s "$jd/run.journal" ] || { echo "FAIL the existing journal was written"; fails=$((fails + 1)); }
+rm -rf "$jd"
 if ls /sys/class/infiniband/* >/dev/null 2>&1; then
 	mpi -np 2 "$B/lp-sweep" -q --bw-iters 100 --lat-iters 100 --pair-timeout 30 >/dev/null 2>&1
 	rc=$?

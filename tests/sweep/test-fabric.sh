@@ -64,6 +64,8 @@ fi
 
 python3 - "$out" <<'PY'
 import json, os, sys
+sys.path.insert(0, "tests/sweep")
+from sweepdoc import legacy_view  # linkperf.sweep/2 documents, with the members these checks read
 
 out = sys.argv[1]
 fails = 0
@@ -77,7 +79,7 @@ def check(cond, what):
 
 def load(name):
     with open(os.path.join(out, name + ".json")) as f:
-        d = json.load(f)
+        d = legacy_view(json.load(f))
     with open(os.path.join(out, name + ".rc")) as f:
         rc = int(f.read())
     return d, rc

@@ -44,6 +44,8 @@ fi
 
 python3 - "$out" <<'PY'
 import glob, json, os, subprocess, sys
+sys.path.insert(0, "tests/sweep")
+from sweepdoc import legacy_view
 
 out = sys.argv[1]
 fails = 0
@@ -73,7 +75,7 @@ def job_dir(name):
 def load(path):
     try:
         with open(path) as f:
-            return json.load(f)
+            return legacy_view(json.load(f))  # linkperf.sweep/2, with the /1 members read here
     except (OSError, ValueError) as e:
         check(False, f"{path}: {e}")
         return None

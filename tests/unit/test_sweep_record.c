@@ -160,7 +160,10 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* The cell objects keep linkperf.sweep/1's keys, and --diagnose reads them back. */
+/*
+ * The document: the sweep cell sits in its block's columns (client, server
+ * and phase implied), the retest in the attempts; both read back whole.
+ */
 static void test_cell_json(void **state)
 {
 	char path[] = "/tmp/lp-sweep-record-XXXXXX", why[256];
@@ -171,16 +174,16 @@ static void test_cell_json(void **state)
 	(void)state;
 	write_run(&r, path);
 	doc = slurp(path);
+	assert_non_null(strstr(doc, "\"schema\": \"linkperf.sweep/2\""));
+	/* the bandwidth block: its one sweep cell at row 2 (b -> a), value 9.5 resolved */
 	assert_non_null(strstr(
-		doc, "\"latency_us\": {\n        \"n\": 100,\n"
-		     "        \"one_way_is_rtt_half\": true,\n        \"min\": 2.1,\n"
-		     "        \"p50\": 2.5,\n        \"p90\": 2.9,\n        \"p99\": 3.5,\n"
-		     "        \"p999\": 3.7,\n        \"max\": 3.9,\n        \"mean\": 2.6,\n"
-		     "        \"stdev\": 0.2\n      }"));
-	assert_non_null(strstr(doc, "\"bandwidth\": {\n        \"gbytes_s\": 1.1875,\n"
-				    "        \"gbits_s\": 9.5,\n        \"mmsg_s\": null,\n"
-				    "        \"pct_link\": null\n      }"));
-	assert_null(strstr(doc, "\"samples\""));
+		doc, "\"cells\": {\n        \"n\": 4,\n        \"value\": [null,null,9.5,null]"));
+	assert_non_null(strstr(doc, "\"sweep\": {\n        \"n\": 1,\n        \"rows\": [2],"));
+	assert_non_null(strstr(doc, "\"gbits_s\": [9.5]") || strstr(doc, "\"gbits_s\": 9.5"));
+	/* the retest: in the attempts, its counters sparse */
+	assert_non_null(strstr(doc, "\"attempts\": {\n    \"n\": 1,\n    \"metric\": [0],"));
+	assert_non_null(strstr(doc, "\"counters_client\": {\n      \"at\": [0],"));
+	assert_non_null(strstr(doc, "\"source\": \"hw\""));
 	free(doc);
 	rc = lp_sweep_read_json(&back, path, why, sizeof(why));
 	if (rc == -ENOTSUP) {
@@ -190,24 +193,20 @@ static void test_cell_json(void **state)
 	}
 	assert_int_equal(rc, 0);
 	assert_int_equal(back.ncells, 2);
-	assert_true(back.cells[0].lat.n == 100 && back.cells[0].lat.p999 == 3.7);
-	assert_true(back.cells[0].halved && back.cells[0].lat.stdev == 0.2);
-	assert_true(isnan(back.cells[0].lat.p9999)); /* not in this schema */
-	assert_true(back.cells[1].gbits_s == 9.5 && back.cells[1].gbytes_s == 1.1875);
-	assert_true(isnan(back.cells[1].mmsg_s) && isnan(back.cells[1].lat.p50));
-	/* counters: what moved on each end, read back; an end not read stays not read */
-	assert_true(back.cells[0].ctr_client.valid && back.cells[0].ctr_client.n == 1);
-	assert_string_equal(back.cells[0].ctr_client.c[0].name, "rcvd_seq_err");
-	assert_true(back.cells[0].ctr_client.c[0].value == 412 &&
-		    back.cells[0].ctr_client.c[0].src == LP_CTR_HW &&
-		    back.cells[0].ctr_client.more == 3);
-	assert_true(back.cells[0].ctr_server.valid && back.cells[0].ctr_server.n == 0);
-	assert_false(back.cells[1].ctr_client.valid || back.cells[1].ctr_server.valid);
-	lp_sweep_run_free(&back);
-	/* a JSON document is not a journal; lp_sweep_read_run tells them apart */
-	assert_int_equal(lp_sweep_journal_read(&back, path, NULL, why, sizeof(why)), -ENOMSG);
-	assert_int_equal(lp_sweep_read_run(&back, path, NULL, why, sizeof(why)), 0);
-	assert_int_equal(back.ncells, 2);
+	/* blocks first: the bandwidth sweep cell, then the latency retest */
+	assert_true(back.cells[0].gbits_s == 9.5 && back.cells[0].gbytes_s == 1.1875);
+	assert_true(back.cells[0].a == 1 && back.cells[0].b == 0 && back.cells[0].metric == 1);
+	assert_true(isnan(back.cells[0].mmsg_s) && isnan(back.cells[0].lat.p50));
+	assert_true(back.cells[1].lat.n == 100 && back.cells[1].lat.p9999 == 3.8);
+	assert_true(back.cells[1].halved && back.cells[1].lat.stdev == 0.2);
+	assert_int_equal(back.cells[1].phase, LP_PHASE_RETEST);
+	assert_true(back.cells[1].ctr_client.valid && back.cells[1].ctr_client.n == 1);
+	assert_string_equal(back.cells[1].ctr_client.c[0].name, "rcvd_seq_err");
+	assert_true(back.cells[1].ctr_client.c[0].value == 412 &&
+		    back.cells[1].ctr_client.c[0].src == LP_CTR_HW &&
+		    back.cells[1].ctr_client.more == 3);
+	assert_true(back.cells[1].ctr_server.valid && back.cells[1].ctr_server.n == 0);
+	assert_false(back.cells[0].ctr_client.valid || back.cells[0].ctr_server.valid);
 	lp_sweep_run_free(&back);
 	lp_sweep_run_free(&r);
 	unlink(path);
@@ -235,15 +234,17 @@ static void write_file(const char *path, const char *doc, size_t len, const char
 
 /*
  * The journal read back is the run it recorded (nodes, metrics, cells, end);
- * cut short in its last line it is read up to there, incomplete; garbage in
- * the middle is refused with the line; a JSON document is not a journal.
+ * its last line cut short costs that line (incomplete); a line cut in the
+ * middle costs that line, not the file; a line that parses but breaks the
+ * schema is refused with its number.
  */
 static void read_back(const char *jpath, const char *doc)
 {
 	struct lp_sweep_journal_info info;
 	struct lp_sweep_run r;
 	char why[256], cut[80];
-	int rc = lp_sweep_journal_read(&r, jpath, &info, why, sizeof(why));
+	const char *round = strstr(doc, "{\"type\":\"round\"");
+	int rc = lp_sweep_read_run(&r, jpath, &info, why, sizeof(why));
 
 	if (rc == -ENOTSUP)
 		return; /* built without jansson */
@@ -254,6 +255,7 @@ static void read_back(const char *jpath, const char *doc)
 	assert_int_equal(r.nmetrics, 2);
 	assert_true(r.metrics[0].lat && r.metrics[1].size == 65536);
 	assert_int_equal(r.ncells, 2);
+	assert_int_equal(r.nretests, 1);
 	assert_true(r.cells[0].lat.p50 == 2.5 && r.cells[0].ctr_client.valid);
 	assert_true(r.cells[1].a == 1 && r.cells[1].gbits_s == 9.5 && r.cells[1].attempt == 1);
 	assert_true(isnan(r.cells[1].lat.p50));
@@ -263,18 +265,26 @@ static void read_back(const char *jpath, const char *doc)
 
 	snprintf(cut, sizeof(cut), "%s.cut", jpath);
 	write_file(cut, doc, strlen(doc) - 12, ""); /* the end line, cut short */
-	assert_int_equal(lp_sweep_journal_read(&r, cut, &info, why, sizeof(why)), 0);
+	assert_int_equal(lp_sweep_read_run(&r, cut, &info, why, sizeof(why)), 0);
 	assert_true(info.truncated && !info.ended && r.incomplete && r.ncells == 2);
 	lp_sweep_journal_info_free(&info);
 	lp_sweep_run_free(&r);
 
-	write_file(cut, doc, (size_t)(strstr(doc, "{\"type\":\"cell\"") - doc) + 20, "\n{}\n");
-	assert_int_equal(lp_sweep_journal_read(&r, cut, &info, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "line 6: "));
+	/* the round line cut in the middle, the lines after it whole: that line is lost */
+	write_file(cut, doc, (size_t)(round - doc) + 30, strchr(round, '\n'));
+	assert_int_equal(lp_sweep_read_run(&r, cut, &info, why, sizeof(why)), 0);
+	assert_true(info.ended && info.cut == 1 && info.cut_line == 2 && r.ncells == 0);
+	lp_sweep_journal_info_free(&info);
+	lp_sweep_run_free(&r);
+
+	/* a line that parses but is not what its type says: refused, with its number */
+	write_file(cut, doc, (size_t)(round - doc), "{\"type\":\"round\",\"attempts\":{}}\n");
+	assert_int_equal(lp_sweep_read_run(&r, cut, &info, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "line 2: "));
 	unlink(cut);
 }
 
-/* One JSON object per line: run, metrics, nodes, cells (the records' members), retest, end. */
+/* One JSON object per line: the header (the document's head), a round, a retest, the end. */
 static void test_journal(void **state)
 {
 	char path[] = "/tmp/lp-sweep-journal-XXXXXX", jpath[64];
@@ -288,33 +298,28 @@ static void test_journal(void **state)
 	snprintf(jpath, sizeof(jpath), "%s.journal", path);
 	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), 0);
 	lp_sweep_journal_run(&jl, &r);
-	lp_sweep_journal_nodes(&jl, &r);
 	lp_sweep_journal_cells(&jl, &r, 0);
 	lp_sweep_journal_retest(&jl, 0, pairs, 1);
 	lp_sweep_journal_end(&jl, &r, 1);
 	assert_int_equal(lp_sweep_journal_sync(&jl), 0);
 	assert_int_equal(lp_sweep_journal_close(&jl), 0);
 	doc = slurp(jpath);
-	assert_int_equal(count(doc, "\n{\"type\":") + 1, 1 + 2 + 2 + 2 + 1 + 1);
-	assert_true(!strncmp(doc, "{\"type\":\"run\",\"time\":\"20", 24));
-	assert_non_null(strstr(doc, "Z\",\"schema\":\"" LP_SWEEP_JOURNAL_SCHEMA "\""));
-	assert_int_equal(count(doc, "{\"type\":\"metric\""), 2);
-	assert_int_equal(count(doc, "{\"type\":\"node\",\"time\":"), 2);
-	line = strstr(doc, "{\"type\":\"cell\"");
+	assert_int_equal(count(doc, "\n{\"type\":") + 1, 4);
+	assert_true(!strncmp(doc, "{\"type\":\"header\",\"time\":\"20", 27));
+	assert_non_null(strstr(doc, "\"schema\":\"linkperf.sweep/2\""));
+	line = strstr(doc, "{\"type\":\"round\"");
 	assert_non_null(line);
-	/* the first cell's counters, from the same record */
-	assert_non_null(strstr(line,
-			       "\"ctr_client\":{\"valid\":true,\"more\":3,\"n\":1,\"c\":[{"
-			       "\"name\":\"rcvd_seq_err\",\"src\":1,\"reset\":0,\"value\":412}]}"));
-	line = strstr(line + 1, "{\"type\":\"cell\"");
-	assert_non_null(line);
+	/* the cells as the document's attempts: columns, the first cell's counters sparse */
+	assert_non_null(strstr(line, "\"attempts\":{\"n\":2,\"metric\":[0,1],\"client\":[0,1],"));
+	assert_non_null(strstr(line, "\"counters_client\":{\"at\":[0],\"values\":[{\"valid\":true,"
+				     "\"omitted\":3,\"moved\":[{\"name\":\"rcvd_seq_err\","
+				     "\"source\":\"hw\",\"reset\":0,\"value\":412}]}]}"));
 	assert_non_null(
-		strstr(line, "\"metric\":1,\"a\":1,\"b\":0,\"phase\":0,\"round\":0,\"attempt\":1"));
-	assert_non_null(strstr(line, "\"gbits_s\":9.5"));
-	assert_non_null(strstr(line, "\"ctr_server\":{\"valid\":false,"));
-	assert_int_equal(count(doc, "{\"type\":\"cell\""), 2);
-	assert_non_null(strstr(doc, "Z\",\"round\":0,\"pairs\":[[0,1]]}\n"));
-	assert_non_null(strstr(doc, "Z\",\"interrupted\":false,\"cells\":2,\"exit_code\":1}\n"));
+		strstr(doc, "\"round\":0,\"pairs\":{\"n\":1,\"client\":[0],\"server\":1}}\n"));
+	assert_non_null(strstr(
+		doc, "\"interrupted\":false,\"cells\":2,\"exit_code\":1,\"verdicts\":[]}\n"));
+	/* an existing journal is never truncated: refused */
+	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), -EEXIST);
 	read_back(jpath, doc);
 	free(doc);
 	unlink(jpath);
@@ -335,11 +340,13 @@ static void test_journal_errors(void **state)
 	assert_int_equal(lp_sweep_journal_close(&jl), 0); /* nothing open: nothing to do */
 	write_run(&r, path);
 	unlink(path);
-	if (access("/dev/full", W_OK)) {
+	memset(&jl, 0, sizeof(jl));
+	jl.f = fopen("/dev/full", "w");
+	if (!jl.f) {
 		lp_sweep_run_free(&r);
 		skip();
 	}
-	assert_int_equal(lp_sweep_journal_open(&jl, "/dev/full", false), 0);
+	snprintf(jl.path, sizeof(jl.path), "/dev/full");
 	lp_sweep_journal_run(&jl, &r);
 	lp_sweep_journal_cells(&jl, &r, 0);
 	assert_int_equal(lp_sweep_journal_close(&jl), -ENOSPC);

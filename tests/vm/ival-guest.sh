@@ -98,7 +98,8 @@ if mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 -
 	-q --json "$OUT/sweep.json" >"$OUT/sweep.txt" 2>&1 </dev/null &&
 	python3 - "$OUT/sweep.json" <<'PY'; then
 import json, sys
-cells = json.load(open(sys.argv[1]))["cells"]
+sys.path.insert(0, "tests/sweep"); from sweepdoc import cells
+cells = cells(json.load(open(sys.argv[1])))
 assert len(cells) == 2, cells
 for c in cells:
     lo, hi, v = c["interval_min"], c["interval_max"], c["value"]

@@ -1,4 +1,5 @@
-# linkperf — GNU make. Targets: all (default), check, check-asan, check-headers, check-format, format,
+# linkperf — GNU make. Targets: all (default), check, check-quick|guest|fabric|slow|gpu (one tier),
+# check-asan, check-headers, check-format, format,
 # asan, fuzz, fuzz-seeds, demo, bench, clean, man, completions, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
 # Detects rdma-core, CUDA and Open MPI; what is missing is skipped with a message.
 
@@ -236,10 +237,18 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/python $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- test, demo, bench ------------------------------------------------------
-# The whole suite, then the unit and Soft-RoCE tests again under ASan+UBSan.
+# The whole suite (every tier), then the unit and Soft-RoCE tests again under ASan+UBSan.
+# One tier alone: check-quick (lint, unit, CLI, diagnose, plots, report: minutes, no guest),
+# check-guest (Soft-RoCE guests), check-fabric (the 4-guest fabric, Slurm), check-slow (fuzzing,
+# packages, soak), check-gpu. Each test names its tier in a "# tier:" line (tests/run-all.sh).
+TEST_TIERS := quick guest fabric slow gpu
+.PHONY: $(TEST_TIERS:%=check-%)
 check: all
 	LP_BUILD=$(BUILD) tests/run-all.sh
 	$(MAKE) check-asan
+
+$(TEST_TIERS:%=check-%): check-%: all
+	LP_BUILD=$(BUILD) LP_TIERS=$* tests/run-all.sh
 
 asan:
 	$(MAKE) BUILD=build/asan NO_CUDA=1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" all

@@ -249,9 +249,7 @@ static int write_outputs(struct lp_gpu_cli *cli, const struct lp_gpu_report *rep
 			rc = LP_EXIT_FAIL;
 	} else if (cli->json_path) {
 		f = lp_out_open(cli->json_path);
-		if (!f || lp_gpu_report_json(f, rep))
-			rc = LP_EXIT_FAIL;
-		if (f && lp_out_close(f, cli->json_path))
+		if (!f || lp_out_end(f, cli->json_path, lp_gpu_report_json(f, rep)))
 			rc = LP_EXIT_FAIL;
 	}
 	if (cli->csv_path) {
@@ -276,6 +274,7 @@ int main(int argc, char **argv)
 	bool failed = false;
 	int ret, rc;
 
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
 	lp_log_set_prog("lp-gpu");
 	lp_gpu_params_default(&cli.p);
 	rc = parse_cli(&cli, argc, argv);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "common/meta.h"
 #include "common/opt.h"
 #include "qual/qual.h"
 #include "sweep/result.h"
@@ -22,7 +23,7 @@ static const char *const schema_names[] = { "sweep", NULL };
 
 struct cli {
 	int schema;
-	bool schema_set, help;
+	bool schema_set, help, version;
 	const char *json_path;
 	struct lp_qual_opts qual;
 };
@@ -63,6 +64,10 @@ int main(int argc, char **argv)
 		  .set = &o.schema_set,
 		  .metavar = "KIND",
 		  .help = "print the JSON Schema of a document kind (sweep: linkperf.sweep/2, from its records) and exit" },
+		{ .name = "version",
+		  .kind = LP_OPT_FLAG,
+		  .dst = &o.version,
+		  .help = "print the version" },
 		{ 0 },
 	};
 	const char *pos[2];
@@ -75,6 +80,10 @@ int main(int argc, char **argv)
 			stdout,
 			"lp-judge DOC.json [--expect ...] [--baseline OLD.json] [--json OUT.json]",
 			opts);
+		return LP_EXIT_OK;
+	}
+	if (o.version) {
+		printf("lp-judge %s\n", LP_VERSION);
 		return LP_EXIT_OK;
 	}
 	if (o.schema_set)

@@ -1025,6 +1025,7 @@ int main(int argc, char **argv)
 	struct cli o = { .gid_index = -1, .tclass = -1 };
 	int code;
 
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
 	lp_log_set_prog(argv[0]);
 	lp_rdma_plan_init(&o.plan);
 	o.qual.argv = argv;

@@ -520,11 +520,10 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 	fflush(stdout);
 	if (o->json_path) {
 		f = lp_out_open(o->json_path);
-		if (!f ||
-		    lp_sweep_write_json_extra(run, f, code, judged ? lp_qual_json_extra : NULL, q))
-			rc = -EIO;
-		if (f && lp_out_close(f, o->json_path))
-			rc = -EIO;
+		rc = f ? lp_out_end(f, o->json_path,
+				    lp_sweep_write_json_extra(
+					    run, f, code, judged ? lp_qual_json_extra : NULL, q))
+		       : -EIO;
 	}
 	if (o->csv_prefix && lp_sweep_write_csv(run, o->csv_prefix))
 		rc = -EIO;
@@ -859,8 +858,8 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 		if (o->json_path) {
 			FILE *f = lp_out_open(o->json_path);
 
-			if (!f || lp_sweep_check_write_json(&all, f, code) ||
-			    lp_out_close(f, o->json_path))
+			if (!f ||
+			    lp_out_end(f, o->json_path, lp_sweep_check_write_json(&all, f, code)))
 				code = LP_EXIT_FAIL;
 		}
 	}
@@ -1335,6 +1334,7 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "--test-worker")) /* a rank's test worker (isolate.c) */
 		return lp_sweep_worker_main(argc, argv);
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
 	lp_rdma_plan_init(pl);
 	if (wants(argc, argv, "--diagnose"))
 		return diagnose_main(&o, opts, argc, argv);

@@ -24,9 +24,11 @@ const char *lp_version(void);
 
 /* Exit codes of every linkperf tool (README, docs/METHOD.md). */
 enum lp_exit {
-	LP_EXIT_OK = 0,		   /* measured, nothing wrong */
-	LP_EXIT_FAIL = 1,	   /* runtime failure, or measured and flagged bad */
-	LP_EXIT_USAGE = 2,	   /* bad option or value */
+	LP_EXIT_OK = 0,	   /* measured, nothing wrong */
+	LP_EXIT_FAIL = 1,  /* runtime failure, or measured and flagged bad */
+	LP_EXIT_USAGE = 2, /* bad option or value */
+	LP_EXIT_OUTPUT =
+		4, /* an output (a file named on the command line, or stdout) not written */
 	LP_EXIT_UNSUPPORTED = 77,  /* no device / GPU / driver here: N/A, not broken */
 	LP_EXIT_INTERRUPTED = 130, /* SIGINT/SIGTERM: what was measured so far is written */
 };
@@ -85,19 +87,32 @@ void lp_err_clear(void);
 int lp_exit_code(int err);
 
 /*
- * Open an output named on the command line: "-" is stdout, anything else a
- * file created or truncated. Returns NULL after one lp_err() line naming the
- * path. lp_out_close() flushes and closes (stdout is flushed, never closed)
- * and returns 0 or -EIO after one lp_err() line (a full disk shows up here).
+ * Outputs named on the command line. lp_out_open(): "-" is stdout; a file is
+ * written to a temporary beside it (".NAME.XXXXXX": created exclusively, its
+ * name unpredictable) that lp_out_close() renames over NAME after fsync, so a
+ * crash or a failed write leaves the previous NAME (or none), never half a
+ * document. A symbolic link at NAME is refused, never followed or replaced
+ * (name the file itself; "-" for stdout); a device or FIFO (/dev/null, a named
+ * pipe) is written in place. NULL after one lp_err() line naming the path.
+ * lp_out_close() commits (stdout: flushed, never closed): 0, or -EIO after one
+ * lp_err() line, the temporary removed and NAME untouched (a full disk shows
+ * up here). lp_out_end(f, path, err) ends a writer that returned err: when 0
+ * as lp_out_close(), else the output is dropped (NAME untouched, one lp_err()
+ * line) and err returned.
+ *
+ * lp_out_create(): PATH created new, exclusively, written in place as it goes
+ * (a journal); never follows a link. 0 and *f_p; -EEXIST when anything is at
+ * PATH (not logged: the caller refuses or moves it aside), another negative
+ * errno after one lp_err() line. Closed with lp_out_close() (fsync'ed, no rename).
+ *
+ * Every failure of these is remembered: lp_out_exit_guard(), called once at
+ * the start of main, makes the process exit LP_EXIT_OUTPUT when an output or
+ * stdout (flushed and checked at exit: a summary to a full disk) failed.
  */
 FILE *lp_out_open(const char *path);
 int lp_out_close(FILE *f, const char *path);
-/*
- * PATH created new, exclusively, written in place as it goes (a journal);
- * never follows a link. 0 and *f_p; -EEXIST when anything is at PATH (not
- * logged: the caller refuses or moves it aside), another negative errno after
- * one lp_err() line.
- */
+int lp_out_end(FILE *f, const char *path, int err);
 int lp_out_create(const char *path, FILE **f_p);
+void lp_out_exit_guard(void);
 
 #endif

@@ -279,7 +279,7 @@ static int doc_write(const struct lp_qual *q, json_t *doc, const char *path)
 		return -EIO;
 	err = json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) ? -EIO : 0;
 	fputc('\n', f);
-	return lp_out_close(f, path) ? -EIO : err;
+	return lp_out_end(f, path, err) ? -EIO : 0;
 }
 
 int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path)

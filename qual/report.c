@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/lp.h"
 #include "common/record.h"
@@ -325,30 +324,14 @@ void lp_qual_prom(const struct lp_qual *q, FILE *f)
 		(long long)time(NULL));
 }
 
-/* node_exporter's textfile collector may read at any time: write a temporary file beside the
- * target, then rename it over (atomic on one file system). "-" is stdout. */
+/* node_exporter's textfile collector may read at any time: lp_out_open() writes a temporary beside
+ * the target (never *.prom, its name unpredictable) and lp_out_close() renames it over. "-" is stdout. */
 int lp_qual_prom_write(const struct lp_qual *q, const char *path)
 {
-	char tmp[4096];
-	FILE *f;
+	FILE *f = lp_out_open(path);
 
-	if (!strcmp(path, "-")) {
-		lp_qual_prom(q, stdout);
-		return fflush(stdout) ? -EIO : 0;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = lp_out_open(tmp);
 	if (!f)
 		return -EIO;
 	lp_qual_prom(q, f);
-	if (lp_out_close(f, tmp))
-		goto fail;
-	if (rename(tmp, path)) {
-		lp_err("--prom %s: %s", path, strerror(errno));
-		goto fail;
-	}
-	return 0;
-fail:
-	unlink(tmp);
-	return -EIO;
+	return lp_out_close(f, path) ? -EIO : 0;
 }

@@ -327,7 +327,5 @@ int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep)
 	if (!f)
 		return -EIO;
 	ret = lp_rdma_report_json_write(f, rep);
-	if (lp_out_close(f, path))
-		ret = -EIO;
-	return ret;
+	return lp_out_end(f, path, ret);
 }

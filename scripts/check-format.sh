@@ -12,7 +12,7 @@ fix=0
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
-command -v "$CLANG_FORMAT" >/dev/null || { echo "check-format: SKIP: $CLANG_FORMAT not found (apt-get install clang-format)"; exit 77; }
+command -v "$CLANG_FORMAT" >/dev/null || { echo "check-format: $CLANG_FORMAT not found: the format cannot be checked (apt-get install clang-format)"; exit 77; }
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	mapfile -t files < <(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cu')

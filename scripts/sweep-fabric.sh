@@ -18,8 +18,12 @@
 #   --check            after the scenarios, one lp-sweep --check on every guest (DIR/check.json,
 #                      check.out, check.rc)
 #   --plots            render PNGs from each JSON on the host (plots/lp-plot)
-#   --timeout SECS     wall limit for the whole fabric run (default 900)
-#   --run-timeout SECS limit per lp-sweep run (default 300)
+#   --idle SECS        the fabric is hung when no guest prints and nothing is written for SECS
+#                      seconds (default 600); no wall limit unless --timeout
+#   --timeout SECS     an optional wall limit for the whole fabric run (default 0: none)
+#   --run-idle SECS    an lp-sweep run is hung when its output and journal stay unchanged for
+#                      SECS seconds (default 300): ended, exit 124 in NAME.rc (scripts/lp-watch)
+#   --run-timeout SECS an optional wall limit per lp-sweep run (default 0: none)
 # Writes DIR/NAME.json, DIR/NAME-*.csv, DIR/NAME.out (summary and logs), DIR/NAME.rc
 # (lp-sweep's exit code) per scenario, and DIR/NAME-*.png with --plots.
 # Exit: 0 when every scenario ran to an exit code (0, 1, 3 or 77) and left a result; else 1.
@@ -106,24 +110,30 @@ if [ "${1:-}" = --guest ]; then
 		for f in "${fl[@]}"; do apply "$f" || ok=0; done
 		t0=$(date +%s)
 		if [ $ok = 1 ]; then
-			timeout -k 10 "${LP_SWEEP_RUN_TIMEOUT:-300}" mpirun --allow-run-as-root -np "$n" --host "$hosts" \
+			# no wall limit: a run that writes no cell and no line for --run-idle is hung
+			rm -f "$out/$name.out"
+			"$top/scripts/lp-watch" --idle "${LP_SWEEP_RUN_IDLE:-300}" --timeout "${LP_SWEEP_RUN_TIMEOUT:-0}" \
+				--tick 60 --label "$me: scenario $name" --out "$out/$name.out" --path "$out/$name.journal" -- \
+				mpirun --allow-run-as-root -np "$n" --host "$hosts" \
 				--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
 				--mca pml ob1 "$bin" "${args[@]}" "${xa[@]}" \
-				--json "$out/$name.json" --csv "$out/$name" </dev/null >"$out/$name.out" 2>&1
+				--json "$out/$name.json" --csv "$out/$name"
 			rc=$?
 		else
 			rc=125
 		fi
 		echo "$rc" >"$out/$name.rc"
-		echo "$me: scenario $name: lp-sweep exit $rc in $(($(date +%s) - t0)) s"
+		echo "$me: scenario $name: lp-sweep exit $rc in $(($(date +%s) - t0)) s$([ "$rc" = 124 ] && echo ": hung, ended by lp-watch")"
 		grep -E '^(lp-sweep|verdict)' "$out/$name.out" | sed 's/^/    /'
 		for f in "${fl[@]}"; do clear "$f"; done
 		case $rc in 0 | 1 | 3 | 77) ;; *) status=1 ;; esac
 	done
 	if [ -f "$out/check-wanted" ]; then
-		timeout -k 10 120 mpirun --allow-run-as-root -np "$n" --host "$hosts" \
+		rm -f "$out/check.out"
+		"$top/scripts/lp-watch" --idle "${LP_SWEEP_RUN_IDLE:-300}" --label "$me: --check" --out "$out/check.out" -- \
+			mpirun --allow-run-as-root -np "$n" --host "$hosts" \
 			--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-			--mca pml ob1 "$bin" --check --json "$out/check.json" </dev/null >"$out/check.out" 2>&1
+			--mca pml ob1 "$bin" --check --json "$out/check.json"
 		rc=$?
 		echo "$rc" >"$out/check.rc"
 		echo "$me: lp-sweep --check: exit $rc"
@@ -134,7 +144,7 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 # ---- on the host --------------------------------------------------------------------------
-n=4 out='' plots=0 check=0 timeout=900 run_timeout=300
+n=4 out='' plots=0 check=0 timeout=0 idle=600 run_timeout=0 run_idle=300
 scen=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -145,7 +155,9 @@ while [ $# -gt 0 ]; do
 	--check) check=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--run-timeout) run_timeout=$2; shift 2 ;;
-	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--idle) idle=$2; shift 2 ;;
+	--run-idle) run_idle=$2; shift 2 ;;
+	-h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	*) echo "$me: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -169,8 +181,8 @@ else
 		--lat-iters 300 --pair-timeout 60 >"$out/sweep-args"
 fi
 echo "$me: $n guests, scenarios: ${scen[*]}; results in $out"
-timeout -k 20 $((timeout + 30)) "$top/scripts/lp-fabric" -n "$n" --ssh --lead --rw "$out" --timeout "$timeout" \
-	"LP_BUILD='$bdir' LP_SWEEP_RUN_TIMEOUT=$run_timeout ASAN_OPTIONS=detect_leaks=0 bash '$top/scripts/sweep-fabric.sh' --guest '$out'"
+"$top/scripts/lp-fabric" -n "$n" --ssh --lead --rw "$out" --timeout "$timeout" --idle "$idle" \
+	"LP_BUILD='$bdir' LP_SWEEP_RUN_TIMEOUT=$run_timeout LP_SWEEP_RUN_IDLE=$run_idle ASAN_OPTIONS=detect_leaks=0 bash '$top/scripts/sweep-fabric.sh' --guest '$out'"
 rc=$?
 if [ $plots = 1 ]; then
 	for j in "$out"/*.json; do

@@ -70,7 +70,7 @@ extern const char *const lp_coll_bisect_when_names[]; /* "auto", "always", "neve
 	{ .name = "import", .kind = LP_OPT_LIST, .dst = &(o)->imports, .metavar = "FILE[,FILE]",    \
 	  .help = "a nccl-tests output (its table, -J JSON) and/or NCCL_DEBUG=INFO lines, set beside the links (also with --diagnose)" }, \
 	{ .name = "claim", .kind = LP_OPT_STR, .dst = &(o)->claims, .metavar = "CLAIM[;CLAIM]",     \
-	  .help = "check a claim against the links: busbw=380GB/s@8n, efficiency=0.95@64n,compute=0.5s,bytes=2GB, share=30%@64n,step=1.2s,bytes=14GB" }
+	  .help = "check a claim against the links, e.g. busbw=380GB/s@8n (also efficiency=E@Nn,compute=S,bytes=B and share=P%@Nn,step=S,bytes=B: docs/METHOD.md, Claims)" }
 /* clang-format on */
 
 /* The run's links: what the ceilings see. */

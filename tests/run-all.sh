@@ -1,48 +1,104 @@
 #!/bin/bash
-# linkperf test driver: unit tests, the demo's dispatch, real-RDMA guest tests, GPU tests.
-# Each test is an executable: exit 0 = pass, 77 = skipped (not here: no GPU, no qemu), else fail.
-# Only what ran counts as passed: a unit test that was not built is a SKIP with the reason, and
-# "SKIP ..." lines a passing test prints (a part it could not run here) are shown under it.
-# Env: LP_BUILD (build dir, default build), LP_TESTS (space-separated groups: lint unit demo vm gpu
-# sweep fuzz pkg; default all), LP_TEST_TIMEOUT (seconds per test, default 1500), LP_TEST_FILTER (regex on
-# names), CC (the compiler make used; to tell whether cmocka is installed).
+# linkperf test driver: lint, unit tests, the demo's dispatch, real-RDMA guest tests, the guest
+# fabric, packages, fuzzing, GPU tests.
+# Each test is an executable: exit 0 = pass, 77 = skipped (not here: no GPU, no qemu; the reason
+# is its last line), else fail. Only what ran counts as passed: a unit test that was not built is
+# a SKIP with the reason, and "SKIP ..." lines a passing test prints (a part it could not run
+# here) are shown under it.
+#
+# Tiers: every test script declares its own in a header line "# tier: NAME" (the unit tests,
+# tests/unit/*.c, are all quick); one pass per tier, quick first:
+#   quick   no guest, seconds each: lint (format, headers), unit, CLI, diagnose, plots, report,
+#           man pages, install (make check-quick: a few minutes)
+#   guest   one or two Soft-RoCE QEMU guests (make check-guest)
+#   fabric  the 4-guest fabric: lp-sweep's scenarios and Slurm (make check-fabric)
+#   slow    fuzzing, the Debian packages in a clean root, the soak (make check-slow)
+#   gpu     needs a GPU; skipped (77) without one (make check-gpu)
+# A line when each test starts; while it runs, one every LP_TEST_TICK seconds with its last log
+# line and the time so far. No test is ended for being slow: one whose log has not grown for
+# LP_TEST_IDLE seconds is hung and fails (scripts/lp-watch ends its process group).
+#
+# Env: LP_BUILD (build dir, default build), LP_TIERS (space-separated tiers, default all),
+# LP_TESTS (space-separated groups, i.e. folders: lint unit demo vm gpu sweep fuzz pkg; default
+# all), LP_TEST_FILTER (regex on names, e.g. sweep/test-cli), LP_TEST_IDLE (seconds without output
+# that make a hang, default 900), LP_TEST_TICK (seconds between progress lines, default 60),
+# LP_TEST_TIMEOUT (an optional wall limit per test in seconds, default 0: none), CC (the compiler
+# make used; to tell whether cmocka is installed).
 set -u
 cd "$(dirname "$0")/.."
 export LP_BUILD=${LP_BUILD:-build}
 export LP_ROOT=$PWD
+all_tiers="quick guest fabric slow gpu"
+tiers=${LP_TIERS:-$all_tiers}
 groups=${LP_TESTS:-lint unit demo vm gpu sweep fuzz pkg}
-tmo=${LP_TEST_TIMEOUT:-1500}
+idle=${LP_TEST_IDLE:-900} tick=${LP_TEST_TICK:-60} wall=${LP_TEST_TIMEOUT:-0}
 logdir=$LP_BUILD/test-logs
+for t in $tiers; do
+	case " $all_tiers " in *" $t "*) ;; *) echo "run-all: unknown tier '$t' (tiers: $all_tiers)" >&2; exit 2 ;; esac
+done
 mkdir -p "$logdir"
-pass=0 fail=0 skip=0 parts=0 failed=""
+pass=0 fail=0 skip=0 parts=0 failed="" t_all=$(date +%s)
+# Ctrl-C or TERM: the running test's watcher ends its process group, then the run stops here
+watcher=''
+trap '[ -z "$watcher" ] || { kill -TERM "$watcher"; wait "$watcher"; }; echo "run-all: interrupted"; exit 130' INT TERM
 
-skip_one() { # name reason: a test that cannot run here
-	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] || return 0
-	skip=$((skip + 1))
-	printf 'SKIP  %-40s %4ss  (%s)\n' "$1" 0 "$2"
+tier_of() { # test file: the NAME of its "# tier: NAME" header line
+	sed -n '1,25s/^# tier: \([a-z]*\).*/\1/p' "$1" | head -n 1
+}
+wanted() { # name tier: selected by LP_TEST_FILTER, and of the tier this pass runs
+	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] && [ "$2" = "$cur" ]
 }
 
-run_one() { # name cmd...
-	local name=$1 t0 rc dt
-	shift
-	[[ $name =~ ${LP_TEST_FILTER:-.} ]] || return 0
+skip_one() { # name tier reason: a test that cannot run here
+	wanted "$1" "$2" || return 0
+	skip=$((skip + 1))
+	printf 'SKIP  %-40s %4ss  (%s)\n' "$1" 0 "$3"
+}
+
+fail_one() { # name reason: a test that is broken before it runs (said in the first pass)
+	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] && [ "$cur" = "${tiers%% *}" ] || return 0
+	fail=$((fail + 1)); failed="$failed $1"
+	printf 'FAIL  %-40s %4ss  %s\n' "$1" 0 "$2"
+}
+
+run_one() { # name tier cmd...
+	local name=$1 tier=$2 t0 rc dt log
+	shift 2
+	wanted "$name" "$tier" || return 0
 	t0=$(date +%s)
-	mkdir -p "$logdir/$(dirname "$name")"
-	timeout -k 10 "$tmo" "$@" >"$logdir/$name.log" 2>&1
+	log=$logdir/$name.log
+	mkdir -p "$(dirname "$log")"
+	: >"$log"
+	printf 'START %-40s %5s  %s\n' "$name" "$tier" "$(date +%H:%M:%S)"
+	# in the background, so that a signal reaches the trap above at once
+	scripts/lp-watch --idle "$idle" --tick "$tick" --timeout "$wall" --label "      $name" --out "$log" -- "$@" &
+	watcher=$!
+	wait "$watcher"
 	rc=$?
+	watcher=
 	dt=$(($(date +%s) - t0))
 	if [ $rc = 0 ]; then
 		pass=$((pass + 1)); printf 'PASS  %-40s %4ss\n' "$name" "$dt"
 		while IFS= read -r line; do
 			parts=$((parts + 1)); printf '      part %s\n' "$line"
-		done < <(grep '^SKIP ' "$logdir/$name.log")
+		done < <(grep '^SKIP ' "$log")
 	elif [ $rc = 77 ]; then
-		skip=$((skip + 1)); printf 'SKIP  %-40s %4ss  (%s)\n' "$name" "$dt" "$(tail -n 1 "$logdir/$name.log")"
+		skip=$((skip + 1)); printf 'SKIP  %-40s %4ss  (%s)\n' "$name" "$dt" "$(tail -n 1 "$log")"
 	else
 		fail=$((fail + 1)); failed="$failed $name"
-		printf 'FAIL  %-40s %4ss  rc=%s\n' "$name" "$dt" "$rc"
-		sed 's/^/    | /' "$logdir/$name.log" | tail -n 40
+		printf 'FAIL  %-40s %4ss  rc=%s%s\n' "$name" "$dt" "$rc" "$([ $rc = 124 ] && echo " (hung: no output for $idle s)")"
+		sed 's/^/    | /' "$log" | tail -n 40
 	fi
+}
+
+run_script() { # group/test-*.sh: its tier from its header
+	local t=$1 name tier
+	name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
+	tier=$(tier_of "$t")
+	case " $all_tiers " in
+	*" ${tier:-none} "*) run_one "$name" "$tier" bash "$t" ;;
+	*) fail_one "$name" "declares no tier: add a header line '# tier: NAME' ($all_tiers)" ;;
+	esac
 }
 
 have_cmocka() {
@@ -57,30 +113,35 @@ unit_needs() { # what make needed to build this unit test (the Makefile's rule)
 	esac
 }
 
-for g in $groups; do
-	case $g in
-	unit)
-		if ! have_cmocka && ! compgen -G "$LP_BUILD/tests/test_*" >/dev/null; then
-			skip_one "unit/*" "cmocka not found (libcmocka-dev): no unit test was built"
-			continue
-		fi
-		for src in tests/unit/test_*.c; do
-			t=$LP_BUILD/tests/$(basename "$src" .c)
-			if [ -x "$t" ]; then
-				run_one "unit/$(basename "$t")" "$t"
-			else
-				skip_one "unit/$(basename "$t")" "not built in $LP_BUILD: $(unit_needs "$t")"
+echo "tiers: $tiers; groups: $groups${LP_TEST_FILTER:+; filter: $LP_TEST_FILTER}; a test silent for $idle s is hung"
+# one pass per tier, in the order given (quick first by default: the fast answers come first)
+for cur in $tiers; do
+	for g in $groups; do
+		case $g in
+		unit) # all quick
+			if ! have_cmocka && ! compgen -G "$LP_BUILD/tests/test_*" >/dev/null; then
+				skip_one "unit/*" quick "cmocka not found (libcmocka-dev): no unit test was built"
+				continue
 			fi
-		done ;;
-	fuzz) # each harness 12 s under ASan+UBSan, the committed corpus replayed first
-		run_one "fuzz/run-fuzz" bash tests/fuzz/run-fuzz.sh ;;
-	lint|demo|vm|gpu|sweep|pkg)
-		for t in tests/"$g"/test-*.sh; do
-			[ -f "$t" ] && run_one "$g/$(basename "$t" .sh)" bash "$t"
-		done ;;
-	esac
+			for src in tests/unit/test_*.c; do
+				t=$LP_BUILD/tests/$(basename "$src" .c)
+				if [ -x "$t" ]; then
+					run_one "unit/$(basename "$t")" quick "$t"
+				else
+					skip_one "unit/$(basename "$t")" quick "not built in $LP_BUILD: $(unit_needs "$t")"
+				fi
+			done ;;
+		fuzz)
+			run_script tests/fuzz/run-fuzz.sh ;;
+		lint | demo | vm | gpu | sweep | pkg)
+			for t in tests/"$g"/test-*.sh; do
+				[ -f "$t" ] && run_script "$t"
+			done ;;
+		*) echo "run-all: unknown group '$g'" >&2; exit 2 ;;
+		esac
+	done
 done
 echo "logs: $logdir"
 [ -n "$failed" ] && echo "failed:$failed"
-echo "$pass passed, $fail failed, $skip skipped$([ $parts = 0 ] || echo " (and $parts parts of passing tests skipped)")"
+echo "$pass passed, $fail failed, $skip skipped$([ $parts = 0 ] || echo " (and $parts parts of passing tests skipped)") in $(($(date +%s) - t_all)) s"
 [ $fail = 0 ] && [ $((pass + skip)) -gt 0 ]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # scripts/demo.sh's dispatch, with the tools it asks faked on PATH: for each setting (what this
 # host has), which commands the demo runs with which arguments, what it says, and its exit code.
 # The fakes record each call ("name args...") in $rec; lp-vm runs its command as the guest would.

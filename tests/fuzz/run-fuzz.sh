@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: slow
 # Runs every libFuzzer harness (tests/fuzz/fuzz_*.c, ASan+UBSan) for a bounded time, starting
 # from its committed corpus tests/fuzz/<harness>/ (seeds and kept regression inputs, all replayed).
 # Exit 0: no finding; 1: a harness crashed or failed to build (the input is saved in the log

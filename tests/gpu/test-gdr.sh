@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: gpu
 # GPUDirect first contact on a real GPU (issue 19): the poller's detection of a host write into GPU
 # memory with the stop flag read every spin (old) and every 1,024 spins (now), the GPU->CPU
 # notification, the RDMA write ordering attribute, SYNC_MEMOPS, and the first kernel launch while the

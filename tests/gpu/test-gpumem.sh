@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: gpu
 # GPU memory provider (gpu/gpumem.h): builds tests/gpu/gpumem_check.c against the library and runs it.
 # Exit 77 without CUDA or without a GPU.
 . "$(dirname "$0")/check.sh"

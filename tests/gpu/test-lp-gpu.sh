@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: gpu
 # lp-gpu on a real GPU: every single-GPU test verified and sane, peer tests WAIVED on one GPU,
 # JSON/CSV/text outputs well formed, usage errors exit 2. Exit 77 where lp-gpu exits 77 (no GPU/driver).
 . "$(dirname "$0")/check.sh"

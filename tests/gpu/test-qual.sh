@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: gpu
 # lp-gpu qualification on a real GPU: --expect auto picks the GPU's profiles (PCIe, HBM, NVLink
 # when present) and judges the copies; floors far below and above the measured values flip
 # PASS/FAIL and the exit code; against a baseline whose h2d_ce is doubled (the fault injected)

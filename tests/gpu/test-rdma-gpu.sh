@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: gpu
 # GPUDirect RDMA in lp-rdma. Needs a GPU and an RDMA device: without either it exits 77 and says
 # why (after checking the clear exit-77 message of lp-rdma itself). With both, runs every test with
 # GPU memory on the server, the client and both (verified; write_lat by GPU polling and by write

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: gpu
 # Verification that can fail, on a GPU: GPU buffers cleared at allocation (stale data fails),
 # lp-rdma's GPU memory kind finds misplaced, corrupted and lost ring slots (tests/gpu/verify_check.c),
 # the poller follows the ring; lp-gpu with the test-only fault switches (LP_FAULT_CORRUPT,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The header check passes on the tree, and fails on a copy with each fault it exists to catch:
 # a header that needs an include it does not make, and a public header including an internal one.
 set -uo pipefail

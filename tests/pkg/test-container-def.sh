@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # containers/linkperf.def, checked as far as this machine allows: Debian 12 ships neither
 # apptainer nor singularity (apt-cache search), so apptainer build cannot run here. When one is
 # installed, its build runs instead. Otherwise tests/pkg/defcheck.py checks the header, the

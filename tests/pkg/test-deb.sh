@@ -1,11 +1,15 @@
 #!/bin/bash
-# The Debian packages: dpkg-buildpackage -us -uc -b builds linkperf, linkperf-plots and (with
-# CUDA) linkperf-gpu from a copy of the tree; lintian reports no error; lp-gpu needs no CUDA
-# library (static cudart, dlopen'ed driver). They install with dpkg into a clean Debian 12 root
-# (debootstrap, cached under build/pkg-cache; each run writes to an overlay on it) where
-# lp-rdma --version/--help and man lp-rdma run;
+# tier: slow
+# The Debian packages: dpkg-buildpackage -us -uc -b builds linkperf, linkperf-common,
+# linkperf-plots and (with CUDA) linkperf-gpu from a copy of the tree; lintian reports no error;
+# lp-gpu needs no CUDA library (static cudart, dlopen'ed driver). They install with dpkg alone
+# into a clean Debian 12 root made by scripts/install-deps.sh --runtime (debootstrap, cached under
+# build/pkg-cache; each run writes to an overlay on it) where lp-rdma --version/--help and man
+# lp-rdma run, and lp-sweep's --diagnose, --expect auto (the profiles of linkperf-common) and
+# --baseline work on recorded runs (a root without the profiles fails);
 # then the Soft-RoCE demo runs the installed lp-rdma inside that root, in a guest (scripts/lp-vm);
-# last, containers/linkperf.def's %post and %test run in another clean root.
+# then containers/linkperf.def's %post and %test run in another clean root; last, install-deps
+# installs openssh-server and munge in a third and leaves neither enabled nor running.
 # Without CUDA the build uses the profile nocuda (no linkperf-gpu).
 # Env: LP_PKG_KEEP=1 keeps the work dir (build/pkg). Exit 0 pass, 1 fail, 77 tools missing.
 set -u
@@ -20,7 +24,7 @@ clean=$(tests/pkg/chroot-cache.sh) || exit $?
 
 work=$top/build/pkg
 unmount_all() {
-	for m in root/proc root/dev croot/proc croot/sys root croot; do
+	for m in root/proc root/dev croot/proc croot/sys droot/proc root croot droot; do
 		mountpoint -q "$work/$m" && umount -l "$work/$m"
 	done
 }
@@ -52,7 +56,7 @@ echo "dpkg-buildpackage -us -uc -b${profile:+ with DEB_BUILD_PROFILES=$profile}"
 debs=$(cd "$work" && ls *.deb)
 echo "built: $(echo $debs)"
 lap build
-want="linkperf linkperf-plots"
+want="linkperf linkperf-common linkperf-plots"
 [ -z "$profile" ] && want="$want linkperf-gpu"
 for p in $want; do
 	ls "$work/${p}_"*.deb >/dev/null 2>&1 && ok "package $p built" || bad "package $p not built"
@@ -118,6 +122,66 @@ if [ -z "$profile" ]; then
 fi
 lap "install and run in the root"
 
+# --- every feature in the installed packages (jansson: --diagnose, --expect, --baseline), and
+# the profiles where every tool that reads them finds them (linkperf-common, which linkperf and
+# linkperf-gpu both depend on); shown to catch a root without the profiles
+data=$root/tmp/data
+mkdir -p "$data"
+cp tests/sweep/data/fabric4-healthy.json tests/sweep/data/fabric4-throttle.json "$data/"
+python3 - "$data/fabric4-healthy.json" "$data/roce100.json" <<'PY'
+import json, sys  # the healthy fabric run as if its ports were 100 GbE RoCE (mlx5): roce-100g applies
+d = json.load(open(sys.argv[1]))
+for n in d["nodes"]:
+    n["device"], n["rate_gbps"] = "mlx5_0", 100
+json.dump(d, open(sys.argv[2], "w"))
+PY
+feature() { # name want_rc check -- lp-sweep args: runs lp-sweep in the root, checks its JSON
+	local name=$1 want=$2 check=$3 rc
+	shift 4
+	in_root lp-sweep "$@" --json "/tmp/data/$name.json" -q 2>"$work/$name.err"
+	rc=$?
+	if [ $rc = "$want" ] && python3 -c "import json, sys; d = json.load(open(sys.argv[1])); $check" "$data/$name.json" 2>>"$work/$name.err"; then
+		ok "in the root: lp-sweep $* (exit $rc)"
+	else
+		bad "in the root: lp-sweep $*: exit $rc, want $want: $(tail -n 2 "$work/$name.err")"
+	fi
+}
+feature diagnose 1 'assert [v["name"] for v in d["verdicts"] if v["kind"] == "node_slow"] == ["lpnode2"], d["verdicts"]' \
+	-- --diagnose /tmp/data/fabric4-throttle.json
+feature expect 1 'q = d["qualification"]; assert q["profiles"] == "roce-100g" and q["fail"] == len(q["cells"]) > 0, q' \
+	-- --diagnose /tmp/data/roce100.json --expect auto
+feature baseline 1 'r = [c for c in d["qualification"]["cells"] if c.get("change") == "regression"]; assert r and all(c["pair"].startswith("lpnode2>") for c in r), r' \
+	-- --diagnose /tmp/data/fabric4-throttle.json --baseline /tmp/data/fabric4-healthy.json
+owner=$(in_root dpkg -S /usr/share/linkperf/profiles/roce-100g.json 2>&1)
+[ "${owner%%:*}" = linkperf-common ] && ok "the profiles ship in linkperf-common" || bad "profiles owned by: $owner"
+for p in linkperf linkperf-gpu; do
+	if ls "$work/${p}_"*.deb >/dev/null 2>&1; then
+		dep=$(dpkg-deb -f "$work/${p}_"*.deb Depends)
+	else # not built here (no CUDA): its declaration
+		dep=$(sed -n "/^Package: $p\$/,/^\$/p" debian/control | grep '^Depends:')
+	fi
+	echo "$dep" | grep -q 'linkperf-common (= ' && ok "$p depends on linkperf-common" || bad "$p does not depend on linkperf-common: $dep"
+done
+mv "$root/usr/share/linkperf/profiles" "$root/tmp/profiles.aside"
+rm -f "$data/noprof.json"
+in_root lp-sweep --diagnose /tmp/data/roce100.json --expect auto --json /tmp/data/noprof.json -q >/dev/null 2>"$work/noprof.err"
+rc=$?
+mv "$root/tmp/profiles.aside" "$root/usr/share/linkperf/profiles"
+if [ $rc != 0 ] && grep -q 'no profile directory' "$work/noprof.err" && ! grep -q roce-100g "$data/noprof.json" 2>/dev/null; then
+	ok "fault: without the profiles --expect auto fails (exit $rc: $(head -n 1 "$work/noprof.err"))"
+else
+	bad "fault: --expect auto without the profiles: exit $rc: $(head -n 1 "$work/noprof.err")"
+fi
+# install-deps --runtime (which made this root) left no service of its own enabled
+state=$root/var/lib/linkperf/install-deps.services
+if [ -s "$state" ]; then
+	on=$(LP_INSTALL_DEPS_LIB=1 sh -c '. scripts/install-deps.sh; services_on "$1" $(cat "$2")' - "$root" "$state")
+	[ -z "$on" ] && ok "install-deps --runtime left its services disabled: $(echo $(cat "$state"))" || bad "enabled in the root: $on"
+else
+	ok "install-deps --runtime installed no service in the root"
+fi
+lap "features in the root"
+
 # --- the Soft-RoCE demo with the installed lp-rdma, in its root, inside a guest
 demo_ok() { # JSON VERSION: that version, rxe0, every test at 2 and 4096 B, verified
 	python3 - "$@" <<'PY'
@@ -176,5 +240,32 @@ else
 	tail -n 15 "$work/post.log" "$work/ctest.log" 2>/dev/null; bad "the container's %post or %test"
 fi
 umount -l "$croot/proc" "$croot/sys"
+lap "the container's %post"
+
+# --- install-deps' daemon path for real, in a third clean root: apt installs openssh-server and
+# munge (whose postinst scripts enable ssh and munge) under install-deps' policy-rc.d, then
+# install-deps turns them off: no start link, no wants link, no process, its record names them
+droot=$work/droot
+fresh_root "$droot" || { echo "FAIL: overlay mount on $clean"; exit 1; }
+cp /etc/resolv.conf "$droot/etc/resolv.conf"
+cp scripts/install-deps.sh "$droot/tmp/"
+mount -t proc proc "$droot/proc"
+if ! chroot "$droot" sh -c 'apt-get update -qq' >"$work/deps.log" 2>&1; then
+	echo "SKIP install-deps' daemon path: the Debian mirror is not reachable ($(tail -n 1 "$work/deps.log"))"
+elif chroot "$droot" sh -c 'LP_INSTALL_DEPS_LIB=1 . /tmp/install-deps.sh; DEV_PKGS="openssh-server munge"; main' \
+	>>"$work/deps.log" 2>&1; then
+	state=$droot/var/lib/linkperf/install-deps.services
+	on=$(LP_INSTALL_DEPS_LIB=1 sh -c '. scripts/install-deps.sh; set +e; services_on "$1" ssh munge' - "$droot")
+	procs=$(for p in /proc/[0-9]*; do readlink "$p/exe" 2>/dev/null; done | grep "^$droot/" || true)
+	if grep -qx ssh "$state" && grep -qx munge "$state" && [ -z "$on" ] && [ -z "$procs" ] &&
+		ls "$droot"/etc/rc2.d/K??ssh >/dev/null 2>&1 && [ ! -e "$droot/usr/sbin/policy-rc.d" ]; then
+		ok "install-deps in a clean root: ssh and munge installed, left disabled (rc2.d: $(ls "$droot/etc/rc2.d" | tr '\n' ' ')), none running; $(grep '^install-deps: services' "$work/deps.log")"
+	else
+		tail -n 5 "$work/deps.log"; bad "install-deps' daemon path: enabled: $on; running: $procs; record: $(cat "$state" 2>/dev/null)"
+	fi
+else
+	tail -n 15 "$work/deps.log"; bad "install-deps in a clean root"
+fi
+umount -l "$droot/proc"
 lap total
 exit $fail

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # make install DESTDIR=... PREFIX=... lays out a working tree: the tools run from it and print
 # the build's version (lp-plot finds it in PREFIX/share/linkperf, not in the source tree), man
 # finds the pages through the tree, bash completion loads; make uninstall removes every file.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The man pages: each renders with `man --warnings` silent and a NAME lexgrog can read, and
 # lists every option its tool's --help prints (short and long name together), so an option
 # added to a table without regenerating the page, or dropped by the generator, fails here.

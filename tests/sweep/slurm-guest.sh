@@ -8,6 +8,8 @@
 #   throttle  sbatch with tbf 20mbit on lpnode2's egress (set and cleared through srun -w)
 #   scancel   sbatch, scancel once the sweep runs: partial results, exit 130
 #   nodedown  slurmd stopped on lpnode3, LP_EXPECT=partition sbatch -N 2-4: lpnode3 absent
+# No wall limits: a job or step whose output stands still for IDLE s (300) is hung (cancelled,
+# or ended by scripts/lp-watch); a slow one runs on.
 # Env: OUT, LP_BUILD (absolute), LP_ROOT (the checkout); lp-sweep options one per line in
 # OUT/sweep-args.
 set -u
@@ -18,21 +20,33 @@ lat_args=(--schedule isolated --tests write_lat --lat-iters 200 --retest 0)
 export OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0
 export OMPI_MCA_pml=ob1 LP_SWEEP=$bin ASAN_OPTIONS=detect_leaks=0
 cd "$out" || exit 1
+IDLE=300
+watch() { "$LP_ROOT/scripts/lp-watch" --idle $IDLE --tick 60 "$@"; }
 say() { echo "slurm-guest: $*"; }
 
 job_state() { # ID -> "STATE EXIT" (ExitCode=N:SIG, as scontrol keeps it for MinJobAge)
 	scontrol show job "$1" -o 2>/dev/null |
 		sed -n 's/.*JobState=\([A-Z_]*\) .* ExitCode=\([0-9]*\):.*/\1 \2/p'
 }
-job_wait() { # ID TIMEOUT: until the job left the queue; NAME.rc gets its exit code
-	local t=0 st
-	while [ $t -lt "$2" ]; do
+job_moved() { # ID SINCE: the job's output or result dir written since epoch second SINCE
+	[ -n "$(find "lp-sweep-$1.out" "lp-sweep-$1" -newermt "@$2" -print -quit 2>/dev/null)" ]
+}
+job_wait() { # ID: until the job left the queue (cancelled when its output stood still IDLE s)
+	local t0=$SECONDS last=$SECONDS look st
+	look=$(date +%s)
+	while :; do
 		st=$(job_state "$1")
 		case ${st%% *} in PENDING | RUNNING | CONFIGURING | COMPLETING | '') ;; *) break ;; esac
+		job_moved "$1" $((look - 1)) && last=$SECONDS
+		look=$(date +%s)
+		if [ $((SECONDS - last)) -ge $IDLE ]; then
+			say "job $1: no progress for $IDLE s (${st:-no state}): a hang, cancelled" >&2
+			scancel "$1"
+			last=$SECONDS
+		fi
 		sleep 2
-		t=$((t + 2))
 	done
-	say "job $1: ${st:-no state} after ${t} s" >&2
+	say "job $1: ${st:-no state} after $((SECONDS - t0)) s" >&2
 	echo "$st"
 }
 submit() { # NAME [sbatch options] -- [lp-sweep options]: sbatch, wait, NAME.rc and NAME.job
@@ -43,7 +57,7 @@ submit() { # NAME [sbatch options] -- [lp-sweep options]: sbatch, wait, NAME.rc 
 	shift
 	id=$(sbatch --parsable "${so[@]}" "$LP_ROOT/scripts/lp-sweep.sbatch" "$@") || { echo 125 >"$name.rc"; return; }
 	echo "$id" >"$name.job"
-	st=$(job_wait "$id" 400)
+	st=$(job_wait "$id")
 	echo "${st#* }" >"$name.rc"
 	say "$name: job $id ${st% *}, exit ${st#* } in $(($(date +%s) - t0)) s"
 	grep -E '^(lp-sweep|verdict)' "lp-sweep-$id.out" | sed 's/^/    /'
@@ -53,16 +67,17 @@ on() { # NODE CMD: a one-task step on that node
 }
 
 t0=$(date +%s)
-timeout 300 srun -N4 --mpi=pmix "$bin" "${lat_args[@]}" --json srun.json >srun.out 2>&1
+watch --label "slurm-guest: srun" --out srun.out --path srun.journal -- \
+	srun -N4 --mpi=pmix "$bin" "${lat_args[@]}" --json srun.json
 echo $? >srun.rc
 say "srun: exit $(cat srun.rc) in $(($(date +%s) - t0)) s"
 
 submit healthy -N4 -- "${args[@]}"
 
 t0=$(date +%s)
-timeout 300 salloc -N4 mpirun --allow-run-as-root --mca btl tcp,self --mca btl_tcp_if_include eth0 \
-	--mca oob_tcp_if_include eth0 --mca pml ob1 "$bin" "${lat_args[@]}" --json salloc.json \
-	>salloc.out 2>&1
+watch --label "slurm-guest: salloc" --out salloc.out --path salloc.journal -- \
+	salloc -N4 mpirun --allow-run-as-root --mca btl tcp,self --mca btl_tcp_if_include eth0 \
+	--mca oob_tcp_if_include eth0 --mca pml ob1 "$bin" "${lat_args[@]}" --json salloc.json
 echo $? >salloc.rc
 say "salloc: exit $(cat salloc.rc) in $(($(date +%s) - t0)) s"
 
@@ -73,20 +88,25 @@ on lpnode2 'tc qdisc del dev eth0 root'
 # scancel: once the job runs and its first round is done, cancel it
 id=$(sbatch --parsable -N4 "$LP_ROOT/scripts/lp-sweep.sbatch" "${args[@]}")
 echo "$id" >scancel.job
-for _ in $(seq 1 60); do
-	grep -q '^lp-sweep: 4 ranks' "lp-sweep-$id.out" 2>/dev/null && break
+last=$SECONDS look=$(date +%s)
+until grep -q '^lp-sweep: 4 ranks' "lp-sweep-$id.out" 2>/dev/null; do
+	case $(job_state "$id") in PENDING* | RUNNING* | CONFIGURING* | '') ;; *) break ;; esac
+	job_moved "$id" $((look - 1)) && last=$SECONDS
+	look=$(date +%s)
+	[ $((SECONDS - last)) -lt $IDLE ] || { say "scancel: job $id did not start in $IDLE s" >&2; break; }
 	sleep 2
 done
 sleep 8
 scancel "$id"
-st=$(job_wait "$id" 120)
+st=$(job_wait "$id")
 echo "${st#* }" >scancel.rc
 echo "${st% *}" >scancel.state
 say "scancel: job $id ${st% *}"
 
 # slurmd stopped on lpnode3: Slurm marks it down, the job runs on the other three
 on lpnode3 'kill $(cat /run/slurmd.pid)'
-for _ in $(seq 1 60); do
+# (Slurm marks it down after SlurmdTimeout, 20 s, plus its ping interval: minutes at most)
+for _ in $(seq 1 150); do
 	case $(sinfo -h -N -n lpnode3 -o %T) in down*) break ;; esac
 	sleep 2
 done

@@ -20,7 +20,7 @@ for how in mpirun ranks; do
 		--csv "$OUT/sig-$how" >"$OUT/sig-$how.txt" 2>&1 </dev/null &
 	M=$!
 	# Signal once the sweep runs (rank 0 prints its plan then), after the first 3 s test ended.
-	wait_for "$OUT/sig-$how.txt" "^lp-sweep: 2 ranks" 100 >/dev/null
+	wait_for "$OUT/sig-$how.txt" "^lp-sweep: 2 ranks" 1000 >/dev/null
 	sleep 5
 	ranks=$(pgrep -P $M)
 	t0=$(now_ms)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # lp-sweep on the host under mpirun, no guests: the coordination path without RDMA devices.
 # --help exits 0, a bad option 2 on every rank, and a job where no rank has an RDMA device 77
 # (unless this host has one: then the job must still end, with 0 or 1); --check gathers a

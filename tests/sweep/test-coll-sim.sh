@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The collective search on simulated fabrics of 64 and 256 nodes (scripts/bench-bisect.sh
 # --quick): the guilty node, link or shared part found in >= 95 % of runs at 0.8x with 3 %
 # probe noise, nothing named on a healthy fabric. Quick (seconds).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # lp-sweep --collective on this host: Open MPI ranks over shared memory/loopback, no RDMA device
 # (the collective phase runs alone), every collective measured with nccl-tests' conventions and
 # its data checked; a corrupted result fails the run; a slowed rank is named by the search;

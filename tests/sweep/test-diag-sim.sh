@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The CI-sized run of the diagnosis simulator (seconds): at N = 8 and 5% noise, nodes slow as
 # sender, receiver or both at 0.8x and 0.5x, and one-way links at 0.5x, are named with
 # their kind at >= 99% and nothing is misattributed; healthy clusters flag nothing

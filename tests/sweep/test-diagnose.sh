@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # lp-sweep --diagnose: recorded runs (tests/sweep/data) and synthetic ones made from them are
 # re-analysed without MPI or RDMA (no mpirun, also as root): verdicts, JSON and exit codes.
 # Quick (seconds).

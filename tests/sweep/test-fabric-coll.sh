@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: fabric
 # lp-sweep --collective on the built-in fabric: 4 QEMU/TCG guests, Soft-RoCE rxe0 in each, Open MPI
 # over ssh between them (scripts/sweep-fabric.sh), the same boot for two runs. Expected:
 #   coll-healthy  the sweep, then the all-reduce over MPI (host memory, TCP between the guests) and

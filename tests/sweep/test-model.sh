@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # The model transport (lp-sweep --model FILE): the whole harness -- MPI, schedule, the retest
 # planner, journal, diagnosis, outputs -- at 64 ranks on this host, each test's value drawn from a
 # model instead of RDMA (no device is opened; this host has none). Checks: a healthy model names

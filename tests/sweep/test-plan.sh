@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # lp-sweep --plan: the time model without MPI or a device. Checks the plan's structure (ranks,
 # rounds, ordered pairs of the schedule, per-test and per-round terms that add up, a Slurm time
 # that covers the bound), that the engine states the same prediction at start-up (its journal's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # Issue 26's documentation findings, each checked here and each check shown to fail on the
 # fault it exists for (a copy with the fault put back):
 #  - README's first lines are the two set-up commands, its first screen has a sample of what a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: fabric
 # docs/QUALIFY.md's recipe end to end under a real Slurm on the 4-guest fabric
 # (scripts/lp-fabric --slurm; tests/sweep/qualify-guest.sh): with tbf on lpnode2, one
 # LP_QUALIFY=1 sbatch of scripts/lp-sweep.sbatch runs lp-qualify. Checked here:

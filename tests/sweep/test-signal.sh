@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: guest
 # lp-sweep under SIGTERM/SIGINT: mpirun -np 2 inside one Soft-RoCE guest (both ranks on rxe0),
 # tests/sweep/sweep-signal-guest.sh, then tests/sweep/sweep-survive-guest.sh. Exit 0 pass, 77 skipped (no qemu/MPI), else fail.
 set -u
@@ -11,4 +12,4 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/lp-sweep-signal.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 # One boot for both: the signal checks, then the survival checks (issue 18: crash isolation,
 # a rank killed, --diagnose JOURNAL, --resume), tests/sweep/sweep-survive-guest.sh.
-scripts/lp-vm --timeout 600 --rw "$out" "export LP_BUILD=$B OUT=$out ASAN_OPTIONS=detect_leaks=0; sh tests/sweep/sweep-signal-guest.sh; a=\$?; sh tests/sweep/sweep-survive-guest.sh; exit \$((a + \$?))"
+scripts/lp-vm --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" "export LP_BUILD=$B OUT=$out ASAN_OPTIONS=detect_leaks=0; sh tests/sweep/sweep-signal-guest.sh; a=\$?; sh tests/sweep/sweep-survive-guest.sh; exit \$((a + \$?))"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: quick
 # Children start clean (issue 25 item 6): lp-sweep's test workers -- each side of each test runs in
 # one, started by posix_spawn (a fresh exec of lp-sweep --test-worker, never a fork of the threaded
 # rank) and reused -- hold only their own descriptors: /dev/null as stdin, the rank's stdout and

@@ -54,7 +54,7 @@ fi
 # The first interval line appears while the client still runs: the table shows intervals live.
 bw dip &
 cli=$!
-seen=$(wait_for "$OUT/dip.txt" '^  write_bw .*) s ' 40)
+seen=$(wait_for "$OUT/dip.txt" '^  write_bw .*) s ' 400)
 running=$(kill -0 $cli 2>/dev/null && echo yes)
 tc qdisc add dev eth0 root tbf rate 20mbit burst 32kbit latency 50ms
 sleep 2

@@ -141,7 +141,7 @@ fi
 base=$(wc -l <"$OUT/srv-$PORT.log")
 "$B" "$IP" -p $PORT -t send_bw -s 4K -D 60 >"$OUT/victim.txt" 2>&1 &
 C=$!
-[ -n "${LP_TEST_KILL_AT:-}" ] || wait_for "$OUT/victim.txt" "^client:" 60 >/dev/null
+[ -n "${LP_TEST_KILL_AT:-}" ] || wait_for "$OUT/victim.txt" "^client:" 600 >/dev/null
 sleep "${LP_TEST_KILL_AT:-2}"
 kill -9 $C
 wait $C 2>/dev/null
@@ -167,7 +167,7 @@ for t in write_lat write_bw read_bw send_bw; do
 	"$B" "$IP" -p $PORT --wait 10 -t $t -s 4K -n 100000000 --timeout 3 >"$OUT/killed-$t.txt" 2>&1 &
 	C=$!
 	# Kill the server once the test is running (the client has opened its device and connected).
-	wait_for "$OUT/killed-$t.txt" "^client:" 60 >/dev/null
+	wait_for "$OUT/killed-$t.txt" "^client:" 600 >/dev/null
 	sleep 2
 	kill -9 "$SRV"
 	t0=$(date +%s)
@@ -193,7 +193,7 @@ for sig in INT TERM; do
 		"$B" "$IP" -p $PORT --wait 10 -t $tt -D 60 --json "$j" >"$OUT/sig-$who-$sig.txt" 2>&1 &
 		C=$!
 		# connected; the JSON then shows the signal came mid-test ("interrupted mid-test")
-		wait_for "$OUT/sig-$who-$sig.txt" "^client:" 60 >/dev/null
+		wait_for "$OUT/sig-$who-$sig.txt" "^client:" 600 >/dev/null
 		sleep 2
 		if [ $who = client ]; then victim=$C; else victim=$SRV; fi
 		t0=$(now_ms)
@@ -204,7 +204,7 @@ for sig in INT TERM; do
 		if [ $who = client ]; then
 			kill -0 "$SRV" 2>/dev/null && alive=yes || alive=no
 			why=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert d["interrupted"] is True and len(r) == 1 and "interrupted mid-test" in r[0]["error"], d; print(r[0]["error"])' "$j" 2>&1)
-			peer=$(wait_for "$OUT/srv-$PORT.log" "client interrupted" 40)
+			peer=$(wait_for "$OUT/srv-$PORT.log" "client interrupted" 400)
 			if [ $rc = 130 ] && [ $ms -lt 3000 ] && [ $alive = yes ] && [ "$peer" -ge 1 ] && [ -n "$why" ] &&
 				! printf '%s' "$why" | grep -q Traceback; then
 				ok "SIG$sig to the client mid-${tt%% *}: exit 130 after $ms ms, JSON interrupted, server logged it and kept serving"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: guest
 # Counters and the pre-flight check on real Soft-RoCE: two QEMU/TCG guests on one virtual L2
 # network (scripts/lp-fabric -n 2; rxe talks to its own address through an internal loopback,
 # so loss on a link needs a second guest). In lpnode0 (tests/vm/counters-guest.sh):
@@ -14,4 +15,4 @@ command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not insta
 [ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/lp-counters-test.XXXXXX")
 [ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
-scripts/lp-fabric -n 2 --timeout 400 --rw "$out" "LP_BUILD=$B OUT=$out sh tests/vm/counters-guest.sh"
+scripts/lp-fabric -n 2 --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" "LP_BUILD=$B OUT=$out sh tests/vm/counters-guest.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: guest
 # Interval reports on real Soft-RoCE: two QEMU/TCG guests (scripts/lp-fabric -n 2; rxe talks to
 # its own address through an internal loopback, so a rate limit on a link needs a second guest).
 # In lpnode0 (tests/vm/ival-guest.sh): lp-rdma -D 6 --interval 1 gives 6 (+-1) intervals, printed
@@ -13,4 +14,4 @@ command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not insta
 [ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/lp-ival-test.XXXXXX")
 [ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
-scripts/lp-fabric -n 2 --timeout 300 --rw "$out" "LP_BUILD=$B OUT=$out sh tests/vm/ival-guest.sh"
+scripts/lp-fabric -n 2 --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" "LP_BUILD=$B OUT=$out sh tests/vm/ival-guest.sh"

@@ -507,7 +507,9 @@ static int read_counters(const struct cli *o, const char *root, struct lp_counte
 static int run_report(const struct cli *o)
 {
 	const char *root = lp_counters_root();
-	struct lp_check_opts co = { .root = root, .dev = o->dev, .port = o->ib_port };
+	struct lp_check_opts co = {
+		.root = root, .dev = o->dev, .port = o->ib_port, .tclass = o->tclass, .sl = o->sl
+	};
 	struct lp_check_report rep = { 0 };
 	struct lp_counters *snap = calloc(1, sizeof(*snap));
 	struct lp_rdma_report doc = { .role = o->check ? "check" : "counters" };
@@ -764,13 +766,13 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		  .dst = &o->tclass,
 		  .max = 255,
 		  .metavar = "N",
-		  .help = "traffic class (DSCP << 2 | ECN) for RoCE" },
+		  .help = "traffic class (DSCP << 2 | ECN) for RoCE; --check judges its PFC/ECN" },
 		{ .name = "sl",
 		  .kind = LP_OPT_INT,
 		  .dst = &o->sl,
 		  .max = 15,
 		  .metavar = "N",
-		  .help = "InfiniBand service level",
+		  .help = "service level (RoCE: the VLAN priority, under PCP trust)",
 		  .def = "0" },
 		{ .name = "tests",
 		  .shortname = 't',

@@ -190,8 +190,8 @@ static void lp_fx_expand_text(const char *dir, const char *text)
 	free(copy);
 }
 
-/* Expand tests/fixtures/<name> ("topo/dgx-h100.txt") under dir. */
-static void lp_fx_expand(const char *dir, const char *name)
+/* tests/fixtures/<name> whole (NULL when absent and !must); free() it. */
+static char *lp_fx_read(const char *name, int must)
 {
 	const char *top = getenv("LP_ROOT"); /* set by tests/run-all.sh */
 	char path[PATH_MAX], *text;
@@ -200,6 +200,8 @@ static void lp_fx_expand(const char *dir, const char *name)
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", top ? top : ".", name);
 	f = fopen(path, "r");
+	if (!f && !must)
+		return NULL;
 	if (!f)
 		fail_msg("fixture %s: %s (run from the repository root)", path, strerror(errno));
 	fseek(f, 0, SEEK_END);
@@ -209,8 +211,51 @@ static void lp_fx_expand(const char *dir, const char *name)
 	assert_non_null(text);
 	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
 	fclose(f);
+	return text;
+}
+
+/* Expand tests/fixtures/<name> ("topo/dgx-h100.txt") under dir. */
+static void lp_fx_expand(const char *dir, const char *name)
+{
+	char *text = lp_fx_read(name, 1);
+
 	lp_fx_expand_text(dir, text);
 	free(text);
+}
+
+/*
+ * A stand-in for lp_cmd_capture (common/cmd.h): the recorded output of a command line, the
+ * file tests/fixtures/<lp_fx_cmd_dir>/<argv joined by '_'>.txt ("dcb_-N_pfc_show_dev_eth0.txt");
+ * a first line "#exit N" gives its exit status (else 0); no file: -ENOENT, as a program that is
+ * not installed.
+ */
+static const char *lp_fx_cmd_dir = "check/cmd";
+
+__attribute__((unused)) static int lp_fx_cmd(char *const argv[], char *out, size_t len,
+					     int timeout_ms)
+{
+	char name[PATH_MAX], *text, *body;
+	size_t used;
+	int rc = 0;
+
+	(void)timeout_ms;
+	used = (size_t)snprintf(name, sizeof(name), "%s/", lp_fx_cmd_dir);
+	for (int i = 0; argv[i] && used < sizeof(name); i++)
+		used += (size_t)snprintf(name + used, sizeof(name) - used, "%s%s", i ? "_" : "",
+					 argv[i]);
+	snprintf(name + used, used < sizeof(name) ? sizeof(name) - used : 0, ".txt");
+	text = lp_fx_read(name, 0);
+	if (len)
+		out[0] = '\0';
+	if (!text)
+		return -ENOENT;
+	body = text;
+	if (sscanf(text, "#exit %d", &rc) == 1)
+		body = strchr(text, '\n') ? strchr(text, '\n') + 1 : text + strlen(text);
+	if (len)
+		snprintf(out, len, "%s", body);
+	free(text);
+	return rc;
 }
 
 #endif

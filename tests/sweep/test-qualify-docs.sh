@@ -8,7 +8,9 @@
 #  - the lp-sweep man page's method is the diagnosis' (no "1.4826 MAD"), its EXIT STATUS has 3
 #    and 130;
 #  - every profile source cites a public URL or a file that is in the repository;
-#  - lp-sweep --diagnose of a recorded document says its rounds (it printed "0 rounds").
+#  - lp-sweep --diagnose of a recorded document says its rounds (it printed "0 rounds");
+#  - QUALIFY.md's time table is what `lp-qualify --plan 8,64,512` prints (the time model's), not
+#    placeholders or figures typed in by hand.
 # Quick (seconds).
 set -u
 cd "$(dirname "$0")/../.."
@@ -120,6 +122,24 @@ else
 	echo "SKIP --diagnose rounds: $B/lp-sweep not built or without jansson"
 fi
 
-[ $fails = 0 ] && echo "PASS: docs, man page, profile sources, --diagnose rounds" && exit 0
+# --- QUALIFY.md's time table: lp-qualify --plan's -------------------------------------------------
+plan_table_ok() { # FILE: the table between the markers is lp-qualify --plan 8,64,512's output
+	PATH="$PWD/$B:$PATH" scripts/lp-qualify --plan 8,64,512 >"$T/plan.md" 2>&1 &&
+		sed -n '/^<!-- lp-qualify --plan 8,64,512 -->$/,/^<!-- end of lp-qualify --plan -->$/p' "$1" |
+		sed '1d;$d' | cmp -s - "$T/plan.md"
+}
+if [ -x "$B/lp-sweep" ]; then
+	check "QUALIFY.md's time table is lp-qualify --plan 8,64,512's output" plan_table_ok docs/QUALIFY.md
+	sed 's/^| idle sweep (round-robin.*/| idle sweep | _plan_ | _plan_ | _plan_ |/' docs/QUALIFY.md >"$T/q-1.md"
+	refuses "time-table check: placeholders fail" plan_table_ok "$T/q-1.md"
+	sed '/^| Slurm `-t` for `lp-qualify --load`/s/[0-9][0-9]* min/1 min/' docs/QUALIFY.md >"$T/q-2.md"
+	refuses "time-table check: a figure typed in by hand fails" plan_table_ok "$T/q-2.md"
+	check "lp-qualify --plan refuses a bad node list (exit 2)" \
+		bash -c 'PATH="$1:$PATH" scripts/lp-qualify --plan 8,x >/dev/null 2>&1; [ $? = 2 ]' _ "$PWD/$B"
+else
+	echo "SKIP QUALIFY.md time table: $B/lp-sweep not built"
+fi
+
+[ $fails = 0 ] && echo "PASS: docs, man page, profile sources, --diagnose rounds, QUALIFY.md times" && exit 0
 echo "$fails check(s) failed"
 exit 1

@@ -174,8 +174,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 # asked with --help; man/TOOL.1.in holds the hand-written sections around @OPTIONS@.
 # lp-switch (the guest fabric), diag-sim and coll-sim (the simulators) and sweep-synth (synthetic
 # documents) are test helpers, not installed.
-PROGS      := $(filter-out lp-switch diag-sim coll-sim sweep-synth,$(notdir $(TOOLS))) lp-plot lp-report
-prog_path   = $(if $(filter lp-plot lp-report,$(1)),plots/$(1),$(BUILD)/$(1))
+PROGS      := $(filter-out lp-switch diag-sim coll-sim sweep-synth,$(notdir $(TOOLS))) lp-plot lp-report \
+	      lp-qualify
+prog_path   = $(if $(filter lp-plot lp-report,$(1)),plots/$(1),$(if $(filter lp-qualify,$(1)),scripts/$(1),$(BUILD)/$(1)))
 MAN_DATE   := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%F)
 MANS       := $(PROGS:%=$(BUILD)/man/%.1)
 COMPLETIONS := $(PROGS:%=$(BUILD)/completions/%)
@@ -214,14 +215,13 @@ PROFILES := $(wildcard profiles/*.json)
 PYMODS  := $(wildcard plots/*.py)
 INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BASHCOMPDIR)/%) \
 	     $(DATADIR)/version $(DOCS:%=$(DOCDIR)/%) $(PROFILES:%=$(DATADIR)/%) \
-	     $(PYMODS:plots/%=$(DATADIR)/python/%) $(BINDIR)/lp-qualify
+	     $(PYMODS:plots/%=$(DATADIR)/python/%)
 
 # Python tools take their data (the version) from $(DATADIR), found from their own path.
 install: all man completions
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(foreach p,$(PROGS),$(call prog_path,$(p))) $(DESTDIR)$(BINDIR)/
-	install -m 755 scripts/lp-qualify $(DESTDIR)$(BINDIR)/ # the pipeline (docs/QUALIFY.md)
 	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
 	install -m 644 $(BUILD)/version $(DESTDIR)$(DATADIR)/version

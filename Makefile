@@ -30,6 +30,12 @@ LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1
 LDLIBS_ALL += -libverbs -lrdmacm
 endif
+# OpenSSL's libcrypto: HMAC-SHA256 for lp-rdma's shared key (--key)
+HAVE_CRYPTO ?= $(call probe,openssl/hmac.h)
+ifeq ($(HAVE_VERBS)$(HAVE_CRYPTO),11)
+CPPFLAGS_ALL += -DLP_HAVE_CRYPTO=1
+LDLIBS_ALL += -lcrypto
+endif
 # jansson reads recorded runs back (lp-sweep --diagnose)
 ifeq ($(HAVE_JANSSON),1)
 CPPFLAGS_ALL += -DLP_HAVE_JANSSON=1
@@ -109,6 +115,7 @@ info:
 	@[ "$(HAVE_MPI)" = 1 ] || echo "linkperf: mpicc not found (openmpi-bin, libopenmpi-dev): lp-sweep is skipped"
 	@[ "$(HAVE_CMOCKA)" = 1 ] || echo "linkperf: cmocka not found (libcmocka-dev): unit tests are skipped"
 	@[ "$(HAVE_JANSSON)" = 1 ] || echo "linkperf: jansson not found (libjansson-dev): lp-sweep --diagnose is left out"
+	@[ "$(HAVE_VERBS)" != 1 ] || [ "$(HAVE_CRYPTO)" = 1 ] || echo "linkperf: OpenSSL headers not found (libssl-dev): lp-rdma --key is left out"
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -44,6 +44,9 @@ struct cli {
 	bool server, once, version, quiet, verbose, topo, no_numa, counters, check, inventory,
 		cm_port_set;
 	const char *host, *bind, *dev, *json_path, *csv_path, *mem, *clock, *gpu;
+	const char *allow, *key_path; /* --allow (server), --key (both) */
+	uint64_t max_mem;	      /* server: --max-mem */
+	double max_duration_s, max_timeout_s;
 	char dev_auto[64];
 	struct lp_rdma_affinity aff; /* what --gpu/--dev auto and the NUMA binding decided */
 	unsigned port, ib_port, cm_port;
@@ -249,9 +252,9 @@ static void describe_affinity(struct cli *o, const char *opened, int mem_kind, i
 	lp_topo_free(&t);
 }
 
-static int connect_server(const struct cli *o, int *fd_p)
+/* Connect to the server, retrying a server not up yet until deadline (--wait). */
+static int connect_server(const struct cli *o, uint64_t deadline, int *fd_p)
 {
-	uint64_t deadline = lp_now_ns() + (uint64_t)(o->wait_s * 1e9);
 	int ret;
 
 	for (;;) {
@@ -283,7 +286,45 @@ struct client {
 	struct lp_rdma_dev *dev;
 	struct lp_oob oob;
 	struct lp_qual q;
+	struct lp_rdma_key key; /* --key */
 };
+
+/* --key FILE, loaded (and its mode checked) before anything is touched: 0, -EINVAL, -EOPNOTSUPP. */
+static int load_key(const struct cli *o, struct lp_rdma_key *key)
+{
+	char why[320];
+	int ret = o->key_path ? lp_rdma_key_load(o->key_path, key, why, sizeof(why)) : 0;
+
+	if (ret)
+		lp_err("%s", why);
+	return ret;
+}
+
+/* Connect and open the session (the key); a busy server is asked again until --wait is spent. */
+static int open_session(const struct cli *o, struct client *c)
+{
+	uint64_t deadline = lp_now_ns() + (uint64_t)(o->wait_s * 1e9);
+	char why[320];
+	unsigned retry;
+	int ret;
+
+	for (;;) {
+		if (connect_server(o, deadline, &c->fd))
+			return -EIO; /* said why */
+		ret = lp_rdma_client_open(&c->oob, o->key_path ? &c->key : NULL, &retry, why,
+					  sizeof(why));
+		if (ret != -EBUSY || stop_flag || lp_now_ns() + 1000000000ull > deadline)
+			break;
+		lp_info("%s", why);
+		close(c->fd);
+		c->fd = -1;
+		lp_sleep_ms(
+			1000); /* a second, not retry_s: that is the phase's bound, often far off */
+	}
+	if (ret)
+		lp_err("%s", why);
+	return ret;
+}
 
 /* The plan, checked before any device or server is touched (a bad one: exit 2). */
 static int client_plan(const struct cli *o, struct client *c)
@@ -296,6 +337,9 @@ static int client_plan(const struct cli *o, struct client *c)
 	c->res = calloc((size_t)max, sizeof(*c->res));
 	if (!c->params || !c->res)
 		return -ENOMEM;
+	ret = load_key(o, &c->key);
+	if (ret)
+		return ret;
 	ret = lp_rdma_plan_build(&o->plan, c->params, max, &c->planned, why, sizeof(why));
 	if (ret)
 		lp_err("%s", why);
@@ -362,7 +406,7 @@ static int client_connect(struct cli *o, struct client *c)
 	if (ret)
 		return ret;
 	describe_affinity(o, lp_rdma_dev_info(c->dev)->name, o->mem_kind, o->mem_dev);
-	ret = connect_server(o, &c->fd);
+	ret = open_session(o, c);
 	if (ret)
 		return -EIO; /* said why */
 	if (!lp_sock_peer_addr(c->fd, peer, sizeof(peer), &c->oob.peer_family) &&
@@ -458,6 +502,7 @@ static int run_client(struct cli *o)
 		ret = stop_flag ? -EINTR : c.failed || c.done < c.planned ? -EIO : 0;
 	}
 	lp_qual_free(&c.q);
+	explicit_bzero(&c.key, sizeof(c.key));
 	for (int i = 0; i < c.done; i++)
 		lp_rdma_result_free(&c.res[i]);
 	free(c.params);
@@ -559,8 +604,37 @@ static int run_inventory(const struct cli *o)
 	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
 }
 
-/* ---- server -------------------------------------------------------------- */
+/* How each connection ended (rdma/server.c reports each once, a flood as one line). */
+static void server_report(void *ctx, const struct lp_rdma_server_event *e)
+{
+	const struct cli *o = ctx;
 
+	if (e->quiet)
+		lp_warn("%u more connections ended in the last %u s (not logged one by one)",
+			e->quiet, e->window_s);
+	else if (!e->status && !o->quiet)
+		printf("client %s: session done\n", e->peer);
+	else if (e->status == -EINTR)
+		lp_warn("client %s: session interrupted (the client was told)", e->peer);
+	else if (e->status)
+		lp_warn("client %s: session ended: %s", e->peer, e->why);
+	fflush(stdout);
+}
+
+/* --allow and --key, before any device is opened (a bad one: exit 2, or 77 without libcrypto). */
+static int server_policy(const struct cli *o, struct lp_sock_allow *allow, struct lp_rdma_key *key)
+{
+	char why[320];
+	int ret = o->allow ? lp_sock_allow_parse(o->allow, allow, why, sizeof(why)) : 0;
+
+	if (ret) {
+		lp_err("--allow %s: %s", o->allow, why);
+		return -EINVAL;
+	}
+	return load_key(o, key);
+}
+
+/* The device, the listening socket, then rdma/server.c serves until a signal (or --once). */
 static int run_server(struct cli *o)
 {
 	struct lp_rdma_devsel sel = {
@@ -570,17 +644,37 @@ static int run_server(struct cli *o)
 		.tclass = o->tclass,
 		.sl = o->sl,
 	};
-	struct lp_rdma_server_opts so = { .bind_addr = o->bind,
-					  .stop = &stop_flag,
-					  .mem = (enum lp_mem_kind)o->mem_kind,
-					  .mem_dev = o->mem_dev };
+	static struct lp_rdma_key key; /* 4 KiB: not on the stack; wiped before exit */
+	struct lp_sock_allow allow;
 	struct lp_inv_opts io;
+	struct lp_rdma_server_cfg cfg = {
+		.session = { .bind_addr = o->bind,
+			     .stop = &stop_flag,
+			     .mem = (enum lp_mem_kind)o->mem_kind,
+			     .mem_dev = o->mem_dev,
+			     .max_mem = o->max_mem,
+			     .max_duration_s = o->max_duration_s,
+			     .max_timeout_ms = (int)(o->max_timeout_s * 1000),
+			     .gid_fixed = o->gid_index >= 0,
+			     .gid_by_family = o->gid_index < 0,
+			     .cm_port = (uint16_t)o->cm_port,
+			     .allow = o->allow ? &allow : NULL },
+		.allow = o->allow ? &allow : NULL,
+		.key = o->key_path ? &key : NULL,
+		.timeout_ms = (int)(o->timeout_s * 1000),
+		.once = o->once,
+		.stop = &stop_flag,
+		.report = server_report,
+		.ctx = o,
+	};
 	struct lp_rdma_dev *dev;
-	int lfd, ret, served = 0;
+	int lfd, ret;
 
-	ret = check_mem(o->mem_kind, so.mem_dev);
+	ret = server_policy(o, &allow, &key);
 	if (!ret)
-		ret = resolve_auto(o, o->mem_kind, &so.mem_dev);
+		ret = check_mem(o->mem_kind, cfg.session.mem_dev);
+	if (!ret)
+		ret = resolve_auto(o, o->mem_kind, &cfg.session.mem_dev);
 	if (ret)
 		return lp_exit_code(ret);
 	sel.dev = o->dev;
@@ -589,7 +683,7 @@ static int run_server(struct cli *o)
 		return lp_exit_code(ret);
 	io = inv_opts();
 	lp_rdma_dev_inventory(dev, &io); /* the clients' documents record it (ACCEPT) */
-	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem_kind, so.mem_dev);
+	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem_kind, cfg.session.mem_dev);
 	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
 	if (ret) {
 		lp_rdma_dev_close(dev);
@@ -597,52 +691,18 @@ static int run_server(struct cli *o)
 	}
 	if (!o->quiet) {
 		lp_rdma_report_device(stdout, lp_rdma_dev_info(dev), "server");
-		printf("listening on %s port %u%s\n", o->bind ? o->bind : "*", o->port,
-		       o->once ? " (one client)" : "");
+		printf("listening on %s port %u (%s%s%s)\n", o->bind ? o->bind : "*", o->port,
+		       o->once ? "one client; " : "", o->allow ? "--allow list; " : "",
+		       o->key_path ? "shared key" : "no key");
 		fflush(stdout);
 	}
-	while (!stop_flag) {
-		char peer[64] = "?";
-		int fd = -1;
-		struct lp_oob oob = { .ops = &lp_oob_tcp_ops,
-				      .ctx = &fd,
-				      .timeout_ms = (int)(o->timeout_s * 1000),
-				      .peer_name = peer,
-				      .stop = &stop_flag };
-
-		ret = lp_sock_accept(lfd, 1000, &stop_flag, &fd, peer, sizeof(peer));
-		if (ret == -ETIMEDOUT)
-			continue;
-		if (ret)
-			break;
-		lp_sock_peer_addr(fd, peer, sizeof(peer), &oob.peer_family);
-		if (o->gid_index < 0)
-			lp_rdma_dev_select_gid(dev, oob.peer_family, -1);
-		ret = lp_rdma_server_session(dev, &oob, &so);
-		close(fd);
-		served++;
-		if (ret == -EINTR)
-			lp_warn("client %s: session interrupted (the client was told)", peer);
-		else if (ret && ret != -ECANCELED &&
-			 ret != -ECONNABORTED) /* logged with the cause */
-			lp_warn("client %s: session ended: %s", peer,
-				ret == -EPROTO	     ? "malformed or unexpected message (dropped)"
-				: ret == -ECONNRESET ? "connection lost"
-				: ret == -ETIMEDOUT  ? "timed out"
-						     : strerror(-ret));
-		else if (!o->quiet)
-			printf("client %s: session done\n", peer);
-		fflush(stdout);
-		if (o->once)
-			break;
-	}
+	ret = lp_rdma_server_run(dev, lfd, &cfg);
 	close(lfd);
 	lp_rdma_dev_close(dev);
+	explicit_bzero(&key, sizeof(key));
 	if (stop_flag)
 		return LP_EXIT_INTERRUPTED;
-	if (o->once)
-		return ret && ret != -EINTR ? LP_EXIT_FAIL : LP_EXIT_OK;
-	return LP_EXIT_OK;
+	return ret && ret != -EINTR ? LP_EXIT_FAIL : LP_EXIT_OK;
 }
 
 /* ---- options ------------------------------------------------------------- */
@@ -721,11 +781,11 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		  .shortname = 'S',
 		  .kind = LP_OPT_FLAG,
 		  .dst = &o->server,
-		  .help = "run as the server (serves clients one after another)" },
+		  .help = "run as the server (one client at a time; another is told when to try again)" },
 		{ .name = "once",
 		  .kind = LP_OPT_FLAG,
 		  .dst = &o->once,
-		  .help = "server: exit after one client" },
+		  .help = "server: exit after the first session (a client that got past --allow and --key)" },
 		{ .name = "port",
 		  .shortname = 'p',
 		  .kind = LP_OPT_UINT,
@@ -740,6 +800,40 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		  .dst = &o->bind,
 		  .metavar = "ADDR",
 		  .help = "server: listen on this address (default all)" },
+		{ .name = "allow",
+		  .kind = LP_OPT_STR,
+		  .dst = &o->allow,
+		  .metavar = "NETS",
+		  .help = "server: serve only these IPv4/IPv6 addresses and networks, ADDR[/PREFIX],... (also for --cm; default any)" },
+		{ .name = "key",
+		  .kind = LP_OPT_STR,
+		  .dst = &o->key_path,
+		  .metavar = "FILE",
+		  .help = "shared key, the same file on both sides, readable by its owner only: each side proves it holds it (HMAC-SHA256) before any test" },
+		{ .name = "max-mem",
+		  .kind = LP_OPT_SIZE,
+		  .dst = &o->max_mem,
+		  .min = 4096,
+		  .max = (double)LP_RDMA_MAX_BUF,
+		  .metavar = "BYTES",
+		  .help = "server: most memory one test of a client may register here",
+		  .def = "1G" },
+		{ .name = "max-duration",
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &o->max_duration_s,
+		  .min = 1,
+		  .max = 86400,
+		  .metavar = "SECS",
+		  .help = "server: longest -D a client may ask for, and the bound of any test's run here",
+		  .def = "600" },
+		{ .name = "max-timeout",
+		  .kind = LP_OPT_SECONDS,
+		  .dst = &o->max_timeout_s,
+		  .min = 0.1,
+		  .max = 3600,
+		  .metavar = "SECS",
+		  .help = "server: largest --timeout a client may ask for",
+		  .def = "60" },
 		{ .name = "dev",
 		  .shortname = 'd',
 		  .kind = LP_OPT_STR,
@@ -895,7 +989,7 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		  .min = 1,
 		  .max = 65535,
 		  .metavar = "PORT",
-		  .help = "rdma_cm port on the server (default: --port + 1)",
+		  .help = "rdma_cm port on the server: the only one it listens on, where the client connects (default: --port + 1)",
 		  .set = &o->cm_port_set },
 		{ .name = "mem",
 		  .kind = LP_OPT_STR,
@@ -923,7 +1017,7 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		  .dst = &o->wait_s,
 		  .max = 3600,
 		  .metavar = "SECS",
-		  .help = "client: retry connecting until the server is up",
+		  .help = "client: retry until the server is up and free (not busy with another client)",
 		  .def = "0" },
 		{ .name = "timeout",
 		  .kind = LP_OPT_SECONDS,

@@ -6,11 +6,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -162,28 +164,39 @@ int lp_sock_connect(const char *host, uint16_t port, int timeout_ms, int *fd_p)
 	return err;
 }
 
-static int wait_fd(int fd, short events, int timeout_ms)
+/* Wait for events on fd until deadline (CLOCK_MONOTONIC ns): 0, -ETIMEDOUT or -errno. */
+static int wait_fd(int fd, short events, uint64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 	int n;
 
-	do
-		n = poll(&p, 1, timeout_ms);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if (n == 0)
-		return -ETIMEDOUT;
-	return 0;
+	for (;;) {
+		uint64_t now = lp_now_ns();
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		/* rounded up: a wait never ends a little before its deadline and spins */
+		n = poll(&p, 1,
+			 (int)LP_MIN((deadline - now + 999999) / 1000000, (uint64_t)INT_MAX));
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
 }
 
-int lp_sock_send_all(int fd, const void *buf, size_t len, int timeout_ms)
+uint64_t lp_sock_deadline(int timeout_ms)
+{
+	return lp_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+}
+
+int lp_sock_send_until(int fd, const void *buf, size_t len, uint64_t deadline)
 {
 	const char *p = buf;
 
 	while (len) {
 		ssize_t n;
-		int ret = wait_fd(fd, POLLOUT, timeout_ms);
+		int ret = wait_fd(fd, POLLOUT, deadline);
 
 		if (ret)
 			return ret;
@@ -199,13 +212,13 @@ int lp_sock_send_all(int fd, const void *buf, size_t len, int timeout_ms)
 	return 0;
 }
 
-int lp_sock_recv_all(int fd, void *buf, size_t len, int timeout_ms)
+int lp_sock_recv_until(int fd, void *buf, size_t len, uint64_t deadline)
 {
 	char *p = buf;
 
 	while (len) {
 		ssize_t n;
-		int ret = wait_fd(fd, POLLIN, timeout_ms);
+		int ret = wait_fd(fd, POLLIN, deadline);
 
 		if (ret)
 			return ret;
@@ -221,6 +234,16 @@ int lp_sock_recv_all(int fd, void *buf, size_t len, int timeout_ms)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int lp_sock_send_all(int fd, const void *buf, size_t len, int timeout_ms)
+{
+	return lp_sock_send_until(fd, buf, len, lp_sock_deadline(timeout_ms));
+}
+
+int lp_sock_recv_all(int fd, void *buf, size_t len, int timeout_ms)
+{
+	return lp_sock_recv_until(fd, buf, len, lp_sock_deadline(timeout_ms));
 }
 
 static int addr_str(const struct sockaddr_storage *ss, socklen_t sl, char *buf, size_t len,
@@ -259,4 +282,128 @@ int lp_sock_peer_addr(int fd, char *buf, size_t len, int *family_p)
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl))
 		return -errno;
 	return addr_str(&ss, sl, buf, len, family_p);
+}
+
+void lp_sock_close_gently(int fd, int linger_ms)
+{
+	uint64_t deadline = lp_sock_deadline(linger_ms);
+	char buf[512];
+
+	/* Our last words first (FIN), then what the peer still sends is read and dropped: a close
+	 * with unread input would reset the connection, and a reset can discard those words. */
+	if (!shutdown(fd, SHUT_WR))
+		while (!wait_fd(fd, POLLIN, deadline) &&
+		       recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+	close(fd);
+}
+
+/* ---- allow-lists ------------------------------------------------------------- */
+
+/* An address as family and bytes; an IPv4 client on a dual-stack socket (::ffff:a.b.c.d) is IPv4. */
+static int addr_bytes(const struct sockaddr *sa, uint8_t out[16], unsigned *bits_p)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+	if (sa->sa_family == AF_INET) {
+		memcpy(out, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		*bits_p = 32;
+		return AF_INET;
+	}
+	if (sa->sa_family != AF_INET6)
+		return -1;
+	if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		memcpy(out, &s6->sin6_addr.s6_addr[12], 4);
+		*bits_p = 32;
+		return AF_INET;
+	}
+	memcpy(out, &s6->sin6_addr, 16);
+	*bits_p = 128;
+	return AF_INET6;
+}
+
+/* Do the first `prefix` bits of a and b agree? */
+static bool prefix_eq(const uint8_t *a, const uint8_t *b, unsigned prefix)
+{
+	unsigned whole = prefix / 8, rest = prefix % 8;
+
+	if (memcmp(a, b, whole))
+		return false;
+	return !rest || !((a[whole] ^ b[whole]) & (uint8_t)(0xff << (8 - rest)));
+}
+
+/* One "ADDR" or "ADDR/PREFIX" into *n; -EINVAL with the reason. */
+static int net_parse(const char *item, struct lp_sock_net *n, char *why, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN + 8], *slash, *end;
+	unsigned long prefix;
+
+	snprintf(addr, sizeof(addr), "%s", item);
+	slash = strchr(addr, '/');
+	if (slash)
+		*slash = '\0';
+	n->family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	n->bits = n->family == AF_INET ? 32 : 128;
+	memset(n->addr, 0, sizeof(n->addr));
+	if (strlen(item) >= sizeof(addr) - 4 || inet_pton(n->family, addr, n->addr) != 1) {
+		snprintf(why, len, "'%s' is not an IPv4 or IPv6 address or network", item);
+		return -EINVAL;
+	}
+	prefix = n->bits;
+	if (slash) {
+		errno = 0;
+		prefix = strtoul(slash + 1, &end, 10);
+		if (!slash[1] || *end || errno || prefix > n->bits) {
+			snprintf(why, len, "'%s': the prefix length must be 0..%u", item, n->bits);
+			return -EINVAL;
+		}
+	}
+	n->prefix = (unsigned)prefix;
+	/* host bits are not part of the network: 10.1.2.3/8 is 10.0.0.0/8 */
+	for (unsigned b = n->prefix; b < n->bits; b++)
+		n->addr[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+	return 0;
+}
+
+int lp_sock_allow_parse(const char *list, struct lp_sock_allow *a, char *why, size_t len)
+{
+	char buf[1024];
+	char *save = NULL, *item;
+
+	memset(a, 0, sizeof(*a));
+	if (!list || strlen(list) >= sizeof(buf)) {
+		snprintf(why, len,
+			 "expected a comma list of addresses and networks (ADDR[/PREFIX])");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if (a->n == LP_SOCK_ALLOW_MAX) {
+			snprintf(why, len, "more than %d networks", LP_SOCK_ALLOW_MAX);
+			return -E2BIG;
+		}
+		if (net_parse(item, &a->net[a->n], why, len))
+			return -EINVAL;
+		a->n++;
+	}
+	if (!a->n) {
+		snprintf(why, len, "an empty list would refuse every client");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool lp_sock_allow_match(const struct lp_sock_allow *a, const struct sockaddr *sa)
+{
+	uint8_t b[16];
+	unsigned bits;
+	int family;
+
+	if (!a)
+		return true;
+	family = addr_bytes(sa, b, &bits);
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->net[i].family == family && prefix_eq(a->net[i].addr, b, a->net[i].prefix))
+			return true;
+	return false;
 }

@@ -150,6 +150,16 @@ void lp_rbuf_str(struct lp_rbuf *r, char *buf, size_t len)
 	memcpy(buf, r->data + r->off, n);
 	buf[n] = '\0';
 	r->off += n;
+	lp_wire_str_clean(buf);
+}
+
+void lp_wire_str_clean(char *s)
+{
+	/* A peer's text reaches terminals and logs: no escape sequence, line break or control
+	 * byte, and no byte past ASCII (a lone 0x9b is CSI to some terminals). */
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
 }
 
 int lp_rbuf_done(const struct lp_rbuf *r)
@@ -204,12 +214,13 @@ int lp_wire_send(int fd, uint16_t type, const struct lp_wbuf *body, int timeout_
 
 int lp_wire_recv(int fd, uint16_t *type_p, uint8_t *body, size_t *len_p, int timeout_ms)
 {
+	uint64_t deadline = lp_sock_deadline(timeout_ms); /* the whole frame's, header and body */
 	uint8_t hdr[LP_WIRE_HDR_LEN];
 	uint16_t version;
 	uint32_t len;
 	int ret;
 
-	ret = lp_sock_recv_all(fd, hdr, sizeof(hdr), timeout_ms);
+	ret = lp_sock_recv_until(fd, hdr, sizeof(hdr), deadline);
 	if (ret)
 		return ret;
 	ret = lp_wire_hdr_decode(hdr, type_p, &len, &version, LP_WIRE_MAX_BODY);
@@ -217,7 +228,7 @@ int lp_wire_recv(int fd, uint16_t *type_p, uint8_t *body, size_t *len_p, int tim
 		*type_p = version; /* the one thing worth saying about such a peer */
 	if (ret)
 		return ret;
-	ret = lp_sock_recv_all(fd, body, len, timeout_ms);
+	ret = lp_sock_recv_until(fd, body, len, deadline);
 	if (ret)
 		return ret;
 	*len_p = len;

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define LP_WIRE_MAGIC	 0x4c50574bu /* "LPWK" */
-#define LP_WIRE_VERSION	 5
+#define LP_WIRE_VERSION	 6
 #define LP_WIRE_HDR_LEN	 12
 #define LP_WIRE_MAX_BODY 4096
 
@@ -48,8 +48,15 @@ uint32_t lp_rbuf_u32(struct lp_rbuf *r);
 uint64_t lp_rbuf_u64(struct lp_rbuf *r);
 double lp_rbuf_f64(struct lp_rbuf *r);
 void lp_rbuf_bytes(struct lp_rbuf *r, void *p, size_t len);
-/* Copies a string into buf (NUL-terminated); -EPROTO if it does not fit or holds a NUL. */
+/*
+ * Copies a string into buf (NUL-terminated); -EPROTO if it does not fit or holds
+ * a NUL. It comes from a peer: every byte outside printable ASCII (control bytes,
+ * ESC, line breaks, bytes over 0x7e) becomes '?' (lp_wire_str_clean), so it can
+ * be printed and logged as it is.
+ */
 void lp_rbuf_str(struct lp_rbuf *r, char *buf, size_t len);
+/* Replace every byte of s outside printable ASCII (0x20..0x7e) with '?'. */
+void lp_wire_str_clean(char *s);
 /* 0 if every byte was consumed and no read failed, else -EPROTO. */
 int lp_rbuf_done(const struct lp_rbuf *r);
 
@@ -59,11 +66,13 @@ void lp_wire_hdr_encode(uint8_t hdr[LP_WIRE_HDR_LEN], uint16_t type, uint32_t bo
 int lp_wire_hdr_decode(const uint8_t hdr[LP_WIRE_HDR_LEN], uint16_t *type_p, uint32_t *len_p,
 		       uint16_t *version_p, uint32_t max_body);
 
-/* Send one frame. */
+/* Send one frame, all of it within timeout_ms. */
 int lp_wire_send(int fd, uint16_t type, const struct lp_wbuf *body, int timeout_ms);
 /*
- * Receive one frame into body (capacity LP_WIRE_MAX_BODY). The whole frame must
- * arrive within timeout_ms of its first byte's wait. Errors: -ETIMEDOUT,
+ * Receive one frame into body (capacity LP_WIRE_MAX_BODY). The whole frame,
+ * header and body, must arrive within timeout_ms of the call: the bound is the
+ * frame's, not each read's, so a peer sending one byte at a time is cut off at
+ * timeout_ms like a silent one. Errors: -ETIMEDOUT,
  * -ECONNRESET, -EPROTO (garbage), -EPROTONOSUPPORT (another version: *type_p
  * then holds the peer's version, for the message that names it).
  */

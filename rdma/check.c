@@ -271,17 +271,19 @@ static void check_roce(struct ctx *c, const char *subj, const char *dev, const c
 	lp_check_roce_port(c->r, c->o, c->root, subj, dev, port, netdev);
 }
 
+/* Every port of dev (or the one asked for); a device without it is a FAIL, never silence. */
 static void check_ports(struct ctx *c, const char *dev)
 {
 	char rel[PATH_MAX], ll[32], subj[64];
 	char **ports;
-	int n, nic = lp_topo_nic_index(&c->topo, dev);
+	int n, nic = lp_topo_nic_index(&c->topo, dev), seen = 0;
 
 	snprintf(rel, sizeof(rel), "/sys/class/infiniband/%s/ports", dev);
 	lp_dir_list(c->root, rel, &ports, &n);
 	for (int i = 0; i < n; i++) {
 		if (c->o->port && strtoul(ports[i], NULL, 10) != c->o->port)
 			continue;
+		seen++;
 		snprintf(subj, sizeof(subj), "%s port %s", dev, ports[i]);
 		rd(c, ll, sizeof(ll), "%s/%s/link_layer", rel, ports[i]);
 		check_state(c, subj, dev, ports[i]);
@@ -290,6 +292,27 @@ static void check_ports(struct ctx *c, const char *dev)
 			check_roce(c, subj, dev, ports[i]);
 	}
 	lp_dir_free(ports, n);
+	if (!seen && c->o->port)
+		add(c, LP_CHECK_FAIL, "rdma_port", dev, "choose a port the device has (-i)",
+		    "no port %u (%d port%s)", c->o->port, n, n == 1 ? "" : "s");
+	else if (!seen)
+		add(c, LP_CHECK_FAIL, "rdma_port", dev,
+		    "the driver registered the device without ports: see dmesg",
+		    "no ports under /sys/class/infiniband/%s/ports", dev);
+}
+
+/*
+ * No RDMA device at all: a FAIL, never an empty report that reads OK (a node
+ * whose driver failed to load must not pass pre-flight).
+ */
+static void check_any_device(struct ctx *c, int n)
+{
+	if (n)
+		return;
+	add(c, LP_CHECK_FAIL, "rdma_device", "host",
+	    "load the adapter's driver (mlx5_ib for ConnectX; `dmesg | grep -i mlx` says why it "
+	    "failed) and rdma-core's providers; Soft-RoCE: rdma link add rxe0 type rxe netdev IF",
+	    "no RDMA device: /sys/class/infiniband is empty or absent");
 }
 
 /* ---- PCIe -------------------------------------------------------------------- */
@@ -567,6 +590,7 @@ int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r)
 		goto out;
 	}
 	nodes = node_count(&c);
+	check_any_device(&c, n);
 	for (int i = 0; i < n; i++) {
 		int nic = lp_topo_nic_index(&c.topo, devs[i]);
 

@@ -7,6 +7,8 @@
  * it that line is a WARN saying so).
  *
  * Items (the "item" key of each line; docs/METHOD.md "Pre-flight check"):
+ *   per host:       rdma_device (FAIL when there is no RDMA device at all)
+ *   per RDMA device: rdma_port (FAIL when it has no ports, or not the one asked for)
  *   per RDMA port:  port_state, phys_state, link_rate (active width and speed
  *                   against 4X and the adapter's best InfiniBand rate),
  *                   RoCE only: netdev_link, roce_mtu (netdev MTU vs the RoCE
@@ -20,6 +22,9 @@
  *                   NIC, ACS redirect on a bridge between them)
  *   per host:       iommu, gpudirect (nvidia-peermem or dma-buf; GPUs only),
  *                   memlock, cpu_governor
+ * What it cannot see (sysfs shows none of it): the fabric past the port, whether
+ * verbs work for this user, firmware settings, GPU health, performance
+ * (docs/METHOD.md, "What --check cannot see").
  */
 #ifndef LP_RDMA_CHECK_H
 #define LP_RDMA_CHECK_H

@@ -11,6 +11,7 @@
  */
 #include "rdma/internal.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -41,10 +42,12 @@ __attribute__((format(printf, 3, 4))) static int conn_fail(struct lp_rdma_conn *
 	return err;
 }
 
+/* Receives are posted for send tests, and for writes with immediate (write_lat --lat-method imm). */
 static bool wants_recvs(const struct lp_rdma_params *p)
 {
-	return p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW ||
-	       (p->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_WRITE_IMM);
+	const struct lp_rdma_test_info *t = lp_rdma_test(p->test);
+
+	return t->needs_recv || (t->detect && p->lat_method == LP_LAT_WRITE_IMM);
 }
 
 static enum ibv_mtu mtu_enum(uint32_t mtu)
@@ -115,8 +118,8 @@ static int create_qp_inline(struct lp_rdma_conn *c, uint32_t i)
 	uint32_t want = c->p->inline_size;
 	int ret;
 
-	if (want == UINT32_MAX) /* auto: small latency messages go inline */
-		want = lp_rdma_test_is_lat(c->p->test) && c->p->test != LP_RDMA_READ_LAT ? 64 : 0;
+	if (want == UINT32_MAX) /* auto: the test's own (small latency messages go inline) */
+		want = c->t->inline_auto;
 	ret = create_qp(c, i, want);
 	if (ret && want && c->p->inline_size == UINT32_MAX)
 		ret = create_qp(c, i, 0);
@@ -147,7 +150,7 @@ static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 /* Outstanding READs per QP: one for latency (a READ at a time), up to 16 for bandwidth. */
 static unsigned rd_atomic(struct lp_rdma_conn *c)
 {
-	if (lp_rdma_test_is_lat(c->p->test))
+	if (c->t->lat)
 		return 1;
 	return (unsigned)LP_MAX(1, LP_MIN(16, c->dev->dev_attr.max_qp_rd_atom));
 }
@@ -202,27 +205,39 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 	return 0;
 }
 
-/* Wait for one rdma_cm event of the expected type (bounded). */
+/*
+ * Wait for one rdma_cm event of the expected type, bounded by timeout_ms and
+ * the session phase's deadline. *id_p gets the event's id and *token_p (may be
+ * NULL) the first 8 bytes of a connect request's private data (0: none).
+ */
 static int cm_wait(struct lp_rdma_conn *c, enum rdma_cm_event_type want, int timeout_ms,
-		   struct rdma_cm_id **id_p)
+		   struct rdma_cm_id **id_p, uint64_t *token_p)
 {
 	struct pollfd pfd = { .fd = c->cm_ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
-	int n, status;
+	int n, status, ms = lp_oob_wait_ms(c->oob, timeout_ms);
 	enum rdma_cm_event_type got;
 
 	do
-		n = poll(&pfd, 1, timeout_ms);
+		n = poll(&pfd, 1, ms);
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return conn_fail(c, -ETIMEDOUT, "rdma_cm: no %s event within %d ms",
-				 rdma_event_str(want), timeout_ms);
+				 rdma_event_str(want), ms);
 	if (rdma_get_cm_event(c->cm_ch, &ev))
 		return conn_fail(c, -errno, "rdma_get_cm_event: %s", strerror(errno));
 	got = ev->event;
 	status = ev->status;
 	if (id_p)
 		*id_p = ev->id;
+	if (token_p) {
+		const struct rdma_conn_param *cp = &ev->param.conn;
+
+		*token_p = 0;
+		if (got == RDMA_CM_EVENT_CONNECT_REQUEST && cp->private_data &&
+		    cp->private_data_len >= sizeof(*token_p))
+			memcpy(token_p, cp->private_data, sizeof(*token_p));
+	}
 	rdma_ack_cm_event(ev);
 	if (got != want)
 		return conn_fail(c, -ECONNREFUSED, "rdma_cm: expected %s, got %s (status %d)",
@@ -230,15 +245,36 @@ static int cm_wait(struct lp_rdma_conn *c, enum rdma_cm_event_type want, int tim
 	return 0;
 }
 
-static int cm_conn_param(struct lp_rdma_conn *c, struct rdma_conn_param *cp)
+/*
+ * The token a connect request carries (8 bytes, network order): the one the
+ * server's QPINFO gave its client. LP_FAULT_CM_TOKEN (test-only) makes the
+ * client send another.
+ */
+static uint64_t cm_token_wire(uint64_t token)
+{
+	return htobe64(token);
+}
+
+static uint64_t cm_token_sent(const struct lp_rdma_conn *c)
+{
+	const char *f = getenv("LP_FAULT_CM_TOKEN");
+
+	if (f && *f)
+		lp_warn("LP_FAULT_CM_TOKEN=%s: sending a wrong rdma_cm token, for a test", f);
+	return cm_token_wire(c->remote.cm_token ^ (f && *f ? 1 : 0));
+}
+
+/* The connection's parameters; a client's request carries the server's token (*token). */
+static void cm_conn_param(struct lp_rdma_conn *c, struct rdma_conn_param *cp, const uint64_t *token)
 {
 	*cp = (struct rdma_conn_param){
 		.responder_resources = (uint8_t)rd_atomic(c),
 		.initiator_depth = (uint8_t)rd_atomic(c),
 		.retry_count = 7,
 		.rnr_retry_count = 7,
+		.private_data = token,
+		.private_data_len = token ? sizeof(*token) : 0,
 	};
-	return 0;
 }
 
 static int cm_check_dev(struct lp_rdma_conn *c, struct rdma_cm_id *id)
@@ -256,17 +292,18 @@ static int cm_check_dev(struct lp_rdma_conn *c, struct rdma_cm_id *id)
 static int cm_qp_establish(struct lp_rdma_conn *c, uint32_t i, bool client)
 {
 	struct rdma_conn_param cp;
+	uint64_t token = client ? cm_token_sent(c) : 0;
 	int ret = cm_check_dev(c, c->cm_id[i]);
 
 	if (!ret)
 		ret = create_qp_inline(c, i);
 	if (ret)
 		return ret;
-	cm_conn_param(c, &cp);
+	cm_conn_param(c, &cp, client ? &token : NULL);
 	if (client ? rdma_connect(c->cm_id[i], &cp) : rdma_accept(c->cm_id[i], &cp))
 		return conn_fail(c, -errno, "%s: %s", client ? "rdma_connect" : "rdma_accept",
 				 strerror(errno));
-	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL);
+	return cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, c->oob->timeout_ms, NULL, NULL);
 }
 
 static int cm_listen(struct lp_rdma_conn *c, const char *bind_addr)
@@ -313,20 +350,46 @@ static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t 
 		ret = conn_fail(c, -errno, "rdma_resolve_addr(%s): %s", host, strerror(errno));
 	rdma_freeaddrinfo(res);
 	if (!ret)
-		ret = cm_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL);
+		ret = cm_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL, NULL);
 	if (!ret && rdma_resolve_route(c->cm_id[i], 2000))
 		ret = conn_fail(c, -errno, "rdma_resolve_route(%s): %s", host, strerror(errno));
 	if (!ret)
-		ret = cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL);
+		ret = cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL, NULL);
 	return ret ? ret : cm_qp_establish(c, i, true);
+}
+
+/*
+ * Is this connect request this session's: from an allowed address, with the
+ * token this side's QPINFO gave its client? Another is rejected (logged), and
+ * the server waits on within the phase's deadline.
+ */
+static bool cm_request_ours(struct lp_rdma_conn *c, struct rdma_cm_id *id, uint64_t token)
+{
+	bool allowed = lp_sock_allow_match(c->cm_allow, rdma_get_peer_addr(id));
+
+	if (allowed && token == cm_token_wire(c->local.cm_token))
+		return true;
+	lp_warn("rdma_cm: rejected a connect request %s (port %u serves client %s's test)",
+		allowed ? "without this session's token" : "from an address outside --allow",
+		c->p->cm_port, c->oob->peer_name);
+	rdma_reject(id, NULL, 0);
+	rdma_destroy_id(id);
+	return false;
 }
 
 static int cm_server_accept(struct lp_rdma_conn *c, uint32_t i)
 {
-	int ret;
+	for (;;) {
+		uint64_t token;
+		int ret = cm_wait(c, RDMA_CM_EVENT_CONNECT_REQUEST, c->oob->timeout_ms,
+				  &c->cm_id[i], &token);
 
-	ret = cm_wait(c, RDMA_CM_EVENT_CONNECT_REQUEST, c->oob->timeout_ms, &c->cm_id[i]);
-	return ret ? ret : cm_qp_establish(c, i, false);
+		if (ret)
+			return ret;
+		if (cm_request_ours(c, c->cm_id[i], token))
+			return cm_qp_establish(c, i, false);
+		c->cm_id[i] = NULL;
+	}
 }
 
 static uint64_t slot_bytes(const struct lp_rdma_params *p)
@@ -337,6 +400,11 @@ static uint64_t slot_bytes(const struct lp_rdma_params *p)
 /* Ring bytes per side and direction (all QPs together), and slots per ring, at most. */
 #define LP_RING_BYTES (16ull << 20)
 #define LP_RING_SLOTS 4096ull
+
+uint64_t lp_conn_mem_bytes(const struct lp_rdma_params *p)
+{
+	return 2 * slot_bytes(p) * lp_conn_ring_depth(p) * LP_MAX(p->num_qps, 1u);
+}
 
 uint64_t lp_conn_ring_depth(const struct lp_rdma_params *p)
 {
@@ -366,11 +434,6 @@ static uint32_t side_of(const struct lp_rdma_conn *c, bool local)
 static uint32_t slot_seed(const struct lp_rdma_conn *c, bool local, uint32_t q, uint64_t k)
 {
 	return lp_pattern_seed(c->p->seed, side_of(c, local), q, k);
-}
-
-static bool is_read(const struct lp_rdma_params *p)
-{
-	return p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
 }
 
 /*
@@ -466,11 +529,11 @@ static int fill_rings(struct lp_rdma_conn *c)
 		for (uint64_t k = 0; k < c->depth && !ret; k++)
 			ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, q, false, k), c->slot,
 					       slot_seed(c, true, q, k));
-	if (p->test == LP_RDMA_WRITE_LAT)
+	if (c->t->detect)
 		for (uint64_t k = 255; k < c->depth && !ret; k += 256)
 			ret = c->mem.ops->write(&c->mem, lp_conn_off(c, 0, true, k) + p->size - 1,
 						&one, 1);
-	if (!ret && !is_read(p))
+	if (!ret && !c->rd)
 		ret = fault_data(c, false);
 	return ret;
 }
@@ -553,13 +616,13 @@ static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_d
 		return ret;
 	/* Relaxed ordering (an optional flag: ignored where unsupported) for bandwidth, as perftest. */
 	c->mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-		       (lp_rdma_test_is_lat(p->test) ? 0 : IBV_ACCESS_RELAXED_ORDERING);
+		       (c->t->lat ? 0 : IBV_ACCESS_RELAXED_ORDERING);
 	ret = lp_mem_reg(&c->mem, dev->pd, c->mr_access, c->fail);
 	if (ret)
 		return ret;
 	c->mem_caps = lp_mem_caps(&c->mem);
 	c->notify_us = NAN;
-	if (p->test == LP_RDMA_WRITE_LAT) {
+	if (c->t->detect) {
 		double ns;
 
 		c->detect = p->lat_method == LP_LAT_WRITE_IMM	   ? LP_DETECT_IMM
@@ -601,6 +664,8 @@ static int setup_local(struct lp_rdma_conn *c, const char *bind_addr)
 	};
 	memcpy(c->local.gid, dev->gid.raw, 16);
 	snprintf(c->local.mem, sizeof(c->local.mem), "%s", c->mem.desc);
+	if (c->p->use_cm && !c->is_client) /* only this session's client knows it */
+		c->local.cm_token = lp_rdma_seed_new() | (uint64_t)lp_rdma_seed_new() << 32;
 	if (c->p->use_cm)
 		return c->is_client ? 0 : cm_listen(c, bind_addr);
 	for (uint32_t q = 0; q < c->nqps; q++) {
@@ -654,10 +719,16 @@ int lp_conn_setup(struct lp_rdma_conn *c, const struct lp_conn_cfg *cfg)
 	memset(c, 0, sizeof(*c));
 	c->dev = cfg->dev;
 	c->p = p;
+	c->t = lp_rdma_test(p->test);
+	c->rd = c->t->op == LP_OP_READ;
+	c->opcode = c->rd		     ? IBV_WR_RDMA_READ
+		    : c->t->op == LP_OP_SEND ? IBV_WR_SEND
+					     : IBV_WR_RDMA_WRITE;
 	c->is_client = cfg->is_client;
 	c->oob = cfg->oob;
 	c->fail = cfg->fail;
 	c->stop = cfg->oob->stop;
+	c->cm_allow = cfg->allow;
 	c->nqps = p->num_qps;
 	c->slot = slot_bytes(p);
 	c->depth = lp_conn_ring_depth(p);
@@ -750,13 +821,13 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 {
 	const struct lp_rdma_params *p = c->p;
 	/* write_lat (polling): the last byte of message m carries its counter, (uint8_t)m. */
-	bool counter = p->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_POLL;
+	bool counter = c->t->detect && p->lat_method == LP_LAT_POLL;
 	size_t n = p->size - (counter ? 1 : 0);
 	int ret = 0;
 
-	if (p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW)
+	if (c->t->needs_recv)
 		ret = count_recvs(c, landed);
-	if (!ret && is_read(p))
+	if (!ret && c->rd)
 		ret = fault_data(c, true);
 	if (!ret)
 		ret = fault_lose(c);

@@ -48,6 +48,9 @@ __attribute__((format(printf, 3, 0))) int lp_fail_vset(struct lp_fail *f, int er
 struct lp_rdma_conn {
 	struct lp_rdma_dev *dev;
 	const struct lp_rdma_params *p;
+	const struct lp_rdma_test_info *t; /* p's test, and from it (before any loop): */
+	bool rd;		   /* its messages are READs: they land in this side's ring */
+	enum ibv_wr_opcode opcode; /* the work request of every message */
 	bool is_client;
 	struct ibv_comp_channel *chan;
 	struct ibv_cq *scq, *rcq;
@@ -55,6 +58,7 @@ struct lp_rdma_conn {
 	struct rdma_cm_id *cm_id[LP_RDMA_MAX_QPS];
 	struct rdma_event_channel *cm_ch;
 	struct rdma_cm_id *cm_listen;
+	const struct lp_sock_allow *cm_allow; /* whose connect requests the server takes */
 	uint32_t nqps;
 	struct lp_mem mem; /* registered buffer: nqps * 2 * depth * slot bytes */
 	uint64_t slot;
@@ -99,9 +103,10 @@ struct lp_conn_cfg {
 	int mem_dev;
 	bool is_client;
 	struct lp_oob *oob;
-	const char *server_host; /* client with rdma_cm: where to connect */
-	const char *bind_addr;	 /* server with rdma_cm: where to listen */
-	struct lp_fail *fail;	 /* the test's failure record (c->fail) */
+	const char *server_host;	   /* client with rdma_cm: where to connect */
+	const char *bind_addr;		   /* server with rdma_cm: where to listen */
+	const struct lp_sock_allow *allow; /* server with rdma_cm: whose requests (NULL any) */
+	struct lp_fail *fail;		   /* the test's failure record (c->fail) */
 };
 
 /*
@@ -122,6 +127,8 @@ int lp_conn_post_recv(struct lp_rdma_conn *c, uint32_t q);
  * can be checked after the timed loop.
  */
 uint64_t lp_conn_ring_depth(const struct lp_rdma_params *p);
+/* Bytes one side registers for p: both rings of every QP (what --max-mem bounds). */
+uint64_t lp_conn_mem_bytes(const struct lp_rdma_params *p);
 static inline uint64_t lp_conn_off(const struct lp_rdma_conn *c, uint32_t q, bool rx, uint64_t k)
 {
 	return ((2 * (uint64_t)q + rx) * c->depth + k) * c->slot;
@@ -149,5 +156,12 @@ int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out);
  * byte), or -errno.
  */
 int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdma_verified *v);
+
+/*
+ * Server: the opening of a session (OPEN, CHALLENGE, AUTH) with key (NULL:
+ * none). 0 when the client answered; -EACCES (wrong key: the client was told),
+ * or the channel's error, with the cause in f. GRANT or BUSY is the caller's.
+ */
+int lp_auth_server_open(struct lp_oob *oob, const struct lp_rdma_key *key, struct lp_fail *f);
 
 #endif

@@ -45,6 +45,13 @@
 /* Polls past this long without progress also yield the CPU. */
 #define LP_YIELD_AFTER_NS 200000ull
 
+/* How a ping-pong side sees the peer's message arrive (resolved before the loop). */
+enum lp_arrive {
+	LP_ARRIVE_CQ,	/* a completion: the receive of a send, or of a write with immediate */
+	LP_ARRIVE_FLAG, /* the CPU sees the message's counter byte in host memory */
+	LP_ARRIVE_GPU,	/* a GPU kernel sees it in GPU memory and tells the CPU */
+};
+
 /* How a wait ended besides 0 (what it waited for came) and a negative errno (it failed). */
 enum lp_wait_end {
 	LP_WAIT_PEER_DONE = 1, /* passive side: the client's DONE arrived, the run is over */
@@ -54,6 +61,7 @@ struct lp_loop {
 	struct lp_rdma_conn *c;
 	const struct lp_rdma_params *p;
 	uint64_t timeout_ns;
+	uint64_t deadline; /* the server's bound on this run (its session phase's); 0 none */
 	uint64_t last_progress;
 	unsigned polls;
 	bool stop_by_peer; /* passive side: the client's DONE ended the run */
@@ -61,6 +69,10 @@ struct lp_loop {
 	uint8_t *flag_rx;  /* its last byte in the receiving ring (write_lat, host memory) */
 	uint8_t *flag_tx;  /* its last byte in the sending ring */
 	struct lp_ival_series *iv; /* the run's interval series (off without --interval) */
+	/* The test's row, resolved before the loop starts: */
+	bool flagged;	       /* each message carries its counter (write_lat: byte or immediate) */
+	enum lp_arrive arrive; /* ping-pong: how the peer's message is seen */
+	bool rearm;	       /* ping-pong: each message consumes a receive, posted again */
 };
 
 __attribute__((format(printf, 3, 4))) static int fail(struct lp_loop *l, int err, const char *fmt,
@@ -124,6 +136,12 @@ static int check_idle(struct lp_loop *l, bool passive)
 	if (now - l->last_progress > l->timeout_ns)
 		return fail(l, -ETIMEDOUT, "no progress for %d ms: the peer %s stopped responding",
 			    l->p->timeout_ms, l->c->oob->peer_name);
+	if (l->deadline && now > l->deadline)
+		return fail(
+			l, -ETIMEDOUT,
+			"the test ran past the %d s this server allows for a run (--max-duration "
+			"and the timeouts)",
+			l->c->oob->phase_ms / 1000);
 	return 0;
 }
 
@@ -137,8 +155,8 @@ static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t k, uint64_t wr_
 		    struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
 	const struct lp_rdma_params *p = c->p;
-	bool read = p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
-	bool send = p->test == LP_RDMA_SEND_LAT || p->test == LP_RDMA_SEND_BW;
+	bool read = c->rd;
+	bool send = c->opcode == IBV_WR_SEND;
 
 	*sge = (struct ibv_sge){
 		.addr = (uintptr_t)c->mem.addr + lp_conn_off(c, q, read, k),
@@ -149,9 +167,7 @@ static int post_one(struct lp_rdma_conn *c, uint32_t q, uint64_t k, uint64_t wr_
 		.wr_id = wr_id,
 		.sg_list = sge,
 		.num_sge = 1,
-		.opcode = read	 ? IBV_WR_RDMA_READ
-			  : send ? IBV_WR_SEND
-				 : IBV_WR_RDMA_WRITE,
+		.opcode = c->opcode,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
 	};
 	if (!read && p->size <= c->max_inline && (c->mem_caps & LP_MEM_CAP_CPU_VISIBLE))
@@ -206,7 +222,7 @@ static int pp_post(struct lp_loop *l, uint64_t i)
 	int ret;
 
 	post_one(c, 0, l->k, i, true, &wr, &sge[0]);
-	if (l->p->test == LP_RDMA_WRITE_LAT) {
+	if (l->flagged) {
 		if (c->detect == LP_DETECT_IMM) {
 			wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 			wr.imm_data = htonl((uint32_t)i);
@@ -265,14 +281,14 @@ static int pp_wait(struct lp_loop *l, uint64_t i, bool passive)
 	struct ibv_wc wc;
 	int ret;
 
-	if (l->p->test == LP_RDMA_WRITE_LAT && l->c->detect == LP_DETECT_CPU)
+	if (l->arrive == LP_ARRIVE_FLAG)
 		return wait_flag(l, (uint8_t)i, passive);
-	if (l->p->test == LP_RDMA_WRITE_LAT && l->c->detect == LP_DETECT_GPU)
+	if (l->arrive == LP_ARRIVE_GPU)
 		return wait_gpu(l, i, passive);
 	ret = wait_cq(l, l->c->rcq, passive, &wc);
 	if (ret)
 		return ret;
-	if (l->p->test == LP_RDMA_WRITE_LAT && ntohl(wc.imm_data) != (uint32_t)i)
+	if (l->flagged && ntohl(wc.imm_data) != (uint32_t)i)
 		return fail(l, -EPROTO, "write with immediate %u out of order (expected %llu)",
 			    ntohl(wc.imm_data), (unsigned long long)i);
 	return 0;
@@ -281,7 +297,7 @@ static int pp_wait(struct lp_loop *l, uint64_t i, bool passive)
 /* Replace the receive the answer consumed (outside the timed path: rx_depth are posted). */
 static int pp_rearm(struct lp_loop *l)
 {
-	if (l->p->test == LP_RDMA_WRITE_LAT && l->c->detect != LP_DETECT_IMM)
+	if (!l->rearm)
 		return 0;
 	int ret = lp_conn_post_recv(l->c, 0);
 
@@ -573,7 +589,7 @@ static int run_bw(struct lp_loop *l, bool active, struct lp_loop_out *out)
 {
 	const struct lp_rdma_params *p = l->p;
 	struct lp_rdma_conn *c = l->c;
-	bool send_test = p->test == LP_RDMA_SEND_BW;
+	bool send_test = c->t->needs_recv;
 	bool send = active || p->bidir;
 	bool recv = send_test && (!active || p->bidir);
 	uint64_t expect = send_test ? (p->warmup + p->iters) * c->nqps : 0;
@@ -622,31 +638,32 @@ static int run_bw_recv(struct lp_loop *l, struct lp_loop_out *out)
 int lp_loop_run(struct lp_rdma_conn *c, bool active, struct lp_loop_out *out)
 {
 	const struct lp_rdma_params *p = c->p;
+	const struct lp_rdma_test_info *t = c->t;
 	struct lp_loop l = {
 		.c = c,
 		.p = p,
 		.timeout_ns = (uint64_t)p->timeout_ms * 1000000ull,
+		.deadline = c->oob->deadline_ns,
 		.k = c->depth - 1, /* ring_next() steps to slot 0 first */
 		.iv = &out->ival,
+		.flagged = t->detect,
+		.arrive = !t->detect || c->detect == LP_DETECT_IMM ? LP_ARRIVE_CQ
+			  : c->detect == LP_DETECT_GPU		   ? LP_ARRIVE_GPU
+								   : LP_ARRIVE_FLAG,
+		.rearm = !t->detect || c->detect == LP_DETECT_IMM,
 	};
 	int ret;
 
-	switch (p->test) {
-	case LP_RDMA_WRITE_LAT:
-	case LP_RDMA_SEND_LAT:
+	switch (t->loop) {
+	case LP_LOOP_PINGPONG:
 		ret = run_pingpong(&l, active, out);
 		break;
-	case LP_RDMA_READ_LAT: /* the passive side has nothing to do until the client's DONE */
+	case LP_LOOP_READ_LAT: /* the passive side has nothing to do until the client's DONE */
 		ret = active ? run_read_lat(&l, out) : 0;
 		break;
-	case LP_RDMA_SEND_BW:
-		if (!active && !p->bidir) {
-			ret = run_bw_recv(&l, out);
-			break;
-		}
-		/* fall through */
-	default:
-		ret = run_bw(&l, active, out);
+	default: /* the passive receiver of sends (not both ways) only receives */
+		ret = !active && !p->bidir && t->needs_recv ? run_bw_recv(&l, out)
+							    : run_bw(&l, active, out);
 		break;
 	}
 	out->peer_done = l.stop_by_peer;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Test parameters: defaults and validation (their wire form: rdma/proto.c). */
+/* The tests (one row each), their parameters' defaults and validation (wire form: rdma/proto.c). */
 #include "rdma/internal.h"
 
 #include <errno.h>
@@ -11,13 +11,38 @@
 #include "common/clock.h"
 #include "common/lp.h"
 
-const char *const lp_rdma_test_names[] = {
-	"write_lat", "read_lat", "send_lat", "write_bw", "read_bw", "send_bw", NULL,
-};
+/* What the two kinds of test start from (perftest-like where that is a good choice). */
+#define LP_KIND_LAT .lat = true, .size = 2, .iters = 1000, .warmup = 100, .tx_depth = 1, .cq_mod = 1
+#define LP_KIND_BW  .size = 65536, .iters = 5000, .warmup = 64, .tx_depth = 128, .cq_mod = 64
+
+/*
+ * The tests: ROW(enum name, key, op, loop, kind, other fields) is one row of
+ * lp_rdma_tests and its key in lp_rdma_test_names. Adding a test is a line
+ * here and its name in enum lp_rdma_test.
+ */
+/* clang-format off */
+#define LP_RDMA_TEST_ROWS(ROW)                                                                     \
+	ROW(WRITE_LAT, "write_lat", LP_OP_WRITE, LP_LOOP_PINGPONG, LP_KIND_LAT, .halved = true,    \
+	    .detect = true, .inline_auto = 64)                                                     \
+	ROW(READ_LAT, "read_lat", LP_OP_READ, LP_LOOP_READ_LAT, LP_KIND_LAT,                       \
+	    .arrival = "read_completion")                                                          \
+	ROW(SEND_LAT, "send_lat", LP_OP_SEND, LP_LOOP_PINGPONG, LP_KIND_LAT, .halved = true,       \
+	    .needs_recv = true, .arrival = "recv_completion", .inline_auto = 64)                   \
+	ROW(WRITE_BW, "write_bw", LP_OP_WRITE, LP_LOOP_BW, LP_KIND_BW)                             \
+	ROW(READ_BW, "read_bw", LP_OP_READ, LP_LOOP_BW, LP_KIND_BW)                                \
+	ROW(SEND_BW, "send_bw", LP_OP_SEND, LP_LOOP_BW, LP_KIND_BW, .needs_recv = true)
+/* clang-format on */
+
+#define LP_ROW(e, k, op_, loop_, kind, ...)                                                        \
+	[LP_RDMA_##e] = { .key = k, .op = op_, .loop = loop_, kind, __VA_ARGS__ },
+#define LP_KEY(e, k, ...) [LP_RDMA_##e] = k,
+
+const struct lp_rdma_test_info lp_rdma_tests[LP_RDMA_NTESTS] = { LP_RDMA_TEST_ROWS(LP_ROW) };
+const char *const lp_rdma_test_names[LP_RDMA_NTESTS + 1] = { LP_RDMA_TEST_ROWS(LP_KEY) NULL };
 
 bool lp_rdma_test_is_lat(enum lp_rdma_test t)
 {
-	return t == LP_RDMA_WRITE_LAT || t == LP_RDMA_READ_LAT || t == LP_RDMA_SEND_LAT;
+	return lp_rdma_tests[t].lat;
 }
 
 uint32_t lp_rdma_seed_new(void)
@@ -32,16 +57,16 @@ uint32_t lp_rdma_seed_new(void)
 
 void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t)
 {
-	bool lat = lp_rdma_test_is_lat(t);
+	const struct lp_rdma_test_info *row = lp_rdma_test(t);
 
 	*p = (struct lp_rdma_params){
 		.test = t,
-		.size = lat ? 2 : 65536,
-		.iters = lat ? 1000 : 5000,
-		.warmup = lat ? 100 : 64,
-		.tx_depth = lat ? 1 : 128,
+		.size = row->size,
+		.iters = row->iters,
+		.warmup = row->warmup,
+		.tx_depth = row->tx_depth,
 		.rx_depth = 512,
-		.cq_mod = lat ? 1 : 64,
+		.cq_mod = row->cq_mod,
 		.post_list = 1,
 		.num_qps = 1,
 		.inline_size = UINT32_MAX,
@@ -82,15 +107,14 @@ int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
 		snprintf(why, len, __VA_ARGS__);                                                   \
 		return -EINVAL;                                                                    \
 	} while (0)
-	bool lat = lp_rdma_test_is_lat(p->test);
+	bool lat;
 
 	if ((unsigned)p->test >= LP_RDMA_NTESTS)
 		FAIL("unknown test %u", (unsigned)p->test);
+	lat = lp_rdma_test(p->test)->lat;
 	if (p->size < 1 || p->size > LP_RDMA_MAX_SIZE)
 		FAIL("size %llu out of range [1, %llu]", (unsigned long long)p->size,
 		     (unsigned long long)LP_RDMA_MAX_SIZE);
-	if (lat && p->test != LP_RDMA_READ_LAT && p->size < 1)
-		FAIL("latency size must be at least 1 byte");
 	if (!(p->duration_s >= 0 && p->duration_s <= 86400))
 		FAIL("duration %g s out of range [0, 86400]", p->duration_s);
 	if (p->duration_s == 0 && (p->iters < 1 || p->iters > 1000000000ull))

@@ -19,7 +19,7 @@ static void plan_run(const struct lp_rdma_plan *pl, enum lp_rdma_test test, uint
 		     struct lp_rdma_params *p)
 {
 	const struct lp_rdma_params *b = &pl->base;
-	enum lp_plan_kind k = lp_rdma_test_is_lat(test) ? LP_PLAN_LAT : LP_PLAN_BW;
+	enum lp_plan_kind k = lp_rdma_test(test)->lat ? LP_PLAN_LAT : LP_PLAN_BW;
 
 	lp_rdma_params_default(p, test);
 	p->size = size;
@@ -75,20 +75,17 @@ int lp_rdma_plan_build(const struct lp_rdma_plan *pl, struct lp_rdma_params *run
 	}
 	for (int t = 0; t < ntests; t++) {
 		int test = lp_choice_index(lp_rdma_test_names, names[t]);
-		enum lp_plan_kind k =
-			lp_rdma_test_is_lat((enum lp_rdma_test)test) ? LP_PLAN_LAT : LP_PLAN_BW;
-		struct lp_sizes sizes = pl->sizes[k];
+		const struct lp_rdma_test_info *row;
+		struct lp_sizes sizes;
 
 		if (test < 0) {
 			snprintf(why, len, "unknown test '%s'", names[t]);
 			return -EINVAL;
 		}
-		if (!sizes.n) {
-			struct lp_rdma_params d;
-
-			lp_rdma_params_default(&d, (enum lp_rdma_test)test);
-			sizes = (struct lp_sizes){ .n = 1, .v = { d.size } };
-		}
+		row = lp_rdma_test((enum lp_rdma_test)test);
+		sizes = pl->sizes[row->lat ? LP_PLAN_LAT : LP_PLAN_BW];
+		if (!sizes.n)
+			sizes = (struct lp_sizes){ .n = 1, .v = { row->size } };
 		for (unsigned s = 0; s < sizes.n; s++, n++) {
 			if (n == max) {
 				snprintf(why, len, "too many tests x sizes (at most %d)", max);

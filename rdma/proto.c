@@ -73,7 +73,8 @@ const struct lp_record lp_qpinfo_record = LP_RECORD(struct lp_qpinfo,
 	LP_REC_U32(struct lp_qpinfo, mtu),
 	LP_REC_U32(struct lp_qpinfo, mem_kind, LP_REC_RANGE(LP_MEM_HOST, LP_MEM_CUDA)),
 	LP_REC_U32(struct lp_qpinfo, detect, LP_REC_RANGE(LP_DETECT_CPU, LP_DETECT_IMM)),
-	LP_REC_STR(struct lp_qpinfo, mem));
+	LP_REC_STR(struct lp_qpinfo, mem),
+	LP_REC_U64(struct lp_qpinfo, cm_token));
 
 const struct lp_record lp_proto_error_record = LP_RECORD(struct lp_proto_error,
 	LP_REC_I32(struct lp_proto_error, status, LP_REC_RANGE(-LP_RDMA_MAX_ERRNO, -1)),
@@ -105,6 +106,21 @@ const struct lp_record lp_rdma_result_msg_record = LP_RECORD(struct lp_rdma_resu
 	LP_REC_NEST(struct lp_rdma_result_msg, checked, lp_rdma_verified_record),
 	LP_REC_NEST(struct lp_rdma_result_msg, ival, lp_ival_summary_record),
 	LP_REC_NEST(struct lp_rdma_result_msg, ctr, lp_ctr_moved_record));
+
+const struct lp_record lp_proto_open_record = LP_RECORD(struct lp_proto_open,
+	LP_REC_BYTES(struct lp_proto_open, nonce));
+
+const struct lp_record lp_proto_challenge_record = LP_RECORD(struct lp_proto_challenge,
+	LP_REC_BYTES(struct lp_proto_challenge, nonce),
+	LP_REC_BOOL(struct lp_proto_challenge, key),
+	LP_REC_BYTES(struct lp_proto_challenge, proof));
+
+const struct lp_record lp_proto_auth_record = LP_RECORD(struct lp_proto_auth,
+	LP_REC_BYTES(struct lp_proto_auth, mac));
+
+const struct lp_record lp_proto_busy_record = LP_RECORD(struct lp_proto_busy,
+	LP_REC_U32(struct lp_proto_busy, retry_s),
+	LP_REC_STR(struct lp_proto_busy, text));
 /* clang-format on */
 
 static const struct {
@@ -119,6 +135,11 @@ static const struct {
 	[LP_MSG_DONE] = { "DONE", &lp_proto_done_record },
 	[LP_MSG_RESULT] = { "RESULT", &lp_rdma_result_msg_record },
 	[LP_MSG_BYE] = { "BYE", NULL },
+	[LP_MSG_OPEN] = { "OPEN", &lp_proto_open_record },
+	[LP_MSG_CHALLENGE] = { "CHALLENGE", &lp_proto_challenge_record },
+	[LP_MSG_AUTH] = { "AUTH", &lp_proto_auth_record },
+	[LP_MSG_GRANT] = { "GRANT", NULL },
+	[LP_MSG_BUSY] = { "BUSY", &lp_proto_busy_record },
 };
 
 const struct lp_record *lp_proto_record(uint16_t type)
@@ -164,12 +185,45 @@ int lp_proto_decode(uint16_t type, void *msg, const void *body, size_t len)
 	return 0;
 }
 
-int lp_proto_send(struct lp_oob *oob, uint16_t type, const void *msg)
+void lp_oob_phase(struct lp_oob *oob, const char *phase, int limit_ms)
+{
+	oob->phase = phase;
+	oob->phase_ms = limit_ms;
+	__atomic_store_n(&oob->deadline_ns,
+			 limit_ms > 0 ? lp_now_ns() + (uint64_t)limit_ms * 1000000ull : 0,
+			 __ATOMIC_RELAXED);
+}
+
+int lp_oob_wait_ms(const struct lp_oob *oob, int timeout_ms)
+{
+	uint64_t now = lp_now_ns(), dl = oob->deadline_ns;
+
+	if (!dl)
+		return timeout_ms;
+	if (now >= dl)
+		return 0;
+	return (int)LP_MIN((uint64_t)timeout_ms, (dl - now + 999999) / 1000000);
+}
+
+/* Did the phase's deadline end a wait (not the wait's own timeout)? */
+static bool phase_over(const struct lp_oob *oob)
+{
+	return oob->deadline_ns && lp_now_ns() >= oob->deadline_ns;
+}
+
+static int send_within(struct lp_oob *oob, uint16_t type, const void *msg, int timeout_ms)
 {
 	struct lp_wbuf w;
 	int ret = lp_proto_encode(type, msg, &w);
 
-	return ret ? ret : oob->ops->send(oob->ctx, type, &w, oob->timeout_ms);
+	return ret ? ret : oob->ops->send(oob->ctx, type, &w, timeout_ms);
+}
+
+int lp_proto_send(struct lp_oob *oob, uint16_t type, const void *msg)
+{
+	int ms = lp_oob_wait_ms(oob, oob->timeout_ms);
+
+	return ms ? send_within(oob, type, msg, ms) : -ETIMEDOUT;
 }
 
 void lp_proto_send_error(struct lp_oob *oob, int status, const char *fmt, ...)
@@ -182,12 +236,13 @@ void lp_proto_send_error(struct lp_oob *oob, int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e.text, sizeof(e.text), fmt, ap);
 	va_end(ap);
-	lp_proto_send(oob, LP_MSG_ERROR, &e);
+	/* the reason goes out after a phase's deadline too, within a short bound of its own */
+	send_within(oob, LP_MSG_ERROR, &e, LP_MIN(oob->timeout_ms, 1000));
 }
 
 int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len_p, int timeout_ms)
 {
-	uint64_t end = lp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = lp_now_ns() + (uint64_t)lp_oob_wait_ms(oob, timeout_ms) * 1000000ull;
 
 	while (oob->stop) {
 		int n = oob->ops->ready(oob->ctx);
@@ -200,8 +255,12 @@ int lp_oob_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *len
 			return -ETIMEDOUT;
 		usleep(2000);
 	}
-	return oob->ops->recv(oob->ctx, type_p, body, len_p,
-			      (int)LP_MAX(1, ((int64_t)end - (int64_t)lp_now_ns()) / 1000000));
+	if (lp_now_ns() >= end)
+		return -ETIMEDOUT;
+	/* rounded up: the frame's own deadline is never before the phase's */
+	return oob->ops->recv(
+		oob->ctx, type_p, body, len_p,
+		(int)LP_MAX(1, ((int64_t)end - (int64_t)lp_now_ns() + 999999) / 1000000));
 }
 
 /* The channel's failure as one line. */
@@ -211,6 +270,11 @@ static int channel_fail(struct lp_oob *oob, int ret, uint16_t peer_version, stru
 		return lp_fail_set(f, ret,
 				   "peer %s speaks linkperf wire version %u, this build needs %u",
 				   oob->peer_name, peer_version, LP_WIRE_VERSION);
+	if (ret == -ETIMEDOUT && phase_over(oob))
+		return lp_fail_set(
+			f, ret, "no answer from %s: the %s phase took longer than its %d s limit",
+			oob->peer_name, oob->phase ? oob->phase : "session",
+			(oob->phase_ms + 999) / 1000);
 	return lp_fail_set(f, ret, "%s %s: %s",
 			   ret == -ETIMEDOUT ? "no answer from" : "exchange with", oob->peer_name,
 			   ret == -ETIMEDOUT	? "timed out"
@@ -234,13 +298,19 @@ int lp_proto_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *l
 int lp_proto_expect(struct lp_oob *oob, uint16_t want, void *msg, int timeout_ms, struct lp_fail *f)
 {
 	uint8_t body[LP_WIRE_MAX_BODY];
-	struct lp_proto_error e;
 	uint16_t type;
 	size_t len;
 	int ret = lp_proto_recv(oob, &type, body, &len, timeout_ms, f);
 
-	if (ret)
-		return ret;
+	return ret ? ret : lp_proto_take(oob, want, msg, type, body, len, f);
+}
+
+int lp_proto_take(struct lp_oob *oob, uint16_t want, void *msg, uint16_t type, const uint8_t *body,
+		  size_t len, struct lp_fail *f)
+{
+	struct lp_proto_error e;
+	int ret;
+
 	if (type == LP_MSG_ERROR) {
 		bool first = !f->err;
 

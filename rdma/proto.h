@@ -6,7 +6,13 @@
  * unit tests use it).
  *
  *   client                          server
- *   HELLO(params)           ->      validate every field
+ *   OPEN(nonce)             ->      (lp-rdma over TCP: the session's opening; lp-sweep's
+ *                                   ranks, one MPI job, start at HELLO)
+ *                           <-      CHALLENGE(nonce, key?, proof) | ERROR (address not allowed)
+ *   AUTH(mac)               ->      HMAC-SHA256 under the shared key (zeros without one)
+ *                           <-      GRANT | BUSY(retry after, why) | ERROR (wrong key); the
+ *                                   server closes after anything but GRANT
+ *   HELLO(params)           ->      validate every field, within the server's limits
  *                           <-      ACCEPT(devinfo) | ERROR(status, text)
  *   QPINFO                  ->
  *                           <-      QPINFO            (keys, QPs, memory kind; rdma_cm
@@ -19,8 +25,10 @@
  *                                            its intervals' summary)
  *   HELLO ... or BYE        ->
  *
+ * A refused HELLO is answered with ERROR (the reason) and the session ends.
  * Frames carry LP_WIRE_VERSION; a peer of another version is refused with
- * one line naming both versions (lp_proto_recv).
+ * one line naming both versions (lp_proto_recv). Version 5 added the opening
+ * (OPEN .. GRANT/BUSY) and QPINFO's rdma_cm token.
  */
 #ifndef LP_RDMA_PROTO_H
 #define LP_RDMA_PROTO_H
@@ -34,15 +42,43 @@ struct lp_fail; /* rdma/internal.h: the first failure of a test and its cause */
 
 /* Message types (lp_wire frame types). */
 enum lp_rdma_msg {
-	LP_MSG_HELLO = 1,  /* client -> server: struct lp_rdma_params */
-	LP_MSG_ACCEPT = 2, /* server -> client: struct lp_rdma_devinfo */
-	LP_MSG_ERROR = 3,  /* either way: struct lp_proto_error; the test is over */
-	LP_MSG_QPINFO = 4, /* both ways: struct lp_qpinfo */
-	LP_MSG_READY = 5,  /* both ways, no body: connected, start */
-	LP_MSG_DONE = 6,   /* client -> server: struct lp_proto_done, the timed part is over */
-	LP_MSG_RESULT = 7, /* server -> client: struct lp_rdma_result_msg */
-	LP_MSG_BYE = 8,	   /* client -> server, no body: session over */
+	LP_MSG_HELLO = 1,      /* client -> server: struct lp_rdma_params */
+	LP_MSG_ACCEPT = 2,     /* server -> client: struct lp_rdma_devinfo */
+	LP_MSG_ERROR = 3,      /* either way: struct lp_proto_error; the test is over */
+	LP_MSG_QPINFO = 4,     /* both ways: struct lp_qpinfo */
+	LP_MSG_READY = 5,      /* both ways, no body: connected, start */
+	LP_MSG_DONE = 6,       /* client -> server: struct lp_proto_done, the timed part is over */
+	LP_MSG_RESULT = 7,     /* server -> client: struct lp_rdma_result_msg */
+	LP_MSG_BYE = 8,	       /* client -> server, no body: session over */
+	LP_MSG_OPEN = 9,       /* client -> server, first: struct lp_proto_open */
+	LP_MSG_CHALLENGE = 10, /* server -> client: struct lp_proto_challenge */
+	LP_MSG_AUTH = 11,      /* client -> server: struct lp_proto_auth */
+	LP_MSG_GRANT = 12,     /* server -> client, no body: the device is this client's */
+	LP_MSG_BUSY = 13,      /* server -> client: struct lp_proto_busy (then it closes) */
 	LP_MSG_NTYPES
+};
+
+/* The opening: random nonces both ways, and MACs under the shared key (rdma/auth.c). */
+#define LP_AUTH_NONCE 32
+#define LP_AUTH_MAC   32 /* HMAC-SHA256 */
+
+struct lp_proto_open {
+	uint8_t nonce[LP_AUTH_NONCE]; /* the client's challenge to the server */
+};
+
+struct lp_proto_challenge {
+	uint8_t nonce[LP_AUTH_NONCE]; /* the server's challenge to the client */
+	bool key;		      /* the server requires the shared key */
+	uint8_t proof[LP_AUTH_MAC]; /* the server's answer to OPEN's nonce (zeros without a key) */
+};
+
+struct lp_proto_auth {
+	uint8_t mac[LP_AUTH_MAC]; /* the client's answer to CHALLENGE's nonce (zeros without a key) */
+};
+
+struct lp_proto_busy {
+	uint32_t retry_s; /* another client holds the device: try again in about this long */
+	char text[160];	  /* who and since when, in words */
 };
 
 /* How a side sees the peer's write_lat write arrive (QPINFO carries each side's). */
@@ -70,6 +106,7 @@ struct lp_qpinfo {
 	enum lp_mem_kind mem_kind; /* this side's memory */
 	enum lp_detect detect;	   /* how this side sees a write_lat write arrive */
 	char mem[32];		   /* memory description for the results ("cuda:0 dmabuf") */
+	uint64_t cm_token; /* server, rdma_cm: the private data its connect requests must carry */
 };
 
 /* Status codes travel as negative errno values in [-LP_RDMA_MAX_ERRNO, -1]. */
@@ -111,6 +148,10 @@ extern const struct lp_record lp_proto_error_record;
 extern const struct lp_record lp_proto_done_record;
 extern const struct lp_record lp_rdma_verified_record;
 extern const struct lp_record lp_rdma_result_msg_record;
+extern const struct lp_record lp_proto_open_record;
+extern const struct lp_record lp_proto_challenge_record;
+extern const struct lp_record lp_proto_auth_record;
+extern const struct lp_record lp_proto_busy_record;
 
 /* The record of each message type's body; NULL for READY and BYE (no body) and unknown types. */
 const struct lp_record *lp_proto_record(uint16_t type);
@@ -150,5 +191,8 @@ int lp_proto_recv(struct lp_oob *oob, uint16_t *type_p, uint8_t *body, size_t *l
  */
 int lp_proto_expect(struct lp_oob *oob, uint16_t want, void *msg, int timeout_ms,
 		    struct lp_fail *f);
+/* lp_proto_expect's second half: a message of `type` already received, taken as `want`. */
+int lp_proto_take(struct lp_oob *oob, uint16_t want, void *msg, uint16_t type, const uint8_t *body,
+		  size_t len, struct lp_fail *f);
 
 #endif

@@ -25,6 +25,7 @@
 #include "common/ival.h"
 #include "common/json.h"
 #include "common/record.h"
+#include "common/sock.h"
 #include "common/stats.h"
 #include "common/wire.h"
 #include "rdma/counters.h"
@@ -49,7 +50,21 @@ struct lp_oob {
 	const char *peer_name; /* for messages ("10.0.2.15", "rank 3") */
 	const volatile sig_atomic_t
 		*stop; /* when set, running tests stop within ~1 ms (may be NULL) */
+	/*
+	 * The session's current phase and its deadline (lp_now_ns() clock; 0 = none):
+	 * every wait on the channel, and the passive side's timed loop, end by then
+	 * whatever their own timeout. The server's session sets them (lp_oob_phase);
+	 * another thread may read deadline_ns (atomically) for a busy server's estimate.
+	 */
+	uint64_t deadline_ns;
+	const char *phase; /* "set-up", "run", ...: named when the deadline ends a wait */
+	int phase_ms;	   /* the phase's length */
 };
+
+/* Enter a phase of at most limit_ms (0: no deadline). */
+void lp_oob_phase(struct lp_oob *oob, const char *phase, int limit_ms);
+/* timeout_ms, or less when the phase's deadline comes first (0 once it has passed). */
+int lp_oob_wait_ms(const struct lp_oob *oob, int timeout_ms);
 
 /* The TCP implementation: ctx is a pointer to the connected socket's fd. */
 extern const struct lp_oob_ops lp_oob_tcp_ops;
@@ -156,7 +171,50 @@ enum lp_rdma_test {
 	LP_RDMA_NTESTS
 };
 
-/* "write_lat", ... in enum order, NULL-terminated (usable as LP_OPT_LIST choices). */
+/* The work request each message of a test is. */
+enum lp_rdma_op { LP_OP_WRITE, LP_OP_READ, LP_OP_SEND };
+
+/* The timed loop that runs a test (rdma/loops.c). */
+enum lp_rdma_loop {
+	LP_LOOP_PINGPONG, /* each side answers the other's message: one round trip per sample */
+	LP_LOOP_READ_LAT, /* the client times one READ at a time; the server only serves it */
+	LP_LOOP_BW,	  /* windowed posting, selective signalling (and the receiver's side) */
+};
+
+/*
+ * One test: everything that differs between tests is a field of its row, so
+ * adding a test is one row (rdma/params.c) and its enum name above (the row's
+ * index, which is what HELLO carries). The session, the connection and the
+ * loops read these fields; the timed loops resolve them before they start.
+ */
+struct lp_rdma_test_info {
+	const char *key;	/* "write_lat": its name in -t, tables, CSV and JSON */
+	enum lp_rdma_op op;	/* what every message is */
+	enum lp_rdma_loop loop; /* how it is timed */
+	bool lat;		/* latency (one QP, one message in flight), else bandwidth */
+	bool halved;		/* its one-way latency is reported as RTT/2 */
+	bool needs_recv;	/* a receive is posted for every message (send tests) */
+	/*
+	 * Arrival is seen in memory: the last byte of each message carries its
+	 * counter and the receiver polls it (CPU or GPU), or - with
+	 * --lat-method imm - a write with immediate completes a receive (write_lat).
+	 */
+	bool detect;
+	const char *arrival; /* how a sample ends when detect is false ("read_completion") */
+	/* defaults of the kind (lp_rdma_params_default) */
+	uint64_t size, iters, warmup;
+	uint32_t tx_depth, cq_mod;
+	uint32_t inline_auto; /* max inline data requested when the client gives none */
+};
+
+/* The rows, indexed by enum lp_rdma_test. */
+extern const struct lp_rdma_test_info lp_rdma_tests[LP_RDMA_NTESTS];
+/* The row of t (t < LP_RDMA_NTESTS: checked by lp_rdma_params_check and the decoder). */
+static inline const struct lp_rdma_test_info *lp_rdma_test(enum lp_rdma_test t)
+{
+	return &lp_rdma_tests[t];
+}
+/* The rows' keys in enum order, NULL-terminated (usable as LP_OPT_LIST choices). */
 extern const char *const lp_rdma_test_names[];
 bool lp_rdma_test_is_lat(enum lp_rdma_test t);
 
@@ -308,21 +366,104 @@ void lp_rdma_result_free(struct lp_rdma_result *r);
 /* Client: tell the server this session is over (it then waits for the next client). */
 int lp_rdma_client_bye(struct lp_oob *oob);
 
+/* ---- the session's opening over TCP: keys (rdma/auth.c) ------------------------ */
+
+#define LP_RDMA_KEY_MIN 16
+#define LP_RDMA_KEY_MAX 4096
+
+/* A shared key: the bytes of its file, trailing blanks and line breaks dropped. */
+struct lp_rdma_key {
+	size_t len;
+	uint8_t k[LP_RDMA_KEY_MAX];
+};
+
+/* Built with OpenSSL's libcrypto (HMAC-SHA256)? Without it there is no --key. */
+bool lp_rdma_key_supported(void);
+/*
+ * Load a key file: a regular file of this user's, readable by its owner only
+ * (a group- or world-accessible one is refused, as ssh refuses a private key),
+ * LP_RDMA_KEY_MIN..MAX bytes. 0; -EINVAL with the reason in why; -EOPNOTSUPP
+ * without libcrypto.
+ */
+int lp_rdma_key_load(const char *path, struct lp_rdma_key *key, char *why, size_t len);
+
+/*
+ * Client: open a session on a fresh TCP connection (OPEN, CHALLENGE, AUTH: see
+ * rdma/proto.h) with key (NULL: none). 0 when the server granted it; -EBUSY
+ * with *retry_s_p when another client holds it; -EACCES when this address or
+ * key is refused, or the server's key is not ours; the channel's errors. The
+ * reason is one line in why.
+ */
+int lp_rdma_client_open(struct lp_oob *oob, const struct lp_rdma_key *key, unsigned *retry_s_p,
+			char *why, size_t len);
+
 /* Server-side policy for one session. */
 struct lp_rdma_server_opts {
 	enum lp_mem_kind mem; /* this side's memory */
 	int mem_dev;
 	const char *bind_addr; /* for rdma_cm listening */
 	const volatile sig_atomic_t *stop;
+	/*
+	 * What a client may ask (a HELLO over a limit is refused with the reason);
+	 * 0 = no limit, as between lp-sweep's ranks, which are one job.
+	 */
+	uint64_t max_mem;      /* bytes registered per side and test (2 x slot x ring x QPs) */
+	double max_duration_s; /* a test's -D, and the bound of any test's run */
+	int max_timeout_ms;    /* the client's no-progress bound */
+	/* The device's GID: fixed by the operator (-x; a client of another type is refused),
+	 * else chosen per session on a copy, by the peer's address family when gid_by_family. */
+	bool gid_fixed, gid_by_family;
+	/* rdma_cm: the only port (0 = the client's), and the addresses whose connect requests
+	 * are taken (NULL = any; each must carry the session's token either way) */
+	uint16_t cm_port;
+	const struct lp_sock_allow *allow;
 };
 
 /*
  * Server: serve one session (tests until BYE or the peer goes away). Returns 0
- * after BYE, or a negative errno for a session that broke (the caller logs it
- * and keeps serving other clients).
+ * after BYE, or a negative errno for a session that ended otherwise: a test
+ * refused (the client was told why), the channel broke, a phase ran past its
+ * deadline (each wait is bounded by oob->timeout_ms, each phase as a whole
+ * too). why (may be NULL) gets the cause in words where this function knows
+ * more than the errno ("" otherwise); failures inside a test are logged here.
  */
 int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
-			   const struct lp_rdma_server_opts *o);
+			   const struct lp_rdma_server_opts *o, char *why, size_t why_len);
+
+/* ---- the server's accept loop (rdma/server.c) ---------------------------------- */
+
+/*
+ * How one connection to the server ended, or (quiet > 0) how many ends were
+ * not reported one by one in the last window_s seconds (a flood of
+ * connections is summarised, not logged line by line).
+ */
+struct lp_rdma_server_event {
+	const char *peer; /* its numeric address */
+	int status;	  /* 0: the session ended normally (BYE); else why, as a negative errno */
+	const char *why;  /* the cause in words when status != 0 */
+	unsigned quiet, window_s;
+};
+
+struct lp_rdma_server_cfg {
+	struct lp_rdma_server_opts session; /* each session's limits and device policy */
+	const struct lp_sock_allow *allow;  /* addresses served (NULL: any) */
+	const struct lp_rdma_key *key;	    /* the shared key (NULL: none) */
+	int timeout_ms;			    /* each wait; the opening as a whole */
+	bool once;			   /* return after the first session that held the device */
+	const volatile sig_atomic_t *stop; /* SIGINT/SIGTERM: every connection ends, told why */
+	void (*report)(void *ctx, const struct lp_rdma_server_event *e); /* may be NULL */
+	void *ctx;
+};
+
+/*
+ * Serve clients on the listening socket lfd until *cfg->stop (-EINTR) or, with
+ * cfg->once, the end of the first session that held the device (its status).
+ * Each connection is checked against cfg->allow and runs the opening (wire
+ * version, key) before it may claim the device; one session holds it at a
+ * time and a second client is told BUSY with when to try again. Every
+ * connection's end goes to cfg->report once (failed ones rate-limited: a flood is summarised).
+ */
+int lp_rdma_server_run(struct lp_rdma_dev *dev, int lfd, const struct lp_rdma_server_cfg *cfg);
 
 /* One JSON object for a result (members of the current object). */
 void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_params *p,

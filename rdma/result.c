@@ -37,10 +37,10 @@ static void verified_json(struct lp_json *j, const struct lp_rdma_result *r,
 		how, sizeof(how),
 		"every byte of each message in its own ring slot, against the pattern of (run seed, "
 		"side, QP, slot)%s%s%s",
-		r->test == LP_RDMA_WRITE_LAT && p->lat_method == LP_LAT_POLL
+		lp_rdma_test(r->test)->detect && p->lat_method == LP_LAT_POLL
 			? "; the last byte against the message's counter"
 			: "",
-		r->test == LP_RDMA_SEND_LAT || r->test == LP_RDMA_SEND_BW
+		lp_rdma_test(r->test)->needs_recv
 			? "; receive completions counted against the messages sent"
 			: "",
 		v->messages < v->landed ? "; slots reused: the last message of each slot" : "");

@@ -19,20 +19,16 @@
 #include "common/lp.h"
 #include "common/units.h"
 
-/* Does this side receive data in this test (and so verify it)? */
+/*
+ * Does this side receive data in this test (and so verify it)? Both sides in a
+ * ping-pong or both ways at once; else the client reads, or the server is
+ * written or sent to.
+ */
 static bool side_receives(const struct lp_rdma_params *p, bool client)
 {
-	switch (p->test) {
-	case LP_RDMA_WRITE_LAT:
-	case LP_RDMA_SEND_LAT:
-		return true;
-	case LP_RDMA_READ_LAT:
-		return client;
-	case LP_RDMA_READ_BW:
-		return client || p->bidir;
-	default: /* write_bw, send_bw */
-		return !client || p->bidir;
-	}
+	const struct lp_rdma_test_info *t = lp_rdma_test(p->test);
+
+	return t->loop == LP_LOOP_PINGPONG || p->bidir || (t->op == LP_OP_READ) == client;
 }
 
 /*
@@ -42,8 +38,7 @@ static bool side_receives(const struct lp_rdma_params *p, bool client)
 static int verify_side(struct lp_rdma_conn *c, const struct lp_loop_out *out,
 		       const uint64_t *peer_msgs, struct lp_rdma_verified *v)
 {
-	const struct lp_rdma_params *p = c->p;
-	bool read = p->test == LP_RDMA_READ_LAT || p->test == LP_RDMA_READ_BW;
+	bool read = lp_rdma_test(c->p->test)->op == LP_OP_READ;
 
 	return lp_conn_verify(c, read ? out->msgs : peer_msgs, v);
 }
@@ -62,7 +57,7 @@ static int passive_budget_ms(const struct lp_rdma_params *p)
 /* After this side's loop, keep receives flowing until the peer's next message arrives. */
 static int drain_recvs(struct lp_rdma_conn *c, int budget_ms)
 {
-	uint64_t end = lp_now_ns() + (uint64_t)budget_ms * 1000000ull;
+	uint64_t end = lp_now_ns() + (uint64_t)lp_oob_wait_ms(c->oob, budget_ms) * 1000000ull;
 	struct ibv_wc wc[16];
 
 	while (lp_now_ns() < end) {
@@ -142,10 +137,10 @@ static void scale_summary(struct lp_summary *s, double k)
 static void lat_method_name(const struct lp_rdma_params *p, const struct lp_rdma_conn *c, char *buf,
 			    size_t len)
 {
-	if (p->test == LP_RDMA_READ_LAT)
-		snprintf(buf, len, "read_completion");
-	else if (p->test == LP_RDMA_SEND_LAT)
-		snprintf(buf, len, "recv_completion");
+	const char *arrival = lp_rdma_test(p->test)->arrival;
+
+	if (arrival)
+		snprintf(buf, len, "%s", arrival);
 	else if (c->detect == LP_DETECT_IMM)
 		snprintf(buf, len, "write_imm");
 	else
@@ -228,9 +223,9 @@ static int client_connect(struct client_test *t)
 	r->relaxed_ordering = c->mr_access & IBV_ACCESS_RELAXED_ORDERING;
 	r->gpu_rdma_order = lp_mem_rdma_order(&c->mem);
 	r->gpu_notify_us = c->notify_us;
-	if (lp_rdma_test_is_lat(p->test))
+	if (lp_rdma_test(p->test)->lat)
 		lat_method_name(p, c, r->lat_method, sizeof(r->lat_method));
-	if (p->test == LP_RDMA_WRITE_LAT)
+	if (lp_rdma_test(p->test)->detect)
 		r->gpu_poll_sides = (unsigned)(c->detect == LP_DETECT_GPU) +
 				    (unsigned)(c->remote.detect == LP_DETECT_GPU);
 	t->ctr0 = ctr_before(t->dev);
@@ -268,7 +263,7 @@ static int client_measure(struct client_test *t)
 	if (ret)
 		return lp_fail_set(&t->fail, ret, "exchange with %s: %s", t->oob->peer_name,
 				   strerror(-ret));
-	if (p->test == LP_RDMA_SEND_BW && p->bidir) {
+	if (lp_rdma_test(p->test)->needs_recv && p->bidir) {
 		ret = drain_recvs(&t->c, passive_budget_ms(p));
 		if (ret)
 			return ret;
@@ -320,7 +315,7 @@ static void client_figures(struct client_test *t)
 	t->out.ival.v = NULL;
 	lp_ival_summarize(r->ival, r->nival, p->interval_s, &r->ival_sum);
 	r->ival_sum_remote = t->res.ival;
-	if (lp_rdma_test_is_lat(p->test)) {
+	if (lp_rdma_test(p->test)->lat) {
 		lp_stats_summarize(&t->out.rtt, &r->rtt_us);
 		scale_summary(&r->rtt_us, 1e-3);
 		r->lat_us = r->rtt_us;
@@ -349,7 +344,8 @@ static void result_init(struct lp_rdma_result *r, const struct lp_rdma_dev *dev,
 	r->warmup = p->warmup;
 	r->local_dev = dev->info;
 	r->rate_gbps = dev->info.rate_gbps;
-	r->lat_halved = p->test == LP_RDMA_WRITE_LAT || p->test == LP_RDMA_SEND_LAT;
+	/* a test out of range is refused by the check that follows: no row to read */
+	r->lat_halved = (unsigned)p->test < LP_RDMA_NTESTS && lp_rdma_test(p->test)->halved;
 	r->gpu_notify_us = NAN;
 }
 
@@ -372,10 +368,10 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 	if (!ret)
 		ret = client_connect(t);
 	if (!ret)
-		ret = lp_stats_init(&t->out.rtt, lp_rdma_test_is_lat(p->test) ? p->max_samples : 0);
+		ret = lp_stats_init(&t->out.rtt, lp_rdma_test(p->test)->lat ? p->max_samples : 0);
 	if (!ret) /* latency intervals in the reported unit: us, one-way where halved */
 		ret = lp_ival_init(&t->out.ival, p->interval_s,
-				   lp_rdma_test_is_lat(p->test) ? 0 : (double)p->size,
+				   lp_rdma_test(p->test)->lat ? 0 : (double)p->size,
 				   r->lat_halved ? 0.5e-3 : 1e-3,
 				   LP_MIN(p->max_samples, LP_IVAL_KEEP), sink);
 	if (!ret)
@@ -408,40 +404,128 @@ int lp_rdma_client_bye(struct lp_oob *oob)
 
 /* ---- server ---------------------------------------------------------------------------------- */
 
-/* serve_hello's answer besides 0 (accepted) and a negative errno (the session broke). */
-enum { LP_SERVE_REFUSED = 1 /* the test was refused and the client told why */ };
+/*
+ * What a client may ask of this server (o's limits; 0 = none, as between
+ * lp-sweep's ranks), and rdma_cm only on the operator's port. 0, or -EPERM
+ * with the reason in why.
+ */
+static int check_limits(const struct lp_rdma_params *p, const struct lp_rdma_server_opts *o,
+			char *why, size_t len)
+{
+	uint64_t mem = lp_conn_mem_bytes(p);
+	char a[32], b[32];
 
-/* HELLO: decoded and checked; the GID of the client's type; ACCEPT. 1 = refused (told). */
-static int serve_hello(struct lp_rdma_dev *dev, struct lp_oob *oob, const uint8_t *body, size_t len,
-		       struct lp_rdma_params *p)
+	lp_fmt_size(a, sizeof(a), mem);
+	lp_fmt_size(b, sizeof(b), o->max_mem);
+	if (o->max_mem && mem > o->max_mem)
+		snprintf(why, len,
+			 "the test registers %s on each side, over this server's limit of %s "
+			 "(--max-mem)",
+			 a, b);
+	else if (o->max_duration_s > 0 && p->duration_s > o->max_duration_s)
+		snprintf(why, len,
+			 "a %g s test is longer than this server allows (--max-duration %g)",
+			 p->duration_s, o->max_duration_s);
+	else if (o->max_timeout_ms && p->timeout_ms > o->max_timeout_ms)
+		snprintf(why, len,
+			 "a timeout of %g s is over this server's limit (--max-timeout %g)",
+			 p->timeout_ms / 1000.0, o->max_timeout_ms / 1000.0);
+	else if (p->use_cm && o->cm_port && p->cm_port != o->cm_port)
+		snprintf(
+			why, len,
+			"this server takes rdma_cm connections on port %u only, not %u (--cm-port %u "
+			"on the client)",
+			o->cm_port, p->cm_port, o->cm_port);
+	else
+		return 0;
+	return -EPERM;
+}
+
+/*
+ * The GID of the client's type, chosen on this session's copy of the device
+ * (sdev): the operator's choice, and the next client's, stay as they were. A
+ * GID the operator fixed (-x) is never changed: a client of another type is
+ * refused with the reason.
+ */
+static int session_gid(struct lp_rdma_dev *sdev, const struct lp_oob *oob,
+		       const struct lp_rdma_server_opts *o, const struct lp_rdma_params *p,
+		       char *why, size_t len)
+{
+	enum lp_gid_type have;
+
+	if (!sdev->is_roce || p->gid_type < 0 || sdev->info.gid_index < 0)
+		return 0;
+	have = sdev->gids[sdev->info.gid_index].type;
+	if ((int)have == p->gid_type)
+		return 0;
+	if (o->gid_fixed)
+		snprintf(
+			why, len,
+			"server %s uses GID index %d (%s), set by its operator; this client's GID is "
+			"%s: choose a %s GID on the client (-x)",
+			sdev->info.name, sdev->info.gid_index, lp_rdma_gid_type_name(have),
+			lp_rdma_gid_type_name(p->gid_type), lp_rdma_gid_type_name(have));
+	else if (lp_rdma_dev_select_gid(sdev, oob->peer_family, p->gid_type))
+		snprintf(why, len, "server %s has no %s GID", sdev->info.name,
+			 lp_rdma_gid_type_name(p->gid_type));
+	else
+		return 0;
+	return -EADDRNOTAVAIL;
+}
+
+/*
+ * HELLO: decoded, checked, within this server's limits, the session's GID;
+ * ACCEPT. A refused test is answered with its reason and ends the session
+ * (the cause in f).
+ */
+static int serve_hello(struct lp_rdma_dev *sdev, struct lp_oob *oob,
+		       const struct lp_rdma_server_opts *o, const uint8_t *body, size_t len,
+		       struct lp_rdma_params *p, struct lp_fail *f)
 {
 	char why[LP_ERR_LAST_LEN];
+	int ret;
 
 	if (lp_proto_decode(LP_MSG_HELLO, p, body, len)) {
 		lp_proto_send_error(oob, -EPROTO, "malformed HELLO");
-		lp_warn("client %s: malformed test parameters; dropping it", oob->peer_name);
-		return -EPROTO;
+		return lp_fail_set(f, -EPROTO, "malformed test parameters (dropped)");
 	}
-	if (lp_rdma_params_check(p, why, sizeof(why))) {
-		lp_warn("client %s: rejected test: %s", oob->peer_name, why);
-		lp_proto_send_error(oob, -EINVAL, "%s", why);
-		return LP_SERVE_REFUSED;
+	ret = lp_rdma_params_check(p, why, sizeof(why));
+	if (!ret)
+		ret = session_gid(sdev, oob, o, p, why, sizeof(why));
+	if (!ret)
+		ret = check_limits(p, o, why, sizeof(why));
+	if (ret) {
+		lp_proto_send_error(oob, ret, "%s", why);
+		return lp_fail_set(f, ret, "refused: %s", why);
 	}
-	if (dev->is_roce && p->gid_type >= 0 &&
-	    (int)dev->gids[dev->info.gid_index].type != p->gid_type &&
-	    lp_rdma_dev_select_gid(dev, oob->peer_family, p->gid_type)) {
-		lp_proto_send_error(oob, -EADDRNOTAVAIL, "server %s has no %s GID", dev->info.name,
-				    lp_rdma_gid_type_name(p->gid_type));
-		return LP_SERVE_REFUSED;
-	}
-	return lp_proto_send(oob, LP_MSG_ACCEPT, &dev->info);
+	ret = lp_proto_send(oob, LP_MSG_ACCEPT, &sdev->info);
+	return ret ? lp_fail_set(f, ret, "cannot send ACCEPT: %s", strerror(-ret)) : 0;
+}
+
+/*
+ * How long a test's run may hold the server (0: no bound but the test's own):
+ * the operator's --max-duration plus the test's no-progress bound and the
+ * server's control timeout; a -D run ends by its own clock, so its passive
+ * budget bounds it closer (which is also what a busy server tells the next
+ * client). The passive side's waits keep their own budgets within it.
+ */
+static int run_limit_ms(const struct lp_rdma_params *p, const struct lp_rdma_server_opts *o,
+			const struct lp_oob *oob)
+{
+	int ms;
+
+	if (o->max_duration_s <= 0)
+		return 0;
+	ms = (int)LP_MIN(o->max_duration_s * 1000 + p->timeout_ms + oob->timeout_ms, 1e9);
+	return p->duration_s > 0 ? LP_MIN(ms, passive_budget_ms(p)) : ms;
 }
 
 /*
  * READY both ways, the passive loop, DONE, this side's verification, RESULT
  * with the port counters that moved since *ctr0 (consumed).
  */
-static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_counters **ctr0)
+static int serve_run(struct lp_rdma_conn *c, const struct lp_rdma_server_opts *o,
+		     struct lp_loop_out *out, struct lp_counters **ctr0)
 {
 	const struct lp_rdma_params *p = c->p;
 	struct lp_oob *oob = c->oob;
@@ -451,6 +535,7 @@ static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_
 
 	if (!ret)
 		ret = lp_proto_send(oob, LP_MSG_READY, NULL);
+	lp_oob_phase(oob, "test run", run_limit_ms(p, o, oob));
 	if (!ret)
 		ret = lp_loop_run(c, false, out);
 	/* The client ended the test (its ERROR is waiting): that, not the local symptom, is the
@@ -461,7 +546,7 @@ static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_
 	}
 	if (ret)
 		return c->fail->err ? ret : lp_fail_set(c->fail, ret, "%s", strerror(-ret));
-	if (p->test == LP_RDMA_SEND_BW && p->bidir && !out->peer_done)
+	if (lp_rdma_test(p->test)->needs_recv && p->bidir && !out->peer_done)
 		drain_recvs(c, passive_budget_ms(p));
 	ret = lp_proto_expect(oob, LP_MSG_DONE, &done, passive_budget_ms(p), c->fail);
 	if (!ret && done.nqps != p->num_qps)
@@ -491,45 +576,55 @@ static int serve_run(struct lp_rdma_conn *c, struct lp_loop_out *out, struct lp_
 	return 0;
 }
 
-/* Serve one HELLO: returns 0 when the test ran (well or not), <0 when the session broke. */
-static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
-		      const struct lp_rdma_server_opts *o, const uint8_t *body, size_t len)
+/* Connection set-up failed: its cause, once, in this server's log and to the client. */
+static int setup_failed(struct lp_oob *oob, struct lp_fail *fail, int ret)
+{
+	if (!fail->err)
+		lp_fail_set(fail, ret, "%s", *lp_err_last() ? lp_err_last() : strerror(-ret));
+	lp_warn("client %s: connection set-up failed: %s", oob->peer_name, fail->why);
+	if (ret != -ECONNABORTED)
+		lp_proto_send_error(oob, ret, "%s", fail->why);
+	return ret == -ECONNABORTED ? 0 : ret;
+}
+
+/*
+ * Serve one HELLO on the session's device copy sdev: 0 when the test ran
+ * (well or not), <0 when the session is over (a refused test: its cause in
+ * *end).
+ */
+static int serve_test(struct lp_rdma_dev *sdev, struct lp_oob *oob,
+		      const struct lp_rdma_server_opts *o, const uint8_t *body, size_t len,
+		      struct lp_fail *end)
 {
 	struct lp_rdma_params p;
 	struct lp_rdma_conn c;
 	struct lp_loop_out out = { 0 };
 	struct lp_fail fail = { 0 };
 	struct lp_counters *ctr0;
-	struct lp_conn_cfg cfg = { .dev = dev,
+	struct lp_conn_cfg cfg = { .dev = sdev,
 				   .p = &p,
 				   .mem = o->mem,
 				   .mem_dev = o->mem_dev,
 				   .oob = oob,
 				   .bind_addr = o->bind_addr,
+				   .allow = o->allow,
 				   .fail = &fail };
-	int ret = serve_hello(dev, oob, body, len, &p);
+	int ret = serve_hello(sdev, oob, o, body, len, &p, end);
 
 	if (ret)
-		return ret == LP_SERVE_REFUSED ? 0 : ret;
+		return ret;
+	lp_oob_phase(oob, "connection set-up", 3 * oob->timeout_ms);
 	lp_err_clear();
 	ret = lp_conn_setup(&c, &cfg);
-	if (ret) {
-		/* The cause, once: in this server's log and to the client, which reports it. */
-		if (!fail.err)
-			lp_fail_set(&fail, ret, "%s",
-				    *lp_err_last() ? lp_err_last() : strerror(-ret));
-		lp_warn("client %s: connection set-up failed: %s", oob->peer_name, fail.why);
-		if (ret != -ECONNABORTED)
-			lp_proto_send_error(oob, ret, "%s", fail.why);
-		return ret == -ECONNABORTED ? 0 : ret;
-	}
-	ctr0 = ctr_before(dev);
+	if (ret)
+		return setup_failed(oob, &fail, ret);
+	ctr0 = ctr_before(sdev);
 	ret = lp_stats_init(&out.rtt, 0);
 	if (!ret) /* its own direction's intervals: bidir bandwidth only */
 		ret = lp_ival_init(&out.ival, p.bidir ? p.interval_s : 0, (double)p.size, 0, 0,
 				   NULL);
 	if (!ret)
-		ret = serve_run(&c, &out, &ctr0);
+		ret = serve_run(&c, o, &out, &ctr0);
 	free(ctr0);
 	if (fail.err)
 		lp_warn("client %s: test %s size %llu failed: %s", oob->peer_name,
@@ -538,46 +633,67 @@ static int serve_test(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	lp_ival_free(&out.ival);
 	if (ret == -EINTR) /* this server was interrupted: the client reports it */
 		lp_proto_send_error(oob, ret, "server interrupted");
+	else if (ret && !fail.from_peer) /* the client hears this side's cause (best effort) */
+		lp_proto_send_error(oob, ret, "server: %s", fail.why);
 	lp_conn_teardown(&c);
 	/* A failed test leaves the session in an unknown state: end it. */
 	return ret;
 }
 
+/* The next message: HELLO, or BYE (0, *type_p set); anything else ends the session. */
+static int next_message(struct lp_oob *oob, const struct lp_rdma_server_opts *o, int n,
+			uint16_t *type_p, uint8_t *body, size_t *len_p, struct lp_fail *end)
+{
+	/*
+	 * A new client speaks at once (a silent one is dropped after the timeout);
+	 * between tests it only formats output: a minute is plenty.
+	 */
+	int ms = n ? LP_MAX(oob->timeout_ms, 60000) : oob->timeout_ms;
+	int ret;
+
+	lp_oob_phase(oob, n ? "wait for the next test" : "wait for the first test", ms);
+	ret = (o->stop && *o->stop) ? lp_fail_set(end, -EINTR, "interrupted")
+				    : lp_proto_recv(oob, type_p, body, len_p, ms, end);
+	if (ret == -EINTR)
+		lp_proto_send_error(oob, ret, "server interrupted");
+	if (ret == -EPROTONOSUPPORT) /* tell an old client too: its build names both versions */
+		lp_proto_send_error(oob, -EPROTONOSUPPORT, "%s", end->why);
+	if (ret)
+		return ret;
+	if (*type_p != LP_MSG_HELLO && *type_p != LP_MSG_BYE) {
+		lp_proto_send_error(oob, -EPROTO, "expected HELLO or BYE, not %s",
+				    lp_proto_name(*type_p));
+		return lp_fail_set(end, -EPROTO, "expected HELLO or BYE, not %s",
+				   lp_proto_name(*type_p));
+	}
+	return 0;
+}
+
 int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
-			   const struct lp_rdma_server_opts *o)
+			   const struct lp_rdma_server_opts *o, char *why, size_t why_len)
 {
 	uint8_t body[LP_WIRE_MAX_BODY];
+	struct lp_rdma_dev sdev = { 0 }; /* this session's copy: its GID choice is its own */
+	struct lp_fail end = { 0 };
+	int ret = 0;
 
-	for (int n = 0;; n++) {
-		struct lp_fail fail = { 0 };
+	if (dev) {
+		sdev = *dev;
+		if (!o->gid_fixed && o->gid_by_family)
+			lp_rdma_dev_select_gid(&sdev, oob->peer_family, -1);
+	}
+	for (int n = 0; !ret; n++) {
 		uint16_t type;
 		size_t len;
-		int ret;
 
-		/*
-		 * A new client speaks at once (a silent one is dropped after the
-		 * timeout); between tests it only formats output: a minute is plenty.
-		 */
-		ret = (o->stop && *o->stop)
-			      ? -EINTR
-			      : lp_proto_recv(oob, &type, body, &len,
-					      n ? LP_MAX(oob->timeout_ms, 60000) : oob->timeout_ms,
-					      &fail);
-		if (ret == -EINTR)
-			lp_proto_send_error(oob, ret, "server interrupted");
-		if (ret == -EPROTONOSUPPORT)
-			lp_warn("%s", fail.why);
-		if (ret)
-			return ret;
-		if (type == LP_MSG_BYE)
-			return 0;
-		if (type != LP_MSG_HELLO) {
-			lp_proto_send_error(oob, -EPROTO, "expected HELLO or BYE, not %s",
-					    lp_proto_name(type));
-			return -EPROTO;
-		}
-		ret = serve_test(dev, oob, o, body, len);
-		if (ret)
-			return ret;
+		ret = next_message(oob, o, n, &type, body, &len, &end);
+		if (!ret && type == LP_MSG_BYE)
+			break;
+		if (!ret)
+			ret = serve_test(&sdev, oob, o, body, len, &end);
 	}
+	lp_oob_phase(oob, NULL, 0);
+	if (why)
+		snprintf(why, why_len, "%s", end.err ? end.why : "");
+	return ret;
 }

@@ -4,8 +4,8 @@
 #   scripts/install-deps.sh             development (the default): build, test, the QEMU guests
 #                                       and their Slurm, the Debian packages, man pages, fuzzing
 #   scripts/install-deps.sh --runtime   a cluster node: only what the tools need to run (rdma-core's
-#                                       libraries and providers, jansson, Open MPI, python3 with
-#                                       matplotlib and jinja2 for lp-plot and lp-report)
+#                                       libraries and providers, jansson, libcrypto, Open MPI,
+#                                       python3 with matplotlib and jinja2 for lp-plot and lp-report)
 #
 # No daemon is left enabled or running: while apt installs, a policy-rc.d refuses every service
 # start (a host's own policy-rc.d is kept instead), and afterwards the services of the packages
@@ -18,14 +18,14 @@
 set -eu
 
 DEV_PKGS="build-essential make pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-utils
-ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev openmpi-bin libopenmpi-dev
+ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev libssl-dev openmpi-bin libopenmpi-dev
 openssh-server openssh-client python3 python3-matplotlib python3-numpy python3-jinja2
 python3-prometheus-client python3-jsonschema python3-lxml chromium
 slurmctld slurmd slurm-client munge
 qemu-system-x86 busybox-static kmod cpio iproute2 procps
 clang libclang-rt-14-dev clang-format
 debhelper lintian debootstrap groff man-db bsdextrautils"
-RUNTIME_PKGS="libibverbs1 librdmacm1 ibverbs-providers libjansson4 libopenmpi3 openmpi-bin
+RUNTIME_PKGS="libibverbs1 librdmacm1 ibverbs-providers libjansson4 libssl3 libopenmpi3 openmpi-bin
 python3 python3-matplotlib python3-jinja2"
 STATE=/var/lib/linkperf/install-deps.services
 POLICY=/usr/sbin/policy-rc.d

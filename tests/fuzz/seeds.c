@@ -37,7 +37,7 @@ static void put(const char *harness, const char *name, const void *p, size_t len
 
 /* A stream of frames (header + body) as lp_wire_send writes them. */
 struct stream {
-	uint8_t data[4 * (LP_WIRE_HDR_LEN + LP_WIRE_MAX_BODY)];
+	uint8_t data[6 * (LP_WIRE_HDR_LEN + LP_WIRE_MAX_BODY)];
 	size_t len;
 };
 
@@ -68,6 +68,41 @@ static void encode(uint16_t type, const void *msg, struct lp_wbuf *w)
 		fprintf(stderr, "seeds: %s does not encode\n", lp_proto_name(type));
 		exit(1);
 	}
+}
+
+/* The opening as a client and a keyed server exchange it; each body, tagged by its index in
+ * fuzz_opening's list (OPEN, CHALLENGE, AUTH, BUSY), is a seed of the opening harness. */
+static void opening_seeds(struct stream *s)
+{
+	struct lp_proto_open op = { .nonce = { 0x6f, 0x70, 0x65, 0x6e, [31] = 1 } };
+	struct lp_proto_challenge ch = { .nonce = { 0x63, 0x68, [31] = 2 },
+					 .key = true,
+					 .proof = { 0x70, 0x72, [31] = 3 } };
+	struct lp_proto_auth au = { .mac = { 0x61, 0x75, [31] = 4 } };
+	struct lp_proto_busy busy = { .retry_s = 42,
+				      .text = "another client (10.0.2.15) has held it for 7 s" };
+	const struct {
+		const char *name;
+		uint16_t type;
+		const void *msg;
+	} m[] = { { "open", LP_MSG_OPEN, &op },
+		  { "challenge", LP_MSG_CHALLENGE, &ch },
+		  { "auth", LP_MSG_AUTH, &au },
+		  { "busy", LP_MSG_BUSY, &busy } };
+	struct lp_wbuf w, tagged;
+
+	for (unsigned i = 0; i < 4; i++) {
+		encode(m[i].type, m[i].msg, &w);
+		lp_wbuf_init(&tagged);
+		lp_wbuf_u8(&tagged, (uint8_t)i);
+		lp_wbuf_bytes(&tagged, w.data, w.len);
+		put_msg("opening", m[i].name, &tagged, NULL, 0);
+		if (s && m[i].type != LP_MSG_BUSY)
+			add_frame(s, m[i].type, &w);
+	}
+	lp_wbuf_init(&w);
+	if (s)
+		add_frame(s, LP_MSG_GRANT, &w);
 }
 
 static void hello_seeds(struct stream *s)
@@ -177,6 +212,10 @@ static void error_seed(struct stream *s)
 
 	encode(LP_MSG_ERROR, &e, &w);
 	put_msg("error", "einval", &w, s, LP_MSG_ERROR);
+	/* a hostile peer's text: escape sequences, a line break, a C1 byte (decoded as '?') */
+	snprintf(e.text, sizeof(e.text), "red\x1b[31m\ntext\x07%c", (char)0x9b);
+	encode(LP_MSG_ERROR, &e, &w);
+	put_msg("error", "escapes", &w, NULL, 0);
 }
 
 /* One record's body as a seed. */
@@ -347,6 +386,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	root = argv[1];
+	opening_seeds(&s);
 	hello_seeds(&s);
 	accept_seed(&s);
 	qpinfo_seed(&s);

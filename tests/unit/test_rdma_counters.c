@@ -66,6 +66,8 @@ static unsigned count_src(const struct lp_counters *s, enum lp_ctr_src src)
 	return n;
 }
 
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void emit_delta(struct lp_json *j, const void *s)
 {
 	lp_counters_json(s, true, j);
@@ -358,6 +360,47 @@ static void test_check_acs_downtrained(void **state)
 }
 
 /*
+ * A host whose RDMA driver did not load (no /sys/class/infiniband) FAILs
+ * pre-flight with the reason, never an empty "worst OK"; so does a port that
+ * is not there. lp-rdma --check exits 1 on it.
+ */
+static void test_check_no_device(void **state)
+{
+	const char *b = getenv("LP_BUILD") ? getenv("LP_BUILD") : "build";
+	struct run x;
+	const struct lp_check_line *l;
+	char tool[256];
+
+	(void)state;
+	run_check(&x, ROCE, "rm sys/class/infiniband\n", -1);
+	l = line_of(&x.r, "rdma_device", "host");
+	assert_int_equal(l->status, LP_CHECK_FAIL);
+	assert_non_null(strstr(l->detail, "no RDMA device"));
+	assert_non_null(strstr(l->fix, "driver"));
+	assert_int_equal(lp_check_worst(&x.r), LP_CHECK_FAIL);
+	snprintf(tool, sizeof(tool), "%s/lp-rdma", b);
+	if (!access(tool, X_OK)) {
+		assert_int_equal(
+			sh("LP_SYSFS_ROOT=%s %s --check >%s/out", x.fx->dir, tool, x.fx->dir), 1);
+		assert_int_equal(sh("grep -q '^FAIL  rdma_device  *host .*no RDMA device' %s/out",
+				    x.fx->dir),
+				 0);
+		assert_int_equal(sh("grep -q 'worst FAIL$' %s/out", x.fx->dir), 0);
+	}
+	run_free(&x);
+	/* -i 2 on a one-port device */
+	x.fx = fx_new(ROCE, NULL);
+	assert_int_equal(
+		lp_check_run(&(struct lp_check_opts){ .root = x.fx->dir, .port = 2, .memlock = -1 },
+			     &x.r),
+		0);
+	l = line_of(&x.r, "rdma_port", "mlx5_0");
+	assert_int_equal(l->status, LP_CHECK_FAIL);
+	assert_string_equal(l->detail, "no port 2 (1 port)");
+	run_free(&x);
+}
+
+/*
  * One variant per WARN/FAIL: overlay lines, the line they must change, its
  * status and a phrase of its detail or fix.
  */
@@ -456,8 +499,6 @@ static void test_check_variants(void **state)
 }
 
 /* lp-rdma --check / --counters on the trees: exit codes, lines, JSON. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 static int sh(const char *fmt, ...)
 {
 	char cmd[1024];
@@ -524,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_check_healthy_roce),
 		cmocka_unit_test(test_check_acs_downtrained),
 		cmocka_unit_test(test_check_variants),
+		cmocka_unit_test(test_check_no_device),
 		cmocka_unit_test(test_cli),
 	};
 

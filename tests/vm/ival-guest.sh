@@ -92,11 +92,14 @@ else
 fi
 
 # 5. lp-sweep --interval (2 ranks in this guest, one pair each way): every cell has its worst and
-#    best interval, in Gb/s like the cell's value, around that value
-if mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 -np 2 \
+#    best interval, in Gb/s like the cell's value, around that value. Two ranks share one rxe0 in a
+#    TCG guest: the diagnosis may flag a cell (exit 1) or call the noise inconclusive (exit 3);
+#    what is checked here is each measured cell's intervals (a failed cell fails the check).
+mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 -np 2 \
 	"${LP_BUILD:-build}/lp-sweep" -t write_bw -s 4K -D 2 --interval 0.5 --retest 0 --pair-timeout 60 \
-	-q --json "$OUT/sweep.json" >"$OUT/sweep.txt" 2>&1 </dev/null &&
-	python3 - "$OUT/sweep.json" <<'PY'; then
+	-q --json "$OUT/sweep.json" >"$OUT/sweep.txt" 2>&1 </dev/null
+src=$?
+if { [ $src = 0 ] || [ $src = 1 ] || [ $src = 3 ]; } && python3 - "$OUT/sweep.json" <<'PY'; then
 import json, sys
 sys.path.insert(0, "tests/sweep"); from sweepdoc import cells
 cells = cells(json.load(open(sys.argv[1])))
@@ -105,9 +108,9 @@ for c in cells:
     lo, hi, v = c["interval_min"], c["interval_max"], c["value"]
     assert c["status"] == 0 and 0 < lo <= hi and lo <= 1.05 * v and hi >= 0.95 * v, c
 PY
-	ok "lp-sweep --interval: each cell's interval_min <= value <= interval_max (Gb/s)"
+	ok "lp-sweep --interval (exit $src): each cell's interval_min <= value <= interval_max (Gb/s)"
 else
-	bad "lp-sweep intervals" "$(tail -n 5 "$OUT/sweep.txt")"
+	bad "lp-sweep intervals" "exit $src: $(grep -v '^-\{10\}\|^$' "$OUT/sweep.txt" | head -n 12)"
 fi
 
 : >"$J/done"

@@ -58,8 +58,8 @@ if grep -q "no progress for .*a hang" "$log"; then
 else
     fail=$((fail + 1)); echo "FAIL lp-vm --idle: no reason given: $(tail -n 2 "$log")"
 fi
-check "lp-vm --idle: a slow command that prints runs on (75 s, --idle 30)" 0 \
-    scripts/lp-vm --timeout 0 --idle 30 'i=0; while [ $i -lt 15 ]; do echo "tick $i"; sleep 5; i=$((i + 1)); done'
+check "lp-vm --idle: a slow command that prints runs on (50 s, --idle 30)" 0 \
+    scripts/lp-vm --timeout 0 --idle 30 'i=0; while [ $i -lt 10 ]; do echo "tick $i"; sleep 5; i=$((i + 1)); done'
 
 # (b) a perftest pair inside one guest
 check "lp-vm ib_write_lat pair in one guest" 0 scripts/lp-vm --timeout 0 --idle 120 '

@@ -49,14 +49,14 @@ def seed(harness, name):
 
 # Frame layout (common/wire.h): magic u32, version u16, type u16, body length u32, big-endian.
 HELLO_WL = seed("hello", "write_lat")
-SESSION = seed("frame", "session")  # HELLO, ACCEPT, QPINFO, DONE, RESULT, ERROR frames
+SESSION = seed("frame", "session")  # OPEN .. GRANT, HELLO, ACCEPT, QPINFO, DONE, RESULT, ERROR
 MAGIC, VERSION = struct.unpack(">IH", SESSION[:6])  # as the encoder wrote them
-HELLO, ERROR, QPINFO = 1, 3, 4
+HELLO, ACCEPT, ERROR, QPINFO, OPEN, CHALLENGE, AUTH, GRANT = 1, 2, 3, 4, 9, 10, 11, 12
 def frame(mtype, body, version=VERSION, length=None):
     return struct.pack(">IHHI", MAGIC, version, mtype, len(body) if length is None else length) + body
 def patch(body, off, fmt, v):  # a HELLO field at its offset
     return body[:off] + struct.pack(fmt, v) + body[off + struct.calcsize(fmt):]
-# HELLO's body, field by field as rdma/proto.c's lp_rdma_params_record declares it (wire version 4)
+# HELLO's body, field by field as rdma/proto.c's lp_rdma_params_record declares it (wire versions 4 and 5)
 HELLO_FIELDS = [("test", ">I"), ("size", ">Q"), ("iters", ">Q"), ("warmup", ">Q"),
                 ("duration_s", ">d"), ("tx_depth", ">I"), ("rx_depth", ">I"), ("cq_mod", ">I"),
                 ("post_list", ">I"), ("num_qps", ">I"), ("inline_size", ">I"), ("mtu", ">I"),
@@ -126,6 +126,24 @@ def send_end(s, data):
 def first_type(data):
     return struct.unpack(">IHHI", data[:12])[2] if len(data) >= 12 else None
 
+def recv_frame(s):
+    hdr = s.recv(12, socket.MSG_WAITALL)
+    assert len(hdr) == 12, "the server closed during the opening"
+    n = struct.unpack(">IHHI", hdr)[3]
+    return first_type(hdr), s.recv(n, socket.MSG_WAITALL) if n else b""
+
+def opened():
+    """A connection past the opening (OPEN, CHALLENGE, AUTH without a key, GRANT)."""
+    s = connect()
+    s.settimeout(10)
+    s.sendall(frame(OPEN, os.urandom(32)))
+    t, _ = recv_frame(s)
+    assert t == CHALLENGE, "opening: %r, not CHALLENGE" % t
+    s.sendall(frame(AUTH, bytes(32)))
+    t, _ = recv_frame(s)
+    assert t == GRANT, "opening: %r, not GRANT" % t
+    return s
+
 def s_good(i):
     t = ["write_lat", "read_lat", "send_lat", "write_bw", "read_bw", "send_bw"][i % 6]
     args = [B, IP, "-p", str(PORT), "--wait", "10", "-t", t, "-s", "64", "-n", "5", "-w", "1",
@@ -153,12 +171,11 @@ def s_truncated(i):
 
 def s_absurd(i):
     name, data, answers = ABSURD[i % len(ABSURD)]
-    s = connect()
+    s = opened()
     if data is None:  # a good HELLO, then a QPINFO claiming 2^32-1 QPs after ACCEPT
         s.sendall(frame(HELLO, HELLO_WL))
-        s.settimeout(10)
         hdr = s.recv(12, socket.MSG_WAITALL)
-        assert first_type(hdr) == 2, "%s: no ACCEPT" % name
+        assert first_type(hdr) == ACCEPT, "%s: no ACCEPT" % name
         send_end(s, frame(QPINFO, b"\xff\xff\xff\xff" + QPI[4:]))
         drain(s)
         return

@@ -1,6 +1,6 @@
 # linkperf — GNU make. Targets: all (default), check, check-quick|guest|fabric|slow|gpu (one tier),
 # check-asan, check-headers, check-format, format,
-# asan, fuzz, fuzz-seeds, demo, bench, clean, man, completions, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
+# asan, fuzz, fuzz-seeds, demo, bench, clean, man, completions, schemas, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
 # Detects rdma-core, CUDA and Open MPI; what is missing is skipped with a message.
 
 BUILD   ?= build
@@ -24,7 +24,9 @@ endif
 MPICC       ?= mpicc
 HAVE_MPI    ?= $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 
-LIB_SRC := $(wildcard common/*.c) $(wildcard qual/*.c) gpu/inventory.c # GPUs for the inventory: NVML at run time, no CUDA
+# gpu/doc.c (lp-gpu's document as records) and gpu/inventory.c (GPUs for the inventory: NVML at
+# run time) have no CUDA: qual/ reads lp-gpu's documents and every tool lists GPUs anywhere
+LIB_SRC := $(wildcard common/*.c) $(wildcard qual/*.c) gpu/doc.c gpu/inventory.c
 ifeq ($(HAVE_VERBS),1)
 LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1
@@ -43,7 +45,7 @@ LDLIBS_ALL += -ljansson
 endif
 LIB_CU :=
 ifeq ($(HAVE_CUDA),1)
-LIB_SRC += $(filter-out gpu/inventory.c,$(wildcard gpu/*.c))
+LIB_SRC += $(filter-out gpu/doc.c gpu/inventory.c,$(wildcard gpu/*.c))
 LIB_CU  := $(wildcard gpu/*.cu)
 CPPFLAGS_ALL += -DLP_HAVE_CUDA=1 -isystem $(CUDA_HOME)/include
 # Static cudart and a dlopen'ed driver: the binaries run (and exit 77) where no driver is.
@@ -104,7 +106,7 @@ UNIT_SRC := $(filter-out tests/unit/test_gpu_%,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: ldlibs all check check-asan check-headers check-format format asan demo bench clean info man completions \
+.PHONY: ldlibs all check check-asan check-headers check-format format asan demo bench clean info man completions schemas \
 	install uninstall version FORCE
 all: info $(TOOLS) $(if $(filter 1,$(HAVE_CMOCKA)),$(UNIT_BIN))
 
@@ -208,6 +210,23 @@ $(BUILD)/completions/%: completions/template.bash $$(call prog_path,%)
 		-e "s/@WORDS@/$$(sed -n 's/^words: //p' $@.words)/" \
 		-e "s/@TAKES@/$$(sed -n 's/^takes: //p' $@.words)/" $< >$@.tmp && mv $@.tmp $@ && rm -f $@.words
 
+# ---- the JSON Schemas of the documents, from their records --------------------------------
+# docs/schema/ is committed; the unit tests (rdma, gpu) and test-diagnose (sweep) fail when it
+# differs from what the tools give now.
+SCHEMAS := $(if $(filter 1,$(HAVE_VERBS)),docs/schema/linkperf.rdma-2.json \
+	   docs/schema/linkperf.sweep-2.json) \
+	   $(if $(filter 1,$(HAVE_CUDA)),docs/schema/linkperf.gpu-2.json)
+schemas: $(SCHEMAS)
+docs/schema/linkperf.sweep-2.json: $(BUILD)/lp-judge
+	$(call say,GEN,$@)
+	$(Q)$< --schema sweep >$@.tmp && mv $@.tmp $@
+docs/schema/linkperf.rdma-2.json: $(BUILD)/lp-rdma
+	$(call say,GEN,$@)
+	$(Q)$< --json-schema >$@.tmp && mv $@.tmp $@
+docs/schema/linkperf.gpu-2.json: $(BUILD)/lp-gpu
+	$(call say,GEN,$@)
+	$(Q)$< --json-schema >$@.tmp && mv $@.tmp $@
+
 # ---- install, uninstall -------------------------------------------------------------
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -215,7 +234,7 @@ DATADIR ?= $(PREFIX)/share/linkperf
 MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/linkperf
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
-DOCS    := README.md $(wildcard docs/*.md)
+DOCS    := README.md $(wildcard docs/*.md) $(wildcard docs/schema/*.json)
 # expected values for --expect auto, found from the tools' path (qual/profile.c)
 PROFILES := $(wildcard profiles/*.json)
 # the Python tools' modules (the one document reader, the pictures), found from the tools' path
@@ -227,7 +246,7 @@ INSTALLED := $(PROGS:%=$(BINDIR)/%) $(PROGS:%=$(MANDIR)/man1/%.1) $(PROGS:%=$(BA
 # Python tools take their data (the version) from $(DATADIR), found from their own path.
 install: all man completions
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(DOCDIR)/docs/schema $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(foreach p,$(PROGS),$(call prog_path,$(p))) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
@@ -238,10 +257,12 @@ install: all man completions
 	install -m 644 $(PYMODS) $(DESTDIR)$(DATADIR)/python/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)/docs/
+	install -m 644 $(wildcard docs/schema/*.json) $(DESTDIR)$(DOCDIR)/docs/schema/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/python $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/python $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/docs/schema \
+		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- test, demo, bench ------------------------------------------------------
 # The whole suite (every tier), then the unit and Soft-RoCE tests again under ASan+UBSan.

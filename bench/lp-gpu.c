@@ -5,6 +5,7 @@
  * Thin main: options, then gpu/ does the work and the sinks print.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,14 @@
 
 struct lp_gpu_cli {
 	struct lp_gpu_params p;
-	const char *tests, *gpus, *json_path, *csv_path;
-	bool list, verbose, quiet, version, tables;
+	const char *tests, *gpus;
+	bool list;
+	struct lp_out_opts out;
+	struct lp_qual_opts qual;
+	/* derived */
+	bool tables;
 	const struct lp_gpu_test *sel[64];
 	unsigned nsel;
-	struct lp_qual_opts qual;
 	struct lp_qual q;
 };
 
@@ -49,6 +53,81 @@ static struct lp_qual_hw qual_hw(const struct lp_gpu_topo *t)
 				    .pcie_width = (int)g->pcie.max_width };
 }
 
+#define CLI struct lp_gpu_cli
+#define REFUSED(c, what)                                                                           \
+	{                                                                                          \
+		.shortname = (c), .kind = LP_OPT_REFUSE,                                           \
+		.help = what " (one spelling in every tool)"                                       \
+	}
+
+/* clang-format off */
+static const struct lp_opt gpu_rows[] = {
+	{ .name = "tests", .shortname = 't', LP_OPT_STR_AT(CLI, tests), .metavar = "LIST",
+	  .help = "tests or groups, comma separated (--list shows them)", .def = "all" },
+	{ .name = "sizes", .shortname = 's', LP_OPT_SIZES_AT(CLI, p.sizes), .min = 16,
+	  .max = 64.0 * (1ull << 30), .metavar = "SIZES",
+	  .help = "bytes per copy: one, a sweep 4K:1G (powers of two) or a list 64K,1M",
+	  .def = "256M" },
+	{ .name = "iters", .shortname = 'n', LP_OPT_UINT_AT(CLI, p.iters), .min = 1, .max = 256,
+	  .metavar = "N", .help = "timed copies per sample", .def = "16" },
+	{ .name = "warmup", LP_OPT_UINT_AT(CLI, p.warmup), .max = 64, .metavar = "N",
+	  .help = "untimed copies before each sample", .def = "4" },
+	{ .name = "samples", LP_OPT_UINT_AT(CLI, p.samples), .min = 1, .max = 64, .metavar = "N",
+	  .help = "samples per cell; median, min and max are reported", .def = "5" },
+	{ .name = "lat-loads", LP_OPT_UINT_AT(CLI, p.lat_iters), .min = 100, .max = 10000000,
+	  .metavar = "N", .help = "dependent loads per latency sample", .def = "20000" },
+	{ .name = "hold-timeout", LP_OPT_SECONDS_AT(CLI, p.hold_timeout_s), .min = 0.1, .max = 600,
+	  .metavar = "SECS", .help = "the spin kernel that holds the streams gives up after this",
+	  .def = "10s" },
+	{ .name = "no-verify", LP_OPT_FLAG_AT(CLI, p.no_verify),
+	  .help = "skip checking the destination after the timed region" },
+	{ .name = "gpu", LP_OPT_STR_AT(CLI, gpus), .metavar = "LIST",
+	  .help = "CUDA devices to use, e.g. 0,2,3 (default all)" },
+	{ .name = "list", LP_OPT_FLAG_AT(CLI, list), .help = "list the tests and exit" },
+	REFUSED('g', "the GPUs are --gpu LIST"),
+	REFUSED('r', "samples per cell are --samples"),
+	REFUSED('l', "the test list is --list"),
+	REFUSED('w', "the warm-up is --warmup"),
+	REFUSED('q', "no tables is --quiet"),
+	REFUSED('v', "more messages is --verbose"),
+	REFUSED('J', "JSON output is --json"),
+	{ 0 },
+};
+
+static const struct lp_opt_group gpu_groups[] = {
+	{ "tests", gpu_rows, 0 },
+	{ "output", lp_out_csv_opt_rows, offsetof(CLI, out) },
+	{ "output", lp_out_opt_rows, offsetof(CLI, out) },
+	{ "output", lp_out_version_opt_rows, offsetof(CLI, out) },
+	{ "output", lp_out_schema_opt_rows, offsetof(CLI, out) },
+	{ "qualification", lp_qual_opt_rows, offsetof(CLI, qual) },
+	{ "qualification", lp_qual_gbytes_opt_rows, offsetof(CLI, qual) },
+	{ 0 },
+};
+
+static const struct lp_opt_exit gpu_exits[] = {
+	{ LP_EXIT_OK, "the tests ran (and passed --expect, the floors and --baseline when given)" },
+	{ LP_EXIT_FAIL, "a test failed (CUDA error or verification), or a FAIL against --expect "
+			"or a floor, or a regression against --baseline" },
+	{ LP_EXIT_USAGE, "usage error: a bad option or value, or a baseline matching under half of "
+			 "the cells" },
+	{ LP_EXIT_OUTPUT, "an output (--json, --csv, --prom) or the standard output could not be "
+			  "written (a full disk, a missing directory, a symbolic link at the file); "
+			  "the previous file, if any, is left as it was" },
+	{ LP_EXIT_UNSUPPORTED, "no GPU or no NVIDIA driver here: nothing measured" },
+	{ 0 },
+};
+
+static const struct lp_opt_cmd gpu_cmd = {
+	.synopsis = "lp-gpu [options]",
+	.groups = gpu_groups,
+	.notes = "Matrices: rows are the source, columns the destination (data flows from the row "
+		 "to the column).\nCopy rates are GB/s = 1e9 B/s, each followed by its percent of "
+		 "the expected ceiling (docs/METHOD.md);\nlatencies are ns per load.",
+	.exits = gpu_exits,
+};
+/* clang-format on */
+
 static bool is_stdout(const char *path)
 {
 	return path && !strcmp(path, "-");
@@ -58,136 +137,32 @@ static bool is_stdout(const char *path)
 static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 {
 	struct lp_gpu_params *p = &cli->p;
-	const struct lp_opt opts[] = {
-		{ .name = "tests",
-		  .shortname = 't',
-		  .kind = LP_OPT_STR,
-		  .dst = &cli->tests,
-		  .metavar = "LIST",
-		  .help = "tests or groups, comma separated (--list shows them)",
-		  .def = "all" },
-		{ .name = "gpus",
-		  .shortname = 'g',
-		  .kind = LP_OPT_STR,
-		  .dst = &cli->gpus,
-		  .metavar = "LIST",
-		  .help = "CUDA devices to use, e.g. 0,2,3 (default all)" },
-		{ .name = "size",
-		  .shortname = 's',
-		  .kind = LP_OPT_SIZES,
-		  .dst = &p->sizes,
-		  .min = 16,
-		  .max = 64.0 * (1ull << 30),
-		  .metavar = "SIZES",
-		  .help = "bytes per copy: one, a sweep 4K:1G (powers of two) or a list 64K,1M",
-		  .def = "256M" },
-		{ .name = "iters",
-		  .shortname = 'n',
-		  .kind = LP_OPT_UINT,
-		  .dst = &p->iters,
-		  .min = 1,
-		  .max = 256,
-		  .metavar = "N",
-		  .help = "timed copies per sample",
-		  .def = "16" },
-		{ .name = "warmup",
-		  .shortname = 'w',
-		  .kind = LP_OPT_UINT,
-		  .dst = &p->warmup,
-		  .max = 64,
-		  .metavar = "N",
-		  .help = "untimed copies before each sample",
-		  .def = "4" },
-		{ .name = "samples",
-		  .shortname = 'r',
-		  .kind = LP_OPT_UINT,
-		  .dst = &p->samples,
-		  .min = 1,
-		  .max = 64,
-		  .metavar = "N",
-		  .help = "samples per cell; median, min and max are reported",
-		  .def = "5" },
-		{ .name = "lat-loads",
-		  .kind = LP_OPT_UINT,
-		  .dst = &p->lat_iters,
-		  .min = 100,
-		  .max = 10000000,
-		  .metavar = "N",
-		  .help = "dependent loads per latency sample",
-		  .def = "20000" },
-		{ .name = "hold-timeout",
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &p->hold_timeout_s,
-		  .min = 0.1,
-		  .max = 600,
-		  .metavar = "SECONDS",
-		  .help = "the spin kernel that holds the streams gives up after this",
-		  .def = "10s" },
-		{ .name = "no-verify",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &p->no_verify,
-		  .help = "skip checking the destination after the timed region" },
-		{ .name = "json",
-		  .shortname = 'J',
-		  .kind = LP_OPT_STR,
-		  .dst = &cli->json_path,
-		  .metavar = "FILE",
-		  .help = "write one JSON document (- = stdout, instead of the tables)" },
-		{ .name = "csv",
-		  .kind = LP_OPT_STR,
-		  .dst = &cli->csv_path,
-		  .metavar = "FILE",
-		  .help = "write CSV, one line per cell (- = stdout, instead of the tables)" },
-		{ .name = "list",
-		  .shortname = 'l',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &cli->list,
-		  .help = "list the tests and exit" },
-		{ .name = "verbose",
-		  .shortname = 'v',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &cli->verbose,
-		  .help = "more messages on stderr" },
-		{ .name = "quiet",
-		  .shortname = 'q',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &cli->quiet,
-		  .help = "no tables on stdout, only errors on stderr" },
-		{ .name = "version",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &cli->version,
-		  .help = "print the version" },
-		LP_QUAL_OPT_ROWS(&cli->qual),
-		{ 0 },
-	};
-	const char *pos[1];
 	int npos;
 	bool help;
 
-	if (lp_opt_parse(opts, argc, argv, pos, 0, &npos, &help))
+	if (lp_opt_parse(&gpu_cmd, cli, argc, argv, NULL, &npos, &help))
 		return LP_EXIT_USAGE;
-	if (help) {
-		lp_opt_usage(stdout, "lp-gpu [options]", opts);
-		printf("\nMatrices read row <- column (data flows from the column to the row); GB/s = 1e9 B/s;\n"
-		       "each bandwidth is followed by its percent of the expected ceiling (docs/METHOD.md).\n"
-		       "Exit: 0 ok, 1 a test failed (CUDA error or verification), 2 usage, 77 no GPU or driver.\n");
-		return LP_EXIT_OK;
-	}
-	if (cli->version || cli->list) {
-		if (cli->version)
+	if (help || cli->out.version || cli->out.json_schema || cli->list) {
+		if (help)
+			lp_opt_usage(&gpu_cmd, stdout);
+		else if (cli->out.version)
 			printf("lp-gpu %s\n", LP_VERSION);
+		else if (cli->out.json_schema)
+			return lp_gpu_report_schema(stdout) ? LP_EXIT_FAIL : LP_EXIT_OK;
 		else
 			lp_gpu_list(stdout);
 		return LP_EXIT_OK;
 	}
-	if (is_stdout(cli->json_path) && is_stdout(cli->csv_path)) {
+	if (is_stdout(cli->out.json) && is_stdout(cli->out.csv)) {
 		lp_err("--json - and --csv -: only one of them can have stdout");
 		return LP_EXIT_USAGE;
 	}
-	cli->tables = !cli->quiet && !is_stdout(cli->json_path) && !is_stdout(cli->csv_path);
-	lp_log_set_level(cli->quiet ? LP_LOG_ERR : cli->verbose ? LP_LOG_DEBUG : LP_LOG_WARN);
+	cli->tables = !cli->out.quiet && !is_stdout(cli->out.json) && !is_stdout(cli->out.csv);
+	lp_log_set_level(cli->out.quiet	    ? LP_LOG_ERR
+			 : cli->out.verbose ? LP_LOG_DEBUG
+					    : LP_LOG_WARN);
 	if (cli->gpus && lp_gpu_parse_devs(cli->gpus, p->devs, LP_GPU_MAX, &p->ndevs)) {
-		lp_err("-g %s: expected distinct CUDA device numbers, e.g. 0,2,3 (at most %d)",
+		lp_err("--gpu %s: expected distinct CUDA device numbers, e.g. 0,2,3 (at most %d)",
 		       cli->gpus, LP_GPU_MAX);
 		return LP_EXIT_USAGE;
 	}
@@ -241,22 +216,22 @@ static int write_outputs(struct lp_gpu_cli *cli, const struct lp_gpu_report *rep
 	FILE *f;
 
 	if (lp_qual_wanted(&cli->qual)) {
-		if (lp_qual_run(&cli->q, report_json, rep, cli->json_path))
+		if (lp_qual_run(&cli->q, report_json, rep, cli->out.json))
 			rc = LP_EXIT_FAIL;
 		else if (cli->tables)
 			lp_qual_print(&cli->q, stdout);
 		if (lp_qual_failed(&cli->q))
 			rc = LP_EXIT_FAIL;
-	} else if (cli->json_path) {
-		f = lp_out_open(cli->json_path);
-		if (!f || lp_out_end(f, cli->json_path, lp_gpu_report_json(f, rep)))
+	} else if (cli->out.json) {
+		f = lp_out_open(cli->out.json);
+		if (!f || lp_out_end(f, cli->out.json, lp_gpu_report_json(f, rep)))
 			rc = LP_EXIT_FAIL;
 	}
-	if (cli->csv_path) {
-		f = lp_out_open(cli->csv_path);
+	if (cli->out.csv) {
+		f = lp_out_open(cli->out.csv);
 		if (f)
 			lp_gpu_report_csv(f, rep);
-		if (!f || lp_out_close(f, cli->csv_path))
+		if (!f || lp_out_close(f, cli->out.csv))
 			rc = LP_EXIT_FAIL;
 	}
 	return rc;

@@ -10,11 +10,11 @@
  * not one (a baseline matching under half of the cells), 77 no JSON library.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/lp.h"
-#include "common/meta.h"
 #include "common/opt.h"
 #include "qual/qual.h"
 #include "sweep/result.h"
@@ -23,8 +23,9 @@ static const char *const schema_names[] = { "sweep", NULL };
 
 struct cli {
 	int schema;
-	bool schema_set, help, version;
+	bool schema_set;
 	const char *json_path;
+	struct lp_out_opts out; /* -V */
 	struct lp_qual_opts qual;
 };
 
@@ -47,42 +48,59 @@ static int judge(const struct cli *o, const char *doc)
 	return rc;
 }
 
+/* clang-format off */
+static const struct lp_opt judge_rows[] = {
+	{ .name = "json", LP_OPT_STR_AT(struct cli, json_path), .metavar = "FILE",
+	  .help = "write the judged document: the input with its \"qualification\" section" },
+	{ .name = "schema", LP_OPT_CHOICE_AT(struct cli, schema), LP_OPT_SET_AT(struct cli, schema_set),
+	  .choices = schema_names, .metavar = "KIND",
+	  .help = "print the JSON Schema of a document kind (sweep: linkperf.sweep/2, from its "
+		  "records) and exit" },
+	{ 0 },
+};
+
+static const struct lp_opt_exit judge_exits[] = {
+	{ LP_EXIT_OK, "every judged cell passed (or nothing was judged)" },
+	{ LP_EXIT_FAIL, "a cell failed or regressed" },
+	{ LP_EXIT_USAGE, "usage error, a document that is not one, or a baseline matching under half "
+			 "of the cells" },
+	{ LP_EXIT_OUTPUT, "the judged document or the standard output could not be written (a full "
+			  "disk, a missing directory, a symbolic link at the file)" },
+	{ LP_EXIT_UNSUPPORTED, "built without jansson" },
+	{ 0 },
+};
+
+static const struct lp_opt_cmd judge_cmd = {
+	.synopsis = "lp-judge DOC.json [--expect ...] [--baseline OLD.json] [--json OUT.json]\n"
+		    "lp-judge --schema sweep",
+	.groups = (const struct lp_opt_group[]){
+		{ "judge", judge_rows, 0 },
+		{ "judge", lp_out_version_opt_rows, offsetof(struct cli, out) },
+		{ "qualification", lp_qual_opt_rows, offsetof(struct cli, qual) },
+		{ "qualification", lp_qual_gbps_opt_rows, offsetof(struct cli, qual) },
+		{ 0 } },
+	.max_pos = 1,
+	.notes = "Floors as the documents' tools take them: --min-gbps in Gb/s (a GB/s suffix for "
+		 "bytes: lp-gpu's copy rates).",
+	.exits = judge_exits,
+};
+/* clang-format on */
+
 int main(int argc, char **argv)
 {
 	struct cli o = { 0 };
-	const struct lp_opt opts[] = {
-		LP_QUAL_OPT_ROWS(&o.qual),
-		{ .name = "json",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.json_path,
-		  .metavar = "FILE",
-		  .help = "write the judged document: the input with its \"qualification\" section" },
-		{ .name = "schema",
-		  .kind = LP_OPT_CHOICE,
-		  .dst = &o.schema,
-		  .choices = schema_names,
-		  .set = &o.schema_set,
-		  .metavar = "KIND",
-		  .help = "print the JSON Schema of a document kind (sweep: linkperf.sweep/2, from its records) and exit" },
-		{ .name = "version",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.version,
-		  .help = "print the version" },
-		{ 0 },
-	};
-	const char *pos[2];
+	const char *pos[1];
 	int npos = 0;
+	bool help;
 
-	if (lp_opt_parse(opts, argc, argv, pos, 2, &npos, &o.help))
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
+	if (lp_opt_parse(&judge_cmd, &o, argc, argv, pos, &npos, &help))
 		return LP_EXIT_USAGE;
-	if (o.help) {
-		lp_opt_usage(
-			stdout,
-			"lp-judge DOC.json [--expect ...] [--baseline OLD.json] [--json OUT.json]",
-			opts);
+	if (help) {
+		lp_opt_usage(&judge_cmd, stdout);
 		return LP_EXIT_OK;
 	}
-	if (o.version) {
+	if (o.out.version) {
 		printf("lp-judge %s\n", LP_VERSION);
 		return LP_EXIT_OK;
 	}

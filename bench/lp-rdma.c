@@ -9,6 +9,7 @@
  * through rdma/report.h (table, CSV, JSON).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "qual/qual.h"
 #include "rdma/check.h"
 #include "rdma/counters.h"
+#include "rdma/opts.h"
 #include "rdma/plan.h"
 #include "rdma/rdma.h"
 #include "rdma/report.h"
@@ -40,26 +42,26 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/* Everything the command line sets; the groups' structs are shared with lp-sweep (rdma/opts.h). */
 struct cli {
-	bool server, once, version, quiet, verbose, topo, no_numa, counters, check, inventory,
-		cm_port_set;
-	const char *host, *bind, *dev, *json_path, *csv_path, *mem, *clock, *gpu;
+	bool server, once, topo, counters, check, inventory, no_numa, cm_port_set;
+	const char *bind;
+	unsigned port, cm_port;
+	double wait_s;
 	const char *allow, *key_path; /* --allow (server), --key (both) */
 	uint64_t max_mem;	      /* server: --max-mem */
 	double max_duration_s, max_timeout_s;
+	struct lp_rdma_plan_opts plan; /* -t -s -n -D ... and the tuning (-q -l -Q ...) */
+	struct lp_rdma_devsel dev;     /* -d -i -x -T -S */
+	struct lp_rdma_memsel mem;     /* --mem, --gpu */
+	struct lp_rdma_perftest_opts perftest;
+	struct lp_out_opts out;	  /* --json, --csv, --quiet ... */
+	struct lp_qual_opts qual; /* --expect, floors, --baseline, --prom */
+	/* derived */
+	const char *host;
 	char dev_auto[64];
 	struct lp_rdma_affinity aff; /* what --gpu/--dev auto and the NUMA binding decided */
-	unsigned port, ib_port, cm_port;
-	int gid_index, tclass, sl; /* -1: the library chooses (gid_index, tclass) */
-	double wait_s, timeout_s;
-	int lat_method;		  /* index in lat_methods */
-	int mem_kind, mem_dev;	  /* --mem and --gpu, resolved */
-	struct lp_rdma_plan plan; /* the test options (-t -s -n -w -T -Q ...) */
-	struct lp_qual_opts qual; /* --expect, floors, --baseline, --prom */
 };
-
-static const char *const lat_methods[] = { "poll", "imm", NULL };
-static const enum lp_lat_method lat_method_of[] = { LP_LAT_POLL, LP_LAT_WRITE_IMM };
 
 /* GPU memory asked for: is there a GPU (and the code for it)? 0, -EOPNOTSUPP, -ENODEV, -EINVAL. */
 static int check_mem(int kind, int dev)
@@ -155,8 +157,8 @@ static int scan_topo(struct lp_topo *t, bool ask_cuda)
  */
 static int resolve_auto(struct cli *o, int mem_kind, int *mem_dev_p)
 {
-	bool dev_auto = o->dev && !strcmp(o->dev, "auto");
-	bool gpu_auto = mem_kind == LP_MEM_CUDA && o->gpu && !strcmp(o->gpu, "auto");
+	bool dev_auto = o->dev.dev && !strcmp(o->dev.dev, "auto");
+	bool gpu_auto = mem_kind == LP_MEM_CUDA && o->mem.gpu_auto;
 	struct lp_topo t;
 	int g = -1, nic = -1, ret;
 
@@ -165,8 +167,8 @@ static int resolve_auto(struct cli *o, int mem_kind, int *mem_dev_p)
 	ret = scan_topo(&t, mem_kind == LP_MEM_CUDA);
 	if (ret)
 		return ret;
-	if (o->dev && !dev_auto)
-		nic = lp_topo_nic_index(&t, o->dev);
+	if (o->dev.dev && !dev_auto)
+		nic = lp_topo_nic_index(&t, o->dev.dev);
 	if (mem_kind == LP_MEM_CUDA && !gpu_auto)
 		g = topo_index_of(&t, *mem_dev_p < 0 ? 0 : *mem_dev_p);
 	if (dev_auto && gpu_auto)
@@ -195,7 +197,7 @@ static int resolve_auto(struct cli *o, int mem_kind, int *mem_dev_p)
 	}
 	if (dev_auto) {
 		snprintf(o->dev_auto, sizeof(o->dev_auto), "%s", t.nics[nic].name);
-		o->dev = o->dev_auto;
+		o->dev.dev = o->dev_auto;
 	}
 	if (gpu_auto)
 		*mem_dev_p = t.gpus[g].cuda;
@@ -340,7 +342,7 @@ static int client_plan(const struct cli *o, struct client *c)
 	ret = load_key(o, &c->key);
 	if (ret)
 		return ret;
-	ret = lp_rdma_plan_build(&o->plan, c->params, max, &c->planned, why, sizeof(why));
+	ret = lp_rdma_plan_build(&o->plan.plan, c->params, max, &c->planned, why, sizeof(why));
 	if (ret)
 		lp_err("%s", why);
 	if (!ret && lp_qual_wanted(&o->qual))
@@ -376,22 +378,16 @@ static struct lp_inv_opts inv_opts(void)
 /* Device (--dev/--gpu auto resolved), affinity, then the server. */
 static int client_connect(struct cli *o, struct client *c)
 {
-	struct lp_rdma_devsel sel = {
-		.dev = o->dev,
-		.port = (int)o->ib_port,
-		.gid_index = o->gid_index,
-		.tclass = o->tclass,
-		.sl = o->sl,
-	};
+	struct lp_rdma_devsel sel = o->dev;
 	int family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
-	int ret = check_mem(o->mem_kind, o->mem_dev);
+	int ret = check_mem(o->mem.kind, o->mem.dev);
 	struct lp_qual_hw hw;
 	char peer[64];
 
 	if (!ret)
-		ret = resolve_auto(o, o->mem_kind, &o->mem_dev);
+		ret = resolve_auto(o, o->mem.kind, &o->mem.dev);
 	if (!ret) {
-		sel.dev = o->dev;
+		sel.dev = o->dev.dev;
 		ret = lp_rdma_dev_open(&sel, family, &c->dev);
 	}
 	if (!ret) {
@@ -405,12 +401,12 @@ static int client_connect(struct cli *o, struct client *c)
 	}
 	if (ret)
 		return ret;
-	describe_affinity(o, lp_rdma_dev_info(c->dev)->name, o->mem_kind, o->mem_dev);
+	describe_affinity(o, lp_rdma_dev_info(c->dev)->name, o->mem.kind, o->mem.dev);
 	ret = open_session(o, c);
 	if (ret)
 		return -EIO; /* said why */
 	if (!lp_sock_peer_addr(c->fd, peer, sizeof(peer), &c->oob.peer_family) &&
-	    o->gid_index < 0 && c->oob.peer_family != family)
+	    o->dev.gid_index < 0 && c->oob.peer_family != family)
 		lp_rdma_dev_select_gid(c->dev, c->oob.peer_family, -1);
 	return 0;
 }
@@ -426,18 +422,18 @@ static void client_runs(const struct cli *o, struct client *c)
 {
 	struct lp_rdma_table t = { .f = stdout };
 
-	if (!o->quiet)
+	if (!o->out.quiet)
 		lp_rdma_report_device(stdout, lp_rdma_dev_info(c->dev), "client");
 	for (int i = 0; i < c->planned && !stop_flag && !c->failed; i++) {
 		struct lp_rdma_params *p = &c->params[i];
 		struct lp_ival_sink live = { .fn = print_interval, .ctx = p };
 		int ret;
 
-		p->mem_dev = o->mem_dev;
-		ret = lp_rdma_client_run(c->dev, &c->oob, p, o->host, o->quiet ? NULL : &live,
+		p->mem_dev = o->mem.dev;
+		ret = lp_rdma_client_run(c->dev, &c->oob, p, o->host, o->out.quiet ? NULL : &live,
 					 &c->res[i]);
 		c->done = i + 1;
-		if (!o->quiet)
+		if (!o->out.quiet)
 			lp_rdma_report_row(&t, p, &c->res[i]);
 		if (ret) { /* the session's state is unknown after a failure: stop here */
 			c->failed++;
@@ -447,7 +443,7 @@ static void client_runs(const struct cli *o, struct client *c)
 	}
 	if (!c->failed)
 		lp_rdma_client_bye(&c->oob);
-	if (!o->quiet)
+	if (!o->out.quiet)
 		lp_rdma_report_footer(stdout, c->params, c->res, c->done);
 }
 
@@ -459,6 +455,8 @@ static void client_outputs(const struct cli *o, struct client *c)
 		.role = "client",
 		.server = o->host,
 		.port = o->port,
+		.tclass = o->dev.tclass,
+		.sl = o->dev.sl,
 		.local_dev = lp_rdma_dev_info(c->dev),
 		.aff = &o->aff,
 		.params = c->params,
@@ -467,18 +465,18 @@ static void client_outputs(const struct cli *o, struct client *c)
 		.planned = c->planned,
 	};
 
-	if (o->csv_path && lp_rdma_report_csv(o->csv_path, &rep))
+	if (o->out.csv && lp_rdma_report_csv(o->out.csv, &rep))
 		c->failed++;
 	rep.failed = c->failed;
 	/* SIGINT/SIGTERM: the results are what was measured until then. */
 	rep.interrupted = stop_flag;
 	if (lp_qual_wanted(&o->qual)) {
-		if (lp_qual_run(&c->q, report_json, &rep, o->json_path))
+		if (lp_qual_run(&c->q, report_json, &rep, o->out.json))
 			c->failed++;
-		else if (!o->quiet)
+		else if (!o->out.quiet)
 			lp_qual_print(&c->q, stdout);
 		c->failed += lp_qual_failed(&c->q);
-	} else if (o->json_path && lp_rdma_report_json(o->json_path, &rep)) {
+	} else if (o->out.json && lp_rdma_report_json(o->out.json, &rep)) {
 		c->failed++;
 	}
 }
@@ -490,7 +488,7 @@ static int run_client(struct cli *o)
 
 	c.oob = (struct lp_oob){ .ops = &lp_oob_tcp_ops,
 				 .ctx = &c.fd,
-				 .timeout_ms = (int)(o->timeout_s * 1000),
+				 .timeout_ms = (int)(o->plan.timeout_s * 1000),
 				 .peer_name = o->host,
 				 .stop = &stop_flag };
 	ret = client_plan(o, &c);
@@ -529,18 +527,19 @@ static int run_topo(void)
 /* A snapshot of -d/-i (default the first RDMA device, port 1) under $LP_SYSFS_ROOT. */
 static int read_counters(const struct cli *o, const char *root, struct lp_counters *snap)
 {
-	unsigned port = o->ib_port ? o->ib_port : 1;
+	unsigned port = o->dev.port > 0 ? (unsigned)o->dev.port : 1;
 	struct lp_topo t = { 0 };
-	int ret = o->dev ? 0 : lp_topo_scan(root, &t);
+	const char *dev = o->dev.dev;
+	int ret = dev ? 0 : lp_topo_scan(root, &t);
 
-	if (!ret && !o->dev && !t.nnics) {
+	if (!ret && !dev && !t.nnics) {
 		lp_err("--counters: no RDMA device here");
 		ret = -ENODEV;
 	}
 	if (!ret)
-		ret = lp_counters_read(root, o->dev ? o->dev : t.nics[0].name, port, snap);
-	if (ret == -ENODEV && o->dev)
-		lp_err("--counters: no port %u on RDMA device %s", port, o->dev);
+		ret = lp_counters_read(root, dev ? dev : t.nics[0].name, port, snap);
+	if (ret == -ENODEV && dev)
+		lp_err("--counters: no port %u on RDMA device %s", port, dev);
 	lp_topo_free(&t);
 	return ret;
 }
@@ -552,9 +551,11 @@ static int read_counters(const struct cli *o, const char *root, struct lp_counte
 static int run_report(const struct cli *o)
 {
 	const char *root = lp_counters_root();
-	struct lp_check_opts co = {
-		.root = root, .dev = o->dev, .port = o->ib_port, .tclass = o->tclass, .sl = o->sl
-	};
+	struct lp_check_opts co = { .root = root,
+				    .dev = o->dev.dev,
+				    .port = (unsigned)o->dev.port,
+				    .tclass = o->dev.tclass,
+				    .sl = o->dev.sl };
 	struct lp_check_report rep = { 0 };
 	struct lp_counters *snap = calloc(1, sizeof(*snap));
 	struct lp_rdma_report doc = { .role = o->check ? "check" : "counters" };
@@ -572,15 +573,15 @@ static int run_report(const struct cli *o)
 		doc.counters = snap;
 	}
 	lp_host_meta_collect(&m);
-	if (!ret && !o->quiet && o->check) {
+	if (!ret && !o->out.quiet && o->check) {
 		lp_check_print(&rep, stdout);
 		printf("%s: %u checks, worst %s\n", m.host, rep.n,
 		       lp_check_status_name(lp_check_worst(&rep)));
-	} else if (!ret && !o->quiet) {
+	} else if (!ret && !o->out.quiet) {
 		lp_counters_print(snap, false, stdout);
 	}
-	if (!ret && o->json_path)
-		ret = lp_rdma_report_json(o->json_path, &doc);
+	if (!ret && o->out.json)
+		ret = lp_rdma_report_json(o->out.json, &doc);
 	if (!ret && o->check && lp_check_worst(&rep) == LP_CHECK_FAIL)
 		ret = -EIO;
 	lp_check_free(&rep);
@@ -596,10 +597,10 @@ static int run_inventory(const struct cli *o)
 	struct lp_rdma_report doc = { .role = "inventory", .inventory = h };
 	int ret = h ? lp_inv_host_read(&io, h) : -ENOMEM;
 
-	if (!ret && !o->quiet)
+	if (!ret && !o->out.quiet)
 		lp_inv_host_print(h, stdout);
-	if (!ret && o->json_path)
-		ret = lp_rdma_report_json(o->json_path, &doc);
+	if (!ret && o->out.json)
+		ret = lp_rdma_report_json(o->out.json, &doc);
 	free(h);
 	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
 }
@@ -612,7 +613,7 @@ static void server_report(void *ctx, const struct lp_rdma_server_event *e)
 	if (e->quiet)
 		lp_warn("%u more connections ended in the last %u s (not logged one by one)",
 			e->quiet, e->window_s);
-	else if (!e->status && !o->quiet)
+	else if (!e->status && !o->out.quiet)
 		printf("client %s: session done\n", e->peer);
 	else if (e->status == -EINTR)
 		lp_warn("client %s: session interrupted (the client was told)", e->peer);
@@ -637,31 +638,25 @@ static int server_policy(const struct cli *o, struct lp_sock_allow *allow, struc
 /* The device, the listening socket, then rdma/server.c serves until a signal (or --once). */
 static int run_server(struct cli *o)
 {
-	struct lp_rdma_devsel sel = {
-		.dev = o->dev,
-		.port = (int)o->ib_port,
-		.gid_index = o->gid_index,
-		.tclass = o->tclass,
-		.sl = o->sl,
-	};
+	struct lp_rdma_devsel sel = o->dev;
 	static struct lp_rdma_key key; /* 4 KiB: not on the stack; wiped before exit */
 	struct lp_sock_allow allow;
 	struct lp_inv_opts io;
 	struct lp_rdma_server_cfg cfg = {
 		.session = { .bind_addr = o->bind,
 			     .stop = &stop_flag,
-			     .mem = (enum lp_mem_kind)o->mem_kind,
-			     .mem_dev = o->mem_dev,
+			     .mem = (enum lp_mem_kind)o->mem.kind,
+			     .mem_dev = o->mem.dev,
 			     .max_mem = o->max_mem,
 			     .max_duration_s = o->max_duration_s,
 			     .max_timeout_ms = (int)(o->max_timeout_s * 1000),
-			     .gid_fixed = o->gid_index >= 0,
-			     .gid_by_family = o->gid_index < 0,
+			     .gid_fixed = o->dev.gid_index >= 0,
+			     .gid_by_family = o->dev.gid_index < 0,
 			     .cm_port = (uint16_t)o->cm_port,
 			     .allow = o->allow ? &allow : NULL },
 		.allow = o->allow ? &allow : NULL,
 		.key = o->key_path ? &key : NULL,
-		.timeout_ms = (int)(o->timeout_s * 1000),
+		.timeout_ms = (int)(o->plan.timeout_s * 1000),
 		.once = o->once,
 		.stop = &stop_flag,
 		.report = server_report,
@@ -672,24 +667,24 @@ static int run_server(struct cli *o)
 
 	ret = server_policy(o, &allow, &key);
 	if (!ret)
-		ret = check_mem(o->mem_kind, cfg.session.mem_dev);
+		ret = check_mem(o->mem.kind, cfg.session.mem_dev);
 	if (!ret)
-		ret = resolve_auto(o, o->mem_kind, &cfg.session.mem_dev);
+		ret = resolve_auto(o, o->mem.kind, &cfg.session.mem_dev);
 	if (ret)
 		return lp_exit_code(ret);
-	sel.dev = o->dev;
+	sel.dev = o->dev.dev;
 	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev);
 	if (ret)
 		return lp_exit_code(ret);
 	io = inv_opts();
 	lp_rdma_dev_inventory(dev, &io); /* the clients' documents record it (ACCEPT) */
-	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem_kind, cfg.session.mem_dev);
+	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem.kind, cfg.session.mem_dev);
 	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
 	if (ret) {
 		lp_rdma_dev_close(dev);
 		return LP_EXIT_FAIL;
 	}
-	if (!o->quiet) {
+	if (!o->out.quiet) {
 		lp_rdma_report_device(stdout, lp_rdma_dev_info(dev), "server");
 		printf("listening on %s port %u (%s%s%s)\n", o->bind ? o->bind : "*", o->port,
 		       o->once ? "one client; " : "", o->allow ? "--allow list; " : "",
@@ -707,423 +702,170 @@ static int run_server(struct cli *o)
 
 /* ---- options ------------------------------------------------------------- */
 
-/* Options that depend on each other, for both roles; 0 or -EINVAL after one line. */
-static int check_options(struct cli *o, int npos, const char **pos)
-{
-	uint64_t g;
+#define LP_RDMA_PORT "18555" /* linkperf's own: perftest's 18515 would collide with its servers */
 
-	if (!o->mem) /* --gpu alone means GPU memory: never host memory in silence */
-		o->mem = o->gpu ? "cuda" : "host";
-	if (lp_mem_parse(o->mem, &o->mem_kind, &o->mem_dev)) {
-		lp_err("--mem %s: expected host, cuda or cuda:N", o->mem);
-		return -EINVAL;
-	}
-	if (o->gpu && o->mem_kind != LP_MEM_CUDA) {
-		lp_err("--gpu %s chooses the GPU of GPU memory, but --mem is %s: use --mem cuda or drop --gpu",
-		       o->gpu, o->mem);
-		return -EINVAL;
-	}
-	if (o->gpu && strcmp(o->gpu, "auto")) {
-		if (lp_parse_u64(o->gpu, &g) || g > 1023) {
-			lp_err("--gpu %s: expected a GPU index or auto", o->gpu);
-			return -EINVAL;
-		}
-		if (o->mem_dev >= 0 && (uint64_t)o->mem_dev != g) {
-			lp_err("--mem %s and --gpu %s name different GPUs", o->mem, o->gpu);
-			return -EINVAL;
-		}
-		o->mem_dev = (int)g;
-	}
-	if (o->server == (npos == 1)) {
-		lp_err(o->server ? "--server takes no HOST argument"
-				 : "give the server's HOST, or --server (see --help)");
-		return -EINVAL;
-	}
-	if (npos > 1) {
-		lp_err("unexpected argument '%s'", pos[1]);
-		return -EINVAL;
-	}
-	o->host = pos[0];
-	if (lp_clock_init(o->clock)) {
-		lp_err("--clock %s: expected auto, tsc or raw (tsc needs an x86 TSC with a stable rate)",
-		       o->clock);
-		return -EINVAL;
-	}
-	return 0;
-}
+/* clang-format off */
+static const struct lp_opt rdma_rows[] = {
+	{ .name = "server", .shortname = 'Z', LP_OPT_FLAG_AT(struct cli, server),
+	  .help = "run as the server (one client at a time; another is told when to try again; "
+		  "perftest's -Z)" },
+	{ .name = "port", .shortname = 'p', LP_OPT_UINT_AT(struct cli, port), .min = 1,
+	  .max = 65535, .metavar = "PORT", .help = "TCP port of the exchange",
+	  .def = LP_RDMA_PORT },
+	{ .name = "cm-port", LP_OPT_UINT_AT(struct cli, cm_port), LP_OPT_SET_AT(struct cli, cm_port_set),
+	  .min = 1, .max = 65535, .metavar = "PORT",
+	  .help = "rdma_cm port on the server: the only one it listens on, where the client "
+		  "connects (default: --port + 1)" },
+	{ .name = "key", LP_OPT_STR_AT(struct cli, key_path), .metavar = "FILE",
+	  .help = "shared key, the same file on both sides, readable by its owner only: each side "
+		  "proves it holds it (HMAC-SHA256) before any test" },
+	{ .name = "wait", LP_OPT_SECONDS_AT(struct cli, wait_s), .max = 3600, .metavar = "SECS",
+	  .help = "client: retry until the server is up and free (not busy with another client)",
+	  .def = "0" },
+	{ .name = "no-numa-bind", LP_OPT_FLAG_AT(struct cli, no_numa),
+	  .help = "do not bind to the NIC's NUMA node" },
+	{ .name = "topo", LP_OPT_FLAG_AT(struct cli, topo),
+	  .help = "print the GPU-NIC PCIe distance table and exit" },
+	{ .name = "counters", LP_OPT_FLAG_AT(struct cli, counters),
+	  .help = "print the port's counters (-d, -i; --json FILE) and exit" },
+	{ .name = "check", LP_OPT_FLAG_AT(struct cli, check),
+	  .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; RoCE PFC and ECN for "
+		  "--tclass/--sl; --json FILE); exit 1 on a FAIL" },
+	{ .name = "inventory", LP_OPT_FLAG_AT(struct cli, inventory),
+	  .help = "this host's RDMA ports and GPUs for a vendor: GUIDs, LID/GID, HCA, PSID, "
+		  "firmware, PCI slot and link, VPD part and serial, the switch port, GPU serials "
+		  "and VBIOS (--json FILE); exit" },
+	{ 0 },
+};
 
-/* The options in the plan's terms: lp-rdma's -s and -n count for both kinds of test. */
+/* Who may use the server, and how much (man lp-rdma, SECURITY). */
+static const struct lp_opt server_rows[] = {
+	{ .name = "once", LP_OPT_FLAG_AT(struct cli, once),
+	  .help = "exit after the first session (a client that got past --allow and --key)" },
+	{ .name = "bind", LP_OPT_STR_AT(struct cli, bind), .metavar = "ADDR",
+	  .help = "listen on this address (default all)" },
+	{ .name = "allow", LP_OPT_STR_AT(struct cli, allow), .metavar = "NETS",
+	  .help = "serve only these IPv4/IPv6 addresses and networks, ADDR[/PREFIX],... "
+		  "(also for --cm; default any)" },
+	{ .name = "max-mem", LP_OPT_SIZE_AT(struct cli, max_mem), .min = 4096,
+	  .max = (double)LP_RDMA_MAX_BUF, .metavar = "BYTES",
+	  .help = "most memory one test of a client may register here", .def = "1G" },
+	{ .name = "max-duration", LP_OPT_SECONDS_AT(struct cli, max_duration_s), .min = 1,
+	  .max = 86400, .metavar = "SECS",
+	  .help = "longest -D a client may ask for, and the bound of any test's run here",
+	  .def = "600" },
+	{ .name = "max-timeout", LP_OPT_SECONDS_AT(struct cli, max_timeout_s), .min = 0.1,
+	  .max = 3600, .metavar = "SECS", .help = "largest --timeout a client may ask for",
+	  .def = "60" },
+	{ 0 },
+};
+
+static const struct lp_opt_group rdma_groups[] = {
+	{ "mode", rdma_rows, 0 },
+	{ "server", server_rows, 0 },
+	{ "test plan", lp_rdma_plan_opt_rows, offsetof(struct cli, plan) },
+	{ "tuning", lp_rdma_tune_opt_rows, offsetof(struct cli, plan) },
+	{ "device", lp_rdma_dev_opt_rows, offsetof(struct cli, dev) },
+	{ "memory", lp_rdma_mem_opt_rows, offsetof(struct cli, mem) },
+	{ "output", lp_out_csv_opt_rows, offsetof(struct cli, out) },
+	{ "output", lp_out_opt_rows, offsetof(struct cli, out) },
+	{ "output", lp_out_version_opt_rows, offsetof(struct cli, out) },
+	{ "output", lp_out_schema_opt_rows, offsetof(struct cli, out) },
+	{ "qualification", lp_qual_opt_rows, offsetof(struct cli, qual) },
+	{ "qualification", lp_qual_gbps_opt_rows, offsetof(struct cli, qual) },
+	{ "perftest", lp_rdma_perftest_opt_rows, offsetof(struct cli, perftest) },
+	{ 0 },
+};
+
+static const struct lp_opt_exit rdma_exits[] = {
+	{ LP_EXIT_OK, "the tests ran (and passed --expect, the floors and --baseline when given; "
+		      "--check: no FAIL)" },
+	{ LP_EXIT_FAIL, "a runtime failure (connection, verbs error, verification failed; a server "
+			"that refused this client, or was busy past --wait), a FAIL against "
+			"--expect or a floor, a regression against --baseline, or a --check FAIL "
+			"(no RDMA device at all is one)" },
+	{ LP_EXIT_USAGE, "usage error: a bad option or value, a refused perftest spelling, a plan "
+			 "the device cannot run, or a baseline matching under half of the cells" },
+	{ LP_EXIT_OUTPUT, "an output (--json, --csv, --prom) or the standard output could not be "
+			  "written (a full disk, a missing directory, a symbolic link at the file); "
+			  "the previous file, if any, is left as it was" },
+	{ LP_EXIT_UNSUPPORTED, "not supported here: no RDMA device, or no GPU for --mem cuda" },
+	{ LP_EXIT_INTERRUPTED, "interrupted (SIGINT, SIGTERM): what was measured until then is "
+			       "written" },
+	{ 0 },
+};
+
+static const struct lp_opt_cmd rdma_cmd = {
+	.synopsis = "lp-rdma --server [options]\nlp-rdma HOST [options]",
+	.groups = rdma_groups,
+	.defaults = (const char *const[]){ "lat-sizes=2", "bw-sizes=64K", NULL },
+	.max_pos = 1,
+	.notes = "Rates: Gb/s = 1e9 bit/s (network), GB/s = 1e9 B/s; sizes in bytes with binary "
+		 "suffixes (64K = 64 KiB).\nperftest's letters mean the same here or are refused "
+		 "with linkperf's spelling (man lp-rdma).",
+	.exits = rdma_exits,
+};
+/* clang-format on */
+
+/* The options in the plan's terms: memory, the rdma_cm port (default --port + 1). */
 static void plan_from_options(struct cli *o)
 {
-	struct lp_rdma_plan *pl = &o->plan;
+	struct lp_rdma_plan *pl = &o->plan.plan;
 
-	pl->sizes[LP_PLAN_LAT] = pl->sizes[LP_PLAN_BW];
-	pl->iters[LP_PLAN_LAT] = pl->iters[LP_PLAN_BW];
-	pl->iters_set[LP_PLAN_LAT] = pl->iters_set[LP_PLAN_BW];
 	if (!o->cm_port_set)
 		o->cm_port = o->port < 65535 ? o->port + 1 : o->port - 1;
 	pl->base.cm_port = (uint16_t)o->cm_port;
-	pl->base.timeout_ms = (int)(o->timeout_s * 1000);
-	pl->base.mem = (enum lp_mem_kind)o->mem_kind;
-	pl->base.lat_method = lat_method_of[o->lat_method];
+	pl->base.mem = (enum lp_mem_kind)o->mem.kind;
 }
 
-/*
- * The option table: defaults that hold for every test are in it; those that
- * depend on the kind of test come from the plan (rdma/plan.h). Returns -1 to
- * go on, else the exit code (help, version, bad options).
- */
+/* The options, checked; -1 to go on, else the exit code (help, version, --topo ..., bad options). */
 static int parse_cli(struct cli *o, int argc, char **argv)
 {
-	struct lp_rdma_plan *pl = &o->plan;
-	const struct lp_opt tab[] = {
-		{ .name = "server",
-		  .shortname = 'S',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->server,
-		  .help = "run as the server (one client at a time; another is told when to try again)" },
-		{ .name = "once",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->once,
-		  .help = "server: exit after the first session (a client that got past --allow and --key)" },
-		{ .name = "port",
-		  .shortname = 'p',
-		  .kind = LP_OPT_UINT,
-		  .dst = &o->port,
-		  .min = 1,
-		  .max = 65535,
-		  .metavar = "PORT",
-		  .help = "TCP port of the exchange",
-		  .def = "18515" },
-		{ .name = "bind",
-		  .kind = LP_OPT_STR,
-		  .dst = &o->bind,
-		  .metavar = "ADDR",
-		  .help = "server: listen on this address (default all)" },
-		{ .name = "allow",
-		  .kind = LP_OPT_STR,
-		  .dst = &o->allow,
-		  .metavar = "NETS",
-		  .help = "server: serve only these IPv4/IPv6 addresses and networks, ADDR[/PREFIX],... (also for --cm; default any)" },
-		{ .name = "key",
-		  .kind = LP_OPT_STR,
-		  .dst = &o->key_path,
-		  .metavar = "FILE",
-		  .help = "shared key, the same file on both sides, readable by its owner only: each side proves it holds it (HMAC-SHA256) before any test" },
-		{ .name = "max-mem",
-		  .kind = LP_OPT_SIZE,
-		  .dst = &o->max_mem,
-		  .min = 4096,
-		  .max = (double)LP_RDMA_MAX_BUF,
-		  .metavar = "BYTES",
-		  .help = "server: most memory one test of a client may register here",
-		  .def = "1G" },
-		{ .name = "max-duration",
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &o->max_duration_s,
-		  .min = 1,
-		  .max = 86400,
-		  .metavar = "SECS",
-		  .help = "server: longest -D a client may ask for, and the bound of any test's run here",
-		  .def = "600" },
-		{ .name = "max-timeout",
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &o->max_timeout_s,
-		  .min = 0.1,
-		  .max = 3600,
-		  .metavar = "SECS",
-		  .help = "server: largest --timeout a client may ask for",
-		  .def = "60" },
-		{ .name = "dev",
-		  .shortname = 'd',
-		  .kind = LP_OPT_STR,
-		  .dst = &o->dev,
-		  .metavar = "DEV",
-		  .help = "RDMA device, or auto = the one closest to the GPU (default: the first with an active port)" },
-		{ .name = "ib-port",
-		  .shortname = 'i',
-		  .kind = LP_OPT_UINT,
-		  .dst = &o->ib_port,
-		  .min = 1,
-		  .max = 255,
-		  .metavar = "N",
-		  .help = "device port (default: first active)" },
-		{ .name = "gid-index",
-		  .shortname = 'x',
-		  .kind = LP_OPT_INT,
-		  .dst = &o->gid_index,
-		  .max = 65535,
-		  .metavar = "N",
-		  .help = "RoCE GID index (default: scored choice, RoCEv2 + address family)" },
-		{ .name = "tclass",
-		  .kind = LP_OPT_INT,
-		  .dst = &o->tclass,
-		  .max = 255,
-		  .metavar = "N",
-		  .help = "traffic class (DSCP << 2 | ECN) for RoCE; --check judges its PFC/ECN" },
-		{ .name = "sl",
-		  .kind = LP_OPT_INT,
-		  .dst = &o->sl,
-		  .max = 15,
-		  .metavar = "N",
-		  .help = "service level (RoCE: the VLAN priority, under PCP trust)",
-		  .def = "0" },
-		{ .name = "tests",
-		  .shortname = 't',
-		  .kind = LP_OPT_LIST,
-		  .dst = &pl->tests,
-		  .choices = lp_rdma_test_names,
-		  .metavar = "LIST",
-		  .help = "tests: write_lat,read_lat,send_lat,write_bw,read_bw,send_bw",
-		  .def = "write_lat,write_bw" },
-		{ .name = "size",
-		  .shortname = 's',
-		  .kind = LP_OPT_SIZES,
-		  .dst = &pl->sizes[LP_PLAN_BW],
-		  .min = 1,
-		  .max = (double)LP_RDMA_MAX_SIZE,
-		  .metavar = "SIZES",
-		  .help = "sizes: 64K, 2:8M (powers of two), 2,4K,1M (default 2 B latency, 64 KiB bandwidth)" },
-		{ .name = "iters",
-		  .shortname = 'n',
-		  .kind = LP_OPT_U64,
-		  .dst = &pl->iters[LP_PLAN_BW],
-		  .min = 1,
-		  .max = 1e9,
-		  .metavar = "N",
-		  .help = "timed iterations (default 1000 latency, 5000 bandwidth)",
-		  .set = &pl->iters_set[LP_PLAN_BW] },
-		{ .name = "duration",
-		  .shortname = 'D',
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &pl->duration_s,
-		  .min = 0.01,
-		  .max = 86400,
-		  .metavar = "SECS",
-		  .help = "run each test for this long instead of -n" },
-		LP_PLAN_OPT_INTERVAL(pl),
-		{ .name = "warmup",
-		  .shortname = 'w',
-		  .kind = LP_OPT_U64,
-		  .dst = &pl->warmup,
-		  .max = 1e9,
-		  .metavar = "N",
-		  .help = "untimed iterations first (default 100 latency, 64 bandwidth)",
-		  .set = &pl->warmup_set },
-		{ .name = "tx-depth",
-		  .shortname = 'T',
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->tx_depth,
-		  .min = 1,
-		  .max = 8192,
-		  .metavar = "N",
-		  .help = "bandwidth: WRs in flight per QP (default 128)",
-		  .set = &pl->tx_depth_set },
-		{ .name = "rx-depth",
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->base.rx_depth,
-		  .min = 1,
-		  .max = 8192,
-		  .metavar = "N",
-		  .help = "send tests: receives posted per QP",
-		  .def = "512" },
-		{ .name = "cq-mod",
-		  .shortname = 'Q',
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->cq_mod,
-		  .min = 1,
-		  .max = 8192,
-		  .metavar = "N",
-		  .help = "bandwidth: signal every N-th WR (default 64, at most the tx depth)",
-		  .set = &pl->cq_mod_set },
-		{ .name = "post-list",
-		  .shortname = 'l',
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->base.post_list,
-		  .min = 1,
-		  .max = LP_RDMA_MAX_POST_LIST,
-		  .metavar = "N",
-		  .help = "bandwidth: WRs per ibv_post_send",
-		  .def = "1" },
-		{ .name = "qps",
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->base.num_qps,
-		  .min = 1,
-		  .max = LP_RDMA_MAX_QPS,
-		  .metavar = "N",
-		  .help = "bandwidth: QPs, round-robin",
-		  .def = "1" },
-		{ .name = "inline",
-		  .shortname = 'I',
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->base.inline_size,
-		  .max = 4096,
-		  .metavar = "BYTES",
-		  .help = "max inline data (default: 64 for latency, 0 for bandwidth)" },
-		{ .name = "mtu",
-		  .shortname = 'm',
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->base.mtu,
-		  .min = 256,
-		  .max = 4096,
-		  .metavar = "BYTES",
-		  .help = "path MTU 256..4096 (default: the port's active MTU)" },
-		{ .name = "bidir",
-		  .shortname = 'b',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &pl->base.bidir,
-		  .help = "bandwidth both ways at once (each direction and the sum)" },
-		{ .name = "verify",
-		  .shortname = 'V',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &pl->base.verify,
-		  .help = "check every received byte against the pattern" },
-		{ .name = "cm",
-		  .shortname = 'R',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &pl->base.use_cm,
-		  .help = "connect QPs with librdmacm instead of the exchange" },
-		{ .name = "cm-port",
-		  .kind = LP_OPT_UINT,
-		  .dst = &o->cm_port,
-		  .min = 1,
-		  .max = 65535,
-		  .metavar = "PORT",
-		  .help = "rdma_cm port on the server: the only one it listens on, where the client connects (default: --port + 1)",
-		  .set = &o->cm_port_set },
-		{ .name = "mem",
-		  .kind = LP_OPT_STR,
-		  .dst = &o->mem,
-		  .metavar = "KIND",
-		  .help = "buffer memory: host, cuda or cuda:N (this side only; default host, or cuda with --gpu)" },
-		{ .name = "gpu",
-		  .kind = LP_OPT_STR,
-		  .dst = &o->gpu,
-		  .metavar = "N|auto",
-		  .help = "GPU memory on this GPU (implies --mem cuda): a CUDA index, or auto = the visible GPU closest to the NIC" },
-		{ .name = "no-numa-bind",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->no_numa,
-		  .help = "do not bind to the NIC's NUMA node" },
-		{ .name = "lat-method",
-		  .kind = LP_OPT_CHOICE,
-		  .dst = &o->lat_method,
-		  .choices = lat_methods,
-		  .metavar = "M",
-		  .help = "write_lat: poll (CPU polls host memory, a GPU kernel polls GPU memory) or imm (write with immediate, CPU polls the CQ)",
-		  .def = "poll" },
-		{ .name = "wait",
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &o->wait_s,
-		  .max = 3600,
-		  .metavar = "SECS",
-		  .help = "client: retry until the server is up and free (not busy with another client)",
-		  .def = "0" },
-		{ .name = "timeout",
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &o->timeout_s,
-		  .min = 0.1,
-		  .max = 3600,
-		  .metavar = "SECS",
-		  .help = "bound on every wait without progress",
-		  .def = "10" },
-		{ .name = "max-samples",
-		  .kind = LP_OPT_U64,
-		  .dst = &pl->base.max_samples,
-		  .min = 1,
-		  .max = 1e8,
-		  .metavar = "N",
-		  .help = "latency samples kept verbatim; past it, histogram percentiles",
-		  .def = "1000000" },
-		{ .name = "seed",
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->seed,
-		  .metavar = "N",
-		  .help = "data pattern seed (default: random per run)",
-		  .set = &pl->seed_set },
-		{ .name = "json",
-		  .shortname = 'J',
-		  .kind = LP_OPT_STR,
-		  .dst = &o->json_path,
-		  .metavar = "FILE",
-		  .help = "write all results as one JSON document (- = stdout)" },
-		{ .name = "csv",
-		  .kind = LP_OPT_STR,
-		  .dst = &o->csv_path,
-		  .metavar = "FILE",
-		  .help = "write all results as CSV (- = stdout)" },
-		{ .name = "quiet",
-		  .shortname = 'q',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->quiet,
-		  .help = "no table on stdout" },
-		{ .name = "verbose",
-		  .shortname = 'v',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->verbose,
-		  .help = "log more" },
-		{ .name = "topo",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->topo,
-		  .help = "print the GPU-NIC PCIe distance table and exit" },
-		{ .name = "counters",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->counters,
-		  .help = "print the port's counters (-d, -i; --json FILE) and exit" },
-		{ .name = "check",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->check,
-		  .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on a FAIL" },
-		{ .name = "inventory",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->inventory,
-		  .help = "this host's RDMA ports and GPUs for a vendor: GUIDs, LID/GID, HCA, PSID, firmware, PCI slot and link, VPD part and serial, the switch port, GPU serials and VBIOS (--json FILE); exit" },
-		{ .name = "clock",
-		  .kind = LP_OPT_STR,
-		  .dst = &o->clock,
-		  .metavar = "C",
-		  .help = "auto, tsc or raw (CLOCK_MONOTONIC_RAW); auto takes a calibrated TSC when it is invariant or the kernel clock is slow",
-		  .def = "auto" },
-		{ .name = "version",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o->version,
-		  .help = "print the version" },
-		LP_QUAL_OPT_ROWS(&o->qual),
-		{ 0 },
-	};
-	const char *pos[2] = { NULL, NULL };
-	int npos = 0;
+	const char *pos[1];
+	char why[256];
 	bool help;
+	int npos;
 
-	if (lp_opt_parse(tab, argc, argv, pos, 2, &npos, &help))
+	if (lp_opt_parse(&rdma_cmd, o, argc, argv, pos, &npos, &help))
 		return LP_EXIT_USAGE;
-	if (help)
-		lp_opt_usage(stdout, "lp-rdma --server [options]\n       lp-rdma HOST [options]",
-			     tab);
-	else if (o->version)
-		printf("lp-rdma %s\n", LP_VERSION);
-	if (help || o->version)
+	if (help || o->out.version || o->out.json_schema) {
+		if (help)
+			lp_opt_usage(&rdma_cmd, stdout);
+		else if (o->out.version)
+			printf("lp-rdma %s\n", LP_VERSION);
+		else if (lp_rdma_report_schema(stdout))
+			return LP_EXIT_FAIL;
 		return LP_EXIT_OK;
-	if (o->verbose)
+	}
+	if (o->out.verbose)
 		lp_log_set_level(LP_LOG_DEBUG);
 	if (o->inventory)
 		return run_inventory(o);
 	if (o->topo || o->counters || o->check)
 		return o->topo ? run_topo() : run_report(o);
-	if (check_options(o, npos, pos))
+	if (o->server == (npos == 1)) {
+		lp_err(o->server ? "--server takes no HOST argument"
+				 : "give the server's HOST, or --server (see --help)");
 		return LP_EXIT_USAGE;
+	}
+	o->host = npos ? pos[0] : NULL;
+	if (lp_rdma_memsel_resolve(&o->mem, why, sizeof(why)) ||
+	    lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
+		lp_err("%s", why);
+		return LP_EXIT_USAGE;
+	}
 	plan_from_options(o);
 	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	struct cli o = { .gid_index = -1, .tclass = -1 };
+	struct cli o = { .dev = { .gid_index = -1, .tclass = -1 } };
 	int code;
 
 	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
 	lp_log_set_prog(argv[0]);
-	lp_rdma_plan_init(&o.plan);
+	lp_rdma_plan_init(&o.plan.plan);
 	o.qual.argv = argv;
 	code = parse_cli(&o, argc, argv);
 	if (code >= 0)

@@ -7,6 +7,7 @@
  * docs/SWEEP.md has the method, the CLI and the sweep-time model.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,12 +25,14 @@
 #include "common/opt.h"
 #include "common/topo.h"
 #include "qual/qual.h"
-#include "rdma/plan.h"
 #include "rdma/counters.h"
+#include "rdma/opts.h"
+#include "rdma/plan.h"
 #include "rdma/rdma.h"
+#include "sweep/collrun.h"
 #include "sweep/diag.h"
-#include "sweep/mpi/coll_mpi.h"
 #include "sweep/model.h"
+#include "sweep/mpi/coll_mpi.h"
 #include "sweep/mpi/sweep_mpi.h"
 #include "sweep/plantime.h"
 #include "sweep/result.h"
@@ -50,34 +53,33 @@ static void on_signal(int sig)
 /* "fork" is the old name of "process" (a test worker, posix_spawn'ed once and reused) */
 static const char *const isolation_names[] = { "process", "none", "fork", NULL };
 
+/* Everything the command line sets; the groups' structs are shared with lp-rdma (rdma/opts.h). */
 struct cli {
 	int schedule, isolation, load;
-	double load_time;
-	unsigned incast_k;
-	unsigned k;
-	uint64_t seed;
-	const char *dev, *mem, *json_path, *csv_prefix, *clock, *diagnose, *journal, *absent,
-		*resume, *model;
-	double pair_timeout, test_timeout;
-	unsigned ib_port, retest_max, retest_per_node, retest_rounds, poll_ms;
-	int gid_index;
-	bool rails, quiet, verbose, help, version, test_timeout_set, check, plan_only;
+	double load_time, pair_timeout;
+	unsigned incast_k, k, retest_max, retest_per_node, retest_rounds, poll_ms;
+	uint64_t seed; /* the random schedule's */
+	const char *csv_prefix, *diagnose, *journal, *absent, *resume, *model;
+	bool rails, check, plan_only;
 	unsigned plan_nodes, plan_rails; /* --plan --nodes N --rails R */
 	int costs;			 /* --plan: lp_sweep_costs_names index */
-	struct lp_rdma_plan plan; /* tests, sizes, iterations ...: as lp-rdma's (rdma/plan.h) */
+	struct lp_rdma_plan_opts plan;	 /* tests, sizes, iterations ...: as lp-rdma's */
+	struct lp_rdma_devsel dev;	 /* -d (a list with --rails), -i, -x, -T, -S */
+	struct lp_rdma_memsel mem;
+	struct lp_rdma_perftest_opts perftest;
+	struct lp_out_opts out;
 	struct lp_diag_opts d;
 	struct lp_qual_opts qual;
 	struct lp_coll_opts coll; /* --collective and its options, --import, --claim, --links */
 };
 
-/* lp_mem_parse, plus: with --rails, plain "cuda" means the rail's own GPU. */
-static int parse_mem(const char *s, int rail, bool rails, int *kind_p, int *dev_p)
+/* This rank's memory: with --rails, plain "cuda" (or --gpu auto) means the rail's own GPU. */
+static void rank_mem(const struct cli *o, int rail, int *kind_p, int *dev_p)
 {
-	int ret = lp_mem_parse(s, kind_p, dev_p);
-
-	if (!ret && *kind_p == LP_MEM_CUDA && *dev_p < 0 && rails)
+	*kind_p = o->mem.kind;
+	*dev_p = o->mem.dev;
+	if (*kind_p == LP_MEM_CUDA && *dev_p < 0 && o->rails)
 		*dev_p = rail; /* rail i drives GPU i */
-	return ret;
 }
 
 /*
@@ -101,22 +103,26 @@ static void pick_rail_nic(int rail, char *out, size_t len)
 	lp_topo_free(&t);
 }
 
-/* The device for this rank: item `rail` of a comma list, or rail `rail` of the host's PCI mapping. */
+/* The device for this rank: item `rail` of a comma list, rail `rail` of the host's PCI mapping,
+ * or (--dev auto) the NIC closest to the rank's GPU. */
 static void pick_dev(const struct cli *o, int rail, char *out, size_t len)
 {
 	char buf[512];
 	const char *items[64];
 	int n = 0;
 
+	bool dev_auto = o->dev.dev && !strcmp(o->dev.dev, "auto");
+
 	out[0] = 0;
-	if (o->dev && *o->dev) {
-		if (!lp_split_list(o->dev, buf, sizeof(buf), items, 64, &n) && n > 0)
+	if (o->dev.dev && *o->dev.dev && !dev_auto) {
+		if (!lp_split_list(o->dev.dev, buf, sizeof(buf), items, 64, &n) && n > 0)
 			snprintf(out, len, "%s", items[o->rails ? rail % n : 0]);
 		return;
 	}
-	if (!o->rails)
+	if (!o->rails && !(dev_auto && o->mem.kind == LP_MEM_CUDA))
 		return; /* first usable device */
-	pick_rail_nic(rail, out, len);
+	/* --rails, or --dev auto for GPU memory: the NIC closest to this rank's GPU */
+	pick_rail_nic(o->rails ? rail : LP_MAX(o->mem.dev, 0), out, len);
 	if (out[0])
 		return;
 	lp_rdma_dev_list(buf, sizeof(buf)); /* no PCIe topology: the rail-th verbs device */
@@ -204,7 +210,7 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 	int ret;
 
 	node_label(o, x, me);
-	parse_mem(o->mem, me->rail, o->rails, mem_p, mem_dev_p);
+	rank_mem(o, me->rail, mem_p, mem_dev_p);
 	if (*mem_p == LP_MEM_CUDA)
 		snprintf(me->mem, sizeof(me->mem), *mem_dev_p >= 0 ? "cuda:%d" : "cuda",
 			 *mem_dev_p);
@@ -212,11 +218,8 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->mem, sizeof(me->mem), "host");
 	me->dev.numa_node = -1;
 	pick_dev(o, me->rail, devname, sizeof(devname));
-	sel = (struct lp_rdma_devsel){ .dev = devname[0] ? devname : NULL,
-				       .port = (int)o->ib_port,
-				       .gid_index = o->gid_index,
-				       .tclass = -1,
-				       .sl = 0 };
+	sel = o->dev; /* --tclass and --sl too: every QP of this rank's tests */
+	sel.dev = devname[0] ? devname : NULL;
 	ret = lp_rdma_dev_open(&sel, AF_INET, &x->dev);
 	if (ret) {
 		char list[256] = "";
@@ -338,14 +341,12 @@ static int one_rank(void)
 static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_params *runs,
 		      int *n_p)
 {
-	struct lp_rdma_plan pl = o->plan;
+	struct lp_rdma_plan pl = o->plan.plan;
 	char why[200];
 
 	pl.base.mem = (enum lp_mem_kind)mem;
 	pl.base.mem_dev = mem_dev;
 	pl.base.max_samples = LP_MIN(pl.base.max_samples, 100000);
-	if (o->test_timeout_set)
-		pl.base.timeout_ms = (int)(o->test_timeout * 1000);
 	if (lp_rdma_plan_build(&pl, runs, LP_SWEEP_MAX_METRICS, n_p, why, sizeof(why))) {
 		lp_err("%s", why);
 		return -EINVAL;
@@ -389,7 +390,7 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 			    .rounds = (int)o->retest_rounds },
 		.poll_max_us = x->poll_max_us,
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
-		.progress = o->quiet ? NULL : stderr,
+		.progress = o->out.quiet ? NULL : stderr,
 		.absent = o->absent,
 		.isolate = o->isolation != 1,
 		.load = (unsigned)o->load,
@@ -500,15 +501,15 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 	int rc = 0, qrc = 0;
 	FILE *f;
 
-	if (!o->quiet)
+	if (!o->out.quiet)
 		lp_sweep_print_summary(run, stdout);
-	if (node_gates(run, &hw, o->quiet) && !code)
+	if (node_gates(run, &hw, o->out.quiet) && !code)
 		code = LP_EXIT_FAIL;
 	if (judged) {
 		qrc = lp_qual_auto(q, &hw);
 		if (!qrc)
 			qrc = qualify(q, run);
-		if ((!qrc || qrc == -EINVAL) && !o->quiet)
+		if ((!qrc || qrc == -EINVAL) && !o->out.quiet)
 			lp_qual_print(q, stdout);
 		if (qrc == -EINVAL)
 			code = LP_EXIT_USAGE; /* a baseline that does not match: no verdict */
@@ -518,9 +519,9 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 			code = LP_EXIT_FAIL;
 	}
 	fflush(stdout);
-	if (o->json_path) {
-		f = lp_out_open(o->json_path);
-		rc = f ? lp_out_end(f, o->json_path,
+	if (o->out.json) {
+		f = lp_out_open(o->out.json);
+		rc = f ? lp_out_end(f, o->out.json,
 				    lp_sweep_write_json_extra(
 					    run, f, code, judged ? lp_qual_json_extra : NULL, q))
 		       : -EIO;
@@ -658,49 +659,6 @@ static bool wants(int argc, char **argv, const char *opt)
 	return false;
 }
 
-/* Positional arguments are not taken: 0 or -EINVAL (said once). */
-static int parse_opts(const struct lp_opt *opts, int argc, char **argv, bool *help_p)
-{
-	const char *pos[4];
-	int npos = 0, ret = lp_opt_parse(opts, argc, argv, pos, 4, &npos, help_p);
-
-	if (!ret && npos) {
-		lp_err("unexpected argument '%s'", pos[0]);
-		ret = -EINVAL;
-	}
-	return ret;
-}
-
-static int diagnose_main(struct cli *o, const struct lp_opt *opts, int argc, char **argv)
-{
-	struct lp_qual q = { 0 };
-	int ret;
-
-	o->d = (struct lp_diag_opts){
-		NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN
-	}; /* NaN: as recorded */
-	ret = parse_opts(opts, argc, argv, &o->help);
-	if (!ret && !o->help)
-		ret = qual_setup(o, argv, &q);
-	if (!ret && !o->help) {
-		char why[300];
-
-		ret = lp_coll_opts_check(&o->coll, why, sizeof(why));
-		if (ret)
-			lp_err("%s", why);
-	}
-	if (ret || o->help || !o->diagnose) {
-		if (o->help)
-			lp_opt_usage(
-				stdout,
-				"lp-sweep --diagnose RUN.json|RUN.journal [thresholds] [outputs]",
-				opts);
-		lp_qual_free(&q);
-		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
-	}
-	return diagnose_offline(o, &q);
-}
-
 /* The host's inventory (every port, every GPU) as OK lines of its --check report. */
 static void check_inventory(struct lp_check_report *rep)
 {
@@ -757,82 +715,13 @@ static void plan_load(const struct cli *o, const struct lp_rdma_params *p, int n
 }
 
 /*
- * --plan --nodes N [--rails R]: the schedule, every component of the time model
- * with its source, the predicted duration and the Slurm time to ask for, before
- * MPI and without a device. With --plan, --rails takes the rails per node.
- */
-static int plan_main(struct cli *o, const struct lp_opt *opts, int argc, char **argv)
-{
-	struct lp_rdma_params p[LP_SWEEP_MAX_METRICS];
-	struct lp_sweep_prediction pr;
-	struct lp_sweep_load_plan lp;
-	struct lp_sweep_shape sh;
-	struct lp_sweep_costs c;
-	struct lp_opt *tab;
-	size_t nrows = 0;
-	int n = 0, ret;
-
-	while (opts[nrows].name)
-		nrows++;
-	tab = malloc((nrows + 1) * sizeof(*tab));
-	if (!tab)
-		return LP_EXIT_FAIL;
-	memcpy(tab, opts, (nrows + 1) * sizeof(*tab));
-	for (size_t i = 0; i < nrows; i++)
-		if (!strcmp(tab[i].name, "rails"))
-			tab[i] = (struct lp_opt){
-				.name = "rails",
-				.kind = LP_OPT_UINT,
-				.dst = &o->plan_rails,
-				.min = 1,
-				.max = 64,
-				.metavar = "R",
-				.def = "1",
-				.help = "--plan: rails per node (ranks per node)"
-			};
-	ret = parse_opts(tab, argc, argv, &o->help);
-	if (!ret && o->help)
-		lp_opt_usage(stdout, "lp-sweep --plan --nodes N [--rails R] [sweep options]", tab);
-	free(tab);
-	if (ret || o->help)
-		return ret ? LP_EXIT_USAGE : LP_EXIT_OK;
-	if (!o->plan_nodes) {
-		lp_err("--plan needs --nodes N");
-		return LP_EXIT_USAGE;
-	}
-	ret = build_runs(o, LP_MEM_HOST, -1, p, &n);
-	if (!ret)
-		ret = plan_costs(o, &c);
-	if (!ret && lp_sweep_shape_of(&sh, (enum lp_sched_kind)o->schedule, (int)o->plan_nodes,
-				      (int)o->plan_rails, (int)o->k, o->seed)) {
-		lp_err("no %s schedule of %u nodes", lp_sched_names[o->schedule], o->plan_nodes);
-		ret = -EINVAL;
-	}
-	if (ret)
-		return ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
-	plan_load(o, p, n, &sh, &lp);
-	lp_sweep_predict(&sh, p, n, &c, (int)o->retest_max, (int)o->retest_rounds, o->pair_timeout,
-			 &lp, &pr);
-	if (!o->quiet)
-		lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
-	if (o->json_path) {
-		FILE *f = lp_out_open(o->json_path);
-
-		if (!f || lp_sweep_plan_json(f, &sh, p, n, &c, &pr) ||
-		    lp_out_close(f, o->json_path))
-			return LP_EXIT_FAIL;
-	}
-	return fflush(stdout) ? LP_EXIT_FAIL : LP_EXIT_OK;
-}
-
-/*
  * --check: lp-rdma's pre-flight check of this rank's host (its device: -d, the
  * rail's NIC with --rails, else every device), gathered on rank 0: a table per
  * host and --json with every host. Exit 1 when any line (or host) FAILs.
  */
 static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 {
-	struct lp_check_opts co = { .root = lp_counters_root(), .port = o->ib_port };
+	struct lp_check_opts co = { .root = lp_counters_root(), .port = (unsigned)o->dev.port };
 	struct lp_check_report rep = { 0 };
 	struct lp_sweep_check all = { 0 };
 	struct lp_sweep_node me;
@@ -852,14 +741,14 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 		code = LP_EXIT_FAIL;
 	} else if (!x->rank) {
 		code = lp_sweep_check_worst(&all) == LP_CHECK_FAIL ? LP_EXIT_FAIL : LP_EXIT_OK;
-		if (!o->quiet)
+		if (!o->out.quiet)
 			lp_sweep_check_print(&all, stdout);
 		fflush(stdout);
-		if (o->json_path) {
-			FILE *f = lp_out_open(o->json_path);
+		if (o->out.json) {
+			FILE *f = lp_out_open(o->out.json);
 
 			if (!f ||
-			    lp_out_end(f, o->json_path, lp_sweep_check_write_json(&all, f, code)))
+			    lp_out_end(f, o->out.json, lp_sweep_check_write_json(&all, f, code)))
 				code = LP_EXIT_FAIL;
 		}
 	}
@@ -894,40 +783,320 @@ static int mpi_setup(struct lp_sweep_mpi *x, int *argc, char ***argv)
 	return 0;
 }
 
-/* The options, checked: 0 or -EINVAL (said once, by rank 0). */
-static int parse_cli(struct cli *o, const struct lp_opt *opts, int argc, char **argv, int *mem_p,
-		     int *mem_dev_p)
+/* ---- options ------------------------------------------------------------- */
+
+/* clang-format off */
+static const struct lp_opt sweep_rows[] = {
+	{ .name = "schedule", LP_OPT_CHOICE_AT(struct cli, schedule), .choices = lp_sched_names,
+	  .metavar = "S", .def = "round-robin",
+	  .help = "round-robin (N-1 rounds of N/2 pairs), isolated (one pair at a time), ring (all "
+		  "at once, mpiGraph shift), random (k partners each)" },
+	{ .name = "partners", LP_OPT_UINT_AT(struct cli, k), .min = 1, .max = 4096, .metavar = "K",
+	  .help = "random: partners drawn per node", .def = "4" },
+	{ .name = "schedule-seed", LP_OPT_U64_AT(struct cli, seed), .metavar = "N",
+	  .help = "random: the schedule's seed", .def = "1" },
+	{ .name = "pair-timeout", LP_OPT_SECONDS_AT(struct cli, pair_timeout), .min = 1,
+	  .max = 86400, .metavar = "SECS", .help = "bound on one test of one pair, set-up included",
+	  .def = "60" },
+	{ .name = "isolation", LP_OPT_CHOICE_AT(struct cli, isolation), .choices = isolation_names,
+	  .metavar = "HOW", .def = "process",
+	  .help = "process: each side of each test runs in a test process of the rank's (started "
+		  "fresh, not forked, and reused), so a crash or hang in it fails one cell, not the "
+		  "rank; none: in the rank itself; fork: the old name of process" },
+	{ .name = "load", LP_OPT_CHOICE_AT(struct cli, load), .choices = lp_sweep_load_names,
+	  .metavar = "MODE", .def = "none",
+	  .help = "after the sweep: latency (each pair's latency while the round's other pairs run "
+		  "bandwidth: congestion impact factor), incast (k senders into each receiver: "
+		  "aggregate, Jain's fairness), both" },
+	{ .name = "load-time", LP_OPT_SECONDS_AT(struct cli, load_time), .min = 0.1, .max = 3600,
+	  .metavar = "SECS", .def = "2",
+	  .help = "--load: each victim's latency test runs this long (its loaders, and an incast's "
+		  "senders, run its whole span)" },
+	{ .name = "incast-k", LP_OPT_UINT_AT(struct cli, incast_k), .min = 1,
+	  .max = LP_SWEEP_MAX_INCAST, .metavar = "K",
+	  .help = "--load incast: senders per receiver (default: every other rank of its rail but "
+		  "one, the victim that measures latency into it meanwhile; at most 32)" },
+	{ .name = "absent", LP_OPT_STR_AT(struct cli, absent), .metavar = "NAME=WHY;..",
+	  .help = "nodes that belong in the sweep but have no rank (left out of the job: drained, "
+		  "down): recorded, their cells failed with WHY" },
+	{ .name = "journal", LP_OPT_STR_AT(struct cli, journal), .metavar = "FILE",
+	  .help = "rank 0 appends every node, cell and retest here as it arrives, one JSON object "
+		  "per line, on disk at every round's end (default: next to --json, RUN.journal)" },
+	{ .name = "resume", LP_OPT_STR_AT(struct cli, resume), .metavar = "JOURNAL",
+	  .help = "continue an interrupted sweep: the cells the journal measured (same node names, "
+		  "tests, sizes, parameters; else exit 2) are not measured again, its nodes gone now "
+		  "are recorded as missing; the new document and journal hold both parts, each cell "
+		  "with its attempt" },
+	{ .name = "diagnose", LP_OPT_STR_AT(struct cli, diagnose), .metavar = "RUN",
+	  .help = "re-analyse a recorded run here, no MPI or RDMA: its JSON document or its journal "
+		  "(of a finished or interrupted run: marked incomplete, the missing cells listed); "
+		  "same summary, JSON and exit code; thresholds given here replace the recorded "
+		  "ones" },
+	{ .name = "check", LP_OPT_FLAG_AT(struct cli, check),
+	  .help = "pre-flight check of every rank's host (lp-rdma --check), gathered: a table per "
+		  "host, --json with all; exit 1 on a FAIL" },
+	{ .name = "poll-ms", LP_OPT_UINT_AT(struct cli, poll_ms), .min = 1, .max = 1000,
+	  .metavar = "MS",
+	  .help = "longest sleep between MPI polls (the latency a coordination step may add)",
+	  .def = STR(LP_SWEEP_POLL_MS) },
+	{ .shortname = 'p', .kind = LP_OPT_REFUSE, .metavar = "PORT",
+	  .help = "perftest's -p (TCP port): lp-sweep exchanges over MPI, it listens on no port" },
+	{ .shortname = 'Z', .kind = LP_OPT_REFUSE,
+	  .help = "perftest's -Z (server): every lp-sweep rank is client and server (start it with "
+		  "mpirun or srun)" },
+	{ 0 },
+};
+
+/* --rails of a sweep; --plan's (plan_rails_rows) takes the rails per node instead. */
+static const struct lp_opt rails_rows[] = {
+	{ .name = "rails", LP_OPT_FLAG_AT(struct cli, rails),
+	  .help = "one rank per rail: local rank i drives CUDA GPU i and the NIC closest to it "
+		  "(PCIe); pairs stay on their rail" },
+	{ 0 },
+};
+
+static const struct lp_opt plan_rails_rows[] = {
+	{ .name = "rails", LP_OPT_UINT_AT(struct cli, plan_rails), .min = 1, .max = 64,
+	  .metavar = "R", .def = "1", .help = "--plan: rails per node (ranks per node)" },
+	{ 0 },
+};
+
+static const struct lp_opt model_rows[] = {
+	{ .name = "model", LP_OPT_STR_AT(struct cli, model), .metavar = "FILE",
+	  .help = "the model transport: every test's value drawn from the model in FILE (node, "
+		  "link, leaf, uplink and rail factors, noise, blips, congested rounds; "
+		  "docs/SWEEP.md), no RDMA device opened; the harness runs as on a cluster" },
+	{ .name = "plan", LP_OPT_FLAG_AT(struct cli, plan_only),
+	  .help = "print the schedule, the predicted duration and the Slurm time to ask for "
+		  "--nodes N (--rails R: rails per node), measuring nothing; no MPI, no device "
+		  "(--json FILE: the plan as a linkperf.plan/1 document)" },
+	{ .name = "nodes", LP_OPT_UINT_AT(struct cli, plan_nodes), .min = 2, .max = 1 << 20,
+	  .metavar = "N", .help = "--plan: the nodes to sweep" },
+	{ .name = "costs", LP_OPT_CHOICE_AT(struct cli, costs), .choices = lp_sweep_costs_names,
+	  .metavar = "NAME", .def = "ndr",
+	  .help = "--plan: the measured costs to predict with, ndr or softroce (with --model: the "
+		  "model's time)" },
+	{ 0 },
+};
+
+static const struct lp_opt diag_rows[] = {
+	{ .name = "retest", LP_OPT_UINT_AT(struct cli, retest_max), .max = 1000000, .metavar = "N",
+	  .help = "isolated retests of suspect pairs per retest round at most (0 = off)",
+	  .def = STR(LP_SWEEP_RETEST_MAX) },
+	{ .name = "retest-rounds", LP_OPT_UINT_AT(struct cli, retest_rounds), .min = 1, .max = 20,
+	  .metavar = "N",
+	  .help = "retest rounds: a link stays suspect only while every retest is slow too",
+	  .def = STR(LP_SWEEP_RETEST_ROUNDS) },
+	{ .name = "retest-per-node", LP_OPT_UINT_AT(struct cli, retest_per_node), .min = 1,
+	  .max = 1000, .metavar = "N", .help = "suspect node: cells retested in the first round",
+	  .def = STR(LP_SWEEP_RETEST_PER_NODE) },
+	{ .name = "k-mad", LP_OPT_DOUBLE_AT(struct cli, d.k), .max = 100, .metavar = "K",
+	  .help = "a node effect beyond K standard errors is slow, a link beyond K+1 (default 4)" },
+	{ .name = "rel", LP_OPT_DOUBLE_AT(struct cli, d.rel), .max = 1, .metavar = "F",
+	  .help = "and beyond this fraction of the reference; smaller is never flagged (default "
+		  "0.1)" },
+	{ .name = "rel-max", LP_OPT_DOUBLE_AT(struct cli, d.rel_max), .max = 1, .metavar = "F",
+	  .help = "noise ceiling, a fraction of the reference: inconclusive (exit 3) when a node "
+		  "this much slower could hide in the noise (default 0.5)" },
+	{ .name = "vote", LP_OPT_DOUBLE_AT(struct cli, d.vote), .min = 0.01, .max = 0.99,
+	  .metavar = "F",
+	  .help = "node failed (or below a floor): more than this fraction of its cells (default "
+		  "0.5)" },
+	{ .name = "min-errors", LP_OPT_DOUBLE_AT(struct cli, d.min_errors), .min = 1, .max = 1e18,
+	  .metavar = "N",
+	  .help = "error-class counter events of a pair (both ends, all its tests) from which they "
+		  "count: below, a stray retry; at or above, evidence and maybe an 'errors' verdict "
+		  "(default 10)" },
+	{ .name = "max-impact", LP_OPT_DOUBLE_AT(struct cli, d.impact_max), .min = 1, .max = 1e6,
+	  .metavar = "F",
+	  .help = "--load latency: a node whose p99 impact factor is F times the other nodes' is "
+		  "flagged (default 2)" },
+	{ .name = "min-fairness", LP_OPT_DOUBLE_AT(struct cli, d.fair_min), .max = 1, .metavar = "J",
+	  .help = "--load incast: a receiver whose senders' Jain index is below J is flagged "
+		  "(default 0.6)" },
+	{ 0 },
+};
+
+static const struct lp_opt csv_rows[] = {
+	{ .name = "csv", LP_OPT_STR_AT(struct cli, csv_prefix), .metavar = "PREFIX",
+	  .help = "write PREFIX-<test>-<size>.csv matrices (clients on rows) and PREFIX-cells.csv" },
+	{ 0 },
+};
+
+static const struct lp_opt_group sweep_groups[] = {
+	{ "sweep", sweep_rows, 0 },
+	{ "sweep", rails_rows, 0 }, /* plan_main's place for plan_rails_rows */
+	{ "model and plan", model_rows, 0 },
+	{ "test plan", lp_rdma_plan_opt_rows, offsetof(struct cli, plan) },
+	{ "test plan", lp_rdma_tune_refuse_rows, offsetof(struct cli, plan) },
+	{ "device", lp_rdma_dev_opt_rows, offsetof(struct cli, dev) },
+	{ "memory", lp_rdma_mem_opt_rows, offsetof(struct cli, mem) },
+	{ "diagnosis", diag_rows, 0 },
+	{ "output", csv_rows, 0 },
+	{ "output", lp_out_opt_rows, offsetof(struct cli, out) },
+	{ "output", lp_out_version_opt_rows, offsetof(struct cli, out) },
+	{ "qualification", lp_qual_opt_rows, offsetof(struct cli, qual) },
+	{ "qualification", lp_qual_gbps_opt_rows, offsetof(struct cli, qual) },
+	{ "collectives", lp_coll_opt_rows, offsetof(struct cli, coll) },
+	{ "perftest", lp_rdma_perftest_opt_rows, offsetof(struct cli, perftest) },
+	{ 0 },
+};
+
+static const struct lp_opt_exit sweep_exits[] = {
+	{ LP_EXIT_OK, "healthy: nothing flagged (and the qualification passed when asked)" },
+	{ LP_EXIT_FAIL, "something flagged (see the verdicts), cells left unmeasured, a "
+			"qualification FAIL or regression, a --check FAIL, or a runtime failure" },
+	{ LP_EXIT_USAGE, "usage error: a bad option or value, a refused perftest spelling, a "
+			 "journal --resume cannot continue, an existing journal, or a baseline "
+			 "matching under half of the cells" },
+	{ LP_SWEEP_EXIT_INCONCLUSIVE, "inconclusive: the noise is too high to name anything (the "
+				      "diagnosis: a node slower than --rel-max could hide in it; or "
+				      "the collective search), and nothing else was flagged" },
+	{ LP_EXIT_OUTPUT, "an output (--json, --csv, --prom) or the standard output could not be "
+			  "written (a full disk, a missing directory, a symbolic link at the file); "
+			  "the previous file, if any, is left as it was; this wins over 1 and 3" },
+	{ LP_EXIT_UNSUPPORTED, "no RDMA device here (with --collective: and no collective path "
+			       "could run), or --diagnose built without jansson" },
+	{ LP_EXIT_INTERRUPTED, "interrupted (SIGINT, SIGTERM): the cells measured until then are "
+			       "written and diagnosed" },
+	{ 0 },
+};
+
+static const struct lp_opt_cmd sweep_cmd = {
+	.synopsis = "mpirun -np N [--map-by node] lp-sweep [options]\n"
+		    "lp-sweep --diagnose RUN.json|RUN.journal [thresholds] [outputs]\n"
+		    "lp-sweep --plan --nodes N [--rails R] [sweep options]",
+	.groups = sweep_groups,
+	.defaults = (const char *const[]){ "lat-sizes=8", "bw-sizes=1M", NULL },
+	.notes = "Rates: Gb/s = 1e9 bit/s; sizes in bytes with binary suffixes (64K = 64 KiB). "
+		 "Matrices put the client on rows: the source of written and sent data (of a read, the "
+		 "reader).\nperftest's letters mean the same here "
+		 "or are refused with linkperf's spelling (man lp-sweep).",
+	.exits = sweep_exits,
+};
+/* clang-format on */
+
+/* --diagnose: the options (thresholds NaN: as recorded), the qualification, the re-analysis. */
+static int diagnose_main(struct cli *o, int argc, char **argv)
 {
-	int ret = parse_opts(opts, argc, argv, &o->help);
+	struct lp_qual q = { 0 };
+	char why[300];
+	bool help;
+	int npos;
 
-	if (!ret && parse_mem(o->mem, 0, o->rails, mem_p, mem_dev_p)) {
-		lp_err("--mem %s: expected host, cuda or cuda:N", o->mem);
+	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+	if (lp_opt_parse(&sweep_cmd, o, argc, argv, NULL, &npos, &help))
+		return LP_EXIT_USAGE;
+	if (help) {
+		lp_opt_usage(&sweep_cmd, stdout);
+		return LP_EXIT_OK;
+	}
+	if (lp_coll_opts_check(&o->coll, why, sizeof(why))) {
+		lp_err("%s", why);
+		return LP_EXIT_USAGE;
+	}
+	if (qual_setup(o, argv, &q)) {
+		lp_qual_free(&q);
+		return LP_EXIT_USAGE;
+	}
+	return diagnose_offline(o, &q);
+}
+
+/*
+ * --plan --nodes N [--rails R]: the schedule, every component of the time model
+ * with its source, the predicted duration and the Slurm time to ask for, before
+ * MPI and without a device. With --plan, --rails takes the rails per node.
+ */
+static int plan_main(struct cli *o, int argc, char **argv)
+{
+	struct lp_opt_group groups[sizeof(sweep_groups) / sizeof(sweep_groups[0])];
+	struct lp_opt_cmd cmd = sweep_cmd;
+	struct lp_rdma_params p[LP_SWEEP_MAX_METRICS];
+	struct lp_sweep_prediction pr;
+	struct lp_sweep_load_plan lp;
+	struct lp_sweep_shape sh;
+	struct lp_sweep_costs c;
+	char why[256] = "";
+	int n = 0, npos, ret;
+	bool help;
+
+	memcpy(groups, sweep_groups, sizeof(groups));
+	for (size_t g = 0; groups[g].rows; g++)
+		if (groups[g].rows == rails_rows)
+			groups[g].rows = plan_rails_rows;
+	cmd.groups = groups;
+	cmd.synopsis = "lp-sweep --plan --nodes N [--rails R] [sweep options]";
+	if (lp_opt_parse(&cmd, o, argc, argv, NULL, &npos, &help))
+		return LP_EXIT_USAGE;
+	if (help) {
+		lp_opt_usage(&cmd, stdout);
+		return LP_EXIT_OK;
+	}
+	if (!o->plan_nodes)
+		snprintf(why, sizeof(why), "--plan needs --nodes N");
+	if (why[0] || lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
+		lp_err("%s", why);
+		return LP_EXIT_USAGE;
+	}
+	ret = build_runs(o, LP_MEM_HOST, -1, p, &n);
+	if (!ret)
+		ret = plan_costs(o, &c);
+	if (!ret && lp_sweep_shape_of(&sh, (enum lp_sched_kind)o->schedule, (int)o->plan_nodes,
+				      (int)o->plan_rails, (int)o->k, o->seed)) {
+		lp_err("no %s schedule of %u nodes", lp_sched_names[o->schedule], o->plan_nodes);
 		ret = -EINVAL;
 	}
-	if (!ret && o->plan.duration_s > 0 &&
-	    (o->plan.iters_set[LP_PLAN_LAT] || o->plan.iters_set[LP_PLAN_BW])) {
-		lp_err("give either iterations or --duration, not both");
-		ret = -EINVAL;
+	if (ret)
+		return ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
+	plan_load(o, p, n, &sh, &lp);
+	lp_sweep_predict(&sh, p, n, &c, (int)o->retest_max, (int)o->retest_rounds, o->pair_timeout,
+			 &lp, &pr);
+	if (!o->out.quiet)
+		lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
+	if (o->out.json) {
+		FILE *f = lp_out_open(o->out.json);
+
+		if (!f || lp_out_end(f, o->out.json, lp_sweep_plan_json(f, &sh, p, n, &c, &pr)))
+			return LP_EXIT_FAIL;
 	}
-	if (!ret && o->plan_nodes) {
-		lp_err("--nodes is for --plan (a sweep's nodes are its ranks)");
-		ret = -EINVAL;
+	return fflush(stdout) ? LP_EXIT_FAIL : LP_EXIT_OK;
+}
+
+/* The options, checked; -1 to go on, else the exit code (help, version, bad options). */
+static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char **argv)
+{
+	char why[300] = "";
+	bool help;
+	int npos;
+
+	if (lp_opt_parse(&sweep_cmd, o, argc, argv, NULL, &npos, &help))
+		return LP_EXIT_USAGE;
+	if (help || o->out.version) {
+		if (help && !x->rank)
+			lp_opt_usage(&sweep_cmd, stdout);
+		else if (!x->rank)
+			printf("lp-sweep %s\n", LP_VERSION);
+		return LP_EXIT_OK;
 	}
-	if (!ret && lp_clock_init(o->clock)) {
-		lp_err("--clock %s: expected auto, tsc or raw", o->clock ? o->clock : "");
-		ret = -EINVAL;
-	}
-	if (!ret && (o->coll.colls || o->coll.claims)) {
+	if (!lp_rdma_memsel_resolve(&o->mem, why, sizeof(why)) && o->mem.gpu_auto && !o->rails)
+		snprintf(why, sizeof(why),
+			 "--gpu auto: lp-sweep picks a rank's GPU by its rail "
+			 "(--rails); without --rails give an index");
+	if (!why[0] && o->plan_nodes)
+		snprintf(why, sizeof(why), "--nodes is for --plan (a sweep's nodes are its ranks)");
+	if (!why[0] && o->coll.colls) {
 		struct lp_coll_cfg cc;
-		char why[300];
 
-		ret = o->coll.colls ? lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why)) : 0;
-		if (!ret)
-			ret = lp_coll_opts_check(&o->coll, why, sizeof(why));
-		if (ret)
-			lp_err("%s", why);
+		lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why));
 	}
-	return ret;
+	if (!why[0])
+		lp_coll_opts_check(&o->coll, why, sizeof(why));
+	if (why[0] || lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
+		lp_err("%s", why);
+		return LP_EXIT_USAGE;
+	}
+	lp_log_set_level(o->out.verbose ? LP_LOG_INFO : LP_LOG_WARN);
+	return -1;
 }
 
 /* a and b name one existing file */
@@ -953,12 +1122,12 @@ static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
 	if (o->journal) {
 		snprintf(path, sizeof(path), "%s", o->journal);
 	} else {
-		if (!o->json_path || !strcmp(o->json_path, "-"))
+		if (!o->out.json || !strcmp(o->out.json, "-"))
 			return 0;
-		n = strlen(o->json_path);
-		if (n > 5 && !strcmp(o->json_path + n - 5, ".json"))
+		n = strlen(o->out.json);
+		if (n > 5 && !strcmp(o->out.json + n - 5, ".json"))
 			n -= 5;
-		snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->json_path);
+		snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->out.json);
 	}
 	return lp_sweep_journal_open(jl, path, same_file(path, o->resume));
 }
@@ -990,413 +1159,63 @@ static int finish(struct lp_sweep_mpi *x, int code)
 	return code;
 }
 
-int main(int argc, char **argv)
+/*
+ * The sweep on every rank: qualification and --resume on rank 0 (all ranks hear
+ * whether they are usable), this rank's node (or the model's), the run's
+ * metrics, the journal, the engine, the collectives, rank 0's outputs.
+ */
+static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 {
-	static const struct cli defaults = {
-		.gid_index = -1,
-	};
-	struct cli o = defaults;
-	struct lp_rdma_plan *pl = &o.plan;
-	const struct lp_opt opts[] = {
-		{ .name = "schedule",
-		  .kind = LP_OPT_CHOICE,
-		  .dst = &o.schedule,
-		  .choices = lp_sched_names,
-		  .metavar = "S",
-		  .def = "round-robin",
-		  .help = "round-robin (N-1 rounds of N/2 pairs), isolated (one pair at a time), ring (all at once, mpiGraph shift), random (k partners each)" },
-		{ .name = "load",
-		  .kind = LP_OPT_CHOICE,
-		  .dst = &o.load,
-		  .choices = lp_sweep_load_names,
-		  .metavar = "MODE",
-		  .def = "none",
-		  .help = "after the sweep: latency (each pair's latency while the round's other pairs run bandwidth: congestion impact factor), incast (k senders into each receiver: aggregate, Jain's fairness), both" },
-		{ .name = "load-time",
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &o.load_time,
-		  .min = 0.1,
-		  .max = 3600,
-		  .metavar = "SECS",
-		  .def = "2",
-		  .help = "--load: each victim's latency test runs this long (its loaders, and an incast's senders, run its whole span)" },
-		{ .name = "incast-k",
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.incast_k,
-		  .min = 1,
-		  .max = LP_SWEEP_MAX_INCAST,
-		  .metavar = "K",
-		  .help = "--load incast: senders per receiver (default: every other rank of its rail but one, the victim that measures latency into it meanwhile; at most 32)" },
-		{ .name = "max-impact",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &o.d.impact_max,
-		  .min = 1,
-		  .max = 1e6,
-		  .metavar = "F",
-		  .help = "--load latency: a node whose p99 impact factor is F times the other nodes' is flagged (default 2)" },
-		{ .name = "min-fairness",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &o.d.fair_min,
-		  .max = 1,
-		  .metavar = "J",
-		  .help = "--load incast: a receiver whose senders' Jain index is below J is flagged (default 0.6)" },
-		{ .name = "partners",
-		  .shortname = 'k',
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.k,
-		  .min = 1,
-		  .max = 4096,
-		  .metavar = "K",
-		  .help = "random: partners drawn per node",
-		  .def = "4" },
-		{ .name = "seed",
-		  .kind = LP_OPT_U64,
-		  .dst = &o.seed,
-		  .metavar = "N",
-		  .help = "random: schedule seed",
-		  .def = "1" },
-		{ .name = "tests",
-		  .shortname = 't',
-		  .kind = LP_OPT_LIST,
-		  .dst = &pl->tests,
-		  .choices = lp_rdma_test_names,
-		  .metavar = "LIST",
-		  .help = "lp-rdma tests per pair",
-		  .def = "write_lat,write_bw" },
-		{ .name = "sizes",
-		  .shortname = 's',
-		  .kind = LP_OPT_SIZES,
-		  .dst = &pl->sizes[LP_PLAN_BW],
-		  .min = 1,
-		  .max = (double)LP_RDMA_MAX_SIZE,
-		  .metavar = "SIZES",
-		  .help = "bandwidth sizes: 64K, 4K:1M, 64K,1M",
-		  .def = "1M" },
-		{ .name = "lat-sizes",
-		  .kind = LP_OPT_SIZES,
-		  .dst = &pl->sizes[LP_PLAN_LAT],
-		  .min = 1,
-		  .max = (double)LP_RDMA_MAX_SIZE,
-		  .metavar = "SIZES",
-		  .help = "latency sizes",
-		  .def = "8" },
-		{ .name = "bw-iters",
-		  .shortname = 'n',
-		  .kind = LP_OPT_U64,
-		  .dst = &pl->iters[LP_PLAN_BW],
-		  .min = 1,
-		  .max = 1e9,
-		  .metavar = "N",
-		  .help = "bandwidth iterations per pair (default lp-rdma's 5000)",
-		  .set = &pl->iters_set[LP_PLAN_BW] },
-		{ .name = "lat-iters",
-		  .kind = LP_OPT_U64,
-		  .dst = &pl->iters[LP_PLAN_LAT],
-		  .min = 1,
-		  .max = 1e9,
-		  .metavar = "N",
-		  .help = "latency iterations per pair (default lp-rdma's 1000)",
-		  .set = &pl->iters_set[LP_PLAN_LAT] },
-		{ .name = "warmup",
-		  .shortname = 'w',
-		  .kind = LP_OPT_U64,
-		  .dst = &pl->warmup,
-		  .max = 1e9,
-		  .metavar = "N",
-		  .help = "untimed iterations first (default lp-rdma's)",
-		  .set = &pl->warmup_set },
-		{ .name = "duration",
-		  .shortname = 'D',
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &pl->duration_s,
-		  .min = 0.01,
-		  .max = 3600,
-		  .metavar = "SECS",
-		  .help = "run each test for this long instead of iterations" },
-		LP_PLAN_OPT_INTERVAL(pl),
-		{ .name = "tx-depth",
-		  .shortname = 'T',
-		  .kind = LP_OPT_UINT,
-		  .dst = &pl->tx_depth,
-		  .min = 1,
-		  .max = 8192,
-		  .metavar = "N",
-		  .help = "bandwidth: WRs in flight (default 128)",
-		  .set = &pl->tx_depth_set },
-		{ .name = "dev",
-		  .shortname = 'd',
-		  .kind = LP_OPT_STR,
-		  .dst = &o.dev,
-		  .metavar = "DEV[,DEV]",
-		  .help = "RDMA device; with --rails one per local rank (default: first active / i-th device)" },
-		{ .name = "ib-port",
-		  .shortname = 'i',
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.ib_port,
-		  .min = 1,
-		  .max = 255,
-		  .metavar = "N",
-		  .help = "device port (default: first active)" },
-		{ .name = "gid-index",
-		  .shortname = 'x',
-		  .kind = LP_OPT_INT,
-		  .dst = &o.gid_index,
-		  .max = 65535,
-		  .metavar = "N",
-		  .help = "RoCE GID index (default: scored choice)" },
-		{ .name = "mem",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.mem,
-		  .metavar = "KIND",
-		  .help = "host, cuda or cuda:N (with --rails, cuda = GPU of the rail)",
-		  .def = "host" },
-		{ .name = "rails",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.rails,
-		  .help = "one rank per rail: local rank i drives CUDA GPU i and the NIC closest to it (PCIe); pairs stay on their rail" },
-		{ .name = "pair-timeout",
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &o.pair_timeout,
-		  .min = 1,
-		  .max = 86400,
-		  .metavar = "SECS",
-		  .help = "bound on one test of one pair, set-up included",
-		  .def = "60" },
-		{ .name = "timeout",
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &o.test_timeout,
-		  .min = 0.1,
-		  .max = 3600,
-		  .metavar = "SECS",
-		  .help = "no-progress bound inside a test (default lp-rdma's 10)",
-		  .set = &o.test_timeout_set },
-		{ .name = "isolation",
-		  .kind = LP_OPT_CHOICE,
-		  .dst = &o.isolation,
-		  .choices = isolation_names,
-		  .metavar = "HOW",
-		  .def = "process",
-		  .help = "process: each side of each test runs in a test process of the rank's (started fresh, not forked, and reused), so a crash or hang in it fails one cell, not the rank; none: in the rank itself; fork: the old name of process" },
-		{ .name = "retest",
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.retest_max,
-		  .max = 1000000,
-		  .metavar = "N",
-		  .help = "isolated retests of suspect pairs per retest round at most (0 = off)",
-		  .def = STR(LP_SWEEP_RETEST_MAX) },
-		{ .name = "retest-rounds",
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.retest_rounds,
-		  .min = 1,
-		  .max = 20,
-		  .metavar = "N",
-		  .help = "retest rounds: a link stays suspect only while every retest is slow too",
-		  .def = STR(LP_SWEEP_RETEST_ROUNDS) },
-		{ .name = "retest-per-node",
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.retest_per_node,
-		  .min = 1,
-		  .max = 1000,
-		  .metavar = "N",
-		  .help = "suspect node: cells retested in the first round",
-		  .def = STR(LP_SWEEP_RETEST_PER_NODE) },
-		{ .name = "k-mad",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &o.d.k,
-		  .max = 100,
-		  .metavar = "K",
-		  .help = "a node effect beyond K standard errors is slow, a link beyond K+1 (default 4)" },
-		{ .name = "rel",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &o.d.rel,
-		  .max = 1,
-		  .metavar = "F",
-		  .help = "and beyond this fraction of the reference; smaller is never flagged (default 0.1)" },
-		{ .name = "rel-max",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &o.d.rel_max,
-		  .max = 1,
-		  .metavar = "F",
-		  .help = "noise ceiling: inconclusive (exit 3) when a node this much slower could hide in the noise (default 0.5)" },
-		{ .name = "vote",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &o.d.vote,
-		  .min = 0.01,
-		  .max = 0.99,
-		  .metavar = "F",
-		  .help = "node failed (or below a floor): more than this fraction of its cells (default 0.5)" },
-		{ .name = "min-errors",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &o.d.min_errors,
-		  .min = 1,
-		  .max = 1e18,
-		  .metavar = "N",
-		  .help = "error-class counter events of a pair (both ends, all its tests) from which they count: below, a stray retry; at or above, evidence and maybe an 'errors' verdict (default 10)" },
-		LP_QUAL_OPT_ROWS(&o.qual),
-		LP_COLL_OPT_ROWS(&o.coll),
-		{ .name = "absent",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.absent,
-		  .metavar = "NAME=WHY;..",
-		  .help = "nodes that belong in the sweep but have no rank (left out of the job: drained, down): recorded, their cells failed with WHY" },
-		{ .name = "json",
-		  .shortname = 'J',
-		  .kind = LP_OPT_STR,
-		  .dst = &o.json_path,
-		  .metavar = "FILE",
-		  .help = "write the whole run as one JSON document (- = stdout)" },
-		{ .name = "journal",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.journal,
-		  .metavar = "FILE",
-		  .help = "rank 0 appends every node, cell and retest here as it arrives, one JSON object per line, on disk at every round's end (default: next to --json, RUN.journal)" },
-		{ .name = "resume",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.resume,
-		  .metavar = "JOURNAL",
-		  .help = "continue an interrupted sweep: the cells the journal measured (same node names, tests, sizes, parameters; else exit 2) are not measured again, its nodes gone now are recorded as missing; the new document and journal hold both parts, each cell with its attempt" },
-		{ .name = "diagnose",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.diagnose,
-		  .metavar = "RUN",
-		  .help = "re-analyse a recorded run here, no MPI or RDMA: its JSON document or its journal (of a finished or interrupted run: marked incomplete, the missing cells listed); same summary, JSON and exit code; thresholds given here replace the recorded ones" },
-		{ .name = "check",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.check,
-		  .help = "pre-flight check of every rank's host (lp-rdma --check), gathered: a table per host, --json with all; exit 1 on a FAIL" },
-		{ .name = "model",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.model,
-		  .metavar = "FILE",
-		  .help = "the model transport: every test's value drawn from the model in FILE (node, link, leaf, uplink and rail factors, noise, blips, congested rounds; docs/SWEEP.md), no RDMA device opened; the harness runs as on a cluster" },
-		{ .name = "plan",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.plan_only,
-		  .help = "print the schedule, the predicted duration and the Slurm time to ask for --nodes N (--rails R: rails per node), measuring nothing; no MPI, no device (--json FILE: the plan as a linkperf.plan/1 document)" },
-		{ .name = "nodes",
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.plan_nodes,
-		  .min = 2,
-		  .max = 1 << 20,
-		  .metavar = "N",
-		  .help = "--plan: the nodes to sweep" },
-		{ .name = "costs",
-		  .kind = LP_OPT_CHOICE,
-		  .dst = &o.costs,
-		  .choices = lp_sweep_costs_names,
-		  .metavar = "NAME",
-		  .def = "ndr",
-		  .help = "--plan: the measured costs to predict with, ndr or softroce (with --model: the model's time)" },
-		{ .name = "csv",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.csv_prefix,
-		  .metavar = "PREFIX",
-		  .help = "write PREFIX-<test>-<size>.csv matrices and PREFIX-cells.csv" },
-		{ .name = "poll-ms",
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.poll_ms,
-		  .min = 1,
-		  .max = 1000,
-		  .metavar = "MS",
-		  .help = "longest sleep between MPI polls (the latency a coordination step may add)",
-		  .def = STR(LP_SWEEP_POLL_MS) },
-		{ .name = "clock",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.clock,
-		  .metavar = "C",
-		  .help = "auto, tsc or raw (as lp-rdma)" },
-		{ .name = "quiet",
-		  .shortname = 'q',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.quiet,
-		  .help = "no summary on stdout" },
-		{ .name = "verbose",
-		  .shortname = 'v',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.verbose,
-		  .help = "log rounds and pair errors" },
-		{ .name = "version",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.version,
-		  .help = "print the version" },
-		{ 0 },
-	};
-	struct lp_sweep_mpi x;
-	struct lp_sweep_node me;
-	struct lp_sweep_run run;
-	struct lp_sweep_cfg cfg;
-	struct lp_sweep_journal jl = { 0 };
-	struct lp_sweep_run prev = { 0 }; /* rank 0, --resume: the run it continues */
+	struct lp_sweep_run run, prev = { 0 }; /* rank 0, --resume: the run it continues */
 	struct lp_sweep_journal_info info = { 0 };
-	struct lp_qual q = { 0 };
+	struct lp_sweep_journal jl = { 0 };
 	struct lp_sweep_model *model = NULL; /* --model */
-	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1, qbad;
+	struct lp_sweep_node me;
+	struct lp_sweep_cfg cfg = { 0 };
+	struct lp_qual q = { 0 };
+	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1;
+	int bad = !x->rank && (qual_setup(o, argv, &q) || read_resume(o, &prev, &info));
 
-	if (argc >= 2 && !strcmp(argv[1], "--test-worker")) /* a rank's test worker (isolate.c) */
-		return lp_sweep_worker_main(argc, argv);
-	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
-	lp_rdma_plan_init(pl);
-	if (wants(argc, argv, "--diagnose"))
-		return diagnose_main(&o, opts, argc, argv);
-	if (wants(argc, argv, "--plan"))
-		return plan_main(&o, opts, argc, argv);
-	lp_diag_opts_default(&o.d);
-	if (mpi_setup(&x, &argc, &argv))
-		return LP_EXIT_FAIL;
-	ret = parse_cli(&o, opts, argc, argv, &mem, &mem_dev);
-	/* Qualification is rank 0's (profiles and baselines are its files); all ranks hear its answer. */
-	qbad = !ret && !o.help && !x.rank &&
-	       (qual_setup(&o, argv, &q) || read_resume(&o, &prev, &info));
-	MPI_Bcast(&qbad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (qbad)
-		ret = -EINVAL;
-	if (ret || o.help || o.version) {
+	MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (bad) {
 		lp_qual_free(&q);
-		if (o.help && !x.rank)
-			lp_opt_usage(stdout, "mpirun -np N [--map-by node] lp-sweep [options]",
-				     opts);
-		if (o.version && !x.rank)
-			printf("lp-sweep %s\n", LP_VERSION);
-		return finish(&x, ret ? LP_EXIT_USAGE : LP_EXIT_OK);
+		return LP_EXIT_USAGE;
 	}
-	lp_log_set_level(o.verbose ? LP_LOG_INFO : LP_LOG_WARN);
-	if (x.size < 2)
-		return finish(&x, one_rank());
-	if (o.check)
-		return finish(&x, check_main(&o, &x));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	x.poll_max_us = (int)o.poll_ms * 1000;
-
-	memset(&cfg, 0, sizeof(cfg));
-	if (model_load(&o, &x, &model, &cfg))
-		return finish(&x, LP_EXIT_USAGE);
+	x->poll_max_us = (int)o->poll_ms * 1000;
+	x->tclass = o->dev.tclass;
+	x->sl = o->dev.sl;
+	if (model_load(o, x, &model, &cfg))
+		return LP_EXIT_USAGE;
 	if (model)
-		node_setup_model(&o, &x, model, &me);
+		node_setup_model(o, x, model, &me);
 	else
-		node_setup(&o, &x, &me, &mem, &mem_dev);
-	if (lp_sweep_run_init(&run, x.size))
-		return finish(&x, LP_EXIT_FAIL);
-	run.dopts = o.d;
-	run.bw_iters = pl->iters[LP_PLAN_BW];
-	run.lat_iters = pl->iters[LP_PLAN_LAT];
-	sweep_cfg(&o, &x, &cfg, mem, mem_dev); /* keeps the model's text */
-	if (add_metrics(&o, &run, &cfg, mem, mem_dev) ||
-	    (model && model_bind(&o, x.rank, model, &run, &cfg)))
-		return finish(&x, LP_EXIT_USAGE);
-	if (!x.rank && (ret = open_journal(&o, &jl))) {
-		x.lost = true; /* the others wait in the exchange: end them too */
-		return finish(&x, ret == -EEXIST ? LP_EXIT_USAGE : LP_EXIT_FAIL);
+		node_setup(o, x, &me, &mem, &mem_dev);
+	if (lp_sweep_run_init(&run, x->size))
+		return LP_EXIT_FAIL;
+	run.dopts = o->d;
+	run.bw_iters = o->plan.plan.iters[LP_PLAN_BW];
+	run.lat_iters = o->plan.plan.iters[LP_PLAN_LAT];
+	run.tclass = o->dev.tclass;
+	run.sl = o->dev.sl;
+	sweep_cfg(o, x, &cfg, mem, mem_dev); /* keeps the model's text */
+	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
+	    (model && model_bind(o, x->rank, model, &run, &cfg)))
+		return LP_EXIT_USAGE;
+	if (!x->rank && (ret = open_journal(o, &jl))) {
+		x->lost = true; /* the others wait in the exchange: end them too */
+		return ret == -EEXIST ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 	}
 	cfg.journal = &jl;
-	cfg.resume_path = o.resume;
+	cfg.resume_path = o->resume;
 	cfg.resume = prev.nodes ? &prev : NULL; /* rank 0 */
 	cfg.resume_seen = (const char(*)[32])info.seen;
-	ret = lp_sweep_engine_run(&x, &me, &cfg, &run, &code);
-	code = collectives(&o, &x, &cfg, &run, ret, code);
-	if ((!ret || run.coll) && !x.rank)
-		code = write_outputs(&o, &run, &q, code);
+	ret = lp_sweep_engine_run(x, &me, &cfg, &run, &code);
+	code = collectives(o, x, &cfg, &run, ret, code);
+	if ((!ret || run.coll) && !x->rank)
+		code = write_outputs(o, &run, &q, code);
 	lp_qual_free(&q);
 	if (lp_sweep_journal_close(&jl))
 		code = LP_EXIT_FAIL;
@@ -1404,9 +1223,34 @@ int main(int argc, char **argv)
 	if (prev.nodes)
 		lp_sweep_run_free(&prev);
 	lp_sweep_journal_info_free(&info);
-	if (x.dev)
-		lp_rdma_dev_close(x.dev);
+	if (x->dev)
+		lp_rdma_dev_close(x->dev);
 	free(model);
 	free((char *)cfg.model_text);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli o = { .dev = { .gid_index = -1, .tclass = -1 } };
+	struct lp_sweep_mpi x;
+	int code;
+
+	if (argc >= 2 && !strcmp(argv[1], "--test-worker")) /* a rank's test worker (isolate.c) */
+		return lp_sweep_worker_main(argc, argv);
+	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
+	lp_rdma_plan_init(&o.plan.plan);
+	if (wants(argc, argv, "--diagnose"))
+		return diagnose_main(&o, argc, argv);
+	if (wants(argc, argv, "--plan"))
+		return plan_main(&o, argc, argv);
+	lp_diag_opts_default(&o.d);
+	if (mpi_setup(&x, &argc, &argv))
+		return LP_EXIT_FAIL;
+	code = parse_cli(&o, &x, argc, argv);
+	if (code < 0 && x.size < 2)
+		code = one_rank();
+	if (code < 0)
+		code = o.check ? check_main(&o, &x) : sweep_main(&o, &x, argv);
 	return finish(&x, code);
 }

@@ -58,15 +58,15 @@ void lp_host_meta_collect(struct lp_host_meta *m)
 	lp_time_iso8601(m->time, sizeof(m->time));
 }
 
-void lp_host_meta_json(const struct lp_host_meta *m, struct lp_json *j)
-{
-	lp_json_str(j, "host", m->host);
-	lp_json_str(j, "kernel", m->kernel);
-	lp_json_str(j, "arch", m->arch);
-	lp_json_str(j, "cpu", m->cpu);
-	lp_json_uint(j, "ncpus", m->ncpus);
-	lp_json_str(j, "time", m->time);
-}
+/* clang-format off */
+const struct lp_record lp_host_meta_record = LP_RECORD(struct lp_host_meta,
+	LP_REC_STR(struct lp_host_meta, host),
+	LP_REC_STR(struct lp_host_meta, kernel, LP_REC_DOC("uname -r")),
+	LP_REC_STR(struct lp_host_meta, arch),
+	LP_REC_STR(struct lp_host_meta, cpu),
+	LP_REC_U32(struct lp_host_meta, ncpus),
+	LP_REC_STR(struct lp_host_meta, time, LP_REC_DOC("ISO 8601, UTC")));
+/* clang-format on */
 
 #ifndef LP_VERSION_STRING
 #error "LP_VERSION_STRING comes from the Makefile (VERSION plus git describe)"

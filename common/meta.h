@@ -4,6 +4,7 @@
 #define LP_META_H
 
 #include "json.h"
+#include "record.h"
 
 struct lp_host_meta {
 	char host[256];
@@ -15,8 +16,8 @@ struct lp_host_meta {
 };
 
 void lp_host_meta_collect(struct lp_host_meta *m);
-/* Writes the fields as members of the current JSON object. */
-void lp_host_meta_json(const struct lp_host_meta *m, struct lp_json *j);
+/* Its record: the "host" block of lp-rdma's and lp-gpu's documents. */
+extern const struct lp_record lp_host_meta_record;
 
 /* The "method" block every JSON document carries: units and clock. */
 void lp_method_json(struct lp_json *j);

@@ -167,6 +167,32 @@ int lp_split_list(const char *s, char *buf, size_t len, const char **items, int 
 	return 0;
 }
 
+/* A row where it lands: the row and the base of its group's struct in the tool's options. */
+struct bound {
+	const struct lp_opt *o;
+	uint8_t *base;
+};
+
+static void *dst_of(struct bound b)
+{
+	return b.base + b.o->off;
+}
+
+static bool is_end(const struct lp_opt *o)
+{
+	return !o->name && !o->shortname;
+}
+
+/* "--name" or "-c" for messages. */
+static const char *spelling(const struct lp_opt *o, char *buf, size_t len)
+{
+	if (o->name)
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "-%c", o->shortname);
+	return buf;
+}
+
 static bool range_ok(const struct lp_opt *o, double v)
 {
 	if (o->min == 0 && o->max == 0)
@@ -176,15 +202,17 @@ static bool range_ok(const struct lp_opt *o, double v)
 
 static void range_err(const struct lp_opt *o, const char *arg)
 {
-	lp_err("--%s %s: out of range [%.15g, %.15g]%s%s", o->name, arg, o->min, o->max,
-	       o->metavar ? " " : "", o->metavar ? o->metavar : "");
+	char sp[64];
+
+	lp_err("%s %s: out of range [%.15g, %.15g]%s%s", spelling(o, sp, sizeof(sp)), arg, o->min,
+	       o->max, o->metavar ? " " : "", o->metavar ? o->metavar : "");
 }
 
 /*
  * The value parsers of set_value, one per kind of destination: 0, -EINVAL
  * (set_value says "invalid value") or -ERANGE after logging the range.
  */
-static int set_unsigned(const struct lp_opt *o, const char *arg)
+static int set_unsigned(const struct lp_opt *o, void *dst, const char *arg)
 {
 	uint64_t u;
 	int ret = o->kind == LP_OPT_SIZE ? lp_parse_size(arg, &u) : lp_parse_u64(arg, &u);
@@ -196,13 +224,13 @@ static int set_unsigned(const struct lp_opt *o, const char *arg)
 		return -ERANGE;
 	}
 	if (o->kind == LP_OPT_UINT)
-		*(unsigned *)o->dst = (unsigned)u;
+		*(unsigned *)dst = (unsigned)u;
 	else
-		*(uint64_t *)o->dst = u;
+		*(uint64_t *)dst = u;
 	return 0;
 }
 
-static int set_int(const struct lp_opt *o, const char *arg)
+static int set_int(const struct lp_opt *o, void *dst, const char *arg)
 {
 	char *end;
 	long v;
@@ -215,11 +243,11 @@ static int set_int(const struct lp_opt *o, const char *arg)
 		range_err(o, arg);
 		return -ERANGE;
 	}
-	*(int *)o->dst = (int)v;
+	*(int *)dst = (int)v;
 	return 0;
 }
 
-static int set_double(const struct lp_opt *o, const char *arg)
+static int set_double(const struct lp_opt *o, void *dst, const char *arg)
 {
 	double d;
 	int ret = o->kind == LP_OPT_DOUBLE ? lp_parse_double(arg, &d) : lp_parse_seconds(arg, &d);
@@ -230,13 +258,13 @@ static int set_double(const struct lp_opt *o, const char *arg)
 		range_err(o, arg);
 		return -ERANGE;
 	}
-	*(double *)o->dst = d;
+	*(double *)dst = d;
 	return 0;
 }
 
-static int set_sizes(const struct lp_opt *o, const char *arg)
+static int set_sizes(const struct lp_opt *o, void *dst, const char *arg)
 {
-	struct lp_sizes *sz = o->dst;
+	struct lp_sizes *sz = dst;
 
 	if (lp_parse_sizes(arg, sz))
 		return -EINVAL;
@@ -249,26 +277,34 @@ static int set_sizes(const struct lp_opt *o, const char *arg)
 	return 0;
 }
 
-static int set_choice(const struct lp_opt *o, const char *arg)
+/* "a, b, c" of a NULL-terminated list, cut to fit. */
+static void choice_list(const char *const *choices, char *list, size_t len)
+{
+	list[0] = '\0';
+	for (int i = 0; choices[i]; i++) {
+		strncat(list, i ? ", " : "", len - strlen(list) - 1);
+		strncat(list, choices[i], len - strlen(list) - 1);
+	}
+}
+
+static int set_choice(const struct lp_opt *o, void *dst, const char *arg)
 {
 	int idx = lp_choice_index(o->choices, arg);
-	char list[256] = "";
+	char list[256], sp[64];
 
 	if (idx >= 0) {
-		*(int *)o->dst = idx;
+		*(int *)dst = idx;
 		return 0;
 	}
-	for (int i = 0; o->choices[i]; i++) {
-		strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
-		strncat(list, o->choices[i], sizeof(list) - strlen(list) - 1);
-	}
-	lp_err("--%s %s: expected one of %s", o->name, arg, list);
+	choice_list(o->choices, list, sizeof(list));
+	lp_err("%s %s: expected %s%s%s%s", spelling(o, sp, sizeof(sp)), arg,
+	       o->choices[1] ? "one of " : "", list, o->hint ? "; " : "", o->hint ? o->hint : "");
 	return -ERANGE;
 }
 
-static int set_list(const struct lp_opt *o, const char *arg)
+static int set_list(const struct lp_opt *o, void *dst, const char *arg)
 {
-	char buf[512];
+	char buf[512], list[256], sp[64];
 	const char *items[64];
 	int n;
 
@@ -276,153 +312,298 @@ static int set_list(const struct lp_opt *o, const char *arg)
 		return -EINVAL;
 	for (int i = 0; o->choices && i < n; i++) {
 		if (lp_choice_index(o->choices, items[i]) < 0) {
-			lp_err("--%s: unknown item '%s'", o->name, items[i]);
+			choice_list(o->choices, list, sizeof(list));
+			lp_err("%s: unknown item '%s' (%s)%s%s", spelling(o, sp, sizeof(sp)),
+			       items[i], list, o->hint ? "; " : "", o->hint ? o->hint : "");
 			return -ERANGE;
 		}
 	}
-	*(const char **)o->dst = arg;
+	*(const char **)dst = arg;
 	return 0;
 }
 
-/* Store arg in o's destination; 0 or a negative errno after one line naming the option. */
-static int set_value(const struct lp_opt *o, const char *arg)
+/* Store arg in b's destination; 0 or a negative errno after one line naming the option. */
+static int set_value(struct bound b, const char *arg)
 {
+	const struct lp_opt *o = b.o;
+	void *dst = dst_of(b);
+	char sp[64];
 	int ret = -EINVAL;
 
 	switch (o->kind) {
 	case LP_OPT_FLAG:
-		*(bool *)o->dst = true;
+		*(bool *)dst = true;
 		return 0;
+	case LP_OPT_REFUSE:
+		lp_err("%s: %s", spelling(o, sp, sizeof(sp)), o->help);
+		return -EPERM;
 	case LP_OPT_UINT:
 	case LP_OPT_U64:
 	case LP_OPT_SIZE:
-		ret = set_unsigned(o, arg);
+		ret = set_unsigned(o, dst, arg);
 		break;
 	case LP_OPT_INT:
-		ret = set_int(o, arg);
+		ret = set_int(o, dst, arg);
 		break;
 	case LP_OPT_DOUBLE:
 	case LP_OPT_SECONDS:
-		ret = set_double(o, arg);
+		ret = set_double(o, dst, arg);
 		break;
 	case LP_OPT_SIZES:
-		ret = set_sizes(o, arg);
+		ret = set_sizes(o, dst, arg);
 		break;
 	case LP_OPT_STR:
 		if (*arg)
-			*(const char **)o->dst = arg;
+			*(const char **)dst = arg;
 		ret = *arg ? 0 : -EINVAL;
 		break;
 	case LP_OPT_CHOICE:
-		ret = set_choice(o, arg);
+		ret = set_choice(o, dst, arg);
 		break;
 	case LP_OPT_LIST:
-		ret = set_list(o, arg);
+		ret = set_list(o, dst, arg);
 		break;
 	}
 	/* -ERANGE: the value's own parser said what was wrong */
 	if (ret == -EINVAL)
-		lp_err("--%s: invalid value '%s'%s%s", o->name, arg,
-		       o->metavar ? ", expected " : "", o->metavar ? o->metavar : "");
+		lp_err("%s: invalid value '%s'%s%s%s%s", spelling(o, sp, sizeof(sp)), arg,
+		       o->metavar ? ", expected " : "", o->metavar ? o->metavar : "",
+		       o->hint ? "; " : "", o->hint ? o->hint : "");
 	return ret;
 }
 
-/* Every row's default into its destination, every set flag cleared. */
-static int set_defaults(const struct lp_opt *tab)
+/* ---- the command: its rows across groups ------------------------------------------------ */
+
+#define MAX_ROWS 256
+
+/* Every row of a command, groups in order, each with its struct's base in obj. */
+struct rows {
+	struct bound r[MAX_ROWS];
+	size_t n;
+};
+
+/* cmd's rows into rs; a table that names one spelling twice is a bug in the tool. 0 or -EINVAL. */
+static int collect(const struct lp_opt_cmd *cmd, void *obj, struct rows *rs)
 {
-	for (const struct lp_opt *o = tab; o->name; o++) {
-		if (o->set)
-			*o->set = false;
-		if (o->def && set_value(o, o->def)) {
-			lp_err("--%s: the built-in default '%s' is invalid", o->name, o->def);
+	rs->n = 0;
+	for (const struct lp_opt_group *g = cmd->groups; g->rows; g++) {
+		for (const struct lp_opt *o = g->rows; !is_end(o); o++) {
+			if (rs->n == MAX_ROWS) {
+				lp_err("option table: more than %d rows", MAX_ROWS);
+				return -EINVAL;
+			}
+			for (size_t i = 0; i < rs->n; i++) {
+				const struct lp_opt *p = rs->r[i].o;
+
+				if ((o->name && p->name && !strcmp(o->name, p->name)) ||
+				    (o->shortname && o->shortname == p->shortname)) {
+					lp_err("option table: -%c / --%s twice",
+					       o->shortname ? o->shortname : '-',
+					       o->name ? o->name : "");
+					return -EINVAL;
+				}
+			}
+			rs->r[rs->n++] = (struct bound){ o, (uint8_t *)obj + g->off };
+		}
+	}
+	return 0;
+}
+
+/* The default of o in this tool: cmd's "NAME=VALUE" where it names o, else the row's. */
+static const char *default_of(const struct lp_opt_cmd *cmd, const struct lp_opt *o)
+{
+	size_t n = o->name ? strlen(o->name) : 0;
+
+	for (const char *const *d = cmd->defaults; d && *d && n; d++)
+		if (!strncmp(*d, o->name, n) && (*d)[n] == '=')
+			return *d + n + 1;
+	return o->def;
+}
+
+/* Every row's default into its destination, every set flag cleared. */
+static int set_defaults(const struct lp_opt_cmd *cmd, const struct rows *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct bound b = rs->r[i];
+		const char *def = default_of(cmd, b.o);
+
+		if (b.o->set_off)
+			*(bool *)(b.base + b.o->set_off - 1) = false;
+		if (def && set_value(b, def)) {
+			lp_err("--%s: the built-in default '%s' is invalid", b.o->name, def);
+			return -EINVAL;
+		}
+	}
+	for (const char *const *d = cmd->defaults; d && *d; d++) {
+		bool found = false;
+
+		for (size_t i = 0; i < rs->n; i++)
+			found |= rs->r[i].o->name &&
+				 default_of(cmd, rs->r[i].o) == strchr(*d, '=') + 1;
+		if (!found) {
+			lp_err("option table: a default for no option: %s", *d);
 			return -EINVAL;
 		}
 	}
 	return 0;
 }
 
-static const struct lp_opt *find_long(const struct lp_opt *tab, const char *name, size_t len)
+/* The row of "--name" (len bytes of it), or of "-c" when name is NULL; .o = NULL: none. */
+static struct bound find(const struct rows *rs, const char *name, size_t len, char c)
 {
-	for (const struct lp_opt *o = tab; o->name; o++)
-		if (strlen(o->name) == len && !strncmp(o->name, name, len))
-			return o;
-	return NULL;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct lp_opt *o = rs->r[i].o;
+
+		if (name ? o->name && strlen(o->name) == len && !strncmp(o->name, name, len)
+			 : o->shortname == c)
+			return rs->r[i];
+	}
+	return (struct bound){ NULL, NULL };
 }
 
-static const struct lp_opt *find_short(const struct lp_opt *tab, char c)
+/* An unknown "--name": one line, with the option it most likely meant (--size: --sizes). */
+static void unknown_option(const struct rows *rs, const char *arg, size_t len)
 {
-	for (const struct lp_opt *o = tab; o->name; o++)
-		if (o->shortname && o->shortname == c)
-			return o;
-	return NULL;
+	const char *name = arg + 2;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct lp_opt *o = rs->r[i].o;
+		size_t n = o->name ? strlen(o->name) : 0;
+
+		if (n && o->kind != LP_OPT_REFUSE && len >= 3 &&
+		    !strncmp(o->name, name, LP_MIN(n, len))) {
+			lp_err("unknown option '--%.*s': did you mean --%s? (see --help)", (int)len,
+			       name, o->name);
+			return;
+		}
+	}
+	lp_err("unknown option '--%.*s' (see --help)", (int)len, name);
 }
 
-int lp_opt_parse(const struct lp_opt *tab, int argc, char **argv, const char **pos, int max_pos,
+/* The value of option a (o's row): inline (--x=V, -xV) or the next argument. NULL: said why. */
+static const char *value_of(const struct lp_opt *o, const char *inl, int *i, int argc, char **argv)
+{
+	char sp[64];
+
+	if (o->kind == LP_OPT_FLAG || (o->kind == LP_OPT_REFUSE && !o->metavar)) {
+		if (inl && o->kind == LP_OPT_FLAG) {
+			lp_err("option %s takes no value", spelling(o, sp, sizeof(sp)));
+			return NULL;
+		}
+		return "";
+	}
+	if (inl)
+		return inl;
+	if (*i + 1 >= argc) {
+		if (o->kind == LP_OPT_REFUSE)
+			return "";
+		lp_err("option %s needs a value%s%s", spelling(o, sp, sizeof(sp)),
+		       o->metavar ? ": " : "", o->metavar ? o->metavar : "");
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+/* One option argument a (argv[*i]): its row found and its value stored. 0 or -EINVAL. */
+static int parse_one(const struct rows *rs, int *i, int argc, char **argv)
+{
+	const char *a = argv[*i], *inl = NULL, *val;
+	struct bound b;
+
+	if (a[1] == '-') {
+		const char *eq = strchr(a + 2, '=');
+		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+
+		b = find(rs, a + 2, len, 0);
+		if (!b.o) {
+			unknown_option(rs, a, len);
+			return -EINVAL;
+		}
+		inl = eq ? eq + 1 : NULL;
+	} else {
+		b = find(rs, NULL, 0, a[1]);
+		if (!b.o) {
+			lp_err("unknown option '-%c' (see --help)", a[1]);
+			return -EINVAL;
+		}
+		inl = a[2] ? a + 2 : NULL;
+	}
+	val = value_of(b.o, inl, i, argc, argv);
+	if (!val || set_value(b, val))
+		return -EINVAL;
+	if (b.o->set_off)
+		*(bool *)(b.base + b.o->set_off - 1) = true;
+	return 0;
+}
+
+int lp_opt_parse(const struct lp_opt_cmd *cmd, void *obj, int argc, char **argv, const char **pos,
 		 int *npos_p, bool *help_p)
 {
-	int npos = 0;
+	struct rows *rs = malloc(sizeof(*rs));
 	bool only_pos = false;
+	int npos = 0, ret = 0;
 
 	*help_p = false;
-	if (set_defaults(tab))
-		return -EINVAL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		const struct lp_opt *o;
+	*npos_p = 0;
+	if (!rs)
+		return -ENOMEM;
+	if (collect(cmd, obj, rs) || set_defaults(cmd, rs))
+		ret = -EINVAL;
+	for (int i = 1; !ret && !*help_p && i < argc; i++) {
+		const char *a = argv[i];
 
 		if (only_pos || a[0] != '-' || !a[1]) {
-			if (npos == max_pos) {
+			if (npos == cmd->max_pos) {
 				lp_err("unexpected argument '%s'", a);
-				return -EINVAL;
+				ret = -EINVAL;
+			} else {
+				pos[npos++] = a;
 			}
-			pos[npos++] = a;
-			continue;
-		}
-		if (!strcmp(a, "--")) {
+		} else if (!strcmp(a, "--")) {
 			only_pos = true;
-			continue;
-		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			*help_p = true;
-			return 0;
-		}
-		if (a[1] == '-') {
-			const char *eq = strchr(a + 2, '=');
-			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-
-			o = find_long(tab, a + 2, len);
-			if (eq)
-				val = eq + 1;
 		} else {
-			o = find_short(tab, a[1]);
-			if (o && a[2])
-				val = a + 2;
+			ret = parse_one(rs, &i, argc, argv);
 		}
-		if (!o) {
-			lp_err("unknown option '%s' (see --help)", a);
-			return -EINVAL;
-		}
-		if (o->kind == LP_OPT_FLAG) {
-			if (val) {
-				lp_err("option --%s takes no value", o->name);
-				return -EINVAL;
-			}
-		} else if (!val) {
-			if (i + 1 >= argc) {
-				lp_err("option --%s needs a value%s%s", o->name,
-				       o->metavar ? ": " : "", o->metavar ? o->metavar : "");
-				return -EINVAL;
-			}
-			val = argv[++i];
-		}
-		if (set_value(o, val))
-			return -EINVAL;
-		if (o->set)
-			*o->set = true;
 	}
+	free(rs);
 	*npos_p = npos;
-	return 0;
+	return ret;
 }
+
+/* ---- the output group ---------------------------------------------------------------------- */
+
+/* clang-format off */
+const struct lp_opt lp_out_opt_rows[] = {
+	{ .name = "json", LP_OPT_STR_AT(struct lp_out_opts, json), .metavar = "FILE",
+	  .help = "write the results as one JSON document (- = stdout)" },
+	{ .name = "quiet", LP_OPT_FLAG_AT(struct lp_out_opts, quiet),
+	  .help = "no tables on stdout, only errors on stderr" },
+	{ .name = "verbose", LP_OPT_FLAG_AT(struct lp_out_opts, verbose), .help = "log more" },
+	{ 0 },
+};
+
+const struct lp_opt lp_out_version_opt_rows[] = {
+	{ .name = "version", .shortname = 'V', LP_OPT_FLAG_AT(struct lp_out_opts, version),
+	  .help = "print the version" },
+	{ 0 },
+};
+
+const struct lp_opt lp_out_csv_opt_rows[] = {
+	{ .name = "csv", LP_OPT_STR_AT(struct lp_out_opts, csv), .metavar = "FILE",
+	  .help = "write the results as CSV, one line per result (- = stdout)" },
+	{ 0 },
+};
+
+const struct lp_opt lp_out_schema_opt_rows[] = {
+	{ .name = "json-schema", LP_OPT_FLAG_AT(struct lp_out_opts, json_schema),
+	  .help = "print the JSON Schema of the --json document and exit (docs/schema/)" },
+	{ 0 },
+};
+/* clang-format on */
+
+/* ---- help, man page, completion ------------------------------------------------------------ */
 
 /* Roff text: backslashes and minus signs escaped, a leading dot or quote made literal. */
 static void roff_puts(FILE *f, const char *s)
@@ -439,74 +620,153 @@ static void roff_puts(FILE *f, const char *s)
 	}
 }
 
-/* The OPTIONS section of a man page: one .TP item per row, then -h/--help. */
-static void usage_man(FILE *f, const struct lp_opt *tab)
+/* Group g starts a section of the help: its title differs from the group before it. */
+static bool new_title(const struct lp_opt_cmd *cmd, const struct lp_opt_group *g)
 {
-	fputs(".SH OPTIONS\n", f);
-	for (const struct lp_opt *o = tab; o->name; o++) {
-		fputs(".TP\n", f);
-		if (o->shortname)
-			fprintf(f, "\\fB\\-%c\\fR, ", o->shortname);
+	const char *a = g->title ? g->title : "", *b = g > cmd->groups ? g[-1].title : NULL;
+
+	return !b || strcmp(a, b);
+}
+
+/* "-p, --port PORT" in roff. */
+static void man_head(FILE *f, const struct lp_opt *o)
+{
+	if (o->shortname)
+		fprintf(f, "\\fB\\-%c\\fR%s", o->shortname, o->name ? ", " : "");
+	if (o->name) {
 		fputs("\\fB\\-\\-", f);
 		roff_puts(f, o->name);
 		fputs("\\fR", f);
-		if (o->kind != LP_OPT_FLAG) {
-			fputs(" \\fI", f);
-			roff_puts(f, o->metavar ? o->metavar : "VAL");
-			fputs("\\fR", f);
+	}
+	if (o->kind != LP_OPT_FLAG && (o->kind != LP_OPT_REFUSE || o->metavar)) {
+		fputs(" \\fI", f);
+		roff_puts(f, o->metavar ? o->metavar : "VAL");
+		fputs("\\fR", f);
+	}
+	fputc('\n', f);
+}
+
+/* The OPTIONS section: a subsection per group, one .TP item per row, then the refused
+ * spellings; then EXIT STATUS. */
+static void usage_man(const struct lp_opt_cmd *cmd, FILE *f)
+{
+	bool refusals = false;
+
+	fputs(".SH OPTIONS\n", f);
+	for (const struct lp_opt_group *g = cmd->groups; g->rows; g++) {
+		bool head = !new_title(cmd, g);
+
+		for (const struct lp_opt *o = g->rows; !is_end(o); o++) {
+			const char *def = default_of(cmd, o);
+
+			refusals |= o->kind == LP_OPT_REFUSE;
+			if (o->kind == LP_OPT_REFUSE)
+				continue;
+			if (!head && g->title)
+				fprintf(f, ".SS %s options\n", g->title);
+			head = true;
+			fputs(".TP\n", f);
+			man_head(f, o);
+			roff_puts(f, o->help ? o->help : "");
+			if (def) {
+				fputs(" (default ", f);
+				roff_puts(f, def);
+				fputc(')', f);
+			}
+			fputc('\n', f);
 		}
-		fputc('\n', f);
-		roff_puts(f, o->help ? o->help : "");
-		if (o->def) {
-			fputs(" (default ", f);
-			roff_puts(f, o->def);
-			fputc(')', f);
-		}
-		fputc('\n', f);
 	}
 	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nshow this help\n", f);
+	if (refusals) {
+		fputs(".SS Refused spellings\nEach of these stops the tool with exit status 2 and "
+		      "this line, rather than taking another meaning silently:\n",
+		      f);
+		for (const struct lp_opt_group *g = cmd->groups; g->rows; g++) {
+			for (const struct lp_opt *o = g->rows; !is_end(o); o++) {
+				if (o->kind != LP_OPT_REFUSE)
+					continue;
+				fputs(".TP\n", f);
+				man_head(f, o);
+				roff_puts(f, o->help);
+				fputc('\n', f);
+			}
+		}
+	}
+	fputs(".SH EXIT STATUS\n", f);
+	for (const struct lp_opt_exit *e = cmd->exits; e && e->meaning; e++) {
+		fprintf(f, ".TP\n.B %d\n", e->code);
+		roff_puts(f, e->meaning);
+		fputc('\n', f);
+	}
 	fputs(LP_OPT_MAN_END "\n", f);
 }
 
 /* Bash completion data: the option words, then the ones that take a value. */
-static void usage_bash(FILE *f, const struct lp_opt *tab)
+static void usage_bash(const struct lp_opt_cmd *cmd, FILE *f)
 {
 	for (int takes = 0; takes < 2; takes++) {
 		fputs(takes ? "takes:" : "words:", f);
-		for (const struct lp_opt *o = tab; o->name; o++) {
-			if (takes && o->kind == LP_OPT_FLAG)
-				continue;
-			fprintf(f, " --%s", o->name);
-			if (o->shortname)
-				fprintf(f, " -%c", o->shortname);
+		for (const struct lp_opt_group *g = cmd->groups; g->rows; g++) {
+			for (const struct lp_opt *o = g->rows; !is_end(o); o++) {
+				if (o->kind == LP_OPT_REFUSE || (takes && o->kind == LP_OPT_FLAG))
+					continue;
+				fprintf(f, " --%s", o->name);
+				if (o->shortname)
+					fprintf(f, " -%c", o->shortname);
+			}
 		}
 		fputs(takes ? "\n" : " --help -h\n", f);
 	}
 }
 
-void lp_opt_usage(FILE *f, const char *synopsis, const struct lp_opt *tab)
+#define HELP_INDENT "                               " /* 31 columns: under the help texts */
+
+static void usage_text(const struct lp_opt_cmd *cmd, FILE *f)
+{
+	fprintf(f, "usage: ");
+	for (const char *s = cmd->synopsis; *s; s++)
+		fprintf(f, *s == '\n' ? "\n       " : "%c", *s);
+	fputc('\n', f);
+	for (const struct lp_opt_group *g = cmd->groups; g->rows; g++) {
+		bool head = !new_title(cmd, g);
+
+		for (const struct lp_opt *o = g->rows; !is_end(o); o++) {
+			const char *def = default_of(cmd, o);
+			char h[64], sn[8] = "    ";
+
+			if (o->kind == LP_OPT_REFUSE)
+				continue;
+			if (!head)
+				fprintf(f, "\n%s options:\n", g->title ? g->title : "other");
+			head = true;
+			if (o->shortname)
+				snprintf(sn, sizeof(sn), "-%c, ", o->shortname);
+			snprintf(h, sizeof(h), "%s--%s%s%s", sn, o->name,
+				 o->kind == LP_OPT_FLAG ? "" : " ",
+				 o->kind == LP_OPT_FLAG ? "" : (o->metavar ? o->metavar : "VAL"));
+			/* a head wider than its column puts the help on the next line */
+			fprintf(f, "  %-28s%s%s%s%s%s\n", h,
+				strlen(h) > 28 ? "\n" HELP_INDENT : " ", o->help ? o->help : "",
+				def ? " (default " : "", def ? def : "", def ? ")" : "");
+		}
+	}
+	fprintf(f, "\n  %-28s %s\n", "-h, --help", "show this help");
+	if (cmd->notes)
+		fprintf(f, "\n%s\n", cmd->notes);
+	if (cmd->exits && cmd->exits->meaning)
+		fprintf(f, "\nexit status:\n");
+	for (const struct lp_opt_exit *e = cmd->exits; e && e->meaning; e++)
+		fprintf(f, "  %-4d %s\n", e->code, e->meaning);
+}
+
+void lp_opt_usage(const struct lp_opt_cmd *cmd, FILE *f)
 {
 	const char *fmt = getenv("LP_HELP_FORMAT");
 
-	if (fmt && !strcmp(fmt, "man")) {
-		usage_man(f, tab);
-		return;
-	}
-	if (fmt && !strcmp(fmt, "bash")) {
-		usage_bash(f, tab);
-		return;
-	}
-	fprintf(f, "usage: %s\n\noptions:\n", synopsis);
-	for (const struct lp_opt *o = tab; o->name; o++) {
-		char head[64], sn[8] = "    ";
-
-		if (o->shortname)
-			snprintf(sn, sizeof(sn), "-%c, ", o->shortname);
-		snprintf(head, sizeof(head), "%s--%s%s%s", sn, o->name,
-			 o->kind == LP_OPT_FLAG ? "" : " ",
-			 o->kind == LP_OPT_FLAG ? "" : (o->metavar ? o->metavar : "VAL"));
-		fprintf(f, "  %-28s %s%s%s%s\n", head, o->help ? o->help : "",
-			o->def ? " (default " : "", o->def ? o->def : "", o->def ? ")" : "");
-	}
-	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help");
+	if (fmt && !strcmp(fmt, "man"))
+		usage_man(cmd, f);
+	else if (fmt && !strcmp(fmt, "bash"))
+		usage_bash(cmd, f);
+	else
+		usage_text(cmd, f);
 }

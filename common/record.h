@@ -49,6 +49,14 @@
  * belongs"); a record may add its own check (LP_RECORD_CHECKED: "client ==
  * server"). Documents are parsed with JSON_REJECT_DUPLICATES (lp_record_load).
  *
+ * Documents of several parts (lp-rdma's and lp-gpu's) are records too: a
+ * field may be present only when a bool of its struct says so (LP_REC_WHEN:
+ * left out of the JSON otherwise, or written as null with LP_REC_NULL; not
+ * required by the schema; the reader sets the bool from the member's
+ * presence), and a nested record may put its members in the object itself
+ * (LP_REC_FLAT: a part shared by several objects, or present as a whole only
+ * when its bool is true). Neither applies to columns, CSV or the wire.
+ *
  * Columns (lp_record_json_columns / lp_record_read_columns): many records of
  * one kind as one object with one array per field, in row order:
  *
@@ -95,6 +103,7 @@ enum lp_rec_type {
 #define LP_REC_F_SPARSE	  4u  /* columns: only the set entries are listed (rare data) */
 #define LP_REC_F_NULL	  8u  /* the JSON reader takes null (the field keeps its value) */
 #define LP_REC_F_MARK	  16u /* a bool set when its record is read from JSON; not in JSON */
+#define LP_REC_F_FLAT	  32u /* a nested record whose members sit in this object (LP_REC_FLAT) */
 
 struct lp_record;
 
@@ -115,6 +124,7 @@ struct lp_rec_field {
 	unsigned flags;		  /* LP_REC_F_* */
 	const char *const *names; /* enum, name: the NULL-terminated table */
 	const char *doc;	  /* the schema's description, or NULL */
+	size_t when; /* 1 + offset of a bool of the struct: in JSON only when true (LP_REC_WHEN) */
 };
 
 struct lp_record {
@@ -232,6 +242,14 @@ void lp_record_schema_columns(const struct lp_record *rec, uint64_t skip, struct
 void lp_record_schema_open(const struct lp_record *rec, struct lp_json *j);
 void lp_record_schema_close(const struct lp_record *rec, const char *const *extra,
 			    struct lp_json *j);
+/*
+ * A document's schema begins (members of its top object): "$schema" (draft
+ * 2020-12), "$id" ("urn:linkperf:schema:" and id, the document's "schema"
+ * member), "title" and "description".
+ */
+void lp_record_schema_head(struct lp_json *j, const char *id, const char *title, const char *about);
+/* The property key of a schema: an object another module writes, described by about. */
+void lp_record_schema_object(struct lp_json *j, const char *key, const char *about);
 
 /* ---- declaring records -------------------------------------------------------------------- */
 
@@ -264,6 +282,15 @@ void lp_record_schema_close(const struct lp_record *rec, const char *const *extr
 #define LP_REC_NULL	       .flags = LP_REC_F_NULL
 #define LP_REC_FLAGS(f)	       .flags = (f)
 #define LP_REC_DOC(text)       .doc = (text)
+/* The field is in the JSON form only when bool member m of T (the record's struct) is true. */
+#define LP_REC_WHEN(T, m)                                                                          \
+	.when = 1 + offsetof(T, m) +                                                               \
+		0 * sizeof(struct {                                                                \
+			_Static_assert(__builtin_types_compatible_p(__typeof__(((T *)0)->m),       \
+								    bool),                         \
+				       #T "." #m ": a field's presence is a bool");                \
+			int lp_unused;                                                             \
+		})
 
 #define LP_REC_FIELD(T, m, t, ctype, ...)                                                          \
 	{                                                                                          \
@@ -343,6 +370,14 @@ void lp_record_schema_close(const struct lp_record *rec, const char *const *extr
 		.size = sizeof(LP_REC_MEMBER(T, m)[0]), .rec = &(record),                          \
 		.max = LP_REC_NELEM(T, m), .count_off = offsetof(T, count),                        \
 		.count_size = sizeof(LP_REC_MEMBER(T, count)), __VA_ARGS__                         \
+	}
+
+/* Record member m whose fields are members of this object (no key of its own; see the top). */
+#define LP_REC_FLAT(T, m, record, ...)                                                             \
+	{                                                                                          \
+		.name = #m, .type = LP_REC_T_NEST, .off = offsetof(T, m),                          \
+		.size = sizeof(LP_REC_MEMBER(T, m)), .rec = &(record), .flags = LP_REC_F_FLAT,     \
+		__VA_ARGS__                                                                        \
 	}
 
 /*

@@ -101,11 +101,28 @@ static void json_field(const struct lp_rec_field *f, const uint8_t *obj, const c
 	lp_json_arr_end(j);
 }
 
+/* A LP_REC_WHEN field's bool (true for every other field). */
+static bool is_there(const struct lp_rec_field *f, const uint8_t *obj)
+{
+	return !f->when || *(const bool *)(obj + f->when - 1);
+}
+
 void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json *j)
 {
-	for (size_t i = 0; i < rec->nfields; i++)
-		if (!(rec->fields[i].flags & (LP_REC_F_NOJSON | LP_REC_F_MARK)))
-			json_field(&rec->fields[i], obj, key_of(&rec->fields[i]), j);
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+
+		if (!in_json(f))
+			continue;
+		if (!is_there(f, obj)) {
+			if (f->flags & LP_REC_F_NULL)
+				lp_json_null(j, key_of(f));
+		} else if (f->flags & LP_REC_F_FLAT) {
+			lp_record_json(f->rec, (const uint8_t *)obj + f->off, j);
+		} else {
+			json_field(f, obj, key_of(f), j);
+		}
+	}
 }
 
 /* Element equality by value (padding aside): NaN equals NaN. */
@@ -491,6 +508,17 @@ static void schema_field(const struct lp_rec_field *f, struct lp_json *j)
 {
 	if (f->doc)
 		lp_json_str(j, "description", f->doc);
+	if (f->when && (f->flags & LP_REC_F_NULL) && f->type == LP_REC_T_NEST) {
+		lp_json_arr_begin(j, "anyOf"); /* null when its bool is false */
+		lp_json_obj_begin(j, NULL);
+		lp_json_str(j, "type", "null");
+		lp_json_obj_end(j);
+		lp_json_obj_begin(j, NULL);
+		schema_elem(f, j);
+		lp_json_obj_end(j);
+		lp_json_arr_end(j);
+		return;
+	}
 	if (!is_list(f)) {
 		schema_elem(f, j);
 		return;
@@ -503,30 +531,55 @@ static void schema_field(const struct lp_rec_field *f, struct lp_json *j)
 	lp_json_obj_end(j);
 }
 
+/* The keys every object of rec holds (a LP_REC_WHEN field only when written as null). */
+static void required_keys(const struct lp_record *rec, uint64_t skip, struct lp_json *j)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+
+		if ((skip >> i & 1) || !in_json(f) || (f->flags & LP_REC_F_OPTIONAL) ||
+		    (f->when && !(f->flags & LP_REC_F_NULL)))
+			continue;
+		if (f->flags & LP_REC_F_FLAT)
+			required_keys(f->rec, 0, j);
+		else
+			lp_json_str(j, NULL, key_of(f));
+	}
+}
+
 static void schema_required(const struct lp_record *rec, uint64_t skip, const char *const *extra,
 			    struct lp_json *j)
 {
 	lp_json_arr_begin(j, "required");
 	for (; extra && *extra; extra++)
 		lp_json_str(j, NULL, *extra);
-	for (size_t i = 0; i < rec->nfields; i++)
-		if (!(skip >> i & 1) &&
-		    !(rec->fields[i].flags & (LP_REC_F_NOJSON | LP_REC_F_OPTIONAL | LP_REC_F_MARK)))
-			lp_json_str(j, NULL, key_of(&rec->fields[i]));
+	required_keys(rec, skip, j);
 	lp_json_arr_end(j);
+}
+
+/* The properties of rec's members (of a LP_REC_FLAT record's too), in the open "properties". */
+static void schema_properties(const struct lp_record *rec, struct lp_json *j)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+
+		if (!in_json(f))
+			continue;
+		if (f->flags & LP_REC_F_FLAT) {
+			schema_properties(f->rec, j);
+			continue;
+		}
+		lp_json_obj_begin(j, key_of(f));
+		schema_field(f, j);
+		lp_json_obj_end(j);
+	}
 }
 
 void lp_record_schema_open(const struct lp_record *rec, struct lp_json *j)
 {
 	lp_json_str(j, "type", "object");
 	lp_json_obj_begin(j, "properties");
-	for (size_t i = 0; i < rec->nfields; i++) {
-		if (rec->fields[i].flags & (LP_REC_F_NOJSON | LP_REC_F_MARK))
-			continue;
-		lp_json_obj_begin(j, key_of(&rec->fields[i]));
-		schema_field(&rec->fields[i], j);
-		lp_json_obj_end(j);
-	}
+	schema_properties(rec, j);
 }
 
 void lp_record_schema_close(const struct lp_record *rec, const char *const *extra,
@@ -541,6 +594,25 @@ void lp_record_schema(const struct lp_record *rec, struct lp_json *j)
 {
 	lp_record_schema_open(rec, j);
 	lp_record_schema_close(rec, NULL, j);
+}
+
+void lp_record_schema_head(struct lp_json *j, const char *id, const char *title, const char *about)
+{
+	char urn[128];
+
+	snprintf(urn, sizeof(urn), "urn:linkperf:schema:%s", id);
+	lp_json_str(j, "$schema", "https://json-schema.org/draft/2020-12/schema");
+	lp_json_str(j, "$id", urn);
+	lp_json_str(j, "title", title);
+	lp_json_str(j, "description", about);
+}
+
+void lp_record_schema_object(struct lp_json *j, const char *key, const char *about)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_str(j, "description", about);
+	lp_json_str(j, "type", "object");
+	lp_json_obj_end(j);
 }
 
 static void schema_cols(const struct lp_record *rec, uint64_t skip, bool top, struct lp_json *j);
@@ -870,6 +942,81 @@ static bool listed(const char *const *more, const char *key)
 	return false;
 }
 
+/* A member of rec's JSON form (of a LP_REC_FLAT record's too). */
+static bool known(const struct lp_record *rec, const char *key)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+
+		if (!in_json(f))
+			continue;
+		if ((f->flags & LP_REC_F_FLAT) ? known(f->rec, key) : !strcmp(key_of(f), key))
+			return true;
+	}
+	return false;
+}
+
+/* Some member of flat record rec is in o: the part is there. */
+static bool flat_there(const struct lp_record *rec, const json_t *o)
+{
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach((json_t *)o, key, v)
+	{
+		if (known(rec, key))
+			return true;
+	}
+	return false;
+}
+
+static int read_members(const struct lp_record *rec, uint8_t *obj, const json_t *o,
+			const struct at *at, char *why, size_t why_len);
+
+/*
+ * Field f from o: a LP_REC_WHEN field's bool set from its presence (or its
+ * null), a LP_REC_FLAT record read from o itself. 0 or -EINVAL (why).
+ */
+static int read_member(const struct lp_record *rec, const struct lp_rec_field *f, uint8_t *obj,
+		       const json_t *o, const struct at *at, char *why, size_t why_len)
+{
+	const json_t *v = json_object_get(o, key_of(f));
+	struct at here = { at, key_of(f), 0 };
+	bool there = (f->flags & LP_REC_F_FLAT)
+			     ? flat_there(f->rec, o) || !f->when
+			     : v && !(f->when && json_is_null(v) && (f->flags & LP_REC_F_NULL));
+
+	if (f->when) {
+		*(bool *)(obj + f->when - 1) = there;
+		if (!there && (v || !(f->flags & LP_REC_F_NULL) || (f->flags & LP_REC_F_FLAT)))
+			return 0;
+	}
+	if (f->flags & LP_REC_F_FLAT)
+		return read_members(f->rec, obj + f->off, o, at, why, why_len);
+	if (!v)
+		return (f->flags & LP_REC_F_OPTIONAL) ? 0 : bad(&here, why, why_len, "missing");
+	return read_field(rec, f, obj, v, &here, why, why_len);
+}
+
+/* rec's fields from the members of o (o's other members are the caller's to check). */
+static int read_members(const struct lp_record *rec, uint8_t *obj, const json_t *o,
+			const struct at *at, char *why, size_t why_len)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct lp_rec_field *f = &rec->fields[i];
+		int rc;
+
+		if (f->flags & LP_REC_F_MARK)
+			*(bool *)(obj + f->off) = true;
+		if (!in_json(f))
+			continue;
+		rc = read_member(rec, f, obj, o, at, why, why_len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int read_rec_more(const struct lp_record *rec, uint8_t *obj, const json_t *o,
 			 const char *const *more, const struct at *at, char *why, size_t why_len)
 {
@@ -881,27 +1028,12 @@ static int read_rec_more(const struct lp_record *rec, uint8_t *obj, const json_t
 		return bad(at, why, why_len, "%s where an object belongs", jtype(o));
 	json_object_foreach((json_t *)o, key, v)
 	{
-		if (!rec->lenient && !field_of(rec, 0, key) && !listed(more, key))
+		if (!rec->lenient && !known(rec, key) && !listed(more, key))
 			return bad(at, why, why_len, "unknown member \"%.40s\"", key);
 	}
-	for (size_t i = 0; i < rec->nfields; i++) {
-		const struct lp_rec_field *f = &rec->fields[i];
-		struct at here = { at, key_of(f), 0 };
-
-		if (f->flags & LP_REC_F_MARK)
-			*(bool *)(obj + f->off) = true;
-		if (f->flags & (LP_REC_F_NOJSON | LP_REC_F_MARK))
-			continue;
-		v = json_object_get(o, key_of(f));
-		if (!v) {
-			if (f->flags & LP_REC_F_OPTIONAL)
-				continue;
-			return bad(&here, why, why_len, "missing");
-		}
-		rc = read_field(rec, f, obj, v, &here, why, why_len);
-		if (rc)
-			return rc;
-	}
+	rc = read_members(rec, obj, o, at, why, why_len);
+	if (rc)
+		return rc;
 	if (rec->check && rec->check(obj, why, why_len)) {
 		char msg[200];
 

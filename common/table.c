@@ -61,11 +61,15 @@ void lp_table_print(const struct lp_table *t, FILE *f)
 
 	for (unsigned r = 0; r < t->nrows; r++)
 		for (unsigned c = 0; c < t->ncols; c++)
-			if (strlen(t->cells[r][c]) > w[c])
-				w[c] = strlen(t->cells[r][c]);
+			if ((size_t)lp_fmt_cols(t->cells[r][c]) > w[c])
+				w[c] = (size_t)lp_fmt_cols(t->cells[r][c]);
 	for (unsigned r = 0; r < t->nrows; r++) {
-		for (unsigned c = 0; c < t->ncols; c++)
-			fprintf(f, "%s%*s", c ? "  " : "", (int)w[c], t->cells[r][c]);
+		for (unsigned c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r][c];
+
+			fprintf(f, "%s%*s", c ? "  " : "", (int)(w[c] + strlen(s)) - lp_fmt_cols(s),
+				s);
+		}
 		fputc('\n', f);
 	}
 }
@@ -96,22 +100,6 @@ void lp_table_csv(const struct lp_table *t, FILE *f)
 	for (unsigned r = 0; r < t->nrows; r++)
 		for (unsigned c = 0; c < t->ncols; c++)
 			lp_csv_field(f, t->cells[r][c], c + 1 == t->ncols);
-}
-
-void lp_fmt_sig(char *buf, size_t len, double v, int sig)
-{
-	int e, dec;
-
-	if (!isfinite(v) || v == 0) {
-		snprintf(buf, len, "%.0f", v);
-		return;
-	}
-	e = (int)floor(log10(fabs(v)));
-	/* Rounding can carry into the next decade (9.99996 -> 10.00): one digit fewer then. */
-	if (fabs(v) >= pow(10, e + 1) - 0.5 * pow(10, e + 1 - sig))
-		e++;
-	dec = sig - 1 - e;
-	snprintf(buf, len, "%.*f", dec < 0 ? 0 : dec > 30 ? 30 : dec, v);
 }
 
 void lp_strcatf(char *buf, size_t len, const char *fmt, ...)

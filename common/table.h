@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include "common/units.h"
+
 #define LP_TABLE_MAX_COLS 24
 #define LP_TABLE_CELL	  40
 
@@ -24,16 +26,10 @@ void lp_table_free(struct lp_table *t);
 int lp_table_row(struct lp_table *t);
 void lp_table_set(struct lp_table *t, unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Right-aligned columns, two spaces apart, header underlined. */
+/* Right-aligned columns (by display width: LP_NA is one column), two spaces apart. */
 void lp_table_print(const struct lp_table *t, FILE *f);
 /* The same rows as CSV (header line first). */
 void lp_table_csv(const struct lp_table *t, FILE *f);
-/*
- * A number for a person: sig significant digits in plain decimal notation,
- * never an exponent (5.626e-05 -> "0.00005626", 1234.56 -> "1235" at sig 4).
- * Tables use it; JSON and CSV keep full numbers.
- */
-void lp_fmt_sig(char *buf, size_t len, double v, int sig);
 /* Append printf output to the string in buf (len bytes in all), truncated to fit. */
 void lp_strcatf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* One CSV field, quoted when it holds a comma, quote or newline; then a comma or the newline. */

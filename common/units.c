@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 double lp_gbytes_per_s(double bytes, double ns)
 {
@@ -38,6 +39,49 @@ void lp_fmt_size(char *buf, size_t len, uint64_t bytes)
 		snprintf(buf, len, "%.0f %s", v, unit[u]);
 	else
 		snprintf(buf, len, "%.1f %s", v, unit[u]);
+}
+
+void lp_fmt_sig(char *buf, size_t len, double v, int sig)
+{
+	int e, dec;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%s", LP_NA);
+		return;
+	}
+	if (v == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	e = (int)floor(log10(fabs(v)));
+	/* Rounding can carry into the next decade (9.99996 -> 10.00): one digit fewer then. */
+	if (fabs(v) >= pow(10, e + 1) - 0.5 * pow(10, e + 1 - sig))
+		e++;
+	dec = sig - 1 - e;
+	snprintf(buf, len, "%.*f", dec < 0 ? 0 : dec > 30 ? 30 : dec, v);
+}
+
+void lp_fmt_fixed(char *buf, size_t len, double v, int decimals)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.*f", decimals, v);
+	else
+		snprintf(buf, len, "%s", LP_NA);
+}
+
+int lp_fmt_cols(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80; /* every byte but a continuation */
+	return n;
+}
+
+const char *lp_fmt_rjust(char *buf, size_t len, const char *s, int width)
+{
+	snprintf(buf, len, "%*s", width + (int)strlen(s) - lp_fmt_cols(s), s);
+	return buf;
 }
 
 double lp_pcie_lane_gbits(double gt)

@@ -10,10 +10,12 @@
  *   tests     lp_gpu_tests[]: table rows {key, kind, method, shape}; lp_gpu_run_test() fills a result
  *   sinks     lp_gpu_report_text/csv/json()   pure formatting of results
  *
- * Matrices are "row <- column": data flows from the column's end to the row's
- * end (CPU, a GPU, or a group of peers), whatever engine initiates it; each
- * test states its orientation in lp_gpu_test.orient. Bandwidths are GB/s
- * (1e9 B/s), latencies ns. Device-local copies count bytes read + written.
+ * A result stores its matrix "row <- column": data flows from the column's
+ * end to the row's end (CPU, a GPU, or a group of peers), whatever engine
+ * initiates it; the sinks print it the other way round, the source on rows
+ * as every linkperf matrix, and the JSON names each cell's from and to. Each
+ * test states its flow in lp_gpu_test.orient. Bandwidths are GB/s (1e9 B/s),
+ * latencies ns. Device-local copies count bytes read + written.
  */
 #ifndef LP_GPU_GPU_H
 #define LP_GPU_GPU_H
@@ -125,11 +127,12 @@ struct lp_gpu_test {
 	enum lp_gpu_kind kind;
 	enum lp_gpu_method method;
 	enum lp_gpu_shape shape;
-	const char *other;  /* the name of the non-GPU row/column ("CPU", "local", "peers") */
-	const char *orient; /* "GPU(row) <- CPU(column)": how to read the matrix */
-	bool latency;	    /* unit ns (else GB/s) */
-	bool peer;	    /* needs two or more GPUs */
-	unsigned nseries;   /* 1, or 3 for bidirectional */
+	const char *other; /* the name of the non-GPU row/column ("CPU", "local", "peers") */
+	const char *
+		orient; /* "CPU -> GPU": the flow (tables: source on rows, destination on columns) */
+	bool latency;	/* unit ns (else GB/s) */
+	bool peer;	/* needs two or more GPUs */
+	unsigned nseries;		       /* 1, or 3 for bidirectional */
 	const char *series[LP_GPU_SERIES_MAX]; /* labels of the series */
 };
 
@@ -223,7 +226,10 @@ void lp_gpu_report_result_text(FILE *f, const struct lp_gpu_result *r);
 void lp_gpu_report_text(FILE *f, const struct lp_gpu_report *rep);
 /* One CSV line per test x size x series x cell, header first. */
 void lp_gpu_report_csv(FILE *f, const struct lp_gpu_report *rep);
-/* One JSON document; returns lp_json_finish()'s status. */
+/* One JSON document; returns lp_json_finish()'s status (or -ENOMEM). */
 int lp_gpu_report_json(FILE *f, const struct lp_gpu_report *rep);
+/* The document's schema id and its JSON Schema (docs/schema/linkperf.gpu-2.json). */
+#define LP_GPU_DOC_SCHEMA "linkperf.gpu/2"
+int lp_gpu_report_schema(FILE *f);
 
 #endif

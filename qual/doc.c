@@ -13,8 +13,10 @@
 
 #include "common/lp.h"
 #include "common/record.h"
+#include "gpu/doc.h"
 #include "qual/node.h"
 #ifdef LP_HAVE_VERBS
+#include "rdma/doc.h"
 #include "sweep/result.h"
 #endif
 
@@ -67,13 +69,15 @@ static void cell_add(struct cellv *cv, const char *test, uint64_t size, const ch
 	lp_qual_cell_set(&cv->v[cv->n++], test, size, pair, kind, value, spread, ceiling);
 }
 
-/* lp-rdma: one result per test and size; bidirectional runs give each direction and the sum. */
-static int rdma_cells(const json_t *doc, struct cellv *cv)
+/* The bandwidth directions of an lp-rdma run: one way, or each direction and the sum. */
+static const char *const rdma_dirs[][2] = { { "bandwidth", "" },
+					    { "client_to_server", "client->server" },
+					    { "server_to_client", "server->client" },
+					    { "sum", "sum" } };
+
+/* linkperf.rdma/1 (lp-rdma 0.1, no "schema" member): read by path, as it was written. */
+static int rdma1_cells(const json_t *doc, struct cellv *cv)
 {
-	static const char *const dirs[][2] = { { "bandwidth", "" },
-					       { "client_to_server", "client->server" },
-					       { "server_to_client", "server->client" },
-					       { "sum", "sum" } };
 	size_t i;
 	json_t *r;
 
@@ -95,51 +99,143 @@ static int rdma_cells(const json_t *doc, struct cellv *cv)
 					num_at(r, "gpu_poll.notification_us"));
 			continue;
 		}
-		for (size_t d = 0; d < LP_ARRAY_SIZE(dirs); d++) {
+		for (size_t d = 0; d < LP_ARRAY_SIZE(rdma_dirs); d++) {
 			char key[64];
 
-			snprintf(key, sizeof(key), "%s.gbytes_per_s", dirs[d][0]);
+			snprintf(key, sizeof(key), "%s.gbytes_per_s", rdma_dirs[d][0]);
 			if (ok ? isfinite(num_at(r, key)) : d == 0)
-				cell_add(cv, test, size, dirs[d][1], LP_QUAL_BW,
+				cell_add(cv, test, size, rdma_dirs[d][1], LP_QUAL_BW,
 					 ok ? num_at(r, key) : NAN, 0, d == 3 ? 2 * ceil : ceil);
 		}
 	}
 	return cv->err;
 }
 
-/* lp-gpu: per test and size, each series' cells; latency in ns becomes us. */
-static int gpu_cells(const json_t *doc, struct cellv *cv)
+#ifdef LP_HAVE_VERBS
+/* One run of a linkperf.rdma/2 document: its latency, or each bandwidth direction it has. */
+static void rdma2_result(const struct lp_rdma_doc_result *r, struct cellv *cv)
+{
+	const struct lp_rdma_doc_bw *bw[] = { &r->bw, &r->bw, &r->reverse, NULL };
+	bool has[] = { r->one_way, r->both_ways, r->both_ways, r->both_ways };
+	double ceil = r->link_rate_gbps / 8;
+
+	if (strstr(r->head.test, "_lat")) {
+		cell_add(cv, r->head.test, r->head.size, "", LP_QUAL_LAT,
+			 r->is_lat ? r->lat.latency_us.p50 : NAN,
+			 r->is_lat ? r->lat.latency_us.stdev : NAN, 0);
+		if (!cv->err && r->has_gpu_poll) /* GPU memory's notification (qual/node.h) */
+			cv->v[cv->n - 1].allowance = lp_qual_gpu_allowance_us(
+				r->gpu_poll.sides, r->gpu_poll.notification_us);
+		return;
+	}
+	if (r->failed) {
+		cell_add(cv, r->head.test, r->head.size, "", LP_QUAL_BW, NAN, 0, NAN);
+		return;
+	}
+	for (size_t d = 0; d < LP_ARRAY_SIZE(rdma_dirs); d++)
+		if (has[d])
+			cell_add(cv, r->head.test, r->head.size, rdma_dirs[d][1], LP_QUAL_BW,
+				 bw[d] ? bw[d]->gbytes_per_s : r->sum.gbytes_per_s, 0,
+				 d == 3 ? 2 * ceil : ceil);
+}
+#endif
+
+/* lp-rdma: linkperf.rdma/2 through its records (rdma/doc.h), one cell per run and direction. */
+static int rdma_cells(const json_t *doc, const char *name, struct cellv *cv)
+{
+#ifndef LP_HAVE_VERBS
+	(void)cv;
+	lp_err("%s: lp-rdma documents need a build with rdma-core (libibverbs-dev)", name);
+	return -EOPNOTSUPP;
+#else
+	struct lp_rdma_doc *d;
+	char why[256];
+	int err;
+
+	if (!json_object_get(doc, "schema"))
+		return rdma1_cells(doc, cv);
+	d = calloc(1, sizeof(*d));
+	err = d ? lp_record_read_json_more(&lp_rdma_doc_record, d, doc, lp_rdma_doc_more, why,
+					   sizeof(why))
+		: -ENOMEM;
+	if (err == -EINVAL)
+		lp_err("%s: not an lp-rdma document (%s): %s", name, LP_RDMA_DOC_SCHEMA, why);
+	for (uint32_t i = 0; !err && i < d->nresults; i++)
+		rdma2_result(&d->results[i], cv);
+	if (d)
+		lp_rdma_doc_free(d);
+	free(d);
+	return err ? err : cv->err;
+#endif
+}
+
+/* One lp-gpu cell: "to<-from", the series' label unless it is the value. */
+static void gpu_cell(struct cellv *cv, const char *test, uint64_t size, const char *unit,
+		     const char *label, const char *to, const char *from, bool ok, double median,
+		     double min, double max, double ceiling)
+{
+	bool lat = !strcmp(unit, "ns") || !strcmp(unit, "us");
+	double scale = !strcmp(unit, "ns") ? 1e-3 : 1;
+	char pair[LP_QUAL_PAIR];
+
+	snprintf(pair, sizeof(pair), "%s<-%s%s%s", to, from, strcmp(label, "value") ? " " : "",
+		 strcmp(label, "value") ? label : "");
+	cell_add(cv, test, size, pair, lat ? LP_QUAL_LAT : LP_QUAL_BW, ok ? median * scale : NAN,
+		 (max - min) / 2 * scale, ceiling);
+}
+
+/* lp-gpu's linkperf.gpu/1 (row <- column, no "schema" member): read by path, as it was written. */
+static int gpu1_cells(const json_t *doc, struct cellv *cv)
 {
 	size_t i, k, m;
 	json_t *r, *s, *c;
 
 	json_array_foreach(json_object_get(doc, "results"), i, r)
 	{
-		const char *unit = str_at(r, "unit");
-		bool lat = !strcmp(unit, "ns") || !strcmp(unit, "us");
-		double scale = !strcmp(unit, "ns") ? 1e-3 : 1;
-
 		json_array_foreach(json_object_get(r, "series"), k, s)
 		{
-			const char *label = str_at(s, "label");
-
 			json_array_foreach(json_object_get(s, "cells"), m, c)
-			{
-				char pair[LP_QUAL_PAIR];
-				bool ok = !strcmp(str_at(c, "status"), "ok");
-
-				snprintf(pair, sizeof(pair), "%s<-%s%s%s", str_at(c, "row"),
-					 str_at(c, "column"), strcmp(label, "value") ? " " : "",
-					 strcmp(label, "value") ? label : "");
-				cell_add(cv, str_at(r, "test"), (uint64_t)num_at(r, "size"), pair,
-					 lat ? LP_QUAL_LAT : LP_QUAL_BW,
-					 ok ? num_at(c, "median") * scale : NAN,
-					 (num_at(c, "max") - num_at(c, "min")) / 2 * scale,
+				gpu_cell(cv, str_at(r, "test"), (uint64_t)num_at(r, "size"),
+					 str_at(r, "unit"), str_at(s, "label"), str_at(c, "row"),
+					 str_at(c, "column"), !strcmp(str_at(c, "status"), "ok"),
+					 num_at(c, "median"), num_at(c, "min"), num_at(c, "max"),
 					 num_at(c, "ceiling"));
-			}
 		}
 	}
 	return cv->err;
+}
+
+/* lp-gpu: linkperf.gpu/2 through its records (gpu/doc.h), each series' cells from and to. */
+static int gpu_cells(const json_t *doc, const char *name, struct cellv *cv)
+{
+	struct lp_gpu_doc *d;
+	char why[256];
+	int err;
+
+	if (!json_object_get(doc, "schema"))
+		return gpu1_cells(doc, cv);
+	d = calloc(1, sizeof(*d));
+	err = d ? lp_record_read_json_more(&lp_gpu_doc_record, d, doc, lp_gpu_doc_more, why,
+					   sizeof(why))
+		: -ENOMEM;
+	if (err == -EINVAL)
+		lp_err("%s: not an lp-gpu document (%s): %s", name, LP_GPU_DOC_SCHEMA, why);
+	for (uint32_t i = 0; !err && i < d->nresults; i++) {
+		const struct lp_gpu_doc_result *r = &d->results[i];
+
+		for (uint32_t k = 0; k < r->nseries; k++)
+			for (uint32_t m = 0; m < r->series[k].ncells; m++) {
+				const struct lp_gpu_doc_cell *c = &r->series[k].cells[m];
+
+				gpu_cell(cv, r->test, r->size, r->unit, r->series[k].label, c->to,
+					 c->from, !strcmp(c->status, "ok"), c->median, c->min,
+					 c->max, c->ceiling);
+			}
+	}
+	if (d)
+		lp_gpu_doc_free(d);
+	free(d);
+	return err ? err : cv->err;
 }
 
 /*
@@ -179,20 +275,22 @@ static int doc_cells(const json_t *doc, const char *name, const char *text,
 {
 	static const struct {
 		const char *tool;
-		int (*cells)(const json_t *doc, struct cellv *cv);
+		int (*cells)(const json_t *doc, const char *name, struct cellv *cv);
 	} readers[] = { { "lp-rdma", rdma_cells }, { "lp-gpu", gpu_cells } };
 	struct cellv cv = { 0 };
 	const char *tool = str_at(doc, "tool");
-	int err = -EINVAL;
+	int err = -ENOENT;
 
 	for (size_t i = 0; i < LP_ARRAY_SIZE(readers); i++)
 		if (!strcmp(tool, readers[i].tool))
-			err = readers[i].cells(doc, &cv);
+			err = readers[i].cells(doc, name, &cv);
 	if (!strcmp(tool, "lp-sweep"))
 		err = sweep_cells(name, text, text ? strlen(text) : 0, &cv);
-	if (err == -EINVAL)
+	if (err == -ENOENT) {
 		lp_err("%s: not a linkperf result (\"tool\" is \"%s\", want lp-rdma, lp-gpu or lp-sweep)",
 		       name, tool);
+		err = -EINVAL;
+	}
 	if (err) {
 		free(cv.v);
 		return err;

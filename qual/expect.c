@@ -19,7 +19,8 @@ const char *const lp_qual_verdict_names[] = { "none", "PASS", "FAIL", NULL };
 
 bool lp_qual_wanted(const struct lp_qual_opts *o)
 {
-	return o->expect || o->min_gbps || o->max_lat_us || o->baseline || o->prom;
+	return o->expect || o->min_gbps || o->min_gbytes_s || o->max_lat_us || o->baseline ||
+	       o->prom;
 }
 
 int lp_qual_parse_gbps(const char *s, double *gbytes_s_p)
@@ -60,6 +61,7 @@ struct lp_qual_rule *lp_qual_rule_new(struct lp_qual *q)
 static int floors_parse(struct lp_qual *q, const char *spec, enum lp_qual_kind kind,
 			const char *opt)
 {
+	bool bytes = !strcmp(opt, "min-gbytes-s");
 	char buf[512];
 	const char *items[32];
 	int n, err;
@@ -80,6 +82,9 @@ static int floors_parse(struct lp_qual *q, const char *spec, enum lp_qual_kind k
 			if (kind == LP_QUAL_BW ? lp_qual_parse_gbps(val, &v)
 					       : lp_parse_double(val, &v) || !isfinite(v) || v <= 0)
 				goto bad;
+			if (bytes &&
+			    !strpbrk(val, "GgB")) /* --min-gbytes-s: a plain number is GB/s */
+				v *= 8;
 			r = lp_qual_rule_new(q);
 			if (!r)
 				return -ENOMEM;
@@ -100,7 +105,9 @@ static int floors_parse(struct lp_qual *q, const char *spec, enum lp_qual_kind k
 	return 0;
 bad:
 	lp_err("--%s %s: want V or TEST=V,... (%s)", opt, spec,
-	       kind == LP_QUAL_BW ? "Gb/s, or GB/s with that suffix" : "microseconds");
+	       kind == LP_QUAL_LAT ? "microseconds"
+	       : bytes		   ? "GB/s, or Gb/s with that suffix"
+				   : "Gb/s, or GB/s with that suffix");
 	return -EINVAL;
 }
 
@@ -226,6 +233,8 @@ int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts
 		lp_strcatf(q->command, sizeof(q->command), "%s%s", a == o->argv ? "" : " ", *a);
 	q->verdict = "NONE";
 	err = floors_parse(q, o->min_gbps, LP_QUAL_BW, "min-gbps");
+	if (!err)
+		err = floors_parse(q, o->min_gbytes_s, LP_QUAL_BW, "min-gbytes-s");
 	if (!err)
 		err = floors_parse(q, o->max_lat_us, LP_QUAL_LAT, "max-lat-us");
 	if (!err && o->baseline)

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "common/json.h"
+#include "common/opt.h"
 
 /* What the hardware says about itself, for --expect auto (unknown: NULL / 0). */
 struct lp_qual_hw {
@@ -100,26 +101,19 @@ struct lp_qual_opts {
 	double regress_pct;	/* worse by more than this many percent (and beyond noise) fails */
 	double noise_k;		/* ... beyond noise_k standard deviations of the difference */
 	char **argv; /* the command line, NULL-terminated (recorded in the JSON); may be NULL */
+	/* --min-gbytes-s: as min_gbps, in GB/s ("Gb/s" suffix: bits) */
+	const char *min_gbytes_s;
 };
 #define LP_QUAL_REGRESS_PCT 10.0
 #define LP_QUAL_NOISE_K	    2.0
 
-/* Option rows for a tool's table (common/opt.h); o is a struct lp_qual_opts *. */
-/* clang-format off */
-#define LP_QUAL_OPT_ROWS(o)                                                                        \
-	{ .name = "expect", .kind = LP_OPT_STR, .dst = &(o)->expect, .metavar = "auto|FILE",          \
-	  .help = "judge every cell PASS/FAIL against profiles/ (auto: picked from the port or GPU) or a profile file" }, \
-	{ .name = "min-gbps", .kind = LP_OPT_STR, .dst = &(o)->min_gbps, .metavar = "[TEST=]V,...",   \
-	  .help = "bandwidth floor in Gb/s (a GB/s suffix for bytes), for all tests or per test; overrides a profile" }, \
-	{ .name = "max-lat-us", .kind = LP_OPT_STR, .dst = &(o)->max_lat_us, .metavar = "[TEST=]V,...", \
-	  .help = "latency ceiling in us, for all tests or per test; overrides a profile" },        \
-	{ .name = "baseline", .kind = LP_OPT_STR, .dst = &(o)->baseline, .metavar = "OLD.json",      \
-	  .help = "compare cell by cell with an earlier run; a regression beyond the threshold and the noise fails" }, \
-	{ .name = "regress-pct", .kind = LP_OPT_DOUBLE, .dst = &(o)->regress_pct, .min = 0.1, .max = 1000, \
-	  .metavar = "PCT", .help = "the regression threshold for --baseline", .def = "10" },      \
-	{ .name = "prom", .kind = LP_OPT_STR, .dst = &(o)->prom, .metavar = "FILE",                  \
-	  .help = "write figures and verdicts as a Prometheus textfile (node_exporter textfile collector)" }
-/* clang-format on */
+/*
+ * Option rows over struct lp_qual_opts (common/opt.h): lp_qual_opt_rows (--expect,
+ * --max-lat-us, --baseline, --regress-pct, --prom) with the bandwidth floor in the unit the
+ * tool prints: lp_qual_gbps_opt_rows (--min-gbps, Gb/s: lp-rdma, lp-sweep) or
+ * lp_qual_gbytes_opt_rows (--min-gbytes-s, GB/s: lp-gpu; --min-gbps refused there).
+ */
+extern const struct lp_opt lp_qual_opt_rows[], lp_qual_gbps_opt_rows[], lp_qual_gbytes_opt_rows[];
 
 struct lp_qual_rule;
 

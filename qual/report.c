@@ -10,6 +10,7 @@
 
 #include "common/lp.h"
 #include "common/record.h"
+#include "common/units.h"
 
 static const char *const kind_names[] = { "bandwidth", "latency", NULL };
 static const char *const overall_names[] = { "PASS", "FAIL", "NONE", NULL };
@@ -84,11 +85,6 @@ static const struct lp_record qual_record = LP_RECORD(struct lp_qual,
 	LP_REC_U64(struct lp_qual, nrules, LP_REC_NOJSON),
 	LP_REC_VEC_NEST(struct lp_qual, rules, nrules, rule_record));
 /* clang-format on */
-
-static const char *unit_of(const struct lp_qual_cell *c)
-{
-	return c->kind == LP_QUAL_BW ? "GB/s" : "us";
-}
 
 bool lp_qual_failed(const struct lp_qual *q)
 {
@@ -182,6 +178,28 @@ void lp_qual_schema(struct lp_json *j)
 	lp_json_obj_end(j);
 }
 
+/* The table's unit of a kind: rates between hosts in Gb/s, copies inside a node (lp-gpu) in GB/s
+ * (docs/METHOD.md, "Units"); the factor from the module's GB/s to it. */
+static const char *print_unit(const struct lp_qual *q, enum lp_qual_kind kind, double *k)
+{
+	bool bits = kind == LP_QUAL_BW && strcmp(q->tool, "lp-gpu");
+
+	*k = bits ? 8 : 1;
+	return bits ? "Gb/s" : kind == LP_QUAL_BW ? "GB/s" : "us";
+}
+
+/* "median (p5-p95)" of 4 significant digits each, in the table's unit (factor k). */
+static const char *dist_text(char *buf, size_t len, double k, double median, double p5, double p95)
+{
+	char v[3][32];
+
+	lp_fmt_sig(v[0], sizeof(v[0]), k * median, 4);
+	lp_fmt_sig(v[1], sizeof(v[1]), k * p5, 4);
+	lp_fmt_sig(v[2], sizeof(v[2]), k * p95, 4);
+	snprintf(buf, len, "%s (%s-%s)", v[0], v[1], v[2]);
+	return buf;
+}
+
 /* Per test and size: this run's and the baseline's median, p5, p95 (any node sets). */
 static void qual_print_dists(const struct lp_qual *q, FILE *f)
 {
@@ -191,13 +209,53 @@ static void qual_print_dists(const struct lp_qual *q, FILE *f)
 		"this run: median (p5-p95)", "baseline: median (p5-p95)", "median");
 	for (size_t i = 0; i < q->ndist; i++) {
 		const struct lp_qual_dist *d = &q->dist[i];
+		char sz[24], now[100], old[100], delta[32];
+		double k;
+		const char *unit = print_unit(q, d->kind, &k);
 
-		fprintf(f,
-			"  %-12s %10llu %-4s %12.4g (%6.4g-%6.4g)   %12.4g (%6.4g-%6.4g) %+7.1f%%\n",
-			d->test, (unsigned long long)d->size, d->kind == LP_QUAL_BW ? "GB/s" : "us",
-			d->median, d->p5, d->p95, d->base_median, d->base_p5, d->base_p95,
-			100 * d->delta);
+		lp_fmt_size(sz, sizeof(sz), d->size);
+		if (isfinite(d->delta))
+			snprintf(delta, sizeof(delta), "%+.1f%%", 100 * d->delta);
+		else
+			snprintf(delta, sizeof(delta), "%s", LP_NA);
+		fprintf(f, "  %-12s %10s %-4s %28s   %28s %8s\n", d->test, sz, unit,
+			dist_text(now, sizeof(now), k, d->median, d->p5, d->p95),
+			dist_text(old, sizeof(old), k, d->base_median, d->base_p5, d->base_p95),
+			delta);
 	}
+}
+
+/* One cell's line: numbers of 4 significant digits, never an exponent; LP_NA for none. */
+static void print_cell(const struct lp_qual *q, const struct lp_qual_cell *c, bool base, FILE *f)
+{
+	char sz[24], val[32], lim[32] = "-", mar[32] = "-", bv[32], cols[3][48];
+	double k;
+	const char *unit = print_unit(q, c->kind, &k);
+
+	lp_fmt_size(sz, sizeof(sz), c->size);
+	lp_fmt_sig(val, sizeof(val), k * c->value, 4);
+	if (c->verdict != LP_QUAL_NONE) {
+		lp_fmt_sig(lim, sizeof(lim), k * c->limit, 4);
+		lp_fmt_fixed(mar, sizeof(mar) - 1, 100 * c->margin, 1);
+		strcat(mar, isfinite(c->margin) ? "%" : "");
+	}
+	fprintf(f, "  %-12s %10s %-22s %s %s %s %-7s", c->test, sz, c->pair[0] ? c->pair : "-",
+		lp_fmt_rjust(cols[0], sizeof(cols[0]), val, 12),
+		lp_fmt_rjust(cols[1], sizeof(cols[1]), lim, 12),
+		lp_fmt_rjust(cols[2], sizeof(cols[2]), mar, 8), lp_qual_verdict_names[c->verdict]);
+	if (base && c->change != LP_QUAL_NEW) {
+		lp_fmt_sig(bv, sizeof(bv), k * c->base_value, 4);
+		if (isfinite(c->delta))
+			snprintf(mar, sizeof(mar), "%+.1f%%", 100 * c->delta);
+		else
+			snprintf(mar, sizeof(mar), "%s", LP_NA);
+		fprintf(f, "  %s %s %s", lp_fmt_rjust(cols[0], sizeof(cols[0]), bv, 9),
+			lp_fmt_rjust(cols[1], sizeof(cols[1]), mar, 7),
+			lp_qual_change_names[c->change]);
+	} else if (base) {
+		fprintf(f, "  %9s %7s %s", "-", "", "new");
+	}
+	fprintf(f, " %s\n", unit);
 }
 
 void lp_qual_print(const struct lp_qual *q, FILE *f)
@@ -210,29 +268,16 @@ void lp_qual_print(const struct lp_qual *q, FILE *f)
 		fprintf(f, "  note: %s\n", q->note);
 	fprintf(f, "  %-12s %10s %-22s %12s %12s %8s %-7s%s\n", "test", "size", "pair", "value",
 		"limit", "margin", "verdict", base ? "  baseline   change" : "");
-	for (size_t i = 0; i < q->ncells; i++) {
-		const struct lp_qual_cell *c = &q->cells[i];
+	for (size_t i = 0; i < q->ncells; i++)
+		print_cell(q, &q->cells[i], base, f);
+	for (size_t i = 0; i < q->nmissing && i < 20; i++) {
+		char sz[24];
 
-		char lim[32] = "-", mar[32] = "-";
-
-		if (c->verdict != LP_QUAL_NONE) {
-			snprintf(lim, sizeof(lim), "%.4g", c->limit);
-			snprintf(mar, sizeof(mar), "%.1f%%", 100 * c->margin);
-		}
-		fprintf(f, "  %-12s %10llu %-22s %12.4g %12s %8s %-7s", c->test,
-			(unsigned long long)c->size, c->pair[0] ? c->pair : "-", c->value, lim, mar,
-			lp_qual_verdict_names[c->verdict]);
-		if (base && c->change != LP_QUAL_NEW)
-			fprintf(f, "  %9.4g %+6.1f%% %s", c->base_value, 100 * c->delta,
-				lp_qual_change_names[c->change]);
-		else if (base)
-			fprintf(f, "  %9s %7s %s", "-", "", "new");
-		fprintf(f, " %s\n", unit_of(c));
-	}
-	for (size_t i = 0; i < q->nmissing && i < 20; i++)
-		fprintf(f, "  missing from this run (in the baseline): %s %llu %s\n",
-			q->missing[i].test, (unsigned long long)q->missing[i].size,
+		lp_fmt_size(sz, sizeof(sz), q->missing[i].size); /* "64 KiB", as every size */
+		fprintf(f, "  missing from this run (in the baseline): %s %s%s%s\n",
+			q->missing[i].test, sz, q->missing[i].pair[0] ? " " : "",
 			q->missing[i].pair);
+	}
 	if (q->nmissing > 20)
 		fprintf(f, "  ... and %zu more missing (see the JSON)\n", q->nmissing - 20);
 	qual_print_dists(q, f);

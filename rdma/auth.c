@@ -240,7 +240,7 @@ int lp_rdma_client_open(struct lp_oob *oob, const struct lp_rdma_key *key, unsig
 	*retry_s_p = 0;
 	if (!ret)
 		ret = lp_proto_expect(oob, LP_MSG_CHALLENGE, &ch, oob->timeout_ms, &f);
-	if (ret == -ECONNRESET) { /* what a server of wire version 4 or older does to OPEN */
+	if (ret == -ECONNRESET) { /* what a server of an older wire version does to OPEN */
 		f = (struct lp_fail){ 0 };
 		lp_fail_set(&f, ret,
 			    "server %s closed the connection without a word: a server of wire "

@@ -5,7 +5,7 @@
  * is touched. lp-rdma and lp-sweep both build their runs here, so a test
  * kind's defaults - size, iterations, warm-up, tx depth, cq moderation, from
  * lp_rdma_params_default - are one set; a value the user gave wins where its
- * set flag says it was given (the option tables record that, common/opt.h).
+ * set flag says it was given (the option tables record that: rdma/opts.h).
  */
 #ifndef LP_RDMA_PLAN_H
 #define LP_RDMA_PLAN_H
@@ -41,16 +41,6 @@ struct lp_rdma_plan {
 	 */
 	struct lp_rdma_params base;
 };
-
-/* The --interval row of both tools' option tables (its period goes to every run). */
-#define LP_PLAN_OPT_INTERVAL(pl)                                                                       \
-	{                                                                                              \
-		.name = "interval", .kind = LP_OPT_SECONDS, .dst = &(pl)->base.interval_s,             \
-		.min = LP_IVAL_MIN_S, .max = LP_IVAL_MAX_S, .metavar = "SECS",                         \
-		.help = "split each test into SECS intervals (bandwidth and message rate, or latency " \
-			"p50/p99) and keep the min and max interval; lp-rdma prints each as it ends; " \
-			"best with -D"                                                                 \
-	}
 
 /* No tests, no sizes, nothing set; base = the library's defaults (lp_rdma_params_default). */
 void lp_rdma_plan_init(struct lp_rdma_plan *pl);

@@ -46,7 +46,7 @@ const struct lp_record lp_rdma_devinfo_record = LP_RECORD(struct lp_rdma_devinfo
 	LP_REC_STR(struct lp_rdma_devinfo, gid),
 	LP_REC_STR(struct lp_rdma_devinfo, gid_type),
 	LP_REC_U16(struct lp_rdma_devinfo, lid),
-	LP_REC_U32(struct lp_rdma_devinfo, active_mtu),
+	LP_REC_U32(struct lp_rdma_devinfo, active_mtu, LP_REC_KEY("mtu")),
 	LP_REC_STR(struct lp_rdma_devinfo, speed, LP_REC_KEY("active_speed")),
 	LP_REC_U32(struct lp_rdma_devinfo, width, LP_REC_KEY("active_width")),
 	LP_REC_F64(struct lp_rdma_devinfo, rate_gbps),

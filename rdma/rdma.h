@@ -465,8 +465,4 @@ struct lp_rdma_server_cfg {
  */
 int lp_rdma_server_run(struct lp_rdma_dev *dev, int lfd, const struct lp_rdma_server_cfg *cfg);
 
-/* One JSON object for a result (members of the current object). */
-void lp_rdma_result_json(const struct lp_rdma_result *r, const struct lp_rdma_params *p,
-			 struct lp_json *j);
-
 #endif

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -12,6 +14,7 @@
 #include "common/meta.h"
 #include "common/table.h"
 #include "common/units.h"
+#include "rdma/proto.h"
 
 /* ---- the table ---------------------------------------------------------------- */
 
@@ -30,21 +33,29 @@ static void print_lat_head(FILE *f)
 		"min", "p50", "p90", "p99", "p99.9", "max", "mean", "stdev", "(us, one-way)");
 }
 
+/* Network rates are Gb/s (docs/METHOD.md, "Units"); the JSON and CSV carry GB/s too. */
 static void print_bw_head(FILE *f, bool bidir)
 {
 	if (bidir)
-		fprintf(f, "\n%-10s %9s %9s %10s %10s %10s %10s %9s  %s\n", "test", "size", "msgs",
-			"c->s GB/s", "s->c GB/s", "sum GB/s", "sum Gb/s", "%link",
+		fprintf(f, "\n%-10s %9s %9s %10s %10s %10s %8s  %s\n", "test", "size", "msgs",
+			"c->s Gb/s", "s->c Gb/s", "sum Gb/s", "%link",
 			"(sum: " LP_RDMA_BIDIR_SUM_METHOD ")");
 	else
-		fprintf(f, "\n%-10s %9s %9s %10s %10s %10s %8s\n", "test", "size", "msgs", "GB/s",
-			"Gb/s", "Mmsg/s", "%link");
+		fprintf(f, "\n%-10s %9s %9s %10s %10s %8s\n", "test", "size", "msgs", "Gb/s",
+			"Mmsg/s", "%link");
 }
 
-/* Rates in the table: four significant digits, never an exponent (JSON keeps full numbers). */
+/* Numbers in the table: four significant digits, never an exponent, LP_NA for none. */
 static const char *sig4(char *buf, double v)
 {
 	lp_fmt_sig(buf, 24, v, 4);
+	return buf;
+}
+
+/* A percent with one decimal, LP_NA when the port's rate is unknown. */
+static const char *pct1(char *buf, double v)
+{
+	lp_fmt_fixed(buf, 24, v, 1);
 	return buf;
 }
 
@@ -79,29 +90,30 @@ void lp_rdma_report_interval(FILE *f, const struct lp_rdma_params *p, const stru
 		fprintf(f, "  p50 %s us  p99 %s us  (%llu samples)\n", sig4(v[0], iv->p50),
 			sig4(v[1], iv->p99), (unsigned long long)iv->n);
 	else
-		fprintf(f, "  %s GB/s  %s Mmsg/s\n", sig4(v[0], iv->gbytes_s),
+		fprintf(f, "  %s Gb/s  %s Mmsg/s\n", sig4(v[0], 8 * iv->gbytes_s),
 			sig4(v[1], iv->mmsg_s));
 	fflush(f);
 }
 
-/* The intervals in one line: the worst and the best and their ratio (a dip shows here). */
+/* The intervals in one line: the worst and the best and their ratio (a dip shows here);
+ * scale turns the summary's unit (GB/s for bandwidth) into the table's (Gb/s). */
 static void print_ival_summary(FILE *f, const char *what, const struct lp_ival_summary *s,
-			       const char *unit)
+			       const char *unit, double scale)
 {
-	char v[2][24];
+	char v[3][24];
 
 	fprintf(f,
 		"  intervals%s: %u (%u empty), min %s %s at %.1f s, max %s %s at %.1f s, "
-		"min/max %.3f\n",
-		what, s->n, s->empty, sig4(v[0], s->min), unit, s->min_at_s, sig4(v[1], s->max),
-		unit, s->max_at_s, s->ratio);
+		"min/max %s\n",
+		what, s->n, s->empty, sig4(v[0], scale * s->min), unit, s->min_at_s,
+		sig4(v[1], scale * s->max), unit, s->max_at_s, sig4(v[2], s->ratio));
 }
 
 void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 			const struct lp_rdma_result *r)
 {
 	bool lat = lp_rdma_test_is_lat(p->test);
-	char sz[24], v[4][24];
+	char sz[24], v[4][24], pct[24], col[40];
 	FILE *f = t->f;
 
 	if (lat && !t->lat_head)
@@ -116,21 +128,21 @@ void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 	else if (lat)
 		print_lat_row(f, r, sz);
 	else if (p->bidir)
-		fprintf(f, "%-10s %9s %9.0f %10s %10s %10s %10s %9.1f\n",
-			lp_rdma_test_names[r->test], sz, r->local.msgs,
-			sig4(v[0], r->local.gbytes_s), sig4(v[1], r->remote.gbytes_s),
-			sig4(v[2], r->sum_gbytes_s), sig4(v[3], r->sum_gbits_s),
-			lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps));
+		fprintf(f, "%-10s %9s %9.0f %10s %10s %10s %s\n", lp_rdma_test_names[r->test], sz,
+			r->local.msgs, sig4(v[0], r->local.gbits_s), sig4(v[1], r->remote.gbits_s),
+			sig4(v[2], r->sum_gbits_s),
+			lp_fmt_rjust(col, sizeof(col),
+				     pct1(pct, lp_percent_of(r->sum_gbits_s, 2 * r->rate_gbps)),
+				     8));
 	else
-		fprintf(f, "%-10s %9s %9.0f %10s %10s %10s %8.1f\n", lp_rdma_test_names[r->test],
-			sz, r->local.msgs, sig4(v[0], r->local.gbytes_s),
-			sig4(v[1], r->local.gbits_s), sig4(v[2], r->local.mmsg_s),
-			r->local.pct_link);
+		fprintf(f, "%-10s %9s %9.0f %10s %10s %s\n", lp_rdma_test_names[r->test], sz,
+			r->local.msgs, sig4(v[0], r->local.gbits_s), sig4(v[1], r->local.mmsg_s),
+			lp_fmt_rjust(col, sizeof(col), pct1(pct, r->local.pct_link), 8));
 	if (!r->status && p->interval_s > 0) {
 		print_ival_summary(f, p->bidir ? " c->s" : "", &r->ival_sum,
-				   lat ? "us p50" : "GB/s");
+				   lat ? "us p50" : "Gb/s", lat ? 1 : 8);
 		if (r->ival_sum_remote.n)
-			print_ival_summary(f, " s->c", &r->ival_sum_remote, "GB/s");
+			print_ival_summary(f, " s->c", &r->ival_sum_remote, "Gb/s", 8);
 	}
 	/* One line when an error- or congestion-class counter moved on either side. */
 	if (lp_ctr_moved_alarms(&r->ctr_local) || lp_ctr_moved_alarms(&r->ctr_remote)) {
@@ -171,7 +183,7 @@ void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct
 	lp_rdma_report_device(f, &r[0].remote_dev, "server");
 	fprintf(f,
 		"memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
-		"full completion for read; GB/s = 1e9 B/s\nclock: %s\n",
+		"full completion for read; Gb/s = 1e9 bit/s\nclock: %s\n",
 		r[0].local_mem, r[0].remote_mem, r[0].mtu, lp_clock_desc());
 	if (p[0].verify)
 		print_verified(f, r, n);
@@ -224,99 +236,102 @@ int lp_rdma_report_csv(const char *path, const struct lp_rdma_report *rep)
 	return lp_out_close(f, path) ? -EIO : 0;
 }
 
-/* ---- JSON --------------------------------------------------------------------- */
+/* ---- JSON: linkperf.rdma/2, written from its records (rdma/doc.h) ----------------------- */
 
-static void json_method(struct lp_json *j)
+/* The document's view of rep: its results' views malloc'ed (lp_rdma_doc_free). 0 or -ENOMEM. */
+static int doc_view(struct lp_rdma_doc *d, const struct lp_rdma_report *rep)
 {
-	lp_json_obj_begin(j, "method");
-	lp_method_json(j);
-	lp_json_str(j, "latency",
-		    "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full "
-		    "READ completion time (not halved)");
-	lp_json_str(
-		j, "bandwidth",
-		"payload bytes from first post to last completion of the timed "
-		"phase, after warm-up; bidirectional: each direction and the sum (" LP_RDMA_BIDIR_SUM_METHOD
-		")");
-	lp_json_obj_end(j);
-}
+	const struct lp_rdma_affinity *a = rep->aff;
+	int ret = 0;
 
-static void json_affinity(struct lp_json *j, const struct lp_rdma_affinity *a)
-{
-	lp_json_obj_begin(j, "affinity");
-	if (a && a->known) {
-		lp_json_str(j, "nic", a->nic);
-		lp_json_int(j, "nic_numa_node", a->numa);
-		lp_json_bool(j, "numa_bound", a->numa_bound);
-		lp_json_str(j, "gpu_bus_id", a->gpu_bdf[0] ? a->gpu_bdf : NULL);
-		lp_json_str(j, "gpu_nic_distance", a->dist[0] ? a->dist : NULL);
+	memset(d, 0, sizeof(*d));
+	snprintf(d->tool, sizeof(d->tool), "lp-rdma");
+	snprintf(d->schema, sizeof(d->schema), "%s", LP_RDMA_DOC_SCHEMA);
+	snprintf(d->role, sizeof(d->role), "%s", rep->role);
+	lp_host_meta_collect(&d->host);
+	d->client = rep->local_dev != NULL;
+	if (!d->client)
+		return 0;
+	snprintf(d->server, sizeof(d->server), "%s", rep->server ? rep->server : "");
+	d->port = rep->port;
+	d->tclass = rep->tclass;
+	d->sl = rep->sl;
+	d->local_device = *rep->local_dev;
+	d->has_affinity = a && a->known;
+	if (d->has_affinity) {
+		snprintf(d->affinity.nic, sizeof(d->affinity.nic), "%s", a->nic);
+		d->affinity.nic_numa_node = a->numa;
+		d->affinity.numa_bound = a->numa_bound;
+		snprintf(d->affinity.gpu_bus_id, sizeof(d->affinity.gpu_bus_id), "%s", a->gpu_bdf);
+		snprintf(d->affinity.gpu_nic_distance, sizeof(d->affinity.gpu_nic_distance), "%s",
+			 a->dist);
 	}
-	lp_json_obj_end(j);
+	d->has_remote = rep->n && !rep->res[0].status;
+	if (d->has_remote)
+		d->remote_device = rep->res[0].remote_dev;
+	d->summary = (struct lp_rdma_doc_counts){ rep->n, rep->failed, rep->planned };
+	d->interrupted = rep->interrupted;
+	d->results = calloc((size_t)rep->n + 1, sizeof(*d->results));
+	if (!d->results)
+		return -ENOMEM;
+	for (int i = 0; i < rep->n && !ret; i++, d->nresults++)
+		ret = lp_rdma_doc_result_view(&d->results[i], &rep->res[i], &rep->params[i]);
+	return ret;
 }
 
-static void json_device(struct lp_json *j, const char *key, const struct lp_rdma_devinfo *d)
+/* The members other modules write: how lp-rdma measures, --check's, --counters' and
+ * --inventory's reports. */
+static void doc_more(struct lp_json *j, const struct lp_rdma_report *rep)
 {
-	lp_json_obj_begin(j, key);
-	lp_rdma_devinfo_json(d, j);
-	lp_json_obj_end(j);
-}
-
-/* The client's runs: devices, affinity, one object per run, the counts. */
-static void json_client(struct lp_json *j, const struct lp_rdma_report *rep)
-{
-	lp_json_str(j, "server", rep->server);
-	lp_json_uint(j, "port", rep->port);
-	json_device(j, "local_device", rep->local_dev);
-	json_affinity(j, rep->aff);
-	if (rep->n && !rep->res[0].status)
-		json_device(j, "remote_device", &rep->res[0].remote_dev);
-	lp_json_arr_begin(j, "results");
-	for (int i = 0; i < rep->n; i++) {
-		lp_json_obj_begin(j, NULL);
-		lp_rdma_result_json(&rep->res[i], &rep->params[i], j);
+	if (rep->local_dev) {
+		lp_json_obj_begin(j, "method");
+		lp_method_json(j);
+		lp_json_str(j, "latency",
+			    "write_lat/send_lat: ping-pong, one-way = RTT/2; read_lat: full READ "
+			    "completion time (not halved)");
+		lp_json_str(j, "bandwidth",
+			    "payload bytes from first post to last completion of the timed phase, "
+			    "after warm-up; bidirectional: each direction and the sum "
+			    "(" LP_RDMA_BIDIR_SUM_METHOD ")");
 		lp_json_obj_end(j);
 	}
-	lp_json_arr_end(j);
-	lp_json_obj_begin(j, "summary");
-	lp_json_int(j, "runs", rep->n);
-	lp_json_int(j, "failed", rep->failed);
-	lp_json_int(j, "planned", rep->planned);
-	lp_json_obj_end(j);
-	lp_json_bool(j, "interrupted", rep->interrupted);
+	if (rep->check) {
+		lp_json_obj_begin(j, "check");
+		lp_check_json(rep->check, j);
+		lp_json_obj_end(j);
+	}
+	if (rep->counters) {
+		lp_json_obj_begin(j, "snapshot");
+		lp_counters_json(rep->counters, false, j);
+		lp_json_obj_end(j);
+	}
+	if (rep->inventory) {
+		lp_json_obj_begin(j, "inventory");
+		lp_inv_host_json(rep->inventory, j);
+		lp_json_obj_end(j);
+	}
 }
 
 int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep)
 {
-	struct lp_host_meta m;
+	struct lp_rdma_doc *d = malloc(sizeof(*d));
 	struct lp_json j;
+	int ret = d ? doc_view(d, rep) : -ENOMEM;
 
-	lp_host_meta_collect(&m);
-	lp_json_init(&j, f, true);
-	lp_json_obj_begin(&j, NULL);
-	lp_json_str(&j, "tool", "lp-rdma");
-	lp_json_str(&j, "role", rep->role);
-	if (rep->local_dev)
-		json_method(&j);
-	lp_json_obj_begin(&j, "host");
-	lp_host_meta_json(&m, &j);
-	lp_json_obj_end(&j);
-	if (rep->local_dev)
-		json_client(&j, rep);
-	if (rep->check)
-		lp_check_json(rep->check, &j);
-	if (rep->counters)
-		lp_counters_json(rep->counters, false, &j);
-	if (rep->inventory) {
-		lp_json_obj_begin(&j, "inventory");
-		lp_inv_host_json(rep->inventory, &j);
+	if (!ret) {
+		lp_json_init(&j, f, true);
+		lp_json_obj_begin(&j, NULL);
+		lp_record_json(&lp_rdma_doc_record, d, &j);
+		doc_more(&j, rep);
 		lp_json_obj_end(&j);
+		ret = lp_json_finish(&j) ? -EIO : 0;
 	}
-	lp_json_obj_end(&j);
-	if (lp_json_finish(&j)) {
-		lp_err("JSON output incomplete");
-		return -EIO;
-	}
-	return 0;
+	if (d)
+		lp_rdma_doc_free(d);
+	free(d);
+	if (ret)
+		lp_err("JSON output incomplete: %s", strerror(-ret));
+	return ret;
 }
 
 int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep)
@@ -328,4 +343,30 @@ int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep)
 		return -EIO;
 	ret = lp_rdma_report_json_write(f, rep);
 	return lp_out_end(f, path, ret);
+}
+
+int lp_rdma_report_schema(FILE *f)
+{
+	struct lp_json j;
+
+	lp_json_init(&j, f, true);
+	lp_json_obj_begin(&j, NULL);
+	lp_record_schema_head(
+		&j, LP_RDMA_DOC_SCHEMA,
+		"lp-rdma's JSON document (--json): client runs, --check, --counters, --inventory",
+		"generated from the records (rdma/doc.c: lp-rdma --json-schema); "
+		"docs/schema/README.md describes the conventions");
+	lp_record_schema_open(&lp_rdma_doc_record, &j);
+	lp_record_schema_object(
+		&j, "method",
+		"units, clock and version (the same block in every linkperf document)");
+	lp_record_schema_object(&j, "check", "--check: the pre-flight report (worst, checks)");
+	lp_record_schema_object(&j, "snapshot", "--counters: the port's counters by source");
+	lp_record_schema_object(&j, "inventory",
+				"--inventory: this host's RDMA ports and GPUs (rdma/inventory.h)");
+	lp_record_schema_object(&j, "qualification",
+				"--expect, floors, --baseline: the verdicts (qual/qual.h)");
+	lp_record_schema_close(&lp_rdma_doc_record, NULL, &j);
+	lp_json_obj_end(&j);
+	return lp_json_finish(&j);
 }

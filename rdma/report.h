@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lp-rdma's outputs in one place: the table on a terminal (printed run by run
- * as results arrive), the CSV, and the one JSON document shape of the tool
- * (client runs, --check, --counters). Files go through lp_out_open ('-' is
- * stdout); the library measures, this module formats.
+ * as results arrive), the CSV, and the one JSON document of the tool (client
+ * runs, --check, --counters), linkperf.rdma/2, written from its records
+ * (rdma/doc.h) whose JSON Schema is docs/schema/linkperf.rdma-2.json.
+ * Files go through lp_out_open ('-' is stdout); the library measures, this
+ * module formats.
  */
 #ifndef LP_RDMA_REPORT_H
 #define LP_RDMA_REPORT_H
@@ -13,6 +15,7 @@
 
 #include "rdma/check.h"
 #include "rdma/counters.h"
+#include "rdma/doc.h"
 #include "rdma/rdma.h"
 
 /* Where the test ran: the NIC opened, its NUMA node and the GPU's PCIe distance to it. */
@@ -48,6 +51,7 @@ struct lp_rdma_report {
 	/* client */
 	const char *server;
 	unsigned port;
+	int tclass, sl; /* the QPs' traffic class (-1: the device's) and service level */
 	const struct lp_rdma_devinfo *local_dev;
 	const struct lp_rdma_affinity *aff;
 	const struct lp_rdma_params *params; /* [n], parallel to res */
@@ -66,5 +70,8 @@ int lp_rdma_report_csv(const char *path, const struct lp_rdma_report *rep);
 int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep);
 /* The same document to an open stream (qualification reads it back: qual/qual.h). */
 int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep);
+
+/* The document's JSON Schema (docs/schema/, --json-schema). */
+int lp_rdma_report_schema(FILE *f);
 
 #endif

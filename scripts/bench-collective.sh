@@ -66,7 +66,7 @@ nvidia-smi topo -m >"$out/topo.txt" 2>&1
 # ---- the links: lp-gpu's peer matrix ----
 links=()
 if [ "$ngpu" -ge 2 ]; then
-	"$B/lp-gpu" -t p2p_write_ce -s 1G -r 5 --json "$out/lp-gpu-p2p.json" >"$out/lp-gpu-p2p.txt" 2>&1
+	"$B/lp-gpu" -t p2p_write_ce -s 1G --samples 5 --json "$out/lp-gpu-p2p.json" >"$out/lp-gpu-p2p.txt" 2>&1
 	echo "lp-gpu rc=$?"
 	links=(--links "$out/lp-gpu-p2p.json")
 fi

@@ -56,7 +56,7 @@ per_round() { # ranks isolation tests tag
 	local j="$out/$4.json" best=() i
 	for ((i = 0; i < reps; i++)); do
 		timeout -k 10 1800 "${mpi[@]}" -np "$1" "$B/lp-sweep" --model "$out/model.json" \
-			--isolation "$2" --tests "$3" --retest 0 -q --json "$j" \
+			--isolation "$2" --tests "$3" --retest 0 --quiet --json "$j" \
 			>"$out/$4.out" 2>&1 </dev/null
 		best+=("$(python3 -c "$record" "$j" "$1" "$2" "$3" "$out/runs.tsv" 2>/dev/null || echo nan)")
 		[ "${LP_KEEP:-0}" = 1 ] || rm -f "$j" "${j%.json}.journal"

@@ -16,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version,pci.bus_id,pcie.link.gen.max,pcie.lin
 	--format=csv >"$out/nvidia-smi.csv" 2>&1
 cat "$out/nvidia-smi.csv"
 set -o pipefail
-"$B/lp-gpu" -t "$tests" -s "$sizes" -r "$samples" -n 16 --json - >"$out/lp-gpu-1.json" || exit $?
+"$B/lp-gpu" -t "$tests" -s "$sizes" --samples "$samples" -n 16 --json - >"$out/lp-gpu-1.json" || exit $?
 
 python3 - "$sizes" "$samples" "$out/torch.json" <<'PY' || exit 1
 # The peer: PyTorch copies timed the same way (warm-up, CUDA events around 16 copies, median of samples).
@@ -54,7 +54,7 @@ for n in sizes:
     torch.cuda.empty_cache()
 json.dump(res, open(sys.argv[3], "w"), indent=1)
 PY
-"$B/lp-gpu" -t "$tests" -s "$sizes" -r "$samples" -n 16 --json - >"$out/lp-gpu-2.json" || exit $?
+"$B/lp-gpu" -t "$tests" -s "$sizes" --samples "$samples" -n 16 --json - >"$out/lp-gpu-2.json" || exit $?
 
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
 import json, sys, os
@@ -64,7 +64,7 @@ tr = json.load(open(os.path.join(o, "torch.json")))
 g = runs[0]["gpus"][0]
 print("GPU %s (%s), driver %s, CUDA %s; PCIe max Gen%d x%d -> %.1f GB/s/dir; HBM %.0f GB/s (%.0f MHz x %d bit)" % (
     g["name"], g["bus_id"], runs[0]["driver"]["nvidia_driver"], runs[0]["driver"]["cuda_driver"],
-    g["pcie"]["max_gen"], g["pcie"]["max_width"], g["pcie"]["ceiling_gbs_per_direction"], g["hbm_ceiling_gbs"],
+    g["pcie"]["max_gen"], g["pcie"]["max_width"], g["pcie"]["ceiling_gbytes_per_s"], g["hbm_ceiling_gbytes_per_s"],
     g["memory_clock_mhz"], g["memory_bus_width_bits"]))
 print("PCIe now (under load): Gen%d x%d; warnings: %s" % (g["pcie"]["current_gen"], g["pcie"]["current_width"],
       runs[0]["warnings"] or "none"))

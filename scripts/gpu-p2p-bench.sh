@@ -12,8 +12,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 mkdir -p "$out"
 nvidia-smi topo -m >"$out/nvidia-smi-topo.txt" 2>&1; cat "$out/nvidia-smi-topo.txt"
 tests=p2p_write_ce,p2p_read_ce,p2p_write_sm,p2p_read_sm,p2p_bidir_ce,p2p_bidir_sm,one_to_all_ce,all_to_one_ce,lat_p2p_sm
-"$B/lp-gpu" -t "$tests" -s "$size" -r "$samples" >"$out/lp-gpu-p2p.txt" 2>&1; echo "lp-gpu rc=$?"
-"$B/lp-gpu" -t "$tests" -s "$size" -r "$samples" --json - >"$out/lp-gpu-p2p.json" 2>"$out/lp-gpu-p2p.err"
+"$B/lp-gpu" -t "$tests" -s "$size" --samples "$samples" >"$out/lp-gpu-p2p.txt" 2>&1; echo "lp-gpu rc=$?"
+"$B/lp-gpu" -t "$tests" -s "$size" --samples "$samples" --json - >"$out/lp-gpu-p2p.json" 2>"$out/lp-gpu-p2p.err"
 python3 - "$size" "$samples" "$out/torch-p2p.json" <<'PY'
 # PyTorch peer copies, timed like lp-gpu: warm-up, events around 16 copies, median of samples.
 import json, statistics, sys, time, torch
@@ -63,10 +63,10 @@ tr = json.load(open(os.path.join(o, "torch-p2p.json")))
 def cells(test, series=0):
     for r in lp["results"]:
         if r["test"] == test:
-            return {(c["row"], c["column"]): c for c in r["series"][series]["cells"]}
+            return {(c["to"], c["from"]): c for c in r["series"][series]["cells"]}
     return {}
 print("GPUs:", ", ".join("%s %s NVLink %s x%d up %d (%.0f GB/s/dir)" % (g["name"], g["bus_id"], g["nvlink"]["version"],
-      g["nvlink"]["links"], g["nvlink"]["up"], g["nvlink"]["ceiling_gbs_per_direction"]) for g in lp["gpus"]))
+      g["nvlink"]["links"], g["nvlink"]["up"], g["nvlink"]["ceiling_gbytes_per_s"]) for g in lp["gpus"]))
 print("warnings:", lp.get("warnings") or "none")
 w = cells("p2p_write_ce")
 print("%-10s %12s %12s %12s %9s %9s" % ("pair", "lp CE write", "lp spread", "torch", "lp/torch", "lp/ceil"))
@@ -78,5 +78,5 @@ for t in tr["write"]:
           t["median"], 100 * c["median"] / t["median"], c.get("pct_of_ceiling") or float("nan")))
 for t in tr["bidir"]:
     print("bidir GPU%d<->GPU%d  torch sum %.1f GB/s (min %.1f max %.1f)" % (t["a"], t["b"], t["sum_median"], t["min"], t["max"]))
-print("units: GB/s = 1e9 B/s; matrices row <- column; torch", tr["torch"])
+print("units: GB/s = 1e9 B/s; pairs are source -> destination; torch", tr["torch"])
 PY

@@ -16,7 +16,7 @@ printf '%-10s %10s %12s %10s %12s %10s\n' size cells "doc bytes" "diag s" "diag 
 for s in "$@"; do
 	n=${s%x*} r=${s#*x}
 	"$B/sweep-synth" "$n" "$r" "$T/in.json"
-	/usr/bin/time -v -o "$T/time" "$B/lp-sweep" --diagnose "$T/in.json" --json "$T/out.json" -q || true
+	/usr/bin/time -v -o "$T/time" "$B/lp-sweep" --diagnose "$T/in.json" --json "$T/out.json" --quiet || true
 	cells=$(python3 -c "import json; d=json.load(open('$T/in.json')); print(sum(b['sweep']['n'] for b in d['blocks']))")
 	bytes=$(stat -c %s "$T/in.json")
 	wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$T/time")

@@ -28,7 +28,7 @@
 # (lp-sweep's exit code) per scenario, and DIR/NAME-*.png with --plots.
 # Exit: 0 when every scenario ran to an exit code (0, 1, 3 or 77) and left a result; else 1.
 # Default lp-sweep options (CI-sized; give your own after --): --schedule isolated
-# --tests write_lat,write_bw --sizes 64K --bw-iters 200 --lat-iters 300 --pair-timeout 60
+# --tests write_lat,write_bw --bw-sizes 64K --bw-iters 200 --lat-iters 300 --pair-timeout 60
 # (isolated: on a 2-core host concurrent pairs measure the CPU contention, not the network).
 # Env: LP_BUILD (build dir with lp-sweep, default build).
 set -u
@@ -177,7 +177,7 @@ rm -f "$out/check-wanted"
 if [ $# -gt 0 ]; then
 	printf '%s\n' "$@" >"$out/sweep-args"
 else
-	printf '%s\n' --schedule isolated --tests write_lat,write_bw --sizes 64K --bw-iters 200 \
+	printf '%s\n' --schedule isolated --tests write_lat,write_bw --bw-sizes 64K --bw-iters 200 \
 		--lat-iters 300 --pair-timeout 60 >"$out/sweep-args"
 fi
 echo "$me: $n guests, scenarios: ${scen[*]}; results in $out"

@@ -408,7 +408,7 @@ struct lp_coll_echo {
 	char sizes[256]; /* "1048576,4194304" */
 	int32_t warmup, iters;
 	bool check;
-	char link_metric[32]; /* the sweep metric the ceilings use: "write_bw 1MiB" */
+	char link_metric[32]; /* the sweep metric the ceilings use: "write_bw 1 MiB" */
 	char intra[256];      /* the intra-node matrix's source ("" none) */
 	char mpi_library[128];
 	char nccl_version[32]; /* "" not used */

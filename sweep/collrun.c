@@ -13,6 +13,61 @@
 const char *const lp_coll_paths_choices[] = { "mpi", "ring", "nccl", NULL };
 const char *const lp_coll_bisect_when_names[] = { "auto", "always", "never", NULL };
 
+#define CO struct lp_coll_opts
+/* clang-format off */
+const struct lp_opt lp_coll_opt_rows[] = {
+	{ .name = "collective", LP_OPT_LIST_AT(CO, colls), .choices = lp_coll_names,
+	  .metavar = "LIST",
+	  .help = "after the sweep, collectives over all ranks and each rail with nccl-tests' "
+		  "conventions (algbw, busbw), beside what the links allow: allreduce, allgather, "
+		  "reducescatter, alltoall, broadcast, reduce, sendrecv" },
+	{ .name = "coll-paths", LP_OPT_LIST_AT(CO, paths), .choices = lp_coll_paths_choices,
+	  .metavar = "LIST", .def = "mpi,ring,nccl",
+	  .help = "mpi: the MPI library's (host memory); ring: linkperf's ring all-reduce in the "
+		  "run's order; nccl: NCCL on GPU memory where libnccl.so.2 loads" },
+	{ .name = "coll-sizes", LP_OPT_SIZES_AT(CO, sizes), .min = 4, .max = 1e12,
+	  .metavar = "SIZES", .def = "1M:16M",
+	  .help = "collective sizes in bytes, nccl-tests' size column (A:B doubles from A to B)" },
+	{ .name = "coll-iters", LP_OPT_UINT_AT(CO, iters), .min = 1, .max = 1e6, .metavar = "N",
+	  .def = "20", .help = "timed operations per size (nccl-tests -n)" },
+	{ .name = "coll-warmup", LP_OPT_UINT_AT(CO, warmup), .max = 1e6, .metavar = "N",
+	  .def = "5", .help = "untimed operations first (nccl-tests -w)" },
+	{ .name = "coll-nocheck", LP_OPT_FLAG_AT(CO, nocheck),
+	  .help = "skip the data check after each size (nccl-tests -c 0)" },
+	{ .name = "coll-timeout", LP_OPT_SECONDS_AT(CO, timeout_s), .min = 1, .max = 86400,
+	  .metavar = "SECS", .def = "60",
+	  .help = "bound on one size of one collective, warm-up and check included" },
+	{ .name = "coll-floor", LP_OPT_DOUBLE_AT(CO, floor), .max = 1e6, .metavar = "GB/S",
+	  .help = "all-reduce busbw floor in GB/s: below it, the search for the guilty part "
+		  "runs" },
+	{ .name = "coll-bisect", LP_OPT_CHOICE_AT(CO, bisect), .choices = lp_coll_bisect_when_names,
+	  .metavar = "WHEN", .def = "auto",
+	  .help = "find the node, link or rail behind a slow all-reduce: auto (a slow edge holds "
+		  "its ring, or it is below the floor or its links), always, never" },
+	{ .name = "coll-ratio", LP_OPT_DOUBLE_AT(CO, ratio), .min = 0.05, .max = 0.99,
+	  .metavar = "F", .def = "0.9",
+	  .help = "the search names a part whose edges run below F x the healthy ones, beyond "
+		  "their noise" },
+	{ .name = "coll-limit", LP_OPT_DOUBLE_AT(CO, limit), .min = 0.01, .max = 1, .metavar = "F",
+	  .def = "0.8",
+	  .help = "a collective at F x what its links allow or more is at their limit; below, it "
+		  "points at software or configuration" },
+	{ .name = "coll-probes", LP_OPT_UINT_AT(CO, probes), .min = 4, .max = 10000, .metavar = "N",
+	  .def = "96", .help = "bound on the search's probes (rings and pair retests)" },
+	{ .name = "links", LP_OPT_STR_AT(CO, intra), .metavar = "LP-GPU.json",
+	  .help = "lp-gpu's JSON: its GPU peer matrix stands for every host's GPU pairs in the "
+		  "ceilings" },
+	{ .name = "import", LP_OPT_LIST_AT(CO, imports), .metavar = "FILE[,FILE]",
+	  .help = "a nccl-tests output (its table, -J JSON) and/or NCCL_DEBUG=INFO lines, set "
+		  "beside the links (also with --diagnose)" },
+	{ .name = "claim", LP_OPT_STR_AT(CO, claims), .metavar = "CLAIM[;CLAIM]",
+	  .help = "check a claim against the links, e.g. busbw=380GB/s@8n (also "
+		  "efficiency=E@Nn,compute=S,bytes=B and share=P%@Nn,step=S,bytes=B: "
+		  "docs/METHOD.md, Claims)" },
+	{ 0 },
+};
+/* clang-format on */
+
 bool lp_coll_opts_wanted(const struct lp_coll_opts *o)
 {
 	return o->colls || o->imports || o->claims || o->intra;

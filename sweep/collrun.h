@@ -18,8 +18,8 @@
 
 /*
  * lp-sweep's options of the collective phase and of reading other runs
- * (docs/SWEEP.md, "Collectives"): LP_COLL_OPT_ROWS(o) are their rows of the
- * option table; the MPI side turns them into a struct lp_coll_cfg.
+ * (docs/SWEEP.md, "Collectives"): lp_coll_opt_rows are their rows; the MPI
+ * side turns them into a struct lp_coll_cfg.
  */
 struct lp_coll_opts {
 	const char *colls; /* --collective LIST: runs the phase */
@@ -39,39 +39,8 @@ struct lp_coll_opts {
 extern const char *const lp_coll_paths_choices[];     /* "mpi", "ring", "nccl", NULL */
 extern const char *const lp_coll_bisect_when_names[]; /* "auto", "always", "never", NULL */
 
-/* clang-format off */
-#define LP_COLL_OPT_ROWS(o)                                                                        \
-	{ .name = "collective", .kind = LP_OPT_LIST, .dst = &(o)->colls, .choices = lp_coll_names, \
-	  .metavar = "LIST", .help = "after the sweep, collectives over all ranks and each rail with nccl-tests' conventions (algbw, busbw), beside what the links allow: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv" }, \
-	{ .name = "coll-paths", .kind = LP_OPT_LIST, .dst = &(o)->paths, .choices = lp_coll_paths_choices, \
-	  .metavar = "LIST", .def = "mpi,ring,nccl", .help = "mpi: the MPI library's (host memory); ring: linkperf's ring all-reduce in the run's order; nccl: NCCL on GPU memory where libnccl.so.2 loads" }, \
-	{ .name = "coll-sizes", .kind = LP_OPT_SIZES, .dst = &(o)->sizes, .min = 4, .max = 1e12,   \
-	  .metavar = "SIZES", .def = "1M:16M", .help = "collective sizes in bytes, nccl-tests' size column (A:B doubles from A to B)" }, \
-	{ .name = "coll-iters", .kind = LP_OPT_UINT, .dst = &(o)->iters, .min = 1, .max = 1e6,     \
-	  .metavar = "N", .def = "20", .help = "timed operations per size (nccl-tests -n)" },     \
-	{ .name = "coll-warmup", .kind = LP_OPT_UINT, .dst = &(o)->warmup, .max = 1e6,            \
-	  .metavar = "N", .def = "5", .help = "untimed operations first (nccl-tests -w)" },       \
-	{ .name = "coll-nocheck", .kind = LP_OPT_FLAG, .dst = &(o)->nocheck,                      \
-	  .help = "skip the data check after each size (nccl-tests -c 0)" },                      \
-	{ .name = "coll-timeout", .kind = LP_OPT_SECONDS, .dst = &(o)->timeout_s, .min = 1,       \
-	  .max = 86400, .metavar = "SECS", .def = "60", .help = "bound on one size of one collective, warm-up and check included" }, \
-	{ .name = "coll-floor", .kind = LP_OPT_DOUBLE, .dst = &(o)->floor, .max = 1e6,            \
-	  .metavar = "GBPS", .help = "all-reduce busbw floor in GB/s: below it, the search for the guilty part runs" }, \
-	{ .name = "coll-bisect", .kind = LP_OPT_CHOICE, .dst = &(o)->bisect, .choices = lp_coll_bisect_when_names, \
-	  .metavar = "WHEN", .def = "auto", .help = "find the node, link or rail behind a slow all-reduce: auto (a slow edge holds its ring, or it is below the floor or its links), always, never" }, \
-	{ .name = "coll-ratio", .kind = LP_OPT_DOUBLE, .dst = &(o)->ratio, .min = 0.05, .max = 0.99, \
-	  .metavar = "F", .def = "0.9", .help = "the search names a part whose edges run below F x the healthy ones, beyond their noise" }, \
-	{ .name = "coll-limit", .kind = LP_OPT_DOUBLE, .dst = &(o)->limit, .min = 0.01, .max = 1, \
-	  .metavar = "F", .def = "0.8", .help = "a collective at F x what its links allow or more is at their limit; below, it points at software or configuration" }, \
-	{ .name = "coll-probes", .kind = LP_OPT_UINT, .dst = &(o)->probes, .min = 4, .max = 10000, \
-	  .metavar = "N", .def = "96", .help = "bound on the search's probes (rings and pair retests)" }, \
-	{ .name = "links", .kind = LP_OPT_STR, .dst = &(o)->intra, .metavar = "LP-GPU.json",       \
-	  .help = "lp-gpu's JSON: its GPU peer matrix stands for every host's GPU pairs in the ceilings" }, \
-	{ .name = "import", .kind = LP_OPT_LIST, .dst = &(o)->imports, .metavar = "FILE[,FILE]",    \
-	  .help = "a nccl-tests output (its table, -J JSON) and/or NCCL_DEBUG=INFO lines, set beside the links (also with --diagnose)" }, \
-	{ .name = "claim", .kind = LP_OPT_STR, .dst = &(o)->claims, .metavar = "CLAIM[;CLAIM]",     \
-	  .help = "check a claim against the links, e.g. busbw=380GB/s@8n (also efficiency=E@Nn,compute=S,bytes=B and share=P%@Nn,step=S,bytes=B: docs/METHOD.md, Claims)" }
-/* clang-format on */
+/* The rows of those options (common/opt.h), over struct lp_coll_opts. */
+extern const struct lp_opt lp_coll_opt_rows[];
 
 /* The run's links: what the ceilings see. */
 struct lp_coll_links {
@@ -82,7 +51,7 @@ struct lp_coll_links {
 	double *intra; /* ng*ng GB/s from lp-gpu, a -> b at [a*ng + b]; NULL none */
 	int ng;
 	int metric;	/* the sweep metric used; -1: none (no bandwidth metric) */
-	char label[32]; /* its label: "write_bw 1MiB" */
+	char label[32]; /* its label: "write_bw 1 MiB" */
 };
 
 /*

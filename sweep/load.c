@@ -10,6 +10,7 @@
 #include "common/lp.h"
 #include "common/stats.h"
 #include "common/table.h"
+#include "common/units.h"
 
 const char *const lp_sweep_load_names[] = { "none", "latency", "incast", "both", NULL };
 
@@ -226,7 +227,7 @@ static int impact_verdict(struct lp_sweep_run *r, int m, int i, const double *ci
 	double *oth = malloc(((size_t)r->n + 1) * sizeof(double)), ref;
 	bool noisy = r->diag && r->diag[m].inconclusive;
 	struct lp_verdict ev;
-	char why[400];
+	char why[400], imax[24];
 	size_t k = 0;
 	int rc;
 
@@ -245,10 +246,11 @@ static int impact_verdict(struct lp_sweep_run *r, int m, int i, const double *ci
 	free(oth);
 	if (!isfinite(cif[i]) || !isfinite(ref) || cif[i] < r->dopts.impact_max * LP_MAX(ref, 1.0))
 		return 0;
+	lp_fmt_sig(imax, sizeof(imax), r->dopts.impact_max, 3);
 	snprintf(why, sizeof(why),
-		 "%s: %s %s %.2fx its idle %s %s, the other nodes %s %.2fx (impact_max %.3g)%s",
+		 "%s: %s %s %.2fx its idle %s %s, the other nodes %s %.2fx (impact_max %s)%s",
 		 r->metrics[m].label, r->nodes[i].name, pct, cif[i], pct, where,
-		 cells == 1 ? "up to" : "at a median", ref, r->dopts.impact_max,
+		 cells == 1 ? "up to" : "at a median", ref, imax,
 		 noisy ? "; not named: the idle cells of this metric are too noisy (inconclusive) "
 			 "for the reference to hold"
 		       : "");
@@ -298,15 +300,17 @@ static int incast_verdicts(struct lp_sweep_run *r, int m)
 		double lim = (1 - r->dopts.rel_max) * ic->ref_gbps;
 		bool floor = r->dopts.min_gbps > 0 && ic->agg_gbps < r->dopts.min_gbps;
 		struct lp_verdict ev;
-		char why[400];
+		char why[400], v[2][24];
 
 		if (!ic->nsend)
 			continue;
 		if (floor || (isfinite(lim) && ic->agg_gbps < lim)) {
+			lp_fmt_sig(v[0], sizeof(v[0]), ic->agg_gbps, 3);
+			lp_fmt_sig(v[1], sizeof(v[1]), ic->ref_gbps, 3);
 			snprintf(why, sizeof(why),
-				 "%s incast of %d senders (%d failed): %.3g Gb/s in all, the other "
-				 "receivers' median %.3g (below %.0f%% of it%s)",
-				 label, ic->nsend, ic->nfail, ic->agg_gbps, ic->ref_gbps,
+				 "%s incast of %d senders (%d failed): %s Gb/s in all, the other "
+				 "receivers' median %s (below %.0f%% of it%s)",
+				 label, ic->nsend, ic->nfail, v[0], v[1],
 				 100 * (1 - r->dopts.rel_max),
 				 floor ? ", and below the floor" : "");
 			evidence(&ev, ratio(ic->agg_gbps, ic->ref_gbps), ic->nsend);
@@ -715,9 +719,37 @@ out:
 	return rc;
 }
 
+/* An impact factor for the summary, "1.23x" right-aligned in width columns, LP_NA for none. */
+static const char *factor(char *buf, double v, int width)
+{
+	char x[24];
+
+	if (isfinite(v))
+		snprintf(x, sizeof(x), "%.2fx", v);
+	else
+		snprintf(x, sizeof(x), "%s", LP_NA);
+	return lp_fmt_rjust(buf, 40, x, width);
+}
+
+/* One receiver's incast row: numbers in plain decimal, LP_NA for what was not measured. */
+static void incast_row(FILE *f, const char *name, const struct lp_incast *ic)
+{
+	char v[5][40], a[24];
+
+	lp_fmt_sig(a, sizeof(a), ic->agg_gbps, 3);
+	lp_fmt_rjust(v[0], sizeof(v[0]), a, 12);
+	lp_fmt_sig(a, sizeof(a), ic->ref_gbps, 3);
+	lp_fmt_rjust(v[1], sizeof(v[1]), a, 8);
+	lp_fmt_fixed(a, sizeof(a), ic->jain, 2);
+	lp_fmt_rjust(v[2], sizeof(v[2]), a, 6);
+	fprintf(f, "  %-20s %7d %s %s %s %s\n", name, ic->nsend, v[0], v[1], v[2],
+		factor(v[3], ic->vic.cif_p50, 8));
+}
+
 void lp_sweep_load_summary(const struct lp_sweep_run *r, FILE *f)
 {
 	int n = r->n, lm = loader_metric(r);
+	char v[2][40];
 	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
 	double *c50 = calloc(n, sizeof(double)), *c99 = calloc(n, sizeof(double));
 	struct lp_incast *ics = calloc(n, sizeof(*ics));
@@ -734,8 +766,8 @@ void lp_sweep_load_summary(const struct lp_sweep_run *r, FILE *f)
 				r->metrics[m].label, lm >= 0 ? r->metrics[lm].label : "?", "node",
 				"p50", "p99");
 			for (int i = 0; i < n; i++)
-				fprintf(f, "  %-20s %9.2fx %9.2fx\n", r->nodes[i].name, c50[i],
-					c99[i]);
+				fprintf(f, "  %-20s %s %s\n", r->nodes[i].name,
+					factor(v[0], c50[i], 10), factor(v[1], c99[i], 10));
 		}
 		if (!r->metrics[m].lat && has_phase(r, m, LP_PHASE_INCAST)) {
 			incasts(r, m, ics);
@@ -747,9 +779,7 @@ void lp_sweep_load_summary(const struct lp_sweep_run *r, FILE *f)
 				"Jain", "impact");
 			for (int b = 0; b < n; b++)
 				if (ics[b].nsend)
-					fprintf(f, "  %-20s %7d %12.3g %8.3g %6.2f %7.2fx\n",
-						r->nodes[b].name, ics[b].nsend, ics[b].agg_gbps,
-						ics[b].ref_gbps, ics[b].jain, ics[b].vic.cif_p50);
+					incast_row(f, r->nodes[b].name, &ics[b]);
 		}
 	}
 out:

@@ -260,14 +260,37 @@ static int bind_faults(struct lp_sweep_model *m, int nodes, char *why, size_t wh
 	return 0;
 }
 
-/* A metric's base: its label, else its test, else the kind's. */
-static double base_of(const struct lp_sweep_model *m, const char *test, const char *label, bool lat)
+/*
+ * A base key names the metric: its test and size ("write_bw 64 KiB", as its
+ * label; "write_bw 64KiB" and "write_bw 65536" too: the size is parsed), or
+ * its test alone (pass 1).
+ */
+static bool names_metric(const char *key, const struct lp_sweep_metric *mt, int pass)
+{
+	size_t n = strlen(mt->test);
+	char sz[32];
+	uint64_t v;
+	int k = 0;
+
+	if (pass)
+		return !strcmp(key, mt->test);
+	if (strncmp(key, mt->test, n) || key[n] != ' ')
+		return false;
+	for (const char *p = key + n + 1; *p && k < (int)sizeof(sz) - 1; p++)
+		if (*p != ' ')
+			sz[k++] = *p;
+	sz[k] = 0;
+	return !lp_parse_size(sz, &v) && v == mt->size;
+}
+
+/* A metric's base: its test and size, else its test, else the kind's. */
+static double base_of(const struct lp_sweep_model *m, const struct lp_sweep_metric *mt)
 {
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < m->nbase; i++)
-			if (!strcmp(m->base[i].key, pass ? test : label))
+			if (names_metric(m->base[i].key, mt, pass))
 				return m->base[i].value;
-	return lat ? m->lat_us : m->bw_gbps;
+	return mt->lat ? m->lat_us : m->bw_gbps;
 }
 
 int lp_sweep_model_bind(struct lp_sweep_model *m, int nranks, const struct lp_sweep_metric *metrics,
@@ -294,7 +317,7 @@ int lp_sweep_model_bind(struct lp_sweep_model *m, int nranks, const struct lp_sw
 	for (int i = 0; i < nmetrics; i++) {
 		const struct lp_sweep_metric *mt = &metrics[i];
 
-		m->mbase[i] = base_of(m, mt->test, mt->label, mt->lat);
+		m->mbase[i] = base_of(m, mt);
 		m->mkind[i] = mt->lat ? LP_SWEEP_MODEL_LAT : LP_SWEEP_MODEL_BW;
 	}
 	return bind_faults(m, nodes, why, why_len);

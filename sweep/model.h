@@ -83,7 +83,7 @@ struct lp_sweep_model {
 	double rate_gbps;	/* the modelled port's data rate (percent of link); 0 unknown */
 	int nbase;
 	struct {
-		char key[32]; /* a metric's label ("write_bw 64KiB") or test ("write_bw") */
+		char key[32]; /* a metric's test and size ("write_bw 64 KiB") or test ("write_bw") */
 		double value;
 	} base[LP_SWEEP_MODEL_MAX_BASE];
 	double cv; /* noise: coefficient of variation of one cell */

@@ -139,6 +139,8 @@ const struct lp_record lp_sweep_run_record = LP_RECORD_CHECKED(struct lp_sweep_r
 	LP_REC_U64(struct lp_sweep_run, seed, LP_REC_DOC("random schedule: its seed")),
 	LP_REC_U64(struct lp_sweep_run, rounds, LP_REC_DOC("the schedule's rounds; 0 unknown (a list schedule read back)")),
 	LP_REC_F64(struct lp_sweep_run, pair_timeout_s),
+	LP_REC_I32(struct lp_sweep_run, tclass, LP_REC_RANGE(-1, 255), LP_REC_OPTIONAL, LP_REC_DOC("--tclass: every QP's traffic class (DSCP << 2 | ECN); -1 the device's")),
+	LP_REC_I32(struct lp_sweep_run, sl, LP_REC_RANGE(0, 15), LP_REC_OPTIONAL, LP_REC_DOC("--sl: every QP's service level")),
 	LP_REC_U64(struct lp_sweep_run, bw_iters),
 	LP_REC_U64(struct lp_sweep_run, lat_iters),
 	LP_REC_U64(struct lp_sweep_run, nretests, LP_REC_KEY("retests")),
@@ -156,7 +158,7 @@ const struct lp_record lp_sweep_metric_record = LP_RECORD(struct lp_sweep_metric
 	LP_REC_STR(struct lp_sweep_metric, test, LP_REC_DOC("lp-rdma's test: write_lat, write_bw, ...")),
 	LP_REC_U64(struct lp_sweep_metric, size, LP_REC_DOC("message size, bytes")),
 	LP_REC_BOOL(struct lp_sweep_metric, lat, LP_REC_KEY("latency"), LP_REC_DOC("a latency metric (lower is better), else bandwidth")),
-	LP_REC_STR(struct lp_sweep_metric, label, LP_REC_DOC("\"write_bw 64KiB\"")),
+	LP_REC_STR(struct lp_sweep_metric, label, LP_REC_DOC("\"write_bw 64 KiB\"")),
 	LP_REC_STR(struct lp_sweep_metric, unit, LP_REC_DOC("the values' unit: \"us\" (one-way p50) or \"Gb/s\"")));
 
 /* ---- what the diagnosis made of it ---- */

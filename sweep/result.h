@@ -48,7 +48,7 @@ struct lp_sweep_metric {
 	char test[16]; /* "write_bw" */
 	uint64_t size;
 	bool lat;	/* latency (lower is better), else bandwidth */
-	char label[32]; /* "write_bw 64KiB" */
+	char label[32]; /* "write_bw 64 KiB" */
 	char unit[8];	/* "us" (one-way p50) or "Gb/s" */
 	int test_id;	/* enum lp_rdma_test (opaque here) */
 };
@@ -192,6 +192,7 @@ struct lp_sweep_run {
 	int rails; /* 0: one rank per node, else ranks per node */
 	int random_k;
 	uint64_t seed;
+	int tclass, sl; /* --tclass (-1: the device's) and --sl of every QP */
 	double pair_timeout_s;
 	uint64_t bw_iters, lat_iters;
 	struct lp_diag_opts dopts;

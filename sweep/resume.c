@@ -37,7 +37,7 @@ static void metric_list(const struct lp_sweep_run *r, int what, char *buf, size_
 int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep_run *now,
 			  char *why, size_t why_len)
 {
-	static const char *const lists[] = { "--tests", "--sizes", "--lat-sizes" };
+	static const char *const lists[] = { "--tests", "--bw-sizes", "--lat-sizes" };
 	char a[256], b[256];
 
 	for (int w = 0; w < 3; w++) {
@@ -58,7 +58,9 @@ int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep
 	SAME("--bw-iters", bw_iters, "%llu", unsigned long long);
 	SAME("--lat-iters", lat_iters, "%llu", unsigned long long);
 	SAME("--partners", random_k, "%d", int);
-	SAME("--seed", seed, "%llu", unsigned long long);
+	SAME("--schedule-seed", seed, "%llu", unsigned long long);
+	SAME("--tclass", tclass, "%d", int);
+	SAME("--sl", sl, "%d", int);
 	SAME("--rails", rails, "%d", int);
 #undef SAME
 	if (strcmp(prev->sched_name ? prev->sched_name : "",

@@ -17,9 +17,9 @@
 
 /*
  * The parameters that decide what a cell measures must be the journal's: the
- * tests, bandwidth and latency sizes, iterations, schedule, partners, seed and
- * rails. 0, or -EINVAL with the first difference in why, as one line:
- * "--sizes: journal 64KiB, now 1MiB".
+ * tests, bandwidth and latency sizes, iterations, schedule, partners, seed,
+ * traffic class, service level and rails. 0, or -EINVAL with the first
+ * difference in why, as one line: "--bw-sizes: journal 64 KiB, now 1 MiB".
  */
 int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep_run *now,
 			  char *why, size_t why_len);

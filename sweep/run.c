@@ -27,6 +27,7 @@ int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 	lp_diag_opts_default(&r->dopts);
 	r->sched_name = "round-robin";
 	r->attempt = 1;
+	r->tclass = -1; /* the device's */
 	return 0;
 }
 
@@ -62,10 +63,7 @@ int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, b
 	m->test_id = test_id;
 	m->lat = lat;
 	m->size = size;
-	lp_fmt_size(sz, sizeof(sz), size);
-	for (char *p = sz; *p; p++) /* "64 KiB" -> "64KiB" */
-		if (*p == ' ')
-			memmove(p, p + 1, strlen(p));
+	lp_fmt_size(sz, sizeof(sz), size); /* "64 KiB": one way to write a size everywhere */
 	snprintf(m->label, sizeof(m->label), "%s %s", test, sz);
 	snprintf(m->unit, sizeof(m->unit), "%s", lp_sweep_unit(m));
 	return r->nmetrics++;

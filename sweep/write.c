@@ -435,11 +435,8 @@ int lp_sweep_write_schema_extra(FILE *f, void (*extra)(struct lp_json *j))
 
 	lp_json_init(&j, f, true);
 	lp_json_obj_begin(&j, NULL);
-	lp_json_str(&j, "$schema", "https://json-schema.org/draft/2020-12/schema");
-	lp_json_str(&j, "$id", "urn:linkperf:schema:" LP_SWEEP_SCHEMA);
-	lp_json_str(&j, "title", "lp-sweep document (" LP_SWEEP_SCHEMA ")");
-	lp_json_str(
-		&j, "description",
+	lp_record_schema_head(
+		&j, LP_SWEEP_SCHEMA, "lp-sweep document (" LP_SWEEP_SCHEMA ")",
 		"generated from the records (lp-judge --schema sweep); docs/schema/README.md describes the tree");
 	lp_json_str(&j, "type", "object");
 	schema_body(&j, extra);

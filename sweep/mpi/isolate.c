@@ -64,6 +64,7 @@ struct worker_init {
 	char transport[16];
 	char dev[64];
 	int32_t port, gid_index;
+	int32_t tclass, sl; /* --tclass (-1: the device's), --sl */
 	int32_t nranks;
 	uint32_t nmetrics;
 	uint32_t tests[LP_SWEEP_MAX_METRICS];
@@ -77,6 +78,8 @@ static const struct lp_record worker_init_record = LP_RECORD(struct worker_init,
 	LP_REC_STR(struct worker_init, dev),
 	LP_REC_I32(struct worker_init, port),
 	LP_REC_I32(struct worker_init, gid_index),
+	LP_REC_I32(struct worker_init, tclass, LP_REC_RANGE(-1, 255)),
+	LP_REC_I32(struct worker_init, sl, LP_REC_RANGE(0, 15)),
 	LP_REC_I32(struct worker_init, nranks, LP_REC_RANGE(0, 1 << 24)),
 	LP_REC_U32(struct worker_init, nmetrics),
 	LP_REC_ARRAY(struct worker_init, tests, nmetrics, LP_REC_T_U32, uint32_t,
@@ -213,7 +216,8 @@ static int worker_init(struct worker *w)
 		struct lp_rdma_devsel sel = { .dev = in.dev[0] ? in.dev : NULL,
 					      .port = in.port,
 					      .gid_index = in.gid_index,
-					      .tclass = -1 };
+					      .tclass = in.tclass,
+					      .sl = in.sl };
 
 		ret = lp_rdma_dev_open(&sel, AF_INET, &w->dev);
 		if (ret)
@@ -345,7 +349,9 @@ static int start(struct lp_sweep_worker *w, const struct lp_sweep_mpi *x,
 		 const struct lp_sweep_cfg *cfg, char *why, size_t why_len)
 {
 	const struct lp_sweep_xport_ops *ops = cfg->xport ? cfg->xport : &lp_sweep_xport_rdma;
-	struct worker_init in = { .nranks = x->size,
+	struct worker_init in = { .tclass = x->tclass,
+				  .sl = x->sl,
+				  .nranks = x->size,
 				  .nmetrics = (uint32_t)cfg->nmetrics,
 				  .model_len = (uint32_t)cfg->model_len };
 	uint8_t body[LP_WIRE_MAX_BODY];

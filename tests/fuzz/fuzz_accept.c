@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* ACCEPT: the server's device, decoded by the client and written into its JSON result. */
+/* ACCEPT: the server's device, decoded by the client and written into its JSON document. */
 #include "tests/fuzz/fuzz.h"
 
-#include "common/json.h"
+#include "rdma/report.h"
 
 LP_FUZZ_QUIET_INIT
 
@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lp_rdma_result res = { 0 };
 	struct lp_rdma_params p;
 	union lp_fuzz_msg m;
-	struct lp_json j;
+	struct lp_rdma_report rep = { .role = "client", .server = "peer", .port = 1, .n = 1 };
 	char *out = NULL;
 	size_t outlen = 0;
 	FILE *f;
@@ -24,11 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = open_memstream(&out, &outlen);
 	if (!f)
 		abort();
-	lp_json_init(&j, f, false);
-	lp_json_obj_begin(&j, NULL);
-	lp_rdma_result_json(&res, &p, &j);
-	lp_json_obj_end(&j);
-	if (lp_json_finish(&j))
+	rep.local_dev = &m.accept;
+	rep.params = &p;
+	rep.res = &res;
+	if (lp_rdma_report_json_write(f, &rep))
 		abort();
 	fclose(f);
 	free(out);

@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # 1. Every single-GPU test, JSON.
-"$LPG" -t host,local,lat_host_sm,lat_local_sm -s 64M -r 3 -n 8 --json - >"$tmp/single.json" 2>"$tmp/single.err"
+"$LPG" -t host,local,lat_host_sm,lat_local_sm -s 64M --samples 3 -n 8 --json - >"$tmp/single.json" 2>"$tmp/single.err"
 rc=$?
 cat "$tmp/single.err"
 [ $rc = 77 ] && { echo "lp-gpu: no GPU or driver here (exit 77): skipped"; exit 77; }
@@ -27,7 +27,7 @@ assert keys == want, keys ^ want
 lo = {"h2d": 2, "d2h": 2, "hd_bidir": 2, "local": 200}   # GB/s: far below any real GPU, far above broken
 for r in d["results"]:
     assert r["status"] == "ok", (r["test"], r)
-    assert r["matrix"] and "<-" in r["matrix"] or "<->" in r["matrix"] or "reads" in r["matrix"], r["matrix"]
+    assert "->" in r["matrix"] or "<->" in r["matrix"] or "reads" in r["matrix"], r["matrix"]
     labels = [s["label"] for s in r["series"]]
     if "bidir" in r["test"]:
         assert labels == ["CPU->GPU", "GPU->CPU", "sum"], labels
@@ -35,6 +35,7 @@ for r in d["results"]:
         assert len(s["cells"]) == ngpu, s
         for c in s["cells"]:
             assert c["status"] == "ok", (r["test"], c)
+            assert c["to"].startswith("GPU") and (c["from"] in ("CPU", "local") or c["from"].startswith("GPU")), c
             assert c["samples"] == 3 and c["min"] <= c["median"] <= c["max"], c
             if r["unit"] == "ns":
                 assert 100 < c["median"] < 100000, (r["test"], c)
@@ -54,7 +55,7 @@ for r in d["results"]:
 PY
 
 # 2. Peer tests: WAIVED on one GPU (whole test), cells ok/waived on several.
-"$LPG" -t p2p,lat_p2p_sm -s 32M -r 3 -n 4 --json - >"$tmp/peer.json" || fail "lp-gpu peer tests exited $?"
+"$LPG" -t p2p,lat_p2p_sm -s 32M --samples 3 -n 4 --json - >"$tmp/peer.json" || fail "lp-gpu peer tests exited $?"
 python3 - "$tmp/peer.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -70,14 +71,14 @@ for r in d["results"]:
         assert r["status"] in ("ok", "waived"), r
 print("peer tests on %d GPU(s): %s" % (ngpu, ", ".join("%s=%s" % (r["test"], r["status"]) for r in d["results"])))
 PY
-"$LPG" -t p2p_write_ce -s 1M -r 2 >"$tmp/peer.txt" || fail "text peer run exited $?"
+"$LPG" -t p2p_write_ce -s 1M --samples 2 >"$tmp/peer.txt" || fail "text peer run exited $?"
 if [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["gpus"]))' "$tmp/peer.json")" = 1 ]; then
 	grep -q "WAIVED: needs 2 or more GPUs" "$tmp/peer.txt" || fail "no WAIVED line in text output"
 	echo "SKIP peer copies: one GPU here, so only their WAIVED report was checked"
 fi
 
 # 3. Size sweep and CSV: one line per cell, all verified.
-"$LPG" -t h2d_ce,local_sm -s 4K:1M -r 3 -n 4 --csv - >"$tmp/sweep.csv" || fail "sweep exited $?"
+"$LPG" -t h2d_ce,local_sm -s 4K:1M --samples 3 -n 4 --csv - >"$tmp/sweep.csv" || fail "sweep exited $?"
 python3 - "$tmp/sweep.csv" <<'PY' || exit 1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -89,22 +90,28 @@ print("sweep: %d CSV rows over %d sizes, all verified" % (len(rows), len(sizes))
 PY
 
 # 4. Text output: orientation stated, percent of ceiling shown, topology printed.
-"$LPG" -t h2d_ce,local_ce -s 16M -r 2 >"$tmp/out.txt" || fail "text run exited $?"
+"$LPG" -t h2d_ce,local_ce -s 16M --samples 2 >"$tmp/out.txt" || fail "text run exited $?"
 cat "$tmp/out.txt"
-grep -q "GPU(row) <- CPU(column)" "$tmp/out.txt" || fail "orientation missing"
+grep -q "rows: from (source), columns: to (destination); CPU -> GPU" "$tmp/out.txt" || fail "orientation missing"
+grep -qE -f tests/text-rules.ere "$tmp/out.txt" && fail "the tables break the number rules (tests/text-rules.ere)"
 grep -Eq "[0-9]+\.[0-9]+ \([0-9]+%\)" "$tmp/out.txt" || fail "percent of ceiling missing"
 grep -q "PCIe" "$tmp/out.txt" || fail "topology missing"
 
 # 4b. --json FILE: the tables on stdout and the document in the file, from one run.
-"$LPG" -t h2d_ce -s 1M -r 2 --json "$tmp/both.json" >"$tmp/both.txt" || fail "--json FILE run exited $?"
-grep -q "GPU(row) <- CPU(column)" "$tmp/both.txt" || fail "--json FILE: no table on stdout"
+"$LPG" -t h2d_ce -s 1M --samples 2 --json "$tmp/both.json" >"$tmp/both.txt" || fail "--json FILE run exited $?"
+grep -q "CPU -> GPU" "$tmp/both.txt" || fail "--json FILE: no table on stdout"
 python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["results"][0]["test"] == "h2d_ce"' \
 	"$tmp/both.json" || fail "--json FILE: the file is not the JSON document"
 
+# 4c. Every document satisfies the published schema (docs/schema/linkperf.gpu-2.json).
+/usr/bin/python3 scripts/json-validate docs/schema/linkperf.gpu-2.json "$tmp/single.json" "$tmp/peer.json" "$tmp/both.json"
+case $? in 0) echo "the documents satisfy linkperf.gpu/2" ;; 77) echo "SKIP schema: python3-jsonschema missing" ;; *) fail "schema" ;; esac
+
 # 5. Usage errors.
 "$LPG" -t h2d_ce --json - --csv - >/dev/null 2>&1; [ $? = 2 ] || fail "--json - --csv - should exit 2"
-"$LPG" -t h2d_ce -j >/dev/null 2>&1; [ $? = 2 ] || fail "the old flag -j should exit 2 (now --json FILE, -J)"
-"$LPG" -g 99 -t h2d_ce >/dev/null 2>&1; [ $? = 2 ] || fail "-g 99 should exit 2"
+"$LPG" -t h2d_ce -j >/dev/null 2>&1; [ $? = 2 ] || fail "the old flag -j should exit 2 (now --json FILE)"
+"$LPG" -t h2d_ce --min-gbps 50 >/dev/null 2>&1; [ $? = 2 ] || fail "--min-gbps (Gb/s) should exit 2: lp-gpu's floor is --min-gbytes-s"
+"$LPG" --gpu 99 -t h2d_ce >/dev/null 2>&1; [ $? = 2 ] || fail "--gpu 99 should exit 2"
 "$LPG" -t nope >/dev/null 2>&1; [ $? = 2 ] || fail "-t nope should exit 2"
 "$LPG" -s 0 >/dev/null 2>&1; [ $? = 2 ] || fail "-s 0 should exit 2"
 echo "lp-gpu GPU tests passed"

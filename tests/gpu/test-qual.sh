@@ -2,8 +2,9 @@
 # tier: gpu
 # lp-gpu qualification on a real GPU: --expect auto picks the GPU's profiles (PCIe, HBM, NVLink
 # when present) and judges the copies; floors far below and above the measured values flip
-# PASS/FAIL and the exit code; against a baseline whose h2d_ce is doubled (the fault injected)
-# exactly h2d_ce regresses, against its own earlier run nothing does; the textfile parses.
+# PASS/FAIL and the exit code (--min-gbytes-s in GB/s, the unit lp-gpu prints; --min-gbps, in
+# Gb/s, is refused); against a baseline whose h2d_ce is doubled (the fault injected) exactly
+# h2d_ce regresses, against its own earlier run nothing does; the textfile parses.
 # Exit 77 where lp-gpu exits 77 (no GPU/driver). Results under $OUT when set.
 . "$(dirname "$0")/check.sh"
 LPG=$B/lp-gpu
@@ -13,7 +14,7 @@ PY=/usr/bin/python3
 run() { # name args...: JSON in $tmp/name.json, rc in $rc
 	local name=$1
 	shift
-	"$LPG" -t h2d_ce,d2h_ce,local_ce -s 256M -r 3 -q --json "$tmp/$name.json" "$@" 2>"$tmp/$name.err"
+	"$LPG" -t h2d_ce,d2h_ce,local_ce -s 256M --samples 3 --quiet --json "$tmp/$name.json" "$@" 2>"$tmp/$name.err"
 	rc=$?
 }
 
@@ -42,10 +43,15 @@ assert any(x.name == 'linkperf_cell_pass' for x in s)
 " || fail "--prom textfile does not parse"
 fi
 
-run pass --min-gbps h2d_ce=1GB/s,d2h_ce=1GB/s,local_ce=10GB/s
+run pass --min-gbytes-s h2d_ce=1,d2h_ce=1,local_ce=10
 [ $rc = 0 ] && grep -q '"verdict": "PASS"' "$tmp/pass.json" || fail "floors far below: rc $rc"
-run fail --min-gbps h2d_ce=1000GB/s
+run fail --min-gbytes-s h2d_ce=1000
 [ $rc = 1 ] && grep -q '"verdict": "FAIL"' "$tmp/fail.json" || fail "a floor far above: rc $rc"
+# the floor is GB/s, the unit lp-gpu prints: 20 GB/s, never 20 Gb/s = 2.5 GB/s
+"$PY" -c 'import json,sys; c=[c for c in json.load(open(sys.argv[1]))["qualification"]["cells"] if c["test"]=="h2d_ce"]; assert c and all(x["limit"]==1000 for x in c), c' "$tmp/fail.json" ||
+	fail "--min-gbytes-s 1000 is not a 1000 GB/s floor"
+run gbps --min-gbps 50
+[ $rc = 2 ] && grep -q "give the floor as --min-gbytes-s" "$tmp/gbps.err" || fail "--min-gbps (Gb/s) is not refused by lp-gpu: rc $rc"
 
 "$PY" - "$tmp/pass.json" "$tmp/double.json" <<'PY'
 import json, sys

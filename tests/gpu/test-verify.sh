@@ -22,7 +22,7 @@ echo "ok: GPU memory cleared at allocation; ring slots: misplaced, corrupted, lo
 LPG=$B/lp-gpu
 [ -x "$LPG" ] || fail "lp-gpu not built though the library has CUDA"
 tests=h2d_ce,h2d_sm,d2h_ce,d2h_sm,hd_bidir_ce,hd_bidir_sm,local_ce,local_sm
-"$LPG" -t $tests -s 1M -r 2 -n 2 --json - >"$tmp/clean.json" 2>"$tmp/clean.err" || fail "clean run: $(tail -n 3 "$tmp/clean.err")"
+"$LPG" -t $tests -s 1M --samples 2 -n 2 --json - >"$tmp/clean.json" 2>"$tmp/clean.err" || fail "clean run: $(tail -n 3 "$tmp/clean.err")"
 # lp_check FILE EXPECTED_OFFSET_OR_-1 TESTS...: every cell of these tests failed verification, named.
 lp_check() {
 	python3 - "$@" <<'PY'
@@ -50,18 +50,18 @@ print("  %s: %s" % (sys.argv[1].split("/")[-1], ",".join(sorted(seen))))
 PY
 }
 lp_check "$tmp/clean.json" -2 $tests || fail "clean run not verified"
-LP_FAULT_CORRUPT=4097 "$LPG" -t $tests -s 1M -r 2 -n 2 --json - >"$tmp/corrupt.json" 2>"$tmp/corrupt.err"
+LP_FAULT_CORRUPT=4097 "$LPG" -t $tests -s 1M --samples 2 -n 2 --json - >"$tmp/corrupt.json" 2>"$tmp/corrupt.err"
 rc=$?
 [ $rc = 1 ] || fail "LP_FAULT_CORRUPT: exit $rc, expected 1"
 lp_check "$tmp/corrupt.json" 4097 $tests || fail "LP_FAULT_CORRUPT: not every test named the corrupted byte"
-LP_FAULT_MISPLACE=0 "$LPG" -t hd_bidir_ce,hd_bidir_sm -s 1M -r 2 -n 2 --json - >"$tmp/misplace.json" 2>"$tmp/misplace.err"
+LP_FAULT_MISPLACE=0 "$LPG" -t hd_bidir_ce,hd_bidir_sm -s 1M --samples 2 -n 2 --json - >"$tmp/misplace.json" 2>"$tmp/misplace.err"
 rc=$?
 [ $rc = 1 ] || fail "LP_FAULT_MISPLACE: exit $rc, expected 1"
 lp_check "$tmp/misplace.json" -1 hd_bidir_ce,hd_bidir_sm || fail "LP_FAULT_MISPLACE: a misplaced copy passed"
 echo "ok: lp-gpu single-GPU tests fail on a corrupted byte (offset named) and on a misplaced copy"
 ngpu=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["gpus"]))' "$tmp/clean.json")
 if [ "$ngpu" -ge 2 ]; then
-	LP_FAULT_CORRUPT=4097 "$LPG" -t p2p_write_ce,p2p_read_sm,all_to_one_ce -s 1M -r 2 -n 2 --json - >"$tmp/p2p.json" 2>/dev/null
+	LP_FAULT_CORRUPT=4097 "$LPG" -t p2p_write_ce,p2p_read_sm,all_to_one_ce -s 1M --samples 2 -n 2 --json - >"$tmp/p2p.json" 2>/dev/null
 	[ $? = 1 ] || fail "LP_FAULT_CORRUPT peer tests: exit not 1"
 	python3 - "$tmp/p2p.json" <<'PY' || fail "peer tests: a corrupted copy passed"
 import json, sys

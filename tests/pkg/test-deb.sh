@@ -138,19 +138,20 @@ PY
 feature() { # name want_rc check -- lp-sweep args: runs lp-sweep in the root, checks its JSON
 	local name=$1 want=$2 check=$3 rc
 	shift 4
-	in_root lp-sweep "$@" --json "/tmp/data/$name.json" -q 2>"$work/$name.err"
+	in_root lp-sweep "$@" --json "/tmp/data/$name.json" --quiet 2>"$work/$name.err"
 	rc=$?
-	if [ $rc = "$want" ] && python3 -c "import json, sys; d = json.load(open(sys.argv[1])); $check" "$data/$name.json" 2>>"$work/$name.err"; then
+	if [ $rc = "$want" ] && python3 -c "import json, sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import rows; d = json.load(open(sys.argv[1])); $check" "$data/$name.json" 2>>"$work/$name.err"; then
 		ok "in the root: lp-sweep $* (exit $rc)"
 	else
 		bad "in the root: lp-sweep $*: exit $rc, want $want: $(tail -n 2 "$work/$name.err")"
 	fi
 }
-feature diagnose 1 'assert [v["name"] for v in d["verdicts"] if v["kind"] == "node_slow"] == ["lpnode2"], d["verdicts"]' \
+# (linkperf.sweep/2: a verdict names its nodes by index; the qualification's cells are columns)
+feature diagnose 1 'assert [d["nodes"][v["a"]]["name"] for v in d["verdicts"] if v["kind"] == "node_slow"] == ["lpnode2"], d["verdicts"]' \
 	-- --diagnose /tmp/data/fabric4-throttle.json
-feature expect 1 'q = d["qualification"]; assert q["profiles"] == "roce-100g" and q["fail"] == len(q["cells"]) > 0, q' \
+feature expect 1 'q = d["qualification"]; assert q["profiles"] == "roce-100g" and q["fail"] == len(rows(q["cells"])) > 0, q' \
 	-- --diagnose /tmp/data/roce100.json --expect auto
-feature baseline 1 'r = [c for c in d["qualification"]["cells"] if c.get("change") == "regression"]; assert r and all(c["pair"].startswith("lpnode2>") for c in r), r' \
+feature baseline 1 'r = [c for _, c in rows(d["qualification"]["cells"]) if c.get("change") == "regression"]; assert r and all(c["pair"].startswith("lpnode2>") for c in r), r' \
 	-- --diagnose /tmp/data/fabric4-throttle.json --baseline /tmp/data/fabric4-healthy.json
 owner=$(in_root dpkg -S /usr/share/linkperf/profiles/roce-100g.json 2>&1)
 [ "${owner%%:*}" = linkperf-common ] && ok "the profiles ship in linkperf-common" || bad "profiles owned by: $owner"
@@ -164,7 +165,7 @@ for p in linkperf linkperf-gpu; do
 done
 mv "$root/usr/share/linkperf/profiles" "$root/tmp/profiles.aside"
 rm -f "$data/noprof.json"
-in_root lp-sweep --diagnose /tmp/data/roce100.json --expect auto --json /tmp/data/noprof.json -q >/dev/null 2>"$work/noprof.err"
+in_root lp-sweep --diagnose /tmp/data/roce100.json --expect auto --json /tmp/data/noprof.json --quiet >/dev/null 2>"$work/noprof.err"
 rc=$?
 mv "$root/tmp/profiles.aside" "$root/usr/share/linkperf/profiles"
 if [ $rc != 0 ] && grep -q 'no profile directory' "$work/noprof.err" && ! grep -q roce-100g "$data/noprof.json" 2>/dev/null; then

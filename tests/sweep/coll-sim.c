@@ -146,7 +146,7 @@ struct cli {
 	struct lp_sizes nodes;
 	const char *cvs, *faults, *factors;
 	unsigned trials;
-	bool ref, check, help, verbose;
+	bool ref, check, verbose;
 };
 
 /* Each value of a comma list of numbers into out (at most max). */
@@ -186,75 +186,49 @@ static bool setting(const struct cli *o, int n, double cv, int f, double x)
 	return ok;
 }
 
+#define CO struct cli
+/* clang-format off */
+static const struct lp_opt sim_rows[] = {
+	{ .name = "nodes", .shortname = 'n', LP_OPT_SIZES_AT(CO, nodes), .min = 2, .max = 1 << 16,
+	  .metavar = "N", .help = "nodes, a list", .def = "64" },
+	{ .name = "cv", LP_OPT_STR_AT(CO, cvs), .metavar = "LIST",
+	  .help = "per-probe noise (coefficient of variation)", .def = "0.02" },
+	{ .name = "faults", .shortname = 'f', LP_OPT_LIST_AT(CO, faults), .choices = fault_names,
+	  .metavar = "LIST", .help = "fault kinds", .def = "none,egress,ingress,node,link" },
+	{ .name = "factor", .shortname = 's', LP_OPT_STR_AT(CO, factors), .metavar = "LIST",
+	  .help = "the faulty part's bandwidth factor", .def = "0.8" },
+	{ .name = "trials", .shortname = 't', LP_OPT_UINT_AT(CO, trials), .min = 1, .max = 1e6,
+	  .metavar = "N", .help = "fabrics per setting", .def = "200" },
+	{ .name = "ref", LP_OPT_FLAG_AT(CO, ref),
+	  .help = "give the bisection the healthy busbw as its reference" },
+	{ .name = "verbose", .shortname = 'v', LP_OPT_FLAG_AT(CO, verbose),
+	  .help = "a line per run that missed or named the wrong part" },
+	{ .name = "check", LP_OPT_FLAG_AT(CO, check),
+	  .help = "exit 1 unless every setting meets the target" },
+	{ 0 },
+};
+/* clang-format on */
+
+static const struct lp_opt_cmd sim_cmd = {
+	.synopsis = "coll-sim [options]",
+	.groups = (const struct lp_opt_group[]){ { NULL, sim_rows, 0 }, { 0 } },
+};
+
 int main(int argc, char **argv)
 {
 	struct cli o = { 0 };
-	const struct lp_opt opts[] = {
-		{ .name = "nodes",
-		  .shortname = 'n',
-		  .kind = LP_OPT_SIZES,
-		  .dst = &o.nodes,
-		  .min = 2,
-		  .max = 1 << 16,
-		  .metavar = "N",
-		  .help = "nodes, a list",
-		  .def = "64" },
-		{ .name = "cv",
-		  .kind = LP_OPT_STR,
-		  .dst = &o.cvs,
-		  .metavar = "LIST",
-		  .help = "per-probe noise (coefficient of variation)",
-		  .def = "0.02" },
-		{ .name = "faults",
-		  .shortname = 'f',
-		  .kind = LP_OPT_LIST,
-		  .dst = &o.faults,
-		  .choices = fault_names,
-		  .metavar = "LIST",
-		  .help = "fault kinds",
-		  .def = "none,egress,ingress,node,link" },
-		{ .name = "factor",
-		  .shortname = 's',
-		  .kind = LP_OPT_STR,
-		  .dst = &o.factors,
-		  .metavar = "LIST",
-		  .help = "the faulty part's bandwidth factor",
-		  .def = "0.8" },
-		{ .name = "trials",
-		  .shortname = 't',
-		  .kind = LP_OPT_UINT,
-		  .dst = &o.trials,
-		  .min = 1,
-		  .max = 1e6,
-		  .metavar = "N",
-		  .help = "fabrics per setting",
-		  .def = "200" },
-		{ .name = "ref",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.ref,
-		  .help = "give the bisection the healthy busbw as its reference" },
-		{ .name = "verbose",
-		  .shortname = 'v',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.verbose,
-		  .help = "a line per run that missed or named the wrong part" },
-		{ .name = "check",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &o.check,
-		  .help = "exit 1 unless every setting meets the target" },
-		{ 0 },
-	};
+	bool help;
 	double cvs[32], xs[32];
 	int ncv, nx, bad = 0;
 	char fbuf[128];
 	const char *fl[16];
 	int nf;
 
-	if (lp_opt_parse(opts, argc, argv, NULL, 0, &(int){ 0 }, &o.help))
+	if (lp_opt_parse(&sim_cmd, &o, argc, argv, NULL, &(int){ 0 }, &help))
 		return LP_EXIT_USAGE;
 	verbose = o.verbose;
-	if (o.help) {
-		lp_opt_usage(stdout, "coll-sim [options]", opts);
+	if (help) {
+		lp_opt_usage(&sim_cmd, stdout);
 		return LP_EXIT_OK;
 	}
 	if (numbers(o.cvs, cvs, 32, &ncv) || numbers(o.factors, xs, 32, &nx) ||

@@ -411,126 +411,91 @@ static int replay(const char *model_path, const char *run_path, const char *json
 	return code;
 }
 
+/* What the command line sets. */
+struct sim_opts {
+	const char *ns, *cvs, *faults, *sevs, *model, *replay, *json;
+	unsigned trials, retest, rounds, per_node;
+	uint64_t seed;
+	double outliers;
+	bool lat, check;
+};
+
+#define STR_(x) #x
+#define STR(x)	STR_(x) /* a default from its one declaration, as option text */
+#define SO	struct sim_opts
+/* clang-format off */
+static const struct lp_opt sim_rows[] = {
+	{ .name = "nodes", .shortname = 'n', LP_OPT_STR_AT(SO, ns), .metavar = "LIST",
+	  .help = "cluster sizes", .def = "4,8" },
+	{ .name = "cv", LP_OPT_STR_AT(SO, cvs), .metavar = "LIST", .help = "per-cell noise CV",
+	  .def = "0.05" },
+	{ .name = "fault", .shortname = 'f', LP_OPT_STR_AT(SO, faults), .metavar = "LIST",
+	  .help = "none,src,dst,both,link,multi,fail", .def = "none,src,dst,both,link,multi,fail" },
+	{ .name = "sev", .shortname = 's', LP_OPT_STR_AT(SO, sevs), .metavar = "LIST",
+	  .help = "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency",
+	  .def = "0.8" },
+	{ .name = "lat", LP_OPT_FLAG_AT(SO, lat),
+	  .help = "simulate a latency metric (default bandwidth)" },
+	{ .name = "outliers", LP_OPT_DOUBLE_AT(SO, outliers), .max = 1, .metavar = "F",
+	  .help = "fraction of outlier measurements, 0.3-0.8x", .def = "0.02" },
+	{ .name = "trials", .shortname = 't', LP_OPT_UINT_AT(SO, trials), .min = 1, .max = 1000000,
+	  .metavar = "N", .help = "clusters per setting", .def = "100" },
+	{ .name = "retest", LP_OPT_UINT_AT(SO, retest), .max = 1000000, .metavar = "N",
+	  .help = "retested pairs per round at most (as lp-sweep's --retest)",
+	  .def = STR(LP_SWEEP_RETEST_MAX) },
+	{ .name = "retest-rounds", LP_OPT_UINT_AT(SO, rounds), .max = 20, .metavar = "N",
+	  .help = "retest rounds (as lp-sweep's --retest-rounds)",
+	  .def = STR(LP_SWEEP_RETEST_ROUNDS) },
+	{ .name = "retest-per-node", LP_OPT_UINT_AT(SO, per_node), .min = 1, .max = 1000,
+	  .metavar = "N", .help = "cells retested per suspect node (as lp-sweep's --retest-per-node)",
+	  .def = STR(LP_SWEEP_RETEST_PER_NODE) },
+	{ .name = "seed", LP_OPT_U64_AT(SO, seed), .metavar = "N", .help = "random seed",
+	  .def = "1" },
+	{ .name = "check", LP_OPT_FLAG_AT(SO, check),
+	  .help = "exit 1 when a setting misses the targets" },
+	{ .name = "model", LP_OPT_STR_AT(SO, model), .metavar = "FILE",
+	  .help = "with --replay: draw from this model (lp-sweep --model's format)" },
+	{ .name = "replay", LP_OPT_STR_AT(SO, replay), .metavar = "RUN",
+	  .help = "an lp-sweep --model run (JSON or journal): draw it again here, in one process, "
+		  "and print its summary" },
+	{ .name = "json", LP_OPT_STR_AT(SO, json), .metavar = "FILE",
+	  .help = "with --replay: the replayed run's JSON document" },
+	{ 0 },
+};
+/* clang-format on */
+
+static const struct lp_opt_cmd sim_cmd = {
+	.synopsis = "diag-sim [options]",
+	.groups = (const struct lp_opt_group[]){ { NULL, sim_rows, 0 }, { 0 } },
+};
+
 int main(int argc, char **argv)
 {
-	const char *ns = "4,8", *cvs = "0.05", *faults = "none,src,dst,both,link,multi,fail",
-		   *sevs = "0.8", *model = NULL, *replay_run = NULL, *json = NULL;
-	unsigned trials = 100, rounds = LP_SWEEP_RETEST_ROUNDS, retest = LP_SWEEP_RETEST_MAX,
-		 per_node = LP_SWEEP_RETEST_PER_NODE;
-	uint64_t seed = 1;
-	double outliers = 0.02;
-	bool lat = false, do_check = false, help = false;
-	const struct lp_opt opts[] = {
-		{ .name = "nodes",
-		  .shortname = 'n',
-		  .kind = LP_OPT_STR,
-		  .dst = &ns,
-		  .metavar = "LIST",
-		  .help = "cluster sizes (default 4,8)" },
-		{ .name = "cv",
-		  .kind = LP_OPT_STR,
-		  .dst = &cvs,
-		  .metavar = "LIST",
-		  .help = "per-cell noise CV (default 0.05)" },
-		{ .name = "fault",
-		  .shortname = 'f',
-		  .kind = LP_OPT_STR,
-		  .dst = &faults,
-		  .metavar = "LIST",
-		  .help = "none,src,dst,both,link,multi,fail (default all)" },
-		{ .name = "sev",
-		  .shortname = 's',
-		  .kind = LP_OPT_STR,
-		  .dst = &sevs,
-		  .metavar = "LIST",
-		  .help = "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency (default 0.8)" },
-		{ .name = "lat",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &lat,
-		  .help = "simulate a latency metric (default bandwidth)" },
-		{ .name = "outliers",
-		  .kind = LP_OPT_DOUBLE,
-		  .dst = &outliers,
-		  .max = 1,
-		  .metavar = "F",
-		  .help = "fraction of outlier measurements, 0.3-0.8x (default 0.02)" },
-		{ .name = "trials",
-		  .shortname = 't',
-		  .kind = LP_OPT_UINT,
-		  .dst = &trials,
-		  .min = 1,
-		  .max = 1000000,
-		  .metavar = "N",
-		  .help = "clusters per setting (default 100)" },
-		{ .name = "retest",
-		  .kind = LP_OPT_UINT,
-		  .dst = &retest,
-		  .max = 1000000,
-		  .metavar = "N",
-		  .help = "retested pairs per round at most (default lp-sweep's --retest)" },
-		{ .name = "retest-rounds",
-		  .kind = LP_OPT_UINT,
-		  .dst = &rounds,
-		  .max = 20,
-		  .metavar = "N",
-		  .help = "retest rounds (default lp-sweep's --retest-rounds)" },
-		{ .name = "retest-per-node",
-		  .kind = LP_OPT_UINT,
-		  .dst = &per_node,
-		  .min = 1,
-		  .max = 1000,
-		  .metavar = "N",
-		  .help = "cells retested per suspect node (default lp-sweep's --retest-per-node)" },
-		{ .name = "seed",
-		  .kind = LP_OPT_U64,
-		  .dst = &seed,
-		  .metavar = "N",
-		  .help = "random seed (default 1)" },
-		{ .name = "check",
-		  .kind = LP_OPT_FLAG,
-		  .dst = &do_check,
-		  .help = "exit 1 when a setting misses the targets" },
-		{ .name = "model",
-		  .kind = LP_OPT_STR,
-		  .dst = &model,
-		  .metavar = "FILE",
-		  .help = "with --replay: draw from this model (lp-sweep --model's format)" },
-		{ .name = "replay",
-		  .kind = LP_OPT_STR,
-		  .dst = &replay_run,
-		  .metavar = "RUN",
-		  .help = "an lp-sweep --model run (JSON or journal): draw it again here, in one process, and print its summary" },
-		{ .name = "json",
-		  .kind = LP_OPT_STR,
-		  .dst = &json,
-		  .metavar = "FILE",
-		  .help = "with --replay: the replayed run's JSON document" },
-		{ 0 },
-	};
+	struct sim_opts o;
+	bool help;
 	char bn[256], bc[256], bf[256], bs[256], why[160];
 	const char *ln[16], *lc[16], *lf[16], *ls[16];
 	int nn, nc, nf, nsv, npos, misses = 0;
-	const char *pos[1];
 
-	if (lp_opt_parse(opts, argc, argv, pos, 0, &npos, &help) || help) {
-		lp_opt_usage(help ? stdout : stderr, "diag-sim [options]", opts);
+	if (lp_opt_parse(&sim_cmd, &o, argc, argv, NULL, &npos, &help) || help) {
+		lp_opt_usage(&sim_cmd, help ? stdout : stderr);
 		return help ? LP_EXIT_OK : LP_EXIT_USAGE;
 	}
-	if (!model != !replay_run) {
+	if (!o.model != !o.replay) {
 		lp_err("--model and --replay go together");
 		return LP_EXIT_USAGE;
 	}
-	if (model)
-		return replay(model, replay_run, json, (int)per_node);
-	if (lp_split_list(ns, bn, sizeof(bn), ln, 16, &nn) ||
-	    lp_split_list(cvs, bc, sizeof(bc), lc, 16, &nc) ||
-	    lp_split_list(faults, bf, sizeof(bf), lf, 16, &nf) ||
-	    lp_split_list(sevs, bs, sizeof(bs), ls, 16, &nsv)) {
+	if (o.model)
+		return replay(o.model, o.replay, o.json, (int)o.per_node);
+	if (lp_split_list(o.ns, bn, sizeof(bn), ln, 16, &nn) ||
+	    lp_split_list(o.cvs, bc, sizeof(bc), lc, 16, &nc) ||
+	    lp_split_list(o.faults, bf, sizeof(bf), lf, 16, &nf) ||
+	    lp_split_list(o.sevs, bs, sizeof(bs), ls, 16, &nsv)) {
 		lp_err("bad list");
 		return LP_EXIT_USAGE;
 	}
 	printf("%5s %5s %-6s %5s %4s %6s | %7s %7s %5s %7s | %9s %8s\n", "N", "cv", "fault", "sev",
-	       lat ? "lat" : "bw", "trials", "recall", "amb-ok", "misat", "inconcl", "fp/node",
+	       o.lat ? "lat" : "bw", "trials", "recall", "amb-ok", "misat", "inconcl", "fp/node",
 	       "fp/clus");
 	for (int i = 0; i < nn; i++)
 		for (int j = 0; j < nc; j++)
@@ -539,14 +504,15 @@ int main(int argc, char **argv)
 					struct setting s = { .n = atoi(ln[i]),
 							     .cv = atof(lc[j]),
 							     .sev = atof(ls[l]),
-							     .outliers = outliers,
-							     .lat = lat,
-							     .trials = (int)trials,
-							     .retest = { (int)retest, (int)per_node,
-									 (int)rounds } };
+							     .outliers = o.outliers,
+							     .lat = o.lat,
+							     .trials = (int)o.trials,
+							     .retest = { (int)o.retest,
+									 (int)o.per_node,
+									 (int)o.rounds } };
 					struct tally t = { 0 };
 					struct rng g = {
-						seed * 0x9E3779B97F4A7C15ull +
+						o.seed * 0x9E3779B97F4A7C15ull +
 						(uint64_t)(i * 1000 + j * 100 + k * 10 + l) + 1
 					};
 
@@ -568,8 +534,8 @@ int main(int argc, char **argv)
 					misses += !ok;
 					printf("%5d %5.2f %-6s %5.2f %4s %6ld | %6.1f%% %6.1f%% %5ld %7ld | %8.4f%% %7.1f%%%s%s\n",
 					       s.n, s.cv, fault_names[s.fault],
-					       s.fault == F_NONE ? 1.0 : s.sev, lat ? "lat" : "bw",
-					       t.trials,
+					       s.fault == F_NONE ? 1.0 : s.sev,
+					       o.lat ? "lat" : "bw", t.trials,
 					       t.faults ? 100.0 * t.found / t.faults : NAN,
 					       t.faults ? 100.0 * t.amb_ok / t.faults : NAN,
 					       t.misattr, t.inconclusive,
@@ -579,5 +545,5 @@ int main(int argc, char **argv)
 					       ok ? "" : "  MISSED: ", why);
 					fflush(stdout);
 				}
-	return do_check && misses ? LP_EXIT_FAIL : LP_EXIT_OK;
+	return o.check && misses ? LP_EXIT_FAIL : LP_EXIT_OK;
 }

@@ -104,7 +104,7 @@ def summary_cells(path, names, slugs):
     out, lines = {}, open(path).read().splitlines()
     k = 0
     for i, line in enumerate(lines):
-        if not re.match(r"^\S+ \S+ \[", line) or k >= len(slugs):
+        if not re.match(r"^\S+ \d+ \S+ \[", line) or k >= len(slugs):  # "write_bw 64 KiB ["
             continue
         test, size = slugs[k]
         k += 1

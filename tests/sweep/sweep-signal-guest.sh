@@ -16,7 +16,7 @@ for how in mpirun ranks; do
 	rm -f "$j" "$OUT/sig-$how-cells.csv"
 	# 2 ranks, one pair: write_lat then write_bw each way, 3 s each; the signal lands in the 2nd or 3rd
 	mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 -np 2 \
-		"$B" -t write_lat,write_bw -s 64K -D 3 --pair-timeout 60 --json "$j" \
+		"$B" -t write_lat,write_bw --bw-sizes 64K -D 3 --pair-timeout 60 --json "$j" \
 		--csv "$OUT/sig-$how" >"$OUT/sig-$how.txt" 2>&1 </dev/null &
 	M=$!
 	# Signal once the sweep runs (rank 0 prints its plan then), after the first 3 s test ended.

@@ -27,9 +27,9 @@ verdict() { # name why: ok unless why holds an Error/assertion
 
 # ---- crash: one pair's test process dies; one cell fails, the sweep completes
 LP_SWEEP_FAULT=crash:lpvm#1:lpvm#2 $MPI -x LP_SWEEP_FAULT -np 3 "$B" -t write_lat --lat-iters 300 \
-	--pair-timeout 30 --retest 0 -q --json "$OUT/crash.json" >"$OUT/crash.txt" 2>&1 </dev/null
+	--pair-timeout 30 --retest 0 --quiet --json "$OUT/crash.json" >"$OUT/crash.txt" 2>&1 </dev/null
 rc=$?
-"$B" --diagnose "$OUT/crash.journal" --json "$OUT/crash-j.json" -q >"$OUT/crash-j.txt" 2>&1
+"$B" --diagnose "$OUT/crash.journal" --json "$OUT/crash-j.json" --quiet >"$OUT/crash-j.txt" 2>&1
 jrc=$?
 why=$(py "$OUT/crash.json" "$OUT/crash-j.json" $rc $jrc <<'PY'
 import json, sys
@@ -54,7 +54,7 @@ verdict "crash isolation" "$why"
 
 # ---- hang: past the pair timeout the test process is killed; the others are measured
 LP_SWEEP_FAULT=hang:lpvm#0:lpvm#1 $MPI -x LP_SWEEP_FAULT -np 3 "$B" -t write_lat --lat-iters 300 \
-	--pair-timeout 6 --retest 0 -q --json "$OUT/hang.json" >"$OUT/hang.txt" 2>&1 </dev/null
+	--pair-timeout 6 --retest 0 --quiet --json "$OUT/hang.json" >"$OUT/hang.txt" 2>&1 </dev/null
 rc=$?
 why=$(py "$OUT/hang.json" $rc <<'PY'
 import json, sys
@@ -73,7 +73,7 @@ verdict "hang isolation" "$why"
 J="$OUT/kill.journal"
 rm -f "$J" "$OUT/kill.json"
 $MPI --mca odls_base_sigkill_timeout 10 -np 3 "$B" -t write_lat -D 1 --pair-timeout 30 --retest 0 \
-	-q --json "$OUT/kill.json" >"$OUT/kill.txt" 2>&1 </dev/null &
+	--quiet --json "$OUT/kill.json" >"$OUT/kill.txt" 2>&1 </dev/null &
 M=$!
 r2=$(rank_pid_after_cells $M 2 "$J" 2)
 [ -n "$r2" ] && kill -KILL "$r2"
@@ -85,16 +85,16 @@ krc=$?
 "$B" --diagnose "$J" --json "$OUT/kill-d.json" >"$OUT/kill-d.txt" 2>&1
 drc=$?
 head -c "$(($(wc -c <"$J") - 9))" "$J" >"$OUT/cut.journal" # the last line cut short
-"$B" --diagnose "$OUT/cut.journal" -q --json "$OUT/cut.json" >"$OUT/cut.txt" 2>&1
+"$B" --diagnose "$OUT/cut.journal" --quiet --json "$OUT/cut.json" >"$OUT/cut.txt" 2>&1
 crc=$?
-$MPI -np 3 "$B" -t write_lat -D 1 --lat-sizes 16 --pair-timeout 30 --retest 0 -q \
+$MPI -np 3 "$B" -t write_lat -D 1 --lat-sizes 16 --pair-timeout 30 --retest 0 --quiet \
 	--resume "$J" --json "$OUT/bad.json" >"$OUT/bad.txt" 2>&1 </dev/null
 brc=$?
 cp "$J" "$OUT/kill-copy.journal"
-$MPI -np 3 "$B" -t write_lat -D 1 --pair-timeout 30 --retest 0 -q --resume "$J" --journal "$J" \
+$MPI -np 3 "$B" -t write_lat -D 1 --pair-timeout 30 --retest 0 --quiet --resume "$J" --journal "$J" \
 	--json "$OUT/back.json" >"$OUT/back.txt" 2>&1 </dev/null
 rrc=$?
-$MPI -np 2 "$B" -t write_lat -D 1 --pair-timeout 30 --retest 0 -q --resume "$OUT/kill-copy.journal" \
+$MPI -np 2 "$B" -t write_lat -D 1 --pair-timeout 30 --retest 0 --quiet --resume "$OUT/kill-copy.journal" \
 	--json "$OUT/gone.json" --journal "$OUT/gone.journal" >"$OUT/gone.txt" 2>&1 </dev/null
 grc=$?
 why=$(py "$OUT" "$r2" $krc $drc $crc $brc $rrc $grc <<'PY'
@@ -111,7 +111,7 @@ assert "run incomplete" in open(o + "/kill-d.txt").read()
 cut = open(o + "/cut.txt").read()
 assert crc == 1 and "cut short" in cut, (crc, cut)
 bad = open(o + "/bad.txt").read()
-assert brc == 2 and "--lat-sizes: journal 8B, now 16B" in bad, (brc, bad[-300:])
+assert brc == 2 and "--lat-sizes: journal 8 B, now 16 B" in bad, (brc, bad[-300:])
 b = json.load(open(o + "/back.json")); b["cells"] = cells(b)
 att = sorted({c["attempt"] for c in b["cells"]})
 pairs = {(c["client"], c["server"]) for c in b["cells"] if c["status"] == 0}
@@ -159,7 +159,7 @@ printf '%s' "$why" | grep -q "Error\|Traceback" && tail -n 25 "$OUT/kill.txt"
 # ---- cost: does the child process cost accuracy? fork and none alternated, 3 runs each
 for i in 1 2 3; do
 	for iso in fork none; do
-		$MPI -np 2 "$B" -t write_lat,write_bw -s 64K --lat-iters 2000 --bw-iters 2000 --retest 0 -q \
+		$MPI -np 2 "$B" -t write_lat,write_bw --bw-sizes 64K --lat-iters 2000 --bw-iters 2000 --retest 0 --quiet \
 			--isolation $iso --json "$OUT/cost-$iso-$i.json" >/dev/null 2>&1 </dev/null
 	done
 done

@@ -43,19 +43,19 @@ expect $? 2 "--load incast without a bandwidth test"
 # an existing journal is never truncated: the run refuses to start, saying so (exit 2)
 jd=$(mktemp -d)
 touch "$jd/run.journal"
-out=$(mpi -np 2 "$B/lp-sweep" -q --json "$jd/run.json" 2>&1)
+out=$(mpi -np 2 "$B/lp-sweep" --quiet --json "$jd/run.json" 2>&1)
 expect $? 2 "an existing RUN.journal: refused"
 echo "$out" | grep -q "journal $jd/run.journal exists (a previous run's record): --resume" ||
 	{ echo "FAIL existing journal: no line says so: $out"; fails=$((fails + 1)); }
 [ ! -s "$jd/run.journal" ] || { echo "FAIL the existing journal was written"; fails=$((fails + 1)); }
 rm -rf "$jd"
 if ls /sys/class/infiniband/* >/dev/null 2>&1; then
-	mpi -np 2 "$B/lp-sweep" -q --bw-iters 100 --lat-iters 100 --pair-timeout 30 >/dev/null 2>&1
+	mpi -np 2 "$B/lp-sweep" --quiet --bw-iters 100 --lat-iters 100 --pair-timeout 30 >/dev/null 2>&1
 	rc=$?
 	[ $rc = 0 ] || [ $rc = 1 ]; expect $? 0 "two ranks on a host with RDMA devices end (exit $rc)"
 else
 	t0=$(date +%s)
-	mpi -np 3 "$B/lp-sweep" -q >/dev/null 2>&1
+	mpi -np 3 "$B/lp-sweep" --quiet >/dev/null 2>&1
 	expect $? 77 "no RDMA device on any rank"
 	[ $(($(date +%s) - t0)) -lt 60 ] || { echo "FAIL no-device job took too long"; fails=$((fails + 1)); }
 fi

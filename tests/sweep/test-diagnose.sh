@@ -45,7 +45,7 @@ check "throttled run: node_slow lpnode2 as client only" \
 check "throttled run: the verdict carries its numbers" \
 	[ "$(jq_ throttle "all(k in d['verdicts'][0] for k in ('ratio','z','noise_cv','cells','partners_agreeing','retests'))")" = True ]
 check "throttled run: JSON exit_code 1" [ "$(jq_ throttle "d['exit_code']")" = 1 ]
-check "summary names it" grep -q "verdict: node_slow lpnode2: write_bw 64KiB as client" "$T/throttle.out"
+check "summary names it" grep -q "verdict: node_slow lpnode2: write_bw 64 KiB as client" "$T/throttle.out"
 diag healthy $D/fabric4-healthy.json
 check "healthy run: exit 0, no verdict" [ "$(rc healthy):$(jq_ healthy "len(d['verdicts'])")" = 0:0 ]
 check "healthy run: noise reported per metric" \
@@ -93,7 +93,7 @@ check "quiet fabric, one slow direction 0->3 (0.5x): link_slow lpnode0->lpnode3,
 # cells spread 0.073-0.18 (32 % residual noise at 4 df); it was once passed as "healthy"
 diag noisylink $D/fabric4-link-noisy.json
 check "noisy fabric, link 0->3 at 0.13x, retests agreeing: exactly link_slow lpnode0->lpnode3 (beside inconclusive), exit 1" \
-	[ "$(jq_ noisylink "[(v['kind'],vnames(v),vdirs(v),v['metrics']) for v in d['verdicts'] if v['kind'] != 'inconclusive']"):$(rc noisylink)" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]], 'write_bw 64KiB')]:1" ]
+	[ "$(jq_ noisylink "[(v['kind'],vnames(v),vdirs(v),v['metrics']) for v in d['verdicts'] if v['kind'] != 'inconclusive']"):$(rc noisylink)" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]], 'write_bw 64 KiB')]:1" ]
 python3 - "$D/fabric4-link-noisy.json" "$T/noretest.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -103,7 +103,7 @@ json.dump(d, open(sys.argv[2], 'w'))
 PY
 diag noretest "$T/noretest.json"
 check "the same without the link's retests: one attempt at 0.13x is not named in that noise, nor passed as healthy: write_bw inconclusive, exit 3" \
-	[ "$(jq_ noretest "[(v['kind'],v['metrics']) for v in d['verdicts']]"):$(rc noretest)" = "[('inconclusive', 'write_bw 64KiB')]:3" ]
+	[ "$(jq_ noretest "[(v['kind'],v['metrics']) for v in d['verdicts']]"):$(rc noretest)" = "[('inconclusive', 'write_bw 64 KiB')]:3" ]
 synth noisy.json "math.exp(0.9 * random.gauss(0, 1))"
 diag noisy "$T/noisy.json"
 check "8-ranks-on-a-host noise: inconclusive only, exit 3" \
@@ -214,7 +214,7 @@ check "load run: idle, loaded and impact for every ordered pair, no load or inca
 	[ "$(jq_ load "all(len([c for r, c in rows(e['cells']) if all(c[k] is not None for k in ('idle_p99_us','loaded_p99_us','impact_p99'))]) == 12 for e in d['load']['latency'])"):$(lv load)" = "True:[]" ]
 check "load run: the summary has the impact and incast tables" \
 	grep -q "congestion impact factor" "$T/load.out"
-timeout 60 "$B/lp-sweep" --diagnose $D/fabric4-load.json --csv "$T/lc" -q
+timeout 60 "$B/lp-sweep" --diagnose $D/fabric4-load.json --csv "$T/lc" --quiet
 check "load run: CSV impact matrix (4x4, empty diagonal, the JSON's p99 impact), 12 pair rows, 8 incast rows" \
 	[ "$(python3 -c "
 import csv, json
@@ -413,7 +413,7 @@ fi
 S=$(dirname "$B/lp-sweep")/sweep-synth
 if [ -x "$S" ] && [ -x /usr/bin/time ]; then
 	"$S" 128 2 "$T/synth.json"
-	/usr/bin/time -f %M -o "$T/synth.rss" timeout 600 "$B/lp-sweep" --diagnose "$T/synth.json" --json "$T/synth2.json" -q 2>"$T/synth2.err"
+	/usr/bin/time -f %M -o "$T/synth.rss" timeout 600 "$B/lp-sweep" --diagnose "$T/synth.json" --json "$T/synth2.json" --quiet 2>"$T/synth2.err"
 	echo $? >"$T/synth2.rc"
 	check "128 x 2 rails: 4 blocks of 128, node0001 slow as client on both rails and nothing else, exit 1" \
 		[ "$(rc synth2):$(jq_ synth2 "([(b['metric'], b['rail'], len(b['nodes'])) for b in d['blocks']], sorted((v['kind'], nm(v['a']), v['dirs']) for v in d['verdicts']))")" = "1:([(0, 0, 128), (0, 1, 128), (1, 0, 128), (1, 1, 128)], [('node_slow', 'node0001/0', 1), ('node_slow', 'node0001/1', 1)])" ]

@@ -35,7 +35,7 @@ else
 	[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
 	LP_BUILD=$B timeout -k 30 1500 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 1440 --run-timeout 600 \
 		--scenario "coll-healthy=none $COLL" --scenario "coll-link=link:1:2:20mbit $COLL" \
-		-- --schedule isolated --tests write_bw --sizes 64K --bw-iters 200 --pair-timeout 40 --retest 4
+		-- --schedule isolated --tests write_bw --bw-sizes 64K --bw-iters 200 --pair-timeout 40 --retest 4
 	rc=$?
 	echo "fabric run: exit $rc in $(($(date +%s) - t0)) s (kept in $out: ${LP_KEEP:+yes}${LP_KEEP:-no})"
 	for f in "$out"/*.out; do

@@ -56,7 +56,7 @@ else
 		--scenario nodev=nodev:1 --scenario loss=loss:3:1 \
 		--scenario 'load=none --bw-iters 50 --load both --load-time 0.5 --retest 0' \
 		--scenario 'incast=ingress:2:10mbit --bw-iters 50 --load incast --load-time 1 --retest 0' \
-		--check -- --schedule isolated --tests write_lat,write_bw --sizes 64K \
+		--check -- --schedule isolated --tests write_lat,write_bw --bw-sizes 64K \
 		--bw-iters 200 --lat-iters 300 --pair-timeout 120 --retest 8
 	rc=$?
 	echo "fabric run: exit $rc in $(($(date +%s) - t0)) s (kept in $out: ${LP_KEEP:+yes}${LP_KEEP:-no})"

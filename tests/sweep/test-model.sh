@@ -38,7 +38,7 @@ sed 's/"time"/"faults": [{"node": "gpu005", "factor": 0.7}], "time"/' "$T/health
 
 # 1. healthy, 2. a slow node: the sweep, its retests, the diagnosis, the documents
 t0=$(date +%s)
-mpi -np "$N" "$B/lp-sweep" --model "$T/healthy.json" --isolation none -q --json "$T/h.json" 2>"$T/h.err"
+mpi -np "$N" "$B/lp-sweep" --model "$T/healthy.json" --isolation none --quiet --json "$T/h.json" 2>"$T/h.err"
 expect $? 0 "healthy model, $N ranks: nothing named"
 mpi -np "$N" "$B/lp-sweep" --model "$T/slow.json" --isolation none --json "$T/s.json" >"$T/s.out" 2>"$T/s.err"
 expect $? 1 "a slow node in the model, $N ranks"
@@ -73,7 +73,7 @@ for r in h s; do
 	grep -q '"type":"progress"' "$T/$r.journal" && grep -q '"type":"end"' "$T/$r.journal" ||
 		bad "$r.journal has no progress or end record"
 	want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exit_code"])' "$T/$r.json")
-	"$B/lp-sweep" --diagnose "$T/$r.journal" -q --json "$T/$r-diag.json"
+	"$B/lp-sweep" --diagnose "$T/$r.journal" --quiet --json "$T/$r-diag.json"
 	expect $? "$want" "--diagnose $r.journal: the run's exit code"
 	python3 - "$T/$r.json" "$T/$r-diag.json" <<'EOF' && ok "--diagnose $r.journal: the run's verdicts" || bad "--diagnose $r.journal: other verdicts"
 import json, sys
@@ -105,7 +105,7 @@ if same "$T/s.json" "$T/replay12.json"; then bad "the comparison cannot fail: an
 
 # 4. the isolation path: each side of each test in a test worker; one that crashes costs one cell
 LP_SWEEP_FAULT=crash:gpu001:gpu002 mpi -x LP_SWEEP_FAULT -np 4 "$B/lp-sweep" --model "$T/healthy.json" \
-	--tests write_lat -q --json "$T/f.json" 2>/dev/null
+	--tests write_lat --quiet --json "$T/f.json" 2>/dev/null
 rc=$?
 python3 - "$T/f.json" <<'EOF' && ok "--isolation process: a crashing test fails its cell, the sweep goes on (exit $rc)" || bad "--isolation process with a crash (exit $rc)"
 import json, os, sys
@@ -123,11 +123,11 @@ EOF
 echo '{"schema": "linkperf.model/1", "nosie": {"cv": 0.1}}' >"$T/typo.json"
 echo '{"schema": "linkperf.model/1", "nodes": 8}' >"$T/eight.json"
 for c in "typo.json:unknown key" "nosuch.json:No such file" "eight.json:the model has 8 nodes, the job 4"; do
-	out=$(mpi -np 4 "$B/lp-sweep" --model "$T/${c%%:*}" -q 2>&1)
+	out=$(mpi -np 4 "$B/lp-sweep" --model "$T/${c%%:*}" --quiet 2>&1)
 	rc=$?
 	if [ $rc = 2 ] && grep -q "${c#*:}" <<<"$out"; then ok "--model ${c%%:*}: exit 2, says why"; else bad "--model ${c%%:*}: exit $rc: $out"; fi
 done
-out=$(mpi -np 1 "$B/lp-sweep" --model "$T/healthy.json" -q 2>&1)
+out=$(mpi -np 1 "$B/lp-sweep" --model "$T/healthy.json" --quiet 2>&1)
 rc=$?
 if [ $rc = 2 ] && grep -q "one rank: nothing to pair.*--mpi=pmix" <<<"$out"; then ok "one rank: exit 2, the likely cause"; else bad "one rank: exit $rc: $out"; fi
 exit $((fails > 0))

@@ -28,7 +28,7 @@ sweep() { timeout 60 "$B/lp-sweep" --diagnose "$D/fabric4-healthy.json" "$@" 2>"
 flagged() { timeout 60 "$B/lp-sweep" --diagnose "$D/fabric4-throttle.json" "$@" 2>"$T/err"; }
 
 # --- lp-sweep: the outputs of a good run, then each way a write can fail
-sweep -q --json "$T/run.json" --csv "$T/run" --prom "$T/run.prom" --min-gbps 0.001
+sweep --quiet --json "$T/run.json" --csv "$T/run" --prom "$T/run.prom" --min-gbps 0.001
 expect $? 0 "lp-sweep --json --csv --prom"
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/run.json" && ok "the JSON parses" || bad "the JSON does not parse"
 grep -q '^linkperf_' "$T/run.prom" && ok "the textfile has its series" || bad "no linkperf_ series in the textfile"
@@ -36,25 +36,25 @@ grep -q '^linkperf_' "$T/run.prom" && ok "the textfile has its series" || bad "n
 
 echo precious >"$T/victim"
 ln -s "$T/victim" "$T/link.json"
-sweep -q --json "$T/link.json"
+sweep --quiet --json "$T/link.json"
 expect $? 4 "--json to a symbolic link is refused"
 grep -q 'symbolic link' "$T/err" && [ "$(cat "$T/victim")" = precious ] && [ -L "$T/link.json" ] &&
 	ok "the link's target untouched, the link kept, the reason said" || bad "the link was followed or replaced"
 ln -s "$T/victim" "$T/link.prom"
-sweep -q --prom "$T/link.prom" --min-gbps 0.001
+sweep --quiet --prom "$T/link.prom" --min-gbps 0.001
 expect $? 4 "--prom to a symbolic link is refused"
-sweep -q --json /dev/full
+sweep --quiet --json /dev/full
 expect $? 4 "--json to a full device"
-sweep -q --csv "$T/no/such/dir/run"
+sweep --quiet --csv "$T/no/such/dir/run"
 expect $? 4 "--csv into a missing directory"
 sweep --json "$T/ok.json" >/dev/full
 expect $? 4 "the summary to a full stdout"
-sweep -q --json /dev/null
+sweep --quiet --json /dev/null
 expect $? 0 "--json /dev/null (a device: written in place, not replaced)"
 [ -c /dev/null ] && ok "/dev/null is still a device" || bad "/dev/null was replaced"
-flagged -q --json "$T/flagged.json"
+flagged --quiet --json "$T/flagged.json"
 expect $? 1 "a flagged run, written"
-flagged -q --json /dev/full
+flagged --quiet --json /dev/full
 expect $? 4 "a flagged run whose JSON could not be written: the output failure wins"
 
 # a full file system: the previous document survives, no temporary is left
@@ -62,7 +62,7 @@ mkdir "$T/small"
 if mount -t tmpfs -o size=64k tmpfs "$T/small" 2>/dev/null; then
 	echo '{"previous": true}' >"$T/small/run.json"
 	head -c 64k /dev/zero >"$T/small/ballast" 2>/dev/null # fills it: the compact /2 document fits in 24 KiB
-	sweep -q --json "$T/small/run.json"
+	sweep --quiet --json "$T/small/run.json"
 	expect $? 4 "--json on a full file system"
 	[ "$(cat "$T/small/run.json")" = '{"previous": true}' ] && ok "the previous document is intact" ||
 		bad "the previous document was damaged: $(head -c 80 "$T/small/run.json")"

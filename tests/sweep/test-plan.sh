@@ -67,10 +67,10 @@ if "$B/lp-sweep" --plan --nodes 2 --model "$T/m.json" 2>&1 | grep -q "without a 
 	echo "SKIP the prediction against a model run: lp-sweep built without jansson"
 	exit $((fails > 0))
 fi
-"$B/lp-sweep" --plan --nodes 16 --model "$T/m.json" -q --json "$T/p16.json" || bad "--plan --model"
+"$B/lp-sweep" --plan --nodes 16 --model "$T/m.json" --quiet --json "$T/p16.json" || bad "--plan --model"
 timeout -k 5 300 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp \
 	--mca pml ob1 --mca mpi_yield_when_idle 1 -np 16 "$B/lp-sweep" --model "$T/m.json" \
-	--isolation none --retest 0 -q --json "$T/r16.json" </dev/null 2>"$T/r16.err"
+	--isolation none --retest 0 --quiet --json "$T/r16.json" </dev/null 2>"$T/r16.err"
 rc=$?
 python3 - "$T/p16.json" "$T/r16.json" "$T/r16.journal" "$rc" <<'EOF' || fails=$((fails + 1))
 import json, math, os, sys

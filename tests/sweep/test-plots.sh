@@ -82,7 +82,7 @@ LP_CHECK_INJECT=g check formats "$gpu/lp-gpu-1.json" >"$out/inj" && bad "picture
 # the same runs as lp-sweep writes them today (linkperf.sweep/2: blocks, columns, counter sums)
 if [ -x "$B/lp-sweep" ]; then
 	for f in errors load incast throttle; do
-		"$B/lp-sweep" --diagnose "$data/fabric4-$f.json" --json "$out/v2-$f.json" -q
+		"$B/lp-sweep" --diagnose "$data/fabric4-$f.json" --json "$out/v2-$f.json" --quiet
 	done
 	plot all "$out/v2-load.json" --out "$out/v2l"
 	plot all "$out/v2-errors.json" --out "$out/v2e"

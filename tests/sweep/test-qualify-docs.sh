@@ -75,10 +75,13 @@ codes = set(re.findall(r'^\.B (\d+)$', ex[1].split('.SH', 1)[0], re.M)) if len(e
 sys.exit(0 if {'0', '1', '2', '3', '77', '130'} <= codes else 1)
 EOF
 }
-check "man lp-sweep: the diagnosis' method, exit statuses 0 1 2 3 77 130" man_ok man/lp-sweep.1.in
-sed '/^\.B 130$/,+1d' man/lp-sweep.1.in >"$T/man-1"
+# the page as installed: man/lp-sweep.1.in with the options and exit statuses of lp-sweep's tables
+man=$B/man/lp-sweep.1
+[ -r "$man" ] || { echo "$man not built (make)"; exit 77; }
+check "man lp-sweep: the diagnosis' method, exit statuses 0 1 2 3 77 130" man_ok "$man"
+sed '/^\.B 130$/,+1d' "$man" >"$T/man-1"
 refuses "man check: EXIT STATUS without 130 fails" man_ok "$T/man-1"
-{ cat man/lp-sweep.1.in; echo 'beyond several robust sigmas (1.4826 MAD)'; } >"$T/man-2"
+{ cat "$man"; echo 'beyond several robust sigmas (1.4826 MAD)'; } >"$T/man-2"
 refuses "man check: the stale method fails" man_ok "$T/man-2"
 
 # --- profile sources ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ plots_setup scale matplotlib jinja2 lxml chromium lp-sweep
 
 $PY tests/sweep/gen-sweep.py --nodes 1000 --slow-node r07n03=0.5 --slow-link 'r20n05>r33n12=0.4' \
 	--failed-node r50n16 --odd-firmware r12n07 -o "$out/in.json" || exit 1
-"$B/lp-sweep" --diagnose "$out/in.json" --json "$out/run.json" -q
+"$B/lp-sweep" --diagnose "$out/in.json" --json "$out/run.json" --quiet
 [ $? = 1 ] && ok "1,000 nodes diagnosed: exit 1 (faults named)" || bad "lp-sweep --diagnose of 1,000 nodes"
 timeout 300 plots/lp-report "$out/run.json" -o "$out/run.html" >/dev/null || bad "lp-report exited $?"
 check scale "$out/run.json" "$out/run.html" 100 || fails=$((fails + 1))
@@ -45,7 +45,7 @@ sys.exit(0 if red.sum() > 2000 else 1)
 PY
 
 # a floor that hundreds of cells miss: the tables stay bounded, the count is said
-"$B/lp-sweep" --diagnose "$out/in.json" --min-gbps 350 --json "$out/floor.json" -q
+"$B/lp-sweep" --diagnose "$out/in.json" --min-gbps 350 --json "$out/floor.json" --quiet
 timeout 300 plots/lp-report "$out/floor.json" -o "$out/floor.html" >/dev/null || bad "lp-report (floor) exited $?"
 $PY - "$out/floor.html" <<'PY' && ok "a floor at 1,000 nodes: every table at most 100 rows, the count of failing cells said" || bad "floor: unbounded"
 import re, sys, lxml.html
@@ -59,7 +59,7 @@ PY
 # nodes, the slow node of each rail labelled on its rail's pictures
 if [ -x "$B/sweep-synth" ]; then
 	"$B/sweep-synth" 24 2 "$out/rails-in.json" 5 >/dev/null &&
-		"$B/lp-sweep" --diagnose "$out/rails-in.json" --json "$out/rails.json" -q
+		"$B/lp-sweep" --diagnose "$out/rails-in.json" --json "$out/rails.json" --quiet
 	timeout 300 plots/lp-report "$out/rails.json" -o "$out/rails.html" >/dev/null || bad "lp-report (rails) exited $?"
 	check scale "$out/rails.json" "$out/rails.html" 100 || fails=$((fails + 1))
 else

@@ -34,7 +34,7 @@ if [ -n "${LP_SLURM_RESULTS:-}" ]; then
 else
 	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-slurm-test.XXXXXX")
 	[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
-	printf '%s\n' --schedule isolated --tests write_lat,write_bw --sizes 64K --bw-iters 200 \
+	printf '%s\n' --schedule isolated --tests write_lat,write_bw --bw-sizes 64K --bw-iters 200 \
 		--lat-iters 300 --pair-timeout 120 --retest 8 >"$out/sweep-args"
 	# no wall limit: the fabric is hung when nothing is printed or written for 600 s (the
 	# guest side watches each job and step the same way, tests/sweep/slurm-guest.sh)

@@ -40,7 +40,7 @@ extra_fds() { # pid
 
 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp --mca pml ob1 \
 	--mca mpi_yield_when_idle 1 -np 4 "$B/lp-sweep" --model "$T/m.json" --tests write_lat,write_bw \
-	--load latency --load-time 0.5 --retest 0 -q --json "$T/w.json" >"$T/out" 2>&1 </dev/null &
+	--load latency --load-time 0.5 --retest 0 --quiet --json "$T/w.json" >"$T/out" 2>&1 </dev/null &
 M=$!
 seen=0 ranks=""
 for _ in $(seq 1 60); do

@@ -160,79 +160,74 @@ static void test_parse_seconds(void **state)
 
 static const char *const colors[] = { "red", "green", NULL };
 
-struct opt_fixture {
-	bool flag;
-	unsigned iters;
+/* Two groups over two structs inside one options struct, as a tool's command has them. */
+struct opt_inner {
 	uint64_t size;
 	struct lp_sizes sizes;
 	double secs;
-	const char *name;
-	int color;
 	const char *list;
 };
 
+struct opt_fixture {
+	bool flag;
+	unsigned iters;
+	const char *name;
+	int color;
+	struct opt_inner in;
+};
+
+/* clang-format off */
+static const struct lp_opt outer_rows[] = {
+	{ .name = "flag", .shortname = 'f', LP_OPT_FLAG_AT(struct opt_fixture, flag), .help = "a flag" },
+	{ .name = "iters", .shortname = 'n', LP_OPT_UINT_AT(struct opt_fixture, iters), .min = 1,
+	  .max = 1000, .metavar = "N", .help = "iterations" },
+	{ .name = "name", LP_OPT_STR_AT(struct opt_fixture, name), .metavar = "NAME",
+	  .help = "a name" },
+	{ .name = "color", LP_OPT_CHOICE_AT(struct opt_fixture, color), .choices = colors,
+	  .metavar = "C", .help = "a color", .hint = "perftest's --color is paint" },
+	{ 0 },
+};
+
+static const struct lp_opt inner_rows[] = {
+	{ .name = "size", LP_OPT_SIZE_AT(struct opt_inner, size), .min = 1, .max = 1 << 30,
+	  .metavar = "SIZE", .help = "a size" },
+	{ .name = "sizes", .shortname = 's', LP_OPT_SIZES_AT(struct opt_inner, sizes), .min = 1,
+	  .max = 8 << 20, .metavar = "SIZES", .help = "sizes" },
+	{ .name = "time", .shortname = 'D', LP_OPT_SECONDS_AT(struct opt_inner, secs), .min = 0.1,
+	  .max = 3600, .metavar = "SECS", .help = "duration" },
+	{ .name = "colors", .shortname = 't', LP_OPT_LIST_AT(struct opt_inner, list),
+	  .choices = colors, .metavar = "LIST", .help = "colors",
+	  .hint = "perftest's -t is the tx depth" },
+	{ .shortname = 'e', .kind = LP_OPT_REFUSE, .help = "perftest's -e (events): not here" },
+	{ .name = "seed", .kind = LP_OPT_REFUSE, .metavar = "N", .help = "two seeds: say which" },
+	{ 0 },
+};
+
+static const struct lp_opt_group fixture_groups[] = {
+	{ "outer", outer_rows, 0 },
+	{ "inner", inner_rows, offsetof(struct opt_fixture, in) },
+	{ 0 },
+};
+
+static const struct lp_opt_exit fixture_exits[] = {
+	{ 0, "fine" },
+	{ 3, "inconclusive" },
+	{ 0 },
+};
+
+static const struct lp_opt_cmd fixture_cmd = {
+	.synopsis = "prog [options] HOST\nprog --other",
+	.groups = fixture_groups,
+	.max_pos = 2,
+	.exits = fixture_exits,
+};
+/* clang-format on */
+
 static int parse(struct opt_fixture *f, int argc, const char **argv, int *npos, const char **pos)
 {
-	const struct lp_opt tab[] = {
-		{ .name = "flag",
-		  .shortname = 'f',
-		  .kind = LP_OPT_FLAG,
-		  .dst = &f->flag,
-		  .help = "a flag" },
-		{ .name = "iters",
-		  .shortname = 'n',
-		  .kind = LP_OPT_UINT,
-		  .dst = &f->iters,
-		  .min = 1,
-		  .max = 1000,
-		  .metavar = "N",
-		  .help = "iterations" },
-		{ .name = "size",
-		  .kind = LP_OPT_SIZE,
-		  .dst = &f->size,
-		  .min = 1,
-		  .max = 1 << 30,
-		  .metavar = "SIZE",
-		  .help = "a size" },
-		{ .name = "sizes",
-		  .shortname = 's',
-		  .kind = LP_OPT_SIZES,
-		  .dst = &f->sizes,
-		  .min = 1,
-		  .max = 8 << 20,
-		  .metavar = "SIZES",
-		  .help = "sizes" },
-		{ .name = "time",
-		  .shortname = 'D',
-		  .kind = LP_OPT_SECONDS,
-		  .dst = &f->secs,
-		  .min = 0.1,
-		  .max = 3600,
-		  .metavar = "SECS",
-		  .help = "duration" },
-		{ .name = "name",
-		  .kind = LP_OPT_STR,
-		  .dst = &f->name,
-		  .metavar = "NAME",
-		  .help = "a name" },
-		{ .name = "color",
-		  .kind = LP_OPT_CHOICE,
-		  .dst = &f->color,
-		  .choices = colors,
-		  .metavar = "C",
-		  .help = "a color" },
-		{ .name = "colors",
-		  .shortname = 't',
-		  .kind = LP_OPT_LIST,
-		  .dst = &f->list,
-		  .choices = colors,
-		  .metavar = "LIST",
-		  .help = "colors" },
-		{ 0 },
-	};
 	bool help;
 
-	return lp_opt_parse(tab, argc, (char **)argv, pos, 2, npos, &help);
+	return lp_opt_parse(&fixture_cmd, f, argc, (char **)argv, pos, npos, &help);
 }
 
 static void test_opt_parse(void **state)
@@ -248,11 +243,11 @@ static void test_opt_parse(void **state)
 	assert_int_equal(parse(&f, LP_ARRAY_SIZE(ok), ok, &npos, pos), 0);
 	assert_true(f.flag);
 	assert_int_equal(f.iters, 10);
-	assert_int_equal(f.size, 4096);
-	assert_int_equal(f.sizes.n, 6);
-	assert_true(fabs(f.secs - 0.5) < 1e-12);
+	assert_int_equal(f.in.size, 4096);
+	assert_int_equal(f.in.sizes.n, 6);
+	assert_true(fabs(f.in.secs - 0.5) < 1e-12);
 	assert_int_equal(f.color, 1);
-	assert_string_equal(f.list, "red,green");
+	assert_string_equal(f.in.list, "red,green");
 	assert_string_equal(f.name, "x");
 	assert_int_equal(npos, 1);
 	assert_string_equal(pos[0], "host");
@@ -263,18 +258,18 @@ static void test_opt_errors(void **state)
 	struct opt_fixture f = { 0 };
 	const char *pos[2];
 	int npos;
-	const char *bad[][3] = {
+	const char *bad[][4] = {
 		{ "prog", "--bogus", NULL },   { "prog", "-n", "0" },
 		{ "prog", "-n", "10x" },       { "prog", "-n", NULL },
 		{ "prog", "--color", "blue" }, { "prog", "-t", "red,blue" },
 		{ "prog", "-s", "2:16M" },     { "prog", "--flag=1", NULL },
-		{ "prog", "-n", "-5" },
+		{ "prog", "-n", "-5" },	       { "prog", "a", "b", "c" },
 	};
 
 	(void)state;
 	lp_log_set_level(LP_LOG_QUIET); /* expected errors: keep the test output clean */
 	for (size_t i = 0; i < LP_ARRAY_SIZE(bad); i++) {
-		int argc = bad[i][2] ? 3 : 2;
+		int argc = bad[i][3] ? 4 : bad[i][2] ? 3 : 2;
 
 		assert_int_not_equal(parse(&f, argc, bad[i], &npos, pos), 0);
 	}
@@ -282,10 +277,119 @@ static void test_opt_errors(void **state)
 }
 
 /*
+ * Refused spellings stop the parse with their own line; a value that does not parse names what
+ * perftest means by the letter; an unknown long name suggests the one it resembles.
+ */
+static void test_opt_refuse_and_hints(void **state)
+{
+	struct opt_fixture f = { 0 };
+	const char *pos[2];
+	int npos;
+	const char *refuse_e[] = { "prog", "-e" }, *refuse_seed[] = { "prog", "--seed", "4" },
+		   *hint_t[] = { "prog", "-t", "128" }, *hint_c[] = { "prog", "--color=RC" },
+		   *sugg[] = { "prog", "--siz", "4" }, *sugg2[] = { "prog", "--colorz", "red" };
+
+	(void)state;
+	lp_log_set_level(LP_LOG_QUIET);
+	assert_int_equal(parse(&f, 2, refuse_e, &npos, pos), -EINVAL);
+	assert_string_equal(lp_err_last(), "-e: perftest's -e (events): not here");
+	assert_int_equal(parse(&f, 3, refuse_seed, &npos, pos), -EINVAL);
+	assert_string_equal(lp_err_last(), "--seed: two seeds: say which");
+	assert_int_equal(parse(&f, 3, hint_t, &npos, pos), -EINVAL);
+	assert_non_null(strstr(lp_err_last(), "unknown item '128'"));
+	assert_non_null(strstr(lp_err_last(), "; perftest's -t is the tx depth"));
+	assert_int_equal(parse(&f, 2, hint_c, &npos, pos), -EINVAL);
+	assert_non_null(strstr(lp_err_last(), "expected one of red, green; perftest's --color is"));
+	assert_int_equal(parse(&f, 3, sugg, &npos, pos), -EINVAL);
+	assert_non_null(strstr(lp_err_last(), "did you mean --size?"));
+	assert_int_equal(parse(&f, 3, sugg2, &npos, pos), -EINVAL);
+	assert_non_null(strstr(lp_err_last(), "did you mean --color?"));
+	lp_log_set_level(LP_LOG_WARN);
+}
+
+/* A table that spells one option twice is the tool's bug: every parse fails (fault injected). */
+static void test_opt_duplicate_rows(void **state)
+{
+	static const struct lp_opt dup_rows[] = {
+		{ .name = "other", .shortname = 'f', LP_OPT_FLAG_AT(struct opt_fixture, flag) },
+		{ 0 },
+	};
+	static const struct lp_opt dup_long[] = {
+		{ .name = "iters", LP_OPT_FLAG_AT(struct opt_fixture, flag) },
+		{ 0 },
+	};
+	const struct lp_opt_group groups[] = { { NULL, outer_rows, 0 },
+					       { NULL, dup_rows, 0 },
+					       { 0 } };
+	const struct lp_opt_group groups2[] = { { NULL, outer_rows, 0 },
+						{ NULL, dup_long, 0 },
+						{ 0 } };
+	struct lp_opt_cmd cmd = { .synopsis = "prog", .groups = groups };
+	struct opt_fixture f = { 0 };
+	const char *argv[] = { "prog" };
+	int npos;
+	bool help;
+
+	(void)state;
+	lp_log_set_level(LP_LOG_QUIET);
+	assert_int_equal(lp_opt_parse(&cmd, &f, 1, (char **)argv, NULL, &npos, &help), -EINVAL);
+	assert_non_null(strstr(lp_err_last(), "-f"));
+	cmd.groups = groups2;
+	assert_int_equal(lp_opt_parse(&cmd, &f, 1, (char **)argv, NULL, &npos, &help), -EINVAL);
+	assert_non_null(strstr(lp_err_last(), "--iters twice"));
+	cmd.groups = fixture_groups;
+	assert_int_equal(lp_opt_parse(&cmd, &f, 1, (char **)argv, NULL, &npos, &help), 0);
+	lp_log_set_level(LP_LOG_WARN);
+}
+
+/* The usage text as cmd prints it, in the format fmt (NULL: text). */
+static char *usage_of(const struct lp_opt_cmd *cmd, const char *fmt)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *mf = open_memstream(&buf, &len);
+
+	assert_non_null(mf);
+	if (fmt)
+		setenv("LP_HELP_FORMAT", fmt, 1);
+	lp_opt_usage(cmd, mf);
+	unsetenv("LP_HELP_FORMAT");
+	fclose(mf);
+	return buf;
+}
+
+/* --help, the man page and completion: groups, exit statuses, refusals where they belong. */
+static void test_opt_usage(void **state)
+{
+	char *txt = usage_of(&fixture_cmd, NULL), *man = usage_of(&fixture_cmd, "man"),
+	     *bash = usage_of(&fixture_cmd, "bash");
+
+	(void)state;
+	assert_non_null(strstr(txt, "usage: prog [options] HOST\n       prog --other\n"));
+	assert_non_null(strstr(txt, "\nouter options:\n"));
+	assert_non_null(strstr(txt, "\ninner options:\n"));
+	assert_non_null(strstr(txt, "\nexit status:\n  0    fine\n  3    inconclusive\n"));
+	assert_null(strstr(txt, "seed")); /* refusals are not options */
+	assert_non_null(strstr(man, ".SS inner options\n"));
+	assert_non_null(strstr(man, ".SH EXIT STATUS\n.TP\n.B 0\nfine\n.TP\n.B 3\ninconclusive\n"));
+	assert_non_null(strstr(man, ".SS Refused spellings\n"));
+	assert_non_null(strstr(man, "\\fB\\-e\\fR\nperftest's \\-e (events): not here\n"));
+	assert_non_null(strstr(man, "\\fB\\-\\-seed\\fR \\fIN\\fR\n"));
+	assert_non_null(strstr(man, LP_OPT_MAN_END "\n"));
+	assert_non_null(strstr(bash, "words: --flag -f --iters -n"));
+	assert_null(strstr(bash, "seed"));
+	assert_null(strstr(bash, " -e"));
+	free(txt);
+	free(man);
+	free(bash);
+}
+
+/*
  * Defaults and set flags come from the table: without the option the value is
- * the row's default and the flag false; with it, the value given and true;
- * --help prints the default. A default the row's own parser rejects fails the
- * parse (the fault injected here), as a typo in a tool's table would.
+ * the row's default (or the command's own for that row) and the flag false;
+ * with it, the value given and true; --help prints the default. A default the
+ * row's own parser rejects fails the parse (the fault injected here), as a
+ * typo in a tool's table would; so does a command default for no row.
  */
 struct def_fixture {
 	unsigned depth;
@@ -294,51 +398,45 @@ struct def_fixture {
 	bool depth_set, sizes_set;
 };
 
-static int parse_def(struct def_fixture *f, const char *depth_def, int argc, const char **argv,
-		     char **usage_p)
+static int parse_def(struct def_fixture *f, const char *depth_def, const char *const *defaults,
+		     int argc, const char **argv, char **usage_p)
 {
 	const struct lp_opt tab[] = {
 		{ .name = "depth",
 		  .shortname = 'T',
-		  .kind = LP_OPT_UINT,
-		  .dst = &f->depth,
+		  LP_OPT_UINT_AT(struct def_fixture, depth),
+		  LP_OPT_SET_AT(struct def_fixture, depth_set),
 		  .min = 1,
 		  .max = 8192,
 		  .metavar = "N",
 		  .help = "WRs in flight",
-		  .def = depth_def,
-		  .set = &f->depth_set },
+		  .def = depth_def },
 		{ .name = "sizes",
 		  .shortname = 's',
-		  .kind = LP_OPT_SIZES,
-		  .dst = &f->sizes,
+		  LP_OPT_SIZES_AT(struct def_fixture, sizes),
+		  LP_OPT_SET_AT(struct def_fixture, sizes_set),
 		  .min = 1,
 		  .max = 1 << 30,
 		  .metavar = "SIZES",
 		  .help = "sizes",
-		  .def = "1M",
-		  .set = &f->sizes_set },
+		  .def = "1M" },
 		{ .name = "mode",
-		  .kind = LP_OPT_STR,
-		  .dst = &f->mode,
+		  LP_OPT_STR_AT(struct def_fixture, mode),
 		  .metavar = "M",
 		  .help = "a mode",
 		  .def = "fast" },
 		{ 0 },
 	};
-	const char *pos[1];
+	const struct lp_opt_group groups[] = { { "test", tab, 0 }, { 0 } };
+	const struct lp_opt_cmd cmd = { .synopsis = "prog",
+					.groups = groups,
+					.defaults = defaults };
 	int npos, ret;
 	bool help;
-	size_t len;
-	FILE *mf;
 
-	ret = lp_opt_parse(tab, argc, (char **)argv, pos, 0, &npos, &help);
-	if (usage_p) {
-		mf = open_memstream(usage_p, &len);
-		assert_non_null(mf);
-		lp_opt_usage(mf, "prog", tab);
-		fclose(mf);
-	}
+	ret = lp_opt_parse(&cmd, f, argc, (char **)argv, NULL, &npos, &help);
+	if (usage_p)
+		*usage_p = usage_of(&cmd, getenv("LP_TEST_FORMAT"));
 	return ret;
 }
 
@@ -346,10 +444,11 @@ static void test_opt_defaults(void **state)
 {
 	struct def_fixture f = { .depth = 99, .depth_set = true };
 	const char *none[] = { "prog" }, *given[] = { "prog", "-T", "16", "--sizes=4K,8K" };
+	const char *const mine[] = { "sizes=64K", NULL }, *bogus[] = { "nothing=1", NULL };
 	char *usage = NULL;
 
 	(void)state;
-	assert_int_equal(parse_def(&f, "128", 1, none, &usage), 0);
+	assert_int_equal(parse_def(&f, "128", NULL, 1, none, &usage), 0);
 	assert_int_equal(f.depth, 128);
 	assert_false(f.depth_set);
 	assert_int_equal(f.sizes.n, 1);
@@ -360,24 +459,32 @@ static void test_opt_defaults(void **state)
 	assert_non_null(strstr(usage, "sizes (default 1M)\n"));
 	free(usage);
 
-	assert_int_equal(parse_def(&f, "128", LP_ARRAY_SIZE(given), given, NULL), 0);
+	assert_int_equal(parse_def(&f, "128", NULL, LP_ARRAY_SIZE(given), given, NULL), 0);
 	assert_int_equal(f.depth, 16);
 	assert_true(f.depth_set);
 	assert_int_equal(f.sizes.n, 2);
 	assert_int_equal(f.sizes.v[1], 8192);
 	assert_true(f.sizes_set);
 
+	/* the command's own default replaces the row's, in the value and in --help */
+	assert_int_equal(parse_def(&f, "128", mine, 1, none, &usage), 0);
+	assert_int_equal(f.sizes.v[0], 64 << 10);
+	assert_false(f.sizes_set);
+	assert_non_null(strstr(usage, "sizes (default 64K)\n"));
+	free(usage);
+
 	/* the man page carries the default too */
-	setenv("LP_HELP_FORMAT", "man", 1);
-	assert_int_equal(parse_def(&f, "128", 1, none, &usage), 0);
-	unsetenv("LP_HELP_FORMAT");
+	setenv("LP_TEST_FORMAT", "man", 1);
+	assert_int_equal(parse_def(&f, "128", NULL, 1, none, &usage), 0);
+	unsetenv("LP_TEST_FORMAT");
 	assert_non_null(strstr(usage, "WRs in flight (default 128)\n"));
 	free(usage);
 
 	/* a default out of the row's range is a bug in the table: the parse fails */
 	lp_log_set_level(LP_LOG_QUIET);
-	assert_int_equal(parse_def(&f, "0", 1, none, NULL), -EINVAL);
-	assert_int_equal(parse_def(&f, "lots", 1, none, NULL), -EINVAL);
+	assert_int_equal(parse_def(&f, "0", NULL, 1, none, NULL), -EINVAL);
+	assert_int_equal(parse_def(&f, "lots", NULL, 1, none, NULL), -EINVAL);
+	assert_int_equal(parse_def(&f, "128", bogus, 1, none, NULL), -EINVAL);
 	lp_log_set_level(LP_LOG_WARN);
 }
 
@@ -611,6 +718,9 @@ int main(void)
 		cmocka_unit_test(test_parse_seconds),
 		cmocka_unit_test(test_opt_parse),
 		cmocka_unit_test(test_opt_errors),
+		cmocka_unit_test(test_opt_refuse_and_hints),
+		cmocka_unit_test(test_opt_duplicate_rows),
+		cmocka_unit_test(test_opt_usage),
 		cmocka_unit_test(test_opt_defaults),
 		cmocka_unit_test(test_json_valid),
 		cmocka_unit_test(test_json_misuse),

@@ -2,10 +2,15 @@
 /* Unit tests for lp-gpu's GPU-free parts: ceiling model, warnings, selections, pattern, sinks. */
 #include "lp_test.h"
 
+#include <jansson.h>
+
+#include "lp_doc_check.h"
+
 #include <errno.h>
 
 #include "common/pattern.h"
 #include "common/units.h"
+#include "gpu/doc.h"
 #include "gpu/gpu.h"
 
 static struct lp_gpu_topo *mk_topo(int n)
@@ -235,6 +240,45 @@ static void json_fn(FILE *f, const struct lp_gpu_report *rep)
 	assert_int_equal(lp_gpu_report_json(f, rep), 0);
 }
 
+/* The document read back through its records: each result's series and cells as written. */
+static void read_back(const char *json)
+{
+	struct lp_gpu_doc *d = calloc(1, sizeof(*d));
+	char why[256];
+	json_t *o = lp_record_loadb(json, strlen(json), why, sizeof(why));
+
+	assert_non_null(o);
+	assert_int_equal(lp_record_read_json_more(&lp_gpu_doc_record, d, o, lp_gpu_doc_more, why,
+						  sizeof(why)),
+			 0);
+	assert_true(d->ngpus == 1 && d->nresults == 2 && d->has_params && !d->has_host);
+	assert_true(d->results[0].nseries == 1 && d->results[0].series[0].ncells == 1);
+	assert_string_equal(d->results[0].series[0].cells[0].from, "CPU");
+	assert_true(d->results[0].series[0].cells[0].median == 55.5);
+	assert_true(d->results[1].waived && d->results[1].nseries == 3);
+	assert_true(isnan(d->results[1].series[2].cells[0].median));
+	/* a cell without its destination is refused, the member named */
+	json_object_del(
+		json_array_get(
+			json_object_get(
+				json_array_get(
+					json_object_get(
+						json_array_get(json_object_get(o, "results"), 0),
+						"series"),
+					0),
+				"cells"),
+			0),
+		"to");
+	lp_gpu_doc_free(d);
+	assert_int_equal(lp_record_read_json_more(&lp_gpu_doc_record, d, o, lp_gpu_doc_more, why,
+						  sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "results[0].series[0].cells[0].to: missing");
+	lp_gpu_doc_free(d);
+	json_decref(o);
+	free(d);
+}
+
 static void test_sinks(void **state)
 {
 	struct lp_gpu_topo *t = mk_topo(1);
@@ -249,7 +293,10 @@ static void test_sinks(void **state)
 	mk_results(t, r);
 	rep = (struct lp_gpu_report){ .params = &p, .topo = t, .res = r, .nres = 2 };
 	txt = capture(lp_gpu_report_text, &rep);
-	assert_non_null(strstr(txt, "GPU(row) <- CPU(column)"));
+	assert_non_null(strstr(txt, "rows: from (source), columns: to (destination); CPU -> GPU"));
+	assert_non_null(strstr(
+		txt, "\nfrom \\ to         GPU0\n      CPU  55.50 (88%)\n")); /* source: row */
+	lp_assert_text_rules(txt);
 	assert_non_null(strstr(txt, "55.50 (88%)"));
 	assert_non_null(strstr(txt, "WAIVED: needs 2 or more GPUs"));
 	assert_non_null(strstr(txt, "Gen5 x16"));
@@ -257,19 +304,75 @@ static void test_sinks(void **state)
 	for (char *s = csv; *s; s++)
 		lines += *s == '\n';
 	assert_int_equal(lines, 1 + 1 + 3); /* header, h2d cell, 3 waived bidir series */
-	assert_non_null(strstr(csv, "h2d_ce,ce,268435456,,GPU0,CPU,ok,GB/s,55.5,55.1,55.9,5,63.0"));
+	assert_non_null(strstr(csv, "series,from,to,status"));
+	assert_non_null(strstr(csv, "h2d_ce,ce,268435456,,CPU,GPU0,ok,GB/s,55.5,55.1,55.9,5,63.0"));
 	assert_non_null(
 		strstr(csv, "p2p_bidir_ce,ce,268435456,sum,GPU0,GPU0,waived,GB/s,,,,0,,,false,"));
 	json = capture(json_fn, &rep);
 	assert_true(lp_test_json_valid(json));
 	assert_non_null(strstr(json, "\"pct_of_ceiling\": 88."));
 	assert_non_null(strstr(json, "\"status\": \"waived\""));
-	assert_non_null(strstr(json, "\"label\": \"column<-row\""));
+	assert_non_null(strstr(json, "\"label\": \"to->from\""));
+	assert_non_null(strstr(json, "\"from\": \"CPU\",\n              \"to\": \"GPU0\""));
+	read_back(json);
+	lp_assert_doc_valid("docs/schema/linkperf.gpu-2.json", json);
+	lp_assert_schema_same(lp_gpu_report_schema, "docs/schema/linkperf.gpu-2.json");
 	free(txt);
 	free(csv);
 	free(json);
 	lp_gpu_result_free(&r[0]);
 	lp_gpu_result_free(&r[1]);
+	free(t);
+}
+
+/*
+ * Every sink puts the data's source on rows: a peer write of 10 GB/s from GPU1 to GPU0 and of
+ * 20 GB/s from GPU0 to GPU1 (stored "row <- column") reads GPU1's row, GPU0's column = 10 in the
+ * table, and from/to in the JSON and CSV; a two-GPU document satisfies the schema too.
+ */
+static void test_source_on_rows(void **state)
+{
+	struct lp_gpu_topo *t = mk_topo(2);
+	struct lp_gpu_result r;
+	struct lp_gpu_params p;
+	struct lp_gpu_report rep = { .params = &p, .topo = t, .res = &r, .nres = 1 };
+	char *txt, *csv, *json;
+
+	(void)state;
+	lp_gpu_params_default(&p);
+	lp_gpu_topo_model(t);
+	assert_int_equal(lp_gpu_result_init(&r, lp_gpu_test_find("p2p_write_ce"), 2, 1 << 20), 0);
+	for (unsigned to = 0; to < 2; to++) {
+		for (unsigned from = 0; from < 2; from++) {
+			struct lp_gpu_cell *c = lp_gpu_cell_at(&r, 0, to, from);
+
+			if (to == from) {
+				c->status = LP_GPU_WAIVED;
+				snprintf(c->reason, sizeof(c->reason), "same GPU");
+				continue;
+			}
+			*c = (struct lp_gpu_cell){ .status = LP_GPU_OK,
+						   .samples = 3,
+						   .verified = true };
+			c->med = c->min = c->max = from == 1 ? 10 : 20;
+		}
+	}
+	lp_gpu_result_finish(&r);
+	txt = capture(lp_gpu_report_text, &rep);
+	assert_non_null(strstr(txt, "\nfrom \\ to   GPU0   GPU1\n     GPU0    N/A  20.00\n"
+				    "     GPU1  10.00    N/A\n"));
+	lp_assert_text_rules(txt);
+	csv = capture(lp_gpu_report_csv, &rep);
+	assert_non_null(strstr(csv, "p2p_write_ce,ce,1048576,,GPU1,GPU0,ok,GB/s,10,"));
+	json = capture(json_fn, &rep);
+	assert_non_null(strstr(json,
+			       "\"from\": \"GPU1\",\n              \"to\": \"GPU0\",\n"
+			       "              \"status\": \"ok\",\n              \"median\": 10,"));
+	lp_assert_doc_valid("docs/schema/linkperf.gpu-2.json", json);
+	free(txt);
+	free(csv);
+	free(json);
+	lp_gpu_result_free(&r);
 	free(t);
 }
 
@@ -279,7 +382,7 @@ int main(void)
 		cmocka_unit_test(test_rates),	    cmocka_unit_test(test_model_single),
 		cmocka_unit_test(test_model_pairs), cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_select),	    cmocka_unit_test(test_pattern),
-		cmocka_unit_test(test_sinks),
+		cmocka_unit_test(test_sinks),	    cmocka_unit_test(test_source_on_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -635,36 +635,153 @@ static void emit_schema(struct lp_json *j, const void *arg)
 	lp_record_schema(&t_js_record, j);
 }
 
+/* A temporary file holding text: its path in path (a mkstemp template). */
+static void tmp_file(char *path, const char *text)
+{
+	FILE *f = fdopen(mkstemp(path), "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * python3-jsonschema's Draft 2020-12 validator v of schema s checks document d, then runs the
+ * python statements steps (which may change d and assert on v.is_valid(d)); the test is skipped
+ * where python3-jsonschema is missing.
+ */
+static void schema_check(const char *schema, const char *doc, const char *steps)
+{
+	char cmd[1024], sp[] = "/tmp/lp-schema-XXXXXX", dp[] = "/tmp/lp-doc-XXXXXX";
+	int rc;
+
+	if (system("python3 -c 'import jsonschema' 2>/dev/null"))
+		skip();
+	tmp_file(sp, schema);
+	tmp_file(dp, doc);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); "
+		 "d=json.load(open(sys.argv[2])); v=jsonschema.Draft202012Validator(s); "
+		 "v.validate(d); %s' %s %s",
+		 steps, sp, dp);
+	rc = system(cmd);
+	unlink(sp);
+	unlink(dp);
+	assert_int_equal(rc, 0);
+}
+
 /* The schema of a record validates its JSON (python3-jsonschema) and not a broken one. */
 static void test_record_schema(void **state)
 {
 	struct t_js in;
-	char *schema, *doc, cmd[1024], sp[] = "/tmp/lp-schema-XXXXXX", dp[] = "/tmp/lp-doc-XXXXXX";
-	FILE *f;
+	char *schema, *doc;
 
 	(void)state;
-	if (system("python3 -c 'import jsonschema' 2>/dev/null"))
-		skip();
 	t_js_sample(&in, 2);
 	schema = lp_test_json_capture(emit_schema, NULL);
 	doc = lp_test_json_capture(emit_js, &in);
-	f = fdopen(mkstemp(sp), "w");
-	fputs(schema, f);
-	fclose(f);
-	f = fdopen(mkstemp(dp), "w");
-	fputs(doc, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); "
-		 "d=json.load(open(sys.argv[2])); v=jsonschema.Draft202012Validator(s); "
-		 "v.validate(d); d[\"e\"]=\"purple\"; assert not v.is_valid(d); d[\"e\"]=\"red\"; "
-		 "d[\"i\"]=1.5; assert not v.is_valid(d)' %s %s",
-		 sp, dp);
-	assert_int_equal(system(cmd), 0);
-	unlink(sp);
-	unlink(dp);
+	schema_check(schema, doc,
+		     "d[\"e\"]=\"purple\"; assert not v.is_valid(d); d[\"e\"]=\"red\"; "
+		     "d[\"i\"]=1.5; assert not v.is_valid(d)");
 	free(schema);
 	free(doc);
+}
+
+/* A document of parts: a flat part, a field present only when a bool says so, a nullable nest. */
+struct t_part {
+	int32_t a;
+	char s[8];
+};
+
+struct t_doc {
+	struct t_part head;
+	struct t_part extra; /* flat, only when has_extra */
+	struct t_inner opt;  /* null when !has_opt */
+	double x;	     /* only when has_x */
+	bool has_extra, has_opt, has_x;
+};
+
+/* clang-format off */
+static const struct lp_record t_part_record = LP_RECORD(struct t_part,
+	LP_REC_I32(struct t_part, a),
+	LP_REC_STR(struct t_part, s));
+static const struct lp_record t_extra_record = LP_RECORD(struct t_part,
+	LP_REC_I32(struct t_part, a, LP_REC_KEY("extra_a")));
+static const struct lp_record t_doc_record = LP_RECORD(struct t_doc,
+	LP_REC_FLAT(struct t_doc, head, t_part_record),
+	LP_REC_FLAT(struct t_doc, extra, t_extra_record, LP_REC_WHEN(struct t_doc, has_extra)),
+	LP_REC_NEST(struct t_doc, opt, t_inner_record, LP_REC_NULL, LP_REC_WHEN(struct t_doc, has_opt)),
+	LP_REC_F64(struct t_doc, x, LP_REC_WHEN(struct t_doc, has_x)));
+/* clang-format on */
+
+static void emit_doc(struct lp_json *j, const void *arg)
+{
+	lp_record_json(&t_doc_record, arg, j);
+}
+
+static void emit_doc_schema(struct lp_json *j, const void *arg)
+{
+	(void)arg;
+	lp_json_str(j, "$schema", "https://json-schema.org/draft/2020-12/schema");
+	lp_record_schema(&t_doc_record, j);
+}
+
+/* text with "from" replaced by "to", read as a t_doc into *d: the reader's return. */
+static int read_doc(const char *text, const char *from, const char *to, struct t_doc *d, char *why)
+{
+	char buf[1024];
+	const char *at = strstr(text, from);
+	json_t *o;
+	int rc;
+
+	assert_non_null(at);
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	memset(d, 0xff, sizeof(*d)); /* every bool set: the reader must clear the absent parts' */
+	o = lp_record_loadb(buf, strlen(buf), why, 256);
+	assert_non_null(o);
+	rc = lp_record_read_json(&t_doc_record, d, o, why, 256);
+	json_decref(o);
+	return rc;
+}
+
+/*
+ * Parts: a flat record's members sit in the object, a LP_REC_WHEN field is left out (or null)
+ * when its bool is false and the reader sets the bool from its presence; a missing flat member,
+ * an unknown member and a null where a part is always present are refused; the schema requires
+ * the parts always there and validates the document (python3-jsonschema), not a broken one.
+ */
+static void test_record_parts(void **state)
+{
+	struct t_doc in = { .head = { 7, "h" }, .x = 2.5, .has_x = true }, out;
+	char *text, *schema, why[256];
+
+	(void)state;
+	text = lp_test_json_capture(emit_doc, &in);
+	assert_non_null(strstr(text, "\"a\": 7,\n  \"s\": \"h\",\n  \"opt\": null,\n  \"x\": 2.5"));
+	assert_null(strstr(text, "extra_a"));
+	assert_int_equal(read_doc(text, "\"x\": 2.5", "\"x\": 2.5", &out, why), 0);
+	assert_true(out.head.a == 7 && !strcmp(out.head.s, "h") && out.has_x && out.x == 2.5);
+	assert_true(!out.has_extra && !out.has_opt);
+	assert_int_equal(read_doc(text, "\"x\": 2.5", "\"extra_a\": 3", &out, why), 0);
+	assert_true(out.has_extra && out.extra.a == 3 && !out.has_x);
+	assert_int_equal(
+		read_doc(text, "\"opt\": null", "\"opt\": {\"a\": 1, \"s\": \"o\"}", &out, why), 0);
+	assert_true(out.has_opt && out.opt.a == 1);
+	assert_int_equal(read_doc(text, "\"a\": 7,", "", &out, why), -EINVAL);
+	assert_string_equal(why, "a: missing");
+	assert_int_equal(read_doc(text, "\"x\": 2.5", "\"y\": 2.5", &out, why), -EINVAL);
+	assert_string_equal(why, "unknown member \"y\"");
+	assert_int_equal(read_doc(text, "\"opt\": null,", "", &out, why), -EINVAL);
+	assert_string_equal(why, "opt: missing");
+	assert_int_equal(read_doc(text, "\"x\": 2.5", "\"x\": null", &out, why), 0);
+	assert_true(out.has_x && isnan(out.x)); /* a number's null is NaN, not absence */
+	schema = lp_test_json_capture(emit_doc_schema, NULL);
+	assert_non_null(
+		strstr(schema, "\"required\": [\n    \"a\",\n    \"s\",\n    \"opt\"\n  ]"));
+	schema_check(schema, text,
+		     "d[\"extra_a\"]=1; v.validate(d); del d[\"s\"]; assert not v.is_valid(d)");
+	free(schema);
+	free(text);
 }
 
 /* Strings are valid UTF-8 whatever their bytes; numbers are printf's %.15g, faster. */
@@ -713,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_record_read_strict),
 		cmocka_unit_test(test_record_columns),
 		cmocka_unit_test(test_record_schema),
+		cmocka_unit_test(test_record_parts),
 		cmocka_unit_test(test_json_utf8_numbers),
 	};
 

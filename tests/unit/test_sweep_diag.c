@@ -564,7 +564,7 @@ static void fill_run(struct lp_sweep_run *r, int n, const double *bw, const doub
 	}
 	assert_int_equal(lp_sweep_add_metric(r, "write_bw", 3, false, 65536), 0);
 	assert_int_equal(lp_sweep_add_metric(r, "write_lat", 0, true, 8), 1);
-	assert_string_equal(r->metrics[0].label, "write_bw 64KiB");
+	assert_string_equal(r->metrics[0].label, "write_bw 64 KiB");
 	for (int a = 0; a < n; a++)
 		for (int b = 0; b < n; b++) {
 			struct lp_sweep_cell c;

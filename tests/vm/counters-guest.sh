@@ -25,7 +25,7 @@ if [ $rc = 0 ] && grep -q '^OK    port_state    rxe0 port 1  *4: ACTIVE' "$OUT/c
 	grep -q '^OK    roce_gid      rxe0 port 1  *GID index [0-9]* 0000:0000:0000:0000:0000:ffff:0a09:0001 (RoCE v2 on eth0)' "$OUT/check.txt" &&
 	grep -q '^WARN  roce_mtu      rxe0 port 1  *eth0 MTU 1500 caps the RoCE (active) MTU at 1024' "$OUT/check.txt" &&
 	! grep -q '^FAIL\|pcie_link' "$OUT/check.txt" &&
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["worst"] == "WARN", d' "$OUT/check.json"; then
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["check"]["worst"] == "WARN", d' "$OUT/check.json"; then
 	ok "--check on rxe0: exit 0, port/netdev/GID OK, MTU 1500 WARN"
 else
 	bad "--check on rxe0" "exit $rc"
@@ -45,7 +45,7 @@ for i in 1 2 3 4 5; do
 done
 python3 - "$OUT" <<'PY' || fails=$((fails + 1))
 import json, sys
-c = [json.load(open("%s/cost%d.json" % (sys.argv[1], i))) for i in range(1, 6)]
+c = [json.load(open("%s/cost%d.json" % (sys.argv[1], i)))["snapshot"] for i in range(1, 6)]
 ns = sorted(d["read_ns"] for d in c)
 n = {k: len(v) for k, v in c[0]["counters"].items()}
 assert n["hw"] >= 10 and n["netdev"] >= 20, n
@@ -68,7 +68,7 @@ python3 - "$OUT" <<'PY' || fails=$((fails + 1))
 import json, sys
 o = sys.argv[1]
 def delta(a, b):
-    a, b = (json.load(open("%s/%s.json" % (o, x)))["counters"]["hw"] for x in (a, b))
+    a, b = (json.load(open("%s/%s.json" % (o, x)))["snapshot"]["counters"]["hw"] for x in (a, b))
     return {k: b[k] - a[k] for k in b if k in a}
 clean, lossy = delta("s0", "s1"), delta("s2", "s3")
 print("clean run hw deltas:", {k: v for k, v in clean.items() if v})

@@ -26,7 +26,7 @@ PY
 start_server
 # 1. a memory kind that declares "no scatter to CQE" gets QPs created with MLX5_SCATTER_TO_CQE=0
 # (the host kind declares it here through the test-only switch; CUDA memory always does)
-if LP_TEST_MEM_CAPS=no_scatter_to_cqe "$B" "$IP" -p $PORT -t send_lat,write_lat -s 2 -n 20 -v \
+if LP_TEST_MEM_CAPS=no_scatter_to_cqe "$B" "$IP" -p $PORT -t send_lat,write_lat -s 2 -n 20 --verbose \
 	--json "$OUT/s2c.json" >"$OUT/s2c.txt" 2>&1 &&
 	jq_py "$OUT/s2c.json" 'all(r["local_setup"]["scatter_to_cqe"].startswith("disabled (MLX5_SCATTER_TO_CQE=0") for r in res)' &&
 	grep -q "created with MLX5_SCATTER_TO_CQE=0" "$OUT/s2c.txt"; then
@@ -35,7 +35,7 @@ else
 	bad "scatter-to-CQE switch" "$(tail -n 5 "$OUT/s2c.txt")"
 fi
 # ... and the same check fails on a kind that does not ask (the provider default is kept)
-if "$B" "$IP" -p $PORT -t send_lat -s 2 -n 20 -v --json "$OUT/s2c-off.json" >"$OUT/s2c-off.txt" 2>&1 &&
+if "$B" "$IP" -p $PORT -t send_lat -s 2 -n 20 --verbose --json "$OUT/s2c-off.json" >"$OUT/s2c-off.txt" 2>&1 &&
 	! jq_py "$OUT/s2c-off.json" 'all(r["local_setup"]["scatter_to_cqe"].startswith("disabled") for r in res)' 2>/dev/null &&
 	grep -q "created with MLX5_SCATTER_TO_CQE=(unset)" "$OUT/s2c-off.txt"; then
 	ok "host memory keeps the provider default (the check above fails on it)"

@@ -30,7 +30,7 @@ for r in res:
         assert v["bytes"] == v["messages"] * r["size"] and v["ring_slots"] >= 1, v
     if r["test"].endswith("_lat"):
         l = r["latency_us"]
-        assert l["samples"] == r["params"]["iterations"] or r["params"]["duration_s"] > 0, l
+        assert l["samples"] == r["params"]["iters"] or r["params"]["duration_s"] > 0, l
         assert 0 < l["min"] <= l["p50"] <= l["p90"] <= l["p99"] <= l["max"] < 1e6, l
         assert l["stdev"] >= 0 and l["mean"] >= l["min"]
         half = r["latency_kind"] == "one_way=rtt/2"
@@ -49,7 +49,7 @@ PY
 # 1. every test at several sizes, verified, over the exchange (one client session)
 start_server
 if "$B" "$IP" -p $PORT --wait 10 -t write_lat,read_lat,send_lat,write_bw,read_bw,send_bw \
-	-s 1,2,4K,64K -n 100 -w 10 --verify --json "$OUT/all.json" --csv "$OUT/all.csv" >"$OUT/all.txt" 2>&1 &&
+	-s 1,2,4K,64K -n 100 --warmup 10 --verify --json "$OUT/all.json" --csv "$OUT/all.csv" >"$OUT/all.txt" 2>&1 &&
 	json_check "$OUT/all.json" 24 'all(r["verified"]["messages"] == r["verified"]["messages_landed"] ==
 	    110 * (2 if r["test"] in ("write_lat", "send_lat") else 1) for r in res)' &&
 	[ "$(wc -l <"$OUT/all.csv")" = 25 ]; then
@@ -70,7 +70,7 @@ if "$B" "$IP" -p $PORT -t write_bw,read_bw,send_bw -s 4K,1M -n 60 -b --verify --
 else
 	bad "bidir" "$(tail -n 5 "$OUT/bidir.txt")"
 fi
-if "$B" "$IP" -p $PORT -t write_bw,send_bw -s 8K -n 400 --qps 3 -l 4 -Q 8 -T 32 --verify --json "$OUT/qps.json" >"$OUT/qps.txt" 2>&1 &&
+if "$B" "$IP" -p $PORT -t write_bw,send_bw -s 8K -n 400 --qps 3 -l 4 -Q 8 --tx-depth 32 --verify --json "$OUT/qps.json" >"$OUT/qps.txt" 2>&1 &&
 	json_check "$OUT/qps.json" 2 'all(r["params"]["qps"] == 3 and r["bandwidth"]["messages"] == 1200 for r in res)'; then
 	ok "3 QPs, post lists of 4, cq moderation 8"
 else
@@ -82,6 +82,13 @@ if "$B" "$IP" -p $PORT -t write_lat,send_bw -D 1 --json "$OUT/dur.json" >"$OUT/d
 else
 	bad "duration" "$(tail -n 5 "$OUT/dur.txt")"
 fi
+# perftest's letters mean perftest's options: -T traffic class, -S service level, -q QPs, -a sizes
+if "$B" "$IP" -p $PORT -t write_lat,write_bw -T 106 -S 0 -q 2 -s 64 -n 100 --json "$OUT/tos.json" >"$OUT/tos.txt" 2>&1 &&
+	json_check "$OUT/tos.json" 2 'd["tclass"] == 106 and d["sl"] == 0 and res[1]["params"]["qps"] == 2'; then
+	ok "perftest's -T 106 -S 0 -q 2: traffic class 106 and 2 QPs, recorded in the document"
+else
+	bad "perftest letters" "$(tail -n 5 "$OUT/tos.txt")"
+fi
 if "$B" "$IP" -p $PORT -t write_lat -n 300 --max-samples 20 --json "$OUT/hist.json" >/dev/null 2>&1 &&
 	json_check "$OUT/hist.json" 1 'res[0]["latency_us"]["percentiles_exact"] is False and res[0]["latency_us"]["samples"] == 300'; then
 	ok "samples past the cap: histogram percentiles, nothing dropped"
@@ -89,7 +96,7 @@ else
 	bad "sample cap" "see $OUT/hist.json"
 fi
 # Accepted edges of the window rule (tx depth at its minimum) run to the end.
-for a in "-T 130 -Q 128 -l 3" "-T 12 -Q 10 -l 4" "-T 128 -Q 128 -l 2" "-T 64 -Q 64 -l 64 -w 0"; do
+for a in "--tx-depth 130 -Q 128 -l 3" "--tx-depth 12 -Q 10 -l 4" "--tx-depth 128 -Q 128 -l 2" "--tx-depth 64 -Q 64 -l 64 --warmup 0"; do
 	if timeout 120 "$B" "$IP" -p $PORT -t write_bw,send_bw -s 1K -n 700 $a --timeout 5 --json "$OUT/edge.json" >"$OUT/edge.txt" 2>&1 &&
 		json_check "$OUT/edge.json" 2 'all(r["bandwidth"]["messages"] == 700 for r in res)'; then
 		ok "window edge $a: 700 messages each"
@@ -190,7 +197,7 @@ for sig in INT TERM; do
 		start_server
 		j="$OUT/sig-$who-$sig.json"
 		# SIGINT lands in a ping-pong, SIGTERM in a bandwidth loop
-		if [ $sig = INT ]; then tt="write_lat -s 4K"; else tt="write_bw -s 4K -T 32"; fi
+		if [ $sig = INT ]; then tt="write_lat -s 4K"; else tt="write_bw -s 4K --tx-depth 32"; fi
 		"$B" "$IP" -p $PORT --wait 10 -t $tt -D 60 --json "$j" >"$OUT/sig-$who-$sig.txt" 2>&1 &
 		C=$!
 		# connected; the JSON then shows the signal came mid-test ("interrupted mid-test")
@@ -258,9 +265,9 @@ check_rc "GPU memory without a GPU (client)" 77 "$B" "$IP" --mem cuda
 check_rc "GPU memory without a GPU (server)" 77 "$B" --server --mem cuda:1
 check_rc "bad memory kind" 2 "$B" "$IP" --mem rocm
 # Window combinations that would stall (issue 9): refused before any device or server, exit 2.
-check_rc "-T 128 -Q 128 -l 3 stalls" 2 "$B" "$IP" -t write_bw -T 128 -Q 128 -l 3
-check_rc "-T 128 -Q 128 -l 48 stalls" 2 "$B" "$IP" -t write_bw -T 128 -Q 128 -l 48
-check_rc "-T 10 -Q 10 -l 4 stalls" 2 "$B" "$IP" -t send_bw -T 10 -Q 10 -l 4
+check_rc "--tx-depth 128 -Q 128 -l 3 stalls" 2 "$B" "$IP" -t write_bw --tx-depth 128 -Q 128 -l 3
+check_rc "--tx-depth 128 -Q 128 -l 48 stalls" 2 "$B" "$IP" -t write_bw --tx-depth 128 -Q 128 -l 48
+check_rc "--tx-depth 10 -Q 10 -l 4 stalls" 2 "$B" "$IP" -t send_bw --tx-depth 10 -Q 10 -l 4
 # Verbs errors on a real QP: the cause is the verb's return value (rxe leaves errno 0 on post_recv).
 if v=$(timeout 60 "${LP_BUILD:-build}/tests/test_rdma_verbs" 2>&1); then
 	ok "verbs errors: $(printf '%s\n' "$v" | grep 'post_recv on a RESET' | cut -c3-90)"
@@ -285,7 +292,7 @@ start_server
 fault() { # name env expected-text test [options]
 	name=$1 env=$2 want=$3
 	shift 3
-	env "$env" "$B" "$IP" -p $PORT -s 64 -n 16 -w 2 --verify "$@" >"$OUT/fault.txt" 2>&1
+	env "$env" "$B" "$IP" -p $PORT -s 64 -n 16 --warmup 2 --verify "$@" >"$OUT/fault.txt" 2>&1
 	rc=$?
 	if [ $rc = 1 ] && grep -q "error: .*$want" "$OUT/fault.txt"; then
 		ok "$name -> exit 1: $(grep -o "data verification failed.*" "$OUT/fault.txt" | head -n 1)"
@@ -306,13 +313,13 @@ fault "send_lat: message 9 lost" LP_FAULT_LOSE=9 \
 # Slots reused (4,200 messages a side, a ring of 4,095 slots): the last message of each slot is
 # checked and the JSON says how many; counters that wrap to 0 (messages 256, 512, ...) in fresh
 # slots do not end a wait early; a corrupted message in the last lap still fails.
-if "$B" "$IP" -p $PORT -t write_lat -s 64 -n 4200 -w 0 --verify --json "$OUT/reuse.json" >"$OUT/reuse.txt" 2>&1 &&
+if "$B" "$IP" -p $PORT -t write_lat -s 64 -n 4200 --warmup 0 --verify --json "$OUT/reuse.json" >"$OUT/reuse.txt" 2>&1 &&
 	json_check "$OUT/reuse.json" 1 'res[0]["verified"]["messages"] == 2 * 4095 and res[0]["verified"]["messages_landed"] == 2 * 4200 and res[0]["verified"]["ring_slots"] == 4095'; then
 	ok "write_lat: ring of 4095 slots reused, 8190 of 8400 messages checked and said so"
 else
 	bad "reused ring" "$(tail -n 3 "$OUT/reuse.txt")"
 fi
-LP_FAULT_CORRUPT=4150:3 "$B" "$IP" -p $PORT -t write_lat -s 64 -n 4200 -w 0 --verify >"$OUT/fault.txt" 2>&1
+LP_FAULT_CORRUPT=4150:3 "$B" "$IP" -p $PORT -t write_lat -s 64 -n 4200 --warmup 0 --verify >"$OUT/fault.txt" 2>&1
 rc=$?
 if [ $rc = 1 ] && grep -q "data verification failed: write_lat size 64, QP 0, message 4150 (ring slot 54), byte offset 3" "$OUT/fault.txt"; then
 	ok "write_lat, reused slots: a corrupted byte in message 4150 -> exit 1"
@@ -444,6 +451,15 @@ else
 	bad "slow client" "$ms: $(tail -n 3 "$OUT/srv-$PORT.log")"
 fi
 stop_server
+
+# Every document this run wrote satisfies the published schema (python3-jsonschema: the host's).
+if out=$(/usr/bin/python3 scripts/json-validate docs/schema/linkperf.rdma-2.json "$OUT"/*.json 2>&1); then
+	ok "$(ls "$OUT"/*.json | wc -l) JSON documents satisfy docs/schema/linkperf.rdma-2.json"
+elif [ $? = 77 ]; then
+	echo "SKIP schema validation: $out"
+else
+	bad "schema" "$(echo "$out" | head -n 5)"
+fi
 
 echo "lp-rdma guest checks: $fails failed"
 exit $fails

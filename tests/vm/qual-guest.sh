@@ -17,7 +17,7 @@ PY=/usr/bin/python3
 run() { # name args...: one client run, JSON in $OUT/name.json, rc in $RC
 	name=$1
 	shift
-	"$B" "$IP" -p "$PORT" --wait 10 -t write_lat,write_bw -s 8,64K -n 200 -w 20 \
+	"$B" "$IP" -p "$PORT" --wait 10 -t write_lat,write_bw -s 8,64K -n 200 --warmup 20 \
 		--json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1
 	RC=$?
 }
@@ -113,11 +113,11 @@ run same --baseline "$OUT/base.json" --regress-pct 80
 	ok "the same test again against the baseline: no regression, nothing missing" ||
 	bad "no false regression" "rc $RC: $(tail -n 6 "$OUT/same.txt")"
 # a baseline with a cell this run does not have: listed
-"$B" "$IP" -p "$PORT" --wait 10 -t write_lat -s 8 -n 200 -w 20 --baseline "$OUT/base.json" --regress-pct 1000 \
+"$B" "$IP" -p "$PORT" --wait 10 -t write_lat -s 8 -n 200 --warmup 20 --baseline "$OUT/base.json" --regress-pct 1000 \
 	--json "$OUT/fewer.json" >"$OUT/fewer.txt" 2>&1
 RC=$? # 0, or 1 when TCG's latency swings (20 us to 4 ms seen) beat the threshold: not checked here
-[ $RC -le 1 ] && qual fewer 'sorted(q["baseline"]["missing"]) == ["write_bw 65536", "write_bw 8", "write_lat 65536"]' &&
-	grep -q "missing from this run (in the baseline): write_bw 65536" "$OUT/fewer.txt" &&
+[ $RC -le 1 ] && qual fewer 'sorted(q["baseline"]["missing"]) == ["write_bw 64 KiB", "write_bw 8 B", "write_lat 64 KiB"]' &&
+	grep -q "missing from this run (in the baseline): write_bw 64 KiB" "$OUT/fewer.txt" &&
 	ok "cells of the baseline this run lacks are listed" || bad "missing cells" "rc $RC: $(tail -n 5 "$OUT/fewer.txt")"
 stop_server
 

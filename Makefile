@@ -86,7 +86,7 @@ ifeq ($(HAVE_VERBS)$(HAVE_MPI),11)
 TOOLS += $(if $(wildcard bench/lp-sweep.c),$(BUILD)/lp-sweep)
 endif
 TOOLS += $(if $(wildcard scripts/vm/lp-switch.c),$(BUILD)/lp-switch)
-# the diagnosis simulator (scripts/diag-sim) and the bisection's (scripts/bench-bisect.sh):
+# the diagnosis simulator (scripts/bench-diag.sh) and the bisection's (scripts/bench-bisect.sh):
 # plain C over the library's sweep/ code
 ifeq ($(HAVE_VERBS),1)
 TOOLS += $(BUILD)/diag-sim $(BUILD)/coll-sim
@@ -163,7 +163,11 @@ $(BUILD)/lp-sweep: $(patsubst %.c,$(BUILD)/mpi/%.o,bench/lp-sweep.c $(wildcard s
 	$(call say,LINK,$@)
 	$(Q)$(MPICC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/diag-sim $(BUILD)/coll-sim $(BUILD)/sweep-synth: $(BUILD)/%: $(BUILD)/obj/tests/sweep/%.o $(LIB)
+$(BUILD)/diag-sim: $(BUILD)/obj/tests/sweep/diag-sim.o $(BUILD)/obj/tests/sweep/diag-bench.o $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/coll-sim $(BUILD)/sweep-synth: $(BUILD)/%: $(BUILD)/obj/tests/sweep/%.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 

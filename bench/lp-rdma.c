@@ -457,6 +457,7 @@ static void client_outputs(const struct cli *o, struct client *c)
 		.port = o->port,
 		.tclass = o->dev.tclass,
 		.sl = o->dev.sl,
+		.qp_timeout = o->dev.qp_timeout,
 		.local_dev = lp_rdma_dev_info(c->dev),
 		.aff = &o->aff,
 		.params = c->params,

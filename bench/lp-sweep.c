@@ -59,7 +59,8 @@ struct cli {
 	double load_time, pair_timeout;
 	unsigned incast_k, k, retest_max, retest_per_node, retest_rounds, poll_ms;
 	uint64_t seed; /* the random schedule's */
-	const char *csv_prefix, *diagnose, *journal, *absent, *resume, *model;
+	const char *csv_prefix, *diagnose, *journal, *absent, *resume, *model, *topology;
+	double retest_time; /* --retest-time: the retest budget in time (0: the sweep's) */
 	bool rails, check, plan_only;
 	unsigned plan_nodes, plan_rails; /* --plan --nodes N --rails R */
 	int costs;			 /* --plan: lp_sweep_costs_names index */
@@ -387,7 +388,8 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.pair_timeout_s = o->pair_timeout,
 		.retest = { .max_pairs = (int)o->retest_max,
 			    .per_node = (int)o->retest_per_node,
-			    .rounds = (int)o->retest_rounds },
+			    .rounds = (int)o->retest_rounds,
+			    .time_s = o->retest_time },
 		.poll_max_us = x->poll_max_us,
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
 		.progress = o->out.quiet ? NULL : stderr,
@@ -418,6 +420,40 @@ static int qual_setup(struct cli *o, char **argv, struct lp_qual *q)
 	floor = lp_qual_floor(q, LP_QUAL_LAT);
 	if (isfinite(floor))
 		o->d.max_lat_us = floor;
+	return 0;
+}
+
+/*
+ * --topology FILE | ibnetdiscover | none, else Slurm's topology.conf when there
+ * is one (a broken auto-detected one is said and left out): into *f_p (NULL:
+ * none). 0 or -EINVAL after one error line.
+ */
+static int topology_setup(const struct cli *o, struct lp_fabric **f_p)
+{
+	const char *path = o->topology ? o->topology : lp_fabric_slurm_path();
+	struct lp_fabric *f;
+	char why[256] = "";
+	int rc;
+
+	*f_p = NULL;
+	if (!path || !strcmp(path, "none"))
+		return 0;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	rc = !strcmp(path, "ibnetdiscover") ? lp_fabric_ibnetdiscover(f, why, sizeof(why))
+					    : lp_fabric_read(f, path, why, sizeof(why));
+	if (rc) {
+		lp_fabric_free(f);
+		free(f);
+		if (!o->topology) {
+			lp_warn("%s (found, not used): %s", path, why);
+			return 0;
+		}
+		lp_err("--topology %s: %s", path, why);
+		return -EINVAL;
+	}
+	*f_p = f;
 	return 0;
 }
 
@@ -624,11 +660,22 @@ static int diagnose_offline(const struct cli *o, struct lp_qual *q)
 	struct lp_sweep_journal_info info;
 	struct lp_sweep_run run;
 	int code = read_recorded(o->diagnose, &run, &info);
+	struct lp_fabric *f;
 
 	if (code)
 		return code;
 	lp_sweep_journal_info_free(&info);
 	lp_diag_opts_merge(&run.dopts, &o->d);
+	if (o->topology) { /* given: it replaces the one the document recorded */
+		if (topology_setup(o, &f)) {
+			lp_sweep_run_free(&run);
+			return LP_EXIT_USAGE;
+		}
+		if (run.fabric)
+			lp_fabric_free(run.fabric);
+		free(run.fabric);
+		run.fabric = f;
+	}
 	if (lp_sweep_diagnose(&run)) {
 		lp_err("diagnosis failed (out of memory or bad thresholds)");
 		lp_sweep_run_free(&run);
@@ -881,8 +928,13 @@ static const struct lp_opt model_rows[] = {
 
 static const struct lp_opt diag_rows[] = {
 	{ .name = "retest", LP_OPT_UINT_AT(struct cli, retest_max), .max = 1000000, .metavar = "N",
-	  .help = "isolated retests of suspect pairs per retest round at most (0 = off)",
+	  .help = "isolated retests of suspect pairs per retest round at most (0 = off; "
+		  "--retest-time bounds them)",
 	  .def = STR(LP_SWEEP_RETEST_MAX) },
+	{ .name = "retest-time", LP_OPT_DOUBLE_AT(struct cli, retest_time), .max = 1e7,
+	  .metavar = "SECS",
+	  .help = "retest budget in time over all rounds, suspects worst first (default: as long "
+		  "as the sweep took, 60 s at least)" },
 	{ .name = "retest-rounds", LP_OPT_UINT_AT(struct cli, retest_rounds), .min = 1, .max = 20,
 	  .metavar = "N",
 	  .help = "retest rounds: a link stays suspect only while every retest is slow too",
@@ -890,8 +942,17 @@ static const struct lp_opt diag_rows[] = {
 	{ .name = "retest-per-node", LP_OPT_UINT_AT(struct cli, retest_per_node), .min = 1,
 	  .max = 1000, .metavar = "N", .help = "suspect node: cells retested in the first round",
 	  .def = STR(LP_SWEEP_RETEST_PER_NODE) },
+	{ .name = "fp-rate", LP_OPT_DOUBLE_AT(struct cli, d.fp_rate), .min = 1e-9, .max = 0.5,
+	  .metavar = "F",
+	  .help = "per run: the chance that a healthy run names anything (default 0.01; half for "
+		  "nodes and groups, Sidak; half for links, Benjamini-Hochberg)" },
 	{ .name = "k-mad", LP_OPT_DOUBLE_AT(struct cli, d.k), .max = 100, .metavar = "K",
-	  .help = "a node effect beyond K standard errors is slow, a link beyond K+1 (default 4)" },
+	  .help = "floor on the node threshold in standard errors, links K+1 (default 4; "
+		  "--fp-rate sets the threshold)" },
+	{ .name = "topology", LP_OPT_STR_AT(struct cli, topology), .metavar = "FILE",
+	  .help = "the switch fabric: a Slurm topology.conf, a file of HOST LEAF [RAIL] lines, "
+		  "ibnetdiscover output, 'ibnetdiscover' to run it, or 'none' (default: Slurm's "
+		  "topology.conf when there is one)" },
 	{ .name = "rel", LP_OPT_DOUBLE_AT(struct cli, d.rel), .max = 1, .metavar = "F",
 	  .help = "and beyond this fraction of the reference; smaller is never flagged (default "
 		  "0.1)" },
@@ -947,11 +1008,13 @@ static const struct lp_opt_exit sweep_exits[] = {
 	{ LP_EXIT_FAIL, "something flagged (see the verdicts), cells left unmeasured, a "
 			"qualification FAIL or regression, a --check FAIL, or a runtime failure" },
 	{ LP_EXIT_USAGE, "usage error: a bad option or value, a refused perftest spelling, a "
-			 "journal --resume cannot continue, an existing journal, or a baseline "
-			 "matching under half of the cells" },
-	{ LP_SWEEP_EXIT_INCONCLUSIVE, "inconclusive: the noise is too high to name anything (the "
-				      "diagnosis: a node slower than --rel-max could hide in it; or "
-				      "the collective search), and nothing else was flagged" },
+			 "journal --resume cannot continue, an existing journal, a baseline "
+			 "matching under half of the cells, or a --topology that does not parse" },
+	{ LP_SWEEP_EXIT_INCONCLUSIVE, "inconclusive or unconfirmed only: the noise is too high to "
+				      "name anything (the diagnosis: a node slower than --rel-max "
+				      "could hide in it; or the collective search), or something "
+				      "stood out that retests have not confirmed, and nothing else "
+				      "was flagged" },
 	{ LP_EXIT_OUTPUT, "an output (--json, --csv, --prom) or the standard output could not be "
 			  "written (a full disk, a missing directory, a symbolic link at the file); "
 			  "the previous file, if any, is left as it was; this wins over 1 and 3" },
@@ -984,7 +1047,7 @@ static int diagnose_main(struct cli *o, int argc, char **argv)
 	bool help;
 	int npos;
 
-	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+	o->d = (struct lp_diag_opts){ NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
 	if (lp_opt_parse(&sweep_cmd, o, argc, argv, NULL, &npos, &help))
 		return LP_EXIT_USAGE;
 	if (help) {
@@ -1049,8 +1112,11 @@ static int plan_main(struct cli *o, int argc, char **argv)
 	if (ret)
 		return ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
 	plan_load(o, p, n, &sh, &lp);
-	lp_sweep_predict(&sh, p, n, &c, (int)o->retest_max, (int)o->retest_rounds, o->pair_timeout,
-			 &lp, &pr);
+	lp_sweep_predict(&sh, p, n, &c,
+			 &(struct lp_sweep_retest_policy){ .max_pairs = (int)o->retest_max,
+							   .rounds = (int)o->retest_rounds,
+							   .time_s = o->retest_time },
+			 o->pair_timeout, &lp, &pr);
 	if (!o->out.quiet)
 		lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
 	if (o->out.json) {
@@ -1170,15 +1236,20 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	struct lp_sweep_journal_info info = { 0 };
 	struct lp_sweep_journal jl = { 0 };
 	struct lp_sweep_model *model = NULL; /* --model */
+	struct lp_fabric *fabric = NULL;     /* rank 0: --topology */
 	struct lp_sweep_node me;
 	struct lp_sweep_cfg cfg = { 0 };
 	struct lp_qual q = { 0 };
 	int ret, code = LP_EXIT_OK, mem = 0, mem_dev = -1;
-	int bad = !x->rank && (qual_setup(o, argv, &q) || read_resume(o, &prev, &info));
+	int bad = !x->rank && (qual_setup(o, argv, &q) || read_resume(o, &prev, &info) ||
+			       topology_setup(o, &fabric));
 
 	MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (bad) {
 		lp_qual_free(&q);
+		if (fabric)
+			lp_fabric_free(fabric);
+		free(fabric);
 		return LP_EXIT_USAGE;
 	}
 	signal(SIGINT, on_signal);
@@ -1187,6 +1258,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	x->poll_max_us = (int)o->poll_ms * 1000;
 	x->tclass = o->dev.tclass;
 	x->sl = o->dev.sl;
+	x->qp_timeout = o->dev.qp_timeout;
 	if (model_load(o, x, &model, &cfg))
 		return LP_EXIT_USAGE;
 	if (model)
@@ -1196,10 +1268,12 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	if (lp_sweep_run_init(&run, x->size))
 		return LP_EXIT_FAIL;
 	run.dopts = o->d;
+	run.fabric = fabric; /* freed with run */
 	run.bw_iters = o->plan.plan.iters[LP_PLAN_BW];
 	run.lat_iters = o->plan.plan.iters[LP_PLAN_LAT];
 	run.tclass = o->dev.tclass;
 	run.sl = o->dev.sl;
+	run.qp_timeout = o->dev.qp_timeout ? o->dev.qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
 	sweep_cfg(o, x, &cfg, mem, mem_dev); /* keeps the model's text */
 	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(o, x->rank, model, &run, &cfg)))

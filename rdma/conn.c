@@ -190,7 +190,7 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 				 strerror(-ret), c->remote.qp[i].qpn, d->info.gid_index, c->mtu);
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTS,
-		.timeout = 14, /* 4.096 us * 2^14 = 67 ms per try */
+		.timeout = (uint8_t)d->qp_timeout, /* 4.096 us << N per try (14: 67 ms) */
 		.retry_cnt = 7,
 		.rnr_retry = 7,
 		.sq_psn = c->local.qp[i].psn,
@@ -300,6 +300,14 @@ static int cm_qp_establish(struct lp_rdma_conn *c, uint32_t i, bool client)
 	if (ret)
 		return ret;
 	cm_conn_param(c, &cp, client ? &token : NULL);
+	/* a --qp-timeout given under librdmacm too (it moves the QP to RTS itself, with its own
+	 * default otherwise) */
+	uint8_t ack_timeout = (uint8_t)c->dev->qp_timeout;
+	if (ack_timeout != LP_RDMA_QP_TIMEOUT_DEFAULT &&
+	    rdma_set_option(c->cm_id[i], RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack_timeout,
+			    sizeof(ack_timeout)))
+		return conn_fail(c, -errno, "rdma_set_option(ACK_TIMEOUT %u): %s", ack_timeout,
+				 strerror(errno));
 	if (client ? rdma_connect(c->cm_id[i], &cp) : rdma_accept(c->cm_id[i], &cp))
 		return conn_fail(c, -errno, "%s: %s", client ? "rdma_connect" : "rdma_accept",
 				 strerror(errno));

@@ -384,6 +384,7 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 	}
 	d->tclass = sel->tclass;
 	d->sl = sel->sl;
+	d->qp_timeout = sel->qp_timeout ? sel->qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
 	ibv_free_device_list(list);
 	*dev_p = d;
 	return 0;

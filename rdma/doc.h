@@ -160,7 +160,7 @@ struct lp_rdma_doc {
 	struct lp_host_meta host;
 	char server[256];
 	uint32_t port;
-	int32_t tclass, sl;
+	int32_t tclass, sl, qp_timeout;
 	struct lp_rdma_devinfo local_device, remote_device;
 	struct lp_rdma_doc_affinity affinity;
 	struct lp_rdma_doc_result *results;

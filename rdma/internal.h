@@ -23,6 +23,7 @@ struct lp_rdma_dev {
 	union ibv_gid gid;
 	struct lp_rdma_devinfo info;
 	int tclass, sl;
+	int qp_timeout; /* local ACK timeout exponent (4.096 us << N per try) */
 	bool is_roce;
 };
 

@@ -145,6 +145,12 @@ const struct lp_opt lp_rdma_dev_opt_rows[] = {
 	  .help = "service level of every QP, as perftest's -S (RoCE: the VLAN priority under PCP "
 		  "trust)",
 	  .def = "0" },
+	{ .name = "qp-timeout", .shortname = 'u', LP_OPT_INT_AT(DS, qp_timeout), .min = 1,
+	  .max = 31, .metavar = "N",
+	  .help = "local ACK timeout of every QP, 4.096 us x 2^N per try (7 retries), as "
+		  "perftest's -u: raise it where drops are normal and slow to recover (18 = 1.07 s: "
+		  "emulated links, Soft-RoCE in a loaded guest)",
+	  .def = "14" },
 	{ 0 },
 };
 
@@ -175,7 +181,6 @@ const struct lp_opt lp_rdma_perftest_opt_rows[] = {
 		  "--schedule-seed (lp-sweep: the random schedule)" },
 	REFUSED('w', "BW", "-w (bandwidth limit) has no linkperf counterpart; the warm-up is --warmup"),
 	REFUSED('y', "N", "-y (message rate limit) has no linkperf counterpart"),
-	REFUSED('u', "N", "-u (QP timeout) is not settable: linkperf sets 14 (67 ms per try)"),
 	REFUSED('o', "N", "-o (outstanding reads) is not settable: linkperf takes the device's"),
 	REFUSED('M', "MGID", "-M (multicast GID) has no linkperf counterpart: RC only"),
 	REFUSED('g', NULL, "-g (multicast) has no linkperf counterpart: RC only; the GPU is --gpu"),

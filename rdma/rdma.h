@@ -78,6 +78,7 @@ struct lp_rdma_devsel {
 	int gid_index;	 /* -1 = scored automatic choice (RoCE only) */
 	int tclass;	 /* traffic class (RoCE DSCP << 2 | ECN); -1 = default */
 	int sl;		 /* IB service level 0..15 */
+	int qp_timeout;	 /* local ACK timeout exponent 1..31 (4.096 us << N); 0 = 14 */
 	/* a context of its own, not librdmacm's shared one: in a forked child, whose
 	 * librdmacm contexts the parent opened (the kernel refuses verbs on them: EACCES) */
 	bool own_context;
@@ -263,10 +264,11 @@ struct lp_rdma_params {
 	double interval_s; /* > 0: interval reports of this period (common/ival.h); 0 none */
 };
 
-#define LP_RDMA_MAX_SIZE      (1ull << 30)
-#define LP_RDMA_MAX_QPS	      64
-#define LP_RDMA_MAX_POST_LIST 64	   /* WRs chained per ibv_post_send */
-#define LP_RDMA_MAX_BUF	      (4ull << 30) /* registered bytes per side and test (2 x size x QPs) */
+#define LP_RDMA_QP_TIMEOUT_DEFAULT 14 /* perftest's -u: 4.096 us << 14 = 67 ms per try */
+#define LP_RDMA_MAX_SIZE	   (1ull << 30)
+#define LP_RDMA_MAX_QPS		   64
+#define LP_RDMA_MAX_POST_LIST	   64		/* WRs chained per ibv_post_send */
+#define LP_RDMA_MAX_BUF		   (4ull << 30) /* registered bytes per side and test (2 x size x QPs) */
 
 /*
  * A fresh pattern seed (getrandom). Every run draws one, so a persistent server

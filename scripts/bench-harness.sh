@@ -47,7 +47,10 @@ mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,va
 record='
 import json, sys
 d = json.load(open(sys.argv[1]))
-sweep, wall, n = d["run"]["sweep_s"], d["run"]["wall_s"], d["schedule"]["rounds"]
+sys.path.insert(0, "tests/sweep")
+from sweepdoc import cells  # linkperf.sweep/2: the rounds are those of its sweep attempts
+sweep, wall = d["run"]["sweep_s"], d["run"]["wall_s"]
+n = 1 + max(c["round"] for c in cells(d) if c["phase"] == "sweep")
 with open(sys.argv[5], "a") as f:
     print(*sys.argv[2:5], n, "%.6f" % sweep, "%.6f" % wall, sep="\t", file=f)
 print(sweep / n)'
@@ -85,7 +88,7 @@ done
 # rank 0's work per gathered cell and the journal's fsync per round, alone (scripts/bench-journal.c)
 if ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -o "$out/bench-journal" \
 	scripts/bench-journal.c "$B/liblinkperf.a" $(make -s --no-print-directory ldlibs) 2>"$out/bench-journal.err"; then
-	for c in 256 4096; do "$out/bench-journal" "$out/bench.journal" $c 30; done
+	for c in 256 4096; do rm -f "$out/bench.journal"; "$out/bench-journal" "$out/bench.journal" $c 30; done
 	rm -f "$out/bench.journal" "$out/bench-journal"
 else
 	echo "# bench-journal did not build: $(head -n 1 "$out/bench-journal.err")"

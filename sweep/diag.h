@@ -17,24 +17,20 @@
  * receiver, e(a,b) the link residual plus noise. Failed cells carry no value and
  * stay failed cells; they are not part of the fit.
  *
- *  N >= 4: Tukey's median polish gives a robust start (a slow node spoils only
- *    its own row and column medians); cells that stand out of it are set aside
- *    and the effects refitted by least squares on the rest (backfitting), then
- *    centred so that the median node has effect 0 (the reference is the healthy
- *    majority, not the mean). The noise sigma is the residual standard deviation
- *    with its degrees of freedom (cells - 2N + 1); the spread between repeated
- *    attempts of a cell is reported beside it. A node effect is tested
- *    against its own standard error sigma/sqrt(cells).
- *    A link is tested once the nodes are: its deleted residual (the cell left
- *    out of the fit) must be beyond rel, and the cell must stand out of the
- *    reference plus the *flagged* node effects only (the nodes not found slow
- *    are the healthy majority, effect 0), so that the noise of that comparison
- *    has the degrees of freedom of all kept cells (10 at N = 4, not 5); the
- *    tested cell is left out of that reference and noise. The cell's own part
- *    of the noise is that noise / sqrt(attempts), or, when it was retested,
- *    the repeats' (its attempts agreeing is the evidence): either way tested
- *    at k + 1 as a Student t quantile at the (Welch-Satterthwaite) degrees of
- *    freedom.
+ *  N >= 4: a median-polish start, then least squares with an outlier rule of
+ *    stated error (externally studentized, Bonferroni at 0.01 over the cells),
+ *    effects centred on the median node; the noise sigma is the residual
+ *    standard deviation (unbiased) on its degrees of freedom; congested sweep
+ *    rounds get a round effect. Shared faults (a leaf switch, the path between
+ *    two leaves, a rail -- from the topology; without one, blocks found in the
+ *    residuals) are tested and fitted first, so that their cells are one
+ *    verdict, not one per node or link. Nodes are tested against their own
+ *    standard errors at the run's error control: fp_rate per run, half to nodes
+ *    and groups (Sidak over metrics x tests, exact Student-t quantiles), half to
+ *    links (Benjamini-Hochberg). A link is never a verdict from one attempt: its
+ *    first attempt is screened, its retests alone confirm it; stood out and not
+ *    confirmed is "unconfirmed" (diag_link.c). Every run states the faults it
+ *    finds with 90 % power (node, link, group).
  *  N = 3: 6 cells for 5 parameters leave one degree of freedom, so no fit can
  *    localise a single cell; instead every explanation of up to three faults
  *    (node as sender/receiver, link cells) is fitted, faults only slow things
@@ -44,17 +40,13 @@
  *  N = 2: one pair cannot tell a node from a link: a cell well below the other
  *    (or below a floor) is "pair slow" with its candidates.
  *
- * A node effect is flagged when it is beyond k standard errors AND beyond the
- * relative floor rel (a deviation under rel is never a fault); a link residual
- * likewise with k + 1 (there are N(N-1) cells to test, 2N node effects), taken
- * as a Student-t quantile. The metric is inconclusive when the noise is so high
- * that a node slower than rel_max could hide in it (k as a t quantile at the
- * residuals' df), or when a cell is below 1 - rel_max of its fitted value and
- * nothing named explains it (a fault that large is never passed as healthy);
- * then, at N >= 4, only what passes its test at that t quantile stays named,
- * at N <= 3 nothing on statistics (floors and failures still count; suspects
- * are still retested). Absolute floors (min Gb/s, max us) mark cells slow
- * regardless of the model.
+ * Nothing is flagged that is not also beyond the relative floor rel (a
+ * deviation under rel is never a fault). The metric is inconclusive when the
+ * noise is so high that a node slower than rel_max could hide in it, or when a
+ * cell is below 1 - rel_max of its fitted value and nothing named explains it;
+ * what passes the run's error control stays named, at N <= 3 nothing on
+ * statistics (floors and failures still count; suspects are still retested).
+ * Absolute floors (min Gb/s, max us) mark cells slow regardless of the model.
  */
 #ifndef LP_SWEEP_DIAG_H
 #define LP_SWEEP_DIAG_H
@@ -64,8 +56,10 @@
 #include <stdint.h>
 
 struct lp_diag_opts {
-	double k;	/* z threshold for node effects; links use k + 1 (default 4) */
-	double rel;	/* relative floor: a smaller deviation is never flagged (default 0.1) */
+	double fp_rate; /* per run: the chance that a healthy run names anything (default 0.01);
+			 * half for nodes and groups (Sidak), half for links (Benjamini-Hochberg) */
+	double k;   /* floor on the node threshold in standard errors, links k + 1 (default 4) */
+	double rel; /* relative floor: a smaller deviation is never flagged (default 0.1) */
 	double rel_max; /* inconclusive when a node at 1-rel_max could hide in the noise, or a
 				 * cell that far below its fit stays unexplained (default 0.5) */
 	double vote;	/* node failed: more than this fraction of its cells failed (default 0.5) */
@@ -89,16 +83,21 @@ enum lp_cell_class {
 	LP_CELL_OK,
 	LP_CELL_SLOW,
 	LP_CELL_FAIL,
+	LP_CELL_UNCONF, /* stood out in one attempt, not confirmed by retests */
 };
 
 /* Node flags. */
 #define LP_NODE_SLOW_SRC 1u /* slow as the sender (its row) */
 #define LP_NODE_SLOW_DST 2u /* slow as the receiver (its column) */
 #define LP_NODE_FAILED	 4u /* most of its cells failed */
+#define LP_NODE_PARTIAL	 8u /* slow in a share of its cells only (one of its paths) */
 
 /* Link flags (per ordered cell). */
-#define LP_LINK_SLOW   1u
-#define LP_LINK_FAILED 2u
+#define LP_LINK_SLOW	1u
+#define LP_LINK_FAILED	2u
+#define LP_LINK_UNCONF	4u  /* stood out in one attempt, not confirmed by retests (yet) */
+#define LP_LINK_GROUP	8u  /* slow, explained by a group verdict (switch, uplink, rail, block) */
+#define LP_LINK_PARTIAL 16u /* slow, explained by a node's partial fault */
 
 /* One fault an ambiguous verdict names as a candidate. */
 enum lp_diag_item_kind { LP_ITEM_SRC = 0, LP_ITEM_DST, LP_ITEM_LINK };
@@ -109,6 +108,40 @@ struct lp_diag_item {
 };
 #define LP_DIAG_MAX_CAND 12
 
+/*
+ * A fault shared by a group of nodes (sweep/group.c): one verdict naming the
+ * switch, uplink or rail and its members instead of one per node or link.
+ */
+enum lp_diag_group_kind {
+	LP_GROUP_SWITCH =
+		0, /* a leaf switch: every cell through it, or those leaving and entering it */
+	LP_GROUP_UPLINK, /* a leaf's uplinks one way (out of it / into it), or the path leaf -> leaf */
+	LP_GROUP_RAIL,	/* every cell of one rail */
+	LP_GROUP_BLOCK, /* no topology: nodes whose cells with the others share a fault */
+};
+/* Which cells of the group are slow. */
+enum lp_diag_group_scope {
+	LP_SCOPE_ALL = 0, /* every cell with a member at either end (once) */
+	LP_SCOPE_CROSS,	  /* cells between a member and a non-member, both ways */
+	LP_SCOPE_OUT,	  /* member -> non-member */
+	LP_SCOPE_IN,	  /* non-member -> member */
+	LP_SCOPE_INTRA,	  /* member -> member */
+	LP_SCOPE_PATH,	  /* leaf g1 -> leaf g2 */
+	LP_SCOPE_PAIR,	  /* between leaves g1 and g2, both ways */
+};
+#define LP_DIAG_MAX_GROUPS 16
+struct lp_diag_group {
+	uint8_t kind;	 /* enum lp_diag_group_kind */
+	uint8_t scope;	 /* enum lp_diag_group_scope */
+	bool partial;	 /* a share of its cells slow (ECMP: one uplink of several), not all */
+	int g1, g2;	 /* leaf (rail for LP_GROUP_RAIL) index; g2 the other leaf of a path; -1 */
+	int nmem, *mem;	 /* member nodes (leaf, rail or block; path: g1's) */
+	double ratio;	 /* goodness ratio of its slow cells (0.8 = 0.8x) */
+	double z;	 /* effect / its standard error (partial: the binomial tail as a z) */
+	int cells, slow; /* cells in its scope; of those, slow (partial) */
+	double frac;	 /* slow / cells */
+};
+
 /* What the diagnosis sees of one metric. */
 struct lp_diag_in {
 	int n;
@@ -118,10 +151,20 @@ struct lp_diag_in {
 	const uint8_t *sched; /* n*n: scheduled (NULL: every off-diagonal cell) */
 	const uint8_t *att;   /* n*n: successful attempts behind v (NULL: one each) */
 	const double *best;   /* n*n: the best attempt of each cell (NULL: v) */
-	const double
-		*spread;  /* n*n: lp_diag_spread of a cell's attempts, NaN under two (NULL: none) */
-	double rep_sigma; /* log-scale noise between repeated attempts of a cell, NaN unknown */
-	int rep_pairs;	  /* attempt pairs behind rep_sigma */
+	double rep_sigma;     /* log-scale noise between repeated attempts of a cell, NaN unknown */
+	int rep_pairs;	      /* attempt pairs behind rep_sigma */
+	/* the attempts apart: links need a retest (NULL: v is one attempt, no retest) */
+	const double *first;   /* n*n: the sweep's attempt, NaN none */
+	const double *rbest;   /* n*n: the best retest, NaN none */
+	const double *rmed;    /* n*n: the retests combined (lp_diag_combine), NaN none */
+	const uint8_t *ratt;   /* n*n: successful retests */
+	const int32_t *round;  /* n*n: the sweep round of the first attempt, -1 none (NULL) */
+	const int32_t *rfirst; /* n*n: the retest round of the first retest, -1 unknown (NULL) */
+	/* the fabric (sweep/fabric.h mapped onto the nodes), NULL: none */
+	const int *leaf, *rail; /* n: leaf switch / rail index, -1 unknown */
+	int nleaf, nrail;
+	int family;	   /* metrics diagnosed in this run: they share the per-run rate (0 = 1) */
+	int retest_rounds; /* the retest rounds the run has (the link limit: how many can confirm) */
 };
 
 struct lp_diag {
@@ -135,8 +178,30 @@ struct lp_diag {
 	double sigma_link; /* N >= 4: cells against the reference and the flagged node effects only */
 	int df_link;	   /* its degrees of freedom (kept cells - 1 - flagged effects) */
 	double cv;	   /* exp(sigma) - 1: the per-cell coefficient of variation */
-	double min_node;   /* smallest detectable node fault as a ratio (N-1 cells, one attempt) */
-	double min_link;   /* smallest detectable link fault as a ratio (one attempt) */
+	double min_node;   /* node fault found with 90 % power (N-1 cells, one attempt) */
+	double min_node_noise; /* the same without the floor rel: what the noise alone allows */
+	double min_link;  /* link fault found with 90 % power (stands out once, then retests) */
+	double min_group; /* leaf (or block) fault found with 90 % power; NaN: no group */
+	/* error control: what a test must pass in this metric */
+	double fp_rate;	   /* the run's rate (opts) */
+	double alpha_node; /* per node/group test (Sidak over nodes x roles x metrics + groups) */
+	double t_node;	   /* its t quantile at df (at least k) */
+	double q_link;	   /* false discovery rate of links in this metric (BH) */
+	double thr_first; /* BH threshold a first attempt's p-value passed to stand out (-1 none) */
+	double thr_conf;  /* BH threshold the retests' p-value passed to confirm (-1 none) */
+	double blip;	  /* share of attempts slowed by a transient (at least 0.5 %) */
+	int ntests;	  /* node and group tests in the Sidak family of this metric */
+	int nround_fx;	  /* sweep rounds with a congestion effect fitted (round_fx) */
+	int nrounds;	  /* rounds (round_fx's length) */
+	double *round_fx; /* per sweep round: its effect as a ratio, 1 none */
+	int nleaf, nrail; /* leaves and rails of the topology (0: none) */
+	int ngroup;	  /* shared faults found */
+	struct lp_diag_group group[LP_DIAG_MAX_GROUPS];
+	int nunconf;	   /* link cells that stood out once, not confirmed */
+	int retest_rounds; /* from lp_diag_in */
+	int nretested;	   /* link cells with retests */
+	double z_reach[8]; /* [R]: the mildest first attempt of a cell retested R times or more,
+			    * when some cell as slow was retested fewer (-2.5: every one) */
 	double thresh;	   /* 1 - rel: cells below this ratio in a fault are marked slow */
 	bool inconclusive; /* a fault up to rel_max could hide, or a large cell is unexplained */
 	bool few_df;	   /* N >= 4 but too few residual df for a noise estimate (failed cells) */
@@ -160,7 +225,16 @@ struct lp_diag {
 	int *fail, *ncell;  /* per node: failed cells, all cells in row + column */
 	uint8_t *node;	    /* per node LP_NODE_* */
 	uint8_t *link;	    /* n*n LP_LINK_* */
+	uint8_t *unode;	    /* per node: roles (LP_NODE_SLOW_*) that are close calls, not named */
+	double *pfirst;	    /* n*n: p-value of the first attempt as a link (NaN none) */
+	double *pconf;	    /* n*n: p-value of the retests (NaN none) */
+	double *min_src, *min_dst; /* per node: its own 90 %-power limits (ratio) */
+	int *leaf_of, *rail_of;	   /* per node: leaf / rail index (copies of lp_diag_in's; NULL) */
+	uint16_t *gmask;	   /* per node: bit g set when it is a member of group[g] */
 };
+
+/* Does group g hold cell a -> b (its scope)? */
+bool lp_diag_group_covers(const struct lp_diag *d, const struct lp_diag_group *g, int a, int b);
 
 /* Diagnose one metric. Returns 0 or -ENOMEM / -EINVAL; free with lp_diag_free. */
 int lp_diag_run(struct lp_diag *d, const struct lp_diag_in *in, const struct lp_diag_opts *o);

@@ -45,6 +45,43 @@ int lp_sweep_mx_alloc(struct lp_sweep_mx *mx, int n);
 void lp_sweep_mx_free(struct lp_sweep_mx *mx);
 int lp_sweep_mx_fill(const struct lp_sweep_run *r, int m, struct lp_sweep_mx *mx);
 
+/* The run's nodes on the fabric (sweep/verdict_group.c): leaf and rail per node, compact. */
+struct lp_sweep_topo {
+	int *leaf, *rail; /* per node: index into leaf_name / rail_name, -1 unknown; NULL none */
+	int nleaf, nrail;
+	char (*leaf_name)[LP_FABRIC_NAME], (*rail_name)[LP_FABRIC_NAME];
+};
+/* From r->fabric (host and device names) and --rails (r->rails: the rank's rail). 0 or -ENOMEM. */
+int lp_sweep_topo_map(const struct lp_sweep_run *r, struct lp_sweep_topo *t);
+void lp_sweep_topo_free(struct lp_sweep_topo *t);
+/* One verdict per shared fault of metric m's diagnosis. 0 or -ENOMEM. */
+int lp_sweep_group_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d,
+			    const struct lp_sweep_topo *t);
+
+/* A leaf switch's or a rail's name in the document's "topology". */
+struct lp_sweep_topo_name {
+	char name[LP_FABRIC_NAME];
+};
+
+/*
+ * The document's "topology" (sweep/fabric_json.c): where each node sits as the
+ * diagnosis used it, so that `lp-sweep --diagnose` sees the same groups.
+ */
+struct lp_sweep_topo_doc {
+	char format[16];  /* lp_fabric_format_names, or "rails": --rails alone */
+	char source[256]; /* the file it was read from */
+	uint32_t nleaf, nrail, n;
+	struct lp_sweep_topo_name *leaves, *rails; /* nleaf, nrail */
+	int *leaf, *rail; /* n (the run's nodes): index into leaves / rails, -1 unknown */
+};
+
+/* "topology": the run's, or null without one. */
+void lp_sweep_topology_json(struct lp_json *j, const struct lp_sweep_run *r);
+struct json_t;
+/* The document's "topology" back into r->fabric (absent or null: none). 0, -EINVAL (why), -ENOMEM. */
+int lp_sweep_topology_read(struct lp_sweep_run *r, const struct json_t *topo, char *why,
+			   size_t why_len);
+
 /* ---- the document's parts (sweep/records.c declares their records) ---- */
 
 /*
@@ -78,6 +115,8 @@ struct lp_sweep_ctr_node {
 };
 
 extern const struct lp_record lp_sweep_ctr_node_record;
+extern const struct lp_record lp_sweep_topo_record;   /* struct lp_sweep_topo_doc */
+extern const struct lp_record lp_sweep_errctl_record; /* struct lp_diag: "error_control" */
 extern const struct lp_record lp_sweep_block_record;
 extern const struct lp_record lp_sweep_rcell_record;
 extern const struct lp_record lp_sweep_missing_record;

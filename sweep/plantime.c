@@ -9,6 +9,7 @@
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/units.h"
+#include "sweep/retest.h"
 
 /*
  * The presets. Every figure's source is in docs/SWEEP.md ("Time model"), with
@@ -182,11 +183,15 @@ double lp_sweep_time_test(const struct lp_rdma_params *p, const struct lp_sweep_
 }
 
 void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_params *p, int nmetrics,
-		      const struct lp_sweep_costs *c, int retest_max, int retest_rounds,
+		      const struct lp_sweep_costs *c, const struct lp_sweep_retest_policy *pol,
 		      double pair_timeout_s, const struct lp_sweep_load_plan *lp,
 		      struct lp_sweep_prediction *out)
 {
-	double retests = (double)retest_rounds * (double)LP_MIN((size_t)retest_max, sh->pairs);
+	double retests = pol->max_pairs > 0
+				 ? (double)pol->rounds *
+					   (double)LP_MIN((size_t)pol->max_pairs, sh->pairs)
+				 : 0,
+	       budget;
 
 	memset(out, 0, sizeof(*out));
 	out->nmetrics = LP_MIN(nmetrics, (int)LP_ARRAY_SIZE(out->test_s));
@@ -199,7 +204,14 @@ void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_para
 	out->round_s = sh->dirs * out->pair_s + out->harness_s;
 	out->start_s = c->start_s;
 	out->sweep_s = (double)sh->rounds * out->round_s;
-	/* a retest round runs its pairs one at a time, one direction each */
+	/*
+	 * a retest round runs its pairs one at a time, one direction each, within
+	 * the planner's budget in time (sweep/retest.c: --retest-time, else as long
+	 * as the sweep, 60 s at least)
+	 */
+	budget = pol->time_s > 0 ? pol->time_s : fmax(60, out->sweep_s);
+	if (retests * (out->pair_s + out->harness_s) > budget)
+		retests = ceil(budget / (out->pair_s + out->harness_s));
 	out->retest_s = retests * (out->pair_s + out->harness_s);
 	out->load_s = lp_sweep_time_load(lp);
 	out->total_s = out->start_s + out->sweep_s + out->load_s;

@@ -112,12 +112,13 @@ struct lp_sweep_prediction {
 double lp_sweep_time_test(const struct lp_rdma_params *p, const struct lp_sweep_costs *c);
 
 /*
- * The prediction for shape sh measuring the nmetrics tests p, with retest_max
- * pairs per retest round for retest_rounds rounds, each session bounded by
- * pair_timeout_s, and the load phases lp (may be NULL).
+ * The prediction for shape sh measuring the nmetrics tests p, with the retest
+ * policy pol (sweep/retest.h: pairs per round, rounds, the budget in time),
+ * each session bounded by pair_timeout_s, and the load phases lp (may be NULL).
  */
+struct lp_sweep_retest_policy;
 void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_params *p, int nmetrics,
-		      const struct lp_sweep_costs *c, int retest_max, int retest_rounds,
+		      const struct lp_sweep_costs *c, const struct lp_sweep_retest_policy *pol,
 		      double pair_timeout_s, const struct lp_sweep_load_plan *lp,
 		      struct lp_sweep_prediction *out);
 

@@ -35,7 +35,7 @@ static int at_index(int rc, const char *what, size_t i, char *why, size_t why_le
 
 static int read_metrics(struct lp_sweep_run *r, const json_t *metrics, char *why, size_t why_len)
 {
-	static const char *const more[] = { "diagnosis", "effects", NULL };
+	static const char *const more[] = { "diagnosis", "effects", "error_control", NULL };
 	const json_t *v;
 	size_t i;
 
@@ -68,6 +68,7 @@ int lp_sweep_read_head(struct lp_sweep_run *r, const json_t *o, char *why, size_
 		snprintf(why, why_len, "no \"nodes\" and \"metrics\" arrays");
 		return -EINVAL;
 	}
+	lp_diag_opts_default(&tmp.dopts); /* what older documents leave out (fp_rate) */
 	rc = lp_record_read_json(&lp_sweep_run_record, &tmp, run, why, why_len);
 	lp_record_free(&lp_sweep_run_record, &tmp); /* only its node count is wanted here */
 	if (rc == -EINVAL) {
@@ -200,6 +201,8 @@ static int read_doc2(struct lp_sweep_run *r, const json_t *root, char *why, size
 		rc = lp_sweep_coll_read(r, json_object_get(root, "collectives"));
 	if (rc == -EINVAL && !strstr(why, "attempts") && !strstr(why, "blocks"))
 		at_index(rc, "attempts", 0, why, why_len);
+	if (!rc) /* its errors name their path ("topology.leaf") */
+		rc = lp_sweep_topology_read(r, json_object_get(root, "topology"), why, why_len);
 	if (rc)
 		lp_sweep_run_free(r);
 	return rc;

@@ -12,7 +12,7 @@
 #include "rdma/counters.h"
 #include "sweep/load.h"
 
-const char *const lp_sweep_class_names[] = { "none", "ok", "slow", "fail", NULL };
+const char *const lp_sweep_class_names[] = { "none", "ok", "slow", "fail", "unconfirmed", NULL };
 static const char *const item_kind_names[] = { "client", "server", "link", NULL };
 
 /* Checks run after a record is read from JSON. */
@@ -32,7 +32,8 @@ static int cell_check(const void *obj, char *why, size_t why_len)
 static int dopts_check(const void *obj, char *why, size_t why_len)
 {
 	const struct lp_diag_opts *o = obj;
-	const char *bad = !(o->k >= 0 && o->k < 1e6)			  ? "k_mad"
+	const char *bad = !(o->fp_rate >= 1e-9 && o->fp_rate <= 0.5)	  ? "fp_rate"
+			  : !(o->k >= 0 && o->k < 1e6)			  ? "k_mad"
 			  : !(o->rel >= 0 && o->rel < 1)		  ? "rel"
 			  : !(o->rel_max > 0 && o->rel_max < 1)		  ? "rel_max"
 			  : !(o->vote > 0 && o->vote < 1)		  ? "vote"
@@ -111,7 +112,8 @@ const struct lp_record lp_sweep_cell_record = LP_RECORD_CHECKED(struct lp_sweep_
 /* ---- how it ran ---- */
 
 static const struct lp_record dopts_record = LP_RECORD_CHECKED(struct lp_diag_opts, dopts_check,
-	LP_REC_F64(struct lp_diag_opts, k, LP_REC_KEY("k_mad"), LP_REC_DOC("standard errors a node effect must stand out by (links: one more)")),
+	LP_REC_F64(struct lp_diag_opts, fp_rate, LP_REC_OPTIONAL, LP_REC_DOC("per run: the chance that a healthy run names anything (half to nodes and groups, Sidak; half to links, Benjamini-Hochberg); absent in older documents: 0.01")),
+	LP_REC_F64(struct lp_diag_opts, k, LP_REC_KEY("k_mad"), LP_REC_DOC("floor on the node threshold in standard errors (links: one more); fp_rate sets the threshold")),
 	LP_REC_F64(struct lp_diag_opts, rel, LP_REC_DOC("relative floor: a smaller deviation is never flagged")),
 	LP_REC_F64(struct lp_diag_opts, rel_max),
 	LP_REC_F64(struct lp_diag_opts, vote),
@@ -141,11 +143,13 @@ const struct lp_record lp_sweep_run_record = LP_RECORD_CHECKED(struct lp_sweep_r
 	LP_REC_F64(struct lp_sweep_run, pair_timeout_s),
 	LP_REC_I32(struct lp_sweep_run, tclass, LP_REC_RANGE(-1, 255), LP_REC_OPTIONAL, LP_REC_DOC("--tclass: every QP's traffic class (DSCP << 2 | ECN); -1 the device's")),
 	LP_REC_I32(struct lp_sweep_run, sl, LP_REC_RANGE(0, 15), LP_REC_OPTIONAL, LP_REC_DOC("--sl: every QP's service level")),
+	LP_REC_I32(struct lp_sweep_run, qp_timeout, LP_REC_RANGE(0, 31), LP_REC_OPTIONAL, LP_REC_DOC("--qp-timeout: every QP's local ACK timeout, 4.096 us << N per try (0: not recorded)")),
 	LP_REC_U64(struct lp_sweep_run, bw_iters),
 	LP_REC_U64(struct lp_sweep_run, lat_iters),
 	LP_REC_U64(struct lp_sweep_run, nretests, LP_REC_KEY("retests")),
 	LP_REC_I32(struct lp_sweep_run, retest_max),
 	LP_REC_I32(struct lp_sweep_run, retest_rounds),
+	LP_REC_F64(struct lp_sweep_run, retest_time_s, LP_REC_OPTIONAL, LP_REC_DOC("--retest-time: the retest budget in time over all rounds; 0: as long as the sweep took, 60 s at least")),
 	LP_REC_NAME(struct lp_sweep_run, load, lp_sweep_load_names, LP_REC_KEY("load_modes"), LP_REC_NULL, LP_REC_DOC("--load: the load modes run, null none")),
 	LP_REC_F64(struct lp_sweep_run, load_time_s),
 	LP_REC_I32(struct lp_sweep_run, incast_k),
@@ -173,8 +177,10 @@ const struct lp_record lp_sweep_diag_record = LP_RECORD(struct lp_diag,
 	LP_REC_I32(struct lp_diag, rep_pairs, LP_REC_KEY("repeat_pairs")),
 	LP_REC_F64(struct lp_diag, sigma_link),
 	LP_REC_I32(struct lp_diag, df_link),
-	LP_REC_F64(struct lp_diag, min_node, LP_REC_KEY("min_detectable_node"), LP_REC_DOC("smallest node fault this run can detect, as a ratio")),
-	LP_REC_F64(struct lp_diag, min_link, LP_REC_KEY("min_detectable_link")),
+	LP_REC_F64(struct lp_diag, min_node, LP_REC_KEY("min_detectable_node"), LP_REC_DOC("a node fault this run finds with 90 % power, as a ratio (0: none: too few cells or degrees of freedom)")),
+	LP_REC_F64(struct lp_diag, min_node_noise, LP_REC_KEY("min_detectable_node_noise"), LP_REC_DOC("the same without the relative floor rel: what the noise alone allows")),
+	LP_REC_F64(struct lp_diag, min_link, LP_REC_KEY("min_detectable_link"), LP_REC_DOC("a link fault found with 90 % power: it stands out in the sweep and its retests confirm it (0: none: no retest reaches it)")),
+	LP_REC_F64(struct lp_diag, min_group, LP_REC_KEY("min_detectable_group"), LP_REC_DOC("a leaf switch's (or block's) fault found with 90 % power; null: no group")),
 	LP_REC_F64(struct lp_diag, thresh, LP_REC_KEY("threshold_ratio"), LP_REC_DOC("cells below this ratio in a fault are marked slow")),
 	LP_REC_BOOL(struct lp_diag, inconclusive),
 	LP_REC_BOOL(struct lp_diag, few_df),
@@ -195,7 +201,30 @@ const struct lp_record lp_sweep_effects_record = LP_RECORD(struct lp_diag,
 	LP_REC_VEC(struct lp_diag, n_src, n, LP_REC_T_I32, int, LP_REC_KEY("measured_as_client")),
 	LP_REC_VEC(struct lp_diag, n_dst, n, LP_REC_T_I32, int, LP_REC_KEY("measured_as_server")),
 	LP_REC_VEC(struct lp_diag, fail, n, LP_REC_T_I32, int, LP_REC_KEY("failed_cells")),
-	LP_REC_VEC(struct lp_diag, node, n, LP_REC_T_U8, uint8_t, LP_REC_KEY("flags"), LP_REC_DOC("1 slow as client, 2 slow as server, 4 failed")));
+	LP_REC_VEC(struct lp_diag, node, n, LP_REC_T_U8, uint8_t, LP_REC_KEY("flags"), LP_REC_DOC("1 slow as client, 2 slow as server, 4 failed, 8 partial (slow in a share of its cells: one of its paths)")),
+	LP_REC_VEC(struct lp_diag, unode, n, LP_REC_T_U8, uint8_t, LP_REC_KEY("close_calls"), LP_REC_DOC("roles (1 client, 2 server) that stood out but did not pass the run's error control: unconfirmed")),
+	LP_REC_VEC(struct lp_diag, min_src, n, LP_REC_T_F64, double, LP_REC_KEY("min_detectable_client"), LP_REC_DOC("the node's own fault found with 90 % power as client (its cells)")),
+	LP_REC_VEC(struct lp_diag, min_dst, n, LP_REC_T_F64, double, LP_REC_KEY("min_detectable_server")));
+
+/* What a test of metric m had to pass: the run's error control (sweep/diag.c). */
+const struct lp_record lp_sweep_errctl_record = LP_RECORD(struct lp_diag,
+	LP_REC_F64(struct lp_diag, fp_rate, LP_REC_DOC("the run's rate: a healthy run names something with at most this chance")),
+	LP_REC_I32(struct lp_diag, ntests, LP_REC_KEY("node_tests"), LP_REC_DOC("node and group tests of this metric in the Sidak family (times the metrics)")),
+	LP_REC_F64(struct lp_diag, alpha_node, LP_REC_KEY("node_level"), LP_REC_DOC("per node or group test: the Sidak level at fp_rate / 2")),
+	LP_REC_F64(struct lp_diag, t_node, LP_REC_KEY("node_t"), LP_REC_DOC("its Student-t quantile at the residual df (at least k_mad)")),
+	LP_REC_F64(struct lp_diag, q_link, LP_REC_KEY("link_fdr"), LP_REC_DOC("the links' false discovery rate in this metric (Benjamini-Hochberg): fp_rate / 2 / metrics")),
+	LP_REC_F64(struct lp_diag, thr_first, LP_REC_KEY("link_threshold_first"), LP_REC_DOC("the p-value a first attempt passed to stand out (-1: none stood out)")),
+	LP_REC_F64(struct lp_diag, thr_conf, LP_REC_KEY("link_threshold_retests"), LP_REC_DOC("the p-value the retests passed to confirm a link (-1: none confirmed)")),
+	LP_REC_F64(struct lp_diag, blip, LP_REC_KEY("transient_rate"), LP_REC_DOC("share of attempts slowed by a transient as much as a retest would be (at least 0.5 %)")),
+	LP_REC_I32(struct lp_diag, nunconf, LP_REC_KEY("unconfirmed_cells"), LP_REC_DOC("link cells that stood out once, not confirmed by retests")),
+	LP_REC_I32(struct lp_diag, nretested, LP_REC_KEY("retested_cells")),
+	LP_REC_I32(struct lp_diag, retest_rounds, LP_REC_DOC("retest rounds the run had (the link limit: how many can confirm)")),
+	LP_REC_I32(struct lp_diag, nleaf, LP_REC_KEY("leaves"), LP_REC_DOC("leaf switches of the topology (0: none)")),
+	LP_REC_I32(struct lp_diag, nrail, LP_REC_KEY("rails")),
+	LP_REC_I32(struct lp_diag, ngroup, LP_REC_KEY("shared_faults"), LP_REC_DOC("shared faults found (switch, uplink, rail, block)")),
+	LP_REC_I32(struct lp_diag, nround_fx, LP_REC_KEY("congested_rounds"), LP_REC_DOC("sweep rounds fitted with a congestion effect")),
+	LP_REC_I32(struct lp_diag, nrounds, LP_REC_RANGE(0, INT32_MAX), LP_REC_NOJSON),
+	LP_REC_VEC(struct lp_diag, round_fx, nrounds, LP_REC_T_F64, double, LP_REC_KEY("round_effects"), LP_REC_DOC("per sweep round: its effect as a ratio (1: none)")));
 
 /* A cell as every output shows it: the value the diagnosis used. */
 const struct lp_record lp_sweep_rcell_record = LP_RECORD(struct lp_sweep_rcell,
@@ -237,6 +266,16 @@ const struct lp_record lp_verdict_record = LP_RECORD(struct lp_verdict,
 	LP_REC_I32(struct lp_verdict, cells),
 	LP_REC_I32(struct lp_verdict, agree, LP_REC_KEY("partners_agreeing")),
 	LP_REC_I32(struct lp_verdict, retests),
+	LP_REC_F64(struct lp_verdict, p, LP_REC_DOC("p-value of its strongest metric's test (nodes: the effect; links: the retests; groups: the block); null none")),
+	LP_REC_F64(struct lp_verdict, level, LP_REC_DOC("what p had to pass: the Sidak per-test level, or the Benjamini-Hochberg threshold; null none")),
+	LP_REC_STR(struct lp_verdict, group, LP_REC_DOC("shared faults: \"leaf03\", \"leaf03->leaf07\", \"rail 2\"; \"\" a block or none")),
+	LP_REC_STR(struct lp_verdict, scope, LP_REC_DOC("shared faults: which cells of the group are slow: all, cross, out, in, intra, path, pair; \"\" none")),
+	LP_REC_BOOL(struct lp_verdict, partial, LP_REC_DOC("a share of its cells slow (fraction_slow), not all (ECMP: one uplink of several)")),
+	LP_REC_F64(struct lp_verdict, frac, LP_REC_KEY("fraction_slow"), LP_REC_DOC("slow cells / cells in its scope")),
+	LP_REC_I32(struct lp_verdict, nmembers, LP_REC_KEY("member_count"), LP_REC_DOC("shared faults: member nodes (the first 64 in members)")),
+	LP_REC_U32(struct lp_verdict, nlisted, LP_REC_RANGE(0, LP_VERDICT_MEMBERS), LP_REC_NOJSON),
+	LP_REC_ARRAY(struct lp_verdict, members, nlisted, LP_REC_T_I32, int, LP_REC_DOC("member node indices")),
+	LP_REC_STR(struct lp_verdict, settle, LP_REC_DOC("unconfirmed: the command(s) that settle it; else \"\"")),
 	LP_REC_I32(struct lp_verdict, ncand, LP_REC_RANGE(0, LP_DIAG_MAX_CAND), LP_REC_NOJSON),
 	LP_REC_ARRAY_NEST(struct lp_verdict, cand, ncand, item_record, LP_REC_KEY("candidates")),
 	LP_REC_I32(struct lp_verdict, nctr, LP_REC_RANGE(0, LP_VERDICT_CTR), LP_REC_NOJSON),
@@ -260,5 +299,36 @@ const struct lp_record lp_sweep_missing_record = LP_RECORD(struct lp_sweep_missi
 	LP_REC_I32(struct lp_sweep_missing, a, LP_REC_KEY("client")),
 	LP_REC_I32(struct lp_sweep_missing, b, LP_REC_KEY("server")),
 	LP_REC_STR(struct lp_sweep_missing, metrics, LP_REC_DOC("labels of the metrics never measured, comma separated")));
+
+/* ---- where the nodes sit ---- */
+
+static const struct lp_record topo_name_record = LP_RECORD(struct lp_sweep_topo_name,
+	LP_REC_STR(struct lp_sweep_topo_name, name));
+
+/* Every index a node holds within its table. */
+static int topo_check(const void *obj, char *why, size_t why_len)
+{
+	const struct lp_sweep_topo_doc *t = obj;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->leaf[i] < -1 || t->leaf[i] >= (int)t->nleaf || t->rail[i] < -1 ||
+		    t->rail[i] >= (int)t->nrail) {
+			if (why)
+				snprintf(why, why_len, "node %u: a leaf or rail out of range", i);
+			return -1;
+		}
+	return 0;
+}
+
+const struct lp_record lp_sweep_topo_record = LP_RECORD_CHECKED(struct lp_sweep_topo_doc, topo_check,
+	LP_REC_STR(struct lp_sweep_topo_doc, format, LP_REC_DOC("slurm, simple, ibnetdiscover, or rails (--rails alone)")),
+	LP_REC_STR(struct lp_sweep_topo_doc, source, LP_REC_DOC("the file it was read from (rails: \"--rails\")")),
+	LP_REC_U32(struct lp_sweep_topo_doc, nleaf, LP_REC_RANGE(0, LP_SWEEP_MAX_NODES), LP_REC_NOJSON),
+	LP_REC_U32(struct lp_sweep_topo_doc, nrail, LP_REC_RANGE(0, LP_SWEEP_MAX_NODES), LP_REC_NOJSON),
+	LP_REC_U32(struct lp_sweep_topo_doc, n, LP_REC_RANGE(0, LP_SWEEP_MAX_NODES), LP_REC_NOJSON),
+	LP_REC_VEC_NEST(struct lp_sweep_topo_doc, leaves, nleaf, topo_name_record, LP_REC_DOC("leaf switch (or block) names")),
+	LP_REC_VEC_NEST(struct lp_sweep_topo_doc, rails, nrail, topo_name_record),
+	LP_REC_VEC(struct lp_sweep_topo_doc, leaf, n, LP_REC_T_I32, int, LP_REC_DOC("per node: its index into leaves, -1 unknown")),
+	LP_REC_VEC(struct lp_sweep_topo_doc, rail, n, LP_REC_T_I32, int, LP_REC_DOC("per node: its index into rails, -1 unknown")));
 
 /* clang-format on */

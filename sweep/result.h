@@ -20,6 +20,7 @@
 #include "rdma/rdma.h"
 #include "sweep/coll.h"
 #include "sweep/diag.h"
+#include "sweep/fabric.h"
 #include "sweep/sched.h"
 
 #define LP_SWEEP_ERR_LEN     160
@@ -123,11 +124,18 @@ enum lp_verdict_kind {
 	LP_VERDICT_LOAD_IMPACT,	 /* a node's latency under load rises far more than the others' */
 	LP_VERDICT_INCAST_SLOW, /* a receiver's incast aggregate far below the others' (or a floor) */
 	LP_VERDICT_INCAST_UNFAIR, /* a receiver's senders' shares collapse (Jain's index) */
+	LP_VERDICT_SWITCH_SLOW,	  /* a leaf switch: the cells through it, or crossing it (group) */
+	LP_VERDICT_UPLINK_SLOW,	  /* a leaf's uplinks one way, or the path leaf -> leaf (group) */
+	LP_VERDICT_RAIL_SLOW,	  /* every cell of one rail (group) */
+	LP_VERDICT_GROUP_SUSPECT, /* no topology: these nodes share a fault, likely their switch */
+	LP_VERDICT_UNCONFIRMED, /* stood out once (a link cell's one attempt, a node's close call):
+				   * not a verdict until retested; its settle command says how */
 };
 
 extern const char *const lp_verdict_names[]; /* "node_slow", ... */
 
-/* Exit code of a run whose only verdicts are "inconclusive" (1 when anything is named). */
+/* Exit code of a run whose only verdicts are "inconclusive" or "unconfirmed" (1 when anything
+ * is named). */
 #define LP_SWEEP_EXIT_INCONCLUSIVE 3
 
 /* An error/congestion counter summed over a verdict's tests: what it cites. */
@@ -140,6 +148,8 @@ struct lp_verdict_ctr {
 	uint64_t delta;
 	int cells; /* cells in which it moved */
 };
+
+#define LP_VERDICT_MEMBERS 64 /* members a group verdict lists (nmembers counts them all) */
 
 struct lp_verdict {
 	enum lp_verdict_kind kind;
@@ -158,6 +168,18 @@ struct lp_verdict {
 	struct lp_diag_item cand[LP_DIAG_MAX_CAND];
 	int nctr; /* counters that moved on its node(s) during its tests, errors first */
 	struct lp_verdict_ctr ctr[LP_VERDICT_CTR];
+	/* error control: the strongest metric's test */
+	double p;     /* its p-value (nodes: the effect; links: the retests; groups: the block) */
+	double level; /* what p had to pass (Sidak per-test level, or the BH threshold); NaN none */
+	/* shared faults (switch_slow, uplink_slow, rail_slow, group_suspect) */
+	char group[136];  /* "leaf03", "leaf03->leaf07", "rail 2"; "" a block */
+	char scope[8];	  /* "all", "cross", "out", "in", "intra", "path" */
+	bool partial;	  /* a share of its cells slow (frac), not all */
+	double frac;	  /* slow cells / cells in its scope */
+	int nmembers;	  /* member nodes; the first LP_VERDICT_MEMBERS in members */
+	uint32_t nlisted; /* members listed: min(nmembers, LP_VERDICT_MEMBERS) */
+	int members[LP_VERDICT_MEMBERS];
+	char settle[320]; /* unconfirmed: the command(s) that settle it */
 };
 
 /* One alarm counter summed over the cells of a pair, on one end's port. */
@@ -193,6 +215,7 @@ struct lp_sweep_run {
 	int random_k;
 	uint64_t seed;
 	int tclass, sl; /* --tclass (-1: the device's) and --sl of every QP */
+	int qp_timeout; /* --qp-timeout of every QP (4.096 us << N per try) */
 	double pair_timeout_s;
 	uint64_t bw_iters, lat_iters;
 	struct lp_diag_opts dopts;
@@ -219,6 +242,8 @@ struct lp_sweep_run {
 	struct lp_verdict *verdicts;
 	int nverdicts;
 	struct lp_sweep_evidence ev;
+	struct lp_fabric *fabric; /* the switch fabric (sweep/fabric.h), NULL none; freed with r */
+	double retest_time_s;	  /* the retest budget in time (--retest-time; 0: the sweep's) */
 	struct lp_coll_run *coll; /* the collective phase and imports (sweep/coll.h); NULL none */
 };
 
@@ -296,18 +321,6 @@ int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size
 /* The same from a text in memory (len bytes; a document or a journal). */
 int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, char *why,
 		       size_t why_len);
-
-/*
- * Ordered pairs worth an isolated retest, from the current diagnosis: every
- * slow or failed link cell and every cell close to one (diag's suspect), the
- * cells of ambiguous candidates, and up to per_node slow cells of each flagged
- * slow node. From the second retest round on (round > 0) a node seen slow by all
- * its partners is settled and only split votes are retested again. Pairs
- * touching a node whose device did not open are left out. Writes up to max
- * (a, b) couples into pairs; returns the count.
- */
-size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, int32_t *pairs,
-			 size_t max);
 
 /* Sinks. */
 /* The document (LP_SWEEP_SCHEMA; docs/schema/README.md) to f: 0 or a negative errno. */

@@ -1,99 +1,201 @@
 // SPDX-License-Identifier: MIT
 /*
- * lp-sweep retests: the planner shared by the engine and diag-sim (see retest.h), and the
- * ordered pairs worth an isolated retest after a diagnosis.
+ * lp-sweep retests: the planner shared by the engine and diag-sim (see
+ * retest.h): the ordered pairs worth an isolated retest after a diagnosis,
+ * worst first, within a budget in time.
  */
 #include "sweep/retest.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/lp.h"
+#include "common/stats.h"
 #include "sweep/internal.h"
 
-static bool have_pair(const int32_t *pairs, size_t np, int a, int b)
+#define RETEST_MIN_S 60.0      /* the budget is never below this, whatever the sweep took */
+#define ROUND_SHARE  (2.0 / 3) /* a round's share of the time left (not the last round's) */
+
+struct pick {
+	double key; /* smaller first */
+	int32_t a, b;
+};
+
+static int pick_cmp(const void *x, const void *y)
 {
-	for (size_t i = 0; i < np; i++)
-		if (pairs[2 * i] == a && pairs[2 * i + 1] == b)
-			return true;
-	return false;
+	const struct pick *p = x, *q = y;
+
+	return (p->key > q->key) - (p->key < q->key);
 }
 
-size_t lp_sweep_suspects(const struct lp_sweep_run *r, int per_node, int round, int32_t *pairs,
-			 size_t max)
+/* The retest time spent so far: the wall time of the retest cells (0 when not recorded). */
+static double retest_spent(const struct lp_sweep_run *r)
 {
-	size_t np = 0;
+	double sum = 0;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		if (r->cells[i].phase == LP_PHASE_RETEST && isfinite(r->cells[i].wall_s))
+			sum += r->cells[i].wall_s;
+	return sum;
+}
+
+/* One pair's retest: the median wall time of a sweep cell, summed over the metrics (0: unknown). */
+static double pair_time(const struct lp_sweep_run *r)
+{
+	double sum = 0, *t = malloc((r->ncells + 1) * sizeof(double));
+
+	for (int m = 0; t && m < r->nmetrics; m++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < r->ncells; i++) {
+			const struct lp_sweep_cell *c = &r->cells[i];
+
+			if (c->metric == m && c->phase == LP_PHASE_SWEEP && isfinite(c->wall_s) &&
+			    c->wall_s > 0)
+				t[k++] = c->wall_s;
+		}
+		sum += k ? lp_median(t, k) : 0;
+	}
+	free(t);
+	return sum;
+}
+
+double lp_sweep_retest_time(const struct lp_sweep_run *r, const struct lp_retest_plan *p)
+{
+	return p->time_s > 0 ? p->time_s : fmax(RETEST_MIN_S, r->sweep_s);
+}
+
+/* Keep the smaller key of pair a -> b. */
+static void want(const struct lp_sweep_run *r, double *key, int a, int b, double k)
+{
+	size_t x = (size_t)a * r->n + b;
+
+	if (a != b && !r->nodes[a].status && !r->nodes[b].status && !(key[x] <= k))
+		key[x] = k;
+}
+
+/* Suspect cells and close calls of metric m (key: the first attempt's p-value, or the retests'). */
+static void want_cells(const struct lp_sweep_run *r, const struct lp_diag *d, double *key)
+{
 	int n = r->n;
 
-	if (!r->diag)
-		return 0;
-#define PUSH(a_, b_)                                                                               \
-	do {                                                                                       \
-		if (np < max && !r->nodes[a_].status && !r->nodes[b_].status &&                    \
-		    !have_pair(pairs, np, a_, b_)) {                                               \
-			pairs[2 * np] = a_;                                                        \
-			pairs[2 * np + 1] = b_;                                                    \
-			np++;                                                                      \
-		}                                                                                  \
-	} while (0)
-	/* links and cells close to one first: the verdicts a transient blip fakes most easily */
-	for (int m = 0; m < r->nmetrics; m++)
-		for (int a = 0; a < n; a++)
-			for (int b = 0; b < n; b++)
-				if (r->diag[m].link[(size_t)a * n + b] ||
-				    r->diag[m].suspect[(size_t)a * n + b])
-					PUSH(a, b);
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			size_t x = (size_t)a * n + b;
+			double k = d->pfirst[x];
+
+			if (!d->suspect[x] && !(d->link[x] & LP_LINK_UNCONF))
+				continue;
+			/* retested and still slow: nearest a verdict, before every first look */
+			if (isfinite(d->pconf[x]) && d->pconf[x] < 1)
+				k = d->pconf[x] - 1;
+			want(r, key, a, b, isfinite(k) ? k : -1); /* N <= 3: no p-value, first */
+		}
+}
+
+/* A flagged node's slow cells against its healthiest partners (after every suspect: key 2). */
+static void want_node(const struct lp_sweep_run *r, const struct lp_diag *d, int m, int i, int dir,
+		      int per_node, double *key)
+{
+	const double *eff = dir ? d->eff_src : d->eff_dst;
+	int n = r->n;
+
+	for (int got = 0; got < per_node; got++) {
+		int best = -1;
+
+		for (int j = 0; j < n; j++) {
+			size_t x = dir ? (size_t)j * n + i : (size_t)i * n + j;
+
+			if (j != i && !d->node[j] && d->cls[x] == LP_CELL_SLOW && !(key[x] <= 2) &&
+			    (best < 0 || eff[j] > eff[best]))
+				best = j;
+		}
+		if (best < 0)
+			return;
+		want(r, key, dir ? best : i, dir ? i : best, 2 + m * 1e-3);
+	}
+}
+
+static void want_nodes(const struct lp_sweep_run *r, int per_node, int round, double *key)
+{
 	for (int m = 0; m < r->nmetrics; m++) {
 		const struct lp_diag *d = &r->diag[m];
 
-		for (int i = 0; i < n; i++) {
-			/*
-			 * A role never retested gets its look whatever the round (a role
-			 * may first stand out after another one's retests moved the fit);
-			 * later, a unanimous vote is settled, a split one is worth another.
-			 */
-			bool src = (d->node[i] & LP_NODE_SLOW_SRC) &&
-				   (!round || !lp_sweep_count_retests(r, m, i, -1) ||
-				    d->slow_src[i] < d->n_src[i]);
-			bool dst = (d->node[i] & LP_NODE_SLOW_DST) &&
-				   (!round || !lp_sweep_count_retests(r, m, -1, i) ||
-				    d->slow_dst[i] < d->n_dst[i]);
-
-			/* against the healthiest partners: the best effect in the matching role */
+		for (int i = 0; i < r->n; i++)
 			for (int dir = 0; dir < 2; dir++) {
-				const double *eff = dir ? d->eff_src : d->eff_dst;
-				int got = 0;
+				unsigned flag = dir ? LP_NODE_SLOW_DST : LP_NODE_SLOW_SRC;
+				int split = dir ? d->slow_dst[i] < d->n_dst[i]
+						: d->slow_src[i] < d->n_src[i];
 
-				if (!(dir ? dst : src))
-					continue;
-				while (got < per_node) {
-					int best = -1;
-
-					for (int j = 0; j < n; j++) {
-						size_t x =
-							dir ? (size_t)j * n + i : (size_t)i * n + j;
-
-						if (j != i && !d->node[j] &&
-						    d->cls[x] == LP_CELL_SLOW &&
-						    !have_pair(pairs, np, dir ? j : i,
-							       dir ? i : j) &&
-						    (best < 0 || eff[j] > eff[best]))
-							best = j;
-					}
-					if (best < 0 || np >= max)
-						break;
-					if (dir)
-						PUSH(best, i);
-					else
-						PUSH(i, best);
-					got++;
-				}
+				/* a role never retested gets its look whatever the round; later a
+				 * unanimous vote is settled, a split one is worth another */
+				if ((d->node[i] & flag) && !(d->node[i] & LP_NODE_PARTIAL) &&
+				    (!round ||
+				     !lp_sweep_count_retests(r, m, dir ? -1 : i, dir ? i : -1) ||
+				     split))
+					want_node(r, d, m, i, dir, per_node, key);
 			}
-		}
 	}
-#undef PUSH
-	return np;
+}
+
+/*
+ * The time and pair budget of this round: what its suspects need, at most
+ * ROUND_SHARE of the time left (all of it in the last round), so that the
+ * cells it finds still slow can be confirmed in the rounds after it.
+ */
+static void budget(const struct lp_sweep_run *r, struct lp_retest_plan *p)
+{
+	bool last = p->round + 1 >= p->rounds;
+	double time_left;
+
+	p->used_s = retest_spent(r);
+	time_left = lp_sweep_retest_time(r, p) - p->used_s;
+
+	p->pair_s = pair_time(r);
+	p->round_s = time_left > 0 ? time_left * (last ? 1 : ROUND_SHARE) : 0;
+	p->budget = p->pair_s > 0 ? (size_t)(p->round_s / p->pair_s) : SIZE_MAX;
+	if (p->max_pairs && p->budget > p->max_pairs)
+		p->budget = p->max_pairs;
+	if (p->budget > p->suspects)
+		p->budget = p->suspects;
+	p->round_s = p->pair_s * (double)p->budget;
+}
+
+size_t lp_sweep_suspects(const struct lp_sweep_run *r, struct lp_retest_plan *p, int32_t *pairs,
+			 size_t cap)
+{
+	size_t nn = (size_t)r->n * r->n, np = 0, take;
+	double *key = r->diag ? malloc(nn * sizeof(double)) : NULL;
+	struct pick *all;
+
+	p->suspects = p->budget = 0;
+	if (!key)
+		return 0;
+	for (size_t x = 0; x < nn; x++)
+		key[x] = NAN;
+	for (int m = 0; m < r->nmetrics; m++)
+		want_cells(r, &r->diag[m], key);
+	want_nodes(r, p->per_node, p->round, key);
+	all = malloc((nn + 1) * sizeof(*all));
+	for (size_t x = 0; all && x < nn; x++)
+		if (!isnan(key[x]))
+			all[np++] =
+				(struct pick){ key[x], (int32_t)(x / r->n), (int32_t)(x % r->n) };
+	free(key);
+	if (!all)
+		return 0;
+	qsort(all, np, sizeof(*all), pick_cmp); /* worst first */
+	p->suspects = np;
+	budget(r, p);
+	take = LP_MIN(LP_MIN(np, p->budget), cap);
+	for (size_t i = 0; i < take; i++) {
+		pairs[2 * i] = all[i].a;
+		pairs[2 * i + 1] = all[i].b;
+	}
+	free(all);
+	return take;
 }
 
 void lp_sweep_retest_policy_default(struct lp_sweep_retest_policy *pol)
@@ -103,21 +205,36 @@ void lp_sweep_retest_policy_default(struct lp_sweep_retest_policy *pol)
 						.rounds = LP_SWEEP_RETEST_ROUNDS };
 }
 
-int lp_sweep_retest_plan(struct lp_sweep_run *r, const struct lp_sweep_retest_policy *pol,
-			 int round, int32_t **pairs_p, size_t *np_p)
+int lp_sweep_retest_plan_round(struct lp_sweep_run *r, const struct lp_sweep_retest_policy *pol,
+			       int round, int32_t **pairs_p, size_t *np_p,
+			       struct lp_retest_plan *plan)
 {
-	int ret;
+	struct lp_retest_plan p = { .per_node = pol->per_node,
+				    .round = round,
+				    .rounds = pol->rounds,
+				    .max_pairs = (size_t)LP_MAX(pol->max_pairs, 0),
+				    .time_s = pol->time_s };
+	size_t cap = (size_t)r->n * r->n;
+	int ret = 0;
 
 	*pairs_p = NULL;
 	*np_p = 0;
-	if (pol->max_pairs <= 0 || round >= pol->rounds)
-		return 0;
-	*pairs_p = malloc(((size_t)pol->max_pairs + 1) * 2 * sizeof(int32_t));
-	if (!*pairs_p)
-		return -ENOMEM;
-	ret = lp_sweep_diagnose(r);
-	if (!ret)
-		*np_p = lp_sweep_suspects(r, pol->per_node, round, *pairs_p,
-					  (size_t)pol->max_pairs);
+	if (pol->max_pairs > 0 && round < pol->rounds) {
+		cap = LP_MIN(cap, p.max_pairs);
+		*pairs_p = malloc((cap + 1) * 2 * sizeof(int32_t));
+		if (!*pairs_p)
+			return -ENOMEM;
+		ret = lp_sweep_diagnose(r);
+		if (!ret)
+			*np_p = lp_sweep_suspects(r, &p, *pairs_p, cap);
+	}
+	if (plan)
+		*plan = p;
 	return ret;
+}
+
+int lp_sweep_retest_plan(struct lp_sweep_run *r, const struct lp_sweep_retest_policy *pol,
+			 int round, int32_t **pairs_p, size_t *np_p)
+{
+	return lp_sweep_retest_plan_round(r, pol, round, pairs_p, np_p, NULL);
 }

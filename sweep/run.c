@@ -28,6 +28,7 @@ int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 	r->sched_name = "round-robin";
 	r->attempt = 1;
 	r->tclass = -1; /* the device's */
+	r->qp_timeout = LP_RDMA_QP_TIMEOUT_DEFAULT;
 	return 0;
 }
 
@@ -45,6 +46,9 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 		lp_sched_free(r->sched_own);
 	free(r->sched_own);
 	lp_sweep_evidence_free(&r->ev);
+	if (r->fabric)
+		lp_fabric_free(r->fabric);
+	free(r->fabric);
 	lp_coll_run_free(r->coll);
 	memset(r, 0, sizeof(*r));
 }
@@ -394,7 +398,8 @@ int lp_sweep_mx_fill(const struct lp_sweep_run *r, int m, struct lp_sweep_mx *mx
 bool lp_sweep_is_link(const struct lp_verdict *vd)
 {
 	return vd->kind == LP_VERDICT_LINK_SLOW || vd->kind == LP_VERDICT_LINK_FAILED ||
-	       (vd->kind == LP_VERDICT_ERRORS && vd->a != vd->b);
+	       ((vd->kind == LP_VERDICT_ERRORS || vd->kind == LP_VERDICT_UNCONFIRMED) &&
+		vd->a >= 0 && vd->a != vd->b);
 }
 
 /*

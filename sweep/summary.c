@@ -24,14 +24,25 @@ static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m,
 
 	lp_sweep_fmt_val(ref, sizeof(ref), d ? d->ref : NAN, mt->lat);
 	fprintf(f,
-		"\n%s [%s], rows = client, columns = server; reference %s %s (! slow, x failed)\n",
+		"\n%s [%s], rows = client, columns = server; reference %s %s (! slow, ? unconfirmed, "
+		"x failed)\n",
 		mt->label, mt->lat ? "one-way p50 us" : "Gb/s", ref, lp_sweep_unit(mt));
 	if (d) {
 		char noise[160];
 
 		lp_sweep_fmt_noise(noise, sizeof(noise), d);
-		fprintf(f, "  %s; smallest detectable fault: node %.2fx, link %.2fx%s\n", noise,
-			d->min_node, d->min_link, d->inconclusive ? " (inconclusive)" : "");
+		fprintf(f, "  %s; found with 90%% power: node ", noise);
+		fprintf(f, d->min_node >= 0.005 ? "%.2fx" : "none (too few cells or df)",
+			d->min_node);
+		fprintf(f, ", link ");
+		fprintf(f, d->min_link >= 0.005 ? "%.2fx" : "none (no retest reaches it)",
+			d->min_link);
+		if (isfinite(d->min_group))
+			fprintf(f, ", leaf %.2fx", d->min_group);
+		fprintf(f, "%s\n", d->inconclusive ? " (inconclusive)" : "");
+		if (d->nround_fx)
+			fprintf(f, "  %d congested sweep round(s) fitted as round effects\n",
+				d->nround_fx);
 	}
 	if (n > 32) {
 		fprintf(f, "  (matrix of %d nodes: see the CSV/JSON)\n", n);
@@ -55,7 +66,9 @@ static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m,
 			else {
 				lp_sweep_fmt_val(val, sizeof(val), mx->v[x], mt->lat);
 				snprintf(cell, sizeof(cell), "%s%s", val,
-					 c == LP_CELL_SLOW ? "!" : "");
+					 c == LP_CELL_SLOW     ? "!"
+					 : c == LP_CELL_UNCONF ? "?"
+							       : "");
 			}
 			fprintf(f, " %*s", w, cell);
 		}
@@ -135,7 +148,10 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	}
 	lp_sweep_load_summary(r, f);
 	lp_sweep_coll_summary(r, f);
-	fprintf(f, "\n");
+	fprintf(f,
+		"\nerror control: a healthy run names something with at most %.2g (nodes and "
+		"groups: Sidak; links: Benjamini-Hochberg, confirmed by retests)\n",
+		r->dopts.fp_rate);
 	summary_missing(f, r);
 	if (r->nverdicts == 0 && !lp_coll_flagged(r->coll) && !lp_coll_inconclusive(r->coll))
 		fprintf(f, "verdict: healthy (nothing flagged)\n");

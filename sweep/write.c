@@ -201,9 +201,13 @@ static void json_metrics(struct lp_json *j, const struct lp_sweep_run *r)
 			lp_json_obj_begin(j, "effects");
 			lp_record_json(&lp_sweep_effects_record, d, j);
 			lp_json_obj_end(j);
+			lp_json_obj_begin(j, "error_control");
+			lp_record_json(&lp_sweep_errctl_record, d, j);
+			lp_json_obj_end(j);
 		} else {
 			lp_json_null(j, "diagnosis");
 			lp_json_null(j, "effects");
+			lp_json_null(j, "error_control");
 		}
 		lp_json_obj_end(j);
 	}
@@ -282,6 +286,7 @@ int lp_sweep_write_json_extra(const struct lp_sweep_run *r, FILE *f, int exit_co
 	lp_json_init(&j, f, true);
 	lp_json_obj_begin(&j, NULL);
 	lp_sweep_json_head(&j, r);
+	lp_sweep_topology_json(&j, r);
 	rc = json_cells(&j, r);
 	lp_json_arr_begin(&j, "missing");
 	lp_sweep_each_missing(r, json_missing_pair, &j);
@@ -351,8 +356,10 @@ static void schema_metrics(struct lp_json *j)
 	lp_record_schema_open(&lp_sweep_metric_record, j);
 	schema_rec(j, "diagnosis", &lp_sweep_diag_record, true);
 	schema_rec(j, "effects", &lp_sweep_effects_record, true);
-	lp_record_schema_close(&lp_sweep_metric_record,
-			       (const char *const[]){ "diagnosis", "effects", NULL }, j);
+	schema_rec(j, "error_control", &lp_sweep_errctl_record, true);
+	lp_record_schema_close(
+		&lp_sweep_metric_record,
+		(const char *const[]){ "diagnosis", "effects", "error_control", NULL }, j);
 	lp_json_obj_end(j);
 	lp_json_obj_end(j);
 }
@@ -391,6 +398,7 @@ static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
 	schema_rec(j, "run", &lp_sweep_run_record, false);
 	schema_rows(j, "nodes", &lp_sweep_node_record);
 	schema_metrics(j);
+	schema_rec(j, "topology", &lp_sweep_topo_record, true);
 	schema_blocks(j);
 	lp_json_obj_begin(j, "attempts");
 	lp_json_str(

@@ -472,7 +472,9 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	struct lp_sweep_cell *c = &a.t.c;
 	uint64_t t0 = lp_now_ns();
 
-	lp_sweep_cell_init(c, m, x->rank, server, phase, round);
+	/* a retest's round is its retest round (the diagnosis dates transients by it) */
+	lp_sweep_cell_init(c, m, x->rank, server, phase,
+			   phase == LP_PHASE_RETEST ? x->retest_round : round);
 	if (x->dev_status) {
 		c->status = x->dev_status;
 		snprintf(c->error, sizeof(c->error), "client %s: %s", a.t.client, x->dev_error);
@@ -1146,6 +1148,7 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 	run->pair_timeout_s = cfg->pair_timeout_s;
 	run->retest_max = cfg->retest.max_pairs;
 	run->retest_rounds = cfg->retest.rounds;
+	run->retest_time_s = cfg->retest.time_s;
 	run->load = cfg->load ? lp_sweep_load_names[cfg->load] : NULL;
 	run->load_time_s = cfg->load ? cfg->load_time_s : 0;
 	lp_time_iso8601(run->started, sizeof(run->started));
@@ -1176,8 +1179,8 @@ static void announce(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		lp_sweep_costs_model(&c, cfg->model->setup_s, cfg->model->test_s);
 	else
 		lp_sweep_costs_dev(&c, &run->nodes[dev].dev);
-	lp_sweep_predict(&sh, cfg->params, cfg->nmetrics, &c, cfg->retest.max_pairs,
-			 cfg->retest.rounds, cfg->pair_timeout_s, &lp, &x->pred);
+	lp_sweep_predict(&sh, cfg->params, cfg->nmetrics, &c, &cfg->retest, cfg->pair_timeout_s,
+			 &lp, &x->pred);
 	x->later_s = x->pred.load_s;
 	x->cells_planned = run->ncells + lp_sweep_missing(run, NULL);
 	progress(x, cfg,
@@ -1214,8 +1217,9 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	int32_t *pairs = NULL;
 	size_t np = 0;
 	struct lp_sched rs;
+	struct lp_retest_plan plan = { 0 };
 
-	if (!x->rank && lp_sweep_retest_plan(run, &cfg->retest, rr, &pairs, &np))
+	if (!x->rank && lp_sweep_retest_plan_round(run, &cfg->retest, rr, &pairs, &np, &plan))
 		lp_err("retest round %d: out of memory", rr + 1);
 	if (bcast_pairs(x, &pairs, &np, TAG_RETEST_LIST + 2 * rr) || np == 0) {
 		free(pairs);
@@ -1223,8 +1227,11 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	}
 	x->retest_round = rr;
 	if (!lp_sched_from_list(&rs, x->size, pairs, np)) {
-		progress(x, cfg, "lp-sweep: retest round %d: %zu suspect pair(s) in isolation\n",
-			 rr + 1, np);
+		progress(
+			x, cfg,
+			"lp-sweep: retest round %d: %zu of %zu suspect pair(s) in isolation, worst "
+			"first (%.0f s of the retest budget this round, %.2g s a pair)\n",
+			rr + 1, np, plan.suspects, plan.round_s, plan.pair_s);
 		lp_sweep_journal_retest(cfg->journal, rr, pairs, np);
 		x->cells_planned += np * (size_t)cfg->nmetrics;
 		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST, run,

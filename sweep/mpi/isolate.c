@@ -65,6 +65,7 @@ struct worker_init {
 	char dev[64];
 	int32_t port, gid_index;
 	int32_t tclass, sl; /* --tclass (-1: the device's), --sl */
+	int32_t qp_timeout; /* --qp-timeout */
 	int32_t nranks;
 	uint32_t nmetrics;
 	uint32_t tests[LP_SWEEP_MAX_METRICS];
@@ -80,6 +81,7 @@ static const struct lp_record worker_init_record = LP_RECORD(struct worker_init,
 	LP_REC_I32(struct worker_init, gid_index),
 	LP_REC_I32(struct worker_init, tclass, LP_REC_RANGE(-1, 255)),
 	LP_REC_I32(struct worker_init, sl, LP_REC_RANGE(0, 15)),
+	LP_REC_I32(struct worker_init, qp_timeout, LP_REC_RANGE(0, 31)),
 	LP_REC_I32(struct worker_init, nranks, LP_REC_RANGE(0, 1 << 24)),
 	LP_REC_U32(struct worker_init, nmetrics),
 	LP_REC_ARRAY(struct worker_init, tests, nmetrics, LP_REC_T_U32, uint32_t,
@@ -217,7 +219,8 @@ static int worker_init(struct worker *w)
 					      .port = in.port,
 					      .gid_index = in.gid_index,
 					      .tclass = in.tclass,
-					      .sl = in.sl };
+					      .sl = in.sl,
+					      .qp_timeout = in.qp_timeout };
 
 		ret = lp_rdma_dev_open(&sel, AF_INET, &w->dev);
 		if (ret)
@@ -351,6 +354,7 @@ static int start(struct lp_sweep_worker *w, const struct lp_sweep_mpi *x,
 	const struct lp_sweep_xport_ops *ops = cfg->xport ? cfg->xport : &lp_sweep_xport_rdma;
 	struct worker_init in = { .tclass = x->tclass,
 				  .sl = x->sl,
+				  .qp_timeout = x->qp_timeout,
 				  .nranks = x->size,
 				  .nmetrics = (uint32_t)cfg->nmetrics,
 				  .model_len = (uint32_t)cfg->model_len };

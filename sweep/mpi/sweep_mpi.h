@@ -172,6 +172,7 @@ struct lp_sweep_mpi {
 	int tag_ub;
 	int poll_max_us;
 	int tclass, sl; /* --tclass (-1: the device's), --sl: every device opened (children too) */
+	int qp_timeout; /* --qp-timeout (0: the default), likewise */
 	struct lp_rdma_dev *dev; /* NULL when this rank's device did not open */
 	int dev_status;
 	char dev_error[LP_SWEEP_ERR_LEN];

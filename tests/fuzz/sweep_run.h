@@ -4,6 +4,7 @@
 #define LP_FUZZ_SWEEP_RUN_H
 
 #include "sweep/result.h"
+#include "sweep/retest.h"
 
 #define LP_FUZZ_NODES 3
 
@@ -41,7 +42,8 @@ static inline void lp_fuzz_sweep_report(struct lp_sweep_run *run)
 
 	if (lp_sweep_diagnose(run))
 		abort();
-	lp_sweep_suspects(run, 2, 0, pairs, LP_FUZZ_NODES * LP_FUZZ_NODES);
+	lp_sweep_suspects(run, &(struct lp_retest_plan){ .per_node = 2, .rounds = 3 }, pairs,
+			  LP_FUZZ_NODES * LP_FUZZ_NODES);
 	f = open_memstream(&out, &outlen);
 	if (!f)
 		abort();

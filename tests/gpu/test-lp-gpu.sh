@@ -35,7 +35,9 @@ for r in d["results"]:
         assert len(s["cells"]) == ngpu, s
         for c in s["cells"]:
             assert c["status"] == "ok", (r["test"], c)
-            assert c["to"].startswith("GPU") and (c["from"] in ("CPU", "local") or c["from"].startswith("GPU")), c
+            # one end a GPU, the other the CPU, the GPU itself (local) or another GPU (d2h: GPU0 -> CPU)
+            ends = (c["from"], c["to"])
+            assert any(e.startswith("GPU") for e in ends) and all(e in ("CPU", "local") or e.startswith("GPU") for e in ends), c
             assert c["samples"] == 3 and c["min"] <= c["median"] <= c["max"], c
             if r["unit"] == "ns":
                 assert 100 < c["median"] < 100000, (r["test"], c)

@@ -62,7 +62,7 @@ ok "the GPU is --gpu in all three"
 # perftest's letters and what they mean there, as linkperf spells the same option (none: refused).
 same="p=port d=dev i=ib-port m=mtu s=sizes n=iters S=sl x=gid-index c=connection q=qps
 I=inline r=rx-depth Q=cq-mod l=post-list D=duration T=tclass a=all-sizes F=cpu-freq R=cm
-b=bidir V=version Z=server t=tests"
+b=bidir V=version Z=server t=tests u=qp-timeout"
 letters="w y p d i m s n t u S x c q I o M r Q A l D f B T L E J j K k X W a F e g z R v b N V C H U O Z P G Y"
 for tool in lp-rdma lp-sweep; do
 	run() { if [ $tool = lp-rdma ]; then "$B/lp-rdma" "$@" 127.0.0.1; else "$B/lp-sweep" --diagnose x "$@"; fi; }

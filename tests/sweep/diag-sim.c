@@ -1,139 +1,372 @@
 // SPDX-License-Identifier: MIT
 /*
- * diag-sim: a simulation benchmark of lp-sweep's diagnosis. Synthetic clusters
- * (N nodes, log-normal noise per cell, a few outlier cells, injected faults) go
- * through the library exactly as a run does: cells into an lp_sweep_run, the
- * engine's retest planner (lp_sweep_retest_plan: its policy and budget) and
- * isolated retests of its suspects (fresh draws), the diagnosis again, the
- * verdicts. Per setting it prints recall (fault named with the right
- * node or link and the right kind), ambiguous verdicts that contain the truth,
- * misattributions (named verdicts matching no fault), false positives per
- * healthy node and per healthy cluster, inconclusive runs.
- * scripts/diag-sim runs the grid; --check asserts the targets (docs/SWEEP.md).
+ * diag-sim: the accuracy benchmark of lp-sweep's diagnosis, in process.
+ * Synthetic clusters (tests/sweep/diag-bench.c: noise, blips, heavy tails,
+ * congested rounds, node, link, leaf, uplink, path and rail faults) go through
+ * the library exactly as a run does: a round-robin sweep's cells into an
+ * lp_sweep_run, the diagnosis, the engine's own retest planner
+ * (lp_sweep_retest_plan: its policy and time budget) and fresh draws for the
+ * pairs it picks, the diagnosis again, the verdicts, scored against the truth.
+ * scripts/bench-diag.sh runs the grid; --check asserts the targets (docs/SWEEP.md).
+ *
+ * The same scenarios for the real engine: --emit-model DIR writes each trial as
+ * an lp-sweep model file (and its topology), --score DOC,... scores the
+ * documents lp-sweep --model wrote for them (trial order, same options), and
+ * --model FILE --replay RUN draws an lp-sweep --model run again in this one
+ * process (its cells, retests and verdicts).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/lp.h"
 #include "common/opt.h"
+#include "diag-bench.h"
 #include "sweep/journal.h"
 #include "sweep/model.h"
 #include "sweep/result.h"
 #include "sweep/retest.h"
+#include "sweep/sched.h"
 
-static const char *const fault_names[] = { "none", "src",   "dst",  "both",
-					   "link", "multi", "fail", NULL };
-enum fault { F_NONE, F_SRC, F_DST, F_BOTH, F_LINK, F_MULTI, F_FAIL };
-
-struct truth {
-	int kind; /* F_SRC, F_DST, F_BOTH, F_LINK */
-	int a, b;
-};
-
-struct rng {
-	uint64_t s;
-};
-
-static double uni(struct rng *g)
+/* CPU seconds of this process (the diagnosis time on a loaded host) */
+static double now_s(void)
 {
-	g->s ^= g->s << 13;
-	g->s ^= g->s >> 7;
-	g->s ^= g->s << 17;
-	return ((g->s >> 11) + 0.5) / 9007199254740992.0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-struct setting {
-	int n;
-	double cv, sev, outliers;
-	int fault;
-	bool lat;
-	int trials;
-	struct lp_sweep_retest_policy retest;
-};
-
-struct tally {
-	long faults, found, amb_ok, misattr, trials, inconclusive, healthy_nodes, fp_nodes,
-		fp_clusters;
-};
-
-static int pick_node(struct rng *g, int n, const bool *used)
+/* One attempt of cell a -> b in every metric (its value, or a failure), phase and round. */
+static int measure(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g, int a,
+		   int b, int phase, int round)
 {
-	int i;
+	for (int m = 0; m < r->nmetrics; m++) {
+		struct lp_sweep_cell c;
+		double v = bench_draw(t, g, a, b, r->metrics[m].lat,
+				      phase == LP_PHASE_SWEEP ? round : -1);
+		int rc;
 
-	do
-		i = (int)(uni(g) * n);
-	while (used[i]);
-	return i;
-}
-
-/* The faults of one trial. */
-static int make_faults(const struct setting *s, struct rng *g, struct truth *t, bool *used)
-{
-	int n = s->n, nt = 0, kinds = s->fault == F_MULTI ? LP_MAX(2, n / 10) : s->fault != F_NONE;
-
-	for (int k = 0, free_nodes = n; k < kinds; k++) {
-		int kind = s->fault == F_MULTI	? F_SRC + (int)(uni(g) * 4)
-			   : s->fault == F_FAIL ? F_BOTH
-						: s->fault;
-
-		if (free_nodes < (kind == F_LINK ? 2 : 1) + (s->fault == F_MULTI))
-			break; /* keep a healthy node at least */
-		free_nodes -= kind == F_LINK ? 2 : 1;
-
-		t[nt].kind = kind;
-		t[nt].a = pick_node(g, n, used);
-		used[t[nt].a] = true;
-		t[nt].b = t[nt].a;
-		if (kind == F_LINK) {
-			t[nt].b = pick_node(g, n, used);
-			used[t[nt].b] = true;
+		lp_sweep_cell_init(&c, m, a, b, phase, round);
+		c.wall_s = 1.0; /* one test time: the retest budget counts in these */
+		c.value = v;
+		if (!isfinite(v)) {
+			c.status = -ETIMEDOUT;
+			snprintf(c.error, sizeof(c.error), "simulated failure");
 		}
-		nt++;
+		if ((rc = lp_sweep_add_cell(r, &c)))
+			return rc;
 	}
-	return nt;
+	return 0;
 }
 
-static bool cand_has(const struct lp_verdict *v, int kind, int a, int b)
+/* The sweep: round-robin (within each rail), every ordered pair once. */
+static int sweep(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g)
 {
-	for (int i = 0; i < v->ncand; i++)
-		if (v->cand[i].kind == kind && v->cand[i].a == a &&
-		    (kind != LP_ITEM_LINK || v->cand[i].b == b))
-			return true;
-	return false;
-}
+	struct lp_sched sc;
+	int *grp = malloc((size_t)t->nranks * sizeof(int)), rc;
 
-/* Does verdict v name fault t exactly (node and kind, or link and direction)? */
-static bool names(const struct lp_verdict *v, const struct truth *t)
-{
-	if (v->kind == LP_VERDICT_NODE_SLOW)
-		return t->kind != F_LINK && v->a == t->a &&
-		       v->dirs == (t->kind == F_SRC   ? LP_NODE_SLOW_SRC
-				   : t->kind == F_DST ? LP_NODE_SLOW_DST
-						      : 3u);
-	if (v->kind == LP_VERDICT_LINK_SLOW)
-		return t->kind == F_LINK && v->a == LP_MIN(t->a, t->b) &&
-		       v->b == LP_MAX(t->a, t->b) &&
-		       v->dirs == (t->a < t->b ? LP_DIR_XY : LP_DIR_YX);
-	return false;
-}
+	for (int i = 0; grp && i < t->nranks; i++)
+		grp[i] = bench_rail(t->s, i);
+	rc = grp ? lp_sched_build_groups(&sc, LP_SCHED_ROUND_ROBIN, t->nranks, grp, 0, 1) : -ENOMEM;
+	free(grp);
+	for (size_t k = 0; !rc && k < sc.nrounds; k++) {
+		size_t cnt;
+		const struct lp_slot *sl = lp_sched_round(&sc, k, &cnt);
 
-static bool ambiguous_has(const struct lp_verdict *v, const struct truth *t)
-{
-	if (v->kind != LP_VERDICT_AMBIGUOUS && v->kind != LP_VERDICT_PAIR_SLOW)
-		return false;
-	switch (t->kind) {
-	case F_SRC:
-		return cand_has(v, LP_ITEM_SRC, t->a, 0);
-	case F_DST:
-		return cand_has(v, LP_ITEM_DST, t->a, 0);
-	case F_BOTH:
-		return cand_has(v, LP_ITEM_SRC, t->a, 0) || cand_has(v, LP_ITEM_DST, t->a, 0);
-	default:
-		return cand_has(v, LP_ITEM_LINK, t->a, t->b);
+		for (size_t i = 0; !rc && i < cnt; i++) {
+			if (sl[i].dirs & LP_DIR_XY)
+				rc = measure(r, t, g, sl[i].x, sl[i].y, LP_PHASE_SWEEP, (int)k);
+			if (!rc && (sl[i].dirs & LP_DIR_YX))
+				rc = measure(r, t, g, sl[i].y, sl[i].x, LP_PHASE_SWEEP, (int)k);
+		}
 	}
+	if (!rc) {
+		r->sweep_s = (double)sc.nrounds * 2 * r->nmetrics; /* in test times */
+		lp_sched_free(&sc);
+	}
+	return rc;
+}
+
+/* The engine's retest rounds: its planner, lp-sweep's default policy with the setting's budget. */
+static int retests(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g)
+{
+	struct lp_sweep_retest_policy pol;
+	int rc = 0;
+
+	lp_sweep_retest_policy_default(&pol);
+	pol.rounds = t->s->retest_rounds;
+	pol.time_s = t->s->retest_time * r->nmetrics; /* in test times, as wall_s */
+	for (int rr = 0; !rc; rr++) {
+		int32_t *pairs;
+		size_t np;
+
+		rc = lp_sweep_retest_plan(r, &pol, rr, &pairs, &np);
+		r->nretests += np;
+		for (size_t k = 0; !rc && k < np; k++)
+			rc = measure(r, t, g, pairs[2 * k], pairs[2 * k + 1], LP_PHASE_RETEST, rr);
+		free(pairs);
+		if (!np)
+			break;
+	}
+	return rc;
+}
+
+/* One cluster: sweep, retests, the final diagnosis into r. */
+static int simulate(struct lp_sweep_run *r, const struct bench_trial *t, struct bench_rng *g,
+		    double *diag_s)
+{
+	double t0;
+	int rc = bench_run_setup(t, r);
+
+	if (!rc)
+		rc = sweep(r, t, g);
+	if (!rc)
+		rc = retests(r, t, g);
+	t0 = now_s();
+	if (!rc)
+		rc = lp_sweep_diagnose(r);
+	*diag_s += now_s() - t0;
+	return rc;
+}
+
+/* The stated limit of a setting: a healthy cluster's, for the fault's kind and metric. */
+static double stated_limit(const struct bench_setting *s, struct bench_rng *g)
+{
+	struct bench_setting h = *s;
+	struct bench_trial t;
+	struct lp_sweep_run r;
+	double lim = NAN, dummy = 0;
+	int m;
+
+	h.kind = BK_NONE;
+	if (bench_trial_make(&t, &h, g, 1) || simulate(&r, &t, g, &dummy)) {
+		bench_trial_free(&t);
+		return NAN;
+	}
+	m = s->lat_only && r.nmetrics > 1 ? 1 : 0;
+	lim = s->kind == BK_LINK			 ? r.diag[m].min_link
+	      : s->kind >= BK_LEAF && s->kind <= BK_PATH ? r.diag[m].min_group
+							 : r.diag[m].min_node;
+	lp_sweep_run_free(&r);
+	bench_trial_free(&t);
+	return lim;
+}
+
+/* The targets (docs/SWEEP.md); false and why when a setting misses them. */
+static bool check(const struct bench_setting *s, const struct bench_tally *t, bool at_limit,
+		  char *why, size_t len)
+{
+	double fr = t->faults ? (double)t->found / t->faults : 1,
+	       hr = t->faults ? (double)t->honest / t->faults : 1,
+	       g1 = t->trials ? (double)t->group_one / t->trials : 1;
+
+	why[0] = 0;
+	if (s->kind == BK_NONE) {
+		if (s->cv <= 0.05 && s->blip <= 0.02 && t->confident_runs > 0.01 * t->trials)
+			snprintf(why, len, "a confident verdict in %ld of %ld healthy runs",
+				 t->confident_runs, t->trials);
+	} else if (at_limit) { /* the promise: of the faults the run said it would find, >= 90 % */
+		if (t->promised && t->kept < 0.9 * t->promised)
+			snprintf(why, len, "%ld of %ld found where the run's limit promised it",
+				 t->kept, t->promised);
+	} else if (s->cv <= 0.05 && s->sev <= 0.8 && s->kind <= BK_BOTH && s->tail_df == 0) {
+		if (s->n >= 6 && (fr < 0.99 || t->misattr_runs > 0.01 * t->trials))
+			snprintf(why, len, "recall %.1f%%, %ld runs with a wrong name", 100 * fr,
+				 t->misattr_runs);
+		else if (s->n >= 3 && s->n <= 4 && (hr < 0.99 || t->misattr_runs))
+			snprintf(why, len, "found or honest %.1f%%, %ld wrong names", 100 * hr,
+				 t->misattr_runs);
+	} else if (s->kind >= BK_LEAF && s->cv <= 0.05 && s->sev <= 0.8 && g1 < 0.95) {
+		snprintf(why, len, "one verdict, right group in %.1f%%", 100 * g1);
+	}
+	return !why[0];
+}
+
+/* The grid's lists, as given. */
+struct grid {
+	const char *nodes, *cvs, *faults, *sevs, *blips;
+	char bn[256], bc[256], bf[256], bs[256], bb[256];
+	const char *ln[32], *lc[32], *lf[32], *ls[32], *lb[32];
+	int nn, nc, nf, nsv, nb;
+};
+
+static int grid_split(struct grid *gr)
+{
+	return lp_split_list(gr->nodes, gr->bn, sizeof(gr->bn), gr->ln, 32, &gr->nn) ||
+	       lp_split_list(gr->cvs, gr->bc, sizeof(gr->bc), gr->lc, 32, &gr->nc) ||
+	       lp_split_list(gr->faults, gr->bf, sizeof(gr->bf), gr->lf, 32, &gr->nf) ||
+	       lp_split_list(gr->sevs, gr->bs, sizeof(gr->bs), gr->ls, 32, &gr->nsv) ||
+	       lp_split_list(gr->blips, gr->bb, sizeof(gr->bb), gr->lb, 32, &gr->nb);
+}
+
+struct job {
+	const char *emit_dir; /* --emit-model */
+	const char *doc_dir;  /* --write-doc */
+	const char *score;    /* --score DOC,DOC,... */
+	FILE *csv;	      /* --csv */
+	bool check, dump;
+	int misses;
+};
+
+/* --emit-model: trial i's model and topology as DIR/N-KIND-SEV-i.model.json, .topo */
+static int emit(const struct job *j, const struct bench_setting *s, const struct bench_trial *t,
+		int i)
+{
+	char path[512];
+	FILE *f;
+	int rc;
+
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/n%d-%s-%g-%d.%s", j->emit_dir, s->n,
+			 bench_kind_names[s->kind], s->sev, i, k ? "topo" : "model.json");
+		f = fopen(path, "w");
+		if (!f)
+			return -errno;
+		rc = k ? bench_write_topology(s, f) : bench_write_model(t, f);
+		if (fclose(f) || rc)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* --write-doc: trial i's run as lp-sweep's JSON document (DIR/N-KIND-SEV-i.json). */
+static int write_doc(const struct job *j, const struct bench_setting *s,
+		     const struct lp_sweep_run *r, int i)
+{
+	char path[512];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/n%d-%s-%g-%d.json", j->doc_dir, s->n,
+		 bench_kind_names[s->kind], s->sev, i);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	rc = lp_sweep_write_json(r, f, lp_sweep_exit_code(r));
+	return fclose(f) || rc ? -EIO : 0;
+}
+
+/* --score: trial i's document (the i-th of the list) read and diagnosed as lp-sweep wrote it. */
+static int score_doc(const struct job *j, int i, struct lp_sweep_run *r)
+{
+	char buf[8192], why[256];
+	const char *items[512];
+	int n = 0, rc;
+
+	if (lp_split_list(j->score, buf, sizeof(buf), items, 512, &n) || i >= n)
+		return -EINVAL;
+	rc = lp_sweep_read_json(r, items[i], why, sizeof(why));
+	if (rc)
+		lp_err("%s: %s", items[i], why);
+	return rc ? rc : lp_sweep_diagnose(r);
+}
+
+/* Every trial of one setting. */
+static int run_setting(struct job *j, struct bench_setting *s, struct bench_rng *g)
+{
+	struct bench_tally ty;
+	bool at_limit = s->sev <= 0;
+	double sev = at_limit ? stated_limit(s, g) : s->sev;
+	char why[160];
+	int rc = bench_tally_init(&ty, s->trials);
+
+	for (int i = 0; !rc && i < s->trials; i++) {
+		struct bench_trial t;
+		struct lp_sweep_run r;
+
+		if ((rc = bench_trial_make(&t, s, g, sev)))
+			break;
+		if (j->emit_dir) {
+			rc = emit(j, s, &t, i);
+		} else {
+			struct bench_tally before = ty;
+
+			rc = j->score ? score_doc(j, i, &r) : simulate(&r, &t, g, &ty.diag_s);
+			if (!rc)
+				bench_score(&t, &r, &ty);
+			if (!rc && j->doc_dir)
+				rc = write_doc(j, s, &r, i);
+			/* --dump: the summary of every trial that missed a fault or named a wrong one */
+			if (!rc && j->dump &&
+			    (ty.found - before.found < ty.faults - before.faults ||
+			     ty.misattr_runs > before.misattr_runs ||
+			     (s->kind == BK_NONE && ty.confident_runs > before.confident_runs))) {
+				for (int k = 0; k < t.nf; k++)
+					printf("truth: %s %d %d %.3g\n",
+					       bench_kind_names[t.f[k].kind], t.f[k].a, t.f[k].b,
+					       t.f[k].sev);
+				lp_sweep_print_summary(&r, stdout);
+			}
+			lp_sweep_run_free(&r);
+		}
+		bench_trial_free(&t);
+	}
+	if (rc || j->emit_dir) {
+		bench_tally_free(&ty);
+		return rc;
+	}
+	s->sev = at_limit ? sev : s->sev;
+	bool ok = check(s, &ty, at_limit, why, sizeof(why));
+
+	j->misses += !ok;
+	printf("%5d %5.2f %-6s %6.3f%s %5.3f %6ld | %6.1f%% %6.1f%% %6.1f%% %6.1f%% %5ld %5ld | %5ld %5ld | %7.1f%s%s\n",
+	       s->n, s->cv, bench_kind_names[s->kind], s->kind == BK_NONE ? 1.0 : sev,
+	       at_limit ? "L" : " ", s->blip, ty.trials,
+	       ty.faults ? 100.0 * ty.found / ty.faults : NAN,
+	       ty.faults ? 100.0 * ty.honest / ty.faults : NAN,
+	       ty.promised ? 100.0 * ty.kept / ty.promised : NAN, 100.0 * ty.group_one / ty.trials,
+	       ty.misattr_runs, ty.confident_runs, ty.unconf_runs, ty.inconcl_runs,
+	       ty.retests / ty.trials, ok ? "" : "  MISSED: ", why);
+	if (j->csv)
+		bench_csv_row(j->csv, s, &ty, j->score ? "model" : "diag-sim", at_limit);
+	fflush(stdout);
+	bench_tally_free(&ty);
+	return 0;
+}
+
+/* Every setting of the grid. */
+static int run_grid(struct job *j, struct grid *gr, const struct bench_setting *base)
+{
+	struct bench_rng g = { base->seed * 0x9E3779B97F4A7C15ull + 1 };
+
+	printf("%5s %5s %-6s %7s %5s %6s | %7s %7s %7s %7s %5s %5s | %5s %5s | %7s\n", "N", "cv",
+	       "fault", "sev", "blip", "trials", "found", "honest", "promise", "1group", "misat",
+	       "conf", "unconf", "incon", "retests");
+	for (int i = 0; i < gr->nn; i++)
+		for (int c = 0; c < gr->nc; c++)
+			for (int b = 0; b < gr->nb; b++)
+				for (int f = 0; f < gr->nf; f++)
+					for (int v = 0; v < gr->nsv; v++) {
+						struct bench_setting s = *base;
+						int rc;
+
+						s.n = atoi(gr->ln[i]);
+						s.cv = atof(gr->lc[c]);
+						s.blip = atof(gr->lb[b]);
+						s.kind = lp_choice_index(bench_kind_names,
+									 gr->lf[f]);
+						s.sev = atof(gr->ls[v]);
+						if (!s.leaf_size)
+							s.leaf_size =
+								LP_MIN(32, LP_MAX(4, s.n / 4));
+						if (s.kind < 0 || s.n < 2 || s.n > 4096) {
+							lp_err("bad setting: %s nodes, fault %s",
+							       gr->ln[i], gr->lf[f]);
+							return LP_EXIT_USAGE;
+						}
+						if (s.kind == BK_NONE && v > 0)
+							continue;
+						rc = run_setting(j, &s, &g);
+						if (rc) {
+							lp_err("setting failed: %s", strerror(-rc));
+							return LP_EXIT_FAIL;
+						}
+					}
+	return j->check && j->misses ? LP_EXIT_FAIL : LP_EXIT_OK;
 }
 
 /* One attempt of cell a -> b at metric m, drawn from the model as the model transport draws it. */
@@ -155,8 +388,8 @@ static int draw_cell(struct lp_sweep_run *r, const struct lp_sweep_model *m, int
  * directions, every metric) drawn from m, then the engine's retest rounds --
  * its planner, its budget pol -- and the diagnosis. 0 or -ENOMEM.
  */
-static int simulate(struct lp_sweep_run *r, const struct lp_sweep_model *m,
-		    const struct lp_sched *s, const struct lp_sweep_retest_policy *pol)
+static int model_simulate(struct lp_sweep_run *r, const struct lp_sweep_model *m,
+			  const struct lp_sched *s, const struct lp_sweep_retest_policy *pol)
 {
 	int32_t *pairs = NULL;
 	int rc = 0;
@@ -184,145 +417,10 @@ static int simulate(struct lp_sweep_run *r, const struct lp_sweep_model *m,
 		for (size_t k = 0; k < np && !rc; k++)
 			for (int mi = 0; mi < r->nmetrics && !rc; mi++)
 				rc = draw_cell(r, m, pairs[2 * k], pairs[2 * k + 1], mi,
-					       LP_PHASE_RETEST, rr + 1, (int)k);
+					       LP_PHASE_RETEST, rr + 1, rr); /* the engine's key */
 	}
 	free(pairs);
 	return rc ? rc : lp_sweep_diagnose(r);
-}
-
-/* The trial's model for run r: the setting's noise, its outliers as blips at 0.3-0.8x, faults t. */
-static int trial_model(struct lp_sweep_model *m, const struct lp_sweep_run *r,
-		       const struct setting *s, const struct truth *t, int nt, uint64_t seed)
-{
-	char why[200];
-
-	lp_sweep_model_init(m);
-	m->seed = seed;
-	m->cv = s->cv;
-	m->blip_rate = s->outliers;
-	m->blip_lo = 0.3;
-	m->blip_hi = 0.8;
-	m->fail_rate = s->fault == F_FAIL ? 0.03 : 0; /* a few cells fail on every attempt */
-	for (int i = 0; i < nt; i++)
-		m->faults[m->nfaults++] = (struct lp_sweep_model_fault){
-			.target = t[i].kind == F_LINK ? LP_SWEEP_MODEL_LINK : LP_SWEEP_MODEL_NODE,
-			.a = t[i].a,
-			.b = t[i].b,
-			.rail = -1,
-			.roles = t[i].kind == F_SRC ? LP_SWEEP_MODEL_CLIENT
-				 : t[i].kind == F_DST
-					 ? LP_SWEEP_MODEL_SERVER
-					 : LP_SWEEP_MODEL_CLIENT | LP_SWEEP_MODEL_SERVER,
-			.kinds = LP_SWEEP_MODEL_LAT | LP_SWEEP_MODEL_BW,
-			.factor = s->sev,
-		};
-	return lp_sweep_model_bind(m, s->n, r->metrics, r->nmetrics, why, sizeof(why));
-}
-
-/* The verdicts of one trial against its faults into the tally. */
-static void score(const struct setting *s, const struct lp_sweep_run *r, const struct truth *t,
-		  int nt, const bool *used, struct tally *ty)
-{
-	bool named_any = false;
-
-	ty->trials++;
-	ty->faults += nt;
-	for (int i = 0; i < nt; i++) {
-		bool found = false, amb = false;
-
-		for (int k = 0; k < r->nverdicts; k++) {
-			found = found || names(&r->verdicts[k], &t[i]);
-			amb = amb || ambiguous_has(&r->verdicts[k], &t[i]);
-		}
-		ty->found += found;
-		ty->amb_ok += !found && amb;
-	}
-	for (int k = 0; k < r->nverdicts; k++) {
-		const struct lp_verdict *v = &r->verdicts[k];
-		bool match = false;
-
-		ty->inconclusive += v->kind == LP_VERDICT_INCONCLUSIVE;
-		if (v->kind != LP_VERDICT_NODE_SLOW && v->kind != LP_VERDICT_LINK_SLOW) {
-			named_any = named_any || v->kind == LP_VERDICT_AMBIGUOUS ||
-				    v->kind == LP_VERDICT_PAIR_SLOW;
-			continue;
-		}
-		named_any = true;
-		for (int i = 0; i < nt; i++)
-			match = match || names(v, &t[i]);
-		ty->misattr += !match && nt > 0;
-		if (v->kind == LP_VERDICT_NODE_SLOW && !used[v->a])
-			ty->fp_nodes++;
-	}
-	for (int i = 0; i < s->n; i++)
-		ty->healthy_nodes += !used[i];
-	ty->fp_clusters += nt == 0 && named_any;
-}
-
-static int trial(const struct setting *s, struct rng *g, struct tally *ty)
-{
-	struct lp_sweep_model *m = malloc(sizeof(*m));
-	struct truth t[1024];
-	struct lp_sweep_run r;
-	struct lp_sched sc = { 0 };
-	bool *used = calloc(s->n, 1);
-	int nt, rc;
-
-	rc = lp_sweep_run_init(&r, s->n);
-	if (rc || !used || !m || (rc = lp_sched_build(&sc, LP_SCHED_ROUND_ROBIN, s->n, 0, 0)))
-		goto out;
-	for (int i = 0; i < s->n; i++)
-		snprintf(r.nodes[i].name, sizeof(r.nodes[i].name), "n%d", i);
-	lp_sweep_add_metric(&r, s->lat ? "write_lat" : "write_bw", 0, s->lat, s->lat ? 8 : 1 << 20);
-	nt = make_faults(s, g, t, used);
-	rc = trial_model(m, &r, s, t, nt, (uint64_t)(uni(g) * 0x1p53));
-	if (!rc)
-		rc = simulate(&r, m, &sc, &s->retest);
-	if (rc)
-		goto out;
-	struct tally before = *ty;
-
-	score(s, &r, t, nt, used, ty);
-	if (getenv("DIAG_SIM_DUMP") && /* debugging aid: the summary of every trial that missed */
-	    (ty->found - before.found < nt || ty->misattr > before.misattr ||
-	     ty->fp_clusters > before.fp_clusters)) {
-		for (int i = 0; i < nt; i++)
-			printf("truth: %s %d %d\n", fault_names[t[i].kind], t[i].a, t[i].b);
-		lp_sweep_print_summary(&r, stdout);
-	}
-out:
-	lp_sweep_run_free(&r);
-	lp_sched_free(&sc);
-	free(used);
-	free(m);
-	return rc;
-}
-
-/* The targets of issue 11 for this setting; false and a reason when missed. */
-static bool check(const struct setting *s, const struct tally *t, char *why, size_t len)
-{
-	double recall = t->faults ? (double)t->found / t->faults : 1;
-	double amb = t->faults ? (double)(t->found + t->amb_ok) / t->faults : 1;
-	bool strong = s->sev <= 0.8 && s->cv <= 0.05;
-
-	why[0] = 0;
-	if (s->fault == F_NONE) {
-		if ((double)t->fp_nodes / LP_MAX(1, t->healthy_nodes) > 0.001)
-			snprintf(why, len, "false positives on %.3f%% of healthy nodes",
-				 100.0 * t->fp_nodes / t->healthy_nodes);
-		else if ((double)t->fp_clusters / LP_MAX(1, t->trials) > 0.01)
-			snprintf(why, len, "false positives in %.1f%% of healthy clusters",
-				 100.0 * t->fp_clusters / t->trials);
-		return !why[0];
-	}
-	if (!strong || s->n < 3)
-		return true;
-	if (s->n >= 4 && (recall < 0.99 || t->misattr))
-		snprintf(why, len, "recall %.1f%%, %ld misattributions", 100 * recall, t->misattr);
-	if (s->n == 3 && (amb < 0.99 || t->misattr))
-		snprintf(why, len, "recall or ambiguous-with-truth %.1f%%, %ld misattributions",
-			 100 * amb, t->misattr);
-	return !why[0];
 }
 
 /* RUN's nodes, metrics and how it ran into r (initialised here), and its schedule into sc. */
@@ -354,6 +452,7 @@ static int replay_setup(const struct lp_sweep_run *run, struct lp_sweep_run *r, 
 	r->seed = run->seed;
 	r->retest_max = run->retest_max;
 	r->retest_rounds = run->retest_rounds;
+	r->retest_time_s = run->retest_time_s;
 	r->dopts = run->dopts;
 	snprintf(r->model, sizeof(r->model), "%s", run->model);
 	return 0;
@@ -390,9 +489,10 @@ static int replay(const char *model_path, const char *run_path, const char *json
 	if (rc) {
 		lp_err("%s: %s", model_path, why[0] ? why : strerror(-rc));
 	} else {
-		struct lp_sweep_retest_policy pol = { r.retest_max, per_node, r.retest_rounds };
+		struct lp_sweep_retest_policy pol = { r.retest_max, per_node, r.retest_rounds,
+						      r.retest_time_s };
 
-		rc = simulate(&r, m, &sc, &pol);
+		rc = model_simulate(&r, m, &sc, &pol);
 		if (!rc) {
 			FILE *f = json ? lp_out_open(json) : NULL;
 
@@ -413,53 +513,44 @@ static int replay(const char *model_path, const char *run_path, const char *json
 
 /* What the command line sets. */
 struct sim_opts {
-	const char *ns, *cvs, *faults, *sevs, *model, *replay, *json;
-	unsigned trials, retest, rounds, per_node;
-	uint64_t seed;
-	double outliers;
-	bool lat, check;
+	struct grid gr;
+	struct bench_setting s;
+	struct job j;
+	const char *csv, *model, *replay, *json;
+	unsigned trials, rounds, metrics, rails, leaf;
+	bool no_topo;
 };
 
-#define STR_(x) #x
-#define STR(x)	STR_(x) /* a default from its one declaration, as option text */
-#define SO	struct sim_opts
+#define SO struct sim_opts
 /* clang-format off */
 static const struct lp_opt sim_rows[] = {
-	{ .name = "nodes", .shortname = 'n', LP_OPT_STR_AT(SO, ns), .metavar = "LIST",
-	  .help = "cluster sizes", .def = "4,8" },
-	{ .name = "cv", LP_OPT_STR_AT(SO, cvs), .metavar = "LIST", .help = "per-cell noise CV",
-	  .def = "0.05" },
-	{ .name = "fault", .shortname = 'f', LP_OPT_STR_AT(SO, faults), .metavar = "LIST",
-	  .help = "none,src,dst,both,link,multi,fail", .def = "none,src,dst,both,link,multi,fail" },
-	{ .name = "sev", .shortname = 's', LP_OPT_STR_AT(SO, sevs), .metavar = "LIST",
-	  .help = "severities as goodness ratios: 0.8 = 0.8x bandwidth or 1.25x latency",
-	  .def = "0.8" },
-	{ .name = "lat", LP_OPT_FLAG_AT(SO, lat),
-	  .help = "simulate a latency metric (default bandwidth)" },
-	{ .name = "outliers", LP_OPT_DOUBLE_AT(SO, outliers), .max = 1, .metavar = "F",
-	  .help = "fraction of outlier measurements, 0.3-0.8x", .def = "0.02" },
-	{ .name = "trials", .shortname = 't', LP_OPT_UINT_AT(SO, trials), .min = 1, .max = 1000000,
-	  .metavar = "N", .help = "clusters per setting", .def = "100" },
-	{ .name = "retest", LP_OPT_UINT_AT(SO, retest), .max = 1000000, .metavar = "N",
-	  .help = "retested pairs per round at most (as lp-sweep's --retest)",
-	  .def = STR(LP_SWEEP_RETEST_MAX) },
-	{ .name = "retest-rounds", LP_OPT_UINT_AT(SO, rounds), .max = 20, .metavar = "N",
-	  .help = "retest rounds (as lp-sweep's --retest-rounds)",
-	  .def = STR(LP_SWEEP_RETEST_ROUNDS) },
-	{ .name = "retest-per-node", LP_OPT_UINT_AT(SO, per_node), .min = 1, .max = 1000,
-	  .metavar = "N", .help = "cells retested per suspect node (as lp-sweep's --retest-per-node)",
-	  .def = STR(LP_SWEEP_RETEST_PER_NODE) },
-	{ .name = "seed", LP_OPT_U64_AT(SO, seed), .metavar = "N", .help = "random seed",
-	  .def = "1" },
-	{ .name = "check", LP_OPT_FLAG_AT(SO, check),
-	  .help = "exit 1 when a setting misses the targets" },
-	{ .name = "model", LP_OPT_STR_AT(SO, model), .metavar = "FILE",
-	  .help = "with --replay: draw from this model (lp-sweep --model's format)" },
-	{ .name = "replay", LP_OPT_STR_AT(SO, replay), .metavar = "RUN",
-	  .help = "an lp-sweep --model run (JSON or journal): draw it again here, in one process, "
-		  "and print its summary" },
-	{ .name = "json", LP_OPT_STR_AT(SO, json), .metavar = "FILE",
-	  .help = "with --replay: the replayed run's JSON document" },
+	{ .name = "nodes", .shortname = 'n', LP_OPT_STR_AT(SO, gr.nodes), .metavar = "LIST", .help = "cluster sizes (default 4,8)" },
+	{ .name = "cv", LP_OPT_STR_AT(SO, gr.cvs), .metavar = "LIST", .help = "per-cell noise CV (default 0.05)" },
+	{ .name = "fault", .shortname = 'f', LP_OPT_STR_AT(SO, gr.faults), .metavar = "LIST", .help = "none,src,dst,both,link,two,leaf,uplink,path,rail,fail (default none..link)" },
+	{ .name = "sev", .shortname = 's', LP_OPT_STR_AT(SO, gr.sevs), .metavar = "LIST", .help = "severities as goodness ratios (0.8 = 0.8x bandwidth, 1.25x latency); 0 = the limit the run states (default 0.8)" },
+	{ .name = "blip", LP_OPT_STR_AT(SO, gr.blips), .metavar = "LIST", .help = "share of attempts that are transient blips at 0.3-0.8x (default 0.02)" },
+	{ .name = "tail", LP_OPT_DOUBLE_AT(SO, s.tail_df), .max = 100, .metavar = "DF", .help = "Student-t noise of DF degrees of freedom (heavy tails; default Gaussian)" },
+	{ .name = "congest", LP_OPT_DOUBLE_AT(SO, s.congest), .max = 1, .metavar = "F", .help = "share of sweep rounds congested, every cell at 0.8x (default 0)" },
+	{ .name = "metrics", LP_OPT_UINT_AT(SO, metrics), .min = 1, .max = 2, .metavar = "N", .help = "1: bandwidth (latency with --lat), 2: both (default 1)" },
+	{ .name = "lat", LP_OPT_FLAG_AT(SO, s.lat), .help = "one latency metric" },
+	{ .name = "lat-only", LP_OPT_FLAG_AT(SO, s.lat_only), .help = "the fault touches latency only (with --metrics 2)" },
+	{ .name = "rails", LP_OPT_UINT_AT(SO, rails), .min = 1, .max = 64, .metavar = "R", .help = "rails per node: ranks = nodes x R, cells within a rail (default 1)" },
+	{ .name = "leaf-size", LP_OPT_UINT_AT(SO, leaf), .max = 4096, .metavar = "K", .help = "nodes per leaf switch (default: N / 4, 4 to 32)" },
+	{ .name = "no-topology", LP_OPT_FLAG_AT(SO, no_topo), .help = "do not give the diagnosis the topology (it finds blocks itself)" },
+	{ .name = "share", LP_OPT_DOUBLE_AT(SO, s.share), .max = 1, .metavar = "F", .help = "uplink: share of the leaf's flows on the bad uplink (default 0.25)" },
+	{ .name = "trials", .shortname = 't', LP_OPT_UINT_AT(SO, trials), .min = 1, .max = 1000000, .metavar = "N", .help = "clusters per setting (default 100)" },
+	{ .name = "retest-rounds", LP_OPT_UINT_AT(SO, rounds), .max = 20, .metavar = "N", .help = "retest rounds (default 3, as lp-sweep)" },
+	{ .name = "retest-time", LP_OPT_DOUBLE_AT(SO, s.retest_time), .max = 1e9, .metavar = "T", .help = "retest budget in test times (default: the sweep's, as lp-sweep)" },
+	{ .name = "seed", LP_OPT_U64_AT(SO, s.seed), .metavar = "N", .help = "random seed (default 1)" },
+	{ .name = "csv", LP_OPT_STR_AT(SO, csv), .metavar = "FILE", .help = "append one CSV row per setting" },
+	{ .name = "emit-model", LP_OPT_STR_AT(SO, j.emit_dir), .metavar = "DIR", .help = "write each trial as an lp-sweep model file and its topology, nothing else" },
+	{ .name = "write-doc", LP_OPT_STR_AT(SO, j.doc_dir), .metavar = "DIR", .help = "also write each simulated trial as an lp-sweep document (for --diagnose)" },
+	{ .name = "score", LP_OPT_STR_AT(SO, j.score), .metavar = "DOCS", .help = "score these lp-sweep documents (one per trial, in order) instead of simulating" },
+	{ .name = "check", LP_OPT_FLAG_AT(SO, j.check), .help = "exit 1 when a setting misses the targets" },
+	{ .name = "dump", LP_OPT_FLAG_AT(SO, j.dump), .help = "print every trial's summary (debugging)" },
+	{ .name = "model", LP_OPT_STR_AT(SO, model), .metavar = "FILE", .help = "with --replay: draw from this model (lp-sweep --model's format)" },
+	{ .name = "replay", LP_OPT_STR_AT(SO, replay), .metavar = "RUN", .help = "an lp-sweep --model run (JSON or journal): draw it again here, in one process, and print its summary" },
+	{ .name = "json", LP_OPT_STR_AT(SO, json), .metavar = "FILE", .help = "with --replay: the replayed run's JSON document" },
 	{ 0 },
 };
 /* clang-format on */
@@ -471,13 +562,21 @@ static const struct lp_opt_cmd sim_cmd = {
 
 int main(int argc, char **argv)
 {
-	struct sim_opts o;
-	bool help;
-	char bn[256], bc[256], bf[256], bs[256], why[160];
-	const char *ln[16], *lc[16], *lf[16], *ls[16];
-	int nn, nc, nf, nsv, npos, misses = 0;
+	struct sim_opts o = { .gr = { .nodes = "4,8",
+				      .cvs = "0.05",
+				      .faults = "none,src,dst,both,link",
+				      .sevs = "0.8",
+				      .blips = "0.02" },
+			      .trials = 100,
+			      .rounds = 3,
+			      .metrics = 1,
+			      .rails = 1 };
+	const char *pos[1];
+	bool help = false;
+	int npos, rc;
 
-	if (lp_opt_parse(&sim_cmd, &o, argc, argv, NULL, &npos, &help) || help) {
+	bench_setting_default(&o.s);
+	if (lp_opt_parse(&sim_cmd, &o, argc, argv, pos, &npos, &help) || help) {
 		lp_opt_usage(&sim_cmd, help ? stdout : stderr);
 		return help ? LP_EXIT_OK : LP_EXIT_USAGE;
 	}
@@ -486,64 +585,25 @@ int main(int argc, char **argv)
 		return LP_EXIT_USAGE;
 	}
 	if (o.model)
-		return replay(o.model, o.replay, o.json, (int)o.per_node);
-	if (lp_split_list(o.ns, bn, sizeof(bn), ln, 16, &nn) ||
-	    lp_split_list(o.cvs, bc, sizeof(bc), lc, 16, &nc) ||
-	    lp_split_list(o.faults, bf, sizeof(bf), lf, 16, &nf) ||
-	    lp_split_list(o.sevs, bs, sizeof(bs), ls, 16, &nsv)) {
+		return replay(o.model, o.replay, o.json, LP_SWEEP_RETEST_PER_NODE);
+	if (grid_split(&o.gr)) {
 		lp_err("bad list");
 		return LP_EXIT_USAGE;
 	}
-	printf("%5s %5s %-6s %5s %4s %6s | %7s %7s %5s %7s | %9s %8s\n", "N", "cv", "fault", "sev",
-	       o.lat ? "lat" : "bw", "trials", "recall", "amb-ok", "misat", "inconcl", "fp/node",
-	       "fp/clus");
-	for (int i = 0; i < nn; i++)
-		for (int j = 0; j < nc; j++)
-			for (int k = 0; k < nf; k++)
-				for (int l = 0; l < nsv; l++) {
-					struct setting s = { .n = atoi(ln[i]),
-							     .cv = atof(lc[j]),
-							     .sev = atof(ls[l]),
-							     .outliers = o.outliers,
-							     .lat = o.lat,
-							     .trials = (int)o.trials,
-							     .retest = { (int)o.retest,
-									 (int)o.per_node,
-									 (int)o.rounds } };
-					struct tally t = { 0 };
-					struct rng g = {
-						o.seed * 0x9E3779B97F4A7C15ull +
-						(uint64_t)(i * 1000 + j * 100 + k * 10 + l) + 1
-					};
-
-					s.fault = lp_choice_index(fault_names, lf[k]);
-					if (s.fault < 0 || s.n < 2 || s.n > 4096) {
-						lp_err("bad setting: %s nodes, fault %s", ln[i],
-						       lf[k]);
-						return LP_EXIT_USAGE;
-					}
-					if (s.fault == F_NONE && l > 0)
-						continue;
-					for (int tr = 0; tr < s.trials; tr++)
-						if (trial(&s, &g, &t)) {
-							lp_err("out of memory");
-							return LP_EXIT_FAIL;
-						}
-					bool ok = check(&s, &t, why, sizeof(why));
-
-					misses += !ok;
-					printf("%5d %5.2f %-6s %5.2f %4s %6ld | %6.1f%% %6.1f%% %5ld %7ld | %8.4f%% %7.1f%%%s%s\n",
-					       s.n, s.cv, fault_names[s.fault],
-					       s.fault == F_NONE ? 1.0 : s.sev,
-					       o.lat ? "lat" : "bw", t.trials,
-					       t.faults ? 100.0 * t.found / t.faults : NAN,
-					       t.faults ? 100.0 * t.amb_ok / t.faults : NAN,
-					       t.misattr, t.inconclusive,
-					       100.0 * t.fp_nodes / LP_MAX(1, t.healthy_nodes),
-					       s.fault == F_NONE ? 100.0 * t.fp_clusters / t.trials
-								 : NAN,
-					       ok ? "" : "  MISSED: ", why);
-					fflush(stdout);
-				}
-	return o.check && misses ? LP_EXIT_FAIL : LP_EXIT_OK;
+	o.s.trials = (int)o.trials;
+	o.s.retest_rounds = (int)o.rounds;
+	o.s.metrics = (int)o.metrics;
+	o.s.rails = (int)o.rails;
+	o.s.leaf_size = (int)o.leaf;
+	o.s.topo = !o.no_topo;
+	if (o.csv && !(o.j.csv = fopen(o.csv, "a"))) {
+		lp_err("%s: %s", o.csv, strerror(errno));
+		return LP_EXIT_FAIL;
+	}
+	if (o.j.csv && ftell(o.j.csv) == 0)
+		bench_csv_header(o.j.csv);
+	rc = run_grid(&o.j, &o.gr, &o.s);
+	if (o.j.csv)
+		fclose(o.j.csv);
+	return rc;
 }

@@ -118,7 +118,8 @@ diag() { # name args: --diagnose with a JSON out
 if "$B/lp-sweep" --diagnose /dev/null >/dev/null 2>&1; [ $? != 77 ]; then
 	diag claims $D/fabric4-healthy.json --import $F/all_reduce_perf-2x4.txt \
 		--claim 'busbw=0.004GB/s@4n;busbw=380GB/s@8n;share=1%,step=1s,bytes=1GB'
-	check "diagnose with claims: exit 0" [ "$(rc claims)" = 0 ]
+	# exit 3: the recorded run's own write_lat and write_bw are inconclusive (20 % noise, 5 df)
+	check "diagnose with claims: exit 3 (the recorded run's inconclusive)" [ "$(rc claims)" = 3 ]
 	check "diagnose: ceilings over the recorded matrix, claims judged" python3 -c "
 import json, sys
 c = json.load(open('$T/claims.json'))['collectives']

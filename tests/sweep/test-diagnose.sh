@@ -40,16 +40,34 @@ print($2)"; }
 # recorded: tc on lpnode2's egress (its three client cells 0.21x) and the healthy fabric
 diag throttle $D/fabric4-throttle.json
 check "throttled run: exit 1" [ "$(rc throttle)" = 1 ]
-check "throttled run: node_slow lpnode2 as client only" \
-	[ "$(jq_ throttle "[(v['kind'],vn(v),bool(v['dirs'] & 1),bool(v['dirs'] & 2)) for v in d['verdicts']]")" = "[('node_slow', 'lpnode2', True, False)]" ]
+check "throttled run: node_slow lpnode2 as client only (beside write_bw inconclusive: 14 % noise at 5 df)" \
+	[ "$(jq_ throttle "[(v['kind'],vn(v),bool(v['dirs'] & 1),bool(v['dirs'] & 2),v['metrics']) for v in d['verdicts']]")" = "[('node_slow', 'lpnode2', True, False, 'write_bw 64 KiB'), ('inconclusive', None, False, False, 'write_bw 64 KiB')]" ]
 check "throttled run: the verdict carries its numbers" \
 	[ "$(jq_ throttle "all(k in d['verdicts'][0] for k in ('ratio','z','noise_cv','cells','partners_agreeing','retests'))")" = True ]
 check "throttled run: JSON exit_code 1" [ "$(jq_ throttle "d['exit_code']")" = 1 ]
 check "summary names it" grep -q "verdict: node_slow lpnode2: write_bw 64 KiB as client" "$T/throttle.out"
 diag healthy $D/fabric4-healthy.json
-check "healthy run: exit 0, no verdict" [ "$(rc healthy):$(jq_ healthy "len(d['verdicts'])")" = 0:0 ]
+# 20 % noise at 5 df: a node at 0.29x could hide at the run's error control; the unbiased noise
+# and the exact t say so (the biased one and a Cornish-Fisher t once passed it as healthy)
+check "healthy run (20 % noise, 5 df): inconclusive only, exit 3" \
+	[ "$(rc healthy):$(jq_ healthy "sorted(set(v['kind'] for v in d['verdicts']))")" = "3:['inconclusive']" ]
+check "healthy run: the error control stated per metric and in the summary" \
+	[ "$(jq_ healthy "all(m['error_control']['fp_rate'] == 0.01 and 0 < m['error_control']['node_level'] < 0.01 for m in d['metrics'])")" = True ] &&
+	grep -q "^error control: a healthy run names something with at most 0.01" "$T/healthy.out"
 check "healthy run: noise reported per metric" \
 	[ "$(jq_ healthy "all('cv' in m['diagnosis'] and 'min_detectable_node' in m['diagnosis'] for m in d['metrics'])")" = True ]
+
+# the topology the diagnosis used is a record of the document, read back by --diagnose (the
+# same groups without --topology); a leaf index out of its table is refused with its path
+printf 'lpnode0 leafA\nlpnode1 leafA\nlpnode2 leafB\nlpnode3 leafB\n' >"$T/topo.txt"
+diag topo1 $D/fabric4-healthy.json --topology "$T/topo.txt"
+diag topo2 "$T/topo1.json"
+check "--topology: the document's topology (format, leaves, each node's leaf), the same read back" \
+	[ "$(jq_ topo1 "(d['topology']['format'], [x['name'] for x in d['topology']['leaves']], d['topology']['leaf'])"):$(jq_ topo2 "d['topology'] == json.load(open('$T/topo1.json'))['topology']")" = "('simple', ['leafA', 'leafB'], [0, 0, 1, 1]):True" ]
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['topology']['leaf'][2] = 7; json.dump(d, open(sys.argv[2], 'w'))" "$T/topo1.json" "$T/topobad.json"
+diag topobad "$T/topobad.json"
+check "a document whose topology names a leaf it does not list: exit 2, the path said" \
+	[ "$(rc topobad):$(grep -c 'topology.node 2: a leaf or rail out of range' "$T/topobad.err")" = 2:1 ]
 
 # thresholds: recorded unless given; what was used is recorded
 diag rel $D/fabric4-throttle.json --rel 0.3 --k-mad 5
@@ -82,12 +100,36 @@ PY
 }
 synth both.json "0.5 if 1 in (c['client'], c['server']) else 1"
 diag both "$T/both.json"
-check "node slowed both ways to 0.5x: node_slow lpnode1 as client and server, nothing else" \
-	[ "$(jq_ both "[(v['kind'],vn(v),bool(v['dirs'] & 1),bool(v['dirs'] & 2)) for v in d['verdicts']]"):$(rc both)" = "[('node_slow', 'lpnode1', True, True)]:1" ]
+# in the recorded 20 % noise at 5 df a 0.5x node is 5.5 standard errors out, short of the per-run
+# level's 8.3: a close call, unconfirmed, with the command that settles it; never a wrong name
+check "node slowed both ways to 0.5x in 20 % noise: unconfirmed lpnode1 and inconclusive, nothing named, exit 3" \
+	[ "$(jq_ both "sorted(set((v['kind'],vn(v)) for v in d['verdicts']))"):$(rc both)" = "[('inconclusive', None), ('unconfirmed', 'lpnode1')]:3" ]
+check "its settle command: an isolated sweep of lpnode1 with healthy partners" \
+	[ "$(jq_ both "[v['settle'].split()[:6] for v in d['verdicts'] if v['kind'] == 'unconfirmed'][0]")" = "['mpirun', '-np', '4', '--host', 'lpnode1,lpnode0,lpnode2,lpnode3', 'lp-sweep']" ]
+synth bothq.json "0.5 if 1 in (c['client'], c['server']) else 1" quiet
+diag bothq "$T/bothq.json"
+check "the same node in 3 % noise: node_slow lpnode1 as client and server, nothing else, exit 1" \
+	[ "$(jq_ bothq "[(v['kind'],vn(v),bool(v['dirs'] & 1),bool(v['dirs'] & 2)) for v in d['verdicts']]"):$(rc bothq)" = "[('node_slow', 'lpnode1', True, True)]:1" ]
 synth link.json "0.5 if (c['client'], c['server']) == (0, 3) else 1" quiet
 diag link "$T/link.json"
-check "quiet fabric, one slow direction 0->3 (0.5x): link_slow lpnode0->lpnode3, no node" \
-	[ "$(jq_ link "[(v['kind'],vnames(v),vdirs(v)) for v in d['verdicts']]")" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]])]" ]
+check "quiet fabric, one slow direction 0->3 (0.5x) in one attempt: unconfirmed lpnode0->lpnode3 only, exit 3" \
+	[ "$(jq_ link "[(v['kind'],vnames(v),vdirs(v)) for v in d['verdicts']]"):$(rc link)" = "[('unconfirmed', ['lpnode0', 'lpnode3'], [[0, 3]])]:3" ]
+check "its settle command: lp-rdma between the two" \
+	[ "$(jq_ link "d['verdicts'][0]['settle'].split(';')[0]")" = "on lpnode3: lp-rdma --server -d rxe0" ]
+synth link3.json "0.3 if (c['client'], c['server']) == (0, 3) else 1" quiet
+python3 - "$T/link3.json" "$T/linkre.json" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+for cell in [c for c in d['cells'] if (c['client'], c['server']) == (0, 3)]:  # both metrics
+    for k, f in enumerate((0.98, 1.02)):
+        r = copy.deepcopy(cell)
+        r.update(phase='retest', round=k, value=cell['value'] * f)
+        d['cells'].append(r)
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+diag linkre "$T/linkre.json"
+check "0.3x (the run's --rel is 0.5) with two retests agreeing: link_slow lpnode0->lpnode3, no node, exit 1" \
+	[ "$(jq_ linkre "[(v['kind'],vnames(v),vdirs(v)) for v in d['verdicts']]"):$(rc linkre)" = "[('link_slow', ['lpnode0', 'lpnode3'], [[0, 3]])]:1" ]
 # recorded 2026-12-01 12:34 on a loaded host: tbf on lpnode0's egress towards lpnode3; the link's
 # write_bw attempts 0.0164, 0.0151, 0.017, 0.017 Gb/s (0.13x, agreeing within 7 %) while the other
 # cells spread 0.073-0.18 (32 % residual noise at 4 df); it was once passed as "healthy"
@@ -184,10 +226,10 @@ for c in d['cells']:
 json.dump(d, open(sys.argv[2], 'w'))
 PY
 diag lossy "$T/lossy-in.json"
-check "healthy numbers, lpnode2's error counters moving with all partners: errors lpnode2 only, exit 1" \
-	[ "$(jq_ lossy "[(v['kind'],vn(v)) for v in d['verdicts']]"):$(rc lossy)" = "[('errors', 'lpnode2')]:1" ]
+check "healthy numbers, lpnode2's error counters moving with all partners: errors lpnode2 only (beside inconclusive), exit 1" \
+	[ "$(jq_ lossy "[(v['kind'],vn(v)) for v in d['verdicts'] if v['kind'] != 'inconclusive']"):$(rc lossy)" = "[('errors', 'lpnode2')]:1" ]
 check "the errors verdict cites what moved, on lpnode2 and on its partners" \
-	[ "$(jq_ lossy "[(nm(c['on']) if c['on'] >= 0 else 'partners',c['name']) for c in d['verdicts'][0]['counters']]")" = "[('lpnode2', 'completer_retry_err'), ('lpnode2', 'retry_exceeded_err'), ('partners', 'rcvd_seq_err')]" ]
+	[ "$(jq_ lossy "[(nm(c['on']) if c['on'] >= 0 else 'partners',c['name']) for v in d['verdicts'] if v['kind'] == 'errors' for c in v['counters']]")" = "[('lpnode2', 'completer_retry_err'), ('lpnode2', 'retry_exceeded_err'), ('partners', 'rcvd_seq_err')]" ]
 check "summary: the reason carries the sums" \
 	grep -q "verdict: errors lpnode2: .*counters during its tests: lpnode2 completer_retry_err +[0-9]*, retry_exceeded_err +[0-9]*; partners rcvd_seq_err +[0-9]*" "$T/lossy.out"
 check "counter_sums: lpnode2 with all 3 partners moved, the other nodes with 1" \
@@ -204,7 +246,8 @@ for c in d['cells']:
 json.dump(d, open(sys.argv[2], 'w'))
 PY
 diag quiet "$T/quiet-in.json"
-check "the same run with nothing moved: healthy, exit 0" [ "$(rc quiet):$(jq_ quiet "len(d['verdicts'])")" = 0:0 ]
+check "the same run with nothing moved: no errors verdict, only the healthy run's inconclusive, exit 3" \
+	[ "$(rc quiet):$(jq_ quiet "sorted(set(v['kind'] for v in d['verdicts']))")" = "3:['inconclusive']" ]
 
 # load modes, recorded on the fabric (tests/sweep/test-fabric.sh): --load both on the healthy
 # fabric, and --load incast with lpnode2's ingress shaped (ifb + tbf 10 Mbit/s, a 50 ms queue)
@@ -226,8 +269,10 @@ print(len(m) == 4 and all(m[a][b + 1] == '' if a == b else abs(float(m[a][b + 1]
 diag incast $D/fabric4-incast.json
 check "incast run: exactly lpnode2 incast_slow, exit 1; its victim (77x, the others up to 40x: one cell each, not 2x above all) not named" \
 	[ "$(lv incast):$(rc incast)" = "[('incast_slow', 'lpnode2')]:1" ]
-diag incastlow $D/fabric4-incast.json --max-impact 1.5
-check "incast run, --max-impact 1.5: lpnode2's victim named too (77x against up to 40x)" \
+# its idle write_lat (13 % noise at 5 df) is inconclusive at --rel-max 0.5, and an impact factor
+# over an inconclusive reference is not named: --rel-max 0.7 makes it conclusive for this check
+diag incastlow $D/fabric4-incast.json --max-impact 1.5 --rel-max 0.7
+check "incast run, --max-impact 1.5 (--rel-max 0.7): lpnode2's victim named too (77x against up to 40x)" \
 	[ "$(lv incastlow)" = "[('incast_slow', 'lpnode2'), ('load_impact', 'lpnode2')]" ]
 diag incastthr $D/fabric4-incast.json --max-impact 1000000
 check "incast run, --max-impact beyond its figures: the latency verdict goes, the dead incast (0 Gb/s) stays" \
@@ -394,8 +439,8 @@ check "a baseline of other nodes (0 of 24 cells match): exit 2, the reason said,
 check "... and the two node sets compared as distributions: median, p5, p95 per test and size" \
 	[ "$(jq_ renamed "[(x['test'], x['n'], x['baseline_n'], x['median'] == x['baseline_median']) for x in d['qualification']['baseline']['distributions']]")" = "[('write_lat', 12, 12, True), ('write_bw', 12, 12, True)]" ]
 diag same "$T/wholejson.json" --baseline "$T/wholejson.json"
-check "the run against itself: every cell matched and the same, exit 0" \
-	[ "$(rc same):$(jq_ same "(d['qualification']['baseline']['matched'], d['qualification']['baseline']['regressions'], d['qualification']['verdict'])")" = "0:(24, 0, 'PASS')" ]
+check "the run against itself: every cell matched and the same, PASS; exit 3 (the run's own inconclusive write_bw)" \
+	[ "$(rc same):$(jq_ same "(d['qualification']['baseline']['matched'], d['qualification']['baseline']['regressions'], d['qualification']['verdict'])")" = "3:(24, 0, 'PASS')" ]
 if [ -x "$J" ]; then
 	timeout 60 "$J" "$T/wholejson.json" --baseline "$T/roce.json" --json "$T/judged.json" >"$T/judged.out" 2>"$T/judged.err"
 	check "lp-judge: the same refusal (exit 2), the judged document written and valid" \

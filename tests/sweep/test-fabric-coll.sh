@@ -110,9 +110,10 @@ if exact:
     check(len(exact[0]["evidence"]) >= 2, "coll-link: the verdict carries its retests")
 sweep_links = [x for x in d["verdicts"] if x["kind"].startswith("link") and {x["a"], x["b"]} == {1, 2}]
 # the sweep's own view: the same link, or (a loaded host: 89 % noise per cell seen) an honest
-# inconclusive, never another name
-sweep_honest = any(x["kind"] == "inconclusive" for x in d["verdicts"])
-sweep_wrong = [x for x in d["verdicts"] if x["kind"] != "inconclusive" and x not in sweep_links]
+# inconclusive, or the link unconfirmed (stood out, retests did not settle it), never another name
+sweep_unconf = [x for x in d["verdicts"] if x["kind"] == "unconfirmed" and {x["a"], x["b"]} == {1, 2}]
+sweep_honest = any(x["kind"] == "inconclusive" for x in d["verdicts"]) or bool(sweep_unconf)
+sweep_wrong = [x for x in d["verdicts"] if x["kind"] != "inconclusive" and x not in sweep_links + sweep_unconf]
 check(not exact or bool(sweep_links) or (not STRICT and sweep_honest and not sweep_wrong),
       "coll-link: the sweep's diagnosis names link 1-2 too (both views)"
       + ("" if sweep_links or not sweep_honest else ": honest, the sweep alone is inconclusive"))

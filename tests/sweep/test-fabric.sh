@@ -25,9 +25,12 @@
 #             lpnode2 is incast_slow; the latency into it during its incast (one cell per
 #             receiver) is named load_impact only when 2x above every other receiver's; no
 #             other receiver is named
+#   (load and incast run with --qp-timeout 18: their drops are the point, and rxe's retries at
+#   the default 67 ms ran out in a starved guest, failing cells instead of slowing them)
 # and the plots render from the JSON. On a loaded 2-core host the TCG guests' cells can be too
 # noisy for a verdict at N = 4; then the honest outcome also passes: the fault's metric says
-# "inconclusive" (exit 3), or "ambiguous"/"pair_slow" with the truth among its candidates, and no
+# "inconclusive" or "unconfirmed" (exit 3: stood out, not yet confirmed by retests), or
+# "ambiguous"/"pair_slow" with the truth among its candidates, and no
 # wrong node or link is named anywhere. A wrong name or a missed fault always fails. The last line
 # lists each scenario's outcome (exact / honest). LP_FABRIC_STRICT=1: only exact outcomes pass.
 # LP_FABRIC_RESULTS=DIR: check a kept run (LP_KEEP=1 keeps one) instead of booting the fabric.
@@ -54,8 +57,8 @@ else
 		--scenario healthy=none --scenario both=delay:1:2 --scenario egress=throttle:2:100mbit \
 		--scenario throttle=throttle:2 --scenario link=link:0:3 \
 		--scenario nodev=nodev:1 --scenario loss=loss:3:1 \
-		--scenario 'load=none --bw-iters 50 --load both --load-time 0.5 --retest 0' \
-		--scenario 'incast=ingress:2:10mbit --bw-iters 50 --load incast --load-time 1 --retest 0' \
+		--scenario 'load=none --bw-iters 50 --load both --load-time 0.5 --retest 0 --qp-timeout 18' \
+		--scenario 'incast=ingress:2:10mbit --bw-iters 50 --load incast --load-time 1 --retest 0 --qp-timeout 18' \
 		--check -- --schedule isolated --tests write_lat,write_bw --bw-sizes 64K \
 		--bw-iters 200 --lat-iters 300 --pair-timeout 120 --retest 8
 	rc=$?
@@ -140,7 +143,8 @@ def fault(name, metric, right, cand_right, lat_links_ok=True, node_fault=False):
     (cand_right(c)). Anything else -- a wrong node or link, or the fault missed -- fails.
     LP_FABRIC_STRICT=1 accepts only the exact outcome."""
     d, rc = load(name)
-    want_rc = 1 if any(v["kind"] != "inconclusive" for v in d["verdicts"]) else 3 if d["verdicts"] else 0
+    # unconfirmed (a cell or node that stood out once, not yet confirmed) exits 3 like inconclusive
+    want_rc = 1 if any(v["kind"] not in ("inconclusive", "unconfirmed") for v in d["verdicts"]) else 3 if d["verdicts"] else 0
     check(rc == d["exit_code"] == want_rc, f"{name}: exit {rc} matches its verdicts ({want_rc})")
     noted = [v for v in confident(d) if lat_links_ok and lat_only_link(v)]
     for v in noted:
@@ -150,7 +154,7 @@ def fault(name, metric, right, cand_right, lat_links_ok=True, node_fault=False):
     check(wrong == [], f"{name}: no wrong node or link named (got {[v['reason'] for v in wrong]})")
     hit = [v for v in named if right(v) and metric in v["metrics"]]
     doubt = [v for v in d["verdicts"] if metric in v["metrics"] and
-             (v["kind"] == "inconclusive" or
+             (v["kind"] in ("inconclusive", "unconfirmed") or
               (v["kind"] in ("ambiguous", "pair_slow") and any(cand_right(c) for c in v.get("candidates", []))))]
     if hit and not wrong:
         outcomes[name] = "exact"
@@ -169,10 +173,11 @@ def fault(name, metric, right, cand_right, lat_links_ok=True, node_fault=False):
 d, rc = load("healthy")
 n = len(d["nodes"])
 check(n == 4, "healthy: 4 nodes")
-check(rc == d["exit_code"] and confident(d) == [] and all(v["kind"] == "inconclusive" for v in d["verdicts"]),
+check(rc == d["exit_code"] and confident(d) == [] and
+      all(v["kind"] in ("inconclusive", "unconfirmed") for v in d["verdicts"]),
       f"healthy: nothing named ({[v['reason'] for v in d['verdicts']]})")
 outcomes["healthy"] = ("exact" if rc == 0 and d["verdicts"] == [] else "wrong" if confident(d)
-                       else "honest (inconclusive)")
+                       else "honest (" + ", ".join(sorted({v["kind"] for v in d["verdicts"]})) + ")")
 check(rc == 0 or (not STRICT and rc == 3), f"healthy: exit {rc}: {outcomes['healthy']}")
 sw = cells(d)
 check(len(sw) == n * (n - 1) * len(d["metrics"]), f"healthy: {len(sw)} cells = 12 pairs x 2 tests")

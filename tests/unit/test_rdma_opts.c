@@ -126,7 +126,12 @@ static void test_device_and_perftest(void **state)
 	assert_int_equal(PARSE(&rdma_like, &t, "-t", "read_bw"), 0);
 	assert_int_equal(t.dev.tclass, -1); /* not given: the device's class */
 	assert_int_equal(t.dev.sl, 0);
+	assert_true(t.dev.qp_timeout == 0 || t.dev.qp_timeout == LP_RDMA_QP_TIMEOUT_DEFAULT);
+	assert_int_equal(PARSE(&rdma_like, &t, "-u", "18"), 0); /* perftest's -u: the ACK timeout */
+	assert_int_equal(t.dev.qp_timeout, 18);
 	lp_log_set_level(LP_LOG_QUIET);
+	assert_int_equal(PARSE(&rdma_like, &t, "-u", "0"), -EINVAL);
+	assert_int_equal(PARSE(&rdma_like, &t, "--qp-timeout", "32"), -EINVAL);
 	assert_int_equal(PARSE(&rdma_like, &t, "-T", "256"), -EINVAL);
 	assert_int_equal(PARSE(&rdma_like, &t, "-t", "128"), -EINVAL);
 	assert_non_null(strstr(lp_err_last(), "perftest's -t (tx depth) is --tx-depth here"));

@@ -7,6 +7,7 @@
 #include "common/lp.h"
 #include "sweep/diag.h"
 #include "sweep/result.h"
+#include "sweep/retest.h"
 
 /* Deterministic noise in [-amp, amp]. */
 static double noise(unsigned *st, double amp)
@@ -44,13 +45,70 @@ static int count_nodes(const struct lp_diag *d, unsigned flag)
 	return c;
 }
 
+/* Links named (slow or failed); count_unconf: cells that stood out once, not confirmed. */
 static int count_links(const struct lp_diag *d)
 {
 	int c = 0;
 
 	for (int i = 0; i < d->n * d->n; i++)
-		c += d->link[i] != 0;
+		c += (d->link[i] & (LP_LINK_SLOW | LP_LINK_FAILED)) != 0;
 	return c;
+}
+
+static int count_unconf(const struct lp_diag *d)
+{
+	int c = 0;
+
+	for (int i = 0; i < d->n * d->n; i++)
+		c += (d->link[i] & LP_LINK_UNCONF) != 0;
+	return c;
+}
+
+/* Diagnose v (lat or not) where cell x had retests rv[0..k-1] after its sweep attempt v[x]. */
+static int diag_retested(struct lp_diag *d, int n, bool lat, const double *v, int x,
+			 const double *rv, int k, const struct lp_diag_opts *o)
+{
+	size_t nn = (size_t)n * n;
+	double *cv = malloc(nn * sizeof(double)), *rb = malloc(nn * sizeof(double)),
+	       *rm = malloc(nn * sizeof(double)), all[16], rs[16];
+	uint8_t *att = malloc(nn), *ratt = malloc(nn);
+	struct lp_diag_in in = { .n = n,
+				 .lat = lat,
+				 .v = cv,
+				 .att = att,
+				 .first = v,
+				 .rbest = rb,
+				 .rmed = rm,
+				 .ratt = ratt,
+				 .rep_sigma = NAN };
+	int rc;
+
+	for (size_t i = 0; i < nn; i++) {
+		cv[i] = v[i];
+		rb[i] = rm[i] = NAN;
+		att[i] = 1;
+		ratt[i] = 0;
+	}
+	all[0] = v[x];
+	for (int i = 0; i < k; i++)
+		all[i + 1] = rs[i] = rv[i];
+	cv[x] = lp_diag_combine(all, (size_t)k + 1, lat);
+	att[x] = (uint8_t)(k + 1);
+	ratt[x] = (uint8_t)k;
+	rm[x] = lp_diag_combine(rs, (size_t)k, lat);
+	rb[x] = lat ? rs[0] : rs[k - 1];
+	rc = lp_diag_run(d, &in, o);
+	free(cv), free(rb), free(rm), free(att), free(ratt);
+	return rc;
+}
+
+/* The retest planner with no time budget: every suspect up to cap. */
+static size_t suspects(const struct lp_sweep_run *r, int per_node, int round, int32_t *pairs,
+		       size_t cap)
+{
+	struct lp_retest_plan p = { .per_node = per_node, .round = round, .rounds = 3 };
+
+	return lp_sweep_suspects(r, &p, pairs, cap);
 }
 
 static void test_healthy_flags_nothing(void **state)
@@ -134,17 +192,30 @@ static void test_slow_links_n4(void **state)
 	(void)state;
 	lp_diag_opts_default(&o);
 	bw[1 * n + 3] = 18;
+	/* one attempt: it stands out, unconfirmed, a suspect; no link, no node */
 	assert_int_equal(diag(&d, n, false, bw, NULL, &o), 0);
+	assert_int_equal(count_nodes(&d, 7), 0);
+	assert_int_equal(count_links(&d), 0);
+	assert_int_equal(d.link[1 * n + 3], LP_LINK_UNCONF);
+	assert_true(d.suspect[1 * n + 3]);
+	lp_diag_free(&d);
+	/* two retests agreeing: the link; one retest healthy: cleared */
+	assert_int_equal(diag_retested(&d, n, false, bw, 1 * n + 3, (double[]){ 17, 19 }, 2, &o),
+			 0);
 	assert_int_equal(count_nodes(&d, 7), 0);
 	assert_int_equal(count_links(&d), 1);
 	assert_int_equal(d.link[1 * n + 3], LP_LINK_SLOW);
+	lp_diag_free(&d);
+	assert_int_equal(diag_retested(&d, n, false, bw, 1 * n + 3, (double[]){ 17, 98 }, 2, &o),
+			 0);
+	assert_int_equal(count_links(&d) + count_unconf(&d), 0);
 	lp_diag_free(&d);
 
 	lat[0 * n + 3] = 1900;
 	lat[3 * n + 0] = 2100;
 	assert_int_equal(diag(&d, n, true, lat, NULL, &o), 0);
 	assert_int_equal(count_nodes(&d, 7), 0);
-	assert_int_equal(count_links(&d), 2);
+	assert_int_equal(count_unconf(&d), 2);
 	assert_true(d.link[0 * n + 3] && d.link[3 * n + 0]);
 	lp_diag_free(&d);
 	free(bw);
@@ -169,8 +240,8 @@ static void test_partner_not_voting(void **state)
 	assert_int_equal(d.node[3], LP_NODE_SLOW_SRC);
 	assert_int_equal(d.node[1], 0);
 	assert_int_equal(count_nodes(&d, 7), 1);
-	assert_int_equal(d.link[0 * n + 1], LP_LINK_SLOW);
-	assert_int_equal(count_links(&d), 1);
+	assert_int_equal(d.link[0 * n + 1], LP_LINK_UNCONF); /* one attempt */
+	assert_int_equal(count_unconf(&d), 1);
 	lp_diag_free(&d);
 	free(v);
 }
@@ -225,8 +296,8 @@ static void test_n16_and_floors(void **state)
 	assert_int_equal(d.node[4], LP_NODE_SLOW_SRC);
 	assert_int_equal(d.node[9], LP_NODE_SLOW_DST);
 	assert_int_equal(count_nodes(&d, 7), 2);
-	assert_int_equal(count_links(&d), 1);
-	assert_int_equal(d.link[2 * n + 12], LP_LINK_SLOW);
+	assert_int_equal(count_unconf(&d), 1);
+	assert_int_equal(d.link[2 * n + 12], LP_LINK_UNCONF);
 	lp_diag_free(&d);
 
 	o.min_gbps = 500; /* everything is below the floor: every node flagged */
@@ -264,8 +335,8 @@ static void test_noisy_inconclusive(void **state)
 	v[0 * n + 3] = 25;
 	assert_int_equal(diag(&d, n, false, v, NULL, &o), 0);
 	assert_false(d.inconclusive);
-	assert_int_equal(d.link[0 * n + 3], LP_LINK_SLOW);
-	assert_int_equal(count_links(&d), 1);
+	assert_int_equal(d.link[0 * n + 3], LP_LINK_UNCONF);
+	assert_int_equal(count_unconf(&d), 1);
 	lp_diag_free(&d);
 	free(v);
 }
@@ -280,22 +351,18 @@ static void test_noisy_inconclusive(void **state)
  */
 static void test_noisy_link_repeats(void **state)
 {
-	const double m[16] = { NAN,    0.120, 0.0883, 0.0170, 0.135,  NAN,   0.0895, 0.180,
+	const double m[16] = { NAN,    0.120, 0.0883, 0.0164, 0.135,  NAN,   0.0895, 0.180,
 			       0.0733, 0.159, NAN,    0.157,  0.0917, 0.138, 0.154,  NAN };
-	uint8_t att[16] = { 0 };
-	struct lp_diag_in in = {
-		.n = 4, .v = m, .att = att, .rep_sigma = log(1.074), .rep_pairs = 4
-	};
 	struct lp_diag_opts o;
 	struct lp_diag d;
 	double healed[16];
 
 	(void)state;
 	lp_diag_opts_default(&o);
-	for (int x = 0; x < 16; x++)
-		att[x] = 1;
-	att[0 * 4 + 3] = 4;
-	assert_int_equal(lp_diag_run(&d, &in, &o), 0);
+	/* the sweep's 0.0164 and its three retests 0.0151, 0.017, 0.017 */
+	assert_int_equal(diag_retested(&d, 4, false, m, 0 * 4 + 3,
+				       (double[]){ 0.0151, 0.017, 0.017 }, 3, &o),
+			 0);
 	assert_true(d.inconclusive); /* a node at 0.5x could hide in that noise, at 4 df */
 	assert_int_equal(count_nodes(&d, 7), 0);
 	assert_int_equal(count_links(&d), 1);
@@ -303,38 +370,42 @@ static void test_noisy_link_repeats(void **state)
 	assert_true(d.sigma_fit > 0.25 && d.df_link > d.df);
 	lp_diag_free(&d);
 
-	att[0 * 4 + 3] = 1;
-	in.rep_pairs = 0;
-	in.rep_sigma = NAN;
-	assert_int_equal(lp_diag_run(&d, &in, &o), 0);
-	assert_true(d.inconclusive);
+	/* one attempt: not a link; not passed as healthy either (unconfirmed or inconclusive) */
+	assert_int_equal(diag(&d, 4, false, m, NULL, &o), 0);
 	assert_int_equal(count_nodes(&d, 7) + count_links(&d), 0);
+	assert_true(d.inconclusive || d.link[0 * 4 + 3] == LP_LINK_UNCONF);
 	assert_true(d.suspect[0 * 4 + 3]); /* retests are the remedy */
 	lp_diag_free(&d);
 
 	memcpy(healed, m, sizeof(healed));
 	healed[0 * 4 + 3] = 0.12;
-	in.v = healed;
-	assert_int_equal(lp_diag_run(&d, &in, &o), 0);
+	assert_int_equal(diag(&d, 4, false, healed, NULL, &o), 0);
 	assert_true(d.inconclusive == (d.min_node < 1 - o.rel_max)); /* the noise rule alone */
-	assert_int_equal(count_nodes(&d, 7) + count_links(&d), 0);
+	assert_int_equal(count_nodes(&d, 7) + count_links(&d) + count_unconf(&d), 0);
 	lp_diag_free(&d);
 }
 
 /*
- * N = 8, one cell retested: four attempts agreeing at 0.8x name the link; four that disagree
- * (0.3, 0.4, 0.8, 0.93x: outliers among them) have the same median but only their best
- * attempt vouches, and 0.93x is no link. They stay a suspect.
+ * N = 8, one cell retested: a sweep attempt at 0.6x and three retests agreeing at 0.8x
+ * confirm the link; retests of which one comes back healthy (0.3, 0.4, 0.99x: transients)
+ * clear it (not a link, not unconfirmed, no longer a suspect); with no retest at all the
+ * cell is unconfirmed and a suspect, never a link.
  */
-static void test_disagreeing_attempts(void **state)
+static void test_retests_confirm(void **state)
 {
 	const int n = 8, x = 2 * 8 + 5;
-	double *v = healthy(n, 100, 0.05, 61), best[64], spread[64];
-	double agree[4] = { 78, 79, 80, 81 }, split[4] = { 30, 40, 80, 93 };
-	uint8_t att[64];
-	struct lp_diag_in in = {
-		.n = n, .v = v, .att = att, .best = best, .spread = spread, .rep_sigma = NAN
-	};
+	double *v = healthy(n, 100, 0.05, 61), best[64], first[64], rbest[64], rmed[64];
+	double agree[3] = { 78, 79, 80 }, split[3] = { 30, 40, 99 };
+	uint8_t att[64], ratt[64];
+	struct lp_diag_in in = { .n = n,
+				 .v = v,
+				 .att = att,
+				 .best = best,
+				 .first = first,
+				 .rbest = rbest,
+				 .rmed = rmed,
+				 .ratt = ratt,
+				 .rep_sigma = NAN };
 	struct lp_diag_opts o;
 	struct lp_diag d;
 
@@ -342,21 +413,25 @@ static void test_disagreeing_attempts(void **state)
 	lp_diag_opts_default(&o);
 	for (int i = 0; i < n * n; i++) {
 		att[i] = 1;
-		best[i] = v[i];
-		spread[i] = NAN;
+		ratt[i] = 0;
+		best[i] = first[i] = v[i];
+		rbest[i] = rmed[i] = NAN;
 	}
-	att[x] = 4;
-	for (int t = 0; t < 2; t++) {
-		double *a = t ? split : agree;
+	first[x] = 60;
+	for (int t = 0; t < 3; t++) {
+		double *a = t == 1 ? split : agree, all[4] = { 60, a[0], a[1], a[2] };
 
-		v[x] = lp_diag_combine(a, 4, false);
-		best[x] = a[3];
-		spread[x] = lp_diag_spread(a, 4);
+		att[x] = t == 2 ? 1 : 4;
+		ratt[x] = t == 2 ? 0 : 3;
+		v[x] = t == 2 ? 60 : lp_diag_combine(all, 4, false);
+		best[x] = t == 2 ? 60 : all[3];
+		rmed[x] = t == 2 ? NAN : lp_diag_combine(a, 3, false);
+		rbest[x] = t == 2 ? NAN : a[2];
 		assert_int_equal(lp_diag_run(&d, &in, &o), 0);
 		assert_int_equal(count_nodes(&d, 7), 0);
-		assert_int_equal(count_links(&d), t ? 0 : 1);
-		assert_int_equal(d.link[x], t ? 0 : LP_LINK_SLOW);
-		assert_true(d.suspect[x]);
+		assert_int_equal(count_links(&d), t == 0 ? 1 : 0);
+		assert_int_equal(d.link[x], t == 0 ? LP_LINK_SLOW : t == 1 ? 0 : LP_LINK_UNCONF);
+		assert_int_equal(d.suspect[x], t == 2);
 		lp_diag_free(&d);
 	}
 	free(v);
@@ -433,10 +508,11 @@ static void test_n3_node_vs_link(void **state)
 						v[a * 3 + b] *= cases[k].f;
 			assert_int_equal(diag(&d, 3, false, v, NULL, &o), 0);
 			assert_false(d.ambiguous);
-			if (cases[k].kind == LP_ITEM_LINK) {
+			if (cases[k].kind == LP_ITEM_LINK) { /* one attempt: unconfirmed */
 				assert_int_equal(count_nodes(&d, 7), 0);
-				assert_int_equal(count_links(&d), 1);
-				assert_int_equal(d.link[cases[k].a * 3 + cases[k].b], LP_LINK_SLOW);
+				assert_int_equal(count_unconf(&d), 1);
+				assert_int_equal(d.link[cases[k].a * 3 + cases[k].b],
+						 LP_LINK_UNCONF);
 			} else {
 				unsigned want = cases[k].kind == LP_ITEM_SRC ? LP_NODE_SLOW_SRC
 						: cases[k].kind == LP_ITEM_DST
@@ -537,7 +613,7 @@ static void test_multi_fault_failed_cells(void **state)
 	assert_int_equal(d.node[5], LP_NODE_SLOW_SRC);
 	assert_int_equal(d.node[17], LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST);
 	assert_int_equal(count_nodes(&d, 7), 2);
-	assert_int_equal(d.link[8 * n + 9], LP_LINK_SLOW);
+	assert_int_equal(d.link[8 * n + 9], LP_LINK_UNCONF); /* one attempt */
 	for (int x = 0; x < n * n; x++) {
 		if (fail[x]) {
 			assert_int_equal(d.cls[x], LP_CELL_FAIL);
@@ -584,7 +660,7 @@ static void test_run_verdicts(void **state)
 {
 	struct lp_sweep_run r;
 	int n = 4;
-	double *bw = healthy(n, 0.1, 0.1, 21), *lat = healthy(n, 450, 0.1, 22);
+	double *bw = healthy(n, 0.1, 0.05, 21), *lat = healthy(n, 450, 0.05, 22);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -594,12 +670,17 @@ static void test_run_verdicts(void **state)
 	for (int b = 0; b < n; b++)
 		if (b != 3)
 			bw[3 * n + b] = 0.016; /* node3 throttled */
-	bw[0 * n + 1] = 0.02;		       /* a link 0->1, transient: the retest clears it */
+	bw[0 * n + 1] =
+		0.02; /* a cell 0->1 slow once, transient: unconfirmed, the retest clears it */
 	fill_run(&r, n, bw, lat);
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 2);
+	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_NODE_SLOW);
+	assert_int_equal(r.verdicts[1].kind, LP_VERDICT_UNCONFIRMED);
+	assert_non_null(strstr(r.verdicts[1].settle, "lp-rdma node1 -t write_bw -s 65536"));
+	assert_int_equal(lp_sweep_exit_code(&r), LP_EXIT_FAIL);
 	/* suspects: the link first, then the node's cells */
-	size_t np = lp_sweep_suspects(&r, 3, 0, pairs, 32);
+	size_t np = suspects(&r, 3, 0, pairs, 32);
 
 	assert_true(np == 4);
 	assert_true(pairs[0] == 0 && pairs[1] == 1);
@@ -614,7 +695,7 @@ static void test_run_verdicts(void **state)
 	}
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	/* a later round: node3 is slow with all 3 partners, settled; the link is retested again */
-	assert_int_equal(lp_sweep_suspects(&r, 3, 1, pairs, 32), 1);
+	assert_int_equal(suspects(&r, 3, 1, pairs, 32), 1);
 	/* retest of 0->1 healthy: the link verdict goes away, the node stays */
 
 	lp_sweep_cell_init(&c, 0, 0, 1, LP_PHASE_RETEST, 0);
@@ -675,7 +756,7 @@ static void test_suspects_new_role(void **state)
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_true(r.diag[0].node[2] & LP_NODE_SLOW_SRC);
 	assert_true(r.diag[0].node[2] & LP_NODE_SLOW_DST);
-	np = lp_sweep_suspects(&r, 3, 1, pairs, 32);
+	np = suspects(&r, 3, 1, pairs, 32);
 	assert_int_equal(np, 3);
 	for (size_t i = 0; i < np; i++)
 		assert_int_equal(pairs[2 * i + 1], 2); /* node2 as server, never again as client */
@@ -711,7 +792,7 @@ static void test_run_device_error(void **state)
 		assert_int_equal(r.verdicts[i].kind, LP_VERDICT_INCONCLUSIVE);
 	int32_t pairs[8];
 
-	assert_int_equal(lp_sweep_suspects(&r, 3, 0, pairs, 4), 0);
+	assert_int_equal(suspects(&r, 3, 0, pairs, 4), 0);
 	lp_sweep_run_free(&r);
 	free(bw);
 	free(lat);
@@ -778,6 +859,13 @@ static void test_run_link_direction(void **state)
 	(void)state;
 	bw[3 * n + 1] = 0.01;
 	fill_run(&r, n, bw, lat);
+	for (int k = 0; k < 2; k++) { /* two retests agree: confirmed */
+		struct lp_sweep_cell c;
+
+		lp_sweep_cell_init(&c, 0, 3, 1, LP_PHASE_RETEST, k);
+		c.value = 0.0105 - 0.001 * k;
+		assert_int_equal(lp_sweep_add_cell(&r, &c), 0);
+	}
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	assert_int_equal(r.nverdicts, 1);
 	assert_int_equal(r.verdicts[0].kind, LP_VERDICT_LINK_SLOW);
@@ -1116,7 +1204,7 @@ int main(void)
 		cmocka_unit_test(test_n16_and_floors),
 		cmocka_unit_test(test_noisy_inconclusive),
 		cmocka_unit_test(test_noisy_link_repeats),
-		cmocka_unit_test(test_disagreeing_attempts),
+		cmocka_unit_test(test_retests_confirm),
 		cmocka_unit_test(test_n2),
 		cmocka_unit_test(test_n3_node_vs_link),
 		cmocka_unit_test(test_n3_ambiguous),

@@ -768,7 +768,12 @@ static void plan_load(const struct cli *o, const struct lp_rdma_params *p, int n
  */
 static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 {
-	struct lp_check_opts co = { .root = lp_counters_root(), .port = (unsigned)o->dev.port };
+	struct lp_check_opts co = {
+		.root = lp_counters_root(),
+		.port = (unsigned)o->dev.port,
+		.tclass = o->dev.tclass, /* the class the sweep runs: its PFC/ECN */
+		.sl = o->dev.sl
+	};
 	struct lp_check_report rep = { 0 };
 	struct lp_sweep_check all = { 0 };
 	struct lp_sweep_node me;

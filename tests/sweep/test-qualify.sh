@@ -79,6 +79,17 @@ expand tests/fixtures/check/cx7-ib.txt "$T/sys-down" \
 	"file sys/class/infiniband/mlx5_0/ports/1/phys_state 3: Disabled"
 
 launcher="timeout -k 5 300 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp --mca pml ob1 --mca mpi_yield_when_idle 1 -np $N"
+# lp-sweep --check judges the RoCE class the sweep is given (--tclass), else the device's: the
+# same tree without --tclass must name the device's class 106 (the check that fails if the
+# option were dropped on its way, as it was before)
+expand tests/fixtures/check/roce-cx6dx.txt "$T/sys-roce"
+for tc in "" 98; do
+	LP_SYSFS_ROOT=$T/sys-roce $launcher "$B/lp-sweep" --check ${tc:+--tclass $tc} </dev/null >"$T/roce$tc.out" 2>&1
+done
+grep -q '^WARN  roce_pfc .* tclass 98 (--tclass)' "$T/roce98.out" &&
+	grep -q '^WARN  roce_pfc .* tclass 106 (the device' "$T/roce.out" &&
+	ok "lp-sweep --check --tclass 98 judges class 98; without it the device's 106" ||
+	bad "lp-sweep --check does not judge the class it is given"
 qualify() { # DIR TREE MODEL [lp-qualify options]: lp-qualify's exit code, its output in DIR.out
 	local dir=$1 tree=$2 model=$3
 	shift 3

@@ -31,6 +31,7 @@
 #include "rdma/rdma.h"
 #include "sweep/collrun.h"
 #include "sweep/diag.h"
+#include "sweep/fast.h"
 #include "sweep/model.h"
 #include "sweep/mpi/coll_mpi.h"
 #include "sweep/mpi/sweep_mpi.h"
@@ -62,6 +63,8 @@ struct cli {
 	const char *csv_prefix, *diagnose, *journal, *absent, *resume, *model, *topology;
 	double retest_time; /* --retest-time: the retest budget in time (0: the sweep's) */
 	bool rails, check, plan_only;
+	bool fast, test_bytes_set; /* --fast, --test-bytes (sweep/fast.h) */
+	uint64_t test_bytes;
 	unsigned plan_nodes, plan_rails; /* --plan --nodes N --rails R */
 	int costs;			 /* --plan: lp_sweep_costs_names index */
 	struct lp_rdma_plan_opts plan;	 /* tests, sizes, iterations ...: as lp-rdma's */
@@ -296,6 +299,7 @@ static void node_setup_model(const struct cli *o, struct lp_sweep_mpi *x,
 	node_label(o, x, me);
 	me->rail = o->rails ? lp_sweep_model_rail(m, x->rank) : 0;
 	lp_sweep_model_name(m, x->rank, me->name, sizeof(me->name));
+	lp_sweep_model_host(m, x->rank, me->host, sizeof(me->host)); /* its rails share it */
 	snprintf(me->mem, sizeof(me->mem), "host");
 	snprintf(me->dev.name, sizeof(me->dev.name), "model");
 	snprintf(me->dev.transport, sizeof(me->dev.transport), "model");
@@ -315,6 +319,12 @@ static int model_bind(const struct cli *o, int rank, struct lp_sweep_model *m,
 	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, why, sizeof(why))) {
 		if (!rank)
 			lp_err("--model %s: %s", o->model, why);
+		return -EINVAL;
+	}
+	if (o->coll.colls && lp_sweep_coll_link_metric(run) < 0) {
+		if (!rank)
+			lp_err("--model with --collective: the collectives' links are drawn for a "
+			       "bandwidth test; --tests has none");
 		return -EINVAL;
 	}
 	cfg->xport = &lp_sweep_xport_model;
@@ -338,6 +348,16 @@ static int one_rank(void)
 	return LP_EXIT_USAGE;
 }
 
+/* What each bandwidth test moves: --test-bytes, --fast's default unless iterations or -D are given; 0 none. */
+static uint64_t test_bytes(const struct cli *o)
+{
+	if (o->test_bytes_set)
+		return o->test_bytes;
+	return o->fast && !o->plan.plan.iters_set[LP_PLAN_BW] && !(o->plan.plan.duration_s > 0)
+		       ? LP_SWEEP_FAST_BYTES
+		       : 0;
+}
+
 /* Every pair's runs from lp-rdma's plan builder, with this memory and the sweep's sample cap. */
 static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_params *runs,
 		      int *n_p)
@@ -352,6 +372,12 @@ static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_
 		lp_err("%s", why);
 		return -EINVAL;
 	}
+	if (o->test_bytes_set && (pl.iters_set[LP_PLAN_BW] || pl.duration_s > 0)) {
+		lp_err("--test-bytes sets the bandwidth iterations: not with --bw-iters or --duration");
+		return -EINVAL;
+	}
+	if (test_bytes(o))
+		lp_sweep_fast_bytes(runs, *n_p, test_bytes(o));
 	return 0;
 }
 
@@ -370,6 +396,8 @@ static int add_metrics(const struct cli *o, struct lp_sweep_run *run, struct lp_
 				    lp_rdma_test_is_lat(p->test), p->size);
 	}
 	cfg->nmetrics = n;
+	cfg->screen = o->fast ? lp_sweep_fast_screen(cfg->params, n) : 0;
+	run->test_bytes = test_bytes(o);
 	return 0;
 }
 
@@ -593,11 +621,11 @@ static int read_recorded(const char *path, struct lp_sweep_run *run,
 	return 0;
 }
 
-/* The run's exit code with its collectives' verdicts: a named part makes a healthy run 1, a
- * search that could not tell 3. */
+/* The run's exit code with its collectives' verdicts: a named part makes a healthy or an
+ * inconclusive run 1, a search that could not tell a healthy one 3. */
 static int coll_code(const struct lp_sweep_run *run, int code)
 {
-	if (!code && lp_coll_flagged(run->coll))
+	if ((!code || code == LP_SWEEP_EXIT_INCONCLUSIVE) && lp_coll_flagged(run->coll))
 		return LP_EXIT_FAIL;
 	return !code && lp_coll_inconclusive(run->coll) ? LP_SWEEP_EXIT_INCONCLUSIVE : code;
 }
@@ -751,11 +779,12 @@ static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 static void plan_load(const struct cli *o, const struct lp_rdma_params *p, int n,
 		      const struct lp_sweep_shape *sh, struct lp_sweep_load_plan *lp)
 {
+	uint32_t screen = o->fast ? lp_sweep_fast_screen(p, n) : 0; /* the load runs the screen's */
 	struct lp_sweep_shape rr;
 
 	*lp = (struct lp_sweep_load_plan){ .load = (unsigned)o->load, .time_s = o->load_time };
 	for (int m = 0; m < n; m++)
-		lp->nlat += lp_rdma_test_is_lat(p[m].test);
+		lp->nlat += lp_rdma_test_is_lat(p[m].test) && (!screen || (screen >> m & 1));
 	if (!lp_sweep_shape_of(&rr, LP_SCHED_ROUND_ROBIN, sh->nodes, sh->rails, 0, 0))
 		lp->victims = rr.pairs;
 	lp->receivers = sh->nodes * sh->rails;
@@ -931,6 +960,20 @@ static const struct lp_opt model_rows[] = {
 	{ 0 },
 };
 
+/* The fast qualification schedule (sweep/fast.h, docs/SWEEP.md "The fast schedule"). */
+static const struct lp_opt fast_rows[] = {
+	{ .name = "fast", LP_OPT_FLAG_AT(struct cli, fast),
+	  .help = "the fast qualification schedule: every ordered pair runs each test at one size "
+		  "(latency its smallest, bandwidth its largest; each bandwidth test moving "
+		  "--test-bytes), the suspects are retested, then they and two healthy reference "
+		  "pairs get every other size of --bw-sizes and --lat-sizes" },
+	{ .name = "test-bytes", LP_OPT_SIZE_AT(struct cli, test_bytes), .min = 1, .max = 1e15,
+	  LP_OPT_SET_AT(struct cli, test_bytes_set), .metavar = "BYTES",
+	  .help = "each bandwidth test moves BYTES, its iterations derived from its size (--fast: "
+		  "256M unless --bw-iters, -n or --duration is given)" },
+	{ 0 },
+};
+
 static const struct lp_opt diag_rows[] = {
 	{ .name = "retest", LP_OPT_UINT_AT(struct cli, retest_max), .max = 1000000, .metavar = "N",
 	  .help = "isolated retests of suspect pairs per retest round at most (0 = off; "
@@ -995,6 +1038,7 @@ static const struct lp_opt_group sweep_groups[] = {
 	{ "model and plan", model_rows, 0 },
 	{ "test plan", lp_rdma_plan_opt_rows, offsetof(struct cli, plan) },
 	{ "test plan", lp_rdma_tune_refuse_rows, offsetof(struct cli, plan) },
+	{ "test plan", fast_rows, 0 },
 	{ "device", lp_rdma_dev_opt_rows, offsetof(struct cli, dev) },
 	{ "memory", lp_rdma_mem_opt_rows, offsetof(struct cli, mem) },
 	{ "diagnosis", diag_rows, 0 },
@@ -1117,7 +1161,7 @@ static int plan_main(struct cli *o, int argc, char **argv)
 	if (ret)
 		return ret == -ENOMEM ? LP_EXIT_FAIL : LP_EXIT_USAGE;
 	plan_load(o, p, n, &sh, &lp);
-	lp_sweep_predict(&sh, p, n, &c,
+	lp_sweep_predict(&sh, p, n, o->fast ? lp_sweep_fast_screen(p, n) : 0, &c,
 			 &(struct lp_sweep_retest_policy){ .max_pairs = (int)o->retest_max,
 							   .rounds = (int)o->retest_rounds,
 							   .time_s = o->retest_time },
@@ -1278,7 +1322,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	run.lat_iters = o->plan.plan.iters[LP_PLAN_LAT];
 	run.tclass = o->dev.tclass;
 	run.sl = o->dev.sl;
-	run.qp_timeout = o->dev.qp_timeout ? o->dev.qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
+	run.qp_timeout = o->dev.qp_timeout;  /* the row's default (14) when not given */
 	sweep_cfg(o, x, &cfg, mem, mem_dev); /* keeps the model's text */
 	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(o, x->rank, model, &run, &cfg)))

@@ -73,11 +73,17 @@ fi
 
 # ---- the collectives: one rank per GPU (NCCL), and the MPI path on host memory ----
 np=$ngpu
-[ "$ngpu" -lt 2 ] && np=1
-"${MPI[@]}" -np "$np" "$B/lp-sweep" --collective allreduce,allgather,reducescatter,alltoall,broadcast \
-	--coll-paths nccl,mpi,ring --mem cuda --coll-sizes "$sizes" --coll-iters "$iters" --coll-warmup 5 \
-	"${links[@]}" --coll-bisect never --json "$out/coll.json" >"$out/coll.out" 2>&1
-echo "lp-sweep rc=$?" | tee -a "$out/coll.out"
+doc=coll.json
+if [ "$ngpu" -ge 2 ]; then
+	"${MPI[@]}" -np "$np" "$B/lp-sweep" --collective allreduce,allgather,reducescatter,alltoall,broadcast \
+		--coll-paths nccl,mpi,ring --mem cuda --coll-sizes "$sizes" --coll-iters "$iters" --coll-warmup 5 \
+		"${links[@]}" --coll-bisect never --json "$out/coll.json" >"$out/coll.out" 2>&1
+	echo "lp-sweep rc=$?" | tee -a "$out/coll.out"
+else # one GPU: NCCL has no second rank (two ranks on one GPU it refuses), lp-sweep no pair
+	echo "one GPU: the NCCL collectives need two (lp-sweep refuses one rank); the MPI path only" |
+		tee "$out/coll.out"
+	doc=coll-host.json
+fi
 if [ "$ngpu" -lt 2 ]; then # one GPU: the MPI path over host memory still has pairs
 	mp=$(($(nproc) / 2 > 8 ? 8 : $(nproc) / 2))
 	"${MPI[@]}" -np "$mp" "$B/lp-sweep" --collective allreduce --coll-paths mpi,ring \
@@ -104,10 +110,10 @@ if [ -n "${NCCL_TESTS:-}" ] && [ -d "$NCCL_TESTS" ]; then
 fi
 
 # ---- the figures: NCCL busbw per size beside the ring the P2P matrix allows ----
-python3 - "$out" "$ngpu" <<'PY' | tee "$out/summary.txt"
+python3 - "$out" "$ngpu" "$doc" <<'PY' | tee "$out/summary.txt"
 import json, os, sys
 out, ngpu = sys.argv[1], int(sys.argv[2])
-d = json.load(open(os.path.join(out, "coll.json")))
+d = json.load(open(os.path.join(out, sys.argv[3])))
 c = d.get("collectives", {})
 ceil = {(x["collective"], x["scheme"]): x for x in c.get("ceilings", []) if x["group"] == "all"}
 print("# bench-collective: %d GPU(s); NCCL %s; %s" % (ngpu, c.get("run", {}).get("nccl_version") or "not run",

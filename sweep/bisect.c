@@ -664,8 +664,8 @@ static double median_of(double *v, int n)
 	return n ? median(v, n) : NAN;
 }
 
-/* The median of node u's measured edges out of it (out) or into it, but the one with w. */
-static double side_median(const struct lp_coll_fabric *f, int u, int w, bool out)
+/* Node u's measured edges out of it (out) or into it, but the one with w: their median and count. */
+static double side_median(const struct lp_coll_fabric *f, int u, int w, bool out, int *n_p)
 {
 	double *v = malloc(sizeof(double) * (size_t)f->n), m;
 	int n = 0;
@@ -680,7 +680,44 @@ static double side_median(const struct lp_coll_fabric *f, int u, int w, bool out
 	}
 	m = median_of(v, n);
 	free(v);
+	*n_p = n;
 	return m;
+}
+
+/*
+ * The matrix's noise per cell on a log scale: 1.4826 x the median absolute
+ * deviation of its measured cells' logarithms, robust to the faulty part (under
+ * half of the cells). NaN under three cells.
+ */
+static double matrix_sigma(const struct lp_coll_fabric *f)
+{
+	size_t nn = (size_t)f->n * f->n;
+	double *v = malloc(sizeof(double) * (nn + 1)), mid, s = NAN;
+	int n = 0;
+
+	for (size_t i = 0; v && i < nn; i++)
+		if (f->bw[i] > 0)
+			v[n++] = log(f->bw[i]);
+	if (n >= 3) {
+		mid = median(v, n);
+		for (int i = 0; i < n; i++)
+			v[i] = fabs(v[i] - mid);
+		s = 1.4826 * median(v, n);
+	}
+	free(v);
+	return s;
+}
+
+/*
+ * a against b, medians of na and nb values with noise sigma each: the log of
+ * their ratio over its standard error (a median's variance is pi/2 times the
+ * mean's). Infinity without noise.
+ */
+static double median_z(double a, int na, double b, int nb, double sigma)
+{
+	double se = sigma * sqrt(M_PI / 2 * (1.0 / LP_MAX(na, 1) + 1.0 / LP_MAX(nb, 1)));
+
+	return se > 0 ? log(a / b) / se : (a > b ? INFINITY : a < b ? -INFINITY : 0);
 }
 
 /* The typical edge of the ring over order: the median of its measured edges. */
@@ -735,21 +772,40 @@ static void name_node(const struct lp_coll_bisect_opts *o, char *dst, size_t len
 }
 
 /* A confirmed slow edge a -> z: its sender's other edges out, its receiver's in, say which. */
+/*
+ * The retested edge a -> z stays slow (m, its retests' median, against the
+ * ring's typical edge): the node whose other edges on that side run slow too
+ * in the matrix -- below ratio x typical and by K_SIGMA standard errors of the
+ * matrix's noise -- else the link when both ends' other edges run clearly
+ * faster than it (by ratio and K_SIGMA standard errors), else inconclusive:
+ * a noisy matrix never names one where it cannot tell the other.
+ */
 static void classify(struct bis *b, const struct lp_coll_fabric *f, int a, int z, double m,
 		     double typical, double matrix)
 {
 	struct lp_coll_verdict *v = b->v;
-	double out = side_median(f, a, z, true), in = side_median(f, z, a, false), r = b->o->ratio;
-	enum lp_coll_guilty kind = LP_COLL_GUILTY_LINK;
+	double r = b->o->ratio, sigma = matrix_sigma(f), out, in;
+	int nout, nin, nring = b->n, nrep = LP_MAX(b->o->repeats, 1);
+	bool out_slow, in_slow, clear;
+	enum lp_coll_guilty kind;
 	char an[LP_COLL_NODE_LEN], zn[LP_COLL_NODE_LEN];
 
-	if (out < r * typical || in < r * typical) {
-		kind = LP_COLL_GUILTY_NODE;
-		v->dirs = out <= in ? LP_COLL_DIR_OUT : LP_COLL_DIR_IN;
-	}
+	out = side_median(f, a, z, true, &nout);
+	in = side_median(f, z, a, false, &nin);
+	if (!isfinite(sigma))
+		sigma = 0;
+	out_slow = out < r * typical && median_z(out, nout, typical, nring, sigma) < -K_SIGMA;
+	in_slow = in < r * typical && median_z(in, nin, typical, nring, sigma) < -K_SIGMA;
+	clear = r * out > m && r * in > m && median_z(out, nout, m, nrep, sigma) > K_SIGMA &&
+		median_z(in, nin, m, nrep, sigma) > K_SIGMA;
+	kind = out_slow || in_slow ? LP_COLL_GUILTY_NODE
+	       : clear		   ? LP_COLL_GUILTY_LINK
+				   : LP_COLL_GUILTY_INCONCLUSIVE;
+	if (kind == LP_COLL_GUILTY_NODE)
+		v->dirs = out_slow && (!in_slow || out <= in) ? LP_COLL_DIR_OUT : LP_COLL_DIR_IN;
 	snprintf(v->kind, sizeof(v->kind), "%s", lp_coll_guilty_names[kind]);
 	v->a = kind == LP_COLL_GUILTY_NODE && v->dirs == LP_COLL_DIR_IN ? z : a;
-	v->b = kind == LP_COLL_GUILTY_LINK ? z : -1;
+	v->b = kind != LP_COLL_GUILTY_NODE ? z : -1;
 	name_node(b->o, v->a_name, sizeof(v->a_name), v->a);
 	if (v->b >= 0)
 		name_node(b->o, v->b_name, sizeof(v->b_name), v->b);
@@ -759,11 +815,14 @@ static void classify(struct bis *b, const struct lp_coll_fabric *f, int a, int z
 	snprintf(v->reason, sizeof(v->reason),
 		 "the ring's slowest edge %s -> %s runs at %.3g GB/s in the matrix and %.3g in its "
 		 "retests, %.2fx the ring's typical edge (%.3g); its sender's other edges out run "
-		 "%.3g, its receiver's other edges in %.3g: %s",
-		 an, zn, matrix, m, m / typical, typical, out, in,
-		 kind == LP_COLL_GUILTY_LINK  ? "the pair, not either end"
-		 : v->dirs == LP_COLL_DIR_OUT ? "the sender's egress"
-					      : "the receiver's ingress");
+		 "%.3g, its receiver's other edges in %.3g (the matrix's noise %.1f %% a cell): %s",
+		 an, zn, matrix, m, m / typical, typical, out, in, 100 * (exp(sigma) - 1),
+		 kind == LP_COLL_GUILTY_LINK ? "the pair, not either end"
+		 : kind == LP_COLL_GUILTY_NODE
+			 ? (v->dirs == LP_COLL_DIR_OUT ? "the sender's egress"
+						       : "the receiver's ingress")
+			 : "neither end stands out of the noise: node or link "
+			   "cannot be told, the edge is named");
 }
 
 int lp_coll_targeted(const struct lp_coll_fabric *f, const int *order, int k,

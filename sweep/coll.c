@@ -344,16 +344,22 @@ const struct lp_coll_ceiling *lp_coll_run_ceiling(const struct lp_coll_run *cr, 
 	return NULL;
 }
 
-/* The scheme a measured collective is held against: what its data takes at large sizes. */
+enum lp_coll_scheme lp_coll_scheme_of(enum lp_coll_kind coll)
+{
+	if (coll == LP_COLL_ALLTOALL)
+		return LP_COLL_SCHEME_DIRECT;
+	if (coll == LP_COLL_BROADCAST || coll == LP_COLL_REDUCE)
+		return LP_COLL_SCHEME_CHAIN;
+	return LP_COLL_SCHEME_RING;
+}
+
+/* The scheme a measured collective is held against (lp_coll_scheme_of), by name. */
 static const char *judge_scheme(const char *coll)
 {
 	int k = lp_coll_kind_parse(coll);
 
-	if (k == LP_COLL_ALLTOALL)
-		return lp_coll_scheme_names[LP_COLL_SCHEME_DIRECT];
-	if (k == LP_COLL_BROADCAST || k == LP_COLL_REDUCE)
-		return lp_coll_scheme_names[LP_COLL_SCHEME_CHAIN];
-	return lp_coll_scheme_names[LP_COLL_SCHEME_RING];
+	return lp_coll_scheme_names[lp_coll_scheme_of(k < 0 ? LP_COLL_ALLREDUCE
+							    : (enum lp_coll_kind)k)];
 }
 
 static bool same_series(const struct lp_coll_result *a, const struct lp_coll_result *b)

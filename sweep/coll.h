@@ -247,6 +247,11 @@ int lp_coll_ceiling_flows(const struct lp_coll_fabric *f, enum lp_coll_kind coll
 			  const struct lp_coll_flow *fl, size_t nfl, struct lp_coll_ceiling *c);
 /* The scheme applies to the collective (ring: not alltoall; tree, innet: allreduce; ...). */
 bool lp_coll_scheme_fits(enum lp_coll_kind coll, enum lp_coll_scheme scheme);
+/*
+ * The scheme a collective's data takes at large sizes, which a measured one is
+ * held against: direct for alltoall, chain for broadcast and reduce, else ring.
+ */
+enum lp_coll_scheme lp_coll_scheme_of(enum lp_coll_kind coll);
 
 /* ---- the bisection ---------------------------------------------------------------------- */
 

@@ -140,9 +140,18 @@ void lp_coll_json(struct lp_json *j, const struct lp_coll_run *cr, const char *c
 
 /* ---- the summary ---- */
 
+/* The #wrong column: the count, or N/A where not checked (nccl-tests -c 0), as nccl-tests prints it. */
+static void wrong_text(char *buf, const struct lp_coll_result *r)
+{
+	if (r && r->wrong >= 0)
+		snprintf(buf, 24, "%lld", (long long)r->wrong);
+	else
+		snprintf(buf, 24, "N/A");
+}
+
 static void summary_results(FILE *f, const struct lp_coll_run *cr)
 {
-	char last[96] = "";
+	char last[96] = "", w[2][24];
 
 	for (size_t i = 0; i < cr->nres; i++) {
 		const struct lp_coll_result *r = &cr->res[i], *ip = NULL;
@@ -169,10 +178,11 @@ static void summary_results(FILE *f, const struct lp_coll_run *cr)
 			fprintf(f, "    %10s  failed: %s\n", sz, r->error);
 			continue;
 		}
-		fprintf(f, "    %10s %9.2f %8.2f %8.2f %6lld | %9.2f %8.2f %8.2f %6lld\n", sz,
-			r->time_us, r->algbw, r->busbw, (long long)r->wrong, ip ? ip->time_us : NAN,
-			ip ? ip->algbw : NAN, ip ? ip->busbw : NAN,
-			ip ? (long long)ip->wrong : -1LL);
+		wrong_text(w[0], r);
+		wrong_text(w[1], ip);
+		fprintf(f, "    %10s %9.2f %8.2f %8.2f %6s | %9.2f %8.2f %8.2f %6s\n", sz,
+			r->time_us, r->algbw, r->busbw, w[0], ip ? ip->time_us : NAN,
+			ip ? ip->algbw : NAN, ip ? ip->busbw : NAN, w[1]);
 	}
 }
 

@@ -11,7 +11,7 @@
 #include "sweep/collimport.h"
 
 const char *const lp_coll_paths_choices[] = { "mpi", "ring", "nccl", NULL };
-const char *const lp_coll_bisect_when_names[] = { "auto", "always", "never", NULL };
+const char *const lp_coll_bisect_when_names[] = { "auto", "always", "never", "blind", NULL };
 
 #define CO struct lp_coll_opts
 /* clang-format off */
@@ -43,7 +43,9 @@ const struct lp_opt lp_coll_opt_rows[] = {
 	{ .name = "coll-bisect", LP_OPT_CHOICE_AT(CO, bisect), .choices = lp_coll_bisect_when_names,
 	  .metavar = "WHEN", .def = "auto",
 	  .help = "find the node, link or rail behind a slow all-reduce: auto (a slow edge holds "
-		  "its ring, or it is below the floor or its links), always, never" },
+		  "its ring, or it is below the floor or its links), always, never, blind (always, "
+		  "by the bisection alone: no targeted retests of the edges the matrix shows "
+		  "slow)" },
 	{ .name = "coll-ratio", LP_OPT_DOUBLE_AT(CO, ratio), .min = 0.05, .max = 0.99,
 	  .metavar = "F", .def = "0.9",
 	  .help = "the search names a part whose edges run below F x the healthy ones, beyond "
@@ -73,8 +75,7 @@ bool lp_coll_opts_wanted(const struct lp_coll_opts *o)
 	return o->colls || o->imports || o->claims || o->intra;
 }
 
-/* The bandwidth metric the ceilings use: the largest size, write_bw before the others. */
-static int link_metric(const struct lp_sweep_run *r)
+int lp_sweep_coll_link_metric(const struct lp_sweep_run *r)
 {
 	int best = -1;
 
@@ -128,7 +129,7 @@ int lp_sweep_coll_links(const struct lp_sweep_run *r, const char *intra_path,
 	L->host = malloc(sizeof(int) * r->n);
 	L->local = malloc(sizeof(int) * r->n);
 	L->names = lp_sweep_coll_names(r);
-	L->metric = link_metric(r);
+	L->metric = lp_sweep_coll_link_metric(r);
 	if (!fail || !sched || !L->bw || !L->host || !L->local || !L->names)
 		goto out;
 	for (size_t i = 0; i < nn; i++)

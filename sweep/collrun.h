@@ -37,7 +37,7 @@ struct lp_coll_opts {
 	const char *claims;  /* --claim C[;C] */
 };
 extern const char *const lp_coll_paths_choices[];     /* "mpi", "ring", "nccl", NULL */
-extern const char *const lp_coll_bisect_when_names[]; /* "auto", "always", "never", NULL */
+extern const char *const lp_coll_bisect_when_names[]; /* "auto", "always", "never", "blind", NULL */
 
 /* The rows of those options (common/opt.h), over struct lp_coll_opts. */
 extern const struct lp_opt lp_coll_opt_rows[];
@@ -53,6 +53,9 @@ struct lp_coll_links {
 	int metric;	/* the sweep metric used; -1: none (no bandwidth metric) */
 	char label[32]; /* its label: "write_bw 1 MiB" */
 };
+
+/* The bandwidth metric the ceilings use: the largest size, write_bw before the others; -1 none. */
+int lp_sweep_coll_link_metric(const struct lp_sweep_run *r);
 
 /*
  * Build L from r: the bandwidth metric of the largest size (write_bw first),
@@ -119,6 +122,23 @@ int lp_sweep_coll_read(struct lp_sweep_run *r, const struct json_t *coll);
 /* A journal's "coll_result" / "coll_verdict" line (jansson object o) into r->coll. 0 or -ENOMEM. */
 int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const struct json_t *o,
 			       char *why, size_t why_len);
+
+struct lp_sweep_model;
+/*
+ * The model transport's collective (lp-sweep --model; sweep/collmodel.c): the
+ * busbw of collective k over ranks[0..n) in that order, through the scheme
+ * its data takes (lp_coll_scheme_of: a ring, a chain, every pair at once),
+ * each of the scheme's links drawn from the model for bandwidth metric
+ * `metric` (Gb/s / 8) as a fresh attempt -- the collective phase's draw
+ * number `draw`, drawn as retest attempt LP_COLL_MODEL_ATTEMPT + draw, never
+ * one of the sweep's or its retests' -- then held by the slowest of them as
+ * lp_coll_ceiling holds a measured matrix. No data moves and no time passes.
+ * 0; -EIO with why (the model fails one of the links), -EINVAL, -ENOMEM.
+ */
+#define LP_COLL_MODEL_ATTEMPT (1 << 20)
+int lp_coll_model_busbw(const struct lp_sweep_model *m, int metric, enum lp_coll_kind k,
+			const int *ranks, int n, int draw, double *busbw_p, char *why,
+			size_t why_len);
 
 /* The node labels of r as an array for the collectives' sinks (malloc'ed, NULL on -ENOMEM). */
 const char **lp_sweep_coll_names(const struct lp_sweep_run *r);

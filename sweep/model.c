@@ -107,11 +107,16 @@ static int leaf_of(const struct lp_sweep_model *m, int rank)
 	return m->leaf_size > 0 ? node_of(m, rank) / m->leaf_size : 0;
 }
 
+void lp_sweep_model_host(const struct lp_sweep_model *m, int rank, char *buf, size_t len)
+{
+	snprintf(buf, len, m->name_fmt, node_of(m, rank));
+}
+
 void lp_sweep_model_name(const struct lp_sweep_model *m, int rank, char *buf, size_t len)
 {
 	char node[64];
 
-	snprintf(node, sizeof(node), m->name_fmt, node_of(m, rank));
+	lp_sweep_model_host(m, rank, node, sizeof(node));
 	if (m->rails > 1)
 		snprintf(buf, len, "%s/%d", node, lp_sweep_model_rail(m, rank));
 	else

@@ -137,7 +137,8 @@ struct lp_sweep_metric;
 int lp_sweep_model_bind(struct lp_sweep_model *m, int nranks, const struct lp_sweep_metric *metrics,
 			int nmetrics, char *why, size_t why_len);
 
-/* Rank r's node name ("n12", or "n12/3" with rails) and rail. */
+/* Rank r's node name ("n12", or "n12/3" with rails), its host ("n12": its rails' node) and rail. */
+void lp_sweep_model_host(const struct lp_sweep_model *m, int rank, char *buf, size_t len);
 void lp_sweep_model_name(const struct lp_sweep_model *m, int rank, char *buf, size_t len);
 int lp_sweep_model_rail(const struct lp_sweep_model *m, int rank);
 

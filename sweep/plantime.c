@@ -9,6 +9,7 @@
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/units.h"
+#include "sweep/fast.h"
 #include "sweep/retest.h"
 
 /*
@@ -183,24 +184,28 @@ double lp_sweep_time_test(const struct lp_rdma_params *p, const struct lp_sweep_
 }
 
 void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_params *p, int nmetrics,
-		      const struct lp_sweep_costs *c, const struct lp_sweep_retest_policy *pol,
-		      double pair_timeout_s, const struct lp_sweep_load_plan *lp,
-		      struct lp_sweep_prediction *out)
+		      uint32_t screen, const struct lp_sweep_costs *c,
+		      const struct lp_sweep_retest_policy *pol, double pair_timeout_s,
+		      const struct lp_sweep_load_plan *lp, struct lp_sweep_prediction *out)
 {
-	double retests = pol->max_pairs > 0
-				 ? (double)pol->rounds *
-					   (double)LP_MIN((size_t)pol->max_pairs, sh->pairs)
-				 : 0,
-	       budget;
+	size_t suspects = pol->max_pairs > 0 ? LP_MIN((size_t)pol->max_pairs, sh->pairs) : 0;
+	double retests = (double)pol->rounds * (double)suspects, sized = 0, size_pair_s = 0, budget;
+	int nscreen = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->nmetrics = LP_MIN(nmetrics, (int)LP_ARRAY_SIZE(out->test_s));
+	out->screen = screen;
 	for (int m = 0; m < out->nmetrics; m++) {
 		out->test_s[m] = lp_sweep_time_test(&p[m], c);
-		out->pair_s += out->test_s[m];
+		if (!screen || (screen >> m & 1)) {
+			out->pair_s += out->test_s[m];
+			nscreen++;
+		} else {
+			size_pair_s += out->test_s[m];
+		}
 	}
 	out->harness_s = c->round_s + c->round_rank_s * sh->nodes * sh->rails +
-			 c->cell_s * (double)sh->pairs * nmetrics / (double)LP_MAX(sh->rounds, 1);
+			 c->cell_s * (double)sh->pairs * nscreen / (double)LP_MAX(sh->rounds, 1);
 	out->round_s = sh->dirs * out->pair_s + out->harness_s;
 	out->start_s = c->start_s;
 	out->sweep_s = (double)sh->rounds * out->round_s;
@@ -213,11 +218,16 @@ void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_para
 	if (retests * (out->pair_s + out->harness_s) > budget)
 		retests = ceil(budget / (out->pair_s + out->harness_s));
 	out->retest_s = retests * (out->pair_s + out->harness_s);
+	/* --fast: the suspects and the references at the other sizes, one pair at a time */
+	if (size_pair_s > 0 && suspects)
+		sized = (double)(LP_MIN(suspects, LP_SWEEP_FAST_SUSPECTS) + LP_SWEEP_FAST_REFS);
+	out->sizes_s = sized * (size_pair_s + out->harness_s);
 	out->load_s = lp_sweep_time_load(lp);
 	out->total_s = out->start_s + out->sweep_s + out->load_s;
-	out->bound_s = out->total_s + out->retest_s;
+	out->bound_s = out->total_s + out->retest_s + out->sizes_s;
 	out->worst_s = out->start_s + out->load_s +
-		       ((double)sh->rounds * sh->dirs + retests) * nmetrics * pair_timeout_s;
+		       ((double)sh->rounds * sh->dirs + retests) * nscreen * pair_timeout_s +
+		       sized * (nmetrics - nscreen) * pair_timeout_s;
 	out->slurm_min = (int)ceil((out->bound_s * 1.2 + 120) / 60);
 }
 
@@ -245,16 +255,25 @@ void lp_sweep_plan_print(FILE *f, const struct lp_sweep_shape *sh, const struct 
 			 const struct lp_sweep_prediction *pr)
 {
 	char a[32], b[32], d[32], sz[32];
+	int nscreen = pr->screen ? __builtin_popcount(pr->screen) : nmetrics;
 
 	fprintf(f,
 		"lp-sweep plan: %d nodes x %d rail%s = %d ranks, %s schedule: %zu rounds, "
-		"%zu ordered pairs x %d tests\n",
+		"%zu ordered pairs x %d tests",
 		sh->nodes, sh->rails, sh->rails > 1 ? "s" : "", sh->nodes * sh->rails,
-		lp_sched_names[sh->kind], sh->rounds, sh->pairs, nmetrics);
+		lp_sched_names[sh->kind], sh->rounds, sh->pairs, nscreen);
+	if (pr->screen)
+		fprintf(f, " (--fast: the screen; %d more sizes on the suspects)",
+			nmetrics - nscreen);
+	fprintf(f, "\n");
 	fprintf(f, "costs \"%s\": %s\n", c->name, c->source);
 	for (int m = 0; m < pr->nmetrics; m++) {
 		lp_fmt_size(sz, sizeof(sz), p[m].size);
-		if (c->test_s > 0)
+		if (pr->screen && !(pr->screen >> m & 1))
+			fprintf(f, "  %s %s: the size sweep's only (--fast), %s a pair\n",
+				lp_rdma_test_names[p[m].test], sz,
+				lp_sweep_time_fmt(pr->test_s[m], a, sizeof(a)));
+		else if (c->test_s > 0)
 			fprintf(f, "  %s %s: the model's %s + set-up %s\n",
 				lp_rdma_test_names[p[m].test], sz,
 				lp_sweep_time_fmt(c->test_s, a, sizeof(a)),
@@ -281,6 +300,11 @@ void lp_sweep_plan_print(FILE *f, const struct lp_sweep_shape *sh, const struct 
 		lp_sweep_time_fmt(pr->sweep_s, a, sizeof(a)));
 	fprintf(f, "  retests: at most %s, one pair at a time\n",
 		lp_sweep_time_fmt(pr->retest_s, a, sizeof(a)));
+	if (pr->screen)
+		fprintf(f,
+			"  size sweep (--fast): the other sizes on the suspects and %d references "
+			"at most %s, one pair at a time\n",
+			LP_SWEEP_FAST_REFS, lp_sweep_time_fmt(pr->sizes_s, a, sizeof(a)));
 	if (pr->load_s > 0)
 		fprintf(f, "  load phases: %s\n", lp_sweep_time_fmt(pr->load_s, a, sizeof(a)));
 	fprintf(f, "  start-up: %s\n", lp_sweep_time_fmt(pr->start_s, a, sizeof(a)));
@@ -315,6 +339,7 @@ int lp_sweep_plan_json(FILE *f, const struct lp_sweep_shape *sh, const struct lp
 		lp_json_str(&j, "test", lp_rdma_test_names[p[m].test]);
 		lp_json_uint(&j, "size", p[m].size);
 		lp_json_num(&j, "seconds", pr->test_s[m]);
+		lp_json_bool(&j, "every_pair", !pr->screen || (pr->screen >> m & 1));
 		lp_json_obj_end(&j);
 	}
 	lp_json_arr_end(&j);
@@ -337,6 +362,7 @@ int lp_sweep_plan_json(FILE *f, const struct lp_sweep_shape *sh, const struct lp
 	lp_json_num(&j, "start_s", pr->start_s);
 	lp_json_num(&j, "sweep_s", pr->sweep_s);
 	lp_json_num(&j, "retest_s", pr->retest_s);
+	lp_json_num(&j, "sizes_s", pr->sizes_s);
 	lp_json_num(&j, "load_s", pr->load_s);
 	lp_json_num(&j, "total_s", pr->total_s);
 	lp_json_num(&j, "bound_s", pr->bound_s);

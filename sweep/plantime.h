@@ -13,6 +13,10 @@
  *   harness = round_s + round_rank_s x ranks + cell_s x cells per round
  *   sweep  = rounds x round                     (rails run at the same time)
  *   total  = start + sweep + retests + load     (retests: at most rounds x pairs, one by one)
+ *
+ * With --fast (a screen mask) a round runs the screen's metrics only, and the
+ * size sweep adds at most (retest pairs + references) x the other sizes, one
+ * pair at a time, after the retests.
  */
 #ifndef LP_SWEEP_PLANTIME_H
 #define LP_SWEEP_PLANTIME_H
@@ -101,6 +105,8 @@ struct lp_sweep_prediction {
 	double start_s;
 	double sweep_s;	 /* every round */
 	double retest_s; /* every retest the budget allows (rounds x pairs, one by one) */
+	double sizes_s;	 /* --fast: the size sweep at most (pairs x the other sizes, one by one) */
+	uint32_t screen; /* --fast: the metrics a round runs (bit m); 0 every metric */
 	double load_s;
 	double total_s; /* start + sweep + load: a run without suspects */
 	double bound_s; /* and every retest: what to ask a scheduler for (with margin) */
@@ -112,15 +118,16 @@ struct lp_sweep_prediction {
 double lp_sweep_time_test(const struct lp_rdma_params *p, const struct lp_sweep_costs *c);
 
 /*
- * The prediction for shape sh measuring the nmetrics tests p, with the retest
- * policy pol (sweep/retest.h: pairs per round, rounds, the budget in time),
- * each session bounded by pair_timeout_s, and the load phases lp (may be NULL).
+ * The prediction for shape sh measuring the nmetrics tests p (screen: --fast's
+ * metrics on every pair, sweep/fast.h; 0 all), with the retest policy pol
+ * (sweep/retest.h: pairs per round, rounds, the budget in time), each session
+ * bounded by pair_timeout_s, and the load phases lp (may be NULL).
  */
 struct lp_sweep_retest_policy;
 void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_params *p, int nmetrics,
-		      const struct lp_sweep_costs *c, const struct lp_sweep_retest_policy *pol,
-		      double pair_timeout_s, const struct lp_sweep_load_plan *lp,
-		      struct lp_sweep_prediction *out);
+		      uint32_t screen, const struct lp_sweep_costs *c,
+		      const struct lp_sweep_retest_policy *pol, double pair_timeout_s,
+		      const struct lp_sweep_load_plan *lp, struct lp_sweep_prediction *out);
 
 /* A duration in its unit: "850 us", "13 ms", "16.6 s", "4.2 min", "3.1 h", "2.5 days"; buf. */
 const char *lp_sweep_time_fmt(double s, char *buf, size_t len);

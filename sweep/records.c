@@ -147,6 +147,8 @@ const struct lp_record lp_sweep_run_record = LP_RECORD_CHECKED(struct lp_sweep_r
 	LP_REC_U64(struct lp_sweep_run, bw_iters),
 	LP_REC_U64(struct lp_sweep_run, lat_iters),
 	LP_REC_U64(struct lp_sweep_run, nretests, LP_REC_KEY("retests")),
+	LP_REC_U64(struct lp_sweep_run, test_bytes, LP_REC_OPTIONAL, LP_REC_DOC("--test-bytes: the bytes each bandwidth test moved (iterations derived from the size); 0: its iterations")),
+	LP_REC_U32(struct lp_sweep_run, screen, LP_REC_OPTIONAL, LP_REC_KEY("screen_mask"), LP_REC_DOC("--fast: bit m set, metric m ran on every pair and only these are judged as matrices (the others: the size sweep of the suspects and two reference pairs, phase \"sizes\"); 0: every metric on every pair")),
 	LP_REC_I32(struct lp_sweep_run, retest_max),
 	LP_REC_I32(struct lp_sweep_run, retest_rounds),
 	LP_REC_F64(struct lp_sweep_run, retest_time_s, LP_REC_OPTIONAL, LP_REC_DOC("--retest-time: the retest budget in time over all rounds; 0: as long as the sweep took, 60 s at least")),

@@ -68,9 +68,10 @@ enum lp_phase {
 	LP_PHASE_LOADER = 3,
 	LP_PHASE_INCAST = 4,
 	LP_PHASE_INCAST_VICTIM = 5, /* latency into an incast's receiver during the incast */
+	LP_PHASE_SIZES = 6, /* --fast: every size on the pairs the diagnosis flags (sweep/fast.h) */
 };
 
-/* "sweep", "retest", "loaded", "loader", "incast", "incast_victim", NULL */
+/* "sweep", "retest", "loaded", "loader", "incast", "incast_victim", "sizes", NULL */
 extern const char *const lp_sweep_phase_names[];
 
 #define LP_SWEEP_CELL_CTR 6 /* error/congestion counters a cell keeps per end */
@@ -232,6 +233,9 @@ struct lp_sweep_run {
 	int attempt;	    /* this run's attempt: 1, or one more than the journal it resumes */
 	char resumed[256];  /* the journal it resumes, "" none */
 	char model[256]; /* lp-sweep --model: the model whose values these are (no measurement) */
+	uint32_t screen; /* --fast: bit m, metric m measured on every pair (the rest by the
+			      * size sweep, not judged as matrices: sweep/fast.h); 0 every metric */
+	uint64_t test_bytes; /* --test-bytes: what each bandwidth test moved; 0 its iterations */
 	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
 	size_t rounds; /* the schedule's rounds (sched's; a document read back: its own) */
 	int ngates;    /* 0 not judged, else n */
@@ -276,6 +280,12 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
  * for each. Returns their count (0 without a schedule).
  */
 size_t lp_sweep_missing(const struct lp_sweep_run *r, uint8_t *miss);
+
+/*
+ * Metric m is measured on every pair and judged as a matrix: every metric
+ * without --fast, the screen's with it (r->screen; sweep/fast.c).
+ */
+bool lp_sweep_metric_screened(const struct lp_sweep_run *r, int m);
 
 /* Diagnose every metric and build the verdict list. 0 or -ENOMEM. */
 int lp_sweep_diagnose(struct lp_sweep_run *r);

@@ -155,7 +155,13 @@ static void budget(const struct lp_sweep_run *r, struct lp_retest_plan *p)
 
 	p->pair_s = pair_time(r);
 	p->round_s = time_left > 0 ? time_left * (last ? 1 : ROUND_SHARE) : 0;
-	p->budget = p->pair_s > 0 ? (size_t)(p->round_s / p->pair_s) : SIZE_MAX;
+	if (p->pair_s > 0) { /* a document's times can be anything: no cast out of range */
+		double n = p->round_s / p->pair_s;
+
+		p->budget = !(n >= 0) ? 0 : n >= 0x1p63 ? SIZE_MAX : (size_t)n;
+	} else {
+		p->budget = SIZE_MAX;
+	}
 	if (p->max_pairs && p->budget > p->max_pairs)
 		p->budget = p->max_pairs;
 	if (p->budget > p->suspects)

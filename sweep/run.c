@@ -13,7 +13,7 @@
 #include "sweep/collrun.h"
 
 const char *const lp_sweep_phase_names[] = { "sweep",  "retest",	"loaded", "loader",
-					     "incast", "incast_victim", NULL };
+					     "incast", "incast_victim", "sizes",  NULL };
 
 int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 {
@@ -356,9 +356,9 @@ size_t lp_sweep_missing(const struct lp_sweep_run *r, uint8_t *miss)
 			for (size_t m = 0; m < nm; m++) {
 				size_t k = (a * n + b) * nm + m;
 
-				if (have[k])
-					continue;
-				have[k] = 1; /* a pair scheduled twice counts once */
+				if (have[k] || !lp_sweep_metric_screened(r, (int)m))
+					continue; /* --fast: the other sizes only where suspected */
+				have[k] = 1;	  /* a pair scheduled twice counts once */
 				cnt++;
 				if (miss)
 					miss[k] = 1;

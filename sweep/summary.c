@@ -9,6 +9,7 @@
 
 #include "common/lp.h"
 #include "sweep/collrun.h"
+#include "sweep/fast.h"
 #include "sweep/load.h"
 
 /* ---- summary ---- */
@@ -142,10 +143,13 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 			"lp-sweep: the model transport: every value drawn from %s, none measured\n",
 			r->model);
 	for (int m = 0; m < r->nmetrics; m++) {
+		if (!lp_sweep_metric_screened(r, m))
+			continue; /* --fast: its pairs are in the size sweep's table */
 		if (lp_sweep_mx_fill(r, m, &mx))
 			break;
 		summary_metric(f, r, m, &mx, w);
 	}
+	lp_sweep_fast_summary(f, r);
 	lp_sweep_load_summary(r, f);
 	lp_sweep_coll_summary(r, f);
 	fprintf(f,

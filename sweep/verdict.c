@@ -233,12 +233,16 @@ static int node_role_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 			 mt->label, dir ? "server" : "client", ev.agree, ev.cells, ev.ratio, score,
 			 ev.retests, noise);
 	} else {
+		char ps[32], as[32]; /* p values as people read them: no exponent */
+
+		lp_fmt_sig(ps, sizeof(ps), ev.p, 2);
+		lp_fmt_sig(as, sizeof(as), d->alpha_node, 2);
 		snprintf(why, sizeof(why),
 			 "%s as %s: effect %.2fx (%s against %s %s; %.1f standard errors%s %.1f, "
-			 "p %.2g against %.2g per test), %d of %d partners agree, %d retests, %s",
+			 "p %s against %s per test), %d of %d partners agree, %d retests, %s",
 			 mt->label, dir ? "server" : "client", score, vs, ref, lp_sweep_unit(mt),
-			 ev.z, named ? ", beyond" : ", short of", -d->t_node, ev.p, d->alpha_node,
-			 ev.agree, ev.cells, ev.retests, noise);
+			 ev.z, named ? ", beyond" : ", short of", -d->t_node, ps, as, ev.agree,
+			 ev.cells, ev.retests, noise);
 	}
 	if (!named) {
 		settle_node(r, m, d, i, ev.settle, sizeof(ev.settle));
@@ -279,7 +283,7 @@ static int link_slow_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
 	size_t x = (size_t)a * r->n + b;
-	char vs[32], rs[160] = "", why[768];
+	char vs[32], rs[160] = "", why[768], ps[32], ls[32];
 
 	ev->ratio = exp(d->resid[x]);
 	ev->z = d->zlink[x];
@@ -289,15 +293,17 @@ static int link_slow_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 	lp_sweep_fmt_val(vs, sizeof(vs), value_of(d, d->ratio[x]), mt->lat);
 	attempts(r, m, a, b, rs,
 		 sizeof(rs)); /* every attempt, so a reader sees it was not a blip */
+	lp_fmt_sig(ps, sizeof(ps), ev->p, 2);
+	lp_fmt_sig(ls, sizeof(ls), ev->level, 2);
 	snprintf(
 		why, sizeof(why),
 		"%s %s->%s: %s against %s %s (%.2fx of the reference, %.2fx of what both nodes do "
-		"with others; %.1f standard errors%s)%s, confirmed by %d retests (p %.2g, BH "
-		"threshold %.2g; transients at most %.1f%% of attempts), %s; both nodes fine with other "
+		"with others; %.1f standard errors%s)%s, confirmed by %d retests (p %s, BH "
+		"threshold %s; transients at most %.1f%% of attempts), %s; both nodes fine with other "
 		"partners",
 		mt->label, r->nodes[a].name, r->nodes[b].name, vs, ref, lp_sweep_unit(mt),
 		d->ratio[x], ev->ratio, ev->z, rs,
-		d->abs_bad[x] ? ", below the absolute floor" : "", ev->retests, ev->p, ev->level,
+		d->abs_bad[x] ? ", below the absolute floor" : "", ev->retests, ps, ls,
 		100 * d->blip, noise);
 	return add_verdict(r, LP_VERDICT_LINK_SLOW, LP_MIN(a, b), LP_MAX(a, b),
 			   a < b ? LP_DIR_XY : LP_DIR_YX, mt->label, why, ev);
@@ -309,7 +315,7 @@ static int link_unconf_verdict(struct lp_sweep_run *r, int m, const struct lp_di
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
 	size_t x = (size_t)a * r->n + b;
-	char rs[160] = "", why[768];
+	char rs[160] = "", why[768], ps[32];
 
 	ev->ratio = d->ratio[x];
 	ev->z = d->zlink[x];
@@ -318,11 +324,12 @@ static int link_unconf_verdict(struct lp_sweep_run *r, int m, const struct lp_di
 	ev->level = isfinite(d->pconf[x]) ? d->thr_conf : d->thr_first;
 	attempts(r, m, a, b, rs, sizeof(rs));
 	settle_link(r, m, a, b, ev->settle, sizeof(ev->settle));
+	lp_fmt_sig(ps, sizeof(ps), ev->p, 2);
 	snprintf(why, sizeof(why),
-		 "%s %s->%s: %.2fx in %s%s (p %.2g), %s; not a verdict until retests confirm it; "
+		 "%s %s->%s: %.2fx in %s%s (p %s), %s; not a verdict until retests confirm it; "
 		 "settle: %s",
 		 mt->label, r->nodes[a].name, r->nodes[b].name, d->ratio[x],
-		 ev->retests ? "its attempts" : "its one attempt", rs, ev->p,
+		 ev->retests ? "its attempts" : "its one attempt", rs, ps,
 		 ev->retests ? "its retests still slow but too few to tell it from transients"
 			     : "stood out once, never retested (the retest budget ran out)",
 		 ev->settle);
@@ -595,6 +602,10 @@ static int diagnose_metric(struct lp_sweep_run *r, int m, struct lp_diag_in *in,
 	apart_fill(ap, r, m);
 	in->lat = r->metrics[m].lat;
 	rc = lp_diag_run(&r->diag[m], in, &r->dopts);
+	if (!rc && !lp_sweep_metric_screened(r, m)) {
+		r->diag[m].inconclusive = false; /* --fast's other sizes: no matrix to judge */
+		return 0;
+	}
 	if (!rc)
 		rc = node_verdicts(r, m, d);
 	if (!rc)

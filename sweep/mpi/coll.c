@@ -37,8 +37,10 @@ struct phase {
 	int ng;
 	MPI_Comm *gcomm; /* per group: comm for "all", a split per rail */
 	struct lp_coll_nccl *nccl;
-	int ndraws;   /* rank 0: ring draws so far (each a fresh attempt) */
-	bool stopped; /* a signal, or a rank that failed: every rank stops at the same step */
+	const struct lp_sweep_model *model; /* the model transport: figures drawn, not measured */
+	int link_metric; /* the model's: the sweep metric its links are drawn for */
+	int ndraws;	 /* rank 0: draws so far (each a fresh attempt) */
+	bool stopped;	 /* a signal, or a rank that failed: every rank stops at the same step */
 	struct lp_coll_links L; /* rank 0 */
 };
 
@@ -137,6 +139,10 @@ static int setup(struct phase *p)
 	if (rc)
 		return rc;
 	MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN);
+	p->model = p->have_sweep ? p->scfg->model : NULL;
+	p->link_metric = lp_sweep_coll_link_metric(p->run);
+	if (p->model && p->link_metric < 0)
+		return -EINVAL; /* lp-sweep refuses the options before the sweep */
 	MPI_Comm_rank(p->comm, &p->rank);
 	MPI_Comm_size(p->comm, &p->size);
 	rc = lp_coll_groups(p->size, p->scfg->rails ? p->x->rail_all : NULL, &p->g, &p->ng);
@@ -340,6 +346,34 @@ struct job {
 	int ring_first, ring_count; /* the ring path over g->ranks[first .. first+count) */
 };
 
+/*
+ * Rank 0, the model transport: the busbw of collective k over ranks[0..n) in
+ * that order, drawn from the model's links (a fresh draw each call).
+ */
+static int model_busbw(struct phase *p, int k, const int *ranks, int n, double *busbw_p)
+{
+	char why[LP_COLL_ERR_LEN] = "";
+	int rc = lp_coll_model_busbw(p->model, p->link_metric, (enum lp_coll_kind)k, ranks, n,
+				     p->ndraws++, busbw_p, why, sizeof(why));
+
+	if (rc)
+		lp_info("collectives: %s", why[0] ? why : strerror(-rc));
+	else if (!(*busbw_p > 0))
+		rc = -EIO; /* no link of the scheme carries anything */
+	return rc;
+}
+
+/* Rank 0, the model transport: job j's time per operation from its drawn busbw. */
+static int model_op(struct phase *p, const struct job *j, double *sec_p)
+{
+	double busbw;
+	int rc = model_busbw(p, j->k, j->g->ranks, j->g->n, &busbw);
+
+	if (!rc) /* busbw = size / time x factor */
+		*sec_p = (double)j->s.bytes * lp_coll_factor(j->k, j->g->n) / (busbw * 1e9);
+	return rc;
+}
+
 /* One operation of job j: started and waited for. */
 static int op_once(struct phase *p, const struct job *j, struct bufs *b, uint64_t dl)
 {
@@ -482,8 +516,12 @@ static int measure(struct phase *p, struct job *j, uint64_t size)
 
 	if (lp_coll_shape(j->k, size, sizeof(float), j->g->n, &j->s))
 		return 0;
-	if (member && j->path != LP_COLL_PATH_NCCL &&
-	    j->s.param_count * (uint64_t)j->g->n > INT_MAX)
+	if (p->model) { /* rank 0 draws it for the group; nothing moves */
+		member = !p->rank;
+		if (member)
+			rc = model_op(p, j, &sec);
+	} else if (member && j->path != LP_COLL_PATH_NCCL &&
+		   j->s.param_count * (uint64_t)j->g->n > INT_MAX)
 		rc = -E2BIG; /* MPI counts are ints */
 	else if (member && j->path == LP_COLL_PATH_NCCL)
 		rc = lp_coll_nccl_measure(p->nccl, j->k, &j->s, j->ip, p->cfg->warmup,
@@ -495,7 +533,7 @@ static int measure(struct phase *p, struct job *j, uint64_t size)
 	if (reduce_tally(p, member, rc, sec, wrong, &t))
 		return -ETIMEDOUT;
 	if (!p->rank)
-		record(p, j, size, &t, p->cfg->check);
+		record(p, j, size, &t, p->cfg->check && !p->model);
 	return t.err == ETIMEDOUT ? -ETIMEDOUT : p->stopped ? -EINTR : 0;
 }
 
@@ -577,8 +615,8 @@ static int measure_all(struct phase *p)
 	int rc = 0;
 
 	for (int path = 0; path < LP_COLL_PATH_IMPORT && !rc; path++) {
-		if (!(p->cfg->paths >> path & 1))
-			continue;
+		if (!(p->cfg->paths >> path & 1) || (p->model && path == LP_COLL_PATH_NCCL))
+			continue; /* NCCL's algorithms are not modelled */
 		if (path == LP_COLL_PATH_NCCL) {
 			rc = nccl_open_all(p);
 			if (rc > 0) {
@@ -624,8 +662,7 @@ static uint64_t probe_size(const struct phase *p)
 	return LP_MAX(LP_MIN(s, PROBE_MAX), (uint64_t)4096);
 }
 
-/* A ring all-reduce over group g's ranks [first, first+count): busbw on every rank. */
-/* The ring's busbw from the caller's draw (the model transport) on rank 0, learnt by all. */
+/* The ring's busbw drawn from the model on rank 0 (the model transport), learnt by all. */
 static int drawn_ring(struct phase *p, const int32_t *cmd, double *busbw_p)
 {
 	const struct lp_coll_group *g = &p->g[cmd[1]];
@@ -633,14 +670,16 @@ static int drawn_ring(struct phase *p, const int32_t *cmd, double *busbw_p)
 	int rc = 0;
 
 	if (!p->rank)
-		rc = p->cfg->ring_draw(p->cfg->draw_ctx, g->ranks + cmd[2], cmd[3], p->ndraws++,
-				       &v);
+		rc = model_busbw(p, LP_COLL_ALLREDUCE, g->ranks + cmd[2], cmd[3], &v);
+	if (rc)
+		v = 0;
 	if (world_reduce(p, &v, &out, 1, MPI_SUM))
 		return -ETIMEDOUT;
 	*busbw_p = out;
 	return rc;
 }
 
+/* A ring all-reduce over group g's ranks [first, first+count): busbw on every rank. */
 static int exec_ring(struct phase *p, const int32_t *cmd, double *busbw_p)
 {
 	struct job j = { .path = LP_COLL_PATH_RING,
@@ -655,7 +694,7 @@ static int exec_ring(struct phase *p, const int32_t *cmd, double *busbw_p)
 	int rc = 0;
 	bool member;
 
-	if (p->cfg->ring_draw)
+	if (p->model)
 		return drawn_ring(p, cmd, busbw_p);
 	j.c = p->gcomm[cmd[1]];
 	j.grank = group_rank(j.g, p->rank);
@@ -825,17 +864,18 @@ static int lead_group(struct phase *p, int gi)
 	double meas = measured(p->run->coll, g->name), ref = rails_reference(p, gi);
 	uint64_t t0 = lp_now_ns();
 	int rc = 0;
-	bool slow;
+	bool slow, targeted = c && p->L.metric >= 0 && p->cfg->bisect != LP_COLL_BISECT_BLIND;
 
 	o.names = p->L.names;
 	if (g->n < 2)
 		return 0;
-	if (c && p->L.metric >= 0)
+	if (targeted)
 		rc = lp_coll_targeted(&p->L.f, g->ranks, g->n, c, &lead_ops, &l, &o, &v);
-	if (!rc && c && p->L.metric >= 0 && strcmp(v.kind, "none"))
+	if (!rc && targeted && strcmp(v.kind, "none"))
 		goto keep;
-	slow = p->cfg->bisect == LP_COLL_BISECT_ALWAYS || meas < p->cfg->floor ||
-	       (c && meas < p->cfg->limit_ratio * c->busbw) || meas < o.ratio * ref;
+	slow = p->cfg->bisect == LP_COLL_BISECT_ALWAYS || p->cfg->bisect == LP_COLL_BISECT_BLIND ||
+	       meas < p->cfg->floor || (c && meas < p->cfg->limit_ratio * c->busbw) ||
+	       meas < o.ratio * ref;
 	if (rc || !slow)
 		return rc;
 	o.ref_busbw = isfinite(p->cfg->floor) ? p->cfg->floor : ref;
@@ -854,10 +894,9 @@ keep:
 	}
 	if (p->cfg->progress)
 		fprintf(p->cfg->progress,
-			"lp-sweep: collective search over %s: %s %s%s%s (%d probes, "
-			"%.1f s)\n",
-			g->name, v.kind, v.a_name, v.b >= 0 ? " -> " : "", v.b_name, v.probes,
-			v.wall_s);
+			"lp-sweep: collective search over %s: %s%s%s%s%s (%d probes, %.1f s)\n",
+			g->name, v.kind, v.a_name[0] ? " " : "", v.a_name, v.b >= 0 ? " -> " : "",
+			v.b_name, v.probes, v.wall_s);
 	return rc;
 }
 
@@ -898,11 +937,18 @@ static void echo(const struct phase *p, struct lp_coll_echo *e)
 			      (unsigned long long)p->cfg->sizes.v[i]);
 	e->warmup = p->cfg->warmup;
 	e->iters = p->cfg->iters;
-	e->check = p->cfg->check;
+	e->check = p->cfg->check && !p->model;
 	MPI_Get_library_version(lib, &len);
 	lib[strcspn(lib, "\n,")] = 0;
 	snprintf(e->mpi_library, sizeof(e->mpi_library), "%s", lib);
 	snprintf(e->intra, sizeof(e->intra), "%s", p->cfg->intra ? p->cfg->intra : "");
+	if (p->model)
+		snprintf(
+			e->note, sizeof(e->note),
+			"the model transport: every figure drawn from %.100s (each link of its "
+			"scheme a fresh draw, the slowest holds it), no data moved or checked; NCCL "
+			"not modelled",
+			p->run->model);
 }
 
 /* Rank 0: the links beside the measured collectives. */

@@ -32,6 +32,9 @@ enum lp_coll_bisect_when {
 				  * below limit_ratio x what its links allow */
 	LP_COLL_BISECT_ALWAYS,
 	LP_COLL_BISECT_NEVER,
+	LP_COLL_BISECT_BLIND, /* always, by the bisection alone: no targeted retests of the edges
+			       * the matrix shows slow (its own evidence; what the model benchmark
+			       * measures) */
 };
 /* lp_coll_bisect_when_names[] (sweep/collrun.h) names them */
 
@@ -49,20 +52,16 @@ struct lp_coll_cfg {
 	int bisect;	    /* enum lp_coll_bisect_when */
 	struct lp_coll_bisect_opts bo; /* ratio, probe budget, repeats */
 	FILE *progress;		       /* rank 0's progress lines; NULL quiet */
-	/*
-	 * The search's ring probes drawn instead of measured (the model transport,
-	 * lp-sweep --model): busbw of a ring all-reduce over nodes[0..k) in that
-	 * order, attempt counting up from 0 (a fresh draw each). Called on rank 0
-	 * only; NULL: measured by linkperf's ring over MPI.
-	 */
-	int (*ring_draw)(void *ctx, const int *nodes, int k, int attempt, double *busbw_p);
-	void *draw_ctx;
 };
 
 /*
  * The phase, on every rank. have_sweep: the engine ran (devices open, run's
  * nodes gathered on rank 0, pair retests possible); else the nodes are
- * learned here and pairs are probed over MPI. Rank 0's run->coll holds the
+ * learned here and pairs are probed over MPI. Under the model transport
+ * (scfg->model) no data moves: every collective's figure and every ring
+ * probe of the search is drawn from the model on rank 0
+ * (lp_coll_model_busbw), the search's pair probes are the engine's retests
+ * (drawn as every retest is), NCCL is not modelled. Rank 0's run->coll holds the
  * results, ceilings and verdicts. 0, -EINTR (a signal: what was measured is
  * kept), -ETIMEDOUT (a rank did not keep up: x->lost), -ENOMEM, -EIO.
  */

@@ -21,6 +21,7 @@
 #include "sweep/absent.h"
 #include "sweep/resume.h"
 #include "sweep/check.h"
+#include "sweep/fast.h"
 
 /*
  * Every MPI tag of lp-sweep. Retest round r (at most 20) sends its list on
@@ -36,6 +37,8 @@ enum {
 	TAG_RETEST_CELLS = 13,
 	TAG_LOAD_CELLS = 60,
 	TAG_PAIR_CELLS = 61, /* lp_sweep_engine_pairs (the collective phase's pair retests) */
+	TAG_SIZES_LIST = 56, /* --fast: the size sweep's pairs */
+	TAG_SIZES_CELLS = 57,
 	TAG_SESSION0 = 64,
 };
 
@@ -114,7 +117,9 @@ static void round_done(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	end = time(NULL) + (time_t)p.left_s;
 	gmtime_r(&end, &tm);
 	strftime(p.end, sizeof(p.end), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (!strcmp(phase, "retest")) /* a retest round's pairs run one per round */
+	if (!strcmp(phase, "sizes")) /* the size sweep's pairs run one per round */
+		snprintf(what, sizeof(what), "size sweep, pair");
+	else if (!strcmp(phase, "retest")) /* a retest round's pairs run one per round */
 		snprintf(what, sizeof(what), "retest round %d, pair", x->retest_round + 1);
 	else
 		snprintf(what, sizeof(what), "%s round", phase);
@@ -552,6 +557,9 @@ static void run_my_pair(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 
 				if (cfg->sopts.stop && *cfg->sopts.stop)
 					break; /* no new session: every rank got the signal too */
+				if (cfg->screen &&
+				    (phase == LP_PHASE_SIZES) == (bool)(cfg->screen >> m & 1))
+					continue; /* --fast: the screen on every pair, sizes apart */
 				if (phase == LP_PHASE_SWEEP && x->done &&
 				    x->done[((size_t)client * x->size + server) * cfg->nmetrics + m])
 					continue; /* --resume: the journal has it */
@@ -700,7 +708,7 @@ static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		if (stop)
 			return -EINTR;
 		x->rounds_done++;
-		round_done(x, cfg, run, phase ? "retest" : "sweep", r, s->nrounds);
+		round_done(x, cfg, run, lp_sweep_phase_names[phase], r, s->nrounds);
 	}
 	return 0;
 }
@@ -765,7 +773,9 @@ static int metrics_of(const struct lp_sweep_cfg *cfg, bool lat, int *ms)
 	int n = 0;
 
 	for (int m = 0; m < cfg->nmetrics; m++)
-		if (lp_rdma_test_is_lat(cfg->params[m].test) == lat)
+		if (lp_rdma_test_is_lat(cfg->params[m].test) == lat &&
+		    (!cfg->screen ||
+		     (cfg->screen >> m & 1))) /* --fast: the screen's, with a matrix */
 			ms[n++] = m;
 	return n;
 }
@@ -1151,6 +1161,7 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 	run->retest_time_s = cfg->retest.time_s;
 	run->load = cfg->load ? lp_sweep_load_names[cfg->load] : NULL;
 	run->load_time_s = cfg->load ? cfg->load_time_s : 0;
+	run->screen = cfg->screen;
 	lp_time_iso8601(run->started, sizeof(run->started));
 }
 
@@ -1179,8 +1190,8 @@ static void announce(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		lp_sweep_costs_model(&c, cfg->model->setup_s, cfg->model->test_s);
 	else
 		lp_sweep_costs_dev(&c, &run->nodes[dev].dev);
-	lp_sweep_predict(&sh, cfg->params, cfg->nmetrics, &c, &cfg->retest, cfg->pair_timeout_s,
-			 &lp, &x->pred);
+	lp_sweep_predict(&sh, cfg->params, cfg->nmetrics, cfg->screen, &c, &cfg->retest,
+			 cfg->pair_timeout_s, &lp, &x->pred);
 	x->later_s = x->pred.load_s;
 	x->cells_planned = run->ncells + lp_sweep_missing(run, NULL);
 	progress(x, cfg,
@@ -1194,13 +1205,14 @@ static void announce(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			 "tests %.3g s each)\n",
 			 lp_sweep_load_names[cfg->load], nload, x->pred.load_s, cfg->load_time_s);
 	progress(x, cfg,
-		 "lp-sweep: predicted %s (sweep %s, start-up %s%s), retests of suspects at most "
+		 "lp-sweep: predicted %s (sweep %s, start-up %s%s), retests of suspects%s at most "
 		 "%s more; costs \"%s\" (lp-sweep --plan lists them); a test that hangs costs its "
 		 "pair timeout, every test hanging %s\n",
 		 lp_sweep_time_fmt(x->pred.total_s, t[0], 32),
 		 lp_sweep_time_fmt(x->pred.sweep_s, t[1], 32),
 		 lp_sweep_time_fmt(x->pred.start_s, t[2], 32), nload ? ", load phases" : "",
-		 lp_sweep_time_fmt(x->pred.retest_s, t[3], 32), c.name,
+		 cfg->screen ? " and their size sweep" : "",
+		 lp_sweep_time_fmt(x->pred.retest_s + x->pred.sizes_s, t[3], 32), c.name,
 		 lp_sweep_time_fmt(x->pred.worst_s, t[4], 32));
 }
 
@@ -1233,7 +1245,8 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			"first (%.0f s of the retest budget this round, %.2g s a pair)\n",
 			rr + 1, np, plan.suspects, plan.round_s, plan.pair_s);
 		lp_sweep_journal_retest(cfg->journal, rr, pairs, np);
-		x->cells_planned += np * (size_t)cfg->nmetrics;
+		x->cells_planned += np * (size_t)(cfg->screen ? __builtin_popcount(cfg->screen)
+							      : cfg->nmetrics);
 		run->interrupted = run_rounds(x, cfg, &rs, LP_PHASE_RETEST, run,
 					      TAG_RETEST_CELLS + 2 * rr) == -EINTR;
 		lp_sched_free(&rs);
@@ -1241,6 +1254,39 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	}
 	free(pairs);
 	return true;
+}
+
+/*
+ * --fast, after the retests: every other size of every test on the pairs the
+ * diagnosis flags or suspects and a few healthy references (rank 0 decides:
+ * lp_sweep_fast_pairs), one pair at a time. -EINTR after a signal.
+ */
+static int sizes_phase(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		       struct lp_sweep_run *run)
+{
+	int32_t *pairs = NULL;
+	size_t np = 0;
+	struct lp_sched s;
+	int ret = 0, extra = 0;
+
+	for (int m = 0; m < cfg->nmetrics; m++)
+		extra += !(cfg->screen >> m & 1);
+	if (!cfg->screen || !extra)
+		return 0;
+	if (!x->rank && lp_sweep_fast_pairs(run, &cfg->retest, &pairs, &np))
+		lp_err("size sweep: out of memory");
+	if (bcast_pairs(x, &pairs, &np, TAG_SIZES_LIST) || np == 0 ||
+	    lp_sched_from_list(&s, x->size, pairs, np)) {
+		free(pairs);
+		return 0;
+	}
+	progress(x, cfg, "lp-sweep: size sweep: %d other size(s) on %zu pair(s) in isolation\n",
+		 extra, np);
+	x->cells_planned += np * (size_t)extra;
+	ret = run_rounds(x, cfg, &s, LP_PHASE_SIZES, run, TAG_SIZES_CELLS);
+	lp_sched_free(&s);
+	free(pairs);
+	return ret;
 }
 
 int lp_sweep_engine_pairs(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
@@ -1251,6 +1297,7 @@ int lp_sweep_engine_pairs(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg
 
 	if (ret)
 		return ret;
+	x->retest_round++; /* each call a fresh attempt: the model draws its cells anew */
 	ret = run_rounds(x, cfg, &s, LP_PHASE_RETEST, run, TAG_PAIR_CELLS);
 	run->nretests += np;
 	lp_sched_free(&s);
@@ -1450,6 +1497,8 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	run->sweep_s = (double)(t1 - t0) / 1e9;
 	for (int rr = 0; !run->interrupted && retest_round(x, cfg, run, rr); rr++)
 		;
+	if (!run->interrupted)
+		run->interrupted = sizes_phase(x, cfg, run) == -EINTR;
 	t2 = lp_now_ns();
 	run->retest_s = (double)(t2 - t1) / 1e9;
 	if (!run->interrupted && cfg->load)

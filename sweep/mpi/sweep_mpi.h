@@ -149,6 +149,8 @@ struct lp_sweep_cfg {
 	const struct lp_sweep_model *model;	/* the model transport's model, bound */
 	const char *model_text;			/* and its file's bytes (for the workers) */
 	size_t model_len;
+	uint32_t screen; /* --fast: bit m, metric m in the sweep and its retests; the others in the
+			  * size sweep of the suspects after them (sweep/fast.h); 0 every metric */
 };
 
 /*

@@ -13,22 +13,8 @@ set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
 N=${LP_MODEL_RANKS:-64}
-command -v mpirun >/dev/null || { echo "Open MPI (mpirun) not installed"; exit 77; }
-[ -x "$B/lp-sweep" ] && [ -x "$B/diag-sim" ] || { echo "$B/lp-sweep or diag-sim not built (rdma-core or mpicc missing?)"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-echo '{"schema": "linkperf.model/1"}' >"$T/empty.json"
-if "$B/lp-sweep" --plan --nodes 2 --model "$T/empty.json" 2>&1 | grep -q "without a JSON library"; then
-	echo "lp-sweep built without jansson: --model cannot read a model"; exit 77
-fi
-export ASAN_OPTIONS=detect_leaks=0
-# oversubscribed ranks yield; shared memory between them
-mpi() { timeout -k 5 300 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp \
-	--mca pml ob1 --mca mpi_yield_when_idle 1 "$@" </dev/null; }
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
-expect() { if [ "$1" = "$2" ]; then ok "$3"; else bad "$3: exit $1, want $2"; fi; }
+[ -x "$B/diag-sim" ] || { echo "$B/diag-sim not built"; exit 77; }
+. tests/sweep/model-lib.sh
 
 cat >"$T/healthy.json" <<'EOF'
 {"schema": "linkperf.model/1", "seed": 11, "names": "gpu%03d",

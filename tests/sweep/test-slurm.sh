@@ -132,7 +132,9 @@ jd = job_dir("throttle")
 d = load(jd + "/sweep.json")
 if d:
     rc = int(text("throttle.rc") or -1)
-    want = 1 if any(v["kind"] != "inconclusive" for v in d["verdicts"]) else 3 if d["verdicts"] else 0
+    # exit 3 when the only verdicts are doubts (inconclusive, or a link that stood out unconfirmed)
+    doubts = ("inconclusive", "unconfirmed")
+    want = 1 if any(v["kind"] not in doubts for v in d["verdicts"]) else 3 if d["verdicts"] else 0
     check(rc == d["exit_code"] == want, f"throttle: job exit {rc} = lp-sweep's, from its verdicts ({want})")
     named = [v for v in d["verdicts"] if v["kind"] in CONFIDENT]
     right = [v for v in named if v["kind"] == "node_slow" and v["name"] == "lpnode2" and v.get("as_client")

@@ -304,8 +304,8 @@ static void test_predict(void **state)
 	assert_int_equal(lp_sweep_shape_of(&sh, LP_SCHED_ROUND_ROBIN, 64, 8, 0, 0), 0);
 	assert_int_equal(sh.rounds, 63);
 	assert_int_equal(sh.pairs, 8 * 64 * 63);
-	lp_sweep_predict(&sh, p, 2, &c, &(struct lp_sweep_retest_policy){ 32, 2, 3, 0 }, 60, NULL,
-			 &pr);
+	lp_sweep_predict(&sh, p, 2, 0, &c, &(struct lp_sweep_retest_policy){ 32, 2, 3, 0 }, 60,
+			 NULL, &pr);
 	assert_true(fabs(pr.test_s[0] - lat) < 1e-12 && fabs(pr.test_s[1] - bw) < 1e-12);
 	assert_true(fabs(pr.harness_s - (0.001 + 0.0001 * 512 + 0.00001 * 512 * 2)) < 1e-12);
 	assert_true(fabs(pr.sweep_s - 63 * (2 * (lat + bw) + pr.harness_s)) < 1e-9);

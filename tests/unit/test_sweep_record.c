@@ -78,10 +78,10 @@ static void test_cell_bad_fields(void **state)
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
 	bad = w;
-	bad.data[15] = 6; /* phase: the fourth i32, big-endian (0..5 are phases) */
+	bad.data[15] = LP_PHASE_SIZES + 1; /* phase: the fourth i32, big-endian (0..6 are phases) */
 	assert_int_equal(lp_record_decode_body(&lp_sweep_cell_record, &d, bad.data, bad.len),
 			 -EPROTO);
-	c.phase = LP_PHASE_INCAST_VICTIM + 1;
+	c.phase = LP_PHASE_SIZES + 1;
 	lp_wbuf_init(&bad);
 	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &bad), -EINVAL);
 }

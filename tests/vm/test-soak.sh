@@ -56,7 +56,7 @@ def frame(mtype, body, version=VERSION, length=None):
     return struct.pack(">IHHI", MAGIC, version, mtype, len(body) if length is None else length) + body
 def patch(body, off, fmt, v):  # a HELLO field at its offset
     return body[:off] + struct.pack(fmt, v) + body[off + struct.calcsize(fmt):]
-# HELLO's body, field by field as rdma/proto.c's lp_rdma_params_record declares it (wire versions 4 and 5)
+# HELLO's body, field by field as rdma/proto.c's lp_rdma_params_record declares it (wire versions 4 to 6)
 HELLO_FIELDS = [("test", ">I"), ("size", ">Q"), ("iters", ">Q"), ("warmup", ">Q"),
                 ("duration_s", ">d"), ("tx_depth", ">I"), ("rx_depth", ">I"), ("cq_mod", ">I"),
                 ("post_list", ">I"), ("num_qps", ">I"), ("inline_size", ">I"), ("mtu", ">I"),
@@ -146,7 +146,7 @@ def opened():
 
 def s_good(i):
     t = ["write_lat", "read_lat", "send_lat", "write_bw", "read_bw", "send_bw"][i % 6]
-    args = [B, IP, "-p", str(PORT), "--wait", "10", "-t", t, "-s", "64", "-n", "5", "-w", "1",
+    args = [B, IP, "-p", str(PORT), "--wait", "10", "-t", t, "-s", "64", "-n", "5", "--warmup", "1",
             "--quiet", "--timeout", "5"]
     variant = (i // 6) % 4
     if variant == 1:
@@ -189,7 +189,7 @@ def s_killed(i):
     # part of the loop never coming (counted below: both only happen after READY).
     t = ["write_bw", "read_bw", "send_bw", "write_lat"][i % 4]
     p = subprocess.Popen([B, IP, "-p", str(PORT), "--wait", "10", "-t", t, "-s", "64,128",
-                          "-w", "1", "-D", "2", "--timeout", "5"],
+                          "--warmup", "1", "-D", "2", "--timeout", "5"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     rows = 0
     while rows < 1:

@@ -455,7 +455,7 @@ static void client_outputs(const struct cli *o, struct client *c)
 		.role = "client",
 		.server = o->host,
 		.port = o->port,
-		.tclass = o->dev.tclass,
+		.tclass = lp_rdma_devsel_tclass(&o->dev),
 		.sl = o->dev.sl,
 		.qp_timeout = o->dev.qp_timeout,
 		.local_dev = lp_rdma_dev_info(c->dev),
@@ -556,6 +556,7 @@ static int run_report(const struct cli *o)
 				    .dev = o->dev.dev,
 				    .port = (unsigned)o->dev.port,
 				    .tclass = o->dev.tclass,
+				    .tclass_set = o->dev.tclass_set,
 				    .sl = o->dev.sl };
 	struct lp_check_report rep = { 0 };
 	struct lp_counters *snap = calloc(1, sizeof(*snap));
@@ -861,7 +862,7 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct cli o = { .dev = { .gid_index = -1, .tclass = -1 } };
+	struct cli o = { .dev = { .gid_index = -1 } };
 	int code;
 
 	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */

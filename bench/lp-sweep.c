@@ -801,6 +801,7 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 		.root = lp_counters_root(),
 		.port = (unsigned)o->dev.port,
 		.tclass = o->dev.tclass, /* the class the sweep runs: its PFC/ECN */
+		.tclass_set = o->dev.tclass_set,
 		.sl = o->dev.sl
 	};
 	struct lp_check_report rep = { 0 };
@@ -1305,7 +1306,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	x->poll_max_us = (int)o->poll_ms * 1000;
-	x->tclass = o->dev.tclass;
+	x->tclass = lp_rdma_devsel_tclass(&o->dev);
 	x->sl = o->dev.sl;
 	x->qp_timeout = o->dev.qp_timeout;
 	if (model_load(o, x, &model, &cfg))
@@ -1320,7 +1321,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	run.fabric = fabric; /* freed with run */
 	run.bw_iters = o->plan.plan.iters[LP_PLAN_BW];
 	run.lat_iters = o->plan.plan.iters[LP_PLAN_LAT];
-	run.tclass = o->dev.tclass;
+	run.tclass = lp_rdma_devsel_tclass(&o->dev);
 	run.sl = o->dev.sl;
 	run.qp_timeout = o->dev.qp_timeout;  /* the row's default (14) when not given */
 	sweep_cfg(o, x, &cfg, mem, mem_dev); /* keeps the model's text */
@@ -1355,7 +1356,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct cli o = { .dev = { .gid_index = -1, .tclass = -1 } };
+	struct cli o = { .dev = { .gid_index = -1 } };
 	struct lp_sweep_mpi x;
 	int code;
 

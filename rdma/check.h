@@ -64,7 +64,8 @@ struct lp_check_opts {
 	unsigned port;	      /* 1-based; 0 = all ports */
 	long long memlock;    /* RLIMIT_MEMLOCK soft limit in bytes; -1 = unlimited */
 	bool ipc_lock;	      /* the process has CAP_IPC_LOCK (memlock does not apply) */
-	int tclass;	      /* RoCE traffic class the tests use (--tclass); 0 = the device's */
+	int tclass;	      /* RoCE traffic class the tests use (--tclass), when tclass_set */
+	bool tclass_set;      /* --tclass given (0 is a class); else the device's is judged */
 	int sl;		      /* service level (--sl): the VLAN priority under PCP trust */
 	lp_check_cmd_fn *cmd; /* runs dcb, mlnx_qos; NULL: lp_cmd_capture live, none on a tree */
 };

@@ -193,9 +193,9 @@ static void read_tclass(const char *root, const char *dev, const char *port, int
 	if (!slurp(buf, sizeof(buf), "%s/sys/class/infiniband/%s/tc/%s/traffic_class", root, dev,
 		   port))
 		dflt = lp_roce_parse_tclass(buf);
-	q->tclass = tclass > 0 ? tclass : dflt >= 0 ? dflt : 0;
+	q->tclass = tclass >= 0 ? tclass : dflt >= 0 ? dflt : 0;
 	snprintf(q->tclass_src, sizeof(q->tclass_src), "%s",
-		 tclass > 0  ? "--tclass"
+		 tclass >= 0 ? "--tclass"
 		 : dflt >= 0 ? "the device's, tc/PORT/traffic_class"
 			     : "the verbs default");
 }
@@ -508,6 +508,6 @@ void lp_check_roce_port(struct lp_check_report *r, const struct lp_check_opts *o
 	struct lp_roce_qos q;
 	lp_check_cmd_fn *cmd = o->cmd ? o->cmd : root && *root ? NULL : lp_cmd_capture;
 
-	lp_roce_qos_read(root, dev, port, netdev, o->tclass, cmd, &q);
+	lp_roce_qos_read(root, dev, port, netdev, o->tclass_set ? o->tclass : -1, cmd, &q);
 	lp_check_roce_qos(r, subj, netdev, &q, o->sl);
 }

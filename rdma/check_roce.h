@@ -52,7 +52,7 @@ int lp_roce_parse_tclass(const char *text);
 
 /*
  * Read what root (a sysfs tree, "" live) and the tools (cmd; NULL: none) say about the QoS of
- * netdev, the RoCE netdev of dev's port, for traffic class tclass (0: the device's default).
+ * netdev, the RoCE netdev of dev's port, for traffic class tclass (-1: the device's default).
  */
 void lp_roce_qos_read(const char *root, const char *dev, const char *port, const char *netdev,
 		      int tclass, lp_check_cmd_fn *cmd, struct lp_roce_qos *q);

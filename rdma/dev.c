@@ -382,7 +382,7 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 		close_context(d);
 		goto free_dev;
 	}
-	d->tclass = sel->tclass;
+	d->tclass = lp_rdma_devsel_tclass(sel);
 	d->sl = sel->sl;
 	d->qp_timeout = sel->qp_timeout ? sel->qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
 	ibv_free_device_list(list);

@@ -137,7 +137,8 @@ const struct lp_opt lp_rdma_dev_opt_rows[] = {
 	  .metavar = "N",
 	  .help = "RoCE GID index (default: a scored choice, RoCEv2 and the peer's address "
 		  "family)" },
-	{ .name = "tclass", .shortname = 'T', LP_OPT_INT_AT(DS, tclass), .max = 255,
+	{ .name = "tclass", .shortname = 'T', LP_OPT_INT_AT(DS, tclass),
+	  LP_OPT_SET_AT(DS, tclass_set), .max = 255,
 	  .metavar = "N",
 	  .help = "RoCE traffic class of every QP: DSCP << 2 | ECN, as perftest's -T/--tos "
 		  "(106 = DSCP 26; default: the device's); lp-rdma --check judges its PFC and ECN" },

@@ -76,13 +76,20 @@ struct lp_rdma_devsel {
 	const char *dev; /* "mlx5_0", "rxe0"; NULL or "" = first usable */
 	int port;	 /* 1-based; 0 = first active port */
 	int gid_index;	 /* -1 = scored automatic choice (RoCE only) */
-	int tclass;	 /* traffic class (RoCE DSCP << 2 | ECN); -1 = default */
+	int tclass;	 /* traffic class (RoCE DSCP << 2 | ECN) when tclass_set */
 	int sl;		 /* IB service level 0..15 */
 	int qp_timeout;	 /* local ACK timeout exponent 1..31 (4.096 us << N); 0 = 14 */
 	/* a context of its own, not librdmacm's shared one: in a forked child, whose
 	 * librdmacm contexts the parent opened (the kernel refuses verbs on them: EACCES) */
 	bool own_context;
+	bool tclass_set; /* --tclass given (0 is a class); else the device's */
 };
+
+/* The class of sel's QPs as documents record it: tclass, or -1 for the device's. */
+static inline int lp_rdma_devsel_tclass(const struct lp_rdma_devsel *sel)
+{
+	return sel->tclass_set ? sel->tclass : -1;
+}
 
 /* GID table entry as scored by lp_rdma_gid_pick (exposed for the unit tests). */
 enum lp_gid_type { LP_GID_IB = 0, LP_GID_ROCE_V1 = 1, LP_GID_ROCE_V2 = 2 };

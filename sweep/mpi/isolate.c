@@ -219,6 +219,7 @@ static int worker_init(struct worker *w)
 					      .port = in.port,
 					      .gid_index = in.gid_index,
 					      .tclass = in.tclass,
+					      .tclass_set = in.tclass >= 0,
 					      .sl = in.sl,
 					      .qp_timeout = in.qp_timeout };
 

@@ -83,13 +83,28 @@ launcher="timeout -k 5 300 mpirun --allow-run-as-root --oversubscribe --bind-to 
 # same tree without --tclass must name the device's class 106 (the check that fails if the
 # option were dropped on its way, as it was before)
 expand tests/fixtures/check/roce-cx6dx.txt "$T/sys-roce"
-for tc in "" 98; do
+for tc in "" 98 0; do
 	LP_SYSFS_ROOT=$T/sys-roce $launcher "$B/lp-sweep" --check ${tc:+--tclass $tc} </dev/null >"$T/roce$tc.out" 2>&1
 done
 grep -q '^WARN  roce_pfc .* tclass 98 (--tclass)' "$T/roce98.out" &&
 	grep -q '^WARN  roce_pfc .* tclass 106 (the device' "$T/roce.out" &&
 	ok "lp-sweep --check --tclass 98 judges class 98; without it the device's 106" ||
 	bad "lp-sweep --check does not judge the class it is given"
+# an explicit --tclass 0 is class 0 (the verbs default), not "not given"
+grep -q '^WARN  roce_pfc .* tclass 0 (--tclass)' "$T/roce0.out" &&
+	ok "lp-sweep --check --tclass 0 judges class 0, not the device's 106" ||
+	bad "lp-sweep --check --tclass 0: $(grep roce_pfc "$T/roce0.out")"
+# lp-qualify's pre-flight judges the class its sweep is given (lp-sweep's -T/--tclass, --sl
+# after --), and the sweep's document records it (0 given: 0, not -1 the device's)
+LP_SYSFS_ROOT=$T/sys-roce scripts/lp-qualify --out "$T/tclass" --no-gpu \
+	--launcher "${launcher% -np *} -np 2" -- --model "$T/healthy.json" --isolation none \
+	--tclass=0 --sl 2 </dev/null >"$T/tclass.out" 2>&1
+grep -q '^WARN  roce_pfc .* tclass 0 (--tclass)' "$T/tclass/check.txt" &&
+	grep -q 'lp-sweep --check --tclass=0 --sl 2 --json' "$T/tclass/qualify.log" &&
+	[ "$($PY -c 'import json, sys; r = json.load(open(sys.argv[1]))["run"]; print(r["tclass"], r["sl"])' \
+		"$T/tclass/sweep.json" 2>&1)" = "0 2" ] &&
+	ok "lp-qualify -- --tclass=0 --sl 2: the pre-flight judges class 0, the sweep records 0 and 2" ||
+	bad "lp-qualify's pre-flight and --tclass: $(grep -E 'check:|roce_pfc' "$T/tclass/qualify.log" "$T/tclass/check.txt" | head -3)"
 qualify() { # DIR TREE MODEL [lp-qualify options]: lp-qualify's exit code, its output in DIR.out
 	local dir=$1 tree=$2 model=$3
 	shift 3

@@ -22,16 +22,21 @@
 #define NETDEV	"sys/devices/pci0000:00/0000:00:02.0/0000:3b:00.0/net/ens1f0np0"
 #define SUBJECT "mlx5_0 port 1"
 
+#define DEV (-1) /* no --tclass: the device's class is judged */
+
 struct qos_run {
 	char dir[64];
 	struct lp_check_report r;
 };
 
-/* --check on the tree with overlay, the tools' outputs from cmd_dir (NULL: none run). */
+/* --check on the tree with overlay, the tools' outputs from cmd_dir (NULL: none run), --tclass
+ * tclass (DEV: not given). */
 static void qos_check(struct qos_run *x, const char *overlay, const char *cmd_dir, int tclass,
 		      int sl)
 {
-	struct lp_check_opts o = { .memlock = -1, .tclass = tclass, .sl = sl };
+	struct lp_check_opts o = {
+		.memlock = -1, .tclass = tclass, .tclass_set = tclass != DEV, .sl = sl
+	};
 
 	snprintf(x->dir, sizeof(x->dir), "/tmp/lp-roceqos-XXXXXX");
 	assert_non_null(mkdtemp(x->dir));
@@ -78,7 +83,7 @@ static void test_lossless(void **state)
 	struct qos_run x;
 
 	(void)state;
-	qos_check(&x, NULL, "check/cmd", 0, 0);
+	qos_check(&x, NULL, "check/cmd", DEV, 0);
 	expect(&x, "roce_pfc", LP_CHECK_OK,
 	       "PFC on for priority 3: tclass 106 (the device's, tc/PORT/traffic_class), DSCP 26 "
 	       "-> priority 3 (dcb) (dcb)");
@@ -92,11 +97,11 @@ static void test_lossless(void **state)
 	expect(&x, "roce_pfc", LP_CHECK_OK, "tclass 106 (--tclass)");
 	qos_free(&x);
 	/* mlnx_qos alone (no iproute2 dcb): its trust, map and PFC table */
-	qos_check(&x, NULL, "check/cmd-mlnx", 0, 0);
+	qos_check(&x, NULL, "check/cmd-mlnx", DEV, 0);
 	expect(&x, "roce_pfc", LP_CHECK_OK, "DSCP 26 -> priority 3 (mlnx_qos) (mlnx_qos)");
 	qos_free(&x);
 	/* PCP trust: the service level is the priority */
-	qos_check(&x, NULL, "check/cmd-pcp", 0, 3);
+	qos_check(&x, NULL, "check/cmd-pcp", DEV, 3);
 	expect(&x, "roce_pfc", LP_CHECK_OK, "PCP trust (dcb): the VLAN priority, service level 3");
 	qos_free(&x);
 }
@@ -113,9 +118,14 @@ static void test_faults(void **state)
 		{ "rm sys/class/infiniband/mlx5_0/tc", "check/cmd", "roce_pfc",
 		  "tclass 0 (the verbs default) is lossy: DSCP 0 -> priority 0 (not in the dcb map: "
 		  "the default DSCP/8), PFC is on for priority 3 only",
-		  0, 0, LP_CHECK_FAIL },
-		{ "rm sys/class/infiniband/mlx5_0/tc", "check/cmd", "roce_pfc", "--tclass 106", 0,
+		  DEV, 0, LP_CHECK_FAIL },
+		{ "rm sys/class/infiniband/mlx5_0/tc", "check/cmd", "roce_pfc", "--tclass 106", DEV,
 		  0, LP_CHECK_FAIL },
+		/* --tclass 0 is class 0, not "unset": the device's 106 is not judged in its place */
+		{ NULL, "check/cmd", "roce_pfc",
+		  "tclass 0 (--tclass) is lossy: DSCP 0 -> priority 0 (not in the dcb map: the "
+		  "default DSCP/8), PFC is on for priority 3 only",
+		  0, 0, LP_CHECK_FAIL },
 		/* a class of the user's that misses the lossless priority */
 		{ NULL, "check/cmd", "roce_pfc",
 		  "tclass 192 (--tclass) is lossy: DSCP 48 -> priority 6", 192, 0, LP_CHECK_FAIL },
@@ -123,32 +133,33 @@ static void test_faults(void **state)
 		{ NULL, "check/cmd-pfcoff", "roce_pfc",
 		  "PFC off on every priority of ens1f0np0 (dcb): RoCE runs lossy, ECN on for its "
 		  "priority",
-		  0, 0, LP_CHECK_WARN },
+		  DEV, 0, LP_CHECK_WARN },
 		{ NULL, "check/cmd-pfcoff", "roce_pfc", "dcb pfc set dev ens1f0np0 prio-pfc 3:on",
-		  0, 0, LP_CHECK_WARN },
+		  DEV, 0, LP_CHECK_WARN },
 		/* PFC off everywhere and ECN off for the priority: nothing controls congestion */
 		{ "file " NETDEV "/ecn/roce_np/enable/3 0", "check/cmd-pfcoff", "roce_pfc",
-		  "and ECN is off for its priority: nothing slows a sender", 0, 0, LP_CHECK_FAIL },
+		  "and ECN is off for its priority: nothing slows a sender", DEV, 0,
+		  LP_CHECK_FAIL },
 		{ "file " NETDEV "/ecn/roce_np/enable/3 0", "check/cmd-pfcoff", "roce_pfc",
-		  "mlnx_qos -i ens1f0np0 --pfc 0,0,0,1,0,0,0,0", 0, 0, LP_CHECK_FAIL },
+		  "mlnx_qos -i ens1f0np0 --pfc 0,0,0,1,0,0,0,0", DEV, 0, LP_CHECK_FAIL },
 		{ NULL, "check/cmd-pcp", "roce_pfc",
-		  "PCP trust (dcb): the VLAN priority, service level 0", 0, 0, LP_CHECK_FAIL },
-		{ NULL, "check/cmd-pcp", "roce_pfc", "lp-rdma --sl 3", 0, 0, LP_CHECK_FAIL },
+		  "PCP trust (dcb): the VLAN priority, service level 0", DEV, 0, LP_CHECK_FAIL },
+		{ NULL, "check/cmd-pcp", "roce_pfc", "lp-rdma --sl 3", DEV, 0, LP_CHECK_FAIL },
 		{ "file " NETDEV "/ecn/roce_rp/enable/3 0", "check/cmd", "roce_ecn",
 		  "ECN off for priority 3 (DSCP 26 -> priority 3 (dcb)): notification point on "
 		  "0,1,2,3,4,5,6,7, reaction point on 0,1,2,4,5,6,7",
-		  0, 0, LP_CHECK_WARN },
+		  DEV, 0, LP_CHECK_WARN },
 		{ "rm " NETDEV "/ecn", "check/cmd-none", "roce_qos",
 		  "cannot see PFC/ECN here for tclass 106 (the device's, tc/PORT/traffic_class): dcb: "
 		  "not installed; mlnx_qos: not installed",
-		  0, 0, LP_CHECK_WARN },
+		  DEV, 0, LP_CHECK_WARN },
 		{ "rm " NETDEV "/ecn", "check/cmd-none", "roce_qos", "dcb pfc show dev ens1f0np0",
-		  0, 0, LP_CHECK_WARN },
+		  DEV, 0, LP_CHECK_WARN },
 		{ NULL, "check/cmd-error", "roce_pfc",
 		  "cannot see PFC here for tclass 106 (the device's, tc/PORT/traffic_class): dcb: "
 		  "Attribute read: Operation not supported",
-		  0, 0, LP_CHECK_WARN },
-		{ NULL, NULL, "roce_pfc", "helper programs are not run on a sysfs tree", 0, 0,
+		  DEV, 0, LP_CHECK_WARN },
+		{ NULL, NULL, "roce_pfc", "helper programs are not run on a sysfs tree", DEV, 0,
 		  LP_CHECK_WARN },
 	};
 
@@ -225,7 +236,7 @@ static void test_live(void **state)
 	int rc = lp_cmd_capture((char *[]){ "dcb", "help", NULL }, out, sizeof(out), 5000);
 
 	(void)state;
-	lp_roce_qos_read("", "nodev", "1", "lo", 0, lp_cmd_capture, &q);
+	lp_roce_qos_read("", "nodev", "1", "lo", DEV, lp_cmd_capture, &q);
 	assert_string_equal(q.pfc_src, "");
 	assert_int_equal(q.tclass, 0);
 	assert_string_equal(q.tclass_src, "the verbs default");

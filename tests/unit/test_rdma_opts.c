@@ -46,7 +46,7 @@ static int parse(const struct lp_opt_cmd *cmd, struct tool *t, const char *const
 	bool help;
 
 	memset(t, 0, sizeof(*t));
-	t->dev.gid_index = t->dev.tclass = -1;
+	t->dev.gid_index = -1;
 	lp_rdma_plan_init(&t->plan.plan);
 	while (words[argc - 1])
 		argv[argc] = words[argc - 1], argc++;
@@ -120,11 +120,16 @@ static void test_device_and_perftest(void **state)
 			       "-c", "RC", "-F", "-q", "4", "--tx-depth", "32"),
 			 0);
 	assert_true(t.dev.tclass == 106 && t.dev.sl == 3 && t.dev.gid_index == 1);
+	assert_true(t.dev.tclass_set && lp_rdma_devsel_tclass(&t.dev) == 106);
 	assert_string_equal(t.dev.dev, "mlx5_2");
 	assert_true(t.plan.plan.base.num_qps == 4 && t.plan.plan.tx_depth == 32 &&
 		    t.plan.plan.tx_depth_set && t.perftest.cpu_freq);
 	assert_int_equal(PARSE(&rdma_like, &t, "-t", "read_bw"), 0);
-	assert_int_equal(t.dev.tclass, -1); /* not given: the device's class */
+	assert_false(t.dev.tclass_set); /* not given: the device's class */
+	assert_int_equal(lp_rdma_devsel_tclass(&t.dev), -1);
+	/* --tclass 0 is class 0 (the verbs default, lossy where PFC is on another), not "unset" */
+	assert_int_equal(PARSE(&rdma_like, &t, "--tclass", "0"), 0);
+	assert_true(t.dev.tclass_set && lp_rdma_devsel_tclass(&t.dev) == 0);
 	assert_int_equal(t.dev.sl, 0);
 	assert_int_equal(t.dev.qp_timeout, LP_RDMA_QP_TIMEOUT_DEFAULT); /* the row's default */
 	assert_int_equal(PARSE(&rdma_like, &t, "-u", "18"), 0); /* perftest's -u: the ACK timeout */

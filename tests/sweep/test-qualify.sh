@@ -15,6 +15,10 @@
 #  - a run stopped by TERM mid-sweep exits 130 without a marker, and the re-run resumes the
 #    sweep from its journal (--resume) to the whole matrix and the same verdict;
 #  - a sweep cut short (its journal's first rounds only) resumes;
+#  - the fleet's GPU table (plots/lpgpufleet.py) on lp-gpu documents of the H200 run copied to
+#    16 hosts x 8 GPUs: healthy names nothing; a slow host, a slow GPU, a slow latency named,
+#    5 % not; too few GPUs said; a torn document named, the rest compared; through lp-qualify
+#    (a stand-in lp-gpu writing each rank's document) a slow GPU host fails the gate;
 #  - usage errors exit 2 with one line.
 # LP_QUALIFY_RANKS (default 8) sets the ranks. Quick (about a minute; the report half of it).
 set -u
@@ -112,7 +116,8 @@ qualify() { # DIR TREE MODEL [lp-qualify options]: lp-qualify's exit code, its o
 		-- --model "$model" --isolation none </dev/null >"$T/$dir.out" 2>&1
 }
 xpath() { # HTML EXPR: what lxml finds there, one a line
-	$PY -c 'import sys, lxml.html
+	$PY -c 'import signal, sys, lxml.html
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # a reader that stops early (grep -q)
 for x in lxml.html.parse(sys.argv[1]).xpath(sys.argv[2]):
     print(x if isinstance(x, str) else x.text_content())' "$1" "$2"
 }
@@ -229,7 +234,98 @@ expect $? 1 "a journal cut after its first round: resumed"
 [ "$(doc cut)" = "$full gpu005:node_slow" ] && grep -q -- '--resume' "$T/cut.out" &&
 	ok "cut: resumed to the whole matrix, gpu005 named" || bad "cut: $(doc cut)"
 
-# 7. usage: one line, exit 2
+# 7. the fleet's GPU table (plots/lpgpufleet.py) on lp-gpu documents of the H200 run
+# (docs/data/2026-12-02-h200/lp-gpu-1.json), copied to HOSTS hosts of GPUS GPUs each with +-1 %
+# of spread, and a latency path; faults: FAULT ... as host:test:factor (every GPU of the host)
+# or host:test:factor:gpu
+gpudocs() { # DIR HOSTS GPUS [FAULT...]
+	$PY - "$@" <<'EOF2'
+import copy, json, os, sys
+out, hosts, gpus, faults = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+base = json.load(open("docs/data/2026-12-02-h200/lp-gpu-1.json"))
+lat = {"test": "lat_ld", "unit": "ns", "size": 8, "matrix": "GPU -> CPU", "status": "ok",
+       "series": [{"label": "value", "cells": [{"from": "GPU0", "to": "CPU", "status": "ok",
+                                                 "median": 800.0}]}]}
+os.makedirs(os.path.join(out, "gpu"), exist_ok=True)
+for h in range(hosts):
+    d = copy.deepcopy(base)
+    d["host"]["host"] = name = f"gpu{h:03d}"
+    for r in d["results"] + [copy.deepcopy(lat)]:
+        if r["test"] == "lat_ld":
+            d["results"].append(r)
+        for s in r["series"]:
+            c0 = s["cells"][0]
+            s["cells"] = []
+            for g in range(gpus):
+                c = dict(c0, median=c0["median"] * (1 + 0.01 * ((h * 7 + g * 3) % 5 - 2) / 2))
+                c.update({e: f"GPU{g}" for e in ("from", "to") if c0[e] == "GPU0"})
+                for f in faults:
+                    fh, ft, fx, *fg = f.split(":")
+                    if fh == name and ft == r["test"] and (not fg or fg[0] == f"GPU{g}"):
+                        c["median"] *= float(fx)
+                s["cells"].append(c)
+    json.dump(d, open(os.path.join(out, "gpu", name + ".json"), "w"))
+EOF2
+}
+fleet() { # DIR: the table's verdicts, sorted, one a line; its exit code in $T/frc
+	$PY plots/lpgpufleet.py "$1" --csv "$1/f.csv" >"$1/f.txt" 2>&1
+	echo $? >"$T/frc"
+	grep '^verdict:' "$1/f.txt" | sort
+}
+gpudocs "$T/g-ok" 16 8
+[ -z "$(fleet "$T/g-ok")" ] && [ "$(cat "$T/frc")" = 0 ] &&
+	[ "$(grep -c '^lat_ld 8 B \[ns\], GPU -> CPU: fleet median .* over 128 GPUs of 16 hosts' "$T/g-ok/f.txt")" = 1 ] &&
+	[ "$(wc -l <"$T/g-ok/f.csv")" = $((1 + 128 * 19)) ] &&
+	ok "GPU fleet: 16 hosts x 8 GPUs within 1 %: nothing named, exit 0, 19 paths, every GPU in the CSV" ||
+	bad "GPU fleet, healthy: exit $(cat "$T/frc"), $(grep -m3 'verdict\|lat_ld' "$T/g-ok/f.txt")"
+gpudocs "$T/g-bad" 16 8 gpu003:h2d_ce:0.7 gpu009:d2h_sm:0.8:GPU5 gpu012:lat_ld:1.3:GPU2 \
+	gpu014:local_ce:0.95:GPU1
+want="verdict: gpu_node_slow gpu003: h2d_ce 1 GiB: 8 of its GPUs below 0.9x the fleet's 55.04 GB/s
+verdict: gpu_node_slow gpu003: h2d_ce 256 MiB: 8 of its GPUs below 0.9x the fleet's 55.24 GB/s
+verdict: gpu_slow gpu009 GPU5: d2h_sm 1 GiB 42.17 GB/s, 0.80x the fleet's 52.45
+verdict: gpu_slow gpu009 GPU5: d2h_sm 256 MiB 42.1 GB/s, 0.80x the fleet's 52.36
+verdict: gpu_slow gpu012 GPU2: lat_ld 8 B 1030 ns, 0.78x the fleet's 800"
+got=$(fleet "$T/g-bad")
+[ "$got" = "$want" ] && [ "$(cat "$T/frc")" = 1 ] &&
+	ok "GPU fleet: a host with every GPU slow on a path is one node verdict, a slow GPU (and a slow latency) its own, 5 % is not named; exit 1" ||
+	bad "GPU fleet, faults: exit $(cat "$T/frc"), got:
+$got"
+gpudocs "$T/g-few" 2 1 gpu001:h2d_ce:0.5
+[ -z "$(fleet "$T/g-few")" ] && grep -q 'too few to compare (fewer than 3)' "$T/g-few/f.txt" &&
+	ok "GPU fleet: 2 GPUs on a path are too few to compare, said, nothing named" ||
+	bad "GPU fleet of 2: $(grep -m2 'verdict\|few' "$T/g-few/f.txt")"
+cp -r "$T/g-ok" "$T/g-torn"
+head -c 300 "$T/g-ok/gpu/gpu004.json" >"$T/g-torn/gpu/gpu004.json"
+[ -z "$(fleet "$T/g-torn")" ] && [ "$(cat "$T/frc")" = 1 ] && grep -q '^unreadable: .*gpu004.json: not an lp-gpu document' "$T/g-torn/f.txt" &&
+	grep -q 'over 120 GPUs of 15 hosts' "$T/g-torn/f.txt" &&
+	ok "GPU fleet: a torn document is named (exit 1), the other 15 hosts still compared" ||
+	bad "GPU fleet, torn: exit $(cat "$T/frc"), $(head -2 "$T/g-torn/f.txt")"
+$PY plots/lpgpufleet.py "$T/nowhere" >"$T/f-usage" 2>&1
+[ $? = 2 ] && [ "$(wc -l <"$T/f-usage")" = 1 ] && ok "GPU fleet: no such directory: one line, exit 2" ||
+	bad "GPU fleet, no directory: $(cat "$T/f-usage")"
+# through lp-qualify: lp-gpu stands in on this GPU-less host as a script writing rank r's document
+# (gpu00r) from the set above with gpu003's h2d_ce slow; the gate is 1 through the GPU step alone
+mkdir -p "$T/fake"
+gpudocs "$T/g-q" 4 2 gpu003:h2d_ce:0.7
+cat >"$T/fake/lp-gpu" <<EOF2
+#!/bin/bash
+# lp-gpu --expect auto --json DIR/gpu/HOST.json: rank r's recorded document instead
+r=\$OMPI_COMM_WORLD_RANK
+cp "$T/g-q/gpu/gpu00\$r.json" "\$(dirname "\$4")/gpu00\$r.json"
+EOF2
+chmod +x "$T/fake/lp-gpu"
+PATH=$T/fake:$PATH LP_SYSFS_ROOT=$T/sys-ok scripts/lp-qualify --out "$T/gq" \
+	--launcher "${launcher% -np *} -np 4" -- --model "$T/healthy.json" --isolation none \
+	</dev/null >"$T/gq.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q '^lp-qualify: gpu: exit 1 after' "$T/gq/qualify.log" &&
+	grep -q '^lp-qualify: sweep: exit 0 after' "$T/gq/qualify.log" &&
+	grep -q '^verdict: gpu_node_slow gpu003: h2d_ce 1 GiB' "$T/gq/gpu-fleet.txt" &&
+	grep -q '^verdict: gpu_node_slow gpu003: h2d_ce 1 GiB' "$T/gq/gpu.txt" && [ -s "$T/gq/gpu-fleet.csv" ] &&
+	ok "lp-qualify: a slow GPU host in the fleet's table fails the GPU step and the gate (exit 1), the sweep healthy" ||
+	bad "lp-qualify with a slow GPU host: exit $rc; $(grep ': gpu:' "$T/gq/qualify.log")"
+
+# 8. usage: one line, exit 2
 scripts/lp-qualify --launcher "$launcher" >"$T/u1" 2>&1
 expect $? 2 "no --out: exit 2 ($(head -1 "$T/u1"))"
 env -u SLURM_JOB_ID scripts/lp-qualify --out "$T/u" >"$T/u2" 2>&1

@@ -4,9 +4,10 @@
 # (scripts/lp-fabric --slurm; tests/sweep/qualify-guest.sh): with tbf on lpnode2, one
 # LP_QUALIFY=1 sbatch of scripts/lp-sweep.sbatch runs lp-qualify. Checked here:
 #   pre-flight   check.json: every host's report, each with its inventory lines (rxe0 port 1)
-#   sweep        sweep.json: lpnode2 named as a write_bw client (or an honest inconclusive /
+#   sweep        sweep.json: lpnode2 named (or unconfirmed, or an honest inconclusive /
 #                ambiguous set holding it), never another node; node records with the inventory
-#                (device, node GUID, GID); node gates recorded; the job's exit code the gate (1)
+#                (device, node GUID, GID); node gates recorded; the job's exit code the gate (1
+#                named, 3 doubt only)
 #   report       report.html (rendered here when the guest had no jinja2/matplotlib) in headless
 #                chromium names lpnode2
 #   resumable    the same submission again skips every completed step
@@ -69,8 +70,6 @@ def load(p):
         return None
 
 
-rc = open(os.path.join(out, "qual.rc")).read().strip() if os.path.exists(os.path.join(out, "qual.rc")) else "?"
-check(rc == "1", f"the job's exit code is the gate: 1 with a node throttled (got {rc})")
 for s in ("check", "sweep"):
     check(os.path.exists(os.path.join(q, ".done", s)), f"step {s} completed (marker)")
 chk = load(os.path.join(q, "check.json"))
@@ -88,12 +87,25 @@ check(len(nodes) == 4 and all(i.get("device") == "rxe0" and i.get("node_guid") a
       "sweep: every node record holds its port's inventory (device, node GUID, GID)")
 check(all(i.get("pci", {}).get("vpd", {}).get("note") for i in invs),
       "sweep: what the inventory cannot know says why (Soft-RoCE: no PCI function, no VPD)")
-check("node_gates" in doc, "sweep: the node gates are recorded")
+gates = doc.get("run", {}).get("node_gates")
+check(isinstance(gates, list) and len(gates) == 4 and all(g.get("reason") for g in gates),
+      "sweep: a node gate per node recorded, each with its reason (run.node_gates)")
 verd = doc.get("verdicts", [])
-named = {v.get("name") or "" for v in verd if v.get("kind") in ("node_slow", "node_failed", "link_slow", "link_failed")}
+def who(v):  # the nodes a verdict names: its a (and b for a link), indices into nodes
+    return {names[i] for i in (v.get("a", -1), v.get("b", -1)) if 0 <= i < len(names)}
+
+
+named = set().union(*(who(v) for v in verd if v.get("kind") in ("node_slow", "node_failed", "link_slow", "link_failed")))
+doubt = set().union(*(who(v) for v in verd if v.get("kind") == "unconfirmed"))
 honest = any(v.get("kind") in ("inconclusive", "ambiguous", "pair_slow") for v in verd)
-check(named <= {"lpnode2"} and ("lpnode2" in named or honest),
-      f"sweep: lpnode2 named (or an honest inconclusive), nobody else: {sorted(named)}")
+check(named <= {"lpnode2"} and doubt <= {"lpnode2"} and ("lpnode2" in named | doubt or honest),
+      f"sweep: lpnode2 named or unconfirmed (or an honest inconclusive), nobody else: "
+      f"{sorted(named)}, unconfirmed {sorted(doubt)}")
+# the job's exit code is the gate (lp_sweep_exit_code's table): 1 with lpnode2 named, 3 when the
+# throttle leaves only doubt (unconfirmed or inconclusive, nothing named), never 0
+rc = open(os.path.join(out, "qual.rc")).read().strip() if os.path.exists(os.path.join(out, "qual.rc")) else "?"
+check(rc == ("1" if named else "3"),
+      f"the job's exit code is the gate: {'1 (named)' if named else '3 (doubt only)'} with a node throttled (got {rc})")
 dom = os.path.join(out, "dom.html")
 if os.path.exists(dom):
     check("lpnode2" in open(dom, errors="replace").read(), "report: headless chromium's page names lpnode2")

@@ -74,6 +74,7 @@ python3 - "$out" <<'PY'
 import json, os, sys
 sys.path.insert(0, "tests/sweep")
 from sweepdoc import legacy_view  # linkperf.sweep/2 documents, with the members these checks read
+import lpdoc  # the product's reader (plots/lpdoc.py, on the path sweepdoc sets): resolved values
 
 out = sys.argv[1]
 fails = 0
@@ -182,9 +183,9 @@ check(rc == 0 or (not STRICT and rc == 3), f"healthy: exit {rc}: {outcomes['heal
 sw = cells(d)
 check(len(sw) == n * (n - 1) * len(d["metrics"]), f"healthy: {len(sw)} cells = 12 pairs x 2 tests")
 check(all(c["status"] == 0 and c["value"] is not None for c in sw), "healthy: every cell has a value")
-for m in d["metrics"]:
-    full = all(m["matrix"][a][b] is not None for a in range(n) for b in range(n) if a != b)
-    check(full, f"healthy: {m['label']} matrix full")
+for m in lpdoc.load(os.path.join(out, "healthy.json")).metrics:
+    full = all(v is not None for a, row in enumerate(m.matrix()) for b, v in enumerate(row) if a != b)
+    check(full and len(m.nodes) == n, f"healthy: {m.label} matrix full")
 check(all(x["status"] == 0 and x["device"] == "rxe0" and x["link_layer"] == "Ethernet"
           and x["gid_type"] == "RoCEv2" for x in d["nodes"]), "healthy: node metadata (rxe0, RoCEv2)")
 

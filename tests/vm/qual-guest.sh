@@ -26,12 +26,12 @@ run() { # name args...: one client run, JSON in $OUT/name.json, rc in $RC
 qual() {
 	"$PY" - "$OUT/$1.json" "$2" <<'PY'
 import json, math, sys
-sys.path.insert(0, "tests/sweep")
-from sweepdoc import rows
+sys.path.insert(0, "plots")
+from lpdoc import columns  # the product's reader of columns objects
 d = json.load(open(sys.argv[1]))
 q = d.get("qualification", {})
 if isinstance(q.get("cells"), dict):  # the columns form: one dict per cell
-    q["cells"] = [c for _, c in rows(q["cells"])]
+    q["cells"] = [c for _, c in columns(q["cells"])]
 for c in q.get("cells", []):  # every verdict agrees with its value and limit
     if c["verdict"] == "none":
         continue

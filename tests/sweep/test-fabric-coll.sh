@@ -20,14 +20,14 @@
 # Exit 0 pass, 77 skipped (no qemu/MPI/ssh), else fail.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/sweep/fabric-lib.sh
-fabric_needs ssh
+. tests/host-lib.sh
+host_needs qemu mpi ssh lp-sweep
 COLL='--collective allreduce --coll-paths mpi,ring --coll-sizes 256K --coll-iters 5 --coll-warmup 1 --coll-timeout 60'
-if fabric_out LP_FABRIC_RESULTS lp-sweep-coll; then
+if host_out LP_FABRIC_RESULTS lp-sweep-coll; then
 	LP_BUILD=$B timeout -k 30 1500 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 1440 --run-timeout 600 \
 		--scenario "coll-healthy=none $COLL" --scenario "coll-link=link:1:2:20mbit $COLL" \
 		-- --schedule isolated --tests write_bw --bw-sizes 64K --bw-iters 200 --pair-timeout 40 --retest 4
-	fabric_ran $? sweep-fabric.sh 60
+	host_ran $? sweep-fabric.sh 60
 fi
 
 python3 - "$out" <<'PY'

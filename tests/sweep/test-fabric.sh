@@ -37,9 +37,9 @@
 # Exit 0 pass, 77 skipped (no qemu/MPI/ssh), else fail.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/sweep/fabric-lib.sh
-fabric_needs ssh
-if fabric_out LP_FABRIC_RESULTS lp-sweep-test; then
+. tests/host-lib.sh
+host_needs qemu mpi ssh lp-sweep
+if host_out LP_FABRIC_RESULTS lp-sweep-test; then
 	# No wall limit (a loaded 2-core host takes 90-170 s a scenario, twice that at worst): the
 	# fabric is hung when nothing is printed or written for 600 s, a scenario when its output and
 	# journal stand still for 300 s; a pair test gets 120 s (lp-sweep --pair-timeout) before its
@@ -52,7 +52,7 @@ if fabric_out LP_FABRIC_RESULTS lp-sweep-test; then
 		--scenario 'incast=ingress:2:10mbit --bw-iters 50 --load incast --load-time 1 --retest 0 --qp-timeout 18' \
 		--check -- --schedule isolated --tests write_lat,write_bw --bw-sizes 64K \
 		--bw-iters 200 --lat-iters 300 --pair-timeout 120 --retest 8
-	fabric_ran $? sweep-fabric.sh 40
+	host_ran $? sweep-fabric.sh 40
 fi
 
 python3 - "$out" <<'PY'

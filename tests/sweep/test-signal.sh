@@ -4,9 +4,9 @@
 # tests/sweep/sweep-signal-guest.sh, then tests/sweep/sweep-survive-guest.sh. Exit 0 pass, 77 skipped (no qemu/MPI), else fail.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/sweep/fabric-lib.sh
-fabric_needs
-fabric_out "" lp-sweep-signal
+. tests/host-lib.sh
+host_needs qemu mpi lp-sweep
+host_out "" lp-sweep-signal
 # One boot for both: the signal checks, then the survival checks (issue 18: crash isolation,
 # a rank killed, --diagnose JOURNAL, --resume), tests/sweep/sweep-survive-guest.sh.
 scripts/lp-vm --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" "export LP_BUILD=$B OUT=$out ASAN_OPTIONS=detect_leaks=0; sh tests/sweep/sweep-signal-guest.sh; a=\$?; sh tests/sweep/sweep-survive-guest.sh; exit \$((a + \$?))"

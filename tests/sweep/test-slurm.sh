@@ -19,17 +19,17 @@
 # Exit 0 pass, 77 skipped (no qemu, MPI or Slurm packages), else fail.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/sweep/fabric-lib.sh
+. tests/host-lib.sh
 case $B in /*) ;; *) B=$PWD/$B ;; esac
-fabric_needs slurm
-if fabric_out LP_SLURM_RESULTS lp-slurm-test; then
+host_needs qemu mpi slurm lp-sweep
+if host_out LP_SLURM_RESULTS lp-slurm-test; then
 	printf '%s\n' --schedule isolated --tests write_lat,write_bw --bw-sizes 64K --bw-iters 200 \
 		--lat-iters 300 --pair-timeout 120 --retest 8 >"$out/sweep-args"
 	# no wall limit: the fabric is hung when nothing is printed or written for 600 s (the
 	# guest side watches each job and step the same way, tests/sweep/slurm-guest.sh)
 	scripts/lp-fabric -n 4 --slurm --lead --rw "$out" --timeout 0 --idle "${LP_FABRIC_IDLE:-600}" \
 		"LP_BUILD='$B' LP_ROOT='$PWD' OUT='$out' bash tests/sweep/slurm-guest.sh"
-	fabric_ran $? "lp-fabric --slurm"
+	host_ran $? "lp-fabric --slurm"
 fi
 
 python3 - "$out" <<'PY'

@@ -4,15 +4,9 @@
 # its value and limit, --expect auto says Soft-RoCE has no profile, a baseline with the values cut
 # (the fault injected) is a regression, the Prometheus textfile parses. Prints "ok"/"FAIL" lines;
 # exits with the number of failures. Env: LP_BUILD, LP_VM_IP, OUT.
-B=${LP_BUILD:-build}/lp-rdma
-IP=$LP_VM_IP
-OUT=${OUT:-/tmp/lp-qual-test}
-mkdir -p "$OUT"
-fails=0
-PORT=19400
-PY=/usr/bin/python3
-
 . tests/guest-lib.sh
+guest_one 19400 /tmp/lp-qual-test
+PY=/usr/bin/python3
 
 run() { # name args...: one client run, JSON in $OUT/name.json, rc in $RC
 	name=$1

@@ -1,12 +1,12 @@
 # shellcheck shell=bash
-# Sourced from the repository root by the tests that boot QEMU guests from the host
-# (tests/vm/test-*.sh; tests/sweep/test-fabric*.sh, test-slurm.sh, test-signal.sh); the guests'
-# side is tests/guest-lib.sh. Sets B (the build directory, LP_BUILD or build) and t0 (the
-# start); no core files.
+# Sourced from the repository root by test scripts on the host: those that boot QEMU guests
+# (tests/vm/test-*.sh; tests/sweep/test-fabric*.sh, test-slurm.sh, test-signal.sh; the guests'
+# side is tests/guest-lib.sh) and those that re-diagnose recorded runs. Sets B (the build
+# directory, LP_BUILD or build) and t0 (the start); no core files.
 
 # host_needs WHAT...: skip the test (exit 77, with the reason) unless each is here, in order:
-# qemu, mpi (Open MPI's mpirun), ssh (openssh), slurm (Slurm and munge), or a tool built in $B
-# (lp-rdma, lp-sweep).
+# qemu, mpi (Open MPI's mpirun), ssh (openssh), slurm (Slurm and munge), a tool built in $B
+# (lp-rdma, lp-sweep), diagnose (lp-sweep --diagnose: built with jansson).
 host_needs() {
 	local need d
 	for need in "$@"; do
@@ -22,6 +22,9 @@ host_needs() {
 		lp-rdma) [ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; } ;;
 		lp-sweep) [ -x "$B/lp-sweep" ] ||
 			{ echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; } ;;
+		diagnose) "$B/lp-sweep" --diagnose /dev/null >/dev/null 2>&1
+			[ $? != 77 ] ||
+			{ echo "lp-sweep built without jansson (libjansson-dev): --diagnose unsupported"; exit 77; } ;;
 		*) echo "host_needs: unknown need '$need'"; exit 1 ;;
 		esac
 	done

@@ -243,6 +243,15 @@ void lp_record_schema_open(const struct lp_record *rec, struct lp_json *j);
 void lp_record_schema_close(const struct lp_record *rec, const char *const *extra,
 			    struct lp_json *j);
 /*
+ * Member key: an array of rec objects (rows, not columns). The _open/_close
+ * halves leave the items' "properties" open for the caller's members, as
+ * lp_record_schema_open/close.
+ */
+void lp_record_schema_array(const struct lp_record *rec, const char *key, struct lp_json *j);
+void lp_record_schema_array_open(const struct lp_record *rec, const char *key, struct lp_json *j);
+void lp_record_schema_array_close(const struct lp_record *rec, const char *const *extra,
+				  struct lp_json *j);
+/*
  * A document's schema begins (members of its top object): "$schema" (draft
  * 2020-12), "$id" ("urn:linkperf:schema:" and id, the document's "schema"
  * member), "title" and "description".

@@ -596,6 +596,28 @@ void lp_record_schema(const struct lp_record *rec, struct lp_json *j)
 	lp_record_schema_close(rec, NULL, j);
 }
 
+void lp_record_schema_array_open(const struct lp_record *rec, const char *key, struct lp_json *j)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_record_schema_open(rec, j);
+}
+
+void lp_record_schema_array_close(const struct lp_record *rec, const char *const *extra,
+				  struct lp_json *j)
+{
+	lp_record_schema_close(rec, extra, j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+void lp_record_schema_array(const struct lp_record *rec, const char *key, struct lp_json *j)
+{
+	lp_record_schema_array_open(rec, key, j);
+	lp_record_schema_array_close(rec, NULL, j);
+}
+
 void lp_record_schema_head(struct lp_json *j, const char *id, const char *title, const char *about)
 {
 	char urn[128];

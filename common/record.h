@@ -166,6 +166,10 @@ int lp_record_unpack(const struct lp_record *rec, const void *buf, size_t len, v
 		     void (*each)(void *obj, void *arg), void *arg);
 /* Write obj's fields as members of the current JSON object (arrays: count elements). */
 void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json *j);
+/* Member key (NULL in an array): an array of the n objects at base, stride bytes apart, each
+ * as lp_record_json writes it (rows; lp_record_json_columns writes columns). */
+void lp_record_json_array(const struct lp_record *rec, const void *base, size_t n, size_t stride,
+			  const char *key, struct lp_json *j);
 
 struct json_t; /* jansson's */
 /*

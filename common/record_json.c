@@ -125,6 +125,18 @@ void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json
 	}
 }
 
+void lp_record_json_array(const struct lp_record *rec, const void *base, size_t n, size_t stride,
+			  const char *key, struct lp_json *j)
+{
+	lp_json_arr_begin(j, key);
+	for (size_t i = 0; i < n; i++) {
+		lp_json_obj_begin(j, NULL);
+		lp_record_json(rec, (const uint8_t *)base + i * stride, j);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
 /* Element equality by value (padding aside): NaN equals NaN. */
 static bool elem_equal(const struct lp_rec_field *f, const uint8_t *a, const uint8_t *b);
 

@@ -214,19 +214,6 @@ static void json_metrics(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_arr_end(j);
 }
 
-/* An array member of n records of rec, stride bytes apart. */
-static void json_rows(struct lp_json *j, const char *key, const struct lp_record *rec,
-		      const void *base, size_t n, size_t stride)
-{
-	lp_json_arr_begin(j, key);
-	for (size_t i = 0; i < n; i++) {
-		lp_json_obj_begin(j, NULL);
-		lp_record_json(rec, (const uint8_t *)base + i * stride, j);
-		lp_json_obj_end(j);
-	}
-	lp_json_arr_end(j);
-}
-
 static void json_missing_pair(void *arg, const struct lp_sweep_run *r, int a, int b,
 			      const char *labels)
 {
@@ -249,14 +236,15 @@ void lp_sweep_json_head(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_obj_begin(j, "run");
 	lp_record_json(&lp_sweep_run_record, r, j);
 	lp_json_obj_end(j);
-	json_rows(j, "nodes", &lp_sweep_node_record, r->nodes, (size_t)r->n, sizeof(*r->nodes));
+	lp_record_json_array(&lp_sweep_node_record, r->nodes, (size_t)r->n, sizeof(*r->nodes),
+			     "nodes", j);
 	json_metrics(j, r);
 }
 
 void lp_sweep_json_verdicts(struct lp_json *j, const struct lp_sweep_run *r)
 {
-	json_rows(j, "verdicts", &lp_verdict_record, r->verdicts, (size_t)r->nverdicts,
-		  sizeof(*r->verdicts));
+	lp_record_json_array(&lp_verdict_record, r->verdicts, (size_t)r->nverdicts,
+			     sizeof(*r->verdicts), "verdicts", j);
 }
 
 /* "counter_nodes": each node's partners with counters read, and those whose pair moved. */
@@ -294,8 +282,8 @@ int lp_sweep_write_json_extra(const struct lp_sweep_run *r, FILE *f, int exit_co
 	lp_sweep_load_json(&j, r);
 	lp_sweep_coll_json(&j, r);
 	lp_sweep_json_verdicts(&j, r);
-	json_rows(&j, "counter_sums", &lp_sweep_ctr_sum_record, r->ev.sums, r->ev.nsums,
-		  sizeof(*r->ev.sums));
+	lp_record_json_array(&lp_sweep_ctr_sum_record, r->ev.sums, r->ev.nsums, sizeof(*r->ev.sums),
+			     "counter_sums", &j);
 	json_ctr_nodes(&j, r);
 	if (extra)
 		extra(&j, arg);

@@ -171,7 +171,7 @@ int lp_auth_server_open(struct lp_oob *oob, const struct lp_rdma_key *key, struc
 	if (!ret)
 		ret = lp_proto_expect(oob, LP_MSG_AUTH, &au, oob->timeout_ms, f);
 	if (ret == -EPROTONOSUPPORT) /* an old client: its build names both versions */
-		lp_proto_send_error(oob, ret, "%s", f->why);
+		lp_proto_send_error(oob, ret, "%s", f->msg);
 	if (ret)
 		return ret;
 	if (key && !auth_ok(key, client_label, ch.nonce, op.nonce, au.mac)) {
@@ -255,6 +255,6 @@ int lp_rdma_client_open(struct lp_oob *oob, const struct lp_rdma_key *key, unsig
 	if (!ret)
 		ret = client_granted(oob, retry_s_p, &f);
 	if (ret)
-		snprintf(why, len, "%s", f.why[0] ? f.why : strerror(-ret));
+		snprintf(why, len, "%s", f.msg[0] ? f.msg : strerror(-ret));
 	return ret;
 }

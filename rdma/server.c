@@ -198,7 +198,7 @@ static void *conn_main(void *arg)
 				lp_fail_set(&f, ret, "%s", why);
 		}
 	}
-	report(s, cn->peer, ret, f.err ? f.why : status_words(ret));
+	report(s, cn->peer, ret, f.err ? f.msg : status_words(ret));
 	lp_sock_close_gently(cn->fd, 500);
 	pthread_mutex_lock(&s->lock);
 	s->fds[cn->slot] = -1;

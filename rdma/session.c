@@ -204,10 +204,10 @@ static int client_connect(struct client_test *t)
 	ret = lp_conn_setup(c, &cfg);
 	if (ret) {
 		/* The cause as first known (the server's own words when it failed there). */
-		char why[sizeof(t->fail.why)];
+		char why[sizeof(t->fail.msg)];
 
 		snprintf(why, sizeof(why), "%s",
-			 t->fail.err	  ? t->fail.why
+			 t->fail.err	  ? t->fail.msg
 			 : *lp_err_last() ? lp_err_last()
 					  : strerror(-ret));
 		t->fail.err = 0;
@@ -253,7 +253,7 @@ static int client_measure(struct client_test *t)
 	if (ret) {
 		/* Tell the server, which may be waiting in its loop; then stop. */
 		lp_proto_send_error(t->oob, ret, "%s",
-				    ret == -EINTR ? "client interrupted" : t->fail.why);
+				    ret == -EINTR ? "client interrupted" : t->fail.msg);
 		t->told = true;
 		return ret;
 	}
@@ -362,7 +362,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 	*t = (struct client_test){
 		.dev = dev, .oob = oob, .p = p, .server_host = server_host, .r = r
 	};
-	ret = lp_rdma_params_check(p, t->fail.why, sizeof(t->fail.why));
+	ret = lp_rdma_params_check(p, t->fail.msg, sizeof(t->fail.msg));
 	if (!ret)
 		ret = client_hello(t);
 	if (!ret)
@@ -392,7 +392,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 	r->status = ret;
 	if (ret)
 		snprintf(r->error, sizeof(r->error), "%s",
-			 t->fail.why[0] ? t->fail.why : strerror(-ret));
+			 t->fail.msg[0] ? t->fail.msg : strerror(-ret));
 	free(t);
 	return ret;
 }
@@ -558,7 +558,7 @@ static int serve_run(struct lp_rdma_conn *c, const struct lp_rdma_server_opts *o
 		res.verify =
 			verify_side(c, out, done.msgs, &res.checked) ? LP_VERIFY_BAD : LP_VERIFY_OK;
 		if (res.verify == LP_VERIFY_BAD)
-			snprintf(res.text, sizeof(res.text), "%s", c->fail->why);
+			snprintf(res.text, sizeof(res.text), "%s", c->fail->msg);
 	}
 	res.bytes = out->bw.bytes;
 	res.msgs = out->bw.msgs;
@@ -581,9 +581,9 @@ static int setup_failed(struct lp_oob *oob, struct lp_fail *fail, int ret)
 {
 	if (!fail->err)
 		lp_fail_set(fail, ret, "%s", *lp_err_last() ? lp_err_last() : strerror(-ret));
-	lp_warn("client %s: connection set-up failed: %s", oob->peer_name, fail->why);
+	lp_warn("client %s: connection set-up failed: %s", oob->peer_name, fail->msg);
 	if (ret != -ECONNABORTED)
-		lp_proto_send_error(oob, ret, "%s", fail->why);
+		lp_proto_send_error(oob, ret, "%s", fail->msg);
 	return ret == -ECONNABORTED ? 0 : ret;
 }
 
@@ -628,13 +628,13 @@ static int serve_test(struct lp_rdma_dev *sdev, struct lp_oob *oob,
 	free(ctr0);
 	if (fail.err)
 		lp_warn("client %s: test %s size %llu failed: %s", oob->peer_name,
-			lp_rdma_test_names[p.test], (unsigned long long)p.size, fail.why);
+			lp_rdma_test_names[p.test], (unsigned long long)p.size, fail.msg);
 	lp_stats_free(&out.rtt);
 	lp_ival_free(&out.ival);
 	if (ret == -EINTR) /* this server was interrupted: the client reports it */
 		lp_proto_send_error(oob, ret, "server interrupted");
 	else if (ret && !fail.from_peer) /* the client hears this side's cause (best effort) */
-		lp_proto_send_error(oob, ret, "server: %s", fail.why);
+		lp_proto_send_error(oob, ret, "server: %s", fail.msg);
 	lp_conn_teardown(&c);
 	/* A failed test leaves the session in an unknown state: end it. */
 	return ret;
@@ -657,7 +657,7 @@ static int next_message(struct lp_oob *oob, const struct lp_rdma_server_opts *o,
 	if (ret == -EINTR)
 		lp_proto_send_error(oob, ret, "server interrupted");
 	if (ret == -EPROTONOSUPPORT) /* tell an old client too: its build names both versions */
-		lp_proto_send_error(oob, -EPROTONOSUPPORT, "%s", end->why);
+		lp_proto_send_error(oob, -EPROTONOSUPPORT, "%s", end->msg);
 	if (ret)
 		return ret;
 	if (*type_p != LP_MSG_HELLO && *type_p != LP_MSG_BYE) {
@@ -694,6 +694,6 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	}
 	lp_oob_phase(oob, NULL, 0);
 	if (why)
-		snprintf(why, why_len, "%s", end.err ? end.why : "");
+		snprintf(why, why_len, "%s", end.err ? end.msg : "");
 	return ret;
 }

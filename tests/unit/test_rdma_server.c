@@ -670,7 +670,7 @@ static void test_peer_text(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	send_msg(sv[1], LP_MSG_ERROR, &e);
 	assert_int_equal(lp_proto_expect(&oob, LP_MSG_ACCEPT, NULL, 1000, &f), -EINVAL);
-	assert_string_equal(f.why, "peer server: bad??[31mred???end");
+	assert_string_equal(f.msg, "peer server: bad??[31mred???end");
 	close(sv[0]);
 	close(sv[1]);
 }

@@ -20,6 +20,7 @@
 #include <mpi.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/meta.h"
 #include "common/opt.h"
@@ -345,13 +346,13 @@ static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_
 		      int *n_p)
 {
 	struct lp_rdma_plan pl = o->plan.plan;
-	char why[200];
+	struct lp_fail f = { 0 };
 
 	pl.base.mem = (enum lp_mem_kind)mem;
 	pl.base.mem_dev = mem_dev;
 	pl.base.max_samples = LP_MIN(pl.base.max_samples, 100000);
-	if (lp_rdma_plan_build(&pl, runs, LP_SWEEP_MAX_METRICS, n_p, why, sizeof(why))) {
-		lp_err("%s", why);
+	if (lp_rdma_plan_build(&pl, runs, LP_SWEEP_MAX_METRICS, n_p, &f)) {
+		lp_fail_report(&f);
 		return -EINVAL;
 	}
 	if (o->test_bytes_set && (pl.iters_set[LP_PLAN_BW] || pl.duration_s > 0)) {
@@ -1041,7 +1042,7 @@ static int plan_main(struct cli *o, int argc, char **argv)
 	struct lp_sweep_load_plan lp;
 	struct lp_sweep_shape sh;
 	struct lp_sweep_costs c;
-	char why[256] = "";
+	struct lp_fail f = { 0 };
 	int n = 0, npos, ret;
 	bool help;
 
@@ -1058,9 +1059,9 @@ static int plan_main(struct cli *o, int argc, char **argv)
 		return LP_EXIT_OK;
 	}
 	if (!o->plan_nodes)
-		snprintf(why, sizeof(why), "--plan needs --nodes N");
-	if (why[0] || lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
-		lp_err("%s", why);
+		lp_fail_set(&f, -EINVAL, "--plan needs --nodes N");
+	if (!lp_fail_ok(&f) || lp_rdma_plan_opts_resolve(&o->plan, &f)) {
+		lp_fail_report(&f);
 		return LP_EXIT_USAGE;
 	}
 	ret = build_runs(o, LP_MEM_HOST, -1, p, &n);
@@ -1082,9 +1083,9 @@ static int plan_main(struct cli *o, int argc, char **argv)
 	if (!o->out.quiet)
 		lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
 	if (o->out.json) {
-		FILE *f = lp_out_open(o->out.json);
+		FILE *jf = lp_out_open(o->out.json);
 
-		if (!f || lp_out_end(f, o->out.json, lp_sweep_plan_json(f, &sh, p, n, &c, &pr)))
+		if (!jf || lp_out_end(jf, o->out.json, lp_sweep_plan_json(jf, &sh, p, n, &c, &pr)))
 			return LP_EXIT_FAIL;
 	}
 	return fflush(stdout) ? LP_EXIT_FAIL : LP_EXIT_OK;
@@ -1093,6 +1094,7 @@ static int plan_main(struct cli *o, int argc, char **argv)
 /* The options, checked; -1 to go on, else the exit code (help, version, bad options). */
 static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char **argv)
 {
+	struct lp_fail f = { 0 };
 	char why[300] = "";
 	bool help;
 	int npos;
@@ -1106,21 +1108,23 @@ static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char
 			printf("lp-sweep %s\n", LP_VERSION);
 		return LP_EXIT_OK;
 	}
-	if (!lp_rdma_memsel_resolve(&o->mem, why, sizeof(why)) && o->mem.gpu_auto && !o->rails)
-		snprintf(why, sizeof(why),
-			 "--gpu auto: lp-sweep picks a rank's GPU by its rail "
-			 "(--rails); without --rails give an index");
-	if (!why[0] && o->plan_nodes)
-		snprintf(why, sizeof(why), "--nodes is for --plan (a sweep's nodes are its ranks)");
-	if (!why[0] && o->coll.colls) {
+	if (!lp_rdma_memsel_resolve(&o->mem, &f) && o->mem.gpu_auto && !o->rails)
+		lp_fail_set(&f, -EINVAL,
+			    "--gpu auto: lp-sweep picks a rank's GPU by its rail "
+			    "(--rails); without --rails give an index");
+	if (o->plan_nodes)
+		lp_fail_set(&f, -EINVAL, "--nodes is for --plan (a sweep's nodes are its ranks)");
+	if (lp_fail_ok(&f) && o->coll.colls) {
 		struct lp_coll_cfg cc;
 
 		lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why));
 	}
-	if (!why[0])
+	if (lp_fail_ok(&f) && !why[0])
 		lp_coll_opts_check(&o->coll, why, sizeof(why));
-	if (why[0] || lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
-		lp_err("%s", why);
+	if (why[0])
+		lp_fail_set(&f, -EINVAL, "%s", why);
+	if (!lp_fail_ok(&f) || lp_rdma_plan_opts_resolve(&o->plan, &f)) {
+		lp_fail_report(&f);
 		return LP_EXIT_USAGE;
 	}
 	lp_log_set_level(o->out.verbose ? LP_LOG_INFO : LP_LOG_WARN);
@@ -1275,6 +1279,8 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "--test-worker")) /* a rank's test worker (isolate.c) */
 		return lp_sweep_worker_main(argc, argv);
 	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
+	/* the offline modes' lines too ("lp-sweep: error: ..."); mpi_setup adds the rank */
+	lp_log_set_prog("lp-sweep");
 	lp_rdma_plan_init(&o.plan.plan);
 	if (wants(argc, argv, "--diagnose"))
 		return diagnose_main(&o, argc, argv);

@@ -48,6 +48,15 @@ int lp_fail_wrap(struct lp_fail *f, const char *fmt, ...)
 	return f->err;
 }
 
+int lp_fail_take(struct lp_fail *f, const struct lp_fail *from)
+{
+	if (!f)
+		return lp_fail_code(from);
+	if (!f->err && from && from->err)
+		*f = *from;
+	return f->err;
+}
+
 void lp_fail_clear(struct lp_fail *f)
 {
 	if (f)

@@ -53,6 +53,12 @@ __attribute__((format(printf, 4, 0))) int lp_fail_vat(struct lp_fail *f, const c
  */
 __attribute__((format(printf, 2, 3))) int lp_fail_wrap(struct lp_fail *f, const char *fmt, ...);
 
+/*
+ * f takes from's failure (code, message, where) unless f already holds one: a
+ * step's own record handed to its caller's. Returns f's code (from's when f
+ * is NULL).
+ */
+int lp_fail_take(struct lp_fail *f, const struct lp_fail *from);
 /* Forget the record (a retried step, a new test on the same record). */
 void lp_fail_clear(struct lp_fail *f);
 /* No failure recorded. */

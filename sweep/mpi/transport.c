@@ -94,7 +94,7 @@ static void rdma_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_s
 static int rdma_serve(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		      const struct lp_rdma_server_opts *so)
 {
-	return lp_rdma_server_session(dev, oob, so, NULL, 0);
+	return lp_rdma_server_session(dev, oob, so, NULL);
 }
 
 const struct lp_sweep_xport_ops lp_sweep_xport_rdma = {

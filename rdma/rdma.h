@@ -12,8 +12,9 @@
  * keys and addresses, connect, synchronize, run, and exchange results.
  *
  * Nothing here prints results: they come back in struct lp_rdma_result and the
- * callers format them (table, CSV, JSON). Errors are logged once with lp_err()
- * where they are first known and returned as negative errno values.
+ * callers format them (table, CSV, JSON). A failure's cause is recorded once,
+ * where it is first known, in a struct lp_fail (common/fail.h) and its negative
+ * errno returned; device opening (rdma/dev.c) still logs with lp_err().
  */
 #ifndef LP_RDMA_H
 #define LP_RDMA_H

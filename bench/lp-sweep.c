@@ -443,7 +443,7 @@ static int topology_setup(const struct cli *o, struct lp_fabric **f_p)
 {
 	const char *path = o->topology ? o->topology : lp_fabric_slurm_path();
 	struct lp_fabric *f;
-	char why[256] = "";
+	struct lp_fail fail = { 0 };
 	int rc;
 
 	*f_p = NULL;
@@ -452,16 +452,17 @@ static int topology_setup(const struct cli *o, struct lp_fabric **f_p)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	rc = !strcmp(path, "ibnetdiscover") ? lp_fabric_ibnetdiscover(f, why, sizeof(why))
-					    : lp_fabric_read(f, path, why, sizeof(why));
+	rc = !strcmp(path, "ibnetdiscover") ? lp_fabric_ibnetdiscover(f, &fail)
+					    : lp_fabric_read(f, path, &fail);
 	if (rc) {
 		lp_fabric_free(f);
 		free(f);
 		if (!o->topology) {
-			lp_warn("%s (found, not used): %s", path, why);
+			lp_warn("%s (found, not used): %s", path, lp_fail_msg(&fail));
 			return 0;
 		}
-		lp_err("--topology %s: %s", path, why);
+		lp_fail_wrap(&fail, "--topology %s", path);
+		lp_fail_report(&fail);
 		return -EINVAL;
 	}
 	*f_p = f;

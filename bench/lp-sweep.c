@@ -239,7 +239,8 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
 		      struct lp_sweep_model **m_p, struct lp_sweep_cfg *cfg)
 {
-	char *text = NULL, why[256] = "";
+	struct lp_fail fail = { 0 };
+	char *text = NULL;
 	size_t len = 0;
 	long n;
 	int ret = 0;
@@ -263,9 +264,11 @@ static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
 		MPI_Abort(MPI_COMM_WORLD, LP_EXIT_FAIL);
 	MPI_Bcast(text, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
 	lp_sweep_model_init(*m_p);
-	ret = lp_sweep_model_parse(*m_p, text, (size_t)n, why, sizeof(why));
-	if (ret && !x->rank) /* every rank parsed the same bytes: rank 0 says it */
-		lp_err("--model %s: %s", o->model, why);
+	ret = lp_sweep_model_parse(*m_p, text, (size_t)n, &fail);
+	if (ret && !x->rank) { /* every rank parsed the same bytes: rank 0 says it */
+		lp_fail_wrap(&fail, "--model %s", o->model);
+		lp_fail_report(&fail);
+	}
 	cfg->model_text = text; /* the test workers parse it too; freed by the caller */
 	cfg->model_len = (size_t)n;
 	return ret ? -EINVAL : 0;
@@ -297,11 +300,12 @@ static void node_setup_model(const struct cli *o, struct lp_sweep_mpi *x,
 static int model_bind(const struct cli *o, int rank, struct lp_sweep_model *m,
 		      struct lp_sweep_run *run, struct lp_sweep_cfg *cfg)
 {
-	char why[256];
+	struct lp_fail fail = { 0 };
 
-	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, why, sizeof(why))) {
+	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, &fail)) {
+		lp_fail_wrap(&fail, "--model %s", o->model);
 		if (!rank)
-			lp_err("--model %s: %s", o->model, why);
+			lp_fail_report(&fail);
 		return -EINVAL;
 	}
 	if (o->coll.colls && lp_sweep_coll_link_metric(run) < 0) {
@@ -672,7 +676,8 @@ static bool wants(int argc, char **argv, const char *opt)
 static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 {
 	struct lp_sweep_model *m;
-	char *text = NULL, why[256] = "";
+	struct lp_fail fail = { 0 };
+	char *text = NULL;
 	size_t len = 0;
 	int ret;
 
@@ -686,12 +691,13 @@ static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 	lp_sweep_model_init(m);
 	ret = lp_sweep_model_read(o->model, &text, &len);
 	if (ret)
-		snprintf(why, sizeof(why), "%s", strerror(-ret));
+		lp_fail_set(&fail, ret, "%s", strerror(-ret));
 	else
-		ret = lp_sweep_model_parse(m, text, len, why, sizeof(why));
-	if (ret)
-		lp_err("--model %s: %s", o->model, why);
-	else
+		ret = lp_sweep_model_parse(m, text, len, &fail);
+	if (ret) {
+		lp_fail_wrap(&fail, "--model %s", o->model);
+		lp_fail_report(&fail);
+	} else
 		lp_sweep_costs_model(c, m->setup_s, m->test_s);
 	free(text);
 	free(m);

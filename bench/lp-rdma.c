@@ -298,7 +298,7 @@ static int load_key(const struct cli *o, struct lp_rdma_key *key)
 	struct lp_fail f = { 0 };
 	int ret = o->key_path ? lp_rdma_key_load(o->key_path, key, &f) : 0;
 
-	lp_fail_report(&f);
+	lp_fail_report(&f, ret);
 	return ret;
 }
 
@@ -323,7 +323,7 @@ static int open_session(const struct cli *o, struct client *c)
 		lp_sleep_ms(
 			1000); /* a second, not retry_s: that is the phase's bound, often far off */
 	}
-	lp_fail_report(&f);
+	lp_fail_report(&f, ret);
 	return ret;
 }
 
@@ -342,7 +342,7 @@ static int client_plan(const struct cli *o, struct client *c)
 	if (ret)
 		return ret;
 	ret = lp_rdma_plan_build(&o->plan.plan, c->params, max, &c->planned, &f);
-	lp_fail_report(&f);
+	lp_fail_report(&f, ret);
 	if (!ret && lp_qual_wanted(&o->qual))
 		ret = lp_qual_setup(&c->q, "lp-rdma", &o->qual, NULL);
 	return ret;
@@ -368,6 +368,7 @@ static int client_connect(struct cli *o, struct client *c)
 {
 	struct lp_rdma_devsel sel = o->dev;
 	int family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
+	struct lp_fail f = { 0 };
 	int ret = check_mem(o->mem.kind, o->mem.dev);
 	struct lp_qual_hw hw;
 	char peer[64];
@@ -376,7 +377,9 @@ static int client_connect(struct cli *o, struct client *c)
 		ret = resolve_auto(o, o->mem.kind, &o->mem.dev);
 	if (!ret) {
 		sel.dev = o->dev.dev;
-		ret = lp_rdma_dev_open(&sel, family, &c->dev);
+		ret = lp_rdma_dev_open(&sel, family, &c->dev, &f);
+		if (ret)
+			lp_fail_report(&f, ret);
 	}
 	if (!ret) {
 		hw = qual_hw(lp_rdma_dev_info(c->dev));
@@ -389,8 +392,9 @@ static int client_connect(struct cli *o, struct client *c)
 	if (ret)
 		return -EIO; /* said why */
 	if (!lp_sock_peer_addr(c->fd, peer, sizeof(peer), &c->oob.peer_family) &&
-	    o->dev.gid_index < 0 && c->oob.peer_family != family)
-		lp_rdma_dev_select_gid(c->dev, c->oob.peer_family, -1);
+	    o->dev.gid_index < 0 && c->oob.peer_family != family &&
+	    lp_rdma_dev_select_gid(c->dev, c->oob.peer_family, -1, &f))
+		lp_warn("%s (the GID chosen for the other family stays)", lp_fail_msg(&f));
 	return 0;
 }
 
@@ -598,7 +602,7 @@ static int server_policy(const struct cli *o, struct lp_sock_allow *allow, struc
 
 	if (ret) {
 		lp_fail_wrap(&f, "--allow %s", o->allow);
-		lp_fail_report(&f);
+		lp_fail_report(&f, ret);
 		return -EINVAL;
 	}
 	return load_key(o, key);
@@ -631,6 +635,7 @@ static int run_server(struct cli *o)
 		.ctx = o,
 	};
 	struct lp_rdma_dev *dev;
+	struct lp_fail f = { 0 };
 	int lfd, ret;
 
 	ret = server_policy(o, &allow, &key);
@@ -641,9 +646,10 @@ static int run_server(struct cli *o)
 	if (ret)
 		return lp_exit_code(ret);
 	sel.dev = o->dev.dev;
-	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev);
+	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev,
+			       &f);
 	if (ret)
-		return lp_exit_code(ret);
+		return lp_fail_report(&f, ret);
 	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem.kind, cfg.session.mem_dev);
 	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
 	if (ret) {
@@ -810,7 +816,7 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 	}
 	o->host = npos ? pos[0] : NULL;
 	if (lp_rdma_memsel_resolve(&o->mem, &f) || lp_rdma_plan_opts_resolve(&o->plan, &f))
-		return lp_fail_report(&f);
+		return lp_fail_report(&f, -EINVAL);
 	plan_from_options(o);
 	return -1;
 }

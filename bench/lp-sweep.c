@@ -195,6 +195,7 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		       int *mem_p, int *mem_dev_p)
 {
 	struct lp_rdma_devsel sel;
+	struct lp_fail fail = { 0 };
 	char devname[64];
 	int ret;
 
@@ -209,7 +210,7 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 	pick_dev(o, me->rail, devname, sizeof(devname));
 	sel = o->dev; /* --tclass and --sl too: every QP of this rank's tests */
 	sel.dev = devname[0] ? devname : NULL;
-	ret = lp_rdma_dev_open(&sel, AF_INET, &x->dev);
+	ret = lp_rdma_dev_open(&sel, AF_INET, &x->dev, &fail);
 	if (ret) {
 		char list[256] = "";
 
@@ -217,7 +218,8 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		lp_rdma_dev_list(list, sizeof(list));
 		snprintf(x->dev_error, sizeof(x->dev_error),
 			 "cannot open %s: %s (devices here: %s)",
-			 devname[0] ? devname : "an RDMA device", strerror(-ret),
+			 devname[0] ? devname : "an RDMA device",
+			 lp_fail_ok(&fail) ? strerror(-ret) : lp_fail_msg(&fail),
 			 list[0] ? list : "none");
 		lp_warn("%s", x->dev_error);
 		me->status = ret;
@@ -267,7 +269,7 @@ static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
 	ret = lp_sweep_model_parse(*m_p, text, (size_t)n, &fail);
 	if (ret && !x->rank) { /* every rank parsed the same bytes: rank 0 says it */
 		lp_fail_wrap(&fail, "--model %s", o->model);
-		lp_fail_report(&fail);
+		lp_fail_report(&fail, ret);
 	}
 	cfg->model_text = text; /* the test workers parse it too; freed by the caller */
 	cfg->model_len = (size_t)n;
@@ -305,7 +307,7 @@ static int model_bind(const struct cli *o, int rank, struct lp_sweep_model *m,
 	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, &fail)) {
 		lp_fail_wrap(&fail, "--model %s", o->model);
 		if (!rank)
-			lp_fail_report(&fail);
+			lp_fail_report(&fail, -EINVAL);
 		return -EINVAL;
 	}
 	if (o->coll.colls && lp_sweep_coll_link_metric(run) < 0) {
@@ -356,7 +358,7 @@ static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_
 	pl.base.mem_dev = mem_dev;
 	pl.base.max_samples = LP_MIN(pl.base.max_samples, 100000);
 	if (lp_rdma_plan_build(&pl, runs, LP_SWEEP_MAX_METRICS, n_p, &f)) {
-		lp_fail_report(&f);
+		lp_fail_report(&f, -EINVAL);
 		return -EINVAL;
 	}
 	if (o->test_bytes_set && (pl.iters_set[LP_PLAN_BW] || pl.duration_s > 0)) {
@@ -466,7 +468,7 @@ static int topology_setup(const struct cli *o, struct lp_fabric **f_p)
 			return 0;
 		}
 		lp_fail_wrap(&fail, "--topology %s", path);
-		lp_fail_report(&fail);
+		lp_fail_report(&fail, rc);
 		return -EINVAL;
 	}
 	*f_p = f;
@@ -696,7 +698,7 @@ static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 		ret = lp_sweep_model_parse(m, text, len, &fail);
 	if (ret) {
 		lp_fail_wrap(&fail, "--model %s", o->model);
-		lp_fail_report(&fail);
+		lp_fail_report(&fail, ret);
 	} else
 		lp_sweep_costs_model(c, m->setup_s, m->test_s);
 	free(text);
@@ -1069,7 +1071,7 @@ static int plan_main(struct cli *o, int argc, char **argv)
 	if (!o->plan_nodes)
 		lp_fail_set(&f, -EINVAL, "--plan needs --nodes N");
 	if (!lp_fail_ok(&f) || lp_rdma_plan_opts_resolve(&o->plan, &f)) {
-		lp_fail_report(&f);
+		lp_fail_report(&f, -EINVAL);
 		return LP_EXIT_USAGE;
 	}
 	ret = build_runs(o, LP_MEM_HOST, -1, p, &n);
@@ -1132,7 +1134,7 @@ static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char
 	if (why[0])
 		lp_fail_set(&f, -EINVAL, "%s", why);
 	if (!lp_fail_ok(&f) || lp_rdma_plan_opts_resolve(&o->plan, &f)) {
-		lp_fail_report(&f);
+		lp_fail_report(&f, -EINVAL);
 		return LP_EXIT_USAGE;
 	}
 	lp_log_set_level(o->out.verbose ? LP_LOG_INFO : LP_LOG_WARN);

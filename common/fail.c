@@ -80,10 +80,13 @@ const char *lp_fail_msg(const struct lp_fail *f)
 	return f->msg[0] ? f->msg : strerror(-f->err);
 }
 
-int lp_fail_report(const struct lp_fail *f)
+int lp_fail_report(const struct lp_fail *f, int err)
 {
-	if (lp_fail_ok(f))
-		return LP_EXIT_OK;
+	if (lp_fail_ok(f)) {
+		if (err)
+			lp_err("%s", strerror(-err));
+		return lp_exit_code(err);
+	}
 	lp_err("%s", lp_fail_msg(f));
 	if (f->where)
 		lp_debug("(the cause was recorded at %s)", f->where);

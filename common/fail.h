@@ -12,7 +12,7 @@
  * lp_fail_wrap(f, "reading %s", path): "reading x.json: line 3: ...".
  *
  * Libraries never print a failure: the tools (bench/) print the one line
- * "TOOL: error: MESSAGE" with lp_fail_report(), which returns the exit code
+ * "TOOL: error: MESSAGE" with lp_fail_report(f, err), which returns the exit code
  * the record's code maps to (lp_exit_code()).
  */
 #ifndef LP_FAIL_H
@@ -69,10 +69,12 @@ int lp_fail_code(const struct lp_fail *f);
 const char *lp_fail_msg(const struct lp_fail *f);
 
 /*
- * For the tools only: print "PROG: error: MESSAGE" (lp_err; where it was set
- * as a debug line) and return the exit code of the record (lp_exit_code(); 0
- * and no line when f holds no failure).
+ * For the tools only: a step returned err (0: none) with its cause in f. Prints
+ * the one line "PROG: error: MESSAGE" (lp_err; where it was recorded as a debug
+ * line): f's message, or strerror(err) when f holds none (a step that failed
+ * without words, -ENOMEM). Returns the exit code: lp_exit_code() of f's code,
+ * else of err; 0 and no line when neither holds a failure.
  */
-int lp_fail_report(const struct lp_fail *f);
+int lp_fail_report(const struct lp_fail *f, int err);
 
 #endif

@@ -14,7 +14,7 @@
  * Nothing here prints results: they come back in struct lp_rdma_result and the
  * callers format them (table, CSV, JSON). A failure's cause is recorded once,
  * where it is first known, in a struct lp_fail (common/fail.h) and its negative
- * errno returned; device opening (rdma/dev.c) still logs with lp_err().
+ * errno returned.
  */
 #ifndef LP_RDMA_H
 #define LP_RDMA_H
@@ -141,12 +141,17 @@ struct lp_rdma_dev; /* opaque: context, port, GID, PD */
  * Open a device. -ENODEV: no RDMA device at all (exit 77); -EINVAL: the named
  * device, port or GID index does not exist (exit 2); -ENETDOWN: port not active.
  * family: the address family used to pick the GID when sel->gid_index < 0.
+ * The cause in words in f (may be NULL).
  */
-int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p);
+int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p,
+		     struct lp_fail *f);
 void lp_rdma_dev_close(struct lp_rdma_dev *dev);
 const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *dev);
-/* Re-pick the GID for a family / type (server side, after the client said which). */
-int lp_rdma_dev_select_gid(struct lp_rdma_dev *dev, int family, int want_type);
+/*
+ * Re-pick the GID for a family / type (server side, after the client said
+ * which). 0, -EINVAL or -EADDRNOTAVAIL (none of that family/type) with the cause in f.
+ */
+int lp_rdma_dev_select_gid(struct lp_rdma_dev *dev, int family, int want_type, struct lp_fail *f);
 void lp_rdma_devinfo_json(const struct lp_rdma_devinfo *d, struct lp_json *j);
 /* Its record (common/record.h): the ACCEPT message's body, the JSON members above. */
 extern const struct lp_record lp_rdma_devinfo_record;

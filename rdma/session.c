@@ -462,7 +462,7 @@ static int session_gid(struct lp_rdma_dev *sdev, const struct lp_oob *oob,
 			"%s: choose a %s GID on the client (-x)",
 			sdev->info.name, sdev->info.gid_index, lp_rdma_gid_type_name(have),
 			lp_rdma_gid_type_name(p->gid_type), lp_rdma_gid_type_name(have));
-	if (lp_rdma_dev_select_gid(sdev, oob->peer_family, p->gid_type))
+	if (lp_rdma_dev_select_gid(sdev, oob->peer_family, p->gid_type, NULL))
 		return lp_fail_set(f, -EADDRNOTAVAIL, "server %s has no %s GID", sdev->info.name,
 				   lp_rdma_gid_type_name(p->gid_type));
 	return 0;
@@ -675,7 +675,7 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (dev) {
 		sdev = *dev;
 		if (!o->gid_fixed && o->gid_by_family)
-			lp_rdma_dev_select_gid(&sdev, oob->peer_family, -1);
+			lp_rdma_dev_select_gid(&sdev, oob->peer_family, -1, NULL);
 	}
 	for (int n = 0; !ret; n++) {
 		uint16_t type;

@@ -225,11 +225,12 @@ static int worker_init(struct worker *w)
 					      .tclass = in.tclass,
 					      .sl = in.sl,
 					      .qp_timeout = in.qp_timeout };
+		struct lp_fail df = { 0 };
 
-		ret = lp_rdma_dev_open(&sel, AF_INET, &w->dev);
+		ret = lp_rdma_dev_open(&sel, AF_INET, &w->dev, &df);
 		if (ret)
 			snprintf(why, sizeof(why), "the test process cannot open %s: %s", in.dev,
-				 strerror(-ret));
+				 lp_fail_ok(&df) ? strerror(-ret) : lp_fail_msg(&df));
 	}
 	send_ready(ret, why);
 	return ret;

@@ -719,7 +719,7 @@ static void test_fail_record(void **state)
 	(void)state;
 	assert_true(lp_fail_ok(&f));
 	assert_string_equal(lp_fail_msg(&f), "");
-	assert_int_equal(lp_fail_report(&f), LP_EXIT_OK);
+	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_OK);
 	assert_int_equal(lp_fail_wrap(&f, "reading"), 0); /* nothing to wrap: stays ok */
 	assert_true(lp_fail_ok(&f));
 
@@ -733,7 +733,7 @@ static void test_fail_record(void **state)
 	assert_int_equal(lp_fail_wrap(&f, "profile %s", "a"), -ENOENT);
 	assert_string_equal(lp_fail_msg(&f), "profile a: no such thing: x.json");
 	lp_log_set_level(LP_LOG_QUIET);
-	assert_int_equal(lp_fail_report(&f), LP_EXIT_FAIL);
+	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_FAIL);
 	assert_string_equal(lp_err_last(), "profile a: no such thing: x.json");
 
 	/* cleared, a usage code without words: strerror; a code of 0 is still a failure */
@@ -741,13 +741,16 @@ static void test_fail_record(void **state)
 	assert_true(lp_fail_ok(&f));
 	lp_fail_set(&f, -EINVAL, "%s", "");
 	assert_string_equal(lp_fail_msg(&f), strerror(EINVAL));
-	assert_int_equal(lp_fail_report(&f), LP_EXIT_USAGE);
+	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_USAGE);
 	lp_fail_clear(&f);
 	assert_int_equal(lp_fail_set(&f, 0, "line\nbreak"), -EIO);
 	assert_string_equal(lp_fail_msg(&f), "line break");
 	lp_fail_clear(&f);
+	/* a step that failed without words: its code's words, its code's exit */
+	assert_int_equal(lp_fail_report(&f, -ENOMEM), LP_EXIT_FAIL);
+	assert_string_equal(lp_err_last(), strerror(ENOMEM));
 	assert_int_equal(lp_fail_set(&f, -ENODEV, "no GPU"), -ENODEV);
-	assert_int_equal(lp_fail_report(&f), LP_EXIT_UNSUPPORTED);
+	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_UNSUPPORTED);
 
 	/* NULL: the caller wants the code only */
 	assert_int_equal(lp_fail_set(NULL, -EPERM, "x"), -EPERM);

@@ -21,8 +21,15 @@ void lp_sweep_fmt_val(char *buf, size_t len, double v, bool lat);
 /* "noise 4.8% per cell (residuals 4.1%, 41 df; repeats 3.9%, 12 pairs)" */
 void lp_sweep_fmt_noise(char *buf, size_t len, const struct lp_diag *d);
 /* The last cell of metric, client a, server b in phase; NULL none. */
-const struct lp_sweep_cell *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
-					       int b, int phase);
+const struct lp_sweep_att *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
+					      int b, int phase);
+/*
+ * Cells of r unpacked for a sink that reads records (lp_record_json_columns):
+ * n of them, cell idx[i] (SIZE_MAX: none, left zeroed), or from + i without
+ * idx. malloc'ed; NULL on -ENOMEM.
+ */
+struct lp_sweep_cell *lp_sweep_cells_unpack(const struct lp_sweep_run *r, const size_t *idx,
+					    size_t from, size_t n);
 /* Isolated retests of metric m among the cells with client a (or any: -1) and server b (or any). */
 int lp_sweep_count_retests(const struct lp_sweep_run *r, int m, int a, int b);
 /* A link verdict: link slow or failed, or errors on a pair. */

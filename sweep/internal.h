@@ -167,6 +167,23 @@ int lp_sweep_read_attempts(struct lp_sweep_run *r, const struct json_t *cols, ch
 /* A linkperf.sweep/1 document (sweep/read1.c, records of the old form) into r. */
 int lp_sweep_read_doc1(struct lp_sweep_run *r, const struct json_t *root, char *why,
 		       size_t why_len);
+/* A value's text within a document. */
+struct lp_sweep_span {
+	const char *p;
+	size_t len;
+};
+/*
+ * A document's top level apart (sweep/readspan.c): every member of its root
+ * object but "blocks" parsed into *root (json_decref it), the blocks array's
+ * text into *blocks (p NULL: none), so that the whole tree is never built.
+ * 0, -EINVAL (why: "not JSON: ...", the line counted in text) or -ENOMEM.
+ */
+int lp_sweep_span_root(const char *text, size_t len, struct json_t **root,
+		       struct lp_sweep_span *blocks, char *why, size_t why_len);
+/* Each element of the array arr (a span of text) parsed alone, each(v, i, arg), then freed. */
+int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
+		       int (*each)(const struct json_t *v, size_t i, void *arg), void *arg,
+		       char *why, size_t why_len);
 /*
  * O(n^2) work is done only for runs whose node count the file can justify:
  * n^2 <= 64 * bytes + 2^20 (a run's cells, or its nodes' records, take

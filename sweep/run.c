@@ -91,13 +91,13 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
 
 int lp_sweep_reserve(struct lp_sweep_run *r, size_t n)
 {
-	size_t nc = r->cap ? r->cap : 256;
+	size_t nc = r->ncells + n; /* a reader's block: exactly (glibc grows big ones in place) */
 	struct lp_sweep_att *p;
 
-	while (nc - r->ncells < n)
-		nc *= 2;
-	if (nc == r->cap)
+	if (nc <= r->cap)
 		return 0;
+	if (n == 1) /* one by one: doubling */
+		nc = LP_MAX(2 * r->cap, (size_t)256);
 	p = realloc(r->cells, nc * sizeof(*p));
 	if (!p)
 		return -ENOMEM;

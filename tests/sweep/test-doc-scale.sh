@@ -11,7 +11,8 @@
 # docs/schema/linkperf.sweep-2.json (python3-jsonschema); a journal whose last round line is cut
 # mid-way and has no end loses that round's cells only, and says it is incomplete. Each check is
 # shown to fail on its fault (another slow node, a round written as one object per cell, a
-# column of the wrong type, a cut line that would cost more). Correctness only: no time bound.
+# column of the wrong type, a journal that lost two rounds). A heatmap of more than 512 nodes per
+# axis keeps each bin's worst cell (plots/lpplot.py). Correctness only: no time bound.
 set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
@@ -144,4 +145,28 @@ check "the last round's line ($last of $last) cut mid-way, no end: its $lost cel
 cut_journal "$T/cut2.journal" 2
 lost_one cut2 && bad "a journal that lost two rounds passed as one" ||
 	ok "fault: a journal that lost two rounds is caught ($(facts cut2 | cut -d: -f3) cells)"
+
+# a heatmap of a 1,030-node rail (plots/lpplot.py worst_bins): each pixel the worst cell of its
+# bin, so node 5's slow row and one slow cell survive the downsampling; the fault: the every-f-th
+# row a renderer's resampling keeps loses them
+if /usr/bin/python3 -c 'import numpy, matplotlib' 2>/dev/null; then
+	bins() { # how: "worst" (lpplot) or "nearest" (every f-th cell)
+		/usr/bin/python3 - "$1" <<'PY'
+import sys; sys.path.insert(0, "plots")
+import numpy as np, lpplot
+v = np.full((1030, 1030), 100.0); np.fill_diagonal(v, np.nan); v[5, :] = 50; v[700, 400] = 20
+if sys.argv[1] == "worst":
+    w, f = lpplot.worst_bins(v, False)
+else:
+    f = 3; w = v[::f, ::f]
+print(f, w.shape[0], bool((w[5 // f] <= 50).all()), float(np.nanmin(w)), int(np.isnan(w).sum()))
+PY
+	}
+	check "heatmap of 1,030 nodes: bins of 3, node 5's row and the 20 Gb/s cell kept, grey only where nothing was measured" \
+		[ "$(bins worst)" = "3 344 True 20.0 1" ]
+	[ "$(bins nearest)" = "3 344 True 20.0 1" ] && bad "every-third-cell sampling passed as worst-of-bin" ||
+		ok "fault: sampling every third cell loses them ($(bins nearest))"
+else
+	echo "skip heatmap downsampling: Debian's python3-numpy and python3-matplotlib not installed"
+fi
 exit $((fails > 0))

@@ -86,7 +86,8 @@ static void nodes_init(struct lp_sweep_run *r, int rails)
 }
 
 /* Round t of the host round-robin: hosts ha -> hb with ha + hb = t mod R, every rail and metric. */
-static int round_cells(struct lp_sweep_run *r, int nodes, int rails, int slow, int t, uint64_t *seed)
+static int round_cells(struct lp_sweep_run *r, int nodes, int rails, int slow, int t,
+		       uint64_t *seed)
 {
 	int R = nodes - 1, rc = 0;
 
@@ -100,7 +101,8 @@ static int round_cells(struct lp_sweep_run *r, int nodes, int rails, int slow, i
 					int a = ha * rails + rail, b = hb * rails + rail;
 
 					lp_sweep_cell_init(&c, m, a, b, LP_PHASE_SWEEP, t);
-					fill_cell(&c, m == 0, m == 1 && ha == slow ? 0.5 : 1, seed, t);
+					fill_cell(&c, m == 0, m == 1 && ha == slow ? 0.5 : 1, seed,
+						  t);
 					rc = lp_sweep_add_cell(r, &c);
 				}
 		}

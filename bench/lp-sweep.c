@@ -40,9 +40,6 @@
 #include "sweep/retest.h"
 #include "sweep/sched.h"
 
-#define STR_(x) #x
-#define STR(x)	STR_(x) /* a default from its one declaration, as option text */
-
 static volatile sig_atomic_t stop_flag;
 
 static void on_signal(int sig)
@@ -833,7 +830,7 @@ static const struct lp_opt sweep_rows[] = {
 	{ .name = "poll-ms", LP_OPT_UINT_AT(struct cli, poll_ms), .min = 1, .max = 1000,
 	  .metavar = "MS",
 	  .help = "longest sleep between MPI polls (the latency a coordination step may add)",
-	  .def = STR(LP_SWEEP_POLL_MS) },
+	  .def = LP_OPT_DEF(LP_SWEEP_POLL_MS) },
 	{ .shortname = 'p', .kind = LP_OPT_REFUSE, .metavar = "PORT",
 	  .help = "perftest's -p (TCP port): lp-sweep exchanges over MPI, it listens on no port" },
 	{ .shortname = 'Z', .kind = LP_OPT_REFUSE,
@@ -892,7 +889,7 @@ static const struct lp_opt diag_rows[] = {
 	{ .name = "retest", LP_OPT_UINT_AT(struct cli, retest_max), .max = 1000000, .metavar = "N",
 	  .help = "isolated retests of suspect pairs per retest round at most (0 = off; "
 		  "--retest-time bounds them)",
-	  .def = STR(LP_SWEEP_RETEST_MAX) },
+	  .def = LP_OPT_DEF(LP_SWEEP_RETEST_MAX) },
 	{ .name = "retest-time", LP_OPT_DOUBLE_AT(struct cli, retest_time), .max = 1e7,
 	  .metavar = "SECS",
 	  .help = "retest budget in time over all rounds, suspects worst first (default: as long "
@@ -900,10 +897,10 @@ static const struct lp_opt diag_rows[] = {
 	{ .name = "retest-rounds", LP_OPT_UINT_AT(struct cli, retest_rounds), .min = 1, .max = 20,
 	  .metavar = "N",
 	  .help = "retest rounds: a link stays suspect only while every retest is slow too",
-	  .def = STR(LP_SWEEP_RETEST_ROUNDS) },
+	  .def = LP_OPT_DEF(LP_SWEEP_RETEST_ROUNDS) },
 	{ .name = "retest-per-node", LP_OPT_UINT_AT(struct cli, retest_per_node), .min = 1,
 	  .max = 1000, .metavar = "N", .help = "suspect node: cells retested in the first round",
-	  .def = STR(LP_SWEEP_RETEST_PER_NODE) },
+	  .def = LP_OPT_DEF(LP_SWEEP_RETEST_PER_NODE) },
 	{ .name = "fp-rate", LP_OPT_DOUBLE_AT(struct cli, d.fp_rate), .min = 1e-9, .max = 0.5,
 	  .metavar = "F",
 	  .help = "per run: the chance that a healthy run names anything (default 0.01; half for "
@@ -1236,7 +1233,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	run.lat_iters = o->plan.plan.iters[LP_PLAN_LAT];
 	run.tclass = o->dev.tclass;
 	run.sl = o->dev.sl;
-	run.qp_timeout = o->dev.qp_timeout;  /* the row's default (14) when not given */
+	run.qp_timeout = o->dev.qp_timeout;  /* the row's default when not given */
 	sweep_cfg(o, x, &cfg, mem, mem_dev); /* keeps the model's text */
 	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(o, x->rank, model, &run, &cfg)))

@@ -361,6 +361,11 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 	struct lp_rdma_dev *d;
 	int n = 0, ret, port = sel->port;
 
+	/* resolved by the caller: --qp-timeout, whose row gives the default */
+	if (sel->qp_timeout < 1 || sel->qp_timeout > 31) {
+		lp_err("QP timeout exponent %d: not 1..31", sel->qp_timeout);
+		return -EINVAL;
+	}
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
 		lp_err("no RDMA device found (is rdma-core's provider installed and the driver loaded?)");
@@ -384,7 +389,7 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 	}
 	d->tclass = sel->tclass;
 	d->sl = sel->sl;
-	d->qp_timeout = sel->qp_timeout ? sel->qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
+	d->qp_timeout = sel->qp_timeout;
 	ibv_free_device_list(list);
 	*dev_p = d;
 	return 0;

@@ -148,7 +148,7 @@ const struct lp_opt lp_rdma_dev_opt_rows[] = {
 	  .help = "local ACK timeout of every QP, 4.096 us x 2^N per try (7 retries), as "
 		  "perftest's -u: raise it where drops are normal and slow to recover (18 = 1.07 s: "
 		  "emulated links, Soft-RoCE in a loaded guest)",
-	  .def = "14" },
+	  .def = LP_OPT_DEF(LP_RDMA_QP_TIMEOUT_DEFAULT) },
 	{ 0 },
 };
 

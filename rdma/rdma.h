@@ -77,7 +77,7 @@ struct lp_rdma_devsel {
 	int gid_index;	 /* -1 = scored automatic choice (RoCE only) */
 	int tclass;	 /* traffic class (RoCE DSCP << 2 | ECN); -1 = default */
 	int sl;		 /* IB service level 0..15 */
-	int qp_timeout;	 /* local ACK timeout exponent 1..31 (4.096 us << N); 0 = 14 */
+	int qp_timeout;	 /* local ACK timeout exponent 1..31 (4.096 us << N): --qp-timeout */
 	/* a context of its own, not librdmacm's shared one: in a forked child, whose
 	 * librdmacm contexts the parent opened (the kernel refuses verbs on them: EACCES) */
 	bool own_context;
@@ -137,7 +137,8 @@ struct lp_rdma_dev; /* opaque: context, port, GID, PD */
 
 /*
  * Open a device. -ENODEV: no RDMA device at all (exit 77); -EINVAL: the named
- * device, port or GID index does not exist (exit 2); -ENETDOWN: port not active.
+ * device, port or GID index does not exist, or sel->qp_timeout is not 1..31 (exit 2);
+ * -ENETDOWN: port not active.
  * family: the address family used to pick the GID when sel->gid_index < 0.
  */
 int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p);
@@ -255,7 +256,9 @@ struct lp_rdma_params {
 	double interval_s; /* > 0: interval reports of this period (common/ival.h); 0 none */
 };
 
-#define LP_RDMA_QP_TIMEOUT_DEFAULT 14 /* perftest's -u: 4.096 us << 14 = 67 ms per try */
+/* --qp-timeout's default, its row's (rdma/opts.c) and the one rdma_cm is left to choose its own
+ * in place of (conn.c): perftest's -u, 4.096 us << 14 = 67 ms per try. */
+#define LP_RDMA_QP_TIMEOUT_DEFAULT 14
 #define LP_RDMA_MAX_SIZE	   (1ull << 30)
 #define LP_RDMA_MAX_QPS		   64
 #define LP_RDMA_MAX_POST_LIST	   64		/* WRs chained per ibv_post_send */

@@ -116,7 +116,9 @@ int main(void)
 		cmocka_unit_test(test_post_recv_reset),
 		cmocka_unit_test(test_post_send_reset),
 	};
-	struct lp_rdma_devsel sel = { .gid_index = -1, .tclass = -1 };
+	struct lp_rdma_devsel sel = { .gid_index = -1,
+				      .tclass = -1,
+				      .qp_timeout = LP_RDMA_QP_TIMEOUT_DEFAULT };
 	int ret;
 
 	lp_log_set_level(LP_LOG_ERR);

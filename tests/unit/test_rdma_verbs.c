@@ -122,7 +122,7 @@ int main(void)
 	int ret;
 
 	lp_log_set_level(LP_LOG_ERR);
-	if (lp_rdma_dev_open(&sel, AF_INET, &dev)) {
+	if (lp_rdma_dev_open(&sel, AF_INET, &dev, NULL)) {
 		printf("no usable RDMA device here: verbs error tests need one (run in the guest)\n");
 		return 77;
 	}

@@ -12,7 +12,8 @@
 # mid-way and has no end loses that round's cells only, and says it is incomplete. Each check is
 # shown to fail on its fault (another slow node, a round written as one object per cell, a
 # column of the wrong type, a journal that lost two rounds). A heatmap of more than 512 nodes per
-# axis keeps each bin's worst cell (plots/lpplot.py). Correctness only: no time bound.
+# axis keeps each bin's worst cell (plots/lpplot.py); plots/lpdoc.py labels each verdict's metric
+# with its own rail's block. Correctness only: no time bound.
 set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
@@ -145,6 +146,23 @@ check "the last round's line ($last of $last) cut mid-way, no end: its $lost cel
 cut_journal "$T/cut2.journal" 2
 lost_one cut2 && bad "a journal that lost two rounds passed as one" ||
 	ok "fault: a journal that lost two rounds is caught ($(facts cut2 | cut -d: -f3) cells)"
+
+# the Python reader (plots/lpdoc.py, lp-plot's and lp-report's) names each verdict's metric by
+# the block that holds its node; the fault: the nodes' rail fields moved off their blocks
+rail_labels() { # doc: "True" when every verdict's label names its node's rail
+	/usr/bin/python3 - "$1" <<'PY'
+import sys; sys.path.insert(0, "plots")
+import lpdoc
+d = lpdoc.load(sys.argv[1])
+want = lambda v: [m.label for m in d.metrics if m.test == "write_bw" and v.node in m.nodes]
+print(len(d.verdicts) == 8 and all(v.metrics == want(v) for v in d.verdicts))
+PY
+}
+check "lpdoc: each verdict's metric is its own rail's block (8 rails, 8 labels)" [ "$(rail_labels "$T/doc.json")" = True ]
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [n.__setitem__("rail", (n["rail"] + 1) % 8) for n in d["nodes"]]; json.dump(d, open(sys.argv[2], "w"))' \
+	"$T/doc.json" "$T/moved.json"
+[ "$(rail_labels "$T/moved.json")" = True ] && bad "verdict labels of another rail passed" ||
+	ok "fault: a verdict labelled with another rail's block is caught"
 
 # a heatmap of a 1,030-node rail (plots/lpplot.py worst_bins): each pixel the worst cell of its
 # bin, so node 5's slow row and one slow cell survive the downsampling; the fault: the every-f-th

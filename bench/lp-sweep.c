@@ -53,10 +53,12 @@ static void on_signal(int sig)
 
 /* "fork" is the old name of "process" (a test worker, posix_spawn'ed once and reused) */
 static const char *const isolation_names[] = { "process", "none", "fork", NULL };
+static const char *const reuse_names[] = { "on", "off", NULL };
 
 /* Everything the command line sets; the groups' structs are shared with lp-rdma (rdma/opts.h). */
 struct cli {
 	int schedule, isolation, load;
+	int reuse; /* reuse_names: 0 on, 1 off */
 	double load_time, pair_timeout;
 	unsigned incast_k, k, retest_max, retest_per_node, retest_rounds, poll_ms;
 	uint64_t seed; /* the random schedule's */
@@ -223,6 +225,8 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->error, sizeof(me->error), "%s", x->dev_error);
 		snprintf(me->dev.name, sizeof(me->dev.name), "%s", devname);
 	} else {
+		if (!o->reuse && lp_rdma_dev_reuse(x->dev))
+			lp_warn("no memory for set-up reuse: every test sets up its own");
 		me->dev = *lp_rdma_dev_info(x->dev);
 		if (*mem_p == LP_MEM_CUDA)
 			gpu_topology(me, *mem_dev_p);
@@ -405,6 +409,7 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.progress = o->out.quiet ? NULL : stderr,
 		.absent = o->absent,
 		.isolate = o->isolation != 1,
+		.reuse = !o->reuse,
 		.load = (unsigned)o->load,
 		.load_time_s = o->load_time,
 		.incast_k = (int)o->incast_k,
@@ -797,6 +802,12 @@ static const struct lp_opt sweep_rows[] = {
 	  .help = "process: each side of each test runs in a test process of the rank's (started "
 		  "fresh, not forked, and reused), so a crash or hang in it fails one cell, not the "
 		  "rank; none: in the rank itself; fork: the old name of process" },
+	{ .name = "reuse", LP_OPT_CHOICE_AT(struct cli, reuse), .choices = reuse_names,
+	  .metavar = "ON", .def = "on",
+	  .help = "on: each test process keeps its registered buffers and queue pairs for the next "
+		  "tests (reset and reconnected), and each round's connections are prepared while "
+		  "the round before measures and exchanged in one collective; off: every test sets "
+		  "up and exchanges its own (the comparison)" },
 	{ .name = "load", LP_OPT_CHOICE_AT(struct cli, load), .choices = lp_sweep_load_names,
 	  .metavar = "MODE", .def = "none",
 	  .help = "after the sweep: latency (each pair's latency while the round's other pairs run "

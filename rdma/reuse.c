@@ -16,7 +16,7 @@ void lp_reuse_pool_init(struct lp_reuse_pool *p, void (*release)(void *obj))
 static void key_set(uint8_t *dst, const void *key, size_t klen)
 {
 	memset(dst, 0, LP_REUSE_KEY_MAX);
-	memcpy(dst, key, klen < LP_REUSE_KEY_MAX ? klen : LP_REUSE_KEY_MAX);
+	memcpy(dst, key, klen);
 }
 
 /* The entry holding obj, or NULL (lock held). */
@@ -52,6 +52,8 @@ void *lp_reuse_pool_take(struct lp_reuse_pool *p, const void *key, size_t klen)
 	uint8_t k[LP_REUSE_KEY_MAX];
 	void *obj = NULL;
 
+	if (klen > LP_REUSE_KEY_MAX)
+		return NULL;
 	key_set(k, key, klen);
 	pthread_mutex_lock(&p->lock);
 	for (size_t i = 0; i < p->n && !obj; i++)
@@ -68,6 +70,8 @@ int lp_reuse_pool_add(struct lp_reuse_pool *p, const void *key, size_t klen, voi
 {
 	int ret = 0;
 
+	if (klen > LP_REUSE_KEY_MAX)
+		return -EINVAL;
 	pthread_mutex_lock(&p->lock);
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 8;

@@ -36,7 +36,10 @@ struct lp_reuse_pool {
 void lp_reuse_pool_init(struct lp_reuse_pool *p, void (*release)(void *obj));
 /* An idle object made for key (now busy, counted as reused), or NULL: make one and add it. */
 void *lp_reuse_pool_take(struct lp_reuse_pool *p, const void *key, size_t klen);
-/* A new object for key, busy until put back (counted as created). 0, or -ENOMEM (not added). */
+/*
+ * A new object for key, busy until put back (counted as created). 0, or
+ * -ENOMEM, -EINVAL (a key over LP_REUSE_KEY_MAX: take never finds one): not added.
+ */
 int lp_reuse_pool_add(struct lp_reuse_pool *p, const void *key, size_t klen, void *obj);
 /* obj (busy, from take or add) is idle again; beyond LP_REUSE_IDLE_MAX idle, it is released. */
 void lp_reuse_pool_put(struct lp_reuse_pool *p, void *obj);

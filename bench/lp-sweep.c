@@ -680,6 +680,7 @@ static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 
 	if (!o->model) {
 		*c = *lp_sweep_costs_find(lp_sweep_costs_names[o->costs]);
+		lp_sweep_costs_reuse(c, !o->reuse);
 		return 0;
 	}
 	m = malloc(sizeof(*m));

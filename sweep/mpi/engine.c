@@ -1443,6 +1443,7 @@ static void announce(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		lp_sweep_costs_model(&c, cfg->model->setup_s, cfg->model->test_s);
 	else
 		lp_sweep_costs_dev(&c, &run->nodes[dev].dev);
+	lp_sweep_costs_reuse(&c, cfg->reuse);
 	lp_sweep_predict(&sh, cfg->params, cfg->nmetrics, cfg->screen, &c, &cfg->retest,
 			 cfg->pair_timeout_s, &lp, &x->pred);
 	x->later_s = x->pred.load_s;

@@ -515,8 +515,9 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 			code = LP_EXIT_USAGE; /* a baseline that does not match: no verdict */
 		else if (qrc)
 			rc = qrc;
-		else if (!code && lp_qual_failed(q))
-			code = LP_EXIT_FAIL;
+		else if ((!code || code == LP_SWEEP_EXIT_INCONCLUSIVE) && lp_qual_failed(q))
+			code = LP_EXIT_FAIL; /* measured against the expectation and it is bad: a
+					       * finding, whatever the diagnosis could name */
 	}
 	fflush(stdout);
 	if (o->out.json) {

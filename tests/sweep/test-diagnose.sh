@@ -441,6 +441,9 @@ check "... and the two node sets compared as distributions: median, p5, p95 per 
 diag same "$T/wholejson.json" --baseline "$T/wholejson.json"
 check "the run against itself: every cell matched and the same, PASS; exit 3 (the run's own inconclusive write_bw)" \
 	[ "$(rc same):$(jq_ same "(d['qualification']['baseline']['matched'], d['qualification']['baseline']['regressions'], d['qualification']['verdict'])")" = "3:(24, 0, 'PASS')" ]
+diag floor "$T/wholejson.json" --min-gbps 1000
+check "a floor every cell misses on that inconclusive run: FAIL, exit 1 (a failed qualification is a finding, not a doubt)" \
+	[ "$(rc floor):$(jq_ floor "d['qualification']['verdict']")" = "1:FAIL" ]
 if [ -x "$J" ]; then
 	timeout 60 "$J" "$T/wholejson.json" --baseline "$T/roce.json" --json "$T/judged.json" >"$T/judged.out" 2>"$T/judged.err"
 	check "lp-judge: the same refusal (exit 2), the judged document written and valid" \

@@ -714,6 +714,7 @@ static int conn_mem_get(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_de
 		return ret ? ret : lp_mem_reg(&c->mem, c->dev->pd, c->mr_access, c->fail);
 	}
 	m = lp_reuse_pool_take(&r->mrs, &k, sizeof(k));
+	c->mem_reused = m != NULL;
 	if (!m) {
 		m = calloc(1, sizeof(*m));
 		ret = m ? lp_mem_alloc(m, mem, mem_dev, k.len, c->fail)
@@ -731,6 +732,31 @@ static int conn_mem_get(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_de
 	c->mem = *m;
 	c->mem_cached = m;
 	return 0;
+}
+
+/*
+ * A reused buffer's receiving rings zeroed, as a new buffer is: the last
+ * test's messages must not pass for this one's (a lost message under
+ * --verify, write_lat's counter byte). Its sending rings are filled anew.
+ */
+static int conn_mem_clear(struct lp_rdma_conn *c)
+{
+	static const uint8_t zero[4096];
+	uint64_t len = c->depth * c->slot;
+	int ret = 0;
+
+	for (uint32_t q = 0; q < c->nqps && !ret; q++) {
+		uint64_t off = lp_conn_off(c, q, true, 0);
+
+		if (c->mem_caps & LP_MEM_CAP_CPU_VISIBLE) {
+			memset((uint8_t *)c->mem.addr + off, 0, len);
+			continue;
+		}
+		for (uint64_t done = 0; done < len && !ret; done += sizeof(zero))
+			ret = c->mem.ops->write(&c->mem, off + done, zero,
+						LP_MIN(sizeof(zero), len - done));
+	}
+	return ret ? conn_fail(c, ret, "cannot clear a reused buffer: %s", strerror(-ret)) : 0;
 }
 
 /* CQ sizes for p: the send and receive queues of every QP, and a margin. */
@@ -916,7 +942,9 @@ static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_d
 	if (ret)
 		return ret;
 	c->mem_caps = lp_mem_caps(&c->mem);
-	ret = conn_cqs_get(c);
+	ret = c->mem_reused ? conn_mem_clear(c) : 0;
+	if (!ret)
+		ret = conn_cqs_get(c);
 	if (ret)
 		return ret;
 	c->notify_us = NAN;

@@ -90,6 +90,7 @@ struct lp_rdma_conn {
 	int mr_access;		    /* access flags the buffer was registered with */
 	double notify_us; /* LP_DETECT_GPU: measured GPU->CPU notification (one way), else NaN */
 	struct lp_mem *mem_cached; /* mem is this cached buffer's copy (dev->reuse) */
+	bool mem_reused;	   /* ... used by a test before: its receiving rings are cleared */
 	struct lp_conn_qset *qset; /* scq, rcq, qp[] are this pooled set's (dev->reuse) */
 	bool qset_reused;	   /* ... taken from the pool: its QPs are in RESET */
 };

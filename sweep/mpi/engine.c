@@ -678,6 +678,10 @@ static void xchg_post(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	int len = 2 * cfg->nmetrics * CONN_REC_LEN;
 	bool crossed = getenv("LP_FAULT_CONN_RECORD") != NULL;
 
+	if (xc->pending)
+		return;	   /* a late exchange owns the buffers: this rank is lost already */
+	if (xc->peer >= 0) /* the last exchange of xc is over: its partner's counts cleared */
+		xc->scnt[xc->peer] = xc->rcnt[xc->peer] = 0;
 	xc->round = x->rounds_done + ahead;
 	xc->peer = sl ? (sl->x == x->rank ? sl->y : sl->x) : -1;
 	memset(xc->mine, 0, sizeof(xc->mine));
@@ -703,18 +707,16 @@ static void xchg_post(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			memcpy(xc->sbuf + i * CONN_REC_LEN + 2, w.data, w.len);
 		}
 	}
+	/* the buffers and the count arrays are MPI's until xchg_wait completes the exchange */
 	xc->posted = MPI_Ialltoallv(xc->sbuf, xc->scnt, xc->displ, MPI_BYTE, xc->rbuf, xc->rcnt,
 				    xc->displ, MPI_BYTE, x->comm, &xc->req) == MPI_SUCCESS;
-	if (xc->peer >= 0)
-		xc->scnt[xc->peer] = xc->rcnt[xc->peer] = 0; /* for the next round's partner */
 }
 
 /* The exchange of xc complete (bounded): the partner's records checked into xc->theirs. */
 static void xchg_wait(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct xchg *xc)
 {
-	int bad = 0;
-
 	bool posted = xc->posted;
+	int bad = 0;
 
 	xc->posted = false;
 	if (!posted)

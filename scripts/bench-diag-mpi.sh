@@ -43,7 +43,7 @@ for n in "${NS[@]}"; do
 		for i in $(seq 0 $((trials - 1))); do
 			m=$T/m/n$n-$f-0.8-$i
 			mpi -np "$n" "$B/lp-sweep" --model "$m.model.json" --topology "$m.topo" \
-				--tests write_bw --sizes 1M --isolation none -q --json "$m.json" 2>"$m.err"
+				--tests write_bw --sizes 1M --isolation none --quiet --json "$m.json" 2>"$m.err"
 			rc=$?
 			[ -s "$m.json" ] || { echo "# n=$n $f trial $i: no document (exit $rc): $(tail -1 "$m.err")"; continue 2; }
 			docs+=("$m.json")

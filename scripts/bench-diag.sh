@@ -76,13 +76,14 @@ sim() { # one setting line, run now (--jobs 1) or split per --cv and -f value in
 		done
 	done
 }
-drain() { # the queued jobs, J at once; their lines in queue order, their rows into the CSV
+drain() { # the queued jobs, J at once, each one's rows into the CSV as it ends (a timeout keeps
+	# what finished); then their lines in queue order
 	[ "$nj" -gt 0 ] || return 0
-	ls "$jd" | grep -v '\.' | B=$B xargs -P "$jobs" -I{} bash -c \
-		'j=$0/$1; set -- $(cat "$j"); nice "$B/diag-sim" "$@" --csv "$j.csv" >"$j.out" 2>&1' "$jd" {}
+	ls "$jd" | grep -v '\.' | B=$B CSV=$csv xargs -P "$jobs" -I{} bash -c 'j=$0/$1; set -- $(cat "$j")
+		nice "$B/diag-sim" "$@" --csv "$j.csv" >"$j.out" 2>&1
+		{ flock 9; if [ -s "$CSV" ]; then tail -n +2 "$j.csv"; else cat "$j.csv"; fi >>"$CSV"; } 9>"$0/.lock"' "$jd" {}
 	for j in $(ls "$jd" | grep -v '\.'); do
 		echo "\$ diag-sim $(cat "$jd/$j")"; cat "$jd/$j.out"; echo
-		[ -s "$csv" ] && tail -n +2 "$jd/$j.csv" >>"$csv" || cat "$jd/$j.csv" >>"$csv"
 	done
 }
 upto() { for n in "$@"; do [ "$n" -ge "$nmin" ] && [ "$n" -le "$nmax" ] && echo "$n"; done; } # the sizes --n-min/max allow

@@ -1,5 +1,5 @@
 # linkperf — GNU make. Targets: all (default), check, check-quick|guest|fabric|slow|gpu (one tier),
-# check-asan, check-headers, check-format, format,
+# check-asan, check-headers, check-format, check-fnlen, format,
 # asan, fuzz, fuzz-seeds, demo, bench, clean, man, completions, schemas, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
 # Detects rdma-core, CUDA and Open MPI; what is missing is skipped with a message.
 
@@ -105,7 +105,7 @@ UNIT_SRC := $(filter-out tests/unit/test_gpu_%,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: ldlibs all check check-asan check-headers check-format format asan demo bench clean info man completions schemas \
+.PHONY: ldlibs all check check-asan check-headers check-format check-fnlen format asan demo bench clean info man completions schemas \
 	install uninstall version FORCE
 all: info $(TOOLS) $(if $(filter 1,$(HAVE_CMOCKA)),$(UNIT_BIN))
 
@@ -286,13 +286,17 @@ asan:
 check-asan: asan
 	LP_BUILD=build/asan LP_SAN=1 LP_TESTS="unit vm" LP_TEST_FILTER='^(unit/|vm/test-lp-rdma$$)' tests/run-all.sh
 
-# ---- habits: every header compiles alone and keeps out of module internals; the tree is formatted
+# ---- habits: every header compiles alone and keeps out of module internals; the tree is formatted;
+# no function is over 120 lines
 check-headers:
 	$(Q)CC="$(CC)" MPICC="$(MPICC)" LP_CPPFLAGS="$(CPPFLAGS_ALL)" LP_CFLAGS="-std=gnu11 $(WARN)" \
 		LP_HAVE_VERBS=$(HAVE_VERBS) LP_HAVE_CUDA=$(HAVE_CUDA) LP_HAVE_MPI=$(HAVE_MPI) scripts/check-headers.sh
 
 check-format:
 	$(Q)scripts/check-format.sh
+
+check-fnlen:
+	$(Q)scripts/check-fnlen.sh
 
 format:
 	$(Q)scripts/check-format.sh --fix

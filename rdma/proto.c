@@ -338,22 +338,3 @@ int lp_proto_take(struct lp_oob *oob, uint16_t want, void *msg, uint16_t type, c
 				   oob->peer_name);
 	return 0;
 }
-
-int lp_fail_vset(struct lp_fail *f, int err, const char *fmt, va_list ap)
-{
-	if (!f->err) {
-		f->err = err;
-		vsnprintf(f->why, sizeof(f->why), fmt, ap);
-	}
-	return err;
-}
-
-int lp_fail_set(struct lp_fail *f, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	lp_fail_vset(f, err, fmt, ap);
-	va_end(ap);
-	return err;
-}

@@ -256,7 +256,7 @@ static int doc_view(struct lp_rdma_doc *d, const struct lp_rdma_report *rep)
 	d->port = rep->port;
 	d->tclass = rep->tclass;
 	d->sl = rep->sl;
-	d->qp_timeout = rep->qp_timeout ? rep->qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
+	d->qp_timeout = rep->qp_timeout;
 	d->local_device = *rep->local_dev;
 	d->has_affinity = a && a->known;
 	if (d->has_affinity) {

@@ -524,22 +524,6 @@ void lp_sweep_load_json(struct lp_json *j, const struct lp_sweep_run *r)
 }
 
 /* An array of objects: rec's members and more (members: key, schema writer) */
-static void schema_array_open(struct lp_json *j, const char *key, const struct lp_record *rec)
-{
-	lp_json_obj_begin(j, key);
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema_open(rec, j);
-}
-
-static void schema_array_close(struct lp_json *j, const struct lp_record *rec,
-			       const char *const *extra)
-{
-	lp_record_schema_close(rec, extra, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
-}
-
 static void schema_metric(struct lp_json *j)
 {
 	lp_json_obj_begin(j, "metric");
@@ -554,28 +538,24 @@ void lp_sweep_load_schema(struct lp_json *j)
 		    "--load: the latency under load and incast figures, from the attempts");
 	lp_json_str(j, "type", "object");
 	lp_json_obj_begin(j, "properties");
-	schema_array_open(j, "latency", &load_lat_record);
+	lp_record_schema_array_open(&load_lat_record, "latency", j);
 	lp_json_obj_begin(j, "cells");
 	lp_record_schema_columns(&load_cell_record, 0, j);
 	lp_json_obj_end(j);
 	lp_json_obj_begin(j, "nodes");
 	lp_record_schema_columns(&load_node_record, 0, j);
 	lp_json_obj_end(j);
-	schema_array_close(j, &load_lat_record, (const char *const[]){ "cells", "nodes", NULL });
+	lp_record_schema_array_close(&load_lat_record,
+				     (const char *const[]){ "cells", "nodes", NULL }, j);
 	lp_json_obj_begin(j, "incast");
 	lp_json_str(j, "type", "array");
 	lp_json_obj_begin(j, "items");
 	lp_json_str(j, "type", "object");
 	lp_json_obj_begin(j, "properties");
 	schema_metric(j);
-	schema_array_open(j, "receivers", &incast_record);
-	lp_json_obj_begin(j, "senders");
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema(&sender_record, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
-	schema_array_close(j, &incast_record, (const char *const[]){ "senders", NULL });
+	lp_record_schema_array_open(&incast_record, "receivers", j);
+	lp_record_schema_array(&sender_record, "senders", j);
+	lp_record_schema_array_close(&incast_record, (const char *const[]){ "senders", NULL }, j);
 	lp_json_obj_end(j);
 	lp_json_arr_begin(j, "required");
 	lp_json_str(j, NULL, "metric");

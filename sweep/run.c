@@ -28,7 +28,6 @@ int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 	r->sched_name = "round-robin";
 	r->attempt = 1;
 	r->tclass = -1; /* the device's */
-	r->qp_timeout = LP_RDMA_QP_TIMEOUT_DEFAULT;
 	return 0;
 }
 

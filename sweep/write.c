@@ -214,19 +214,6 @@ static void json_metrics(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_arr_end(j);
 }
 
-/* An array member of n records of rec, stride bytes apart. */
-static void json_rows(struct lp_json *j, const char *key, const struct lp_record *rec,
-		      const void *base, size_t n, size_t stride)
-{
-	lp_json_arr_begin(j, key);
-	for (size_t i = 0; i < n; i++) {
-		lp_json_obj_begin(j, NULL);
-		lp_record_json(rec, (const uint8_t *)base + i * stride, j);
-		lp_json_obj_end(j);
-	}
-	lp_json_arr_end(j);
-}
-
 static void json_missing_pair(void *arg, const struct lp_sweep_run *r, int a, int b,
 			      const char *labels)
 {
@@ -249,14 +236,15 @@ void lp_sweep_json_head(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_obj_begin(j, "run");
 	lp_record_json(&lp_sweep_run_record, r, j);
 	lp_json_obj_end(j);
-	json_rows(j, "nodes", &lp_sweep_node_record, r->nodes, (size_t)r->n, sizeof(*r->nodes));
+	lp_record_json_array(&lp_sweep_node_record, r->nodes, (size_t)r->n, sizeof(*r->nodes),
+			     "nodes", j);
 	json_metrics(j, r);
 }
 
 void lp_sweep_json_verdicts(struct lp_json *j, const struct lp_sweep_run *r)
 {
-	json_rows(j, "verdicts", &lp_verdict_record, r->verdicts, (size_t)r->nverdicts,
-		  sizeof(*r->verdicts));
+	lp_record_json_array(&lp_verdict_record, r->verdicts, (size_t)r->nverdicts,
+			     sizeof(*r->verdicts), "verdicts", j);
 }
 
 /* "counter_nodes": each node's partners with counters read, and those whose pair moved. */
@@ -294,8 +282,8 @@ int lp_sweep_write_json_extra(const struct lp_sweep_run *r, FILE *f, int exit_co
 	lp_sweep_load_json(&j, r);
 	lp_sweep_coll_json(&j, r);
 	lp_sweep_json_verdicts(&j, r);
-	json_rows(&j, "counter_sums", &lp_sweep_ctr_sum_record, r->ev.sums, r->ev.nsums,
-		  sizeof(*r->ev.sums));
+	lp_record_json_array(&lp_sweep_ctr_sum_record, r->ev.sums, r->ev.nsums, sizeof(*r->ev.sums),
+			     "counter_sums", &j);
 	json_ctr_nodes(&j, r);
 	if (extra)
 		extra(&j, arg);
@@ -310,17 +298,6 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 }
 
 /* ---- the schema: the same shape, from the same records ---- */
-
-/* Member key: an array of records of rec. */
-static void schema_rows(struct lp_json *j, const char *key, const struct lp_record *rec)
-{
-	lp_json_obj_begin(j, key);
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema(rec, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
-}
 
 static void schema_rec(struct lp_json *j, const char *key, const struct lp_record *rec,
 		       bool nullable)
@@ -350,26 +327,18 @@ static void schema_const(struct lp_json *j, const char *key, const char *val)
 
 static void schema_metrics(struct lp_json *j)
 {
-	lp_json_obj_begin(j, "metrics");
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema_open(&lp_sweep_metric_record, j);
+	lp_record_schema_array_open(&lp_sweep_metric_record, "metrics", j);
 	schema_rec(j, "diagnosis", &lp_sweep_diag_record, true);
 	schema_rec(j, "effects", &lp_sweep_effects_record, true);
 	schema_rec(j, "error_control", &lp_sweep_errctl_record, true);
-	lp_record_schema_close(
+	lp_record_schema_array_close(
 		&lp_sweep_metric_record,
 		(const char *const[]){ "diagnosis", "effects", "error_control", NULL }, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
 }
 
 static void schema_blocks(struct lp_json *j)
 {
-	lp_json_obj_begin(j, "blocks");
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema_open(&lp_sweep_block_record, j);
+	lp_record_schema_array_open(&lp_sweep_block_record, "blocks", j);
 	lp_json_obj_begin(j, "cells");
 	lp_json_str(j, "description", "nodes x nodes resolved cells in row order (row = client)");
 	lp_record_schema_columns(&lp_sweep_rcell_record, 0, j);
@@ -380,10 +349,8 @@ static void schema_blocks(struct lp_json *j)
 		"each ordered pair's sweep attempt (rows: its index in the matrix); metric, client, server and phase implied");
 	lp_record_schema_columns(&lp_sweep_cell_record, lp_sweep_block_implied(), j);
 	lp_json_obj_end(j);
-	lp_record_schema_close(&lp_sweep_block_record,
-			       (const char *const[]){ "cells", "sweep", NULL }, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
+	lp_record_schema_array_close(&lp_sweep_block_record,
+				     (const char *const[]){ "cells", "sweep", NULL }, j);
 }
 
 static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
@@ -396,7 +363,7 @@ static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
 	lp_json_str(j, "type", "object");
 	lp_json_obj_end(j);
 	schema_rec(j, "run", &lp_sweep_run_record, false);
-	schema_rows(j, "nodes", &lp_sweep_node_record);
+	lp_record_schema_array(&lp_sweep_node_record, "nodes", j);
 	schema_metrics(j);
 	schema_rec(j, "topology", &lp_sweep_topo_record, true);
 	schema_blocks(j);
@@ -406,7 +373,7 @@ static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
 		"every attempt not in a block's sweep columns: retests, load modes, repeated attempts");
 	lp_record_schema_columns(&lp_sweep_cell_record, 0, j);
 	lp_json_obj_end(j);
-	schema_rows(j, "missing", &lp_sweep_missing_record);
+	lp_record_schema_array(&lp_sweep_missing_record, "missing", j);
 	lp_sweep_load_schema(j);
 	lp_json_obj_begin(j, "collectives");
 	lp_json_str(
@@ -414,8 +381,8 @@ static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
 		"lp-sweep --collective: results, links, ceilings, verdicts, imports, claims (sweep/collrun.c)");
 	lp_json_str(j, "type", "object");
 	lp_json_obj_end(j);
-	schema_rows(j, "verdicts", &lp_verdict_record);
-	schema_rows(j, "counter_sums", &lp_sweep_ctr_sum_record);
+	lp_record_schema_array(&lp_verdict_record, "verdicts", j);
+	lp_record_schema_array(&lp_sweep_ctr_sum_record, "counter_sums", j);
 	lp_json_obj_begin(j, "counter_nodes");
 	lp_json_str(j, "description", "per node (entry k: node k; none without counters)");
 	lp_record_schema_columns(&lp_sweep_ctr_node_record, 0, j);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 #include "rdma/reuse.h"
 
@@ -98,7 +99,7 @@ static int rdma_serve(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		      const struct lp_rdma_server_opts *so, const struct lp_sweep_conn *conn)
 {
 	(void)conn;
-	return lp_rdma_server_session(dev, oob, so, NULL, 0);
+	return lp_rdma_server_session(dev, oob, so, NULL);
 }
 
 /*
@@ -347,6 +348,7 @@ static void model_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_
 					.round = t->c.round };
 	double s = m->setup_s + m->test_s, v = NAN;
 	char why[LP_SWEEP_ERR_LEN] = "";
+	struct lp_fail mf = { 0 }; /* the model's failure of this cell */
 	bool prepared;
 	struct model_conn *conn = model_session_conn(t->conn.mine, t->c.metric, false, &prepared);
 	int ret = conn ? 0 : -ENOMEM;
@@ -360,10 +362,10 @@ static void model_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_
 	if (!ret)
 		ret = model_done(oob, t, why, sizeof(why));
 	if (!ret)
-		ret = lp_sweep_model_draw(m, &k, &v, why, sizeof(why));
+		ret = lp_sweep_model_draw(m, &k, &v, &mf);
 	model_conn_put(conn, !ret);
 	if (ret)
-		cell_error(&t->c, ret, why);
+		cell_error(&t->c, ret, why[0] ? why : lp_fail_msg(&mf));
 	else
 		model_cell(&t->c, &t->p, m->rate_gbps, v);
 }

@@ -41,7 +41,7 @@ static const struct lp_opt_cmd rdma_like = { .synopsis = "t", .groups = groups }
 static int parse(const struct lp_opt_cmd *cmd, struct tool *t, const char *const *words)
 {
 	const char *argv[32] = { "t" };
-	char why[256];
+	struct lp_fail why;
 	int argc = 1, npos, ret;
 	bool help;
 
@@ -51,9 +51,9 @@ static int parse(const struct lp_opt_cmd *cmd, struct tool *t, const char *const
 	while (words[argc - 1])
 		argv[argc] = words[argc - 1], argc++;
 	ret = lp_opt_parse(cmd, t, argc, (char **)argv, NULL, &npos, &help);
-	if (!ret && lp_rdma_memsel_resolve(&t->mem, why, sizeof(why)))
+	if (!ret && lp_rdma_memsel_resolve(&t->mem, lp_fresh(&why)))
 		ret = -EINVAL;
-	if (!ret && lp_rdma_plan_opts_resolve(&t->plan, why, sizeof(why)))
+	if (!ret && lp_rdma_plan_opts_resolve(&t->plan, lp_fresh(&why)))
 		ret = -EINVAL;
 	return ret;
 }
@@ -88,7 +88,7 @@ static void test_sizes(void **state)
 static void test_iters(void **state)
 {
 	struct lp_rdma_params runs[8];
-	char why[200];
+	struct lp_fail why;
 	struct tool t;
 	int n;
 
@@ -96,7 +96,7 @@ static void test_iters(void **state)
 	assert_int_equal(PARSE(&rdma_like, &t, "-n", "10", "--bw-iters", "20"), 0);
 	assert_true(t.plan.plan.iters_set[LP_PLAN_LAT] && t.plan.plan.iters[LP_PLAN_LAT] == 10);
 	assert_true(t.plan.plan.iters_set[LP_PLAN_BW] && t.plan.plan.iters[LP_PLAN_BW] == 20);
-	assert_int_equal(lp_rdma_plan_build(&t.plan.plan, runs, 8, &n, why, sizeof(why)), 0);
+	assert_int_equal(lp_rdma_plan_build(&t.plan.plan, runs, 8, &n, lp_fresh(&why)), 0);
 	assert_int_equal(n, 2);
 	assert_true(runs[0].test == LP_RDMA_WRITE_LAT && runs[0].iters == 10 && runs[0].size == 2);
 	assert_true(runs[1].test == LP_RDMA_WRITE_BW && runs[1].iters == 20 &&

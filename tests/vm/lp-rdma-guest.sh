@@ -2,14 +2,8 @@
 # lp-rdma checks inside one Soft-RoCE guest (run by tests/vm/test-lp-rdma.sh through scripts/lp-vm).
 # Each check prints "ok NAME" or "FAIL NAME: why"; the script exits with the number of failures.
 # Env: LP_BUILD (build dir), LP_VM_IP, LP_VM_DEV, OUT (a writable dir for JSON files).
-B=${LP_BUILD:-build}/lp-rdma
-IP=$LP_VM_IP
-OUT=${OUT:-/tmp/lp-rdma-test}
-mkdir -p "$OUT"
-fails=0
-PORT=19000
-
 . tests/guest-lib.sh
+guest_one 19000 /tmp/lp-rdma-test
 
 # json_check FILE EXPECTED_RESULTS [extra python condition on d]
 json_check() {

@@ -15,10 +15,9 @@ set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
 if [ "${1:-}" != --guest ]; then
-	command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
-	[ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
-	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-soak.XXXXXX")
-	trap 'rm -rf "$out"' EXIT
+	. tests/host-lib.sh
+	host_needs qemu lp-rdma
+	host_out "" lp-soak
 	n=${LP_SOAK_SESSIONS:-120}
 	scripts/lp-vm --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" \
 		"LP_BUILD=$B OUT=$out LP_SOAK_SESSIONS=$n LP_SOAK_WARMUP=${LP_SOAK_WARMUP:-50}" \

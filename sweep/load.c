@@ -37,13 +37,13 @@ void lp_load_cell_impact(struct lp_load_cell *c)
 }
 
 /* The last successful cell of (m, a, b) in phase (NULL: none). */
-static const struct lp_sweep_cell *ok_cell(const struct lp_sweep_run *r, int m, int a, int b,
-					   int phase)
+static const struct lp_sweep_att *ok_cell(const struct lp_sweep_run *r, int m, int a, int b,
+					  int phase)
 {
-	const struct lp_sweep_cell *last = NULL;
+	const struct lp_sweep_att *last = NULL;
 
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 
 		if (c->metric == m && c->a == a && c->b == b && c->phase == phase && !c->status)
 			last = c;
@@ -70,7 +70,7 @@ static double node_median(const double *v, int n, int i, double *tmp)
 static void pair_impact(const struct lp_sweep_run *r, int m, int a, int b, int ph,
 			struct lp_load_cell *c)
 {
-	const struct lp_sweep_cell *idle = NULL, *ld = NULL;
+	const struct lp_sweep_att *idle = NULL, *ld = NULL;
 
 	if (m >= 0 && a >= 0) {
 		idle = ok_cell(r, m, a, b, LP_PHASE_SWEEP);
@@ -119,7 +119,7 @@ int lp_sweep_load_matrix(const struct lp_sweep_run *r, int m, struct lp_load_cel
 }
 
 int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_incast *ic,
-		    const struct lp_sweep_cell **cells)
+		    const struct lp_sweep_att **cells)
 {
 	double rate = r->nodes[recv].dev.rate_gbps;
 	double *x = malloc(((size_t)r->n + 1) * sizeof(double));
@@ -131,7 +131,7 @@ int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_inc
 	if (!x)
 		return 0;
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 		bool ok = !c->status && isfinite(c->gbits_s);
 
 		if (c->phase == LP_PHASE_INCAST_VICTIM && c->b == recv && ic->vic_metric < 0) {
@@ -464,7 +464,7 @@ out:
 }
 
 static void json_receiver(struct lp_json *j, const struct lp_sweep_run *r, int m, int b,
-			  const struct lp_incast *all, const struct lp_sweep_cell **cells)
+			  const struct lp_incast *all, const struct lp_sweep_att **cells)
 {
 	struct lp_incast ic;
 
@@ -489,7 +489,7 @@ static void json_receiver(struct lp_json *j, const struct lp_sweep_run *r, int m
 static void json_incast(struct lp_json *j, const struct lp_sweep_run *r, int m)
 {
 	struct lp_incast *ics = calloc(r->n, sizeof(*ics));
-	const struct lp_sweep_cell **cells = calloc(r->n, sizeof(*cells));
+	const struct lp_sweep_att **cells = calloc(r->n, sizeof(*cells));
 
 	if (!ics || !cells)
 		goto out;
@@ -639,7 +639,7 @@ int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix)
 {
 	int n = r->n, rc = 0;
 	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
-	const struct lp_sweep_cell **cells = calloc(n, sizeof(*cells));
+	const struct lp_sweep_att **cells = calloc(n, sizeof(*cells));
 	struct lp_incast *ics = calloc(n, sizeof(*ics));
 	char path[4096];
 	FILE *f;

@@ -106,6 +106,37 @@ struct lp_sweep_cell {
 	struct lp_sweep_ctr_end ctr_client, ctr_server; /* counters that moved on each end */
 };
 
+/*
+ * A cell as the run keeps it (r->cells): struct lp_sweep_cell's fields but its
+ * error text and the counters that moved, which sit in r->extra, only for the
+ * cells that have any (x: their index there + 1; 0 none). About 200 bytes
+ * instead of 1,352: a 1,024-node, 8-rail run holds 17 million cells.
+ * lp_sweep_add_cell packs a cell, lp_sweep_cell_get unpacks one.
+ */
+struct lp_sweep_att {
+	int32_t metric;
+	int32_t a, b;
+	int32_t phase; /* enum lp_phase */
+	int32_t round;
+	int32_t attempt;
+	int32_t status;
+	uint32_t x; /* r->extra[x - 1] holds its error text and moved counters; 0 none */
+	double value;
+	double wall_s;
+	struct lp_summary lat;
+	bool halved;
+	bool ctr_valid[2]; /* the client's and the server's counters were read */
+	double gbytes_s, gbits_s, mmsg_s, pct_link;
+	uint64_t iters;
+	double ival_min, ival_max;
+};
+
+/* What few cells have: an error text, counters that moved. */
+struct lp_sweep_att_extra {
+	char error[LP_SWEEP_ERR_LEN];
+	struct lp_sweep_ctr_end ctr_client, ctr_server;
+};
+
 /* e = m's error/congestion entries (the first LP_SWEEP_CELL_CTR; the rest counted in more). */
 void lp_sweep_ctr_end_fill(struct lp_sweep_ctr_end *e, const struct lp_ctr_moved *m);
 
@@ -204,8 +235,10 @@ struct lp_sweep_run {
 	struct lp_sweep_node *nodes; /* n */
 	int nmetrics;
 	struct lp_sweep_metric metrics[LP_SWEEP_MAX_METRICS];
-	struct lp_sweep_cell *cells;
+	struct lp_sweep_att *cells; /* every attempt, in the order added */
 	size_t ncells, cap;
+	struct lp_sweep_att_extra *extra; /* the cells' error texts and counters (sparse) */
+	size_t nextra, extra_cap;
 	/* how it ran (echoed into the JSON) */
 	const struct lp_sched *sched; /* may be NULL */
 	const char *sched_name;
@@ -251,6 +284,16 @@ int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, b
 			uint64_t size);
 int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c);
 void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int phase, int round);
+/* Cell k of r (k < r->ncells) unpacked into c, its error text and counters with it. */
+void lp_sweep_cell_get(const struct lp_sweep_run *r, size_t k, struct lp_sweep_cell *c);
+/* Cell k (k < r->ncells) replaced by c (in range as lp_sweep_add_cell's). 0, -EINVAL or -ENOMEM. */
+int lp_sweep_cell_set(struct lp_sweep_run *r, size_t k, const struct lp_sweep_cell *c);
+/* A kept cell's error text ("" none) and its counters on one end (0 client, 1 server). */
+const char *lp_sweep_att_error(const struct lp_sweep_run *r, const struct lp_sweep_att *c);
+const struct lp_sweep_ctr_end *lp_sweep_att_ctr(const struct lp_sweep_run *r,
+						const struct lp_sweep_att *c, int end);
+/* Room for n more cells at once (a reader that knows how many it holds). 0 or -ENOMEM. */
+int lp_sweep_reserve(struct lp_sweep_run *r, size_t n);
 
 /*
  * The matrix diagnosis sees for one metric: a sweep cell and its isolated

@@ -22,15 +22,30 @@
 
 /* The rows of a block's "sweep" columns and of "attempts": cells of r by index, NULL none. */
 struct cell_rows {
-	const struct lp_sweep_run *r;
-	const size_t *idx; /* per row: a cell index, or SIZE_MAX */
+	const size_t *idx;	       /* per row: a cell index, or SIZE_MAX */
+	const struct lp_sweep_cell *c; /* per row: the cell unpacked */
 };
 
 static const void *cell_row(void *arg, size_t i)
 {
 	const struct cell_rows *cr = arg;
 
-	return cr->idx[i] == SIZE_MAX ? NULL : &cr->r->cells[cr->idx[i]];
+	return cr->idx[i] == SIZE_MAX ? NULL : &cr->c[i];
+}
+
+/* Columns key of the cells idx[0..n) of r (SIZE_MAX: no cell in that row); skip as lp_rec_rows's. */
+static int json_cell_rows(struct lp_json *j, const struct lp_sweep_run *r, const size_t *idx,
+			  size_t n, uint64_t skip, const char *key)
+{
+	struct cell_rows cr = { idx, lp_sweep_cells_unpack(r, idx, 0, n) };
+
+	if (!cr.c)
+		return -ENOMEM;
+	lp_record_json_columns(
+		&lp_sweep_cell_record,
+		&(struct lp_rec_rows){ .n = n, .get = cell_row, .arg = &cr, .skip = skip }, key, j);
+	free((void *)cr.c);
+	return 0;
 }
 
 /* Block blk's sweep attempt per ordered pair (the first measured), marking the cells taken. */
@@ -42,7 +57,7 @@ static void block_sweep(const struct lp_sweep_run *r, const struct lp_sweep_bloc
 	for (size_t x = 0; x < nn; x++)
 		idx[x] = SIZE_MAX;
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 		size_t x;
 
 		if (c->metric != blk->metric || c->phase != LP_PHASE_SWEEP || pos[c->a] < 0 ||
@@ -125,7 +140,6 @@ static int json_block(struct lp_json *j, const struct lp_sweep_run *r,
 {
 	size_t nn = (size_t)blk->nb * blk->nb;
 	struct block_out o;
-	struct cell_rows cr;
 	int rc = block_out_alloc(&o, r, blk->nb);
 
 	if (rc)
@@ -137,19 +151,13 @@ static int json_block(struct lp_json *j, const struct lp_sweep_run *r,
 	rc = block_resolve(r, blk, &o);
 	if (!rc) {
 		block_sweep(r, blk, o.pos, o.idx, taken);
-		cr = (struct cell_rows){ r, o.idx };
 		lp_json_obj_begin(j, NULL);
 		lp_record_json(&lp_sweep_block_record, blk, j);
 		lp_record_json_columns(
 			&lp_sweep_rcell_record,
 			&(struct lp_rec_rows){ .n = nn, .base = o.rc, .stride = sizeof(*o.rc) },
 			"cells", j);
-		lp_record_json_columns(&lp_sweep_cell_record,
-				       &(struct lp_rec_rows){ .n = nn,
-							      .get = cell_row,
-							      .arg = &cr,
-							      .skip = lp_sweep_block_implied() },
-				       "sweep", j);
+		rc = json_cell_rows(j, r, o.idx, nn, lp_sweep_block_implied(), "sweep");
 		lp_json_obj_end(j);
 	}
 	block_out_free(&o);
@@ -172,12 +180,7 @@ static int json_cells(struct lp_json *j, const struct lp_sweep_run *r)
 		if (!taken[k])
 			rest[nrest++] = k;
 	if (!rc)
-		lp_record_json_columns(
-			&lp_sweep_cell_record,
-			&(struct lp_rec_rows){ .n = nrest,
-					       .get = cell_row,
-					       .arg = &(struct cell_rows){ r, rest } },
-			"attempts", j);
+		rc = json_cell_rows(j, r, rest, nrest, 0, "attempts");
 	lp_sweep_blocks_free(blocks, nblocks);
 	free(taken);
 	free(rest);

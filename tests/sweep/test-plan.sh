@@ -54,7 +54,6 @@ for k, v in checks.items():
         print("FAIL", k, json.dumps(p)[:600])
 sys.exit(0 if all(checks.values()) else 1)
 EOF
-done
 for args in "--plan" "--plan --nodes 1" "--plan --nodes 8 --costs nosuch" "--plan --nodes 8 --schedule nosuch"; do
 	# shellcheck disable=SC2086 # word lists
 	out=$("$B/lp-sweep" $args 2>&1)

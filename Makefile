@@ -1,5 +1,5 @@
 # linkperf — GNU make. Targets: all (default), check, check-quick|guest|fabric|slow|gpu (one tier),
-# check-asan, check-headers, check-format, format,
+# check-asan, check-headers, check-format, check-fnlen, format,
 # asan, fuzz, fuzz-seeds, demo, bench, clean, man, completions, schemas, install, uninstall (PREFIX, default /usr/local, and DESTDIR), version.
 # Detects rdma-core, CUDA and Open MPI; what is missing is skipped with a message.
 
@@ -24,8 +24,9 @@ endif
 MPICC       ?= mpicc
 HAVE_MPI    ?= $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 
-# gpu/doc.c (lp-gpu's document as records) has no CUDA: qual/ reads lp-gpu's documents anywhere
-LIB_SRC := $(wildcard common/*.c) $(wildcard qual/*.c) gpu/doc.c
+# gpu/doc.c (lp-gpu's document as records) and gpu/inventory.c (GPUs for the inventory: NVML at
+# run time) have no CUDA: qual/ reads lp-gpu's documents and every tool lists GPUs anywhere
+LIB_SRC := $(wildcard common/*.c) $(wildcard qual/*.c) gpu/doc.c gpu/inventory.c
 ifeq ($(HAVE_VERBS),1)
 LIB_SRC += $(wildcard rdma/*.c) $(wildcard sweep/*.c)
 CPPFLAGS_ALL += -DLP_HAVE_VERBS=1
@@ -44,7 +45,7 @@ LDLIBS_ALL += -ljansson
 endif
 LIB_CU :=
 ifeq ($(HAVE_CUDA),1)
-LIB_SRC += $(filter-out gpu/doc.c,$(wildcard gpu/*.c))
+LIB_SRC += $(filter-out gpu/doc.c gpu/inventory.c,$(wildcard gpu/*.c))
 LIB_CU  := $(wildcard gpu/*.cu)
 CPPFLAGS_ALL += -DLP_HAVE_CUDA=1 -isystem $(CUDA_HOME)/include
 # Static cudart and a dlopen'ed driver: the binaries run (and exit 77) where no driver is.
@@ -105,7 +106,7 @@ UNIT_SRC := $(filter-out tests/unit/test_gpu_%,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: ldlibs all check check-asan check-headers check-format format asan demo bench clean info man completions schemas \
+.PHONY: ldlibs all check check-asan check-headers check-format check-fnlen format asan demo bench clean info man completions schemas \
 	install uninstall version FORCE
 all: info $(TOOLS) $(if $(filter 1,$(HAVE_CMOCKA)),$(UNIT_BIN))
 
@@ -186,8 +187,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 # asked with --help; man/TOOL.1.in holds the hand-written sections around @OPTIONS@.
 # lp-switch (the guest fabric), diag-sim and coll-sim (the simulators) and sweep-synth (synthetic
 # documents) are test helpers, not installed.
-PROGS      := $(filter-out lp-switch diag-sim coll-sim sweep-synth,$(notdir $(TOOLS))) lp-plot lp-report
-prog_path   = $(if $(filter lp-plot lp-report,$(1)),plots/$(1),$(BUILD)/$(1))
+PROGS      := $(filter-out lp-switch diag-sim coll-sim sweep-synth,$(notdir $(TOOLS))) lp-plot lp-report \
+	      lp-qualify
+prog_path   = $(if $(filter lp-plot lp-report,$(1)),plots/$(1),$(if $(filter lp-qualify,$(1)),scripts/$(1),$(BUILD)/$(1)))
 MAN_DATE   := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%F)
 MANS       := $(PROGS:%=$(BUILD)/man/%.1)
 COMPLETIONS := $(PROGS:%=$(BUILD)/completions/%)
@@ -286,13 +288,17 @@ asan:
 check-asan: asan
 	LP_BUILD=build/asan LP_SAN=1 LP_TESTS="unit vm" LP_TEST_FILTER='^(unit/|vm/test-lp-rdma$$)' tests/run-all.sh
 
-# ---- habits: every header compiles alone and keeps out of module internals; the tree is formatted
+# ---- habits: every header compiles alone and keeps out of module internals; the tree is formatted;
+# no function is over 120 lines
 check-headers:
 	$(Q)CC="$(CC)" MPICC="$(MPICC)" LP_CPPFLAGS="$(CPPFLAGS_ALL)" LP_CFLAGS="-std=gnu11 $(WARN)" \
 		LP_HAVE_VERBS=$(HAVE_VERBS) LP_HAVE_CUDA=$(HAVE_CUDA) LP_HAVE_MPI=$(HAVE_MPI) scripts/check-headers.sh
 
 check-format:
 	$(Q)scripts/check-format.sh
+
+check-fnlen:
+	$(Q)scripts/check-fnlen.sh
 
 format:
 	$(Q)scripts/check-format.sh --fix

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/meta.h"
 #include "common/opt.h"
@@ -44,7 +45,7 @@ static void on_signal(int sig)
 
 /* Everything the command line sets; the groups' structs are shared with lp-sweep (rdma/opts.h). */
 struct cli {
-	bool server, once, topo, counters, check, no_numa, cm_port_set;
+	bool server, once, topo, counters, check, inventory, no_numa, cm_port_set;
 	const char *bind;
 	unsigned port, cm_port;
 	double wait_s;
@@ -294,11 +295,10 @@ struct client {
 /* --key FILE, loaded (and its mode checked) before anything is touched: 0, -EINVAL, -EOPNOTSUPP. */
 static int load_key(const struct cli *o, struct lp_rdma_key *key)
 {
-	char why[320];
-	int ret = o->key_path ? lp_rdma_key_load(o->key_path, key, why, sizeof(why)) : 0;
+	struct lp_fail f = { 0 };
+	int ret = o->key_path ? lp_rdma_key_load(o->key_path, key, &f) : 0;
 
-	if (ret)
-		lp_err("%s", why);
+	lp_fail_report(&f, ret);
 	return ret;
 }
 
@@ -306,25 +306,24 @@ static int load_key(const struct cli *o, struct lp_rdma_key *key)
 static int open_session(const struct cli *o, struct client *c)
 {
 	uint64_t deadline = lp_now_ns() + (uint64_t)(o->wait_s * 1e9);
-	char why[320];
+	struct lp_fail f = { 0 };
 	unsigned retry;
 	int ret;
 
 	for (;;) {
 		if (connect_server(o, deadline, &c->fd))
 			return -EIO; /* said why */
-		ret = lp_rdma_client_open(&c->oob, o->key_path ? &c->key : NULL, &retry, why,
-					  sizeof(why));
+		lp_fail_clear(&f);
+		ret = lp_rdma_client_open(&c->oob, o->key_path ? &c->key : NULL, &retry, &f);
 		if (ret != -EBUSY || stop_flag || lp_now_ns() + 1000000000ull > deadline)
 			break;
-		lp_info("%s", why);
+		lp_info("%s", lp_fail_msg(&f));
 		close(c->fd);
 		c->fd = -1;
 		lp_sleep_ms(
 			1000); /* a second, not retry_s: that is the phase's bound, often far off */
 	}
-	if (ret)
-		lp_err("%s", why);
+	lp_fail_report(&f, ret);
 	return ret;
 }
 
@@ -332,7 +331,7 @@ static int open_session(const struct cli *o, struct client *c)
 static int client_plan(const struct cli *o, struct client *c)
 {
 	const int max = LP_RDMA_NTESTS * 2 * LP_SIZES_MAX;
-	char why[200];
+	struct lp_fail f = { 0 };
 	int ret;
 
 	c->params = calloc((size_t)max, sizeof(*c->params));
@@ -342,9 +341,8 @@ static int client_plan(const struct cli *o, struct client *c)
 	ret = load_key(o, &c->key);
 	if (ret)
 		return ret;
-	ret = lp_rdma_plan_build(&o->plan.plan, c->params, max, &c->planned, why, sizeof(why));
-	if (ret)
-		lp_err("%s", why);
+	ret = lp_rdma_plan_build(&o->plan.plan, c->params, max, &c->planned, &f);
+	lp_fail_report(&f, ret);
 	if (!ret && lp_qual_wanted(&o->qual))
 		ret = lp_qual_setup(&c->q, "lp-rdma", &o->qual, NULL);
 	return ret;
@@ -365,11 +363,22 @@ static int report_json(FILE *f, const void *rep)
 	return lp_rdma_report_json_write(f, rep);
 }
 
+/* The inventory's sources: $LP_SYSFS_ROOT, and the helpers (smpquery, lldpctl) on the live system. */
+static struct lp_inv_opts inv_opts(void)
+{
+	const char *root = lp_counters_root();
+
+	return (struct lp_inv_opts){
+		.root = root, .vpd = true, .tools = !root[0], .timeout_ms = 5000
+	};
+}
+
 /* Device (--dev/--gpu auto resolved), affinity, then the server. */
 static int client_connect(struct cli *o, struct client *c)
 {
 	struct lp_rdma_devsel sel = o->dev;
 	int family = strchr(o->host, ':') ? AF_INET6 : AF_INET;
+	struct lp_fail f = { 0 };
 	int ret = check_mem(o->mem.kind, o->mem.dev);
 	struct lp_qual_hw hw;
 	char peer[64];
@@ -378,7 +387,14 @@ static int client_connect(struct cli *o, struct client *c)
 		ret = resolve_auto(o, o->mem.kind, &o->mem.dev);
 	if (!ret) {
 		sel.dev = o->dev.dev;
-		ret = lp_rdma_dev_open(&sel, family, &c->dev);
+		ret = lp_rdma_dev_open(&sel, family, &c->dev, &f);
+		if (ret)
+			lp_fail_report(&f, ret);
+	}
+	if (!ret) {
+		struct lp_inv_opts io = inv_opts();
+
+		lp_rdma_dev_inventory(c->dev, &io); /* in the document, beside the server's */
 	}
 	if (!ret) {
 		hw = qual_hw(lp_rdma_dev_info(c->dev));
@@ -391,8 +407,9 @@ static int client_connect(struct cli *o, struct client *c)
 	if (ret)
 		return -EIO; /* said why */
 	if (!lp_sock_peer_addr(c->fd, peer, sizeof(peer), &c->oob.peer_family) &&
-	    o->dev.gid_index < 0 && c->oob.peer_family != family)
-		lp_rdma_dev_select_gid(c->dev, c->oob.peer_family, -1);
+	    o->dev.gid_index < 0 && c->oob.peer_family != family &&
+	    lp_rdma_dev_select_gid(c->dev, c->oob.peer_family, -1, &f))
+		lp_warn("%s (the GID chosen for the other family stays)", lp_fail_msg(&f));
 	return 0;
 }
 
@@ -440,7 +457,7 @@ static void client_outputs(const struct cli *o, struct client *c)
 		.role = "client",
 		.server = o->host,
 		.port = o->port,
-		.tclass = o->dev.tclass,
+		.tclass = lp_rdma_devsel_tclass(&o->dev),
 		.sl = o->dev.sl,
 		.qp_timeout = o->dev.qp_timeout,
 		.local_dev = lp_rdma_dev_info(c->dev),
@@ -539,7 +556,10 @@ static int run_report(const struct cli *o)
 	const char *root = lp_counters_root();
 	struct lp_check_opts co = { .root = root,
 				    .dev = o->dev.dev,
-				    .port = (unsigned)o->dev.port };
+				    .port = (unsigned)o->dev.port,
+				    .tclass = o->dev.tclass,
+				    .tclass_set = o->dev.tclass_set,
+				    .sl = o->dev.sl };
 	struct lp_check_report rep = { 0 };
 	struct lp_counters *snap = calloc(1, sizeof(*snap));
 	struct lp_rdma_report doc = { .role = o->check ? "check" : "counters" };
@@ -573,7 +593,21 @@ static int run_report(const struct cli *o)
 	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
 }
 
-/* ---- server -------------------------------------------------------------- */
+/* --inventory: every RDMA port and GPU of this host, a table and/or --json. */
+static int run_inventory(const struct cli *o)
+{
+	struct lp_inv_opts io = inv_opts();
+	struct lp_inv_host *h = calloc(1, sizeof(*h));
+	struct lp_rdma_report doc = { .role = "inventory", .inventory = h };
+	int ret = h ? lp_inv_host_read(&io, h) : -ENOMEM;
+
+	if (!ret && !o->out.quiet)
+		lp_inv_host_print(h, stdout);
+	if (!ret && o->out.json)
+		ret = lp_rdma_report_json(o->out.json, &doc);
+	free(h);
+	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
+}
 
 /* How each connection ended (rdma/server.c reports each once, a flood as one line). */
 static void server_report(void *ctx, const struct lp_rdma_server_event *e)
@@ -595,11 +629,12 @@ static void server_report(void *ctx, const struct lp_rdma_server_event *e)
 /* --allow and --key, before any device is opened (a bad one: exit 2, or 77 without libcrypto). */
 static int server_policy(const struct cli *o, struct lp_sock_allow *allow, struct lp_rdma_key *key)
 {
-	char why[320];
-	int ret = o->allow ? lp_sock_allow_parse(o->allow, allow, why, sizeof(why)) : 0;
+	struct lp_fail f = { 0 };
+	int ret = o->allow ? lp_sock_allow_parse(o->allow, allow, &f) : 0;
 
 	if (ret) {
-		lp_err("--allow %s: %s", o->allow, why);
+		lp_fail_wrap(&f, "--allow %s", o->allow);
+		lp_fail_report(&f, ret);
 		return -EINVAL;
 	}
 	return load_key(o, key);
@@ -611,6 +646,7 @@ static int run_server(struct cli *o)
 	struct lp_rdma_devsel sel = o->dev;
 	static struct lp_rdma_key key; /* 4 KiB: not on the stack; wiped before exit */
 	struct lp_sock_allow allow;
+	struct lp_inv_opts io;
 	struct lp_rdma_server_cfg cfg = {
 		.session = { .bind_addr = o->bind,
 			     .stop = &stop_flag,
@@ -632,6 +668,7 @@ static int run_server(struct cli *o)
 		.ctx = o,
 	};
 	struct lp_rdma_dev *dev;
+	struct lp_fail f = { 0 };
 	int lfd, ret;
 
 	ret = server_policy(o, &allow, &key);
@@ -642,9 +679,12 @@ static int run_server(struct cli *o)
 	if (ret)
 		return lp_exit_code(ret);
 	sel.dev = o->dev.dev;
-	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev);
+	ret = lp_rdma_dev_open(&sel, o->bind && strchr(o->bind, ':') ? AF_INET6 : AF_INET, &dev,
+			       &f);
 	if (ret)
-		return lp_exit_code(ret);
+		return lp_fail_report(&f, ret);
+	io = inv_opts();
+	lp_rdma_dev_inventory(dev, &io); /* the clients' documents record it (ACCEPT) */
 	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem.kind, cfg.session.mem_dev);
 	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
 	if (ret) {
@@ -696,8 +736,12 @@ static const struct lp_opt rdma_rows[] = {
 	{ .name = "counters", LP_OPT_FLAG_AT(struct cli, counters),
 	  .help = "print the port's counters (-d, -i; --json FILE) and exit" },
 	{ .name = "check", LP_OPT_FLAG_AT(struct cli, check),
-	  .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; --json FILE); exit 1 on "
-		  "a FAIL" },
+	  .help = "pre-flight check of this host (OK/WARN/FAIL with fixes; RoCE PFC and ECN for "
+		  "--tclass/--sl; --json FILE); exit 1 on a FAIL" },
+	{ .name = "inventory", LP_OPT_FLAG_AT(struct cli, inventory),
+	  .help = "this host's RDMA ports and GPUs for a vendor: GUIDs, LID/GID, HCA, PSID, "
+		  "firmware, PCI slot and link, VPD part and serial, the switch port, GPU serials "
+		  "and VBIOS (--json FILE); exit" },
 	{ 0 },
 };
 
@@ -785,7 +829,7 @@ static void plan_from_options(struct cli *o)
 static int parse_cli(struct cli *o, int argc, char **argv)
 {
 	const char *pos[1];
-	char why[256];
+	struct lp_fail f = { 0 };
 	bool help;
 	int npos;
 
@@ -802,6 +846,8 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 	}
 	if (o->out.verbose)
 		lp_log_set_level(LP_LOG_DEBUG);
+	if (o->inventory)
+		return run_inventory(o);
 	if (o->topo || o->counters || o->check)
 		return o->topo ? run_topo() : run_report(o);
 	if (o->server == (npos == 1)) {
@@ -810,18 +856,15 @@ static int parse_cli(struct cli *o, int argc, char **argv)
 		return LP_EXIT_USAGE;
 	}
 	o->host = npos ? pos[0] : NULL;
-	if (lp_rdma_memsel_resolve(&o->mem, why, sizeof(why)) ||
-	    lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
-		lp_err("%s", why);
-		return LP_EXIT_USAGE;
-	}
+	if (lp_rdma_memsel_resolve(&o->mem, &f) || lp_rdma_plan_opts_resolve(&o->plan, &f))
+		return lp_fail_report(&f, -EINVAL);
 	plan_from_options(o);
 	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	struct cli o = { .dev = { .gid_index = -1, .tclass = -1 } };
+	struct cli o = { .dev = { .gid_index = -1 } };
 	int code;
 
 	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */

@@ -20,6 +20,7 @@
 #include <mpi.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/meta.h"
 #include "common/opt.h"
@@ -39,9 +40,6 @@
 #include "sweep/result.h"
 #include "sweep/retest.h"
 #include "sweep/sched.h"
-
-#define STR_(x) #x
-#define STR(x)	STR_(x) /* a default from its one declaration, as option text */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -185,6 +183,21 @@ static void node_label(const struct cli *o, const struct lp_sweep_mpi *x, struct
 		snprintf(me->name, sizeof(me->name), "%.70s", hm.host);
 }
 
+/* The host's GPUs in the node record; a list too long for one frame is left out, and said. */
+static void node_gpus(struct lp_sweep_node *me)
+{
+	struct lp_wbuf w;
+
+	lp_gpu_inv_read("", &me->gpus);
+	lp_wbuf_init(&w);
+	if (lp_record_encode(&lp_sweep_node_record, me, &w)) {
+		me->gpus.more += me->gpus.n;
+		me->gpus.n = 0;
+		snprintf(me->gpus.note, sizeof(me->gpus.note),
+			 "GPU list left out: the node record would not fit one frame");
+	}
+}
+
 /*
  * This rank's node record and device: host, rail and label, memory kind, the
  * RDMA device (x->dev; when it does not open, the error is in me and x) and,
@@ -193,7 +206,9 @@ static void node_label(const struct cli *o, const struct lp_sweep_mpi *x, struct
 static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		       int *mem_p, int *mem_dev_p)
 {
+	struct lp_inv_opts inv = { .vpd = true, .tools = true, .timeout_ms = 5000 };
 	struct lp_rdma_devsel sel;
+	struct lp_fail fail = { 0 };
 	char devname[64];
 	int ret;
 
@@ -208,7 +223,7 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 	pick_dev(o, me->rail, devname, sizeof(devname));
 	sel = o->dev; /* --tclass and --sl too: every QP of this rank's tests */
 	sel.dev = devname[0] ? devname : NULL;
-	ret = lp_rdma_dev_open(&sel, AF_INET, &x->dev);
+	ret = lp_rdma_dev_open(&sel, AF_INET, &x->dev, &fail);
 	if (ret) {
 		char list[256] = "";
 
@@ -216,18 +231,21 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		lp_rdma_dev_list(list, sizeof(list));
 		snprintf(x->dev_error, sizeof(x->dev_error),
 			 "cannot open %s: %s (devices here: %s)",
-			 devname[0] ? devname : "an RDMA device", strerror(-ret),
+			 devname[0] ? devname : "an RDMA device",
+			 lp_fail_ok(&fail) ? strerror(-ret) : lp_fail_msg(&fail),
 			 list[0] ? list : "none");
 		lp_warn("%s", x->dev_error);
 		me->status = ret;
 		snprintf(me->error, sizeof(me->error), "%s", x->dev_error);
 		snprintf(me->dev.name, sizeof(me->dev.name), "%s", devname);
 	} else {
+		lp_rdma_dev_inventory(x->dev, &inv); /* in the node record: every document has it */
 		me->dev = *lp_rdma_dev_info(x->dev);
 		if (*mem_p == LP_MEM_CUDA)
 			gpu_topology(me, *mem_dev_p);
 	}
 	x->dev_status = me->status;
+	node_gpus(me);
 }
 
 /*
@@ -238,7 +256,8 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
 		      struct lp_sweep_model **m_p, struct lp_sweep_cfg *cfg)
 {
-	char *text = NULL, why[256] = "";
+	struct lp_fail fail = { 0 };
+	char *text = NULL;
 	size_t len = 0;
 	long n;
 	int ret = 0;
@@ -262,9 +281,11 @@ static int model_load(const struct cli *o, const struct lp_sweep_mpi *x,
 		MPI_Abort(MPI_COMM_WORLD, LP_EXIT_FAIL);
 	MPI_Bcast(text, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
 	lp_sweep_model_init(*m_p);
-	ret = lp_sweep_model_parse(*m_p, text, (size_t)n, why, sizeof(why));
-	if (ret && !x->rank) /* every rank parsed the same bytes: rank 0 says it */
-		lp_err("--model %s: %s", o->model, why);
+	ret = lp_sweep_model_parse(*m_p, text, (size_t)n, &fail);
+	if (ret && !x->rank) { /* every rank parsed the same bytes: rank 0 says it */
+		lp_fail_wrap(&fail, "--model %s", o->model);
+		lp_fail_report(&fail, ret);
+	}
 	cfg->model_text = text; /* the test workers parse it too; freed by the caller */
 	cfg->model_len = (size_t)n;
 	return ret ? -EINVAL : 0;
@@ -296,11 +317,12 @@ static void node_setup_model(const struct cli *o, struct lp_sweep_mpi *x,
 static int model_bind(const struct cli *o, int rank, struct lp_sweep_model *m,
 		      struct lp_sweep_run *run, struct lp_sweep_cfg *cfg)
 {
-	char why[256];
+	struct lp_fail fail = { 0 };
 
-	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, why, sizeof(why))) {
+	if (lp_sweep_model_bind(m, run->n, run->metrics, run->nmetrics, &fail)) {
+		lp_fail_wrap(&fail, "--model %s", o->model);
 		if (!rank)
-			lp_err("--model %s: %s", o->model, why);
+			lp_fail_report(&fail, -EINVAL);
 		return -EINVAL;
 	}
 	if (o->coll.colls && lp_sweep_coll_link_metric(run) < 0) {
@@ -345,13 +367,13 @@ static int build_runs(const struct cli *o, int mem, int mem_dev, struct lp_rdma_
 		      int *n_p)
 {
 	struct lp_rdma_plan pl = o->plan.plan;
-	char why[200];
+	struct lp_fail f = { 0 };
 
 	pl.base.mem = (enum lp_mem_kind)mem;
 	pl.base.mem_dev = mem_dev;
 	pl.base.max_samples = LP_MIN(pl.base.max_samples, 100000);
-	if (lp_rdma_plan_build(&pl, runs, LP_SWEEP_MAX_METRICS, n_p, why, sizeof(why))) {
-		lp_err("%s", why);
+	if (lp_rdma_plan_build(&pl, runs, LP_SWEEP_MAX_METRICS, n_p, &f)) {
+		lp_fail_report(&f, -EINVAL);
 		return -EINVAL;
 	}
 	if (o->test_bytes_set && (pl.iters_set[LP_PLAN_BW] || pl.duration_s > 0)) {
@@ -442,7 +464,7 @@ static int topology_setup(const struct cli *o, struct lp_fabric **f_p)
 {
 	const char *path = o->topology ? o->topology : lp_fabric_slurm_path();
 	struct lp_fabric *f;
-	char why[256] = "";
+	struct lp_fail fail = { 0 };
 	int rc;
 
 	*f_p = NULL;
@@ -451,23 +473,24 @@ static int topology_setup(const struct cli *o, struct lp_fabric **f_p)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	rc = !strcmp(path, "ibnetdiscover") ? lp_fabric_ibnetdiscover(f, why, sizeof(why))
-					    : lp_fabric_read(f, path, why, sizeof(why));
+	rc = !strcmp(path, "ibnetdiscover") ? lp_fabric_ibnetdiscover(f, &fail)
+					    : lp_fabric_read(f, path, &fail);
 	if (rc) {
 		lp_fabric_free(f);
 		free(f);
 		if (!o->topology) {
-			lp_warn("%s (found, not used): %s", path, why);
+			lp_warn("%s (found, not used): %s", path, lp_fail_msg(&fail));
 			return 0;
 		}
-		lp_err("--topology %s: %s", path, why);
+		lp_fail_wrap(&fail, "--topology %s", path);
+		lp_fail_report(&fail, rc);
 		return -EINVAL;
 	}
 	*f_p = f;
 	return 0;
 }
 
-/* What --expect auto matches: the first node's port. */
+/* What --expect auto matches: a node's port. */
 static struct lp_qual_hw qual_hw(const struct lp_sweep_node *nd)
 {
 	return (struct lp_qual_hw){ .rdma_dev = nd->dev.name,
@@ -475,6 +498,55 @@ static struct lp_qual_hw qual_hw(const struct lp_sweep_node *nd)
 				    .speed = nd->dev.speed,
 				    .width = nd->dev.width,
 				    .rate_gbps = nd->dev.rate_gbps };
+}
+
+/*
+ * Gates per node (qual/node.h): each node's profile from its own port, its port's state; the
+ * profile --expect auto uses is the fleet's, not rank 0's. Printed; a FAIL makes the run's code 1.
+ */
+static int node_gates(struct lp_sweep_run *run, struct lp_qual_hw *fleet_hw, bool quiet)
+{
+	struct lp_qual_port *p = calloc((size_t)run->n + 1, sizeof(*p));
+	int fails = 0;
+
+	free(run->gates); /* a recorded run's are judged again, from its nodes */
+	run->gates = calloc((size_t)run->n + 1, sizeof(*run->gates));
+	run->ngates = run->gates ? run->n : 0;
+	if (!p || !run->gates) {
+		free(p);
+		return 0;
+	}
+	for (int i = 0; i < run->n; i++) {
+		const struct lp_sweep_node *nd = &run->nodes[i];
+		const struct lp_inv_port *iv = &nd->dev.inv;
+		unsigned sw = iv->peer.max_width;
+
+		p[i] = (struct lp_qual_port){
+			.node = nd->name,
+			.hw = nd->status ? (struct lp_qual_hw){ 0 } : qual_hw(nd),
+			.max_width = sw && sw < iv->max_width ? sw : iv->max_width,
+			.max_speed = iv->max_speed[0] ? iv->max_speed : NULL,
+			.pcie_gts = iv->pci.cur_gts,
+			.pcie_max_gts = iv->pci.max_gts,
+			.pcie_width = iv->pci.cur_width,
+			.pcie_max_width = iv->pci.max_width,
+		};
+		p[i].peer_max_speed = iv->peer.max_speed[0] ? iv->peer.max_speed : NULL;
+	}
+	fails = lp_qual_nodes_judge(p, run->n, run->gates, run->fleet_profile,
+				    sizeof(run->fleet_profile));
+	for (int i = 0; i < run->n; i++) {
+		if (!strcmp(run->gates[i].profile, run->fleet_profile) && run->fleet_profile[0])
+			*fleet_hw = p[i].hw;
+		if (!quiet && run->gates[i].verdict == LP_QUAL_FAIL)
+			printf("node gate: FAIL %s: %s\n", run->nodes[i].name,
+			       run->gates[i].reason);
+	}
+	if (!quiet && run->fleet_profile[0])
+		printf("node gates: %d of %d nodes FAIL; fleet profile %s\n", fails, run->n,
+		       run->fleet_profile);
+	free(p);
+	return fails;
 }
 
 /* The run's resolved cells judged (qual/): 0, -EINVAL (a baseline matching under half: said), ... */
@@ -500,6 +572,8 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 
 	if (!o->out.quiet)
 		lp_sweep_print_summary(run, stdout);
+	if (node_gates(run, &hw, o->out.quiet) && !code)
+		code = LP_EXIT_FAIL;
 	if (judged) {
 		qrc = lp_qual_auto(q, &hw);
 		if (!qrc)
@@ -666,11 +740,23 @@ static bool wants(int argc, char **argv, const char *opt)
 	return false;
 }
 
+/* The host's inventory (every port, every GPU) as OK lines of its --check report. */
+static void check_inventory(struct lp_check_report *rep)
+{
+	struct lp_inv_opts io = { .vpd = true, .tools = true, .timeout_ms = 5000 };
+	struct lp_inv_host *h = calloc(1, sizeof(*h));
+
+	if (h && !lp_inv_host_read(&io, h))
+		lp_inv_host_check_lines(h, rep);
+	free(h);
+}
+
 /* The costs a prediction uses: the model's time with --model, else the --costs preset. */
 static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 {
 	struct lp_sweep_model *m;
-	char *text = NULL, why[256] = "";
+	struct lp_fail fail = { 0 };
+	char *text = NULL;
 	size_t len = 0;
 	int ret;
 
@@ -684,12 +770,13 @@ static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 	lp_sweep_model_init(m);
 	ret = lp_sweep_model_read(o->model, &text, &len);
 	if (ret)
-		snprintf(why, sizeof(why), "%s", strerror(-ret));
+		lp_fail_set(&fail, ret, "%s", strerror(-ret));
 	else
-		ret = lp_sweep_model_parse(m, text, len, why, sizeof(why));
-	if (ret)
-		lp_err("--model %s: %s", o->model, why);
-	else
+		ret = lp_sweep_model_parse(m, text, len, &fail);
+	if (ret) {
+		lp_fail_wrap(&fail, "--model %s", o->model);
+		lp_fail_report(&fail, ret);
+	} else
 		lp_sweep_costs_model(c, m->setup_s, m->test_s);
 	free(text);
 	free(m);
@@ -718,7 +805,13 @@ static void plan_load(const struct cli *o, const struct lp_rdma_params *p, int n
  */
 static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 {
-	struct lp_check_opts co = { .root = lp_counters_root(), .port = (unsigned)o->dev.port };
+	struct lp_check_opts co = {
+		.root = lp_counters_root(),
+		.port = (unsigned)o->dev.port,
+		.tclass = o->dev.tclass, /* the class the sweep runs: its PFC/ECN */
+		.tclass_set = o->dev.tclass_set,
+		.sl = o->dev.sl
+	};
 	struct lp_check_report rep = { 0 };
 	struct lp_sweep_check all = { 0 };
 	struct lp_sweep_node me;
@@ -732,6 +825,8 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 	me.status = lp_check_run(&co, &rep);
 	if (me.status)
 		lp_warn("--check on %s: %s", me.name, strerror(-me.status));
+	else
+		check_inventory(&rep);
 	if (lp_sweep_engine_check(x, &me, &rep, &all)) {
 		code = LP_EXIT_FAIL;
 	} else if (!x->rank) {
@@ -833,7 +928,7 @@ static const struct lp_opt sweep_rows[] = {
 	{ .name = "poll-ms", LP_OPT_UINT_AT(struct cli, poll_ms), .min = 1, .max = 1000,
 	  .metavar = "MS",
 	  .help = "longest sleep between MPI polls (the latency a coordination step may add)",
-	  .def = STR(LP_SWEEP_POLL_MS) },
+	  .def = LP_OPT_DEF(LP_SWEEP_POLL_MS) },
 	{ .shortname = 'p', .kind = LP_OPT_REFUSE, .metavar = "PORT",
 	  .help = "perftest's -p (TCP port): lp-sweep exchanges over MPI, it listens on no port" },
 	{ .shortname = 'Z', .kind = LP_OPT_REFUSE,
@@ -892,7 +987,7 @@ static const struct lp_opt diag_rows[] = {
 	{ .name = "retest", LP_OPT_UINT_AT(struct cli, retest_max), .max = 1000000, .metavar = "N",
 	  .help = "isolated retests of suspect pairs per retest round at most (0 = off; "
 		  "--retest-time bounds them)",
-	  .def = STR(LP_SWEEP_RETEST_MAX) },
+	  .def = LP_OPT_DEF(LP_SWEEP_RETEST_MAX) },
 	{ .name = "retest-time", LP_OPT_DOUBLE_AT(struct cli, retest_time), .max = 1e7,
 	  .metavar = "SECS",
 	  .help = "retest budget in time over all rounds, suspects worst first (default: as long "
@@ -900,10 +995,10 @@ static const struct lp_opt diag_rows[] = {
 	{ .name = "retest-rounds", LP_OPT_UINT_AT(struct cli, retest_rounds), .min = 1, .max = 20,
 	  .metavar = "N",
 	  .help = "retest rounds: a link stays suspect only while every retest is slow too",
-	  .def = STR(LP_SWEEP_RETEST_ROUNDS) },
+	  .def = LP_OPT_DEF(LP_SWEEP_RETEST_ROUNDS) },
 	{ .name = "retest-per-node", LP_OPT_UINT_AT(struct cli, retest_per_node), .min = 1,
 	  .max = 1000, .metavar = "N", .help = "suspect node: cells retested in the first round",
-	  .def = STR(LP_SWEEP_RETEST_PER_NODE) },
+	  .def = LP_OPT_DEF(LP_SWEEP_RETEST_PER_NODE) },
 	{ .name = "fp-rate", LP_OPT_DOUBLE_AT(struct cli, d.fp_rate), .min = 1e-9, .max = 0.5,
 	  .metavar = "F",
 	  .help = "per run: the chance that a healthy run names anything (default 0.01; half for "
@@ -1042,7 +1137,7 @@ static int plan_main(struct cli *o, int argc, char **argv)
 	struct lp_sweep_load_plan lp;
 	struct lp_sweep_shape sh;
 	struct lp_sweep_costs c;
-	char why[256] = "";
+	struct lp_fail f = { 0 };
 	int n = 0, npos, ret;
 	bool help;
 
@@ -1059,9 +1154,9 @@ static int plan_main(struct cli *o, int argc, char **argv)
 		return LP_EXIT_OK;
 	}
 	if (!o->plan_nodes)
-		snprintf(why, sizeof(why), "--plan needs --nodes N");
-	if (why[0] || lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
-		lp_err("%s", why);
+		lp_fail_set(&f, -EINVAL, "--plan needs --nodes N");
+	if (!lp_fail_ok(&f) || lp_rdma_plan_opts_resolve(&o->plan, &f)) {
+		lp_fail_report(&f, -EINVAL);
 		return LP_EXIT_USAGE;
 	}
 	ret = build_runs(o, LP_MEM_HOST, -1, p, &n);
@@ -1083,9 +1178,9 @@ static int plan_main(struct cli *o, int argc, char **argv)
 	if (!o->out.quiet)
 		lp_sweep_plan_print(stdout, &sh, p, n, &c, &pr);
 	if (o->out.json) {
-		FILE *f = lp_out_open(o->out.json);
+		FILE *jf = lp_out_open(o->out.json);
 
-		if (!f || lp_out_end(f, o->out.json, lp_sweep_plan_json(f, &sh, p, n, &c, &pr)))
+		if (!jf || lp_out_end(jf, o->out.json, lp_sweep_plan_json(jf, &sh, p, n, &c, &pr)))
 			return LP_EXIT_FAIL;
 	}
 	return fflush(stdout) ? LP_EXIT_FAIL : LP_EXIT_OK;
@@ -1094,6 +1189,7 @@ static int plan_main(struct cli *o, int argc, char **argv)
 /* The options, checked; -1 to go on, else the exit code (help, version, bad options). */
 static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char **argv)
 {
+	struct lp_fail f = { 0 };
 	char why[300] = "";
 	bool help;
 	int npos;
@@ -1107,21 +1203,23 @@ static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char
 			printf("lp-sweep %s\n", LP_VERSION);
 		return LP_EXIT_OK;
 	}
-	if (!lp_rdma_memsel_resolve(&o->mem, why, sizeof(why)) && o->mem.gpu_auto && !o->rails)
-		snprintf(why, sizeof(why),
-			 "--gpu auto: lp-sweep picks a rank's GPU by its rail "
-			 "(--rails); without --rails give an index");
-	if (!why[0] && o->plan_nodes)
-		snprintf(why, sizeof(why), "--nodes is for --plan (a sweep's nodes are its ranks)");
-	if (!why[0] && o->coll.colls) {
+	if (!lp_rdma_memsel_resolve(&o->mem, &f) && o->mem.gpu_auto && !o->rails)
+		lp_fail_set(&f, -EINVAL,
+			    "--gpu auto: lp-sweep picks a rank's GPU by its rail "
+			    "(--rails); without --rails give an index");
+	if (o->plan_nodes)
+		lp_fail_set(&f, -EINVAL, "--nodes is for --plan (a sweep's nodes are its ranks)");
+	if (lp_fail_ok(&f) && o->coll.colls) {
 		struct lp_coll_cfg cc;
 
 		lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why));
 	}
-	if (!why[0])
+	if (lp_fail_ok(&f) && !why[0])
 		lp_coll_opts_check(&o->coll, why, sizeof(why));
-	if (why[0] || lp_rdma_plan_opts_resolve(&o->plan, why, sizeof(why))) {
-		lp_err("%s", why);
+	if (why[0])
+		lp_fail_set(&f, -EINVAL, "%s", why);
+	if (!lp_fail_ok(&f) || lp_rdma_plan_opts_resolve(&o->plan, &f)) {
+		lp_fail_report(&f, -EINVAL);
 		return LP_EXIT_USAGE;
 	}
 	lp_log_set_level(o->out.verbose ? LP_LOG_INFO : LP_LOG_WARN);
@@ -1219,7 +1317,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	x->poll_max_us = (int)o->poll_ms * 1000;
-	x->tclass = o->dev.tclass;
+	x->tclass = lp_rdma_devsel_tclass(&o->dev);
 	x->sl = o->dev.sl;
 	x->qp_timeout = o->dev.qp_timeout;
 	if (model_load(o, x, &model, &cfg))
@@ -1234,9 +1332,9 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	run.fabric = fabric; /* freed with run */
 	run.bw_iters = o->plan.plan.iters[LP_PLAN_BW];
 	run.lat_iters = o->plan.plan.iters[LP_PLAN_LAT];
-	run.tclass = o->dev.tclass;
+	run.tclass = lp_rdma_devsel_tclass(&o->dev);
 	run.sl = o->dev.sl;
-	run.qp_timeout = o->dev.qp_timeout;  /* the row's default (14) when not given */
+	run.qp_timeout = o->dev.qp_timeout;  /* the row's default when not given */
 	sweep_cfg(o, x, &cfg, mem, mem_dev); /* keeps the model's text */
 	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(o, x->rank, model, &run, &cfg)))
@@ -1269,13 +1367,15 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct cli o = { .dev = { .gid_index = -1, .tclass = -1 } };
+	struct cli o = { .dev = { .gid_index = -1 } };
 	struct lp_sweep_mpi x;
 	int code;
 
 	if (argc >= 2 && !strcmp(argv[1], "--test-worker")) /* a rank's test worker (isolate.c) */
 		return lp_sweep_worker_main(argc, argv);
 	lp_out_exit_guard(); /* an output not written (a full disk) exits LP_EXIT_OUTPUT */
+	/* the offline modes' lines too ("lp-sweep: error: ..."); mpi_setup adds the rank */
+	lp_log_set_prog("lp-sweep");
 	lp_rdma_plan_init(&o.plan.plan);
 	if (wants(argc, argv, "--diagnose"))
 		return diagnose_main(&o, argc, argv);

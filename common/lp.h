@@ -3,8 +3,9 @@
  * linkperf: project-wide basics shared by every module.
  *
  * Error convention: library functions return 0 on success or a negative errno
- * value; the error is logged once, where it is first known, with lp_err().
- * Only the mains in bench/ turn errors into exit codes (lp_exit_code()).
+ * value; the cause is recorded once, where it is first known, in a struct
+ * lp_fail (common/fail.h: the first cause wins). Only the mains in bench/ print
+ * it and turn it into an exit code (lp_fail_report(), lp_exit_code()).
  */
 #ifndef LP_H
 #define LP_H

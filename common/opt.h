@@ -179,6 +179,10 @@ extern const struct lp_opt lp_out_schema_opt_rows[];
 #define LP_OPT_STR_AT(T, m)	LP_OPT_DST(T, m, LP_OPT_STR, const char *)
 #define LP_OPT_CHOICE_AT(T, m)	LP_OPT_DST(T, m, LP_OPT_CHOICE, int)
 #define LP_OPT_LIST_AT(T, m)	LP_OPT_DST(T, m, LP_OPT_LIST, const char *)
+/* A default declared once as a number (a macro) that C code reads too, as the row's text:
+ * .def = LP_OPT_DEF(LP_SWEEP_POLL_MS). */
+#define LP_OPT_DEF_(x) #x
+#define LP_OPT_DEF(x)  LP_OPT_DEF_(x)
 /* The row's "was it given" flag: bool member m of T. */
 #define LP_OPT_SET_AT(T, m)                                                                        \
 	.set_off = 1 + offsetof(T, m) +                                                            \

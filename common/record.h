@@ -166,6 +166,10 @@ int lp_record_unpack(const struct lp_record *rec, const void *buf, size_t len, v
 		     void (*each)(void *obj, void *arg), void *arg);
 /* Write obj's fields as members of the current JSON object (arrays: count elements). */
 void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json *j);
+/* Member key (NULL in an array): an array of the n objects at base, stride bytes apart, each
+ * as lp_record_json writes it (rows; lp_record_json_columns writes columns). */
+void lp_record_json_array(const struct lp_record *rec, const void *base, size_t n, size_t stride,
+			  const char *key, struct lp_json *j);
 
 struct json_t; /* jansson's */
 /*
@@ -242,6 +246,15 @@ void lp_record_schema_columns(const struct lp_record *rec, uint64_t skip, struct
 void lp_record_schema_open(const struct lp_record *rec, struct lp_json *j);
 void lp_record_schema_close(const struct lp_record *rec, const char *const *extra,
 			    struct lp_json *j);
+/*
+ * Member key: an array of rec objects (rows, not columns). The _open/_close
+ * halves leave the items' "properties" open for the caller's members, as
+ * lp_record_schema_open/close.
+ */
+void lp_record_schema_array(const struct lp_record *rec, const char *key, struct lp_json *j);
+void lp_record_schema_array_open(const struct lp_record *rec, const char *key, struct lp_json *j);
+void lp_record_schema_array_close(const struct lp_record *rec, const char *const *extra,
+				  struct lp_json *j);
 /*
  * A document's schema begins (members of its top object): "$schema" (draft
  * 2020-12), "$id" ("urn:linkperf:schema:" and id, the document's "schema"

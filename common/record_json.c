@@ -125,6 +125,18 @@ void lp_record_json(const struct lp_record *rec, const void *obj, struct lp_json
 	}
 }
 
+void lp_record_json_array(const struct lp_record *rec, const void *base, size_t n, size_t stride,
+			  const char *key, struct lp_json *j)
+{
+	lp_json_arr_begin(j, key);
+	for (size_t i = 0; i < n; i++) {
+		lp_json_obj_begin(j, NULL);
+		lp_record_json(rec, (const uint8_t *)base + i * stride, j);
+		lp_json_obj_end(j);
+	}
+	lp_json_arr_end(j);
+}
+
 /* Element equality by value (padding aside): NaN equals NaN. */
 static bool elem_equal(const struct lp_rec_field *f, const uint8_t *a, const uint8_t *b);
 
@@ -594,6 +606,28 @@ void lp_record_schema(const struct lp_record *rec, struct lp_json *j)
 {
 	lp_record_schema_open(rec, j);
 	lp_record_schema_close(rec, NULL, j);
+}
+
+void lp_record_schema_array_open(const struct lp_record *rec, const char *key, struct lp_json *j)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_str(j, "type", "array");
+	lp_json_obj_begin(j, "items");
+	lp_record_schema_open(rec, j);
+}
+
+void lp_record_schema_array_close(const struct lp_record *rec, const char *const *extra,
+				  struct lp_json *j)
+{
+	lp_record_schema_close(rec, extra, j);
+	lp_json_obj_end(j);
+	lp_json_obj_end(j);
+}
+
+void lp_record_schema_array(const struct lp_record *rec, const char *key, struct lp_json *j)
+{
+	lp_record_schema_array_open(rec, key, j);
+	lp_record_schema_array_close(rec, NULL, j);
 }
 
 void lp_record_schema_head(struct lp_json *j, const char *id, const char *title, const char *about)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sock.h"
 #include "clock.h"
+#include "fail.h"
 #include "lp.h"
 
 #include <arpa/inet.h>
@@ -333,7 +334,7 @@ static bool prefix_eq(const uint8_t *a, const uint8_t *b, unsigned prefix)
 }
 
 /* One "ADDR" or "ADDR/PREFIX" into *n; -EINVAL with the reason. */
-static int net_parse(const char *item, struct lp_sock_net *n, char *why, size_t len)
+static int net_parse(const char *item, struct lp_sock_net *n, struct lp_fail *f)
 {
 	char addr[INET6_ADDRSTRLEN + 8], *slash, *end;
 	unsigned long prefix;
@@ -345,18 +346,16 @@ static int net_parse(const char *item, struct lp_sock_net *n, char *why, size_t 
 	n->family = strchr(addr, ':') ? AF_INET6 : AF_INET;
 	n->bits = n->family == AF_INET ? 32 : 128;
 	memset(n->addr, 0, sizeof(n->addr));
-	if (strlen(item) >= sizeof(addr) - 4 || inet_pton(n->family, addr, n->addr) != 1) {
-		snprintf(why, len, "'%s' is not an IPv4 or IPv6 address or network", item);
-		return -EINVAL;
-	}
+	if (strlen(item) >= sizeof(addr) - 4 || inet_pton(n->family, addr, n->addr) != 1)
+		return lp_fail_set(f, -EINVAL, "'%s' is not an IPv4 or IPv6 address or network",
+				   item);
 	prefix = n->bits;
 	if (slash) {
 		errno = 0;
 		prefix = strtoul(slash + 1, &end, 10);
-		if (!slash[1] || *end || errno || prefix > n->bits) {
-			snprintf(why, len, "'%s': the prefix length must be 0..%u", item, n->bits);
-			return -EINVAL;
-		}
+		if (!slash[1] || *end || errno || prefix > n->bits)
+			return lp_fail_set(f, -EINVAL, "'%s': the prefix length must be 0..%u",
+					   item, n->bits);
 	}
 	n->prefix = (unsigned)prefix;
 	/* host bits are not part of the network: 10.1.2.3/8 is 10.0.0.0/8 */
@@ -365,31 +364,26 @@ static int net_parse(const char *item, struct lp_sock_net *n, char *why, size_t 
 	return 0;
 }
 
-int lp_sock_allow_parse(const char *list, struct lp_sock_allow *a, char *why, size_t len)
+int lp_sock_allow_parse(const char *list, struct lp_sock_allow *a, struct lp_fail *f)
 {
 	char buf[1024];
 	char *save = NULL, *item;
 
 	memset(a, 0, sizeof(*a));
-	if (!list || strlen(list) >= sizeof(buf)) {
-		snprintf(why, len,
-			 "expected a comma list of addresses and networks (ADDR[/PREFIX])");
-		return -EINVAL;
-	}
+	if (!list || strlen(list) >= sizeof(buf))
+		return lp_fail_set(
+			f, -EINVAL,
+			"expected a comma list of addresses and networks (ADDR[/PREFIX])");
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		if (a->n == LP_SOCK_ALLOW_MAX) {
-			snprintf(why, len, "more than %d networks", LP_SOCK_ALLOW_MAX);
-			return -E2BIG;
-		}
-		if (net_parse(item, &a->net[a->n], why, len))
+		if (a->n == LP_SOCK_ALLOW_MAX)
+			return lp_fail_set(f, -E2BIG, "more than %d networks", LP_SOCK_ALLOW_MAX);
+		if (net_parse(item, &a->net[a->n], f))
 			return -EINVAL;
 		a->n++;
 	}
-	if (!a->n) {
-		snprintf(why, len, "an empty list would refuse every client");
-		return -EINVAL;
-	}
+	if (!a->n)
+		return lp_fail_set(f, -EINVAL, "an empty list would refuse every client");
 	return 0;
 }
 

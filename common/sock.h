@@ -70,8 +70,9 @@ struct lp_sock_allow {
 	struct lp_sock_net net[LP_SOCK_ALLOW_MAX];
 };
 
-/* Parse a comma list: 0, -EINVAL or -E2BIG with one line in why. */
-int lp_sock_allow_parse(const char *list, struct lp_sock_allow *a, char *why, size_t len);
+struct lp_fail; /* common/fail.h */
+/* Parse a comma list: 0, -EINVAL or -E2BIG with the cause in f (may be NULL). */
+int lp_sock_allow_parse(const char *list, struct lp_sock_allow *a, struct lp_fail *f);
 /* Is sa (AF_INET or AF_INET6) in a? A NULL list allows everyone. */
 bool lp_sock_allow_match(const struct lp_sock_allow *a, const struct sockaddr *sa);
 

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/stats.h"
 #include "gpu/cudautil.h"
@@ -108,26 +109,24 @@ struct lp_cu_api {
 	CUresult (*errstr)(CUresult, const char **);
 };
 
-/* 0, or -EOPNOTSUPP with the reason in why (libcuda missing, or too old for a needed entry point). */
-static int lp_cu_api_open(struct lp_cu_api *a, char *why, size_t len)
+/* 0, or -EOPNOTSUPP with the reason in f (libcuda missing, or too old for a needed entry point). */
+static int lp_cu_api_open(struct lp_cu_api *a, struct lp_fail *f)
 {
 	memset(a, 0, sizeof(*a));
 	a->h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!a->h) {
-		snprintf(why, len, "cannot load libcuda.so.1 (%s)", dlerror());
-		return -EOPNOTSUPP;
-	}
+	if (!a->h)
+		return lp_fail_set(f, -EOPNOTSUPP, "cannot load libcuda.so.1 (%s)", dlerror());
 	*(void **)&a->dev_get = dlsym(a->h, "cuDeviceGet");
 	*(void **)&a->attr = dlsym(a->h, "cuDeviceGetAttribute");
 	*(void **)&a->range = dlsym(a->h, "cuMemGetHandleForAddressRange");
 	*(void **)&a->set_ptr_attr = dlsym(a->h, "cuPointerSetAttribute");
 	*(void **)&a->errstr = dlsym(a->h, "cuGetErrorString");
 	if (!a->dev_get || !a->attr || !a->range || !a->set_ptr_attr) {
-		snprintf(why, len,
-			 "libcuda.so.1 lacks cuMemGetHandleForAddressRange (driver too old)");
 		dlclose(a->h);
 		a->h = NULL;
-		return -EOPNOTSUPP;
+		return lp_fail_set(
+			f, -EOPNOTSUPP,
+			"libcuda.so.1 lacks cuMemGetHandleForAddressRange (driver too old)");
 	}
 	return 0;
 }
@@ -149,11 +148,12 @@ static int lp_gpu_sync_memops(const struct lp_gpu_buf *b)
 {
 	struct lp_cu_api a;
 	unsigned one = 1;
-	char why[160];
+	struct lp_fail f = { 0 };
 	CUresult r;
 
-	if (lp_cu_api_open(&a, why, sizeof(why))) {
-		lp_debug("GPU %d: CU_POINTER_ATTRIBUTE_SYNC_MEMOPS not set: %s", b->dev, why);
+	if (lp_cu_api_open(&a, &f)) {
+		lp_debug("GPU %d: CU_POINTER_ATTRIBUTE_SYNC_MEMOPS not set: %s", b->dev,
+			 lp_fail_msg(&f));
 		return 0;
 	}
 	r = a.set_ptr_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)b->ptr);
@@ -200,7 +200,7 @@ int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 	int ok = 0, fd = -1, ret;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t base, end;
-	char why[160];
+	struct lp_fail f = { 0 };
 
 	if (!b->ptr)
 		return -EINVAL;
@@ -208,8 +208,9 @@ int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 		return -EBUSY;
 	if (dmabuf_unsupported)
 		return -EOPNOTSUPP;
-	if (lp_cu_api_open(&a, why, sizeof(why)))
-		return dmabuf_fail("dma-buf export unsupported (GPU %d): %s", b->dev, why);
+	if (lp_cu_api_open(&a, &f))
+		return dmabuf_fail("dma-buf export unsupported (GPU %d): %s", b->dev,
+				   lp_fail_msg(&f));
 	/* The runtime made the device's primary context current in lp_gpu_buf_alloc(); make sure on this thread. */
 	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
 		goto out;
@@ -228,9 +229,10 @@ int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 	end = ((uintptr_t)b->ptr + b->len + page - 1) & ~(page - 1);
 	r = a.range(&fd, (CUdeviceptr)base, end - base, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (r != CUDA_SUCCESS || fd < 0) {
-		snprintf(why, sizeof(why), "cuMemGetHandleForAddressRange: %s",
-			 lp_cu_errstr(&a, r));
-		ret = dmabuf_fail("dma-buf export unsupported on GPU %d: %s", b->dev, why);
+		lp_fail_set(&f, -EOPNOTSUPP, "cuMemGetHandleForAddressRange: %s",
+			    lp_cu_errstr(&a, r));
+		ret = dmabuf_fail("dma-buf export unsupported on GPU %d: %s", b->dev,
+				  lp_fail_msg(&f));
 		goto out;
 	}
 	b->dmabuf_fd = fd;

@@ -399,6 +399,35 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const st
 }
 
 /*
+ * Queue count copies of every job on its stream, then record its start event
+ * (stop: its stop event) behind them.
+ */
+static int lp_queue(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size,
+		    const unsigned *blocks, unsigned count, bool stop, char *msg, size_t ml)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < nj && !ret; i++) {
+		const struct lp_job *j = &jobs[i];
+		struct lp_gpu_devstate *d = &c->d[j->g];
+		int dev = lp_dev(c, j->g);
+
+		if ((ret = lp_set(c, j->g, msg, ml)))
+			break;
+		for (unsigned k = 0; k < count && !ret; k++)
+			ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]),
+					    j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
+					    dev, msg, ml);
+		if (!ret)
+			ret = lp_cuda_check(cudaEventRecord(stop ? d->ev_stop[j->s]
+								 : d->ev_start[j->s],
+							    d->st[j->s]),
+					    "cudaEventRecord", dev, msg, ml);
+	}
+	return ret;
+}
+
+/*
  * Run the jobs concurrently, samples times. gbs[i][s]: job i's rate in sample s;
  * agg[s]: all jobs together: with `window` (jobs on one device) the total bytes
  * over the span from the first start to the last stop, else the rates added.
@@ -436,38 +465,10 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 							       c->hold + 1),
 						    "spin kernel launch", dev, msg, ml);
 		}
-		for (unsigned i = 0; i < nj && !ret; i++) {
-			const struct lp_job *j = &jobs[i];
-			int dev = lp_dev(c, j->g);
-
-			if ((ret = lp_set(c, j->g, msg, ml)))
-				break;
-			for (unsigned k = 0; k < c->p.warmup && !ret; k++)
-				ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]),
-						    j->m == LP_GPU_CE ? "cudaMemcpyAsync"
-								      : "copy kernel",
-						    dev, msg, ml);
-			if (!ret)
-				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_start[j->s],
-								    c->d[j->g].st[j->s]),
-						    "cudaEventRecord", dev, msg, ml);
-		}
-		for (unsigned i = 0; i < nj && !ret; i++) {
-			const struct lp_job *j = &jobs[i];
-			int dev = lp_dev(c, j->g);
-
-			if ((ret = lp_set(c, j->g, msg, ml)))
-				break;
-			for (unsigned k = 0; k < c->p.iters && !ret; k++)
-				ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]),
-						    j->m == LP_GPU_CE ? "cudaMemcpyAsync"
-								      : "copy kernel",
-						    dev, msg, ml);
-			if (!ret)
-				ret = lp_cuda_check(cudaEventRecord(c->d[j->g].ev_stop[j->s],
-								    c->d[j->g].st[j->s]),
-						    "cudaEventRecord", dev, msg, ml);
-		}
+		if (!ret) /* the warm-up, then the timed copies, all behind the hold */
+			ret = lp_queue(c, jobs, nj, size, blocks, c->p.warmup, false, msg, ml);
+		if (!ret)
+			ret = lp_queue(c, jobs, nj, size, blocks, c->p.iters, true, msg, ml);
 		/* Release the hold whatever happened, then wait for every stream. */
 		c->hold[0] = 1;
 		__sync_synchronize();

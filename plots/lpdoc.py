@@ -714,10 +714,15 @@ def _verdict2(v, names):
 
 
 def _label_verdicts(doc):
-    """Verdicts name metrics as this reader labels them ("write_bw 64 KiB")."""
+    """Verdicts name metrics as this reader labels them ("write_bw 64 KiB"; with rails, the block
+    of the rail the verdict's nodes are on: "write_bw 64 KiB rail 1", not the last rail's)."""
     ours = {m.doc_label.replace(" ", ""): m.label for m in doc.metrics}
+    by_rail = {(m.doc_label.replace(" ", ""), m.rail): m.label for m in doc.metrics}
     for v in doc.verdicts:
-        v.metrics = [ours.get(x.replace(" ", ""), x) for x in v.metrics]
+        rails = {doc.nodes[x].rail for x in v.nodes if 0 <= x < len(doc.nodes)}
+        rail = rails.pop() if len(rails) == 1 else None
+        v.metrics = [by_rail.get((x.replace(" ", ""), rail), ours.get(x.replace(" ", ""), x))
+                     for x in v.metrics]
     return ours
 
 

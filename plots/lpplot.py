@@ -27,6 +27,7 @@ from lpdoc import fmt_sig, fmt_size, fmt_value  # noqa: E402
 MAX_LABELS = 32  # tick labels per axis before thinning
 MAX_NAMED = 8  # flagged nodes named in a title before "and N more"
 SPARSE_NODES = 100  # above, a matrix less than 5 % measured draws each cell as a mark
+MAX_PIXELS = 512  # cells per axis a heatmap draws; above, each pixel is the worst of its bin
 RED = "#d62728"
 
 
@@ -83,6 +84,23 @@ def orientation(m):
 
 
 # ---- heatmaps ------------------------------------------------------------------------------
+def worst_bins(vals, lat, most=MAX_PIXELS):
+    """A k x k matrix of more than `most` nodes per axis as bins of f x f cells, each the worst
+    of its measured cells (highest latency, lowest bandwidth; NaN only where none was measured):
+    a slow node's row or a slow cell stays visible, where the renderer's own resampling of a
+    1,024-node rail to a few hundred pixels drops rows. Returns (matrix, f)."""
+    k = vals.shape[0]
+    f = -(-k // most)
+    if f <= 1:
+        return vals, 1
+    pad = np.full((f * -(-k // f), f * -(-k // f)), np.nan)
+    pad[:k, :k] = vals
+    bad = -np.inf if lat else np.inf  # NaN out of the reduction
+    b = np.where(np.isnan(pad), bad, pad).reshape(pad.shape[0] // f, f, pad.shape[1] // f, f)
+    w = b.max(axis=(1, 3)) if lat else b.min(axis=(1, 3))
+    return np.where(np.isinf(w), np.nan, w), f
+
+
 def draw_matrix(ax, doc, m, mat, vmin=0, vmax=None, title=None, lat=None, nodes=None):
     """One matrix of nodes (m.nodes, or the given node indices) on ax, source on rows; flagged
     nodes labelled, slow cells outlined, failed cells crossed."""
@@ -114,7 +132,11 @@ def draw_matrix(ax, doc, m, mat, vmin=0, vmax=None, title=None, lat=None, nodes=
         ax.scatter([b for a, b in failed], [a for a, b in failed], s=30, marker="x", color="red",
                    linewidths=1.2)
     else:
-        im = ax.imshow(vals, cmap=cmap, vmin=vmin, vmax=vmax or 1, interpolation="nearest")
+        shown, f = worst_bins(vals, lat)
+        im = ax.imshow(shown, cmap=cmap, vmin=vmin, vmax=vmax or 1, interpolation="nearest",
+                       extent=(-0.5, f * shown.shape[1] - 0.5, f * shown.shape[0] - 0.5, -0.5))
+        if f > 1:  # axes stay in node indices; the title says how the cells were drawn
+            title = (title or f"{m.label} [{m.unit}]") + f"\n(each pixel: the worst of {f} x {f} cells)"
         for a, b in marked:
             ax.add_patch(Rectangle((pos[b] - 0.5, pos[a] - 0.5), 1, 1, fill=False, edgecolor="red",
                                    linewidth=2.5 if (a, b) in links else 1.5))

@@ -14,6 +14,7 @@
 #include "common/lp.h"
 #include "common/record.h"
 #include "gpu/doc.h"
+#include "qual/node.h"
 #ifdef LP_HAVE_VERBS
 #include "rdma/doc.h"
 #include "sweep/result.h"
@@ -91,6 +92,11 @@ static int rdma1_cells(const json_t *doc, struct cellv *cv)
 			cell_add(cv, test, size, "", LP_QUAL_LAT,
 				 ok ? num_at(r, "latency_us.p50") : NAN,
 				 num_at(r, "latency_us.stdev"), 0);
+			if (!cv->err &&
+			    isfinite(num_at(r, "gpu_poll.sides"))) /* GPU memory's notification */
+				cv->v[cv->n - 1].allowance = lp_qual_gpu_allowance_us(
+					(unsigned)num_at(r, "gpu_poll.sides"),
+					num_at(r, "gpu_poll.notification_us"));
 			continue;
 		}
 		for (size_t d = 0; d < LP_ARRAY_SIZE(rdma_dirs); d++) {
@@ -117,6 +123,9 @@ static void rdma2_result(const struct lp_rdma_doc_result *r, struct cellv *cv)
 		cell_add(cv, r->head.test, r->head.size, "", LP_QUAL_LAT,
 			 r->is_lat ? r->lat.latency_us.p50 : NAN,
 			 r->is_lat ? r->lat.latency_us.stdev : NAN, 0);
+		if (!cv->err && r->has_gpu_poll) /* GPU memory's notification (qual/node.h) */
+			cv->v[cv->n - 1].allowance = lp_qual_gpu_allowance_us(
+				r->gpu_poll.sides, r->gpu_poll.notification_us);
 		return;
 	}
 	if (r->failed) {

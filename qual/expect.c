@@ -136,7 +136,7 @@ static double rule_limit(const struct lp_qual_rule *r, const struct lp_qual_cell
 	double lim = r->min_gbytes_s;
 
 	if (c->kind == LP_QUAL_LAT)
-		return r->max_lat_us;
+		return r->max_lat_us + (c->allowance > 0 ? c->allowance : 0);
 	if (r->min_fraction > 0 && ceiling > 0)
 		lim = LP_MAX(lim, r->min_fraction * ceiling);
 	return lim;

@@ -71,9 +71,10 @@ struct lp_qual_cell {
 	uint64_t size;		 /* bytes */
 	char pair[LP_QUAL_PAIR]; /* who: "lpnode0>lpnode1", "GPU0<-CPU", "" for the one pair */
 	enum lp_qual_kind kind;
-	double value;	/* GB/s or us; NaN: not measured (failed) */
-	double spread;	/* one standard deviation of value (same unit); 0 unknown */
-	double ceiling; /* theoretical GB/s of the link; 0 unknown */
+	double value;	  /* GB/s or us; NaN: not measured (failed) */
+	double spread;	  /* one standard deviation of value (same unit); 0 unknown */
+	double ceiling;	  /* theoretical GB/s of the link; 0 unknown */
+	double allowance; /* us added to a latency limit: GPU memory's notification (qual/node.h) */
 	/* the verdict */
 	enum lp_qual_verdict verdict;
 	double limit;	    /* the floor (GB/s) or ceiling (us) that applied */

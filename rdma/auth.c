@@ -38,11 +38,12 @@ bool lp_rdma_key_supported(void)
 }
 
 /* The key file's bytes into key once the file passed its checks; trailing blanks are not key. */
-static int key_read(int fd, const char *path, struct lp_rdma_key *key, char *why, size_t len)
+static int key_read(int fd, const char *path, struct lp_rdma_key *key, struct lp_fail *f)
 {
 	uint8_t buf[LP_RDMA_KEY_MAX + 1];
 	size_t n = 0;
 	ssize_t r;
+	int ret;
 
 	while (n < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - n)) > 0)
 		n += (size_t)r;
@@ -50,14 +51,14 @@ static int key_read(int fd, const char *path, struct lp_rdma_key *key, char *why
 		     buf[n - 1] == '\t'))
 		n--;
 	if (n > LP_RDMA_KEY_MAX || n < LP_RDMA_KEY_MIN) {
-		snprintf(
-			why, len,
+		ret = lp_fail_set(
+			f, -EINVAL,
 			"key file %s holds %s%zu bytes: a key is %d to %d bytes (make one: head -c 32 "
 			"/dev/urandom | base64 > %s; chmod 600 %s)",
 			path, n > LP_RDMA_KEY_MAX ? "over " : "", n, LP_RDMA_KEY_MIN,
 			LP_RDMA_KEY_MAX, path, path);
 		explicit_bzero(buf, sizeof(buf));
-		return -EINVAL;
+		return ret;
 	}
 	memcpy(key->k, buf, n);
 	key->len = n;
@@ -65,37 +66,36 @@ static int key_read(int fd, const char *path, struct lp_rdma_key *key, char *why
 	return 0;
 }
 
-int lp_rdma_key_load(const char *path, struct lp_rdma_key *key, char *why, size_t len)
+int lp_rdma_key_load(const char *path, struct lp_rdma_key *key, struct lp_fail *f)
 {
 	struct stat st;
 	int fd, ret = -EINVAL;
 
 	memset(key, 0, sizeof(*key));
-	if (!lp_rdma_key_supported()) {
-		snprintf(why, len,
-			 "--key: this lp-rdma was built without OpenSSL's libcrypto "
-			 "(libssl-dev), which computes the key's HMAC");
-		return -EOPNOTSUPP;
-	}
+	if (!lp_rdma_key_supported())
+		return lp_fail_set(f, -EOPNOTSUPP,
+				   "--key: this lp-rdma was built without OpenSSL's libcrypto "
+				   "(libssl-dev), which computes the key's HMAC");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		snprintf(why, len, "cannot read key file %s: %s", path, strerror(errno));
-		return -EINVAL;
-	}
+	if (fd < 0)
+		return lp_fail_set(f, -EINVAL, "cannot read key file %s: %s", path,
+				   strerror(errno));
 	if (fstat(fd, &st))
-		snprintf(why, len, "cannot read key file %s: %s", path, strerror(errno));
+		ret = lp_fail_set(f, -EINVAL, "cannot read key file %s: %s", path, strerror(errno));
 	else if (!S_ISREG(st.st_mode))
-		snprintf(why, len, "key file %s is not a regular file", path);
+		ret = lp_fail_set(f, -EINVAL, "key file %s is not a regular file", path);
 	else if (st.st_uid != geteuid())
-		snprintf(why, len, "key file %s belongs to uid %u, not to this user (uid %u)", path,
-			 (unsigned)st.st_uid, (unsigned)geteuid());
+		ret = lp_fail_set(f, -EINVAL,
+				  "key file %s belongs to uid %u, not to this user (uid %u)", path,
+				  (unsigned)st.st_uid, (unsigned)geteuid());
 	else if (st.st_mode & (S_IRWXG | S_IRWXO)) /* as ssh refuses a private key */
-		snprintf(why, len,
-			 "key file %s is open to its group or others (mode %04o): only its owner "
-			 "may read it (chmod 600 %s)",
-			 path, (unsigned)(st.st_mode & 07777), path);
+		ret = lp_fail_set(
+			f, -EINVAL,
+			"key file %s is open to its group or others (mode %04o): only its owner "
+			"may read it (chmod 600 %s)",
+			path, (unsigned)(st.st_mode & 07777), path);
 	else
-		ret = key_read(fd, path, key, why, len);
+		ret = key_read(fd, path, key, f);
 	close(fd);
 	return ret;
 }
@@ -171,7 +171,7 @@ int lp_auth_server_open(struct lp_oob *oob, const struct lp_rdma_key *key, struc
 	if (!ret)
 		ret = lp_proto_expect(oob, LP_MSG_AUTH, &au, oob->timeout_ms, f);
 	if (ret == -EPROTONOSUPPORT) /* an old client: its build names both versions */
-		lp_proto_send_error(oob, ret, "%s", f->why);
+		lp_proto_send_error(oob, ret, "%s", f->msg);
 	if (ret)
 		return ret;
 	if (key && !auth_ok(key, client_label, ch.nonce, op.nonce, au.mac)) {
@@ -228,33 +228,34 @@ static int client_granted(struct lp_oob *oob, unsigned *retry_s_p, struct lp_fai
 }
 
 int lp_rdma_client_open(struct lp_oob *oob, const struct lp_rdma_key *key, unsigned *retry_s_p,
-			char *why, size_t len)
+			struct lp_fail *f)
 {
 	struct lp_proto_open op;
 	struct lp_proto_challenge ch;
 	struct lp_proto_auth au;
-	struct lp_fail f = { 0 };
-	int ret = nonce_new(op.nonce) ? lp_fail_set(&f, -EIO, "no random numbers for the challenge")
-				      : lp_proto_send(oob, LP_MSG_OPEN, &op);
+	struct lp_fail own = { 0 }; /* this opening's cause (an old server's silence explained) */
+	int ret = nonce_new(op.nonce)
+			  ? lp_fail_set(&own, -EIO, "no random numbers for the challenge")
+			  : lp_proto_send(oob, LP_MSG_OPEN, &op);
 
 	*retry_s_p = 0;
 	if (!ret)
-		ret = lp_proto_expect(oob, LP_MSG_CHALLENGE, &ch, oob->timeout_ms, &f);
-	if (ret == -ECONNRESET) { /* what a server of wire version 4 or older does to OPEN */
-		f = (struct lp_fail){ 0 };
-		lp_fail_set(&f, ret,
+		ret = lp_proto_expect(oob, LP_MSG_CHALLENGE, &ch, oob->timeout_ms, &own);
+	if (ret == -ECONNRESET) { /* what a server of an older wire version does to OPEN */
+		lp_fail_clear(&own);
+		lp_fail_set(&own, ret,
 			    "server %s closed the connection without a word: a server of wire "
 			    "version %d or older (an older lp-rdma) does that, or it dropped this "
 			    "client (its log says why)",
 			    oob->peer_name, LP_WIRE_VERSION - 1);
 	}
 	if (!ret)
-		ret = client_answer(oob, key, &op, &ch, &au, &f);
+		ret = client_answer(oob, key, &op, &ch, &au, &own);
 	if (!ret)
 		ret = lp_proto_send(oob, LP_MSG_AUTH, &au);
 	if (!ret)
-		ret = client_granted(oob, retry_s_p, &f);
-	if (ret)
-		snprintf(why, len, "%s", f.why[0] ? f.why : strerror(-ret));
+		ret = client_granted(oob, retry_s_p, &own);
+	if (ret && !lp_fail_take(f, &own))
+		lp_fail_set(f, ret, "%s", strerror(-ret));
 	return ret;
 }

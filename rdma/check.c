@@ -17,6 +17,7 @@
 #include "common/pci.h"
 #include "common/topo.h"
 #include "common/units.h"
+#include "rdma/check_roce.h"
 
 #define ROCE_HDR_BYTES                                                                             \
 	96 /* ib_core's iboe_get_mtu(): GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 */
@@ -267,6 +268,7 @@ static void check_roce(struct ctx *c, const char *subj, const char *dev, const c
 		    "headers",
 		    netdev, mtu, roce, ROCE_HDR_BYTES);
 	check_gid(c, subj, dev, port, netdev);
+	lp_check_roce_port(c->r, c->o, c->root, subj, dev, port, netdev);
 }
 
 /* Every port of dev (or the one asked for); a device without it is a FAIL, never silence. */

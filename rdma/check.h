@@ -12,7 +12,10 @@
  *   per RDMA port:  port_state, phys_state, link_rate (active width and speed
  *                   against 4X and the adapter's best InfiniBand rate),
  *                   RoCE only: netdev_link, roce_mtu (netdev MTU vs the RoCE
- *                   MTU it allows), roce_gid (a RoCE v2 GID on the netdev)
+ *                   MTU it allows), roce_gid (a RoCE v2 GID on the netdev),
+ *                   roce_pfc and roce_ecn (PFC and ECN for the priority the
+ *                   traffic class lands on; roce_qos when neither can be
+ *                   seen: rdma/check_roce.h)
  *   per NIC:        pcie_link (current vs maximum speed and width, and the
  *                   slot's maximum), numa
  *   per GPU:        pcie_link, numa, gpu_nic_path (distance to the closest
@@ -52,12 +55,19 @@ struct lp_check_report {
 	int err; /* -ENOMEM when a line could not be stored (sticky) */
 };
 
+/* A helper program's output (common/cmd.h's lp_cmd_capture, or a test's stand-in). */
+typedef int lp_check_cmd_fn(char *const argv[], char *out, size_t len, int timeout_ms);
+
 struct lp_check_opts {
-	const char *root;  /* sysfs/procfs root; "" or NULL = the live system */
-	const char *dev;   /* RDMA device to check; NULL = all */
-	unsigned port;	   /* 1-based; 0 = all ports */
-	long long memlock; /* RLIMIT_MEMLOCK soft limit in bytes; -1 = unlimited */
-	bool ipc_lock;	   /* the process has CAP_IPC_LOCK (memlock does not apply) */
+	const char *root;     /* sysfs/procfs root; "" or NULL = the live system */
+	const char *dev;      /* RDMA device to check; NULL = all */
+	unsigned port;	      /* 1-based; 0 = all ports */
+	long long memlock;    /* RLIMIT_MEMLOCK soft limit in bytes; -1 = unlimited */
+	bool ipc_lock;	      /* the process has CAP_IPC_LOCK (memlock does not apply) */
+	int tclass;	      /* RoCE traffic class the tests use (--tclass), when tclass_set */
+	bool tclass_set;      /* --tclass given (0 is a class); else the device's is judged */
+	int sl;		      /* service level (--sl): the VLAN priority under PCP trust */
+	lp_check_cmd_fn *cmd; /* runs dcb, mlnx_qos; NULL: lp_cmd_capture live, none on a tree */
 };
 
 /* Fill memlock and ipc_lock from the calling process (getrlimit, capget). */

@@ -158,13 +158,12 @@ static int load_gids(struct lp_rdma_dev *d, int port)
 	return 0;
 }
 
-static int use_gid(struct lp_rdma_dev *d, int idx)
+static int use_gid(struct lp_rdma_dev *d, int idx, struct lp_fail *f)
 {
-	if (idx < 0 || idx >= d->ngids || !d->gids[idx].valid) {
-		lp_err("%s port %d: GID index %d is not valid (table has %d entries)", d->info.name,
-		       d->info.port, idx, d->ngids);
-		return -EINVAL;
-	}
+	if (idx < 0 || idx >= d->ngids || !d->gids[idx].valid)
+		return lp_fail_set(f, -EINVAL,
+				   "%s port %d: GID index %d is not valid (table has %d entries)",
+				   d->info.name, d->info.port, idx, d->ngids);
 	memcpy(d->gid.raw, d->gids[idx].raw, 16);
 	d->info.gid_index = idx;
 	lp_rdma_gid_str(d->gid.raw, d->info.gid, sizeof(d->info.gid));
@@ -173,20 +172,18 @@ static int use_gid(struct lp_rdma_dev *d, int idx)
 	return 0;
 }
 
-int lp_rdma_dev_select_gid(struct lp_rdma_dev *d, int family, int want_type)
+int lp_rdma_dev_select_gid(struct lp_rdma_dev *d, int family, int want_type, struct lp_fail *f)
 {
 	int idx;
 
 	if (!d->is_roce)
 		return 0; /* IB: LID routed, the GID is informational */
-	if (lp_rdma_gid_pick(d->gids, d->ngids, family, want_type, &idx)) {
-		lp_err("%s port %d: no usable GID%s%s for %s peers", d->info.name, d->info.port,
-		       want_type >= 0 ? " of type " : "",
-		       want_type >= 0 ? lp_rdma_gid_type_name(want_type) : "",
-		       family == AF_INET6 ? "IPv6" : "IPv4");
-		return -EADDRNOTAVAIL;
-	}
-	return use_gid(d, idx);
+	if (lp_rdma_gid_pick(d->gids, d->ngids, family, want_type, &idx))
+		return lp_fail_set(f, -EADDRNOTAVAIL, "%s port %d: no usable GID%s%s for %s peers",
+				   d->info.name, d->info.port, want_type >= 0 ? " of type " : "",
+				   want_type >= 0 ? lp_rdma_gid_type_name(want_type) : "",
+				   family == AF_INET6 ? "IPv6" : "IPv4");
+	return use_gid(d, idx, f);
 }
 
 static void fill_info(struct lp_rdma_dev *d, struct ibv_device *ibdev, int port)
@@ -244,9 +241,9 @@ static struct ibv_device *first_active(struct ibv_device **list, int n, int port
 	return list[0];
 }
 
-/* The device sel names, or the first with an active port; NULL after one error line. */
+/* The device sel names, or the first with an active port; NULL with the cause in f. */
 static struct ibv_device *find_device(const struct lp_rdma_devsel *sel, struct ibv_device **list,
-				      int n)
+				      int n, struct lp_fail *f)
 {
 	char have[256];
 
@@ -256,7 +253,7 @@ static struct ibv_device *find_device(const struct lp_rdma_devsel *sel, struct i
 		if (!strcmp(ibv_get_device_name(list[i]), sel->dev))
 			return list[i];
 	lp_rdma_dev_list(have, sizeof(have));
-	lp_err("no RDMA device named '%s' (available: %s)", sel->dev, have);
+	lp_fail_set(f, -EINVAL, "no RDMA device named '%s' (available: %s)", sel->dev, have);
 	return NULL;
 }
 
@@ -273,7 +270,8 @@ static void close_context(struct lp_rdma_dev *d)
  * has one: QPs made with rdma_create_qp must share the PD's context, and a cm_id
  * carries librdmacm's context, never one we opened ourselves.
  */
-static int open_context(struct lp_rdma_dev *d, struct ibv_device *ibdev, bool own)
+static int open_context(struct lp_rdma_dev *d, struct ibv_device *ibdev, bool own,
+			struct lp_fail *f)
 {
 	int ret;
 
@@ -290,28 +288,27 @@ static int open_context(struct lp_rdma_dev *d, struct ibv_device *ibdev, bool ow
 		d->ctx = ibv_open_device(ibdev);
 	if (!d->ctx) {
 		ret = errno ? -errno : -EIO;
-		lp_err("cannot open %s: %s", ibv_get_device_name(ibdev), strerror(-ret));
-		return ret;
+		return lp_fail_set(f, ret, "cannot open %s: %s", ibv_get_device_name(ibdev),
+				   strerror(-ret));
 	}
 	ret = lp_verbs_err(ibv_query_device(d->ctx, &d->dev_attr));
 	if (ret) {
-		lp_err("ibv_query_device(%s) failed: %s", ibv_get_device_name(ibdev),
-		       strerror(-ret));
+		lp_fail_set(f, ret, "ibv_query_device(%s) failed: %s", ibv_get_device_name(ibdev),
+			    strerror(-ret));
 		close_context(d);
 	}
 	return ret;
 }
 
 /* The port asked for (it must be active), or the first active one: *port_p, or -errno. */
-static int pick_port(struct lp_rdma_dev *d, struct ibv_device *ibdev, int *port_p)
+static int pick_port(struct lp_rdma_dev *d, struct ibv_device *ibdev, int *port_p,
+		     struct lp_fail *f)
 {
 	int port = *port_p;
 
-	if (port < 0 || port > d->dev_attr.phys_port_cnt) {
-		lp_err("%s has no port %d (ports 1..%u)", ibv_get_device_name(ibdev), port,
-		       d->dev_attr.phys_port_cnt);
-		return -EINVAL;
-	}
+	if (port < 0 || port > d->dev_attr.phys_port_cnt)
+		return lp_fail_set(f, -EINVAL, "%s has no port %d (ports 1..%u)",
+				   ibv_get_device_name(ibdev), port, d->dev_attr.phys_port_cnt);
 	for (int p = port ? port : 1; p <= (port ? port : d->dev_attr.phys_port_cnt); p++) {
 		if (ibv_query_port(d->ctx, (uint8_t)p, &d->port_attr))
 			continue;
@@ -320,71 +317,79 @@ static int pick_port(struct lp_rdma_dev *d, struct ibv_device *ibdev, int *port_
 			break;
 		}
 	}
-	if (!port || d->port_attr.state != IBV_PORT_ACTIVE) {
-		lp_err("%s: no active port%s (state %s)", ibv_get_device_name(ibdev),
-		       port ? "" : " found", ibv_port_state_str(d->port_attr.state));
-		return -ENETDOWN;
-	}
+	if (!port || d->port_attr.state != IBV_PORT_ACTIVE)
+		return lp_fail_set(f, -ENETDOWN, "%s: no active port%s (state %s)",
+				   ibv_get_device_name(ibdev), port ? "" : " found",
+				   ibv_port_state_str(d->port_attr.state));
 	*port_p = port;
 	return 0;
 }
 
 /* The GID table, the GID to use (given, scored for the peer's family, or IB's first), the PD. */
-static int open_port(struct lp_rdma_dev *d, const struct lp_rdma_devsel *sel, int family, int port)
+static int open_port(struct lp_rdma_dev *d, const struct lp_rdma_devsel *sel, int family, int port,
+		     struct lp_fail *f)
 {
 	int ret = load_gids(d, port);
 
 	if (ret)
 		return ret;
 	if (sel->gid_index >= 0)
-		ret = use_gid(d, sel->gid_index);
+		ret = use_gid(d, sel->gid_index, f);
 	else if (d->is_roce)
-		ret = lp_rdma_dev_select_gid(d, family, -1);
+		ret = lp_rdma_dev_select_gid(d, family, -1, f);
 	else if (d->ngids && d->gids[0].valid)
-		ret = use_gid(d, 0);
+		ret = use_gid(d, 0, f);
 	if (!ret) {
 		errno = 0;
 		d->pd = ibv_alloc_pd(d->ctx);
 		ret = d->pd ? 0 : errno ? -errno : -ENOMEM;
 		if (ret)
-			lp_err("ibv_alloc_pd(%s) failed: %s", d->info.name, strerror(-ret));
+			lp_fail_set(f, ret, "ibv_alloc_pd(%s) failed: %s", d->info.name,
+				    strerror(-ret));
 	}
 	if (ret)
 		free(d->gids);
 	return ret;
 }
 
-int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p)
+int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p,
+		     struct lp_fail *f)
 {
 	struct ibv_device **list;
 	struct ibv_device *ibdev;
 	struct lp_rdma_dev *d;
 	int n = 0, ret, port = sel->port;
 
+	/* resolved by the caller: --qp-timeout, whose row gives the default */
+	if (sel->qp_timeout < 1 || sel->qp_timeout > 31) {
+		lp_err("QP timeout exponent %d: not 1..31", sel->qp_timeout);
+		return -EINVAL;
+	}
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
-		lp_err("no RDMA device found (is rdma-core's provider installed and the driver loaded?)");
 		if (list)
 			ibv_free_device_list(list);
-		return -ENODEV;
+		return lp_fail_set(
+			f, -ENODEV,
+			"no RDMA device found (is rdma-core's provider installed and the driver loaded?)");
 	}
-	ibdev = find_device(sel, list, n);
+	ibdev = find_device(sel, list, n, f);
 	d = ibdev ? calloc(1, sizeof(*d)) : NULL;
-	ret = !ibdev ? -EINVAL : !d ? -ENOMEM : open_context(d, ibdev, sel->own_context);
+	ret = !ibdev ? -EINVAL : !d ? -ENOMEM : open_context(d, ibdev, sel->own_context, f);
 	if (ret)
 		goto free_dev;
-	ret = pick_port(d, ibdev, &port);
+	ret = pick_port(d, ibdev, &port, f);
 	if (!ret) {
 		fill_info(d, ibdev, port);
-		ret = open_port(d, sel, family, port);
+		ret = open_port(d, sel, family, port, f);
 	}
 	if (ret) {
 		close_context(d);
 		goto free_dev;
 	}
-	d->tclass = sel->tclass;
+	d->tclass = lp_rdma_devsel_tclass(sel);
 	d->sl = sel->sl;
-	d->qp_timeout = sel->qp_timeout ? sel->qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
+	d->qp_timeout = sel->qp_timeout;
 	ibv_free_device_list(list);
 	*dev_p = d;
 	return 0;
@@ -403,6 +408,11 @@ void lp_rdma_dev_close(struct lp_rdma_dev *d)
 	close_context(d);
 	free(d->gids);
 	free(d);
+}
+
+void lp_rdma_dev_inventory(struct lp_rdma_dev *d, const struct lp_inv_opts *o)
+{
+	lp_inv_port_read(o, d->info.name, (unsigned)d->info.port, d->info.gid_index, &d->info.inv);
 }
 
 const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *d)

@@ -11,7 +11,8 @@
 #include "common/ival.h"
 #include "rdma/internal.h"
 
-const char *const lp_rdma_doc_more[] = { "method", "check", "snapshot", "qualification", NULL };
+const char *const lp_rdma_doc_more[] = { "method",    "check",	       "snapshot",
+					 "inventory", "qualification", NULL };
 
 /* clang-format off */
 #define DR struct lp_rdma_doc_result

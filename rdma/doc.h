@@ -10,8 +10,8 @@
  * "bandwidth" one way or "client_to_server", "server_to_client" and "sum"
  * both ways, "gpu_poll", "verified", "intervals". Members of other modules
  * are written by them after the record's (lp_rdma_doc_more): "method"
- * (common/meta.c), "check" (--check), "snapshot" (--counters) and
- * "qualification" (qual/).
+ * (common/meta.c), "check" (--check), "snapshot" (--counters), "inventory"
+ * (--inventory) and "qualification" (qual/).
  */
 #ifndef LP_RDMA_DOC_H
 #define LP_RDMA_DOC_H

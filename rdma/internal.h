@@ -8,6 +8,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "common/fail.h"
 #include "rdma/mem.h"
 #include "rdma/proto.h"
 #include "rdma/rdma.h"
@@ -26,24 +27,6 @@ struct lp_rdma_dev {
 	int qp_timeout; /* local ACK timeout exponent (4.096 us << N per try) */
 	bool is_roce;
 };
-
-/*
- * The first failure of a test and its cause, one line: the library's one error
- * channel. Each layer records its failure with lp_fail_set (the first cause
- * wins: later failures are its consequences); nothing below the top prints it,
- * the client returns it in struct lp_rdma_result, the server logs it once.
- */
-struct lp_fail {
-	int err;	/* 0, or the first failure's negative errno */
-	bool from_peer; /* the cause is the peer's own ERROR */
-	char why[256];
-};
-
-/* Record err and its cause unless a cause is already recorded; returns err. */
-__attribute__((format(printf, 3, 4))) int lp_fail_set(struct lp_fail *f, int err, const char *fmt,
-						      ...);
-__attribute__((format(printf, 3, 0))) int lp_fail_vset(struct lp_fail *f, int err, const char *fmt,
-						       va_list ap);
 
 /* Everything one test on one side needs. */
 struct lp_rdma_conn {

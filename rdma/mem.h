@@ -14,7 +14,7 @@
 struct ibv_pd;
 struct ibv_mr;
 struct lp_mem;
-struct lp_fail; /* rdma/internal.h: failures record their cause there (nothing here prints) */
+struct lp_fail; /* common/fail.h: failures record their cause there (nothing here prints) */
 
 /*
  * What a memory kind is and asks of the code around it (lp_mem_ops.caps): the

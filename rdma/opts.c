@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 
 #define PO struct lp_rdma_plan_opts
@@ -137,18 +138,21 @@ const struct lp_opt lp_rdma_dev_opt_rows[] = {
 	  .metavar = "N",
 	  .help = "RoCE GID index (default: a scored choice, RoCEv2 and the peer's address "
 		  "family)" },
-	{ .name = "tclass", .shortname = 'T', LP_OPT_INT_AT(DS, tclass), .max = 255,
+	{ .name = "tclass", .shortname = 'T', LP_OPT_INT_AT(DS, tclass),
+	  LP_OPT_SET_AT(DS, tclass_set), .max = 255,
 	  .metavar = "N",
 	  .help = "RoCE traffic class of every QP: DSCP << 2 | ECN, as perftest's -T/--tos "
-		  "(106 = DSCP 26; default: the device's)" },
+		  "(106 = DSCP 26; default: the device's); lp-rdma --check judges its PFC and ECN" },
 	{ .name = "sl", .shortname = 'S', LP_OPT_INT_AT(DS, sl), .max = 15, .metavar = "N",
-	  .help = "InfiniBand service level of every QP, as perftest's -S", .def = "0" },
+	  .help = "service level of every QP, as perftest's -S (RoCE: the VLAN priority under PCP "
+		  "trust)",
+	  .def = "0" },
 	{ .name = "qp-timeout", .shortname = 'u', LP_OPT_INT_AT(DS, qp_timeout), .min = 1,
 	  .max = 31, .metavar = "N",
 	  .help = "local ACK timeout of every QP, 4.096 us x 2^N per try (7 retries), as "
 		  "perftest's -u: raise it where drops are normal and slow to recover (18 = 1.07 s: "
 		  "emulated links, Soft-RoCE in a loaded guest)",
-	  .def = "14" },
+	  .def = LP_OPT_DEF(LP_RDMA_QP_TIMEOUT_DEFAULT) },
 	{ 0 },
 };
 
@@ -210,15 +214,14 @@ const struct lp_opt lp_rdma_perftest_opt_rows[] = {
 };
 /* clang-format on */
 
-int lp_rdma_plan_opts_resolve(struct lp_rdma_plan_opts *po, char *why, size_t len)
+int lp_rdma_plan_opts_resolve(struct lp_rdma_plan_opts *po, struct lp_fail *f)
 {
 	struct lp_rdma_plan *pl = &po->plan;
 	const bool kind_set[LP_PLAN_NKINDS] = { po->lat_sizes_set, po->bw_sizes_set };
 
-	if (po->all_sizes && po->sizes_set) {
-		snprintf(why, len, "-a (every size) and -s name the sizes twice: give one");
-		return -EINVAL;
-	}
+	if (po->all_sizes && po->sizes_set)
+		return lp_fail_set(f, -EINVAL,
+				   "-a (every size) and -s name the sizes twice: give one");
 	if (po->all_sizes) {
 		lp_parse_sizes("2:8M", &po->sizes);
 		po->sizes_set = true;
@@ -231,52 +234,43 @@ int lp_rdma_plan_opts_resolve(struct lp_rdma_plan_opts *po, char *why, size_t le
 			pl->iters_set[k] = true;
 		}
 	}
-	if (pl->duration_s > 0 && (pl->iters_set[LP_PLAN_LAT] || pl->iters_set[LP_PLAN_BW])) {
-		snprintf(why, len, "give either iterations or --duration, not both");
-		return -EINVAL;
-	}
+	if (pl->duration_s > 0 && (pl->iters_set[LP_PLAN_LAT] || pl->iters_set[LP_PLAN_BW]))
+		return lp_fail_set(f, -EINVAL, "give either iterations or --duration, not both");
 	pl->base.timeout_ms = (int)(po->timeout_s * 1000);
 	pl->base.lat_method = lat_method_of[po->lat_method];
-	if (lp_clock_init(po->clock)) {
-		snprintf(why, len,
-			 "--clock %s: expected auto, tsc or raw (tsc needs an x86 TSC with a "
-			 "stable rate)",
-			 po->clock);
-		return -EINVAL;
-	}
+	if (lp_clock_init(po->clock))
+		return lp_fail_set(
+			f, -EINVAL,
+			"--clock %s: expected auto, tsc or raw (tsc needs an x86 TSC with a "
+			"stable rate)",
+			po->clock);
 	return 0;
 }
 
-int lp_rdma_memsel_resolve(struct lp_rdma_memsel *m, char *why, size_t len)
+int lp_rdma_memsel_resolve(struct lp_rdma_memsel *m, struct lp_fail *f)
 {
 	uint64_t g;
 
 	if (!m->mem) /* --gpu alone means GPU memory: never host memory in silence */
 		m->mem = m->gpu ? "cuda" : "host";
-	if (lp_mem_parse(m->mem, &m->kind, &m->dev)) {
-		snprintf(why, len, "--mem %s: expected host, cuda or cuda:N", m->mem);
-		return -EINVAL;
-	}
+	if (lp_mem_parse(m->mem, &m->kind, &m->dev))
+		return lp_fail_set(f, -EINVAL, "--mem %s: expected host, cuda or cuda:N", m->mem);
 	if (!m->gpu)
 		return 0;
-	if (m->kind != LP_MEM_CUDA) {
-		snprintf(why, len,
-			 "--gpu %s chooses the GPU of GPU memory, but --mem is %s: use --mem cuda "
-			 "or drop --gpu",
-			 m->gpu, m->mem);
-		return -EINVAL;
-	}
+	if (m->kind != LP_MEM_CUDA)
+		return lp_fail_set(
+			f, -EINVAL,
+			"--gpu %s chooses the GPU of GPU memory, but --mem is %s: use --mem cuda "
+			"or drop --gpu",
+			m->gpu, m->mem);
 	m->gpu_auto = !strcmp(m->gpu, "auto");
 	if (m->gpu_auto)
 		return 0;
-	if (lp_parse_u64(m->gpu, &g) || g > 1023) {
-		snprintf(why, len, "--gpu %s: expected a GPU index or auto", m->gpu);
-		return -EINVAL;
-	}
-	if (m->dev >= 0 && (uint64_t)m->dev != g) {
-		snprintf(why, len, "--mem %s and --gpu %s name different GPUs", m->mem, m->gpu);
-		return -EINVAL;
-	}
+	if (lp_parse_u64(m->gpu, &g) || g > 1023)
+		return lp_fail_set(f, -EINVAL, "--gpu %s: expected a GPU index or auto", m->gpu);
+	if (m->dev >= 0 && (uint64_t)m->dev != g)
+		return lp_fail_set(f, -EINVAL, "--mem %s and --gpu %s name different GPUs", m->mem,
+				   m->gpu);
 	m->dev = (int)g;
 	return 0;
 }

@@ -66,16 +66,16 @@ extern const char *const lp_rdma_lat_method_names[]; /* "poll", "imm" */
 /*
  * The plan from its options: -a and -s into each kind without its own list,
  * -n into each kind without its own count, the timeout and the latency method
- * into every run, the clock chosen (lp_clock_init). 0, or -EINVAL with one
- * line in why.
+ * into every run, the clock chosen (lp_clock_init). 0, or -EINVAL with the
+ * cause in f.
  */
-int lp_rdma_plan_opts_resolve(struct lp_rdma_plan_opts *po, char *why, size_t len);
+int lp_rdma_plan_opts_resolve(struct lp_rdma_plan_opts *po, struct lp_fail *f);
 
 /*
  * --mem and --gpu into kind and dev: --gpu alone means GPU memory, a host
- * --mem with --gpu and two different GPUs are errors. 0 or -EINVAL with one
- * line in why.
+ * --mem with --gpu and two different GPUs are errors. 0 or -EINVAL with the
+ * cause in f.
  */
-int lp_rdma_memsel_resolve(struct lp_rdma_memsel *m, char *why, size_t len);
+int lp_rdma_memsel_resolve(struct lp_rdma_memsel *m, struct lp_fail *f);
 
 #endif

@@ -100,73 +100,84 @@ static uint32_t window_min(const struct lp_rdma_params *p)
 	return p->cq_mod + p->post_list - g + (uint32_t)(p->warmup % g);
 }
 
-int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len)
+int lp_rdma_params_check(const struct lp_rdma_params *p, struct lp_fail *f)
 {
-#define FAIL(...)                                                                                  \
-	do {                                                                                       \
-		snprintf(why, len, __VA_ARGS__);                                                   \
-		return -EINVAL;                                                                    \
-	} while (0)
 	bool lat;
 
 	if ((unsigned)p->test >= LP_RDMA_NTESTS)
-		FAIL("unknown test %u", (unsigned)p->test);
+		return lp_fail_set(f, -EINVAL, "unknown test %u", (unsigned)p->test);
 	lat = lp_rdma_test(p->test)->lat;
 	if (p->size < 1 || p->size > LP_RDMA_MAX_SIZE)
-		FAIL("size %llu out of range [1, %llu]", (unsigned long long)p->size,
-		     (unsigned long long)LP_RDMA_MAX_SIZE);
+		return lp_fail_set(f, -EINVAL, "size %llu out of range [1, %llu]",
+				   (unsigned long long)p->size,
+				   (unsigned long long)LP_RDMA_MAX_SIZE);
 	if (!(p->duration_s >= 0 && p->duration_s <= 86400))
-		FAIL("duration %g s out of range [0, 86400]", p->duration_s);
+		return lp_fail_set(f, -EINVAL, "duration %g s out of range [0, 86400]",
+				   p->duration_s);
 	if (p->duration_s == 0 && (p->iters < 1 || p->iters > 1000000000ull))
-		FAIL("iterations %llu out of range [1, 1e9]", (unsigned long long)p->iters);
+		return lp_fail_set(f, -EINVAL, "iterations %llu out of range [1, 1e9]",
+				   (unsigned long long)p->iters);
 	if (p->warmup > 1000000000ull)
-		FAIL("warm-up %llu out of range", (unsigned long long)p->warmup);
+		return lp_fail_set(f, -EINVAL, "warm-up %llu out of range",
+				   (unsigned long long)p->warmup);
 	if (p->tx_depth < 1 || p->tx_depth > 8192)
-		FAIL("tx depth %u out of range [1, 8192]", p->tx_depth);
+		return lp_fail_set(f, -EINVAL, "tx depth %u out of range [1, 8192]", p->tx_depth);
 	if (p->rx_depth < 1 || p->rx_depth > 8192)
-		FAIL("rx depth %u out of range [1, 8192]", p->rx_depth);
+		return lp_fail_set(f, -EINVAL, "rx depth %u out of range [1, 8192]", p->rx_depth);
 	if (p->cq_mod < 1 || p->cq_mod > p->tx_depth)
-		FAIL("cq moderation %u out of range [1, tx depth %u]", p->cq_mod, p->tx_depth);
+		return lp_fail_set(f, -EINVAL, "cq moderation %u out of range [1, tx depth %u]",
+				   p->cq_mod, p->tx_depth);
 	if (p->post_list < 1 || p->post_list > p->tx_depth)
-		FAIL("post list %u out of range [1, tx depth %u]", p->post_list, p->tx_depth);
+		return lp_fail_set(f, -EINVAL, "post list %u out of range [1, tx depth %u]",
+				   p->post_list, p->tx_depth);
 	if (p->post_list > LP_RDMA_MAX_POST_LIST)
-		FAIL("post list %u out of range [1, %d]", p->post_list, LP_RDMA_MAX_POST_LIST);
+		return lp_fail_set(f, -EINVAL, "post list %u out of range [1, %d]", p->post_list,
+				   LP_RDMA_MAX_POST_LIST);
 	if (!lat && p->tx_depth < window_min(p))
-		FAIL("tx depth %u stalls with cq moderation %u, post list %u, warm-up %llu: needs tx "
-		     "depth >= %u (Q + l - gcd(Q,l) + w mod gcd)",
-		     p->tx_depth, p->cq_mod, p->post_list, (unsigned long long)p->warmup,
-		     window_min(p));
+		return lp_fail_set(
+			f, -EINVAL,
+			"tx depth %u stalls with cq moderation %u, post list %u, warm-up %llu: needs tx "
+			"depth >= %u (Q + l - gcd(Q,l) + w mod gcd)",
+			p->tx_depth, p->cq_mod, p->post_list, (unsigned long long)p->warmup,
+			window_min(p));
 	if (p->num_qps < 1 || p->num_qps > LP_RDMA_MAX_QPS)
-		FAIL("QP count %u out of range [1, %d]", p->num_qps, LP_RDMA_MAX_QPS);
+		return lp_fail_set(f, -EINVAL, "QP count %u out of range [1, %d]", p->num_qps,
+				   LP_RDMA_MAX_QPS);
 	if (lat && p->num_qps != 1)
-		FAIL("latency tests use one QP");
+		return lp_fail_set(f, -EINVAL, "latency tests use one QP");
 	/* Each side registers 2 x size per QP: keep one test's buffers under 4 GiB. */
 	if (p->size * p->num_qps > LP_RDMA_MAX_BUF / 2)
-		FAIL("size x QPs = %llu bytes: over the %llu-byte buffer limit",
-		     (unsigned long long)(p->size * p->num_qps),
-		     (unsigned long long)LP_RDMA_MAX_BUF / 2);
+		return lp_fail_set(f, -EINVAL,
+				   "size x QPs = %llu bytes: over the %llu-byte buffer limit",
+				   (unsigned long long)(p->size * p->num_qps),
+				   (unsigned long long)LP_RDMA_MAX_BUF / 2);
 	if (p->inline_size != UINT32_MAX && p->inline_size > 4096)
-		FAIL("inline size %u out of range [0, 4096]", p->inline_size);
+		return lp_fail_set(f, -EINVAL, "inline size %u out of range [0, 4096]",
+				   p->inline_size);
 	if (p->mtu && (p->mtu < 256 || p->mtu > 4096 || (p->mtu & (p->mtu - 1))))
-		FAIL("MTU %u is not one of 256, 512, 1024, 2048, 4096", p->mtu);
+		return lp_fail_set(f, -EINVAL, "MTU %u is not one of 256, 512, 1024, 2048, 4096",
+				   p->mtu);
 	if (p->bidir && lat)
-		FAIL("bidirectional applies to bandwidth tests");
+		return lp_fail_set(f, -EINVAL, "bidirectional applies to bandwidth tests");
 	if (p->max_samples > 100000000ull)
-		FAIL("sample cap %llu out of range", (unsigned long long)p->max_samples);
+		return lp_fail_set(f, -EINVAL, "sample cap %llu out of range",
+				   (unsigned long long)p->max_samples);
 	if (p->timeout_ms < 100 || p->timeout_ms > 3600000)
-		FAIL("timeout %d ms out of range [100, 3600000]", p->timeout_ms);
+		return lp_fail_set(f, -EINVAL, "timeout %d ms out of range [100, 3600000]",
+				   p->timeout_ms);
 	if ((unsigned)p->mem > LP_MEM_CUDA)
-		FAIL("unknown memory kind %u", (unsigned)p->mem);
+		return lp_fail_set(f, -EINVAL, "unknown memory kind %u", (unsigned)p->mem);
 	if (p->mem_dev < -1 || p->mem_dev > 1023)
-		FAIL("GPU index %d out of range", p->mem_dev);
+		return lp_fail_set(f, -EINVAL, "GPU index %d out of range", p->mem_dev);
 	if (p->lat_method != LP_LAT_POLL && p->lat_method != LP_LAT_WRITE_IMM)
-		FAIL("unknown latency method %u", (unsigned)p->lat_method);
+		return lp_fail_set(f, -EINVAL, "unknown latency method %u",
+				   (unsigned)p->lat_method);
 	if (p->gid_type < -1 || p->gid_type > LP_GID_ROCE_V2)
-		FAIL("unknown GID type %d", p->gid_type);
+		return lp_fail_set(f, -EINVAL, "unknown GID type %d", p->gid_type);
 	if (p->interval_s != 0 &&
 	    !(p->interval_s >= LP_IVAL_MIN_S && p->interval_s <= LP_IVAL_MAX_S))
-		FAIL("interval %g s out of range [%g, %g] (or 0 for none)", p->interval_s,
-		     LP_IVAL_MIN_S, LP_IVAL_MAX_S);
+		return lp_fail_set(f, -EINVAL,
+				   "interval %g s out of range [%g, %g] (or 0 for none)",
+				   p->interval_s, LP_IVAL_MIN_S, LP_IVAL_MAX_S);
 	return 0;
-#undef FAIL
 }

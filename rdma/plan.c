@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 
 void lp_rdma_plan_init(struct lp_rdma_plan *pl)
@@ -58,44 +59,39 @@ static void plan_run(const struct lp_rdma_plan *pl, enum lp_rdma_test test, uint
 }
 
 int lp_rdma_plan_build(const struct lp_rdma_plan *pl, struct lp_rdma_params *runs, int max,
-		       int *n_p, char *why, size_t len)
+		       int *n_p, struct lp_fail *f)
 {
-	char buf[512], err[160];
+	char buf[512];
 	const char *names[64];
-	int ntests = 0, n = 0;
+	int ntests = 0, n = 0, ret;
 
 	*n_p = 0;
-	if (!pl->tests || lp_split_list(pl->tests, buf, sizeof(buf), names, 64, &ntests)) {
-		snprintf(why, len, "tests '%s': expected a comma list", pl->tests ? pl->tests : "");
-		return -EINVAL;
-	}
-	if (pl->duration_s > 0 && (pl->iters_set[LP_PLAN_LAT] || pl->iters_set[LP_PLAN_BW])) {
-		snprintf(why, len, "give either iterations or a duration, not both");
-		return -EINVAL;
-	}
+	if (!pl->tests || lp_split_list(pl->tests, buf, sizeof(buf), names, 64, &ntests))
+		return lp_fail_set(f, -EINVAL, "tests '%s': expected a comma list",
+				   pl->tests ? pl->tests : "");
+	if (pl->duration_s > 0 && (pl->iters_set[LP_PLAN_LAT] || pl->iters_set[LP_PLAN_BW]))
+		return lp_fail_set(f, -EINVAL, "give either iterations or a duration, not both");
 	for (int t = 0; t < ntests; t++) {
 		int test = lp_choice_index(lp_rdma_test_names, names[t]);
 		const struct lp_rdma_test_info *row;
 		struct lp_sizes sizes;
 
-		if (test < 0) {
-			snprintf(why, len, "unknown test '%s'", names[t]);
-			return -EINVAL;
-		}
+		if (test < 0)
+			return lp_fail_set(f, -EINVAL, "unknown test '%s'", names[t]);
 		row = lp_rdma_test((enum lp_rdma_test)test);
 		sizes = pl->sizes[row->lat ? LP_PLAN_LAT : LP_PLAN_BW];
 		if (!sizes.n)
 			sizes = (struct lp_sizes){ .n = 1, .v = { row->size } };
 		for (unsigned s = 0; s < sizes.n; s++, n++) {
-			if (n == max) {
-				snprintf(why, len, "too many tests x sizes (at most %d)", max);
-				return -E2BIG;
-			}
+			if (n == max)
+				return lp_fail_set(f, -E2BIG, "too many tests x sizes (at most %d)",
+						   max);
 			plan_run(pl, (enum lp_rdma_test)test, sizes.v[s], n, &runs[n]);
-			if (lp_rdma_params_check(&runs[n], err, sizeof(err))) {
-				snprintf(why, len, "%s size %llu: %s", names[t],
-					 (unsigned long long)sizes.v[s], err);
-				return -EINVAL;
+			ret = lp_rdma_params_check(&runs[n], f);
+			if (ret) {
+				lp_fail_wrap(f, "%s size %llu", names[t],
+					     (unsigned long long)sizes.v[s]);
+				return ret;
 			}
 		}
 	}

@@ -48,9 +48,9 @@ void lp_rdma_plan_init(struct lp_rdma_plan *pl);
 /*
  * Every test x size of pl into runs[0..max) in order, each checked. 0, or
  * -EINVAL (an unknown test, iterations with a duration, a check that fails)
- * or -E2BIG (more than max runs) with one line in why: "TEST size N: ...".
+ * or -E2BIG (more than max runs) with the cause in f: "TEST size N: ...".
  */
 int lp_rdma_plan_build(const struct lp_rdma_plan *pl, struct lp_rdma_params *runs, int max,
-		       int *n_p, char *why, size_t len);
+		       int *n_p, struct lp_fail *f);
 
 #endif

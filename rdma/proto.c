@@ -55,7 +55,8 @@ const struct lp_record lp_rdma_devinfo_record = LP_RECORD(struct lp_rdma_devinfo
 	LP_REC_I32(struct lp_rdma_devinfo, numa_node),
 	LP_REC_STR(struct lp_rdma_devinfo, node_guid),
 	LP_REC_U32(struct lp_rdma_devinfo, vendor_id),
-	LP_REC_U32(struct lp_rdma_devinfo, vendor_part_id));
+	LP_REC_U32(struct lp_rdma_devinfo, vendor_part_id),
+	LP_REC_NEST(struct lp_rdma_devinfo, inv, lp_inv_port_record, LP_REC_KEY("inventory")));
 
 static const struct lp_record qp_ep_record = LP_RECORD(struct lp_qp_ep,
 	LP_REC_U32(struct lp_qp_ep, qpn),
@@ -328,23 +329,4 @@ int lp_proto_take(struct lp_oob *oob, uint16_t want, void *msg, uint16_t type, c
 		return lp_fail_set(f, -EPROTO, "malformed %s from %s", lp_proto_name(type),
 				   oob->peer_name);
 	return 0;
-}
-
-int lp_fail_vset(struct lp_fail *f, int err, const char *fmt, va_list ap)
-{
-	if (!f->err) {
-		f->err = err;
-		vsnprintf(f->why, sizeof(f->why), fmt, ap);
-	}
-	return err;
-}
-
-int lp_fail_set(struct lp_fail *f, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	lp_fail_vset(f, err, fmt, ap);
-	va_end(ap);
-	return err;
 }

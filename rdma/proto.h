@@ -38,7 +38,7 @@
 #include "rdma/counters.h"
 #include "rdma/rdma.h"
 
-struct lp_fail; /* rdma/internal.h: the first failure of a test and its cause */
+struct lp_fail; /* common/fail.h: the first failure of a test and its cause */
 
 /* Message types (lp_wire frame types). */
 enum lp_rdma_msg {

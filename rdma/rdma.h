@@ -12,8 +12,9 @@
  * keys and addresses, connect, synchronize, run, and exchange results.
  *
  * Nothing here prints results: they come back in struct lp_rdma_result and the
- * callers format them (table, CSV, JSON). Errors are logged once with lp_err()
- * where they are first known and returned as negative errno values.
+ * callers format them (table, CSV, JSON). A failure's cause is recorded once,
+ * where it is first known, in a struct lp_fail (common/fail.h) and its negative
+ * errno returned.
  */
 #ifndef LP_RDMA_H
 #define LP_RDMA_H
@@ -22,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/fail.h"
 #include "common/ival.h"
 #include "common/json.h"
 #include "common/record.h"
@@ -29,6 +31,7 @@
 #include "common/stats.h"
 #include "common/wire.h"
 #include "rdma/counters.h"
+#include "rdma/inventory.h"
 
 /* ---- out-of-band channel ---------------------------------------------------- */
 
@@ -75,13 +78,20 @@ struct lp_rdma_devsel {
 	const char *dev; /* "mlx5_0", "rxe0"; NULL or "" = first usable */
 	int port;	 /* 1-based; 0 = first active port */
 	int gid_index;	 /* -1 = scored automatic choice (RoCE only) */
-	int tclass;	 /* traffic class (RoCE DSCP << 2 | ECN); -1 = default */
+	int tclass;	 /* traffic class (RoCE DSCP << 2 | ECN) when tclass_set */
 	int sl;		 /* IB service level 0..15 */
-	int qp_timeout;	 /* local ACK timeout exponent 1..31 (4.096 us << N); 0 = 14 */
+	int qp_timeout;	 /* local ACK timeout exponent 1..31 (4.096 us << N): --qp-timeout */
 	/* a context of its own, not librdmacm's shared one: in a forked child, whose
 	 * librdmacm contexts the parent opened (the kernel refuses verbs on them: EACCES) */
 	bool own_context;
+	bool tclass_set; /* --tclass given (0 is a class); else the device's */
 };
+
+/* The class of sel's QPs as documents record it: tclass, or -1 for the device's. */
+static inline int lp_rdma_devsel_tclass(const struct lp_rdma_devsel *sel)
+{
+	return sel->tclass_set ? sel->tclass : -1;
+}
 
 /* GID table entry as scored by lp_rdma_gid_pick (exposed for the unit tests). */
 enum lp_gid_type { LP_GID_IB = 0, LP_GID_ROCE_V1 = 1, LP_GID_ROCE_V2 = 2 };
@@ -131,23 +141,37 @@ struct lp_rdma_devinfo {
 	int numa_node; /* -1 unknown */
 	char node_guid[24];
 	uint32_t vendor_id, vendor_part_id;
+	struct lp_inv_port inv; /* the port's inventory: filled by lp_rdma_dev_inventory, else zero */
 };
 
 struct lp_rdma_dev; /* opaque: context, port, GID, PD */
 
 /*
  * Open a device. -ENODEV: no RDMA device at all (exit 77); -EINVAL: the named
- * device, port or GID index does not exist (exit 2); -ENETDOWN: port not active.
+ * device, port or GID index does not exist, or sel->qp_timeout is not 1..31 (exit 2);
+ * -ENETDOWN: port not active.
  * family: the address family used to pick the GID when sel->gid_index < 0.
+ * The cause in words in f (may be NULL).
  */
-int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p);
+int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdma_dev **dev_p,
+		     struct lp_fail *f);
 void lp_rdma_dev_close(struct lp_rdma_dev *dev);
 const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *dev);
-/* Re-pick the GID for a family / type (server side, after the client said which). */
-int lp_rdma_dev_select_gid(struct lp_rdma_dev *dev, int family, int want_type);
+/*
+ * Re-pick the GID for a family / type (server side, after the client said
+ * which). 0, -EINVAL or -EADDRNOTAVAIL (none of that family/type) with the cause in f.
+ */
+int lp_rdma_dev_select_gid(struct lp_rdma_dev *dev, int family, int want_type, struct lp_fail *f);
 void lp_rdma_devinfo_json(const struct lp_rdma_devinfo *d, struct lp_json *j);
 /* Its record (common/record.h): the ACCEPT message's body, the JSON members above. */
 extern const struct lp_record lp_rdma_devinfo_record;
+/*
+ * The opened port's inventory (rdma/inventory.h) into its devinfo, once: GUIDs, PSID, PCI slot
+ * and link, VPD, the switch port. It travels with the devinfo (ACCEPT, lp-sweep's node record)
+ * and lands in every document that records the device. Slow where helpers run (seconds at most:
+ * each is bounded by o->timeout_ms), so a tool calls it once, not per test.
+ */
+void lp_rdma_dev_inventory(struct lp_rdma_dev *dev, const struct lp_inv_opts *o);
 /* Names of all devices, comma separated (for "unknown device" messages). */
 void lp_rdma_dev_list(char *buf, size_t len);
 
@@ -255,7 +279,9 @@ struct lp_rdma_params {
 	double interval_s; /* > 0: interval reports of this period (common/ival.h); 0 none */
 };
 
-#define LP_RDMA_QP_TIMEOUT_DEFAULT 14 /* perftest's -u: 4.096 us << 14 = 67 ms per try */
+/* --qp-timeout's default, its row's (rdma/opts.c) and the one rdma_cm is left to choose its own
+ * in place of (conn.c): perftest's -u, 4.096 us << 14 = 67 ms per try. */
+#define LP_RDMA_QP_TIMEOUT_DEFAULT 14
 #define LP_RDMA_MAX_SIZE	   (1ull << 30)
 #define LP_RDMA_MAX_QPS		   64
 #define LP_RDMA_MAX_POST_LIST	   64		/* WRs chained per ibv_post_send */
@@ -268,8 +294,8 @@ struct lp_rdma_params {
 uint32_t lp_rdma_seed_new(void);
 /* Sensible defaults for a test (perftest-like where it is a good choice); a fresh seed. */
 void lp_rdma_params_default(struct lp_rdma_params *p, enum lp_rdma_test t);
-/* Validate every field; on error writes one line to why (and returns -EINVAL). */
-int lp_rdma_params_check(const struct lp_rdma_params *p, char *why, size_t len);
+/* Validate every field: 0, or -EINVAL with the first bad field in f (may be NULL). */
+int lp_rdma_params_check(const struct lp_rdma_params *p, struct lp_fail *f);
 
 /* Bandwidth of one direction. */
 struct lp_rdma_bw {
@@ -375,20 +401,20 @@ bool lp_rdma_key_supported(void);
 /*
  * Load a key file: a regular file of this user's, readable by its owner only
  * (a group- or world-accessible one is refused, as ssh refuses a private key),
- * LP_RDMA_KEY_MIN..MAX bytes. 0; -EINVAL with the reason in why; -EOPNOTSUPP
+ * LP_RDMA_KEY_MIN..MAX bytes. 0; -EINVAL with the reason in f; -EOPNOTSUPP
  * without libcrypto.
  */
-int lp_rdma_key_load(const char *path, struct lp_rdma_key *key, char *why, size_t len);
+int lp_rdma_key_load(const char *path, struct lp_rdma_key *key, struct lp_fail *f);
 
 /*
  * Client: open a session on a fresh TCP connection (OPEN, CHALLENGE, AUTH: see
  * rdma/proto.h) with key (NULL: none). 0 when the server granted it; -EBUSY
  * with *retry_s_p when another client holds it; -EACCES when this address or
  * key is refused, or the server's key is not ours; the channel's errors. The
- * reason is one line in why.
+ * reason is in f.
  */
 int lp_rdma_client_open(struct lp_oob *oob, const struct lp_rdma_key *key, unsigned *retry_s_p,
-			char *why, size_t len);
+			struct lp_fail *f);
 
 /* Server-side policy for one session. */
 struct lp_rdma_server_opts {
@@ -417,11 +443,11 @@ struct lp_rdma_server_opts {
  * after BYE, or a negative errno for a session that ended otherwise: a test
  * refused (the client was told why), the channel broke, a phase ran past its
  * deadline (each wait is bounded by oob->timeout_ms, each phase as a whole
- * too). why (may be NULL) gets the cause in words where this function knows
+ * too). f (may be NULL) gets the cause in words where this function knows
  * more than the errno ("" otherwise); failures inside a test are logged here.
  */
 int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
-			   const struct lp_rdma_server_opts *o, char *why, size_t why_len);
+			   const struct lp_rdma_server_opts *o, struct lp_fail *f);
 
 /* ---- the server's accept loop (rdma/server.c) ---------------------------------- */
 

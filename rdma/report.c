@@ -256,7 +256,7 @@ static int doc_view(struct lp_rdma_doc *d, const struct lp_rdma_report *rep)
 	d->port = rep->port;
 	d->tclass = rep->tclass;
 	d->sl = rep->sl;
-	d->qp_timeout = rep->qp_timeout ? rep->qp_timeout : LP_RDMA_QP_TIMEOUT_DEFAULT;
+	d->qp_timeout = rep->qp_timeout;
 	d->local_device = *rep->local_dev;
 	d->has_affinity = a && a->known;
 	if (d->has_affinity) {
@@ -280,7 +280,8 @@ static int doc_view(struct lp_rdma_doc *d, const struct lp_rdma_report *rep)
 	return ret;
 }
 
-/* The members other modules write: how lp-rdma measures, --check's and --counters' reports. */
+/* The members other modules write: how lp-rdma measures, --check's, --counters' and
+ * --inventory's reports. */
 static void doc_more(struct lp_json *j, const struct lp_rdma_report *rep)
 {
 	if (rep->local_dev) {
@@ -303,6 +304,11 @@ static void doc_more(struct lp_json *j, const struct lp_rdma_report *rep)
 	if (rep->counters) {
 		lp_json_obj_begin(j, "snapshot");
 		lp_counters_json(rep->counters, false, j);
+		lp_json_obj_end(j);
+	}
+	if (rep->inventory) {
+		lp_json_obj_begin(j, "inventory");
+		lp_inv_host_json(rep->inventory, j);
 		lp_json_obj_end(j);
 	}
 }
@@ -346,16 +352,19 @@ int lp_rdma_report_schema(FILE *f)
 
 	lp_json_init(&j, f, true);
 	lp_json_obj_begin(&j, NULL);
-	lp_record_schema_head(&j, LP_RDMA_DOC_SCHEMA,
-			      "lp-rdma's JSON document (--json): client runs, --check, --counters",
-			      "generated from the records (rdma/doc.c: lp-rdma --json-schema); "
-			      "docs/schema/README.md describes the conventions");
+	lp_record_schema_head(
+		&j, LP_RDMA_DOC_SCHEMA,
+		"lp-rdma's JSON document (--json): client runs, --check, --counters, --inventory",
+		"generated from the records (rdma/doc.c: lp-rdma --json-schema); "
+		"docs/schema/README.md describes the conventions");
 	lp_record_schema_open(&lp_rdma_doc_record, &j);
 	lp_record_schema_object(
 		&j, "method",
 		"units, clock and version (the same block in every linkperf document)");
 	lp_record_schema_object(&j, "check", "--check: the pre-flight report (worst, checks)");
 	lp_record_schema_object(&j, "snapshot", "--counters: the port's counters by source");
+	lp_record_schema_object(&j, "inventory",
+				"--inventory: this host's RDMA ports and GPUs (rdma/inventory.h)");
 	lp_record_schema_object(&j, "qualification",
 				"--expect, floors, --baseline: the verdicts (qual/qual.h)");
 	lp_record_schema_close(&lp_rdma_doc_record, NULL, &j);

@@ -52,7 +52,7 @@ struct lp_rdma_report {
 	const char *server;
 	unsigned port;
 	int tclass, sl; /* the QPs' traffic class (-1: the device's) and service level */
-	int qp_timeout; /* --qp-timeout (0: the default) */
+	int qp_timeout; /* --qp-timeout as resolved (its option row's default when not given) */
 	const struct lp_rdma_devinfo *local_dev;
 	const struct lp_rdma_affinity *aff;
 	const struct lp_rdma_params *params; /* [n], parallel to res */
@@ -62,6 +62,7 @@ struct lp_rdma_report {
 	/* --check, --counters */
 	const struct lp_check_report *check;
 	const struct lp_counters *counters;
+	const struct lp_inv_host *inventory; /* --inventory */
 };
 
 /* The CSV of rep's runs to path ('-' = stdout); 0 or -EIO (logged). */

@@ -174,8 +174,7 @@ static void *conn_main(void *arg)
 			      .stop = cfg->stop };
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	struct lp_fail f = { 0 };
-	char why[LP_ERR_LAST_LEN] = "";
+	struct lp_fail f = { 0 }, sess = { 0 };
 	int ret;
 
 	lp_sock_peer_addr(cn->fd, cn->peer, sizeof(cn->peer), &oob.peer_family);
@@ -191,14 +190,14 @@ static void *conn_main(void *arg)
 		if (!ret)
 			ret = claim(s, cn, &oob, &f);
 		if (!ret) {
-			ret = lp_rdma_server_session(s->dev, &oob, &cfg->session, why, sizeof(why));
+			ret = lp_rdma_server_session(s->dev, &oob, &cfg->session, &sess);
 			release(s, ret);
 			ret = session_status(ret);
-			if (ret && why[0])
-				lp_fail_set(&f, ret, "%s", why);
+			if (ret)
+				lp_fail_take(&f, &sess);
 		}
 	}
-	report(s, cn->peer, ret, f.err ? f.why : status_words(ret));
+	report(s, cn->peer, ret, f.err ? f.msg : status_words(ret));
 	lp_sock_close_gently(cn->fd, 500);
 	pthread_mutex_lock(&s->lock);
 	s->fds[cn->slot] = -1;

@@ -204,15 +204,11 @@ static int client_connect(struct client_test *t)
 	ret = lp_conn_setup(c, &cfg);
 	if (ret) {
 		/* The cause as first known (the server's own words when it failed there). */
-		char why[sizeof(t->fail.why)];
-
-		snprintf(why, sizeof(why), "%s",
-			 t->fail.err	  ? t->fail.why
-			 : *lp_err_last() ? lp_err_last()
-					  : strerror(-ret));
-		t->fail.err = 0;
-		return lp_fail_set(&t->fail, ret, "connection set-up with %s failed: %s",
-				   t->oob->peer_name, why);
+		if (lp_fail_ok(&t->fail))
+			lp_fail_set(&t->fail, ret, "%s",
+				    *lp_err_last() ? lp_err_last() : strerror(-ret));
+		lp_fail_wrap(&t->fail, "connection set-up with %s failed", t->oob->peer_name);
+		return ret;
 	}
 	t->conn_up = true;
 	r->mtu = c->mtu;
@@ -253,7 +249,7 @@ static int client_measure(struct client_test *t)
 	if (ret) {
 		/* Tell the server, which may be waiting in its loop; then stop. */
 		lp_proto_send_error(t->oob, ret, "%s",
-				    ret == -EINTR ? "client interrupted" : t->fail.why);
+				    ret == -EINTR ? "client interrupted" : t->fail.msg);
 		t->told = true;
 		return ret;
 	}
@@ -362,7 +358,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 	*t = (struct client_test){
 		.dev = dev, .oob = oob, .p = p, .server_host = server_host, .r = r
 	};
-	ret = lp_rdma_params_check(p, t->fail.why, sizeof(t->fail.why));
+	ret = lp_rdma_params_check(p, &t->fail);
 	if (!ret)
 		ret = client_hello(t);
 	if (!ret)
@@ -392,7 +388,7 @@ int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct
 	r->status = ret;
 	if (ret)
 		snprintf(r->error, sizeof(r->error), "%s",
-			 t->fail.why[0] ? t->fail.why : strerror(-ret));
+			 lp_fail_ok(&t->fail) ? strerror(-ret) : lp_fail_msg(&t->fail));
 	free(t);
 	return ret;
 }
@@ -407,10 +403,10 @@ int lp_rdma_client_bye(struct lp_oob *oob)
 /*
  * What a client may ask of this server (o's limits; 0 = none, as between
  * lp-sweep's ranks), and rdma_cm only on the operator's port. 0, or -EPERM
- * with the reason in why.
+ * with the reason in f.
  */
 static int check_limits(const struct lp_rdma_params *p, const struct lp_rdma_server_opts *o,
-			char *why, size_t len)
+			struct lp_fail *f)
 {
 	uint64_t mem = lp_conn_mem_bytes(p);
 	char a[32], b[32];
@@ -418,27 +414,28 @@ static int check_limits(const struct lp_rdma_params *p, const struct lp_rdma_ser
 	lp_fmt_size(a, sizeof(a), mem);
 	lp_fmt_size(b, sizeof(b), o->max_mem);
 	if (o->max_mem && mem > o->max_mem)
-		snprintf(why, len,
-			 "the test registers %s on each side, over this server's limit of %s "
-			 "(--max-mem)",
-			 a, b);
-	else if (o->max_duration_s > 0 && p->duration_s > o->max_duration_s)
-		snprintf(why, len,
-			 "a %g s test is longer than this server allows (--max-duration %g)",
-			 p->duration_s, o->max_duration_s);
-	else if (o->max_timeout_ms && p->timeout_ms > o->max_timeout_ms)
-		snprintf(why, len,
-			 "a timeout of %g s is over this server's limit (--max-timeout %g)",
-			 p->timeout_ms / 1000.0, o->max_timeout_ms / 1000.0);
-	else if (p->use_cm && o->cm_port && p->cm_port != o->cm_port)
-		snprintf(
-			why, len,
+		return lp_fail_set(
+			f, -EPERM,
+			"the test registers %s on each side, over this server's limit of %s "
+			"(--max-mem)",
+			a, b);
+	if (o->max_duration_s > 0 && p->duration_s > o->max_duration_s)
+		return lp_fail_set(
+			f, -EPERM,
+			"a %g s test is longer than this server allows (--max-duration %g)",
+			p->duration_s, o->max_duration_s);
+	if (o->max_timeout_ms && p->timeout_ms > o->max_timeout_ms)
+		return lp_fail_set(
+			f, -EPERM,
+			"a timeout of %g s is over this server's limit (--max-timeout %g)",
+			p->timeout_ms / 1000.0, o->max_timeout_ms / 1000.0);
+	if (p->use_cm && o->cm_port && p->cm_port != o->cm_port)
+		return lp_fail_set(
+			f, -EPERM,
 			"this server takes rdma_cm connections on port %u only, not %u (--cm-port %u "
 			"on the client)",
 			o->cm_port, p->cm_port, o->cm_port);
-	else
-		return 0;
-	return -EPERM;
+	return 0;
 }
 
 /*
@@ -449,7 +446,7 @@ static int check_limits(const struct lp_rdma_params *p, const struct lp_rdma_ser
  */
 static int session_gid(struct lp_rdma_dev *sdev, const struct lp_oob *oob,
 		       const struct lp_rdma_server_opts *o, const struct lp_rdma_params *p,
-		       char *why, size_t len)
+		       struct lp_fail *f)
 {
 	enum lp_gid_type have;
 
@@ -459,18 +456,16 @@ static int session_gid(struct lp_rdma_dev *sdev, const struct lp_oob *oob,
 	if ((int)have == p->gid_type)
 		return 0;
 	if (o->gid_fixed)
-		snprintf(
-			why, len,
+		return lp_fail_set(
+			f, -EADDRNOTAVAIL,
 			"server %s uses GID index %d (%s), set by its operator; this client's GID is "
 			"%s: choose a %s GID on the client (-x)",
 			sdev->info.name, sdev->info.gid_index, lp_rdma_gid_type_name(have),
 			lp_rdma_gid_type_name(p->gid_type), lp_rdma_gid_type_name(have));
-	else if (lp_rdma_dev_select_gid(sdev, oob->peer_family, p->gid_type))
-		snprintf(why, len, "server %s has no %s GID", sdev->info.name,
-			 lp_rdma_gid_type_name(p->gid_type));
-	else
-		return 0;
-	return -EADDRNOTAVAIL;
+	if (lp_rdma_dev_select_gid(sdev, oob->peer_family, p->gid_type, NULL))
+		return lp_fail_set(f, -EADDRNOTAVAIL, "server %s has no %s GID", sdev->info.name,
+				   lp_rdma_gid_type_name(p->gid_type));
+	return 0;
 }
 
 /*
@@ -482,21 +477,21 @@ static int serve_hello(struct lp_rdma_dev *sdev, struct lp_oob *oob,
 		       const struct lp_rdma_server_opts *o, const uint8_t *body, size_t len,
 		       struct lp_rdma_params *p, struct lp_fail *f)
 {
-	char why[LP_ERR_LAST_LEN];
+	struct lp_fail refused = { 0 }; /* the client hears this, and f records it */
 	int ret;
 
 	if (lp_proto_decode(LP_MSG_HELLO, p, body, len)) {
 		lp_proto_send_error(oob, -EPROTO, "malformed HELLO");
 		return lp_fail_set(f, -EPROTO, "malformed test parameters (dropped)");
 	}
-	ret = lp_rdma_params_check(p, why, sizeof(why));
+	ret = lp_rdma_params_check(p, &refused);
 	if (!ret)
-		ret = session_gid(sdev, oob, o, p, why, sizeof(why));
+		ret = session_gid(sdev, oob, o, p, &refused);
 	if (!ret)
-		ret = check_limits(p, o, why, sizeof(why));
+		ret = check_limits(p, o, &refused);
 	if (ret) {
-		lp_proto_send_error(oob, ret, "%s", why);
-		return lp_fail_set(f, ret, "refused: %s", why);
+		lp_proto_send_error(oob, ret, "%s", lp_fail_msg(&refused));
+		return lp_fail_set(f, ret, "refused: %s", lp_fail_msg(&refused));
 	}
 	ret = lp_proto_send(oob, LP_MSG_ACCEPT, &sdev->info);
 	return ret ? lp_fail_set(f, ret, "cannot send ACCEPT: %s", strerror(-ret)) : 0;
@@ -558,7 +553,7 @@ static int serve_run(struct lp_rdma_conn *c, const struct lp_rdma_server_opts *o
 		res.verify =
 			verify_side(c, out, done.msgs, &res.checked) ? LP_VERIFY_BAD : LP_VERIFY_OK;
 		if (res.verify == LP_VERIFY_BAD)
-			snprintf(res.text, sizeof(res.text), "%s", c->fail->why);
+			snprintf(res.text, sizeof(res.text), "%s", c->fail->msg);
 	}
 	res.bytes = out->bw.bytes;
 	res.msgs = out->bw.msgs;
@@ -581,9 +576,9 @@ static int setup_failed(struct lp_oob *oob, struct lp_fail *fail, int ret)
 {
 	if (!fail->err)
 		lp_fail_set(fail, ret, "%s", *lp_err_last() ? lp_err_last() : strerror(-ret));
-	lp_warn("client %s: connection set-up failed: %s", oob->peer_name, fail->why);
+	lp_warn("client %s: connection set-up failed: %s", oob->peer_name, fail->msg);
 	if (ret != -ECONNABORTED)
-		lp_proto_send_error(oob, ret, "%s", fail->why);
+		lp_proto_send_error(oob, ret, "%s", fail->msg);
 	return ret == -ECONNABORTED ? 0 : ret;
 }
 
@@ -628,13 +623,13 @@ static int serve_test(struct lp_rdma_dev *sdev, struct lp_oob *oob,
 	free(ctr0);
 	if (fail.err)
 		lp_warn("client %s: test %s size %llu failed: %s", oob->peer_name,
-			lp_rdma_test_names[p.test], (unsigned long long)p.size, fail.why);
+			lp_rdma_test_names[p.test], (unsigned long long)p.size, fail.msg);
 	lp_stats_free(&out.rtt);
 	lp_ival_free(&out.ival);
 	if (ret == -EINTR) /* this server was interrupted: the client reports it */
 		lp_proto_send_error(oob, ret, "server interrupted");
 	else if (ret && !fail.from_peer) /* the client hears this side's cause (best effort) */
-		lp_proto_send_error(oob, ret, "server: %s", fail.why);
+		lp_proto_send_error(oob, ret, "server: %s", fail.msg);
 	lp_conn_teardown(&c);
 	/* A failed test leaves the session in an unknown state: end it. */
 	return ret;
@@ -657,7 +652,7 @@ static int next_message(struct lp_oob *oob, const struct lp_rdma_server_opts *o,
 	if (ret == -EINTR)
 		lp_proto_send_error(oob, ret, "server interrupted");
 	if (ret == -EPROTONOSUPPORT) /* tell an old client too: its build names both versions */
-		lp_proto_send_error(oob, -EPROTONOSUPPORT, "%s", end->why);
+		lp_proto_send_error(oob, -EPROTONOSUPPORT, "%s", end->msg);
 	if (ret)
 		return ret;
 	if (*type_p != LP_MSG_HELLO && *type_p != LP_MSG_BYE) {
@@ -670,7 +665,7 @@ static int next_message(struct lp_oob *oob, const struct lp_rdma_server_opts *o,
 }
 
 int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
-			   const struct lp_rdma_server_opts *o, char *why, size_t why_len)
+			   const struct lp_rdma_server_opts *o, struct lp_fail *f)
 {
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct lp_rdma_dev sdev = { 0 }; /* this session's copy: its GID choice is its own */
@@ -680,7 +675,7 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 	if (dev) {
 		sdev = *dev;
 		if (!o->gid_fixed && o->gid_by_family)
-			lp_rdma_dev_select_gid(&sdev, oob->peer_family, -1);
+			lp_rdma_dev_select_gid(&sdev, oob->peer_family, -1, NULL);
 	}
 	for (int n = 0; !ret; n++) {
 		uint16_t type;
@@ -693,7 +688,6 @@ int lp_rdma_server_session(struct lp_rdma_dev *dev, struct lp_oob *oob,
 			ret = serve_test(&sdev, oob, o, body, len, &end);
 	}
 	lp_oob_phase(oob, NULL, 0);
-	if (why)
-		snprintf(why, why_len, "%s", end.err ? end.why : "");
+	lp_fail_take(f, &end);
 	return ret;
 }

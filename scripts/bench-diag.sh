@@ -1,5 +1,5 @@
 #!/bin/bash
-# The accuracy benchmark of lp-sweep's diagnosis, one command: docs/SWEEP.md's table, the raw
+# The accuracy benchmark of lp-sweep's diagnosis, one command: docs/BENCHMARKS.md's table, the raw
 # CSV beside it (docs/data/bench-diag-DATE.csv) and the per-setting lines.
 #
 #   scripts/bench-diag.sh [--quick] [--no-model] [--np-max N] [--n-min N] [--n-max N] [--jobs J]
@@ -124,5 +124,5 @@ else
 	echo "# model transport: skipped ($([ $model = 0 ] && echo "--no-model" || echo "$B/lp-sweep without --model, or no mpirun"))"
 fi
 
-[ $docs = 1 ] && scripts/bench-diag-table "$csv" docs/SWEEP.md
+[ $docs = 1 ] && scripts/bench-diag-table "$csv" docs/BENCHMARKS.md
 echo "# raw: $csv; lines: $log"

@@ -19,14 +19,21 @@ PORT=${LP_DEMO_PORT:-18600}
 TESTS=write_lat,read_lat,send_lat,write_bw,read_bw,send_bw
 SIZES=${LP_DEMO_SIZES:-2,64,4K,64K}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
-ran=0 failed=0
+ran=0 failed=0 parts_ok="" parts_failed="" parts_skipped=""
+
+# A part that cannot run here: its line says why (and how to get it).
+skip() { # name why
+	echo "== $1 skipped: $2"
+	parts_skipped="$parts_skipped $1"
+}
 
 # A part's exit status: 0 ran, 77 the tool found nothing to run on (its reason is on stderr).
 account() { # name rc
 	case $2 in
-	0) ran=$((ran + 1)) ;;
-	77) echo "== $1 skipped: the tool found nothing to run on here (exit 77; its reason is above)" ;;
-	*) ran=$((ran + 1)) failed=$((failed + 1)); echo "== $1 FAILED (exit $2)" ;;
+	0) ran=$((ran + 1)) parts_ok="$parts_ok $1" ;;
+	77) skip "$1" "the tool found nothing to run on here (exit 77; its reason is above)" ;;
+	*) ran=$((ran + 1)) failed=$((failed + 1)) parts_failed="$parts_failed $1"
+		echo "== $1 FAILED (exit $2)" ;;
 	esac
 }
 
@@ -65,7 +72,8 @@ rdma_local() { # device json
 
 # lp-rdma over Soft-RoCE in a QEMU guest whose root is this host's (the binaries run there).
 rdma_guest() { # json
-	echo "== no RDMA device here: lp-rdma over Soft-RoCE (rdma_rxe) in a QEMU guest (about 1-2 minutes)"
+	echo "== no RDMA device here: lp-rdma over Soft-RoCE (rdma_rxe) in a QEMU guest (about 1-2 minutes;" \
+		"the guest's CPU is emulated: its figures show the method, not a network's speed)"
 	"$VM" --rw "$OUT" "$B/lp-rdma --server --once -p $PORT >/dev/null & \
 		$B/lp-rdma \$LP_VM_IP -p $PORT --wait 10 -t $TESTS -s $SIZES -n 300 --verify --json $1"
 }
@@ -73,7 +81,7 @@ rdma_guest() { # json
 rdma_part() {
 	local dev json=$OUT/demo-rdma-$stamp.json
 	if [ ! -x "$B/lp-rdma" ]; then
-		echo "== lp-rdma skipped: $B/lp-rdma is not built (rdma-core headers missing: run scripts/install-deps.sh)"
+		skip lp-rdma "$B/lp-rdma is not built (rdma-core headers missing: run scripts/install-deps.sh)"
 		return
 	fi
 	dev=$(rdma_device)
@@ -82,8 +90,7 @@ rdma_part() {
 	elif command -v qemu-system-x86_64 >/dev/null 2>&1; then
 		rdma_guest "$json"
 	else
-		echo "== lp-rdma skipped: no RDMA device here (ibv_devices lists none) and no qemu-system-x86_64" \
-			"for a Soft-RoCE guest; to run it, install qemu (scripts/install-deps.sh) or use a host with an RDMA device"
+		skip lp-rdma "no RDMA device here (ibv_devices lists none) and no qemu-system-x86_64 for a Soft-RoCE guest; to run it, install qemu (scripts/install-deps.sh) or use a host with an RDMA device"
 		return
 	fi
 	account lp-rdma $?
@@ -94,7 +101,7 @@ gpu_part() {
 	local why json=$OUT/demo-gpu-$stamp.json rc
 	why=$(gpu_missing)
 	if [ -n "$why" ]; then
-		echo "== lp-gpu skipped: $why"
+		skip lp-gpu "$why; it runs on a host with an NVIDIA GPU and its driver"
 		return
 	fi
 	echo "== lp-gpu on this host's GPUs"
@@ -113,4 +120,5 @@ if [ $ran = 0 ]; then
 	echo "demo: nothing could run here (no RDMA device, no qemu for the guest, no GPU): see the lines above"
 	exit 77
 fi
+echo "demo: ran:${parts_ok:- none}; failed:${parts_failed:- none}; skipped:${parts_skipped:- none}; JSON in $OUT/"
 [ $failed = 0 ]

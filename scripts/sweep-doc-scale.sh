@@ -1,25 +1,44 @@
 #!/bin/bash
 # The cost of lp-sweep's documents at scale: for each NODESxRAILS, a synthetic run
-# (build/sweep-synth: every ordered pair within a rail, write_lat and write_bw) is written, then
-# read, diagnosed and written again by `lp-sweep --diagnose`, under /usr/bin/time -v: document
-# size, wall time and peak RSS. docs/SWEEP.md ("Documents at scale") has the figures.
+# (build/sweep-synth: every ordered pair within a rail, write_lat and write_bw, diagnosed, then
+# written) is made, then read, diagnosed and written again by `lp-sweep --diagnose`, each under
+# /usr/bin/time -v: document size, wall and CPU time (user + sys: on a shared host the wall time
+# is mostly the others' load), peak RSS. docs/SWEEP.md ("Documents at scale") has the figures.
 #
 #   scripts/sweep-doc-scale.sh [NODESxRAILS ...]     default: 32x2 64x2 128x2 256x2 128x8
+#
+# LP_SCALE_KEEP=DIR keeps each document there (NODESxRAILS.json) for lp-plot and lp-report.
 set -eu
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
 [ -x "$B/sweep-synth" ] && [ -x "$B/lp-sweep" ] || { echo "build first (make)"; exit 77; }
 T=$(mktemp -d /tmp/lp-scale-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-printf '%-10s %10s %12s %10s %12s %10s\n' size cells "doc bytes" "diag s" "diag MiB" "B/cell"
+
+# "wall_s cpu_s rss_MiB" of a /usr/bin/time -v report
+times() {
+	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); w = 0;
+			for (i = 1; i <= n; i++) w = w * 60 + t[i] }
+		/User time/ { c += $2 } /System time/ { c += $2 }
+		/Maximum resident set size/ { m = $2 / 1024 }
+		END { printf "%.1f %.1f %d\n", w, c, m }' "$1"
+}
+
+printf '%-8s %10s %12s %7s | %8s %8s %8s | %8s %8s %8s %6s\n' size cells "doc bytes" B/cell \
+	"synth s" "cpu s" MiB "diag s" "cpu s" MiB rc
 [ $# -gt 0 ] || set -- 32x2 64x2 128x2 256x2 128x8
 for s in "$@"; do
 	n=${s%x*} r=${s#*x}
-	"$B/sweep-synth" "$n" "$r" "$T/in.json"
-	/usr/bin/time -v -o "$T/time" "$B/lp-sweep" --diagnose "$T/in.json" --json "$T/out.json" --quiet || true
-	cells=$(python3 -c "import json; d=json.load(open('$T/in.json')); print(sum(b['sweep']['n'] for b in d['blocks']))")
+	/usr/bin/time -v -o "$T/synth" "$B/sweep-synth" "$n" "$r" "$T/in.json"
+	rc=0
+	/usr/bin/time -v -o "$T/time" "$B/lp-sweep" --diagnose "$T/in.json" --json "$T/out.json" \
+		--quiet || rc=$?
+	cells=$((2 * r * n * (n - 1))) # every ordered pair within a rail, two metrics, one attempt
 	bytes=$(stat -c %s "$T/in.json")
-	wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$T/time")
-	rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$T/time")
-	printf '%-10s %10d %12d %10s %12d %10d\n' "$s" "$cells" "$bytes" "$wall" $((rss / 1024)) $((bytes / cells))
+	read -r sw sc sm < <(times "$T/synth")
+	read -r dw dc dm < <(times "$T/time")
+	printf '%-8s %10d %12d %7d | %8s %8s %8s | %8s %8s %8s %6s\n' "$s" "$cells" "$bytes" \
+		$((bytes / cells)) "$sw" "$sc" "$sm" "$dw" "$dc" "$dm" "$rc"
+	[ -z "${LP_SCALE_KEEP:-}" ] || cp "$T/in.json" "$LP_SCALE_KEEP/$s.json"
+	rm -f "$T/in.json" "$T/out.json"
 done

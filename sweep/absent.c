@@ -54,7 +54,7 @@ int lp_sweep_absent_cells(struct lp_sweep_run *r, int j)
 	if (!measured)
 		return -ENOMEM;
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 
 		if (!c->status && (c->a == j || c->b == j))
 			measured[((size_t)(c->a == j ? c->b : c->a) * 2 + (c->a == j)) * r->nmetrics +

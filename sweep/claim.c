@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/opt.h"
 
@@ -102,20 +103,9 @@ static int parse_nodes(const char *s, int32_t *out)
 	return 0;
 }
 
-static int fail(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* One "key=value" after the first: compute, step, bytes, nodes. */
-static int parse_extra(struct lp_coll_claim *c, const char *key, const char *val, char *why,
-		       size_t len)
+static int parse_extra(struct lp_coll_claim *c, const char *key, const char *val,
+		       struct lp_fail *fail)
 {
 	int rc = -EINVAL;
 
@@ -128,21 +118,24 @@ static int parse_extra(struct lp_coll_claim *c, const char *key, const char *val
 	else if (!strcmp(key, "nodes"))
 		rc = parse_nodes(val, &c->nodes);
 	else
-		return fail(why, len, "unknown item '%s' (compute, step, bytes, nodes)", key);
-	return rc ? fail(why, len, "%s=%s: not a valid value", key, val) : 0;
+		return lp_fail_set(fail, -EINVAL, "unknown item '%s' (compute, step, bytes, nodes)",
+				   key);
+	return rc ? lp_fail_set(fail, -EINVAL, "%s=%s: not a valid value", key, val) : 0;
 }
 
 /* What each kind needs besides its value. */
-static int check_complete(const struct lp_coll_claim *c, char *why, size_t len)
+static int check_complete(const struct lp_coll_claim *c, struct lp_fail *fail)
 {
 	if (!strcmp(c->kind, "efficiency") && (!(c->compute_s > 0) || !(c->bytes > 0)))
-		return fail(why, len, "efficiency needs compute=SECS and bytes=SIZE (per step)");
+		return lp_fail_set(fail, -EINVAL,
+				   "efficiency needs compute=SECS and bytes=SIZE (per step)");
 	if (!strcmp(c->kind, "share") && (!(c->step_s > 0) || !(c->bytes > 0)))
-		return fail(why, len, "share needs step=SECS and bytes=SIZE (per step)");
+		return lp_fail_set(fail, -EINVAL,
+				   "share needs step=SECS and bytes=SIZE (per step)");
 	return 0;
 }
 
-static int parse_value(struct lp_coll_claim *c, int kind, char *val, char *why, size_t len)
+static int parse_value(struct lp_coll_claim *c, int kind, char *val, struct lp_fail *fail)
 {
 	char *at = strchr(val, '@');
 	int rc;
@@ -150,21 +143,23 @@ static int parse_value(struct lp_coll_claim *c, int kind, char *val, char *why, 
 	if (at) {
 		*at++ = 0;
 		if (parse_nodes(at, &c->nodes))
-			return fail(why, len, "'@%s': expected a node count (8, 8n, 8nodes; >= 2)",
-				    at);
+			return lp_fail_set(fail, -EINVAL,
+					   "'@%s': expected a node count (8, 8n, 8nodes; >= 2)",
+					   at);
 	}
 	if (kind == LP_COLL_CLAIM_BUSBW)
 		rc = parse_rate(val, &c->value);
 	else
 		rc = parse_fraction(val, &c->value);
 	if (rc)
-		return fail(why, len, "%s=%s: expected %s", lp_coll_claim_names[kind], val,
-			    kind == LP_COLL_CLAIM_BUSBW ? "a rate (380GB/s, 3040Gb/s)"
-							: "a fraction (0.95 or 95%)");
+		return lp_fail_set(fail, -EINVAL, "%s=%s: expected %s", lp_coll_claim_names[kind],
+				   val,
+				   kind == LP_COLL_CLAIM_BUSBW ? "a rate (380GB/s, 3040Gb/s)"
+							       : "a fraction (0.95 or 95%)");
 	return 0;
 }
 
-int lp_coll_claim_parse(const char *s, struct lp_coll_claim *c, char *why, size_t why_len)
+int lp_coll_claim_parse(const char *s, struct lp_coll_claim *c, struct lp_fail *fail)
 {
 	char buf[256], *save = NULL, *item;
 	int kind = -1, rc = 0;
@@ -172,32 +167,32 @@ int lp_coll_claim_parse(const char *s, struct lp_coll_claim *c, char *why, size_
 	memset(c, 0, sizeof(*c));
 	c->need_busbw = c->allowed = c->allowed_innet = c->measured = NAN;
 	if (!s || strlen(s) >= sizeof(buf) || strlen(s) >= sizeof(c->text))
-		return fail(why, why_len, "a claim of 1 to %zu characters expected",
-			    sizeof(c->text) - 1);
+		return lp_fail_set(fail, -EINVAL, "a claim of 1 to %zu characters expected",
+				   sizeof(c->text) - 1);
 	snprintf(c->text, sizeof(c->text), "%s", s);
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (item = strtok_r(buf, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(item, '=');
 
 		if (!eq)
-			return fail(why, why_len, "'%s': expected key=value", item);
+			return lp_fail_set(fail, -EINVAL, "'%s': expected key=value", item);
 		*eq++ = 0;
 		if (kind < 0) {
 			kind = lp_choice_index(lp_coll_claim_names, item);
 			if (kind < 0)
-				return fail(
-					why, why_len,
+				return lp_fail_set(
+					fail, -EINVAL,
 					"'%s': a claim starts with busbw=, efficiency= or share=",
 					item);
 			snprintf(c->kind, sizeof(c->kind), "%s", lp_coll_claim_names[kind]);
-			rc = parse_value(c, kind, eq, why, why_len);
+			rc = parse_value(c, kind, eq, fail);
 		} else {
-			rc = parse_extra(c, item, eq, why, why_len);
+			rc = parse_extra(c, item, eq, fail);
 		}
 	}
 	if (kind < 0)
-		return fail(why, why_len, "an empty claim");
-	return rc ? rc : check_complete(c, why, why_len);
+		return lp_fail_set(fail, -EINVAL, "an empty claim");
+	return rc ? rc : check_complete(c, fail);
 }
 
 /* ---- judging ---- */

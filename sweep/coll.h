@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/fail.h"
 #include "common/json.h"
 #include "common/record.h"
 
@@ -392,9 +393,9 @@ extern const struct lp_record lp_coll_claim_record;
  * "busbw=380GB/s@8n" (also Gb/s; "@8", "@8nodes"; no "@": the run's nodes),
  * "efficiency=0.95@64n,compute=0.5s,bytes=2GB" (also 95%), "share=30%@64n,step=1.2s,bytes=14GB".
  * Byte sizes take K/M/G/T (1e3 powers: GB as in GB/s) or KiB/MiB/GiB/TiB.
- * 0, or -EINVAL with why.
+ * 0, or -EINVAL with the cause in fail.
  */
-int lp_coll_claim_parse(const char *s, struct lp_coll_claim *c, char *why, size_t why_len);
+int lp_coll_claim_parse(const char *s, struct lp_coll_claim *c, struct lp_fail *fail);
 
 struct lp_coll_run;
 /*

@@ -98,19 +98,6 @@ static void json_judgements(struct lp_json *j, const struct lp_coll_run *cr,
 	lp_json_arr_end(j);
 }
 
-/* A list of records as an array of objects. */
-static void json_records(struct lp_json *j, const char *key, const struct lp_record *rec,
-			 const void *v, size_t n, size_t stride)
-{
-	lp_json_arr_begin(j, key);
-	for (size_t i = 0; i < n; i++) {
-		lp_json_obj_begin(j, NULL);
-		lp_record_json(rec, (const char *)v + i * stride, j);
-		lp_json_obj_end(j);
-	}
-	lp_json_arr_end(j);
-}
-
 void lp_coll_json(struct lp_json *j, const struct lp_coll_run *cr, const char *const *names, int n)
 {
 	if (!cr)
@@ -121,13 +108,15 @@ void lp_coll_json(struct lp_json *j, const struct lp_coll_run *cr, const char *c
 	lp_record_json(&lp_coll_echo_record, &cr->echo, j);
 	lp_json_num(j, "limit_ratio", cr->limit_ratio);
 	lp_json_obj_end(j);
-	json_records(j, "results", &lp_coll_result_record, cr->res, cr->nres, sizeof(*cr->res));
-	json_records(j, "ceilings", &lp_coll_ceiling_record, cr->ceil, cr->nceil,
-		     sizeof(*cr->ceil));
+	lp_record_json_array(&lp_coll_result_record, cr->res, cr->nres, sizeof(*cr->res), "results",
+			     j);
+	lp_record_json_array(&lp_coll_ceiling_record, cr->ceil, cr->nceil, sizeof(*cr->ceil),
+			     "ceilings", j);
 	json_judgements(j, cr, names, n);
-	json_records(j, "verdicts", &lp_coll_verdict_record, cr->verd, cr->nverd,
-		     sizeof(*cr->verd));
-	json_records(j, "claims", &lp_coll_claim_record, cr->claim, cr->nclaim, sizeof(*cr->claim));
+	lp_record_json_array(&lp_coll_verdict_record, cr->verd, cr->nverd, sizeof(*cr->verd),
+			     "verdicts", j);
+	lp_record_json_array(&lp_coll_claim_record, cr->claim, cr->nclaim, sizeof(*cr->claim),
+			     "claims", j);
 	lp_json_arr_begin(j, "imports");
 	for (int i = 0; i < cr->ntopo; i++) {
 		lp_json_obj_begin(j, NULL);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "sweep/collimport.h"
 
@@ -323,11 +324,11 @@ int lp_sweep_coll_claims(struct lp_sweep_run *r, const char *const *claims, int 
 {
 	for (int i = 0; i < n; i++) {
 		struct lp_coll_claim c;
-		char msg[200];
-		int rc = lp_coll_claim_parse(claims[i], &c, msg, sizeof(msg));
+		struct lp_fail cf = { 0 };
+		int rc = lp_coll_claim_parse(claims[i], &c, &cf);
 
 		if (rc) {
-			snprintf(why, why_len, "--claim %s: %s", claims[i], msg);
+			snprintf(why, why_len, "--claim %s: %s", claims[i], lp_fail_msg(&cf));
 			return rc;
 		}
 		if (!r->coll && !(r->coll = lp_coll_run_new()))
@@ -396,12 +397,12 @@ static int claim_one(struct lp_sweep_run *r, const char *claim, char *why, size_
 static int claim_check(struct lp_sweep_run *r, const char *claim, char *why, size_t why_len)
 {
 	struct lp_coll_claim c;
-	char msg[200];
+	struct lp_fail cf = { 0 };
 
 	(void)r;
-	if (!lp_coll_claim_parse(claim, &c, msg, sizeof(msg)))
+	if (!lp_coll_claim_parse(claim, &c, &cf))
 		return 0;
-	snprintf(why, why_len, "--claim %s: %s", claim, msg);
+	snprintf(why, why_len, "--claim %s: %s", claim, lp_fail_msg(&cf));
 	return -EINVAL;
 }
 

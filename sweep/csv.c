@@ -69,16 +69,17 @@ static int csv_cells(const struct lp_sweep_run *r, const char *prefix)
 	lp_record_csv_header(&lp_sweep_cell_record, skip, f, true);
 	fputs(",error,run_interrupted,run_incomplete\n", f);
 	for (size_t i = 0; i < r->ncells; i++) {
-		const struct lp_sweep_cell *c = &r->cells[i];
-		const struct lp_sweep_metric *mt = &r->metrics[c->metric];
+		const struct lp_sweep_metric *mt = &r->metrics[r->cells[i].metric];
+		struct lp_sweep_cell c;
 
+		lp_sweep_cell_get(r, i, &c);
 		fprintf(f, "%s,%llu,", mt->test, (unsigned long long)mt->size);
-		lp_csv_field(f, r->nodes[c->a].name, 0);
-		lp_csv_field(f, r->nodes[c->b].name, 0);
+		lp_csv_field(f, r->nodes[c.a].name, 0);
+		lp_csv_field(f, r->nodes[c.b].name, 0);
 		fprintf(f, "%s,", mt->unit);
-		lp_record_csv_row(&lp_sweep_cell_record, c, skip, f, true);
+		lp_record_csv_row(&lp_sweep_cell_record, &c, skip, f, true);
 		fputc(',', f);
-		lp_csv_field(f, c->error, 0);
+		lp_csv_field(f, c.error, 0);
 		fprintf(f, "%d,%d\n", r->interrupted, r->incomplete);
 	}
 	return lp_out_close(f, path);

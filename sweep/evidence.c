@@ -107,8 +107,9 @@ static int build_sums(struct lp_sweep_run *r, uint8_t *read, uint8_t *moved)
 	int n = r->n;
 
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
-		const struct lp_sweep_ctr_end *end[2] = { &c->ctr_client, &c->ctr_server };
+		const struct lp_sweep_att *c = &r->cells[k];
+		const struct lp_sweep_ctr_end *end[2] = { lp_sweep_att_ctr(r, c, 0),
+							  lp_sweep_att_ctr(r, c, 1) };
 		int on[2] = { c->a, c->b }, lo = LP_MIN(c->a, c->b), hi = LP_MAX(c->a, c->b);
 
 		if (c->a == c->b)
@@ -304,8 +305,9 @@ static int error_cells(const struct lp_sweep_run *r, int lo, int hi, unsigned *d
 
 	*dirs_p = 0;
 	for (size_t i = 0; i < r->ncells; i++) {
-		const struct lp_sweep_cell *c = &r->cells[i];
-		const struct lp_sweep_ctr_end *end[2] = { &c->ctr_client, &c->ctr_server };
+		const struct lp_sweep_att *c = &r->cells[i];
+		const struct lp_sweep_ctr_end *end[2] = { lp_sweep_att_ctr(r, c, 0),
+							  lp_sweep_att_ctr(r, c, 1) };
 		bool mv = false;
 
 		if (LP_MIN(c->a, c->b) != lo || LP_MAX(c->a, c->b) != hi)

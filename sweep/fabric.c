@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/wait.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 
 #define HOSTLIST_MAX 1000000
@@ -25,18 +26,6 @@ void lp_fabric_free(struct lp_fabric *f)
 	free(f->leaf_parent);
 	free(f->rail);
 	memset(f, 0, sizeof(*f));
-}
-
-static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
 }
 
 int lp_fabric_name_index(char (**tab)[LP_FABRIC_NAME], int *n, const char *name)
@@ -199,7 +188,7 @@ static int slurm_child(void *arg, const char *name)
 }
 
 /* One logical line "SwitchName=S Nodes=... Switches=..." (comments and continuations gone). */
-static int slurm_line(struct lp_fabric *f, char *line, int lineno, char *why, size_t len)
+static int slurm_line(struct lp_fabric *f, char *line, int lineno, struct lp_fail *fail)
 {
 	char *name = NULL, *nodes = NULL, *switches = NULL, *save = NULL;
 	struct slurm_leaf s = { f, -1 };
@@ -209,10 +198,9 @@ static int slurm_line(struct lp_fabric *f, char *line, int lineno, char *why, si
 	     tok = strtok_r(NULL, " \t\r", &save)) {
 		char *eq = strchr(tok, '=');
 
-		if (!eq) {
-			say(why, len, "line %d: \"%s\" is not KEY=VALUE", lineno, tok);
-			return -EINVAL;
-		}
+		if (!eq)
+			return lp_fail_set(fail, -EINVAL, "line %d: \"%s\" is not KEY=VALUE",
+					   lineno, tok);
 		*eq = 0;
 		if (!strcasecmp(tok, "SwitchName") || !strcasecmp(tok, "BlockName"))
 			name = eq + 1;
@@ -220,22 +208,17 @@ static int slurm_line(struct lp_fabric *f, char *line, int lineno, char *why, si
 			nodes = eq + 1;
 		else if (!strcasecmp(tok, "Switches"))
 			switches = eq + 1;
-		else if (strcasecmp(tok, "LinkSpeed") && strcasecmp(tok, "BlockSizes")) {
-			say(why, len, "line %d: unknown key %s", lineno, tok);
-			return -EINVAL;
-		}
+		else if (strcasecmp(tok, "LinkSpeed") && strcasecmp(tok, "BlockSizes"))
+			return lp_fail_set(fail, -EINVAL, "line %d: unknown key %s", lineno, tok);
 	}
-	if (!name && (nodes || switches)) {
-		say(why, len, "line %d: %s without SwitchName= or BlockName=", lineno,
-		    nodes ? "Nodes=" : "Switches=");
-		return -EINVAL;
-	}
+	if (!name && (nodes || switches))
+		return lp_fail_set(fail, -EINVAL,
+				   "line %d: %s without SwitchName= or BlockName=", lineno,
+				   nodes ? "Nodes=" : "Switches=");
 	if (!name)
 		return 0; /* BlockSizes=..., a global line */
-	if (!*name) {
-		say(why, len, "line %d: empty switch name", lineno);
-		return -EINVAL;
-	}
+	if (!*name)
+		return lp_fail_set(fail, -EINVAL, "line %d: empty switch name", lineno);
 	s.leaf = leaf_index(f, name);
 	if (s.leaf < 0)
 		return -ENOMEM;
@@ -244,7 +227,7 @@ static int slurm_line(struct lp_fabric *f, char *line, int lineno, char *why, si
 
 		rc = list ? lp_fabric_hostlist(list, k ? slurm_child : slurm_node, &s) : 0;
 		if (rc == -EINVAL)
-			say(why, len, "line %d: bad hostlist \"%s\"", lineno, list);
+			lp_fail_set(fail, rc, "line %d: bad hostlist \"%s\"", lineno, list);
 		if (rc)
 			return rc;
 	}
@@ -285,7 +268,7 @@ static int order_leaves(struct lp_fabric *f)
 	return 0;
 }
 
-static int parse_slurm(struct lp_fabric *f, char *text, char *why, size_t len)
+static int parse_slurm(struct lp_fabric *f, char *text, struct lp_fail *fail)
 {
 	char *line = text, *next;
 	int lineno = 1, rc = 0;
@@ -306,11 +289,10 @@ static int parse_slurm(struct lp_fabric *f, char *text, char *why, size_t len)
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = 0;
-		rc = slurm_line(f, line, first, why, len);
+		rc = slurm_line(f, line, first, fail);
 	}
 	if (!rc && !f->nport) {
-		say(why, len, "no SwitchName= or BlockName= line with Nodes=");
-		rc = -EINVAL;
+		rc = lp_fail_set(fail, -EINVAL, "no SwitchName= or BlockName= line with Nodes=");
 	}
 	return rc ? rc : order_leaves(f);
 }
@@ -329,7 +311,7 @@ static int simple_host(void *arg, const char *name)
 	return add_port(s->f, name, "", s->leaf, s->rail);
 }
 
-static int parse_simple(struct lp_fabric *f, char *text, char *why, size_t len)
+static int parse_simple(struct lp_fabric *f, char *text, struct lp_fail *fail)
 {
 	char *save = NULL;
 	int lineno = 0;
@@ -341,11 +323,9 @@ static int parse_simple(struct lp_fabric *f, char *text, char *why, size_t len)
 		struct simple_row s = { f, -1, -1 };
 
 		lineno++;
-		if (l >= sizeof(buf)) {
-			say(why, len, "line %d: longer than %zu characters", lineno,
-			    sizeof(buf) - 1);
-			return -EINVAL;
-		}
+		if (l >= sizeof(buf))
+			return lp_fail_set(fail, -EINVAL, "line %d: longer than %zu characters",
+					   lineno, sizeof(buf) - 1);
 		memcpy(buf, line, l);
 		buf[l] = 0;
 		hash = strchr(buf, '#');
@@ -356,11 +336,10 @@ static int parse_simple(struct lp_fabric *f, char *text, char *why, size_t len)
 			tok[nt++] = t;
 		if (!nt)
 			continue;
-		if (nt < 2 || nt > 3) {
-			say(why, len, "line %d: expected HOST LEAF [RAIL], got %d field(s)", lineno,
-			    nt);
-			return -EINVAL;
-		}
+		if (nt < 2 || nt > 3)
+			return lp_fail_set(fail, -EINVAL,
+					   "line %d: expected HOST LEAF [RAIL], got %d field(s)",
+					   lineno, nt);
 		if (strcmp(tok[1], "-") && (s.leaf = leaf_index(f, tok[1])) < 0)
 			return -ENOMEM;
 		if (nt == 3 && strcmp(tok[2], "-") &&
@@ -368,15 +347,13 @@ static int parse_simple(struct lp_fabric *f, char *text, char *why, size_t len)
 			return -ENOMEM;
 		rc = lp_fabric_hostlist(tok[0], simple_host, &s);
 		if (rc == -EINVAL)
-			say(why, len, "line %d: bad hostlist \"%s\"", lineno, tok[0]);
+			lp_fail_set(fail, rc, "line %d: bad hostlist \"%s\"", lineno, tok[0]);
 		if (rc)
 			return rc;
 	}
 	f->nleaf = f->nleaf_all;
-	if (!f->nport) {
-		say(why, len, "no host in the file");
-		return -EINVAL;
-	}
+	if (!f->nport)
+		return lp_fail_set(fail, -EINVAL, "no host in the file");
 	return 0;
 }
 
@@ -442,7 +419,7 @@ static int ib_add_ca(struct ib_parse *ib, const char *desc, const char *sw)
  * CA) names what the port is cabled to.
  */
 static int ib_line(struct ib_parse *ib, const char *line, char *cur, char *cur_desc, int lineno,
-		   char *why, size_t len)
+		   struct lp_fail *fail)
 {
 	char id[64], desc[2 * LP_FABRIC_NAME];
 	const char *hash = strstr(line, "# \"");
@@ -450,11 +427,10 @@ static int ib_line(struct ib_parse *ib, const char *line, char *cur, char *cur_d
 	if (!strncmp(line, "Switch\t", 7) || !strncmp(line, "Ca\t", 3) ||
 	    !strncmp(line, "Rt\t", 3)) {
 		if (!quoted(line, 0, id, sizeof(id)) || !hash ||
-		    !quoted(hash, 0, cur_desc, 2 * LP_FABRIC_NAME)) {
-			say(why, len, "line %d: a node line without \"ID\" # \"description\"",
-			    lineno);
-			return -EINVAL;
-		}
+		    !quoted(hash, 0, cur_desc, 2 * LP_FABRIC_NAME))
+			return lp_fail_set(fail, -EINVAL,
+					   "line %d: a node line without \"ID\" # \"description\"",
+					   lineno);
 		snprintf(cur, 64, "%s", id);
 		if (id[0] == 'S') {
 			struct ib_sw *p = realloc(ib->sw, (size_t)(ib->nsw + 1) * sizeof(*p));
@@ -470,10 +446,10 @@ static int ib_line(struct ib_parse *ib, const char *line, char *cur, char *cur_d
 	}
 	if (line[0] != '[' || !cur[0])
 		return 0;
-	if (!quoted(line, 0, id, sizeof(id))) {
-		say(why, len, "line %d: a port line without the \"ID\" it is cabled to", lineno);
-		return -EINVAL;
-	}
+	if (!quoted(line, 0, id, sizeof(id)))
+		return lp_fail_set(fail, -EINVAL,
+				   "line %d: a port line without the \"ID\" it is cabled to",
+				   lineno);
 	if (cur[0] == 'S' && id[0] == 'H' && hash && quoted(hash, 0, desc, sizeof(desc)))
 		return ib_add_ca(ib, desc, cur); /* a host on this switch */
 	if (cur[0] == 'H' && id[0] == 'S')
@@ -495,7 +471,7 @@ static const char *ib_sw_name(const struct ib_parse *ib, const char *id)
 	return id;
 }
 
-static int parse_ibnet(struct lp_fabric *f, char *text, char *why, size_t len)
+static int parse_ibnet(struct lp_fabric *f, char *text, struct lp_fail *fail)
 {
 	struct ib_parse ib = { 0 };
 	char cur[64] = "", cur_desc[2 * LP_FABRIC_NAME] = "";
@@ -506,7 +482,7 @@ static int parse_ibnet(struct lp_fabric *f, char *text, char *why, size_t len)
 
 		if (nl)
 			*nl = 0;
-		rc = ib_line(&ib, line, cur, cur_desc, ++lineno, why, len);
+		rc = ib_line(&ib, line, cur, cur_desc, ++lineno, fail);
 		line = nl ? nl + 1 : NULL;
 	}
 	for (int i = 0; i < ib.nca && !rc; i++) {
@@ -524,8 +500,8 @@ static int parse_ibnet(struct lp_fabric *f, char *text, char *why, size_t len)
 	free(ib.ca);
 	f->nleaf = f->nleaf_all;
 	if (!rc && !f->nport) {
-		say(why, len, "ibnetdiscover output without a host (CA) cabled to a switch");
-		rc = -EINVAL;
+		rc = lp_fail_set(fail, -EINVAL,
+				 "ibnetdiscover output without a host (CA) cabled to a switch");
 	}
 	return rc;
 }
@@ -547,8 +523,7 @@ static enum lp_fabric_format detect(const char *text)
 	return LP_FABRIC_SIMPLE;
 }
 
-int lp_fabric_parse(struct lp_fabric *f, const char *text, const char *source, char *why,
-		    size_t why_len)
+int lp_fabric_parse(struct lp_fabric *f, const char *text, const char *source, struct lp_fail *fail)
 {
 	char *copy = strdup(text);
 	int rc;
@@ -558,12 +533,12 @@ int lp_fabric_parse(struct lp_fabric *f, const char *text, const char *source, c
 		return -ENOMEM;
 	snprintf(f->source, sizeof(f->source), "%s", source ? source : "");
 	f->format = detect(copy);
-	rc = f->format == LP_FABRIC_IBNET   ? parse_ibnet(f, copy, why, why_len)
-	     : f->format == LP_FABRIC_SLURM ? parse_slurm(f, copy, why, why_len)
-					    : parse_simple(f, copy, why, why_len);
+	rc = f->format == LP_FABRIC_IBNET   ? parse_ibnet(f, copy, fail)
+	     : f->format == LP_FABRIC_SLURM ? parse_slurm(f, copy, fail)
+					    : parse_simple(f, copy, fail);
 	free(copy);
 	if (rc == -ENOMEM)
-		say(why, why_len, "out of memory");
+		lp_fail_set(fail, rc, "out of memory");
 	return rc;
 }
 
@@ -592,7 +567,7 @@ static int slurp(FILE *in, char **text_p, size_t *len_p)
 	return ferror(in) ? -EIO : 0;
 }
 
-int lp_fabric_read(struct lp_fabric *f, const char *path, char *why, size_t why_len)
+int lp_fabric_read(struct lp_fabric *f, const char *path, struct lp_fail *fail)
 {
 	FILE *in = fopen(path, "r");
 	char *text = NULL;
@@ -601,19 +576,16 @@ int lp_fabric_read(struct lp_fabric *f, const char *path, char *why, size_t why_
 
 	memset(f, 0, sizeof(*f));
 	if (!in) {
-		rc = -errno;
-		say(why, why_len, "%s", strerror(errno));
-		return rc;
+		return lp_fail_set(fail, -errno, "%s", strerror(errno));
 	}
 	rc = slurp(in, &text, &n);
 	fclose(in);
 	if (rc) {
-		say(why, why_len, "%s", rc == -ENOMEM ? "out of memory" : "read error");
+		lp_fail_set(fail, rc, "%s", rc == -ENOMEM ? "out of memory" : "read error");
 	} else if (memchr(text, 0, n)) {
-		say(why, why_len, "a binary file, not a topology");
-		rc = -EINVAL;
+		rc = lp_fail_set(fail, -EINVAL, "a binary file, not a topology");
 	} else {
-		rc = lp_fabric_parse(f, text, path, why, why_len);
+		rc = lp_fabric_parse(f, text, path, fail);
 	}
 	free(text);
 	return rc;
@@ -663,7 +635,7 @@ const struct lp_fabric_port *lp_fabric_find(const struct lp_fabric *f, const cha
 	return any;
 }
 
-int lp_fabric_ibnetdiscover(struct lp_fabric *f, char *why, size_t why_len)
+int lp_fabric_ibnetdiscover(struct lp_fabric *f, struct lp_fail *fail)
 {
 	FILE *p = popen("timeout 120 ibnetdiscover 2>/dev/null", "r");
 	char *text = NULL;
@@ -672,23 +644,23 @@ int lp_fabric_ibnetdiscover(struct lp_fabric *f, char *why, size_t why_len)
 
 	memset(f, 0, sizeof(*f));
 	if (!p) {
-		say(why, why_len, "cannot run ibnetdiscover: %s", strerror(errno));
-		return -errno;
+		return lp_fail_set(fail, -errno, "cannot run ibnetdiscover: %s", strerror(errno));
 	}
 	rc = slurp(p, &text, &n);
 	status = pclose(p);
 	code = status == -1 || !WIFEXITED(status) ? -1 : WEXITSTATUS(status);
 	if (!rc && code) {
-		say(why, why_len, "%s",
-		    code == 127 ? "ibnetdiscover not found (Debian: infiniband-diags)"
-		    : code == 124
-			    ? "ibnetdiscover did not finish in 120 s"
-			    : "ibnetdiscover failed (it needs umad access: root, or rdma group rights)");
 		rc = code == 127 ? -ENOENT : -EIO;
+		lp_fail_set(
+			fail, rc, "%s",
+			code == 127 ? "ibnetdiscover not found (Debian: infiniband-diags)"
+			: code == 124
+				? "ibnetdiscover did not finish in 120 s"
+				: "ibnetdiscover failed (it needs umad access: root, or rdma group rights)");
 	} else if (rc) {
-		say(why, why_len, "%s", rc == -ENOMEM ? "out of memory" : "read error");
+		lp_fail_set(fail, rc, "%s", rc == -ENOMEM ? "out of memory" : "read error");
 	} else {
-		rc = lp_fabric_parse(f, text, "ibnetdiscover", why, why_len);
+		rc = lp_fabric_parse(f, text, "ibnetdiscover", fail);
 	}
 	free(text);
 	return rc;

@@ -25,6 +25,8 @@
 
 #include <stddef.h>
 
+struct lp_fail; /* common/fail.h: the cause of a failure (fail: may be NULL) */
+
 #define LP_FABRIC_NAME 64
 
 enum lp_fabric_format {
@@ -60,14 +62,14 @@ struct lp_fabric {
 
 /*
  * Parse text (the whole file) in whichever format it is. 0; -EINVAL with a
- * one-line reason in why ("line 3: Nodes= without SwitchName=") when it is
+ * one-line reason in fail ("line 3: Nodes= without SwitchName=") when it is
  * none of them or malformed; -ENOMEM. f is initialised here; free with
  * lp_fabric_free (also after an error).
  */
-int lp_fabric_parse(struct lp_fabric *f, const char *text, const char *source, char *why,
-		    size_t why_len);
+int lp_fabric_parse(struct lp_fabric *f, const char *text, const char *source,
+		    struct lp_fail *fail);
 /* Read and parse path: as lp_fabric_parse, -ENOENT/-EACCES/-EIO when it cannot be read. */
-int lp_fabric_read(struct lp_fabric *f, const char *path, char *why, size_t why_len);
+int lp_fabric_read(struct lp_fabric *f, const char *path, struct lp_fail *fail);
 void lp_fabric_free(struct lp_fabric *f);
 /*
  * Run ibnetdiscover (infiniband-diags) and parse what it prints: as
@@ -75,7 +77,7 @@ void lp_fabric_free(struct lp_fabric *f);
  * needs umad access) or takes over 120 s. The subnet is discovered from this
  * host's first port.
  */
-int lp_fabric_ibnetdiscover(struct lp_fabric *f, char *why, size_t why_len);
+int lp_fabric_ibnetdiscover(struct lp_fabric *f, struct lp_fail *fail);
 /*
  * The Slurm topology.conf next to slurm.conf ($SLURM_CONF's directory, else
  * /etc/slurm), when it exists: a static buffer, or NULL.

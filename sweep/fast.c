@@ -167,7 +167,7 @@ static size_t swept_pairs(const struct lp_sweep_run *r, int32_t *pairs, size_t m
 	size_t np = 0;
 
 	for (size_t i = 0; i < r->ncells; i++) {
-		const struct lp_sweep_cell *c = &r->cells[i];
+		const struct lp_sweep_att *c = &r->cells[i];
 		bool seen = false;
 
 		if (c->phase != LP_PHASE_SIZES)
@@ -184,7 +184,7 @@ static size_t swept_pairs(const struct lp_sweep_run *r, int32_t *pairs, size_t m
 }
 
 /* Pair k of pairs[0..np) for cell c's ordered pair, or -1 (src: the pairs' clients, a filter). */
-static int pair_of(const struct lp_sweep_cell *c, const int32_t *pairs, size_t np,
+static int pair_of(const struct lp_sweep_att *c, const int32_t *pairs, size_t np,
 		   const uint8_t *src)
 {
 	if (!src[c->a])
@@ -196,7 +196,7 @@ static int pair_of(const struct lp_sweep_cell *c, const int32_t *pairs, size_t n
 }
 
 /* The cell counts for pair k's value of its metric: its size sweep cells, or a screen metric's. */
-static bool pair_cell(const struct lp_sweep_run *r, const struct lp_sweep_cell *c)
+static bool pair_cell(const struct lp_sweep_run *r, const struct lp_sweep_att *c)
 {
 	if (c->status || !(c->value > 0))
 		return false;
@@ -223,7 +223,7 @@ static int pair_values(const struct lp_sweep_run *r, const int32_t *pairs, size_
 		src[pairs[2 * k]] = 1;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < r->ncells; i++) {
-			const struct lp_sweep_cell *c = &r->cells[i];
+			const struct lp_sweep_att *c = &r->cells[i];
 			int k = pair_of(c, pairs, np, src);
 			size_t b = (size_t)k * nm + (size_t)c->metric;
 

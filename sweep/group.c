@@ -657,12 +657,46 @@ static bool excess_covers(const struct lp_diag *d, const struct excess *e, int a
 	}
 }
 
+/* A cell counted in a scope: measured, and not yet explained by a group or a partial node. */
+static bool excess_open(const struct lp_diag *d, const struct work *w, size_t x)
+{
+	return isfinite(w->z1[x]) && !(d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL));
+}
+
+/*
+ * A node's scope (its row as sender, its column as receiver) in O(n): one
+ * member, so its slow cells each sit in their own column (row) of the other
+ * role: the same counts as the general walk over every cell below.
+ */
+static void excess_count_node(const struct lp_diag *d, const struct work *w, const uint8_t *slow,
+			      struct excess *e, int *senders, int *receivers, int *top)
+{
+	int n = d->n;
+
+	e->s = e->m = 0;
+	for (int k = 0; k < n; k++) {
+		size_t x = e->kind ? lp_diag_cell(n, k, e->i) : lp_diag_cell(n, e->i, k);
+
+		if (!excess_open(d, w, x))
+			continue;
+		e->m++;
+		e->s += slow[x];
+	}
+	*top = (int)e->s;
+	*senders = e->kind ? (int)e->s : e->s > 0;
+	*receivers = e->kind ? e->s > 0 : (int)e->s;
+}
+
 /* Counts of slow and measured cells of scope e among cells not yet explained. */
 static void excess_count(const struct lp_diag *d, const struct work *w, const uint8_t *slow,
 			 struct excess *e, int *senders, int *receivers, int *top)
 {
 	int n = d->n;
 
+	if (e->kind < 2) {
+		excess_count_node(d, w, slow, e, senders, receivers, top);
+		return;
+	}
 	e->s = e->m = 0;
 	*senders = *receivers = *top = 0;
 	for (int a = 0; a < n; a++) {
@@ -671,9 +705,7 @@ static void excess_count(const struct lp_diag *d, const struct work *w, const ui
 		for (int b = 0; b < n; b++) {
 			size_t x = lp_diag_cell(n, a, b);
 
-			if (!isfinite(w->z1[x]) ||
-			    (d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL)) ||
-			    !excess_covers(d, e, a, b))
+			if (!excess_open(d, w, x) || !excess_covers(d, e, a, b))
 				continue;
 			e->m++;
 			e->s += slow[x];
@@ -688,9 +720,7 @@ static void excess_count(const struct lp_diag *d, const struct work *w, const ui
 		for (int a = 0; a < n; a++) {
 			size_t x = lp_diag_cell(n, a, b);
 
-			col += isfinite(w->z1[x]) && slow[x] &&
-			       !(d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL)) &&
-			       excess_covers(d, e, a, b);
+			col += slow[x] && excess_open(d, w, x) && excess_covers(d, e, a, b);
 		}
 		*receivers += col > 0;
 		*top = col > *top ? col : *top;

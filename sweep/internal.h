@@ -21,8 +21,15 @@ void lp_sweep_fmt_val(char *buf, size_t len, double v, bool lat);
 /* "noise 4.8% per cell (residuals 4.1%, 41 df; repeats 3.9%, 12 pairs)" */
 void lp_sweep_fmt_noise(char *buf, size_t len, const struct lp_diag *d);
 /* The last cell of metric, client a, server b in phase; NULL none. */
-const struct lp_sweep_cell *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
-					       int b, int phase);
+const struct lp_sweep_att *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
+					      int b, int phase);
+/*
+ * Cells of r unpacked for a sink that reads records (lp_record_json_columns):
+ * n of them, cell idx[i] (SIZE_MAX: none, left zeroed), or from + i without
+ * idx. malloc'ed; NULL on -ENOMEM.
+ */
+struct lp_sweep_cell *lp_sweep_cells_unpack(const struct lp_sweep_run *r, const size_t *idx,
+					    size_t from, size_t n);
 /* Isolated retests of metric m among the cells with client a (or any: -1) and server b (or any). */
 int lp_sweep_count_retests(const struct lp_sweep_run *r, int m, int a, int b);
 /* A link verdict: link slow or failed, or errors on a pair. */
@@ -160,6 +167,23 @@ int lp_sweep_read_attempts(struct lp_sweep_run *r, const struct json_t *cols, ch
 /* A linkperf.sweep/1 document (sweep/read1.c, records of the old form) into r. */
 int lp_sweep_read_doc1(struct lp_sweep_run *r, const struct json_t *root, char *why,
 		       size_t why_len);
+/* A value's text within a document. */
+struct lp_sweep_span {
+	const char *p;
+	size_t len;
+};
+/*
+ * A document's top level apart (sweep/readspan.c): every member of its root
+ * object but "blocks" parsed into *root (json_decref it), the blocks array's
+ * text into *blocks (p NULL: none), so that the whole tree is never built.
+ * 0, -EINVAL (why: "not JSON: ...", the line counted in text) or -ENOMEM.
+ */
+int lp_sweep_span_root(const char *text, size_t len, struct json_t **root,
+		       struct lp_sweep_span *blocks, char *why, size_t why_len);
+/* Each element of the array arr (a span of text) parsed alone, each(v, i, arg), then freed. */
+int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
+		       int (*each)(const struct json_t *v, size_t i, void *arg), void *arg,
+		       char *why, size_t why_len);
 /*
  * O(n^2) work is done only for runs whose node count the file can justify:
  * n^2 <= 64 * bytes + 2^20 (a run's cells, or its nodes' records, take

@@ -37,13 +37,13 @@ void lp_load_cell_impact(struct lp_load_cell *c)
 }
 
 /* The last successful cell of (m, a, b) in phase (NULL: none). */
-static const struct lp_sweep_cell *ok_cell(const struct lp_sweep_run *r, int m, int a, int b,
-					   int phase)
+static const struct lp_sweep_att *ok_cell(const struct lp_sweep_run *r, int m, int a, int b,
+					  int phase)
 {
-	const struct lp_sweep_cell *last = NULL;
+	const struct lp_sweep_att *last = NULL;
 
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 
 		if (c->metric == m && c->a == a && c->b == b && c->phase == phase && !c->status)
 			last = c;
@@ -70,7 +70,7 @@ static double node_median(const double *v, int n, int i, double *tmp)
 static void pair_impact(const struct lp_sweep_run *r, int m, int a, int b, int ph,
 			struct lp_load_cell *c)
 {
-	const struct lp_sweep_cell *idle = NULL, *ld = NULL;
+	const struct lp_sweep_att *idle = NULL, *ld = NULL;
 
 	if (m >= 0 && a >= 0) {
 		idle = ok_cell(r, m, a, b, LP_PHASE_SWEEP);
@@ -119,7 +119,7 @@ int lp_sweep_load_matrix(const struct lp_sweep_run *r, int m, struct lp_load_cel
 }
 
 int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_incast *ic,
-		    const struct lp_sweep_cell **cells)
+		    const struct lp_sweep_att **cells)
 {
 	double rate = r->nodes[recv].dev.rate_gbps;
 	double *x = malloc(((size_t)r->n + 1) * sizeof(double));
@@ -131,7 +131,7 @@ int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_inc
 	if (!x)
 		return 0;
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 		bool ok = !c->status && isfinite(c->gbits_s);
 
 		if (c->phase == LP_PHASE_INCAST_VICTIM && c->b == recv && ic->vic_metric < 0) {
@@ -464,7 +464,7 @@ out:
 }
 
 static void json_receiver(struct lp_json *j, const struct lp_sweep_run *r, int m, int b,
-			  const struct lp_incast *all, const struct lp_sweep_cell **cells)
+			  const struct lp_incast *all, const struct lp_sweep_att **cells)
 {
 	struct lp_incast ic;
 
@@ -489,7 +489,7 @@ static void json_receiver(struct lp_json *j, const struct lp_sweep_run *r, int m
 static void json_incast(struct lp_json *j, const struct lp_sweep_run *r, int m)
 {
 	struct lp_incast *ics = calloc(r->n, sizeof(*ics));
-	const struct lp_sweep_cell **cells = calloc(r->n, sizeof(*cells));
+	const struct lp_sweep_att **cells = calloc(r->n, sizeof(*cells));
 
 	if (!ics || !cells)
 		goto out;
@@ -524,22 +524,6 @@ void lp_sweep_load_json(struct lp_json *j, const struct lp_sweep_run *r)
 }
 
 /* An array of objects: rec's members and more (members: key, schema writer) */
-static void schema_array_open(struct lp_json *j, const char *key, const struct lp_record *rec)
-{
-	lp_json_obj_begin(j, key);
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema_open(rec, j);
-}
-
-static void schema_array_close(struct lp_json *j, const struct lp_record *rec,
-			       const char *const *extra)
-{
-	lp_record_schema_close(rec, extra, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
-}
-
 static void schema_metric(struct lp_json *j)
 {
 	lp_json_obj_begin(j, "metric");
@@ -554,28 +538,24 @@ void lp_sweep_load_schema(struct lp_json *j)
 		    "--load: the latency under load and incast figures, from the attempts");
 	lp_json_str(j, "type", "object");
 	lp_json_obj_begin(j, "properties");
-	schema_array_open(j, "latency", &load_lat_record);
+	lp_record_schema_array_open(&load_lat_record, "latency", j);
 	lp_json_obj_begin(j, "cells");
 	lp_record_schema_columns(&load_cell_record, 0, j);
 	lp_json_obj_end(j);
 	lp_json_obj_begin(j, "nodes");
 	lp_record_schema_columns(&load_node_record, 0, j);
 	lp_json_obj_end(j);
-	schema_array_close(j, &load_lat_record, (const char *const[]){ "cells", "nodes", NULL });
+	lp_record_schema_array_close(&load_lat_record,
+				     (const char *const[]){ "cells", "nodes", NULL }, j);
 	lp_json_obj_begin(j, "incast");
 	lp_json_str(j, "type", "array");
 	lp_json_obj_begin(j, "items");
 	lp_json_str(j, "type", "object");
 	lp_json_obj_begin(j, "properties");
 	schema_metric(j);
-	schema_array_open(j, "receivers", &incast_record);
-	lp_json_obj_begin(j, "senders");
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema(&sender_record, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
-	schema_array_close(j, &incast_record, (const char *const[]){ "senders", NULL });
+	lp_record_schema_array_open(&incast_record, "receivers", j);
+	lp_record_schema_array(&sender_record, "senders", j);
+	lp_record_schema_array_close(&incast_record, (const char *const[]){ "senders", NULL }, j);
 	lp_json_obj_end(j);
 	lp_json_arr_begin(j, "required");
 	lp_json_str(j, NULL, "metric");
@@ -659,7 +639,7 @@ int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix)
 {
 	int n = r->n, rc = 0;
 	struct lp_load_cell *lc = calloc((size_t)n * n, sizeof(*lc));
-	const struct lp_sweep_cell **cells = calloc(n, sizeof(*cells));
+	const struct lp_sweep_att **cells = calloc(n, sizeof(*cells));
 	struct lp_incast *ics = calloc(n, sizeof(*ics));
 	char path[4096];
 	FILE *f;

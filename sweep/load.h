@@ -79,7 +79,7 @@ struct lp_incast {
  * cells into cells (r->n entries, may be NULL). Returns ic->nsend.
  */
 int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_incast *ic,
-		    const struct lp_sweep_cell **cells);
+		    const struct lp_sweep_att **cells);
 
 /* Load verdicts into r->verdicts (called by lp_sweep_diagnose). 0 or -ENOMEM. */
 int lp_sweep_load_diagnose(struct lp_sweep_run *r);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/opt.h"
 #include "sweep/result.h"
@@ -166,36 +167,31 @@ static bool congested(const struct lp_sweep_model *m, const struct lp_sweep_mode
 }
 
 int lp_sweep_model_draw(const struct lp_sweep_model *m, const struct lp_sweep_model_key *k,
-			double *value_p, char *why, size_t why_len)
+			double *value_p, struct lp_fail *fail)
 {
 	unsigned kind;
 	double good = 1;
 	struct rng g;
 
 	if (k->metric < 0 || k->metric >= m->nmetrics || k->a < 0 || k->b < 0 ||
-	    k->a >= m->nranks || k->b >= m->nranks) {
-		snprintf(why, why_len, "model: cell %d -> %d, metric %d out of range", k->a, k->b,
-			 k->metric);
-		return -EINVAL;
-	}
+	    k->a >= m->nranks || k->b >= m->nranks)
+		return lp_fail_set(fail, -EINVAL, "model: cell %d -> %d, metric %d out of range",
+				   k->a, k->b, k->metric);
 	kind = m->mkind[k->metric];
 	for (int i = 0; i < m->nfaults; i++) {
 		const struct lp_sweep_model_fault *f = &m->faults[i];
 
 		if (!touches(m, f, k->a, k->b, kind))
 			continue;
-		if (f->factor <= 0) {
-			snprintf(why, why_len, "model: fault %d (%s) fails this cell", i,
-				 lp_sweep_model_target_names[f->target]);
-			return -EIO;
-		}
+		if (f->factor <= 0)
+			return lp_fail_set(fail, -EIO, "model: fault %d (%s) fails this cell", i,
+					   lp_sweep_model_target_names[f->target]);
 		good *= f->factor;
 	}
 	g = stream(m->seed, S_FAIL, k->a, k->b, k->metric, 0);
-	if (m->fail_rate > 0 && uni(&g) < m->fail_rate) {
-		snprintf(why, why_len, "model: a failed cell (failures rate %g)", m->fail_rate);
-		return -EIO;
-	}
+	if (m->fail_rate > 0 && uni(&g) < m->fail_rate)
+		return lp_fail_set(fail, -EIO, "model: a failed cell (failures rate %g)",
+				   m->fail_rate);
 	g = stream(m->seed, S_NOISE, k->a, k->b, k->metric, (int64_t)k->phase << 32 | k->attempt);
 	good *= exp(log1p(m->cv) * noise_z(m, &g));
 	g = stream(m->seed, S_BLIP, k->a, k->b, k->metric, (int64_t)k->phase << 32 | k->attempt);
@@ -230,7 +226,7 @@ static int resolve_name(const struct lp_sweep_model *m, const char *name, int no
 	return -1;
 }
 
-static int bind_faults(struct lp_sweep_model *m, int nodes, char *why, size_t why_len)
+static int bind_faults(struct lp_sweep_model *m, int nodes, struct lp_fail *fail)
 {
 	for (int i = 0; i < m->nfaults; i++) {
 		struct lp_sweep_model_fault *f = &m->faults[i];
@@ -245,21 +241,18 @@ static int bind_faults(struct lp_sweep_model *m, int nodes, char *why, size_t wh
 		for (int e = 0; e < 2; e++) {
 			if (names[e][0]) {
 				*ends[e] = resolve_name(m, names[e], nodes, &f->rail);
-				if (*ends[e] < 0) {
-					snprintf(why, why_len,
-						 "fault %d: no node \"%s\" among the %d nodes", i,
-						 names[e], nodes);
-					return -EINVAL;
-				}
+				if (*ends[e] < 0)
+					return lp_fail_set(
+						fail, -EINVAL,
+						"fault %d: no node \"%s\" among the %d nodes", i,
+						names[e], nodes);
 			}
-			if (*ends[e] >= limit || f->rail >= m->rails) {
-				snprintf(
-					why, why_len,
+			if (*ends[e] >= limit || f->rail >= m->rails)
+				return lp_fail_set(
+					fail, -EINVAL,
 					"fault %d: %s %d out of range (%d nodes, %d leaves, %d rails)",
 					i, lp_sweep_model_target_names[f->target], *ends[e], nodes,
 					leaves, m->rails);
-				return -EINVAL;
-			}
 		}
 	}
 	return 0;
@@ -299,24 +292,19 @@ static double base_of(const struct lp_sweep_model *m, const struct lp_sweep_metr
 }
 
 int lp_sweep_model_bind(struct lp_sweep_model *m, int nranks, const struct lp_sweep_metric *metrics,
-			int nmetrics, char *why, size_t why_len)
+			int nmetrics, struct lp_fail *fail)
 {
 	int nodes = nranks / m->rails;
 
-	if (nranks % m->rails) {
-		snprintf(why, why_len, "%d ranks are not whole nodes of %d rails", nranks,
-			 m->rails);
-		return -EINVAL;
-	}
-	if (m->nodes && m->nodes != nodes) {
-		snprintf(why, why_len, "the model has %d nodes, the job %d (%d ranks, %d rails)",
-			 m->nodes, nodes, nranks, m->rails);
-		return -EINVAL;
-	}
-	if (nmetrics > LP_SWEEP_MODEL_MAX_METRICS) {
-		snprintf(why, why_len, "too many metrics");
-		return -EINVAL;
-	}
+	if (nranks % m->rails)
+		return lp_fail_set(fail, -EINVAL, "%d ranks are not whole nodes of %d rails",
+				   nranks, m->rails);
+	if (m->nodes && m->nodes != nodes)
+		return lp_fail_set(fail, -EINVAL,
+				   "the model has %d nodes, the job %d (%d ranks, %d rails)",
+				   m->nodes, nodes, nranks, m->rails);
+	if (nmetrics > LP_SWEEP_MODEL_MAX_METRICS)
+		return lp_fail_set(fail, -EINVAL, "too many metrics");
 	m->nranks = nranks;
 	m->nmetrics = nmetrics;
 	for (int i = 0; i < nmetrics; i++) {
@@ -325,7 +313,7 @@ int lp_sweep_model_bind(struct lp_sweep_model *m, int nranks, const struct lp_sw
 		m->mbase[i] = base_of(m, mt);
 		m->mkind[i] = mt->lat ? LP_SWEEP_MODEL_LAT : LP_SWEEP_MODEL_BW;
 	}
-	return bind_faults(m, nodes, why, why_len);
+	return bind_faults(m, nodes, fail);
 }
 
 /* ---- the file ---- */
@@ -364,60 +352,54 @@ out:
 #include <jansson.h>
 
 /* Every key of o is one of names: a typo is an error, not a fault that never applies. */
-static int keys_known(const json_t *o, const char *where, const char *const *names, char *why,
-		      size_t why_len)
+static int keys_known(const json_t *o, const char *where, const char *const *names,
+		      struct lp_fail *fail)
 {
 	const char *key;
 	json_t *v;
 
-	if (!json_is_object(o)) {
-		snprintf(why, why_len, "%s: not an object", where);
-		return -EINVAL;
-	}
+	if (!json_is_object(o))
+		return lp_fail_set(fail, -EINVAL, "%s: not an object", where);
 	json_object_foreach((json_t *)o, key, v)
 	{
-		if (lp_choice_index(names, key) < 0) {
-			snprintf(why, why_len, "%s: unknown key \"%s\"", where, key);
-			return -EINVAL;
-		}
+		if (lp_choice_index(names, key) < 0)
+			return lp_fail_set(fail, -EINVAL, "%s: unknown key \"%s\"", where, key);
 	}
 	return 0;
 }
 
 /* o[key], when there, into *dst: a number in [lo, hi]. */
 static int num(const json_t *o, const char *where, const char *key, double lo, double hi,
-	       double *dst, char *why, size_t why_len)
+	       double *dst, struct lp_fail *fail)
 {
 	const json_t *v = json_object_get(o, key);
 
 	if (!v)
 		return 0;
-	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi) {
-		snprintf(why, why_len, "%s.%s: a number in [%g, %g]", where, key, lo, hi);
-		return -EINVAL;
-	}
+	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi)
+		return lp_fail_set(fail, -EINVAL, "%s.%s: a number in [%g, %g]", where, key, lo,
+				   hi);
 	*dst = json_number_value(v);
 	return 0;
 }
 
 static int integer(const json_t *o, const char *where, const char *key, int lo, int hi, int *dst,
-		   char *why, size_t why_len)
+		   struct lp_fail *fail)
 {
 	const json_t *v = json_object_get(o, key);
 
 	if (!v)
 		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
-		snprintf(why, why_len, "%s.%s: an integer in [%d, %d]", where, key, lo, hi);
-		return -EINVAL;
-	}
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+		return lp_fail_set(fail, -EINVAL, "%s.%s: an integer in [%d, %d]", where, key, lo,
+				   hi);
 	*dst = (int)json_integer_value(v);
 	return 0;
 }
 
 /* A string member that must be one of names: its index into *dst. */
 static int choice(const json_t *o, const char *where, const char *key, const char *const *names,
-		  int *dst, char *why, size_t why_len)
+		  int *dst, struct lp_fail *fail)
 {
 	const json_t *v = json_object_get(o, key);
 	int i;
@@ -426,10 +408,11 @@ static int choice(const json_t *o, const char *where, const char *key, const cha
 		return 0;
 	i = json_is_string(v) ? lp_choice_index(names, json_string_value(v)) : -1;
 	if (i < 0) {
-		snprintf(why, why_len, "%s.%s: one of", where, key);
+		char list[LP_FAIL_MSG_LEN] = "";
+
 		for (int k = 0; names[k]; k++)
-			snprintf(why + strlen(why), why_len - strlen(why), " %s", names[k]);
-		return -EINVAL;
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), " %s", names[k]);
+		return lp_fail_set(fail, -EINVAL, "%s.%s: one of%s", where, key, list);
 	}
 	*dst = i;
 	return 0;
@@ -451,7 +434,7 @@ static int node_ref(const json_t *v, int *idx, char *name, size_t len)
 
 /* The fault's target: exactly one of node, link, leaf, uplink (rail alone is the target). */
 static int fault_target(const json_t *o, struct lp_sweep_model_fault *f, const char *where,
-			char *why, size_t why_len)
+			struct lp_fail *fail)
 {
 	int found = 0;
 
@@ -473,26 +456,23 @@ static int fault_target(const json_t *o, struct lp_sweep_model_fault *f, const c
 		if (!bad && t != LP_SWEEP_MODEL_NODE && t != LP_SWEEP_MODEL_LINK &&
 		    (f->name_a[0] || f->name_b[0]))
 			bad = 1; /* leaves are numbers */
-		if (bad) {
-			snprintf(why, why_len, "%s.%s: %s", where, lp_sweep_model_target_names[t],
-				 two ? "two node names or indices" : "a node name or index");
-			return -EINVAL;
-		}
+		if (bad)
+			return lp_fail_set(
+				fail, -EINVAL, "%s.%s: %s", where, lp_sweep_model_target_names[t],
+				two ? "two node names or indices" : "a node name or index");
 	}
 	if (!found && json_object_get(o, "rail")) {
 		f->target = LP_SWEEP_MODEL_RAIL;
 		f->rail = -1;
-		return integer(o, where, "rail", 0, 1 << 16, &f->a, why, why_len);
+		return integer(o, where, "rail", 0, 1 << 16, &f->a, fail);
 	}
-	if (found != 1) {
-		snprintf(why, why_len, "%s: one of node, link, leaf, uplink or rail", where);
-		return -EINVAL;
-	}
-	return integer(o, where, "rail", 0, 1 << 16, &f->rail, why, why_len);
+	if (found != 1)
+		return lp_fail_set(fail, -EINVAL, "%s: one of node, link, leaf, uplink or rail",
+				   where);
+	return integer(o, where, "rail", 0, 1 << 16, &f->rail, fail);
 }
 
-static int parse_fault(const json_t *o, int i, struct lp_sweep_model_fault *f, char *why,
-		       size_t why_len)
+static int parse_fault(const json_t *o, int i, struct lp_sweep_model_fault *f, struct lp_fail *fail)
 {
 	static const char *const keys[] = { "node", "link",    "leaf",	"uplink", "rail", "factor",
 					    "role", "metrics", "scope", "fail",	  "note", NULL };
@@ -506,42 +486,38 @@ static int parse_fault(const json_t *o, int i, struct lp_sweep_model_fault *f, c
 	memset(f, 0, sizeof(*f));
 	f->rail = -1;
 	f->factor = 1;
-	rc = keys_known(o, where, keys, why, why_len);
+	rc = keys_known(o, where, keys, fail);
 	if (!rc)
-		rc = fault_target(o, f, where, why, why_len);
+		rc = fault_target(o, f, where, fail);
 	if (!rc)
-		rc = num(o, where, "factor", 0, 1e6, &f->factor, why, why_len);
+		rc = num(o, where, "factor", 0, 1e6, &f->factor, fail);
 	if (!rc)
-		rc = choice(o, where, "role", roles, &role, why, why_len);
+		rc = choice(o, where, "role", roles, &role, fail);
 	if (!rc)
-		rc = choice(o, where, "metrics", kinds, &kind, why, why_len);
+		rc = choice(o, where, "metrics", kinds, &kind, fail);
 	if (!rc)
-		rc = choice(o, where, "scope", scopes, &scope, why, why_len);
+		rc = choice(o, where, "scope", scopes, &scope, fail);
 	if (rc)
 		return rc;
 	if (json_is_true(json_object_get(o, "fail")))
 		f->factor = 0;
-	else if (!json_object_get(o, "factor")) {
-		snprintf(why, why_len, "%s: a factor (or \"fail\": true)", where);
-		return -EINVAL;
-	}
+	else if (!json_object_get(o, "factor"))
+		return lp_fail_set(fail, -EINVAL, "%s: a factor (or \"fail\": true)", where);
 	f->roles = (unsigned)role;
 	f->kinds = (unsigned)kind;
 	f->all = scope == 1;
 	return 0;
 }
 
-static int parse_faults(struct lp_sweep_model *m, const json_t *arr, char *why, size_t why_len)
+static int parse_faults(struct lp_sweep_model *m, const json_t *arr, struct lp_fail *fail)
 {
 	if (!arr)
 		return 0;
-	if (!json_is_array(arr) || json_array_size(arr) > LP_SWEEP_MODEL_MAX_FAULTS) {
-		snprintf(why, why_len, "faults: an array of at most %d objects",
-			 LP_SWEEP_MODEL_MAX_FAULTS);
-		return -EINVAL;
-	}
+	if (!json_is_array(arr) || json_array_size(arr) > LP_SWEEP_MODEL_MAX_FAULTS)
+		return lp_fail_set(fail, -EINVAL, "faults: an array of at most %d objects",
+				   LP_SWEEP_MODEL_MAX_FAULTS);
 	for (size_t i = 0; i < json_array_size(arr); i++) {
-		int rc = parse_fault(json_array_get(arr, i), (int)i, &m->faults[i], why, why_len);
+		int rc = parse_fault(json_array_get(arr, i), (int)i, &m->faults[i], fail);
 
 		if (rc)
 			return rc;
@@ -551,25 +527,21 @@ static int parse_faults(struct lp_sweep_model *m, const json_t *arr, char *why, 
 }
 
 /* "base": {"lat_us": .., "bw_gbps": .., "rate_gbps": .., LABEL-or-TEST: ..} */
-static int parse_base(struct lp_sweep_model *m, const json_t *o, char *why, size_t why_len)
+static int parse_base(struct lp_sweep_model *m, const json_t *o, struct lp_fail *fail)
 {
 	const char *key;
 	json_t *v;
 
 	if (!o)
 		return 0;
-	if (!json_is_object(o)) {
-		snprintf(why, why_len, "base: not an object");
-		return -EINVAL;
-	}
+	if (!json_is_object(o))
+		return lp_fail_set(fail, -EINVAL, "base: not an object");
 	json_object_foreach((json_t *)o, key, v)
 	{
 		double x = json_number_value(v);
 
-		if (!json_is_number(v) || x <= 0 || x > 1e9) {
-			snprintf(why, why_len, "base.%s: a positive number", key);
-			return -EINVAL;
-		}
+		if (!json_is_number(v) || x <= 0 || x > 1e9)
+			return lp_fail_set(fail, -EINVAL, "base.%s: a positive number", key);
 		if (!strcmp(key, "lat_us"))
 			m->lat_us = x;
 		else if (!strcmp(key, "bw_gbps"))
@@ -580,40 +552,38 @@ static int parse_base(struct lp_sweep_model *m, const json_t *o, char *why, size
 			 strlen(key) < sizeof(m->base[0].key)) {
 			snprintf(m->base[m->nbase].key, sizeof(m->base[0].key), "%s", key);
 			m->base[m->nbase++].value = x;
-		} else {
-			snprintf(why, why_len, "base.%s: too many or too long", key);
-			return -EINVAL;
-		}
+		} else
+			return lp_fail_set(fail, -EINVAL, "base.%s: too many or too long", key);
 	}
 	return 0;
 }
 
 /* "noise": {"cv", "tail", "df", "p", "scale"} */
-static int parse_noise(struct lp_sweep_model *m, const json_t *o, char *why, size_t why_len)
+static int parse_noise(struct lp_sweep_model *m, const json_t *o, struct lp_fail *fail)
 {
 	static const char *const keys[] = { "cv", "tail", "df", "p", "scale", NULL };
 	int tail = 0, rc;
 
 	if (!o)
 		return 0;
-	rc = keys_known(o, "noise", keys, why, why_len);
+	rc = keys_known(o, "noise", keys, fail);
 	if (!rc)
-		rc = num(o, "noise", "cv", 0, 10, &m->cv, why, why_len);
+		rc = num(o, "noise", "cv", 0, 10, &m->cv, fail);
 	if (!rc)
-		rc = choice(o, "noise", "tail", lp_sweep_model_tail_names, &tail, why, why_len);
+		rc = choice(o, "noise", "tail", lp_sweep_model_tail_names, &tail, fail);
 	if (!rc)
-		rc = num(o, "noise", "df", 3, 100, &m->df, why, why_len);
+		rc = num(o, "noise", "df", 3, 100, &m->df, fail);
 	if (!rc)
-		rc = num(o, "noise", "p", 0, 1, &m->mix_p, why, why_len);
+		rc = num(o, "noise", "p", 0, 1, &m->mix_p, fail);
 	if (!rc)
-		rc = num(o, "noise", "scale", 1, 1000, &m->mix_scale, why, why_len);
+		rc = num(o, "noise", "scale", 1, 1000, &m->mix_scale, fail);
 	m->tail = (enum lp_sweep_model_tail)tail;
 	m->df = floor(m->df);
 	return rc;
 }
 
 /* "blips": {"rate", "factor": F | [LO, HI]} */
-static int parse_blips(struct lp_sweep_model *m, const json_t *o, char *why, size_t why_len)
+static int parse_blips(struct lp_sweep_model *m, const json_t *o, struct lp_fail *fail)
 {
 	static const char *const keys[] = { "rate", "factor", NULL };
 	const json_t *f = json_object_get(o, "factor");
@@ -621,9 +591,9 @@ static int parse_blips(struct lp_sweep_model *m, const json_t *o, char *why, siz
 
 	if (!o)
 		return 0;
-	rc = keys_known(o, "blips", keys, why, why_len);
+	rc = keys_known(o, "blips", keys, fail);
 	if (!rc)
-		rc = num(o, "blips", "rate", 0, 1, &m->blip_rate, why, why_len);
+		rc = num(o, "blips", "rate", 0, 1, &m->blip_rate, fail);
 	if (rc || !f)
 		return rc;
 	if (json_is_number(f)) {
@@ -635,15 +605,13 @@ static int parse_blips(struct lp_sweep_model *m, const json_t *o, char *why, siz
 	} else {
 		m->blip_lo = -1;
 	}
-	if (m->blip_lo <= 0 || m->blip_hi < m->blip_lo || m->blip_hi > 1e6) {
-		snprintf(why, why_len, "blips.factor: F or [LO, HI], 0 < LO <= HI");
-		return -EINVAL;
-	}
+	if (m->blip_lo <= 0 || m->blip_hi < m->blip_lo || m->blip_hi > 1e6)
+		return lp_fail_set(fail, -EINVAL, "blips.factor: F or [LO, HI], 0 < LO <= HI");
 	return 0;
 }
 
 /* "congested": {"rate", "factor", "rounds": [..]} */
-static int parse_congested(struct lp_sweep_model *m, const json_t *o, char *why, size_t why_len)
+static int parse_congested(struct lp_sweep_model *m, const json_t *o, struct lp_fail *fail)
 {
 	static const char *const keys[] = { "rate", "factor", "rounds", NULL };
 	const json_t *r = json_object_get(o, "rounds");
@@ -651,33 +619,30 @@ static int parse_congested(struct lp_sweep_model *m, const json_t *o, char *why,
 
 	if (!o)
 		return 0;
-	rc = keys_known(o, "congested", keys, why, why_len);
+	rc = keys_known(o, "congested", keys, fail);
 	if (!rc)
-		rc = num(o, "congested", "rate", 0, 1, &m->cong_rate, why, why_len);
+		rc = num(o, "congested", "rate", 0, 1, &m->cong_rate, fail);
 	if (!rc)
-		rc = num(o, "congested", "factor", 1e-6, 1e6, &m->cong_factor, why, why_len);
+		rc = num(o, "congested", "factor", 1e-6, 1e6, &m->cong_factor, fail);
 	if (rc || !r)
 		return rc;
-	if (!json_is_array(r) || json_array_size(r) > LP_SWEEP_MODEL_MAX_ROUNDS) {
-		snprintf(why, why_len, "congested.rounds: at most %d round numbers",
-			 LP_SWEEP_MODEL_MAX_ROUNDS);
-		return -EINVAL;
-	}
+	if (!json_is_array(r) || json_array_size(r) > LP_SWEEP_MODEL_MAX_ROUNDS)
+		return lp_fail_set(fail, -EINVAL, "congested.rounds: at most %d round numbers",
+				   LP_SWEEP_MODEL_MAX_ROUNDS);
 	for (size_t i = 0; i < json_array_size(r); i++) {
 		const json_t *v = json_array_get(r, i);
 
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    json_integer_value(v) > 1 << 30) {
-			snprintf(why, why_len, "congested.rounds[%zu]: a round number", i);
-			return -EINVAL;
-		}
+		    json_integer_value(v) > 1 << 30)
+			return lp_fail_set(fail, -EINVAL, "congested.rounds[%zu]: a round number",
+					   i);
 		m->cong_rounds[m->ncong++] = (int)json_integer_value(v);
 	}
 	return 0;
 }
 
 /* "time": {"setup_ms", "test_ms"} */
-static int parse_time(struct lp_sweep_model *m, const json_t *o, char *why, size_t why_len)
+static int parse_time(struct lp_sweep_model *m, const json_t *o, struct lp_fail *fail)
 {
 	static const char *const keys[] = { "setup_ms", "test_ms", NULL };
 	double setup = m->setup_s * 1e3, test = m->test_s * 1e3;
@@ -685,18 +650,18 @@ static int parse_time(struct lp_sweep_model *m, const json_t *o, char *why, size
 
 	if (!o)
 		return 0;
-	rc = keys_known(o, "time", keys, why, why_len);
+	rc = keys_known(o, "time", keys, fail);
 	if (!rc)
-		rc = num(o, "time", "setup_ms", 0, 3.6e6, &setup, why, why_len);
+		rc = num(o, "time", "setup_ms", 0, 3.6e6, &setup, fail);
 	if (!rc)
-		rc = num(o, "time", "test_ms", 0, 3.6e6, &test, why, why_len);
+		rc = num(o, "time", "test_ms", 0, 3.6e6, &test, fail);
 	m->setup_s = setup / 1e3;
 	m->test_s = test / 1e3;
 	return rc;
 }
 
 /* "names": a printf format with one %d (and no other conversion). */
-static int parse_names(struct lp_sweep_model *m, const json_t *v, char *why, size_t why_len)
+static int parse_names(struct lp_sweep_model *m, const json_t *v, struct lp_fail *fail)
 {
 	const char *s = json_string_value(v), *p;
 	int convs = 0;
@@ -708,85 +673,75 @@ static int parse_names(struct lp_sweep_model *m, const json_t *v, char *why, siz
 			p += strspn(p + 1, "0123456789") + 1;
 			convs += *p == 'd' ? 1 : 100;
 		}
-	if (!s || convs != 1 || strlen(s) >= sizeof(m->name_fmt) - 8) {
-		snprintf(why, why_len, "names: a format with one %%d, as \"n%%03d\"");
-		return -EINVAL;
-	}
+	if (!s || convs != 1 || strlen(s) >= sizeof(m->name_fmt) - 8)
+		return lp_fail_set(fail, -EINVAL, "names: a format with one %%d, as \"n%%03d\"");
 	snprintf(m->name_fmt, sizeof(m->name_fmt), "%s", s);
 	return 0;
 }
 
-static int parse_top(struct lp_sweep_model *m, const json_t *root, char *why, size_t why_len)
+static int parse_top(struct lp_sweep_model *m, const json_t *root, struct lp_fail *fail)
 {
 	static const char *const keys[] = { "schema",	 "note",     "seed", "nodes",  "rails",
 					    "leaf_size", "names",    "base", "noise",  "blips",
 					    "congested", "failures", "time", "faults", NULL };
 	const char *schema = json_string_value(json_object_get(root, "schema"));
 	const json_t *seed = json_object_get(root, "seed"), *fl = json_object_get(root, "failures");
-	int rc = keys_known(root, "the model", keys, why, why_len);
+	int rc = keys_known(root, "the model", keys, fail);
 
 	if (rc)
 		return rc;
-	if (!schema || strcmp(schema, LP_SWEEP_MODEL_SCHEMA)) {
-		snprintf(why, why_len, "not a model: \"schema\" must be \"%s\"",
-			 LP_SWEEP_MODEL_SCHEMA);
-		return -EINVAL;
-	}
-	if (seed && (!json_is_integer(seed) || json_integer_value(seed) < 0)) {
-		snprintf(why, why_len, "seed: a non-negative integer");
-		return -EINVAL;
-	}
+	if (!schema || strcmp(schema, LP_SWEEP_MODEL_SCHEMA))
+		return lp_fail_set(fail, -EINVAL, "not a model: \"schema\" must be \"%s\"",
+				   LP_SWEEP_MODEL_SCHEMA);
+	if (seed && (!json_is_integer(seed) || json_integer_value(seed) < 0))
+		return lp_fail_set(fail, -EINVAL, "seed: a non-negative integer");
 	if (seed)
 		m->seed = (uint64_t)json_integer_value(seed);
-	rc = integer(root, "model", "nodes", 2, 1 << 20, &m->nodes, why, why_len);
+	rc = integer(root, "model", "nodes", 2, 1 << 20, &m->nodes, fail);
 	if (!rc)
-		rc = integer(root, "model", "rails", 1, 64, &m->rails, why, why_len);
+		rc = integer(root, "model", "rails", 1, 64, &m->rails, fail);
 	if (!rc)
-		rc = integer(root, "model", "leaf_size", 0, 1 << 20, &m->leaf_size, why, why_len);
+		rc = integer(root, "model", "leaf_size", 0, 1 << 20, &m->leaf_size, fail);
 	if (!rc && fl &&
-	    (rc = keys_known(fl, "failures", (const char *const[]){ "rate", NULL }, why,
-			     why_len)) == 0)
-		rc = num(fl, "failures", "rate", 0, 1, &m->fail_rate, why, why_len);
+	    (rc = keys_known(fl, "failures", (const char *const[]){ "rate", NULL }, fail)) == 0)
+		rc = num(fl, "failures", "rate", 0, 1, &m->fail_rate, fail);
 	return rc;
 }
 
-int lp_sweep_model_parse(struct lp_sweep_model *m, const char *text, size_t len, char *why,
-			 size_t why_len)
+int lp_sweep_model_parse(struct lp_sweep_model *m, const char *text, size_t len,
+			 struct lp_fail *fail)
 {
 	json_error_t err;
 	json_t *root = json_loadb(text, len, 0, &err);
 	int rc;
 
-	if (!root) {
-		snprintf(why, why_len, "not JSON: line %d: %s", err.line, err.text);
-		return -EINVAL;
-	}
-	rc = parse_top(m, root, why, why_len);
+	if (!root)
+		return lp_fail_set(fail, -EINVAL, "not JSON: line %d: %s", err.line, err.text);
+	rc = parse_top(m, root, fail);
 	if (!rc)
-		rc = parse_names(m, json_object_get(root, "names"), why, why_len);
+		rc = parse_names(m, json_object_get(root, "names"), fail);
 	if (!rc)
-		rc = parse_base(m, json_object_get(root, "base"), why, why_len);
+		rc = parse_base(m, json_object_get(root, "base"), fail);
 	if (!rc)
-		rc = parse_noise(m, json_object_get(root, "noise"), why, why_len);
+		rc = parse_noise(m, json_object_get(root, "noise"), fail);
 	if (!rc)
-		rc = parse_blips(m, json_object_get(root, "blips"), why, why_len);
+		rc = parse_blips(m, json_object_get(root, "blips"), fail);
 	if (!rc)
-		rc = parse_congested(m, json_object_get(root, "congested"), why, why_len);
+		rc = parse_congested(m, json_object_get(root, "congested"), fail);
 	if (!rc)
-		rc = parse_time(m, json_object_get(root, "time"), why, why_len);
+		rc = parse_time(m, json_object_get(root, "time"), fail);
 	if (!rc)
-		rc = parse_faults(m, json_object_get(root, "faults"), why, why_len);
+		rc = parse_faults(m, json_object_get(root, "faults"), fail);
 	json_decref(root);
 	return rc;
 }
 #else
-int lp_sweep_model_parse(struct lp_sweep_model *m, const char *text, size_t len, char *why,
-			 size_t why_len)
+int lp_sweep_model_parse(struct lp_sweep_model *m, const char *text, size_t len,
+			 struct lp_fail *fail)
 {
 	(void)m;
 	(void)text;
 	(void)len;
-	snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
-	return -ENOTSUP;
+	return lp_fail_set(fail, -ENOTSUP, "built without a JSON library (libjansson-dev)");
 }
 #endif

@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct lp_fail; /* common/fail.h */
+
 #define LP_SWEEP_MODEL_SCHEMA	   "linkperf.model/1"
 #define LP_SWEEP_MODEL_MAX_FAULTS  256
 #define LP_SWEEP_MODEL_MAX_BASE	   32
@@ -123,19 +125,19 @@ int lp_sweep_model_read(const char *path, char **text_p, size_t *len_p);
 
 /*
  * A model from its JSON text (schema linkperf.model/1) over the defaults. 0;
- * -EINVAL with why (the key or value at fault); -ENOTSUP: built without
+ * -EINVAL with the key or value at fault in fail; -ENOTSUP: built without
  * jansson.
  */
-int lp_sweep_model_parse(struct lp_sweep_model *m, const char *text, size_t len, char *why,
-			 size_t why_len);
+int lp_sweep_model_parse(struct lp_sweep_model *m, const char *text, size_t len,
+			 struct lp_fail *fail);
 
 /*
  * For a job of nranks ranks measuring these metrics: node names resolved, the
- * node count checked, a base per metric. 0 or -EINVAL with why.
+ * node count checked, a base per metric. 0 or -EINVAL with the cause in fail.
  */
 struct lp_sweep_metric;
 int lp_sweep_model_bind(struct lp_sweep_model *m, int nranks, const struct lp_sweep_metric *metrics,
-			int nmetrics, char *why, size_t why_len);
+			int nmetrics, struct lp_fail *fail);
 
 /* Rank r's node name ("n12", or "n12/3" with rails), its host ("n12": its rails' node) and rail. */
 void lp_sweep_model_host(const struct lp_sweep_model *m, int rank, char *buf, size_t len);
@@ -144,10 +146,10 @@ int lp_sweep_model_rail(const struct lp_sweep_model *m, int rank);
 
 /*
  * One attempt of a cell (the model bound): 0 and its value in the metric's
- * unit, or -EIO with why when the model fails it (a fault of factor 0, or
+ * unit, or -EIO with the cause in fail when the model fails it (a fault of factor 0, or
  * fail_rate).
  */
 int lp_sweep_model_draw(const struct lp_sweep_model *m, const struct lp_sweep_model_key *k,
-			double *value_p, char *why, size_t why_len);
+			double *value_p, struct lp_fail *fail);
 
 #endif

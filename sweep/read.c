@@ -70,6 +70,7 @@ int lp_sweep_read_head(struct lp_sweep_run *r, const json_t *o, char *why, size_
 	}
 	lp_diag_opts_default(&tmp.dopts); /* what older documents leave out (fp_rate) */
 	rc = lp_record_read_json(&lp_sweep_run_record, &tmp, run, why, why_len);
+	lp_record_free(&lp_sweep_run_record, &tmp); /* only its node count is wanted here */
 	if (rc == -EINVAL) {
 		char msg[256];
 
@@ -159,41 +160,76 @@ static int read_block(struct lp_sweep_run *r, const json_t *v, char *why, size_t
 	static const char *const more[] = { "cells", "sweep", NULL };
 	struct lp_sweep_block blk = { 0 };
 	struct lp_sweep_cell c, tmpl;
+	const json_t *sweep = json_object_get(v, "sweep");
 	int rc = lp_record_read_json_more(&lp_sweep_block_record, &blk, v, more, why, why_len);
+	size_t nn = (size_t)blk.nb * (size_t)blk.nb;
 
 	lp_sweep_cell_init(&tmpl, 0, -1, -1, 0, 0); /* client and server: from where each sits */
 	if (!rc)
 		rc = block_check(r, &blk, why, why_len);
+	if (!rc && json_is_integer(json_object_get(sweep, "n"))) /* room at once: no doubling */
+		rc = lp_sweep_reserve(
+			r, LP_MIN((size_t)json_integer_value(json_object_get(sweep, "n")), nn));
 	if (!rc)
-		rc = lp_record_read_columns(&lp_sweep_cell_record, lp_sweep_block_implied(),
-					    json_object_get(v, "sweep"),
-					    (size_t)blk.nb * (size_t)blk.nb, &c, &tmpl,
-					    add_block_cell, &(struct block_in){ r, &blk }, why,
-					    why_len);
+		rc = lp_record_read_columns(&lp_sweep_cell_record, lp_sweep_block_implied(), sweep,
+					    nn, &c, &tmpl, add_block_cell,
+					    &(struct block_in){ r, &blk }, why, why_len);
 	if (rc == -EINVAL && !why[0])
 		snprintf(why, why_len, "sweep: a self pair or a node out of range");
 	lp_record_free(&lp_sweep_block_record, &blk);
 	return rc;
 }
 
-/* A linkperf.sweep/2 document's run: its head, blocks and attempts (the rest is derived). */
-static int read_doc2(struct lp_sweep_run *r, const json_t *root, char *why, size_t why_len)
+/* Block i of a document (its json), read into the run arg. */
+struct blocks_in {
+	struct lp_sweep_run *r;
+	char *why;
+	size_t why_len;
+};
+
+static int each_block(const json_t *v, size_t i, void *arg)
 {
-	const json_t *blocks = json_object_get(root, "blocks"), *v;
+	struct blocks_in *b = arg;
+
+	return at_index(read_block(b->r, v, b->why, b->why_len), "blocks", i, b->why, b->why_len);
+}
+
+/* The blocks: root's "blocks" array, or the span of its text (blocks->p; text the document). */
+static int read_blocks(struct lp_sweep_run *r, const json_t *root,
+		       const struct lp_sweep_span *blocks, const char *text, char *why,
+		       size_t why_len)
+{
+	struct blocks_in b = { r, why, why_len };
+	const json_t *arr = json_object_get(root, "blocks"), *v;
 	size_t i;
+	int rc = 0;
+
+	if (blocks && blocks->p)
+		return lp_sweep_span_each(blocks, text, each_block, &b, why, why_len);
+	if (!json_is_array(arr)) {
+		snprintf(why, why_len, "no \"blocks\" array");
+		return -EINVAL;
+	}
+	json_array_foreach(arr, i, v)
+	{
+		if (!rc)
+			rc = each_block(v, i, &b);
+	}
+	return rc;
+}
+
+/*
+ * A linkperf.sweep/2 document's run: its head, blocks and attempts (the rest
+ * is derived); the blocks in root, or apart (blocks, a span of text).
+ */
+static int read_doc2(struct lp_sweep_run *r, const json_t *root, const struct lp_sweep_span *blocks,
+		     const char *text, char *why, size_t why_len)
+{
 	int rc = lp_sweep_read_head(r, root, why, why_len);
 
 	if (rc)
 		return rc;
-	if (!json_is_array(blocks)) {
-		snprintf(why, why_len, "no \"blocks\" array");
-		rc = -EINVAL;
-	}
-	json_array_foreach(blocks, i, v)
-	{
-		if (!rc)
-			rc = at_index(read_block(r, v, why, why_len), "blocks", i, why, why_len);
-	}
+	rc = read_blocks(r, root, blocks, text, why, why_len);
 	if (!rc)
 		rc = lp_sweep_read_attempts(r, json_object_get(root, "attempts"), why, why_len);
 	if (!rc)
@@ -207,14 +243,15 @@ static int read_doc2(struct lp_sweep_run *r, const json_t *root, char *why, size
 	return rc;
 }
 
-static int read_root(struct lp_sweep_run *r, json_t *root, char *why, size_t why_len)
+static int read_root(struct lp_sweep_run *r, json_t *root, const struct lp_sweep_span *blocks,
+		     const char *text, char *why, size_t why_len)
 {
 	const char *schema = json_string_value(json_object_get(root, "schema"));
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (schema && !strcmp(schema, LP_SWEEP_SCHEMA))
-		rc = read_doc2(r, root, why, why_len);
+		rc = read_doc2(r, root, blocks, text, why, why_len);
 	else if (schema && !strcmp(schema, LP_SWEEP_SCHEMA_V1))
 		rc = lp_sweep_read_doc1(r, root, why, why_len);
 	else {
@@ -226,17 +263,26 @@ static int read_root(struct lp_sweep_run *r, json_t *root, char *why, size_t why
 	return rc;
 }
 
+/*
+ * A document read apart (sweep/readspan.c: its blocks one at a time); where
+ * the top level does not come apart, the whole tree, so that jansson's own
+ * word on a broken file is the error.
+ */
 int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, char *why,
 		       size_t why_len)
 {
-	json_t *root;
+	struct lp_sweep_span blocks;
+	json_t *root = NULL;
 
 	memset(r, 0, sizeof(*r));
 	why[0] = '\0';
 	if (lp_sweep_journal_is(text, len))
 		return lp_sweep_journal_parse(r, text, len, NULL, why, why_len);
+	if (!lp_sweep_span_root(text, len, &root, &blocks, why, why_len))
+		return read_root(r, root, &blocks, text, why, why_len);
+	why[0] = '\0';
 	root = lp_record_loadb(text, len, why, why_len);
-	return root ? read_root(r, root, why, why_len) : -EINVAL;
+	return root ? read_root(r, root, NULL, text, why, why_len) : -EINVAL;
 }
 #else
 int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, char *why,

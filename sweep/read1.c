@@ -136,7 +136,8 @@ static const struct lp_record run1_record = LP_RECORD_LEGACY(struct lp_sweep_run
 static const struct lp_record schedule1_record = LP_RECORD_LEGACY(struct lp_sweep_run,
 	LP_REC_NAME(struct lp_sweep_run, sched_name, lp_sched_names, LP_REC_KEY("kind")),
 	LP_REC_I32(struct lp_sweep_run, random_k),
-	LP_REC_U64(struct lp_sweep_run, seed));
+	LP_REC_U64(struct lp_sweep_run, seed),
+	LP_REC_U64(struct lp_sweep_run, rounds, LP_REC_OPTIONAL));
 
 static const struct lp_record load1_record = LP_RECORD_LEGACY(struct lp_sweep_run,
 	LP_REC_NAME(struct lp_sweep_run, load, lp_sweep_load_names, LP_REC_KEY("modes"), LP_REC_NULL),

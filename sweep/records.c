@@ -49,6 +49,19 @@ static int dopts_check(const void *obj, char *why, size_t why_len)
 	return bad ? -1 : 0;
 }
 
+/* A run's node gates: none yet, or one per node. */
+static int run_check(const void *obj, char *why, size_t why_len)
+{
+	const struct lp_sweep_run *r = obj;
+
+	if (r->ngates && r->ngates != r->n) {
+		if (why)
+			snprintf(why, why_len, "node_gates: %d for %d nodes", r->ngates, r->n);
+		return -1;
+	}
+	return 0;
+}
+
 /* clang-format off */
 
 /* ---- what travels from the ranks (wire, journal, document) ---- */
@@ -64,7 +77,8 @@ const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
 	LP_REC_STR(struct lp_sweep_node, mem, LP_REC_DOC("memory the tests used: \"host\", \"cuda:1\"")),
 	LP_REC_STR(struct lp_sweep_node, gpu_bdf, LP_REC_DOC("PCI address of that GPU, \"\" unknown or host memory")),
 	LP_REC_STR(struct lp_sweep_node, gpu_nic, LP_REC_KEY("gpu_nic_distance"), LP_REC_DOC("GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, \"\" unknown")),
-	LP_REC_STR(struct lp_sweep_node, kernel));
+	LP_REC_STR(struct lp_sweep_node, kernel),
+	LP_REC_NEST(struct lp_sweep_node, gpus, lp_inv_gpus_record, LP_REC_DOC("the host's GPUs: name, serial, VBIOS, UUID, part number, slot and PCIe link (gpu/inventory.h)")));
 
 static const struct lp_record ctr_end_record = LP_RECORD(struct lp_sweep_ctr_end,
 	LP_REC_BOOL(struct lp_sweep_ctr_end, valid, LP_REC_DOC("read before and after the test on this end")),
@@ -109,7 +123,7 @@ static const struct lp_record dopts_record = LP_RECORD_CHECKED(struct lp_diag_op
 	LP_REC_F64(struct lp_diag_opts, impact_max),
 	LP_REC_F64(struct lp_diag_opts, fair_min));
 
-const struct lp_record lp_sweep_run_record = LP_RECORD(struct lp_sweep_run,
+const struct lp_record lp_sweep_run_record = LP_RECORD_CHECKED(struct lp_sweep_run, run_check,
 	LP_REC_STR(struct lp_sweep_run, started, LP_REC_DOC("UTC, ISO 8601")),
 	LP_REC_BOOL(struct lp_sweep_run, interrupted, LP_REC_DOC("SIGINT/SIGTERM: the cells are those done until then")),
 	LP_REC_BOOL(struct lp_sweep_run, incomplete, LP_REC_DOC("read from a journal without its end: a rank or rank 0 died")),
@@ -125,6 +139,7 @@ const struct lp_record lp_sweep_run_record = LP_RECORD(struct lp_sweep_run,
 	LP_REC_NAME(struct lp_sweep_run, sched_name, lp_sched_names, LP_REC_KEY("schedule")),
 	LP_REC_I32(struct lp_sweep_run, random_k, LP_REC_KEY("partners"), LP_REC_DOC("random schedule: partners drawn per node")),
 	LP_REC_U64(struct lp_sweep_run, seed, LP_REC_DOC("random schedule: its seed")),
+	LP_REC_U64(struct lp_sweep_run, rounds, LP_REC_DOC("the schedule's rounds; 0 unknown (a list schedule read back)")),
 	LP_REC_F64(struct lp_sweep_run, pair_timeout_s),
 	LP_REC_I32(struct lp_sweep_run, tclass, LP_REC_RANGE(-1, 255), LP_REC_OPTIONAL, LP_REC_DOC("--tclass: every QP's traffic class (DSCP << 2 | ECN); -1 the device's")),
 	LP_REC_I32(struct lp_sweep_run, sl, LP_REC_RANGE(0, 15), LP_REC_OPTIONAL, LP_REC_DOC("--sl: every QP's service level")),
@@ -140,7 +155,10 @@ const struct lp_record lp_sweep_run_record = LP_RECORD(struct lp_sweep_run,
 	LP_REC_NAME(struct lp_sweep_run, load, lp_sweep_load_names, LP_REC_KEY("load_modes"), LP_REC_NULL, LP_REC_DOC("--load: the load modes run, null none")),
 	LP_REC_F64(struct lp_sweep_run, load_time_s),
 	LP_REC_I32(struct lp_sweep_run, incast_k),
-	LP_REC_NEST(struct lp_sweep_run, dopts, dopts_record, LP_REC_KEY("diagnosis"), LP_REC_DOC("the thresholds the diagnosis used")));
+	LP_REC_NEST(struct lp_sweep_run, dopts, dopts_record, LP_REC_KEY("diagnosis"), LP_REC_DOC("the thresholds the diagnosis used")),
+	LP_REC_STR(struct lp_sweep_run, fleet_profile, LP_REC_DOC("the profile most nodes' ports match (--expect auto judges against it); \"\" none")),
+	LP_REC_I32(struct lp_sweep_run, ngates, LP_REC_RANGE(0, LP_SWEEP_MAX_NODES), LP_REC_NOJSON),
+	LP_REC_VEC_NEST(struct lp_sweep_run, gates, ngates, lp_qual_gate_record, LP_REC_KEY("node_gates"), LP_REC_DOC("per node, in nodes' order: its own port's profile and gate (qual/node.h); empty: not judged (a journal's header)")));
 
 const struct lp_record lp_sweep_metric_record = LP_RECORD(struct lp_sweep_metric,
 	LP_REC_STR(struct lp_sweep_metric, test, LP_REC_DOC("lp-rdma's test: write_lat, write_bw, ...")),

@@ -15,6 +15,8 @@
 
 #include "common/record.h"
 #include "common/stats.h"
+#include "gpu/inventory.h"
+#include "qual/node.h"
 #include "rdma/rdma.h"
 #include "sweep/coll.h"
 #include "sweep/diag.h"
@@ -39,6 +41,7 @@ struct lp_sweep_node {
 	char gpu_bdf[24];	    /* PCI address of that GPU (sysfs), "" unknown or host memory */
 	char gpu_nic[8]; /* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */
 	char kernel[64];
+	struct lp_inv_gpus gpus; /* the host's GPUs: serials, VBIOS, slots (gpu/inventory.h) */
 };
 
 /* One test at one size. */
@@ -104,6 +107,37 @@ struct lp_sweep_cell {
 	double ival_min,
 		ival_max; /* --interval: the worst and best interval in value's unit; NaN */
 	struct lp_sweep_ctr_end ctr_client, ctr_server; /* counters that moved on each end */
+};
+
+/*
+ * A cell as the run keeps it (r->cells): struct lp_sweep_cell's fields but its
+ * error text and the counters that moved, which sit in r->extra, only for the
+ * cells that have any (x: their index there + 1; 0 none). About 200 bytes
+ * instead of 1,352: a 1,024-node, 8-rail run holds 17 million cells.
+ * lp_sweep_add_cell packs a cell, lp_sweep_cell_get unpacks one.
+ */
+struct lp_sweep_att {
+	int32_t metric;
+	int32_t a, b;
+	int32_t phase; /* enum lp_phase */
+	int32_t round;
+	int32_t attempt;
+	int32_t status;
+	uint32_t x; /* r->extra[x - 1] holds its error text and moved counters; 0 none */
+	double value;
+	double wall_s;
+	struct lp_summary lat;
+	bool halved;
+	bool ctr_valid[2]; /* the client's and the server's counters were read */
+	double gbytes_s, gbits_s, mmsg_s, pct_link;
+	uint64_t iters;
+	double ival_min, ival_max;
+};
+
+/* What few cells have: an error text, counters that moved. */
+struct lp_sweep_att_extra {
+	char error[LP_SWEEP_ERR_LEN];
+	struct lp_sweep_ctr_end ctr_client, ctr_server;
 };
 
 /* e = m's error/congestion entries (the first LP_SWEEP_CELL_CTR; the rest counted in more). */
@@ -204,8 +238,10 @@ struct lp_sweep_run {
 	struct lp_sweep_node *nodes; /* n */
 	int nmetrics;
 	struct lp_sweep_metric metrics[LP_SWEEP_MAX_METRICS];
-	struct lp_sweep_cell *cells;
+	struct lp_sweep_att *cells; /* every attempt, in the order added */
 	size_t ncells, cap;
+	struct lp_sweep_att_extra *extra; /* the cells' error texts and counters (sparse) */
+	size_t nextra, extra_cap;
 	/* how it ran (echoed into the JSON) */
 	const struct lp_sched *sched; /* may be NULL */
 	const char *sched_name;
@@ -234,6 +270,10 @@ struct lp_sweep_run {
 			      * size sweep, not judged as matrices: sweep/fast.h); 0 every metric */
 	uint64_t test_bytes; /* --test-bytes: what each bandwidth test moved; 0 its iterations */
 	struct lp_sched *sched_own; /* a schedule r owns (rebuilt from a journal); freed with r */
+	size_t rounds; /* the schedule's rounds (sched's; a document read back: its own) */
+	int ngates;    /* 0 not judged, else n */
+	struct lp_qual_gate *gates; /* per node: its port's gate (qual/node.h); ngates */
+	char fleet_profile[64];	    /* the profile most nodes' ports match, "" none */
 	/* diagnosis outputs */
 	struct lp_diag *diag; /* nmetrics, after lp_sweep_diagnose */
 	struct lp_verdict *verdicts;
@@ -251,6 +291,16 @@ int lp_sweep_add_metric(struct lp_sweep_run *r, const char *test, int test_id, b
 			uint64_t size);
 int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c);
 void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int phase, int round);
+/* Cell k of r (k < r->ncells) unpacked into c, its error text and counters with it. */
+void lp_sweep_cell_get(const struct lp_sweep_run *r, size_t k, struct lp_sweep_cell *c);
+/* Cell k (k < r->ncells) replaced by c (in range as lp_sweep_add_cell's). 0, -EINVAL or -ENOMEM. */
+int lp_sweep_cell_set(struct lp_sweep_run *r, size_t k, const struct lp_sweep_cell *c);
+/* A kept cell's error text ("" none) and its counters on one end (0 client, 1 server). */
+const char *lp_sweep_att_error(const struct lp_sweep_run *r, const struct lp_sweep_att *c);
+const struct lp_sweep_ctr_end *lp_sweep_att_ctr(const struct lp_sweep_run *r,
+						const struct lp_sweep_att *c, int end);
+/* Room for n more cells at once (a reader that knows how many it holds). 0 or -ENOMEM. */
+int lp_sweep_reserve(struct lp_sweep_run *r, size_t n);
 
 /*
  * The matrix diagnosis sees for one metric: a sweep cell and its isolated

@@ -97,7 +97,7 @@ void lp_sweep_resume_done(const struct lp_sweep_run *prev, const struct lp_sweep
 				map[i] = k;
 	}
 	for (size_t k = 0; k < prev->ncells; k++) {
-		const struct lp_sweep_cell *c = &prev->cells[k];
+		const struct lp_sweep_att *c = &prev->cells[k];
 		int a = map[c->a], b = map[c->b];
 
 		if (!c->status && a >= 0 && b >= 0 && (size_t)c->metric < nm)
@@ -126,8 +126,9 @@ int lp_sweep_resume_merge(struct lp_sweep_run *now, const struct lp_sweep_run *p
 		map[i] = now->n - 1;
 	}
 	for (size_t k = 0; k < prev->ncells && !ret; k++) {
-		struct lp_sweep_cell c = prev->cells[k];
+		struct lp_sweep_cell c;
 
+		lp_sweep_cell_get(prev, k, &c);
 		c.a = map[c.a];
 		c.b = map[c.b];
 		last = LP_MAX(last, c.attempt);

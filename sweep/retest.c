@@ -50,7 +50,7 @@ static double pair_time(const struct lp_sweep_run *r)
 		size_t k = 0;
 
 		for (size_t i = 0; i < r->ncells; i++) {
-			const struct lp_sweep_cell *c = &r->cells[i];
+			const struct lp_sweep_att *c = &r->cells[i];
 
 			if (c->metric == m && c->phase == LP_PHASE_SWEEP && isfinite(c->wall_s) &&
 			    c->wall_s > 0)

@@ -28,7 +28,6 @@ int lp_sweep_run_init(struct lp_sweep_run *r, int n)
 	r->sched_name = "round-robin";
 	r->attempt = 1;
 	r->tclass = -1; /* the device's */
-	r->qp_timeout = LP_RDMA_QP_TIMEOUT_DEFAULT;
 	return 0;
 }
 
@@ -40,7 +39,9 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 	free(r->diag);
 	free(r->verdicts);
 	free(r->cells);
+	free(r->extra);
 	free(r->nodes);
+	free(r->gates);
 	if (r->sched_own)
 		lp_sched_free(r->sched_own);
 	free(r->sched_own);
@@ -88,22 +89,166 @@ void lp_sweep_cell_init(struct lp_sweep_cell *c, int metric, int a, int b, int p
 	c->ival_min = c->ival_max = NAN;
 }
 
+int lp_sweep_reserve(struct lp_sweep_run *r, size_t n)
+{
+	size_t nc = r->ncells + n; /* a reader's block: exactly (glibc grows big ones in place) */
+	struct lp_sweep_att *p;
+
+	if (nc <= r->cap)
+		return 0;
+	if (n == 1) /* one by one: doubling */
+		nc = LP_MAX(2 * r->cap, (size_t)256);
+	p = realloc(r->cells, nc * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r->cells = p;
+	r->cap = nc;
+	return 0;
+}
+
+static bool ctr_moved(const struct lp_sweep_ctr_end *e)
+{
+	return e->n || e->more;
+}
+
+/* c's error text and moved counters into r->extra (into *x's entry when it has one): *x. */
+static int add_extra(struct lp_sweep_run *r, const struct lp_sweep_cell *c, uint32_t *x)
+{
+	struct lp_sweep_att_extra *e;
+
+	if (!c->error[0] && !ctr_moved(&c->ctr_client) && !ctr_moved(&c->ctr_server)) {
+		*x = 0;
+		return 0;
+	}
+	if (!*x && r->nextra == UINT32_MAX - 1)
+		return -E2BIG;
+	if (!*x && r->nextra == r->extra_cap) {
+		size_t nc = r->extra_cap ? r->extra_cap * 2 : 16;
+
+		e = realloc(r->extra, nc * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		r->extra = e;
+		r->extra_cap = nc;
+	}
+	if (!*x)
+		*x = (uint32_t)++r->nextra;
+	e = &r->extra[*x - 1];
+	memcpy(e->error, c->error, sizeof(e->error));
+	e->ctr_client = c->ctr_client;
+	e->ctr_server = c->ctr_server;
+	return 0;
+}
+
+/* c packed into k (its extra entry, if any, reused). */
+static int pack(struct lp_sweep_run *r, const struct lp_sweep_cell *c, struct lp_sweep_att *k)
+{
+	uint32_t x = k->x;
+	int rc = add_extra(r, c, &x);
+
+	if (rc)
+		return rc;
+	*k = (struct lp_sweep_att){ .metric = c->metric,
+				    .a = c->a,
+				    .b = c->b,
+				    .phase = c->phase,
+				    .round = c->round,
+				    .attempt = c->attempt,
+				    .status = c->status,
+				    .x = x,
+				    .value = c->value,
+				    .wall_s = c->wall_s,
+				    .lat = c->lat,
+				    .halved = c->halved,
+				    .ctr_valid = { c->ctr_client.valid, c->ctr_server.valid },
+				    .gbytes_s = c->gbytes_s,
+				    .gbits_s = c->gbits_s,
+				    .mmsg_s = c->mmsg_s,
+				    .pct_link = c->pct_link,
+				    .iters = c->iters,
+				    .ival_min = c->ival_min,
+				    .ival_max = c->ival_max };
+	return 0;
+}
+
+static bool cell_in_range(const struct lp_sweep_run *r, const struct lp_sweep_cell *c)
+{
+	return c->metric >= 0 && c->metric < r->nmetrics && c->a >= 0 && c->a < r->n && c->b >= 0 &&
+	       c->b < r->n;
+}
+
 int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c)
 {
-	if (c->metric < 0 || c->metric >= r->nmetrics || c->a < 0 || c->a >= r->n || c->b < 0 ||
-	    c->b >= r->n)
-		return -EINVAL;
-	if (r->ncells == r->cap) {
-		size_t nc = r->cap ? r->cap * 2 : 256;
-		struct lp_sweep_cell *p = realloc(r->cells, nc * sizeof(*p));
+	int rc;
 
-		if (!p)
-			return -ENOMEM;
-		r->cells = p;
-		r->cap = nc;
-	}
-	r->cells[r->ncells++] = *c;
-	return 0;
+	if (!cell_in_range(r, c))
+		return -EINVAL;
+	rc = lp_sweep_reserve(r, 1);
+	if (rc)
+		return rc;
+	r->cells[r->ncells].x = 0;
+	rc = pack(r, c, &r->cells[r->ncells]);
+	r->ncells += !rc;
+	return rc;
+}
+
+int lp_sweep_cell_set(struct lp_sweep_run *r, size_t k, const struct lp_sweep_cell *c)
+{
+	return k < r->ncells && cell_in_range(r, c) ? pack(r, c, &r->cells[k]) : -EINVAL;
+}
+
+const char *lp_sweep_att_error(const struct lp_sweep_run *r, const struct lp_sweep_att *c)
+{
+	return c->x ? r->extra[c->x - 1].error : "";
+}
+
+const struct lp_sweep_ctr_end *lp_sweep_att_ctr(const struct lp_sweep_run *r,
+						const struct lp_sweep_att *c, int end)
+{
+	static const struct lp_sweep_ctr_end unread = { 0 }, still = { .valid = true };
+
+	if (c->x)
+		return end ? &r->extra[c->x - 1].ctr_server : &r->extra[c->x - 1].ctr_client;
+	return c->ctr_valid[end ? 1 : 0] ? &still : &unread;
+}
+
+void lp_sweep_cell_get(const struct lp_sweep_run *r, size_t k, struct lp_sweep_cell *c)
+{
+	const struct lp_sweep_att *s = &r->cells[k];
+
+	memset(c, 0, sizeof(*c));
+	c->metric = s->metric;
+	c->a = s->a;
+	c->b = s->b;
+	c->phase = s->phase;
+	c->round = s->round;
+	c->attempt = s->attempt;
+	c->status = s->status;
+	snprintf(c->error, sizeof(c->error), "%s", lp_sweep_att_error(r, s));
+	c->value = s->value;
+	c->wall_s = s->wall_s;
+	c->lat = s->lat;
+	c->halved = s->halved;
+	c->gbytes_s = s->gbytes_s;
+	c->gbits_s = s->gbits_s;
+	c->mmsg_s = s->mmsg_s;
+	c->pct_link = s->pct_link;
+	c->iters = s->iters;
+	c->ival_min = s->ival_min;
+	c->ival_max = s->ival_max;
+	c->ctr_client = *lp_sweep_att_ctr(r, s, 0);
+	c->ctr_server = *lp_sweep_att_ctr(r, s, 1);
+}
+
+struct lp_sweep_cell *lp_sweep_cells_unpack(const struct lp_sweep_run *r, const size_t *idx,
+					    size_t from, size_t n)
+{
+	struct lp_sweep_cell *c = calloc(n + 1, sizeof(*c));
+
+	for (size_t i = 0; c && i < n; i++)
+		if (!idx || idx[i] != SIZE_MAX)
+			lp_sweep_cell_get(r, idx ? idx[i] : from + i, &c[i]);
+	return c;
 }
 
 /* One successful attempt of a cell, in the order measured (k: its index in r->cells). */
@@ -140,7 +285,7 @@ static size_t block_attempts(const struct lp_sweep_run *r, const struct lp_sweep
 	size_t na = 0;
 
 	for (size_t i = 0; i < r->ncells; i++) {
-		const struct lp_sweep_cell *c = &r->cells[i];
+		const struct lp_sweep_att *c = &r->cells[i];
 		size_t x;
 
 		if (c->metric != blk->metric || c->phase > LP_PHASE_RETEST || pos[c->a] < 0 ||
@@ -286,13 +431,13 @@ void lp_sweep_fmt_val(char *buf, size_t len, double v, bool lat)
 		lp_fmt_sig(buf, len, v, 3);
 }
 
-const struct lp_sweep_cell *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
-					       int b, int phase)
+const struct lp_sweep_att *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
+					      int b, int phase)
 {
-	const struct lp_sweep_cell *last = NULL;
+	const struct lp_sweep_att *last = NULL;
 
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 
 		if (c->metric == metric && c->a == a && c->b == b && c->phase == phase)
 			last = c;
@@ -306,7 +451,7 @@ int lp_sweep_count_retests(const struct lp_sweep_run *r, int m, int a, int b)
 	int k = 0;
 
 	for (size_t i = 0; i < r->ncells; i++) {
-		const struct lp_sweep_cell *c = &r->cells[i];
+		const struct lp_sweep_att *c = &r->cells[i];
 
 		k += c->metric == m && c->phase == LP_PHASE_RETEST && (a < 0 || c->a == a) &&
 		     (b < 0 || c->b == b);

@@ -2,6 +2,7 @@
 /* lp-sweep schedules (see sched.h). Pure: no MPI, no I/O. */
 #include "sweep/sched.h"
 
+#include "common/fail.h"
 #include "common/lp.h"
 
 #include <errno.h>
@@ -427,7 +428,7 @@ size_t lp_sched_ordered_pairs(const struct lp_sched *s)
 	return c;
 }
 
-int lp_sched_check(const struct lp_sched *s, char *why, size_t len)
+int lp_sched_check(const struct lp_sched *s, struct lp_fail *fail)
 {
 	size_t n = (size_t)s->n;
 	uint8_t *seen = calloc(n * n / 8 + 1, 1);	  /* ordered pairs */
@@ -445,23 +446,20 @@ int lp_sched_check(const struct lp_sched *s, char *why, size_t len)
 		const struct lp_slot *sl = lp_sched_round(s, r, &cnt);
 
 		if (cnt == 0) {
-			snprintf(why, len, "round %zu is empty", r);
-			rc = -EINVAL;
+			rc = lp_fail_set(fail, -EINVAL, "round %zu is empty", r);
 		}
 		for (size_t i = 0; i < cnt && !rc; i++) {
 			size_t x = (size_t)sl[i].x, y = (size_t)sl[i].y;
 
 			if (sl[i].x < 0 || sl[i].y < 0 || x >= n || y >= n || x == y ||
 			    !sl[i].dirs || sl[i].dirs > LP_DIR_BOTH) {
-				snprintf(why, len, "round %zu: bad slot (%d,%d,%u)", r, sl[i].x,
-					 sl[i].y, sl[i].dirs);
-				rc = -EINVAL;
+				rc = lp_fail_set(fail, -EINVAL, "round %zu: bad slot (%d,%d,%u)", r,
+						 sl[i].x, sl[i].y, sl[i].dirs);
 				break;
 			}
 			if (last[x] == r + 1 || last[y] == r + 1) {
-				snprintf(why, len, "round %zu: node %zu twice", r,
-					 last[x] == r + 1 ? x : y);
-				rc = -EINVAL;
+				rc = lp_fail_set(fail, -EINVAL, "round %zu: node %zu twice", r,
+						 last[x] == r + 1 ? x : y);
 				break;
 			}
 			last[x] = last[y] = (uint32_t)(r + 1);
@@ -471,9 +469,9 @@ int lp_sched_check(const struct lp_sched *s, char *why, size_t len)
 				if (!(sl[i].dirs & d))
 					continue;
 				if (seen[bit / 8] & (1u << (bit % 8))) {
-					snprintf(why, len, "round %zu: pair %zu->%zu twice", r, a,
-						 bb);
-					rc = -EINVAL;
+					rc = lp_fail_set(fail, -EINVAL,
+							 "round %zu: pair %zu->%zu twice", r, a,
+							 bb);
 					break;
 				}
 				seen[bit / 8] |= (uint8_t)(1u << (bit % 8));

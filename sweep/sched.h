@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct lp_fail; /* common/fail.h */
+
 #define LP_DIR_XY   1u
 #define LP_DIR_YX   2u
 #define LP_DIR_BOTH 3u
@@ -83,9 +85,9 @@ size_t lp_sched_ordered_pairs(const struct lp_sched *s);
 
 /*
  * Check the invariants: nodes in range, x != y, no node twice in a round, and
- * no ordered pair twice. Returns 0, or -EINVAL with a reason in why.
+ * no ordered pair twice. Returns 0, or -EINVAL with the reason in fail.
  */
-int lp_sched_check(const struct lp_sched *s, char *why, size_t len);
+int lp_sched_check(const struct lp_sched *s, struct lp_fail *fail);
 
 /* Circle method, one pair: the partner of node i in round r (-1 = bye). Pure. */
 int lp_sched_rr_partner(int n, int r, int i);

@@ -125,6 +125,7 @@ static void summary_missing(FILE *f, const struct lp_sweep_run *r)
 void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 {
 	struct lp_sweep_mx mx;
+	size_t rounds;
 	int w = 8;
 
 	if (lp_sweep_mx_alloc(&mx, r->n))
@@ -132,9 +133,11 @@ void lp_sweep_print_summary(const struct lp_sweep_run *r, FILE *f)
 	for (int i = 0; i < r->n; i++)
 		w = LP_MAX(w, (int)strlen(r->nodes[i].name) + 1);
 	w = LP_MIN(w, 20);
-	fprintf(f, "lp-sweep: %d nodes, schedule %s, %zu rounds, %zu cells (%zu retests), %.1f s\n",
-		r->n, r->sched_name, r->sched ? r->sched->nrounds : 0, r->ncells, r->nretests,
-		r->wall_s);
+	rounds = r->sched ? r->sched->nrounds : r->rounds;
+	fprintf(f, "lp-sweep: %d nodes, schedule %s", r->n, r->sched_name);
+	if (rounds) /* a list schedule read back does not know its rounds */
+		fprintf(f, ", %zu rounds", rounds);
+	fprintf(f, ", %zu cells (%zu retests), %.1f s\n", r->ncells, r->nretests, r->wall_s);
 	if (r->model[0])
 		fprintf(f,
 			"lp-sweep: the model transport: every value drawn from %s, none measured\n",

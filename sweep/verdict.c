@@ -111,10 +111,10 @@ static const char *node_error(const struct lp_sweep_run *r, int metric, int i)
 	if (r->nodes[i].status)
 		return r->nodes[i].error;
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 
 		if (c->metric == metric && c->status && (c->a == i || c->b == i))
-			return c->error;
+			return lp_sweep_att_error(r, c);
 	}
 	return "";
 }
@@ -124,7 +124,7 @@ static void attempts(const struct lp_sweep_run *r, int m, int a, int b, char *bu
 {
 	snprintf(buf, len, ", attempts:");
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 		char v[32];
 
 		if (c->metric != m || c->a != a || c->b != b)
@@ -378,7 +378,7 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 	for (int a = 0; a < n && !rc; a++)
 		for (int b = 0; b < n && !rc; b++) {
 			size_t x = (size_t)a * n + b;
-			const struct lp_sweep_cell *sw, *re;
+			const struct lp_sweep_att *sw, *re;
 			struct lp_verdict ev;
 
 			if (!(d->link[x] & (LP_LINK_SLOW | LP_LINK_FAILED | LP_LINK_UNCONF)))
@@ -396,7 +396,7 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 				re = lp_sweep_find_cell(r, m, a, b, LP_PHASE_RETEST);
 				snprintf(why, sizeof(why), "%s %s->%s failed: %s%s", mt->label,
 					 r->nodes[a].name, r->nodes[b].name,
-					 sw && sw->status ? sw->error : "",
+					 sw && sw->status ? lp_sweep_att_error(r, sw) : "",
 					 re ? (re->status ? " (retest failed too)" : "") : "");
 				rc = add_verdict(r, LP_VERDICT_LINK_FAILED, LP_MIN(a, b),
 						 LP_MAX(a, b), a < b ? LP_DIR_XY : LP_DIR_YX,
@@ -531,7 +531,7 @@ static int apart_alloc(struct apart *ap, const struct lp_sweep_run *r)
 		       : -ENOMEM;
 }
 
-static bool idle_ok(const struct lp_sweep_cell *c, int m)
+static bool idle_ok(const struct lp_sweep_att *c, int m)
 {
 	return c->metric == m && c->phase <= LP_PHASE_RETEST && c->status == 0 &&
 	       isfinite(c->value) && c->value > 0;
@@ -550,7 +550,7 @@ static void apart_fill(struct apart *ap, const struct lp_sweep_run *r, int m)
 		ap->round[x] = ap->rfirst[x] = -1;
 	}
 	for (size_t i = 0; i < r->ncells; i++) {
-		const struct lp_sweep_cell *c = &r->cells[i];
+		const struct lp_sweep_att *c = &r->cells[i];
 		size_t x = (size_t)c->a * r->n + c->b;
 
 		if (!idle_ok(c, m))
@@ -565,7 +565,7 @@ static void apart_fill(struct apart *ap, const struct lp_sweep_run *r, int m)
 	for (size_t x = 0; x < nn; x++)
 		ap->off[x + 1] += ap->off[x];
 	for (size_t i = 0; i < r->ncells; i++) {
-		const struct lp_sweep_cell *c = &r->cells[i];
+		const struct lp_sweep_att *c = &r->cells[i];
 		size_t x = (size_t)c->a * r->n + c->b;
 
 		if (idle_ok(c, m) && c->phase == LP_PHASE_RETEST) {

@@ -22,15 +22,30 @@
 
 /* The rows of a block's "sweep" columns and of "attempts": cells of r by index, NULL none. */
 struct cell_rows {
-	const struct lp_sweep_run *r;
-	const size_t *idx; /* per row: a cell index, or SIZE_MAX */
+	const size_t *idx;	       /* per row: a cell index, or SIZE_MAX */
+	const struct lp_sweep_cell *c; /* per row: the cell unpacked */
 };
 
 static const void *cell_row(void *arg, size_t i)
 {
 	const struct cell_rows *cr = arg;
 
-	return cr->idx[i] == SIZE_MAX ? NULL : &cr->r->cells[cr->idx[i]];
+	return cr->idx[i] == SIZE_MAX ? NULL : &cr->c[i];
+}
+
+/* Columns key of the cells idx[0..n) of r (SIZE_MAX: no cell in that row); skip as lp_rec_rows's. */
+static int json_cell_rows(struct lp_json *j, const struct lp_sweep_run *r, const size_t *idx,
+			  size_t n, uint64_t skip, const char *key)
+{
+	struct cell_rows cr = { idx, lp_sweep_cells_unpack(r, idx, 0, n) };
+
+	if (!cr.c)
+		return -ENOMEM;
+	lp_record_json_columns(
+		&lp_sweep_cell_record,
+		&(struct lp_rec_rows){ .n = n, .get = cell_row, .arg = &cr, .skip = skip }, key, j);
+	free((void *)cr.c);
+	return 0;
 }
 
 /* Block blk's sweep attempt per ordered pair (the first measured), marking the cells taken. */
@@ -42,7 +57,7 @@ static void block_sweep(const struct lp_sweep_run *r, const struct lp_sweep_bloc
 	for (size_t x = 0; x < nn; x++)
 		idx[x] = SIZE_MAX;
 	for (size_t k = 0; k < r->ncells; k++) {
-		const struct lp_sweep_cell *c = &r->cells[k];
+		const struct lp_sweep_att *c = &r->cells[k];
 		size_t x;
 
 		if (c->metric != blk->metric || c->phase != LP_PHASE_SWEEP || pos[c->a] < 0 ||
@@ -125,7 +140,6 @@ static int json_block(struct lp_json *j, const struct lp_sweep_run *r,
 {
 	size_t nn = (size_t)blk->nb * blk->nb;
 	struct block_out o;
-	struct cell_rows cr;
 	int rc = block_out_alloc(&o, r, blk->nb);
 
 	if (rc)
@@ -137,19 +151,13 @@ static int json_block(struct lp_json *j, const struct lp_sweep_run *r,
 	rc = block_resolve(r, blk, &o);
 	if (!rc) {
 		block_sweep(r, blk, o.pos, o.idx, taken);
-		cr = (struct cell_rows){ r, o.idx };
 		lp_json_obj_begin(j, NULL);
 		lp_record_json(&lp_sweep_block_record, blk, j);
 		lp_record_json_columns(
 			&lp_sweep_rcell_record,
 			&(struct lp_rec_rows){ .n = nn, .base = o.rc, .stride = sizeof(*o.rc) },
 			"cells", j);
-		lp_record_json_columns(&lp_sweep_cell_record,
-				       &(struct lp_rec_rows){ .n = nn,
-							      .get = cell_row,
-							      .arg = &cr,
-							      .skip = lp_sweep_block_implied() },
-				       "sweep", j);
+		rc = json_cell_rows(j, r, o.idx, nn, lp_sweep_block_implied(), "sweep");
 		lp_json_obj_end(j);
 	}
 	block_out_free(&o);
@@ -172,12 +180,7 @@ static int json_cells(struct lp_json *j, const struct lp_sweep_run *r)
 		if (!taken[k])
 			rest[nrest++] = k;
 	if (!rc)
-		lp_record_json_columns(
-			&lp_sweep_cell_record,
-			&(struct lp_rec_rows){ .n = nrest,
-					       .get = cell_row,
-					       .arg = &(struct cell_rows){ r, rest } },
-			"attempts", j);
+		rc = json_cell_rows(j, r, rest, nrest, 0, "attempts");
 	lp_sweep_blocks_free(blocks, nblocks);
 	free(taken);
 	free(rest);
@@ -214,19 +217,6 @@ static void json_metrics(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_arr_end(j);
 }
 
-/* An array member of n records of rec, stride bytes apart. */
-static void json_rows(struct lp_json *j, const char *key, const struct lp_record *rec,
-		      const void *base, size_t n, size_t stride)
-{
-	lp_json_arr_begin(j, key);
-	for (size_t i = 0; i < n; i++) {
-		lp_json_obj_begin(j, NULL);
-		lp_record_json(rec, (const uint8_t *)base + i * stride, j);
-		lp_json_obj_end(j);
-	}
-	lp_json_arr_end(j);
-}
-
 static void json_missing_pair(void *arg, const struct lp_sweep_run *r, int a, int b,
 			      const char *labels)
 {
@@ -249,14 +239,15 @@ void lp_sweep_json_head(struct lp_json *j, const struct lp_sweep_run *r)
 	lp_json_obj_begin(j, "run");
 	lp_record_json(&lp_sweep_run_record, r, j);
 	lp_json_obj_end(j);
-	json_rows(j, "nodes", &lp_sweep_node_record, r->nodes, (size_t)r->n, sizeof(*r->nodes));
+	lp_record_json_array(&lp_sweep_node_record, r->nodes, (size_t)r->n, sizeof(*r->nodes),
+			     "nodes", j);
 	json_metrics(j, r);
 }
 
 void lp_sweep_json_verdicts(struct lp_json *j, const struct lp_sweep_run *r)
 {
-	json_rows(j, "verdicts", &lp_verdict_record, r->verdicts, (size_t)r->nverdicts,
-		  sizeof(*r->verdicts));
+	lp_record_json_array(&lp_verdict_record, r->verdicts, (size_t)r->nverdicts,
+			     sizeof(*r->verdicts), "verdicts", j);
 }
 
 /* "counter_nodes": each node's partners with counters read, and those whose pair moved. */
@@ -294,8 +285,8 @@ int lp_sweep_write_json_extra(const struct lp_sweep_run *r, FILE *f, int exit_co
 	lp_sweep_load_json(&j, r);
 	lp_sweep_coll_json(&j, r);
 	lp_sweep_json_verdicts(&j, r);
-	json_rows(&j, "counter_sums", &lp_sweep_ctr_sum_record, r->ev.sums, r->ev.nsums,
-		  sizeof(*r->ev.sums));
+	lp_record_json_array(&lp_sweep_ctr_sum_record, r->ev.sums, r->ev.nsums, sizeof(*r->ev.sums),
+			     "counter_sums", &j);
 	json_ctr_nodes(&j, r);
 	if (extra)
 		extra(&j, arg);
@@ -310,17 +301,6 @@ int lp_sweep_write_json(const struct lp_sweep_run *r, FILE *f, int exit_code)
 }
 
 /* ---- the schema: the same shape, from the same records ---- */
-
-/* Member key: an array of records of rec. */
-static void schema_rows(struct lp_json *j, const char *key, const struct lp_record *rec)
-{
-	lp_json_obj_begin(j, key);
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema(rec, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
-}
 
 static void schema_rec(struct lp_json *j, const char *key, const struct lp_record *rec,
 		       bool nullable)
@@ -350,26 +330,18 @@ static void schema_const(struct lp_json *j, const char *key, const char *val)
 
 static void schema_metrics(struct lp_json *j)
 {
-	lp_json_obj_begin(j, "metrics");
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema_open(&lp_sweep_metric_record, j);
+	lp_record_schema_array_open(&lp_sweep_metric_record, "metrics", j);
 	schema_rec(j, "diagnosis", &lp_sweep_diag_record, true);
 	schema_rec(j, "effects", &lp_sweep_effects_record, true);
 	schema_rec(j, "error_control", &lp_sweep_errctl_record, true);
-	lp_record_schema_close(
+	lp_record_schema_array_close(
 		&lp_sweep_metric_record,
 		(const char *const[]){ "diagnosis", "effects", "error_control", NULL }, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
 }
 
 static void schema_blocks(struct lp_json *j)
 {
-	lp_json_obj_begin(j, "blocks");
-	lp_json_str(j, "type", "array");
-	lp_json_obj_begin(j, "items");
-	lp_record_schema_open(&lp_sweep_block_record, j);
+	lp_record_schema_array_open(&lp_sweep_block_record, "blocks", j);
 	lp_json_obj_begin(j, "cells");
 	lp_json_str(j, "description", "nodes x nodes resolved cells in row order (row = client)");
 	lp_record_schema_columns(&lp_sweep_rcell_record, 0, j);
@@ -380,10 +352,8 @@ static void schema_blocks(struct lp_json *j)
 		"each ordered pair's sweep attempt (rows: its index in the matrix); metric, client, server and phase implied");
 	lp_record_schema_columns(&lp_sweep_cell_record, lp_sweep_block_implied(), j);
 	lp_json_obj_end(j);
-	lp_record_schema_close(&lp_sweep_block_record,
-			       (const char *const[]){ "cells", "sweep", NULL }, j);
-	lp_json_obj_end(j);
-	lp_json_obj_end(j);
+	lp_record_schema_array_close(&lp_sweep_block_record,
+				     (const char *const[]){ "cells", "sweep", NULL }, j);
 }
 
 static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
@@ -396,7 +366,7 @@ static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
 	lp_json_str(j, "type", "object");
 	lp_json_obj_end(j);
 	schema_rec(j, "run", &lp_sweep_run_record, false);
-	schema_rows(j, "nodes", &lp_sweep_node_record);
+	lp_record_schema_array(&lp_sweep_node_record, "nodes", j);
 	schema_metrics(j);
 	schema_rec(j, "topology", &lp_sweep_topo_record, true);
 	schema_blocks(j);
@@ -406,7 +376,7 @@ static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
 		"every attempt not in a block's sweep columns: retests, load modes, repeated attempts");
 	lp_record_schema_columns(&lp_sweep_cell_record, 0, j);
 	lp_json_obj_end(j);
-	schema_rows(j, "missing", &lp_sweep_missing_record);
+	lp_record_schema_array(&lp_sweep_missing_record, "missing", j);
 	lp_sweep_load_schema(j);
 	lp_json_obj_begin(j, "collectives");
 	lp_json_str(
@@ -414,8 +384,8 @@ static void schema_body(struct lp_json *j, void (*extra)(struct lp_json *j))
 		"lp-sweep --collective: results, links, ceilings, verdicts, imports, claims (sweep/collrun.c)");
 	lp_json_str(j, "type", "object");
 	lp_json_obj_end(j);
-	schema_rows(j, "verdicts", &lp_verdict_record);
-	schema_rows(j, "counter_sums", &lp_sweep_ctr_sum_record);
+	lp_record_schema_array(&lp_verdict_record, "verdicts", j);
+	lp_record_schema_array(&lp_sweep_ctr_sum_record, "counter_sums", j);
 	lp_json_obj_begin(j, "counter_nodes");
 	lp_json_str(j, "description", "per node (entry k: node k; none without counters)");
 	lp_record_schema_columns(&lp_sweep_ctr_node_record, 0, j);

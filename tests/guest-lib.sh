@@ -1,6 +1,33 @@
 # shellcheck shell=sh
-# Shell helpers shared by the in-guest test scripts (sourced; POSIX sh). The lp-rdma checks
-# also need B (lp-rdma), OUT (a writable dir), PORT (advanced by 2 per server) and fails.
+# Shell helpers shared by the in-guest test scripts (sourced; POSIX sh); the host's side is
+# tests/host-lib.sh. The lp-rdma checks also need B (lp-rdma), OUT (a writable dir), PORT
+# (advanced by 2 per server) and fails, which guest_one or guest_pair set.
+
+# guest_one PORT DIR: a one-guest lp-rdma test's start (scripts/lp-vm): B, IP (this guest's
+# address), OUT (DIR unless given) made, PORT and fails.
+guest_one() {
+	B=${LP_BUILD:-build}/lp-rdma
+	IP=$LP_VM_IP
+	OUT=${OUT:-$2}
+	mkdir -p "$OUT"
+	fails=0
+	PORT=$1
+}
+
+# guest_pair PORT: a two-guest lp-rdma test's start (scripts/lp-fabric -n 2, after
+# scripts/vm/fabric-lib.sh): lpnode1 serves lp-rdma on PORT and the script ends there; lpnode0
+# goes on with B, J (the fabric's job directory), PORT, SERVER (lpnode1's address) and fails.
+guest_pair() {
+	B=${LP_BUILD:-build}/lp-rdma
+	J=$LP_FABRIC_JOB
+	PORT=$1
+	if [ "$LP_FABRIC_ID" = 1 ]; then
+		lp_pair_serve "$B" "$PORT" "$OUT/srv.log"
+		exit 0
+	fi
+	fails=0
+	SERVER=$(echo "$LP_FABRIC_IPS" | cut -d' ' -f2)
+}
 
 # Milliseconds since the epoch.
 now_ms() { echo $(($(date +%s%N) / 1000000)); }

@@ -756,7 +756,7 @@ static int exec_edge(struct phase *p, const int32_t *cmd, double *gbs_p)
 	rc = lp_sweep_engine_pairs(p->x, p->scfg, p->run, pair, 1);
 	*gbs_p = NAN;
 	for (size_t i = from; !p->rank && i < p->run->ncells; i++) {
-		const struct lp_sweep_cell *c = &p->run->cells[i];
+		const struct lp_sweep_att *c = &p->run->cells[i];
 
 		if (c->metric == p->L.metric && c->a == cmd[4] && c->b == cmd[5])
 			*gbs_p = c->status ? 0 : c->value / 8; /* Gb/s -> GB/s; failed: 0 */

@@ -1150,6 +1150,7 @@ static void run_echo(struct lp_sweep_run *run, const struct lp_sweep_cfg *cfg,
 		     const struct lp_sched *s)
 {
 	run->sched = s;
+	run->rounds = s->nrounds;
 	run->sched_name = lp_sched_names[cfg->kind];
 	run->rails = cfg->rails;
 	run->random_k = cfg->kind == LP_SCHED_RANDOM ? cfg->random_k : 0;

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 #include "rdma/proto.h"
 
@@ -156,6 +157,7 @@ static int worker_model(const struct worker_init *in, struct lp_sweep_model *m, 
 	char *text = malloc((size_t)in->model_len + 1);
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct lp_sweep_run run;
+	struct lp_fail mf = { 0 };
 	uint32_t got = 0;
 	int ret = text ? lp_sweep_run_init(&run, 1) : -ENOMEM;
 
@@ -178,9 +180,11 @@ static int worker_model(const struct worker_init *in, struct lp_sweep_model *m, 
 			      : 0;
 	lp_sweep_model_init(m);
 	if (!ret)
-		ret = lp_sweep_model_parse(m, text, in->model_len, why, why_len);
+		ret = lp_sweep_model_parse(m, text, in->model_len, &mf);
 	if (!ret)
-		ret = lp_sweep_model_bind(m, in->nranks, run.metrics, run.nmetrics, why, why_len);
+		ret = lp_sweep_model_bind(m, in->nranks, run.metrics, run.nmetrics, &mf);
+	if (ret && !lp_fail_ok(&mf))
+		snprintf(why, why_len, "%s", lp_fail_msg(&mf));
 	if (ret && !why[0])
 		snprintf(why, why_len, "the model did not arrive: %s", strerror(-ret));
 	if (text)
@@ -219,13 +223,15 @@ static int worker_init(struct worker *w)
 					      .port = in.port,
 					      .gid_index = in.gid_index,
 					      .tclass = in.tclass,
+					      .tclass_set = in.tclass >= 0,
 					      .sl = in.sl,
 					      .qp_timeout = in.qp_timeout };
+		struct lp_fail df = { 0 };
 
-		ret = lp_rdma_dev_open(&sel, AF_INET, &w->dev);
+		ret = lp_rdma_dev_open(&sel, AF_INET, &w->dev, &df);
 		if (ret)
 			snprintf(why, sizeof(why), "the test process cannot open %s: %s", in.dev,
-				 strerror(-ret));
+				 lp_fail_ok(&df) ? strerror(-ret) : lp_fail_msg(&df));
 	}
 	send_ready(ret, why);
 	return ret;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 
 /*
@@ -94,7 +95,7 @@ static void rdma_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_s
 static int rdma_serve(struct lp_rdma_dev *dev, struct lp_oob *oob,
 		      const struct lp_rdma_server_opts *so)
 {
-	return lp_rdma_server_session(dev, oob, so, NULL, 0);
+	return lp_rdma_server_session(dev, oob, so, NULL);
 }
 
 const struct lp_sweep_xport_ops lp_sweep_xport_rdma = {
@@ -162,7 +163,7 @@ static void model_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_
 					.round = t->c.round };
 	double s = m->setup_s + m->test_s, v = NAN;
 	uint8_t body[LP_WIRE_MAX_BODY];
-	char why[LP_SWEEP_ERR_LEN] = "";
+	struct lp_fail mf = { 0 }; /* the model's failure of this cell */
 	struct lp_wbuf w;
 	uint16_t type = 0;
 	size_t len;
@@ -181,9 +182,9 @@ static void model_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_
 	if (!ret && type != MODEL_DONE)
 		ret = -EPROTO;
 	if (!ret)
-		ret = lp_sweep_model_draw(m, &k, &v, why, sizeof(why));
+		ret = lp_sweep_model_draw(m, &k, &v, &mf);
 	if (ret)
-		cell_error(&t->c, ret, why);
+		cell_error(&t->c, ret, lp_fail_msg(&mf));
 	else
 		model_cell(&t->c, &t->p, m->rate_gbps, v);
 }

@@ -79,6 +79,15 @@ check "no GPU, no RDMA, qemu: guest" 0 "lp-gpu skipped: no NVIDIA GPU here \(nvi
 lp-vm --rw TMP/out TMP/build/lp-rdma --server --once -p 18600 >/dev/null & 		TMP/build/lp-rdma \$LP_VM_IP -p 18600 --wait 10 -t $T -s $S -n 300 --verify --json TMP/out/demo-rdma-STAMP.json
 lp-rdma --server --once -p 18600
 lp-rdma 10.0.2.15 -p 18600 --wait 10 -t $T -s $S -n 300 --verify --json TMP/out/demo-rdma-STAMP.json"
+summary() { # WANT: the demo's last line names what ran, failed and was skipped
+	if [ "$(tail -n 1 "$tmp/demo.out" | sed "s#$tmp#TMP#g")" = "$1" ]; then
+		echo "ok summary: $1"
+	else
+		echo "FAIL summary: $(tail -n 1 "$tmp/demo.out"), want $1"
+		fails=$((fails + 1))
+	fi
+}
+summary "demo: ran: lp-rdma; failed: none; skipped: lp-gpu; JSON in TMP/out/"
 
 # (b) GPU, no RDMA device, no qemu: lp-gpu (tables and --json FILE); the RDMA part says how to get it.
 setup nordma gpu
@@ -114,6 +123,7 @@ FAKE_GPU_RC=1 check "lp-gpu fails: demo fails" 1 "lp-gpu FAILED \(exit 1\)" \
 "ibv_devices 
 nvidia-smi -L
 lp-gpu --json TMP/out/demo-gpu-STAMP.json"
+summary "demo: ran: none; failed: lp-gpu; skipped: lp-rdma; JSON in TMP/out/"
 FAKE_GPU_RC=77 check "lp-gpu exits 77, nothing else: skip" 77 "lp-gpu skipped: the tool found nothing" \
 "ibv_devices 
 nvidia-smi -L

@@ -11,7 +11,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lp_rdma_result res = { 0 };
 	struct lp_rdma_params p;
 	union lp_fuzz_msg m;
-	struct lp_rdma_report rep = { .role = "client", .server = "peer", .port = 1, .n = 1 };
+	struct lp_rdma_report rep = { .role = "client",
+				      .server = "peer",
+				      .port = 1,
+				      .qp_timeout = LP_RDMA_QP_TIMEOUT_DEFAULT,
+				      .n = 1 };
 	char *out = NULL;
 	size_t outlen = 0;
 	FILE *f;

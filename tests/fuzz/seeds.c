@@ -348,12 +348,16 @@ static void sweep_documents(void)
 	size_t len = 0;
 	struct lp_sweep_journal jl;
 	struct lp_sweep_run run;
+	struct lp_sweep_cell failed;
 	int32_t pairs[] = { 0, 1 };
 	FILE *f;
 
 	lp_fuzz_sweep_init(&run);
-	run.cells[0].status = -ETIMEDOUT;
-	snprintf(run.cells[0].error, sizeof(run.cells[0].error), "timed out");
+	lp_sweep_cell_get(&run, 0, &failed);
+	failed.status = -ETIMEDOUT;
+	snprintf(failed.error, sizeof(failed.error), "timed out");
+	if (lp_sweep_cell_set(&run, 0, &failed))
+		exit(1);
 	run.cells[1].phase = LP_PHASE_RETEST;
 	if (lp_sweep_diagnose(&run))
 		exit(1);

@@ -25,12 +25,12 @@ grep -q "built without a JSON library" "$tmp/auto.err" &&
 cat "$tmp/auto.err"
 "$PY" - "$tmp/auto.json" "$rc" <<'PY' || fail "--expect auto"
 import json, sys
-sys.path.insert(0, "tests/sweep")
-from sweepdoc import rows  # the qualification's cells are columns
+sys.path.insert(0, "plots")
+from lpdoc import columns  # the qualification's cells are columns (the product's reader)
 d = json.load(open(sys.argv[1]))
 q = d["qualification"]
-q["cells"] = [c for _, c in rows(q["cells"])]
-rules = [r for _, r in rows(q["rules"])] if isinstance(q.get("rules"), dict) else q.get("rules") or []
+q["cells"] = [c for _, c in columns(q["cells"])]
+rules = [r for _, r in columns(q["rules"])] if isinstance(q.get("rules"), dict) else q.get("rules") or []
 print("profiles:", q["profiles"], "verdict:", q["verdict"])
 for c in q["cells"]:  # a cell names the rule (and so the profile) that judged it
     src = rules[c["rule"]]["source"] if 0 <= c["rule"] < len(rules) else "-"
@@ -53,7 +53,7 @@ run pass --min-gbytes-s h2d_ce=1,d2h_ce=1,local_ce=10
 run fail --min-gbytes-s h2d_ce=1000
 [ $rc = 1 ] && grep -q '"verdict": "FAIL"' "$tmp/fail.json" || fail "a floor far above: rc $rc"
 # the floor is GB/s, the unit lp-gpu prints: 20 GB/s, never 20 Gb/s = 2.5 GB/s
-"$PY" -c 'import json,sys; sys.path.insert(0, "tests/sweep"); from sweepdoc import rows; c=[c for _, c in rows(json.load(open(sys.argv[1]))["qualification"]["cells"]) if c["test"]=="h2d_ce"]; assert c and all(x["limit"]==1000 for x in c), c' "$tmp/fail.json" ||
+"$PY" -c 'import json,sys; sys.path.insert(0, "plots"); from lpdoc import columns; c=[c for _, c in columns(json.load(open(sys.argv[1]))["qualification"]["cells"]) if c["test"]=="h2d_ce"]; assert c and all(x["limit"]==1000 for x in c), c' "$tmp/fail.json" ||
 	fail "--min-gbytes-s 1000 is not a 1000 GB/s floor"
 run gbps --min-gbps 50
 [ $rc = 2 ] && grep -q "give the floor as --min-gbytes-s" "$tmp/gbps.err" || fail "--min-gbps (Gb/s) is not refused by lp-gpu: rc $rc"
@@ -72,9 +72,9 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 run regress --baseline "$tmp/double.json"
 [ $rc = 1 ] && "$PY" -c "
-import json, sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import rows
+import json, sys; sys.path.insert(0, 'plots'); from lpdoc import columns
 q = json.load(open('$tmp/regress.json'))['qualification']
-cells = [c for _, c in rows(q['cells'])]
+cells = [c for _, c in columns(q['cells'])]
 assert [c['test'] for c in cells if c['change'] == 'regression'] == ['h2d_ce'], cells
 " || fail "a baseline with h2d_ce doubled: rc $rc, want one regression"
 run same --baseline "$tmp/pass.json"

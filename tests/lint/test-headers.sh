@@ -8,7 +8,7 @@ make -s check-headers || { echo "FAIL: make check-headers on the tree"; exit 1; 
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp -r common rdma gpu sweep bench scripts "$tmp"/
+cp -r common rdma gpu sweep qual bench scripts "$tmp"/
 check() { (cd "$tmp" && LP_HAVE_VERBS=1 scripts/check-headers.sh "$tmp"); }
 check >/dev/null || { echo "FAIL: the unchanged copy does not pass"; exit 1; }
 

@@ -140,7 +140,7 @@ feature() { # name want_rc check -- lp-sweep args: runs lp-sweep in the root, ch
 	shift 4
 	in_root lp-sweep "$@" --json "/tmp/data/$name.json" --quiet 2>"$work/$name.err"
 	rc=$?
-	if [ $rc = "$want" ] && python3 -c "import json, sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import rows; d = json.load(open(sys.argv[1])); $check" "$data/$name.json" 2>>"$work/$name.err"; then
+	if [ $rc = "$want" ] && python3 -c "import json, sys; sys.path.insert(0, 'plots'); from lpdoc import columns; d = json.load(open(sys.argv[1])); $check" "$data/$name.json" 2>>"$work/$name.err"; then
 		ok "in the root: lp-sweep $* (exit $rc)"
 	else
 		bad "in the root: lp-sweep $*: exit $rc, want $want: $(tail -n 2 "$work/$name.err")"
@@ -149,9 +149,9 @@ feature() { # name want_rc check -- lp-sweep args: runs lp-sweep in the root, ch
 # (linkperf.sweep/2: a verdict names its nodes by index; the qualification's cells are columns)
 feature diagnose 1 'assert [d["nodes"][v["a"]]["name"] for v in d["verdicts"] if v["kind"] == "node_slow"] == ["lpnode2"], d["verdicts"]' \
 	-- --diagnose /tmp/data/fabric4-throttle.json
-feature expect 1 'q = d["qualification"]; assert q["profiles"] == "roce-100g" and q["fail"] == len(rows(q["cells"])) > 0, q' \
+feature expect 1 'q = d["qualification"]; assert q["profiles"] == "roce-100g" and q["fail"] == len(columns(q["cells"])) > 0, q' \
 	-- --diagnose /tmp/data/roce100.json --expect auto
-feature baseline 1 'r = [c for _, c in rows(d["qualification"]["cells"]) if c.get("change") == "regression"]; assert r and all(c["pair"].startswith("lpnode2>") for c in r), r' \
+feature baseline 1 'r = [c for _, c in columns(d["qualification"]["cells"]) if c.get("change") == "regression"]; assert r and all(c["pair"].startswith("lpnode2>") for c in r), r' \
 	-- --diagnose /tmp/data/fabric4-throttle.json --baseline /tmp/data/fabric4-healthy.json
 owner=$(in_root dpkg -S /usr/share/linkperf/profiles/roce-100g.json 2>&1)
 [ "${owner%%:*}" = linkperf-common ] && ok "the profiles ship in linkperf-common" || bad "profiles owned by: $owner"

@@ -17,7 +17,7 @@ make -s BUILD="$B" man >/dev/null || { echo "FAIL: make man"; exit 1; }
 fail=0 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-tool_path() { case $1 in lp-plot | lp-report) echo "plots/$1" ;; *) echo "$B/$1" ;; esac; }
+tool_path() { case $1 in lp-plot | lp-report) echo "plots/$1" ;; lp-qualify) echo "scripts/$1" ;; *) echo "$B/$1" ;; esac; }
 
 # The option heads --help prints: "-p, --port" or "--bind", one a line.
 help_heads() {

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/opt.h"
 #include "diag-bench.h"
@@ -375,11 +376,14 @@ static int draw_cell(struct lp_sweep_run *r, const struct lp_sweep_model *m, int
 {
 	struct lp_sweep_model_key k = { a, b, metric, phase, attempt, round };
 	struct lp_sweep_cell c;
+	struct lp_fail mf = { 0 };
 
 	lp_sweep_cell_init(&c, metric, a, b, phase, round);
-	c.status = lp_sweep_model_draw(m, &k, &c.value, c.error, sizeof(c.error));
-	if (c.status)
+	c.status = lp_sweep_model_draw(m, &k, &c.value, &mf);
+	if (c.status) {
 		c.value = NAN;
+		snprintf(c.error, sizeof(c.error), "%s", lp_fail_msg(&mf));
+	}
 	return lp_sweep_add_cell(r, &c);
 }
 
@@ -445,6 +449,7 @@ static int replay_setup(const struct lp_sweep_run *run, struct lp_sweep_run *r, 
 	if (rc)
 		return rc;
 	r->sched = sc;
+	r->rounds = sc->nrounds;
 	r->sched_name = run->sched_name;
 	r->rails = run->rails;
 	r->random_k = run->random_k;
@@ -468,6 +473,7 @@ static int replay(const char *model_path, const char *run_path, const char *json
 	struct lp_sweep_model *m = malloc(sizeof(*m));
 	struct lp_sweep_run run, r = { 0 };
 	struct lp_sched sc = { 0 };
+	struct lp_fail mf = { 0 };
 	char *text = NULL, why[256] = "";
 	size_t len;
 	int code, rc = m ? lp_sweep_read_run(&run, run_path, NULL, why, sizeof(why)) : -ENOMEM;
@@ -480,13 +486,13 @@ static int replay(const char *model_path, const char *run_path, const char *json
 	lp_sweep_model_init(m);
 	rc = replay_setup(&run, &r, &sc);
 	if (!rc && (rc = lp_sweep_model_read(model_path, &text, &len)))
-		snprintf(why, sizeof(why), "%s", strerror(-rc));
+		lp_fail_set(&mf, rc, "%s", strerror(-rc));
 	if (!rc)
-		rc = lp_sweep_model_parse(m, text, len, why, sizeof(why));
+		rc = lp_sweep_model_parse(m, text, len, &mf);
 	if (!rc)
-		rc = lp_sweep_model_bind(m, r.n, r.metrics, r.nmetrics, why, sizeof(why));
+		rc = lp_sweep_model_bind(m, r.n, r.metrics, r.nmetrics, &mf);
 	if (rc) {
-		lp_err("%s: %s", model_path, why[0] ? why : strerror(-rc));
+		lp_err("%s: %s", model_path, lp_fail_ok(&mf) ? strerror(-rc) : lp_fail_msg(&mf));
 	} else {
 		struct lp_sweep_retest_policy pol = { r.retest_max, per_node, r.retest_rounds,
 						      r.retest_time_s };

@@ -36,7 +36,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.dont_write_bytecode = True
 import lpdoc  # noqa: E402
 import lpplot  # noqa: E402
-import sweepdoc  # noqa: E402  (tests/sweep: this file's directory)
 
 fails = 0
 
@@ -65,11 +64,6 @@ def agrees(text, value):
 
 
 # ---- the four outputs of one run, each read on its own -------------------------------------
-def rows_of(cols):
-    """A columns object's rows (the tests' reader, tests/sweep/sweepdoc.py), or a list's items."""
-    return list(enumerate(cols)) if isinstance(cols, list) else sweepdoc.rows(cols)
-
-
 def json_cells(path):
     """{(test, size, source, destination): resolved value or None} from the raw document, the
     metrics' (test, size), and the qualification rows {(test, size, pair): (value, unit)}."""
@@ -86,7 +80,7 @@ def json_cells(path):
         for blk in d["blocks"]:
             test, size = slugs[blk["metric"]]
             k = len(blk["nodes"])
-            for r, c in rows_of(blk["cells"]):
+            for r, c in lpdoc.columns(blk["cells"]):
                 a, b = blk["nodes"][r // k], blk["nodes"][r % k]
                 if a != b and c["class"] != "none":
                     out[(test, size, names[a], names[b])] = c["value"]
@@ -95,7 +89,7 @@ def json_cells(path):
     q = d.get("qualification") or {}
     bw = "Gb/s" if "bandwidth Gb/s" in (q.get("units") or "") else "GB/s"
     qual = {(x["test"], x["size"], x["pair"]): (x["value"], x.get("unit") or ("us" if x.get("kind") == "latency" else bw))
-            for _r, x in rows_of(q.get("cells") or [])}
+            for _r, x in lpdoc.columns(q.get("cells") or [])}
     return names, slugs, out, qual
 
 

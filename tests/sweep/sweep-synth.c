@@ -4,13 +4,15 @@
  * writer, for the scale measurements of documents (docs/SWEEP.md, "Documents
  * at scale") and their CI test at a small scale.
  *
- *   sweep-synth NODES RAILS OUT.json [SLOW]
+ *   sweep-synth NODES RAILS OUT.json [SLOW [JOURNAL]]
  *
  * NODES hosts with RAILS ranks each (rails 1: no --rails), every ordered pair
  * within a rail measured once at write_lat 8 B and write_bw 64 KiB, values
  * log-normal around 2 us and 100 Gb/s (5 % noise, seeded), node SLOW (default
- * 1) at half the bandwidth as a client on every rail. The run is diagnosed
- * before it is written.
+ * 1) at half the bandwidth as a client on every rail. The cells are made
+ * round by round (a host round-robin: hosts a -> b in round (a + b) mod
+ * (NODES - 1)), each round journaled to JOURNAL when given, as the engine
+ * does; the run is diagnosed before it is written.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "sweep/journal.h"
 #include "sweep/result.h"
 
 /* A standard normal draw (Box-Muller) from a 64-bit LCG: the same document every time. */
@@ -62,17 +65,12 @@ static void fill_cell(struct lp_sweep_cell *c, bool lat, double f, uint64_t *s, 
 	}
 }
 
-static int build(struct lp_sweep_run *r, int nodes, int rails, int slow)
+static void nodes_init(struct lp_sweep_run *r, int rails)
 {
-	int n = nodes * rails, rc = lp_sweep_run_init(r, n);
-	uint64_t seed = 1;
-
-	if (rc)
-		return rc;
 	r->rails = rails > 1 ? rails : 0;
 	r->sched_name = "round-robin";
 	snprintf(r->started, sizeof(r->started), "2026-12-02T00:00:00Z");
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < r->n; i++) {
 		struct lp_sweep_node *nd = &r->nodes[i];
 
 		nd->rank = i;
@@ -85,36 +83,74 @@ static int build(struct lp_sweep_run *r, int nodes, int rails, int slow)
 	}
 	lp_sweep_add_metric(r, "write_lat", 0, true, 8);
 	lp_sweep_add_metric(r, "write_bw", 3, false, 65536);
-	for (int a = 0; a < n && !rc; a++)
-		for (int b = 0; b < n && !rc; b++) {
-			if (a == b || r->nodes[a].rail != r->nodes[b].rail)
-				continue;
-			for (int m = 0; m < 2 && !rc; m++) {
-				struct lp_sweep_cell c;
+}
 
-				lp_sweep_cell_init(&c, m, a, b, LP_PHASE_SWEEP, 0);
-				fill_cell(&c, m == 0, m == 1 && a / rails == slow ? 0.5 : 1, &seed,
-					  (a + b) % (nodes > 1 ? nodes - 1 : 1));
-				rc = lp_sweep_add_cell(r, &c);
-			}
+/* Round t of the host round-robin: hosts ha -> hb with ha + hb = t mod R, every rail and metric. */
+static int round_cells(struct lp_sweep_run *r, int nodes, int rails, int slow, int t,
+		       uint64_t *seed)
+{
+	int R = nodes - 1, rc = 0;
+
+	for (int ha = 0; ha < nodes && !rc; ha++) {
+		int x = ((t - ha) % R + R) % R;
+
+		for (int hb = x; hb < nodes && !rc; hb += R) {
+			for (int rail = 0; hb != ha && rail < rails && !rc; rail++)
+				for (int m = 0; m < 2 && !rc; m++) {
+					struct lp_sweep_cell c;
+					int a = ha * rails + rail, b = hb * rails + rail;
+
+					lp_sweep_cell_init(&c, m, a, b, LP_PHASE_SWEEP, t);
+					fill_cell(&c, m == 0, m == 1 && ha == slow ? 0.5 : 1, seed,
+						  t);
+					rc = lp_sweep_add_cell(r, &c);
+				}
 		}
+	}
+	return rc;
+}
+
+/* Every round in turn, each journaled when jl is open (a header first). */
+static int build(struct lp_sweep_run *r, int nodes, int rails, int slow,
+		 struct lp_sweep_journal *jl)
+{
+	int rc = lp_sweep_run_init(r, nodes * rails);
+	uint64_t seed = 1;
+
+	if (rc)
+		return rc;
+	nodes_init(r, rails);
+	lp_sweep_journal_run(jl, r);
+	for (int t = 0; t < nodes - 1 && !rc; t++) {
+		size_t from = r->ncells;
+
+		rc = round_cells(r, nodes, rails, slow, t, &seed);
+		lp_sweep_journal_cells(jl, r, from);
+	}
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
+	struct lp_sweep_journal jl = { 0 };
 	struct lp_sweep_run r;
 	int nodes = argc > 3 ? atoi(argv[1]) : 0, rails = argc > 3 ? atoi(argv[2]) : 0;
 	FILE *f;
-	int rc;
+	int rc = 0;
 
 	if (argc < 4 || nodes < 2 || rails < 1) {
-		fprintf(stderr, "usage: sweep-synth NODES RAILS OUT.json [SLOW]\n");
+		fprintf(stderr, "usage: sweep-synth NODES RAILS OUT.json [SLOW [JOURNAL]]\n");
 		return LP_EXIT_USAGE;
 	}
-	rc = build(&r, nodes, rails, argc > 4 ? atoi(argv[4]) : 1);
+	if (argc > 5)
+		rc = lp_sweep_journal_open(&jl, argv[5], false);
+	if (!rc)
+		rc = build(&r, nodes, rails, argc > 4 ? atoi(argv[4]) : 1, &jl);
 	if (!rc)
 		rc = lp_sweep_diagnose(&r);
+	lp_sweep_journal_end(&jl, &r, lp_sweep_exit_code(&r));
+	if (argc > 5 && lp_sweep_journal_close(&jl) && !rc)
+		rc = -EIO;
 	f = rc ? NULL : lp_out_open(argv[3]);
 	if (!f || lp_sweep_write_json(&r, f, lp_sweep_exit_code(&r)) || lp_out_close(f, argv[3]))
 		rc = rc ? rc : -EIO;

@@ -1,25 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""linkperf.sweep/2 documents and journals in the tests (docs/schema/README.md): columns turned
-back into rows, every attempt of a document or a journal as one dict (with its nodes' names)."""
+"""The tests' views of raw linkperf.sweep/2 documents and journals (docs/schema/README.md): every
+attempt of a document or a journal as one dict (with its nodes' names), and the members of
+linkperf.sweep/1 that older checks read. Columns are turned back into rows by the product's
+reader, plots/lpdoc.py (columns); resolved values come from lpdoc.load, never from here."""
 import json
+import os
+import sys
 
-
-def rows(cols):
-    """[(row, {key: value})] of a columns object (a nested record: a dict of its values)."""
-    k = cols["n"]
-    index = cols.get("rows", list(range(k)))
-
-    def at(col, i):
-        if isinstance(col, list):
-            return col[i]
-        if isinstance(col, dict) and set(col) == {"at", "values"}:
-            return col["values"][col["at"].index(i)] if i in col["at"] else None
-        if isinstance(col, dict):
-            return {sk: at(sc, i) for sk, sc in col.items()}
-        return col
-
-    return [(row, {key: at(c, i) for key, c in cols.items() if key not in ("n", "rows")})
-            for i, row in enumerate(index)]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plots"))
+from lpdoc import columns as rows  # noqa: E402  (the one columns reader)
 
 
 def named(d, c):
@@ -39,13 +28,6 @@ def cells(d):
                      server=b["nodes"][row % k], phase="sweep")
             out.append(named(d, c))
     return out + [named(d, c) for _, c in rows(d["attempts"])]
-
-
-def matrix(d, m, key="value"):
-    """The resolved matrix of metric m (rows clients), its first block's."""
-    b = next(b for b in d["blocks"] if b["metric"] == m)
-    k = len(b["nodes"])
-    return [b["cells"][key][i * k:(i + 1) * k] for i in range(k)]
 
 
 def journal(path):
@@ -69,7 +51,7 @@ def journal_cells(path):
 def legacy_view(d):
     """d with the members of linkperf.sweep/1 that older checks read, added from the /2 ones:
     cells (with test, names and a counters object), verdicts' names, directions and roles,
-    metrics' matrix, noise and per-node effects, nodes' port members, load matrices and names."""
+    metrics' noise and per-node effects, nodes' port members, load matrices and names."""
     nm = [x["name"] for x in d["nodes"]]
     for x in d["nodes"]:
         x.update({k: x["dev"][k] for k in ("device", "link_layer", "gid_type") if k in x["dev"]})
@@ -80,7 +62,6 @@ def legacy_view(d):
         c["counters"] = {"client": c.get("counters_client"), "server": c.get("counters_server")}
     for m, mt in enumerate(d["metrics"]):
         mt["kind"] = "latency" if mt["latency"] else "bandwidth"
-        mt["matrix"] = matrix(d, m)
         if mt.get("diagnosis"):
             mt["noise"] = mt["diagnosis"]
             eff = mt["effects"]

@@ -5,11 +5,9 @@
 # Quick (seconds).
 set -u
 cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
+. tests/host-lib.sh
 D=tests/sweep/data
-[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
-"$B/lp-sweep" --diagnose /dev/null >/dev/null 2>&1
-[ $? = 77 ] && { echo "lp-sweep built without jansson (libjansson-dev): --diagnose unsupported"; exit 77; }
+host_needs lp-sweep diagnose
 command -v python3 >/dev/null || { echo "python3 needed to make the synthetic runs"; exit 77; }
 export ASAN_OPTIONS=detect_leaks=0
 T=$(mktemp -d /tmp/lp-diagnose-XXXXXX)
@@ -25,11 +23,12 @@ diag() { # name file [args]: runs, keeps stdout in $T/name.out, JSON in $T/name.
 	echo $? >"$T/$name.rc"
 }
 rc() { cat "$T/$1.rc"; }
-# a document (linkperf.sweep/2) in Python, with helpers (tests/sweep/sweepdoc.py): nm(i) a
-# node's name, vn(v) a node verdict's name, vnames(v) a link's names, vdirs(v) its slow
-# directions [[client, server]], cells(d) every attempt as a row, rows(cols) columns as rows
+# a document (linkperf.sweep/2) in Python, with helpers: nm(i) a node's name, vn(v) a node
+# verdict's name, vnames(v) a link's names, vdirs(v) its slow directions [[client, server]],
+# cells(d) every attempt as a row (tests/sweep/sweepdoc.py), columns(cols) columns as rows (the
+# product's reader, plots/lpdoc.py)
 jq_() { python3 -c "
-import json,sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import *
+import json,sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import cells; from lpdoc import columns
 d=json.load(open('$T/$1.json'))
 nm=lambda i: d['nodes'][i]['name']
 vn=lambda v: nm(v['a']) if v['a'] >= 0 and v['a'] == v['b'] else None
@@ -233,7 +232,7 @@ check "the errors verdict cites what moved, on lpnode2 and on its partners" \
 check "summary: the reason carries the sums" \
 	grep -q "verdict: errors lpnode2: .*counters during its tests: lpnode2 completer_retry_err +[0-9]*, retry_exceeded_err +[0-9]*; partners rcvd_seq_err +[0-9]*" "$T/lossy.out"
 check "counter_sums: lpnode2 with all 3 partners moved, the other nodes with 1" \
-	[ "$(jq_ lossy "[(nm(i),x['partners_moved']) for i, x in rows(d['counter_nodes'])]")" = "[('lpnode0', 1), ('lpnode1', 1), ('lpnode2', 3), ('lpnode3', 1)]" ]
+	[ "$(jq_ lossy "[(nm(i),x['partners_moved']) for i, x in columns(d['counter_nodes'])]")" = "[('lpnode0', 1), ('lpnode1', 1), ('lpnode2', 3), ('lpnode3', 1)]" ]
 diag lossyre "$T/lossy.json"
 check "re-diagnosing its output (counters read back from the cells): same verdicts" \
 	[ "$(jq_ lossyre "[v['reason'] for v in d['verdicts']]")" = "$(jq_ lossy "[v['reason'] for v in d['verdicts']]")" ]
@@ -254,16 +253,16 @@ check "the same run with nothing moved: no errors verdict, only the healthy run'
 lv() { jq_ "$1" "sorted((v['kind'], vn(v)) for v in d['verdicts'] if v['kind'] in ('load_impact', 'incast_slow', 'incast_unfair'))"; }
 diag load $D/fabric4-load.json
 check "load run: idle, loaded and impact for every ordered pair, no load or incast verdict" \
-	[ "$(jq_ load "all(len([c for r, c in rows(e['cells']) if all(c[k] is not None for k in ('idle_p99_us','loaded_p99_us','impact_p99'))]) == 12 for e in d['load']['latency'])"):$(lv load)" = "True:[]" ]
+	[ "$(jq_ load "all(len([c for r, c in columns(e['cells']) if all(c[k] is not None for k in ('idle_p99_us','loaded_p99_us','impact_p99'))]) == 12 for e in d['load']['latency'])"):$(lv load)" = "True:[]" ]
 check "load run: the summary has the impact and incast tables" \
 	grep -q "congestion impact factor" "$T/load.out"
 timeout 60 "$B/lp-sweep" --diagnose $D/fabric4-load.json --csv "$T/lc" --quiet
 check "load run: CSV impact matrix (4x4, empty diagonal, the JSON's p99 impact), 12 pair rows, 8 incast rows" \
 	[ "$(python3 -c "
 import csv, json
-import sys; sys.path.insert(0, 'tests/sweep'); from sweepdoc import rows
+import sys; sys.path.insert(0, 'plots'); from lpdoc import columns
 m = list(csv.reader(open('$T/lc-impact-write_lat-8.csv')))[1:]
-j = {r: c['impact_p99'] for r, c in rows(json.load(open('$T/load.json'))['load']['latency'][0]['cells'])}
+j = {r: c['impact_p99'] for r, c in columns(json.load(open('$T/load.json'))['load']['latency'][0]['cells'])}
 print(len(m) == 4 and all(m[a][b + 1] == '' if a == b else abs(float(m[a][b + 1]) / j[4 * a + b] - 1) < 1e-4
                           for a in range(4) for b in range(4)))"):$(($(wc -l <"$T/lc-load-write_lat-8.csv") - 1)):$(($(wc -l <"$T/lc-incast-write_bw-65536.csv") - 1))" = True:12:8 ]
 diag incast $D/fabric4-incast.json
@@ -341,9 +340,10 @@ for f in $D/fabric4-*.json; do
 		--prom "$T/one-$n.prom" >"$T/one-$n.out" 2>&1
 	check "$n: JSON, CSV, summary, qualification and Prometheus show the same value for every cell" python3 - "$T" "$n" <<'PY'
 import csv, json, math, sys
-sys.path.insert(0, "tests/sweep"); from sweepdoc import matrix as md
+sys.path.insert(0, "plots"); import lpdoc  # the resolved values as the product reads them
 T, n = sys.argv[1], sys.argv[2]
 d = json.load(open(f"{T}/one-{n}.json")); names = [x["name"] for x in d["nodes"]]
+md = {m.index: m.matrix() for m in reversed(lpdoc.load(f"{T}/one-{n}.json").metrics)}  # first block's
 q = d["qualification"]["cells"]; qv = dict(zip(zip(q["test"], q["size"], q["pair"]), q["value"]))
 summary = open(f"{T}/one-{n}.out").read()
 prom = {}
@@ -353,7 +353,7 @@ for line in open(f"{T}/one-{n}.prom"):
         kv = dict(x.split("=", 1) for x in labels[labels.index("{") + 1:-1].split(","))
         prom[(kv["test"].strip('"'), int(kv["size"].strip('"')), kv["pair"].strip('"'))] = float(val)
 for m, mt in enumerate(d["metrics"]):
-    v = md(d, m)
+    v = md[m]
     rows = list(csv.reader(open(f"{T}/one-{n}-{mt['test']}-{mt['size']}.csv")))[1:]
     for a in range(len(names)):
         for b in range(len(names)):

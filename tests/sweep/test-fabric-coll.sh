@@ -20,50 +20,28 @@
 # Exit 0 pass, 77 skipped (no qemu/MPI/ssh), else fail.
 set -u
 cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
-command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
-command -v mpirun >/dev/null || { echo "Open MPI (mpirun) not installed"; exit 77; }
-[ -x /usr/sbin/sshd ] && command -v ssh >/dev/null || { echo "openssh-server/client not installed"; exit 77; }
-[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
-ulimit -c 0
-t0=$(date +%s)
+. tests/host-lib.sh
+host_needs qemu mpi ssh lp-sweep
 COLL='--collective allreduce --coll-paths mpi,ring --coll-sizes 256K --coll-iters 5 --coll-warmup 1 --coll-timeout 60'
-if [ -n "${LP_FABRIC_RESULTS:-}" ]; then
-	out=$LP_FABRIC_RESULTS
-else
-	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-sweep-coll.XXXXXX")
-	[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+if host_out LP_FABRIC_RESULTS lp-sweep-coll; then
 	LP_BUILD=$B timeout -k 30 1500 scripts/sweep-fabric.sh -n 4 --out "$out" --timeout 1440 --run-timeout 600 \
 		--scenario "coll-healthy=none $COLL" --scenario "coll-link=link:1:2:20mbit $COLL" \
 		-- --schedule isolated --tests write_bw --bw-sizes 64K --bw-iters 200 --pair-timeout 40 --retest 4
-	rc=$?
-	echo "fabric run: exit $rc in $(($(date +%s) - t0)) s (kept in $out: ${LP_KEEP:+yes}${LP_KEEP:-no})"
-	for f in "$out"/*.out; do
-		echo "==== $f"
-		grep -v '^-\{10\}\|^Primary job\|^a non-zero\|^mpirun detected\|^the job to be\|^  Process name\|^  Exit code\|^$' "$f" | head -60
-	done
-	[ $rc = 0 ] || { echo "FAIL: sweep-fabric.sh exit $rc"; exit 1; }
+	host_ran $? sweep-fabric.sh 60
 fi
 
 python3 - "$out" <<'PY'
-import json, os, sys
+import os, sys
+sys.path.insert(0, "tests/sweep")
+import lpcheck
+from lpcheck import check
 
 out = sys.argv[1]
 STRICT = os.environ.get("LP_FABRIC_STRICT") == "1"
-fails = 0
-
-
-def check(cond, what):
-    global fails
-    print(("ok   " if cond else "FAIL ") + what)
-    fails += not cond
 
 
 def load(name):
-    with open(os.path.join(out, name + ".json")) as f:
-        d = json.load(f)
-    with open(os.path.join(out, name + ".rc")) as f:
-        return d, int(f.read())
+    return lpcheck.load(out, name)
 
 
 def busbw(d, path):
@@ -118,6 +96,6 @@ check(not exact or bool(sweep_links) or (not STRICT and sweep_honest and not swe
       "coll-link: the sweep's diagnosis names link 1-2 too (both views)"
       + ("" if sweep_links or not sweep_honest else ": honest, the sweep alone is inconclusive"))
 check(rc == d["exit_code"] and rc in (1, 3), f"coll-link: exit {rc}")
-print("test-fabric-coll: " + ("all passed" if not fails else f"{fails} failed"))
-sys.exit(1 if fails else 0)
+print("test-fabric-coll: " + ("all passed" if not lpcheck.fails else f"{lpcheck.fails} failed"))
+lpcheck.done()
 PY

@@ -39,18 +39,9 @@
 # Exit 0 pass, 77 skipped (no qemu/MPI/ssh), else fail.
 set -u
 cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
-command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
-command -v mpirun >/dev/null || { echo "Open MPI (mpirun) not installed"; exit 77; }
-[ -x /usr/sbin/sshd ] && command -v ssh >/dev/null || { echo "openssh-server/client not installed"; exit 77; }
-[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
-ulimit -c 0
-t0=$(date +%s)
-if [ -n "${LP_FABRIC_RESULTS:-}" ]; then
-	out=$LP_FABRIC_RESULTS
-else
-	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-sweep-test.XXXXXX")
-	[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+. tests/host-lib.sh
+host_needs qemu mpi ssh lp-sweep
+if host_out LP_FABRIC_RESULTS lp-sweep-test; then
 	# No wall limit (a loaded 2-core host takes 90-170 s a scenario, twice that at worst): the
 	# fabric is hung when nothing is printed or written for 600 s, a scenario when its output and
 	# journal stand still for 300 s; a pair test gets 120 s (lp-sweep --pair-timeout) before its
@@ -67,36 +58,23 @@ else
 		--scenario 'incast=ingress:2:10mbit --bw-iters 50 --load incast --load-time 1 --retest 0 --qp-timeout 18' \
 		--check -- --schedule isolated --tests write_lat,write_bw --bw-sizes 64K \
 		--bw-iters 200 --lat-iters 300 --pair-timeout 120 --retest 8
-	rc=$?
-	echo "fabric run: exit $rc in $(($(date +%s) - t0)) s (kept in $out: ${LP_KEEP:+yes}${LP_KEEP:-no})"
-	for f in "$out"/*.out; do
-		echo "==== $f"
-		grep -v '^-\{10\}\|^Primary job\|^a non-zero\|^mpirun detected\|^the job to be\|^  Process name\|^  Exit code\|^$' "$f" | head -40
-	done
-	[ $rc = 0 ] || { echo "FAIL: sweep-fabric.sh exit $rc"; exit 1; }
+	host_ran $? sweep-fabric.sh 40
 fi
 
 python3 - "$out" <<'PY'
 import json, os, sys
 sys.path.insert(0, "tests/sweep")
 from sweepdoc import legacy_view  # linkperf.sweep/2 documents, with the members these checks read
+import lpdoc  # the product's reader (plots/lpdoc.py, on the path sweepdoc sets): resolved values
+import lpcheck
+from lpcheck import check
 
 out = sys.argv[1]
-fails = 0
-
-
-def check(cond, what):
-    global fails
-    print(("ok   " if cond else "FAIL ") + what)
-    fails += not cond
 
 
 def load(name):
-    with open(os.path.join(out, name + ".json")) as f:
-        d = legacy_view(json.load(f))
-    with open(os.path.join(out, name + ".rc")) as f:
-        rc = int(f.read())
-    return d, rc
+    d, rc = lpcheck.load(out, name)
+    return legacy_view(d), rc
 
 
 def cells(d, phase="sweep"):
@@ -191,9 +169,9 @@ check(rc == 0 or (not STRICT and rc == 3), f"healthy: exit {rc}: {outcomes['heal
 sw = cells(d)
 check(len(sw) == n * (n - 1) * len(d["metrics"]), f"healthy: {len(sw)} cells = 12 pairs x 2 tests")
 check(all(c["status"] == 0 and c["value"] is not None for c in sw), "healthy: every cell has a value")
-for m in d["metrics"]:
-    full = all(m["matrix"][a][b] is not None for a in range(n) for b in range(n) if a != b)
-    check(full, f"healthy: {m['label']} matrix full")
+for m in lpdoc.load(os.path.join(out, "healthy.json")).metrics:
+    full = all(v is not None for a, row in enumerate(m.matrix()) for b, v in enumerate(row) if a != b)
+    check(full and len(m.nodes) == n, f"healthy: {m.label} matrix full")
 check(all(x["status"] == 0 and x["device"] == "rxe0" and x["link_layer"] == "Ethernet"
           and x["gid_type"] == "RoCEv2" for x in d["nodes"]), "healthy: node metadata (rxe0, RoCEv2)")
 
@@ -341,7 +319,7 @@ for r in d["load"]["incast"][0]["receivers"]:
           f"({r['failed']} failed), the others' median {g(r['others_median_gbits_s'])}, J={g(r['jain'])}, "
           f"latency into it p50 {g(v.get('loaded_p50_us'))} us vs idle {g(v.get('idle_p50_us'))} "
           f"({g(v.get('impact_p50'))}x)")
-outcomes["load"] = "exact" if not fails else "see above"
+outcomes["load"] = "exact" if not lpcheck.fails else "see above"
 outcomes["incast"] = ("exact" if [v["name"] for v in slow] == ["lpnode2"] and
                       [v["name"] for v in imp] in (["lpnode2"], []) else "wrong or missed")
 
@@ -357,7 +335,7 @@ for name in RAN:
     check(len(pngs) >= want and okpng and kinds,
           f"plots: {name}: {len(pngs)} PNGs (a heatmap and scores per metric), each a PNG over 10 kB")
 print("outcomes: " + ", ".join(f"{k} {v}" for k, v in outcomes.items()))
-sys.exit(1 if fails else 0)
+lpcheck.done()
 PY
 [ $? = 0 ] || exit 1
 plots/lp-plot compare "$out/healthy.json" "$out/throttle.json" --labels before,throttled --out "$out/cmp" || exit 1

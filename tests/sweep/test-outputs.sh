@@ -8,11 +8,9 @@
 # run itself was flagged (exit 1 otherwise). The previous file survives a failed write.
 set -u
 cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
+. tests/host-lib.sh
 D=tests/sweep/data
-[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
-"$B/lp-sweep" --diagnose /dev/null >/dev/null 2>&1
-[ $? = 77 ] && { echo "lp-sweep built without jansson (libjansson-dev): --diagnose unsupported"; exit 77; }
+host_needs lp-sweep diagnose
 export ASAN_OPTIONS=detect_leaks=0
 T=$(mktemp -d /tmp/lp-outputs-XXXXXX)
 cleanup() { mountpoint -q "$T/small" && umount "$T/small"; rm -rf "$T"; }

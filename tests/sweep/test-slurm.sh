@@ -19,46 +19,27 @@
 # Exit 0 pass, 77 skipped (no qemu, MPI or Slurm packages), else fail.
 set -u
 cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
+. tests/host-lib.sh
 case $B in /*) ;; *) B=$PWD/$B ;; esac
-command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
-command -v mpirun >/dev/null || { echo "Open MPI (mpirun) not installed"; exit 77; }
-for d in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/bin/sbatch /usr/sbin/munged; do
-	[ -x "$d" ] || { echo "Slurm or munge not installed ($d; scripts/install-deps.sh)"; exit 77; }
-done
-[ -x "$B/lp-sweep" ] || { echo "$B/lp-sweep not built (rdma-core or mpicc missing?)"; exit 77; }
-ulimit -c 0
-t0=$(date +%s)
-if [ -n "${LP_SLURM_RESULTS:-}" ]; then
-	out=$LP_SLURM_RESULTS
-else
-	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-slurm-test.XXXXXX")
-	[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+host_needs qemu mpi slurm lp-sweep
+if host_out LP_SLURM_RESULTS lp-slurm-test; then
 	printf '%s\n' --schedule isolated --tests write_lat,write_bw --bw-sizes 64K --bw-iters 200 \
 		--lat-iters 300 --pair-timeout 120 --retest 8 >"$out/sweep-args"
 	# no wall limit: the fabric is hung when nothing is printed or written for 600 s (the
 	# guest side watches each job and step the same way, tests/sweep/slurm-guest.sh)
 	scripts/lp-fabric -n 4 --slurm --lead --rw "$out" --timeout 0 --idle "${LP_FABRIC_IDLE:-600}" \
 		"LP_BUILD='$B' LP_ROOT='$PWD' OUT='$out' bash tests/sweep/slurm-guest.sh"
-	rc=$?
-	echo "fabric run: exit $rc in $(($(date +%s) - t0)) s (kept in $out: ${LP_KEEP:+yes}${LP_KEEP:-no})"
-	[ $rc = 0 ] || { echo "FAIL: lp-fabric --slurm exit $rc"; exit 1; }
+	host_ran $? "lp-fabric --slurm"
 fi
 
 python3 - "$out" <<'PY'
 import glob, json, os, subprocess, sys
 sys.path.insert(0, "tests/sweep")
 from sweepdoc import legacy_view
+from lpcheck import check, done
 
 out = sys.argv[1]
-fails = 0
 CONFIDENT = ("node_slow", "node_failed", "link_slow", "link_failed")
-
-
-def check(cond, what):
-    global fails
-    print(("ok   " if cond else "FAIL ") + what)
-    fails += not cond
 
 
 def text(name):
@@ -187,7 +168,7 @@ if d:
             print(f"note nodedown: 3 measured nodes, host noise: {v['kind']} {v.get('name')}: {v['reason']}")
     wrong = [v["reason"] for v in others if STRICT or not v["kind"].endswith("_slow")]
     check(wrong == [], f"nodedown: nothing else failed ({wrong})")
-sys.exit(1 if fails else 0)
+done()
 PY
 [ $? = 0 ] || exit 1
 echo "PASS in $(($(date +%s) - t0)) s"

@@ -17,7 +17,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/fail.h"
 #include "common/json.h"
+
+/* A failure record cleared for the next call: f(..., lp_fresh(&why)), then why.msg. */
+static inline struct lp_fail *lp_fresh(struct lp_fail *f)
+{
+	lp_fail_clear(f);
+	return f;
+}
 
 /* Run the JSON text in buf through python3's json module; true if it parses. */
 static inline int lp_test_json_valid(const char *buf)

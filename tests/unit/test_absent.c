@@ -47,10 +47,10 @@ static void test_absent_node_fails(void **state)
 	assert_string_equal(r.nodes[3].error, "down* (Not responding)");
 	assert_int_equal(r.ncells, 6 + 6);
 	for (size_t k = 6; k < r.ncells; k++) {
-		const struct lp_sweep_cell *c = &r.cells[k];
+		const struct lp_sweep_att *c = &r.cells[k];
 
 		failed += c->status == -EHOSTDOWN && isnan(c->value) && (c->a == 3 || c->b == 3) &&
-			  !strcmp(c->error, "lpnode3: down* (Not responding)");
+			  !strcmp(lp_sweep_att_error(&r, c), "lpnode3: down* (Not responding)");
 	}
 	assert_int_equal(failed, 6);
 	/* the diagnosis names it failed, and only it */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "common/fail.h"
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/opt.h"
@@ -705,6 +706,59 @@ static void test_exit_codes(void **state)
 	assert_int_equal(lp_exit_code(-ETIMEDOUT), LP_EXIT_FAIL);
 }
 
+/* The failure record: the first cause wins, context is added in front, the tools' exit code follows the code. */
+static int fail_inner(struct lp_fail *f)
+{
+	return lp_fail_set(f, -ENOENT, "no such thing: %s", "x.json");
+}
+
+static void test_fail_record(void **state)
+{
+	struct lp_fail f = { 0 };
+
+	(void)state;
+	assert_true(lp_fail_ok(&f));
+	assert_string_equal(lp_fail_msg(&f), "");
+	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_OK);
+	assert_int_equal(lp_fail_wrap(&f, "reading"), 0); /* nothing to wrap: stays ok */
+	assert_true(lp_fail_ok(&f));
+
+	assert_int_equal(fail_inner(&f), -ENOENT);
+	/* a consequence later on is not the cause */
+	assert_int_equal(lp_fail_set(&f, -EINVAL, "document incomplete"), -EINVAL);
+	assert_false(lp_fail_ok(&f));
+	assert_int_equal(lp_fail_code(&f), -ENOENT);
+	assert_string_equal(lp_fail_msg(&f), "no such thing: x.json");
+	assert_non_null(strstr(f.where, "test_common.c:"));
+	assert_int_equal(lp_fail_wrap(&f, "profile %s", "a"), -ENOENT);
+	assert_string_equal(lp_fail_msg(&f), "profile a: no such thing: x.json");
+	lp_log_set_level(LP_LOG_QUIET);
+	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_FAIL);
+	assert_string_equal(lp_err_last(), "profile a: no such thing: x.json");
+
+	/* cleared, a usage code without words: strerror; a code of 0 is still a failure */
+	lp_fail_clear(&f);
+	assert_true(lp_fail_ok(&f));
+	lp_fail_set(&f, -EINVAL, "%s", "");
+	assert_string_equal(lp_fail_msg(&f), strerror(EINVAL));
+	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_USAGE);
+	lp_fail_clear(&f);
+	assert_int_equal(lp_fail_set(&f, 0, "line\nbreak"), -EIO);
+	assert_string_equal(lp_fail_msg(&f), "line break");
+	lp_fail_clear(&f);
+	/* a step that failed without words: its code's words, its code's exit */
+	assert_int_equal(lp_fail_report(&f, -ENOMEM), LP_EXIT_FAIL);
+	assert_string_equal(lp_err_last(), strerror(ENOMEM));
+	assert_int_equal(lp_fail_set(&f, -ENODEV, "no GPU"), -ENODEV);
+	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_UNSUPPORTED);
+
+	/* NULL: the caller wants the code only */
+	assert_int_equal(lp_fail_set(NULL, -EPERM, "x"), -EPERM);
+	assert_true(lp_fail_ok(NULL));
+	assert_string_equal(lp_fail_msg(NULL), "");
+	lp_log_set_level(LP_LOG_WARN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -730,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_fail_record),
 	};
 
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);

@@ -99,7 +99,7 @@ static void test_params_roundtrip(void **state)
 {
 	struct lp_rdma_params p, q;
 	struct lp_wbuf w;
-	char why[128];
+	struct lp_fail why;
 
 	(void)state;
 	lp_rdma_params_default(&p, LP_RDMA_READ_BW);
@@ -112,7 +112,7 @@ static void test_params_roundtrip(void **state)
 	p.mem_dev = 3;
 	p.gid_type = LP_GID_ROCE_V2;
 	p.cm_port = 18516;
-	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), 0);
+	assert_int_equal(lp_rdma_params_check(&p, lp_fresh(&why)), 0);
 	assert_int_equal(lp_proto_encode(LP_MSG_HELLO, &p, &w), 0);
 	assert_int_equal(lp_proto_decode(LP_MSG_HELLO, &q, w.data, w.len), 0);
 	assert_int_equal(q.test, LP_RDMA_READ_BW);
@@ -136,15 +136,15 @@ static void test_params_roundtrip(void **state)
 static void test_params_check(void **state)
 {
 	struct lp_rdma_params p;
-	char why[128];
+	struct lp_fail why;
 
 	(void)state;
 #define BAD(field, val)                                                                            \
 	do {                                                                                       \
 		lp_rdma_params_default(&p, LP_RDMA_WRITE_BW);                                      \
 		p.field = val;                                                                     \
-		assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);             \
-		assert_true(strlen(why) > 0);                                                      \
+		assert_int_equal(lp_rdma_params_check(&p, lp_fresh(&why)), -EINVAL);               \
+		assert_true(strlen(why.msg) > 0);                                                  \
 	} while (0)
 	BAD(test, 17);
 	BAD(size, 0);
@@ -169,19 +169,19 @@ static void test_params_check(void **state)
 #undef BAD
 	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
 	p.bidir = true;
-	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_rdma_params_check(&p, lp_fresh(&why)), -EINVAL);
 	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
 	p.num_qps = 2;
-	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_rdma_params_check(&p, lp_fresh(&why)), -EINVAL);
 	lp_rdma_params_default(&p, LP_RDMA_SEND_LAT);
-	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), 0);
+	assert_int_equal(lp_rdma_params_check(&p, lp_fresh(&why)), 0);
 	/* 64 QPs x 1 GiB would make the server register 128 GiB: refused. */
 	lp_rdma_params_default(&p, LP_RDMA_WRITE_BW);
 	p.size = 1ull << 30;
 	p.num_qps = 64;
-	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_rdma_params_check(&p, lp_fresh(&why)), -EINVAL);
 	p.num_qps = 2;
-	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), 0);
+	assert_int_equal(lp_rdma_params_check(&p, lp_fresh(&why)), 0);
 }
 
 static void test_qpinfo(void **state)
@@ -431,7 +431,7 @@ static void send_v2_frame(int fd, uint16_t type)
 }
 
 /* What either side says of a peer of the previous releases' wire version 2. */
-#define V2_LINE "speaks linkperf wire version 2, this build needs 5"
+#define V2_LINE "speaks linkperf wire version 2, this build needs 6"
 
 /* The client meets an old server: its answer to HELLO is a version-2 frame. */
 static void test_proto_old_server(void **state)
@@ -448,7 +448,7 @@ static void test_proto_old_server(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(LP_WIRE_VERSION, 5);
+	assert_int_equal(LP_WIRE_VERSION, 6);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
 	send_v2_frame(sv[1], LP_MSG_ACCEPT); /* waits in the socket until the client reads */
@@ -477,7 +477,7 @@ static void test_proto_old_client(void **state)
 		.ops = &lp_oob_tcp_ops, .ctx = &sv[0], .timeout_ms = 2000, .peer_name = "old-client"
 	};
 	uint8_t body[LP_WIRE_MAX_BODY];
-	char why[256];
+	struct lp_fail why;
 	uint16_t type;
 	size_t len;
 
@@ -485,9 +485,8 @@ static void test_proto_old_client(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	send_v2_frame(sv[1], LP_MSG_HELLO);
 	/* No device is touched before the first message is understood. */
-	assert_int_equal(lp_rdma_server_session(NULL, &oob, &o, why, sizeof(why)),
-			 -EPROTONOSUPPORT);
-	assert_string_equal(why, "peer old-client " V2_LINE);
+	assert_int_equal(lp_rdma_server_session(NULL, &oob, &o, lp_fresh(&why)), -EPROTONOSUPPORT);
+	assert_string_equal(why.msg, "peer old-client " V2_LINE);
 	assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 1000), 0);
 	assert_int_equal(type, LP_MSG_ERROR);
 	close(sv[0]);

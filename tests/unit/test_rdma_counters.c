@@ -232,7 +232,7 @@ struct run {
 
 static void run_check(struct run *x, const char *fixture, const char *overlay, long long memlock)
 {
-	struct lp_check_opts o = { .memlock = memlock };
+	struct lp_check_opts o = { .memlock = memlock, .cmd = lp_fx_cmd }; /* check/cmd/: dcb */
 
 	x->fx = fx_new(fixture, overlay);
 	o.root = x->fx->dir;

@@ -41,19 +41,19 @@ static const struct lp_opt_cmd rdma_like = { .synopsis = "t", .groups = groups }
 static int parse(const struct lp_opt_cmd *cmd, struct tool *t, const char *const *words)
 {
 	const char *argv[32] = { "t" };
-	char why[256];
+	struct lp_fail why;
 	int argc = 1, npos, ret;
 	bool help;
 
 	memset(t, 0, sizeof(*t));
-	t->dev.gid_index = t->dev.tclass = -1;
+	t->dev.gid_index = -1;
 	lp_rdma_plan_init(&t->plan.plan);
 	while (words[argc - 1])
 		argv[argc] = words[argc - 1], argc++;
 	ret = lp_opt_parse(cmd, t, argc, (char **)argv, NULL, &npos, &help);
-	if (!ret && lp_rdma_memsel_resolve(&t->mem, why, sizeof(why)))
+	if (!ret && lp_rdma_memsel_resolve(&t->mem, lp_fresh(&why)))
 		ret = -EINVAL;
-	if (!ret && lp_rdma_plan_opts_resolve(&t->plan, why, sizeof(why)))
+	if (!ret && lp_rdma_plan_opts_resolve(&t->plan, lp_fresh(&why)))
 		ret = -EINVAL;
 	return ret;
 }
@@ -88,7 +88,7 @@ static void test_sizes(void **state)
 static void test_iters(void **state)
 {
 	struct lp_rdma_params runs[8];
-	char why[200];
+	struct lp_fail why;
 	struct tool t;
 	int n;
 
@@ -96,7 +96,7 @@ static void test_iters(void **state)
 	assert_int_equal(PARSE(&rdma_like, &t, "-n", "10", "--bw-iters", "20"), 0);
 	assert_true(t.plan.plan.iters_set[LP_PLAN_LAT] && t.plan.plan.iters[LP_PLAN_LAT] == 10);
 	assert_true(t.plan.plan.iters_set[LP_PLAN_BW] && t.plan.plan.iters[LP_PLAN_BW] == 20);
-	assert_int_equal(lp_rdma_plan_build(&t.plan.plan, runs, 8, &n, why, sizeof(why)), 0);
+	assert_int_equal(lp_rdma_plan_build(&t.plan.plan, runs, 8, &n, lp_fresh(&why)), 0);
 	assert_int_equal(n, 2);
 	assert_true(runs[0].test == LP_RDMA_WRITE_LAT && runs[0].iters == 10 && runs[0].size == 2);
 	assert_true(runs[1].test == LP_RDMA_WRITE_BW && runs[1].iters == 20 &&
@@ -120,11 +120,16 @@ static void test_device_and_perftest(void **state)
 			       "-c", "RC", "-F", "-q", "4", "--tx-depth", "32"),
 			 0);
 	assert_true(t.dev.tclass == 106 && t.dev.sl == 3 && t.dev.gid_index == 1);
+	assert_true(t.dev.tclass_set && lp_rdma_devsel_tclass(&t.dev) == 106);
 	assert_string_equal(t.dev.dev, "mlx5_2");
 	assert_true(t.plan.plan.base.num_qps == 4 && t.plan.plan.tx_depth == 32 &&
 		    t.plan.plan.tx_depth_set && t.perftest.cpu_freq);
 	assert_int_equal(PARSE(&rdma_like, &t, "-t", "read_bw"), 0);
-	assert_int_equal(t.dev.tclass, -1); /* not given: the device's class */
+	assert_false(t.dev.tclass_set); /* not given: the device's class */
+	assert_int_equal(lp_rdma_devsel_tclass(&t.dev), -1);
+	/* --tclass 0 is class 0 (the verbs default, lossy where PFC is on another), not "unset" */
+	assert_int_equal(PARSE(&rdma_like, &t, "--tclass", "0"), 0);
+	assert_true(t.dev.tclass_set && lp_rdma_devsel_tclass(&t.dev) == 0);
 	assert_int_equal(t.dev.sl, 0);
 	assert_int_equal(t.dev.qp_timeout, LP_RDMA_QP_TIMEOUT_DEFAULT); /* the row's default */
 	assert_int_equal(PARSE(&rdma_like, &t, "-u", "18"), 0); /* perftest's -u: the ACK timeout */

@@ -13,9 +13,10 @@
 
 #define MAX_RUNS 64
 
-static int build(const struct lp_rdma_plan *pl, struct lp_rdma_params *runs, int *n_p, char *why)
+static int build(const struct lp_rdma_plan *pl, struct lp_rdma_params *runs, int *n_p,
+		 struct lp_fail *why)
 {
-	return lp_rdma_plan_build(pl, runs, MAX_RUNS, n_p, why, 160);
+	return lp_rdma_plan_build(pl, runs, MAX_RUNS, n_p, lp_fresh(why));
 }
 
 /* Tests x sizes in the order given; no sizes: 2 B latency, 64 KiB bandwidth; the kind's defaults. */
@@ -23,13 +24,13 @@ static void test_plan_defaults(void **state)
 {
 	struct lp_rdma_params runs[MAX_RUNS], lat, bw;
 	struct lp_rdma_plan pl;
-	char why[160];
+	struct lp_fail why;
 	int n;
 
 	(void)state;
 	lp_rdma_plan_init(&pl);
 	pl.tests = "write_lat,read_bw,send_lat";
-	assert_int_equal(build(&pl, runs, &n, why), 0);
+	assert_int_equal(build(&pl, runs, &n, &why), 0);
 	assert_int_equal(n, 3);
 	lp_rdma_params_default(&lat, LP_RDMA_WRITE_LAT);
 	lp_rdma_params_default(&bw, LP_RDMA_READ_BW);
@@ -52,7 +53,7 @@ static void test_plan_defaults(void **state)
 	assert_int_equal(lp_parse_sizes("8,64", &pl.sizes[LP_PLAN_LAT]), 0);
 	assert_int_equal(lp_parse_sizes("4K:16K", &pl.sizes[LP_PLAN_BW]), 0);
 	pl.tests = "write_bw,write_lat";
-	assert_int_equal(build(&pl, runs, &n, why), 0);
+	assert_int_equal(build(&pl, runs, &n, &why), 0);
 	assert_int_equal(n, 5);
 	assert_int_equal(runs[0].size, 4096);
 	assert_int_equal(runs[2].size, 16384);
@@ -66,7 +67,7 @@ static void test_plan_explicit(void **state)
 {
 	struct lp_rdma_params runs[MAX_RUNS];
 	struct lp_rdma_plan pl;
-	char why[160];
+	struct lp_fail why;
 	int n;
 
 	(void)state;
@@ -82,7 +83,7 @@ static void test_plan_explicit(void **state)
 	pl.base.rx_depth = 100;
 	pl.base.timeout_ms = 2500;
 	pl.base.mem_dev = 3;
-	assert_int_equal(build(&pl, runs, &n, why), 0);
+	assert_int_equal(build(&pl, runs, &n, &why), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(runs[0].iters, 7);
 	assert_int_equal(runs[1].iters, 5000); /* bandwidth iterations not set */
@@ -109,7 +110,7 @@ static void test_plan_explicit(void **state)
 	lp_rdma_plan_init(&pl);
 	pl.tests = "write_lat,write_bw";
 	pl.duration_s = 0.5;
-	assert_int_equal(build(&pl, runs, &n, why), 0);
+	assert_int_equal(build(&pl, runs, &n, &why), 0);
 	assert_true(runs[0].iters == 0 && runs[1].iters == 0);
 	assert_true(runs[0].duration_s == 0.5 && runs[1].duration_s == 0.5);
 }
@@ -119,7 +120,7 @@ static void test_plan_rejects(void **state)
 {
 	struct lp_rdma_params *runs = calloc(LP_SIZES_MAX * 2, sizeof(*runs));
 	struct lp_rdma_plan pl;
-	char why[160];
+	struct lp_fail why;
 	int n = -1;
 
 	(void)state;
@@ -130,51 +131,51 @@ static void test_plan_rejects(void **state)
 	pl.tx_depth = 8, pl.tx_depth_set = true;
 	pl.cq_mod = 8, pl.cq_mod_set = true;
 	pl.base.post_list = 3;
-	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
-	assert_non_null(strstr(why, "write_bw size 65536: tx depth 8 stalls"));
+	assert_int_equal(build(&pl, runs, &n, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "write_bw size 65536: tx depth 8 stalls"));
 	assert_int_equal(n, 0);
 	pl.tx_depth = 10;
-	assert_int_equal(build(&pl, runs, &n, why), 0);
+	assert_int_equal(build(&pl, runs, &n, &why), 0);
 
 	lp_rdma_plan_init(&pl);
 	pl.tests = "write_lat,bogus";
-	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
-	assert_string_equal(why, "unknown test 'bogus'");
+	assert_int_equal(build(&pl, runs, &n, &why), -EINVAL);
+	assert_string_equal(why.msg, "unknown test 'bogus'");
 	pl.tests = "write_lat,,write_bw";
-	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
+	assert_int_equal(build(&pl, runs, &n, &why), -EINVAL);
 
 	pl.tests = "write_lat";
 	pl.duration_s = 1;
 	pl.iters[LP_PLAN_BW] = 10, pl.iters_set[LP_PLAN_BW] = true;
-	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
-	assert_non_null(strstr(why, "not both"));
+	assert_int_equal(build(&pl, runs, &n, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "not both"));
 
 	lp_rdma_plan_init(&pl);
 	pl.tests = "write_lat";
 	pl.base.timeout_ms = 5; /* under the 100 ms floor of the check */
-	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
-	assert_non_null(strstr(why, "timeout"));
+	assert_int_equal(build(&pl, runs, &n, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "timeout"));
 
 	/* --interval: every run gets it; a period under 0.1 s, or not a number, is refused */
 	lp_rdma_plan_init(&pl);
 	pl.tests = "write_lat,write_bw";
 	pl.base.interval_s = 0.5;
-	assert_int_equal(build(&pl, runs, &n, why), 0);
+	assert_int_equal(build(&pl, runs, &n, &why), 0);
 	assert_true(runs[0].interval_s == 0.5 && runs[1].interval_s == 0.5);
 	pl.base.interval_s = 0.05;
-	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
-	assert_non_null(strstr(why, "write_lat size 2: interval 0.05 s out of range"));
+	assert_int_equal(build(&pl, runs, &n, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "write_lat size 2: interval 0.05 s out of range"));
 	pl.base.interval_s = NAN;
-	assert_int_equal(build(&pl, runs, &n, why), -EINVAL);
-	assert_non_null(strstr(why, "interval nan s"));
+	assert_int_equal(build(&pl, runs, &n, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "interval nan s"));
 
 	/* more runs than room: -E2BIG, and the bound is exact */
 	lp_rdma_plan_init(&pl);
 	pl.tests = "write_bw,read_bw";
 	assert_int_equal(lp_parse_sizes("1:1G", &pl.sizes[LP_PLAN_BW]), 0); /* 31 sizes */
-	assert_int_equal(lp_rdma_plan_build(&pl, runs, 61, &n, why, sizeof(why)), -E2BIG);
-	assert_non_null(strstr(why, "at most 61"));
-	assert_int_equal(lp_rdma_plan_build(&pl, runs, 62, &n, why, sizeof(why)), 0);
+	assert_int_equal(lp_rdma_plan_build(&pl, runs, 61, &n, lp_fresh(&why)), -E2BIG);
+	assert_non_null(strstr(why.msg, "at most 61"));
+	assert_int_equal(lp_rdma_plan_build(&pl, runs, 62, &n, lp_fresh(&why)), 0);
 	assert_int_equal(n, 62);
 	free(runs);
 }

@@ -125,18 +125,18 @@ static void assert_rejected_for_cause(struct lp_rdma_params *p, const char *why)
 			 p->cq_mod, p->post_list, (unsigned long long)p->warmup);
 	/* The depth the message names is accepted (and so never stalls). */
 	p->tx_depth = min;
-	assert_int_equal(lp_rdma_params_check(p, NULL, 0), 0);
+	assert_int_equal(lp_rdma_params_check(p, NULL), 0);
 	p->tx_depth = tx;
 }
 
 static void check_one(struct lp_rdma_params *p)
 {
-	char why[256];
+	struct lp_fail why;
 
-	if (lp_rdma_params_check(p, why, sizeof(why)) == 0)
+	if (lp_rdma_params_check(p, lp_fresh(&why)) == 0)
 		assert_never_stalls(p);
 	else
-		assert_rejected_for_cause(p, why);
+		assert_rejected_for_cause(p, why.msg);
 }
 
 /* Every T <= 24, Q <= T, l <= T and a few warm-up counts. */
@@ -145,7 +145,7 @@ static void test_post_grid(void **state)
 	const uint64_t warmups[] = { 0, 1, 2, 3, 5, 64 };
 	struct lp_rdma_params p;
 	unsigned accepted = 0, rejected = 0;
-	char why[256];
+	struct lp_fail why;
 
 	(void)state;
 	for (unsigned tx = 1; tx <= 24; tx++)
@@ -155,7 +155,7 @@ static void test_post_grid(void **state)
 				     w++) {
 					bw_params(&p, tx, cq, pl, warmups[w]);
 					check_one(&p);
-					if (lp_rdma_params_check(&p, why, sizeof(why)))
+					if (lp_rdma_params_check(&p, lp_fresh(&why)))
 						rejected++;
 					else
 						accepted++;
@@ -180,12 +180,12 @@ static void test_post_examples(void **state)
 		{ 128, 127, 64, 0, false }, { 8192, 8192, 64, 64, true },
 	};
 	struct lp_rdma_params p;
-	char why[256];
+	struct lp_fail why;
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		bw_params(&p, rows[i].tx, rows[i].cq, rows[i].pl, rows[i].warmup);
-		if ((lp_rdma_params_check(&p, why, sizeof(why)) == 0) != rows[i].ok)
+		if ((lp_rdma_params_check(&p, lp_fresh(&why)) == 0) != rows[i].ok)
 			fail_msg("T=%u Q=%u l=%u w=%llu: expected %s", rows[i].tx, rows[i].cq,
 				 rows[i].pl, (unsigned long long)rows[i].warmup,
 				 rows[i].ok ? "accepted" : "rejected");
@@ -194,13 +194,13 @@ static void test_post_examples(void **state)
 	}
 	/* One line that says what to change. */
 	bw_params(&p, 128, 128, 3, 64);
-	lp_rdma_params_check(&p, why, sizeof(why));
-	assert_non_null(strstr(why, "needs tx depth >= 130"));
-	assert_null(strchr(why, '\n'));
+	lp_rdma_params_check(&p, lp_fresh(&why));
+	assert_non_null(strstr(why.msg, "needs tx depth >= 130"));
+	assert_null(strchr(why.msg, '\n'));
 	/* Past the chain lp-rdma builds per post. */
 	bw_params(&p, 256, 64, LP_RDMA_MAX_POST_LIST + 1, 0);
-	assert_int_equal(lp_rdma_params_check(&p, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "post list"));
+	assert_int_equal(lp_rdma_params_check(&p, lp_fresh(&why)), -EINVAL);
+	assert_non_null(strstr(why.msg, "post list"));
 }
 
 /* The model itself can stall: the example, by hand (126 posted, none signaled). */

@@ -120,6 +120,7 @@ static void runs_make(struct runs *s)
 					  .server = "node1",
 					  .port = 18555,
 					  .tclass = 106,
+					  .qp_timeout = LP_RDMA_QP_TIMEOUT_DEFAULT,
 					  .local_dev = &dev,
 					  .aff = &s->aff,
 					  .params = s->p,

@@ -192,9 +192,9 @@ static int cli_open(const struct srv *s)
 	int fd = cli_connect(s, "127.0.0.1");
 	struct lp_oob oob = cli_oob(&fd);
 	unsigned retry;
-	char why[256];
+	struct lp_fail why;
 
-	assert_int_equal(lp_rdma_client_open(&oob, NULL, &retry, why, sizeof(why)), 0);
+	assert_int_equal(lp_rdma_client_open(&oob, NULL, &retry, lp_fresh(&why)), 0);
 	return fd;
 }
 
@@ -394,10 +394,10 @@ static void test_allow_parse(void **state)
 	struct lp_sock_allow a;
 	struct sockaddr_in v4 = { .sin_family = AF_INET };
 	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6 }, m6 = { .sin6_family = AF_INET6 };
-	char why[200];
+	struct lp_fail why;
 
 	(void)state;
-	assert_int_equal(lp_sock_allow_parse("10.1.2.3/8,192.0.2.7,fd00::/8", &a, why, sizeof(why)),
+	assert_int_equal(lp_sock_allow_parse("10.1.2.3/8,192.0.2.7,fd00::/8", &a, lp_fresh(&why)),
 			 0);
 	assert_int_equal(a.n, 3);
 	inet_pton(AF_INET, "10.200.0.1", &v4.sin_addr);
@@ -412,11 +412,11 @@ static void test_allow_parse(void **state)
 	inet_pton(AF_INET6, "::ffff:192.0.2.7", &m6.sin6_addr);
 	assert_true(lp_sock_allow_match(&a, (struct sockaddr *)&m6));
 	assert_true(lp_sock_allow_match(NULL, (struct sockaddr *)&m6));
-	assert_int_equal(lp_sock_allow_parse("10.0.0.0/33", &a, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "prefix length must be 0..32"));
-	assert_int_equal(lp_sock_allow_parse("host.example", &a, why, sizeof(why)), -EINVAL);
-	assert_int_equal(lp_sock_allow_parse(",", &a, why, sizeof(why)), -EINVAL);
-	assert_int_equal(lp_sock_allow_parse("::/0", &a, why, sizeof(why)), 0);
+	assert_int_equal(lp_sock_allow_parse("10.0.0.0/33", &a, lp_fresh(&why)), -EINVAL);
+	assert_non_null(strstr(why.msg, "prefix length must be 0..32"));
+	assert_int_equal(lp_sock_allow_parse("host.example", &a, lp_fresh(&why)), -EINVAL);
+	assert_int_equal(lp_sock_allow_parse(",", &a, lp_fresh(&why)), -EINVAL);
+	assert_int_equal(lp_sock_allow_parse("::/0", &a, lp_fresh(&why)), 0);
 	assert_true(lp_sock_allow_match(&a, (struct sockaddr *)&v6));
 	assert_false(lp_sock_allow_match(&a, (struct sockaddr *)&v4)); /* IPv6 networks only */
 }
@@ -426,13 +426,12 @@ static void test_allow(void **state)
 {
 	struct srv s;
 	struct lp_proto_error e;
-	char why[200];
+	struct lp_fail why;
 	int fd, status;
 
 	(void)state;
 	srv_init(&s, NULL); /* dual-stack: IPv4 and IPv6 clients */
-	assert_int_equal(lp_sock_allow_parse("10.9.0.0/16,fd00::/8", &s.allow, why, sizeof(why)),
-			 0);
+	assert_int_equal(lp_sock_allow_parse("10.9.0.0/16,fd00::/8", &s.allow, lp_fresh(&why)), 0);
 	s.cfg.allow = &s.allow;
 	srv_start(&s);
 	fd = cli_connect(&s, "127.0.0.1");
@@ -447,7 +446,7 @@ static void test_allow(void **state)
 	}
 	srv_stop(&s);
 	srv_init(&s, "127.0.0.1");
-	assert_int_equal(lp_sock_allow_parse("127.0.0.0/8", &s.allow, why, sizeof(why)), 0);
+	assert_int_equal(lp_sock_allow_parse("127.0.0.0/8", &s.allow, lp_fresh(&why)), 0);
 	s.cfg.allow = &s.allow;
 	srv_start(&s);
 	fd = cli_open(&s);
@@ -473,30 +472,31 @@ static void key_file(const char *path, const char *text, mode_t mode)
 
 static void test_key_file(void **state)
 {
-	char dir[] = "/tmp/lp-key-XXXXXX", path[64], why[300];
+	char dir[] = "/tmp/lp-key-XXXXXX", path[64];
+	struct lp_fail why;
 	struct lp_rdma_key k;
 
 	(void)state;
 	if (!lp_rdma_key_supported()) {
-		assert_int_equal(lp_rdma_key_load("/dev/null", &k, why, sizeof(why)), -EOPNOTSUPP);
+		assert_int_equal(lp_rdma_key_load("/dev/null", &k, lp_fresh(&why)), -EOPNOTSUPP);
 		skip();
 	}
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/key", dir);
 	key_file(path, "0123456789abcdef0123\n", 0600);
-	assert_int_equal(lp_rdma_key_load(path, &k, why, sizeof(why)), 0);
+	assert_int_equal(lp_rdma_key_load(path, &k, lp_fresh(&why)), 0);
 	assert_int_equal(k.len, 20); /* the line break is not key */
 	key_file(path, "0123456789abcdef0123\n", 0644);
-	assert_int_equal(lp_rdma_key_load(path, &k, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "open to its group or others (mode 0644)"));
+	assert_int_equal(lp_rdma_key_load(path, &k, lp_fresh(&why)), -EINVAL);
+	assert_non_null(strstr(why.msg, "open to its group or others (mode 0644)"));
 	key_file(path, "0123456789abcdef0123\n", 0604);
-	assert_int_equal(lp_rdma_key_load(path, &k, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_rdma_key_load(path, &k, lp_fresh(&why)), -EINVAL);
 	key_file(path, "short\n", 0600);
-	assert_int_equal(lp_rdma_key_load(path, &k, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "holds 5 bytes"));
-	assert_int_equal(lp_rdma_key_load(dir, &k, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_rdma_key_load(path, &k, lp_fresh(&why)), -EINVAL);
+	assert_non_null(strstr(why.msg, "holds 5 bytes"));
+	assert_int_equal(lp_rdma_key_load(dir, &k, lp_fresh(&why)), -EINVAL);
 	unlink(path);
-	assert_int_equal(lp_rdma_key_load(path, &k, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_rdma_key_load(path, &k, lp_fresh(&why)), -EINVAL);
 	rmdir(dir);
 }
 
@@ -507,13 +507,13 @@ static void key_of(struct lp_rdma_key *k, const char *text)
 }
 
 /* lp_rdma_client_open with key (NULL: none): its return and why. */
-static int open_with(const struct srv *s, const struct lp_rdma_key *key, char *why, size_t len)
+static int open_with(const struct srv *s, const struct lp_rdma_key *key, struct lp_fail *why)
 {
 	int fd = cli_connect(s, "127.0.0.1"), ret;
 	struct lp_oob oob = cli_oob(&fd);
 	unsigned retry;
 
-	ret = lp_rdma_client_open(&oob, key, &retry, why, len);
+	ret = lp_rdma_client_open(&oob, key, &retry, lp_fresh(why));
 	if (!ret)
 		send_msg(fd, LP_MSG_BYE, NULL);
 	wait_closed(fd, 2000);
@@ -531,7 +531,7 @@ static void test_key(void **state)
 	uint8_t body[LP_WIRE_MAX_BODY];
 	uint16_t type;
 	size_t len;
-	char why[300];
+	struct lp_fail why;
 	int fd, status;
 
 	(void)state;
@@ -543,16 +543,16 @@ static void test_key(void **state)
 	s.key = good;
 	s.cfg.key = &s.key;
 	srv_start(&s);
-	assert_int_equal(open_with(&s, &good, why, sizeof(why)), 0);
+	assert_int_equal(open_with(&s, &good, &why), 0);
 	srv_event(&s, 0, &status);
 	assert_int_equal(status, 0);
 	/* the client with another key finds the server's proof wrong, and says so to both */
-	assert_int_equal(open_with(&s, &bad, why, sizeof(why)), -EACCES);
-	assert_non_null(strstr(why, "another key's proof"));
+	assert_int_equal(open_with(&s, &bad, &why), -EACCES);
+	assert_non_null(strstr(why.msg, "another key's proof"));
 	assert_non_null(strstr(srv_event(&s, 1, &status), "the client refused the server"));
 	/* no key at all */
-	assert_int_equal(open_with(&s, NULL, why, sizeof(why)), -EACCES);
-	assert_non_null(strstr(why, "requires a shared key: give the client --key FILE"));
+	assert_int_equal(open_with(&s, NULL, &why), -EACCES);
+	assert_non_null(strstr(why.msg, "requires a shared key: give the client --key FILE"));
 	srv_event(&s, 2, &status);
 	/* a client that answers without the key: the server refuses it */
 	fd = cli_connect(&s, "127.0.0.1");
@@ -570,8 +570,8 @@ static void test_key(void **state)
 	/* a client with a key meets a server without one: it refuses to go on */
 	srv_init(&s, "127.0.0.1");
 	srv_start(&s);
-	assert_int_equal(open_with(&s, &good, why, sizeof(why)), -EACCES);
-	assert_non_null(strstr(why, "uses no key"));
+	assert_int_equal(open_with(&s, &good, &why), -EACCES);
+	assert_non_null(strstr(why.msg, "uses no key"));
 	srv_stop(&s);
 }
 
@@ -580,7 +580,7 @@ static void test_key(void **state)
 static void test_busy(void **state)
 {
 	struct srv s;
-	char why[300];
+	struct lp_fail why;
 	unsigned retry = 0;
 	int a, b, status;
 	struct lp_oob oob;
@@ -592,12 +592,12 @@ static void test_busy(void **state)
 	a = cli_open(&s); /* holds the device, between tests */
 	b = cli_connect(&s, "127.0.0.1");
 	oob = cli_oob(&b);
-	status = lp_rdma_client_open(&oob, NULL, &retry, why, sizeof(why));
+	status = lp_rdma_client_open(&oob, NULL, &retry, lp_fresh(&why));
 	if (status != -EBUSY)
-		fail_msg("not busy: %s", why);
+		fail_msg("not busy: %s", why.msg);
 	assert_true(retry >= 1 && retry <= 3600);
-	assert_non_null(strstr(why, "is busy: another client (127.0.0.1) has held it for"));
-	assert_non_null(strstr(why, "try again in"));
+	assert_non_null(strstr(why.msg, "is busy: another client (127.0.0.1) has held it for"));
+	assert_non_null(strstr(why.msg, "try again in"));
 	close(b);
 	assert_non_null(strstr(srv_event(&s, 0, &status), "refused: busy"));
 	assert_int_equal(status, -EBUSY);
@@ -670,7 +670,7 @@ static void test_peer_text(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	send_msg(sv[1], LP_MSG_ERROR, &e);
 	assert_int_equal(lp_proto_expect(&oob, LP_MSG_ACCEPT, NULL, 1000, &f), -EINVAL);
-	assert_string_equal(f.why, "peer server: bad??[31mred???end");
+	assert_string_equal(f.msg, "peer server: bad??[31mred???end");
 	close(sv[0]);
 	close(sv[1]);
 }
@@ -692,13 +692,13 @@ static void test_old_server_open(void **state)
 	struct lp_oob oob = cli_oob(&sv[0]);
 	pthread_t t;
 	unsigned retry;
-	char why[300];
+	struct lp_fail why;
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	pthread_create(&t, NULL, old_server_main, &sv[1]);
-	assert_int_equal(lp_rdma_client_open(&oob, NULL, &retry, why, sizeof(why)), -ECONNRESET);
-	assert_non_null(strstr(why, "a server of wire version 4 or older"));
+	assert_int_equal(lp_rdma_client_open(&oob, NULL, &retry, lp_fresh(&why)), -ECONNRESET);
+	assert_non_null(strstr(why.msg, "a server of wire version 5 or older"));
 	pthread_join(t, NULL);
 	close(sv[0]);
 	close(sv[1]);

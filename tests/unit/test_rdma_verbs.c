@@ -116,11 +116,11 @@ int main(void)
 		cmocka_unit_test(test_post_recv_reset),
 		cmocka_unit_test(test_post_send_reset),
 	};
-	struct lp_rdma_devsel sel = { .gid_index = -1, .tclass = -1 };
+	struct lp_rdma_devsel sel = { .gid_index = -1, .qp_timeout = LP_RDMA_QP_TIMEOUT_DEFAULT };
 	int ret;
 
 	lp_log_set_level(LP_LOG_ERR);
-	if (lp_rdma_dev_open(&sel, AF_INET, &dev)) {
+	if (lp_rdma_dev_open(&sel, AF_INET, &dev, NULL)) {
 		printf("no usable RDMA device here: verbs error tests need one (run in the guest)\n");
 		return 77;
 	}

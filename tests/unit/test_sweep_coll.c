@@ -673,10 +673,10 @@ static struct lp_coll_run *run_with_ceilings(double ring, double innet, double m
 static void judge(struct lp_coll_run *cr, const char *text, const char *want)
 {
 	struct lp_coll_claim c;
-	char why[256];
+	struct lp_fail claim_why;
 
-	if (lp_coll_claim_parse(text, &c, why, sizeof(why)))
-		fail_msg("%s: %s", text, why);
+	if (lp_coll_claim_parse(text, &c, lp_fresh(&claim_why)))
+		fail_msg("%s: %s", text, claim_why.msg);
 	lp_coll_claim_judge(&c, cr);
 	if (strcmp(c.verdict, want))
 		fail_msg("%s: %s (want %s): %s", text, c.verdict, want, c.reason);
@@ -686,7 +686,7 @@ static void test_claims(void **state)
 {
 	struct lp_coll_run *cr = run_with_ceilings(45, 78.75, 41);
 	struct lp_coll_claim c;
-	char why[256];
+	struct lp_fail claim_why;
 
 	(void)state;
 	judge(cr, "busbw=40GB/s@8n", "deliverable");
@@ -701,24 +701,25 @@ static void test_claims(void **state)
 	/* 14 GB in 10 % of a 1.2 s step: 1.75 x 14 / 0.12 = 204 GB/s */
 	judge(cr, "share=10%@8n,step=1.2s,bytes=14GB", "not_deliverable");
 	judge(cr, "share=0.9,step=1.2s,bytes=14GB", "deliverable");
-	assert_int_equal(lp_coll_claim_parse("busbw=380GB/s@8n", &c, why, sizeof(why)), 0);
+	assert_int_equal(lp_coll_claim_parse("busbw=380GB/s@8n", &c, lp_fresh(&claim_why)), 0);
 	lp_coll_claim_judge(&c, cr);
 	NEAR(c.need_busbw, 380, 1e-9);
 	NEAR(c.allowed, 45, 1e-9);
 	NEAR(c.measured, 41, 1e-9);
 	assert_non_null(strstr(c.reason, "n2 -> n3"));
 	/* bad claims: one line each */
-	assert_int_equal(lp_coll_claim_parse("busbw=fast", &c, why, sizeof(why)), -EINVAL);
-	assert_int_equal(lp_coll_claim_parse("speed=3", &c, why, sizeof(why)), -EINVAL);
-	assert_int_equal(lp_coll_claim_parse("busbw=3@1n", &c, why, sizeof(why)), -EINVAL);
-	assert_int_equal(lp_coll_claim_parse("efficiency=0.9", &c, why, sizeof(why)), -EINVAL);
-	assert_int_equal(lp_coll_claim_parse("efficiency=1.5,compute=1,bytes=1", &c, why,
-					     sizeof(why)),
+	assert_int_equal(lp_coll_claim_parse("busbw=fast", &c, lp_fresh(&claim_why)), -EINVAL);
+	assert_int_equal(lp_coll_claim_parse("speed=3", &c, lp_fresh(&claim_why)), -EINVAL);
+	assert_int_equal(lp_coll_claim_parse("busbw=3@1n", &c, lp_fresh(&claim_why)), -EINVAL);
+	assert_int_equal(lp_coll_claim_parse("efficiency=0.9", &c, lp_fresh(&claim_why)), -EINVAL);
+	assert_int_equal(lp_coll_claim_parse("efficiency=1.5,compute=1,bytes=1", &c,
+					     lp_fresh(&claim_why)),
 			 -EINVAL);
-	assert_int_equal(lp_coll_claim_parse("share=10%,step=1s,bytes=1XB", &c, why, sizeof(why)),
+	assert_int_equal(lp_coll_claim_parse("share=10%,step=1s,bytes=1XB", &c,
+					     lp_fresh(&claim_why)),
 			 -EINVAL);
-	assert_int_equal(lp_coll_claim_parse("", &c, why, sizeof(why)), -EINVAL);
-	assert_int_equal(lp_coll_claim_parse("busbw", &c, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_coll_claim_parse("", &c, lp_fresh(&claim_why)), -EINVAL);
+	assert_int_equal(lp_coll_claim_parse("busbw", &c, lp_fresh(&claim_why)), -EINVAL);
 	lp_coll_run_free(cr);
 	/* no ceiling: unknown */
 	cr = lp_coll_run_new();
@@ -974,10 +975,11 @@ static void test_json(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	struct lp_json j;
 	struct lp_coll_claim c;
+	struct lp_fail claim_why;
 
 	(void)state;
 	assert_int_equal(import(cr, "all_reduce_perf-2x4.txt", why, sizeof(why)), 0);
-	assert_int_equal(lp_coll_claim_parse("busbw=380GB/s@8n", &c, why, sizeof(why)), 0);
+	assert_int_equal(lp_coll_claim_parse("busbw=380GB/s@8n", &c, lp_fresh(&claim_why)), 0);
 	lp_coll_claim_judge(&c, cr);
 	assert_int_equal(lp_coll_run_add_claim(cr, &c), 0);
 	lp_json_init(&j, f, true);

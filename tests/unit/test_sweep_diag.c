@@ -778,10 +778,13 @@ static void test_run_device_error(void **state)
 	snprintf(r.nodes[2].error, sizeof(r.nodes[2].error), "no RDMA device");
 	for (size_t i = 0; i < r.ncells; i++)
 		if (r.cells[i].a == 2 || r.cells[i].b == 2) {
-			r.cells[i].status = -ENODEV;
-			r.cells[i].value = NAN;
-			snprintf(r.cells[i].error, sizeof(r.cells[i].error),
-				 "node2: no RDMA device");
+			struct lp_sweep_cell c;
+
+			lp_sweep_cell_get(&r, i, &c);
+			c.status = -ENODEV;
+			c.value = NAN;
+			snprintf(c.error, sizeof(c.error), "node2: no RDMA device");
+			assert_int_equal(lp_sweep_cell_set(&r, i, &c), 0);
 		}
 	assert_int_equal(lp_sweep_diagnose(&r), 0);
 	/* node_failed, and the 6 cells left (1 df) are no noise estimate: inconclusive */
@@ -977,7 +980,7 @@ static void test_encode(void **state)
 static void counters_read(struct lp_sweep_run *r)
 {
 	for (size_t i = 0; i < r->ncells; i++)
-		r->cells[i].ctr_client.valid = r->cells[i].ctr_server.valid = true;
+		r->cells[i].ctr_valid[0] = r->cells[i].ctr_valid[1] = true;
 }
 
 static void ctr_push(struct lp_sweep_ctr_end *e, const char *name, uint64_t v)
@@ -994,12 +997,14 @@ static void ctr_move(struct lp_sweep_run *r, int a, int b, const char *name_a, u
 		     const char *name_b, uint64_t vb)
 {
 	for (size_t i = 0; i < r->ncells; i++) {
-		struct lp_sweep_cell *c = &r->cells[i];
+		struct lp_sweep_cell c;
 
-		if (!((c->a == a && c->b == b) || (c->a == b && c->b == a)))
+		lp_sweep_cell_get(r, i, &c);
+		if (!((c.a == a && c.b == b) || (c.a == b && c.b == a)))
 			continue;
-		ctr_push(c->a == a ? &c->ctr_client : &c->ctr_server, name_a, va);
-		ctr_push(c->a == a ? &c->ctr_server : &c->ctr_client, name_b, vb);
+		ctr_push(c.a == a ? &c.ctr_client : &c.ctr_server, name_a, va);
+		ctr_push(c.a == a ? &c.ctr_server : &c.ctr_client, name_b, vb);
+		assert_int_equal(lp_sweep_cell_set(r, i, &c), 0);
 	}
 }
 

@@ -18,12 +18,12 @@ static void fixture(const char *name, char *path, size_t len)
 	snprintf(path, len, "%s/tests/fixtures/topology/%s", top ? top : ".", name);
 }
 
-static int read_fixture(struct lp_fabric *f, const char *name, char *why, size_t len)
+static int read_fixture(struct lp_fabric *f, const char *name, struct lp_fail *why)
 {
 	char path[4096];
 
 	fixture(name, path, sizeof(path));
-	return lp_fabric_read(f, path, why, len);
+	return lp_fabric_read(f, path, lp_fresh(why));
 }
 
 static const char *leaf_of(const struct lp_fabric *f, const char *host, const char *dev)
@@ -43,10 +43,10 @@ static const char *rail_of(const struct lp_fabric *f, const char *host, const ch
 static void test_slurm_tree(void **state)
 {
 	struct lp_fabric f;
-	char why[256] = "";
+	struct lp_fail why;
 
 	(void)state;
-	assert_int_equal(read_fixture(&f, "slurm-tree.conf", why, sizeof(why)), 0);
+	assert_int_equal(read_fixture(&f, "slurm-tree.conf", &why), 0);
 	assert_int_equal(f.format, LP_FABRIC_SLURM);
 	assert_int_equal(f.nport, 64);
 	assert_int_equal(f.nleaf, 4); /* the switches hosts hang off; the spines after them */
@@ -67,16 +67,16 @@ static void test_slurm_tree(void **state)
 static void test_slurm_block_and_simple(void **state)
 {
 	struct lp_fabric f;
-	char why[256] = "";
+	struct lp_fail why;
 
 	(void)state;
-	assert_int_equal(read_fixture(&f, "slurm-block.conf", why, sizeof(why)), 0);
+	assert_int_equal(read_fixture(&f, "slurm-block.conf", &why), 0);
 	assert_int_equal(f.nport, 24);
 	assert_int_equal(f.nleaf, 3);
 	assert_string_equal(leaf_of(&f, "n9", NULL), "block2");
 	lp_fabric_free(&f);
 
-	assert_int_equal(read_fixture(&f, "simple.txt", why, sizeof(why)), 0);
+	assert_int_equal(read_fixture(&f, "simple.txt", &why), 0);
 	assert_int_equal(f.format, LP_FABRIC_SIMPLE);
 	assert_int_equal(f.nport, 8);
 	assert_int_equal(f.nleaf, 2);
@@ -93,10 +93,10 @@ static void test_slurm_block_and_simple(void **state)
 static void test_ibnetdiscover(void **state)
 {
 	struct lp_fabric f;
-	char why[256] = "";
+	struct lp_fail why;
 
 	(void)state;
-	assert_int_equal(read_fixture(&f, "ibnetdiscover.txt", why, sizeof(why)), 0);
+	assert_int_equal(read_fixture(&f, "ibnetdiscover.txt", &why), 0);
 	assert_int_equal(f.format, LP_FABRIC_IBNET);
 	assert_int_equal(f.nport, 8);
 	assert_int_equal(f.nleaf, 2); /* the spine has no host */
@@ -159,25 +159,24 @@ static void test_malformed(void **state)
 		  "line 2: a port line without the \"ID\" it is cabled to" },
 	};
 	struct lp_fabric f;
-	char why[256];
+	struct lp_fail why;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		why[0] = 0;
-		assert_int_equal(read_fixture(&f, bad[i].file, why, sizeof(why)), -EINVAL);
-		assert_string_equal(why, bad[i].why);
-		assert_null(strchr(why, '\n'));
+		assert_int_equal(read_fixture(&f, bad[i].file, &why), -EINVAL);
+		assert_string_equal(why.msg, bad[i].why);
+		assert_null(strchr(why.msg, '\n'));
 		lp_fabric_free(&f);
 	}
-	assert_int_equal(read_fixture(&f, "no-such-file", why, sizeof(why)), -ENOENT);
+	assert_int_equal(read_fixture(&f, "no-such-file", &why), -ENOENT);
 	lp_fabric_free(&f);
-	assert_int_equal(lp_fabric_parse(&f, "# only a comment\n\n", "text", why, sizeof(why)),
+	assert_int_equal(lp_fabric_parse(&f, "# only a comment\n\n", "text", lp_fresh(&why)),
 			 -EINVAL);
-	assert_string_equal(why, "no host in the file");
+	assert_string_equal(why.msg, "no host in the file");
 	lp_fabric_free(&f);
-	assert_int_equal(lp_fabric_parse(&f, "SwitchName=s1 Speed=4\n", "text", why, sizeof(why)),
+	assert_int_equal(lp_fabric_parse(&f, "SwitchName=s1 Speed=4\n", "text", lp_fresh(&why)),
 			 -EINVAL);
-	assert_string_equal(why, "line 1: unknown key Speed");
+	assert_string_equal(why.msg, "line 1: unknown key Speed");
 	lp_fabric_free(&f);
 }
 

@@ -124,10 +124,10 @@ static void test_predict(void **state)
 
 static void bound(struct lp_sweep_model *m, int n)
 {
-	char why[200] = "";
+	struct lp_fail why;
 
-	if (lp_sweep_model_bind(m, n, metrics, 2, why, sizeof(why)))
-		fail_msg("bind: %s", why);
+	if (lp_sweep_model_bind(m, n, metrics, 2, lp_fresh(&why)))
+		fail_msg("bind: %s", why.msg);
 }
 
 static void add_fault(struct lp_sweep_model *m, enum lp_sweep_model_target t, int a, int b,
@@ -151,12 +151,12 @@ static void run_of(struct lp_sweep_run *r, const struct lp_sweep_model *m, int n
 		for (int b = 0; b < n; b++) {
 			struct lp_sweep_model_key k = { a, b, 1, LP_PHASE_SWEEP, 0, 0 };
 			struct lp_sweep_cell c;
-			char why[100];
+			struct lp_fail why;
 
 			if (a == b)
 				continue;
 			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
-			assert_int_equal(lp_sweep_model_draw(m, &k, &c.value, why, sizeof(why)), 0);
+			assert_int_equal(lp_sweep_model_draw(m, &k, &c.value, lp_fresh(&why)), 0);
 			assert_int_equal(lp_sweep_add_cell(r, &c), 0);
 		}
 }

@@ -80,11 +80,11 @@ static void make_run(struct lp_sweep_run *r, int n, int rails, double cv, double
 /* The fabric of a "HOST LEAF" text, into r. */
 static void give_topology(struct lp_sweep_run *r, const char *text)
 {
-	char why[160];
+	struct lp_fail why = { 0 };
 
 	r->fabric = calloc(1, sizeof(*r->fabric));
 	assert_non_null(r->fabric);
-	assert_int_equal(lp_fabric_parse(r->fabric, text, "test", why, sizeof(why)), 0);
+	assert_int_equal(lp_fabric_parse(r->fabric, text, "test", &why), 0);
 }
 
 static int count_kind(const struct lp_sweep_run *r, enum lp_verdict_kind k)

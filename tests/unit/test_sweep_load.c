@@ -195,7 +195,7 @@ static void test_incast(void **state)
 {
 	struct lp_sweep_run r;
 	struct lp_incast ic;
-	const struct lp_sweep_cell *cells[N];
+	const struct lp_sweep_att *cells[N];
 
 	(void)state;
 	idle_run(&r);

@@ -24,19 +24,19 @@ static const struct lp_sweep_metric metrics[2] = {
 /* A model of n ranks, bound, noise-free unless cv is given. */
 static void bound(struct lp_sweep_model *m, int n)
 {
-	char why[200] = "";
+	struct lp_fail why;
 
-	if (lp_sweep_model_bind(m, n, metrics, 2, why, sizeof(why)))
-		fail_msg("bind: %s", why);
+	if (lp_sweep_model_bind(m, n, metrics, 2, lp_fresh(&why)))
+		fail_msg("bind: %s", why.msg);
 }
 
 static double draw(const struct lp_sweep_model *m, int a, int b, int metric, int attempt, int round)
 {
 	struct lp_sweep_model_key k = { a, b, metric, LP_PHASE_SWEEP, attempt, round };
-	char why[200];
+	struct lp_fail why;
 	double v = 0;
 
-	assert_int_equal(lp_sweep_model_draw(m, &k, &v, why, sizeof(why)), 0);
+	assert_int_equal(lp_sweep_model_draw(m, &k, &v, lp_fresh(&why)), 0);
 	return v;
 }
 
@@ -166,7 +166,7 @@ static void test_congestion_and_failure(void **state)
 {
 	struct lp_sweep_model m;
 	struct lp_sweep_model_key k = { 0, 1, 1, LP_PHASE_SWEEP, 0, 0 };
-	char why[200];
+	struct lp_fail why;
 	double v;
 
 	(void)state;
@@ -180,16 +180,16 @@ static void test_congestion_and_failure(void **state)
 	assert_true(fabs(draw(&m, 0, 1, 1, 0, 2) - 100) < 1e-9);
 	assert_true(fabs(draw(&m, 0, 1, 1, 1, 3) - 100) < 1e-9); /* a retest of it is not */
 	k.b = 5;
-	assert_int_equal(lp_sweep_model_draw(&m, &k, &v, why, sizeof(why)), -EIO);
-	assert_non_null(strstr(why, "fault 0"));
+	assert_int_equal(lp_sweep_model_draw(&m, &k, &v, lp_fresh(&why)), -EIO);
+	assert_non_null(strstr(why.msg, "fault 0"));
 	k.b = 9;
-	assert_int_equal(lp_sweep_model_draw(&m, &k, &v, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_sweep_model_draw(&m, &k, &v, lp_fresh(&why)), -EINVAL);
 }
 
-static int parse(struct lp_sweep_model *m, const char *text, char *why)
+static int parse(struct lp_sweep_model *m, const char *text, struct lp_fail *why)
 {
 	lp_sweep_model_init(m);
-	return lp_sweep_model_parse(m, text, strlen(text), why, 200);
+	return lp_sweep_model_parse(m, text, strlen(text), lp_fresh(why));
 }
 
 /* The file: every key checked, node names resolved when bound, the node count checked. */
@@ -224,18 +224,19 @@ static void test_file(void **state)
 		  "blips.factor" },
 	};
 	struct lp_sweep_model m;
-	char why[200];
+	struct lp_fail why;
 
 	(void)state;
 	for (size_t i = 0; i < LP_ARRAY_SIZE(cases); i++) {
-		int rc = parse(&m, cases[i].text, why);
+		int rc = parse(&m, cases[i].text, &why);
 
 		if (!cases[i].why && rc)
-			fail_msg("case %zu refused: %s", i, why);
-		if (cases[i].why && (rc != -EINVAL || !strstr(why, cases[i].why)))
-			fail_msg("case %zu: rc %d, \"%s\", want \"%s\"", i, rc, why, cases[i].why);
+			fail_msg("case %zu refused: %s", i, why.msg);
+		if (cases[i].why && (rc != -EINVAL || !strstr(why.msg, cases[i].why)))
+			fail_msg("case %zu: rc %d, \"%s\", want \"%s\"", i, rc, why.msg,
+				 cases[i].why);
 	}
-	assert_int_equal(parse(&m, cases[0].text, why), 0);
+	assert_int_equal(parse(&m, cases[0].text, &why), 0);
 	bound(&m, 8);
 	assert_int_equal(m.faults[0].a, 5);
 	assert_int_equal(m.faults[1].b, 2);
@@ -245,14 +246,14 @@ static void test_file(void **state)
 	assert_int_equal(parse(&m,
 			       "{\"schema\": \"linkperf.model/1\", \"faults\": [{\"node\": "
 			       "\"n9\", \"factor\": 0.5}]}",
-			       why),
+			       &why),
 			 0);
-	assert_int_equal(lp_sweep_model_bind(&m, 8, metrics, 2, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "no node \"n9\""));
-	assert_int_equal(parse(&m, "{\"schema\": \"linkperf.model/1\", \"nodes\": 16}", why), 0);
-	assert_int_equal(lp_sweep_model_bind(&m, 8, metrics, 2, why, sizeof(why)), -EINVAL);
-	assert_int_equal(parse(&m, "{\"schema\": \"linkperf.model/1\", \"rails\": 4}", why), 0);
-	assert_int_equal(lp_sweep_model_bind(&m, 10, metrics, 2, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lp_sweep_model_bind(&m, 8, metrics, 2, lp_fresh(&why)), -EINVAL);
+	assert_non_null(strstr(why.msg, "no node \"n9\""));
+	assert_int_equal(parse(&m, "{\"schema\": \"linkperf.model/1\", \"nodes\": 16}", &why), 0);
+	assert_int_equal(lp_sweep_model_bind(&m, 8, metrics, 2, lp_fresh(&why)), -EINVAL);
+	assert_int_equal(parse(&m, "{\"schema\": \"linkperf.model/1\", \"rails\": 4}", &why), 0);
+	assert_int_equal(lp_sweep_model_bind(&m, 10, metrics, 2, lp_fresh(&why)), -EINVAL);
 }
 
 /* The time model's closed forms agree with the schedules sched.c builds. */

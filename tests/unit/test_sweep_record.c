@@ -168,6 +168,7 @@ static void test_cell_json(void **state)
 {
 	char path[] = "/tmp/lp-sweep-record-XXXXXX", why[256];
 	struct lp_sweep_run r, back;
+	struct lp_sweep_cell c1;
 	char *doc;
 	int rc;
 
@@ -200,13 +201,16 @@ static void test_cell_json(void **state)
 	assert_true(back.cells[1].lat.n == 100 && back.cells[1].lat.p9999 == 3.8);
 	assert_true(back.cells[1].halved && back.cells[1].lat.stdev == 0.2);
 	assert_int_equal(back.cells[1].phase, LP_PHASE_RETEST);
-	assert_true(back.cells[1].ctr_client.valid && back.cells[1].ctr_client.n == 1);
-	assert_string_equal(back.cells[1].ctr_client.c[0].name, "rcvd_seq_err");
-	assert_true(back.cells[1].ctr_client.c[0].value == 412 &&
-		    back.cells[1].ctr_client.c[0].src == LP_CTR_HW &&
-		    back.cells[1].ctr_client.more == 3);
-	assert_true(back.cells[1].ctr_server.valid && back.cells[1].ctr_server.n == 0);
-	assert_false(back.cells[0].ctr_client.valid || back.cells[0].ctr_server.valid);
+	/* kept apart from the cell (r->extra), back whole through lp_sweep_cell_get */
+	assert_int_equal(back.nextra, 1);
+	lp_sweep_cell_get(&back, 1, &c1);
+	assert_true(c1.ctr_client.valid && c1.ctr_client.n == 1);
+	assert_string_equal(c1.ctr_client.c[0].name, "rcvd_seq_err");
+	assert_true(c1.ctr_client.c[0].value == 412 && c1.ctr_client.c[0].src == LP_CTR_HW &&
+		    c1.ctr_client.more == 3);
+	assert_true(c1.ctr_server.valid && c1.ctr_server.n == 0);
+	lp_sweep_cell_get(&back, 0, &c1);
+	assert_false(c1.ctr_client.valid || c1.ctr_server.valid || back.cells[0].x);
 	lp_sweep_run_free(&back);
 	lp_sweep_run_free(&r);
 	unlink(path);
@@ -256,7 +260,7 @@ static void read_back(const char *jpath, const char *doc)
 	assert_true(r.metrics[0].lat && r.metrics[1].size == 65536);
 	assert_int_equal(r.ncells, 2);
 	assert_int_equal(r.nretests, 1);
-	assert_true(r.cells[0].lat.p50 == 2.5 && r.cells[0].ctr_client.valid);
+	assert_true(r.cells[0].lat.p50 == 2.5 && r.cells[0].ctr_valid[0]);
 	assert_true(r.cells[1].a == 1 && r.cells[1].gbits_s == 9.5 && r.cells[1].attempt == 1);
 	assert_true(isnan(r.cells[1].lat.p50));
 	assert_true(info.seen[0][0] && !strcmp(info.seen[0], info.seen[1]));

@@ -112,7 +112,8 @@ static void test_resume_merge(void **state)
 	for (size_t i = 3; i < now.ncells; i++) {
 		assert_int_equal(now.cells[i].status, -EHOSTDOWN);
 		assert_int_equal(now.cells[i].attempt, 2);
-		assert_non_null(strstr(now.cells[i].error, "c: node missing since"));
+		assert_non_null(
+			strstr(lp_sweep_att_error(&now, &now.cells[i]), "c: node missing since"));
 		failed_c++;
 	}
 	assert_int_equal(failed_c, 4); /* c with a and b, both ways: none was measured */

@@ -10,11 +10,11 @@
 /* Every unordered pair covered in both directions exactly once (check() rejects repeats). */
 static void expect_full(const struct lp_sched *s)
 {
-	char why[128] = "";
+	struct lp_fail why;
 	size_t n = (size_t)s->n;
 
-	if (lp_sched_check(s, why, sizeof(why)) != 0)
-		fail_msg("n=%zu kind=%d: %s", n, s->kind, why);
+	if (lp_sched_check(s, lp_fresh(&why)) != 0)
+		fail_msg("n=%zu kind=%d: %s", n, s->kind, why.msg);
 	assert_int_equal(lp_sched_ordered_pairs(s), n * (n - 1));
 }
 
@@ -134,12 +134,12 @@ static void test_random(void **state)
 	for (size_t i = 0; i < LP_ARRAY_SIZE(ns); i++)
 		for (int k = 1; k <= 4; k++) {
 			struct lp_sched s, s2;
-			char why[128];
+			struct lp_fail why;
 			int n = ns[i], *deg = calloc(n, sizeof(int));
 
 			assert_int_equal(lp_sched_build(&s, LP_SCHED_RANDOM, n, k, 42), 0);
-			if (lp_sched_check(&s, why, sizeof(why)))
-				fail_msg("random n=%d k=%d: %s", n, k, why);
+			if (lp_sched_check(&s, lp_fresh(&why)))
+				fail_msg("random n=%d k=%d: %s", n, k, why.msg);
 			/* every node has at least min(k, n-1) partners; O(N*k) pairs */
 			for (size_t j = 0; j < s.nslots; j++) {
 				assert_int_equal(s.slots[j].dirs, LP_DIR_BOTH);
@@ -171,7 +171,7 @@ static void test_random(void **state)
 static void test_list_and_check(void **state)
 {
 	struct lp_sched s;
-	char why[128];
+	struct lp_fail why;
 	int32_t pairs[] = { 0, 1, 2, 3, 1, 0 };
 	int32_t bad[] = { 0, 0 };
 
@@ -179,14 +179,14 @@ static void test_list_and_check(void **state)
 	assert_int_equal(lp_sched_from_list(&s, 4, pairs, 3), 0);
 	assert_int_equal(s.nrounds, 3);
 	assert_int_equal(lp_sched_ordered_pairs(&s), 3);
-	assert_int_equal(lp_sched_check(&s, why, sizeof(why)), 0);
+	assert_int_equal(lp_sched_check(&s, lp_fresh(&why)), 0);
 	/* break it: a node twice in one round */
 	lp_sched_free(&s);
 	assert_int_equal(lp_sched_from_list(&s, 4, bad, 1), -EINVAL);
 	assert_int_equal(lp_sched_build(&s, LP_SCHED_ROUND_ROBIN, 6, 0, 0), 0);
 	s.slots[1].x = s.slots[0].x;
-	assert_int_equal(lp_sched_check(&s, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "twice"));
+	assert_int_equal(lp_sched_check(&s, lp_fresh(&why)), -EINVAL);
+	assert_non_null(strstr(why.msg, "twice"));
 	lp_sched_free(&s);
 }
 
@@ -212,14 +212,14 @@ static void test_groups(void **state)
 		for (int hosts = 1; hosts <= 9; hosts++) {
 			int n = rails * hosts, *g = malloc(n * sizeof(int));
 			struct lp_sched s;
-			char why[128];
+			struct lp_fail why;
 
 			for (int i = 0; i < n; i++)
 				g[i] = i % rails; /* rank i = host i/rails, local rank i%rails */
 			assert_int_equal(
 				lp_sched_build_groups(&s, LP_SCHED_ROUND_ROBIN, n, g, 0, 0), 0);
-			if (lp_sched_check(&s, why, sizeof(why)))
-				fail_msg("rails %d hosts %d: %s", rails, hosts, why);
+			if (lp_sched_check(&s, lp_fresh(&why)))
+				fail_msg("rails %d hosts %d: %s", rails, hosts, why.msg);
 			for (size_t j = 0; j < s.nslots; j++)
 				assert_int_equal(g[s.slots[j].x], g[s.slots[j].y]);
 			assert_int_equal(lp_sched_ordered_pairs(&s),

@@ -3,16 +3,8 @@
 # lpnode1 serves lp-rdma; lpnode0 runs the checks, printing "ok NAME" or "FAIL NAME: why",
 # and exits with the number of failures.
 . scripts/vm/fabric-lib.sh
-B=${LP_BUILD:-build}/lp-rdma
-J=$LP_FABRIC_JOB
-PORT=19300
-if [ "$LP_FABRIC_ID" = 1 ]; then
-	lp_pair_serve "$B" $PORT "$OUT/srv.log"
-	exit 0
-fi
-fails=0
 . tests/guest-lib.sh
-SERVER=$(echo "$LP_FABRIC_IPS" | cut -d' ' -f2)
+guest_pair 19300
 
 # 1. --check on rxe0: no FAIL (exit 0); the port, the netdev and a RoCE v2 GID for 10.9.0.1 are OK;
 #    MTU 1500 caps RoCE at 1024 (WARN); no PCIe lines (rxe is not a PCI device).

@@ -3,16 +3,8 @@
 # lpnode1 serves lp-rdma; lpnode0 runs the checks, printing "ok NAME" or "FAIL NAME: why",
 # and exits with the number of failures.
 . scripts/vm/fabric-lib.sh
-B=${LP_BUILD:-build}/lp-rdma
-J=$LP_FABRIC_JOB
-PORT=19400
-if [ "$LP_FABRIC_ID" = 1 ]; then
-	lp_pair_serve "$B" $PORT "$OUT/srv.log"
-	exit 0
-fi
-fails=0
 . tests/guest-lib.sh
-SERVER=$(echo "$LP_FABRIC_IPS" | cut -d' ' -f2)
+guest_pair 19400
 lp_wait_file "$J/ready" 90 || bad "server" "not ready"
 
 # series FILE KEY LO HI: the first result's interval series has LO..HI intervals, its summary

@@ -5,13 +5,8 @@
 # reaching the client as its cause, --gpu without --mem, --dev auto naming the NIC it opened.
 # Each check prints "ok NAME" or "FAIL NAME: why"; the script exits with the number of failures.
 # Env: LP_BUILD, LP_VM_IP, OUT.
-B=${LP_BUILD:-build}/lp-rdma
-IP=$LP_VM_IP
-OUT=${OUT:-/tmp/lp-rdma-gdr-test}
-mkdir -p "$OUT"
-fails=0
-PORT=19300
 . tests/guest-lib.sh
+guest_one 19300 /tmp/lp-rdma-gdr-test
 
 # jq_py FILE CONDITION: the condition (python, on d = the JSON document, res = its results) holds
 jq_py() {

@@ -2,14 +2,8 @@
 # lp-rdma checks inside one Soft-RoCE guest (run by tests/vm/test-lp-rdma.sh through scripts/lp-vm).
 # Each check prints "ok NAME" or "FAIL NAME: why"; the script exits with the number of failures.
 # Env: LP_BUILD (build dir), LP_VM_IP, LP_VM_DEV, OUT (a writable dir for JSON files).
-B=${LP_BUILD:-build}/lp-rdma
-IP=$LP_VM_IP
-OUT=${OUT:-/tmp/lp-rdma-test}
-mkdir -p "$OUT"
-fails=0
-PORT=19000
-
 . tests/guest-lib.sh
+guest_one 19000 /tmp/lp-rdma-test
 
 # json_check FILE EXPECTED_RESULTS [extra python condition on d]
 json_check() {
@@ -133,7 +127,7 @@ if "$B" "$IP" -p $PORT -t write_lat -n 50 --json "$OUT/after.json" >/dev/null 2>
 else
 	bad "garbage" "$(tail -n 8 "$OUT/srv-$PORT.log")"
 fi
-if v=$(grep -m1 "speaks linkperf wire version 2, this build needs 5" "$OUT/srv-$PORT.log"); then
+if v=$(grep -m1 "speaks linkperf wire version 2, this build needs 6" "$OUT/srv-$PORT.log"); then
 	ok "an old client's HELLO: the server says so in one line (${v#*warning: })"
 else
 	bad "old client" "no version line: $(tail -n 8 "$OUT/srv-$PORT.log")"
@@ -431,7 +425,7 @@ import socket, sys, time
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
 s.settimeout(0.05)
 t0 = time.monotonic()
-for b in b"LPWK\x00\x05\x00\x09\x00\x00\x00\x20" + bytes(32):  # an OPEN frame, a byte at a time
+for b in b"LPWK\x00\x06\x00\x09\x00\x00\x00\x20" + bytes(32):  # an OPEN frame, a byte at a time
     try:
         s.send(bytes([b]))
         if s.recv(1) == b"":

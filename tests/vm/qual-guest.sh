@@ -4,15 +4,9 @@
 # its value and limit, --expect auto says Soft-RoCE has no profile, a baseline with the values cut
 # (the fault injected) is a regression, the Prometheus textfile parses. Prints "ok"/"FAIL" lines;
 # exits with the number of failures. Env: LP_BUILD, LP_VM_IP, OUT.
-B=${LP_BUILD:-build}/lp-rdma
-IP=$LP_VM_IP
-OUT=${OUT:-/tmp/lp-qual-test}
-mkdir -p "$OUT"
-fails=0
-PORT=19400
-PY=/usr/bin/python3
-
 . tests/guest-lib.sh
+guest_one 19400 /tmp/lp-qual-test
+PY=/usr/bin/python3
 
 run() { # name args...: one client run, JSON in $OUT/name.json, rc in $RC
 	name=$1
@@ -26,12 +20,12 @@ run() { # name args...: one client run, JSON in $OUT/name.json, rc in $RC
 qual() {
 	"$PY" - "$OUT/$1.json" "$2" <<'PY'
 import json, math, sys
-sys.path.insert(0, "tests/sweep")
-from sweepdoc import rows
+sys.path.insert(0, "plots")
+from lpdoc import columns  # the product's reader of columns objects
 d = json.load(open(sys.argv[1]))
 q = d.get("qualification", {})
 if isinstance(q.get("cells"), dict):  # the columns form: one dict per cell
-    q["cells"] = [c for _, c in rows(q["cells"])]
+    q["cells"] = [c for _, c in columns(q["cells"])]
 for c in q.get("cells", []):  # every verdict agrees with its value and limit
     if c["verdict"] == "none":
         continue

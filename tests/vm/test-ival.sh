@@ -9,9 +9,7 @@
 # Exit 0 pass, 77 skipped (no qemu), else fail.
 set -u
 cd "$(dirname "$0")/../.."
-B=${LP_BUILD:-build}
-command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
-[ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
-out=$(mktemp -d "${TMPDIR:-/tmp}/lp-ival-test.XXXXXX")
-[ -n "${LP_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+. tests/host-lib.sh
+host_needs qemu lp-rdma
+host_out "" lp-ival-test
 scripts/lp-fabric -n 2 --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" "LP_BUILD=$B OUT=$out sh tests/vm/ival-guest.sh"

@@ -8,10 +8,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 guest=${1:-tests/vm/lp-rdma-guest.sh}
-B=${LP_BUILD:-build}
-command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
-[ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
-out=$(mktemp -d "${TMPDIR:-/tmp}/$(basename "$guest" .sh).XXXXXX")
-trap 'rm -rf "$out"' EXIT
+. tests/host-lib.sh
+host_needs qemu lp-rdma
+host_out "" "$(basename "$guest" .sh)"
 # ASan builds need their runtime to tolerate the verbs provider's mappings.
 scripts/lp-vm --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" "LP_BUILD=$B OUT=$out ASAN_OPTIONS=detect_leaks=1 sh $guest"

@@ -15,10 +15,9 @@ set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
 if [ "${1:-}" != --guest ]; then
-	command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 not installed"; exit 77; }
-	[ -x "$B/lp-rdma" ] || { echo "$B/lp-rdma not built (rdma-core headers missing?)"; exit 77; }
-	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-soak.XXXXXX")
-	trap 'rm -rf "$out"' EXIT
+	. tests/host-lib.sh
+	host_needs qemu lp-rdma
+	host_out "" lp-soak
 	n=${LP_SOAK_SESSIONS:-120}
 	scripts/lp-vm --timeout 0 --idle "${LP_GUEST_IDLE:-300}" --rw "$out" \
 		"LP_BUILD=$B OUT=$out LP_SOAK_SESSIONS=$n LP_SOAK_WARMUP=${LP_SOAK_WARMUP:-50}" \
@@ -56,7 +55,7 @@ def frame(mtype, body, version=VERSION, length=None):
     return struct.pack(">IHHI", MAGIC, version, mtype, len(body) if length is None else length) + body
 def patch(body, off, fmt, v):  # a HELLO field at its offset
     return body[:off] + struct.pack(fmt, v) + body[off + struct.calcsize(fmt):]
-# HELLO's body, field by field as rdma/proto.c's lp_rdma_params_record declares it (wire versions 4 and 5)
+# HELLO's body, field by field as rdma/proto.c's lp_rdma_params_record declares it (wire versions 4 to 6)
 HELLO_FIELDS = [("test", ">I"), ("size", ">Q"), ("iters", ">Q"), ("warmup", ">Q"),
                 ("duration_s", ">d"), ("tx_depth", ">I"), ("rx_depth", ">I"), ("cq_mod", ">I"),
                 ("post_list", ">I"), ("num_qps", ">I"), ("inline_size", ">I"), ("mtu", ">I"),

@@ -51,10 +51,12 @@ static void on_signal(int sig)
 
 /* "fork" is the old name of "process" (a test worker, posix_spawn'ed once and reused) */
 static const char *const isolation_names[] = { "process", "none", "fork", NULL };
+static const char *const reuse_names[] = { "auto", "on", "off", NULL };
 
 /* Everything the command line sets; the groups' structs are shared with lp-rdma (rdma/opts.h). */
 struct cli {
 	int schedule, isolation, load;
+	int reuse; /* reuse_names: 0 auto (on under --model, off on RDMA), 1 on, 2 off */
 	double load_time, pair_timeout;
 	unsigned incast_k, k, retest_max, retest_per_node, retest_rounds, poll_ms;
 	uint64_t seed; /* the random schedule's */
@@ -74,6 +76,12 @@ struct cli {
 	struct lp_qual_opts qual;
 	struct lp_coll_opts coll; /* --collective and its options, --import, --claim, --links */
 };
+
+/* --reuse auto: on for the model transport (every model sweep exercises it), off on RDMA */
+static bool reuse_on(const struct cli *o)
+{
+	return o->reuse == 1 || (o->reuse == 0 && o->model);
+}
 
 /* This rank's memory: with --rails, plain "cuda" (or --gpu auto) means the rail's own GPU. */
 static void rank_mem(const struct cli *o, int rail, int *kind_p, int *dev_p)
@@ -240,6 +248,8 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->dev.name, sizeof(me->dev.name), "%s", devname);
 	} else {
 		lp_rdma_dev_inventory(x->dev, &inv); /* in the node record: every document has it */
+		if (reuse_on(o) && lp_rdma_dev_reuse(x->dev))
+			lp_warn("no memory for set-up reuse: every test sets up its own");
 		me->dev = *lp_rdma_dev_info(x->dev);
 		if (*mem_p == LP_MEM_CUDA)
 			gpu_topology(me, *mem_dev_p);
@@ -427,6 +437,7 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.progress = o->out.quiet ? NULL : stderr,
 		.absent = o->absent,
 		.isolate = o->isolation != 1,
+		.reuse = reuse_on(o),
 		.load = (unsigned)o->load,
 		.load_time_s = o->load_time,
 		.incast_k = (int)o->incast_k,
@@ -762,6 +773,7 @@ static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 
 	if (!o->model) {
 		*c = *lp_sweep_costs_find(lp_sweep_costs_names[o->costs]);
+		lp_sweep_costs_reuse(c, reuse_on(o));
 		return 0;
 	}
 	m = malloc(sizeof(*m));
@@ -893,6 +905,14 @@ static const struct lp_opt sweep_rows[] = {
 	  .help = "process: each side of each test runs in a test process of the rank's (started "
 		  "fresh, not forked, and reused), so a crash or hang in it fails one cell, not the "
 		  "rank; none: in the rank itself; fork: the old name of process" },
+	{ .name = "reuse", LP_OPT_CHOICE_AT(struct cli, reuse), .choices = reuse_names,
+	  .metavar = "HOW", .def = "auto",
+	  .help = "on: each test process keeps its registered buffers and queue pairs for the next "
+		  "tests (reset and reconnected), and each round's connections are prepared while "
+		  "the round before measures and exchanged in one collective; off: every test sets "
+		  "up and exchanges its own; auto: on under --model, off on RDMA until the Soft-RoCE "
+		  "fabric has run it clean (one unexplained remote-invalid-request NAK in 130 reused "
+		  "sessions, docs/SWEEP.md)" },
 	{ .name = "load", LP_OPT_CHOICE_AT(struct cli, load), .choices = lp_sweep_load_names,
 	  .metavar = "MODE", .def = "none",
 	  .help = "after the sweep: latency (each pair's latency while the round's other pairs run "

@@ -129,9 +129,9 @@ static int create_qp_inline(struct lp_rdma_conn *c, uint32_t i)
 	return ret;
 }
 
-static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
+/* RESET -> INIT: 0 or -errno (recorded by the caller). */
+static int qp_modify_init(const struct lp_rdma_conn *c, struct ibv_qp *qp)
 {
-	int ret;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
@@ -140,8 +140,14 @@ static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
 			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 	};
 
-	ret = lp_verbs_err(ibv_modify_qp(
+	return lp_verbs_err(ibv_modify_qp(
 		qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
+}
+
+static int qp_to_init(struct lp_rdma_conn *c, struct ibv_qp *qp)
+{
+	int ret = qp_modify_init(c, qp);
+
 	if (ret)
 		return conn_fail(c, ret, "QP to INIT failed: %s", strerror(-ret));
 	return 0;
@@ -604,31 +610,343 @@ static int exchange_qpinfo(struct lp_rdma_conn *c)
 	return 0;
 }
 
+/* ---- set-up reuse (lp_rdma_dev_reuse) ---- */
+
+/* A cached buffer's key and a pooled QP set's (zero-filled first: they are compared as bytes). */
+struct lp_conn_mr_key {
+	const void *pd;
+	uint64_t len;
+	int32_t access, kind, mem_dev;
+};
+
+struct lp_conn_qset_key {
+	uint32_t nqps, tx_depth, rx_wr, inline_req;
+	int32_t cqe_s, cqe_r;
+	uint32_t s2cqe_off;
+};
+
+/* QPs (in RESET while idle) and the CQs they were created on. */
+struct lp_conn_qset {
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp[LP_RDMA_MAX_QPS];
+	uint32_t nqps, max_inline;
+	const char *scatter_to_cqe;
+};
+
+static void mr_release(void *obj)
+{
+	lp_mem_free(obj);
+	free(obj);
+}
+
+static void qset_release(void *obj)
+{
+	struct lp_conn_qset *s = obj;
+
+	for (uint32_t q = 0; q < s->nqps; q++)
+		if (s->qp[q])
+			ibv_destroy_qp(s->qp[q]);
+	if (s->scq)
+		ibv_destroy_cq(s->scq);
+	if (s->rcq)
+		ibv_destroy_cq(s->rcq);
+	free(s);
+}
+
+int lp_rdma_dev_reuse(struct lp_rdma_dev *dev)
+{
+	struct lp_rdma_reuse *r;
+
+	if (dev->reuse)
+		return 0;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	lp_reuse_pool_init(&r->mrs, mr_release);
+	lp_reuse_pool_init(&r->qps, qset_release);
+	dev->reuse = r;
+	return 0;
+}
+
+void lp_rdma_reuse_free(struct lp_rdma_reuse *r)
+{
+	if (!r)
+		return;
+	lp_reuse_pool_free(&r->qps); /* the QPs before the buffers they may still refer to */
+	lp_reuse_pool_free(&r->mrs);
+	pthread_mutex_destroy(&r->qps.lock);
+	pthread_mutex_destroy(&r->mrs.lock);
+	free(r);
+}
+
+void lp_rdma_dev_reuse_stats(const struct lp_rdma_dev *dev, struct lp_rdma_reuse_stats *s)
+{
+	const struct lp_rdma_reuse *r = dev ? dev->reuse : NULL;
+
+	memset(s, 0, sizeof(*s));
+	if (!r)
+		return;
+	s->mr_registered = r->mrs.created;
+	s->mr_reused = r->mrs.reused;
+	s->qp_created = r->qps.created;
+	s->qp_reused = r->qps.reused;
+	s->qp_fallbacks = __atomic_load_n(&r->qp_fallbacks, __ATOMIC_RELAXED);
+	s->released = r->mrs.dropped + r->qps.dropped;
+}
+
+/* The buffer: from the cache (dev->reuse), else allocated and registered for this test alone. */
+static int conn_mem_get(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_dev)
+{
+	struct lp_rdma_reuse *r = c->dev->reuse;
+	struct lp_conn_mr_key k;
+	struct lp_mem *m;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	k.pd = c->dev->pd;
+	k.len = 2 * c->slot * c->depth * c->nqps;
+	k.access = c->mr_access;
+	k.kind = (int32_t)mem;
+	k.mem_dev = mem_dev;
+	/* a GPU-polled latency buffer carries its poller's state: made fresh */
+	if (!r || (mem != LP_MEM_HOST && c->t->detect)) {
+		ret = lp_mem_alloc(&c->mem, mem, mem_dev, k.len, c->fail);
+		return ret ? ret : lp_mem_reg(&c->mem, c->dev->pd, c->mr_access, c->fail);
+	}
+	m = lp_reuse_pool_take(&r->mrs, &k, sizeof(k));
+	c->mem_reused = m != NULL;
+	if (!m) {
+		m = calloc(1, sizeof(*m));
+		ret = m ? lp_mem_alloc(m, mem, mem_dev, k.len, c->fail)
+			: conn_fail(c, -ENOMEM, "out of memory");
+		if (!ret)
+			ret = lp_mem_reg(m, c->dev->pd, c->mr_access, c->fail);
+		if (!ret && lp_reuse_pool_add(&r->mrs, &k, sizeof(k), m))
+			ret = conn_fail(c, -ENOMEM, "out of memory");
+		if (ret) {
+			if (m)
+				mr_release(m);
+			return ret;
+		}
+	}
+	c->mem = *m;
+	c->mem_cached = m;
+	return 0;
+}
+
+/*
+ * A reused buffer's receiving rings zeroed, as a new buffer is: the last
+ * test's messages must not pass for this one's (a lost message under
+ * --verify, write_lat's counter byte). Its sending rings are filled anew.
+ */
+static int conn_mem_clear(struct lp_rdma_conn *c)
+{
+	static const uint8_t zero[4096];
+	uint64_t len = c->depth * c->slot;
+	int ret = 0;
+
+	for (uint32_t q = 0; q < c->nqps && !ret; q++) {
+		uint64_t off = lp_conn_off(c, q, true, 0);
+
+		if (c->mem_caps & LP_MEM_CAP_CPU_VISIBLE) {
+			memset((uint8_t *)c->mem.addr + off, 0, len);
+			continue;
+		}
+		for (uint64_t done = 0; done < len && !ret; done += sizeof(zero))
+			ret = c->mem.ops->write(&c->mem, off + done, zero,
+						LP_MIN(sizeof(zero), len - done));
+	}
+	return ret ? conn_fail(c, ret, "cannot clear a reused buffer: %s", strerror(-ret)) : 0;
+}
+
+/* CQ sizes for p: the send and receive queues of every QP, and a margin. */
+static void cq_sizes(const struct lp_rdma_conn *c, int *cqe_s, int *cqe_r)
+{
+	const struct lp_rdma_params *p = c->p;
+
+	*cqe_s = LP_MIN((int)(p->tx_depth + 1) * (int)p->num_qps + 16, c->dev->dev_attr.max_cqe);
+	*cqe_r = LP_MIN((int)(wants_recvs(p) ? p->rx_depth : 1) * (int)p->num_qps + 16,
+			c->dev->dev_attr.max_cqe);
+}
+
+static void qset_key(const struct lp_rdma_conn *c, struct lp_conn_qset_key *k)
+{
+	const struct lp_rdma_params *p = c->p;
+
+	memset(k, 0, sizeof(*k));
+	k->nqps = c->nqps;
+	k->tx_depth = p->tx_depth;
+	k->rx_wr = wants_recvs(p) ? p->rx_depth : 1;
+	k->inline_req = p->inline_size == UINT32_MAX ? c->t->inline_auto : p->inline_size;
+	k->s2cqe_off = !!(c->mem_caps & LP_MEM_CAP_NO_SCATTER_TO_CQE);
+	cq_sizes(c, &k->cqe_s, &k->cqe_r);
+}
+
+static int create_cqs(struct lp_rdma_conn *c)
+{
+	int cqe_s, cqe_r;
+
+	cq_sizes(c, &cqe_s, &cqe_r);
+	c->scq = ibv_create_cq(c->dev->ctx, cqe_s, NULL, NULL, 0);
+	c->rcq = ibv_create_cq(c->dev->ctx, cqe_r, NULL, NULL, 0);
+	if (!c->scq || !c->rcq)
+		return conn_fail(c, errno ? -errno : -ENOMEM,
+				 "%s: cannot create completion queues: %s", c->dev->info.name,
+				 strerror(errno ? errno : ENOMEM));
+	return 0;
+}
+
+/* The CQs: a pooled set's (its QPs with them, in RESET), else new ones. */
+static int conn_cqs_get(struct lp_rdma_conn *c)
+{
+	struct lp_rdma_reuse *r = c->dev->reuse;
+	struct lp_conn_qset_key k;
+	struct lp_conn_qset *s;
+
+	qset_key(c, &k);
+	s = r && !c->p->use_cm ? lp_reuse_pool_take(&r->qps, &k, sizeof(k)) : NULL;
+	if (!s)
+		return create_cqs(c);
+	c->qset = s;
+	c->qset_reused = true;
+	c->scq = s->scq;
+	c->rcq = s->rcq;
+	memcpy(c->qp, s->qp, sizeof(c->qp));
+	c->max_inline = s->max_inline;
+	c->scatter_to_cqe = s->scatter_to_cqe;
+	return 0;
+}
+
+/* This test's new QPs and CQs into the pool (busy), when dev->reuse pools them. */
+static int qset_add(struct lp_rdma_conn *c)
+{
+	struct lp_rdma_reuse *r = c->dev->reuse;
+	struct lp_conn_qset_key k;
+	struct lp_conn_qset *s;
+
+	if (!r || c->p->use_cm)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return 0; /* not pooled: torn down with the test as without reuse */
+	qset_key(c, &k);
+	*s = (struct lp_conn_qset){ .scq = c->scq,
+				    .rcq = c->rcq,
+				    .nqps = c->nqps,
+				    .max_inline = c->max_inline,
+				    .scatter_to_cqe = c->scatter_to_cqe };
+	memcpy(s->qp, c->qp, sizeof(s->qp));
+	if (lp_reuse_pool_add(&r->qps, &k, sizeof(k), s)) {
+		free(s);
+		return 0;
+	}
+	c->qset = s;
+	return 0;
+}
+
+/* A pooled set's QPs to INIT; if one fails, the set is destroyed and fresh CQs made (counted). */
+static int qset_renew(struct lp_rdma_conn *c)
+{
+	struct lp_rdma_reuse *r = c->dev->reuse;
+	int ret = 0;
+
+	for (uint32_t q = 0; q < c->nqps && !ret; q++)
+		ret = qp_modify_init(c, c->qp[q]);
+	if (!ret)
+		return 0;
+	lp_debug("a pooled QP did not go to INIT (%s): a fresh one instead", strerror(-ret));
+	__atomic_add_fetch(&r->qp_fallbacks, 1, __ATOMIC_RELAXED);
+	lp_reuse_pool_drop(&r->qps, c->qset);
+	c->qset = NULL;
+	c->qset_reused = false;
+	c->scq = c->rcq = NULL;
+	memset(c->qp, 0, sizeof(c->qp));
+	return create_cqs(c);
+}
+
+/*
+ * Test-only (docs/SWEEP.md, "Set-up reuse"): LP_FAULT_QP_RESET=N makes the
+ * N-th RESET transition of this process's pooled QPs fail, as a provider
+ * that refused it would: the set is then replaced by a fresh one (counted).
+ */
+static int qp_modify_reset(struct ibv_qp *qp)
+{
+	static uint64_t resets;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	const char *f = getenv("LP_FAULT_QP_RESET");
+
+	if (f && (uint64_t)atoll(f) == __atomic_add_fetch(&resets, 1, __ATOMIC_RELAXED))
+		return -EIO;
+	return lp_verbs_err(ibv_modify_qp(qp, &a, IBV_QP_STATE));
+}
+
+/* Every QP of s to RESET (its work requests gone) and its CQs emptied: 0, or -errno. */
+static int qset_reset(struct lp_conn_qset *s)
+{
+	struct ibv_wc wc[16];
+	int ret = 0;
+
+	for (uint32_t q = 0; q < s->nqps && !ret; q++)
+		ret = qp_modify_reset(s->qp[q]);
+	for (int i = 0; !ret && i < 1024 && ibv_poll_cq(s->scq, 16, wc) > 0; i++)
+		;
+	for (int i = 0; !ret && i < 1024 && ibv_poll_cq(s->rcq, 16, wc) > 0; i++)
+		;
+	return ret;
+}
+
+/* The cached buffer and pooled set back for the next test (after a clean test), else released. */
+static void conn_give_back(struct lp_rdma_conn *c)
+{
+	struct lp_rdma_reuse *r = c->dev ? c->dev->reuse : NULL;
+	bool clean = !c->fail || !c->fail->err;
+
+	if (c->qset) {
+		int ret = clean ? qset_reset(c->qset) : 0;
+
+		if (clean && !ret) {
+			lp_reuse_pool_put(&r->qps, c->qset);
+		} else {
+			if (ret) {
+				lp_debug("a pooled QP did not go to RESET (%s): released",
+					 strerror(-ret));
+				__atomic_add_fetch(&r->qp_fallbacks, 1, __ATOMIC_RELAXED);
+			}
+			lp_reuse_pool_drop(&r->qps, c->qset);
+		}
+		c->qset = NULL;
+		c->scq = c->rcq = NULL;
+		memset(c->qp, 0, sizeof(c->qp));
+	}
+	if (c->mem_cached) {
+		if (clean)
+			lp_reuse_pool_put(&r->mrs, c->mem_cached);
+		else
+			lp_reuse_pool_drop(&r->mrs, c->mem_cached);
+		c->mem_cached = NULL;
+		memset(&c->mem, 0, sizeof(c->mem));
+	}
+}
+
 /* CQs, the registered buffer (filled), and for write_lat the detection and its counter byte. */
 static int setup_buffers(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_dev)
 {
 	const struct lp_rdma_params *p = c->p;
 	struct lp_rdma_dev *dev = c->dev;
-	int cqe_s = (int)(p->tx_depth + 1) * (int)p->num_qps + 16;
-	int cqe_r = (int)(wants_recvs(p) ? p->rx_depth : 1) * (int)p->num_qps + 16;
 	int ret;
 
-	c->scq = ibv_create_cq(dev->ctx, LP_MIN(cqe_s, dev->dev_attr.max_cqe), NULL, NULL, 0);
-	c->rcq = ibv_create_cq(dev->ctx, LP_MIN(cqe_r, dev->dev_attr.max_cqe), NULL, NULL, 0);
-	if (!c->scq || !c->rcq)
-		return conn_fail(c, errno ? -errno : -ENOMEM,
-				 "%s: cannot create completion queues: %s", dev->info.name,
-				 strerror(errno ? errno : ENOMEM));
-	ret = lp_mem_alloc(&c->mem, mem, mem_dev, 2 * c->slot * c->depth * c->nqps, c->fail);
-	if (ret)
-		return ret;
 	/* Relaxed ordering (an optional flag: ignored where unsupported) for bandwidth, as perftest. */
 	c->mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 		       (c->t->lat ? 0 : IBV_ACCESS_RELAXED_ORDERING);
-	ret = lp_mem_reg(&c->mem, dev->pd, c->mr_access, c->fail);
+	ret = conn_mem_get(c, mem, mem_dev);
 	if (ret)
 		return ret;
 	c->mem_caps = lp_mem_caps(&c->mem);
+	ret = c->mem_reused ? conn_mem_clear(c) : 0;
+	if (!ret)
+		ret = conn_cqs_get(c);
+	if (ret)
+		return ret;
 	c->notify_us = NAN;
 	if (c->t->detect) {
 		double ns;
@@ -676,12 +994,17 @@ static int setup_local(struct lp_rdma_conn *c, const char *bind_addr)
 		c->local.cm_token = lp_rdma_seed_new() | (uint64_t)lp_rdma_seed_new() << 32;
 	if (c->p->use_cm)
 		return c->is_client ? 0 : cm_listen(c, bind_addr);
-	for (uint32_t q = 0; q < c->nqps; q++) {
+	ret = c->qset_reused ? qset_renew(c) : 0;
+	for (uint32_t q = 0; q < c->nqps && !ret && !c->qset_reused; q++) {
 		ret = create_qp_inline(c, q);
 		if (!ret)
 			ret = qp_to_init(c, c->qp[q]);
-		if (ret)
-			return ret;
+	}
+	if (!ret && !c->qset_reused)
+		ret = qset_add(c);
+	if (ret)
+		return ret;
+	for (uint32_t q = 0; q < c->nqps; q++) {
 		c->local.qp[q].qpn = c->qp[q]->qp_num;
 		c->local.qp[q].psn = (uint32_t)(lp_now_ns() * 2654435761u + q) & 0xffffff;
 	}
@@ -756,6 +1079,7 @@ int lp_conn_setup(struct lp_rdma_conn *c, const struct lp_conn_cfg *cfg)
 
 void lp_conn_teardown(struct lp_rdma_conn *c)
 {
+	conn_give_back(c);
 	if (c->flag_mr)
 		ibv_dereg_mr(c->flag_mr);
 	free(c->flag_host);

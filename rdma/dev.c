@@ -404,6 +404,7 @@ void lp_rdma_dev_close(struct lp_rdma_dev *d)
 {
 	if (!d)
 		return;
+	lp_rdma_reuse_free(d->reuse); /* its QPs and buffers before the PD */
 	ibv_dealloc_pd(d->pd);
 	close_context(d);
 	free(d->gids);

@@ -12,6 +12,7 @@
 #include "rdma/mem.h"
 #include "rdma/proto.h"
 #include "rdma/rdma.h"
+#include "rdma/reuse.h"
 
 struct lp_rdma_dev {
 	struct ibv_context *ctx;
@@ -26,7 +27,16 @@ struct lp_rdma_dev {
 	int tclass, sl;
 	int qp_timeout; /* local ACK timeout exponent (4.096 us << N per try) */
 	bool is_roce;
+	struct lp_rdma_reuse *reuse; /* lp_rdma_dev_reuse's cache and pool; NULL: none */
 };
+
+/* lp_rdma_dev_reuse's state (conn.c): copies of a dev (a server session's) share it. */
+struct lp_rdma_reuse {
+	struct lp_reuse_pool mrs; /* struct lp_mem (registered), by struct lp_conn_mr_key */
+	struct lp_reuse_pool qps; /* struct lp_conn_qset (QPs in RESET), by lp_conn_qset_key */
+	uint64_t qp_fallbacks;	  /* atomically */
+};
+void lp_rdma_reuse_free(struct lp_rdma_reuse *r);
 
 /* Everything one test on one side needs. */
 struct lp_rdma_conn {
@@ -62,6 +72,10 @@ struct lp_rdma_conn {
 	const char *scatter_to_cqe; /* how the QPs were created: LP_S2CQE_DEFAULT or LP_S2CQE_OFF */
 	int mr_access;		    /* access flags the buffer was registered with */
 	double notify_us; /* LP_DETECT_GPU: measured GPU->CPU notification (one way), else NaN */
+	struct lp_mem *mem_cached; /* mem is this cached buffer's copy (dev->reuse) */
+	bool mem_reused;	   /* ... used by a test before: its receiving rings are cleared */
+	struct lp_conn_qset *qset; /* scq, rcq, qp[] are this pooled set's (dev->reuse) */
+	bool qset_reused;	   /* ... taken from the pool: its QPs are in RESET */
 };
 
 /*

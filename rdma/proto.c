@@ -58,6 +58,15 @@ const struct lp_record lp_rdma_devinfo_record = LP_RECORD(struct lp_rdma_devinfo
 	LP_REC_U32(struct lp_rdma_devinfo, vendor_part_id),
 	LP_REC_NEST(struct lp_rdma_devinfo, inv, lp_inv_port_record, LP_REC_KEY("inventory")));
 
+/* lp_rdma_dev_reuse's counters: a test process's message to its rank (lp-sweep). */
+const struct lp_record lp_rdma_reuse_stats_record = LP_RECORD(struct lp_rdma_reuse_stats,
+	LP_REC_U64(struct lp_rdma_reuse_stats, mr_registered),
+	LP_REC_U64(struct lp_rdma_reuse_stats, mr_reused),
+	LP_REC_U64(struct lp_rdma_reuse_stats, qp_created),
+	LP_REC_U64(struct lp_rdma_reuse_stats, qp_reused),
+	LP_REC_U64(struct lp_rdma_reuse_stats, qp_fallbacks),
+	LP_REC_U64(struct lp_rdma_reuse_stats, released));
+
 static const struct lp_record qp_ep_record = LP_RECORD(struct lp_qp_ep,
 	LP_REC_U32(struct lp_qp_ep, qpn),
 	LP_REC_U32(struct lp_qp_ep, psn, LP_REC_RANGE(0, 0xffffff)));

@@ -158,6 +158,30 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 void lp_rdma_dev_close(struct lp_rdma_dev *dev);
 const struct lp_rdma_devinfo *lp_rdma_dev_info(const struct lp_rdma_dev *dev);
 /*
+ * Set-up reuse (rdma/reuse.h; lp-sweep's test processes): from now until
+ * lp_rdma_dev_close, every test on dev takes its registered buffer from a
+ * cache keyed by (PD, bytes, access, memory kind) and its queue pairs (with
+ * their CQs) from a pool keyed by their creation caps, instead of registering
+ * and creating them; after a clean test they go back (the QPs moved to RESET,
+ * their CQs drained) for the next test, which moves them INIT -> RTR -> RTS
+ * with its own peer's QPN, GID and PSN. A set whose RESET or INIT transition
+ * fails is destroyed and a fresh one made (counted in qp_fallbacks); after a
+ * failed test its buffer and QPs are released, not reused. rdma_cm tests
+ * (--cm) and GPU-polled latency buffers are made fresh each time. 0 or -ENOMEM.
+ */
+struct lp_rdma_reuse_stats {
+	uint64_t mr_registered; /* buffers allocated and registered */
+	uint64_t mr_reused;	/* tests that took a registered buffer from the cache */
+	uint64_t qp_created;	/* QP sets created (each with its CQs) */
+	uint64_t qp_reused;	/* tests whose QP set came from the pool, reset and reconnected */
+	uint64_t qp_fallbacks;	/* pooled sets whose RESET or INIT failed: a fresh one instead */
+	uint64_t released;	/* buffers and sets released after a failed test */
+};
+extern const struct lp_record lp_rdma_reuse_stats_record;
+int lp_rdma_dev_reuse(struct lp_rdma_dev *dev);
+/* What reuse did on dev so far (zeros without it). */
+void lp_rdma_dev_reuse_stats(const struct lp_rdma_dev *dev, struct lp_rdma_reuse_stats *s);
+/*
  * Re-pick the GID for a family / type (server side, after the client said
  * which). 0, -EINVAL or -EADDRNOTAVAIL (none of that family/type) with the cause in f.
  */

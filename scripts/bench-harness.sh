@@ -6,11 +6,13 @@
 # cost of a round (barrier, gather to rank 0, journal: r1 - 2 x session). docs/SWEEP.md ("Time
 # model") records the figures and the command; lp-sweep's time model uses them.
 #
-#   scripts/bench-harness.sh [-n "16 64 256"] [-i none|process|both] [-o DIR] [-r REPEATS]
+#   scripts/bench-harness.sh [-n "16 64 256"] [-i none|process|both] [-u on|off|both] [-o DIR]
+#                            [-r REPEATS]
 #
 # -n  rank counts (default "16 64")   -i  test isolation (default none: the harness alone;
-# process: through the test workers) -o  raw outputs (default build/bench-harness/<time>)
-# -r  runs per point, the median kept (default 1)
+# process: through the test workers) -u  set-up reuse (lp-sweep --reuse; default: lp-sweep's own,
+# the option not given, so that builds before it run too) -o  raw outputs (default
+# build/bench-harness/<time>)   -r  runs per point, the median kept (default 1)
 # Env: LP_BUILD (build dir), LP_MPIRUN_ARGS (extra mpirun arguments).
 # Prints one table (ranks, isolation, rounds, per round with 1 and 4 tests, per session, fixed per
 # round), then rank 0's cost per gathered cell (decode, journal line) and the journal's fsync per
@@ -20,17 +22,19 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
-ranks="16 64" iso=none out="" reps=1
-while getopts n:i:o:r:h opt; do
+ranks="16 64" iso=none out="" reps=1 reuses=default
+while getopts n:i:u:o:r:h opt; do
 	case $opt in
 	n) ranks=$OPTARG ;;
 	i) iso=$OPTARG ;;
+	u) reuses=$OPTARG ;;
 	o) out=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	*) sed -n '2,16p' "$0"; [ "$opt" = h ]; exit $(($? ? 2 : 0)) ;;
 	esac
 done
 case $iso in none | process) isos=$iso ;; both) isos="none process" ;; *) echo "-i none|process|both" >&2; exit 2 ;; esac
+case $reuses in on | off | default) ;; both) reuses="off on" ;; *) echo "-u on|off|both" >&2; exit 2 ;; esac
 command -v mpirun >/dev/null || { echo "bench-harness: Open MPI (mpirun) not installed"; exit 77; }
 [ -x "$B/lp-sweep" ] || { echo "bench-harness: $B/lp-sweep not built"; exit 77; }
 out=${out:-$B/bench-harness/$(date -u +%Y%m%dT%H%M%SZ)}
@@ -55,13 +59,14 @@ with open(sys.argv[5], "a") as f:
     print(*sys.argv[2:5], n, "%.6f" % sweep, "%.6f" % wall, sep="\t", file=f)
 print(sweep / n)'
 # one sweep: seconds per round, the median of the repeats
-per_round() { # ranks isolation tests tag
-	local j="$out/$4.json" best=() i
+per_round() { # ranks isolation tests tag reuse
+	local j="$out/$4.json" best=() i opt=()
+	[ "$5" = default ] || opt=(--reuse "$5")
 	for ((i = 0; i < reps; i++)); do
 		timeout -k 10 1800 "${mpi[@]}" -np "$1" "$B/lp-sweep" --model "$out/model.json" \
-			--isolation "$2" --tests "$3" --retest 0 --quiet --json "$j" \
+			--isolation "$2" --tests "$3" --retest 0 --quiet --json "$j" "${opt[@]}" \
 			>"$out/$4.out" 2>&1 </dev/null
-		best+=("$(python3 -c "$record" "$j" "$1" "$2" "$3" "$out/runs.tsv" 2>/dev/null || echo nan)")
+		best+=("$(python3 -c "$record" "$j" "$1" "$2/$5" "$3" "$out/runs.tsv" 2>/dev/null || echo nan)")
 		[ "${LP_KEEP:-0}" = 1 ] || rm -f "$j" "${j%.json}.journal"
 	done
 	printf '%s\n' "${best[@]}" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
@@ -71,18 +76,20 @@ printf 'ranks\tisolation\ttests\trounds\tsweep_s\twall_s\n' >"$out/runs.tsv"
 exec > >(tee "$out/table.txt")
 echo "# bench-harness $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $(mpirun --version 2>/dev/null | head -n1); ${mpi[*]} -np N $B/lp-sweep --model model.json --retest 0"
-printf '%6s %9s %7s %14s %14s %12s %16s\n' ranks isolation rounds "round 1 test" "round 4 tests" "per session" "fixed per round"
+printf '%6s %9s %7s %7s %14s %14s %12s %16s\n' ranks isolation reuse rounds "round 1 test" "round 4 tests" "per session" "fixed per round"
 for n in $ranks; do
 	for i in $isos; do
-		r1=$(per_round "$n" "$i" write_bw "n$n-$i-1")
-		r4=$(per_round "$n" "$i" write_lat,write_bw,read_lat,read_bw "n$n-$i-4")
-		python3 - "$n" "$i" "$r1" "$r4" <<'EOF'
+		for u in $reuses; do
+			r1=$(per_round "$n" "$i" write_bw "n$n-$i-$u-1" "$u")
+			r4=$(per_round "$n" "$i" write_lat,write_bw,read_lat,read_bw "n$n-$i-$u-4" "$u")
+			python3 - "$n" "$i" "$u" "$r1" "$r4" <<'EOF'
 import sys
-n, iso, r1, r4 = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+n, iso, u, r1, r4 = int(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
 rounds = n - 1 + n % 2
 s = (r4 - r1) / 6  # 2 directions x 3 more sessions
-print(f"{n:6d} {iso:>9s} {rounds:7d} {r1*1e3:11.2f} ms {r4*1e3:11.2f} ms {s*1e3:9.3f} ms {(r1-2*s)*1e3:13.2f} ms")
+print(f"{n:6d} {iso:>9s} {u:>7s} {rounds:7d} {r1*1e3:11.2f} ms {r4*1e3:11.2f} ms {s*1e3:9.3f} ms {(r1-2*s)*1e3:13.2f} ms")
 EOF
+		done
 	done
 done
 # rank 0's work per gathered cell and the journal's fsync per round, alone (scripts/bench-journal.c)

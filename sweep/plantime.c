@@ -22,7 +22,10 @@ static const struct lp_sweep_costs presets[] = {
 	  .source =
 		  "harness: barrier and fsync 3 ms a round and 10 us per rank (assumed: an "
 		  "oversubscribed 2-core host measures at most 65 us), rank 0 10 us per cell "
-		  "(bench-journal, 2026-12-02); session set-up 10 ms (assumed, not measured on NDR); "
+		  "(bench-journal, 2026-12-02); session set-up 10 ms (assumed, not measured on NDR), "
+		  "4 ms with set-up reuse (a test worker's session over the side channel 3.9 ms, "
+		  "bench-harness on the GPU machine 2026-12-02, + QP reset and reconnect 0.1 ms "
+		  "assumed); "
 		  "latency 1 us and 390 Gb/s (perftest#131, azurehpc-health-checks#152); start-up 30 s "
 		  "(assumed)",
 	  .start_s = 30,
@@ -30,6 +33,7 @@ static const struct lp_sweep_costs presets[] = {
 	  .round_rank_s = 10e-6,
 	  .cell_s = 10e-6,
 	  .session_s = 0.010,
+	  .reuse_s = 0.004,
 	  .lat_us = 1.0,
 	  .gbps = 390 },
 	{ .name = "model",
@@ -57,6 +61,15 @@ const struct lp_sweep_costs *lp_sweep_costs_find(const char *name)
 		if (name && !strcmp(presets[i].name, name))
 			return &presets[i];
 	return NULL;
+}
+
+void lp_sweep_costs_reuse(struct lp_sweep_costs *c, bool reuse)
+{
+	c->first_s = 0;
+	if (!reuse || !(c->reuse_s > 0) || c->reuse_s >= c->session_s)
+		return;
+	c->first_s = c->session_s - c->reuse_s;
+	c->session_s = c->reuse_s;
 }
 
 void lp_sweep_costs_model(struct lp_sweep_costs *c, double setup_s, double test_s)
@@ -208,7 +221,8 @@ void lp_sweep_predict(const struct lp_sweep_shape *sh, const struct lp_rdma_para
 			 c->cell_s * (double)sh->pairs * nscreen / (double)LP_MAX(sh->rounds, 1);
 	out->round_s = sh->dirs * out->pair_s + out->harness_s;
 	out->start_s = c->start_s;
-	out->sweep_s = (double)sh->rounds * out->round_s;
+	out->sweep_s = (double)sh->rounds * out->round_s +
+		       (double)LP_MIN(sh->rounds, 2) * sh->dirs * nscreen * c->first_s;
 	/*
 	 * a retest round runs its pairs one at a time, one direction each, within
 	 * the planner's budget in time (sweep/retest.c: --retest-time, else as long
@@ -296,6 +310,12 @@ void lp_sweep_plan_print(FILE *f, const struct lp_sweep_shape *sh, const struct 
 		sh->dirs > 1 ? "s" : "", lp_sweep_time_fmt(pr->pair_s, a, sizeof(a)),
 		lp_sweep_time_fmt(pr->harness_s, b, sizeof(b)), sh->nodes * sh->rails,
 		lp_sweep_time_fmt(pr->round_s, d, sizeof(d)));
+	if (c->first_s > 0)
+		fprintf(f,
+			"  set-up reuse: a session's set-up %s (%s more in the first 2 rounds, "
+			"while the pools fill)\n",
+			lp_sweep_time_fmt(c->session_s, a, sizeof(a)),
+			lp_sweep_time_fmt(c->first_s, b, sizeof(b)));
 	fprintf(f, "  sweep: %zu rounds = %s\n", sh->rounds,
 		lp_sweep_time_fmt(pr->sweep_s, a, sizeof(a)));
 	fprintf(f, "  retests: at most %s, one pair at a time\n",
@@ -351,6 +371,7 @@ int lp_sweep_plan_json(FILE *f, const struct lp_sweep_shape *sh, const struct lp
 	lp_json_num(&j, "round_rank_s", c->round_rank_s);
 	lp_json_num(&j, "cell_s", c->cell_s);
 	lp_json_num(&j, "session_s", c->session_s);
+	lp_json_num(&j, "first_s", c->first_s);
 	lp_json_num(&j, "lat_us", c->test_s > 0 ? NAN : c->lat_us);
 	lp_json_num(&j, "gbps", c->test_s > 0 ? NAN : c->gbps);
 	lp_json_num(&j, "test_s", c->test_s > 0 ? c->test_s : NAN);

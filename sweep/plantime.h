@@ -12,6 +12,7 @@
  *   round  = worst slot's directions x sum over metrics (session + test) + harness
  *   harness = round_s + round_rank_s x ranks + cell_s x cells per round
  *   sweep  = rounds x round                     (rails run at the same time)
+ *            + min(rounds, 2) x directions x metrics x first   (set-up reuse: pools filling)
  *   total  = start + sweep + retests + load     (retests: at most rounds x pairs, one by one)
  *
  * With --fast (a screen mask) a round runs the screen's metrics only, and the
@@ -41,6 +42,10 @@ struct lp_sweep_costs {
 	double round_rank_s; /* and per rank of the job (its message to rank 0, the waits) */
 	double cell_s;	     /* and per cell gathered (rank 0 decodes and journals it) */
 	double session_s;    /* per test session: test process, device, memory, QPs, side channel */
+	double reuse_s;	     /* the same with set-up reuse (lp-sweep --reuse on: buffers and QPs
+			      * kept, reset and reconnected); 0: no figure, as session_s */
+	double first_s;	     /* with reuse: the extra set-up of a session in the first two rounds
+			      * (the pools filling); set by lp_sweep_costs_reuse */
 	double lat_us;	     /* one-way latency of a small message */
 	double gbps;	     /* data rate of a bandwidth test, Gb/s */
 	double test_s;	     /* > 0: every test takes this long whatever its parameters (model) */
@@ -49,6 +54,13 @@ struct lp_sweep_costs {
 /* The presets, by name (NULL-terminated list of names for options). */
 extern const char *const lp_sweep_costs_names[];
 const struct lp_sweep_costs *lp_sweep_costs_find(const char *name);
+
+/*
+ * With set-up reuse on (lp-sweep --reuse, the default): a session costs
+ * reuse_s where the preset has that figure, and the first two rounds (whose
+ * connections fill the pools) the difference more (first_s).
+ */
+void lp_sweep_costs_reuse(struct lp_sweep_costs *c, bool reuse);
 
 /* The model transport's costs: this host's harness figures, the model's set-up and test time. */
 void lp_sweep_costs_model(struct lp_sweep_costs *c, double setup_s, double test_s);

@@ -450,7 +450,8 @@ static void client_side(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		return;
 	}
 	out = malloc(sizeof(*out));
-	ret = out ? lp_sweep_isolated(x, cfg, o, oob, &a->t, NULL, out, c->error, sizeof(c->error))
+	ret = out ? lp_sweep_isolated(x, cfg, o, oob, &a->t, NULL, NULL, out, c->error,
+				      sizeof(c->error))
 		  : -ENOMEM;
 	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, c, out->data, out->len)) {
 		ret = -EPROTO;
@@ -465,10 +466,11 @@ static void client_side(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 
 static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int m,
 		       const struct lp_rdma_params *p, int server, int tag, int round,
-		       enum lp_phase phase)
+		       enum lp_phase phase, struct lp_sweep_conn pc)
 {
 	struct client_arg a = { .ops = xport(cfg),
-				.t = { .p = *p,
+				.t = { .conn = pc,
+				       .p = *p,
 				       .client = x->name_all[x->rank],
 				       .server = x->name_all[server],
 				       .model = cfg->model,
@@ -503,7 +505,8 @@ static void run_client(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	push_cell(x, c);
 }
 
-static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag)
+static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int client, int tag,
+		       struct lp_sweep_conn pc)
 {
 	const struct lp_sweep_xport_ops *ops = xport(cfg);
 	struct lp_rdma_server_opts so = cfg->sopts;
@@ -518,10 +521,11 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	if (x->dev_status || x->status_all[client])
 		return; /* the client records the error in its cells */
 	if (!cfg->isolate) {
-		ret = ops->serve(x->dev, &oob, &so);
+		ret = ops->serve(x->dev, &oob, &so, &pc);
 	} else {
 		out = malloc(sizeof(*out));
-		ret = out ? lp_sweep_isolated(x, cfg, &o, &oob, NULL, &so, out, why, sizeof(why))
+		ret = out ? lp_sweep_isolated(x, cfg, &o, &oob, NULL, &so, &pc, out, why,
+					      sizeof(why))
 			  : -ENOMEM;
 		if (!ret) {
 			struct lp_rbuf rb;
@@ -536,41 +540,238 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 			why[0] ? why : strerror(-ret));
 }
 
-/* This rank's tests in round r (its pair, both directions, every metric): client cells to x->mine. */
-static void run_my_pair(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
-			const struct lp_sched *s, size_t r, enum lp_phase phase)
+/* This rank's slot in round r of s, or NULL (it sits the round out). */
+static const struct lp_slot *my_slot(const struct lp_sweep_mpi *x, const struct lp_sched *s,
+				     size_t r)
 {
 	size_t cnt;
 	const struct lp_slot *sl = lp_sched_round(s, r, &cnt);
 
-	for (size_t i = 0; i < cnt; i++) {
-		if (sl[i].x != x->rank && sl[i].y != x->rank)
-			continue;
-		for (int d = 0; d < 2; d++) {
-			int client = d == 0 ? sl[i].x : sl[i].y,
-			    server = d == 0 ? sl[i].y : sl[i].x;
+	for (size_t i = 0; i < cnt; i++)
+		if (sl[i].x == x->rank || sl[i].y == x->rank)
+			return &sl[i];
+	return NULL;
+}
 
-			if (!(sl[i].dirs & (d == 0 ? LP_DIR_XY : LP_DIR_YX)))
-				continue;
-			for (int m = 0; m < cfg->nmetrics; m++) {
-				int tag = session_tag(x, cfg, d, m);
+/* Whether direction d of slot sl runs metric m in phase (--fast's screen, --resume's cells). */
+static bool session_wanted(const struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			   const struct lp_slot *sl, int d, int m, enum lp_phase phase)
+{
+	int client = d == 0 ? sl->x : sl->y, server = d == 0 ? sl->y : sl->x;
 
-				if (cfg->sopts.stop && *cfg->sopts.stop)
-					break; /* no new session: every rank got the signal too */
-				if (cfg->screen &&
-				    (phase == LP_PHASE_SIZES) == (bool)(cfg->screen >> m & 1))
-					continue; /* --fast: the screen on every pair, sizes apart */
-				if (phase == LP_PHASE_SWEEP && x->done &&
-				    x->done[((size_t)client * x->size + server) * cfg->nmetrics + m])
-					continue; /* --resume: the journal has it */
-				if (client == x->rank)
-					run_client(x, cfg, m, &cfg->params[m], server, tag, (int)r,
-						   phase);
-				else
-					run_server(x, cfg, client, tag);
-			}
-		}
+	if (!(sl->dirs & (d == 0 ? LP_DIR_XY : LP_DIR_YX)))
+		return false;
+	if (cfg->screen && (phase == LP_PHASE_SIZES) == (bool)(cfg->screen >> m & 1))
+		return false; /* --fast: the screen on every pair, sizes apart */
+	/* --resume: the journal has it */
+	return !(phase == LP_PHASE_SWEEP && x->done &&
+		 x->done[((size_t)client * x->size + server) * cfg->nmetrics + m]);
+}
+
+/* A round lasts at most two directions of every metric, each bounded by the pair timeout. */
+static int round_ms(const struct lp_sweep_cfg *cfg)
+{
+	return (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
+}
+
+/* ---- set-up reuse: a round's connections prepared ahead, exchanged in one collective ---- */
+
+/* One session's connection record, as the round's exchange carries it. */
+struct conn_rec {
+	uint64_t round;	 /* x->rounds_done of the round it is for */
+	int32_t from;	 /* the rank that prepared it */
+	uint32_t dir, m; /* the session: direction of the slot, metric */
+	uint64_t conn;	 /* its prepared connection (0: none) */
+};
+
+/* clang-format off */
+static const struct lp_record conn_rec_record = LP_RECORD(struct conn_rec,
+	LP_REC_U64(struct conn_rec, round),
+	LP_REC_I32(struct conn_rec, from),
+	LP_REC_U32(struct conn_rec, dir, LP_REC_RANGE(0, 1)),
+	LP_REC_U32(struct conn_rec, m, LP_REC_RANGE(0, LP_SWEEP_MAX_METRICS - 1)),
+	LP_REC_U64(struct conn_rec, conn));
+/* clang-format on */
+
+#define CONN_REC_LEN 64 /* a record's fixed slot: u16 length, its body, zeros */
+
+/* One round's exchange: this rank's records for its partner, and the partner's. */
+struct xchg {
+	MPI_Request req;
+	bool posted, pending; /* pending: a late exchange still owns the buffers */
+	uint64_t round;
+	int peer; /* the round's partner, -1: none */
+	uint64_t mine[2][LP_SWEEP_MAX_METRICS], theirs[2][LP_SWEEP_MAX_METRICS];
+	uint8_t sbuf[2 * LP_SWEEP_MAX_METRICS * CONN_REC_LEN];
+	uint8_t rbuf[2 * LP_SWEEP_MAX_METRICS * CONN_REC_LEN];
+	int *scnt, *rcnt, *displ; /* per rank: bytes to and from it (the partner's only), 0 */
+};
+
+/* The transport prepares connections ahead (the model's; lp-rdma's not yet). */
+static bool reuse_exchange(const struct lp_sweep_cfg *cfg)
+{
+	return cfg->reuse && xport(cfg)->prepare;
+}
+
+static int xchg_init(const struct lp_sweep_mpi *x, struct xchg *xc)
+{
+	xc->scnt = calloc((size_t)x->size, sizeof(int));
+	xc->rcnt = calloc((size_t)x->size, sizeof(int));
+	xc->displ = calloc((size_t)x->size, sizeof(int));
+	return xc->scnt && xc->rcnt && xc->displ ? 0 : -ENOMEM;
+}
+
+/* Both exchanges' buffers freed, unless a late one still owns them (then kept on purpose). */
+static void xchg_free(struct xchg *xc)
+{
+	if (!xc || xc[0].pending || xc[1].pending)
 		return;
+	for (int i = 0; i < 2; i++) {
+		free(xc[i].scnt);
+		free(xc[i].rcnt);
+		free(xc[i].displ);
+	}
+	free(xc);
+}
+
+/* This rank's sessions of slot sl prepared (in its worker, or here): xc->mine. */
+static void xchg_prepare(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			 const struct lp_slot *sl, enum lp_phase phase, struct xchg *xc)
+{
+	uint32_t serve[2 * LP_SWEEP_MAX_METRICS], ms[2 * LP_SWEEP_MAX_METRICS];
+	uint64_t ids[2 * LP_SWEEP_MAX_METRICS];
+	int n = 0;
+
+	if (x->dev_status || x->status_all[xc->peer])
+		return; /* no session: the client records the error */
+	for (int d = 0; d < 2; d++)
+		for (int m = 0; m < cfg->nmetrics; m++)
+			if (session_wanted(x, cfg, sl, d, m, phase)) {
+				serve[n] = (d == 0 ? sl->x : sl->y) != x->rank;
+				ms[n++] = (uint32_t)m;
+			}
+	if (cfg->isolate)
+		lp_sweep_workers_prepare(x, cfg, n, serve, ms, ids);
+	else
+		for (int i = 0; i < n; i++)
+			ids[i] = xport(cfg)->prepare(x->dev, serve[i], (int)ms[i]);
+	for (int i = 0, k = 0; i < 2 * cfg->nmetrics && k < n; i++) {
+		int d = i / cfg->nmetrics, m = i % cfg->nmetrics;
+
+		if (session_wanted(x, cfg, sl, d, m, phase))
+			xc->mine[d][m] = ids[k++];
+	}
+}
+
+/*
+ * Round r of s (x->rounds_done + ahead): this rank's sessions prepared and
+ * their records posted to its partner in one nonblocking collective (an
+ * MPI_Ialltoallv whose only non-empty blocks are the partners'), completed by
+ * xchg_wait before the round starts. Test-only: LP_FAULT_CONN_RECORD=1 sends
+ * every record with a wrong connection (the sessions must refuse it).
+ */
+static void xchg_post(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+		      const struct lp_sched *s, size_t r, uint64_t ahead, enum lp_phase phase,
+		      struct xchg *xc)
+{
+	const struct lp_slot *sl = my_slot(x, s, r);
+	int len = 2 * cfg->nmetrics * CONN_REC_LEN;
+	bool crossed = getenv("LP_FAULT_CONN_RECORD") != NULL;
+
+	if (xc->pending)
+		return;	   /* a late exchange owns the buffers: this rank is lost already */
+	if (xc->peer >= 0) /* the last exchange of xc is over: its partner's counts cleared */
+		xc->scnt[xc->peer] = xc->rcnt[xc->peer] = 0;
+	xc->round = x->rounds_done + ahead;
+	xc->peer = sl ? (sl->x == x->rank ? sl->y : sl->x) : -1;
+	memset(xc->mine, 0, sizeof(xc->mine));
+	memset(xc->theirs, 0, sizeof(xc->theirs));
+	memset(xc->sbuf, 0, sizeof(xc->sbuf));
+	if (xc->peer >= 0) {
+		xchg_prepare(x, cfg, sl, phase, xc);
+		xc->scnt[xc->peer] = xc->rcnt[xc->peer] = len;
+	}
+	for (int i = 0; xc->peer >= 0 && i < 2 * cfg->nmetrics; i++) {
+		struct conn_rec cr = { .round = xc->round,
+				       .from = x->rank,
+				       .dir = (uint32_t)(i / cfg->nmetrics),
+				       .m = (uint32_t)(i % cfg->nmetrics) };
+		struct lp_wbuf w;
+
+		cr.conn = xc->mine[cr.dir][cr.m];
+		if (crossed && cr.conn)
+			cr.conn ^= 1;
+		lp_wbuf_init(&w);
+		if (!lp_record_encode(&conn_rec_record, &cr, &w) && w.len + 2 <= CONN_REC_LEN) {
+			xc->sbuf[i * CONN_REC_LEN] = (uint8_t)w.len;
+			memcpy(xc->sbuf + i * CONN_REC_LEN + 2, w.data, w.len);
+		}
+	}
+	/* the buffers and the count arrays are MPI's until xchg_wait completes the exchange */
+	xc->posted = MPI_Ialltoallv(xc->sbuf, xc->scnt, xc->displ, MPI_BYTE, xc->rbuf, xc->rcnt,
+				    xc->displ, MPI_BYTE, x->comm, &xc->req) == MPI_SUCCESS;
+}
+
+/* The exchange of xc complete (bounded): the partner's records checked into xc->theirs. */
+static void xchg_wait(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct xchg *xc)
+{
+	bool posted = xc->posted;
+	int bad = 0;
+
+	xc->posted = false;
+	if (!posted)
+		return;
+	if (wait_or_lose(x, &xc->req, round_ms(cfg), "connection exchange")) {
+		xc->pending = true; /* its buffers belong to the late request: kept */
+		return;		    /* the sessions set up their own */
+	}
+	for (int i = 0; xc->peer >= 0 && i < 2 * cfg->nmetrics; i++) {
+		struct conn_rec cr;
+		const uint8_t *b = xc->rbuf + i * CONN_REC_LEN;
+
+		if (b[0] + 2 > CONN_REC_LEN ||
+		    lp_record_decode_body(&conn_rec_record, &cr, b + 2, b[0]) ||
+		    cr.round != xc->round || cr.from != xc->peer ||
+		    cr.dir != (uint32_t)(i / cfg->nmetrics) ||
+		    cr.m != (uint32_t)(i % cfg->nmetrics)) {
+			bad++;
+			continue;
+		}
+		xc->theirs[cr.dir][cr.m] = cr.conn;
+	}
+	if (bad)
+		lp_warn("connection exchange: %d record(s) of %s do not fit this round; those "
+			"sessions set up their own",
+			bad, x->name_all[xc->peer]);
+}
+
+/* This rank's tests in round r (its pair, both directions, every metric): client cells to x->mine. */
+static void run_my_pair(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
+			const struct lp_sched *s, size_t r, enum lp_phase phase,
+			const struct xchg *xc)
+{
+	const struct lp_slot *sl = my_slot(x, s, r);
+
+	for (int d = 0; sl && d < 2; d++) {
+		int client = d == 0 ? sl->x : sl->y, server = d == 0 ? sl->y : sl->x;
+
+		for (int m = 0; m < cfg->nmetrics; m++) {
+			int tag = session_tag(x, cfg, d, m);
+			struct lp_sweep_conn pc = { 0 };
+
+			if (cfg->sopts.stop && *cfg->sopts.stop)
+				break; /* no new session: every rank got the signal too */
+			if (!session_wanted(x, cfg, sl, d, m, phase))
+				continue;
+			if (xc)
+				pc = (struct lp_sweep_conn){ .mine = xc->mine[d][m],
+							     .peer = xc->theirs[d][m] };
+			if (client == x->rank)
+				run_client(x, cfg, m, &cfg->params[m], server, tag, (int)r, phase,
+					   pc);
+			else
+				run_server(x, cfg, client, tag, pc);
+		}
 	}
 }
 
@@ -679,25 +880,35 @@ static int gather_cells(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
  * and journals them, so a round's cells are on disk before the next round
  * starts. -EINTR when a signal stopped the rounds (the cells done are in run).
  */
-/* A round lasts at most two directions of every metric, each bounded by the pair timeout. */
-static int round_ms(const struct lp_sweep_cfg *cfg)
-{
-	return (int)LP_MIN(2.0 * cfg->nmetrics * cfg->pair_timeout_s * 1000 + 60000, 2e9);
-}
-
 static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		      const struct lp_sched *s, enum lp_phase phase, struct lp_sweep_run *run,
 		      int tag)
 {
-	int barrier_ms = round_ms(cfg);
+	int barrier_ms = round_ms(cfg), ret = 0;
+	bool ahead = reuse_exchange(cfg) && s->nrounds > 0;
+	struct xchg *xc = ahead ? calloc(2, sizeof(*xc)) : NULL;
 
+	if (ahead && (!xc || xchg_init(x, &xc[0]) || xchg_init(x, &xc[1]))) {
+		lp_err("out of memory for the connection exchange");
+		x->lost = true; /* the other ranks' exchanges wait for this one in vain */
+		xchg_free(xc);
+		xc = NULL;
+		ahead = false;
+	}
 	x->phase_t0 = lp_now_ns();
-
+	if (ahead)
+		xchg_post(x, cfg, s, 0, 0, phase, &xc[0]);
 	for (size_t r = 0; r < s->nrounds; r++) {
 		size_t from = run->ncells;
+		struct xchg *now = ahead ? &xc[r & 1] : NULL;
 		bool stop;
 
-		run_my_pair(x, cfg, s, r, phase);
+		if (now) { /* this round's records in; the next round's prepared and posted */
+			xchg_wait(x, cfg, now);
+			if (r + 1 < s->nrounds)
+				xchg_post(x, cfg, s, r + 1, 1, phase, &xc[(r + 1) & 1]);
+		}
+		run_my_pair(x, cfg, s, r, phase, now);
 		/* The round's barrier also agrees on stopping: a signal to any rank stops all. */
 		stop = round_barrier(x, barrier_ms, cfg->sopts.stop && *cfg->sopts.stop);
 		gather_cells(x, run, tag);
@@ -705,12 +916,56 @@ static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			run->cells[i].attempt = run->attempt;
 		lp_sweep_journal_cells(cfg->journal, run, from);
 		lp_sweep_journal_sync(cfg->journal);
-		if (stop)
-			return -EINTR;
+		if (stop) {
+			ret = -EINTR;
+			break;
+		}
 		x->rounds_done++;
 		round_done(x, cfg, run, lp_sweep_phase_names[phase], r, s->nrounds);
 	}
-	return 0;
+	if (ahead) { /* every rank posted the same exchanges: the last one completes too */
+		xchg_wait(x, cfg, &xc[0]);
+		xchg_wait(x, cfg, &xc[1]);
+		xchg_free(xc);
+	}
+	return ret;
+}
+
+/*
+ * Set-up reuse's counters of every rank summed on rank 0 (bounded), and said
+ * there: a progress line, and a warning when pooled QPs had to be replaced.
+ */
+static void reuse_report(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg)
+{
+	const struct lp_sweep_xport_ops *ops = xport(cfg);
+	struct lp_rdma_reuse_stats mine = { 0 }, *all = calloc(1, sizeof(*all));
+	MPI_Request req;
+
+	if (!cfg->reuse || !all) {
+		free(all);
+		return;
+	}
+	if (cfg->isolate)
+		lp_sweep_workers_stats(x, &mine);
+	else if (ops->reuse_stats)
+		ops->reuse_stats(x->dev, &mine);
+	if (MPI_Ireduce(&mine, all, sizeof(mine) / sizeof(uint64_t), MPI_UINT64_T, MPI_SUM, 0,
+			x->comm, &req) != MPI_SUCCESS)
+		return free(all);
+	if (wait_or_lose(x, &req, EXCHANGE_MS, "reuse counters"))
+		return; /* the late reduction owns all */
+	progress(x, cfg,
+		 "lp-sweep: set-up reuse: %llu connection set(s) created, %llu reused, %llu "
+		 "replaced after a failed reset; %llu buffer(s) registered, %llu reused; %llu "
+		 "released after a failure\n",
+		 (unsigned long long)all->qp_created, (unsigned long long)all->qp_reused,
+		 (unsigned long long)all->qp_fallbacks, (unsigned long long)all->mr_registered,
+		 (unsigned long long)all->mr_reused, (unsigned long long)all->released);
+	if (x->rank == 0 && all->qp_fallbacks)
+		lp_warn("%llu pooled connection set(s) failed their reset and were replaced by "
+			"fresh ones",
+			(unsigned long long)all->qp_fallbacks);
+	free(all);
 }
 
 /* ---- load phases ---- */
@@ -739,9 +994,10 @@ static void *load_job_main(void *arg)
 		p.duration_s = j->duration_s;
 		p.iters = 0;
 		if (j->client)
-			run_client(j->x, j->cfg, m, &p, j->peer, tag, j->round, j->phase);
+			run_client(j->x, j->cfg, m, &p, j->peer, tag, j->round, j->phase,
+				   (struct lp_sweep_conn){ 0 });
 		else
-			run_server(j->x, j->cfg, j->peer, tag);
+			run_server(j->x, j->cfg, j->peer, tag, (struct lp_sweep_conn){ 0 });
 	}
 	return NULL;
 }
@@ -1190,6 +1446,7 @@ static void announce(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		lp_sweep_costs_model(&c, cfg->model->setup_s, cfg->model->test_s);
 	else
 		lp_sweep_costs_dev(&c, &run->nodes[dev].dev);
+	lp_sweep_costs_reuse(&c, cfg->reuse);
 	lp_sweep_predict(&sh, cfg->params, cfg->nmetrics, cfg->screen, &c, &cfg->retest,
 			 cfg->pair_timeout_s, &lp, &x->pred);
 	x->later_s = x->pred.load_s;
@@ -1505,6 +1762,7 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		run->interrupted = run_load(x, cfg, &x->load_sched, run) == -EINTR;
 	run->load_s = (double)(lp_now_ns() - t2) / 1e9;
 	run->wall_s = (double)(lp_now_ns() - t0) / 1e9;
+	reuse_report(x, cfg);
 	*code_p = run_code(x, run);
 	lp_sweep_journal_end(cfg->journal, run, *code_p);
 	return 0;

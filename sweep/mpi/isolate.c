@@ -45,11 +45,14 @@ extern char **environ;
 
 /* The worker's channel: the rank's frames, and the relayed session's. */
 enum {
-	W_INIT = 0xfe01,   /* rank -> worker: struct worker_init */
-	W_MODEL = 0xfe02,  /* rank -> worker: the model file's next bytes */
-	W_READY = 0xfe03,  /* worker -> rank: u32 status, str why (its device, its model) */
-	W_JOB = 0xfe04,	   /* rank -> worker: struct worker_job */
-	W_RESULT = 0xfe05, /* worker -> rank: a cell record, or a server's u32 status */
+	W_INIT = 0xfe01,     /* rank -> worker: struct worker_init */
+	W_MODEL = 0xfe02,    /* rank -> worker: the model file's next bytes */
+	W_READY = 0xfe03,    /* worker -> rank: u32 status, str why (its device, its model) */
+	W_JOB = 0xfe04,	     /* rank -> worker: struct worker_job */
+	W_RESULT = 0xfe05,   /* worker -> rank: a cell record, or a server's u32 status */
+	W_STATS = 0xfe06,    /* worker -> rank: its reuse counters (before each W_RESULT) */
+	W_PREP = 0xfe07,     /* rank -> worker: u32 n, n x (u32 serve, u32 metric): prepare */
+	W_PREPARED = 0xfe08, /* worker -> rank: n x u64, the prepared connections' ids */
 };
 
 /* The relay's message to the peer's relay: "my side's process is gone without a word". */
@@ -67,6 +70,7 @@ struct worker_init {
 	int32_t port, gid_index;
 	int32_t tclass, sl; /* --tclass (-1: the device's), --sl */
 	int32_t qp_timeout; /* --qp-timeout */
+	int32_t reuse;	    /* --reuse: the device's buffers and QPs reused (lp_rdma_dev_reuse) */
 	int32_t nranks;
 	uint32_t nmetrics;
 	uint32_t tests[LP_SWEEP_MAX_METRICS];
@@ -83,6 +87,7 @@ static const struct lp_record worker_init_record = LP_RECORD(struct worker_init,
 	LP_REC_I32(struct worker_init, tclass, LP_REC_RANGE(-1, 255)),
 	LP_REC_I32(struct worker_init, sl, LP_REC_RANGE(0, 15)),
 	LP_REC_I32(struct worker_init, qp_timeout, LP_REC_RANGE(0, 31)),
+	LP_REC_I32(struct worker_init, reuse, LP_REC_RANGE(0, 1)),
 	LP_REC_I32(struct worker_init, nranks, LP_REC_RANGE(0, 1 << 24)),
 	LP_REC_U32(struct worker_init, nmetrics),
 	LP_REC_ARRAY(struct worker_init, tests, nmetrics, LP_REC_T_U32, uint32_t,
@@ -100,7 +105,8 @@ struct worker_job {
 	struct lp_sweep_cell c; /* client: initialised (metric, a, b, phase, round) */
 	uint32_t mem;		/* server: its memory */
 	int32_t mem_dev;
-	int32_t timeout_ms; /* the session's channel */
+	int32_t timeout_ms;	       /* the session's channel */
+	uint64_t conn_mine, conn_peer; /* its prepared connections (struct lp_sweep_conn) */
 };
 
 /* clang-format off */
@@ -113,7 +119,9 @@ static const struct lp_record worker_job_record = LP_RECORD(struct worker_job,
 	LP_REC_NEST(struct worker_job, c, lp_sweep_cell_record),
 	LP_REC_U32(struct worker_job, mem),
 	LP_REC_I32(struct worker_job, mem_dev),
-	LP_REC_I32(struct worker_job, timeout_ms));
+	LP_REC_I32(struct worker_job, timeout_ms),
+	LP_REC_U64(struct worker_job, conn_mine),
+	LP_REC_U64(struct worker_job, conn_peer));
 /* clang-format on */
 
 /* ---- the worker ---- */
@@ -232,9 +240,47 @@ static int worker_init(struct worker *w)
 		if (ret)
 			snprintf(why, sizeof(why), "the test process cannot open %s: %s", in.dev,
 				 lp_fail_ok(&df) ? strerror(-ret) : lp_fail_msg(&df));
+		if (!ret && in.reuse && lp_rdma_dev_reuse(w->dev))
+			lp_warn("no memory for set-up reuse: every test sets up its own");
 	}
 	send_ready(ret, why);
 	return ret;
+}
+
+/* This process's reuse counters, for its rank's report. */
+static int send_stats(struct worker *w)
+{
+	struct lp_rdma_reuse_stats st;
+	struct lp_wbuf b;
+	int ret;
+
+	if (!w->ops->reuse_stats)
+		return 0;
+	w->ops->reuse_stats(w->dev, &st);
+	lp_wbuf_init(&b);
+	ret = lp_record_encode(&lp_rdma_reuse_stats_record, &st, &b);
+	return ret ? ret : lp_wire_send(WORKER_FD, W_STATS, &b, GRACE_MS);
+}
+
+/* W_PREP: the sessions of a round to come prepared (the transport's prepare); their ids back. */
+static int worker_prep(struct worker *w, const uint8_t *body, size_t len)
+{
+	struct lp_rbuf r;
+	struct lp_wbuf out;
+	uint32_t n;
+
+	lp_rbuf_init(&r, body, len);
+	n = lp_rbuf_u32(&r);
+	lp_wbuf_init(&out);
+	for (uint32_t i = 0; i < n && !r.err && i < 2 * LP_SWEEP_MAX_METRICS; i++) {
+		bool serve = lp_rbuf_u32(&r);
+		uint32_t m = lp_rbuf_u32(&r);
+
+		lp_wbuf_u64(&out, !r.err && w->ops->prepare && m < LP_SWEEP_MAX_METRICS
+					  ? w->ops->prepare(w->dev, serve, (int)m)
+					  : 0);
+	}
+	return lp_wire_send(WORKER_FD, W_PREPARED, &out, GRACE_MS);
 }
 
 /* One job: the test on the channel (relayed to the peer), then its result. */
@@ -253,6 +299,8 @@ static int worker_job(struct worker *w, const uint8_t *body, size_t len)
 		free(out);
 		return ret ? ret : -ENOMEM;
 	}
+	struct lp_sweep_conn pc = { .mine = j->conn_mine, .peer = j->conn_peer };
+
 	oob.timeout_ms = j->timeout_ms;
 	oob.peer_name = j->serve ? j->client : j->server;
 	lp_wbuf_init(out);
@@ -261,9 +309,10 @@ static int worker_job(struct worker *w, const uint8_t *body, size_t len)
 						  .mem_dev = j->mem_dev,
 						  .stop = &worker_stop };
 
-		lp_wbuf_u32(out, (uint32_t)w->ops->serve(w->dev, &oob, &so));
+		lp_wbuf_u32(out, (uint32_t)w->ops->serve(w->dev, &oob, &so, &pc));
 	} else {
-		struct lp_sweep_test t = { .p = j->p,
+		struct lp_sweep_test t = { .conn = pc,
+					   .p = j->p,
 					   .client = j->client,
 					   .server = j->server,
 					   .model = &w->model,
@@ -275,7 +324,9 @@ static int worker_job(struct worker *w, const uint8_t *body, size_t len)
 			w->ops->bye(&oob);
 		lp_record_encode(&lp_sweep_cell_record, &t.c, out);
 	}
-	ret = lp_wire_send(WORKER_FD, W_RESULT, out, GRACE_MS);
+	ret = send_stats(w);
+	if (!ret)
+		ret = lp_wire_send(WORKER_FD, W_RESULT, out, GRACE_MS);
 	free(j);
 	free(out);
 	return ret;
@@ -307,6 +358,8 @@ int lp_sweep_worker_main(int argc, char **argv)
 		}
 		if (!ret && type == W_JOB)
 			ret = worker_job(w, body, len);
+		else if (!ret && type == W_PREP)
+			ret = worker_prep(w, body, len);
 		/* any other frame while idle: a late message of a session that ended */
 	}
 	if (w->dev)
@@ -321,6 +374,7 @@ struct lp_sweep_worker {
 	pid_t pid; /* 0: none (never started, or ended) */
 	int fd;	   /* the rank's end of its channel */
 	bool busy;
+	struct lp_rdma_reuse_stats stats; /* its reuse counters, as it last said */
 };
 
 /* posix_spawn'ed from the rank's own executable, its channel on fd 3; 0 or -errno (why). */
@@ -361,6 +415,7 @@ static int start(struct lp_sweep_worker *w, const struct lp_sweep_mpi *x,
 	struct worker_init in = { .tclass = x->tclass,
 				  .sl = x->sl,
 				  .qp_timeout = x->qp_timeout,
+				  .reuse = cfg->reuse,
 				  .nranks = x->size,
 				  .nmetrics = (uint32_t)cfg->nmetrics,
 				  .model_len = (uint32_t)cfg->model_len };
@@ -409,9 +464,24 @@ static int start(struct lp_sweep_worker *w, const struct lp_sweep_mpi *x,
 	return status ? status : rb.err;
 }
 
-/* A worker that ended (crashed, killed) or must end: killed if it runs, reaped, forgotten. */
-static void forget(struct lp_sweep_worker *w)
+/* dst += src, field by field (records of u64 counters only). */
+static void stats_add(struct lp_rdma_reuse_stats *dst, const struct lp_rdma_reuse_stats *src)
 {
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *a = (const uint64_t *)src;
+
+	for (size_t i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		__atomic_add_fetch(&d[i], a[i], __ATOMIC_RELAXED);
+}
+
+/*
+ * A worker that ended (crashed, killed) or must end: killed if it runs, reaped,
+ * forgotten -- its pooled connections with it; what it said it reused is kept.
+ */
+static void forget(struct lp_sweep_mpi *x, struct lp_sweep_worker *w)
+{
+	stats_add(&x->reuse_gone, &w->stats);
+	memset(&w->stats, 0, sizeof(w->stats));
 	if (w->pid > 0) {
 		kill(w->pid, SIGKILL);
 		waitpid(w->pid, NULL, 0);
@@ -438,7 +508,7 @@ static struct lp_sweep_worker *take(struct lp_sweep_mpi *x, const struct lp_swee
 			continue;
 		if (c->pid > 0 && waitpid(c->pid, NULL, WNOHANG) != 0) {
 			c->pid = 0; /* it ended while idle (its starting thread did) */
-			forget(c);
+			forget(x, c);
 		}
 		w = c;
 	}
@@ -451,7 +521,7 @@ static struct lp_sweep_worker *take(struct lp_sweep_mpi *x, const struct lp_swee
 		return NULL;
 	}
 	if (w->pid <= 0 && start(w, x, cfg, why, why_len)) {
-		forget(w);
+		forget(x, w);
 		pthread_mutex_lock(&x->lock);
 		w->busy = false;
 		pthread_mutex_unlock(&x->lock);
@@ -477,6 +547,54 @@ void lp_sweep_workers_ready(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *c
 		k++;
 	while (k > 0)
 		give_back(x, got[--k]);
+}
+
+int lp_sweep_workers_prepare(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int n,
+			     const uint32_t *serve, const uint32_t *m, uint64_t *ids)
+{
+	char why[LP_SWEEP_ERR_LEN];
+	struct lp_sweep_worker *w = take(x, cfg, why, sizeof(why));
+	uint8_t body[LP_WIRE_MAX_BODY];
+	struct lp_wbuf wb;
+	struct lp_rbuf rb;
+	uint16_t type = 0;
+	size_t len = 0;
+	int ret;
+
+	memset(ids, 0, sizeof(*ids) * (size_t)n);
+	if (!w)
+		return -ECHILD;
+	lp_wbuf_init(&wb);
+	lp_wbuf_u32(&wb, (uint32_t)n);
+	for (int i = 0; i < n; i++) {
+		lp_wbuf_u32(&wb, serve[i]);
+		lp_wbuf_u32(&wb, m[i]);
+	}
+	ret = lp_wire_send(w->fd, W_PREP, &wb, GRACE_MS);
+	if (!ret)
+		ret = lp_wire_recv(w->fd, &type, body, &len, GRACE_MS);
+	if (!ret && type != W_PREPARED)
+		ret = -EPROTO;
+	if (ret) { /* a worker that does not answer at once is in trouble: the next gets another */
+		forget(x, w);
+	} else {
+		lp_rbuf_init(&rb, body, len);
+		for (int i = 0; i < n && !rb.err; i++)
+			ids[i] = lp_rbuf_u64(&rb);
+		if (rb.err)
+			memset(ids, 0, sizeof(*ids) * (size_t)n);
+	}
+	give_back(x, w);
+	return ret;
+}
+
+void lp_sweep_workers_stats(struct lp_sweep_mpi *x, struct lp_rdma_reuse_stats *s)
+{
+	*s = x->reuse_gone;
+	pthread_mutex_lock(&x->lock);
+	for (int i = 0; x->pool && i < MAX_WORKERS; i++)
+		stats_add(s, &x->pool[i].stats);
+	pthread_mutex_unlock(&x->lock);
 }
 
 void lp_sweep_workers_end(struct lp_sweep_mpi *x)
@@ -507,16 +625,25 @@ void lp_sweep_workers_end(struct lp_sweep_mpi *x)
 
 /* ---- one job, relayed ---- */
 
-/* One frame from the worker: relayed to the peer, or its result (*done). false: channel gone. */
-static bool relay_up(struct lp_mpi_oob *o, int fd, struct lp_wbuf *out, bool *done)
+/*
+ * One frame from worker wk: relayed to the peer, its reuse counters, or its
+ * result (*done). false: channel gone.
+ */
+static bool relay_up(struct lp_mpi_oob *o, struct lp_sweep_worker *wk, struct lp_wbuf *out,
+		     bool *done)
 {
 	struct lp_wbuf w; /* on the stack: load modes relay several sessions on threads */
 	uint16_t type;
 
 	lp_wbuf_init(&w);
-	if (lp_wire_recv(fd, &type, w.data, &w.len, 1000))
+	if (lp_wire_recv(wk->fd, &type, w.data, &w.len, 1000))
 		return false;
-	if (type == W_RESULT) {
+	if (type == W_STATS) {
+		struct lp_rdma_reuse_stats st;
+
+		if (!lp_record_decode_body(&lp_rdma_reuse_stats_record, &st, w.data, w.len))
+			wk->stats = st;
+	} else if (type == W_RESULT) {
 		*out = w;
 		*done = true;
 	} else {
@@ -583,7 +710,7 @@ static int relay(struct lp_sweep_worker *w, struct lp_mpi_oob *o, const struct l
 		bool busy = false;
 
 		if (up && wait_worker(w->fd, 0)) {
-			up = relay_up(o, w->fd, out, &done);
+			up = relay_up(o, w, out, &done);
 			busy = true;
 		}
 		if (!done && lp_oob_mpi_ops.ready(o) > 0) {
@@ -596,7 +723,7 @@ static int relay(struct lp_sweep_worker *w, struct lp_mpi_oob *o, const struct l
 			reaped = true;
 			while (up && !done &&
 			       wait_worker(w->fd, 0)) /* what it said last goes out */
-				up = relay_up(o, w->fd, out, &done);
+				up = relay_up(o, w, out, &done);
 			break;
 		}
 		t = lp_now_ns();
@@ -629,8 +756,8 @@ static int relay(struct lp_sweep_worker *w, struct lp_mpi_oob *o, const struct l
 
 int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct lp_mpi_oob *o,
 		      const struct lp_oob *oob, const struct lp_sweep_test *t,
-		      const struct lp_rdma_server_opts *so, struct lp_wbuf *out, char *why,
-		      size_t why_len)
+		      const struct lp_rdma_server_opts *so, const struct lp_sweep_conn *conn,
+		      struct lp_wbuf *out, char *why, size_t why_len)
 {
 	struct worker_job *j = calloc(1, sizeof(*j));
 	struct lp_sweep_worker *w = j ? take(x, cfg, why, why_len) : NULL;
@@ -642,6 +769,12 @@ int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 					  .timeout_ms = oob->timeout_ms,
 					  .mem = so ? (uint32_t)so->mem : 0,
 					  .mem_dev = so ? so->mem_dev : -1 };
+		if (t)
+			conn = &t->conn;
+		if (conn) {
+			j->conn_mine = conn->mine;
+			j->conn_peer = conn->peer;
+		}
 		if (t) {
 			j->p = t->p;
 			j->attempt = t->attempt;
@@ -660,11 +793,12 @@ int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 		lp_wbuf_init(out);
 		if (ret) {
 			snprintf(why, why_len, "the test process took no job: %s", strerror(-ret));
-			forget(w);
+			forget(x, w);
 		} else {
 			ret = relay(w, o, oob, out, why, why_len);
 			if (ret || !w->pid)
-				forget(w); /* it crashed, hung or was stopped: the next job gets another */
+				forget(x,
+				       w); /* it crashed, hung or was stopped: the next job gets another */
 		}
 		give_back(x, w);
 	}

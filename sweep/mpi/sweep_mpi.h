@@ -56,8 +56,20 @@ int lp_mpi_wait(MPI_Request *req, MPI_Status *st, uint64_t deadline_ns, int poll
 
 /* ---- what carries a pair's test (sweep/mpi/transport.c) ---- */
 
+/*
+ * A session's prepared connections (set-up reuse, docs/SWEEP.md "Set-up
+ * reuse"): this side's, prepared before its round by the transport's prepare
+ * in the process that runs it, and the peer's, learnt in the round's
+ * connection exchange (one collective). 0: none -- the session sets up its
+ * own and exchanges over its channel, as it would without reuse.
+ */
+struct lp_sweep_conn {
+	uint64_t mine, peer;
+};
+
 /* One test of one ordered pair, as the client runs it. */
 struct lp_sweep_test {
+	struct lp_sweep_conn conn;	    /* prepared connections (zeros: none) */
 	struct lp_rdma_params p;	    /* the metric's parameters */
 	const char *client, *server;	    /* node names */
 	const struct lp_sweep_model *model; /* model transport: the bound model; NULL for rdma */
@@ -78,7 +90,17 @@ struct lp_sweep_xport_ops {
 	int (*bye)(struct lp_oob *oob);
 	/* one server session: 0 after the client's end, or a negative errno */
 	int (*serve)(struct lp_rdma_dev *dev, struct lp_oob *oob,
-		     const struct lp_rdma_server_opts *so);
+		     const struct lp_rdma_server_opts *so, const struct lp_sweep_conn *conn);
+	/*
+	 * Set-up reuse: a connection for a session to come (the server's side or
+	 * the client's, of metric m) made ready now, from this process's pool: its
+	 * id for the round's exchange, or 0 (none: the session makes its own).
+	 * NULL: the transport prepares nothing ahead (its sessions exchange their
+	 * connection data themselves).
+	 */
+	uint64_t (*prepare)(struct lp_rdma_dev *dev, bool serve, int m);
+	/* What this process's reuse did so far (pools and caches). */
+	void (*reuse_stats)(const struct lp_rdma_dev *dev, struct lp_rdma_reuse_stats *s);
 };
 
 extern const struct lp_sweep_xport_ops lp_sweep_xport_rdma, lp_sweep_xport_model;
@@ -90,7 +112,8 @@ struct lp_sweep_cfg;
 
 /*
  * One side of one test in one of this rank's test workers: the client's test t,
- * or (t NULL) a server session with so. The worker (lp-sweep --test-worker,
+ * or (t NULL) a server session with so and its prepared connections conn (NULL:
+ * none). The worker (lp-sweep --test-worker,
  * posix_spawn'ed, never forked; started once and reused) opens its own device
  * like x->dev, talks to the peer over its channel, which this rank relays to
  * the session's MPI channel o (oob: its lp_oob), and never calls MPI. This
@@ -104,11 +127,20 @@ struct lp_sweep_cfg;
  */
 int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct lp_mpi_oob *o,
 		      const struct lp_oob *oob, const struct lp_sweep_test *t,
-		      const struct lp_rdma_server_opts *so, struct lp_wbuf *out, char *why,
-		      size_t why_len);
+		      const struct lp_rdma_server_opts *so, const struct lp_sweep_conn *conn,
+		      struct lp_wbuf *out, char *why, size_t why_len);
 
 /* n workers started and idle, from this (the main) thread, before threads need them. */
 void lp_sweep_workers_ready(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int n);
+/*
+ * Set-up reuse: n sessions of a round to come (side serve[i], metric m[i])
+ * prepared in this rank's worker (the transport's prepare): ids[i], 0 where
+ * none. 0, or a negative errno (ids all 0: the sessions set up their own).
+ */
+int lp_sweep_workers_prepare(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int n,
+			     const uint32_t *serve, const uint32_t *m, uint64_t *ids);
+/* What this rank's workers reused so far, those that ended included. */
+void lp_sweep_workers_stats(struct lp_sweep_mpi *x, struct lp_rdma_reuse_stats *s);
 /* Every worker told to end (its channel closed), reaped; killed past a second. */
 void lp_sweep_workers_end(struct lp_sweep_mpi *x);
 
@@ -136,6 +168,8 @@ struct lp_sweep_cfg {
 	struct lp_sweep_journal *journal; /* rank 0: every cell as it arrives; NULL = none */
 	const char *absent;		  /* nodes without a rank, "NAME=WHY;.." (sweep/absent.h) */
 	bool isolate; /* each side of each test in a child process (lp_sweep_isolated) */
+	bool reuse;   /* set-up reuse (docs/SWEEP.md): pooled buffers and QPs, the round's
+		       * connections prepared ahead and exchanged in one collective */
 	/* --resume: its path on every rank (NULL: none); on rank 0 the run read from it, whose
 	 * measured cells are not measured again, and its nodes' last measured cell ("missing since") */
 	const char *resume_path;
@@ -202,7 +236,8 @@ struct lp_sweep_mpi {
 	const volatile sig_atomic_t *stop; /* SIGINT/SIGTERM: waits end within STOP_MS */
 	uint64_t stop_deadline;		   /* when they end (0: no signal yet) */
 	uint8_t *done; /* --resume: (a*size + b)*nmetrics + m measured already (not again) */
-	struct lp_sweep_worker *pool; /* the test workers (isolate.c), under lock */
+	struct lp_sweep_worker *pool;	       /* the test workers (isolate.c), under lock */
+	struct lp_rdma_reuse_stats reuse_gone; /* what workers that ended had reused */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);

@@ -99,6 +99,7 @@ struct lp_sweep_block {
 	int metric, rail;
 	int nb;	   /* nodes */
 	int *node; /* nb: the run's node index of each row and column, ascending */
+	const struct lp_diag_lay *lay; /* the matrix laid out so (every node), NULL: nb x nb */
 };
 
 /* A cell as every output shows it (the value the diagnosis used). */
@@ -143,6 +144,15 @@ void lp_sweep_blocks_free(struct lp_sweep_block *blocks, int n);
 int lp_sweep_block_matrix(const struct lp_sweep_run *r, const struct lp_sweep_block *blk, double *v,
 			  uint8_t *fail, uint8_t *sched, uint8_t *att, double *best, double *spread,
 			  struct lp_diag_in *rep_p);
+/* lp_sweep_matrix laid out by L (sweep/diag.h: a cell between L's blocks is left out). */
+int lp_sweep_matrix_lay(const struct lp_sweep_run *r, int metric, const struct lp_diag_lay *L,
+			double *v, uint8_t *fail, uint8_t *sched, uint8_t *att, double *best,
+			double *spread, struct lp_diag_in *rep_p);
+/*
+ * The layout metric diagnoses use: the rails' blocks when no cell and no scheduled pair
+ * crosses two rails, else (and without --rails) the n x n matrix. 0 or -ENOMEM.
+ */
+int lp_sweep_layout(const struct lp_sweep_run *r, struct lp_diag_lay *L);
 /* Bits of lp_sweep_cell_record's fields a block implies (metric, client, server, phase). */
 uint64_t lp_sweep_block_implied(void);
 

@@ -593,10 +593,16 @@ size_t lp_sweep_each_missing(const struct lp_sweep_run *r,
 	return cnt;
 }
 
-/* Do the rails measure apart: every node on a rail, no idle cell between two rails? */
+/*
+ * Do the rails measure apart: every node on a rail, no idle cell between two rails? (The
+ * environment's LP_SWEEP_DIAG_WHOLE=1 keeps the n x n matrix: the check that both give the
+ * same document, tests/sweep/test-doc-scale.sh.)
+ */
 static bool rails_apart(const struct lp_sweep_run *r)
 {
-	if (!r->rails || r->n <= 3)
+	const char *whole = getenv("LP_SWEEP_DIAG_WHOLE");
+
+	if (!r->rails || r->n <= 3 || (whole && !strcmp(whole, "1")))
 		return false; /* N <= 3 is searched whole (diag_small.c) */
 	for (int i = 0; i < r->n; i++)
 		if (r->nodes[i].rail < 0 || r->nodes[i].rail >= r->n)

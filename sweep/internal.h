@@ -181,6 +181,7 @@ int lp_sweep_read_doc1(struct lp_sweep_run *r, const struct json_t *root, char *
 struct lp_sweep_span {
 	const char *p;
 	size_t len;
+	bool mapped; /* blocks: a file mapping, whose pages are dropped once read */
 };
 /*
  * A document's top level apart (sweep/readspan.c): every member of its root
@@ -190,10 +191,16 @@ struct lp_sweep_span {
  */
 int lp_sweep_span_root(const char *text, size_t len, struct json_t **root,
 		       struct lp_sweep_span *blocks, char *why, size_t why_len);
-/* Each element of the array arr (a span of text) parsed alone, each(v, i, arg), then freed. */
+/*
+ * Each element of the array arr (a span of text) parsed alone, each(v, i, arg), then freed;
+ * arr->mapped: the text's pages behind it handed back (a 2.7 GB document is not held whole).
+ */
 int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
 		       int (*each)(const struct json_t *v, size_t i, void *arg), void *arg,
 		       char *why, size_t why_len);
+/* lp_sweep_read_text of a read-only file mapping (its blocks' pages dropped once read). */
+int lp_sweep_read_mapped(struct lp_sweep_run *r, const char *text, size_t len, char *why,
+			 size_t why_len);
 /*
  * O(n^2) work is done only for runs whose node count the file can justify:
  * n^2 <= 64 * bytes + 2^20 (a run's cells, or its nodes' records, take

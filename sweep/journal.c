@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -466,32 +468,33 @@ int lp_sweep_read_bound(const struct lp_sweep_run *r, size_t bytes, char *why, s
 }
 
 /* The whole file in memory (its size bounds what it can claim). */
-static char *slurp(const char *path, size_t *len_p, int *err_p)
+/*
+ * The file at path mapped read-only (a document's blocks hand their pages back once read:
+ * lp_sweep_read_mapped); "" for an empty file. NULL with *err_p: -EINVAL not a regular file,
+ * or the negative errno.
+ */
+static const char *map_file(const char *path, size_t *len_p, int *err_p)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	char *buf = NULL;
+	void *p = NULL;
 
 	*err_p = 0;
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		*err_p = f && !S_ISREG(st.st_mode) ? -EINVAL : -errno;
+	*len_p = 0;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*err_p = fd >= 0 && !S_ISREG(st.st_mode) ? -EINVAL : -errno;
 		goto out;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		*err_p = -ENOMEM;
-		goto out;
-	}
-	*len_p = fread(buf, 1, (size_t)st.st_size, f);
-	if (ferror(f)) {
-		*err_p = -EIO;
-		free(buf);
-		buf = NULL;
+	*len_p = (size_t)st.st_size;
+	p = *len_p ? mmap(NULL, *len_p, PROT_READ, MAP_PRIVATE, fd, 0) : (void *)"";
+	if (p == MAP_FAILED) {
+		*err_p = -errno;
+		p = NULL;
 	}
 out:
-	if (f)
-		fclose(f);
-	return buf;
+	if (fd >= 0)
+		close(fd);
+	return p;
 }
 
 int lp_sweep_read_run(struct lp_sweep_run *r, const char *path, struct lp_sweep_journal_info *info,
@@ -499,7 +502,7 @@ int lp_sweep_read_run(struct lp_sweep_run *r, const char *path, struct lp_sweep_
 {
 	size_t len = 0;
 	int rc;
-	char *text = slurp(path, &len, &rc);
+	const char *text = map_file(path, &len, &rc);
 
 	memset(r, 0, sizeof(*r));
 	why[0] = '\0';
@@ -512,10 +515,11 @@ int lp_sweep_read_run(struct lp_sweep_run *r, const char *path, struct lp_sweep_
 	} else {
 		if (info)
 			*info = (struct lp_sweep_journal_info){ .ended = true, .exit_code = -1 };
-		rc = lp_sweep_read_text(r, text, len, why, why_len);
+		rc = lp_sweep_read_mapped(r, text, len, why, why_len);
 		if (!rc && (rc = lp_sweep_read_bound(r, len, why, why_len)))
 			lp_sweep_run_free(r);
 	}
-	free(text);
+	if (len)
+		munmap((void *)text, len);
 	return rc;
 }

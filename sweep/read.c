@@ -268,8 +268,8 @@ static int read_root(struct lp_sweep_run *r, json_t *root, const struct lp_sweep
  * the top level does not come apart, the whole tree, so that jansson's own
  * word on a broken file is the error.
  */
-int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, char *why,
-		       size_t why_len)
+static int read_text(struct lp_sweep_run *r, const char *text, size_t len, bool mapped, char *why,
+		     size_t why_len)
 {
 	struct lp_sweep_span blocks;
 	json_t *root = NULL;
@@ -278,11 +278,25 @@ int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, cha
 	why[0] = '\0';
 	if (lp_sweep_journal_is(text, len))
 		return lp_sweep_journal_parse(r, text, len, NULL, why, why_len);
-	if (!lp_sweep_span_root(text, len, &root, &blocks, why, why_len))
+	if (!lp_sweep_span_root(text, len, &root, &blocks, why, why_len)) {
+		blocks.mapped = mapped;
 		return read_root(r, root, &blocks, text, why, why_len);
+	}
 	why[0] = '\0';
 	root = lp_record_loadb(text, len, why, why_len);
 	return root ? read_root(r, root, NULL, text, why, why_len) : -EINVAL;
+}
+
+int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, char *why,
+		       size_t why_len)
+{
+	return read_text(r, text, len, false, why, why_len);
+}
+
+int lp_sweep_read_mapped(struct lp_sweep_run *r, const char *text, size_t len, char *why,
+			 size_t why_len)
+{
+	return read_text(r, text, len, true, why, why_len);
 }
 #else
 int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, char *why,
@@ -293,6 +307,12 @@ int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, cha
 	memset(r, 0, sizeof(*r));
 	snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
 	return -ENOTSUP;
+}
+
+int lp_sweep_read_mapped(struct lp_sweep_run *r, const char *text, size_t len, char *why,
+			 size_t why_len)
+{
+	return lp_sweep_read_text(r, text, len, why, why_len);
 }
 #endif
 

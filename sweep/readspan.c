@@ -10,7 +10,10 @@
 #include "sweep/internal.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/lp.h"
 
@@ -85,7 +88,7 @@ static json_t *load_span(const struct lp_sweep_span *s, const char *text, char *
 static int root_member(const char *t, size_t len, size_t *i, json_t *o,
 		       struct lp_sweep_span *blocks, char *why, size_t why_len)
 {
-	struct lp_sweep_span k = { t + *i, skip_string(t, len, *i) - *i }, v;
+	struct lp_sweep_span k = { t + *i, skip_string(t, len, *i) - *i, false }, v;
 	json_t *key = load_span(&k, t, why, why_len), *val = NULL;
 	const char *name = json_string_value(key);
 	int rc = -EINVAL;
@@ -94,7 +97,7 @@ static int root_member(const char *t, size_t len, size_t *i, json_t *o,
 	if (!name || *i >= len || t[*i] != ':')
 		goto out;
 	*i = skip_ws(t, len, *i + 1);
-	v = (struct lp_sweep_span){ t + *i, skip_value(t, len, *i) - *i };
+	v = (struct lp_sweep_span){ t + *i, skip_value(t, len, *i) - *i, false };
 	*i = skip_ws(t, len, *i + v.len);
 	if (json_object_get(o, name) || (blocks->p && !strcmp(name, "blocks"))) {
 		snprintf(why, why_len, "not JSON: duplicate object key %s", name);
@@ -118,7 +121,7 @@ int lp_sweep_span_root(const char *t, size_t len, json_t **root, struct lp_sweep
 	json_t *o = json_object();
 	int rc = o ? 0 : -ENOMEM;
 
-	*blocks = (struct lp_sweep_span){ NULL, 0 };
+	*blocks = (struct lp_sweep_span){ NULL, 0, false };
 	why[0] = '\0';
 	if (!rc && (i >= len || t[i] != '{'))
 		rc = -EINVAL;
@@ -141,11 +144,24 @@ int lp_sweep_span_root(const char *t, size_t len, json_t **root, struct lp_sweep
 	return rc;
 }
 
+/* The whole pages of a file mapping in [from, to) handed back (read again from the file if
+ * touched); *from moves on to what is left. */
+static void drop_pages(const char **from, const char *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE),
+		  a = ((uintptr_t)*from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+
+	if (b > a) {
+		madvise((void *)a, b - a, MADV_DONTNEED);
+		*from = (const char *)b;
+	}
+}
+
 int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
 		       int (*each)(const json_t *v, size_t i, void *arg), void *arg, char *why,
 		       size_t why_len)
 {
-	const char *t = arr->p;
+	const char *t = arr->p, *kept = arr->p;
 	size_t len = arr->len, i = skip_ws(t, len, 1), k = 0;
 
 	if (!len || t[0] != '[') {
@@ -153,13 +169,15 @@ int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
 		return -EINVAL;
 	}
 	while (i < len && (k || t[i] != ']')) {
-		struct lp_sweep_span v = { t + i, skip_value(t, len, i) - i };
+		struct lp_sweep_span v = { t + i, skip_value(t, len, i) - i, false };
 		json_t *o = load_span(&v, text, why, why_len);
 		int rc = o ? each(o, k++, arg) : -EINVAL;
 
 		json_decref(o);
 		if (rc)
 			return rc;
+		if (arr->mapped)
+			drop_pages(&kept, v.p + v.len);
 		i = skip_ws(t, len, i + v.len);
 		if (i >= len || t[i] != ',')
 			break;

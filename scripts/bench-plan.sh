@@ -62,14 +62,14 @@ for n in $ranks; do
 			--mca pml ob1 --mca mpi_yield_when_idle 1 ${LP_MPIRUN_ARGS:-} -np "$n" "$B/lp-sweep" \
 			--model "$m" --isolation "$i" --retest 0 --quiet --json "$tag.run.json" </dev/null >"$tag.run.err" 2>&1
 		rc=$?
-		wall=$(echo "$(date +%s.%N) - $t0" | bc)
+		t1=$(date +%s.%N)
 		[ $rc = 0 ] || { echo "run N=$n ($i) exit $rc: $(tail -1 "$tag.run.err")"; fails=$((fails + 1)); continue; }
-		python3 - "$tag.plan.json" "$tag.run.json" "$n" "$i" "$wall" <<'EOF' | tee -a "$out/table.txt"
+		python3 - "$tag.plan.json" "$tag.run.json" "$n" "$i" "$t0" "$t1" <<'EOF' | tee -a "$out/table.txt"
 import json, sys
 p, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 plan, run = p["predicted"]["sweep_s"], r["run"]["sweep_s"]
 print(f"{sys.argv[3]:>6} {sys.argv[4]:<8} {p['rounds']:>6} {plan:>11.2f}s {run:>11.2f}s "
-      f"{float(sys.argv[5]):>11.2f}s {run / plan:>7.3f}")
+      f"{float(sys.argv[6]) - float(sys.argv[5]):>11.2f}s {run / plan:>7.3f}")
 EOF
 	done
 done

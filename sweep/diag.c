@@ -243,8 +243,7 @@ static void classify(struct lp_diag *d, struct work *w, const struct lp_diag_in 
 	int n = in->n;
 
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(L, a, b)
-		{
+		LP_DIAG_PEERS (L, a, b) {
 			size_t x = lp_diag_cell(L, a, b);
 
 			classify_cell(d, w, in, o, x, a != b && (!in->sched || in->sched[x]));
@@ -252,8 +251,7 @@ static void classify(struct lp_diag *d, struct work *w, const struct lp_diag_in 
 	for (int i = 0; i < n; i++) {
 		int fail_partners = 0;
 
-		LP_DIAG_PEERS(L, i, j)
-		{
+		LP_DIAG_PEERS (L, i, j) {
 			uint8_t r = d->cls[lp_diag_cell(L, i, j)],
 				col = d->cls[lp_diag_cell(L, j, i)];
 
@@ -278,8 +276,7 @@ static void floors(struct lp_diag *d, const struct lp_diag_opts *o)
 	for (int i = 0; i < n; i++) {
 		int rs = 0, cs = 0;
 
-		LP_DIAG_PEERS(L, i, j)
-		{
+		LP_DIAG_PEERS (L, i, j) {
 			rs += d->abs_bad[lp_diag_cell(L, i, j)];
 			cs += d->abs_bad[lp_diag_cell(L, j, i)];
 		}
@@ -289,8 +286,7 @@ static void floors(struct lp_diag *d, const struct lp_diag_opts *o)
 			d->node[i] |= LP_NODE_SLOW_DST;
 	}
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(L, a, b)
-		{
+		LP_DIAG_PEERS (L, a, b) {
 			size_t x = lp_diag_cell(L, a, b);
 
 			if (d->abs_bad[x] && !(d->node[a] & LP_NODE_SLOW_SRC) &&
@@ -336,8 +332,7 @@ static void summarise(struct lp_diag *d, const struct work *w, double lrel)
 		d->score_dst[i] = exp(d->eff_dst[i]);
 	}
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(L, a, b)
-		{
+		LP_DIAG_PEERS (L, a, b) {
 			size_t x = lp_diag_cell(L, a, b);
 			double y = w->y[x];
 
@@ -485,10 +480,10 @@ static void test_nodes(struct lp_diag *d, const struct work *w, double lrel)
 				continue;
 			}
 			d->unode[i] |= flag;
-			LP_DIAG_PEERS(w->L, i, j)
-			if (j != i)
-				d->suspect[dir ? lp_diag_cell(w->L, j, i)
-					       : lp_diag_cell(w->L, i, j)] = 1;
+			LP_DIAG_PEERS (w->L, i, j)
+				if (j != i)
+					d->suspect[dir ? lp_diag_cell(w->L, j, i)
+						       : lp_diag_cell(w->L, i, j)] = 1;
 		}
 	}
 }
@@ -580,8 +575,7 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 		d->few_df || d->min_node_noise < 1 - o->rel_max; /* the noise's, not the floor's */
 
 	for (int a = 0; a < n && !open; a++)
-		LP_DIAG_PEERS(&d->lay, a, b)
-		{
+		LP_DIAG_PEERS (&d->lay, a, b) {
 			size_t x = lp_diag_cell(&d->lay, a, b);
 
 			if (open)

@@ -33,8 +33,7 @@ static double line_median(const struct work *w, const double *m, int i, int dir)
 {
 	size_t k = 0;
 
-	LP_DIAG_PEERS(w->L, i, j)
-	{
+	LP_DIAG_PEERS (w->L, i, j) {
 		size_t x = dir ? lp_diag_cell(w->L, j, i) : lp_diag_cell(w->L, i, j);
 
 		if (isfinite(m[x]))
@@ -77,8 +76,9 @@ static void polish(struct work *w, double *e)
 				if (!isfinite(m))
 					continue;
 				eff[i] = isfinite(eff[i]) ? eff[i] + m : m;
-				LP_DIAG_PEERS(w->L, i, j)
-				e[dir ? lp_diag_cell(w->L, j, i) : lp_diag_cell(w->L, i, j)] -= m;
+				LP_DIAG_PEERS (w->L, i, j)
+					e[dir ? lp_diag_cell(w->L, j, i)
+					      : lp_diag_cell(w->L, i, j)] -= m;
 			}
 	centre(w);
 }
@@ -108,8 +108,7 @@ static void backfit_group(const struct lp_diag *d, struct work *w, int g)
 
 	w->gfx[g] = 0;
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 
 			if (w->wt[x] > 0 && lp_diag_group_covers(d, &d->group[g], a, b)) {
@@ -137,8 +136,7 @@ void lp_diag_backfit(struct lp_diag *d, struct work *w, int iters)
 			for (int i = 0; i < n; i++) {
 				double s = 0, k = 0;
 
-				LP_DIAG_PEERS(w->L, i, j)
-				{
+				LP_DIAG_PEERS (w->L, i, j) {
 					int a = dir ? j : i, b = dir ? i : j;
 					size_t x = lp_diag_cell(w->L, a, b);
 
@@ -167,8 +165,7 @@ double lp_diag_wss(const struct lp_diag *d, const struct work *w)
 	int n = w->n;
 
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 			double e = w->y[x] - lp_diag_fitted(d, w, a, b);
 
@@ -191,16 +188,18 @@ static double tetrad_sigma(struct work *w)
 	const double *y = w->y;
 
 	for (int a = 0; a < n; a += step)
-		LP_DIAG_PEERS(w->L, a, b)
-	for (int i = 1; i <= 3 && i < n; i++)
-		for (int j = 1; j <= 3 && j < n && k < cap; j++) {
-			int d = (a + i) % n, c = (b + j) % n;
-			double t = y[lp_diag_cell(w->L, a, b)] - y[lp_diag_cell(w->L, a, c)] -
-				   y[lp_diag_cell(w->L, d, b)] + y[lp_diag_cell(w->L, d, c)];
+		LP_DIAG_PEERS (w->L, a, b)
+			for (int i = 1; i <= 3 && i < n; i++)
+				for (int j = 1; j <= 3 && j < n && k < cap; j++) {
+					int d = (a + i) % n, c = (b + j) % n;
+					double t = y[lp_diag_cell(w->L, a, b)] -
+						   y[lp_diag_cell(w->L, a, c)] -
+						   y[lp_diag_cell(w->L, d, b)] +
+						   y[lp_diag_cell(w->L, d, c)];
 
-			if (isfinite(t))
-				w->tmp[k++] = fabs(t);
-		}
+					if (isfinite(t))
+						w->tmp[k++] = fabs(t);
+				}
 	return k ? MAD_TO_SIGMA * lp_median(w->tmp, k) / 2 : 0;
 }
 
@@ -213,8 +212,7 @@ static void weight_sums(const struct work *w, double *wr, double *wc, double *to
 	for (int i = 0; i < n; i++)
 		wr[i] = wc[i] = 0;
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			double v = w->wt[lp_diag_cell(w->L, a, b)];
 
 			wr[a] += v;
@@ -231,8 +229,7 @@ void lp_diag_fit_df(struct lp_diag *d, struct work *w)
 	for (int i = 0; i < n; i++) {
 		bool rk = false, ck = false;
 
-		LP_DIAG_PEERS(w->L, i, j)
-		{
+		LP_DIAG_PEERS (w->L, i, j) {
 			rk = rk || w->wt[lp_diag_cell(w->L, i, j)] > 0;
 			ck = ck || w->wt[lp_diag_cell(w->L, j, i)] > 0;
 		}
@@ -274,8 +271,7 @@ static int outlier_step(struct lp_diag *d, struct work *w, double ss, size_t nce
 
 	weight_sums(w, wr, wc, &tot);
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 			double h = leverage(wr, wc, tot, a, b), e;
 
@@ -329,8 +325,7 @@ static void ls_fit(struct lp_diag *d, struct work *w)
 		lp_diag_fit_df(d, w);
 		ss = 0;
 		for (int a = 0; a < w->n; a++)
-			LP_DIAG_PEERS(w->L, a, b)
-			{
+			LP_DIAG_PEERS (w->L, a, b) {
 				size_t x = lp_diag_cell(w->L, a, b);
 				double e;
 

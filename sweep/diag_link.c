@@ -45,21 +45,23 @@ static void link_noise(struct lp_diag *d, struct work *w)
 	w->mu_link = w->mu;
 	w->kept = 0;
 	for (int a = 0; a < d->n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-	if (w->keep[lp_diag_cell(w->L, a, b)]) {
-		s += w->y[lp_diag_cell(w->L, a, b)] - lp_diag_flagged_fit(d, w, a, b);
-		w->kept++;
-	}
+		LP_DIAG_PEERS (w->L, a, b)
+			if (w->keep[lp_diag_cell(w->L, a, b)]) {
+				s += w->y[lp_diag_cell(w->L, a, b)] -
+				     lp_diag_flagged_fit(d, w, a, b);
+				w->kept++;
+			}
 	if (!w->kept)
 		return;
 	w->mu_link += s / w->kept;
 	for (int a = 0; a < d->n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-	if (w->keep[lp_diag_cell(w->L, a, b)]) {
-		double e = w->y[lp_diag_cell(w->L, a, b)] - lp_diag_flagged_fit(d, w, a, b);
+		LP_DIAG_PEERS (w->L, a, b)
+			if (w->keep[lp_diag_cell(w->L, a, b)]) {
+				double e = w->y[lp_diag_cell(w->L, a, b)] -
+					   lp_diag_flagged_fit(d, w, a, b);
 
-		ss += e * e;
-	}
+				ss += e * e;
+			}
 	for (int i = 0; i < d->n; i++)
 		nflag += !!(d->node[i] & LP_NODE_SLOW_SRC) + !!(d->node[i] & LP_NODE_SLOW_DST);
 	for (int g = 0; g < d->ngroup; g++)
@@ -110,8 +112,7 @@ static void link_screen(struct lp_diag *d, struct work *w, double lrel, uint8_t 
 	int n = d->n;
 
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 			double dev, z;
 
@@ -192,8 +193,7 @@ static void blip_rate(struct lp_diag *d, struct work *w, const uint8_t *slow, do
 
 	w->nzs = 0;
 	for (int a = 0; a < d->n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 			bool persistent = retested(w, x) && retests_slow(d, w, x, lrel);
 			double sd;
@@ -369,8 +369,7 @@ void lp_diag_links_small(struct lp_diag *d, struct work *w, double lrel)
 	int n = d->n;
 
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 			double e, se;
 

@@ -165,8 +165,7 @@ static double block_z(const struct lp_diag *d, const struct work *w, const int *
 		kr += in_r;
 		kc += in_c;
 		known += rg ? rg[i] >= 0 : 1;
-		LP_DIAG_PEERS(w->L, i, j)
-		{
+		LP_DIAG_PEERS (w->L, i, j) {
 			size_t x = lp_diag_cell(w->L, i, j);
 
 			if (!in_r)
@@ -367,8 +366,7 @@ static int block_members(const struct lp_diag *d, const struct work *w, double l
 	for (int i = 0; i < n; i++)
 		up[i] = i;
 	for (int i = 0; i < n; i++)
-		LP_DIAG_PEERS(w->L, i, j)
-		{
+		LP_DIAG_PEERS (w->L, i, j) {
 			if (j <= i)
 				continue;
 			bool ci = (w->r[i] < lrel / 2 && w->r[i] < -SUSPECT_Z * d->se_src[i]) ||
@@ -424,8 +422,7 @@ static double kept_ss(const struct lp_diag *d, const struct work *w)
 	double ss = 0;
 
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 			double e;
 
@@ -546,10 +543,10 @@ static bool rails_apart(const struct lp_diag *d, const struct work *w)
 	if (!d->rail_of || d->nrail < 2)
 		return false;
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-	if (isfinite(w->y[lp_diag_cell(w->L, a, b)]) &&
-	    (d->rail_of[a] < 0 || d->rail_of[a] != d->rail_of[b]))
-		return false;
+		LP_DIAG_PEERS (w->L, a, b)
+			if (isfinite(w->y[lp_diag_cell(w->L, a, b)]) &&
+			    (d->rail_of[a] < 0 || d->rail_of[a] != d->rail_of[b]))
+				return false;
 	return true;
 }
 
@@ -567,11 +564,12 @@ static void group_evidence(struct lp_diag *d, const struct work *w)
 		gr->ratio = exp(w->gfx[g]);
 		gr->cells = 0;
 		for (int a = 0; a < n; a++)
-			LP_DIAG_PEERS(w->L, a, b)
-		if (w->wt[lp_diag_cell(w->L, a, b)] > 0 && lp_diag_group_covers(d, gr, a, b)) {
-			gr->cells++;
-			wsum += w->wt[lp_diag_cell(w->L, a, b)];
-		}
+			LP_DIAG_PEERS (w->L, a, b)
+				if (w->wt[lp_diag_cell(w->L, a, b)] > 0 &&
+				    lp_diag_group_covers(d, gr, a, b)) {
+					gr->cells++;
+					wsum += w->wt[lp_diag_cell(w->L, a, b)];
+				}
 		gr->slow = gr->cells;
 		gr->frac = 1;
 		if (!(gr->z <
@@ -680,8 +678,7 @@ static void excess_count_node(const struct lp_diag *d, const struct work *w, con
 			      struct excess *e, int *senders, int *receivers, int *top)
 {
 	e->s = e->m = 0;
-	LP_DIAG_PEERS(&d->lay, e->i, k)
-	{
+	LP_DIAG_PEERS (&d->lay, e->i, k) {
 		size_t x =
 			e->kind ? lp_diag_cell(&d->lay, k, e->i) : lp_diag_cell(&d->lay, e->i, k);
 
@@ -710,8 +707,7 @@ static void excess_count(const struct lp_diag *d, const struct work *w, const ui
 	for (int a = 0; a < n; a++) {
 		int row = 0;
 
-		LP_DIAG_PEERS(&d->lay, a, b)
-		{
+		LP_DIAG_PEERS (&d->lay, a, b) {
 			size_t x = lp_diag_cell(&d->lay, a, b);
 
 			if (!excess_open(d, w, x) || !excess_covers(d, e, a, b))
@@ -726,8 +722,7 @@ static void excess_count(const struct lp_diag *d, const struct work *w, const ui
 	for (int b = 0; b < n; b++) {
 		int col = 0;
 
-		LP_DIAG_PEERS(&d->lay, b, a)
-		{
+		LP_DIAG_PEERS (&d->lay, b, a) {
 			size_t x = lp_diag_cell(&d->lay, a, b);
 
 			col += slow[x] && excess_open(d, w, x) && excess_covers(d, e, a, b);
@@ -759,8 +754,7 @@ static double excess_mark(struct lp_diag *d, struct work *w, const uint8_t *slow
 	size_t k = 0;
 
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 
 			if (!isfinite(w->z1[x]) || !slow[x] ||
@@ -949,8 +943,7 @@ static void block_mark(struct lp_diag *d, struct work *w, const uint8_t *slow, i
 	size_t k = 0;
 
 	for (int a = 0; a < n; a++)
-		LP_DIAG_PEERS(w->L, a, b)
-		{
+		LP_DIAG_PEERS (w->L, a, b) {
 			size_t x = lp_diag_cell(w->L, a, b);
 
 			if (isfinite(w->z1[x]) && slow[x] && !(d->link[x] & LP_LINK_GROUP) &&

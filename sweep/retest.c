@@ -80,8 +80,7 @@ static void want(const struct lp_sweep_run *r, double *key, int a, int b, double
 static void want_cells(const struct lp_sweep_run *r, const struct lp_diag *d, double *key)
 {
 	for (int a = 0; a < r->n; a++)
-		LP_DIAG_PEERS(&d->lay, a, b)
-		{
+		LP_DIAG_PEERS (&d->lay, a, b) {
 			size_t x = lp_diag_at(&d->lay, a, b);
 			double k = d->pfirst[x];
 

@@ -186,8 +186,7 @@ static void node_partial(const struct lp_sweep_run *r, const struct lp_diag *d, 
 	int slow = 0;
 	double *v = malloc((size_t)r->n * sizeof(double));
 
-	LP_DIAG_PEERS(&d->lay, i, j)
-	{
+	LP_DIAG_PEERS (&d->lay, i, j) {
 		size_t x = dir ? lp_diag_at(&d->lay, j, i) : lp_diag_at(&d->lay, i, j);
 
 		if (v && d->link[x] & LP_LINK_PARTIAL)
@@ -377,8 +376,7 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 	lp_sweep_fmt_val(ref, sizeof(ref), d->ref, mt->lat);
 	lp_sweep_fmt_noise(noise, sizeof(noise), d);
 	for (int a = 0; a < n && !rc; a++)
-		LP_DIAG_PEERS(&d->lay, a, b)
-		{
+		LP_DIAG_PEERS (&d->lay, a, b) {
 			size_t x = lp_diag_at(&d->lay, a, b);
 			const struct lp_sweep_att *sw, *re;
 			struct lp_verdict ev;

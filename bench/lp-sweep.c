@@ -620,11 +620,13 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 static int read_recorded(const char *path, struct lp_sweep_run *run,
 			 struct lp_sweep_journal_info *info)
 {
-	char why[256];
-	int ret = lp_sweep_read_run(run, path, info, why, sizeof(why));
+	struct lp_fail f = { 0 };
+	int ret = lp_sweep_read_run(run, path, info, &f);
 
 	if (ret) {
-		lp_err("%s: %s", path, why);
+		lp_fail_set(&f, ret, "%s", strerror(-ret)); /* a step that failed without words */
+		lp_fail_wrap(&f, "%s", path);
+		lp_fail_report(&f, ret);
 		return ret == -ENOTSUP	? LP_EXIT_UNSUPPORTED
 		       : ret == -ENOMEM ? LP_EXIT_FAIL
 					: LP_EXIT_USAGE;
@@ -650,14 +652,14 @@ static int coll_code(const struct lp_sweep_run *run, int code)
 /* --import, --links, --claim on rank 0 (or offline): the exit code, 2 for a file or claim that does not parse. */
 static int coll_offline(const struct cli *o, struct lp_sweep_run *run, int code)
 {
-	char why[400] = "";
+	struct lp_fail f = { 0 };
 	int rc;
 
 	if (!lp_coll_opts_wanted(&o->coll))
 		return code;
-	rc = lp_sweep_coll_offline(run, &o->coll, why, sizeof(why));
+	rc = lp_sweep_coll_offline(run, &o->coll, &f);
 	if (rc) {
-		lp_err("%s", why[0] ? why : strerror(-rc));
+		lp_fail_report(&f, rc);
 		return rc == -EINVAL	? LP_EXIT_USAGE
 		       : rc == -ENOTSUP ? LP_EXIT_UNSUPPORTED
 					: LP_EXIT_FAIL;
@@ -674,12 +676,11 @@ static int collectives(const struct cli *o, struct lp_sweep_mpi *x, const struct
 		       struct lp_sweep_run *run, int ret, int code)
 {
 	struct lp_coll_cfg cc;
-	char why[200];
 	int rc;
 
 	if (!o->coll.colls || (ret && ret != -ENODEV) || run->interrupted)
 		return ret || x->rank ? code : coll_offline(o, run, code);
-	lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why)); /* checked with the options */
+	lp_coll_cfg_from_opts(&o->coll, &cc, NULL); /* checked with the options */
 	cc.progress = cfg->progress;
 	cc.cuda_dev = cfg->sopts.mem == LP_MEM_CUDA ? cfg->sopts.mem_dev : -1;
 	if (ret) {
@@ -1121,7 +1122,7 @@ static const struct lp_opt_cmd sweep_cmd = {
 static int diagnose_main(struct cli *o, int argc, char **argv)
 {
 	struct lp_qual q = { 0 };
-	char why[300];
+	struct lp_fail f = { 0 };
 	bool help;
 	int npos;
 
@@ -1132,8 +1133,8 @@ static int diagnose_main(struct cli *o, int argc, char **argv)
 		lp_opt_usage(&sweep_cmd, stdout);
 		return LP_EXIT_OK;
 	}
-	if (lp_coll_opts_check(&o->coll, why, sizeof(why))) {
-		lp_err("%s", why);
+	if (lp_coll_opts_check(&o->coll, &f)) {
+		lp_fail_report(&f, -EINVAL);
 		return LP_EXIT_USAGE;
 	}
 	if (qual_setup(o, argv, &q)) {
@@ -1210,7 +1211,6 @@ static int plan_main(struct cli *o, int argc, char **argv)
 static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char **argv)
 {
 	struct lp_fail f = { 0 };
-	char why[300] = "";
 	bool help;
 	int npos;
 
@@ -1232,12 +1232,10 @@ static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char
 	if (lp_fail_ok(&f) && o->coll.colls) {
 		struct lp_coll_cfg cc;
 
-		lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why));
+		lp_coll_cfg_from_opts(&o->coll, &cc, &f);
 	}
-	if (lp_fail_ok(&f) && !why[0])
-		lp_coll_opts_check(&o->coll, why, sizeof(why));
-	if (why[0])
-		lp_fail_set(&f, -EINVAL, "%s", why);
+	if (lp_fail_ok(&f))
+		lp_coll_opts_check(&o->coll, &f);
 	if (!lp_fail_ok(&f) || lp_rdma_plan_opts_resolve(&o->plan, &f)) {
 		lp_fail_report(&f, -EINVAL);
 		return LP_EXIT_USAGE;

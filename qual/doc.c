@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "common/fail.h"
 #include "common/record.h"
 #include "gpu/doc.h"
 #include "qual/node.h"
@@ -149,17 +150,17 @@ static int rdma_cells(const json_t *doc, const char *name, struct cellv *cv)
 	return -EOPNOTSUPP;
 #else
 	struct lp_rdma_doc *d;
-	char why[256];
+	struct lp_fail why = { 0 };
 	int err;
 
 	if (!json_object_get(doc, "schema"))
 		return rdma1_cells(doc, cv);
 	d = calloc(1, sizeof(*d));
-	err = d ? lp_record_read_json_more(&lp_rdma_doc_record, d, doc, lp_rdma_doc_more, why,
-					   sizeof(why))
+	err = d ? lp_record_read_json_more(&lp_rdma_doc_record, d, doc, lp_rdma_doc_more, &why)
 		: -ENOMEM;
 	if (err == -EINVAL)
-		lp_err("%s: not an lp-rdma document (%s): %s", name, LP_RDMA_DOC_SCHEMA, why);
+		lp_err("%s: not an lp-rdma document (%s): %s", name, LP_RDMA_DOC_SCHEMA,
+		       lp_fail_msg(&why));
 	for (uint32_t i = 0; !err && i < d->nresults; i++)
 		rdma2_result(&d->results[i], cv);
 	if (d)
@@ -209,17 +210,17 @@ static int gpu1_cells(const json_t *doc, struct cellv *cv)
 static int gpu_cells(const json_t *doc, const char *name, struct cellv *cv)
 {
 	struct lp_gpu_doc *d;
-	char why[256];
+	struct lp_fail why = { 0 };
 	int err;
 
 	if (!json_object_get(doc, "schema"))
 		return gpu1_cells(doc, cv);
 	d = calloc(1, sizeof(*d));
-	err = d ? lp_record_read_json_more(&lp_gpu_doc_record, d, doc, lp_gpu_doc_more, why,
-					   sizeof(why))
+	err = d ? lp_record_read_json_more(&lp_gpu_doc_record, d, doc, lp_gpu_doc_more, &why)
 		: -ENOMEM;
 	if (err == -EINVAL)
-		lp_err("%s: not an lp-gpu document (%s): %s", name, LP_GPU_DOC_SCHEMA, why);
+		lp_err("%s: not an lp-gpu document (%s): %s", name, LP_GPU_DOC_SCHEMA,
+		       lp_fail_msg(&why));
 	for (uint32_t i = 0; !err && i < d->nresults; i++) {
 		const struct lp_gpu_doc_result *r = &d->results[i];
 
@@ -250,12 +251,12 @@ static int sweep_cells(const char *path, const char *text, size_t len, struct ce
 	return -EOPNOTSUPP;
 #else
 	struct lp_sweep_run r;
-	char why[256];
-	int err = text ? lp_sweep_read_text(&r, text, len, why, sizeof(why))
-		       : lp_sweep_read_json(&r, path, why, sizeof(why));
+	struct lp_fail why = { 0 };
+	int err =
+		text ? lp_sweep_read_text(&r, text, len, &why) : lp_sweep_read_json(&r, path, &why);
 
 	if (err) {
-		lp_err("%s: %s", path, why);
+		lp_err("%s: %s", path, lp_fail_msg(&why));
 		return err == -ENOMEM ? err : -EINVAL;
 	}
 	err = lp_sweep_diagnose(&r);
@@ -303,11 +304,11 @@ static int doc_cells(const json_t *doc, const char *name, const char *text,
 /* The document at path (*doc_p: its tree, the caller's) and its cells. 0 or -EINVAL (said). */
 static int doc_load(const char *path, json_t **doc_p, struct lp_qual_cell **cells_p, size_t *n_p)
 {
-	char why[256];
+	struct lp_fail why = { 0 };
 
-	*doc_p = lp_record_load_file(path, why, sizeof(why));
+	*doc_p = lp_record_load_file(path, &why);
 	if (!*doc_p) {
-		lp_err("%s: %s", path, why);
+		lp_err("%s: %s", path, lp_fail_msg(&why));
 		return -EINVAL;
 	}
 	return doc_cells(*doc_p, path, NULL, cells_p, n_p);
@@ -409,8 +410,8 @@ int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const
 	struct lp_qual_cell *cells = NULL;
 	size_t n = 0;
 	int err;
-	char *text = capture(write, arg, &err), why[256];
-	json_t *doc = text ? lp_record_loadb(text, strlen(text), why, sizeof(why)) : NULL;
+	char *text = capture(write, arg, &err);
+	json_t *doc = text ? lp_record_loadb(text, strlen(text), NULL) : NULL;
 
 	if (!doc) {
 		free(text);

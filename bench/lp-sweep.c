@@ -461,8 +461,10 @@ static int qual_setup(struct cli *o, char **argv, struct lp_qual *q)
 	o->qual.argv = argv;
 	if (!lp_qual_wanted(&o->qual))
 		return 0;
-	if (lp_qual_setup(q, "lp-sweep", &o->qual, NULL))
+	if (lp_qual_setup(q, "lp-sweep", &o->qual, NULL)) {
+		lp_fail_report(&q->fail, 0); /* a bad floor, profile or baseline in its words */
 		return -EINVAL;
+	}
 	floor = lp_qual_floor(q, LP_QUAL_BW);
 	if (isfinite(floor))
 		o->d.min_gbps = 8 * floor;
@@ -566,7 +568,7 @@ static int node_gates(struct lp_sweep_run *run, struct lp_qual_hw *fleet_hw, boo
 	return fails;
 }
 
-/* The run's resolved cells judged (qual/): 0, -EINVAL (a baseline matching under half: said), ... */
+/* The run's resolved cells judged (qual/): 0, -EINVAL (a baseline matching under half: in q->fail), ... */
 static int qualify(struct lp_qual *q, const struct lp_sweep_run *run)
 {
 	struct lp_qual_cell *cells = NULL;
@@ -595,6 +597,7 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 		qrc = lp_qual_auto(q, &hw);
 		if (!qrc)
 			qrc = qualify(q, run);
+		lp_fail_report(&q->fail, 0); /* a baseline that does not match, a profile */
 		if ((!qrc || qrc == -EINVAL) && !o->out.quiet)
 			lp_qual_print(q, stdout);
 		if (qrc == -EINVAL)

@@ -39,6 +39,8 @@ int lp_qual_node_profile(const struct lp_qual_hw *hw, char *name, size_t len, st
 		snprintf(name, len, "%s", q.profiles);
 	else if (!ret)
 		ret = lp_fail_set(f, -ENOENT, "%s", q.note[0] ? q.note : "no profile matches");
+	else
+		lp_fail_take(f, &q.fail); /* the profiles could not be read */
 	lp_qual_free(&q);
 	return ret;
 }
@@ -101,10 +103,10 @@ int lp_qual_nodes_judge(const struct lp_qual_port *ports, int n, struct lp_qual_
 		struct lp_fail none = { 0 };
 
 		memset(&gates[i], 0, sizeof(gates[i]));
+		/* why none applies (or why the profiles could not be read): the gate's reason */
 		if (ports[i].hw.rdma_dev && ports[i].hw.rdma_dev[0] &&
 		    lp_qual_node_profile(&ports[i].hw, gates[i].profile, sizeof(gates[i].profile),
-					 &none) ==
-			    -ENOENT) /* why none applies: the gate's reason */
+					 &none))
 			snprintf(gates[i].reason, sizeof(gates[i].reason), "%s",
 				 lp_fail_msg(&none));
 	}

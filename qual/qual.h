@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/fail.h"
 #include "common/json.h"
 #include "common/opt.h"
 
@@ -158,13 +159,16 @@ struct lp_qual {
 	char base_why[256]; /* why it was not, "" */
 	struct lp_qual_dist *dist;
 	size_t ndist;
+	/* the first failure of lp_qual_setup, _auto, _judge, _run, _judge_doc in words: the tool
+	 * prints it (lp_fail_report) */
+	struct lp_fail fail;
 };
 
 /*
  * Parse the floors, load the profiles (auto: from hw, if given; see lp_qual_auto) and read the
  * baseline, so that bad input stops a tool before it measures. tool names
  * the program in the Prometheus labels. Returns 0, -EINVAL (bad floor, unreadable or invalid
- * profile or baseline: one lp_err line; exit 2) or -EOPNOTSUPP (built without jansson).
+ * profile or baseline: the cause in q->fail; exit 2) or -EOPNOTSUPP (built without jansson).
  */
 int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts *o,
 		  const struct lp_qual_hw *hw);
@@ -214,7 +218,8 @@ int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const
  * diagnosed, its cells the resolved values every output shows (lp_qual_sweep_cells). Returns 0,
  * or -EINVAL after one lp_err line (not JSON, not linkperf).
  */
-int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p);
+int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p,
+		      struct lp_fail *f);
 /*
  * Judge the document at path after the fact (lp-judge): its cells as lp_qual_doc_cells reads
  * them, judged as lp_qual_judge does; with json_path the document is written there with its

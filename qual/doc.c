@@ -304,7 +304,7 @@ static int doc_cells(const json_t *doc, const char *name, const char *text,
 	return 0;
 }
 
-/* The document at path (*doc_p: its tree, the caller's) and its cells. 0 or -EINVAL (said). */
+/* The document at path (*doc_p: its tree, the caller's) and its cells. 0 or -EINVAL (f says why). */
 static int doc_load(const char *path, json_t **doc_p, struct lp_qual_cell **cells_p, size_t *n_p,
 		    struct lp_fail *f)
 {

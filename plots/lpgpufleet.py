@@ -170,6 +170,10 @@ def fleet(d):
     """The fleet of directory d (lp-qualify's: d/gpu/*.json, d/gpu.txt), judged."""
     docs, bad = _load(d)
     fl = Fleet(hosts=[h for h, _ in docs], bad=bad, paths=_gather(docs), ran=_ran(d))
+    # a host whose lp-gpu ran but whose document is not here: DIR not shared by every node?
+    fl.bad += [f"{h}: lp-gpu's exit {rc} but no {os.path.join(d, 'gpu', h + '.json')} (is the run "
+               "directory on a filesystem every node shares?)"
+               for h, rc in sorted(fl.ran.items()) if rc != 77 and h not in fl.hosts]
     fl.paths = [p for p in fl.paths if p.gpus]
     fl.ngpus = len({(g.host, e) for p in fl.paths for g in p.gpus for e in g.gpu.split("->")})
     for p in fl.paths:
@@ -179,14 +183,9 @@ def fleet(d):
 
 
 def ran_text(fl):
-    """What lp-gpu did on the hosts without a document, in words ("" when every host has one)."""
-    rest = {h: rc for h, rc in fl.ran.items() if h not in fl.hosts}
-    if not rest:
-        return ""
-    none = sorted(h for h, rc in rest.items() if rc == 77)
-    failed = sorted(f"{h} (exit {rc})" for h, rc in rest.items() if rc != 77)
-    return "; ".join(x for x in (f"{len(none)} host{'s' * (len(none) != 1)} without a GPU (lp-gpu's exit 77)" if none else "",
-                                 f"no document from {', '.join(failed)}" if failed else "") if x)
+    """The hosts where lp-gpu found no GPU (exit 77), in words; "" when none."""
+    none = sorted(h for h, rc in fl.ran.items() if rc == 77 and h not in fl.hosts)
+    return f"{len(none)} host{'s' * (len(none) != 1)} without a GPU (lp-gpu's exit 77)" if none else ""
 
 
 def report(fl, out):
@@ -240,7 +239,7 @@ def main():
         print(f"unreadable: {why}")
     if not fl.hosts:
         print(f"lp-gpu on 0 hosts: no document in {a.dir}/gpu" +
-              (f" ({ran_text(fl)})" if ran_text(fl) else " (no GPU on any node)"))
+              (f" ({ran_text(fl)})" if ran_text(fl) else "" if fl.ran else " (no GPU on any node)"))
         return 1 if fl.bad else 0
     try:
         report(fl, sys.stdout)

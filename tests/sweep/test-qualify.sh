@@ -297,6 +297,15 @@ head -c 300 "$T/g-ok/gpu/gpu004.json" >"$T/g-torn/gpu/gpu004.json"
 	grep -q 'over 120 GPUs of 15 hosts' "$T/g-torn/f.txt" &&
 	ok "GPU fleet: a torn document is named (exit 1), the other 15 hosts still compared" ||
 	bad "GPU fleet, torn: exit $(cat "$T/frc"), $(head -2 "$T/g-torn/f.txt")"
+# a host whose lp-gpu ran (gpu.txt) but whose document is not in gpu/ (the run directory not on
+# a filesystem every node shares): named, exit 1
+cp -r "$T/g-ok" "$T/g-lost"
+printf 'gpu000 lp-gpu exit 0\ngpu016 lp-gpu exit 0\ngpu017 lp-gpu exit 77\n' >"$T/g-lost/gpu.txt"
+[ -z "$(fleet "$T/g-lost")" ] && [ "$(cat "$T/frc")" = 1 ] &&
+	grep -q "^unreadable: gpu016: lp-gpu's exit 0 but no .*gpu016.json (is the run directory on a filesystem every node shares?)" "$T/g-lost/f.txt" &&
+	grep -q "^also: 1 host without a GPU (lp-gpu's exit 77)" "$T/g-lost/f.txt" && ! grep -q 'gpu000:' "$T/g-lost/f.txt" &&
+	ok "GPU fleet: a host that ran lp-gpu but left no document is named (exit 1), one without a GPU said" ||
+	bad "GPU fleet, a lost document: exit $(cat "$T/frc"), $(head -3 "$T/g-lost/f.txt")"
 $PY plots/lpgpufleet.py "$T/nowhere" >"$T/f-usage" 2>&1
 [ $? = 2 ] && [ "$(wc -l <"$T/f-usage")" = 1 ] && ok "GPU fleet: no such directory: one line, exit 2" ||
 	bad "GPU fleet, no directory: $(cat "$T/f-usage")"

@@ -39,6 +39,7 @@ int lp_sweep_add_node(struct lp_sweep_run *r, const char *name, const char *reas
 	nd->rank = -1;
 	nd->dev.numa_node = -1;
 	nd->dev.gid_index = -1;
+	nd->dscp = -1;
 	nd->status = -EHOSTDOWN;
 	snprintf(nd->host, sizeof(nd->host), "%s", name);
 	snprintf(nd->name, sizeof(nd->name), "%s", name);

@@ -75,7 +75,9 @@ const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
 	LP_REC_STR(struct lp_sweep_node, gpu_bdf, LP_REC_DOC("PCI address of that GPU, \"\" unknown or host memory")),
 	LP_REC_STR(struct lp_sweep_node, gpu_nic, LP_REC_KEY("gpu_nic_distance"), LP_REC_DOC("GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, \"\" unknown")),
 	LP_REC_STR(struct lp_sweep_node, kernel),
-	LP_REC_NEST(struct lp_sweep_node, gpus, lp_inv_gpus_record, LP_REC_DOC("the host's GPUs: name, serial, VBIOS, UUID, part number, slot and PCIe link (gpu/inventory.h)")));
+	LP_REC_NEST(struct lp_sweep_node, gpus, lp_inv_gpus_record, LP_REC_DOC("the host's GPUs: name, serial, VBIOS, UUID, part number, slot and PCIe link (gpu/inventory.h)")),
+	LP_REC_I32(struct lp_sweep_node, dscp, LP_REC_RANGE(-1, 63), LP_REC_OPTIONAL, LP_REC_DOC("RoCE: the DSCP its QPs carry, as the device reports it (mlx5's Global tclass, bnxt_re's configfs) or derived from the class (rdma/check_roce.h); -1 not RoCE or not known")),
+	LP_REC_STR(struct lp_sweep_node, dscp_src, LP_REC_KEY("dscp_source"), LP_REC_OPTIONAL, LP_REC_DOC("where dscp came from: \"tc/PORT/traffic_class: every QP\", \"bnxt_re configfs cc/roce_dscp\", \"derived: tclass N >> 2\"; \"\" none")));
 
 static const struct lp_record ctr_end_record = LP_RECORD(struct lp_sweep_ctr_end,
 	LP_REC_BOOL(struct lp_sweep_ctr_end, valid, LP_REC_DOC("read before and after the test on this end")),

@@ -43,6 +43,8 @@ struct lp_sweep_node {
 	char gpu_nic[8]; /* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */
 	char kernel[64];
 	struct lp_inv_gpus gpus; /* the host's GPUs: serials, VBIOS, slots (gpu/inventory.h) */
+	int dscp;		 /* RoCE: the DSCP its QPs carry; -1 not RoCE or not known */
+	char dscp_src[48];	 /* where it was read, or "derived: tclass N >> 2" */
 };
 
 /* One test at one size. */

@@ -386,7 +386,8 @@ static void test_nodes(struct lp_diag *d, const struct work *w, double lrel)
 		bool both = d->n_src[i] >= 2 && d->n_dst[i] >= 2 &&
 			    (w->r[i] < lrel || w->c[i] < lrel) &&
 			    w->r[i] < lrel + 1.2816 * d->se_src[i] &&
-			    w->c[i] < lrel + 1.2816 * d->se_dst[i] && w->r[i] < -SUSPECT_Z * d->se_src[i] &&
+			    w->c[i] < lrel + 1.2816 * d->se_dst[i] &&
+			    w->r[i] < -SUSPECT_Z * d->se_src[i] &&
 			    w->c[i] < -SUSPECT_Z * d->se_dst[i] &&
 			    w->r[i] + w->c[i] < -t * hypot(d->se_src[i], d->se_dst[i]);
 

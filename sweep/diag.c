@@ -448,9 +448,12 @@ static double power_effect(double t, double se, double lrel, double df, bool upp
 /*
  * Each node effect against its own standard error at the t quantile of the
  * run's error control; a node slow both ways is tested once, on its two
- * effects together. A close call (beyond SUSPECT_Z standard errors, short of
- * the threshold, and slower than a fault at the floor rel could read: rel
- * less 1.28 standard errors) is unconfirmed: named apart, its cells retested.
+ * effects together: one beyond the floor rel and neither milder than a fault
+ * at the floor could read (rel less 1.28 standard errors: a node at 0.90x both
+ * ways against a 0.1 floor reads 0.899x one way and 0.901x the other, slow
+ * both ways, not as client alone). A close call (beyond SUSPECT_Z standard errors, short of the
+ * threshold, and slower than a fault at the floor rel could read: rel less
+ * 1.28 standard errors) is unconfirmed: named apart, its cells retested.
  */
 static void test_nodes(struct lp_diag *d, const struct work *w, double lrel)
 {
@@ -458,8 +461,11 @@ static void test_nodes(struct lp_diag *d, const struct work *w, double lrel)
 	double t = d->t_node;
 
 	for (int i = 0; i < n; i++) {
-		bool both = d->n_src[i] >= 2 && d->n_dst[i] >= 2 && w->r[i] < lrel &&
-			    w->c[i] < lrel && w->r[i] < -SUSPECT_Z * d->se_src[i] &&
+		bool both = d->n_src[i] >= 2 && d->n_dst[i] >= 2 &&
+			    (w->r[i] < lrel || w->c[i] < lrel) &&
+			    w->r[i] < lrel + 1.2816 * d->se_src[i] &&
+			    w->c[i] < lrel + 1.2816 * d->se_dst[i] &&
+			    w->r[i] < -SUSPECT_Z * d->se_src[i] &&
 			    w->c[i] < -SUSPECT_Z * d->se_dst[i] &&
 			    w->r[i] + w->c[i] < -t * hypot(d->se_src[i], d->se_dst[i]);
 

@@ -233,16 +233,26 @@ static int node_role_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 			 mt->label, dir ? "server" : "client", ev.agree, ev.cells, ev.ratio, score,
 			 ev.retests, noise);
 	} else {
-		char ps[32], as[32]; /* p values as people read them: no exponent */
+		char ps[32], as[32], z[96]; /* p values as people read them: no exponent */
+		unsigned both = LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST;
 
 		lp_fmt_sig(ps, sizeof(ps), ev.p, 2);
 		lp_fmt_sig(as, sizeof(as), d->alpha_node, 2);
+		snprintf(z, sizeof(z), "%.1f standard errors", ev.z);
+		if (named && (d->node[i] & both) == both && !(ev.z <= -d->t_node)) {
+			ev.z = log(d->score_src[i] * d->score_dst[i]) /
+			       hypot(d->se_src[i], d->se_dst[i]);
+			ev.p = node_p(d, ev.z);
+			lp_fmt_sig(ps, sizeof(ps), ev.p, 2);
+			lp_strcatf(z, sizeof(z), ", %.1f with its other direction (one test)",
+				   ev.z);
+		}
 		snprintf(why, sizeof(why),
-			 "%s as %s: effect %.2fx (%s against %s %s; %.1f standard errors%s %.1f, "
+			 "%s as %s: effect %.2fx (%s against %s %s; %s%s %.1f, "
 			 "p %s against %s per test), %d of %d partners agree, %d retests, %s",
-			 mt->label, dir ? "server" : "client", score, vs, ref, lp_sweep_unit(mt),
-			 ev.z, named ? ", beyond" : ", short of", -d->t_node, ps, as, ev.agree,
-			 ev.cells, ev.retests, noise);
+			 mt->label, dir ? "server" : "client", score, vs, ref, lp_sweep_unit(mt), z,
+			 named ? ", beyond" : ", short of", -d->t_node, ps, as, ev.agree, ev.cells,
+			 ev.retests, noise);
 	}
 	if (!named) {
 		settle_node(r, m, d, i, ev.settle, sizeof(ev.settle));

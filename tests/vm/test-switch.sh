@@ -10,7 +10,7 @@
 # that client, with the reason on stderr, and the others keep working; a client that closes is
 # logged as gone. Exit 0 pass, 77 without python3 (the test's socket client), else fail.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed (the test's socket client)"; exit 77; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/lp-switch-test.XXXXXX")
 spid=''

@@ -22,7 +22,7 @@ lp_wait_file "$job/serving.1" 120 || { echo "FAIL: lpnode1 never served"; exit 1
 timeout 120 ib_write_bw -d rxe0 -x 1 -s 65536 -D 40 -p 18516 "$peer" >"$job/cli.1.log" 2>&1 &
 cli=$!
 sleep 5
-: >"$job/stop-switch" # the host stops the switch for 20 s
+: >"$job/stop-switch" # the host stops the switch for 40 s
 wait $cli
 echo "first ib_write_bw (the switch stopped under it): exit $?"
 # the stall, its diagnosis and reset are on the console (init's NIC watch); wait until it says

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tier: guest
 # A guest NIC stall and its recovery, forced: scripts/lp-fabric -n 2 with ib_write_bw over rxe0
-# from lpnode0 to lpnode1; once data flows the host stops the switch (SIGSTOP) for 20 s, so
+# from lpnode0 to lpnode1; once data flows the host stops the switch (SIGSTOP) for 40 s, so
 # QEMU's socket fills, lpnode0's virtio tx ring fills and its kernel's NETDEV WATCHDOG fires.
 # Expected: init's NIC watch asks the host (scripts/vm/nic-diag: one "tx stall seen from the
 # host" line naming the switch as not draining, since it is stopped), does not reset (a queue
@@ -29,8 +29,8 @@ while kill -0 "$fpid" 2>/dev/null; do
 	[ -n "$job" ] || job=$(find "$LP_VM_JOBS" -maxdepth 1 -name 'f*' -type d | head -n1)
 	if [ -n "$job" ] && [ -e "$job/stop-switch" ] && [ $stopped = 0 ]; then
 		spid=$(cat "$job/switch.pid")
-		kill -STOP "$spid" && echo "host: switch (pid $spid) stopped for 20 s at $(date -u +%T)"
-		sleep 20
+		kill -STOP "$spid" && echo "host: switch (pid $spid) stopped for 40 s at $(date -u +%T)"
+		sleep 40
 		kill -CONT "$spid" && echo "host: switch resumed at $(date -u +%T)"
 		: >"$job/switch-resumed"
 		stopped=1

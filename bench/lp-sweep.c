@@ -77,6 +77,12 @@ struct cli {
 	struct lp_coll_opts coll; /* --collective and its options, --import, --claim, --links */
 };
 
+/* Tests in the test workers or a fork (--isolation process|fork), not in the rank itself. */
+static bool isolated(const struct cli *o)
+{
+	return strcmp(isolation_names[o->isolation], "none") != 0;
+}
+
 /* --reuse auto: on for the model transport (every model sweep exercises it), off on RDMA */
 static bool reuse_on(const struct cli *o)
 {
@@ -436,7 +442,7 @@ static void sweep_cfg(const struct cli *o, const struct lp_sweep_mpi *x, struct 
 		.sopts = { .mem = (enum lp_mem_kind)mem, .mem_dev = mem_dev, .stop = &stop_flag },
 		.progress = o->out.quiet ? NULL : stderr,
 		.absent = o->absent,
-		.isolate = o->isolation != 1,
+		.isolate = isolated(o),
 		.reuse = reuse_on(o),
 		.load = (unsigned)o->load,
 		.load_time_s = o->load_time,
@@ -789,7 +795,7 @@ static int plan_costs(const struct cli *o, struct lp_sweep_costs *c)
 		lp_fail_wrap(&fail, "--model %s", o->model);
 		lp_fail_report(&fail, ret);
 	} else
-		lp_sweep_costs_model(c, m->setup_s, m->test_s);
+		lp_sweep_costs_model(c, m, isolated(o));
 	free(text);
 	free(m);
 	return ret;

@@ -16,7 +16,10 @@
 # Env: LP_BUILD (build dir), LP_MPIRUN_ARGS (extra mpirun arguments).
 # Prints one table (ranks, isolation, rounds, per round with 1 and 4 tests, per session, fixed per
 # round), then rank 0's cost per gathered cell (decode, journal line) and the journal's fsync per
-# round, measured alone by scripts/bench-journal.c (built here against the build's library); under -o: runs.tsv (every run: ranks, isolation, tests, rounds, sweep and wall seconds),
+# round, measured alone by scripts/bench-journal.c (built here against the build's library), and
+# the figures lp-sweep's time model takes for this machine (harness-time.json: a model's "time"
+# keys round_ms, round_rank_us, worker_ms); under -o: runs.tsv (every run: ranks, isolation,
+# tests, rounds, sweep and wall seconds), fit.tsv,
 # the table, and each run's output (its JSON and journal too with LP_KEEP=1: megabytes at 64 ranks).
 # Exit 0, 2 usage, 77 without mpirun.
 set -u
@@ -82,12 +85,14 @@ for n in $ranks; do
 		for u in $reuses; do
 			r1=$(per_round "$n" "$i" write_bw "n$n-$i-$u-1" "$u")
 			r4=$(per_round "$n" "$i" write_lat,write_bw,read_lat,read_bw "n$n-$i-$u-4" "$u")
-			python3 - "$n" "$i" "$u" "$r1" "$r4" <<'EOF'
+			python3 - "$n" "$i" "$u" "$r1" "$r4" "$out/fit.tsv" <<'EOF'
 import sys
 n, iso, u, r1, r4 = int(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
 rounds = n - 1 + n % 2
 s = (r4 - r1) / 6  # 2 directions x 3 more sessions
 print(f"{n:6d} {iso:>9s} {u:>7s} {rounds:7d} {r1*1e3:11.2f} ms {r4*1e3:11.2f} ms {s*1e3:9.3f} ms {(r1-2*s)*1e3:13.2f} ms")
+with open(sys.argv[6], "a") as f:
+    print(n, iso, u, s, r1 - 2 * s, sep="\t", file=f)
 EOF
 		done
 	done
@@ -100,4 +105,34 @@ if ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -D_GNU_SOURCE -o "$out/ben
 else
 	echo "# bench-journal did not build: $(head -n 1 "$out/bench-journal.err")"
 fi
+# the figures lp-sweep's time model takes for this machine (a model's "time": --plan --model and
+# the engine's prediction under --model): the fixed part of a round fitted over the rank counts
+# (a + b x ranks, without workers), a worker's round trip per session (a round of two tests a
+# pair, lp-sweep's default, with workers less without, over its four sessions)
+python3 - "$out/fit.tsv" "$out/harness-time.json" <<'EOF'
+import json, sys
+pts = {}
+for line in open(sys.argv[1]):
+    n, iso, u, s, fixed = line.split()
+    pts.setdefault(u, {}).setdefault(iso, {})[int(n)] = (float(s), float(fixed))
+for u, by in sorted(pts.items()):
+    base = by.get("none") or by.get("process")
+    xs = sorted(base)
+    ys = [base[n][1] for n in xs]
+    a, b = ys[0], 0.0
+    if len(xs) > 1:
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        b = max(0.0, sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs))
+        a = max(0.0, my - b * mx)
+    t = {"round_ms": round(a * 1e3, 3), "round_rank_us": round(b * 1e6, 3)}
+    both = [n for n in by.get("none", {}) if n in by.get("process", {})]
+    if both:
+        # a round of the default two tests a pair, fixed + 4 sessions, with workers less without
+        r2 = lambda sf: sf[1] + 4 * sf[0]
+        w = sum(r2(by["process"][n]) - r2(by["none"][n]) for n in both) / len(both) / 4
+        t["worker_ms"] = round(max(0.0, w) * 1e3, 3)
+    print(f'# time model figures (reuse {u}): "time": {json.dumps(t)}')
+    if u in ("default", "on") or len(pts) == 1:
+        json.dump(t, open(sys.argv[2], "w"))
+EOF
 echo "# raw: $out"

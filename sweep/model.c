@@ -31,6 +31,7 @@ void lp_sweep_model_init(struct lp_sweep_model *m)
 	m->blip_lo = m->blip_hi = 0.5;
 	m->cong_factor = 0.7;
 	m->test_s = 0.001;
+	m->round_s = m->round_rank_s = m->worker_s = m->start_s = -1;
 }
 
 /* ---- the draws ---- */
@@ -641,22 +642,27 @@ static int parse_congested(struct lp_sweep_model *m, const json_t *o, struct lp_
 	return 0;
 }
 
-/* "time": {"setup_ms", "test_ms"} */
+/* "time": {"setup_ms", "test_ms", and the harness's "round_ms", "round_rank_us", "worker_ms",
+ * "start_s"}: one unit a key, as given; the harness's figures stay < 0 when absent */
 static int parse_time(struct lp_sweep_model *m, const json_t *o, struct lp_fail *fail)
 {
-	static const char *const keys[] = { "setup_ms", "test_ms", NULL };
-	double setup = m->setup_s * 1e3, test = m->test_s * 1e3;
+	static const char *const keys[] = { "setup_ms",	 "test_ms", "round_ms", "round_rank_us",
+					    "worker_ms", "start_s", NULL };
+	static const double scale[] = { 1e-3, 1e-3, 1e-3, 1e-6, 1e-3, 1 };
+	double *dst[] = { &m->setup_s,	    &m->test_s,	  &m->round_s,
+			  &m->round_rank_s, &m->worker_s, &m->start_s };
 	int rc;
 
 	if (!o)
 		return 0;
 	rc = keys_known(o, "time", keys, fail);
-	if (!rc)
-		rc = num(o, "time", "setup_ms", 0, 3.6e6, &setup, fail);
-	if (!rc)
-		rc = num(o, "time", "test_ms", 0, 3.6e6, &test, fail);
-	m->setup_s = setup / 1e3;
-	m->test_s = test / 1e3;
+	for (size_t i = 0; !rc && i < LP_ARRAY_SIZE(dst); i++) {
+		double v = -1;
+
+		rc = num(o, "time", keys[i], 0, 3.6e6, &v, fail);
+		if (!rc && v >= 0)
+			*dst[i] = v * scale[i];
+	}
 	return rc;
 }
 

@@ -100,6 +100,9 @@ struct lp_sweep_model {
 	int cong_rounds[LP_SWEEP_MODEL_MAX_ROUNDS];
 	double fail_rate;	/* a cell fails on every attempt with this probability */
 	double setup_s, test_s; /* each test's cost: set-up, then the test, on both sides */
+	/* the machine's harness figures ("time": round_ms, round_rank_us, worker_ms, start_s, as
+	 * scripts/bench-harness.sh prints them); < 0: the "model" preset's (sweep/plantime.c) */
+	double round_s, round_rank_s, worker_s, start_s;
 	int nfaults;
 	struct lp_sweep_model_fault faults[LP_SWEEP_MODEL_MAX_FAULTS];
 	/* bound by lp_sweep_model_bind */

@@ -10,6 +10,7 @@
 #include "common/lp.h"
 #include "common/units.h"
 #include "sweep/fast.h"
+#include "sweep/model.h"
 #include "sweep/retest.h"
 
 /*
@@ -37,11 +38,12 @@ static const struct lp_sweep_costs presets[] = {
 	  .lat_us = 1.0,
 	  .gbps = 390 },
 	{ .name = "model",
-	  .source = "harness: the model transport on a 2-core host, 0.2 ms per rank a round "
-		    "(bench-harness.sh, 2026-12-01, 16 and 64 ranks oversubscribed); tests: the "
-		    "model's time",
+	  .source = "harness: the model transport on a 2-core host, 0.2 ms per rank a round, "
+		    "a test worker's session 7 ms (bench-harness.sh, 2026-12-01/02, 16 and 64 "
+		    "ranks oversubscribed); tests: the model's time",
 	  .start_s = 5,
-	  .round_rank_s = 0.0002 },
+	  .round_rank_s = 0.0002,
+	  .worker_s = 0.007 },
 	{ .name = "softroce",
 	  .source = "Soft-RoCE in 4 TCG guests on a 2-core host at load 30 (sweep-fabric, "
 		    "2026-12-02, docs/data/fabric-time-20261202): set-up 0.3 s a session, 1.5 ms "
@@ -72,11 +74,18 @@ void lp_sweep_costs_reuse(struct lp_sweep_costs *c, bool reuse)
 	c->session_s = c->reuse_s;
 }
 
-void lp_sweep_costs_model(struct lp_sweep_costs *c, double setup_s, double test_s)
+void lp_sweep_costs_model(struct lp_sweep_costs *c, const struct lp_sweep_model *m, bool workers)
 {
 	*c = *lp_sweep_costs_find("model");
-	c->session_s = setup_s;
-	c->test_s = test_s > 0 ? test_s : 1e-9; /* "the model's time", even when it is none */
+	if (m->round_s >= 0 || m->round_rank_s >= 0 || m->worker_s >= 0 || m->start_s >= 0)
+		c->source = "harness: the model's own figures (its \"time\"), the preset's for the "
+			    "rest; tests: the model's time";
+	c->round_s = m->round_s >= 0 ? m->round_s : c->round_s;
+	c->round_rank_s = m->round_rank_s >= 0 ? m->round_rank_s : c->round_rank_s;
+	c->worker_s = m->worker_s >= 0 ? m->worker_s : c->worker_s;
+	c->start_s = m->start_s >= 0 ? m->start_s : c->start_s;
+	c->session_s = m->setup_s + (workers ? c->worker_s : 0);
+	c->test_s = m->test_s > 0 ? m->test_s : 1e-9; /* "the model's time", even when it is none */
 }
 
 void lp_sweep_costs_dev(struct lp_sweep_costs *c, const struct lp_rdma_devinfo *dev)
@@ -371,6 +380,7 @@ int lp_sweep_plan_json(FILE *f, const struct lp_sweep_shape *sh, const struct lp
 	lp_json_num(&j, "round_rank_s", c->round_rank_s);
 	lp_json_num(&j, "cell_s", c->cell_s);
 	lp_json_num(&j, "session_s", c->session_s);
+	lp_json_num(&j, "worker_s", c->worker_s);
 	lp_json_num(&j, "first_s", c->first_s);
 	lp_json_num(&j, "lat_us", c->test_s > 0 ? NAN : c->lat_us);
 	lp_json_num(&j, "gbps", c->test_s > 0 ? NAN : c->gbps);

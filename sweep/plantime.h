@@ -42,6 +42,9 @@ struct lp_sweep_costs {
 	double round_rank_s; /* and per rank of the job (its message to rank 0, the waits) */
 	double cell_s;	     /* and per cell gathered (rank 0 decodes and journals it) */
 	double session_s;    /* per test session: test process, device, memory, QPs, side channel */
+	double worker_s;     /* and more per session when tests run in the test workers
+			      * (--isolation process) where session_s leaves the worker out (the
+			      * model transport's; the hardware presets count it in session_s) */
 	double reuse_s;	     /* the same with set-up reuse (lp-sweep --reuse on: buffers and QPs
 			      * kept, reset and reconnected); 0: no figure, as session_s */
 	double first_s;	     /* with reuse: the extra set-up of a session in the first two rounds
@@ -62,8 +65,13 @@ const struct lp_sweep_costs *lp_sweep_costs_find(const char *name);
  */
 void lp_sweep_costs_reuse(struct lp_sweep_costs *c, bool reuse);
 
-/* The model transport's costs: this host's harness figures, the model's set-up and test time. */
-void lp_sweep_costs_model(struct lp_sweep_costs *c, double setup_s, double test_s);
+/*
+ * The model transport's costs: the model's set-up and test time, and its machine's harness
+ * figures where the model gives them ("time": round_ms, ...), else this host's (the "model"
+ * preset); with workers (--isolation process) each session pays the worker's round trip too.
+ */
+struct lp_sweep_model;
+void lp_sweep_costs_model(struct lp_sweep_costs *c, const struct lp_sweep_model *m, bool workers);
 
 /*
  * A real run's costs from its device (rank 0's): the Soft-RoCE figures for

@@ -1443,7 +1443,7 @@ static void announce(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	while (dev + 1 < run->n && run->nodes[dev].status)
 		dev++; /* the first node whose device opened */
 	if (cfg->model)
-		lp_sweep_costs_model(&c, cfg->model->setup_s, cfg->model->test_s);
+		lp_sweep_costs_model(&c, cfg->model, cfg->isolate);
 	else
 		lp_sweep_costs_dev(&c, &run->nodes[dev].dev);
 	lp_sweep_costs_reuse(&c, cfg->reuse);

@@ -64,7 +64,7 @@ for r in healthy node link; do
 	echo $? >"$T/$r.rc"
 done
 echo "     (three $N-rank runs in $(($(date +%s) - t0)) s)"
-"$B/lp-sweep" --plan --nodes "$N" --model "$T/node.model" "${FAST[@]}" --quiet --json "$T/pm.json"
+"$B/lp-sweep" --plan --nodes "$N" --model "$T/node.model" --isolation none "${FAST[@]}" --quiet --json "$T/pm.json"
 python3 - "$T" "$N" <<'EOF' || fails=$((fails + 1))
 import json, math, sys
 t, n = sys.argv[1], int(sys.argv[2])

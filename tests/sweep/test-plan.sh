@@ -72,7 +72,42 @@ if "$B/lp-sweep" --plan --nodes 2 --model "$T/m.json" 2>&1 | grep -q "without a 
 	echo "SKIP the prediction against a model run: lp-sweep built without jansson"
 	exit $((fails > 0))
 fi
-"$B/lp-sweep" --plan --nodes 16 --model "$T/m.json" --quiet --json "$T/p16.json" || bad "--plan --model"
+
+# a model's "time" carries its machine's harness figures (bench-harness.sh writes them): the plan
+# takes them, a test worker's round trip only where tests run in the workers; bad figures refused
+echo '{"schema": "linkperf.model/1", "time": {"setup_ms": 2, "test_ms": 25, "round_ms": 100,
+ "round_rank_us": 1000, "worker_ms": 40, "start_s": 7}}' >"$T/mh.json"
+for iso in none process; do
+	"$B/lp-sweep" --plan --nodes 10 --model "$T/mh.json" --isolation $iso --quiet \
+		--json "$T/ph-$iso.json" || bad "--plan --model mh.json --isolation $iso"
+done
+python3 - "$T/ph-none.json" "$T/ph-process.json" <<'EOF' || fails=$((fails + 1))
+import json, math, sys
+none, proc = (json.load(open(f)) for f in sys.argv[1:3])
+c, pn, pp = none["costs"], none["predicted"], proc["predicted"]
+near = lambda a, b: math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+checks = {
+    "the model's round_ms, round_rank_us and start_s are the plan's":
+        near(c["round_s"], 0.1) and near(c["round_rank_s"], 0.001) and near(c["start_s"], 7),
+    "the harness of a round is round + ranks x per rank (0.1 + 10 x 0.001 s)":
+        near(pn["harness_s"], 0.11),
+    "without workers a test is the model's set-up and time (27 ms)":
+        near(none["tests"][0]["seconds"], 0.027),
+    "with workers each test pays the worker's 40 ms too":
+        near(proc["tests"][0]["seconds"], 0.067) and near(proc["costs"]["worker_s"], 0.04),
+}
+for k, v in checks.items():
+    print("ok  " if v else "FAIL", k)
+sys.exit(0 if all(checks.values()) else 1)
+EOF
+for t in '"round_ms": -1' '"round_us": 3' '"worker_ms": "x"'; do
+	echo "{\"schema\": \"linkperf.model/1\", \"time\": {$t}}" >"$T/mbad.json"
+	out=$("$B/lp-sweep" --plan --nodes 4 --model "$T/mbad.json" 2>&1)
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q 'time' <<<"$out" &&
+		ok "a model's time {$t}: exit 2, one line" || bad "a model's time {$t}: exit $rc: $out"
+done
+"$B/lp-sweep" --plan --nodes 16 --model "$T/m.json" --isolation none --quiet --json "$T/p16.json" || bad "--plan --model"
 timeout -k 5 300 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp \
 	--mca pml ob1 --mca mpi_yield_when_idle 1 -np 16 "$B/lp-sweep" --model "$T/m.json" \
 	--isolation none --retest 0 --quiet --json "$T/r16.json" </dev/null 2>"$T/r16.err"

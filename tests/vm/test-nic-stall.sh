@@ -1,8 +1,8 @@
 #!/bin/bash
 # tier: guest
-# A guest NIC stall and its recovery, forced: scripts/lp-fabric -n 2 with ib_write_bw over rxe0
-# from lpnode0 to lpnode1; once data flows the host stops the switch (SIGSTOP) for 40 s, so
-# QEMU's socket fills, lpnode0's virtio tx ring fills and its kernel's NETDEV WATCHDOG fires.
+# A guest NIC stall and its recovery, forced: scripts/lp-fabric -n 2, lpnode0 floods lpnode1
+# with UDP; the host stops the switch (SIGSTOP) for 40 s, so QEMU's socket fills, lpnode0's
+# virtio tx ring fills and its kernel's NETDEV WATCHDOG fires.
 # Expected: init's NIC watch asks the host (scripts/vm/nic-diag: one "tx stall seen from the
 # host" line naming the switch as not draining, since it is stopped), does not reset (a queue
 # reset would drop QEMU's half-sent frame and corrupt the stream) but waits, and records that
@@ -40,7 +40,7 @@ done
 wait "$fpid"
 rc=$?
 echo "lp-fabric: exit $rc"
-grep -E 'lp-init:|lp-fabric:|PASS|FAIL|note:|first ib_write_bw|^    ' "$log" | grep -v 'lp-fabric: kept' | cut -c1-400
+grep -E 'lp-init:|lp-fabric:|PASS|FAIL|note:|NETDEV|^    ' "$log" | grep -v 'lp-fabric: kept' | cut -c1-400
 for f in "$job"/nic.*.diag; do
 	[ -f "$f" ] && { echo "host diagnosis ${f##*/}:"; sed 's/^/    /' "$f" | cut -c1-300; }
 done

@@ -18,7 +18,9 @@ if [ "$LP_FABRIC_ID" = 1 ]; then
 fi
 
 # a UDP flood towards lpnode1 fills eth0's tx ring once the switch stops (rxe alone would not:
-# it keeps at most 128 packets unacknowledged)
+# it keeps at most 128 packets unacknowledged); lpnode1's MAC fixed, or the flood would wait on
+# ARP instead of reaching the ring
+ip neigh replace "$peer" lladdr 52:54:00:fa:b0:02 dev eth0 nud permanent
 timeout 120 python3 -c '
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

@@ -18,12 +18,14 @@ if [ "$LP_FABRIC_ID" = 1 ]; then
 fi
 
 # a UDP flood towards lpnode1 fills eth0's tx ring once the switch stops (rxe alone would not:
-# it keeps at most 128 packets unacknowledged); lpnode1's MAC fixed, or the flood would wait on
+# it keeps at most 128 packets unacknowledged; nor would one socket's default send buffer, about
+# 100 such packets in flight); lpnode1's MAC fixed, or the flood would wait on
 # ARP instead of reaching the ring
 ip neigh replace "$peer" lladdr 52:54:00:fa:b0:02 dev eth0 nud permanent
 timeout 120 python3 -c '
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 16 << 20)  # SO_SNDBUFFORCE: more in flight than the ring
 s.setblocking(False)
 end, b = time.time() + 110, bytes(1400)
 while time.time() < end:

@@ -169,8 +169,10 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 	if (lp_gpu_select_tests(cli->tests, cli->sel, LP_ARRAY_SIZE(cli->sel), &cli->nsel))
 		return LP_EXIT_USAGE;
 	cli->qual.argv = argv;
-	if (lp_qual_wanted(&cli->qual) && lp_qual_setup(&cli->q, "lp-gpu", &cli->qual, NULL))
+	if (lp_qual_wanted(&cli->qual) && lp_qual_setup(&cli->q, "lp-gpu", &cli->qual, NULL)) {
+		lp_fail_report(&cli->q.fail, 0); /* its words (a bad floor, profile, baseline) */
 		return LP_EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -216,9 +218,10 @@ static int write_outputs(struct lp_gpu_cli *cli, const struct lp_gpu_report *rep
 	FILE *f;
 
 	if (lp_qual_wanted(&cli->qual)) {
-		if (lp_qual_run(&cli->q, report_json, rep, cli->out.json))
+		if (lp_qual_run(&cli->q, report_json, rep, cli->out.json)) {
+			lp_fail_report(&cli->q.fail, 0);
 			rc = LP_EXIT_FAIL;
-		else if (cli->tables)
+		} else if (cli->tables)
 			lp_qual_print(&cli->q, stdout);
 		if (lp_qual_failed(&cli->q))
 			rc = LP_EXIT_FAIL;
@@ -270,6 +273,7 @@ int main(int argc, char **argv)
 	}
 	hw = qual_hw(topo);
 	if ((ret = lp_qual_auto(&cli.q, &hw)) || (ret = lp_gpu_ctx_init(&ctx, &cli.p, topo))) {
+		lp_fail_report(&cli.q.fail, 0);
 		rc = lp_exit_code(ret);
 		goto out;
 	}

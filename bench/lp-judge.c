@@ -34,9 +34,12 @@ static int judge(const struct cli *o, const char *doc)
 	struct lp_qual q;
 	int rc = lp_qual_setup(&q, "lp-judge", &o->qual, NULL);
 
-	if (rc)
+	if (rc) {
+		lp_fail_report(&q.fail, 0);
 		return rc == -EOPNOTSUPP ? LP_EXIT_UNSUPPORTED : LP_EXIT_USAGE;
+	}
 	rc = lp_qual_judge_doc(&q, doc, o->json_path);
+	lp_fail_report(&q.fail, 0);
 	if (!rc)
 		lp_qual_print(&q, stdout);
 	rc = rc == -EOPNOTSUPP	  ? LP_EXIT_UNSUPPORTED

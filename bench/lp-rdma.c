@@ -343,8 +343,9 @@ static int client_plan(const struct cli *o, struct client *c)
 		return ret;
 	ret = lp_rdma_plan_build(&o->plan.plan, c->params, max, &c->planned, &f);
 	lp_fail_report(&f, ret);
-	if (!ret && lp_qual_wanted(&o->qual))
-		ret = lp_qual_setup(&c->q, "lp-rdma", &o->qual, NULL);
+	if (!ret && lp_qual_wanted(&o->qual) &&
+	    (ret = lp_qual_setup(&c->q, "lp-rdma", &o->qual, NULL)) != 0)
+		lp_fail_report(&c->q.fail, 0);
 	return ret;
 }
 
@@ -399,6 +400,7 @@ static int client_connect(struct cli *o, struct client *c)
 	if (!ret) {
 		hw = qual_hw(lp_rdma_dev_info(c->dev));
 		ret = lp_qual_auto(&c->q, &hw);
+		lp_fail_report(&c->q.fail, 0);
 	}
 	if (ret)
 		return ret;
@@ -474,9 +476,10 @@ static void client_outputs(const struct cli *o, struct client *c)
 	/* SIGINT/SIGTERM: the results are what was measured until then. */
 	rep.interrupted = stop_flag;
 	if (lp_qual_wanted(&o->qual)) {
-		if (lp_qual_run(&c->q, report_json, &rep, o->out.json))
+		if (lp_qual_run(&c->q, report_json, &rep, o->out.json)) {
+			lp_fail_report(&c->q.fail, 0);
 			c->failed++;
-		else if (!o->out.quiet)
+		} else if (!o->out.quiet)
 			lp_qual_print(&c->q, stdout);
 		c->failed += lp_qual_failed(&c->q);
 	} else if (o->out.json && lp_rdma_report_json(o->out.json, &rep)) {

@@ -26,6 +26,7 @@
 #include "common/opt.h"
 #include "common/topo.h"
 #include "qual/qual.h"
+#include "rdma/check_roce.h"
 #include "rdma/counters.h"
 #include "rdma/opts.h"
 #include "rdma/plan.h"
@@ -212,6 +213,21 @@ static void node_gpus(struct lp_sweep_node *me)
 	}
 }
 
+/* RoCE: the DSCP this node's QPs carry and where it was read (rdma/check_roce.h), else -1. */
+static void node_dscp(const struct cli *o, const struct lp_rdma_dev *dev, struct lp_sweep_node *me)
+{
+	const struct lp_rdma_devinfo *d = lp_rdma_dev_info(dev);
+	struct lp_roce_qos q;
+	char port[16];
+
+	if (strcmp(d->link_layer, "Ethernet"))
+		return;
+	snprintf(port, sizeof(port), "%d", d->port);
+	lp_roce_class_read(lp_counters_root(), d->name, port, lp_rdma_devsel_tclass(&o->dev), &q);
+	me->dscp = q.dscp;
+	snprintf(me->dscp_src, sizeof(me->dscp_src), "%s", q.dscp_src);
+}
+
 /*
  * This rank's node record and device: host, rail and label, memory kind, the
  * RDMA device (x->dev; when it does not open, the error is in me and x) and,
@@ -234,6 +250,7 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 	else
 		snprintf(me->mem, sizeof(me->mem), "host");
 	me->dev.numa_node = -1;
+	me->dscp = -1;
 	pick_dev(o, me->rail, devname, sizeof(devname));
 	sel = o->dev; /* --tclass and --sl too: every QP of this rank's tests */
 	sel.dev = devname[0] ? devname : NULL;
@@ -254,6 +271,7 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->dev.name, sizeof(me->dev.name), "%s", devname);
 	} else {
 		lp_rdma_dev_inventory(x->dev, &inv); /* in the node record: every document has it */
+		node_dscp(o, x->dev, me);
 		if (reuse_on(o) && lp_rdma_dev_reuse(x->dev))
 			lp_warn("no memory for set-up reuse: every test sets up its own");
 		me->dev = *lp_rdma_dev_info(x->dev);
@@ -325,6 +343,7 @@ static void node_setup_model(const struct cli *o, struct lp_sweep_mpi *x,
 	me->dev.rate_gbps = m->rate_gbps;
 	me->dev.numa_node = -1;
 	me->dev.gid_index = -1;
+	me->dscp = -1;
 	x->dev = NULL;
 	x->dev_status = 0;
 }
@@ -461,8 +480,10 @@ static int qual_setup(struct cli *o, char **argv, struct lp_qual *q)
 	o->qual.argv = argv;
 	if (!lp_qual_wanted(&o->qual))
 		return 0;
-	if (lp_qual_setup(q, "lp-sweep", &o->qual, NULL))
+	if (lp_qual_setup(q, "lp-sweep", &o->qual, NULL)) {
+		lp_fail_report(&q->fail, 0); /* a bad floor, profile or baseline in its words */
 		return -EINVAL;
+	}
 	floor = lp_qual_floor(q, LP_QUAL_BW);
 	if (isfinite(floor))
 		o->d.min_gbps = 8 * floor;
@@ -566,7 +587,7 @@ static int node_gates(struct lp_sweep_run *run, struct lp_qual_hw *fleet_hw, boo
 	return fails;
 }
 
-/* The run's resolved cells judged (qual/): 0, -EINVAL (a baseline matching under half: said), ... */
+/* The run's resolved cells judged (qual/): 0, -EINVAL (a baseline matching under half: in q->fail), ... */
 static int qualify(struct lp_qual *q, const struct lp_sweep_run *run)
 {
 	struct lp_qual_cell *cells = NULL;
@@ -595,6 +616,7 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 		qrc = lp_qual_auto(q, &hw);
 		if (!qrc)
 			qrc = qualify(q, run);
+		lp_fail_report(&q->fail, 0); /* a baseline that does not match, a profile */
 		if ((!qrc || qrc == -EINVAL) && !o->out.quiet)
 			lp_qual_print(q, stdout);
 		if (qrc == -EINVAL)
@@ -626,11 +648,13 @@ static int write_outputs(const struct cli *o, struct lp_sweep_run *run, struct l
 static int read_recorded(const char *path, struct lp_sweep_run *run,
 			 struct lp_sweep_journal_info *info)
 {
-	char why[256];
-	int ret = lp_sweep_read_run(run, path, info, why, sizeof(why));
+	struct lp_fail f = { 0 };
+	int ret = lp_sweep_read_run(run, path, info, &f);
 
 	if (ret) {
-		lp_err("%s: %s", path, why);
+		lp_fail_set(&f, ret, "%s", strerror(-ret)); /* a step that failed without words */
+		lp_fail_wrap(&f, "%s", path);
+		lp_fail_report(&f, ret);
 		return ret == -ENOTSUP	? LP_EXIT_UNSUPPORTED
 		       : ret == -ENOMEM ? LP_EXIT_FAIL
 					: LP_EXIT_USAGE;
@@ -656,14 +680,14 @@ static int coll_code(const struct lp_sweep_run *run, int code)
 /* --import, --links, --claim on rank 0 (or offline): the exit code, 2 for a file or claim that does not parse. */
 static int coll_offline(const struct cli *o, struct lp_sweep_run *run, int code)
 {
-	char why[400] = "";
+	struct lp_fail f = { 0 };
 	int rc;
 
 	if (!lp_coll_opts_wanted(&o->coll))
 		return code;
-	rc = lp_sweep_coll_offline(run, &o->coll, why, sizeof(why));
+	rc = lp_sweep_coll_offline(run, &o->coll, &f);
 	if (rc) {
-		lp_err("%s", why[0] ? why : strerror(-rc));
+		lp_fail_report(&f, rc);
 		return rc == -EINVAL	? LP_EXIT_USAGE
 		       : rc == -ENOTSUP ? LP_EXIT_UNSUPPORTED
 					: LP_EXIT_FAIL;
@@ -680,12 +704,11 @@ static int collectives(const struct cli *o, struct lp_sweep_mpi *x, const struct
 		       struct lp_sweep_run *run, int ret, int code)
 {
 	struct lp_coll_cfg cc;
-	char why[200];
 	int rc;
 
 	if (!o->coll.colls || (ret && ret != -ENODEV) || run->interrupted)
 		return ret || x->rank ? code : coll_offline(o, run, code);
-	lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why)); /* checked with the options */
+	lp_coll_cfg_from_opts(&o->coll, &cc, NULL); /* checked with the options */
 	cc.progress = cfg->progress;
 	cc.cuda_dev = cfg->sopts.mem == LP_MEM_CUDA ? cfg->sopts.mem_dev : -1;
 	if (ret) {
@@ -1127,7 +1150,7 @@ static const struct lp_opt_cmd sweep_cmd = {
 static int diagnose_main(struct cli *o, int argc, char **argv)
 {
 	struct lp_qual q = { 0 };
-	char why[300];
+	struct lp_fail f = { 0 };
 	bool help;
 	int npos;
 
@@ -1138,8 +1161,8 @@ static int diagnose_main(struct cli *o, int argc, char **argv)
 		lp_opt_usage(&sweep_cmd, stdout);
 		return LP_EXIT_OK;
 	}
-	if (lp_coll_opts_check(&o->coll, why, sizeof(why))) {
-		lp_err("%s", why);
+	if (lp_coll_opts_check(&o->coll, &f)) {
+		lp_fail_report(&f, -EINVAL);
 		return LP_EXIT_USAGE;
 	}
 	if (qual_setup(o, argv, &q)) {
@@ -1216,7 +1239,6 @@ static int plan_main(struct cli *o, int argc, char **argv)
 static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char **argv)
 {
 	struct lp_fail f = { 0 };
-	char why[300] = "";
 	bool help;
 	int npos;
 
@@ -1238,12 +1260,10 @@ static int parse_cli(struct cli *o, const struct lp_sweep_mpi *x, int argc, char
 	if (lp_fail_ok(&f) && o->coll.colls) {
 		struct lp_coll_cfg cc;
 
-		lp_coll_cfg_from_opts(&o->coll, &cc, why, sizeof(why));
+		lp_coll_cfg_from_opts(&o->coll, &cc, &f);
 	}
-	if (lp_fail_ok(&f) && !why[0])
-		lp_coll_opts_check(&o->coll, why, sizeof(why));
-	if (why[0])
-		lp_fail_set(&f, -EINVAL, "%s", why);
+	if (lp_fail_ok(&f))
+		lp_coll_opts_check(&o->coll, &f);
 	if (!lp_fail_ok(&f) || lp_rdma_plan_opts_resolve(&o->plan, &f)) {
 		lp_fail_report(&f, -EINVAL);
 		return LP_EXIT_USAGE;

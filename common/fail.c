@@ -33,19 +33,38 @@ int lp_fail_at(struct lp_fail *f, const char *where, int err, const char *fmt, .
 	return err;
 }
 
-int lp_fail_wrap(struct lp_fail *f, const char *fmt, ...)
+static int fail_vprefix(struct lp_fail *f, const char *sep, const char *fmt, va_list ap)
 {
 	char ctx[LP_FAIL_MSG_LEN], msg[LP_FAIL_MSG_LEN];
-	va_list ap;
 
 	if (!f || !f->err)
 		return 0;
-	va_start(ap, fmt);
 	vsnprintf(ctx, sizeof(ctx), fmt, ap);
-	va_end(ap);
 	snprintf(msg, sizeof(msg), "%s", lp_fail_msg(f));
-	snprintf(f->msg, sizeof(f->msg), "%s: %s", ctx, msg);
+	snprintf(f->msg, sizeof(f->msg), "%s%s%s", ctx, sep, msg);
 	return f->err;
+}
+
+int lp_fail_wrap(struct lp_fail *f, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = fail_vprefix(f, ": ", fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int lp_fail_prefix(struct lp_fail *f, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = fail_vprefix(f, "", fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 int lp_fail_take(struct lp_fail *f, const struct lp_fail *from)

@@ -52,6 +52,11 @@ __attribute__((format(printf, 4, 0))) int lp_fail_vat(struct lp_fail *f, const c
  * nothing when f is NULL or holds no failure. Returns f's code (0 when none).
  */
 __attribute__((format(printf, 2, 3))) int lp_fail_wrap(struct lp_fail *f, const char *fmt, ...);
+/*
+ * The same with no ": " between: the context written as the path in front of
+ * a message that continues it ("nodes[3]." + "rank: a string where ...").
+ */
+__attribute__((format(printf, 2, 3))) int lp_fail_prefix(struct lp_fail *f, const char *fmt, ...);
 
 /*
  * f takes from's failure (code, message, where) unless f already holds one: a

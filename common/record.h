@@ -127,13 +127,15 @@ struct lp_rec_field {
 	size_t when; /* 1 + offset of a bool of the struct: in JSON only when true (LP_REC_WHEN) */
 };
 
+struct lp_fail; /* common/fail.h */
+
 struct lp_record {
 	const char *name; /* the struct's name, for messages */
 	size_t size;	  /* sizeof the struct */
 	const struct lp_rec_field *fields;
 	size_t nfields;
-	/* after reading JSON: 0, or -EINVAL with why (a self pair, ...); NULL none */
-	int (*check)(const void *obj, char *why, size_t why_len);
+	/* after reading JSON: 0, or -EINVAL recorded in f (a self pair, ...); NULL none */
+	int (*check)(const void *obj, struct lp_fail *f);
 	bool lenient; /* reading JSON: members it does not know are skipped (older documents) */
 };
 
@@ -175,23 +177,23 @@ struct json_t; /* jansson's */
 /*
  * The reverse of lp_record_json, strict (see the top): obj's fields from the
  * members of the jansson object o (obj keeps its values for absent optional
- * members). 0, -EINVAL (why says which member and what, may be NULL),
+ * members). 0, -EINVAL (recorded in f: which member and what; f may be NULL),
  * -ENOMEM (a vec) or -ENOTSUP (built without jansson). A vec read before an
  * error stays in obj: lp_record_free it.
  */
-int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o, char *why,
-			size_t why_len);
+int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o,
+			struct lp_fail *f);
 /* The same, members named in more (NULL-terminated: read by the caller) left alone. */
 int lp_record_read_json_more(const struct lp_record *rec, void *obj, const struct json_t *o,
-			     const char *const *more, char *why, size_t why_len);
+			     const char *const *more, struct lp_fail *f);
 /* Free the vec members of obj (recursively) and clear them. */
 void lp_record_free(const struct lp_record *rec, void *obj);
 /*
  * A JSON text or file parsed as documents are read here (duplicate keys
- * rejected): NULL with why ("line 3: duplicate object key") on error.
+ * rejected): NULL with the cause in f ("not JSON: duplicate object key ... (line 3)") on error.
  */
-struct json_t *lp_record_loadb(const char *buf, size_t len, char *why, size_t why_len);
-struct json_t *lp_record_load_file(const char *path, char *why, size_t why_len);
+struct json_t *lp_record_loadb(const char *buf, size_t len, struct lp_fail *f);
+struct json_t *lp_record_load_file(const char *path, struct lp_fail *f);
 
 /* The fields of rec whose C names are listed (NULL-terminated), as a mask (bit i: fields[i]). */
 uint64_t lp_record_mask(const struct lp_record *rec, const char *const *names);
@@ -215,12 +217,12 @@ void lp_record_json_columns(const struct lp_record *rec, const struct lp_rec_row
  * each(obj, row, arg) called with its row (from "rows", else its index); a
  * non-zero return stops the reading and is returned. The number of entries is
  * bounded by the arrays o holds, and by max_rows (rows >= max_rows are
- * refused). 0, -EINVAL (why), or each's return.
+ * refused). 0, -EINVAL (recorded in f), or each's return.
  */
 int lp_record_read_columns(const struct lp_record *rec, uint64_t skip, const struct json_t *o,
 			   size_t max_rows, void *obj, const void *tmpl,
-			   int (*each)(void *obj, size_t row, void *arg), void *arg, char *why,
-			   size_t why_len);
+			   int (*each)(void *obj, size_t row, void *arg), void *arg,
+			   struct lp_fail *f);
 
 /*
  * CSV: the columns of rec's fields (not in skip; a nested record's as "key.sub"; arrays, vecs
@@ -405,7 +407,7 @@ void lp_record_schema_object(struct lp_json *j, const char *key, const char *abo
 
 /* The initializer of a struct lp_record for struct type T from its field list. */
 #define LP_RECORD(T, ...) LP_RECORD_CHECKED(T, NULL, __VA_ARGS__)
-/* The same with a check run after reading JSON: int check(const void *obj, char *why, size_t len). */
+/* The same with a check run after reading JSON: int check(const void *obj, struct lp_fail *f). */
 #define LP_RECORD_CHECKED(T, chk, ...)                                                             \
 	{                                                                                          \
 		.name = #T, .size = sizeof(T),                                                     \

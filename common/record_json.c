@@ -6,6 +6,7 @@
  */
 #include "common/internal.h"
 #include "common/table.h"
+#include "fail.h"
 
 #include <errno.h>
 #include <math.h>
@@ -762,21 +763,20 @@ static size_t at_fmt(const struct at *a, char *buf, size_t len)
 	return n;
 }
 
-static int bad(const struct at *a, char *why, size_t why_len, const char *fmt, ...)
+static int bad(const struct at *a, struct lp_fail *fail, const char *fmt, ...)
 {
 	char where[256] = "";
 	char what[256];
 	va_list ap;
 
-	if (!why)
+	if (!fail || fail->err)
 		return -EINVAL;
 	if (a)
 		at_fmt(a, where, sizeof(where));
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(why, why_len, "%s%s%s", where, where[0] ? ": " : "", what);
-	return -EINVAL;
+	return lp_fail_set(fail, -EINVAL, "%s%s%s", where, where[0] ? ": " : "", what);
 }
 
 static const char *jtype(const json_t *v)
@@ -803,27 +803,26 @@ static const char *jtype(const json_t *v)
 }
 
 static int read_rec(const struct lp_record *rec, uint8_t *obj, const json_t *o, const struct at *at,
-		    char *why, size_t why_len);
+		    struct lp_fail *fail);
 
 static int read_int(const struct lp_rec_field *f, uint8_t *p, const json_t *v, const struct at *at,
-		    char *why, size_t why_len)
+		    struct lp_fail *fail)
 {
 	uint64_t u;
 
 	if (!json_is_integer(v))
-		return bad(at, why, why_len, "%s where an integer belongs", jtype(v));
+		return bad(at, fail, "%s where an integer belongs", jtype(v));
 	u = (uint64_t)json_integer_value(v);
 	if (!lp_rec_is_signed(f) && json_integer_value(v) < 0)
-		return bad(at, why, why_len, "%lld is negative", (long long)json_integer_value(v));
+		return bad(at, fail, "%lld is negative", (long long)json_integer_value(v));
 	if (!lp_rec_in_range(f, u))
-		return bad(at, why, why_len, "%lld is out of range",
-			   (long long)json_integer_value(v));
+		return bad(at, fail, "%lld is out of range", (long long)json_integer_value(v));
 	lp_rec_store_int(f, p, u);
 	return 0;
 }
 
 static int read_named(const struct lp_rec_field *f, uint8_t *p, const json_t *v,
-		      const struct at *at, char *why, size_t why_len)
+		      const struct at *at, struct lp_fail *fail)
 {
 	const char *s = json_string_value(v);
 
@@ -832,7 +831,7 @@ static int read_named(const struct lp_rec_field *f, uint8_t *p, const json_t *v,
 		return 0;
 	}
 	if (!s)
-		return bad(at, why, why_len, "%s where a name belongs", jtype(v));
+		return bad(at, fail, "%s where a name belongs", jtype(v));
 	for (size_t k = 0; f->names[k]; k++) {
 		if (strcmp(f->names[k], s))
 			continue;
@@ -842,30 +841,30 @@ static int read_named(const struct lp_rec_field *f, uint8_t *p, const json_t *v,
 			lp_rec_store_int(f, p, k);
 		return 0;
 	}
-	return bad(at, why, why_len, "unknown name \"%.40s\"", s);
+	return bad(at, fail, "unknown name \"%.40s\"", s);
 }
 
 static int read_bytes(const struct lp_rec_field *f, uint8_t *p, const json_t *v,
-		      const struct at *at, char *why, size_t why_len)
+		      const struct at *at, struct lp_fail *fail)
 {
 	const char *s = json_string_value(v);
 
 	if (!s || json_string_length(v) != 2 * f->size)
-		return bad(at, why, why_len, "want %zu hex digits", 2 * f->size);
+		return bad(at, fail, "want %zu hex digits", 2 * f->size);
 	for (size_t k = 0; k < f->size; k++) {
 		unsigned x;
 
 		if (!strchr("0123456789abcdefABCDEF", s[2 * k]) || !s[2 * k] ||
 		    !strchr("0123456789abcdefABCDEF", s[2 * k + 1]) || !s[2 * k + 1] ||
 		    sscanf(s + 2 * k, "%2x", &x) != 1)
-			return bad(at, why, why_len, "not hex digits");
+			return bad(at, fail, "not hex digits");
 		p[k] = (uint8_t)x;
 	}
 	return 0;
 }
 
 static int read_elem(const struct lp_rec_field *f, uint8_t *p, const json_t *v, const struct at *at,
-		     char *why, size_t why_len)
+		     struct lp_fail *fail)
 {
 	double d;
 	bool b;
@@ -873,34 +872,33 @@ static int read_elem(const struct lp_rec_field *f, uint8_t *p, const json_t *v, 
 	switch (f->type) {
 	case LP_REC_T_F64:
 		if (!json_is_number(v) && !json_is_null(v))
-			return bad(at, why, why_len, "%s where a number belongs", jtype(v));
+			return bad(at, fail, "%s where a number belongs", jtype(v));
 		d = json_is_null(v) ? NAN : json_number_value(v);
 		memcpy(p, &d, sizeof(d));
 		return 0;
 	case LP_REC_T_BOOL:
 		if (!json_is_boolean(v))
-			return bad(at, why, why_len, "%s where a boolean belongs", jtype(v));
+			return bad(at, fail, "%s where a boolean belongs", jtype(v));
 		b = json_is_true(v);
 		memcpy(p, &b, sizeof(b));
 		return 0;
 	case LP_REC_T_STR:
 		if (!json_is_string(v))
-			return bad(at, why, why_len, "%s where a string belongs", jtype(v));
+			return bad(at, fail, "%s where a string belongs", jtype(v));
 		if (json_string_length(v) >= f->size ||
 		    strlen(json_string_value(v)) != json_string_length(v))
-			return bad(at, why, why_len, "a string over %zu bytes or with a NUL",
-				   f->size - 1);
+			return bad(at, fail, "a string over %zu bytes or with a NUL", f->size - 1);
 		memcpy(p, json_string_value(v), json_string_length(v) + 1);
 		return 0;
 	case LP_REC_T_BYTES:
-		return read_bytes(f, p, v, at, why, why_len);
+		return read_bytes(f, p, v, at, fail);
 	case LP_REC_T_NEST:
-		return read_rec(f->rec, p, v, at, why, why_len);
+		return read_rec(f->rec, p, v, at, fail);
 	case LP_REC_T_ENUM:
 	case LP_REC_T_NAME:
-		return read_named(f, p, v, at, why, why_len);
+		return read_named(f, p, v, at, fail);
 	default:
-		return read_int(f, p, v, at, why, why_len);
+		return read_int(f, p, v, at, fail);
 	}
 }
 
@@ -915,19 +913,19 @@ static const struct lp_rec_field *count_field(const struct lp_record *rec,
 
 /* An array or vec field: its count member is set from the array (or must match it). */
 static int read_list(const struct lp_record *rec, const struct lp_rec_field *f, uint8_t *obj,
-		     const json_t *v, const struct at *at, char *why, size_t why_len)
+		     const json_t *v, const struct at *at, struct lp_fail *fail)
 {
 	const struct lp_rec_field *cf = count_field(rec, f);
 	size_t n = json_array_size(v);
 	uint8_t *p = obj + f->off;
 
 	if (!json_is_array(v))
-		return bad(at, why, why_len, "%s where an array belongs", jtype(v));
+		return bad(at, fail, "%s where an array belongs", jtype(v));
 	if (f->max && n > f->max)
-		return bad(at, why, why_len, "%zu entries, at most %zu", n, f->max);
+		return bad(at, fail, "%zu entries, at most %zu", n, f->max);
 	if (cf && !(cf->flags & LP_REC_F_NOJSON) &&
 	    lp_rec_load_uint(obj + f->count_off, f->count_size) != n)
-		return bad(at, why, why_len, "%zu entries, its count says %llu", n,
+		return bad(at, fail, "%zu entries, its count says %llu", n,
 			   (unsigned long long)lp_rec_load_uint(obj + f->count_off, f->count_size));
 	if (f->vec) {
 		p = calloc(n + 1, f->size);
@@ -938,7 +936,7 @@ static int read_list(const struct lp_record *rec, const struct lp_rec_field *f, 
 	lp_rec_store_int(&(struct lp_rec_field){ .size = f->count_size }, obj + f->count_off, n);
 	for (size_t k = 0; k < n; k++) {
 		struct at here = { at, NULL, k };
-		int rc = read_elem(f, p + k * f->size, json_array_get(v, k), &here, why, why_len);
+		int rc = read_elem(f, p + k * f->size, json_array_get(v, k), &here, fail);
 
 		if (rc)
 			return rc;
@@ -947,15 +945,15 @@ static int read_list(const struct lp_record *rec, const struct lp_rec_field *f, 
 }
 
 static int read_field(const struct lp_record *rec, const struct lp_rec_field *f, uint8_t *obj,
-		      const json_t *v, const struct at *at, char *why, size_t why_len)
+		      const json_t *v, const struct at *at, struct lp_fail *fail)
 {
 	if ((f->flags & LP_REC_F_NULL) && json_is_null(v) && f->type != LP_REC_T_NAME) {
 		if (f->type == LP_REC_T_STR && !is_list(f))
 			obj[f->off] = '\0';
 		return 0;
 	}
-	return is_list(f) ? read_list(rec, f, obj, v, at, why, why_len)
-			  : read_elem(f, obj + f->off, v, at, why, why_len);
+	return is_list(f) ? read_list(rec, f, obj, v, at, fail)
+			  : read_elem(f, obj + f->off, v, at, fail);
 }
 
 static const struct lp_rec_field *field_of(const struct lp_record *rec, uint64_t skip,
@@ -1005,14 +1003,14 @@ static bool flat_there(const struct lp_record *rec, const json_t *o)
 }
 
 static int read_members(const struct lp_record *rec, uint8_t *obj, const json_t *o,
-			const struct at *at, char *why, size_t why_len);
+			const struct at *at, struct lp_fail *fail);
 
 /*
  * Field f from o: a LP_REC_WHEN field's bool set from its presence (or its
- * null), a LP_REC_FLAT record read from o itself. 0 or -EINVAL (why).
+ * null), a LP_REC_FLAT record read from o itself. 0 or -EINVAL (fail).
  */
 static int read_member(const struct lp_record *rec, const struct lp_rec_field *f, uint8_t *obj,
-		       const json_t *o, const struct at *at, char *why, size_t why_len)
+		       const json_t *o, const struct at *at, struct lp_fail *fail)
 {
 	const json_t *v = json_object_get(o, key_of(f));
 	struct at here = { at, key_of(f), 0 };
@@ -1026,15 +1024,15 @@ static int read_member(const struct lp_record *rec, const struct lp_rec_field *f
 			return 0;
 	}
 	if (f->flags & LP_REC_F_FLAT)
-		return read_members(f->rec, obj + f->off, o, at, why, why_len);
+		return read_members(f->rec, obj + f->off, o, at, fail);
 	if (!v)
-		return (f->flags & LP_REC_F_OPTIONAL) ? 0 : bad(&here, why, why_len, "missing");
-	return read_field(rec, f, obj, v, &here, why, why_len);
+		return (f->flags & LP_REC_F_OPTIONAL) ? 0 : bad(&here, fail, "missing");
+	return read_field(rec, f, obj, v, &here, fail);
 }
 
 /* rec's fields from the members of o (o's other members are the caller's to check). */
 static int read_members(const struct lp_record *rec, uint8_t *obj, const json_t *o,
-			const struct at *at, char *why, size_t why_len)
+			const struct at *at, struct lp_fail *fail)
 {
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
@@ -1044,7 +1042,7 @@ static int read_members(const struct lp_record *rec, uint8_t *obj, const json_t 
 			*(bool *)(obj + f->off) = true;
 		if (!in_json(f))
 			continue;
-		rc = read_member(rec, f, obj, o, at, why, why_len);
+		rc = read_member(rec, f, obj, o, at, fail);
 		if (rc)
 			return rc;
 	}
@@ -1052,70 +1050,70 @@ static int read_members(const struct lp_record *rec, uint8_t *obj, const json_t 
 }
 
 static int read_rec_more(const struct lp_record *rec, uint8_t *obj, const json_t *o,
-			 const char *const *more, const struct at *at, char *why, size_t why_len)
+			 const char *const *more, const struct at *at, struct lp_fail *fail)
 {
 	const char *key;
 	const json_t *v;
 	int rc;
 
 	if (!json_is_object(o))
-		return bad(at, why, why_len, "%s where an object belongs", jtype(o));
+		return bad(at, fail, "%s where an object belongs", jtype(o));
 	json_object_foreach((json_t *)o, key, v)
 	{
 		if (!rec->lenient && !known(rec, key) && !listed(more, key))
-			return bad(at, why, why_len, "unknown member \"%.40s\"", key);
+			return bad(at, fail, "unknown member \"%.40s\"", key);
 	}
-	rc = read_members(rec, obj, o, at, why, why_len);
+	rc = read_members(rec, obj, o, at, fail);
 	if (rc)
 		return rc;
-	if (rec->check && rec->check(obj, why, why_len)) {
-		char msg[200];
+	if (rec->check) {
+		struct lp_fail cf = { 0 };
 
-		snprintf(msg, sizeof(msg), "%s", why ? why : "");
-		return bad(at, why, why_len, "%s", msg);
+		if (rec->check(obj, &cf))
+			return bad(at, fail, "%s", lp_fail_msg(&cf));
 	}
 	return 0;
 }
 
 static int read_rec(const struct lp_record *rec, uint8_t *obj, const json_t *o, const struct at *at,
-		    char *why, size_t why_len)
+		    struct lp_fail *fail)
 {
-	return read_rec_more(rec, obj, o, NULL, at, why, why_len);
+	return read_rec_more(rec, obj, o, NULL, at, fail);
 }
 
-int lp_record_read_json(const struct lp_record *rec, void *obj, const json_t *o, char *why,
-			size_t why_len)
+int lp_record_read_json(const struct lp_record *rec, void *obj, const json_t *o,
+			struct lp_fail *fail)
 {
-	return read_rec(rec, obj, o, NULL, why, why_len);
+	return read_rec(rec, obj, o, NULL, fail);
 }
 
 int lp_record_read_json_more(const struct lp_record *rec, void *obj, const json_t *o,
-			     const char *const *more, char *why, size_t why_len)
+			     const char *const *more, struct lp_fail *fail)
 {
-	return read_rec_more(rec, obj, o, more, NULL, why, why_len);
+	return read_rec_more(rec, obj, o, more, NULL, fail);
 }
 
-static json_t *loaded(json_t *root, const json_error_t *err, char *why, size_t why_len)
+static json_t *loaded(json_t *root, const json_error_t *err, struct lp_fail *fail)
 {
 	if (!root && err->line < 0) /* not read at all */
-		snprintf(why, why_len, "%s", err->text);
+		lp_fail_set(fail, -EINVAL, "%s", err->text);
 	else if (!root)
-		snprintf(why, why_len, "not JSON: %s (line %d)", err->text, err->line);
+		lp_fail_set(fail, -EINVAL, "not JSON: %s (line %d)", err->text, err->line);
 	return root;
 }
 
-json_t *lp_record_loadb(const char *buf, size_t len, char *why, size_t why_len)
+json_t *lp_record_loadb(const char *buf, size_t len, struct lp_fail *fail)
 {
 	json_error_t err;
 
-	return loaded(json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err), &err, why, why_len);
+	return loaded(json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err), &err, fail);
 }
 
-json_t *lp_record_load_file(const char *path, char *why, size_t why_len)
+json_t *lp_record_load_file(const char *path, struct lp_fail *fail)
 {
 	json_error_t err;
 
-	return loaded(json_load_file(path, JSON_REJECT_DUPLICATES, &err), &err, why, why_len);
+	return loaded(json_load_file(path, JSON_REJECT_DUPLICATES, &err), &err, fail);
 }
 
 /* ---- reading columns --------------------------------------------------------------------- */
@@ -1131,18 +1129,18 @@ struct cols {
 
 /* Check the shape of the columns of rec in o (each column n entries, or one value). */
 static int cols_check(const struct lp_record *rec, uint64_t skip, const json_t *o, size_t n,
-		      bool top, const struct at *at, char *why, size_t why_len)
+		      bool top, const struct at *at, struct lp_fail *fail)
 {
 	const char *key;
 	const json_t *v;
 
 	if (!json_is_object(o))
-		return bad(at, why, why_len, "%s where an object of columns belongs", jtype(o));
+		return bad(at, fail, "%s where an object of columns belongs", jtype(o));
 	json_object_foreach((json_t *)o, key, v)
 	{
 		if (!(top && (!strcmp(key, "n") || !strcmp(key, "rows"))) &&
 		    !field_of(rec, skip, key))
-			return bad(at, why, why_len, "unknown column \"%.40s\"", key);
+			return bad(at, fail, "unknown column \"%.40s\"", key);
 	}
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
@@ -1153,7 +1151,7 @@ static int cols_check(const struct lp_record *rec, uint64_t skip, const json_t *
 			continue;
 		c = json_object_get(o, key_of(f));
 		if (!c)
-			return bad(&here, why, why_len, "missing");
+			return bad(&here, fail, "missing");
 		if (top && (f->flags & LP_REC_F_SPARSE)) {
 			const json_t *atv = json_object_get(c, "at"),
 				     *vals = json_object_get(c, "values");
@@ -1161,16 +1159,15 @@ static int cols_check(const struct lp_record *rec, uint64_t skip, const json_t *
 			if (!json_is_array(atv) || !json_is_array(vals) ||
 			    json_array_size(atv) != json_array_size(vals) ||
 			    json_object_size(c) != 2)
-				return bad(&here, why, why_len,
+				return bad(&here, fail,
 					   "want {\"at\": [...], \"values\": [...]} of one length");
 		} else if (f->type == LP_REC_T_NEST && !is_list(f)) {
-			int rc = cols_check(f->rec, 0, c, n, false, &here, why, why_len);
+			int rc = cols_check(f->rec, 0, c, n, false, &here, fail);
 
 			if (rc)
 				return rc;
 		} else if (json_is_array(c) && !is_list(f) && json_array_size(c) != n) {
-			return bad(&here, why, why_len, "%zu entries, want %zu", json_array_size(c),
-				   n);
+			return bad(&here, fail, "%zu entries, want %zu", json_array_size(c), n);
 		}
 	}
 	return 0;
@@ -1191,7 +1188,7 @@ static const json_t *col_at(const struct lp_rec_field *f, const json_t *c, size_
 
 static int cols_entry(const struct cols *cs, const struct lp_record *rec, uint64_t skip,
 		      const json_t *o, uint8_t *obj, size_t k, bool top, const struct at *at,
-		      char *why, size_t why_len)
+		      struct lp_fail *fail)
 {
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
@@ -1210,21 +1207,19 @@ static int cols_entry(const struct cols *cs, const struct lp_record *rec, uint64
 				continue; /* every set entry read: the rest are defaults */
 			if (!json_is_integer(x) || json_integer_value(x) < (json_int_t)k ||
 			    (size_t)json_integer_value(x) >= cs->n)
-				return bad(&here, why, why_len,
-					   "at: not ascending indices below n");
+				return bad(&here, fail, "at: not ascending indices below n");
 			if (json_integer_value(x) != (json_int_t)k)
 				continue;
 			v = json_array_get(json_object_get(c, "values"), cs->cursor[i]++);
 		} else if (f->type == LP_REC_T_NEST && !is_list(f)) {
-			rc = cols_entry(cs, f->rec, 0, c, obj + f->off, k, false, &idx, why,
-					why_len);
+			rc = cols_entry(cs, f->rec, 0, c, obj + f->off, k, false, &idx, fail);
 			if (rc)
 				return rc;
 			continue;
 		} else {
 			v = col_at(f, c, k, cs->n);
 		}
-		rc = read_field(rec, f, obj, v, &idx, why, why_len);
+		rc = read_field(rec, f, obj, v, &idx, fail);
 		if (rc)
 			return rc;
 	}
@@ -1232,21 +1227,21 @@ static int cols_entry(const struct cols *cs, const struct lp_record *rec, uint64
 }
 
 /* The rows list and the column that carries n, checked: 0 or -EINVAL. */
-static int cols_rows(const struct cols *cs, const json_t *rows, size_t max_rows, char *why,
-		     size_t why_len)
+static int cols_rows(const struct cols *cs, const json_t *rows, size_t max_rows,
+		     struct lp_fail *fail)
 {
 	size_t n = cs->n;
 	json_int_t last = -1;
 
 	if (rows) {
 		if (!json_is_array(rows) || json_array_size(rows) != n)
-			return bad(NULL, why, why_len, "rows: want %zu ascending row indices", n);
+			return bad(NULL, fail, "rows: want %zu ascending row indices", n);
 		for (size_t k = 0; k < n; k++) {
 			const json_t *r = json_array_get(rows, k);
 
 			if (!json_is_integer(r) || json_integer_value(r) <= last ||
 			    (uint64_t)json_integer_value(r) >= max_rows)
-				return bad(NULL, why, why_len,
+				return bad(NULL, fail,
 					   "rows[%zu]: not an ascending row index below %zu", k,
 					   max_rows);
 			last = json_integer_value(r);
@@ -1254,7 +1249,7 @@ static int cols_rows(const struct cols *cs, const json_t *rows, size_t max_rows,
 		return 0;
 	}
 	if (n > max_rows)
-		return bad(NULL, why, why_len, "n %zu is over %zu rows", n, max_rows);
+		return bad(NULL, fail, "n %zu is over %zu rows", n, max_rows);
 	for (size_t i = 0; i < cs->rec->nfields; i++) {
 		const struct lp_rec_field *f = &cs->rec->fields[i];
 
@@ -1262,28 +1257,28 @@ static int cols_rows(const struct cols *cs, const json_t *rows, size_t max_rows,
 		    (f->type == LP_REC_T_NEST && !is_list(f)))
 			continue;
 		if (n && !json_is_array(json_object_get(cs->o, key_of(f))))
-			return bad(NULL, why, why_len, "%s: its first column must be an array of n",
+			return bad(NULL, fail, "%s: its first column must be an array of n",
 				   key_of(f));
 		return 0;
 	}
-	return n ? bad(NULL, why, why_len, "no column carries n") : 0;
+	return n ? bad(NULL, fail, "no column carries n") : 0;
 }
 
 int lp_record_read_columns(const struct lp_record *rec, uint64_t skip, const json_t *o,
 			   size_t max_rows, void *obj, const void *tmpl,
-			   int (*each)(void *obj, size_t row, void *arg), void *arg, char *why,
-			   size_t why_len)
+			   int (*each)(void *obj, size_t row, void *arg), void *arg,
+			   struct lp_fail *fail)
 {
 	const json_t *nv = json_object_get(o, "n"), *rows = json_object_get(o, "rows");
 	struct cols cs = { rec, skip, o, 0, NULL };
 	int rc;
 
 	if (!json_is_object(o) || !json_is_integer(nv) || json_integer_value(nv) < 0)
-		return bad(NULL, why, why_len, "not an object of columns with n");
+		return bad(NULL, fail, "not an object of columns with n");
 	cs.n = (size_t)json_integer_value(nv);
-	rc = cols_rows(&cs, rows, max_rows, why, why_len);
+	rc = cols_rows(&cs, rows, max_rows, fail);
 	if (!rc)
-		rc = cols_check(rec, skip, o, cs.n, true, NULL, why, why_len);
+		rc = cols_check(rec, skip, o, cs.n, true, NULL, fail);
 	if (rc)
 		return rc;
 	cs.cursor = calloc(rec->nfields + 1, sizeof(*cs.cursor));
@@ -1291,8 +1286,8 @@ int lp_record_read_columns(const struct lp_record *rec, uint64_t skip, const jso
 		return -ENOMEM;
 	for (size_t k = 0; k < cs.n && !rc; k++) {
 		memcpy(obj, tmpl, rec->size);
-		rc = cols_entry(&cs, rec, skip, o, obj, k, true, NULL, why, why_len);
-		if (!rc && rec->check && rec->check(obj, why, why_len))
+		rc = cols_entry(&cs, rec, skip, o, obj, k, true, NULL, fail);
+		if (!rc && rec->check && rec->check(obj, fail))
 			rc = -EINVAL;
 		if (!rc)
 			rc = each(obj,
@@ -1303,41 +1298,39 @@ int lp_record_read_columns(const struct lp_record *rec, uint64_t skip, const jso
 		if (!(skip >> i & 1) && (rec->fields[i].flags & LP_REC_F_SPARSE) &&
 		    cs.cursor[i] != json_array_size(json_object_get(
 					    json_object_get(o, key_of(&rec->fields[i])), "at")))
-			rc = bad(NULL, why, why_len, "%s.at: not ascending indices below n",
+			rc = bad(NULL, fail, "%s.at: not ascending indices below n",
 				 key_of(&rec->fields[i]));
 	free(cs.cursor);
 	return rc;
 }
 
 #else
-int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o, char *why,
-			size_t why_len)
+int lp_record_read_json(const struct lp_record *rec, void *obj, const struct json_t *o,
+			struct lp_fail *fail)
 {
 	(void)rec;
 	(void)obj;
 	(void)o;
-	if (why)
-		snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
-	return -ENOTSUP;
+	return lp_fail_set(fail, -ENOTSUP, "built without a JSON library (libjansson-dev)");
 }
 
-struct json_t *lp_record_loadb(const char *buf, size_t len, char *why, size_t why_len)
+struct json_t *lp_record_loadb(const char *buf, size_t len, struct lp_fail *fail)
 {
 	(void)buf;
 	(void)len;
-	snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
+	lp_fail_set(fail, -ENOTSUP, "built without a JSON library (libjansson-dev)");
 	return NULL;
 }
 
-struct json_t *lp_record_load_file(const char *path, char *why, size_t why_len)
+struct json_t *lp_record_load_file(const char *path, struct lp_fail *fail)
 {
-	return lp_record_loadb(path, 0, why, why_len);
+	return lp_record_loadb(path, 0, fail);
 }
 
 int lp_record_read_columns(const struct lp_record *rec, uint64_t skip, const struct json_t *o,
 			   size_t max_rows, void *obj, const void *tmpl,
-			   int (*each)(void *obj, size_t row, void *arg), void *arg, char *why,
-			   size_t why_len)
+			   int (*each)(void *obj, size_t row, void *arg), void *arg,
+			   struct lp_fail *fail)
 {
 	(void)rec;
 	(void)skip;
@@ -1347,6 +1340,6 @@ int lp_record_read_columns(const struct lp_record *rec, uint64_t skip, const str
 	(void)tmpl;
 	(void)each;
 	(void)arg;
-	return lp_record_read_json(NULL, NULL, NULL, why, why_len);
+	return lp_record_read_json(NULL, NULL, NULL, fail);
 }
 #endif

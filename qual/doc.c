@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/lp.h"
+#include "common/fail.h"
 #include "common/record.h"
 #include "gpu/doc.h"
 #include "qual/node.h"
@@ -141,25 +142,26 @@ static void rdma2_result(const struct lp_rdma_doc_result *r, struct cellv *cv)
 #endif
 
 /* lp-rdma: linkperf.rdma/2 through its records (rdma/doc.h), one cell per run and direction. */
-static int rdma_cells(const json_t *doc, const char *name, struct cellv *cv)
+static int rdma_cells(const json_t *doc, const char *name, struct cellv *cv, struct lp_fail *f)
 {
 #ifndef LP_HAVE_VERBS
 	(void)cv;
-	lp_err("%s: lp-rdma documents need a build with rdma-core (libibverbs-dev)", name);
-	return -EOPNOTSUPP;
+	return lp_fail_set(f, -EOPNOTSUPP,
+			   "%s: lp-rdma documents need a build with rdma-core (libibverbs-dev)",
+			   name);
 #else
 	struct lp_rdma_doc *d;
-	char why[256];
+	struct lp_fail why = { 0 };
 	int err;
 
 	if (!json_object_get(doc, "schema"))
 		return rdma1_cells(doc, cv);
 	d = calloc(1, sizeof(*d));
-	err = d ? lp_record_read_json_more(&lp_rdma_doc_record, d, doc, lp_rdma_doc_more, why,
-					   sizeof(why))
+	err = d ? lp_record_read_json_more(&lp_rdma_doc_record, d, doc, lp_rdma_doc_more, &why)
 		: -ENOMEM;
 	if (err == -EINVAL)
-		lp_err("%s: not an lp-rdma document (%s): %s", name, LP_RDMA_DOC_SCHEMA, why);
+		lp_fail_set(f, err, "%s: not an lp-rdma document (%s): %s", name,
+			    LP_RDMA_DOC_SCHEMA, lp_fail_msg(&why));
 	for (uint32_t i = 0; !err && i < d->nresults; i++)
 		rdma2_result(&d->results[i], cv);
 	if (d)
@@ -206,20 +208,20 @@ static int gpu1_cells(const json_t *doc, struct cellv *cv)
 }
 
 /* lp-gpu: linkperf.gpu/2 through its records (gpu/doc.h), each series' cells from and to. */
-static int gpu_cells(const json_t *doc, const char *name, struct cellv *cv)
+static int gpu_cells(const json_t *doc, const char *name, struct cellv *cv, struct lp_fail *f)
 {
 	struct lp_gpu_doc *d;
-	char why[256];
+	struct lp_fail why = { 0 };
 	int err;
 
 	if (!json_object_get(doc, "schema"))
 		return gpu1_cells(doc, cv);
 	d = calloc(1, sizeof(*d));
-	err = d ? lp_record_read_json_more(&lp_gpu_doc_record, d, doc, lp_gpu_doc_more, why,
-					   sizeof(why))
+	err = d ? lp_record_read_json_more(&lp_gpu_doc_record, d, doc, lp_gpu_doc_more, &why)
 		: -ENOMEM;
 	if (err == -EINVAL)
-		lp_err("%s: not an lp-gpu document (%s): %s", name, LP_GPU_DOC_SCHEMA, why);
+		lp_fail_set(f, err, "%s: not an lp-gpu document (%s): %s", name, LP_GPU_DOC_SCHEMA,
+			    lp_fail_msg(&why));
 	for (uint32_t i = 0; !err && i < d->nresults; i++) {
 		const struct lp_gpu_doc_result *r = &d->results[i];
 
@@ -242,22 +244,23 @@ static int gpu_cells(const json_t *doc, const char *name, struct cellv *cv)
  * lp-sweep: the document read back by lp-sweep's own reader (any schema version) and diagnosed,
  * so its cells are the resolved values every output shows, with the one noise field.
  */
-static int sweep_cells(const char *path, const char *text, size_t len, struct cellv *cv)
+static int sweep_cells(const char *path, const char *text, size_t len, struct cellv *cv,
+		       struct lp_fail *f)
 {
 #ifndef LP_HAVE_VERBS
 	(void)cv;
-	lp_err("%s: lp-sweep documents need a build with rdma-core (libibverbs-dev)", path);
-	return -EOPNOTSUPP;
+	return lp_fail_set(f, -EOPNOTSUPP,
+			   "%s: lp-sweep documents need a build with rdma-core (libibverbs-dev)",
+			   path);
 #else
 	struct lp_sweep_run r;
-	char why[256];
-	int err = text ? lp_sweep_read_text(&r, text, len, why, sizeof(why))
-		       : lp_sweep_read_json(&r, path, why, sizeof(why));
+	struct lp_fail why = { 0 };
+	int err =
+		text ? lp_sweep_read_text(&r, text, len, &why) : lp_sweep_read_json(&r, path, &why);
 
-	if (err) {
-		lp_err("%s: %s", path, why);
-		return err == -ENOMEM ? err : -EINVAL;
-	}
+	if (err)
+		return lp_fail_set(f, err == -ENOMEM ? err : -EINVAL, "%s: %s", path,
+				   lp_fail_msg(&why));
 	err = lp_sweep_diagnose(&r);
 	if (!err)
 		err = lp_qual_sweep_cells(&r, &cv->v, &cv->n);
@@ -271,11 +274,12 @@ static int sweep_cells(const char *path, const char *text, size_t len, struct ce
  * text, what the error line calls it.
  */
 static int doc_cells(const json_t *doc, const char *name, const char *text,
-		     struct lp_qual_cell **cells_p, size_t *n_p)
+		     struct lp_qual_cell **cells_p, size_t *n_p, struct lp_fail *f)
 {
 	static const struct {
 		const char *tool;
-		int (*cells)(const json_t *doc, const char *name, struct cellv *cv);
+		int (*cells)(const json_t *doc, const char *name, struct cellv *cv,
+			     struct lp_fail *f);
 	} readers[] = { { "lp-rdma", rdma_cells }, { "lp-gpu", gpu_cells } };
 	struct cellv cv = { 0 };
 	const char *tool = str_at(doc, "tool");
@@ -283,14 +287,14 @@ static int doc_cells(const json_t *doc, const char *name, const char *text,
 
 	for (size_t i = 0; i < LP_ARRAY_SIZE(readers); i++)
 		if (!strcmp(tool, readers[i].tool))
-			err = readers[i].cells(doc, name, &cv);
+			err = readers[i].cells(doc, name, &cv, f);
 	if (!strcmp(tool, "lp-sweep"))
-		err = sweep_cells(name, text, text ? strlen(text) : 0, &cv);
-	if (err == -ENOENT) {
-		lp_err("%s: not a linkperf result (\"tool\" is \"%s\", want lp-rdma, lp-gpu or lp-sweep)",
-		       name, tool);
-		err = -EINVAL;
-	}
+		err = sweep_cells(name, text, text ? strlen(text) : 0, &cv, f);
+	if (err == -ENOENT)
+		err = lp_fail_set(
+			f, -EINVAL,
+			"%s: not a linkperf result (\"tool\" is \"%s\", want lp-rdma, lp-gpu or lp-sweep)",
+			name, tool);
 	if (err) {
 		free(cv.v);
 		return err;
@@ -300,23 +304,23 @@ static int doc_cells(const json_t *doc, const char *name, const char *text,
 	return 0;
 }
 
-/* The document at path (*doc_p: its tree, the caller's) and its cells. 0 or -EINVAL (said). */
-static int doc_load(const char *path, json_t **doc_p, struct lp_qual_cell **cells_p, size_t *n_p)
+/* The document at path (*doc_p: its tree, the caller's) and its cells. 0 or -EINVAL (f says why). */
+static int doc_load(const char *path, json_t **doc_p, struct lp_qual_cell **cells_p, size_t *n_p,
+		    struct lp_fail *f)
 {
-	char why[256];
+	struct lp_fail why = { 0 };
 
-	*doc_p = lp_record_load_file(path, why, sizeof(why));
-	if (!*doc_p) {
-		lp_err("%s: %s", path, why);
-		return -EINVAL;
-	}
-	return doc_cells(*doc_p, path, NULL, cells_p, n_p);
+	*doc_p = lp_record_load_file(path, &why);
+	if (!*doc_p)
+		return lp_fail_set(f, -EINVAL, "%s: %s", path, lp_fail_msg(&why));
+	return doc_cells(*doc_p, path, NULL, cells_p, n_p, f);
 }
 
-int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p)
+int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p,
+		      struct lp_fail *f)
 {
 	json_t *doc;
-	int err = doc_load(path, &doc, cells_p, n_p);
+	int err = doc_load(path, &doc, cells_p, n_p, f);
 
 	json_decref(doc);
 	return err;
@@ -385,7 +389,7 @@ int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path
 	struct lp_qual_cell *cells = NULL;
 	size_t n = 0;
 	json_t *doc;
-	int err = doc_load(path, &doc, &cells, &n);
+	int err = doc_load(path, &doc, &cells, &n, &q->fail);
 
 	bool judged = !err;
 
@@ -409,15 +413,15 @@ int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const
 	struct lp_qual_cell *cells = NULL;
 	size_t n = 0;
 	int err;
-	char *text = capture(write, arg, &err), why[256];
-	json_t *doc = text ? lp_record_loadb(text, strlen(text), why, sizeof(why)) : NULL;
+	char *text = capture(write, arg, &err);
+	json_t *doc = text ? lp_record_loadb(text, strlen(text), NULL) : NULL;
 
 	if (!doc) {
 		free(text);
-		lp_err("qualification: the run's own JSON document did not parse");
-		return err ? err : -EINVAL;
+		return lp_fail_set(&q->fail, err ? err : -EINVAL,
+				   "qualification: the run's own JSON document did not parse");
 	}
-	err = doc_cells(doc, "the run", text, &cells, &n);
+	err = doc_cells(doc, "the run", text, &cells, &n, &q->fail);
 	free(text);
 	if (!err)
 		err = lp_qual_judge(q, cells, n);
@@ -430,31 +434,31 @@ int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const
 
 #else
 
-int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p)
+int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p,
+		      struct lp_fail *f)
 {
 	(void)cells_p;
 	(void)n_p;
-	lp_err("%s: built without a JSON library (libjansson-dev)", path);
-	return -EOPNOTSUPP;
+	return lp_fail_set(f, -EOPNOTSUPP, "%s: built without a JSON library (libjansson-dev)",
+			   path);
 }
 
 int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path)
 {
 	(void)q;
 	(void)json_path;
-	lp_err("%s: built without a JSON library (libjansson-dev)", path);
-	return -EOPNOTSUPP;
+	return lp_fail_set(&q->fail, -EOPNOTSUPP,
+			   "%s: built without a JSON library (libjansson-dev)", path);
 }
 
 int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const void *arg,
 		const char *json_path)
 {
-	(void)q;
 	(void)write;
 	(void)arg;
 	(void)json_path;
-	lp_err("qualification: built without a JSON library (libjansson-dev)");
-	return -EOPNOTSUPP;
+	return lp_fail_set(&q->fail, -EOPNOTSUPP,
+			   "qualification: built without a JSON library (libjansson-dev)");
 }
 
 #endif

@@ -104,11 +104,10 @@ static int floors_parse(struct lp_qual *q, const char *spec, enum lp_qual_kind k
 		goto bad;
 	return 0;
 bad:
-	lp_err("--%s %s: want V or TEST=V,... (%s)", opt, spec,
-	       kind == LP_QUAL_LAT ? "microseconds"
-	       : bytes		   ? "GB/s, or Gb/s with that suffix"
-				   : "Gb/s, or GB/s with that suffix");
-	return -EINVAL;
+	return lp_fail_set(&q->fail, -EINVAL, "--%s %s: want V or TEST=V,... (%s)", opt, spec,
+			   kind == LP_QUAL_LAT ? "microseconds"
+			   : bytes	       ? "GB/s, or Gb/s with that suffix"
+					       : "Gb/s, or GB/s with that suffix");
 }
 
 double lp_qual_floor(const struct lp_qual *q, enum lp_qual_kind kind)
@@ -238,7 +237,7 @@ int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts
 	if (!err)
 		err = floors_parse(q, o->max_lat_us, LP_QUAL_LAT, "max-lat-us");
 	if (!err && o->baseline)
-		err = lp_qual_doc_cells(o->baseline, &q->base, &q->nbase);
+		err = lp_qual_doc_cells(o->baseline, &q->base, &q->nbase, &q->fail);
 	if (!err && o->expect && strcmp(o->expect, "auto")) {
 		err = lp_qual_profile_load(q, o->expect, NULL);
 		return err < 0 ? err : 0;

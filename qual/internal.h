@@ -18,7 +18,7 @@ struct lp_qual_rule {
 };
 
 /* Load one profile file; hw NULL: unconditionally (--expect FILE), else only if it matches
- * (*matched_p says whether it did). 0 or -EINVAL after one lp_err line. */
+ * (*matched_p says whether it did). 0 or -EINVAL with the cause in q->fail. */
 int lp_qual_profile_load(struct lp_qual *q, const char *path, const struct lp_qual_hw *hw);
 /* Every profile in the profile directory that matches hw; q->note says so when none does. */
 int lp_qual_profiles_auto(struct lp_qual *q, const struct lp_qual_hw *hw);

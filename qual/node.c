@@ -28,8 +28,7 @@ static int speed_rank(const char *s)
 	return -1;
 }
 
-int lp_qual_node_profile(const struct lp_qual_hw *hw, char *name, size_t len, char *why,
-			 size_t why_len)
+int lp_qual_node_profile(const struct lp_qual_hw *hw, char *name, size_t len, struct lp_fail *f)
 {
 	struct lp_qual_opts o = { .expect = "auto" };
 	struct lp_qual q;
@@ -39,9 +38,11 @@ int lp_qual_node_profile(const struct lp_qual_hw *hw, char *name, size_t len, ch
 	if (!ret && q.profiles[0])
 		snprintf(name, len, "%s", q.profiles);
 	else if (!ret)
-		snprintf(why, why_len, "%s", q.note[0] ? q.note : "no profile matches");
+		ret = lp_fail_set(f, -ENOENT, "%s", q.note[0] ? q.note : "no profile matches");
+	else
+		lp_fail_take(f, &q.fail); /* the profiles could not be read */
 	lp_qual_free(&q);
-	return ret ? ret : name[0] ? 0 : -ENOENT;
+	return ret;
 }
 
 /* The port's own state: narrower or slower than both ends support, PCIe lanes lost. */
@@ -99,12 +100,15 @@ int lp_qual_nodes_judge(const struct lp_qual_port *ports, int n, struct lp_qual_
 	int fails = 0;
 
 	for (int i = 0; i < n; i++) {
+		struct lp_fail none = { 0 };
+
 		memset(&gates[i], 0, sizeof(gates[i]));
-		why[0] = '\0';
+		/* why none applies (or why the profiles could not be read): the gate's reason */
 		if (ports[i].hw.rdma_dev && ports[i].hw.rdma_dev[0] &&
 		    lp_qual_node_profile(&ports[i].hw, gates[i].profile, sizeof(gates[i].profile),
-					 why, sizeof(why)) == -ENOENT)
-			snprintf(gates[i].reason, sizeof(gates[i].reason), "%s", why);
+					 &none))
+			snprintf(gates[i].reason, sizeof(gates[i].reason), "%s",
+				 lp_fail_msg(&none));
 	}
 	fleet_profile(gates, n, fl, sizeof(fl));
 	for (int i = 0; i < n; i++) {

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "common/fail.h"
 #include "common/record.h"
 #include "qual/qual.h"
 
@@ -35,11 +36,10 @@ struct lp_qual_gate {
 extern const struct lp_record lp_qual_gate_record;
 
 /*
- * The profile hw matches (auto, as --expect auto picks it) into name; 0, -ENOENT (none: why
- * says so, e.g. "Soft-RoCE"), or a negative errno from reading the profiles.
+ * The profile hw matches (auto, as --expect auto picks it) into name; 0, -ENOENT (none: f
+ * says why, e.g. "Soft-RoCE"), or a negative errno from reading the profiles.
  */
-int lp_qual_node_profile(const struct lp_qual_hw *hw, char *name, size_t len, char *why,
-			 size_t why_len);
+int lp_qual_node_profile(const struct lp_qual_hw *hw, char *name, size_t len, struct lp_fail *f);
 
 /*
  * Judge n ports into gates[n]: the fleet's profile is the one most nodes match; a node is FAIL

@@ -177,7 +177,7 @@ int lp_qual_profile_load(struct lp_qual *q, const char *path, const struct lp_qu
 			break;
 	}
 	if (why) {
-		lp_err("profile %s: %s", path, why);
+		lp_fail_set(&q->fail, -EINVAL, "profile %s: %s", path, why);
 		json_decref(doc);
 		return -EINVAL;
 	}
@@ -231,15 +231,13 @@ int lp_qual_profiles_auto(struct lp_qual *q, const struct lp_qual_hw *hw)
 	char dir[PATH_MAX - 256], path[PATH_MAX];
 	int n, err = 0, found = 0;
 
-	if (profile_dir(dir, sizeof(dir))) {
-		lp_err("--expect auto: no profile directory (set LP_PROFILE_DIR)");
-		return -EINVAL;
-	}
+	if (profile_dir(dir, sizeof(dir)))
+		return lp_fail_set(&q->fail, -EINVAL,
+				   "--expect auto: no profile directory (set LP_PROFILE_DIR)");
 	n = scandir(dir, &ents, json_name, name_cmp);
-	if (n < 0) {
-		lp_err("--expect auto: %s: %s", dir, strerror(errno));
-		return -EINVAL;
-	}
+	if (n < 0)
+		return lp_fail_set(&q->fail, -EINVAL, "--expect auto: %s: %s", dir,
+				   strerror(errno));
 	for (int i = 0; i < n; i++) {
 		int rc = 0;
 
@@ -268,8 +266,8 @@ int lp_qual_profile_load(struct lp_qual *q, const char *path, const struct lp_qu
 {
 	(void)q;
 	(void)hw;
-	lp_err("profile %s: built without a JSON library (libjansson-dev)", path);
-	return -EOPNOTSUPP;
+	return lp_fail_set(&q->fail, -EOPNOTSUPP,
+			   "profile %s: built without a JSON library (libjansson-dev)", path);
 }
 
 int lp_qual_profiles_auto(struct lp_qual *q, const struct lp_qual_hw *hw)

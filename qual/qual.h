@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/fail.h"
 #include "common/json.h"
 #include "common/opt.h"
 
@@ -158,13 +159,16 @@ struct lp_qual {
 	char base_why[256]; /* why it was not, "" */
 	struct lp_qual_dist *dist;
 	size_t ndist;
+	/* the first failure of lp_qual_setup, _auto, _judge, _run, _judge_doc in words: the tool
+	 * prints it (lp_fail_report) */
+	struct lp_fail fail;
 };
 
 /*
  * Parse the floors, load the profiles (auto: from hw, if given; see lp_qual_auto) and read the
  * baseline, so that bad input stops a tool before it measures. tool names
  * the program in the Prometheus labels. Returns 0, -EINVAL (bad floor, unreadable or invalid
- * profile or baseline: one lp_err line; exit 2) or -EOPNOTSUPP (built without jansson).
+ * profile or baseline: the cause in q->fail; exit 2) or -EOPNOTSUPP (built without jansson).
  */
 int lp_qual_setup(struct lp_qual *q, const char *tool, const struct lp_qual_opts *o,
 		  const struct lp_qual_hw *hw);
@@ -203,7 +207,7 @@ void lp_qual_free(struct lp_qual *q);
  * writes; its cells are judged as lp_qual_judge() does, and with json_path the document is
  * written there with a "qualification" object added (lp_qual_json; a recorded "exit_code" of 0
  * becomes 1 when the qualification fails). One reader for live runs, baselines and lp-report.
- * Returns 0 or a negative errno after one lp_err line.
+ * Returns 0 or a negative errno (its cause in q->fail, when it has words: the tool prints it).
  */
 int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const void *arg,
 		const char *json_path);
@@ -212,14 +216,15 @@ int lp_qual_run(struct lp_qual *q, int (*write)(FILE *f, const void *arg), const
  * The cells of a linkperf JSON document (lp-rdma, lp-gpu or lp-sweep), as the tools make them:
  * *cells_p is malloc'ed. A sweep document is read by lp-sweep's reader (any schema version) and
  * diagnosed, its cells the resolved values every output shows (lp_qual_sweep_cells). Returns 0,
- * or -EINVAL after one lp_err line (not JSON, not linkperf).
+ * or -EINVAL with the cause in f (not JSON, not linkperf).
  */
-int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p);
+int lp_qual_doc_cells(const char *path, struct lp_qual_cell **cells_p, size_t *n_p,
+		      struct lp_fail *f);
 /*
  * Judge the document at path after the fact (lp-judge): its cells as lp_qual_doc_cells reads
  * them, judged as lp_qual_judge does; with json_path the document is written there with its
  * "qualification" section (and a recorded "exit_code" of 0 raised to 1 on failure). 0 or a
- * negative errno after one lp_err line (-EINVAL: not a document, or a baseline that matches
+ * negative errno with the cause in q->fail (-EINVAL: not a document, or a baseline that matches
  * under half of its cells: the document is still written).
  */
 int lp_qual_judge_doc(struct lp_qual *q, const char *path, const char *json_path);

@@ -114,8 +114,8 @@ int lp_qual_judge(struct lp_qual *q, const struct lp_qual_cell *cells, size_t n)
 		     : q->npass || (q->opts.baseline && q->base_compared) ? "PASS"
 									  : "NONE";
 	if (!err && q->opts.baseline && !q->base_compared) {
-		lp_err("--baseline %s: %s", q->opts.baseline, q->base_why);
-		err = -EINVAL;
+		err = lp_fail_set(&q->fail, -EINVAL, "--baseline %s: %s", q->opts.baseline,
+				  q->base_why);
 	}
 	if (q->opts.prom && (!err || err == -EINVAL)) {
 		int perr = lp_qual_prom_write(q, q->opts.prom);

@@ -153,11 +153,24 @@ int lp_roce_parse_dscp2prio(const char *text, struct lp_roce_qos *q)
 
 int lp_roce_parse_tclass(const char *text)
 {
-	const char *p = strstr(text, "tclass=");
+	const char *g = line_with(text, "Global tclass=");
+	const char *p = g ? g + strlen("Global tclass=") : text + strspn(text, " \t");
 	char *end;
-	long v = strtol(p ? p + 7 : text, &end, 10);
+	long v = strtol(p, &end, 10);
 
-	return end != (p ? p + 7 : text) && v >= 0 && v <= 255 ? (int)v : -1;
+	/* "Global tclass=N", or the bare number of older MLNX_OFED; a rule per destination
+	 * ("dst_ip=10.0.0.0/8,tclass=98") is not the class of every QP */
+	return end != p && (*end == '\0' || *end == '\n' || *end == ' ') && v >= 0 && v <= 255
+		       ? (int)v
+		       : -1;
+}
+
+int lp_roce_parse_dscp(const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 0); /* bnxt_re writes "%#x": "0x1a" */
+
+	return end != text && (*end == '\0' || *end == '\n') && v >= 0 && v < 64 ? (int)v : -1;
 }
 
 /* A small sysfs file whole into buf: 0 or a negative errno (buf ""). */
@@ -183,21 +196,43 @@ static int slurp(char *buf, size_t len, const char *fmt, ...)
 	return 0;
 }
 
-/* The traffic class: the tools' own, else the device's default, else the verbs default. */
+/*
+ * The traffic class and the DSCP the port's QPs carry. mlx5's tc/PORT/traffic_class (MLNX_OFED)
+ * "Global tclass=N" is applied by the driver to every QP, whatever class the QP asked for;
+ * bnxt_re's configfs cc/roce_dscp is the DSCP its firmware marks RoCE with. Else the tools'
+ * --tclass, else the verbs default 0, and the DSCP derived from the class (tclass >> 2).
+ */
 static void read_tclass(const char *root, const char *dev, const char *port, int tclass,
 			struct lp_roce_qos *q)
 {
 	char buf[64];
-	int dflt = -1;
+	int global = -1, dscp = -1;
 
 	if (!slurp(buf, sizeof(buf), "%s/sys/class/infiniband/%s/tc/%s/traffic_class", root, dev,
 		   port))
-		dflt = lp_roce_parse_tclass(buf);
-	q->tclass = tclass >= 0 ? tclass : dflt >= 0 ? dflt : 0;
-	snprintf(q->tclass_src, sizeof(q->tclass_src), "%s",
-		 tclass >= 0 ? "--tclass"
-		 : dflt >= 0 ? "the device's, tc/PORT/traffic_class"
-			     : "the verbs default");
+		global = lp_roce_parse_tclass(buf);
+	if (!slurp(buf, sizeof(buf), "%s/sys/kernel/config/bnxt_re/%s/ports/%s/cc/roce_dscp", root,
+		   dev, port))
+		dscp = lp_roce_parse_dscp(buf);
+	q->tclass = global >= 0 ? global : tclass >= 0 ? tclass : 0;
+	if (global >= 0 && tclass >= 0 && tclass != global)
+		snprintf(q->tclass_src, sizeof(q->tclass_src),
+			 "the device's, tc/PORT/traffic_class: --tclass %d is overridden", tclass);
+	else
+		snprintf(q->tclass_src, sizeof(q->tclass_src), "%s",
+			 global >= 0   ? "the device's, tc/PORT/traffic_class"
+			 : tclass >= 0 ? "--tclass"
+				       : "the verbs default");
+	if (global >= 0) {
+		q->dscp = global >> 2;
+		snprintf(q->dscp_src, sizeof(q->dscp_src), "tc/PORT/traffic_class: every QP");
+	} else if (dscp >= 0 && tclass < 0) {
+		q->dscp = dscp;
+		snprintf(q->dscp_src, sizeof(q->dscp_src), "bnxt_re configfs cc/roce_dscp");
+	} else {
+		q->dscp = q->tclass >> 2;
+		snprintf(q->dscp_src, sizeof(q->dscp_src), "derived: tclass %d >> 2", q->tclass);
+	}
 }
 
 /* MLNX_OFED's qos and ecn directories under the netdev. */
@@ -283,12 +318,18 @@ static void read_tools(lp_check_cmd_fn *cmd, const char *netdev, struct lp_roce_
 	}
 }
 
+void lp_roce_class_read(const char *root, const char *dev, const char *port, int tclass,
+			struct lp_roce_qos *q)
+{
+	lp_roce_qos_init(q);
+	read_tclass(root ? root : "", dev, port, tclass, q);
+}
+
 void lp_roce_qos_read(const char *root, const char *dev, const char *port, const char *netdev,
 		      int tclass, lp_check_cmd_fn *cmd, struct lp_roce_qos *q)
 {
 	root = root ? root : "";
-	lp_roce_qos_init(q);
-	read_tclass(root, dev, port, tclass, q);
+	lp_roce_class_read(root, dev, port, tclass, q);
 	read_sysfs(root, netdev, q);
 	if (cmd)
 		read_tools(cmd, netdev, q);
@@ -298,7 +339,7 @@ void lp_roce_qos_read(const char *root, const char *dev, const char *port, const
 
 int lp_roce_qos_prio(const struct lp_roce_qos *q, int sl, char *how, size_t len)
 {
-	int dscp = q->tclass >> 2;
+	int dscp = q->dscp;
 
 	if (!strcmp(q->trust, "pcp")) {
 		snprintf(how, len, "PCP trust (%s): the VLAN priority, service level %d",
@@ -306,18 +347,19 @@ int lp_roce_qos_prio(const struct lp_roce_qos *q, int sl, char *how, size_t len)
 		return sl >= 0 && sl < 8 ? sl : -1;
 	}
 	if (strcmp(q->trust, "dscp")) {
-		snprintf(how, len, "DSCP %d -> priority unknown: the trust mode is not exposed",
-			 dscp);
+		snprintf(how, len,
+			 "DSCP %d (%s) -> priority unknown: the trust mode is not exposed", dscp,
+			 q->dscp_src);
 		return -1;
 	}
 	if (q->dscp_prio[dscp] >= 0) {
-		snprintf(how, len, "DSCP %d -> priority %d (%s)", dscp, q->dscp_prio[dscp],
-			 q->map_src);
+		snprintf(how, len, "DSCP %d (%s) -> priority %d (%s)", dscp, q->dscp_src,
+			 q->dscp_prio[dscp], q->map_src);
 		return q->dscp_prio[dscp];
 	}
 	/* not listed: the adapter's default map, DSCP / 8 (mlx5, as mlnx_qos prints it) */
-	snprintf(how, len, "DSCP %d -> priority %d (not in the %s map: the default DSCP/8)", dscp,
-		 dscp >> 3, q->map_src);
+	snprintf(how, len, "DSCP %d (%s) -> priority %d (not in the %s map: the default DSCP/8)",
+		 dscp, q->dscp_src, dscp >> 3, q->map_src);
 	return dscp >> 3;
 }
 
@@ -483,8 +525,9 @@ void lp_check_roce_qos(struct lp_check_report *r, const char *subj, const char *
 							  : "PFC/ECN";
 
 	if (seen) {
-		snprintf(d, sizeof(d), "cannot see %s here for tclass %d (%s)%s%s", seen, q->tclass,
-			 q->tclass_src, q->note[0] ? ": " : "", q->note);
+		snprintf(d, sizeof(d), "cannot see %s here for tclass %d (%s), DSCP %d (%s)%s%s",
+			 seen, q->tclass, q->tclass_src, q->dscp, q->dscp_src,
+			 q->note[0] ? ": " : "", q->note);
 		snprintf(fix, sizeof(fix),
 			 "as root here: dcb pfc show dev %s, dcb app show dev %s (iproute2) or "
 			 "mlnx_qos -i %s; ECN: /sys/class/net/%s/ecn/roce_np|roce_rp/enable/P "

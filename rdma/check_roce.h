@@ -6,8 +6,14 @@
  * and whether PFC and ECN (DCQCN) are on for that priority.
  *
  * Sources, each named in the line it feeds:
- *   traffic class  --tclass; else mlx5's /sys/class/infiniband/DEV/tc/PORT/traffic_class
- *                  (MLNX_OFED: the port's class for every QP, "Global tclass=106"); else 0
+ *   traffic class  mlx5's /sys/class/infiniband/DEV/tc/PORT/traffic_class (MLNX_OFED:
+ *                  "Global tclass=106", which the driver applies to every QP, overriding the
+ *                  QP's own: a --tclass that differs is said to be overridden); else --tclass;
+ *                  else 0 (the verbs default)
+ *   DSCP           what the device reports: the Global tclass >> 2, or bnxt_re's configfs
+ *                  /sys/kernel/config/bnxt_re/DEV/ports/PORT/cc/roce_dscp ("0x1a") when no
+ *                  --tclass is given; else derived from the class (tclass >> 2), the source
+ *                  saying "derived"
  *   trust, map     MLNX_OFED's /sys/class/net/IF/qos/trust and qos/dscp2prio; iproute2's
  *                  `dcb -N app show dev IF dscp-prio` ("dscp-prio 24:3 26:3": DSCP entries
  *                  mean DSCP trust, as mlnx_qos reads them); `mlnx_qos -i IF`
@@ -28,6 +34,8 @@
 struct lp_roce_qos {
 	int tclass;	      /* the class judged (0..255) */
 	char tclass_src[96];  /* where it came from */
+	int dscp;	      /* the DSCP the QPs carry (0..63) */
+	char dscp_src[48];    /* where it came from: the device's file, or "derived: ..." */
 	char trust[8];	      /* "dscp", "pcp", "" unknown */
 	int8_t dscp_prio[64]; /* the priority of each DSCP, -1 not listed */
 	int8_t pfc[8];	      /* 1 on, 0 off, -1 unknown */
@@ -47,8 +55,15 @@ int lp_roce_parse_dcb_pfc(const char *text, struct lp_roce_qos *q);
 int lp_roce_parse_dcb_app(const char *text, struct lp_roce_qos *q);
 int lp_roce_parse_mlnx_qos(const char *text, struct lp_roce_qos *q);
 int lp_roce_parse_dscp2prio(const char *text, struct lp_roce_qos *q); /* MLNX_OFED's sysfs */
-/* mlx5's tc/PORT/traffic_class ("Global tclass=106", or a bare number): the class, -1 none. */
+/* mlx5's tc/PORT/traffic_class ("Global tclass=106", or a bare number): the class of every QP,
+ * -1 none (empty, or rules per destination only). */
 int lp_roce_parse_tclass(const char *text);
+/* bnxt_re's configfs cc/roce_dscp ("0x1a", or decimal): the DSCP, -1 unreadable. */
+int lp_roce_parse_dscp(const char *text);
+
+/* The class and DSCP alone (sysfs only, no tool run): q's tclass, dscp and their sources. */
+void lp_roce_class_read(const char *root, const char *dev, const char *port, int tclass,
+			struct lp_roce_qos *q);
 
 /*
  * Read what root (a sysfs tree, "" live) and the tools (cmd; NULL: none) say about the QoS of

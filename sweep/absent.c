@@ -39,6 +39,7 @@ int lp_sweep_add_node(struct lp_sweep_run *r, const char *name, const char *reas
 	nd->rank = -1;
 	nd->dev.numa_node = -1;
 	nd->dev.gid_index = -1;
+	nd->dscp = -1;
 	nd->status = -EHOSTDOWN;
 	snprintf(nd->host, sizeof(nd->host), "%s", name);
 	snprintf(nd->name, sizeof(nd->name), "%s", name);
@@ -85,7 +86,7 @@ int lp_sweep_absent_cells(struct lp_sweep_run *r, int j)
 	return 0;
 }
 
-int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, char *why, size_t why_len)
+int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, struct lp_fail *f)
 {
 	const char *s = spec ? spec : "";
 
@@ -99,21 +100,17 @@ int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, char *why, siz
 			s = *e ? e + 1 : e;
 			continue;
 		}
-		if (!eq || !nl || nl >= sizeof(name)) {
-			snprintf(why, why_len,
-				 "'%.*s': expected NAME=REASON (a name under %zu bytes)",
-				 (int)(e - s), s, sizeof(name));
-			return -EINVAL;
-		}
+		if (!eq || !nl || nl >= sizeof(name))
+			return lp_fail_set(f, -EINVAL,
+					   "'%.*s': expected NAME=REASON (a name under %zu bytes)",
+					   (int)(e - s), s, sizeof(name));
 		trimmed(eq + 1, e, reason, sizeof(reason)); /* a long reason is cut, not refused */
 		if (!known(r, name)) {
 			ret = lp_sweep_add_node(r, name, reason);
 			if (!ret)
 				ret = lp_sweep_absent_cells(r, r->n - 1);
-			if (ret) {
-				snprintf(why, why_len, "out of memory");
-				return ret;
-			}
+			if (ret)
+				return lp_fail_set(f, ret, "out of memory");
 		}
 		s = *e ? e + 1 : e;
 	}

@@ -16,9 +16,9 @@
  * nothing). Appends each NAME to r (rank -1, status -EHOSTDOWN, error REASON)
  * with one failed sweep cell per ordered pair it is in, at every metric of r;
  * a NAME that is already a node of r is skipped. Call after the metrics and
- * the ranks' nodes are in r. 0, -EINVAL (bad spec; *why* says what) or -ENOMEM.
+ * the ranks' nodes are in r. 0, -EINVAL (bad spec; f says what) or -ENOMEM.
  */
-int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, char *why, size_t why_len);
+int lp_sweep_add_absent(struct lp_sweep_run *r, const char *spec, struct lp_fail *f);
 
 /* One node without a rank appended to r (rank -1, status -EHOSTDOWN, error reason). 0 or -ENOMEM. */
 int lp_sweep_add_node(struct lp_sweep_run *r, const char *name, const char *reason);

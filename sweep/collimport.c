@@ -562,14 +562,12 @@ struct reader {
 	struct layout L;
 	struct rows rows;
 	size_t line;
-	char *why;
-	size_t why_len;
+	struct lp_fail *fail;
 };
 
 static int bad_line(struct reader *rd, const char *text, const char *what)
 {
-	snprintf(rd->why, rd->why_len, "line %zu: %s: '%.80s'", rd->line, what, text);
-	return -EINVAL;
+	return lp_fail_set(rd->fail, -EINVAL, "line %zu: %s: '%.80s'", rd->line, what, text);
 }
 
 /* A line's failure: said with its number (a bad line is -EINVAL, anything else as it is). */
@@ -578,7 +576,7 @@ static int line_failed(struct reader *rd, int rc, const char *text, const char *
 	if (rc == -EINVAL)
 		return bad_line(rd, text, what);
 	if (rc < 0)
-		snprintf(rd->why, rd->why_len, "line %zu: %s", rd->line, strerror(-rc));
+		lp_fail_set(rd->fail, rc, "line %zu: %s", rd->line, strerror(-rc));
 	return rc;
 }
 
@@ -618,11 +616,10 @@ static int read_text(struct reader *rd, const char *text, size_t len)
 
 		rd->line++;
 		rd->t->lines++;
-		if (n >= sizeof(line) || memchr(text + i, 0, n)) {
-			snprintf(rd->why, rd->why_len, "line %zu: %s", rd->line,
-				 n >= sizeof(line) ? "longer than 8 KiB" : "a NUL byte: not text");
-			return -EINVAL;
-		}
+		if (n >= sizeof(line) || memchr(text + i, 0, n))
+			return lp_fail_set(rd->fail, -EINVAL, "line %zu: %s", rd->line,
+					   n >= sizeof(line) ? "longer than 8 KiB"
+							     : "a NUL byte: not text");
 		memcpy(line, text + i, n);
 		line[n] = 0;
 		if (n && line[n - 1] == '\r')
@@ -702,23 +699,21 @@ static int check_place(struct reader *rd, const struct row *r, const struct plac
 	double f = lp_coll_factor(coll, n), want = p->algbw * f,
 	       tol = 0.011 + 0.002 * LP_MAX(p->busbw, want), alg = NAN;
 
-	if (n > 0 && fabs(p->busbw - want) > tol) {
-		snprintf(rd->why, rd->why_len,
-			 "line %zu: busbw %.2f does not follow from algbw %.2f x %.4g (%s over %d "
-			 "ranks, nccl-tests' factor)",
-			 r->line, p->busbw, p->algbw, f, lp_coll_names[coll], n);
-		return -EINVAL;
-	}
+	if (n > 0 && fabs(p->busbw - want) > tol)
+		return lp_fail_set(
+			rd->fail, -EINVAL,
+			"line %zu: busbw %.2f does not follow from algbw %.2f x %.4g (%s over %d "
+			"ranks, nccl-tests' factor)",
+			r->line, p->busbw, p->algbw, f, lp_coll_names[coll], n);
 	if (p->time_us >= 1)
 		alg = (double)r->size / (p->time_us * 1e3);
 	if (p->algbw >= 1 && isfinite(alg) &&
-	    fabs(alg - p->algbw) > 0.011 + (p->exp_time ? 0.06 : 0.011) * p->algbw) {
-		snprintf(rd->why, rd->why_len,
-			 "line %zu: algbw %.2f GB/s does not follow from size %llu B over %.4g us "
-			 "(%.2f)",
-			 r->line, p->algbw, (unsigned long long)r->size, p->time_us, alg);
-		return -EINVAL;
-	}
+	    fabs(alg - p->algbw) > 0.011 + (p->exp_time ? 0.06 : 0.011) * p->algbw)
+		return lp_fail_set(
+			rd->fail, -EINVAL,
+			"line %zu: algbw %.2f GB/s does not follow from size %llu B over %.4g us "
+			"(%.2f)",
+			r->line, p->algbw, (unsigned long long)r->size, p->time_us, alg);
 	return 0;
 }
 
@@ -763,19 +758,16 @@ static int finish_rows(struct lp_coll_run *cr, struct reader *rd, const char *sr
 	if (!rd->rows.n)
 		return 0;
 	coll = which_coll(rd, src, ratio, have);
-	if (coll < 0) {
-		snprintf(rd->why, rd->why_len,
-			 "which collective is this table? keep nccl-tests' '# Collective test "
-			 "starting' line or name the file after its binary (all_reduce_perf.txt)");
-		return -EINVAL;
-	}
+	if (coll < 0)
+		return lp_fail_set(
+			rd->fail, -EINVAL,
+			"which collective is this table? keep nccl-tests' '# Collective test "
+			"starting' line or name the file after its binary (all_reduce_perf.txt)");
 	n = rd->L.nranks > 0 ? rd->L.nranks : have ? ranks_from_ratio(coll, ratio) : 0;
-	if (n <= 0 && lp_coll_factor(coll, 2) != 1.0) {
-		snprintf(
-			rd->why, rd->why_len,
+	if (n <= 0 && lp_coll_factor(coll, 2) != 1.0)
+		return lp_fail_set(
+			rd->fail, -EINVAL,
 			"how many ranks? no '# Rank' lines and no row from which busbw/algbw tells");
-		return -EINVAL;
-	}
 	if (!rd->t->program[0])
 		snprintf(rd->t->program, sizeof(rd->t->program), "%s",
 			 lp_coll_nccl_tests_name((enum lp_coll_kind)coll));
@@ -832,17 +824,15 @@ static const char *base_name(const char *path)
 }
 
 int lp_coll_import_text(struct lp_coll_run *cr, const char *text, size_t len, const char *src,
-			const char *label, char *why, size_t why_len)
+			const char *label, struct lp_fail *fail)
 {
-	struct reader rd = { .why = why, .why_len = why_len };
+	struct reader rd = { .fail = fail };
 	char group[LP_COLL_GROUP_LEN];
 	size_t nres = cr->nres;
 	int rc;
 
-	if (cr->nimport >= LP_COLL_MAX_IMPORT) {
-		snprintf(why, why_len, "at most %d imports", LP_COLL_MAX_IMPORT);
-		return -E2BIG;
-	}
+	if (cr->nimport >= LP_COLL_MAX_IMPORT)
+		return lp_fail_set(fail, -E2BIG, "at most %d imports", LP_COLL_MAX_IMPORT);
 	rd.t = topo_new(src);
 	if (!rd.t)
 		return -ENOMEM;
@@ -851,12 +841,10 @@ int lp_coll_import_text(struct lp_coll_run *cr, const char *text, size_t len, co
 	rc = read_text(&rd, text, len);
 	if (!rc)
 		rc = finish_rows(cr, &rd, rd.t->src, group);
-	if (!rc && !rd.rows.n && !rd.t->nranks && !rd.t->nedges && !rd.t->nrings) {
-		snprintf(why, why_len,
-			 "neither a nccl-tests table nor NCCL INFO lines (%zu lines read)",
-			 rd.t->lines);
-		rc = -EINVAL;
-	}
+	if (!rc && !rd.rows.n && !rd.t->nranks && !rd.t->nedges && !rd.t->nrings)
+		rc = lp_fail_set(fail, -EINVAL,
+				 "neither a nccl-tests table nor NCCL INFO lines (%zu lines read)",
+				 rd.t->lines);
 	free(rd.rows.v);
 	if (rc) {
 		cr->nres = nres; /* nothing of a refused file stays */
@@ -911,10 +899,9 @@ static int json_rows(struct reader *rd, const json_t *results)
 
 		if (!json_is_object(o) || size <= 0 || count < 0 || !type || !redop ||
 		    json_place(rd, json_object_get(o, "out_of_place"), &r.p[0]) ||
-		    json_place(rd, json_object_get(o, "in_place"), &r.p[1])) {
-			snprintf(rd->why, rd->why_len, "results[%zu]: not a nccl-tests result", i);
-			return -EINVAL;
-		}
+		    json_place(rd, json_object_get(o, "in_place"), &r.p[1]))
+			return lp_fail_set(rd->fail, -EINVAL,
+					   "results[%zu]: not a nccl-tests result", i);
 		r.size = (uint64_t)size;
 		r.count = (uint64_t)count;
 		snprintf(r.type, sizeof(r.type), "%s", type);
@@ -954,10 +941,10 @@ static void json_config(struct reader *rd, const json_t *cfg)
 	}
 }
 
-static int import_json(struct lp_coll_run *cr, const char *path, const char *label, char *why,
-		       size_t why_len)
+static int import_json(struct lp_coll_run *cr, const char *path, const char *label,
+		       struct lp_fail *fail)
 {
-	struct reader rd = { .why = why, .why_len = why_len };
+	struct reader rd = { .fail = fail };
 	json_error_t err;
 	json_t *root = json_load_file(path, 0, &err);
 	const json_t *args, *results;
@@ -965,10 +952,8 @@ static int import_json(struct lp_coll_run *cr, const char *path, const char *lab
 	size_t nres = cr->nres;
 	int rc = -EINVAL;
 
-	if (!root) {
-		snprintf(why, why_len, "not JSON: %s (line %d)", err.text, err.line);
-		return -EINVAL;
-	}
+	if (!root)
+		return lp_fail_set(fail, -EINVAL, "not JSON: %s (line %d)", err.text, err.line);
 	rd.t = topo_new(path);
 	if (!rd.t) {
 		json_decref(root);
@@ -978,7 +963,7 @@ static int import_json(struct lp_coll_run *cr, const char *path, const char *lab
 	args = json_object_get(root, "args");
 	results = json_object_get(root, "results");
 	if (!json_is_array(results) || !json_is_integer(json_object_get(root, "version"))) {
-		snprintf(why, why_len, "not a nccl-tests JSON output (version, results)");
+		lp_fail_set(fail, rc, "not a nccl-tests JSON output (version, results)");
 		goto out;
 	}
 	if (json_is_string(json_array_get(args, 0))) {
@@ -1000,10 +985,8 @@ static int import_json(struct lp_coll_run *cr, const char *path, const char *lab
 	rc = json_rows(&rd, results);
 	if (!rc)
 		rc = finish_rows(cr, &rd, path, group);
-	if (!rc && !rd.rows.n) {
-		snprintf(why, why_len, "a nccl-tests JSON output without results");
-		rc = -EINVAL;
-	}
+	if (!rc && !rd.rows.n)
+		rc = lp_fail_set(fail, -EINVAL, "a nccl-tests JSON output without results");
 out:
 	json_decref(root);
 	free(rd.rows.v);
@@ -1015,35 +998,31 @@ out:
 	return keep_topo(cr, rd.t, path);
 }
 #else
-static int import_json(struct lp_coll_run *cr, const char *path, const char *label, char *why,
-		       size_t why_len)
+static int import_json(struct lp_coll_run *cr, const char *path, const char *label,
+		       struct lp_fail *fail)
 {
 	(void)cr;
 	(void)path;
 	(void)label;
-	snprintf(why, why_len, "a JSON file needs a build with libjansson-dev");
-	return -ENOTSUP;
+	return lp_fail_set(fail, -ENOTSUP, "a JSON file needs a build with libjansson-dev");
 }
 #endif
 
-int lp_coll_import(struct lp_coll_run *cr, const char *path, const char *label, char *why,
-		   size_t why_len)
+int lp_coll_import(struct lp_coll_run *cr, const char *path, const char *label,
+		   struct lp_fail *fail)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t len = 0, cap = 0, got;
 	int rc = 0, c;
 
-	if (!f) {
-		rc = -errno;
-		snprintf(why, why_len, "cannot open: %s", strerror(errno));
-		return rc;
-	}
+	if (!f)
+		return lp_fail_set(fail, -errno, "cannot open: %s", strerror(errno));
 	while ((c = fgetc(f)) != EOF && isspace(c))
 		;
 	if (c == '{') {
 		fclose(f);
-		return import_json(cr, path, label, why, why_len);
+		return import_json(cr, path, label, fail);
 	}
 	rewind(f);
 	do {
@@ -1052,8 +1031,8 @@ int lp_coll_import(struct lp_coll_run *cr, const char *path, const char *label, 
 
 			if (!p) {
 				rc = cap ? -E2BIG : -ENOMEM;
-				snprintf(why, why_len, "%s",
-					 cap ? "larger than 256 MiB" : "out of memory");
+				lp_fail_set(fail, rc, "%s",
+					    cap ? "larger than 256 MiB" : "out of memory");
 				break;
 			}
 			buf = p;
@@ -1063,12 +1042,11 @@ int lp_coll_import(struct lp_coll_run *cr, const char *path, const char *label, 
 		len += got;
 	} while (got > 0);
 	if (!rc && ferror(f)) {
-		rc = -EIO;
-		snprintf(why, why_len, "read error");
+		rc = lp_fail_set(fail, -EIO, "read error");
 	}
 	fclose(f);
 	if (!rc)
-		rc = lp_coll_import_text(cr, buf ? buf : "", len, path, label, why, why_len);
+		rc = lp_coll_import_text(cr, buf ? buf : "", len, path, label, fail);
 	free(buf);
 	return rc;
 }

@@ -127,17 +127,17 @@ void lp_coll_topo_free(struct lp_coll_topo *t);
  * Read one file: JSON (nccl-tests -J, told by content) or text (nccl-tests'
  * table and/or NCCL INFO lines). Table rows become results of path
  * "nccl-tests" in cr, group `label` (NULL: the file's name); the rest a
- * topology appended to cr->topo. 0; -EINVAL with why (nothing usable in it,
+ * topology appended to cr->topo. 0; -EINVAL with the cause in fail (nothing usable in it,
  * a malformed row, invalid JSON, a table whose busbw does not follow from
  * its algbw by nccl-tests' factor); -ENOENT/-EACCES... (the file), -ENOMEM,
  * -E2BIG (more than LP_COLL_MAX_IMPORT imports), -ENOTSUP (JSON without
  * jansson).
  */
-int lp_coll_import(struct lp_coll_run *cr, const char *path, const char *label, char *why,
-		   size_t why_len);
+int lp_coll_import(struct lp_coll_run *cr, const char *path, const char *label,
+		   struct lp_fail *fail);
 /* The same over a text in memory (the fuzz harness, the tests). */
 int lp_coll_import_text(struct lp_coll_run *cr, const char *text, size_t len, const char *src,
-			const char *label, char *why, size_t why_len);
+			const char *label, struct lp_fail *fail);
 
 /*
  * Map t's ranks onto a sweep run's nodes: by host name (exact, or up to the

@@ -15,15 +15,13 @@
 #include "sweep/model.h"
 
 int lp_coll_model_busbw(const struct lp_sweep_model *m, int metric, enum lp_coll_kind k,
-			const int *ranks, int n, int draw, double *busbw_p, char *why,
-			size_t why_len)
+			const int *ranks, int n, int draw, double *busbw_p, struct lp_fail *fail)
 {
 	enum lp_coll_scheme scheme = lp_coll_scheme_of(k);
 	double *bw = n >= 2 ? malloc(sizeof(double) * (size_t)n * n) : NULL;
 	int *order = n >= 2 ? malloc(sizeof(int) * (size_t)n) : NULL, rc = 0;
 	struct lp_coll_fabric f = { .n = n, .bw = bw };
 	struct lp_coll_ceiling c;
-	struct lp_fail mf = { 0 };
 
 	*busbw_p = NAN;
 	if (n < 2 || draw < 0 || !m || metric < 0) {
@@ -52,9 +50,7 @@ int lp_coll_model_busbw(const struct lp_sweep_model *m, int metric, enum lp_coll
 
 			if (i == j || (scheme != LP_COLL_SCHEME_DIRECT && j != (i + 1) % n))
 				continue;
-			rc = lp_sweep_model_draw(m, &key, &v, &mf);
-			if (rc)
-				snprintf(why, why_len, "%s", lp_fail_msg(&mf));
+			rc = lp_sweep_model_draw(m, &key, &v, fail);
 			bw[(size_t)i * n + j] = v / 8; /* Gb/s -> GB/s */
 		}
 	if (!rc)

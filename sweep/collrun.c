@@ -119,7 +119,7 @@ const char **lp_sweep_coll_names(const struct lp_sweep_run *r)
 }
 
 int lp_sweep_coll_links(const struct lp_sweep_run *r, const char *intra_path,
-			struct lp_coll_links *L, char *why, size_t why_len)
+			struct lp_coll_links *L, struct lp_fail *f)
 {
 	size_t nn = (size_t)r->n * r->n;
 	uint8_t *fail = malloc(nn), *sched = malloc(nn);
@@ -146,7 +146,7 @@ int lp_sweep_coll_links(const struct lp_sweep_run *r, const char *intra_path,
 		snprintf(L->label, sizeof(L->label), "%s", r->metrics[L->metric].label);
 	}
 	hosts_of(r, L->host, L->local);
-	rc = intra_path ? lp_coll_read_gpu_matrix(intra_path, &L->intra, &L->ng, why, why_len) : 0;
+	rc = intra_path ? lp_coll_read_gpu_matrix(intra_path, &L->intra, &L->ng, f) : 0;
 	L->f = (struct lp_coll_fabric){ .n = r->n,
 					.bw = L->bw,
 					.host = L->host,
@@ -319,18 +319,16 @@ int lp_sweep_coll_ceilings(struct lp_sweep_run *r, const struct lp_coll_links *L
 	return rc ? rc : import_ceilings(r, L);
 }
 
-int lp_sweep_coll_claims(struct lp_sweep_run *r, const char *const *claims, int n, char *why,
-			 size_t why_len)
+int lp_sweep_coll_claims(struct lp_sweep_run *r, const char *const *claims, int n,
+			 struct lp_fail *f)
 {
 	for (int i = 0; i < n; i++) {
 		struct lp_coll_claim c;
 		struct lp_fail cf = { 0 };
 		int rc = lp_coll_claim_parse(claims[i], &c, &cf);
 
-		if (rc) {
-			snprintf(why, why_len, "--claim %s: %s", claims[i], lp_fail_msg(&cf));
-			return rc;
-		}
+		if (rc)
+			return lp_fail_set(f, rc, "--claim %s: %s", claims[i], lp_fail_msg(&cf));
 		if (!r->coll && !(r->coll = lp_coll_run_new()))
 			return -ENOMEM;
 		lp_coll_claim_judge(&c, r->coll);
@@ -365,8 +363,8 @@ void lp_sweep_coll_summary(const struct lp_sweep_run *r, FILE *f)
 
 /* Each item of a list split at sep (a copy in buf), one call each; the first error stops. */
 static int each_item(const char *list, char sep, char *buf, size_t len,
-		     int (*fn)(struct lp_sweep_run *, const char *, char *, size_t),
-		     struct lp_sweep_run *r, char *why, size_t why_len)
+		     int (*fn)(struct lp_sweep_run *, const char *, struct lp_fail *),
+		     struct lp_sweep_run *r, struct lp_fail *f)
 {
 	char *save = NULL, seps[2] = { sep, 0 };
 	int rc = 0;
@@ -375,26 +373,26 @@ static int each_item(const char *list, char sep, char *buf, size_t len,
 		return 0;
 	snprintf(buf, len, "%s", list);
 	for (char *it = strtok_r(buf, seps, &save); it && !rc; it = strtok_r(NULL, seps, &save))
-		rc = fn(r, it, why, why_len);
+		rc = fn(r, it, f);
 	return rc;
 }
 
-static int import_one(struct lp_sweep_run *r, const char *path, char *why, size_t why_len)
+static int import_one(struct lp_sweep_run *r, const char *path, struct lp_fail *f)
 {
-	char msg[300];
-	int rc = lp_coll_import(r->coll, path, NULL, msg, sizeof(msg));
+	struct lp_fail imp = { 0 };
+	int rc = lp_coll_import(r->coll, path, NULL, &imp);
 
 	if (rc)
-		snprintf(why, why_len, "--import %s: %s", path, msg);
+		lp_fail_set(f, rc, "--import %s: %s", path, lp_fail_msg(&imp));
 	return rc;
 }
 
-static int claim_one(struct lp_sweep_run *r, const char *claim, char *why, size_t why_len)
+static int claim_one(struct lp_sweep_run *r, const char *claim, struct lp_fail *f)
 {
-	return lp_sweep_coll_claims(r, &claim, 1, why, why_len);
+	return lp_sweep_coll_claims(r, &claim, 1, f);
 }
 
-static int claim_check(struct lp_sweep_run *r, const char *claim, char *why, size_t why_len)
+static int claim_check(struct lp_sweep_run *r, const char *claim, struct lp_fail *f)
 {
 	struct lp_coll_claim c;
 	struct lp_fail cf = { 0 };
@@ -402,19 +400,17 @@ static int claim_check(struct lp_sweep_run *r, const char *claim, char *why, siz
 	(void)r;
 	if (!lp_coll_claim_parse(claim, &c, &cf))
 		return 0;
-	snprintf(why, why_len, "--claim %s: %s", claim, lp_fail_msg(&cf));
-	return -EINVAL;
+	return lp_fail_set(f, -EINVAL, "--claim %s: %s", claim, lp_fail_msg(&cf));
 }
 
-int lp_coll_opts_check(const struct lp_coll_opts *o, char *why, size_t why_len)
+int lp_coll_opts_check(const struct lp_coll_opts *o, struct lp_fail *f)
 {
 	char buf[4096];
 
-	return each_item(o->claims, ';', buf, sizeof(buf), claim_check, NULL, why, why_len);
+	return each_item(o->claims, ';', buf, sizeof(buf), claim_check, NULL, f);
 }
 
-int lp_sweep_coll_offline(struct lp_sweep_run *r, const struct lp_coll_opts *o, char *why,
-			  size_t why_len)
+int lp_sweep_coll_offline(struct lp_sweep_run *r, const struct lp_coll_opts *o, struct lp_fail *f)
 {
 	struct lp_coll_links L;
 	char buf[4096];
@@ -422,15 +418,15 @@ int lp_sweep_coll_offline(struct lp_sweep_run *r, const struct lp_coll_opts *o, 
 
 	if (!r->coll && !(r->coll = lp_coll_run_new()))
 		return -ENOMEM;
-	rc = each_item(o->imports, ',', buf, sizeof(buf), import_one, r, why, why_len);
+	rc = each_item(o->imports, ',', buf, sizeof(buf), import_one, r, f);
 	if (!rc)
-		rc = lp_sweep_coll_links(r, o->intra, &L, why, why_len);
+		rc = lp_sweep_coll_links(r, o->intra, &L, f);
 	if (rc)
 		return rc;
 	rc = lp_sweep_coll_ceilings(r, &L);
 	lp_sweep_coll_links_free(&L);
 	if (!rc)
-		rc = each_item(o->claims, ';', buf, sizeof(buf), claim_one, r, why, why_len);
+		rc = each_item(o->claims, ';', buf, sizeof(buf), claim_one, r, f);
 	return rc;
 }
 
@@ -476,7 +472,7 @@ static int gpu_index(const char *s)
 	return end != s + 3 && !*end && v >= 0 && v < 4096 ? (int)v : -1;
 }
 
-int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, char *why, size_t why_len)
+int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, struct lp_fail *f)
 {
 	json_error_t err;
 	json_t *root = json_load_file(path, 0, &err);
@@ -485,21 +481,19 @@ int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, char *why
 	size_t ng, i;
 	double *m;
 
-	if (!root) {
-		snprintf(why, why_len, "%s: not JSON: %s (line %d)", path, err.text, err.line);
-		return -EINVAL;
-	}
+	if (!root)
+		return lp_fail_set(f, -EINVAL, "%s: not JSON: %s (line %d)", path, err.text,
+				   err.line);
 	tool = json_string_value(json_object_get(root, "tool"));
 	ng = json_array_size(json_object_get(root, "gpus"));
 	res = p2p_result(json_object_get(root, "results"));
 	cells = json_object_get(json_array_get(json_object_get(res, "series"), 0), "cells");
 	if (!tool || strcmp(tool, "lp-gpu") || ng < 1 || ng > 4096 || !json_is_array(cells)) {
-		snprintf(why, why_len,
-			 "%s: not an lp-gpu document with a p2p test (lp-gpu -t "
-			 "p2p_write_ce --json FILE)",
-			 path);
 		json_decref(root);
-		return -EINVAL;
+		return lp_fail_set(f, -EINVAL,
+				   "%s: not an lp-gpu document with a p2p test (lp-gpu -t "
+				   "p2p_write_ce --json FILE)",
+				   path);
 	}
 	m = malloc(sizeof(double) * ng * ng);
 	if (!m) {
@@ -524,12 +518,12 @@ int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, char *why
 	return 0;
 }
 #else
-int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, char *why, size_t why_len)
+int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, struct lp_fail *f)
 {
 	(void)m_p;
 	(void)ng_p;
-	snprintf(why, why_len, "%s: reading lp-gpu's JSON needs a build with libjansson-dev", path);
-	return -ENOTSUP;
+	return lp_fail_set(f, -ENOTSUP,
+			   "%s: reading lp-gpu's JSON needs a build with libjansson-dev", path);
 }
 #endif
 
@@ -548,7 +542,7 @@ static int read_records(struct lp_coll_run *cr, const json_t *arr, const struct 
 		int rc;
 
 		memset(obj, 0, rec->size);
-		if (lp_record_read_json(rec, obj, o, NULL, 0))
+		if (lp_record_read_json(rec, obj, o, NULL))
 			continue; /* a member out of range: left out, as a cell would be */
 		rc = add(cr, obj);
 		if (rc)
@@ -585,7 +579,7 @@ int lp_sweep_coll_read(struct lp_sweep_run *r, const json_t *coll)
 		return -ENOMEM;
 	}
 	lp_record_read_json(&lp_coll_echo_record, &r->coll->echo, json_object_get(coll, "run"),
-			    NULL, 0);
+			    NULL);
 	rc = read_records(r->coll, json_object_get(coll, "results"), &lp_coll_result_record, &res,
 			  add_result);
 	if (!rc) /* verdicts without their evidence arrays: the figures and the reason */
@@ -597,8 +591,8 @@ int lp_sweep_coll_read(struct lp_sweep_run *r, const json_t *coll)
 /* A journal line's own members, beside the record's. */
 static const char *const line_keys[] = { "type", "time", NULL };
 
-int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const json_t *o, char *why,
-			       size_t why_len)
+int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const json_t *o,
+			       struct lp_fail *f)
 {
 	bool res = !strcmp(type, "coll_result"), verd = !strcmp(type, "coll_verdict");
 	struct lp_coll_verdict *v;
@@ -611,14 +605,13 @@ int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const j
 		return -ENOMEM;
 	if (res) {
 		memset(&cr, 0, sizeof(cr));
-		rc = lp_record_read_json_more(&lp_coll_result_record, &cr, o, line_keys, why,
-					      why_len);
+		rc = lp_record_read_json_more(&lp_coll_result_record, &cr, o, line_keys, f);
 		return rc ? rc : lp_coll_run_add_result(r->coll, &cr);
 	}
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	rc = lp_record_read_json_more(&lp_coll_verdict_record, v, o, line_keys, why, why_len);
+	rc = lp_record_read_json_more(&lp_coll_verdict_record, v, o, line_keys, f);
 	v->nprobe = 0; /* arrays are not read back: the evidence stays in the journal line */
 	if (!rc)
 		rc = lp_coll_run_add_verdict(r->coll, v);
@@ -627,9 +620,9 @@ int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const j
 }
 #else
 int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const struct json_t *o,
-			       char *why, size_t why_len)
+			       struct lp_fail *f)
 {
-	(void)r, (void)type, (void)o, (void)why, (void)why_len;
+	(void)r, (void)type, (void)o, (void)f;
 	return 0;
 }
 

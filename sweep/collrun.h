@@ -61,19 +61,19 @@ int lp_sweep_coll_link_metric(const struct lp_sweep_run *r);
  * Build L from r: the bandwidth metric of the largest size (write_bw first),
  * in GB/s; hosts from the node records (local index: the rail, or the rank's
  * place among its host's ranks); intra_path: lp-gpu's JSON whose P2P matrix
- * stands for every host's GPU pairs (NULL: none). 0, -ENOMEM, -EINVAL (why:
+ * stands for every host's GPU pairs (NULL: none). 0, -ENOMEM, -EINVAL (f:
  * the lp-gpu file), -ENOTSUP (lp-gpu JSON without jansson).
  */
 int lp_sweep_coll_links(const struct lp_sweep_run *r, const char *intra_path,
-			struct lp_coll_links *L, char *why, size_t why_len);
+			struct lp_coll_links *L, struct lp_fail *f);
 void lp_sweep_coll_links_free(struct lp_coll_links *L);
 
 /*
  * lp-gpu's peer matrix (p2p_write_ce, else another p2p test; its largest
  * size; "GPU(row) <- GPU(column)": data flows column to row) as *ng_p x
- * *ng_p GB/s, a -> b at [a*ng + b], malloc'ed. 0, -EINVAL (why), -ENOTSUP.
+ * *ng_p GB/s, a -> b at [a*ng + b], malloc'ed. 0, -EINVAL (f says what), -ENOTSUP.
  */
-int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, char *why, size_t why_len);
+int lp_coll_read_gpu_matrix(const char *path, double **m_p, int *ng_p, struct lp_fail *f);
 
 /* A group of ranks the collectives run over. */
 struct lp_coll_group {
@@ -98,22 +98,21 @@ void lp_coll_groups_free(struct lp_coll_group *g, int n);
  */
 int lp_sweep_coll_ceilings(struct lp_sweep_run *r, const struct lp_coll_links *L);
 
-/* Parse and judge each claim into r->coll. 0, -EINVAL (why: the claim that does not parse). */
-int lp_sweep_coll_claims(struct lp_sweep_run *r, const char *const *claims, int n, char *why,
-			 size_t why_len);
+/* Parse and judge each claim into r->coll. 0, -EINVAL (f: the claim that does not parse). */
+int lp_sweep_coll_claims(struct lp_sweep_run *r, const char *const *claims, int n,
+			 struct lp_fail *f);
 
 /* Phase, paths or --links asked for: a collective's or an import's. */
 bool lp_coll_opts_wanted(const struct lp_coll_opts *o);
-/* Every --claim parses (before anything is measured). 0, or -EINVAL with why. */
-int lp_coll_opts_check(const struct lp_coll_opts *o, char *why, size_t why_len);
+/* Every --claim parses (before anything is measured). 0, or -EINVAL with the cause in f. */
+int lp_coll_opts_check(const struct lp_coll_opts *o, struct lp_fail *f);
 
 /*
  * What needs no MPI, on rank 0 or offline (--diagnose): the imports, the
- * ceilings over r's links (with o->intra), the claims. 0; -EINVAL (why: a
+ * ceilings over r's links (with o->intra), the claims. 0; -EINVAL (f: a
  * file or claim that does not parse: exit 2), -ENOTSUP, -ENOMEM.
  */
-int lp_sweep_coll_offline(struct lp_sweep_run *r, const struct lp_coll_opts *o, char *why,
-			  size_t why_len);
+int lp_sweep_coll_offline(struct lp_sweep_run *r, const struct lp_coll_opts *o, struct lp_fail *f);
 
 struct json_t;
 /* A recorded run's "collectives" (its results, echo, verdicts' scalars) back into r->coll. */
@@ -121,7 +120,7 @@ int lp_sweep_coll_read(struct lp_sweep_run *r, const struct json_t *coll);
 
 /* A journal's "coll_result" / "coll_verdict" line (jansson object o) into r->coll. 0 or -ENOMEM. */
 int lp_sweep_coll_journal_line(struct lp_sweep_run *r, const char *type, const struct json_t *o,
-			       char *why, size_t why_len);
+			       struct lp_fail *f);
 
 struct lp_sweep_model;
 /*
@@ -133,12 +132,11 @@ struct lp_sweep_model;
  * number `draw`, drawn as retest attempt LP_COLL_MODEL_ATTEMPT + draw, never
  * one of the sweep's or its retests' -- then held by the slowest of them as
  * lp_coll_ceiling holds a measured matrix. No data moves and no time passes.
- * 0; -EIO with why (the model fails one of the links), -EINVAL, -ENOMEM.
+ * 0; -EIO with the cause in f (the model fails one of the links), -EINVAL, -ENOMEM.
  */
 #define LP_COLL_MODEL_ATTEMPT (1 << 20)
 int lp_coll_model_busbw(const struct lp_sweep_model *m, int metric, enum lp_coll_kind k,
-			const int *ranks, int n, int draw, double *busbw_p, char *why,
-			size_t why_len);
+			const int *ranks, int n, int draw, double *busbw_p, struct lp_fail *fail);
 
 /* The node labels of r as an array for the collectives' sinks (malloc'ed, NULL on -ENOMEM). */
 const char **lp_sweep_coll_names(const struct lp_sweep_run *r);

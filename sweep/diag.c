@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/lp.h"
 #include "common/stats.h"
 #include "sweep/diag_int.h"
 #include "sweep/dist.h"
@@ -74,10 +75,57 @@ void lp_diag_opts_merge(struct lp_diag_opts *o, const struct lp_diag_opts *given
 	X(w->c, sizeof(double), 0)
 /* clang-format on */
 
+void lp_diag_lay_free(struct lp_diag_lay *L)
+{
+	free(L->blk);
+	free(L->pos);
+	free(L->first);
+	free(L->mem);
+	free(L->row);
+	memset(L, 0, sizeof(*L));
+}
+
+int lp_diag_lay_init(struct lp_diag_lay *L, int n, const int *blk)
+{
+	int nblk = 1;
+
+	memset(L, 0, sizeof(*L));
+	for (int i = 0; blk && i < n; i++) {
+		if (blk[i] < 0 || blk[i] >= n)
+			return -EINVAL;
+		nblk = blk[i] >= nblk ? blk[i] + 1 : nblk;
+	}
+	L->n = n;
+	L->nblk = nblk;
+	L->blk = calloc((size_t)n + 1, sizeof(int));
+	L->pos = malloc(((size_t)n + 1) * sizeof(int));
+	L->first = calloc((size_t)nblk + 2, sizeof(int));
+	L->mem = malloc(((size_t)n + 1) * sizeof(int));
+	L->row = malloc(((size_t)n + 1) * sizeof(size_t));
+	if (!L->blk || !L->pos || !L->first || !L->mem || !L->row) {
+		lp_diag_lay_free(L);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		L->blk[i] = blk ? blk[i] : 0;
+		L->pos[i] = L->first[L->blk[i] + 1]++;
+	}
+	for (int k = 0; k < nblk; k++)
+		L->first[k + 1] += L->first[k];
+	for (int i = 0; i < n; i++)
+		L->mem[L->first[L->blk[i]] + L->pos[i]] = i;
+	L->row[0] = 0;
+	for (int i = 0; i < n; i++)
+		L->row[i + 1] = L->row[i] + (size_t)(L->first[L->blk[i] + 1] - L->first[L->blk[i]]);
+	L->ncell = L->row[n];
+	return 0;
+}
+
 void lp_diag_free(struct lp_diag *d)
 {
 #define FREE_ONE(p, size, sq) free(p);
 	D_ARRAYS(FREE_ONE)
+	lp_diag_lay_free(&d->lay);
 	free(d->leaf_of);
 	free(d->rail_of);
 	free(d->round_fx);
@@ -93,9 +141,23 @@ static void free_work(struct work *w)
 #undef FREE_ONE
 }
 
+/*
+ * The scratch: a value per cell and per node twice, and at least as many as the tetrads of the
+ * fit's first scale (diag_fit.c) can be: rows sampled x the largest block x 9 (or n x n).
+ */
+static size_t scratch_len(const struct lp_diag_lay *L)
+{
+	size_t n = (size_t)L->n, step = n > 64 ? n / 64 : 1, big = 0, len = L->ncell + 2 * n + 1;
+
+	for (int k = 0; k < L->nblk; k++)
+		big = LP_MAX(big, (size_t)(L->first[k + 1] - L->first[k]));
+	return LP_MAX(len, LP_MIN(n * n, (n + step - 1) / step * big * 9));
+}
+
+/* The cells' arrays hold the layout's cells and the empty one between blocks (NaN, 0). */
 static int alloc_all(struct lp_diag *d, struct work *w, int n)
 {
-	size_t nn = (size_t)n * n;
+	size_t nn = d->lay.ncell + 1;
 	bool ok = true;
 
 #define ALLOC_ONE(p, size, sq) ok = ((p) = calloc((sq) ? nn : (size_t)n, size)) && ok;
@@ -103,8 +165,19 @@ static int alloc_all(struct lp_diag *d, struct work *w, int n)
 	W_ARRAYS(ALLOC_ONE)
 #undef ALLOC_ONE
 	w->n = n;
-	w->tmp = malloc((nn + 2 * (size_t)n + 1) * sizeof(double));
-	return ok && w->tmp ? 0 : -ENOMEM;
+	w->L = &d->lay;
+	w->ntmp = scratch_len(&d->lay);
+	w->tmp = malloc(w->ntmp * sizeof(double));
+	if (!ok || !w->tmp)
+		return -ENOMEM;
+#define EMPTY_ONE(p, size, sq)                                                                     \
+	if ((sq) && (size) == sizeof(double))                                                      \
+		((double *)(p))[nn - 1] = NAN;
+	D_ARRAYS(EMPTY_ONE)
+	W_ARRAYS(EMPTY_ONE)
+#undef EMPTY_ONE
+	w->wt[nn - 1] = 0;
+	return 0;
 }
 
 double lp_diag_combine(double *v, size_t n, bool lat)
@@ -166,20 +239,21 @@ static void classify_cell(struct lp_diag *d, struct work *w, const struct lp_dia
 static void classify(struct lp_diag *d, struct work *w, const struct lp_diag_in *in,
 		     const struct lp_diag_opts *o)
 {
+	const struct lp_diag_lay *L = &d->lay;
 	int n = in->n;
 
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (L, a, b) {
+			size_t x = lp_diag_cell(L, a, b);
 
 			classify_cell(d, w, in, o, x, a != b && (!in->sched || in->sched[x]));
 		}
 	for (int i = 0; i < n; i++) {
 		int fail_partners = 0;
 
-		for (int j = 0; j < n; j++) {
-			uint8_t r = d->cls[lp_diag_cell(n, i, j)],
-				col = d->cls[lp_diag_cell(n, j, i)];
+		LP_DIAG_PEERS (L, i, j) {
+			uint8_t r = d->cls[lp_diag_cell(L, i, j)],
+				col = d->cls[lp_diag_cell(L, j, i)];
 
 			d->fail[i] += (r == LP_CELL_FAIL) + (col == LP_CELL_FAIL);
 			d->ncell[i] += (r != LP_CELL_NONE) + (col != LP_CELL_NONE);
@@ -196,14 +270,15 @@ static void classify(struct lp_diag *d, struct work *w, const struct lp_diag_in 
 /* Floors: a node whose cells are below the floor with most partners, else the cells as links. */
 static void floors(struct lp_diag *d, const struct lp_diag_opts *o)
 {
+	const struct lp_diag_lay *L = &d->lay;
 	int n = d->n;
 
 	for (int i = 0; i < n; i++) {
 		int rs = 0, cs = 0;
 
-		for (int j = 0; j < n; j++) {
-			rs += d->abs_bad[lp_diag_cell(n, i, j)];
-			cs += d->abs_bad[lp_diag_cell(n, j, i)];
+		LP_DIAG_PEERS (L, i, j) {
+			rs += d->abs_bad[lp_diag_cell(L, i, j)];
+			cs += d->abs_bad[lp_diag_cell(L, j, i)];
 		}
 		if (rs >= 2 && rs > o->vote * d->n_src[i])
 			d->node[i] |= LP_NODE_SLOW_SRC;
@@ -211,8 +286,8 @@ static void floors(struct lp_diag *d, const struct lp_diag_opts *o)
 			d->node[i] |= LP_NODE_SLOW_DST;
 	}
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (L, a, b) {
+			size_t x = lp_diag_cell(L, a, b);
 
 			if (d->abs_bad[x] && !(d->node[a] & LP_NODE_SLOW_SRC) &&
 			    !(d->node[b] & LP_NODE_SLOW_DST)) {
@@ -226,7 +301,7 @@ static void floors(struct lp_diag *d, const struct lp_diag_opts *o)
 /* Is cell a -> b part of a fault already named (a node's role, a group, a candidate)? */
 static bool in_fault(const struct lp_diag *d, const struct work *w, int a, int b, double lrel)
 {
-	size_t x = lp_diag_cell(d->n, a, b);
+	size_t x = lp_diag_cell(&d->lay, a, b);
 	double y = w->y[x];
 	bool src = d->node[a] & LP_NODE_SLOW_SRC, dst = d->node[b] & LP_NODE_SLOW_DST;
 
@@ -246,6 +321,7 @@ static bool in_fault(const struct lp_diag *d, const struct work *w, int a, int b
 /* Ratios, residuals, partners agreeing, slow cells, suspects and failed links. */
 static void summarise(struct lp_diag *d, const struct work *w, double lrel)
 {
+	const struct lp_diag_lay *L = &d->lay;
 	int n = d->n;
 
 	d->ref = d->lat ? exp(-w->mu) : exp(w->mu);
@@ -256,8 +332,8 @@ static void summarise(struct lp_diag *d, const struct work *w, double lrel)
 		d->score_dst[i] = exp(d->eff_dst[i]);
 	}
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (L, a, b) {
+			size_t x = lp_diag_cell(L, a, b);
 			double y = w->y[x];
 
 			if (d->cls[x] == LP_CELL_FAIL && !(d->node[a] & LP_NODE_FAILED) &&
@@ -298,7 +374,9 @@ static int start(struct lp_diag *d, struct work *w, const struct lp_diag_in *in,
 		return -EINVAL;
 	d->n = in->n;
 	d->lat = in->lat;
-	rc = alloc_all(d, w, in->n);
+	rc = lp_diag_lay_init(&d->lay, in->n, in->lay ? in->lay->blk : NULL);
+	if (!rc)
+		rc = alloc_all(d, w, in->n);
 	if (rc)
 		return rc;
 	if (in->leaf && (d->leaf_of = malloc(in->n * sizeof(int))))
@@ -370,9 +448,12 @@ static double power_effect(double t, double se, double lrel, double df, bool upp
 /*
  * Each node effect against its own standard error at the t quantile of the
  * run's error control; a node slow both ways is tested once, on its two
- * effects together. A close call (beyond SUSPECT_Z standard errors, short of
- * the threshold, and slower than a fault at the floor rel could read: rel
- * less 1.28 standard errors) is unconfirmed: named apart, its cells retested.
+ * effects together: one beyond the floor rel and neither milder than a fault
+ * at the floor could read (rel less 1.28 standard errors: a node at 0.90x both
+ * ways against a 0.1 floor reads 0.899x one way and 0.901x the other, slow
+ * both ways, not as client alone). A close call (beyond SUSPECT_Z standard errors, short of the
+ * threshold, and slower than a fault at the floor rel could read: rel less
+ * 1.28 standard errors) is unconfirmed: named apart, its cells retested.
  */
 static void test_nodes(struct lp_diag *d, const struct work *w, double lrel)
 {
@@ -380,8 +461,11 @@ static void test_nodes(struct lp_diag *d, const struct work *w, double lrel)
 	double t = d->t_node;
 
 	for (int i = 0; i < n; i++) {
-		bool both = d->n_src[i] >= 2 && d->n_dst[i] >= 2 && w->r[i] < lrel &&
-			    w->c[i] < lrel && w->r[i] < -SUSPECT_Z * d->se_src[i] &&
+		bool both = d->n_src[i] >= 2 && d->n_dst[i] >= 2 &&
+			    (w->r[i] < lrel || w->c[i] < lrel) &&
+			    w->r[i] < lrel + 1.2816 * d->se_src[i] &&
+			    w->c[i] < lrel + 1.2816 * d->se_dst[i] &&
+			    w->r[i] < -SUSPECT_Z * d->se_src[i] &&
 			    w->c[i] < -SUSPECT_Z * d->se_dst[i] &&
 			    w->r[i] + w->c[i] < -t * hypot(d->se_src[i], d->se_dst[i]);
 
@@ -402,10 +486,10 @@ static void test_nodes(struct lp_diag *d, const struct work *w, double lrel)
 				continue;
 			}
 			d->unode[i] |= flag;
-			for (int j = 0; j < n; j++)
+			LP_DIAG_PEERS (w->L, i, j)
 				if (j != i)
-					d->suspect[dir ? lp_diag_cell(n, j, i)
-						       : lp_diag_cell(n, i, j)] = 1;
+					d->suspect[dir ? lp_diag_cell(w->L, j, i)
+						       : lp_diag_cell(w->L, i, j)] = 1;
 		}
 	}
 }
@@ -497,8 +581,11 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 		d->few_df || d->min_node_noise < 1 - o->rel_max; /* the noise's, not the floor's */
 
 	for (int a = 0; a < n && !open; a++)
-		for (int b = 0; b < n && !open; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (&d->lay, a, b) {
+			size_t x = lp_diag_cell(&d->lay, a, b);
+
+			if (open)
+				break;
 			bool named = d->link[x] & (LP_LINK_SLOW | LP_LINK_UNCONF | LP_LINK_GROUP |
 						   LP_LINK_PARTIAL);
 
@@ -520,7 +607,7 @@ static void gate(struct lp_diag *d, const struct work *w, const struct lp_diag_o
 		return;
 	d->ambiguous = false; /* N <= 3, or too few df: nothing named on statistics */
 	d->ncand = 0;
-	for (size_t x = 0; x < (size_t)n * n; x++)
+	for (size_t x = 0; x < d->lay.ncell; x++)
 		d->link[x] &= LP_LINK_UNCONF;
 	for (int i = 0; i < n; i++) {
 		d->node[i] &= LP_NODE_FAILED;

@@ -142,10 +142,82 @@ struct lp_diag_group {
 	double frac;	 /* slow / cells */
 };
 
+/*
+ * Where a diagnosis keeps its cells. The nodes fall into blocks that measure
+ * only each other (the rails of a --rails run): a cell between two blocks is
+ * never scheduled, and is not stored. Row a holds the cells a -> b of a's
+ * block in the order of b, so the stored cells in order are the n x n
+ * matrix's row-major order without the cells between blocks (every sum runs
+ * in the same order either way), and one block is the n x n matrix itself
+ * (x = a * n + b). Index ncell stands for every cell between blocks: arrays
+ * hold ncell + 1 entries, the last one empty (NaN, 0) and never written.
+ */
+struct lp_diag_lay {
+	int n, nblk;
+	int *blk;    /* n: node -> its block */
+	int *pos;    /* n: its index in the block */
+	int *first;  /* nblk + 1: block k's nodes are mem[first[k] .. first[k + 1]) */
+	int *mem;    /* n: the nodes, block by block, each block in ascending order */
+	size_t *row; /* n + 1: row a's cells are [row[a], row[a + 1]); row[n] = ncell */
+	size_t ncell;
+};
+
+/* The layout of n nodes in blocks blk[i] (0 .. nblk-1; NULL: one block). 0 or -ENOMEM/-EINVAL. */
+int lp_diag_lay_init(struct lp_diag_lay *L, int n, const int *blk);
+void lp_diag_lay_free(struct lp_diag_lay *L);
+
+/* Where cell a -> b is kept: its index, or L->ncell between blocks. */
+static inline size_t lp_diag_at(const struct lp_diag_lay *L, int a, int b)
+{
+	return L->blk[a] == L->blk[b] ? L->row[a] + (size_t)L->pos[b] : L->ncell;
+}
+
+/* Node i's k-th peer: the k-th node of its block (ascending). */
+static inline int lp_diag_peer(const struct lp_diag_lay *L, int i, int k)
+{
+	return L->mem[L->first[L->blk[i]] + k];
+}
+
+static inline int lp_diag_npeers(const struct lp_diag_lay *L, int i)
+{
+	return L->first[L->blk[i] + 1] - L->first[L->blk[i]];
+}
+
+/* For every node j of i's block, ascending (the n x n loop over j without the cells between
+ * blocks): for (int j = 0; j < n; j++) as LP_DIAG_PEERS(L, i, j). */
+#define LP_DIAG_PEERS(L, i, j)                                                                     \
+	for (int j##_k = 0, j;                                                                     \
+	     j##_k < lp_diag_npeers(L, i) && ((j = lp_diag_peer(L, i, j##_k)), 1); j##_k++)
+
+/* Kept cell x's client (a binary search of the rows) and server. */
+static inline int lp_diag_xa(const struct lp_diag_lay *L, size_t x)
+{
+	int lo = 0, hi = L->n - 1;
+
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+
+		if (L->row[mid] <= x)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static inline int lp_diag_xb(const struct lp_diag_lay *L, size_t x)
+{
+	int a = lp_diag_xa(L, x);
+
+	return lp_diag_peer(L, a, (int)(x - L->row[a]));
+}
+
 /* What the diagnosis sees of one metric. */
 struct lp_diag_in {
 	int n;
-	bool lat;	      /* lower is better */
+	bool lat; /* lower is better */
+	/* the cells' layout (NULL: the n x n matrix); every per-cell array below is laid out so */
+	const struct lp_diag_lay *lay;
 	const double *v;      /* n*n combined value of a cell's attempts, NaN none */
 	const uint8_t *fail;  /* n*n: attempted and every attempt failed (NULL: none) */
 	const uint8_t *sched; /* n*n: scheduled (NULL: every off-diagonal cell) */
@@ -170,10 +242,11 @@ struct lp_diag_in {
 struct lp_diag {
 	int n;
 	bool lat;
-	double ref;	  /* the reference value (metric unit): exp(mu) */
-	double sigma;	  /* log-scale noise per cell the tests use */
-	double sigma_fit; /* from the residuals (NaN: too few degrees of freedom) */
-	double sigma_rep; /* from repeated attempts (NaN: none) */
+	struct lp_diag_lay lay; /* where the n*n arrays below keep their cells (lp_diag_at) */
+	double ref;		/* the reference value (metric unit): exp(mu) */
+	double sigma;		/* log-scale noise per cell the tests use */
+	double sigma_fit;	/* from the residuals (NaN: too few degrees of freedom) */
+	double sigma_rep;	/* from repeated attempts (NaN: none) */
 	int df, rep_pairs;
 	double sigma_link; /* N >= 4: cells against the reference and the flagged node effects only */
 	int df_link;	   /* its degrees of freedom (kept cells - 1 - flagged effects) */

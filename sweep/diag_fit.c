@@ -33,8 +33,8 @@ static double line_median(const struct work *w, const double *m, int i, int dir)
 {
 	size_t k = 0;
 
-	for (int j = 0; j < w->n; j++) {
-		size_t x = dir ? lp_diag_cell(w->n, j, i) : lp_diag_cell(w->n, i, j);
+	LP_DIAG_PEERS (w->L, i, j) {
+		size_t x = dir ? lp_diag_cell(w->L, j, i) : lp_diag_cell(w->L, i, j);
 
 		if (isfinite(m[x]))
 			w->tmp[k++] = m[x];
@@ -64,7 +64,7 @@ static void polish(struct work *w, double *e)
 {
 	int n = w->n;
 
-	memcpy(e, w->y, (size_t)n * n * sizeof(double));
+	memcpy(e, w->y, (w->L->ncell + 1) * sizeof(double));
 	w->mu = 0;
 	for (int i = 0; i < n; i++)
 		w->r[i] = w->c[i] = NAN;
@@ -76,8 +76,9 @@ static void polish(struct work *w, double *e)
 				if (!isfinite(m))
 					continue;
 				eff[i] = isfinite(eff[i]) ? eff[i] + m : m;
-				for (int j = 0; j < n; j++)
-					e[dir ? lp_diag_cell(n, j, i) : lp_diag_cell(n, i, j)] -= m;
+				LP_DIAG_PEERS (w->L, i, j)
+					e[dir ? lp_diag_cell(w->L, j, i)
+					      : lp_diag_cell(w->L, i, j)] -= m;
 			}
 	centre(w);
 }
@@ -107,8 +108,8 @@ static void backfit_group(const struct lp_diag *d, struct work *w, int g)
 
 	w->gfx[g] = 0;
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
 
 			if (w->wt[x] > 0 && lp_diag_group_covers(d, &d->group[g], a, b)) {
 				s += w->wt[x] * (w->y[x] - lp_diag_fitted(d, w, a, b));
@@ -135,9 +136,9 @@ void lp_diag_backfit(struct lp_diag *d, struct work *w, int iters)
 			for (int i = 0; i < n; i++) {
 				double s = 0, k = 0;
 
-				for (int j = 0; j < n; j++) {
+				LP_DIAG_PEERS (w->L, i, j) {
 					int a = dir ? j : i, b = dir ? i : j;
-					size_t x = lp_diag_cell(n, a, b);
+					size_t x = lp_diag_cell(w->L, a, b);
 
 					if (w->wt[x] > 0 && isfinite(other[j])) {
 						s += w->wt[x] *
@@ -164,8 +165,8 @@ double lp_diag_wss(const struct lp_diag *d, const struct work *w)
 	int n = w->n;
 
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
 			double e = w->y[x] - lp_diag_fitted(d, w, a, b);
 
 			if (w->wt[x] > 0)
@@ -183,18 +184,18 @@ double lp_diag_wss(const struct lp_diag *d, const struct work *w)
 static double tetrad_sigma(struct work *w)
 {
 	int n = w->n, step = n > 64 ? n / 64 : 1;
-	size_t k = 0, cap = (size_t)n * n;
+	size_t k = 0, cap = (size_t)n * n < w->ntmp ? (size_t)n * n : w->ntmp;
 	const double *y = w->y;
 
 	for (int a = 0; a < n; a += step)
-		for (int b = 0; b < n; b++)
+		LP_DIAG_PEERS (w->L, a, b)
 			for (int i = 1; i <= 3 && i < n; i++)
 				for (int j = 1; j <= 3 && j < n && k < cap; j++) {
 					int d = (a + i) % n, c = (b + j) % n;
-					double t = y[lp_diag_cell(n, a, b)] -
-						   y[lp_diag_cell(n, a, c)] -
-						   y[lp_diag_cell(n, d, b)] +
-						   y[lp_diag_cell(n, d, c)];
+					double t = y[lp_diag_cell(w->L, a, b)] -
+						   y[lp_diag_cell(w->L, a, c)] -
+						   y[lp_diag_cell(w->L, d, b)] +
+						   y[lp_diag_cell(w->L, d, c)];
 
 					if (isfinite(t))
 						w->tmp[k++] = fabs(t);
@@ -211,8 +212,8 @@ static void weight_sums(const struct work *w, double *wr, double *wc, double *to
 	for (int i = 0; i < n; i++)
 		wr[i] = wc[i] = 0;
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			double v = w->wt[lp_diag_cell(n, a, b)];
+		LP_DIAG_PEERS (w->L, a, b) {
+			double v = w->wt[lp_diag_cell(w->L, a, b)];
 
 			wr[a] += v;
 			wc[b] += v;
@@ -228,14 +229,14 @@ void lp_diag_fit_df(struct lp_diag *d, struct work *w)
 	for (int i = 0; i < n; i++) {
 		bool rk = false, ck = false;
 
-		for (int j = 0; j < n; j++) {
-			rk = rk || w->wt[lp_diag_cell(n, i, j)] > 0;
-			ck = ck || w->wt[lp_diag_cell(n, j, i)] > 0;
+		LP_DIAG_PEERS (w->L, i, j) {
+			rk = rk || w->wt[lp_diag_cell(w->L, i, j)] > 0;
+			ck = ck || w->wt[lp_diag_cell(w->L, j, i)] > 0;
 		}
 		rows += rk;
 		cols += ck;
 	}
-	for (size_t x = 0; x < (size_t)n * n; x++) {
+	for (size_t x = 0; x < w->L->ncell; x++) {
 		w->keep[x] = w->wt[x] > 0;
 		kept += w->keep[x];
 	}
@@ -263,30 +264,31 @@ static double leverage(const double *wr, const double *wc, double tot, int a, in
 static int outlier_step(struct lp_diag *d, struct work *w, double ss, size_t ncell, double *ts)
 {
 	int n = w->n, moved = 0;
-	size_t nn = (size_t)n * n, nbad = 0, most = ncell / 20 ? ncell / 20 : 1;
+	size_t nn = w->L->ncell, nbad = 0, most = ncell / 20 ? ncell / 20 : 1;
 	double *wr = w->tmp, *wc = w->tmp + n, tot, s = sqrt(ss / d->df), cut = 0;
 	double tq_in = lp_dist_t_isf(OUTLIER_ALPHA / (2.0 * ncell), d->df - 1),
 	       tq_out = lp_dist_t_isf(OUTLIER_ALPHA / (2.0 * ncell), d->df);
 
 	weight_sums(w, wr, wc, &tot);
-	for (size_t x = 0; x < nn; x++) {
-		int a = (int)(x / n), b = (int)(x % n);
-		double h = leverage(wr, wc, tot, a, b), e;
+	for (int a = 0; a < n; a++)
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
+			double h = leverage(wr, wc, tot, a, b), e;
 
-		ts[x] = 0;
-		if (!isfinite(w->y[x]))
-			continue;
-		e = w->y[x] - lp_diag_fitted(d, w, a, b);
-		if (w->wt[x] > 0) {
-			double s_out = sqrt(fmax(0, ss - e * e / (1 - h)) / (d->df - 1));
+			ts[x] = 0;
+			if (!isfinite(w->y[x]))
+				continue;
+			e = w->y[x] - lp_diag_fitted(d, w, a, b);
+			if (w->wt[x] > 0) {
+				double s_out = sqrt(fmax(0, ss - e * e / (1 - h)) / (d->df - 1));
 
-			ts[x] = s_out > 0 ? fabs(e) / (s_out * sqrt(1 - h)) : 0;
-			nbad += ts[x] > tq_in;
-		} else if (fabs(e) / (s * sqrt(1 + h)) <= tq_out) {
-			w->wt[x] = 1;
-			moved++;
+				ts[x] = s_out > 0 ? fabs(e) / (s_out * sqrt(1 - h)) : 0;
+				nbad += ts[x] > tq_in;
+			} else if (fabs(e) / (s * sqrt(1 + h)) <= tq_out) {
+				w->wt[x] = 1;
+				moved++;
+			}
 		}
-	}
 	if (nbad > most) { /* the most-th largest t: this step's cut */
 		size_t k = 0;
 
@@ -313,8 +315,8 @@ static int outlier_step(struct lp_diag *d, struct work *w, double ss, size_t nce
  */
 static void ls_fit(struct lp_diag *d, struct work *w)
 {
-	size_t nn = (size_t)w->n * w->n, ncell = 0;
-	double *ts = malloc(nn * sizeof(double)), ss = 0;
+	size_t nn = w->L->ncell, ncell = 0;
+	double *ts = malloc((nn + 1) * sizeof(double)), ss = 0;
 
 	for (size_t x = 0; x < nn; x++)
 		ncell += isfinite(w->y[x]);
@@ -322,11 +324,14 @@ static void ls_fit(struct lp_diag *d, struct work *w)
 		lp_diag_backfit(d, w, it ? 10 : 30);
 		lp_diag_fit_df(d, w);
 		ss = 0;
-		for (size_t x = 0; x < nn; x++)
-			if (w->keep[x]) {
-				double e = w->y[x] -
-					   lp_diag_fitted(d, w, (int)(x / w->n), (int)(x % w->n));
+		for (int a = 0; a < w->n; a++)
+			LP_DIAG_PEERS (w->L, a, b) {
+				size_t x = lp_diag_cell(w->L, a, b);
+				double e;
 
+				if (!w->keep[x])
+					continue;
+				e = w->y[x] - lp_diag_fitted(d, w, a, b);
 				ss += e * e;
 			}
 		if (!ts || d->df < 2 || !outlier_step(d, w, ss, ncell, ts))
@@ -341,6 +346,45 @@ void lp_diag_refit(struct lp_diag *d, struct work *w)
 	ls_fit(d, w);
 }
 
+/* The cells of each round (at[start[t] .. start[t + 1]), in order): one pass, not one per round. */
+static int round_cells(const struct work *w, int nr, size_t **at_p, size_t **start_p)
+{
+	size_t nn = w->L->ncell, *at = malloc((nn + 1) * sizeof(size_t)),
+	       *start = calloc((size_t)nr + 2, sizeof(size_t));
+
+	if (!at || !start) {
+		free(at);
+		free(start);
+		return -ENOMEM;
+	}
+	for (size_t x = 0; x < nn; x++)
+		if (w->round[x] >= 0 && w->round[x] < nr)
+			start[w->round[x] + 2]++;
+	for (int t = 0; t < nr; t++)
+		start[t + 2] += start[t + 1];
+	for (size_t x = 0; x < nn; x++)
+		if (w->round[x] >= 0 && w->round[x] < nr)
+			at[start[w->round[x] + 1]++] = x;
+	*at_p = at;
+	*start_p = start;
+	return 0;
+}
+
+/* Round t's cells in the fit with one attempt (the sweep's): their residuals into w->tmp. */
+static size_t round_resid(const struct lp_diag *d, struct work *w, const size_t *at, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t x = at[i];
+
+		if (w->keep[x] && (!w->ratt || !w->ratt[x]))
+			w->tmp[k++] = w->y[x] - lp_diag_fitted(d, w, lp_diag_xa(w->L, x),
+							       lp_diag_xb(w->L, x));
+	}
+	return k;
+}
+
 /*
  * Congested sweep rounds: the median residual of the cells a round measured
  * (those with one attempt: the sweep's), beyond what ROUND_ALPHA allows over
@@ -349,23 +393,26 @@ void lp_diag_refit(struct lp_diag *d, struct work *w)
  */
 static void round_effects(struct lp_diag *d, struct work *w)
 {
-	int n = w->n, nr = 0, big = 0;
-	size_t nn = (size_t)n * n;
+	int nr = 0, big = 0;
+	size_t nn = w->L->ncell, *at, *start, *kk;
 	double zc, s = d->sigma_fit;
 
 	for (size_t x = 0; x < nn; x++)
 		if (w->round[x] >= nr && isfinite(w->y[x]))
 			nr = w->round[x] + 1;
-	if (!(s > 0) || nr < 2 || !(d->round_fx = malloc((size_t)nr * sizeof(double))))
+	if (!(s > 0) || nr < 2 || round_cells(w, nr, &at, &start))
 		return;
+	kk = malloc((size_t)nr * sizeof(size_t));
+	if (!kk || !(d->round_fx = malloc((size_t)nr * sizeof(double)))) {
+		free(kk);
+		free(at);
+		free(start);
+		return;
+	}
 	d->nrounds = nr;
 	for (int t = 0; t < nr; t++) {
-		size_t k = 0;
+		size_t k = kk[t] = round_resid(d, w, at + start[t], start[t + 1] - start[t]);
 
-		for (size_t x = 0; x < nn; x++)
-			if (w->round[x] == t && w->keep[x] && (!w->ratt || !w->ratt[x]))
-				w->tmp[k++] =
-					w->y[x] - lp_diag_fitted(d, w, (int)(x / n), (int)(x % n));
 		d->round_fx[t] = k >= ROUND_MIN ? lp_median(w->tmp, k) : 0;
 		big += k >= ROUND_MIN;
 		d->round_fx[t] /= k >= ROUND_MIN ? 1.2533 * s / sqrt((double)k) : 1; /* as z */
@@ -373,29 +420,30 @@ static void round_effects(struct lp_diag *d, struct work *w)
 	zc = big ? lp_dist_norm_isf(lp_dist_sidak(ROUND_ALPHA, big) / 2) : INFINITY;
 	for (int t = 0; t < nr; t++) {
 		double fx = 0;
-		size_t k = 0;
 
-		for (size_t x = 0; x < nn; x++)
-			k += w->round[x] == t && w->keep[x] && (!w->ratt || !w->ratt[x]);
 		if (fabs(d->round_fx[t]) > zc) {
-			fx = d->round_fx[t] * 1.2533 * s / sqrt((double)k);
+			fx = d->round_fx[t] * 1.2533 * s / sqrt((double)kk[t]);
 			d->nround_fx++;
 		}
 		d->round_fx[t] = exp(fx);
-		for (size_t x = 0; fx != 0 && x < nn; x++)
-			if (w->round[x] == t) {
-				if (!w->ratt || !w->ratt[x]) /* its only attempt is the sweep's */
-					w->y[x] -= fx, w->ybest[x] -= fx;
-				w->y1[x] -= fx;
-			}
+		for (size_t i = start[t]; fx != 0 && i < start[t + 1]; i++) {
+			size_t x = at[i];
+
+			if (!w->ratt || !w->ratt[x]) /* its only attempt is the sweep's */
+				w->y[x] -= fx, w->ybest[x] -= fx;
+			w->y1[x] -= fx;
+		}
 	}
+	free(kk);
+	free(at);
+	free(start);
 	if (d->nround_fx)
 		lp_diag_refit(d, w);
 }
 
 void lp_diag_fit_twoway(struct lp_diag *d, struct work *w)
 {
-	size_t nn = (size_t)w->n * w->n;
+	size_t nn = w->L->ncell;
 	double s;
 	size_t k = 0;
 

@@ -16,13 +16,15 @@
 
 struct work {
 	int n;
-	double *y;     /* n*n log goodness of the combined attempts, NaN unusable */
-	double *y1;    /* n*n the first attempt's (the sweep's; else y) */
-	double *ybest; /* n*n the best attempt's */
-	double *rb;    /* n*n the best retest's, NaN none */
-	double *rm;    /* n*n the retests combined, NaN none */
+	const struct lp_diag_lay *L; /* where the cells are (the diagnosis's d->lay) */
+	double *y;		     /* n*n log goodness of the combined attempts, NaN unusable */
+	double *y1;		     /* n*n the first attempt's (the sweep's; else y) */
+	double *ybest;		     /* n*n the best attempt's */
+	double *rb;		     /* n*n the best retest's, NaN none */
+	double *rm;		     /* n*n the retests combined, NaN none */
 	const uint8_t *ratt;
-	double *tmp;   /* n*n + 1 scratch */
+	double *tmp; /* n*n + 1 scratch (ntmp; the tetrads of the scale may want more) */
+	size_t ntmp;
 	double *wt;    /* n*n weight in the fit: 1 in, Huber's below 1, 0 set aside */
 	uint8_t *keep; /* n*n wt > 0 */
 	double mu, *r, *c;
@@ -37,9 +39,10 @@ struct work {
 	const int32_t *rfirst;
 };
 
-static inline size_t lp_diag_cell(int n, int a, int b)
+/* Cell a -> b's index in the layout (diag.h: L->ncell between blocks). */
+static inline size_t lp_diag_cell(const struct lp_diag_lay *L, int a, int b)
 {
-	return (size_t)a * n + b;
+	return lp_diag_at(L, a, b);
 }
 
 /* Enough repeated attempts to take their noise for the cells' (N <= 3 has nothing else). */

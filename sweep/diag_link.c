@@ -39,27 +39,29 @@ double lp_diag_flagged_fit(const struct lp_diag *d, const struct work *w, int a,
  */
 static void link_noise(struct lp_diag *d, struct work *w)
 {
-	size_t nn = (size_t)d->n * d->n;
 	double s = 0, ss = 0;
 	int nflag = 0;
 
 	w->mu_link = w->mu;
 	w->kept = 0;
-	for (size_t x = 0; x < nn; x++)
-		if (w->keep[x]) {
-			s += w->y[x] - lp_diag_flagged_fit(d, w, (int)(x / d->n), (int)(x % d->n));
-			w->kept++;
-		}
+	for (int a = 0; a < d->n; a++)
+		LP_DIAG_PEERS (w->L, a, b)
+			if (w->keep[lp_diag_cell(w->L, a, b)]) {
+				s += w->y[lp_diag_cell(w->L, a, b)] -
+				     lp_diag_flagged_fit(d, w, a, b);
+				w->kept++;
+			}
 	if (!w->kept)
 		return;
 	w->mu_link += s / w->kept;
-	for (size_t x = 0; x < nn; x++)
-		if (w->keep[x]) {
-			double e = w->y[x] -
-				   lp_diag_flagged_fit(d, w, (int)(x / d->n), (int)(x % d->n));
+	for (int a = 0; a < d->n; a++)
+		LP_DIAG_PEERS (w->L, a, b)
+			if (w->keep[lp_diag_cell(w->L, a, b)]) {
+				double e = w->y[lp_diag_cell(w->L, a, b)] -
+					   lp_diag_flagged_fit(d, w, a, b);
 
-			ss += e * e;
-		}
+				ss += e * e;
+			}
 	for (int i = 0; i < d->n; i++)
 		nflag += !!(d->node[i] & LP_NODE_SLOW_SRC) + !!(d->node[i] & LP_NODE_SLOW_DST);
 	for (int g = 0; g < d->ngroup; g++)
@@ -86,9 +88,8 @@ static double link_sd(const struct lp_diag *d, const struct work *w, int a, int 
  * of it: (y - fitted) / (1 - h), h = 1/cells(a) + 1/cells(b) - 1/kept. A
  * link is slow by this too: a node's real but unflagged effect is not a link.
  */
-static double full_dev(const struct lp_diag *d, const struct work *w, size_t x, double y)
+static double full_dev(const struct lp_diag *d, const struct work *w, int a, int b, double y)
 {
-	int a = (int)(x / d->n), b = (int)(x % d->n);
 	double h = 1.0 / fmax(1, d->n_src[a]) + 1.0 / fmax(1, d->n_dst[b]) - 1.0 / fmax(1, w->kept);
 
 	return (y - lp_diag_fitted(d, w, a, b)) / (1 - fmin(0.9, h));
@@ -111,8 +112,8 @@ static void link_screen(struct lp_diag *d, struct work *w, double lrel, uint8_t 
 	int n = d->n;
 
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
 			double dev, z;
 
 			w->z1[x] = NAN;
@@ -122,7 +123,7 @@ static void link_screen(struct lp_diag *d, struct work *w, double lrel, uint8_t 
 			z = dev / link_sd(d, w, a, b);
 			w->z1[x] = z;
 			/* beyond rel against the reference and against both nodes' own effects */
-			if (!(full_dev(d, w, x, w->y1[x]) < lrel))
+			if (!(full_dev(d, w, a, b, w->y1[x]) < lrel))
 				dev = 0;
 			d->pfirst[x] = dev < lrel ? lower_p(z, d->df_link) : 1;
 			slow[x] = dev < lrel && z < -SUSPECT_Z;
@@ -167,11 +168,11 @@ static bool explained(const struct lp_diag *d, size_t x)
  */
 static bool retests_slow(const struct lp_diag *d, const struct work *w, size_t x, double lrel)
 {
-	int a = (int)(x / d->n), b = (int)(x % d->n);
+	int a = lp_diag_xa(w->L, x), b = lp_diag_xb(w->L, x);
 	double ff = lp_diag_flagged_fit(d, w, a, b);
 
 	return w->rb[x] - ff < lrel / 2 && w->rb[x] - ff < -CLEAR_Z * link_sd(d, w, a, b) &&
-	       w->rm[x] - ff < lrel && full_dev(d, w, x, w->rm[x]) < lrel;
+	       w->rm[x] - ff < lrel && full_dev(d, w, a, b, w->rm[x]) < lrel;
 }
 
 static bool retested(const struct work *w, size_t x)
@@ -187,24 +188,25 @@ static bool retested(const struct work *w, size_t x)
  */
 static void blip_rate(struct lp_diag *d, struct work *w, const uint8_t *slow, double lrel)
 {
-	size_t nn = (size_t)d->n * d->n, m = 0;
+	size_t m = 0;
 	double k = 0, e = 0;
 
 	w->nzs = 0;
-	for (size_t x = 0; x < nn; x++) {
-		int a = (int)(x / d->n), b = (int)(x % d->n);
-		bool persistent = retested(w, x) && retests_slow(d, w, x, lrel);
-		double sd;
+	for (int a = 0; a < d->n; a++)
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
+			bool persistent = retested(w, x) && retests_slow(d, w, x, lrel);
+			double sd;
 
-		if (!isfinite(w->z1[x]) || explained(d, x))
-			continue;
-		m++;
-		sd = link_sd(d, w, a, b);
-		e += lower_p(fmin(-SUSPECT_Z, lrel / sd), d->df_link);
-		k += slow[x] && !persistent;
-		if (!persistent)
-			w->zs[w->nzs++] = w->z1[x];
-	}
+			if (!isfinite(w->z1[x]) || explained(d, x))
+				continue;
+			m++;
+			sd = link_sd(d, w, a, b);
+			e += lower_p(fmin(-SUSPECT_Z, lrel / sd), d->df_link);
+			k += slow[x] && !persistent;
+			if (!persistent)
+				w->zs[w->nzs++] = w->z1[x];
+		}
 	d->blip = m ? fmax(BLIP_MIN, (k - e + 2 * sqrt(k)) / (double)m) : BLIP_MIN;
 	lp_sort_doubles(w->zs, w->nzs);
 }
@@ -239,7 +241,7 @@ static double blip_at(const struct lp_diag *d, const struct work *w, double z)
 static double confirm_p(const struct lp_diag *d, const struct work *w, size_t x, double lrel,
 			double *z_p)
 {
-	int a = (int)(x / d->n), b = (int)(x % d->n);
+	int a = lp_diag_xa(w->L, x), b = lp_diag_xb(w->L, x);
 	double z = (w->rb[x] - lp_diag_flagged_fit(d, w, a, b)) / link_sd(d, w, a, b);
 
 	*z_p = z;
@@ -257,7 +259,7 @@ static double confirm_p(const struct lp_diag *d, const struct work *w, size_t x,
  */
 static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t *slow, double lrel)
 {
-	size_t nn = (size_t)d->n * d->n;
+	size_t nn = d->lay.ncell;
 
 	for (int k = 1; k < 8; k++) {
 		double reach = -INFINITY;
@@ -285,7 +287,7 @@ static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t 
 /* Stood out, confirmed, cleared, unconfirmed; and what is worth a retest. */
 static int link_verdicts(struct lp_diag *d, struct work *w, const uint8_t *slow, double lrel)
 {
-	size_t nn = (size_t)d->n * d->n, m1 = 0, mr = 0;
+	size_t nn = d->lay.ncell, m1 = 0, mr = 0;
 	double *p1 = malloc((nn + 1) * sizeof(double)), *pr = malloc((nn + 1) * sizeof(double));
 	double thr1, thrr;
 
@@ -345,7 +347,7 @@ int lp_diag_links(struct lp_diag *d, struct work *w, const struct lp_diag_opts *
 	link_noise(d, w);
 	if (!isfinite(d->sigma_link))
 		return 0;
-	slow = calloc((size_t)d->n * d->n, 1);
+	slow = calloc(d->lay.ncell + 1, 1);
 	if (!slow)
 		return -ENOMEM;
 	link_screen(d, w, lrel, slow);
@@ -367,8 +369,8 @@ void lp_diag_links_small(struct lp_diag *d, struct work *w, double lrel)
 	int n = d->n;
 
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
 			double e, se;
 
 			if (!isfinite(w->y[x]))

@@ -91,8 +91,8 @@ static bool expl_fit(const struct work *w, struct expl *e, double lrel)
 		e->ss = 0;
 		for (int ca = 0; ca < n; ca++)
 			for (int cb = 0; cb < n; cb++) {
-				double y = w->y[lp_diag_cell(n, ca, cb)], row[SEARCH_MAX_P] = { 1 },
-				       f = e->beta[0];
+				double y = w->y[lp_diag_cell(w->L, ca, cb)],
+				       row[SEARCH_MAX_P] = { 1 }, f = e->beta[0];
 
 				if (!isfinite(y))
 					continue;
@@ -273,7 +273,7 @@ int lp_diag_fit_search(struct lp_diag *d, struct work *w, const struct lp_diag_o
 			else if (it->kind == LP_ITEM_DST)
 				d->node[it->a] |= LP_NODE_SLOW_DST;
 			else
-				d->link[lp_diag_cell(n, it->a, it->b)] |= LP_LINK_SLOW;
+				d->link[lp_diag_cell(&d->lay, it->a, it->b)] |= LP_LINK_SLOW;
 		}
 		d->ncand = 0;
 	}
@@ -291,7 +291,7 @@ void lp_diag_fit_n2(struct lp_diag *d, struct work *w, const struct lp_diag_opts
 	w->mu = isfinite(y01) && isfinite(y10) ? fmax(y01, y10) : isfinite(y01) ? y01 : y10;
 	w->r[0] = w->r[1] = w->c[0] = w->c[1] = 0;
 	for (int a = 0; a < 2; a++) {
-		double dev = w->y[lp_diag_cell(2, a, 1 - a)] - w->mu;
+		double dev = w->y[lp_diag_cell(w->L, a, 1 - a)] - w->mu;
 
 		if (!(dev < lrel) || !(dev < -o->k * s * sqrt(2.0)))
 			continue;

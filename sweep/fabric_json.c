@@ -117,21 +117,18 @@ static int topo_fabric(struct lp_sweep_run *r, const struct lp_sweep_topo_doc *d
 	return 0;
 }
 
-int lp_sweep_topology_read(struct lp_sweep_run *r, const json_t *topo, char *why, size_t why_len)
+int lp_sweep_topology_read(struct lp_sweep_run *r, const json_t *topo, struct lp_fail *f)
 {
 	struct lp_sweep_topo_doc doc = { 0 };
-	char msg[200] = "";
 	int rc;
 
 	if (!topo || json_is_null(topo))
 		return 0;
-	rc = lp_record_read_json(&lp_sweep_topo_record, &doc, topo, msg, sizeof(msg));
-	if (!rc && doc.n != (uint32_t)r->n) {
-		snprintf(msg, sizeof(msg), "%u nodes, the run has %d", doc.n, r->n);
-		rc = -EINVAL;
-	}
+	rc = lp_record_read_json(&lp_sweep_topo_record, &doc, topo, f);
+	if (!rc && doc.n != (uint32_t)r->n)
+		rc = lp_fail_set(f, -EINVAL, "%u nodes, the run has %d", doc.n, r->n);
 	if (rc == -EINVAL)
-		snprintf(why, why_len, "topology.%s", msg);
+		lp_fail_prefix(f, "topology.");
 	/* --rails alone: the nodes' rails say it again */
 	if (!rc && strcmp(doc.format, "rails"))
 		rc = topo_fabric(r, &doc);

@@ -72,7 +72,7 @@ static bool healthy_cell(const struct lp_sweep_run *r, int a, int b)
 {
 	for (int m = 0; m < r->nmetrics; m++)
 		if (lp_sweep_metric_screened(r, m) &&
-		    r->diag[m].cls[(size_t)a * r->n + b] != LP_CELL_OK)
+		    r->diag[m].cls[lp_diag_at(&r->diag[m].lay, a, b)] != LP_CELL_OK)
 			return false;
 	return true;
 }
@@ -119,14 +119,17 @@ static size_t suspect_pairs(const struct lp_sweep_run *r, const struct lp_sweep_
 	struct lp_retest_plan plan = { .per_node = pol->per_node, .rounds = 1, .time_s = 1e9 };
 	size_t np = 0, nmore;
 
-	for (int m = 0; m < r->nmetrics; m++)
-		for (size_t x = 0; lp_sweep_metric_screened(r, m) && x < (size_t)r->n * r->n; x++)
+	for (int m = 0; m < r->nmetrics; m++) {
+		const struct lp_diag_lay *L = &r->diag[m].lay;
+
+		for (size_t x = 0; lp_sweep_metric_screened(r, m) && x < L->ncell; x++)
 			if ((r->diag[m].link[x] & (LP_LINK_SLOW | LP_LINK_FAILED)) && np < max &&
-			    !listed(pairs, np, (int)(x / r->n), (int)(x % r->n))) {
-				pairs[2 * np] = (int32_t)(x / r->n);
-				pairs[2 * np + 1] = (int32_t)(x % r->n);
+			    !listed(pairs, np, lp_diag_xa(L, x), lp_diag_xb(L, x))) {
+				pairs[2 * np] = lp_diag_xa(L, x);
+				pairs[2 * np + 1] = lp_diag_xb(L, x);
 				np++;
 			}
+	}
 	nmore = lp_sweep_suspects(r, &plan, more, max);
 	for (size_t k = 0; k < nmore && np < max; k++)
 		if (!listed(pairs, np, more[2 * k], more[2 * k + 1])) {

@@ -165,9 +165,11 @@ static double block_z(const struct lp_diag *d, const struct work *w, const int *
 		kr += in_r;
 		kc += in_c;
 		known += rg ? rg[i] >= 0 : 1;
-		for (int j = 0; in_r && j < n; j++) {
-			size_t x = lp_diag_cell(n, i, j);
+		LP_DIAG_PEERS (w->L, i, j) {
+			size_t x = lp_diag_cell(w->L, i, j);
 
+			if (!in_r)
+				break;
 			if (isfinite(w->y[x]) && (cg ? cg[j] == ci : (d->gmask[j] >> bit) & 1u))
 				w->tmp[2 * n + k++] = w->y[x] - lp_diag_fitted(d, w, i, j);
 		}
@@ -364,13 +366,15 @@ static int block_members(const struct lp_diag *d, const struct work *w, double l
 	for (int i = 0; i < n; i++)
 		up[i] = i;
 	for (int i = 0; i < n; i++)
-		for (int j = i + 1; j < n; j++) {
+		LP_DIAG_PEERS (w->L, i, j) {
+			if (j <= i)
+				continue;
 			bool ci = (w->r[i] < lrel / 2 && w->r[i] < -SUSPECT_Z * d->se_src[i]) ||
 				  (w->c[i] < lrel / 2 && w->c[i] < -SUSPECT_Z * d->se_dst[i]);
 			bool cj = (w->r[j] < lrel / 2 && w->r[j] < -SUSPECT_Z * d->se_src[j]) ||
 				  (w->c[j] < lrel / 2 && w->c[j] < -SUSPECT_Z * d->se_dst[j]);
-			double eij = w->y[lp_diag_cell(n, i, j)] - lp_diag_fitted(d, w, i, j),
-			       eji = w->y[lp_diag_cell(n, j, i)] - lp_diag_fitted(d, w, j, i);
+			double eij = w->y[lp_diag_cell(w->L, i, j)] - lp_diag_fitted(d, w, i, j),
+			       eji = w->y[lp_diag_cell(w->L, j, i)] - lp_diag_fitted(d, w, j, i);
 
 			if (ci && cj && !(d->gmask[i] | d->gmask[j]) &&
 			    eij > -(w->r[i] + w->c[j]) / 2 && eji > -(w->r[j] + w->c[i]) / 2)
@@ -418,12 +422,14 @@ static double kept_ss(const struct lp_diag *d, const struct work *w)
 	double ss = 0;
 
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
-			double e = w->y[x] - lp_diag_fitted(d, w, a, b);
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
+			double e;
 
-			if (w->wt[x] > 0)
-				ss += e * e;
+			if (!(w->wt[x] > 0))
+				continue;
+			e = w->y[x] - lp_diag_fitted(d, w, a, b);
+			ss += e * e;
 		}
 	return ss;
 }
@@ -458,7 +464,7 @@ static int accept(struct lp_diag *d, struct work *w, const struct cand *c, const
 	int rc;
 
 	save(w, sv);
-	memcpy(sv->wt, w->wt, (size_t)d->n * d->n * sizeof(double));
+	memcpy(sv->wt, w->wt, (d->lay.ncell + 1) * sizeof(double));
 	if (c->g2 >= 0 && c->g2 != c->g1) {
 		if (!group_new(d, LP_GROUP_UPLINK, c->scope, c->g1, c->g2, c->grp, NULL, 0))
 			return -ENOMEM;
@@ -476,7 +482,7 @@ static int accept(struct lp_diag *d, struct work *w, const struct cand *c, const
 	}
 	group_drop_last(d, w); /* within the floor, or not beyond the level: the fit as it was */
 	restore(w, sv);
-	memcpy(w->wt, sv->wt, (size_t)d->n * d->n * sizeof(double));
+	memcpy(w->wt, sv->wt, (d->lay.ncell + 1) * sizeof(double));
 	lp_diag_fit_df(d, w);
 	d->sigma_fit = sigma;
 	return 0;
@@ -537,8 +543,8 @@ static bool rails_apart(const struct lp_diag *d, const struct work *w)
 	if (!d->rail_of || d->nrail < 2)
 		return false;
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++)
-			if (isfinite(w->y[lp_diag_cell(n, a, b)]) &&
+		LP_DIAG_PEERS (w->L, a, b)
+			if (isfinite(w->y[lp_diag_cell(w->L, a, b)]) &&
 			    (d->rail_of[a] < 0 || d->rail_of[a] != d->rail_of[b]))
 				return false;
 	return true;
@@ -558,11 +564,11 @@ static void group_evidence(struct lp_diag *d, const struct work *w)
 		gr->ratio = exp(w->gfx[g]);
 		gr->cells = 0;
 		for (int a = 0; a < n; a++)
-			for (int b = 0; b < n; b++)
-				if (w->wt[lp_diag_cell(n, a, b)] > 0 &&
+			LP_DIAG_PEERS (w->L, a, b)
+				if (w->wt[lp_diag_cell(w->L, a, b)] > 0 &&
 				    lp_diag_group_covers(d, gr, a, b)) {
 					gr->cells++;
-					wsum += w->wt[lp_diag_cell(n, a, b)];
+					wsum += w->wt[lp_diag_cell(w->L, a, b)];
 				}
 		gr->slow = gr->cells;
 		gr->frac = 1;
@@ -581,10 +587,10 @@ int lp_diag_groups_fit(struct lp_diag *d, struct work *w, const struct lp_diag_o
 	(void)o;
 	sv.r = malloc((size_t)n * sizeof(double));
 	sv.c = malloc((size_t)n * sizeof(double));
-	sv.wt = malloc((size_t)n * n * sizeof(double));
+	sv.wt = malloc((d->lay.ncell + 1) * sizeof(double));
 	tmp.r = malloc((size_t)n * sizeof(double));
 	tmp.c = malloc((size_t)n * sizeof(double));
-	tmp.wt = malloc((size_t)n * n * sizeof(double));
+	tmp.wt = malloc((d->lay.ncell + 1) * sizeof(double));
 	if (!mem || !sv.r || !sv.c || !sv.wt || !tmp.r || !tmp.c || !tmp.wt) {
 		rc = -ENOMEM;
 		goto out;
@@ -671,11 +677,10 @@ static bool excess_open(const struct lp_diag *d, const struct work *w, size_t x)
 static void excess_count_node(const struct lp_diag *d, const struct work *w, const uint8_t *slow,
 			      struct excess *e, int *senders, int *receivers, int *top)
 {
-	int n = d->n;
-
 	e->s = e->m = 0;
-	for (int k = 0; k < n; k++) {
-		size_t x = e->kind ? lp_diag_cell(n, k, e->i) : lp_diag_cell(n, e->i, k);
+	LP_DIAG_PEERS (&d->lay, e->i, k) {
+		size_t x =
+			e->kind ? lp_diag_cell(&d->lay, k, e->i) : lp_diag_cell(&d->lay, e->i, k);
 
 		if (!excess_open(d, w, x))
 			continue;
@@ -702,8 +707,8 @@ static void excess_count(const struct lp_diag *d, const struct work *w, const ui
 	for (int a = 0; a < n; a++) {
 		int row = 0;
 
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (&d->lay, a, b) {
+			size_t x = lp_diag_cell(&d->lay, a, b);
 
 			if (!excess_open(d, w, x) || !excess_covers(d, e, a, b))
 				continue;
@@ -717,8 +722,8 @@ static void excess_count(const struct lp_diag *d, const struct work *w, const ui
 	for (int b = 0; b < n; b++) {
 		int col = 0;
 
-		for (int a = 0; a < n; a++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (&d->lay, b, a) {
+			size_t x = lp_diag_cell(&d->lay, a, b);
 
 			col += slow[x] && excess_open(d, w, x) && excess_covers(d, e, a, b);
 		}
@@ -749,8 +754,8 @@ static double excess_mark(struct lp_diag *d, struct work *w, const uint8_t *slow
 	size_t k = 0;
 
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
 
 			if (!isfinite(w->z1[x]) || !slow[x] ||
 			    (d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL)) ||
@@ -808,7 +813,7 @@ static void block_counts(const struct lp_diag *d, const struct work *w, const ui
 		for (int j = 0; j < n; j++) {
 			int a = role == LP_NODE_SLOW_SRC ? mem[i] : j,
 			    b = role == LP_NODE_SLOW_SRC ? j : mem[i];
-			size_t x = lp_diag_cell(n, a, b);
+			size_t x = lp_diag_cell(&d->lay, a, b);
 
 			if (j == mem[i] || !isfinite(w->z1[x]) ||
 			    (d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL)))
@@ -855,8 +860,8 @@ static int block_extend(const struct lp_diag *d, const struct work *w, const uin
 		if (excess_p(&e, S, M) > BLOCK_EXTEND_P)
 			continue;
 		for (int k = 0; k < n0; k++)
-			apart += slow[lp_diag_cell(n, i, mem[k])] ||
-				 slow[lp_diag_cell(n, mem[k], i)];
+			apart += slow[lp_diag_cell(&d->lay, i, mem[k])] ||
+				 slow[lp_diag_cell(&d->lay, mem[k], i)];
 		if (apart <= n0 / 5)
 			in[mem[nm++] = i] = 1;
 	}
@@ -884,8 +889,9 @@ static int excess_blocks(struct lp_diag *d, const struct work *w, const uint8_t 
 	if (block_screen(d, w, slow, role, S, M, up) >= 3) {
 		for (int i = 0; i < n; i++)
 			for (int j = i + 1; j < n; j++)
-				if (up[i] >= 0 && up[j] >= 0 && !slow[lp_diag_cell(n, i, j)] &&
-				    !slow[lp_diag_cell(n, j, i)])
+				if (up[i] >= 0 && up[j] >= 0 &&
+				    !slow[lp_diag_cell(&d->lay, i, j)] &&
+				    !slow[lp_diag_cell(&d->lay, j, i)])
 					up[root(up, i)] = root(up, j);
 		for (int i = 0; i < n; i++) {
 			int k = 0;
@@ -923,7 +929,7 @@ static void excess_totals(const struct lp_diag *d, const struct work *w, const u
 			  long *S, long *M)
 {
 	*S = *M = 0;
-	for (size_t x = 0; x < (size_t)d->n * d->n; x++)
+	for (size_t x = 0; x < d->lay.ncell; x++)
 		if (isfinite(w->z1[x]) && !(d->link[x] & (LP_LINK_GROUP | LP_LINK_PARTIAL))) {
 			(*M)++;
 			*S += slow[x];
@@ -937,8 +943,8 @@ static void block_mark(struct lp_diag *d, struct work *w, const uint8_t *slow, i
 	size_t k = 0;
 
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = lp_diag_cell(n, a, b);
+		LP_DIAG_PEERS (w->L, a, b) {
+			size_t x = lp_diag_cell(w->L, a, b);
 
 			if (isfinite(w->z1[x]) && slow[x] && !(d->link[x] & LP_LINK_GROUP) &&
 			    lp_diag_group_covers(d, &d->group[g], a, b)) {

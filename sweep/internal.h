@@ -85,9 +85,8 @@ struct lp_sweep_topo_doc {
 /* "topology": the run's, or null without one. */
 void lp_sweep_topology_json(struct lp_json *j, const struct lp_sweep_run *r);
 struct json_t;
-/* The document's "topology" back into r->fabric (absent or null: none). 0, -EINVAL (why), -ENOMEM. */
-int lp_sweep_topology_read(struct lp_sweep_run *r, const struct json_t *topo, char *why,
-			   size_t why_len);
+/* The document's "topology" back into r->fabric (absent or null: none). 0, -EINVAL (f says what), -ENOMEM. */
+int lp_sweep_topology_read(struct lp_sweep_run *r, const struct json_t *topo, struct lp_fail *f);
 
 /* ---- the document's parts (sweep/records.c declares their records) ---- */
 
@@ -99,6 +98,7 @@ struct lp_sweep_block {
 	int metric, rail;
 	int nb;	   /* nodes */
 	int *node; /* nb: the run's node index of each row and column, ascending */
+	const struct lp_diag_lay *lay; /* the matrix laid out so (every node), NULL: nb x nb */
 };
 
 /* A cell as every output shows it (the value the diagnosis used). */
@@ -143,6 +143,15 @@ void lp_sweep_blocks_free(struct lp_sweep_block *blocks, int n);
 int lp_sweep_block_matrix(const struct lp_sweep_run *r, const struct lp_sweep_block *blk, double *v,
 			  uint8_t *fail, uint8_t *sched, uint8_t *att, double *best, double *spread,
 			  struct lp_diag_in *rep_p);
+/* lp_sweep_matrix laid out by L (sweep/diag.h: a cell between L's blocks is left out). */
+int lp_sweep_matrix_lay(const struct lp_sweep_run *r, int metric, const struct lp_diag_lay *L,
+			double *v, uint8_t *fail, uint8_t *sched, uint8_t *att, double *best,
+			double *spread, struct lp_diag_in *rep_p);
+/*
+ * The layout metric diagnoses use: the rails' blocks when no cell and no scheduled pair
+ * crosses two rails, else (and without --rails) the n x n matrix. 0 or -ENOMEM.
+ */
+int lp_sweep_layout(const struct lp_sweep_run *r, struct lp_diag_lay *L);
 /* Bits of lp_sweep_cell_record's fields a block implies (metric, client, server, phase). */
 uint64_t lp_sweep_block_implied(void);
 
@@ -158,37 +167,41 @@ struct json_t;
  * The members every recorded run starts with ("run", "nodes", "metrics": a
  * document's top level, a journal's header line) into r (initialised here):
  * the node count is checked against the nodes the file holds before anything
- * is allocated. 0, -EINVAL (why) or -ENOMEM.
+ * is allocated. 0, -EINVAL (f says what) or -ENOMEM.
  */
-int lp_sweep_read_head(struct lp_sweep_run *r, const struct json_t *o, char *why, size_t why_len);
+int lp_sweep_read_head(struct lp_sweep_run *r, const struct json_t *o, struct lp_fail *f);
 /* Attempts in columns (a document's "attempts", a journal's round) added to r. */
-int lp_sweep_read_attempts(struct lp_sweep_run *r, const struct json_t *cols, char *why,
-			   size_t why_len);
+int lp_sweep_read_attempts(struct lp_sweep_run *r, const struct json_t *cols, struct lp_fail *f);
 /* A linkperf.sweep/1 document (sweep/read1.c, records of the old form) into r. */
-int lp_sweep_read_doc1(struct lp_sweep_run *r, const struct json_t *root, char *why,
-		       size_t why_len);
+int lp_sweep_read_doc1(struct lp_sweep_run *r, const struct json_t *root, struct lp_fail *f);
 /* A value's text within a document. */
 struct lp_sweep_span {
 	const char *p;
 	size_t len;
+	bool mapped; /* blocks: a file mapping, whose pages are dropped once read */
 };
 /*
  * A document's top level apart (sweep/readspan.c): every member of its root
  * object but "blocks" parsed into *root (json_decref it), the blocks array's
  * text into *blocks (p NULL: none), so that the whole tree is never built.
- * 0, -EINVAL (why: "not JSON: ...", the line counted in text) or -ENOMEM.
+ * 0, -EINVAL (f: "not JSON: ...", the line counted in text) or -ENOMEM.
  */
 int lp_sweep_span_root(const char *text, size_t len, struct json_t **root,
-		       struct lp_sweep_span *blocks, char *why, size_t why_len);
-/* Each element of the array arr (a span of text) parsed alone, each(v, i, arg), then freed. */
+		       struct lp_sweep_span *blocks, struct lp_fail *f);
+/*
+ * Each element of the array arr (a span of text) parsed alone, each(v, i, arg), then freed;
+ * arr->mapped: the text's pages behind it handed back (a 2.7 GB document is not held whole).
+ */
 int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
 		       int (*each)(const struct json_t *v, size_t i, void *arg), void *arg,
-		       char *why, size_t why_len);
+		       struct lp_fail *f);
+/* lp_sweep_read_text of a read-only file mapping (its blocks' pages dropped once read). */
+int lp_sweep_read_mapped(struct lp_sweep_run *r, const char *text, size_t len, struct lp_fail *f);
 /*
  * O(n^2) work is done only for runs whose node count the file can justify:
  * n^2 <= 64 * bytes + 2^20 (a run's cells, or its nodes' records, take
- * that much room). 0, or -EINVAL with why.
+ * that much room). 0, or -EINVAL with the cause in f.
  */
-int lp_sweep_read_bound(const struct lp_sweep_run *r, size_t bytes, char *why, size_t why_len);
+int lp_sweep_read_bound(const struct lp_sweep_run *r, size_t bytes, struct lp_fail *f);
 
 #endif

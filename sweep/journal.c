@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/opt.h"
@@ -245,10 +248,10 @@ static int count_pair(void *obj, size_t row, void *arg)
 
 /* The attempts of a round line; the nodes of the successful ones seen at the line's time. */
 static int round_line(struct lp_sweep_run *r, const json_t *o, const struct line *ln,
-		      struct lp_sweep_journal_info *info, char *why, size_t why_len)
+		      struct lp_sweep_journal_info *info, struct lp_fail *f)
 {
 	size_t from = r->ncells;
-	int rc = lp_sweep_read_attempts(r, json_object_get(o, "attempts"), why, why_len);
+	int rc = lp_sweep_read_attempts(r, json_object_get(o, "attempts"), f);
 
 	for (size_t k = from; !rc && k < r->ncells; k++)
 		if (!r->cells[k].status && ln->time[0]) {
@@ -259,26 +262,25 @@ static int round_line(struct lp_sweep_run *r, const json_t *o, const struct line
 }
 
 static int read_line(struct lp_sweep_run *r, const json_t *o, const struct line *ln,
-		     struct lp_sweep_journal_info *info, char *why, size_t why_len)
+		     struct lp_sweep_journal_info *info, struct lp_fail *f)
 {
 	struct line x = { 0 };
 	struct pair p, tmpl = { 0, 0 };
 	int rc;
 
 	if (!ln->type || !strcmp(ln->type, "header"))
-		return ln->type ? (snprintf(why, why_len, "a second header"), -EINVAL) : 0;
+		return ln->type ? lp_fail_set(f, -EINVAL, "a second header") : 0;
 	if (!strcmp(ln->type, "round"))
-		return round_line(r, o, ln, info, why, why_len);
+		return round_line(r, o, ln, info, f);
 	if (!strncmp(ln->type, "coll_", 5))
-		return lp_sweep_coll_journal_line(r, ln->type, o, why, why_len);
+		return lp_sweep_coll_journal_line(r, ln->type, o, f);
 	if (!strcmp(ln->type, "retest")) {
-		rc = lp_record_read_json(&retest_line_record, &x, o, why, why_len);
+		rc = lp_record_read_json(&retest_line_record, &x, o, f);
 		return rc ? rc
 			  : lp_record_read_columns(&pair_record, 0, json_object_get(o, "pairs"),
-						   SIZE_MAX, &p, &tmpl, count_pair, r, why,
-						   why_len);
+						   SIZE_MAX, &p, &tmpl, count_pair, r, f);
 	}
-	rc = lp_record_read_json(&end_line_record, &x, o, why, why_len);
+	rc = lp_record_read_json(&end_line_record, &x, o, f);
 	if (!rc) {
 		info->ended = true;
 		r->interrupted = x.interrupted;
@@ -354,12 +356,12 @@ bool lp_sweep_journal_is(const char *text, size_t len)
 
 /* The header line: the run's head (r initialised), then its bound and info's arrays. */
 static int header_line(struct lp_sweep_run *r, const json_t *o, size_t len,
-		       struct lp_sweep_journal_info *info, char *why, size_t why_len)
+		       struct lp_sweep_journal_info *info, struct lp_fail *f)
 {
-	int rc = lp_sweep_read_head(r, o, why, why_len);
+	int rc = lp_sweep_read_head(r, o, f);
 
 	if (!rc)
-		rc = lp_sweep_read_bound(r, len, why, why_len);
+		rc = lp_sweep_read_bound(r, len, f);
 	if (!rc) {
 		info->seen = calloc((size_t)r->n, sizeof(*info->seen));
 		rc = info->seen ? 0 : -ENOMEM;
@@ -369,7 +371,7 @@ static int header_line(struct lp_sweep_run *r, const json_t *o, size_t len,
 
 /* Each line of the text into r; a line that does not parse is left out (counted). */
 static int parse_lines(struct lp_sweep_run *r, const char *text, size_t len,
-		       struct lp_sweep_journal_info *info, char *why, size_t why_len)
+		       struct lp_sweep_journal_info *info, struct lp_fail *f)
 {
 	const char *s;
 	size_t n, pos = 0, no = 0;
@@ -377,8 +379,8 @@ static int parse_lines(struct lp_sweep_run *r, const char *text, size_t len,
 	int rc = 0;
 
 	while (!rc && next_line(text, len, &pos, &s, &n, &whole)) {
-		char lwhy[256] = "";
-		json_t *o = n ? lp_record_loadb(s, n, lwhy, sizeof(lwhy)) : NULL;
+		struct lp_fail lf = { 0 };
+		json_t *o = n ? lp_record_loadb(s, n, NULL) : NULL;
 		struct line ln;
 
 		no++;
@@ -392,12 +394,11 @@ static int parse_lines(struct lp_sweep_run *r, const char *text, size_t len,
 			json_decref(o);
 			continue;
 		}
-		rc = no == 1 ? (ln.type == line_types[0]
-					? header_line(r, o, len, info, lwhy, sizeof(lwhy))
-					: -ENOMSG)
-			     : read_line(r, o, &ln, info, lwhy, sizeof(lwhy));
+		rc = no == 1 ? (ln.type == line_types[0] ? header_line(r, o, len, info, &lf)
+							 : -ENOMSG)
+			     : read_line(r, o, &ln, info, &lf);
 		if (rc && rc != -ENOMSG)
-			snprintf(why, why_len, "line %zu: %s", no, lwhy);
+			lp_fail_set(f, rc, "line %zu: %s", no, lp_fail_msg(&lf));
 		if (ln.time[0])
 			snprintf(info->last, sizeof(info->last), "%s", ln.time);
 		json_decref(o);
@@ -407,25 +408,25 @@ static int parse_lines(struct lp_sweep_run *r, const char *text, size_t len,
 }
 
 int lp_sweep_journal_parse(struct lp_sweep_run *r, const char *text, size_t len,
-			   struct lp_sweep_journal_info *info_p, char *why, size_t why_len)
+			   struct lp_sweep_journal_info *info_p, struct lp_fail *f)
 {
 	struct lp_sweep_journal_info info = { .exit_code = -1 };
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	rc = parse_lines(r, text, len, &info, why, why_len);
+	rc = parse_lines(r, text, len, &info, f);
 	if (!rc) {
 		r->incomplete = !info.ended;
 		rc = rebuild_schedule(r);
 		if (rc)
-			snprintf(why, why_len, "cannot rebuild the schedule: %s", strerror(-rc));
+			lp_fail_set(f, rc, "cannot rebuild the schedule: %s", strerror(-rc));
 	}
 	if (rc) {
 		free(info.seen);
 		if (r->nodes)
 			lp_sweep_run_free(r);
 		if (rc == -ENOMSG)
-			snprintf(why, why_len, "not a journal");
+			lp_fail_set(f, rc, "not a journal");
 		return rc;
 	}
 	if (info_p)
@@ -436,14 +437,13 @@ int lp_sweep_journal_parse(struct lp_sweep_run *r, const char *text, size_t len,
 }
 #else
 int lp_sweep_journal_parse(struct lp_sweep_run *r, const char *text, size_t len,
-			   struct lp_sweep_journal_info *info, char *why, size_t why_len)
+			   struct lp_sweep_journal_info *info, struct lp_fail *f)
 {
 	(void)text;
 	(void)len;
 	(void)info;
 	memset(r, 0, sizeof(*r));
-	snprintf(why, why_len, "built without a JSON library (libjansson-dev)");
-	return -ENOTSUP;
+	return lp_fail_set(f, -ENOTSUP, "built without a JSON library (libjansson-dev)");
 }
 
 bool lp_sweep_journal_is(const char *text, size_t len)
@@ -454,68 +454,67 @@ bool lp_sweep_journal_is(const char *text, size_t len)
 }
 #endif
 
-int lp_sweep_read_bound(const struct lp_sweep_run *r, size_t bytes, char *why, size_t why_len)
+int lp_sweep_read_bound(const struct lp_sweep_run *r, size_t bytes, struct lp_fail *f)
 {
 	double n = r->n;
 
 	if (n * n <= 64.0 * (double)bytes + (1 << 20))
 		return 0;
-	snprintf(why, why_len, "%d nodes in %zu bytes: more than such a file can record", r->n,
-		 bytes);
-	return -EINVAL;
+	return lp_fail_set(f, -EINVAL, "%d nodes in %zu bytes: more than such a file can record",
+			   r->n, bytes);
 }
 
 /* The whole file in memory (its size bounds what it can claim). */
-static char *slurp(const char *path, size_t *len_p, int *err_p)
+/*
+ * The file at path mapped read-only (a document's blocks hand their pages back once read:
+ * lp_sweep_read_mapped); "" for an empty file. NULL with *err_p: -EINVAL not a regular file,
+ * or the negative errno.
+ */
+static const char *map_file(const char *path, size_t *len_p, int *err_p)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	char *buf = NULL;
+	void *p = NULL;
 
 	*err_p = 0;
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		*err_p = f && !S_ISREG(st.st_mode) ? -EINVAL : -errno;
+	*len_p = 0;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*err_p = fd >= 0 && !S_ISREG(st.st_mode) ? -EINVAL : -errno;
 		goto out;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		*err_p = -ENOMEM;
-		goto out;
-	}
-	*len_p = fread(buf, 1, (size_t)st.st_size, f);
-	if (ferror(f)) {
-		*err_p = -EIO;
-		free(buf);
-		buf = NULL;
+	*len_p = (size_t)st.st_size;
+	p = *len_p ? mmap(NULL, *len_p, PROT_READ, MAP_PRIVATE, fd, 0) : (void *)"";
+	if (p == MAP_FAILED) {
+		*err_p = -errno;
+		p = NULL;
 	}
 out:
-	if (f)
-		fclose(f);
-	return buf;
+	if (fd >= 0)
+		close(fd);
+	return p;
 }
 
 int lp_sweep_read_run(struct lp_sweep_run *r, const char *path, struct lp_sweep_journal_info *info,
-		      char *why, size_t why_len)
+		      struct lp_fail *f)
 {
 	size_t len = 0;
 	int rc;
-	char *text = slurp(path, &len, &rc);
+	const char *text = map_file(path, &len, &rc);
 
 	memset(r, 0, sizeof(*r));
-	why[0] = '\0';
-	if (!text) {
-		snprintf(why, why_len, "%s", rc == -EINVAL ? "not a regular file" : strerror(-rc));
-		return rc;
-	}
+	if (!text)
+		return lp_fail_set(f, rc, "%s",
+				   rc == -EINVAL ? "not a regular file" : strerror(-rc));
 	if (lp_sweep_journal_is(text, len)) {
-		rc = lp_sweep_journal_parse(r, text, len, info, why, why_len);
+		rc = lp_sweep_journal_parse(r, text, len, info, f);
 	} else {
 		if (info)
 			*info = (struct lp_sweep_journal_info){ .ended = true, .exit_code = -1 };
-		rc = lp_sweep_read_text(r, text, len, why, why_len);
-		if (!rc && (rc = lp_sweep_read_bound(r, len, why, why_len)))
+		rc = lp_sweep_read_mapped(r, text, len, f);
+		if (!rc && (rc = lp_sweep_read_bound(r, len, f)))
 			lp_sweep_run_free(r);
 	}
-	free(text);
+	if (len)
+		munmap((void *)text, len);
 	return rc;
 }

@@ -91,11 +91,11 @@ struct lp_sweep_journal_info {
  * A line that does not parse (cut short by a power loss, garbled) is left out
  * and counted (info->cut; the last line: info->truncated); a line that parses
  * but breaks the schema is an error. 0; -ENOMSG: not a journal (its first line
- * is not a header); -EINVAL (why says which line), -ENOMEM, -ENOTSUP (built
+ * is not a header); -EINVAL (f says which line), -ENOMEM, -ENOTSUP (built
  * without jansson). info (may be NULL) is filled on 0.
  */
 int lp_sweep_journal_parse(struct lp_sweep_run *r, const char *text, size_t len,
-			   struct lp_sweep_journal_info *info, char *why, size_t why_len);
+			   struct lp_sweep_journal_info *info, struct lp_fail *f);
 /* The text starts with a journal's header line. */
 bool lp_sweep_journal_is(const char *text, size_t len);
 void lp_sweep_journal_info_free(struct lp_sweep_journal_info *info);
@@ -105,9 +105,9 @@ void lp_sweep_journal_info_free(struct lp_sweep_journal_info *info);
  * document (read whole: the file's size bounds every count). info as
  * lp_sweep_journal_parse's (may be NULL); for a document it says ended, no
  * truncation. Returns as lp_sweep_journal_parse, -EINVAL for a document that
- * is not one (why), or the negative errno of reading the file.
+ * is not one (f says why), or the negative errno of reading the file.
  */
 int lp_sweep_read_run(struct lp_sweep_run *r, const char *path, struct lp_sweep_journal_info *info,
-		      char *why, size_t why_len);
+		      struct lp_fail *f);
 
 #endif

@@ -165,9 +165,9 @@ static void doc1_defaults(struct lp_sweep_run *r)
 			r->nodes[i].dev.rate_gbps = 0;
 }
 
-static int read_cells1(struct lp_sweep_run *r, const json_t *cells, char *why, size_t why_len);
+static int read_cells1(struct lp_sweep_run *r, const json_t *cells, struct lp_fail *f);
 
-int lp_sweep_read_doc1(struct lp_sweep_run *r, const json_t *root, char *why, size_t why_len)
+int lp_sweep_read_doc1(struct lp_sweep_run *r, const json_t *root, struct lp_fail *f)
 {
 	const json_t *nodes = json_object_get(root, "nodes"),
 		     *metrics = json_object_get(root, "metrics");
@@ -178,35 +178,31 @@ int lp_sweep_read_doc1(struct lp_sweep_run *r, const json_t *root, char *why, si
 
 	memset(r, 0, sizeof(*r));
 	lp_diag_opts_default(&tmp.dopts);
-	rc = lp_record_read_json(&doc1_record, &tmp, root, why, why_len);
+	rc = lp_record_read_json(&doc1_record, &tmp, root, f);
 	if (!rc && (!json_is_array(nodes) || (size_t)tmp.n != json_array_size(nodes) ||
-		    !json_is_array(metrics))) {
-		snprintf(why, why_len, "run.nodes says %d, the file holds %zu nodes", tmp.n,
-			 json_array_size(nodes));
-		rc = -EINVAL;
-	}
+		    !json_is_array(metrics)))
+		rc = lp_fail_set(f, -EINVAL, "run.nodes says %d, the file holds %zu nodes", tmp.n,
+				 json_array_size(nodes));
 	if (!rc && (rc = lp_sweep_run_init(r, tmp.n)) == 0) {
 		lp_diag_opts_default(&r->dopts);
-		rc = lp_record_read_json(&doc1_record, r, root, why, why_len);
+		rc = lp_record_read_json(&doc1_record, r, root, f);
 	}
 	json_array_foreach(nodes, i, v)
 	{
 		if (!rc)
-			rc = lp_record_read_json(&node1_record, &r->nodes[i], v, why, why_len);
+			rc = lp_record_read_json(&node1_record, &r->nodes[i], v, f);
 	}
 	json_array_foreach(metrics, i, v)
 	{
 		struct lp_sweep_metric mt = { 0 };
 
 		if (!rc)
-			rc = lp_record_read_json(&metric1_record, &mt, v, why, why_len);
-		if (!rc && lp_sweep_add_metric(r, mt.test, -1, mt.lat, mt.size) < 0) {
-			snprintf(why, why_len, "metrics: more than %d", LP_SWEEP_MAX_METRICS);
-			rc = -EINVAL;
-		}
+			rc = lp_record_read_json(&metric1_record, &mt, v, f);
+		if (!rc && lp_sweep_add_metric(r, mt.test, -1, mt.lat, mt.size) < 0)
+			rc = lp_fail_set(f, -EINVAL, "metrics: more than %d", LP_SWEEP_MAX_METRICS);
 	}
 	if (!rc)
-		rc = read_cells1(r, json_object_get(root, "cells"), why, why_len);
+		rc = read_cells1(r, json_object_get(root, "cells"), f);
 	if (!rc)
 		doc1_defaults(r);
 	else if (r->nodes)
@@ -214,35 +210,26 @@ int lp_sweep_read_doc1(struct lp_sweep_run *r, const json_t *root, char *why, si
 	return rc;
 }
 
-static int read_cells1(struct lp_sweep_run *r, const json_t *cells, char *why, size_t why_len)
+static int read_cells1(struct lp_sweep_run *r, const json_t *cells, struct lp_fail *f)
 {
 	const json_t *v;
 	size_t i;
 
-	if (!json_is_array(cells)) {
-		snprintf(why, why_len, "no \"cells\" array");
-		return -EINVAL;
-	}
+	if (!json_is_array(cells))
+		return lp_fail_set(f, -EINVAL, "no \"cells\" array");
 	json_array_foreach(cells, i, v)
 	{
 		struct lp_sweep_cell c;
 		int rc;
 
 		lp_sweep_cell_init(&c, 0, 0, 0, 0, 0);
-		rc = lp_record_read_json(&cell1_record, &c, v, why, why_len);
-		if (!rc && c.a == c.b) {
-			snprintf(why, why_len, "client == server (%d): a self pair", c.a);
-			rc = -EINVAL;
-		}
-		if (!rc && lp_sweep_add_cell(r, &c)) {
-			snprintf(why, why_len, "metric or node out of range");
-			rc = -EINVAL;
-		}
+		rc = lp_record_read_json(&cell1_record, &c, v, f);
+		if (!rc && c.a == c.b)
+			rc = lp_fail_set(f, -EINVAL, "client == server (%d): a self pair", c.a);
+		if (!rc && lp_sweep_add_cell(r, &c))
+			rc = lp_fail_set(f, -EINVAL, "metric or node out of range");
 		if (rc) {
-			char msg[200];
-
-			snprintf(msg, sizeof(msg), "%s", why);
-			snprintf(why, why_len, "cells[%zu]: %s", i, msg);
+			lp_fail_wrap(f, "cells[%zu]", i);
 			return rc;
 		}
 	}

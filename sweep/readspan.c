@@ -10,7 +10,10 @@
 #include "sweep/internal.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/lp.h"
 
@@ -67,7 +70,7 @@ static size_t skip_value(const char *t, size_t len, size_t i)
 }
 
 /* "not JSON: ... (line N)" as lp_record_loadb says it, N counted in the whole text. */
-static json_t *load_span(const struct lp_sweep_span *s, const char *text, char *why, size_t why_len)
+static json_t *load_span(const struct lp_sweep_span *s, const char *text, struct lp_fail *f)
 {
 	json_error_t err;
 	json_t *v = json_loadb(s->p, s->len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
@@ -77,16 +80,16 @@ static json_t *load_span(const struct lp_sweep_span *s, const char *text, char *
 		return v;
 	for (const char *p = text; p < s->p; p++)
 		line += *p == '\n';
-	snprintf(why, why_len, "not JSON: %s (line %d)", err.text, line + LP_MAX(err.line, 1) - 1);
+	lp_fail_set(f, -EINVAL, "not JSON: %s (line %d)", err.text, line + LP_MAX(err.line, 1) - 1);
 	return NULL;
 }
 
 /* Member name: value of the root at t[*i] ('"'): into o, or its span into blocks. */
 static int root_member(const char *t, size_t len, size_t *i, json_t *o,
-		       struct lp_sweep_span *blocks, char *why, size_t why_len)
+		       struct lp_sweep_span *blocks, struct lp_fail *f)
 {
-	struct lp_sweep_span k = { t + *i, skip_string(t, len, *i) - *i }, v;
-	json_t *key = load_span(&k, t, why, why_len), *val = NULL;
+	struct lp_sweep_span k = { t + *i, skip_string(t, len, *i) - *i, false }, v;
+	json_t *key = load_span(&k, t, f), *val = NULL;
 	const char *name = json_string_value(key);
 	int rc = -EINVAL;
 
@@ -94,16 +97,16 @@ static int root_member(const char *t, size_t len, size_t *i, json_t *o,
 	if (!name || *i >= len || t[*i] != ':')
 		goto out;
 	*i = skip_ws(t, len, *i + 1);
-	v = (struct lp_sweep_span){ t + *i, skip_value(t, len, *i) - *i };
+	v = (struct lp_sweep_span){ t + *i, skip_value(t, len, *i) - *i, false };
 	*i = skip_ws(t, len, *i + v.len);
 	if (json_object_get(o, name) || (blocks->p && !strcmp(name, "blocks"))) {
-		snprintf(why, why_len, "not JSON: duplicate object key %s", name);
+		lp_fail_set(f, -EINVAL, "not JSON: duplicate object key %s", name);
 		goto out;
 	}
 	if (!strcmp(name, "blocks")) {
 		*blocks = v;
 		rc = 0;
-	} else if ((val = load_span(&v, t, why, why_len)) != NULL) {
+	} else if ((val = load_span(&v, t, f)) != NULL) {
 		rc = json_object_set_new(o, name, val) ? -ENOMEM : 0;
 	}
 out:
@@ -112,19 +115,18 @@ out:
 }
 
 int lp_sweep_span_root(const char *t, size_t len, json_t **root, struct lp_sweep_span *blocks,
-		       char *why, size_t why_len)
+		       struct lp_fail *f)
 {
 	size_t i = skip_ws(t, len, 0);
 	json_t *o = json_object();
 	int rc = o ? 0 : -ENOMEM;
 
-	*blocks = (struct lp_sweep_span){ NULL, 0 };
-	why[0] = '\0';
+	*blocks = (struct lp_sweep_span){ NULL, 0, false };
 	if (!rc && (i >= len || t[i] != '{'))
 		rc = -EINVAL;
 	i = rc ? i : skip_ws(t, len, i + 1);
 	while (!rc && i < len && t[i] != '}') {
-		rc = t[i] == '"' ? root_member(t, len, &i, o, blocks, why, why_len) : -EINVAL;
+		rc = t[i] == '"' ? root_member(t, len, &i, o, blocks, f) : -EINVAL;
 		if (rc || i >= len || t[i] != ',')
 			break;
 		i = skip_ws(t, len, i + 1);
@@ -132,8 +134,8 @@ int lp_sweep_span_root(const char *t, size_t len, json_t **root, struct lp_sweep
 	}
 	if (!rc && !(i < len && t[i] == '}' && skip_ws(t, len, i + 1) == len))
 		rc = -EINVAL;
-	if (rc == -EINVAL && !why[0])
-		snprintf(why, why_len, "not JSON: the top level is not one object");
+	if (rc == -EINVAL) /* unless a member said more */
+		lp_fail_set(f, rc, "not JSON: the top level is not one object");
 	if (rc)
 		json_decref(o);
 	else
@@ -141,25 +143,38 @@ int lp_sweep_span_root(const char *t, size_t len, json_t **root, struct lp_sweep
 	return rc;
 }
 
-int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
-		       int (*each)(const json_t *v, size_t i, void *arg), void *arg, char *why,
-		       size_t why_len)
+/* The whole pages of a file mapping in [from, to) handed back (read again from the file if
+ * touched); *from moves on to what is left. */
+static void drop_pages(const char **from, const char *to)
 {
-	const char *t = arr->p;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE),
+		  a = ((uintptr_t)*from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+
+	if (b > a) {
+		madvise((void *)a, b - a, MADV_DONTNEED);
+		*from = (const char *)b;
+	}
+}
+
+int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
+		       int (*each)(const json_t *v, size_t i, void *arg), void *arg,
+		       struct lp_fail *f)
+{
+	const char *t = arr->p, *kept = arr->p;
 	size_t len = arr->len, i = skip_ws(t, len, 1), k = 0;
 
-	if (!len || t[0] != '[') {
-		snprintf(why, why_len, "no \"blocks\" array");
-		return -EINVAL;
-	}
+	if (!len || t[0] != '[')
+		return lp_fail_set(f, -EINVAL, "no \"blocks\" array");
 	while (i < len && (k || t[i] != ']')) {
-		struct lp_sweep_span v = { t + i, skip_value(t, len, i) - i };
-		json_t *o = load_span(&v, text, why, why_len);
+		struct lp_sweep_span v = { t + i, skip_value(t, len, i) - i, false };
+		json_t *o = load_span(&v, text, f);
 		int rc = o ? each(o, k++, arg) : -EINVAL;
 
 		json_decref(o);
 		if (rc)
 			return rc;
+		if (arr->mapped)
+			drop_pages(&kept, v.p + v.len);
 		i = skip_ws(t, len, i + v.len);
 		if (i >= len || t[i] != ',')
 			break;
@@ -167,7 +182,6 @@ int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,
 	}
 	if (i + 1 == len && t[i] == ']')
 		return 0;
-	snprintf(why, why_len, "not JSON: \"blocks\" is not one array");
-	return -EINVAL;
+	return lp_fail_set(f, -EINVAL, "not JSON: \"blocks\" is not one array");
 }
 #endif

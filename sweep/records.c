@@ -7,6 +7,9 @@
  */
 #include "sweep/internal.h"
 
+#include "common/fail.h"
+
+#include <errno.h>
 #include <stdio.h>
 
 #include "rdma/counters.h"
@@ -16,20 +19,17 @@ const char *const lp_sweep_class_names[] = { "none", "ok", "slow", "fail", "unco
 static const char *const item_kind_names[] = { "client", "server", "link", NULL };
 
 /* Checks run after a record is read from JSON. */
-static int cell_check(const void *obj, char *why, size_t why_len)
+static int cell_check(const void *obj, struct lp_fail *f)
 {
 	const struct lp_sweep_cell *c = obj;
 
-	if (c->a == c->b && c->a >= 0) {
-		if (why)
-			snprintf(why, why_len, "client == server (%d): a self pair", c->a);
-		return -1;
-	}
+	if (c->a == c->b && c->a >= 0)
+		return lp_fail_set(f, -EINVAL, "client == server (%d): a self pair", c->a);
 	return 0;
 }
 
 /* The thresholds a recorded run may carry: those the diagnosis takes (sweep/diag.h). */
-static int dopts_check(const void *obj, char *why, size_t why_len)
+static int dopts_check(const void *obj, struct lp_fail *f)
 {
 	const struct lp_diag_opts *o = obj;
 	const char *bad = !(o->fp_rate >= 1e-9 && o->fp_rate <= 0.5)	  ? "fp_rate"
@@ -44,21 +44,18 @@ static int dopts_check(const void *obj, char *why, size_t why_len)
 			  : !(o->fair_min >= 0 && o->fair_min <= 1)	  ? "fair_min"
 									  : NULL;
 
-	if (bad && why)
-		snprintf(why, why_len, "%s: out of the range the diagnosis takes", bad);
-	return bad ? -1 : 0;
+	if (bad)
+		return lp_fail_set(f, -EINVAL, "%s: out of the range the diagnosis takes", bad);
+	return 0;
 }
 
 /* A run's node gates: none yet, or one per node. */
-static int run_check(const void *obj, char *why, size_t why_len)
+static int run_check(const void *obj, struct lp_fail *f)
 {
 	const struct lp_sweep_run *r = obj;
 
-	if (r->ngates && r->ngates != r->n) {
-		if (why)
-			snprintf(why, why_len, "node_gates: %d for %d nodes", r->ngates, r->n);
-		return -1;
-	}
+	if (r->ngates && r->ngates != r->n)
+		return lp_fail_set(f, -EINVAL, "node_gates: %d for %d nodes", r->ngates, r->n);
 	return 0;
 }
 
@@ -78,7 +75,9 @@ const struct lp_record lp_sweep_node_record = LP_RECORD(struct lp_sweep_node,
 	LP_REC_STR(struct lp_sweep_node, gpu_bdf, LP_REC_DOC("PCI address of that GPU, \"\" unknown or host memory")),
 	LP_REC_STR(struct lp_sweep_node, gpu_nic, LP_REC_KEY("gpu_nic_distance"), LP_REC_DOC("GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, \"\" unknown")),
 	LP_REC_STR(struct lp_sweep_node, kernel),
-	LP_REC_NEST(struct lp_sweep_node, gpus, lp_inv_gpus_record, LP_REC_DOC("the host's GPUs: name, serial, VBIOS, UUID, part number, slot and PCIe link (gpu/inventory.h)")));
+	LP_REC_NEST(struct lp_sweep_node, gpus, lp_inv_gpus_record, LP_REC_DOC("the host's GPUs: name, serial, VBIOS, UUID, part number, slot and PCIe link (gpu/inventory.h)")),
+	LP_REC_I32(struct lp_sweep_node, dscp, LP_REC_RANGE(-1, 63), LP_REC_OPTIONAL, LP_REC_DOC("RoCE: the DSCP its QPs carry, as the device reports it (mlx5's Global tclass, bnxt_re's configfs) or derived from the class (rdma/check_roce.h); -1 not RoCE or not known")),
+	LP_REC_STR(struct lp_sweep_node, dscp_src, LP_REC_KEY("dscp_source"), LP_REC_OPTIONAL, LP_REC_DOC("where dscp came from: \"tc/PORT/traffic_class: every QP\", \"bnxt_re configfs cc/roce_dscp\", \"derived: tclass N >> 2\"; \"\" none")));
 
 static const struct lp_record ctr_end_record = LP_RECORD(struct lp_sweep_ctr_end,
 	LP_REC_BOOL(struct lp_sweep_ctr_end, valid, LP_REC_DOC("read before and after the test on this end")),
@@ -308,17 +307,14 @@ static const struct lp_record topo_name_record = LP_RECORD(struct lp_sweep_topo_
 	LP_REC_STR(struct lp_sweep_topo_name, name));
 
 /* Every index a node holds within its table. */
-static int topo_check(const void *obj, char *why, size_t why_len)
+static int topo_check(const void *obj, struct lp_fail *f)
 {
 	const struct lp_sweep_topo_doc *t = obj;
 
 	for (uint32_t i = 0; i < t->n; i++)
 		if (t->leaf[i] < -1 || t->leaf[i] >= (int)t->nleaf || t->rail[i] < -1 ||
-		    t->rail[i] >= (int)t->nrail) {
-			if (why)
-				snprintf(why, why_len, "node %u: a leaf or rail out of range", i);
-			return -1;
-		}
+		    t->rail[i] >= (int)t->nrail)
+			return lp_fail_set(f, -EINVAL, "node %u: a leaf or rail out of range", i);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/fail.h"
 #include "common/record.h"
 #include "common/stats.h"
 #include "gpu/inventory.h"
@@ -42,6 +43,8 @@ struct lp_sweep_node {
 	char gpu_nic[8]; /* GPU-NIC PCIe distance: PIX, PXB, PHB, NODE, SYS, "" unknown */
 	char kernel[64];
 	struct lp_inv_gpus gpus; /* the host's GPUs: serials, VBIOS, slots (gpu/inventory.h) */
+	int dscp;		 /* RoCE: the DSCP its QPs carry; -1 not RoCE or not known */
+	char dscp_src[48];	 /* where it was read, or "derived: tclass N >> 2" */
 };
 
 /* One test at one size. */
@@ -365,15 +368,14 @@ int lp_sweep_exit_code(const struct lp_sweep_run *r);
  * initialised here; thresholds come from the file (the caller may override
  * r->dopts before diagnosing). Strict (common/record.h): a member of the
  * wrong type, a duplicate key, a self pair, a node or metric index out of
- * range is refused with the member's path in why; counts are checked against
+ * range is refused with the member's path in f; counts are checked against
  * what the file holds before anything is allocated for them. 0, -ENOTSUP
- * (built without a JSON library), -EINVAL (why says what), -ENOMEM, or the
+ * (built without a JSON library), -EINVAL (f says what), -ENOMEM, or the
  * negative errno of opening it.
  */
-int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, char *why, size_t why_len);
+int lp_sweep_read_json(struct lp_sweep_run *r, const char *path, struct lp_fail *f);
 /* The same from a text in memory (len bytes; a document or a journal). */
-int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, char *why,
-		       size_t why_len);
+int lp_sweep_read_text(struct lp_sweep_run *r, const char *text, size_t len, struct lp_fail *f);
 
 /* Sinks. */
 /* The document (LP_SWEEP_SCHEMA; docs/schema/README.md) to f: 0 or a negative errno. */

@@ -35,7 +35,7 @@ static void metric_list(const struct lp_sweep_run *r, int what, char *buf, size_
 }
 
 int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep_run *now,
-			  char *why, size_t why_len)
+			  struct lp_fail *f)
 {
 	static const char *const lists[] = { "--tests", "--bw-sizes", "--lat-sizes" };
 	char a[256], b[256];
@@ -43,18 +43,14 @@ int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep
 	for (int w = 0; w < 3; w++) {
 		metric_list(prev, w, a, sizeof(a));
 		metric_list(now, w, b, sizeof(b));
-		if (strcmp(a, b)) {
-			snprintf(why, why_len, "%s: journal %s, now %s", lists[w],
-				 a[0] ? a : "none", b[0] ? b : "none");
-			return -EINVAL;
-		}
+		if (strcmp(a, b))
+			return lp_fail_set(f, -EINVAL, "%s: journal %s, now %s", lists[w],
+					   a[0] ? a : "none", b[0] ? b : "none");
 	}
 #define SAME(opt, field, fmt, cast)                                                                \
-	if (prev->field != now->field) {                                                           \
-		snprintf(why, why_len, opt ": journal " fmt ", now " fmt, (cast)prev->field,       \
-			 (cast)now->field);                                                        \
-		return -EINVAL;                                                                    \
-	}
+	if (prev->field != now->field)                                                             \
+		return lp_fail_set(f, -EINVAL, opt ": journal " fmt ", now " fmt,                  \
+				   (cast)prev->field, (cast)now->field);
 	SAME("--bw-iters", bw_iters, "%llu", unsigned long long);
 	SAME("--lat-iters", lat_iters, "%llu", unsigned long long);
 	SAME("--partners", random_k, "%d", int);
@@ -64,11 +60,9 @@ int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep
 	SAME("--rails", rails, "%d", int);
 #undef SAME
 	if (strcmp(prev->sched_name ? prev->sched_name : "",
-		   now->sched_name ? now->sched_name : "")) {
-		snprintf(why, why_len, "--schedule: journal %s, now %s", prev->sched_name,
-			 now->sched_name);
-		return -EINVAL;
-	}
+		   now->sched_name ? now->sched_name : ""))
+		return lp_fail_set(f, -EINVAL, "--schedule: journal %s, now %s", prev->sched_name,
+				   now->sched_name);
 	return 0;
 }
 

@@ -19,10 +19,10 @@
  * The parameters that decide what a cell measures must be the journal's: the
  * tests, bandwidth and latency sizes, iterations, schedule, partners, seed,
  * traffic class, service level and rails. 0, or -EINVAL with the first
- * difference in why, as one line: "--bw-sizes: journal 64 KiB, now 1 MiB".
+ * difference in f, as one line: "--bw-sizes: journal 64 KiB, now 1 MiB".
  */
 int lp_sweep_resume_check(const struct lp_sweep_run *prev, const struct lp_sweep_run *now,
-			  char *why, size_t why_len);
+			  struct lp_fail *f);
 
 /*
  * done (nranks*nranks*now->nmetrics, index (a*nranks + b)*nmetrics + m) = 1

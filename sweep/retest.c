@@ -79,11 +79,9 @@ static void want(const struct lp_sweep_run *r, double *key, int a, int b, double
 /* Suspect cells and close calls of metric m (key: the first attempt's p-value, or the retests'). */
 static void want_cells(const struct lp_sweep_run *r, const struct lp_diag *d, double *key)
 {
-	int n = r->n;
-
-	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			size_t x = (size_t)a * n + b;
+	for (int a = 0; a < r->n; a++)
+		LP_DIAG_PEERS (&d->lay, a, b) {
+			size_t x = lp_diag_at(&d->lay, a, b);
 			double k = d->pfirst[x];
 
 			if (!d->suspect[x] && !(d->link[x] & LP_LINK_UNCONF))
@@ -108,8 +106,10 @@ static void want_node(const struct lp_sweep_run *r, const struct lp_diag *d, int
 		for (int j = 0; j < n; j++) {
 			size_t x = dir ? (size_t)j * n + i : (size_t)i * n + j;
 
-			if (j != i && !d->node[j] && d->cls[x] == LP_CELL_SLOW && !(key[x] <= 2) &&
-			    (best < 0 || eff[j] > eff[best]))
+			if (j != i && !d->node[j] &&
+			    d->cls[dir ? lp_diag_at(&d->lay, j, i) : lp_diag_at(&d->lay, i, j)] ==
+				    LP_CELL_SLOW &&
+			    !(key[x] <= 2) && (best < 0 || eff[j] > eff[best]))
 				best = j;
 		}
 		if (best < 0)

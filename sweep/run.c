@@ -278,6 +278,15 @@ static int *block_pos(const struct lp_sweep_run *r, const struct lp_sweep_block 
 	return pos;
 }
 
+/* Where cell a -> b sits in blk's matrix (its layout's, or nb x nb), SIZE_MAX: not in it. */
+static size_t block_x(const struct lp_sweep_block *blk, const int *pos, int a, int b)
+{
+	if (blk->lay)
+		return lp_diag_at(blk->lay, a, b) < blk->lay->ncell ? lp_diag_at(blk->lay, a, b)
+								    : SIZE_MAX;
+	return pos[a] < 0 || pos[b] < 0 ? SIZE_MAX : (size_t)pos[a] * blk->nb + pos[b];
+}
+
 /* Every cell's successful attempts into at (sorted by cell, then as measured); sched and fail set. */
 static size_t block_attempts(const struct lp_sweep_run *r, const struct lp_sweep_block *blk,
 			     const int *pos, struct attempt *at, uint8_t *fail, uint8_t *sched)
@@ -288,10 +297,11 @@ static size_t block_attempts(const struct lp_sweep_run *r, const struct lp_sweep
 		const struct lp_sweep_att *c = &r->cells[i];
 		size_t x;
 
-		if (c->metric != blk->metric || c->phase > LP_PHASE_RETEST || pos[c->a] < 0 ||
-		    pos[c->b] < 0)
+		if (c->metric != blk->metric || c->phase > LP_PHASE_RETEST)
 			continue; /* load cells are their own metrics (sweep/load.c) */
-		x = (size_t)pos[c->a] * blk->nb + pos[c->b];
+		x = block_x(blk, pos, c->a, c->b);
+		if (x == SIZE_MAX)
+			continue;
 		if (!sched[x])
 			fail[x] = 1; /* until some attempt succeeds */
 		sched[x] = 1;
@@ -308,7 +318,7 @@ int lp_sweep_block_matrix(const struct lp_sweep_run *r, const struct lp_sweep_bl
 			  uint8_t *fail, uint8_t *sched, uint8_t *att, double *best, double *spread,
 			  struct lp_diag_in *rep_p)
 {
-	size_t nn = (size_t)blk->nb * blk->nb, na, nd = 0;
+	size_t nn = blk->lay ? blk->lay->ncell : (size_t)blk->nb * blk->nb, na, nd = 0;
 	struct attempt *at = malloc((r->ncells + 1) * sizeof(*at));
 	double *vals = malloc((r->ncells + 1) * sizeof(double)),
 	       *diffs = malloc((r->ncells + 1) * sizeof(double));
@@ -359,11 +369,12 @@ out:
 	return rc;
 }
 
-int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
-		    uint8_t *sched, uint8_t *att, double *best, double *spread,
-		    struct lp_diag_in *rep_p)
+int lp_sweep_matrix_lay(const struct lp_sweep_run *r, int metric, const struct lp_diag_lay *L,
+			double *v, uint8_t *fail, uint8_t *sched, uint8_t *att, double *best,
+			double *spread, struct lp_diag_in *rep_p)
 {
-	struct lp_sweep_block all = { metric, 0, r->n, malloc(((size_t)r->n + 1) * sizeof(int)) };
+	struct lp_sweep_block all = { metric, 0, r->n, malloc(((size_t)r->n + 1) * sizeof(int)),
+				      L };
 	int rc;
 
 	if (!all.node)
@@ -373,6 +384,13 @@ int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t
 	rc = lp_sweep_block_matrix(r, &all, v, fail, sched, att, best, spread, rep_p);
 	free(all.node);
 	return rc;
+}
+
+int lp_sweep_matrix(const struct lp_sweep_run *r, int metric, double *v, uint8_t *fail,
+		    uint8_t *sched, uint8_t *att, double *best, double *spread,
+		    struct lp_diag_in *rep_p)
+{
+	return lp_sweep_matrix_lay(r, metric, NULL, v, fail, sched, att, best, spread, rep_p);
 }
 
 void lp_sweep_blocks_free(struct lp_sweep_block *blocks, int n)
@@ -395,7 +413,8 @@ int lp_sweep_blocks(const struct lp_sweep_run *r, struct lp_sweep_block **blocks
 	for (int m = 0; m < r->nmetrics; m++)
 		for (int rail = 0; rail < rails; rail++, nb++) {
 			b[nb] = (struct lp_sweep_block){ m, rail, 0,
-							 malloc(((size_t)r->n + 1) * sizeof(int)) };
+							 malloc(((size_t)r->n + 1) * sizeof(int)),
+							 NULL };
 			if (!b[nb].node) {
 				lp_sweep_blocks_free(b, nb + 1);
 				return -ENOMEM;
@@ -572,4 +591,43 @@ size_t lp_sweep_each_missing(const struct lp_sweep_run *r,
 	}
 	free(miss);
 	return cnt;
+}
+
+/*
+ * Do the rails measure apart: every node on a rail, no idle cell between two rails? (The
+ * environment's LP_SWEEP_DIAG_WHOLE=1 keeps the n x n matrix: the check that both give the
+ * same document, tests/sweep/test-doc-scale.sh.)
+ */
+static bool rails_apart(const struct lp_sweep_run *r)
+{
+	const char *whole = getenv("LP_SWEEP_DIAG_WHOLE");
+
+	if (!r->rails || r->n <= 3 || (whole && !strcmp(whole, "1")))
+		return false; /* N <= 3 is searched whole (diag_small.c) */
+	for (int i = 0; i < r->n; i++)
+		if (r->nodes[i].rail < 0 || r->nodes[i].rail >= r->n)
+			return false;
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct lp_sweep_att *c = &r->cells[k];
+
+		if (c->phase <= LP_PHASE_RETEST && r->nodes[c->a].rail != r->nodes[c->b].rail)
+			return false;
+	}
+	return true;
+}
+
+int lp_sweep_layout(const struct lp_sweep_run *r, struct lp_diag_lay *L)
+{
+	int *blk = NULL, rc;
+
+	if (rails_apart(r)) {
+		blk = malloc(((size_t)r->n + 1) * sizeof(int));
+		if (!blk)
+			return -ENOMEM;
+		for (int i = 0; i < r->n; i++)
+			blk[i] = r->nodes[i].rail;
+	}
+	rc = lp_diag_lay_init(L, r->n, blk);
+	free(blk);
+	return rc;
 }

@@ -58,7 +58,7 @@ static void summary_metric(FILE *f, const struct lp_sweep_run *r, int m,
 		for (int b = 0; b < n; b++) {
 			size_t x = (size_t)a * n + b;
 			char cell[40], val[32];
-			uint8_t c = d ? d->cls[x] : LP_CELL_NONE;
+			uint8_t c = d ? d->cls[lp_diag_at(&d->lay, a, b)] : LP_CELL_NONE;
 
 			if (a == b)
 				snprintf(cell, sizeof(cell), "-");

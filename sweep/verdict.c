@@ -183,13 +183,13 @@ static double node_p(const struct lp_diag *d, double z)
 static void node_partial(const struct lp_sweep_run *r, const struct lp_diag *d, int i, int dir,
 			 struct lp_verdict *ev)
 {
-	int n = r->n, slow = 0;
-	double *v = malloc((size_t)n * sizeof(double));
+	int slow = 0;
+	double *v = malloc((size_t)r->n * sizeof(double));
 
-	for (int j = 0; v && j < n; j++) {
-		size_t x = dir ? (size_t)j * n + i : (size_t)i * n + j;
+	LP_DIAG_PEERS (&d->lay, i, j) {
+		size_t x = dir ? lp_diag_at(&d->lay, j, i) : lp_diag_at(&d->lay, i, j);
 
-		if (d->link[x] & LP_LINK_PARTIAL)
+		if (v && d->link[x] & LP_LINK_PARTIAL)
 			v[slow++] = d->ratio[x];
 	}
 	ev->partial = true;
@@ -233,16 +233,26 @@ static int node_role_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 			 mt->label, dir ? "server" : "client", ev.agree, ev.cells, ev.ratio, score,
 			 ev.retests, noise);
 	} else {
-		char ps[32], as[32]; /* p values as people read them: no exponent */
+		char ps[32], as[32], z[96]; /* p values as people read them: no exponent */
+		unsigned both = LP_NODE_SLOW_SRC | LP_NODE_SLOW_DST;
 
 		lp_fmt_sig(ps, sizeof(ps), ev.p, 2);
 		lp_fmt_sig(as, sizeof(as), d->alpha_node, 2);
+		snprintf(z, sizeof(z), "%.1f standard errors", ev.z);
+		if (named && (d->node[i] & both) == both && !(ev.z <= -d->t_node)) {
+			ev.z = log(d->score_src[i] * d->score_dst[i]) /
+			       hypot(d->se_src[i], d->se_dst[i]);
+			ev.p = node_p(d, ev.z);
+			lp_fmt_sig(ps, sizeof(ps), ev.p, 2);
+			lp_strcatf(z, sizeof(z), ", %.1f with its other direction (one test)",
+				   ev.z);
+		}
 		snprintf(why, sizeof(why),
-			 "%s as %s: effect %.2fx (%s against %s %s; %.1f standard errors%s %.1f, "
+			 "%s as %s: effect %.2fx (%s against %s %s; %s%s %.1f, "
 			 "p %s against %s per test), %d of %d partners agree, %d retests, %s",
-			 mt->label, dir ? "server" : "client", score, vs, ref, lp_sweep_unit(mt),
-			 ev.z, named ? ", beyond" : ", short of", -d->t_node, ps, as, ev.agree,
-			 ev.cells, ev.retests, noise);
+			 mt->label, dir ? "server" : "client", score, vs, ref, lp_sweep_unit(mt), z,
+			 named ? ", beyond" : ", short of", -d->t_node, ps, as, ev.agree, ev.cells,
+			 ev.retests, noise);
 	}
 	if (!named) {
 		settle_node(r, m, d, i, ev.settle, sizeof(ev.settle));
@@ -282,7 +292,7 @@ static int link_slow_verdict(struct lp_sweep_run *r, int m, const struct lp_diag
 			     struct lp_verdict *ev, const char *ref, const char *noise)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
-	size_t x = (size_t)a * r->n + b;
+	size_t x = lp_diag_at(&d->lay, a, b);
 	char vs[32], rs[160] = "", why[768], ps[32], ls[32];
 
 	ev->ratio = exp(d->resid[x]);
@@ -314,7 +324,7 @@ static int link_unconf_verdict(struct lp_sweep_run *r, int m, const struct lp_di
 			       struct lp_verdict *ev)
 {
 	const struct lp_sweep_metric *mt = &r->metrics[m];
-	size_t x = (size_t)a * r->n + b;
+	size_t x = lp_diag_at(&d->lay, a, b);
 	char rs[160] = "", why[768], ps[32];
 
 	ev->ratio = d->ratio[x];
@@ -376,11 +386,13 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 	lp_sweep_fmt_val(ref, sizeof(ref), d->ref, mt->lat);
 	lp_sweep_fmt_noise(noise, sizeof(noise), d);
 	for (int a = 0; a < n && !rc; a++)
-		for (int b = 0; b < n && !rc; b++) {
-			size_t x = (size_t)a * n + b;
+		LP_DIAG_PEERS (&d->lay, a, b) {
+			size_t x = lp_diag_at(&d->lay, a, b);
 			const struct lp_sweep_att *sw, *re;
 			struct lp_verdict ev;
 
+			if (rc)
+				break;
 			if (!(d->link[x] & (LP_LINK_SLOW | LP_LINK_FAILED | LP_LINK_UNCONF)))
 				continue;
 			if (!(d->link[x] & (LP_LINK_SLOW | LP_LINK_FAILED))) {
@@ -408,7 +420,7 @@ static int link_verdicts(struct lp_sweep_run *r, int m, const struct lp_diag *d)
 	qsort_r(unc, (size_t)nu, sizeof(size_t), unconf_cmp, (void *)d);
 	for (int i = 0; i < nu && i < UNCONF_NAMED && !rc; i++) {
 		struct lp_verdict ev;
-		int a = (int)(unc[i] / n), b = (int)(unc[i] % n);
+		int a = lp_diag_xa(&d->lay, unc[i]), b = lp_diag_xb(&d->lay, unc[i]);
 
 		evidence_init(&ev);
 		ev.cells = 1;
@@ -512,9 +524,9 @@ static void apart_free(struct apart *ap)
 	free(ap->vals);
 }
 
-static int apart_alloc(struct apart *ap, const struct lp_sweep_run *r)
+static int apart_alloc(struct apart *ap, const struct lp_sweep_run *r, const struct lp_diag_lay *L)
 {
-	size_t nn = (size_t)r->n * r->n;
+	size_t nn = L->ncell + 1;
 
 	memset(ap, 0, sizeof(*ap));
 	ap->first = malloc(nn * sizeof(double));
@@ -538,9 +550,10 @@ static bool idle_ok(const struct lp_sweep_att *c, int m)
 }
 
 /* Fill ap for metric m: a cell's sweep attempt (this run's attempt's round), its retests apart. */
-static void apart_fill(struct apart *ap, const struct lp_sweep_run *r, int m)
+static void apart_fill(struct apart *ap, const struct lp_sweep_run *r, int m,
+		       const struct lp_diag_lay *L)
 {
-	size_t nn = (size_t)r->n * r->n;
+	size_t nn = L->ncell;
 	bool lat = r->metrics[m].lat;
 
 	memset(ap->off, 0, (nn + 1) * sizeof(size_t));
@@ -551,9 +564,9 @@ static void apart_fill(struct apart *ap, const struct lp_sweep_run *r, int m)
 	}
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_att *c = &r->cells[i];
-		size_t x = (size_t)c->a * r->n + c->b;
+		size_t x = lp_diag_at(L, c->a, c->b);
 
-		if (!idle_ok(c, m))
+		if (!idle_ok(c, m) || x == nn)
 			continue;
 		if (c->phase == LP_PHASE_SWEEP) {
 			ap->first[x] = c->value;
@@ -566,9 +579,9 @@ static void apart_fill(struct apart *ap, const struct lp_sweep_run *r, int m)
 		ap->off[x + 1] += ap->off[x];
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct lp_sweep_att *c = &r->cells[i];
-		size_t x = (size_t)c->a * r->n + c->b;
+		size_t x = lp_diag_at(L, c->a, c->b);
 
-		if (idle_ok(c, m) && c->phase == LP_PHASE_RETEST) {
+		if (idle_ok(c, m) && c->phase == LP_PHASE_RETEST && x < nn) {
 			/* the retest round (the engine's and diag-sim's; unknown: -1) */
 			if (!ap->ratt[x])
 				ap->rfirst[x] = c->round >= 0 && c->round < r->retest_rounds
@@ -595,11 +608,12 @@ static int diagnose_metric(struct lp_sweep_run *r, int m, struct lp_diag_in *in,
 	const struct lp_diag *d = &r->diag[m];
 	int rc;
 
-	rc = lp_sweep_matrix(r, m, (double *)in->v, (uint8_t *)in->fail, (uint8_t *)in->sched,
-			     (uint8_t *)in->att, (double *)in->best, NULL, in);
+	rc = lp_sweep_matrix_lay(r, m, in->lay, (double *)in->v, (uint8_t *)in->fail,
+				 (uint8_t *)in->sched, (uint8_t *)in->att, (double *)in->best, NULL,
+				 in);
 	if (rc)
 		return rc;
-	apart_fill(ap, r, m);
+	apart_fill(ap, r, m, in->lay);
 	in->lat = r->metrics[m].lat;
 	rc = lp_diag_run(&r->diag[m], in, &r->dopts);
 	if (!rc && !lp_sweep_metric_screened(r, m)) {
@@ -637,12 +651,19 @@ static int device_verdicts(struct lp_sweep_run *r)
 
 int lp_sweep_diagnose(struct lp_sweep_run *r)
 {
-	size_t nn = (size_t)r->n * r->n;
-	double *v = malloc(nn * sizeof(double)), *best = malloc(nn * sizeof(double));
-	uint8_t *fail = malloc(nn), *sched = malloc(nn), *att = malloc(nn);
+	struct lp_diag_lay lay;
+	int rc = lp_sweep_layout(r, &lay);
+	size_t nn = lay.ncell + 1;
+	double *v = rc ? NULL : malloc(nn * sizeof(double)),
+	       *best = rc ? NULL : malloc(nn * sizeof(double));
+	uint8_t *fail = rc ? NULL : malloc(nn), *sched = rc ? NULL : malloc(nn),
+		*att = rc ? NULL : malloc(nn);
 	struct lp_sweep_topo topo = { 0 };
-	struct apart ap;
-	int rc = apart_alloc(&ap, r);
+	struct apart ap = { 0 };
+
+	if (rc)
+		return rc;
+	rc = apart_alloc(&ap, r, &lay);
 
 	if (r->diag)
 		for (int m = 0; m < r->nmetrics; m++)
@@ -660,6 +681,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 	rc = device_verdicts(r);
 	for (int m = 0; m < r->nmetrics && !rc; m++) {
 		struct lp_diag_in in = { .n = r->n,
+					 .lay = &lay,
 					 .v = v,
 					 .fail = fail,
 					 .sched = sched,
@@ -688,6 +710,7 @@ int lp_sweep_diagnose(struct lp_sweep_run *r)
 out:
 	lp_sweep_topo_free(&topo);
 	apart_free(&ap);
+	lp_diag_lay_free(&lay);
 	free(v);
 	free(fail);
 	free(sched);

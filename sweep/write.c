@@ -124,7 +124,7 @@ static int block_resolve(const struct lp_sweep_run *r, const struct lp_sweep_blo
 	for (int a = 0; !rc && a < blk->nb; a++)
 		for (int b = 0; b < blk->nb; b++) {
 			size_t x = (size_t)a * blk->nb + b;
-			size_t g = (size_t)blk->node[a] * r->n + blk->node[b];
+			size_t g = d ? lp_diag_at(&d->lay, blk->node[a], blk->node[b]) : 0;
 			uint8_t cls = d && d->cls   ? d->cls[g]
 				      : o->fail[x]  ? LP_CELL_FAIL
 				      : o->sched[x] ? LP_CELL_OK

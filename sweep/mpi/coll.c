@@ -352,12 +352,13 @@ struct job {
  */
 static int model_busbw(struct phase *p, int k, const int *ranks, int n, double *busbw_p)
 {
-	char why[LP_COLL_ERR_LEN] = "";
+	struct lp_fail why = { 0 };
 	int rc = lp_coll_model_busbw(p->model, p->link_metric, (enum lp_coll_kind)k, ranks, n,
-				     p->ndraws++, busbw_p, why, sizeof(why));
+				     p->ndraws++, busbw_p, &why);
 
 	if (rc)
-		lp_info("collectives: %s", why[0] ? why : strerror(-rc));
+		lp_info("collectives: %s",
+			lp_fail_msg(&why)[0] ? lp_fail_msg(&why) : strerror(-rc));
 	else if (!(*busbw_p > 0))
 		rc = -EIO; /* no link of the scheme carries anything */
 	return rc;
@@ -585,20 +586,20 @@ static int local_index(const struct phase *p)
 /* NCCL on every rank, or on none: one rank without it turns the path off (said once). */
 static int nccl_open_all(struct phase *p)
 {
-	char why[200] = "";
+	struct lp_fail why = { 0 };
 	int dev = p->cfg->cuda_dev >= 0 ? p->cfg->cuda_dev : local_index(p);
 	int rc = lp_coll_nccl_open(&p->nccl, dev, p->comm,
-				   lp_now_ns() + (uint64_t)AGREE_MS * 1000000ull, why, sizeof(why));
+				   lp_now_ns() + (uint64_t)AGREE_MS * 1000000ull, &why);
 	double bad = rc != 0, any;
 
 	if (world_reduce(p, &bad, &any, 1, MPI_SUM))
 		return -ETIMEDOUT;
 	if (rc)
-		lp_warn("NCCL on %s: %s", p->x->name_all[p->rank], why);
+		lp_warn("NCCL on %s: %s", p->x->name_all[p->rank], lp_fail_msg(&why));
 	if (!p->rank && any)
 		snprintf(p->run->coll->echo.note, sizeof(p->run->coll->echo.note),
 			 "NCCL did not run: %d rank(s) could not load or start it (rank 0: %s)",
-			 (int)any, rc ? why : "fine");
+			 (int)any, rc ? lp_fail_msg(&why) : "fine");
 	if (any) {
 		lp_coll_nccl_close(p->nccl);
 		p->nccl = NULL;
@@ -954,11 +955,11 @@ static void echo(const struct phase *p, struct lp_coll_echo *e)
 /* Rank 0: the links beside the measured collectives. */
 static int ceilings(struct phase *p)
 {
-	char why[256] = "";
-	int rc = lp_sweep_coll_links(p->run, p->cfg->intra, &p->L, why, sizeof(why));
+	struct lp_fail why = { 0 };
+	int rc = lp_sweep_coll_links(p->run, p->cfg->intra, &p->L, &why);
 
 	if (rc) {
-		lp_err("collectives: %s", why[0] ? why : strerror(-rc));
+		lp_err("collectives: %s", lp_fail_msg(&why)[0] ? lp_fail_msg(&why) : strerror(-rc));
 		p->L.metric = -1;
 		return rc;
 	}
@@ -1017,8 +1018,7 @@ static int list_bits(const char *list, const char *const *names, unsigned *bits_
 	return 0;
 }
 
-int lp_coll_cfg_from_opts(const struct lp_coll_opts *o, struct lp_coll_cfg *cfg, char *why,
-			  size_t why_len)
+int lp_coll_cfg_from_opts(const struct lp_coll_opts *o, struct lp_coll_cfg *cfg, struct lp_fail *f)
 {
 	*cfg = (struct lp_coll_cfg){
 		.sizes = o->sizes,
@@ -1036,13 +1036,9 @@ int lp_coll_cfg_from_opts(const struct lp_coll_opts *o, struct lp_coll_cfg *cfg,
 	cfg->bo.ratio = o->ratio;
 	cfg->bo.max_probes = (int)o->probes;
 	if (list_bits(o->colls ? o->colls : "", lp_coll_names, &cfg->colls) ||
-	    list_bits(o->paths ? o->paths : "", lp_coll_paths_choices, &cfg->paths)) {
-		snprintf(why, why_len, "--collective and --coll-paths take comma lists");
-		return -EINVAL;
-	}
-	if (!cfg->sizes.n) {
-		snprintf(why, why_len, "--coll-sizes: no size");
-		return -EINVAL;
-	}
+	    list_bits(o->paths ? o->paths : "", lp_coll_paths_choices, &cfg->paths))
+		return lp_fail_set(f, -EINVAL, "--collective and --coll-paths take comma lists");
+	if (!cfg->sizes.n)
+		return lp_fail_set(f, -EINVAL, "--coll-sizes: no size");
 	return 0;
 }

@@ -68,9 +68,8 @@ struct lp_coll_cfg {
 int lp_sweep_coll_phase(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *scfg,
 			const struct lp_coll_cfg *cfg, struct lp_sweep_run *run, bool have_sweep);
 
-/* cfg from lp-sweep's options. 0, or -EINVAL with why (a path or collective list that does not parse). */
-int lp_coll_cfg_from_opts(const struct lp_coll_opts *o, struct lp_coll_cfg *cfg, char *why,
-			  size_t why_len);
+/* cfg from lp-sweep's options. 0, or -EINVAL with the cause in f (a path or collective list that does not parse). */
+int lp_coll_cfg_from_opts(const struct lp_coll_opts *o, struct lp_coll_cfg *cfg, struct lp_fail *f);
 
 /* ---- NCCL, loaded at run time (sweep/mpi/nccl.c) ---- */
 
@@ -79,11 +78,11 @@ struct lp_coll_nccl;
 /*
  * Load libnccl.so.2 (LP_NCCL_LIBRARY names another), select CUDA device dev
  * and make the communicator over comm (its rank 0 makes the id, sent with a
- * bounded broadcast). 0; -ENOENT (no libnccl here: why), -ENODEV (no GPU),
- * -ENOTSUP (built without CUDA), -EIO (why: NCCL's error).
+ * bounded broadcast). 0; -ENOENT (no libnccl here: f says why), -ENODEV (no GPU),
+ * -ENOTSUP (built without CUDA), -EIO (f: NCCL's error).
  */
 int lp_coll_nccl_open(struct lp_coll_nccl **n_p, int dev, MPI_Comm comm, uint64_t deadline_ns,
-		      char *why, size_t why_len);
+		      struct lp_fail *f);
 void lp_coll_nccl_close(struct lp_coll_nccl *n);
 /* "2.28.3" */
 const char *lp_coll_nccl_version(const struct lp_coll_nccl *n);

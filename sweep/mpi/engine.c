@@ -436,6 +436,7 @@ static void client_side(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 			struct lp_mpi_oob *o, struct lp_oob *oob, struct client_arg *a)
 {
 	struct lp_sweep_cell *c = &a->t.c;
+	struct lp_fail wf = { 0 };
 	struct lp_wbuf *out;
 	int ret;
 
@@ -450,9 +451,9 @@ static void client_side(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		return;
 	}
 	out = malloc(sizeof(*out));
-	ret = out ? lp_sweep_isolated(x, cfg, o, oob, &a->t, NULL, NULL, out, c->error,
-				      sizeof(c->error))
-		  : -ENOMEM;
+	ret = out ? lp_sweep_isolated(x, cfg, o, oob, &a->t, NULL, NULL, out, &wf) : -ENOMEM;
+	if (ret && !lp_fail_ok(&wf)) /* the cell's error: the test process's end in words */
+		snprintf(c->error, sizeof(c->error), "%s", lp_fail_msg(&wf));
 	if (!ret && lp_record_decode_body(&lp_sweep_cell_record, c, out->data, out->len)) {
 		ret = -EPROTO;
 		snprintf(c->error, sizeof(c->error), "the test process's result does not decode");
@@ -513,7 +514,7 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	struct lp_mpi_oob o;
 	struct lp_oob oob;
 	struct lp_wbuf *out;
-	char why[LP_SWEEP_ERR_LEN] = "";
+	struct lp_fail why = { 0 };
 	int ret;
 
 	pair_oob(x, cfg, client, tag, &o, &oob);
@@ -524,8 +525,7 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 		ret = ops->serve(x->dev, &oob, &so, &pc);
 	} else {
 		out = malloc(sizeof(*out));
-		ret = out ? lp_sweep_isolated(x, cfg, &o, &oob, NULL, &so, &pc, out, why,
-					      sizeof(why))
+		ret = out ? lp_sweep_isolated(x, cfg, &o, &oob, NULL, &so, &pc, out, &why)
 			  : -ENOMEM;
 		if (!ret) {
 			struct lp_rbuf rb;
@@ -537,7 +537,7 @@ static void run_server(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, i
 	}
 	if (ret)
 		lp_info("serving %s: session ended: %s", x->name_all[client],
-			why[0] ? why : strerror(-ret));
+			lp_fail_ok(&why) ? strerror(-ret) : lp_fail_msg(&why));
 }
 
 /* This rank's slot in round r of s, or NULL (it sits the round out). */
@@ -1574,7 +1574,7 @@ static int resume_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 {
 	size_t len = (size_t)x->size * x->size * cfg->nmetrics;
 	MPI_Request req;
-	char why[256];
+	struct lp_fail why = { 0 };
 	int ret;
 
 	if (!cfg->resume_path)
@@ -1583,8 +1583,8 @@ static int resume_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	if (!x->done)
 		return -ENOMEM;
 	if (!x->rank && cfg->resume) {
-		if (lp_sweep_resume_check(cfg->resume, run, why, sizeof(why))) {
-			lp_err("--resume %s: %s", cfg->resume_path, why);
+		if (lp_sweep_resume_check(cfg->resume, run, &why)) {
+			lp_err("--resume %s: %s", cfg->resume_path, lp_fail_msg(&why));
 			x->done[len] = 1;
 		} else {
 			lp_sweep_resume_done(cfg->resume, run, (const char(*)[80])x->name_all,
@@ -1697,7 +1697,7 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p)
 {
 	uint64_t t0, t1, t2;
-	char why[256];
+	struct lp_fail why = { 0 };
 	int ret;
 
 	*code_p = LP_EXIT_FAIL;
@@ -1728,10 +1728,10 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 		run->incast_k = incast_plan(x, cfg, 0, snd, &v);
 	}
 	gather_nodes(x, me, run);
-	ret = lp_sweep_add_absent(run, cfg->absent, why, sizeof(why)); /* the same on every rank */
+	ret = lp_sweep_add_absent(run, cfg->absent, &why); /* the same on every rank */
 	if (ret) {
 		if (!x->rank)
-			lp_err("--absent: %s", why);
+			lp_err("--absent: %s", lp_fail_msg(&why));
 		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 		return ret;
 	}

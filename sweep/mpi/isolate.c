@@ -159,13 +159,11 @@ static int send_ready(int status, const char *why)
 }
 
 /* The model's text from W_MODEL frames, parsed and bound as the rank bound it. */
-static int worker_model(const struct worker_init *in, struct lp_sweep_model *m, char *why,
-			size_t why_len)
+static int worker_model(const struct worker_init *in, struct lp_sweep_model *m, struct lp_fail *f)
 {
 	char *text = malloc((size_t)in->model_len + 1);
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct lp_sweep_run run;
-	struct lp_fail mf = { 0 };
 	uint32_t got = 0;
 	int ret = text ? lp_sweep_run_init(&run, 1) : -ENOMEM;
 
@@ -188,13 +186,11 @@ static int worker_model(const struct worker_init *in, struct lp_sweep_model *m, 
 			      : 0;
 	lp_sweep_model_init(m);
 	if (!ret)
-		ret = lp_sweep_model_parse(m, text, in->model_len, &mf);
+		ret = lp_sweep_model_parse(m, text, in->model_len, f);
 	if (!ret)
-		ret = lp_sweep_model_bind(m, in->nranks, run.metrics, run.nmetrics, &mf);
-	if (ret && !lp_fail_ok(&mf))
-		snprintf(why, why_len, "%s", lp_fail_msg(&mf));
-	if (ret && !why[0])
-		snprintf(why, why_len, "the model did not arrive: %s", strerror(-ret));
+		ret = lp_sweep_model_bind(m, in->nranks, run.metrics, run.nmetrics, f);
+	if (ret) /* unless the model said more */
+		lp_fail_set(f, ret, "the model did not arrive: %s", strerror(-ret));
 	if (text)
 		lp_sweep_run_free(&run);
 	free(text);
@@ -213,7 +209,7 @@ static int worker_init(struct worker *w)
 {
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct worker_init in;
-	char why[256] = "";
+	struct lp_fail why = { 0 };
 	uint16_t type;
 	size_t len;
 	int ret = lp_wire_recv(WORKER_FD, &type, body, &len, START_MS);
@@ -225,7 +221,7 @@ static int worker_init(struct worker *w)
 		return ret; /* no channel worth answering on */
 	w->ops = strcmp(in.transport, "model") ? &lp_sweep_xport_rdma : &lp_sweep_xport_model;
 	if (w->ops == &lp_sweep_xport_model)
-		ret = worker_model(&in, &w->model, why, sizeof(why));
+		ret = worker_model(&in, &w->model, &why);
 	if (!ret && w->ops->needs_dev) {
 		struct lp_rdma_devsel sel = { .dev = in.dev[0] ? in.dev : NULL,
 					      .port = in.port,
@@ -238,12 +234,12 @@ static int worker_init(struct worker *w)
 
 		ret = lp_rdma_dev_open(&sel, AF_INET, &w->dev, &df);
 		if (ret)
-			snprintf(why, sizeof(why), "the test process cannot open %s: %s", in.dev,
-				 lp_fail_ok(&df) ? strerror(-ret) : lp_fail_msg(&df));
+			lp_fail_set(&why, ret, "the test process cannot open %s: %s", in.dev,
+				    lp_fail_ok(&df) ? strerror(-ret) : lp_fail_msg(&df));
 		if (!ret && in.reuse && lp_rdma_dev_reuse(w->dev))
 			lp_warn("no memory for set-up reuse: every test sets up its own");
 	}
-	send_ready(ret, why);
+	send_ready(ret, lp_fail_msg(&why));
 	return ret;
 }
 
@@ -377,8 +373,8 @@ struct lp_sweep_worker {
 	struct lp_rdma_reuse_stats stats; /* its reuse counters, as it last said */
 };
 
-/* posix_spawn'ed from the rank's own executable, its channel on fd 3; 0 or -errno (why). */
-static int spawn(struct lp_sweep_worker *w, char *why, size_t why_len)
+/* posix_spawn'ed from the rank's own executable, its channel on fd 3; 0 or -errno (f says why). */
+static int spawn(struct lp_sweep_worker *w, struct lp_fail *f)
 {
 	posix_spawn_file_actions_t fa;
 	char parent[24], *argv[] = { "lp-sweep", "--test-worker", parent, NULL };
@@ -386,8 +382,7 @@ static int spawn(struct lp_sweep_worker *w, char *why, size_t why_len)
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		ret = -errno;
-		snprintf(why, why_len, "cannot start the test process: %s", strerror(-ret));
-		return ret;
+		return lp_fail_set(f, ret, "cannot start the test process: %s", strerror(-ret));
 	}
 	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
 	ret = -posix_spawn_file_actions_init(&fa);
@@ -400,8 +395,7 @@ static int spawn(struct lp_sweep_worker *w, char *why, size_t why_len)
 	if (ret) {
 		close(sv[0]);
 		w->pid = 0;
-		snprintf(why, why_len, "cannot start the test process: %s", strerror(-ret));
-		return ret;
+		return lp_fail_set(f, ret, "cannot start the test process: %s", strerror(-ret));
 	}
 	w->fd = sv[0];
 	return 0;
@@ -409,7 +403,7 @@ static int spawn(struct lp_sweep_worker *w, char *why, size_t why_len)
 
 /* The worker's W_INIT (and the model), then its W_READY: 0, or why it could not start. */
 static int start(struct lp_sweep_worker *w, const struct lp_sweep_mpi *x,
-		 const struct lp_sweep_cfg *cfg, char *why, size_t why_len)
+		 const struct lp_sweep_cfg *cfg, struct lp_fail *f)
 {
 	const struct lp_sweep_xport_ops *ops = cfg->xport ? cfg->xport : &lp_sweep_xport_rdma;
 	struct worker_init in = { .tclass = x->tclass,
@@ -422,9 +416,10 @@ static int start(struct lp_sweep_worker *w, const struct lp_sweep_mpi *x,
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct lp_wbuf wb;
 	struct lp_rbuf rb;
+	char said[LP_FAIL_MSG_LEN];
 	uint16_t type;
 	size_t len;
-	int ret = spawn(w, why, why_len), status;
+	int ret = spawn(w, f), status;
 
 	if (ret)
 		return ret;
@@ -454,13 +449,13 @@ static int start(struct lp_sweep_worker *w, const struct lp_sweep_mpi *x,
 		ret = lp_wire_recv(w->fd, &type, body, &len, START_MS);
 	if (!ret && type != W_READY)
 		ret = -EPROTO;
-	if (ret) {
-		snprintf(why, why_len, "the test process did not start: %s", strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return lp_fail_set(f, ret, "the test process did not start: %s", strerror(-ret));
 	lp_rbuf_init(&rb, body, len);
 	status = (int)lp_rbuf_u32(&rb);
-	lp_rbuf_str(&rb, why, why_len);
+	lp_rbuf_str(&rb, said, sizeof(said)); /* its own words on why it could not */
+	if (status)
+		lp_fail_set(f, status, "%s", said);
 	return status ? status : rb.err;
 }
 
@@ -492,9 +487,9 @@ static void forget(struct lp_sweep_mpi *x, struct lp_sweep_worker *w)
 	w->fd = -1;
 }
 
-/* An idle worker that is still there, or a new one: NULL with why when none could start. */
+/* An idle worker that is still there, or a new one: NULL with the cause in f when none could start. */
 static struct lp_sweep_worker *take(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
-				    char *why, size_t why_len)
+				    struct lp_fail *f)
 {
 	struct lp_sweep_worker *w = NULL;
 
@@ -516,11 +511,11 @@ static struct lp_sweep_worker *take(struct lp_sweep_mpi *x, const struct lp_swee
 		w->busy = true;
 	pthread_mutex_unlock(&x->lock);
 	if (!w) {
-		snprintf(why, why_len, "cannot start the test process: %d at work already",
-			 MAX_WORKERS);
+		lp_fail_set(f, -ECHILD, "cannot start the test process: %d at work already",
+			    MAX_WORKERS);
 		return NULL;
 	}
-	if (w->pid <= 0 && start(w, x, cfg, why, why_len)) {
+	if (w->pid <= 0 && start(w, x, cfg, f)) {
 		forget(x, w);
 		pthread_mutex_lock(&x->lock);
 		w->busy = false;
@@ -540,10 +535,9 @@ static void give_back(struct lp_sweep_mpi *x, struct lp_sweep_worker *w)
 void lp_sweep_workers_ready(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int n)
 {
 	struct lp_sweep_worker *got[MAX_WORKERS];
-	char why[LP_SWEEP_ERR_LEN];
 	int k = 0;
 
-	while (k < LP_MIN(n, MAX_WORKERS) && (got[k] = take(x, cfg, why, sizeof(why))))
+	while (k < LP_MIN(n, MAX_WORKERS) && (got[k] = take(x, cfg, NULL)))
 		k++;
 	while (k > 0)
 		give_back(x, got[--k]);
@@ -552,8 +546,7 @@ void lp_sweep_workers_ready(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *c
 int lp_sweep_workers_prepare(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int n,
 			     const uint32_t *serve, const uint32_t *m, uint64_t *ids)
 {
-	char why[LP_SWEEP_ERR_LEN];
-	struct lp_sweep_worker *w = take(x, cfg, why, sizeof(why));
+	struct lp_sweep_worker *w = take(x, cfg, NULL);
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct lp_wbuf wb;
 	struct lp_rbuf rb;
@@ -664,21 +657,16 @@ static void relay_down(struct lp_mpi_oob *o, int fd)
 }
 
 /* Why a worker ended without its result. */
-static int ended(int st, bool killed, double timeout_s, char *why, size_t why_len)
+static int ended(int st, bool killed, double timeout_s, struct lp_fail *f)
 {
-	if (killed) {
-		snprintf(why, why_len, "test process killed past the pair timeout (%.0f s)",
-			 timeout_s);
-		return -ETIMEDOUT;
-	}
-	if (WIFSIGNALED(st)) {
-		snprintf(why, why_len, "test process killed by signal %d (%s)", WTERMSIG(st),
-			 strsignal(WTERMSIG(st)));
-		return -ECHILD;
-	}
-	snprintf(why, why_len, "test process exited with status %d without a result",
-		 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	return -ECHILD;
+	if (killed)
+		return lp_fail_set(f, -ETIMEDOUT,
+				   "test process killed past the pair timeout (%.0f s)", timeout_s);
+	if (WIFSIGNALED(st))
+		return lp_fail_set(f, -ECHILD, "test process killed by signal %d (%s)",
+				   WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return lp_fail_set(f, -ECHILD, "test process exited with status %d without a result",
+			   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
 /* Sleep until the worker speaks or us pass, whichever is first. */
@@ -692,11 +680,11 @@ static bool wait_worker(int fd, unsigned us)
 
 /*
  * Relay w's frames and the peer's until its result, its end, the deadline or
- * a signal. 0 and *out, or a negative errno with why; w->pid 0: it ended (and
+ * a signal. 0 and *out, or a negative errno with the cause in f; w->pid 0: it ended (and
  * was reaped) meanwhile.
  */
 static int relay(struct lp_sweep_worker *w, struct lp_mpi_oob *o, const struct lp_oob *oob,
-		 struct lp_wbuf *out, char *why, size_t why_len)
+		 struct lp_wbuf *out, struct lp_fail *f)
 {
 	uint64_t deadline = o->deadline_ns, t;
 	unsigned sleep_us = 20,
@@ -751,16 +739,16 @@ static int relay(struct lp_sweep_worker *w, struct lp_mpi_oob *o, const struct l
 	}
 	if (reaped)
 		w->pid = 0;
-	return done ? 0 : ended(st, killed, oob->timeout_ms / 1000.0, why, why_len);
+	return done ? 0 : ended(st, killed, oob->timeout_ms / 1000.0, f);
 }
 
 int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct lp_mpi_oob *o,
 		      const struct lp_oob *oob, const struct lp_sweep_test *t,
 		      const struct lp_rdma_server_opts *so, const struct lp_sweep_conn *conn,
-		      struct lp_wbuf *out, char *why, size_t why_len)
+		      struct lp_wbuf *out, struct lp_fail *f)
 {
 	struct worker_job *j = calloc(1, sizeof(*j));
-	struct lp_sweep_worker *w = j ? take(x, cfg, why, why_len) : NULL;
+	struct lp_sweep_worker *w = j ? take(x, cfg, f) : NULL;
 	int ret = -ECHILD;
 
 	lp_wbuf_init(out);
@@ -792,10 +780,10 @@ int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 			ret = lp_wire_send(w->fd, W_JOB, out, GRACE_MS);
 		lp_wbuf_init(out);
 		if (ret) {
-			snprintf(why, why_len, "the test process took no job: %s", strerror(-ret));
+			lp_fail_set(f, ret, "the test process took no job: %s", strerror(-ret));
 			forget(x, w);
 		} else {
-			ret = relay(w, o, oob, out, why, why_len);
+			ret = relay(w, o, oob, out, f);
 			if (ret || !w->pid)
 				forget(x,
 				       w); /* it crashed, hung or was stopped: the next job gets another */

@@ -99,21 +99,17 @@ static bool resolve(struct lp_coll_nccl *n, const char **missing)
 	return true;
 }
 
-static int load(struct lp_coll_nccl *n, char *why, size_t len)
+static int load(struct lp_coll_nccl *n, struct lp_fail *f)
 {
 	const char *path = getenv("LP_NCCL_LIBRARY"), *missing = NULL;
 	int v = 0;
 
 	n->lib = dlopen(path && *path ? path : "libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-	if (!n->lib) {
-		snprintf(why, len, "cannot load NCCL (%s): %s",
-			 path && *path ? path : "libnccl.so.2", dlerror());
-		return -ENOENT;
-	}
-	if (!resolve(n, &missing)) {
-		snprintf(why, len, "this libnccl has no %s", missing);
-		return -ENOENT;
-	}
+	if (!n->lib)
+		return lp_fail_set(f, -ENOENT, "cannot load NCCL (%s): %s",
+				   path && *path ? path : "libnccl.so.2", dlerror());
+	if (!resolve(n, &missing))
+		return lp_fail_set(f, -ENOENT, "this libnccl has no %s", missing);
 	n->init_config = dlsym(n->lib, "ncclCommInitRankConfig"); /* optional */
 	n->get_version(&v);
 	if (v >= 10000)
@@ -125,10 +121,9 @@ static int load(struct lp_coll_nccl *n, char *why, size_t len)
 	return 0;
 }
 
-static int nccl_fail(struct lp_coll_nccl *n, nccl_res r, const char *call, char *why, size_t len)
+static int nccl_fail(struct lp_coll_nccl *n, nccl_res r, const char *call, struct lp_fail *f)
 {
-	snprintf(why, len, "%s: %s", call, n->error_string(r));
-	return -EIO;
+	return lp_fail_set(f, -EIO, "%s: %s", call, n->error_string(r));
 }
 
 /*
@@ -143,19 +138,19 @@ struct nccl_config {
 };
 
 /* The communicator, initialised without blocking where NCCL can (then polled up to the deadline). */
-static int init_comm(struct lp_coll_nccl *n, const nccl_id *id, uint64_t deadline, char *why,
-		     size_t len)
+static int init_comm(struct lp_coll_nccl *n, const nccl_id *id, uint64_t deadline,
+		     struct lp_fail *f)
 {
 	struct nccl_config cfg = { sizeof(cfg), 0xcafebeef, 21400, 0 };
 	nccl_res r, st = NCCL_IN_PROGRESS;
 
 	if (!n->init_config) {
 		r = n->init_rank(&n->comm, n->nranks, *id, n->rank);
-		return r ? nccl_fail(n, r, "ncclCommInitRank", why, len) : 0;
+		return r ? nccl_fail(n, r, "ncclCommInitRank", f) : 0;
 	}
 	r = n->init_config(&n->comm, n->nranks, *id, n->rank, &cfg);
 	if (r && r != NCCL_IN_PROGRESS)
-		return nccl_fail(n, r, "ncclCommInitRankConfig", why, len);
+		return nccl_fail(n, r, "ncclCommInitRankConfig", f);
 	while (n->comm && !n->async_error(n->comm, &st) && st == NCCL_IN_PROGRESS &&
 	       lp_now_ns() < deadline)
 		sched_yield();
@@ -163,29 +158,28 @@ static int init_comm(struct lp_coll_nccl *n, const nccl_id *id, uint64_t deadlin
 		return 0;
 	if (n->comm) {
 		n->broken = true; /* aborted on close */
-		snprintf(why, len, "ncclCommInitRankConfig: %s",
-			 st == NCCL_IN_PROGRESS ? "not done by the deadline" : n->error_string(st));
+		lp_fail_set(
+			f, st == NCCL_IN_PROGRESS ? -ETIMEDOUT : -EIO, "ncclCommInitRankConfig: %s",
+			st == NCCL_IN_PROGRESS ? "not done by the deadline" : n->error_string(st));
 	}
 	return st == NCCL_IN_PROGRESS ? -ETIMEDOUT : -EIO;
 }
 
 /* This rank's library, GPU and stream. */
-static int start(struct lp_coll_nccl *n, char *why, size_t len)
+static int start(struct lp_coll_nccl *n, struct lp_fail *f)
 {
-	int rc = load(n, why, len);
+	int rc = load(n, f);
 	cudaError_t ce = rc ? cudaSuccess : cudaSetDevice(n->dev);
 
 	if (!rc && ce == cudaSuccess)
 		ce = cudaStreamCreateWithFlags(&n->stream, cudaStreamNonBlocking);
-	if (!rc && ce != cudaSuccess) {
-		snprintf(why, len, "GPU %d: %s", n->dev, cudaGetErrorString(ce));
-		rc = -ENODEV;
-	}
+	if (!rc && ce != cudaSuccess)
+		rc = lp_fail_set(f, -ENODEV, "GPU %d: %s", n->dev, cudaGetErrorString(ce));
 	return rc;
 }
 
 int lp_coll_nccl_open(struct lp_coll_nccl **n_p, int dev, MPI_Comm comm, uint64_t deadline_ns,
-		      char *why, size_t why_len)
+		      struct lp_fail *f)
 {
 	struct lp_coll_nccl *n = calloc(1, sizeof(*n));
 	int bad, any = 1, rc;
@@ -200,26 +194,24 @@ int lp_coll_nccl_open(struct lp_coll_nccl **n_p, int dev, MPI_Comm comm, uint64_
 	n->mpi = comm;
 	MPI_Comm_rank(comm, &n->rank);
 	MPI_Comm_size(comm, &n->nranks);
-	rc = start(n, why, why_len);
+	rc = start(n, f);
 	/* every rank started, or none goes on: a communicator waits for all of its ranks */
 	bad = rc != 0;
 	if (MPI_Iallreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm, &req) != MPI_SUCCESS ||
 	    lp_mpi_wait(&req, NULL, deadline_ns, 20000))
 		any = 1;
-	if (!rc && any) {
-		snprintf(why, why_len, "another rank could not start NCCL");
-		rc = -ECANCELED;
-	}
+	if (!rc && any)
+		rc = lp_fail_set(f, -ECANCELED, "another rank could not start NCCL");
 	memset(&id, 0, sizeof(id));
 	if (!rc && n->rank == 0 && (r = n->get_unique_id(&id)))
-		rc = nccl_fail(n, r, "ncclGetUniqueId", why, why_len);
+		rc = nccl_fail(n, r, "ncclGetUniqueId", f);
 	if (!any && (MPI_Ibcast(&id, sizeof(id), MPI_BYTE, 0, comm, &req) != MPI_SUCCESS ||
 		     lp_mpi_wait(&req, NULL, deadline_ns, 20000))) {
-		snprintf(why, why_len, "the NCCL id did not reach every rank in time");
+		lp_fail_set(f, -ETIMEDOUT, "the NCCL id did not reach every rank in time");
 		rc = rc ? rc : -ETIMEDOUT;
 	}
 	if (!rc)
-		rc = init_comm(n, &id, deadline_ns, why, why_len);
+		rc = init_comm(n, &id, deadline_ns, f);
 	if (rc) {
 		lp_coll_nccl_close(n);
 		return rc;
@@ -423,14 +415,13 @@ int lp_coll_nccl_measure(struct lp_coll_nccl *n, enum lp_coll_kind k, const stru
 #else /* no CUDA in this build */
 
 int lp_coll_nccl_open(struct lp_coll_nccl **n_p, int dev, MPI_Comm comm, uint64_t deadline_ns,
-		      char *why, size_t why_len)
+		      struct lp_fail *f)
 {
 	(void)dev;
 	(void)comm;
 	(void)deadline_ns;
 	*n_p = NULL;
-	snprintf(why, why_len, "this lp-sweep was built without CUDA: no NCCL path");
-	return -ENOTSUP;
+	return lp_fail_set(f, -ENOTSUP, "this lp-sweep was built without CUDA: no NCCL path");
 }
 
 void lp_coll_nccl_close(struct lp_coll_nccl *n)

@@ -121,14 +121,14 @@ struct lp_sweep_cfg;
  * (*oob->stop) on; a worker that ends without a result is reported to the
  * peer's relay, whose worker's session then ends too. 0 with *out (the
  * client's cell record, or the server's u32 status), or a negative errno with
- * why: "test process killed by signal 11 (Segmentation fault)", "... killed
+ * its cause in f: "test process killed by signal 11 (Segmentation fault)", "... killed
  * past the pair timeout (60 s)", "... exited with status N without a result",
  * "the test process cannot open rxe0: ...".
  */
 int lp_sweep_isolated(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, struct lp_mpi_oob *o,
 		      const struct lp_oob *oob, const struct lp_sweep_test *t,
 		      const struct lp_rdma_server_opts *so, const struct lp_sweep_conn *conn,
-		      struct lp_wbuf *out, char *why, size_t why_len);
+		      struct lp_wbuf *out, struct lp_fail *f);
 
 /* n workers started and idle, from this (the main) thread, before threads need them. */
 void lp_sweep_workers_ready(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, int n);

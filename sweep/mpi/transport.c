@@ -310,7 +310,7 @@ static int model_hello(struct lp_oob *oob, const struct lp_sweep_test *t, double
 }
 
 /* The server's DONE: its status and connection; a prepared one must be the one announced. */
-static int model_done(struct lp_oob *oob, const struct lp_sweep_test *t, char *why, size_t len)
+static int model_done(struct lp_oob *oob, const struct lp_sweep_test *t, struct lp_fail *f)
 {
 	uint8_t body[LP_WIRE_MAX_BODY];
 	struct lp_rbuf r;
@@ -329,12 +329,13 @@ static int model_done(struct lp_oob *oob, const struct lp_sweep_test *t, char *w
 	if (type != MODEL_DONE || r.err)
 		return -EPROTO;
 	if (status)
-		snprintf(why, len, "server %s: connection records crossed", t->server);
-	else if (prepared && t->conn.peer && id != t->conn.peer)
-		snprintf(why, len,
-			 "server %s used connection %#llx, the round's exchange announced %#llx",
-			 t->server, (unsigned long long)id, (unsigned long long)t->conn.peer);
-	return status ? status : why[0] ? -EPROTO : 0;
+		return lp_fail_set(f, status, "server %s: connection records crossed", t->server);
+	if (prepared && t->conn.peer && id != t->conn.peer)
+		return lp_fail_set(
+			f, -EPROTO,
+			"server %s used connection %#llx, the round's exchange announced %#llx",
+			t->server, (unsigned long long)id, (unsigned long long)t->conn.peer);
+	return 0;
 }
 
 static void model_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_sweep_test *t)
@@ -347,8 +348,7 @@ static void model_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_
 					.attempt = t->attempt,
 					.round = t->c.round };
 	double s = m->setup_s + m->test_s, v = NAN;
-	char why[LP_SWEEP_ERR_LEN] = "";
-	struct lp_fail mf = { 0 }; /* the model's failure of this cell */
+	struct lp_fail mf = { 0 }; /* the cell's failure: the server's DONE, the model's draw */
 	bool prepared;
 	struct model_conn *conn = model_session_conn(t->conn.mine, t->c.metric, false, &prepared);
 	int ret = conn ? 0 : -ENOMEM;
@@ -360,12 +360,12 @@ static void model_client(struct lp_rdma_dev *dev, struct lp_oob *oob, struct lp_
 	if (!ret)
 		ret = model_wait(oob, s);
 	if (!ret)
-		ret = model_done(oob, t, why, sizeof(why));
+		ret = model_done(oob, t, &mf);
 	if (!ret)
 		ret = lp_sweep_model_draw(m, &k, &v, &mf);
 	model_conn_put(conn, !ret);
 	if (ret)
-		cell_error(&t->c, ret, why[0] ? why : lp_fail_msg(&mf));
+		cell_error(&t->c, ret, lp_fail_msg(&mf));
 	else
 		model_cell(&t->c, &t->p, m->rate_gbps, v);
 }

@@ -47,14 +47,13 @@ static void use(struct lp_coll_run *cr)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct lp_coll_run *cr = lp_coll_run_new();
-	char why[256];
+	struct lp_fail why = { 0 };
 
 	if (!cr)
 		abort();
-	why[0] = 0;
-	if (!lp_coll_import_text(cr, (const char *)data, size, "fuzz", NULL, why, sizeof(why)))
+	if (!lp_coll_import_text(cr, (const char *)data, size, "fuzz", NULL, &why))
 		use(cr);
-	else if (!why[0])
+	else if (!why.msg[0])
 		abort(); /* a refusal always says why */
 	lp_coll_run_free(cr);
 	return 0;

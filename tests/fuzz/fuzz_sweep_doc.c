@@ -21,18 +21,20 @@ static void write_doc(const struct lp_sweep_run *r, char **buf, size_t *len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct lp_sweep_run r, back;
-	char why[256], *a = NULL, *b = NULL;
+	struct lp_fail why = { 0 };
+	char *a = NULL, *b = NULL;
 	size_t alen = 0, blen = 0;
 
-	if (lp_sweep_read_text(&r, (const char *)data, size, why, sizeof(why)))
+	if (lp_sweep_read_text(&r, (const char *)data, size, NULL))
 		return 0;
 	if (r.n > 64 || r.ncells > 4096) { /* a big run is fine, but slow to fuzz */
 		lp_sweep_run_free(&r);
 		return 0;
 	}
 	write_doc(&r, &a, &alen);
-	if (lp_sweep_read_text(&back, a, alen, why, sizeof(why))) {
-		fprintf(stderr, "the writer's own document does not read back: %s\n", why);
+	if (lp_sweep_read_text(&back, a, alen, &why)) {
+		fprintf(stderr, "the writer's own document does not read back: %s\n",
+			lp_fail_msg(&why));
 		abort();
 	}
 	write_doc(&back, &b, &blen);

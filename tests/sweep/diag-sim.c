@@ -254,15 +254,16 @@ static int write_doc(const struct job *j, const struct bench_setting *s,
 /* --score: trial i's document (the i-th of the list) read and diagnosed as lp-sweep wrote it. */
 static int score_doc(const struct job *j, int i, struct lp_sweep_run *r)
 {
-	char buf[8192], why[256];
+	char buf[8192];
+	struct lp_fail why = { 0 };
 	const char *items[512];
 	int n = 0, rc;
 
 	if (lp_split_list(j->score, buf, sizeof(buf), items, 512, &n) || i >= n)
 		return -EINVAL;
-	rc = lp_sweep_read_json(r, items[i], why, sizeof(why));
+	rc = lp_sweep_read_json(r, items[i], &why);
 	if (rc)
-		lp_err("%s: %s", items[i], why);
+		lp_err("%s: %s", items[i], lp_fail_msg(&why));
 	return rc ? rc : lp_sweep_diagnose(r);
 }
 
@@ -474,12 +475,12 @@ static int replay(const char *model_path, const char *run_path, const char *json
 	struct lp_sweep_run run, r = { 0 };
 	struct lp_sched sc = { 0 };
 	struct lp_fail mf = { 0 };
-	char *text = NULL, why[256] = "";
+	char *text = NULL;
 	size_t len;
-	int code, rc = m ? lp_sweep_read_run(&run, run_path, NULL, why, sizeof(why)) : -ENOMEM;
+	int code, rc = m ? lp_sweep_read_run(&run, run_path, NULL, &mf) : -ENOMEM;
 
 	if (rc) {
-		lp_err("%s: %s", run_path, why);
+		lp_err("%s: %s", run_path, lp_fail_msg(&mf));
 		free(m);
 		return LP_EXIT_USAGE;
 	}

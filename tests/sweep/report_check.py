@@ -195,13 +195,19 @@ def text_problems(texts, tool, where):
     return probs
 
 
-def html_texts(path):
+def html_texts(path, tool):
     """The visible text of the page's own words: tables' cells, headings, paragraphs; the
-    tools' own evidence lines (verdict reasons) and the method section are quoted as recorded."""
+    tools' own evidence lines (verdict reasons) and the method section are quoted as recorded.
+    [(text, its tool)]: the page's tool, or another's for a part marked data-tool (lp-report's
+    GPUs of every node in a sweep's report: lp-gpu's copies, in GB/s)."""
     root = lxml.html.parse(path).getroot()
     for el in root.xpath("//script|//style|//*[@id='method']/following-sibling::table|//td[@class='evidence']"):
         el.drop_tree()
-    return [t for t in root.xpath("//body//text()") if t.strip()]
+    other = []
+    for el in root.xpath("//*[@data-tool]"):
+        other += [(t, el.get("data-tool")) for t in el.xpath(".//text()") if t.strip()]
+        el.drop_tree()
+    return [(t, tool) for t in root.xpath("//body//text()") if t.strip()] + other
 
 
 def cmd_formats(paths):
@@ -210,7 +216,7 @@ def cmd_formats(paths):
     for p in paths:
         if p.endswith(".html"):
             tool = re.search(r"linkperf (lp-\w+) report", open(p).read()).group(1)
-            probs = text_problems(html_texts(p), tool, os.path.basename(p))
+            probs = [x for t, tl in html_texts(p, tool) for x in text_problems([t], tl, os.path.basename(p))]
             what = "the page"
         else:
             doc = lpdoc.load(p)

@@ -4,12 +4,12 @@
  * writer, for the scale measurements of documents (docs/SWEEP.md, "Documents
  * at scale") and their CI test at a small scale.
  *
- *   sweep-synth NODES RAILS OUT.json [SLOW [JOURNAL]]
+ *   sweep-synth NODES RAILS OUT.json [SLOW[/RAIL] [JOURNAL]]
  *
  * NODES hosts with RAILS ranks each (rails 1: no --rails), every ordered pair
  * within a rail measured once at write_lat 8 B and write_bw 64 KiB, values
  * log-normal around 2 us and 100 Gb/s (5 % noise, seeded), node SLOW (default
- * 1) at half the bandwidth as a client on every rail. The cells are made
+ * 1) at half the bandwidth as a client on every rail (on rail RAIL only, given). The cells are made
  * round by round (a host round-robin: hosts a -> b in round (a + b) mod
  * (NODES - 1)), each round journaled to JOURNAL when given, as the engine
  * does; the run is diagnosed before it is written.
@@ -86,7 +86,7 @@ static void nodes_init(struct lp_sweep_run *r, int rails)
 }
 
 /* Round t of the host round-robin: hosts ha -> hb with ha + hb = t mod R, every rail and metric. */
-static int round_cells(struct lp_sweep_run *r, int nodes, int rails, int slow, int t,
+static int round_cells(struct lp_sweep_run *r, int nodes, int rails, const int slow[2], int t,
 		       uint64_t *seed)
 {
 	int R = nodes - 1, rc = 0;
@@ -101,8 +101,12 @@ static int round_cells(struct lp_sweep_run *r, int nodes, int rails, int slow, i
 					int a = ha * rails + rail, b = hb * rails + rail;
 
 					lp_sweep_cell_init(&c, m, a, b, LP_PHASE_SWEEP, t);
-					fill_cell(&c, m == 0, m == 1 && ha == slow ? 0.5 : 1, seed,
-						  t);
+					fill_cell(&c, m == 0,
+						  m == 1 && ha == slow[0] &&
+								  (slow[1] < 0 || rail == slow[1])
+							  ? 0.5
+							  : 1,
+						  seed, t);
 					rc = lp_sweep_add_cell(r, &c);
 				}
 		}
@@ -111,7 +115,7 @@ static int round_cells(struct lp_sweep_run *r, int nodes, int rails, int slow, i
 }
 
 /* Every round in turn, each journaled when jl is open (a header first). */
-static int build(struct lp_sweep_run *r, int nodes, int rails, int slow,
+static int build(struct lp_sweep_run *r, int nodes, int rails, const int slow[2],
 		 struct lp_sweep_journal *jl)
 {
 	int rc = lp_sweep_run_init(r, nodes * rails);
@@ -135,17 +139,22 @@ int main(int argc, char **argv)
 	struct lp_sweep_journal jl = { 0 };
 	struct lp_sweep_run r;
 	int nodes = argc > 3 ? atoi(argv[1]) : 0, rails = argc > 3 ? atoi(argv[2]) : 0;
+	int slow[2] = { argc > 4 ? atoi(argv[4]) : 1, -1 }; /* SLOW[/RAIL]: that node, one rail */
 	FILE *f;
 	int rc = 0;
 
+	if (argc > 4 && strchr(argv[4], '/'))
+		slow[1] = atoi(strchr(argv[4], '/') + 1);
+
 	if (argc < 4 || nodes < 2 || rails < 1) {
-		fprintf(stderr, "usage: sweep-synth NODES RAILS OUT.json [SLOW [JOURNAL]]\n");
+		fprintf(stderr,
+			"usage: sweep-synth NODES RAILS OUT.json [SLOW[/RAIL] [JOURNAL]]\n");
 		return LP_EXIT_USAGE;
 	}
 	if (argc > 5)
 		rc = lp_sweep_journal_open(&jl, argv[5], false);
 	if (!rc)
-		rc = build(&r, nodes, rails, argc > 4 ? atoi(argv[4]) : 1, &jl);
+		rc = build(&r, nodes, rails, slow, &jl);
 	if (!rc)
 		rc = lp_sweep_diagnose(&r);
 	lp_sweep_journal_end(&jl, &r, lp_sweep_exit_code(&r));

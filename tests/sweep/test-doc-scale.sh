@@ -13,7 +13,9 @@
 # shown to fail on its fault (another slow node, a round written as one object per cell, a
 # column of the wrong type, a journal that lost two rounds). A heatmap of more than 512 nodes per
 # axis keeps each bin's worst cell (plots/lpplot.py); plots/lpdoc.py labels each verdict's metric
-# with its own rail's block. Correctness only: no time bound.
+# with its own rail's block. The diagnosis keeps the rails' cells apart (sweep/diag.h): the same
+# document as the n x n matrix over every rank (LP_SWEEP_DIAG_WHOLE=1); a fault on rail 3 only is
+# named on rail 3 and nowhere else. Correctness only: no time bound.
 set -u
 cd "$(dirname "$0")/../.."
 B=${LP_BUILD:-build}
@@ -107,6 +109,23 @@ check "document ($(stat -c %s "$T/in.json") bytes): 16 blocks of 64, $CELLS cell
 diag other "$T/other.json"
 [ "$(facts other)" = "$(want 1 $CELLS False)" ] && bad "another slow node passed as node0005" ||
 	ok "fault: another slow node (node0006) is told apart"
+
+# the diagnosis keeps each rail's cells apart (sweep/diag.h struct lp_diag_lay), not the n x n
+# matrix over every rank: the same document as the n x n path (LP_SWEEP_DIAG_WHOLE=1)
+nomethod() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.pop('method'); print(json.dumps(d))" "$1" | md5sum; }
+LP_SWEEP_DIAG_WHOLE=1 diag whole "$T/in.json"
+check "per rail and n x n over all $((N * R)) ranks: the same document (but the method block)" \
+	[ "$(nomethod "$T/doc.json")" = "$(nomethod "$T/whole.json")" ]
+[ "$(nomethod "$T/other.json")" = "$(nomethod "$T/whole.json")" ] &&
+	bad "another run's document passed as the same" || ok "fault: another run's document differs"
+# a fault on one rail only: named on that rail, nothing else
+"$S" $N $R "$T/rail3.json" 5/3 || bad "sweep-synth (node 5, rail 3)"
+diag rail3 "$T/rail3.json"
+on_rail() { # name rail: node0005/rail slow as client, the only verdict, exit 1
+	[ "$(facts "$1")" = "1:16x64:$CELLS:[('node_slow', 'node0005/$2', 1)]:False" ]
+}
+check "a fault on rail 3 only (node0005's write_bw): named on rail 3, nothing else" on_rail rail3 3
+on_rail rail3 4 && bad "rail 3's fault passed as rail 4's" || ok "fault: rail 3's fault is not rail 4's"
 
 diag again "$T/doc.json"
 check "read and written again, the same (but the method block)" \

@@ -139,6 +139,19 @@ if [ -x "$B/lp-sweep" ]; then
 	refuses "time-table check: a figure typed in by hand fails" plan_table_ok "$T/q-2.md"
 	check "lp-qualify --plan refuses a bad node list (exit 2)" \
 		bash -c 'PATH="$1:$PATH" scripts/lp-qualify --plan 8,x >/dev/null 2>&1; [ $? = 2 ]' _ "$PWD/$B"
+	check "lp-qualify --plan refuses --gpus x (exit 2)" \
+		bash -c 'PATH="$1:$PATH" scripts/lp-qualify --plan 8 --gpus x >/dev/null 2>&1; [ $? = 2 ]' _ "$PWD/$B"
+	# the GPU step is in the total: one node's lp-gpu run, longer with more GPUs (its peer pairs
+	# grow as G(G-1)), none with --gpus 0; the Slurm time grows with it
+	gpu_row() { PATH="$PWD/$B:$PATH" scripts/lp-qualify --plan 64 --gpus "$1" | grep "$2"; }
+	slurm_of() { gpu_row "$1" '^| Slurm `-t` for `lp-qualify` (' | grep -o '\*\*[0-9]* min' | tr -dc '0-9'; }
+	secs() { gpu_row "$1" '^| GPUs on every node' | awk -F'|' '{print $3}' | tr -d ' s'; }
+	s2=$(secs 2) s4=$(secs 4) none=$(gpu_row 0 '^| GPUs on every node' | grep -c 'no GPU step (--gpus 0)')
+	if [ -x "$B/lp-gpu" ]; then
+		check "lp-qualify --plan: the GPU step grows with the GPUs per node ($s2 s at 2, $s4 s at 4) and the Slurm time with it" \
+			bash -c '[ "$1" -gt 0 ] && [ "$2" -gt "$1" ] && [ "$3" -gt "$4" ]' _ "${s2:-0}" "${s4:-0}" "$(slurm_of 8)" "$(slurm_of 0)"
+		check "lp-qualify --plan --gpus 0: no GPU step, said" [ "$none" = 1 ]
+	fi
 else
 	echo "SKIP QUALIFY.md time table: $B/lp-sweep not built"
 fi

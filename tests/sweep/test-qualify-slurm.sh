@@ -87,6 +87,8 @@ check(len(nodes) == 4 and all(i.get("device") == "rxe0" and i.get("node_guid") a
       "sweep: every node record holds its port's inventory (device, node GUID, GID)")
 check(all(i.get("pci", {}).get("vpd", {}).get("note") for i in invs),
       "sweep: what the inventory cannot know says why (Soft-RoCE: no PCI function, no VPD)")
+check(all(n.get("dscp") == 0 and n.get("dscp_source") == "derived: tclass 0 >> 2" for n in nodes),
+      "sweep: every RoCE node records its DSCP and its source (Soft-RoCE reports none: derived from class 0)")
 gates = doc.get("run", {}).get("node_gates")
 check(isinstance(gates, list) and len(gates) == 4 and all(g.get("reason") for g in gates),
       "sweep: a node gate per node recorded, each with its reason (run.node_gates)")

@@ -83,36 +83,42 @@ expand tests/fixtures/check/cx7-ib.txt "$T/sys-down" \
 	"file sys/class/infiniband/mlx5_0/ports/1/phys_state 3: Disabled"
 
 launcher="timeout -k 5 300 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp --mca pml ob1 --mca mpi_yield_when_idle 1 -np $N"
-# lp-sweep --check judges the RoCE class the sweep is given (--tclass), else the device's: the
-# same tree without --tclass must name the device's class 106 (the check that fails if the
-# option were dropped on its way, as it was before)
+# lp-sweep --check judges the RoCE class the sweep is given (--tclass), else the verbs default 0;
+# mlx5's Global tclass (the fixture's 106) is applied to every QP by the driver, so there a
+# --tclass that differs is said to be overridden and 106 is judged (the option reaching the
+# check is what these show: it was once dropped on its way)
 expand tests/fixtures/check/roce-cx6dx.txt "$T/sys-roce"
+expand tests/fixtures/check/roce-cx6dx.txt "$T/sys-notc" "rm sys/class/infiniband/mlx5_0/tc"
 for tc in "" 98 0; do
-	LP_SYSFS_ROOT=$T/sys-roce $launcher "$B/lp-sweep" --check ${tc:+--tclass $tc} </dev/null >"$T/roce$tc.out" 2>&1
+	LP_SYSFS_ROOT=$T/sys-notc $launcher "$B/lp-sweep" --check ${tc:+--tclass $tc} </dev/null >"$T/roce$tc.out" 2>&1
 done
-grep -q '^WARN  roce_pfc .* tclass 98 (--tclass)' "$T/roce98.out" &&
-	grep -q '^WARN  roce_pfc .* tclass 106 (the device' "$T/roce.out" &&
-	ok "lp-sweep --check --tclass 98 judges class 98; without it the device's 106" ||
-	bad "lp-sweep --check does not judge the class it is given"
+LP_SYSFS_ROOT=$T/sys-roce $launcher "$B/lp-sweep" --check --tclass 98 </dev/null >"$T/roce-global.out" 2>&1
+grep -q '^WARN  roce_pfc .* tclass 98 (--tclass), DSCP 24 (derived: tclass 98 >> 2)' "$T/roce98.out" &&
+	grep -q '^WARN  roce_pfc .* tclass 0 (the verbs default), DSCP 0 (derived' "$T/roce.out" &&
+	ok "lp-sweep --check --tclass 98 judges class 98 (its DSCP derived, said); without it the verbs default 0" ||
+	bad "lp-sweep --check does not judge the class it is given: $(grep roce_pfc "$T/roce98.out" "$T/roce.out")"
 # an explicit --tclass 0 is class 0 (the verbs default), not "not given"
-grep -q '^WARN  roce_pfc .* tclass 0 (--tclass)' "$T/roce0.out" &&
-	ok "lp-sweep --check --tclass 0 judges class 0, not the device's 106" ||
+grep -q '^WARN  roce_pfc .* tclass 0 (--tclass), DSCP 0' "$T/roce0.out" &&
+	ok "lp-sweep --check --tclass 0 judges class 0" ||
 	bad "lp-sweep --check --tclass 0: $(grep roce_pfc "$T/roce0.out")"
+grep -q "^WARN  roce_pfc .* tclass 106 (the device's, tc/PORT/traffic_class: --tclass 98 is overridden), DSCP 26 (tc/PORT/traffic_class: every QP)" "$T/roce-global.out" &&
+	ok "a Global tclass on the device: --tclass 98 said overridden, 106 and its DSCP 26 judged" ||
+	bad "Global tclass and --tclass 98: $(grep roce_pfc "$T/roce-global.out")"
 # lp-qualify's pre-flight judges the class its sweep is given (lp-sweep's -T/--tclass, --sl
 # after --), and the sweep's document records it (0 given: 0, not -1 the device's)
 LP_SYSFS_ROOT=$T/sys-roce scripts/lp-qualify --out "$T/tclass" --no-gpu \
 	--launcher "${launcher% -np *} -np 2" -- --model "$T/healthy.json" --isolation none \
 	--tclass=0 --sl 2 </dev/null >"$T/tclass.out" 2>&1
-grep -q '^WARN  roce_pfc .* tclass 0 (--tclass)' "$T/tclass/check.txt" &&
+grep -q "roce_pfc .* tclass 106 (the device's, tc/PORT/traffic_class: --tclass 0 is overridden)" "$T/tclass/check.txt" &&
 	grep -q 'lp-sweep --check --tclass=0 --sl 2 --json' "$T/tclass/qualify.log" &&
 	[ "$($PY -c 'import json, sys; r = json.load(open(sys.argv[1]))["run"]; print(r["tclass"], r["sl"])' \
 		"$T/tclass/sweep.json" 2>&1)" = "0 2" ] &&
-	ok "lp-qualify -- --tclass=0 --sl 2: the pre-flight judges class 0, the sweep records 0 and 2" ||
+	ok "lp-qualify -- --tclass=0 --sl 2: the pre-flight sees class 0 (overridden by the device's Global 106), the sweep records 0 and 2" ||
 	bad "lp-qualify's pre-flight and --tclass: $(grep -E 'check:|roce_pfc' "$T/tclass/qualify.log" "$T/tclass/check.txt" | head -3)"
 qualify() { # DIR TREE MODEL [lp-qualify options]: lp-qualify's exit code, its output in DIR.out
 	local dir=$1 tree=$2 model=$3
 	shift 3
-	LP_SYSFS_ROOT=$tree scripts/lp-qualify --out "$T/$dir" --launcher "$launcher" "$@" \
+	LP_SYSFS_ROOT=$tree SLURM_NNODES=$N scripts/lp-qualify --out "$T/$dir" --launcher "$launcher" "$@" \
 		-- --model "$model" --isolation none </dev/null >"$T/$dir.out" 2>&1
 }
 xpath() { # HTML EXPR: what lxml finds there, one a line
@@ -141,6 +147,9 @@ for f in command.txt qualify.log check.json check.txt sweep.json sweep.journal s
 	sweep-cells.csv sweep-write_bw-1048576.csv sweep-write_lat-8.csv; do
 	[ -s "$d/$f" ] || bad "healthy: $f missing or empty"
 done
+grep -q "^lp-qualify: predicted for $N nodes: pre-flight at most .*, GPU step .*, sweep at most .*, report .*: at most .* in all; Slurm -t [0-9]* (minutes)$" "$d/qualify.log" &&
+	ok "the log predicts the run's time for its $N nodes, every step in it, and the Slurm -t" ||
+	bad "no prediction in the log: $(grep -m1 'predicted\|no time prediction' "$d/qualify.log")"
 grep -q -- "--out $d " "$d/command.txt" && ok "command.txt holds the command line" ||
 	bad "command.txt: $(cat "$d/command.txt")"
 for s in check sweep; do
@@ -148,8 +157,9 @@ for s in check sweep; do
 		ok "healthy: step $s ran, exit 0, marked done" || bad "healthy: step $s: $(grep ": $s:" "$d/qualify.log")"
 done
 if [ -x "$B/lp-gpu" ]; then
-	[ "$(cat "$d/.done/gpu" 2>/dev/null)" = 0 ] && [ "$(grep -c 'lp-gpu exit' "$d/gpu.txt")" = "$N" ] &&
-		ok "healthy: lp-gpu on every rank ($(sort -u "$d/gpu.txt" | tr '\n' ' '))" || bad "healthy: gpu step: $(cat "$d/gpu.txt")"
+	[ "$(cat "$d/.done/gpu" 2>/dev/null)" = 0 ] && [ "$(grep -c '^[^ ]* lp-gpu exit [0-9]*$' "$d/gpu.txt")" = "$N" ] &&
+		grep -q "^lp-gpu on 0 hosts: no document in .* hosts\{0,1\} without a GPU (lp-gpu's exit 77)" "$d/gpu.txt" &&
+		ok "healthy: lp-gpu on every rank, the fleet's table says why it has none ($(sort -u "$d/gpu.txt" | tr '\n' ' '))" || bad "healthy: gpu step: $(cat "$d/gpu.txt")"
 fi
 [ "$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["hosts"]))' "$d/check.json")" = "$N" ] &&
 	[ "$(grep -c '^OK    port_state    mlx5_0 port 1 .*4: ACTIVE' "$d/check.txt")" = "$N" ] &&
@@ -234,39 +244,9 @@ expect $? 1 "a journal cut after its first round: resumed"
 [ "$(doc cut)" = "$full gpu005:node_slow" ] && grep -q -- '--resume' "$T/cut.out" &&
 	ok "cut: resumed to the whole matrix, gpu005 named" || bad "cut: $(doc cut)"
 
-# 7. the fleet's GPU table (plots/lpgpufleet.py) on lp-gpu documents of the H200 run
-# (docs/data/2026-12-02-h200/lp-gpu-1.json), copied to HOSTS hosts of GPUS GPUs each with +-1 %
-# of spread, and a latency path; faults: FAULT ... as host:test:factor (every GPU of the host)
-# or host:test:factor:gpu
-gpudocs() { # DIR HOSTS GPUS [FAULT...]
-	$PY - "$@" <<'EOF2'
-import copy, json, os, sys
-out, hosts, gpus, faults = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-base = json.load(open("docs/data/2026-12-02-h200/lp-gpu-1.json"))
-lat = {"test": "lat_ld", "unit": "ns", "size": 8, "matrix": "GPU -> CPU", "status": "ok",
-       "series": [{"label": "value", "cells": [{"from": "GPU0", "to": "CPU", "status": "ok",
-                                                 "median": 800.0}]}]}
-os.makedirs(os.path.join(out, "gpu"), exist_ok=True)
-for h in range(hosts):
-    d = copy.deepcopy(base)
-    d["host"]["host"] = name = f"gpu{h:03d}"
-    for r in d["results"] + [copy.deepcopy(lat)]:
-        if r["test"] == "lat_ld":
-            d["results"].append(r)
-        for s in r["series"]:
-            c0 = s["cells"][0]
-            s["cells"] = []
-            for g in range(gpus):
-                c = dict(c0, median=c0["median"] * (1 + 0.01 * ((h * 7 + g * 3) % 5 - 2) / 2))
-                c.update({e: f"GPU{g}" for e in ("from", "to") if c0[e] == "GPU0"})
-                for f in faults:
-                    fh, ft, fx, *fg = f.split(":")
-                    if fh == name and ft == r["test"] and (not fg or fg[0] == f"GPU{g}"):
-                        c["median"] *= float(fx)
-                s["cells"].append(c)
-    json.dump(d, open(os.path.join(out, "gpu", name + ".json"), "w"))
-EOF2
-}
+# 7. the fleet's GPU table (plots/lpgpufleet.py) on lp-gpu documents of the H200 run copied to
+# a fleet (tests/sweep/gpufleet-docs.py)
+gpudocs() { $PY tests/sweep/gpufleet-docs.py "$@"; } # DIR HOSTS GPUS [FAULT...]
 fleet() { # DIR: the table's verdicts, sorted, one a line; its exit code in $T/frc
 	$PY plots/lpgpufleet.py "$1" --csv "$1/f.csv" >"$1/f.txt" 2>&1
 	echo $? >"$T/frc"
@@ -274,7 +254,7 @@ fleet() { # DIR: the table's verdicts, sorted, one a line; its exit code in $T/f
 }
 gpudocs "$T/g-ok" 16 8
 [ -z "$(fleet "$T/g-ok")" ] && [ "$(cat "$T/frc")" = 0 ] &&
-	[ "$(grep -c '^lat_ld 8 B \[ns\], GPU -> CPU: fleet median .* over 128 GPUs of 16 hosts' "$T/g-ok/f.txt")" = 1 ] &&
+	[ "$(grep -c '^lat_ld 8 B \[us\]: fleet median .* over 128 GPUs of 16 hosts' "$T/g-ok/f.txt")" = 1 ] &&
 	[ "$(wc -l <"$T/g-ok/f.csv")" = $((1 + 128 * 19)) ] &&
 	ok "GPU fleet: 16 hosts x 8 GPUs within 1 %: nothing named, exit 0, 19 paths, every GPU in the CSV" ||
 	bad "GPU fleet, healthy: exit $(cat "$T/frc"), $(grep -m3 'verdict\|lat_ld' "$T/g-ok/f.txt")"
@@ -283,12 +263,29 @@ gpudocs "$T/g-bad" 16 8 gpu003:h2d_ce:0.7 gpu009:d2h_sm:0.8:GPU5 gpu012:lat_ld:1
 want="verdict: gpu_node_slow gpu003: h2d_ce 1 GiB: 8 of its GPUs below 0.9x the fleet's 55.04 GB/s
 verdict: gpu_node_slow gpu003: h2d_ce 256 MiB: 8 of its GPUs below 0.9x the fleet's 55.24 GB/s
 verdict: gpu_slow gpu009 GPU5: d2h_sm 1 GiB 42.17 GB/s, 0.80x the fleet's 52.45
-verdict: gpu_slow gpu009 GPU5: d2h_sm 256 MiB 42.1 GB/s, 0.80x the fleet's 52.36
-verdict: gpu_slow gpu012 GPU2: lat_ld 8 B 1030 ns, 0.78x the fleet's 800"
+verdict: gpu_slow gpu009 GPU5: d2h_sm 256 MiB 42.10 GB/s, 0.80x the fleet's 52.36
+verdict: gpu_slow gpu012 GPU2: lat_ld 8 B 1.030 us, 0.78x the fleet's 0.8000"
 got=$(fleet "$T/g-bad")
 [ "$got" = "$want" ] && [ "$(cat "$T/frc")" = 1 ] &&
 	ok "GPU fleet: a host with every GPU slow on a path is one node verdict, a slow GPU (and a slow latency) its own, 5 % is not named; exit 1" ||
 	bad "GPU fleet, faults: exit $(cat "$T/frc"), got:
+$got"
+# against the profile: gpu001 at 0.93x is not slow against the fleet but below the limit each
+# host's document was judged with (lp-judge, as lp-gpu --expect writes it): named with the limit
+gpudocs "$T/g-prof" 4 2 gpu001:h2d_ce:0.93
+for f in "$T"/g-prof/gpu/*.json; do
+	"$B/lp-judge" "$f" --min-gbps h2d_ce=52GB/s --json "$f.j" >/dev/null; mv "$f.j" "$f"
+done
+want="verdict: gpu_profile gpu001 GPU0: h2d_ce 1 GiB 51.19 GB/s, beyond the profile's limit 52.00
+verdict: gpu_profile gpu001 GPU0: h2d_ce 256 MiB 51.37 GB/s, beyond the profile's limit 52.00
+verdict: gpu_profile gpu001 GPU1: h2d_ce 1 GiB 50.68 GB/s, beyond the profile's limit 52.00
+verdict: gpu_profile gpu001 GPU1: h2d_ce 256 MiB 50.86 GB/s, beyond the profile's limit 52.00"
+got=$(fleet "$T/g-prof")
+[ "$got" = "$want" ] && [ "$(cat "$T/frc")" = 1 ] &&
+	grep -q '^h2d_ce 1 GiB \[GB/s\]: .*; profile at least 52.00 (--min-gbps h2d_ce=52GB/s)' "$T/g-prof/f.txt" &&
+	[ "$(grep -c ',1$' "$T/g-prof/f.csv")" = 4 ] &&
+	ok "GPU fleet: 0.93x is not slow against the fleet but below the profile's 52 GB/s: each GPU named with the limit and its source (exit 1)" ||
+	bad "GPU fleet against the profile: exit $(cat "$T/frc"), got:
 $got"
 gpudocs "$T/g-few" 2 1 gpu001:h2d_ce:0.5
 [ -z "$(fleet "$T/g-few")" ] && grep -q 'too few to compare (fewer than 3)' "$T/g-few/f.txt" &&
@@ -300,6 +297,15 @@ head -c 300 "$T/g-ok/gpu/gpu004.json" >"$T/g-torn/gpu/gpu004.json"
 	grep -q 'over 120 GPUs of 15 hosts' "$T/g-torn/f.txt" &&
 	ok "GPU fleet: a torn document is named (exit 1), the other 15 hosts still compared" ||
 	bad "GPU fleet, torn: exit $(cat "$T/frc"), $(head -2 "$T/g-torn/f.txt")"
+# a host whose lp-gpu ran (gpu.txt) but whose document is not in gpu/ (the run directory not on
+# a filesystem every node shares): named, exit 1
+cp -r "$T/g-ok" "$T/g-lost"
+printf 'gpu000 lp-gpu exit 0\ngpu016 lp-gpu exit 0\ngpu017 lp-gpu exit 77\n' >"$T/g-lost/gpu.txt"
+[ -z "$(fleet "$T/g-lost")" ] && [ "$(cat "$T/frc")" = 1 ] &&
+	grep -q "^unreadable: gpu016: lp-gpu's exit 0 but no .*gpu016.json (is the run directory on a filesystem every node shares?)" "$T/g-lost/f.txt" &&
+	grep -q "^also: 1 host without a GPU (lp-gpu's exit 77)" "$T/g-lost/f.txt" && ! grep -q 'gpu000:' "$T/g-lost/f.txt" &&
+	ok "GPU fleet: a host that ran lp-gpu but left no document is named (exit 1), one without a GPU said" ||
+	bad "GPU fleet, a lost document: exit $(cat "$T/frc"), $(head -3 "$T/g-lost/f.txt")"
 $PY plots/lpgpufleet.py "$T/nowhere" >"$T/f-usage" 2>&1
 [ $? = 2 ] && [ "$(wc -l <"$T/f-usage")" = 1 ] && ok "GPU fleet: no such directory: one line, exit 2" ||
 	bad "GPU fleet, no directory: $(cat "$T/f-usage")"
@@ -324,6 +330,15 @@ rc=$?
 	grep -q '^verdict: gpu_node_slow gpu003: h2d_ce 1 GiB' "$T/gq/gpu.txt" && [ -s "$T/gq/gpu-fleet.csv" ] &&
 	ok "lp-qualify: a slow GPU host in the fleet's table fails the GPU step and the gate (exit 1), the sweep healthy" ||
 	bad "lp-qualify with a slow GPU host: exit $rc; $(grep ': gpu:' "$T/gq/qualify.log")"
+if [ $has_report = 1 ]; then
+	[ "$(xpath "$T/gq/report.html" '//*[@id="verdict"]')" = FAIL ] &&
+		[ "$(xpath "$T/gq/report.html" '//table[@id="gpu-fleet-named"]//tr/@data-host' | sort -u)" = gpu003 ] &&
+		ok "lp-qualify's report: FAIL, gpu003 named in its GPU table (the run directory's gpu/)" ||
+		bad "lp-qualify's report of a slow GPU host: $(xpath "$T/gq/report.html" '//*[@id="why"]/li' | head -2)"
+	xpath "$T/healthy/report.html" '//*[@id="gpu-fleet-none"]' | grep -q "^no GPU fleet data" &&
+		ok "healthy run without GPUs: the report says there is no GPU fleet data" ||
+		bad "healthy run's report: no word on GPU data"
+fi
 
 # 8. usage: one line, exit 2
 scripts/lp-qualify --launcher "$launcher" >"$T/u1" 2>&1

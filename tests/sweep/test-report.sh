@@ -164,13 +164,48 @@ browse "$out/rdma-floor.html"
 [ "$(xpath "$out/dom.html" '//*[@id="verdict"]')" = FAIL ] && ok "rdma-floor.html renders in chromium" ||
 	bad "rdma-floor.html: no verdict in the DOM"
 
+# the GPUs of every node (lp-qualify's run directory: gpu/*.json beside sweep.json): a fleet of
+# 16 hosts x 8 GPUs with a slow host and a slow GPU is FAIL with both named in the GPU table and
+# the verdict's reasons, rendered in chromium; the same fleet healthy PASSes with the table and
+# nothing named; a sweep with no gpu/ beside it says there is no GPU fleet data
+for name in bad ok; do
+	faults=()
+	[ "$name" = bad ] && faults=(gpu003:h2d_ce:0.7 gpu009:d2h_sm:0.8:GPU5)
+	$PY tests/sweep/gpufleet-docs.py "$out/fleet-$name" 16 8 "${faults[@]}"
+	cp "$sw/fabric4-healthy.json" "$out/fleet-$name/sweep.json"
+	timeout 300 plots/lp-report "$out/fleet-$name/sweep.json" -o "$out/fleet-$name.html" >/dev/null ||
+		bad "lp-report of fleet-$name exited $?"
+done
+check_page "$out/fleet-bad.html" FAIL ""
+rows=$(xpath "$out/dom.html" '//table[@id="gpu-fleet-named"]//tr/@data-host' | sort | uniq -c | awk '{print $2 ":" $1}' | tr '\n' ' ')
+[ "$rows" = "gpu003:2 gpu009:2 " ] &&
+	xpath "$out/dom.html" '//table[@id="gpu-fleet-named"]//tr[@data-host="gpu003"]/td[1]' | sort -u | grep -qx "slow node" &&
+	[ "$(xpath "$out/dom.html" '//table[@id="gpu-fleet"]//tr[@data-path]' | wc -l)" = 19 ] &&
+	[ "$(xpath "$out/dom.html" '//table[@id="gpu-fleet"]//tr[@class="bad"]/@data-path' | tr '\n' ,)" = "d2h_sm 256 MiB,d2h_sm 1 GiB,h2d_ce 256 MiB,h2d_ce 1 GiB," ] &&
+	xpath "$out/dom.html" '//*[@id="why"]/li' | grep -q "^gpu node slow gpu003: h2d_ce 1 GiB" &&
+	ok "GPU fleet in the report (chromium): gpu003 a slow node and gpu009 a slow GPU on their 2 paths each, 19 paths, the reasons under the verdict" ||
+	bad "GPU fleet in the report: named rows '$rows', bad paths $(xpath "$out/dom.html" '//table[@id="gpu-fleet"]//tr[@class="bad"]/@data-path' | tr '\n' ,)"
+browse "$out/fleet-ok.html"
+[ "$(xpath "$out/dom.html" '//*[@id="verdict"]')" = PASS ] &&
+	[ "$(xpath "$out/dom.html" '//table[@id="gpu-fleet"]//tr[@data-path]' | wc -l)" = 19 ] &&
+	[ -z "$(xpath "$out/dom.html" '//table[@id="gpu-fleet-named"]')" ] &&
+	ok "a healthy GPU fleet: PASS, its 19 paths shown, nothing named" || bad "a healthy GPU fleet: $(xpath "$out/dom.html" '//*[@id="why"]/li' | head -2)"
+xpath "$out/healthy.html" '//*[@id="gpu-fleet-none"]' | grep -q "^no GPU fleet data: .*/gpu does not exist" &&
+	ok "a sweep without gpu/ beside it: the report says there is no GPU fleet data" ||
+	bad "a sweep without GPU data: '$(xpath "$out/healthy.html" '//*[@id="gpus"]/following-sibling::p[1]')'"
+
 # formats and units of every page: no exponent, no nan, sizes as 64 KiB, Gb/s for the network
 # and GB/s for GPU copies; the check catches a page with 2.808e+04, nan and 65536 injected
 check formats "$out"/throttle.html "$out"/disjoint.html "$out"/incast.html \
-	"$out"/healthy.html "$out"/gpu.html "$out"/gpu-floor.html "$out"/rdma-floor.html || fails=$((fails + 1))
+	"$out"/healthy.html "$out"/gpu.html "$out"/gpu-floor.html "$out"/rdma-floor.html \
+	"$out"/fleet-bad.html "$out"/fleet-ok.html || fails=$((fails + 1))
 sed 's|<td class="num">|<td class="num">2.808e+04 nan 65536 |' "$out/healthy.html" >"$out/injected.html"
 [ "$(check formats "$out/injected.html" | grep -c 'exponent\|nan\|size')" -ge 1 ] &&
 	ok "fault: a page with 2.808e+04, nan and 65536 is caught" || bad "an injected exponent passed"
+# GB/s is lp-gpu's unit inside the GPU section only: the same words outside it are caught
+sed 's|<h2 id="gpus">|<p>write_bw 12 GB/s</p>&|' "$out/fleet-bad.html" >"$out/injected-gbs.html"
+check formats "$out/injected-gbs.html" | grep -q "GB/s in an lp-sweep output: 'write_bw 12 GB/s'" &&
+	ok "fault: GB/s outside the GPU section of a sweep's report is caught" || bad "GB/s outside the GPU section passed"
 
 echo '{"tool": "something-else"}' >"$out/bad.json"
 printf 'a,b,c\n1,2,3\n' >"$out/bad.csv"

@@ -31,14 +31,14 @@ static void three_nodes(struct lp_sweep_run *r)
 static void test_absent_node_fails(void **state)
 {
 	struct lp_sweep_run r;
-	char why[128] = "";
+	struct lp_fail why;
 	int failed = 0, named = 0;
 
 	(void)state;
 	three_nodes(&r);
 	/* lpnode1 has a rank: skipped; empty items and white space are fine */
 	assert_int_equal(lp_sweep_add_absent(&r, " lpnode3 = down* (Not responding) ;;lpnode1=x\n",
-					     why, sizeof(why)),
+					     lp_fresh(&why)),
 			 0);
 	assert_int_equal(r.n, 4);
 	assert_string_equal(r.nodes[3].name, "lpnode3");
@@ -71,19 +71,18 @@ static void test_absent_bad_spec(void **state)
 		"a123456789012345678901234567890123456789012345678901234567890123456789012345678901=x"
 	};
 	struct lp_sweep_run r;
-	char why[256];
+	struct lp_fail why;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		three_nodes(&r);
-		why[0] = 0;
-		assert_int_equal(lp_sweep_add_absent(&r, bad[i], why, sizeof(why)), -EINVAL);
-		assert_non_null(strstr(why, "expected NAME=REASON"));
+		assert_int_equal(lp_sweep_add_absent(&r, bad[i], lp_fresh(&why)), -EINVAL);
+		assert_non_null(strstr(why.msg, "expected NAME=REASON"));
 		lp_sweep_run_free(&r);
 	}
 	three_nodes(&r); /* nothing to add */
-	assert_int_equal(lp_sweep_add_absent(&r, NULL, why, sizeof(why)), 0);
-	assert_int_equal(lp_sweep_add_absent(&r, "", why, sizeof(why)), 0);
+	assert_int_equal(lp_sweep_add_absent(&r, NULL, lp_fresh(&why)), 0);
+	assert_int_equal(lp_sweep_add_absent(&r, "", lp_fresh(&why)), 0);
 	assert_int_equal(r.n, 3);
 	assert_int_equal(r.ncells, 6);
 	lp_sweep_run_free(&r);

@@ -732,6 +732,15 @@ static void test_fail_record(void **state)
 	assert_non_null(strstr(f.where, "test_common.c:"));
 	assert_int_equal(lp_fail_wrap(&f, "profile %s", "a"), -ENOENT);
 	assert_string_equal(lp_fail_msg(&f), "profile a: no such thing: x.json");
+	/* a path in front, no separator: the reader's "nodes[3]." before a member's message */
+	assert_int_equal(lp_fail_prefix(&f, "runs[%d].", 2), -ENOENT);
+	assert_string_equal(lp_fail_msg(&f), "runs[2].profile a: no such thing: x.json");
+	assert_int_equal(lp_fail_prefix(NULL, "x"), 0);
+	lp_fail_clear(&f);
+	assert_int_equal(lp_fail_prefix(&f, "x."), 0); /* nothing to prefix: stays ok */
+	assert_true(lp_fail_ok(&f));
+	fail_inner(&f);
+	lp_fail_wrap(&f, "profile %s", "a");
 	lp_log_set_level(LP_LOG_QUIET);
 	assert_int_equal(lp_fail_report(&f, 0), LP_EXIT_FAIL);
 	assert_string_equal(lp_err_last(), "profile a: no such thing: x.json");

@@ -244,12 +244,12 @@ static void json_fn(FILE *f, const struct lp_gpu_report *rep)
 static void read_back(const char *json)
 {
 	struct lp_gpu_doc *d = calloc(1, sizeof(*d));
-	char why[256];
-	json_t *o = lp_record_loadb(json, strlen(json), why, sizeof(why));
+	struct lp_fail why = { 0 };
+	json_t *o = lp_record_loadb(json, strlen(json), &why);
 
 	assert_non_null(o);
-	assert_int_equal(lp_record_read_json_more(&lp_gpu_doc_record, d, o, lp_gpu_doc_more, why,
-						  sizeof(why)),
+	assert_int_equal(lp_record_read_json_more(&lp_gpu_doc_record, d, o, lp_gpu_doc_more,
+						  lp_fresh(&why)),
 			 0);
 	assert_true(d->ngpus == 1 && d->nresults == 2 && d->has_params && !d->has_host);
 	assert_true(d->results[0].nseries == 1 && d->results[0].series[0].ncells == 1);
@@ -270,10 +270,10 @@ static void read_back(const char *json)
 			0),
 		"to");
 	lp_gpu_doc_free(d);
-	assert_int_equal(lp_record_read_json_more(&lp_gpu_doc_record, d, o, lp_gpu_doc_more, why,
-						  sizeof(why)),
+	assert_int_equal(lp_record_read_json_more(&lp_gpu_doc_record, d, o, lp_gpu_doc_more,
+						  lp_fresh(&why)),
 			 -EINVAL);
-	assert_string_equal(why, "results[0].series[0].cells[0].to: missing");
+	assert_string_equal(lp_fail_msg(&why), "results[0].series[0].cells[0].to: missing");
 	lp_gpu_doc_free(d);
 	json_decref(o);
 	free(d);

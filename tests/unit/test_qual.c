@@ -300,7 +300,7 @@ static void compare_runs(const char *run, const char *base, double pct, char *ou
 	struct lp_qual_cell *cells;
 	size_t n;
 
-	assert_int_equal(lp_qual_doc_cells(run, &cells, &n), 0);
+	assert_int_equal(lp_qual_doc_cells(run, &cells, &n, NULL), 0);
 	assert_int_equal(lp_qual_setup(q, "t", &o, NULL), 0);
 	assert_int_equal(lp_qual_judge(q, cells, n), 0);
 	out[0] = '\0';
@@ -350,7 +350,7 @@ static void test_baseline_other_nodes(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(lp_qual_doc_cells(healthy, &cells, &n), 0);
+	assert_int_equal(lp_qual_doc_cells(healthy, &cells, &n, NULL), 0);
 	assert_int_equal(n, 24);
 	for (size_t i = 0; i < n; i++)
 		cells[i].pair[2] = 'X'; /* "lpnode0>lpnode1" -> "lpXode0>lpnode1" */
@@ -394,7 +394,7 @@ static void test_baseline_gpu(void **state)
 	assert_int_equal(q.ncells, 18);
 	lp_qual_free(&q);
 
-	assert_int_equal(lp_qual_doc_cells(b, &cells, &n), 0);
+	assert_int_equal(lp_qual_doc_cells(b, &cells, &n, NULL), 0);
 	assert_string_equal(cells[0].test, "h2d_ce");
 	assert_string_equal(cells[0].pair, "GPU0<-CPU");
 	cells[0].value *= 0.8;
@@ -422,9 +422,13 @@ static void test_bad_baseline(void **state)
 		struct lp_qual_opts o = { .baseline = bad[i] };
 		struct lp_qual q;
 
-		assert_int_equal(lp_qual_doc_cells(bad[i], &cells, &n), -EINVAL);
+		struct lp_fail f = { 0 };
+
+		assert_int_equal(lp_qual_doc_cells(bad[i], &cells, &n, &f), -EINVAL);
+		assert_non_null(strstr(lp_fail_msg(&f), bad[i])); /* the file named in its cause */
 		assert_int_equal(lp_qual_setup(&q, "t", &o, NULL),
 				 -EINVAL); /* before any measuring */
+		assert_string_equal(lp_fail_msg(&q.fail), lp_fail_msg(&f)); /* the tool prints it */
 		lp_qual_free(&q);
 	}
 }

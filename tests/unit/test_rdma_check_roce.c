@@ -86,7 +86,7 @@ static void test_lossless(void **state)
 	qos_check(&x, NULL, "check/cmd", DEV, 0);
 	expect(&x, "roce_pfc", LP_CHECK_OK,
 	       "PFC on for priority 3: tclass 106 (the device's, tc/PORT/traffic_class), DSCP 26 "
-	       "-> priority 3 (dcb) (dcb)");
+	       "(tc/PORT/traffic_class: every QP) -> priority 3 (dcb) (dcb)");
 	expect(&x, "roce_ecn", LP_CHECK_OK,
 	       "ECN (DCQCN) on for priority 3, notification and reaction point (sysfs ecn)");
 	assert_null(item(&x, "roce_qos"));
@@ -94,11 +94,27 @@ static void test_lossless(void **state)
 	qos_free(&x);
 	/* the tools' class given: it is the one judged */
 	qos_check(&x, "rm sys/class/infiniband/mlx5_0/tc", "check/cmd", 106, 0);
-	expect(&x, "roce_pfc", LP_CHECK_OK, "tclass 106 (--tclass)");
+	expect(&x, "roce_pfc", LP_CHECK_OK,
+	       "tclass 106 (--tclass), DSCP 26 (derived: tclass 106 >> 2) -> priority 3");
+	qos_free(&x);
+	/* mlx5's Global tclass is applied to every QP: a --tclass 0 runs on 106 all the same */
+	qos_check(&x, NULL, "check/cmd", 0, 0);
+	expect(&x, "roce_pfc", LP_CHECK_OK,
+	       "tclass 106 (the device's, tc/PORT/traffic_class: --tclass 0 is overridden), DSCP 26 "
+	       "(tc/PORT/traffic_class: every QP) -> priority 3");
+	qos_free(&x);
+	/* bnxt_re reports its RoCE DSCP in configfs: read, not derived from the class */
+	qos_check(&x,
+		  "rm sys/class/infiniband/mlx5_0/tc\n"
+		  "file sys/kernel/config/bnxt_re/mlx5_0/ports/1/cc/roce_dscp 0x1a",
+		  "check/cmd", DEV, 0);
+	expect(&x, "roce_pfc", LP_CHECK_OK,
+	       "tclass 0 (the verbs default), DSCP 26 (bnxt_re configfs cc/roce_dscp) -> priority 3");
 	qos_free(&x);
 	/* mlnx_qos alone (no iproute2 dcb): its trust, map and PFC table */
 	qos_check(&x, NULL, "check/cmd-mlnx", DEV, 0);
-	expect(&x, "roce_pfc", LP_CHECK_OK, "DSCP 26 -> priority 3 (mlnx_qos) (mlnx_qos)");
+	expect(&x, "roce_pfc", LP_CHECK_OK,
+	       "DSCP 26 (tc/PORT/traffic_class: every QP) -> priority 3 (mlnx_qos) (mlnx_qos)");
 	qos_free(&x);
 	/* PCP trust: the service level is the priority */
 	qos_check(&x, NULL, "check/cmd-pcp", DEV, 3);
@@ -116,19 +132,26 @@ static void test_faults(void **state)
 	} v[] = {
 		/* the verbs default class 0 lands on priority 0, PFC is on 3 only: FAIL */
 		{ "rm sys/class/infiniband/mlx5_0/tc", "check/cmd", "roce_pfc",
-		  "tclass 0 (the verbs default) is lossy: DSCP 0 -> priority 0 (not in the dcb map: "
-		  "the default DSCP/8), PFC is on for priority 3 only",
+		  "tclass 0 (the verbs default) is lossy: DSCP 0 (derived: tclass 0 >> 2) -> priority 0 "
+		  "(not in the dcb map: the default DSCP/8), PFC is on for priority 3 only",
 		  DEV, 0, LP_CHECK_FAIL },
 		{ "rm sys/class/infiniband/mlx5_0/tc", "check/cmd", "roce_pfc", "--tclass 106", DEV,
 		  0, LP_CHECK_FAIL },
-		/* --tclass 0 is class 0, not "unset": the device's 106 is not judged in its place */
-		{ NULL, "check/cmd", "roce_pfc",
-		  "tclass 0 (--tclass) is lossy: DSCP 0 -> priority 0 (not in the dcb map: the "
-		  "default DSCP/8), PFC is on for priority 3 only",
+		/* --tclass 0 is class 0, not "unset" (no Global class on the device) */
+		{ "rm sys/class/infiniband/mlx5_0/tc", "check/cmd", "roce_pfc",
+		  "tclass 0 (--tclass) is lossy: DSCP 0 (derived: tclass 0 >> 2) -> priority 0 (not "
+		  "in the dcb map: the default DSCP/8), PFC is on for priority 3 only",
 		  0, 0, LP_CHECK_FAIL },
 		/* a class of the user's that misses the lossless priority */
-		{ NULL, "check/cmd", "roce_pfc",
-		  "tclass 192 (--tclass) is lossy: DSCP 48 -> priority 6", 192, 0, LP_CHECK_FAIL },
+		{ "rm sys/class/infiniband/mlx5_0/tc", "check/cmd", "roce_pfc",
+		  "tclass 192 (--tclass) is lossy: DSCP 48 (derived: tclass 192 >> 2) -> priority 6",
+		  192, 0, LP_CHECK_FAIL },
+		/* bnxt_re's configfs DSCP read: DSCP 48 lands on priority 6, lossy */
+		{ "rm sys/class/infiniband/mlx5_0/tc\n"
+		  "file sys/kernel/config/bnxt_re/mlx5_0/ports/1/cc/roce_dscp 0x30",
+		  "check/cmd", "roce_pfc",
+		  "is lossy: DSCP 48 (bnxt_re configfs cc/roce_dscp) -> priority 6", DEV, 0,
+		  LP_CHECK_FAIL },
 		/* PFC off everywhere, ECN on (lossy RoCE by design?): WARN */
 		{ NULL, "check/cmd-pfcoff", "roce_pfc",
 		  "PFC off on every priority of ens1f0np0 (dcb): RoCE runs lossy, ECN on for its "
@@ -146,17 +169,19 @@ static void test_faults(void **state)
 		  "PCP trust (dcb): the VLAN priority, service level 0", DEV, 0, LP_CHECK_FAIL },
 		{ NULL, "check/cmd-pcp", "roce_pfc", "lp-rdma --sl 3", DEV, 0, LP_CHECK_FAIL },
 		{ "file " NETDEV "/ecn/roce_rp/enable/3 0", "check/cmd", "roce_ecn",
-		  "ECN off for priority 3 (DSCP 26 -> priority 3 (dcb)): notification point on "
+		  "ECN off for priority 3 (DSCP 26 (tc/PORT/traffic_class: every QP) -> priority 3 (dcb)): notification point on "
 		  "0,1,2,3,4,5,6,7, reaction point on 0,1,2,4,5,6,7",
 		  DEV, 0, LP_CHECK_WARN },
 		{ "rm " NETDEV "/ecn", "check/cmd-none", "roce_qos",
-		  "cannot see PFC/ECN here for tclass 106 (the device's, tc/PORT/traffic_class): dcb: "
+		  "cannot see PFC/ECN here for tclass 106 (the device's, tc/PORT/traffic_class), DSCP 26 "
+		  "(tc/PORT/traffic_class: every QP): dcb: "
 		  "not installed; mlnx_qos: not installed",
 		  DEV, 0, LP_CHECK_WARN },
 		{ "rm " NETDEV "/ecn", "check/cmd-none", "roce_qos", "dcb pfc show dev ens1f0np0",
 		  DEV, 0, LP_CHECK_WARN },
 		{ NULL, "check/cmd-error", "roce_pfc",
-		  "cannot see PFC here for tclass 106 (the device's, tc/PORT/traffic_class): dcb: "
+		  "cannot see PFC here for tclass 106 (the device's, tc/PORT/traffic_class), DSCP 26 "
+		  "(tc/PORT/traffic_class: every QP): dcb: "
 		  "Attribute read: Operation not supported",
 		  DEV, 0, LP_CHECK_WARN },
 		{ NULL, NULL, "roce_pfc", "helper programs are not run on a sysfs tree", DEV, 0,
@@ -218,8 +243,17 @@ static void test_parsers(void **state)
 	assert_int_equal(lp_roce_parse_tclass("96"), 96);
 	assert_int_equal(lp_roce_parse_tclass("Global tclass=300"), -1);
 	assert_int_equal(lp_roce_parse_tclass("junk"), -1);
+	/* rules per destination are not every QP's class */
+	assert_int_equal(lp_roce_parse_tclass("dst_ip=10.0.0.0/8,tclass=98\n"), -1);
+	assert_int_equal(lp_roce_parse_tclass("Global tclass=106\ndst_ip=10.0.0.0/8,tclass=98\n"),
+			 106);
+	assert_int_equal(lp_roce_parse_dscp("0x1a\n"), 26);
+	assert_int_equal(lp_roce_parse_dscp("26"), 26);
+	assert_int_equal(lp_roce_parse_dscp("0x40"), -1);
+	assert_int_equal(lp_roce_parse_dscp("junk"), -1);
 	/* a DSCP not in the map lands where the default map puts it */
 	q.tclass = 106;
+	q.dscp = 26;
 	snprintf(q.trust, sizeof(q.trust), "dscp");
 	q.dscp_prio[26] = -1;
 	assert_int_equal(lp_roce_qos_prio(&q, 0, how, sizeof(how)), 3);

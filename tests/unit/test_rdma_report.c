@@ -181,12 +181,14 @@ static void test_table_rules(void **state)
 /* doc read back through its records: 0, or -EINVAL with the member's path in why. */
 static int read_back(const char *doc, struct lp_rdma_doc *d, char *why, size_t len)
 {
-	json_t *o = lp_record_loadb(doc, strlen(doc), why, len);
+	struct lp_fail f = { 0 };
+	json_t *o = lp_record_loadb(doc, strlen(doc), &f);
 	int rc;
 
 	assert_non_null(o);
 	memset(d, 0, sizeof(*d));
-	rc = lp_record_read_json_more(&lp_rdma_doc_record, d, o, lp_rdma_doc_more, why, len);
+	rc = lp_record_read_json_more(&lp_rdma_doc_record, d, o, lp_rdma_doc_more, &f);
+	snprintf(why, len, "%s", lp_fail_msg(&f));
 	json_decref(o);
 	return rc;
 }

@@ -398,13 +398,11 @@ struct t_js {
 	char note[16]; /* sparse in columns */
 };
 
-static int t_js_check(const void *obj, char *why, size_t len)
+static int t_js_check(const void *obj, struct lp_fail *f)
 {
 	if (((const struct t_js *)obj)->i != 99)
 		return 0;
-	if (why)
-		snprintf(why, len, "i is 99");
-	return -1;
+	return lp_fail_set(f, -EINVAL, "i is 99");
 }
 
 /* clang-format off */
@@ -456,15 +454,18 @@ static int read_edited(const char *text, const char *from, const char *to, char 
 	char buf[4096];
 	const char *at = strstr(text, from);
 	struct t_js t = { 0 };
+	struct lp_fail f = { 0 };
 	json_t *o;
 	int rc;
 
 	assert_non_null(at);
 	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-	o = lp_record_loadb(buf, strlen(buf), why, len);
+	o = lp_record_loadb(buf, strlen(buf), &f);
+	snprintf(why, len, "%s", lp_fail_msg(&f));
 	if (!o)
 		return -EBADMSG;
-	rc = lp_record_read_json(&t_js_record, &t, o, why, len);
+	rc = lp_record_read_json(&t_js_record, &t, o, &f);
+	snprintf(why, len, "%s", lp_fail_msg(&f));
 	lp_record_free(&t_js_record, &t);
 	json_decref(o);
 	return rc;
@@ -480,9 +481,9 @@ static void test_record_read_strict(void **state)
 	(void)state;
 	t_js_sample(&in, 0);
 	text = lp_test_json_capture(emit_js, &in);
-	o = lp_record_loadb(text, strlen(text), why, sizeof(why));
+	o = lp_record_loadb(text, strlen(text), NULL);
 	assert_non_null(o);
-	assert_int_equal(lp_record_read_json(&t_js_record, &out, o, why, sizeof(why)), 0);
+	assert_int_equal(lp_record_read_json(&t_js_record, &out, o, NULL), 0);
 	json_decref(o);
 	assert_true(out.i == -7 && out.e == 2 && out.d == 1.25 && !strcmp(out.s, "s0") && !out.b);
 	assert_true(out.raw[0] == 0xab && out.n == 2 && out.v[0] == 0 && out.v[1] == -1);
@@ -546,13 +547,14 @@ static char *columns_of(const struct lp_rec_rows *rr)
 static int read_columns(const char *text, uint64_t skip, size_t max, struct t_js *got, char *why)
 {
 	struct t_js tmpl = { 0 }, scratch;
-	json_t *o = lp_record_loadb(text, strlen(text), why, 256);
+	struct lp_fail f = { 0 };
+	json_t *o = lp_record_loadb(text, strlen(text), &f);
 	int rc;
 
 	assert_non_null(o);
 	memset(got, 0, 8 * sizeof(*got));
-	rc = lp_record_read_columns(&t_js_record, skip, o, max, &scratch, &tmpl, collect, got, why,
-				    256);
+	rc = lp_record_read_columns(&t_js_record, skip, o, max, &scratch, &tmpl, collect, got, &f);
+	snprintf(why, 256, "%s", lp_fail_msg(&f));
 	json_decref(o);
 	return rc;
 }
@@ -731,15 +733,17 @@ static int read_doc(const char *text, const char *from, const char *to, struct t
 {
 	char buf[1024];
 	const char *at = strstr(text, from);
+	struct lp_fail f = { 0 };
 	json_t *o;
 	int rc;
 
 	assert_non_null(at);
 	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
 	memset(d, 0xff, sizeof(*d)); /* every bool set: the reader must clear the absent parts' */
-	o = lp_record_loadb(buf, strlen(buf), why, 256);
+	o = lp_record_loadb(buf, strlen(buf), NULL);
 	assert_non_null(o);
-	rc = lp_record_read_json(&t_doc_record, d, o, why, 256);
+	rc = lp_record_read_json(&t_doc_record, d, o, &f);
+	snprintf(why, 256, "%s", lp_fail_msg(&f));
 	json_decref(o);
 	return rc;
 }

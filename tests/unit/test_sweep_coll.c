@@ -563,7 +563,8 @@ static void test_targeted(void **state)
 static void test_gpu_matrix(void **state)
 {
 	const char *top = getenv("LP_ROOT");
-	char path[512], why[256];
+	char path[512];
+	struct lp_fail why;
 	double *m;
 	int ng, host[4] = { 0, 0, 0, 0 }, local[4] = { 0, 1, 2, 3 }, order[4] = { 0, 1, 2, 3 };
 	double bw[16];
@@ -573,8 +574,8 @@ static void test_gpu_matrix(void **state)
 	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/lp-gpu-4gpu.json",
 		 top ? top : ".");
 #ifdef LP_HAVE_JANSSON
-	if (lp_coll_read_gpu_matrix(path, &m, &ng, why, sizeof(why)))
-		fail_msg("%s", why);
+	if (lp_coll_read_gpu_matrix(path, &m, &ng, lp_fresh(&why)))
+		fail_msg("%s", why.msg);
 	assert_int_equal(ng, 4);
 	NEAR(m[2 * 4 + 3], 180, 1e-9); /* column GPU2 -> row GPU3: 2 -> 3 */
 	NEAR(m[3 * 4 + 2], 370, 1e-9);
@@ -601,12 +602,12 @@ static void test_gpu_matrix(void **state)
 	free(m);
 	assert_int_equal(
 		lp_coll_read_gpu_matrix("tests/fixtures/nccl-tests/all_reduce_perf-2x4.json", &m,
-					&ng, why, sizeof(why)),
+					&ng, lp_fresh(&why)),
 		-EINVAL);
-	assert_non_null(strstr(why, "not an lp-gpu document"));
+	assert_non_null(strstr(why.msg, "not an lp-gpu document"));
 #else
 	(void)m, (void)ng, (void)host, (void)local, (void)order, (void)bw, (void)c;
-	assert_int_equal(lp_coll_read_gpu_matrix(path, &m, &ng, why, sizeof(why)), -ENOTSUP);
+	assert_int_equal(lp_coll_read_gpu_matrix(path, &m, &ng, lp_fresh(&why)), -ENOTSUP);
 #endif
 }
 
@@ -733,9 +734,14 @@ static int import(struct lp_coll_run *cr, const char *name, char *why, size_t le
 {
 	const char *top = getenv("LP_ROOT");
 	char path[512];
+	struct lp_fail f = { 0 };
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/%s", top ? top : ".", name);
-	return lp_coll_import(cr, path, NULL, why, len);
+	rc = lp_coll_import(cr, path, NULL, &f);
+
+	snprintf(why, len, "%s", lp_fail_msg(&f));
+	return rc;
 }
 
 static void test_tokenize(void **state)
@@ -876,11 +882,13 @@ static void test_import_bad(void **state)
 		struct lp_coll_run *cr = lp_coll_run_new();
 		static const char nul[] = "# nccl-tests\0 binary";
 
-		assert_int_equal(lp_coll_import_text(cr, nul, sizeof(nul), "mem", NULL, why,
-						     sizeof(why)),
+		struct lp_fail f;
+
+		assert_int_equal(lp_coll_import_text(cr, nul, sizeof(nul), "mem", NULL,
+						     lp_fresh(&f)),
 				 -EINVAL);
-		assert_non_null(strstr(why, "NUL"));
-		assert_int_equal(lp_coll_import_text(cr, "", 0, "mem", NULL, why, sizeof(why)),
+		assert_non_null(strstr(f.msg, "NUL"));
+		assert_int_equal(lp_coll_import_text(cr, "", 0, "mem", NULL, lp_fresh(&f)),
 				 -EINVAL);
 		lp_coll_run_free(cr);
 	}
@@ -922,7 +930,7 @@ static void test_journal_lines(void **state)
 	struct lp_sweep_run r;
 	struct lp_coll_result res;
 	struct lp_coll_verdict v = { .a = 3, .b = -1, .nprobe = 2, .ratio = 0.5 };
-	char *buf = NULL, why[128];
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 	struct lp_json j;
@@ -948,13 +956,13 @@ static void test_journal_lines(void **state)
 		o = json_loads(buf, 0, NULL);
 		assert_non_null(o);
 		assert_int_equal(lp_sweep_coll_journal_line(&r, k ? "coll_verdict" : "coll_result",
-							    o, why, sizeof(why)),
+							    o, NULL),
 				 0);
 		json_decref(o);
 		free(buf);
 		buf = NULL;
 	}
-	assert_int_equal(lp_sweep_coll_journal_line(&r, "coll_future", NULL, why, sizeof(why)), 0);
+	assert_int_equal(lp_sweep_coll_journal_line(&r, "coll_future", NULL, NULL), 0);
 	assert_int_equal(r.coll->nres, 1);
 	assert_string_equal(r.coll->res[0].group, "rail 2");
 	NEAR(r.coll->res[0].busbw, 12.25, 0);

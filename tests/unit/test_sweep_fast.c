@@ -213,7 +213,7 @@ static void test_collective(void **state)
 {
 	int ranks[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }, rev[8];
 	struct lp_sweep_model m;
-	char why[160];
+	struct lp_fail why;
 	double bw, again;
 
 	(void)state;
@@ -222,33 +222,39 @@ static void test_collective(void **state)
 	lp_sweep_model_init(&m);
 	add_fault(&m, LP_SWEEP_MODEL_LINK, 3, 4, 0.8);
 	bound(&m, 8);
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, ranks, 8, 0, &bw, why, 160),
-			 0);
+	assert_int_equal(
+		lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, ranks, 8, 0, &bw, lp_fresh(&why)), 0);
 	assert_true(fabs(bw - 0.8 * 100 / 8) < 1e-9); /* 3 -> 4 is on the ring: it holds it */
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, rev, 8, 0, &bw, why, 160),
-			 0);
+	assert_int_equal(
+		lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, rev, 8, 0, &bw, lp_fresh(&why)), 0);
 	assert_true(fabs(bw - 100.0 / 8) < 1e-9); /* the reversed ring runs 4 -> 3: healthy */
 	/* alltoall, every pair at once: 1/8 of the data on 3 -> 4, the ports hold it at 12.5 GB/s */
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLTOALL, rev, 8, 0, &bw, why, 160), 0);
+	assert_int_equal(
+		lp_coll_model_busbw(&m, 1, LP_COLL_ALLTOALL, rev, 8, 0, &bw, lp_fresh(&why)), 0);
 	assert_true(fabs(bw - 100.0 / 8) < 1e-9);
 	m.faults[0].factor = 0.1; /* until 3 -> 4 is 8 times slower than a port: 8 x 1.25 x 7/8 */
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLTOALL, rev, 8, 0, &bw, why, 160), 0);
+	assert_int_equal(
+		lp_coll_model_busbw(&m, 1, LP_COLL_ALLTOALL, rev, 8, 0, &bw, lp_fresh(&why)), 0);
 	assert_true(fabs(bw - 8 * 1.25 * 7 / 8) < 1e-9);
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, ranks, 1, 0, &bw, why, 160),
+	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, ranks, 1, 0, &bw,
+					     lp_fresh(&why)),
 			 -EINVAL);
 	m.cv = 0.03;
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, rev, 8, 4, &bw, why, 160),
-			 0);
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, rev, 8, 4, &again, why, 160),
+	assert_int_equal(
+		lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, rev, 8, 4, &bw, lp_fresh(&why)), 0);
+	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, rev, 8, 4, &again,
+					     lp_fresh(&why)),
 			 0);
 	assert_true(bw == again); /* a draw is a pure function of its number */
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, rev, 8, 5, &again, why, 160),
+	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, rev, 8, 5, &again,
+					     lp_fresh(&why)),
 			 0);
 	assert_true(bw != again && bw < 100.0 / 8 && again < 100.0 / 8 * 1.1);
 	add_fault(&m, LP_SWEEP_MODEL_LINK, 6, 7, 0);
-	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, ranks, 8, 0, &bw, why, 160),
+	assert_int_equal(lp_coll_model_busbw(&m, 1, LP_COLL_ALLREDUCE, ranks, 8, 0, &bw,
+					     lp_fresh(&why)),
 			 -EIO);
-	assert_non_null(strstr(why, "fails"));
+	assert_non_null(strstr(why.msg, "fails"));
 }
 
 int main(void)

@@ -275,7 +275,8 @@ static void test_incast(void **state)
 /* The load cells and thresholds travel through the JSON document; the verdicts come back. */
 static void test_json_round_trip(void **state)
 {
-	char path[] = "/tmp/lp-load-XXXXXX", why[256], *buf = NULL;
+	char path[] = "/tmp/lp-load-XXXXXX", *buf = NULL;
+	struct lp_fail why;
 	struct lp_sweep_run r, back;
 	int fd = mkstemp(path);
 	FILE *f = fdopen(fd, "w");
@@ -299,7 +300,7 @@ static void test_json_round_trip(void **state)
 	assert_non_null(strstr(buf, "\"jain\""));
 	free(buf);
 #ifdef LP_HAVE_JANSSON
-	assert_int_equal(lp_sweep_read_json(&back, path, why, sizeof(why)), 0);
+	assert_int_equal(lp_sweep_read_json(&back, path, lp_fresh(&why)), 0);
 	assert_int_equal(back.ncells, r.ncells);
 	assert_float_equal(back.dopts.fair_min, 0.7, 1e-12);
 	assert_int_equal(lp_sweep_diagnose(&back), 0);

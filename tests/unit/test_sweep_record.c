@@ -166,7 +166,8 @@ static char *slurp(const char *path)
  */
 static void test_cell_json(void **state)
 {
-	char path[] = "/tmp/lp-sweep-record-XXXXXX", why[256];
+	char path[] = "/tmp/lp-sweep-record-XXXXXX";
+	struct lp_fail why;
 	struct lp_sweep_run r, back;
 	struct lp_sweep_cell c1;
 	char *doc;
@@ -186,7 +187,7 @@ static void test_cell_json(void **state)
 	assert_non_null(strstr(doc, "\"counters_client\": {\n      \"at\": [0],"));
 	assert_non_null(strstr(doc, "\"source\": \"hw\""));
 	free(doc);
-	rc = lp_sweep_read_json(&back, path, why, sizeof(why));
+	rc = lp_sweep_read_json(&back, path, lp_fresh(&why));
 	if (rc == -ENOTSUP) {
 		unlink(path);
 		lp_sweep_run_free(&r);
@@ -246,9 +247,10 @@ static void read_back(const char *jpath, const char *doc)
 {
 	struct lp_sweep_journal_info info;
 	struct lp_sweep_run r;
-	char why[256], cut[80];
+	struct lp_fail why;
+	char cut[80];
 	const char *round = strstr(doc, "{\"type\":\"round\"");
-	int rc = lp_sweep_read_run(&r, jpath, &info, why, sizeof(why));
+	int rc = lp_sweep_read_run(&r, jpath, &info, lp_fresh(&why));
 
 	if (rc == -ENOTSUP)
 		return; /* built without jansson */
@@ -269,22 +271,22 @@ static void read_back(const char *jpath, const char *doc)
 
 	snprintf(cut, sizeof(cut), "%s.cut", jpath);
 	write_file(cut, doc, strlen(doc) - 12, ""); /* the end line, cut short */
-	assert_int_equal(lp_sweep_read_run(&r, cut, &info, why, sizeof(why)), 0);
+	assert_int_equal(lp_sweep_read_run(&r, cut, &info, lp_fresh(&why)), 0);
 	assert_true(info.truncated && !info.ended && r.incomplete && r.ncells == 2);
 	lp_sweep_journal_info_free(&info);
 	lp_sweep_run_free(&r);
 
 	/* the round line cut in the middle, the lines after it whole: that line is lost */
 	write_file(cut, doc, (size_t)(round - doc) + 30, strchr(round, '\n'));
-	assert_int_equal(lp_sweep_read_run(&r, cut, &info, why, sizeof(why)), 0);
+	assert_int_equal(lp_sweep_read_run(&r, cut, &info, lp_fresh(&why)), 0);
 	assert_true(info.ended && info.cut == 1 && info.cut_line == 2 && r.ncells == 0);
 	lp_sweep_journal_info_free(&info);
 	lp_sweep_run_free(&r);
 
 	/* a line that parses but is not what its type says: refused, with its number */
 	write_file(cut, doc, (size_t)(round - doc), "{\"type\":\"round\",\"attempts\":{}}\n");
-	assert_int_equal(lp_sweep_read_run(&r, cut, &info, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "line 2: "));
+	assert_int_equal(lp_sweep_read_run(&r, cut, &info, lp_fresh(&why)), -EINVAL);
+	assert_non_null(strstr(why.msg, "line 2: "));
 	unlink(cut);
 }
 

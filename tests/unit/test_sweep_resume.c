@@ -48,26 +48,26 @@ static void test_resume_check(void **state)
 {
 	static const char *const names[] = { "b", "a" };
 	struct lp_sweep_run prev, now;
-	char why[128] = "";
+	struct lp_fail why;
 
 	(void)state;
 	journal(&prev);
 	run_of(&now, names, 2, 8);
-	assert_int_equal(lp_sweep_resume_check(&prev, &now, why, sizeof(why)), 0);
+	assert_int_equal(lp_sweep_resume_check(&prev, &now, lp_fresh(&why)), 0);
 	now.metrics[0].size = 16;
 	snprintf(now.metrics[0].label, sizeof(now.metrics[0].label), "write_lat 16 B");
-	assert_int_equal(lp_sweep_resume_check(&prev, &now, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "--lat-sizes: journal 8 B, now 16 B");
+	assert_int_equal(lp_sweep_resume_check(&prev, &now, lp_fresh(&why)), -EINVAL);
+	assert_string_equal(why.msg, "--lat-sizes: journal 8 B, now 16 B");
 	lp_sweep_run_free(&now);
 	run_of(&now, names, 2, 8);
 	now.seed = 7;
-	assert_int_equal(lp_sweep_resume_check(&prev, &now, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "--schedule-seed: journal 0, now 7");
+	assert_int_equal(lp_sweep_resume_check(&prev, &now, lp_fresh(&why)), -EINVAL);
+	assert_string_equal(why.msg, "--schedule-seed: journal 0, now 7");
 	lp_sweep_run_free(&now);
 	run_of(&now, names, 2, 8);
 	now.tclass = 106; /* the journal ran on the default class: not the same sweep */
-	assert_int_equal(lp_sweep_resume_check(&prev, &now, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "--tclass: journal -1, now 106");
+	assert_int_equal(lp_sweep_resume_check(&prev, &now, lp_fresh(&why)), -EINVAL);
+	assert_string_equal(why.msg, "--tclass: journal -1, now 106");
 	lp_sweep_run_free(&now);
 	lp_sweep_run_free(&prev);
 }

@@ -90,8 +90,8 @@ expect reset "an empty socket, nothing held: the tx virtqueue reset, then transm
 	'\[ethtool -G eth0 tx 128\]' '\[ethtool -G eth0 tx 256\]' \
 	'tx stalled .*1 so far\), NIC reset \(tx virtqueue reset by ethtool -G\)' 'eth0 transmits again'
 scenario full "200000 1" 1 2 0.5
-expect full "QEMU's socket full: waiting, no reset" \
-	"not draining QEMU's socket \(200000 B\): waiting, no reset"
+expect full "QEMU's socket full: waiting, no reset, then transmits again" \
+	"not draining QEMU's socket \(200000 B\): waiting, no reset" 'eth0 transmits again'
 refuse full "... and neither ethtool nor ip was run" '^\[(ethtool|ip) '
 scenario held "0 1" 1 1 0.5
 expect held "QEMU holding a tx buffer: no queue reset, the link only" \

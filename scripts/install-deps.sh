@@ -22,7 +22,7 @@ ibverbs-providers rdmacm-utils perftest libcmocka-dev libjansson-dev libssl-dev 
 openssh-server openssh-client python3 python3-matplotlib python3-numpy python3-jinja2
 python3-prometheus-client python3-jsonschema python3-lxml chromium
 slurmctld slurmd slurm-client munge
-qemu-system-x86 busybox-static kmod cpio iproute2 procps
+qemu-system-x86 busybox-static kmod cpio iproute2 procps ethtool
 clang libclang-rt-14-dev clang-format
 debhelper lintian debootstrap groff man-db bsdextrautils"
 RUNTIME_PKGS="libibverbs1 librdmacm1 ibverbs-providers libjansson4 libssl3 libopenmpi3 openmpi-bin

@@ -25,7 +25,8 @@
 #                      SECS seconds (default 300): ended, exit 124 in NAME.rc (scripts/lp-watch)
 #   --run-timeout SECS an optional wall limit per lp-sweep run (default 0: none)
 # Writes DIR/NAME.json, DIR/NAME-*.csv, DIR/NAME.out (summary and logs), DIR/NAME.rc
-# (lp-sweep's exit code) per scenario, and DIR/NAME-*.png with --plots.
+# (lp-sweep's exit code) per scenario, DIR/NAME.env when a guest's NIC stalled (and was reset
+# by its init) during that run: the environment disturbed it; and DIR/NAME-*.png with --plots.
 # Exit: 0 when every scenario ran to an exit code (0, 1, 3 or 77) and left a result; else 1.
 # Default lp-sweep options (CI-sized; give your own after --): --schedule isolated
 # --tests write_lat,write_bw --bw-sizes 64K --bw-iters 200 --lat-iters 300 --pair-timeout 60
@@ -106,6 +107,10 @@ if [ "${1:-}" = --guest ]; then
 		read -ra xa <<<"${extra:-}"
 		echo "$me: ==== scenario $name: faults $faults${extra:+, options $extra}"
 		IFS=+ read -ra fl <<<"$faults"
+		# a guest NIC stall and its reset (scripts/vm/init) during this run: an environment
+		# event, reported with the scenario (NAME.env), never mistaken for what it measured
+		ev=${LP_FABRIC_JOB:-/nonexistent}/nic-events
+		ev0=$(wc -l <"$ev" 2>/dev/null) || ev0=0
 		ok=1
 		for f in "${fl[@]}"; do apply "$f" || ok=0; done
 		t0=$(date +%s)
@@ -125,6 +130,11 @@ if [ "${1:-}" = --guest ]; then
 		echo "$rc" >"$out/$name.rc"
 		echo "$me: scenario $name: lp-sweep exit $rc in $(($(date +%s) - t0)) s$([ "$rc" = 124 ] && echo ": hung, ended by lp-watch")"
 		grep -E '^(lp-sweep|verdict)' "$out/$name.out" | sed 's/^/    /'
+		if [ "$(wc -l <"$ev" 2>/dev/null || echo 0)" -gt "$ev0" ]; then
+			tail -n +"$((ev0 + 1))" "$ev" >"$out/$name.env"
+			echo "$me: scenario $name: ENVIRONMENT: a guest NIC stalled during the run (its results are disturbed, $name.env):"
+			sed 's/^/    /' "$out/$name.env"
+		fi
 		for f in "${fl[@]}"; do clear "$f"; done
 		case $rc in 0 | 1 | 3 | 77) ;; *) status=1 ;; esac
 	done

@@ -8,6 +8,10 @@
  * destinations are flooded. Frames that do not fit a port's output queue are dropped, as a real
  * switch would, so one slow guest never stalls the others.
  * Exits when every client that connected has gone, or on SIGTERM/SIGINT; removes its sockets.
+ * It never stops reading a port: a guest's transmit path depends only on QEMU and this loop.
+ * On stderr: one line per client that connects or goes (with why and its frame counts), and on
+ * SIGUSR1 one line per port with its state (frames and bytes each way, drops, what sits in its
+ * buffers, how long ago its last frame came): what a stalled guest NIC looked like from here.
  * Exit status: 0 ok, 1 runtime error, 2 usage error.
  */
 #define _GNU_SOURCE /* accept4 */
@@ -21,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LP_SW_MAX_PORTS 64
@@ -31,6 +36,7 @@
 #define LP_SW_MACS	1024
 
 static volatile sig_atomic_t lp_sw_stop;
+static volatile sig_atomic_t lp_sw_dump;
 
 struct lp_sw_port {
 	int lfd; /* listening socket */
@@ -41,6 +47,9 @@ struct lp_sw_port {
 	unsigned char *out; /* queued frames (with headers) */
 	size_t out_off, out_len;
 	unsigned long drops;
+	unsigned long rx_frames, tx_frames; /* frames in from the client, out to it */
+	unsigned long long rx_bytes, tx_bytes;
+	double last_rx; /* monotonic seconds of the last frame in; 0: none */
 };
 
 struct lp_sw_mac {
@@ -58,8 +67,37 @@ struct lp_sw {
 
 static void lp_sw_on_signal(int sig)
 {
-	(void)sig;
-	lp_sw_stop = 1;
+	if (sig == SIGUSR1)
+		lp_sw_dump = 1;
+	else
+		lp_sw_stop = 1;
+}
+
+static double lp_sw_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One line per port: the state a stalled guest's port was in (SIGUSR1). */
+static void lp_sw_report(const struct lp_sw *sw)
+{
+	double now = lp_sw_now();
+
+	for (int i = 0; i < sw->n; i++) {
+		const struct lp_sw_port *p = &sw->ports[i];
+		char ago[32] = "never";
+
+		if (p->last_rx > 0)
+			snprintf(ago, sizeof(ago), "%.1f s ago", now - p->last_rx);
+		fprintf(stderr,
+			"lp-switch: port %d: %s, in %lu frames %llu B, out %lu frames queued %llu B written, "
+			"%lu dropped, input buffer %zu B, output queue %zu B, last frame in %s\n",
+			i, p->cfd >= 0 ? "connected" : "no client", p->rx_frames, p->rx_bytes,
+			p->tx_frames, p->tx_bytes, p->drops, p->in_len, p->out_len, ago);
+	}
 }
 
 static int lp_sw_nonblock(int fd)
@@ -105,12 +143,14 @@ static void lp_sw_forget_port(struct lp_sw *sw, int port)
 			sw->macs[i].port = -1;
 }
 
-static void lp_sw_drop_client(struct lp_sw *sw, int i)
+static void lp_sw_drop_client(struct lp_sw *sw, int i, const char *why)
 {
 	struct lp_sw_port *p = &sw->ports[i];
 
 	if (p->cfd < 0)
 		return;
+	fprintf(stderr, "lp-switch: port %d: client gone (%s) after %lu frames in, %lu out\n", i,
+		why, p->rx_frames, p->tx_frames);
 	close(p->cfd);
 	p->cfd = -1;
 	p->in_len = 0;
@@ -150,7 +190,7 @@ static int lp_sw_lookup(const struct lp_sw *sw, const unsigned char *mac)
 	return -1;
 }
 
-/* Try to write queued output; returns 0, or -1 when the client is gone. */
+/* Try to write queued output; returns 0, or -errno when the client is gone. */
 static int lp_sw_flush(struct lp_sw_port *p)
 {
 	while (p->out_len > 0) {
@@ -161,10 +201,11 @@ static int lp_sw_flush(struct lp_sw_port *p)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
-			return -1;
+			return -errno;
 		}
 		p->out_off += (size_t)w;
 		p->out_len -= (size_t)w;
+		p->tx_bytes += (unsigned long long)w;
 	}
 	p->out_off = 0;
 	return 0;
@@ -192,6 +233,7 @@ static void lp_sw_enqueue(struct lp_sw_port *p, const unsigned char *frame, size
 	d[3] = (unsigned char)len;
 	memcpy(d + LP_SW_HDR, frame, len);
 	p->out_len += need;
+	p->tx_frames++;
 }
 
 static void lp_sw_forward(struct lp_sw *sw, int src, const unsigned char *frame, size_t len)
@@ -214,7 +256,8 @@ static void lp_sw_forward(struct lp_sw *sw, int src, const unsigned char *frame,
 			lp_sw_enqueue(&sw->ports[i], frame, len);
 }
 
-/* Read what is available from port i and forward complete frames; -1 when the client is gone. */
+/* Read what is available from port i and forward complete frames; 0, or -EPIPE (end of
+ * stream), -EPROTO (a bad frame length) or -errno (a read error) when the client is gone. */
 static int lp_sw_receive(struct lp_sw *sw, int i)
 {
 	struct lp_sw_port *p = &sw->ports[i];
@@ -223,13 +266,13 @@ static int lp_sw_receive(struct lp_sw *sw, int i)
 		ssize_t r = recv(p->cfd, p->in + p->in_len, sizeof(p->in) - p->in_len, 0);
 
 		if (r == 0)
-			return -1;
+			return -EPIPE;
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
-			return -1;
+			return -errno;
 		}
 		p->in_len += (size_t)r;
 		size_t off = 0;
@@ -240,18 +283,32 @@ static int lp_sw_receive(struct lp_sw *sw, int i)
 				(size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
 
 			if (len == 0 || len > LP_SW_MAX_FRAME) {
-				fprintf(stderr,
-					"lp-switch: port %d: bad frame length %zu, dropping client\n",
-					i, len);
-				return -1;
+				fprintf(stderr, "lp-switch: port %d: bad frame length %zu\n", i,
+					len);
+				return -EPROTO;
 			}
 			if (p->in_len - off < LP_SW_HDR + len)
 				break;
+			p->rx_frames++;
+			p->rx_bytes += len;
+			p->last_rx = lp_sw_now();
 			lp_sw_forward(sw, i, h + LP_SW_HDR, len);
 			off += LP_SW_HDR + len;
 		}
 		memmove(p->in, p->in + off, p->in_len - off);
 		p->in_len -= off;
+	}
+}
+
+static const char *lp_sw_why(int err)
+{
+	switch (err) {
+	case -EPIPE:
+		return "end of stream";
+	case -EPROTO:
+		return "bad frame length";
+	default:
+		return strerror(-err);
 	}
 }
 
@@ -263,12 +320,14 @@ static void lp_sw_accept(struct lp_sw *sw, int i)
 	if (fd < 0)
 		return;
 	if (p->cfd >= 0) { /* one client per port */
+		fprintf(stderr, "lp-switch: port %d: a second client refused\n", i);
 		close(fd);
 		return;
 	}
 	p->cfd = fd;
 	sw->ever++;
 	sw->alive++;
+	fprintf(stderr, "lp-switch: port %d: client connected\n", i);
 }
 
 static int lp_sw_run(struct lp_sw *sw)
@@ -280,6 +339,10 @@ static int lp_sw_run(struct lp_sw *sw)
 
 		if (sw->ever > 0 && sw->alive == 0)
 			return 0;
+		if (lp_sw_dump) {
+			lp_sw_dump = 0;
+			lp_sw_report(sw);
+		}
 		for (int i = 0; i < sw->n; i++) {
 			struct lp_sw_port *p = &sw->ports[i];
 
@@ -302,20 +365,23 @@ static int lp_sw_run(struct lp_sw *sw)
 				lp_sw_accept(sw, i);
 			if (p->cfd < 0 || pfd[2 * i + 1].fd != p->cfd)
 				continue;
-			if ((cre & POLLIN) && lp_sw_receive(sw, i) < 0) {
-				lp_sw_drop_client(sw, i);
-				continue;
-			}
-			if ((cre & (POLLERR | POLLHUP)) && !(cre & POLLIN)) {
-				lp_sw_drop_client(sw, i);
-				continue;
-			}
+			int err = (cre & POLLIN) ? lp_sw_receive(sw, i) : 0;
+
+			if (err < 0)
+				lp_sw_drop_client(sw, i, lp_sw_why(err));
+			else if ((cre & (POLLERR | POLLHUP)) && !(cre & POLLIN))
+				lp_sw_drop_client(sw, i,
+						  (cre & POLLERR) ? "socket error" : "hang-up");
 		}
 		/* flush after all input was spread, so a frame reaches its queue in one round */
-		for (int i = 0; i < sw->n; i++)
-			if (sw->ports[i].cfd >= 0 && sw->ports[i].out_len &&
-			    lp_sw_flush(&sw->ports[i]) < 0)
-				lp_sw_drop_client(sw, i);
+		for (int i = 0; i < sw->n; i++) {
+			int err = 0;
+
+			if (sw->ports[i].cfd >= 0 && sw->ports[i].out_len)
+				err = lp_sw_flush(&sw->ports[i]);
+			if (err < 0)
+				lp_sw_drop_client(sw, i, lp_sw_why(err));
+		}
 	}
 	return 0;
 }
@@ -344,6 +410,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	memset(&sw, 0, sizeof(sw));

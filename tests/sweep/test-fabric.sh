@@ -334,6 +334,13 @@ for name in RAN:
     kinds = all(any(f.startswith(f"{name}-{k}-") for f in pngs) for k in ("heatmap", "scores"))
     check(len(pngs) >= want and okpng and kinds,
           f"plots: {name}: {len(pngs)} PNGs (a heatmap and scores per metric), each a PNG over 10 kB")
+# a guest NIC stall during a scenario (sweep-fabric's NAME.env): the environment, said with it
+for name in RAN:
+    env = os.path.join(out, name + ".env")
+    if os.path.exists(env):
+        events = "; ".join(ln for ln in open(env).read().split("\n") if ln)
+        print(f"ENVIRONMENT {name}: a guest NIC stalled during the run: {events}")
+        outcomes[name] = outcomes.get(name, "?") + " (a guest NIC stalled during it)"
 print("outcomes: " + ", ".join(f"{k} {v}" for k, v in outcomes.items()))
 lpcheck.done()
 PY

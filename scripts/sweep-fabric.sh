@@ -110,7 +110,8 @@ if [ "${1:-}" = --guest ]; then
 		# a guest NIC stall and its reset (scripts/vm/init) during this run: an environment
 		# event, reported with the scenario (NAME.env), never mistaken for what it measured
 		ev=${LP_FABRIC_JOB:-/nonexistent}/nic-events
-		ev0=$(wc -l <"$ev" 2>/dev/null) || ev0=0
+		ev0=0
+		[ -f "$ev" ] && ev0=$(wc -l <"$ev")
 		ok=1
 		for f in "${fl[@]}"; do apply "$f" || ok=0; done
 		t0=$(date +%s)
@@ -130,7 +131,7 @@ if [ "${1:-}" = --guest ]; then
 		echo "$rc" >"$out/$name.rc"
 		echo "$me: scenario $name: lp-sweep exit $rc in $(($(date +%s) - t0)) s$([ "$rc" = 124 ] && echo ": hung, ended by lp-watch")"
 		grep -E '^(lp-sweep|verdict)' "$out/$name.out" | sed 's/^/    /'
-		if [ "$(wc -l <"$ev" 2>/dev/null || echo 0)" -gt "$ev0" ]; then
+		if [ -f "$ev" ] && [ "$(wc -l <"$ev")" -gt "$ev0" ]; then
 			tail -n +"$((ev0 + 1))" "$ev" >"$out/$name.env"
 			echo "$me: scenario $name: ENVIRONMENT: a guest NIC stalled during the run (its results are disturbed, $name.env):"
 			sed 's/^/    /' "$out/$name.env"

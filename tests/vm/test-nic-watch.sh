@@ -102,9 +102,11 @@ scenario noet "0 0" 0 1 0.5
 expect noet "no ethtool: the link reset, said so" \
 	'no tx virtqueue reset here \(ethtool missing' 'NIC reset \(link down/up\)'
 scenario dead "0 0" 1 5 0.2
+# the counts depend on when the watch polls the fake counter (a loaded host skips some): the
+# steps are what is checked
 expect dead "timeouts that keep coming: queue reset, link reset, then stays off the network" \
-	'1 so far\), NIC reset \(tx virtqueue reset' '2 so far\), NIC reset \(link down/up\)' \
-	'3 so far\) still, after the resets: lpnode0 stays off the network'
+	'[0-9]+ so far\), NIC reset \(tx virtqueue reset' '[0-9]+ so far\), NIC reset \(link down/up\)' \
+	'[0-9]+ so far\) still, after the resets: lpnode0 stays off the network'
 n=$(grep -c 'lpnode0 .* s: eth0' "$dir/root/job/nic-events" 2>/dev/null)
 if [ "${n:-0}" -ge 3 ] && [ "$(grep -c 'stays off' "$dir/dead.out")" = 1 ]; then
 	echo "PASS dead: each step is one line in nic-events ($n), 'stays off' said once"

@@ -130,10 +130,14 @@ def fault(name, metric, right, cand_right, lat_links_ok=True, node_fault=False):
     # unconfirmed (a cell or node that stood out once, not yet confirmed) exits 3 like inconclusive
     want_rc = 1 if any(v["kind"] not in ("inconclusive", "unconfirmed") for v in d["verdicts"]) else 3 if d["verdicts"] else 0
     check(rc == d["exit_code"] == want_rc, f"{name}: exit {rc} matches its verdicts ({want_rc})")
-    # tbf on a node's egress queues its pongs too: a latency-only verdict on that node is physics
+    # tbf on a node's egress queues its pongs too: a latency-only verdict on that node is physics;
+    # and a pair test of that node that failed (its RDMA retries spent behind the 20mbit bucket:
+    # 'no answer from lpnode2', completer_retry_err, one run under load) is the fault's own
+    # failure reported, not another name
     shaped = {"egress": "lpnode2", "throttle": "lpnode2"}.get(name)
     noted = [v for v in confident(d) if lat_links_ok and (lat_only_link(v) or (
-        "write_bw" not in v["metrics"] and v["kind"] == "node_slow" and v.get("name") == shaped))]
+        "write_bw" not in v["metrics"] and v["kind"] == "node_slow" and v.get("name") == shaped) or (
+        v["kind"] == "link_failed" and shaped in v.get("names", [])))]
     for v in noted:
         print("note " + v["kind"] + ": " + v["reason"])
     named = [v for v in confident(d) if v not in noted]

@@ -66,7 +66,7 @@ static void check_ring(uint8_t *host)
 	uint8_t v;
 
 	CHECK(ops && !lp_mem_alloc(&m, LP_MEM_CUDA, 0, slot * depth, &f), "lp_mem_alloc cuda: %s",
-	      f.why);
+	      f.msg);
 	if (fails)
 		return;
 	CHECK(!ops->read(&m, 0, host, slot * depth) && all_zero(host, slot * depth),
@@ -166,7 +166,7 @@ static void check_kind_poller(void)
 	int ret;
 
 	ret = lp_mem_alloc(&m, LP_MEM_CUDA, 0, stride * depth, &f);
-	CHECK(!ret, "lp_mem_alloc cuda: %s", f.why);
+	CHECK(!ret, "lp_mem_alloc cuda: %s", f.msg);
 	if (ret)
 		return;
 	caps = lp_mem_caps(&m);
@@ -175,10 +175,10 @@ static void check_kind_poller(void)
 	      "cuda caps 0x%x", caps);
 	CHECK(lp_mem_rdma_order(&m) != NULL, "no RDMA write ordering for GPU memory");
 	ret = lp_mem_poll_prepare(&m, 2000000000ull, &ns, &f);
-	CHECK(ret == 0 ? ns > 0 : ret == -EOPNOTSUPP && strstr(f.why, "--lat-method imm"),
-	      "poll prepare: %d %s (notification %.0f ns)", ret, f.why, ns);
+	CHECK(ret == 0 ? ns > 0 : ret == -EOPNOTSUPP && strstr(f.msg, "--lat-method imm"),
+	      "poll prepare: %d %s (notification %.0f ns)", ret, f.msg, ns);
 	printf("kind: write ordering %s, poll prepare %s (notification %.0f ns)\n",
-	       lp_mem_rdma_order(&m), ret ? f.why : "ok", ns);
+	       lp_mem_rdma_order(&m), ret ? f.msg : "ok", ns);
 	ret = lp_mem_poll_start(&m, off, stride, depth, iters, 2000000000ull);
 	CHECK(!ret, "poll start: %d", ret);
 	for (uint32_t i = 1; i <= iters && !ret; i++) {

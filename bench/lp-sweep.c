@@ -107,10 +107,13 @@ static void rank_mem(const struct cli *o, int rail, int *kind_p, int *dev_p)
 static void pick_rail_nic(int rail, char *out, size_t len)
 {
 	struct lp_topo t;
+	struct lp_fail f = { 0 };
 	int g = -1, nic = -1;
 
-	if (lp_topo_scan("", &t))
+	if (lp_topo_scan("", &t, &f)) {
+		lp_fail_report(&f, 0);
 		return;
+	}
 	lp_topo_set_visible(&t, getenv("CUDA_VISIBLE_DEVICES"));
 	if (!lp_topo_rail(&t, rail, &g, &nic))
 		snprintf(out, len, "%s", t.nics[nic].name);
@@ -155,10 +158,13 @@ static void pick_dev(const struct cli *o, int rail, char *out, size_t len)
 static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 {
 	struct lp_topo t;
+	struct lp_fail f = { 0 };
 	int gpu, nic;
 
-	if (lp_topo_scan(NULL, &t))
+	if (lp_topo_scan(NULL, &t, &f)) {
+		lp_fail_report(&f, 0);
 		return;
+	}
 	/* mem_dev is a CUDA ordinal: the GPU it names under CUDA_VISIBLE_DEVICES, not PCI position */
 	lp_topo_set_visible(&t, getenv("CUDA_VISIBLE_DEVICES"));
 	gpu = lp_topo_gpu_of_cuda(&t, mem_dev < 0 ? 0 : mem_dev);
@@ -855,6 +861,7 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 	};
 	struct lp_check_report rep = { 0 };
 	struct lp_sweep_check all = { 0 };
+	struct lp_fail why = { 0 };
 	struct lp_sweep_node me;
 	char devname[64];
 	int code = LP_EXIT_OK;
@@ -863,7 +870,8 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 	pick_dev(o, me.rail, devname, sizeof(devname));
 	co.dev = devname[0] ? devname : NULL;
 	lp_check_opts_live(&co);
-	me.status = lp_check_run(&co, &rep);
+	me.status = lp_check_run(&co, &rep, &why);
+	lp_fail_report(&why, 0); /* the cause in words, when it has them */
 	if (me.status)
 		lp_warn("--check on %s: %s", me.name, strerror(-me.status));
 	else

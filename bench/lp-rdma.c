@@ -365,9 +365,24 @@ static struct lp_qual_hw qual_hw(const struct lp_rdma_devinfo *d)
 				    .rate_gbps = d->rate_gbps };
 }
 
+/* The JSON document to f; a document that could not be made says why (the one line). */
 static int report_json(FILE *f, const void *rep)
 {
-	return lp_rdma_report_json_write(f, rep);
+	struct lp_fail why = { 0 };
+	int ret = lp_rdma_report_json_write(f, rep, &why);
+
+	lp_fail_report(&why, 0);
+	return ret;
+}
+
+/* The same to --json's path (its own failure logged by lp_out_end). */
+static int write_json(const char *path, const struct lp_rdma_report *rep)
+{
+	struct lp_fail why = { 0 };
+	int ret = lp_rdma_report_json(path, rep, &why);
+
+	lp_fail_report(&why, 0);
+	return ret;
 }
 
 /* The inventory's sources: $LP_SYSFS_ROOT, and the helpers (smpquery, lldpctl) on the live system. */
@@ -488,7 +503,7 @@ static void client_outputs(const struct cli *o, struct client *c)
 		} else if (!o->out.quiet)
 			lp_qual_print(&c->q, stdout);
 		c->failed += lp_qual_failed(&c->q);
-	} else if (o->out.json && lp_rdma_report_json(o->out.json, &rep)) {
+	} else if (o->out.json && write_json(o->out.json, &rep)) {
 		c->failed++;
 	}
 }
@@ -600,7 +615,7 @@ static int run_report(const struct cli *o)
 		lp_counters_print(snap, false, stdout);
 	}
 	if (!ret && o->out.json)
-		ret = lp_rdma_report_json(o->out.json, &doc);
+		ret = write_json(o->out.json, &doc);
 	if (!ret && o->check && lp_check_worst(&rep) == LP_CHECK_FAIL)
 		ret = -EIO;
 	lp_check_free(&rep);
@@ -619,7 +634,7 @@ static int run_inventory(const struct cli *o)
 	if (!ret && !o->out.quiet)
 		lp_inv_host_print(h, stdout);
 	if (!ret && o->out.json)
-		ret = lp_rdma_report_json(o->out.json, &doc);
+		ret = write_json(o->out.json, &doc);
 	free(h);
 	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
 }

@@ -1294,7 +1294,7 @@ static bool same_file(const char *a, const char *b)
  * else none. The journal --resume reads may be the same file: it is replaced
  * only once the new one holds its cells.
  */
-static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
+static int open_journal(const struct cli *o, struct lp_sweep_journal *jl, struct lp_fail *f)
 {
 	char path[4096];
 	size_t n;
@@ -1310,7 +1310,7 @@ static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
 			n -= 5;
 		snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->out.json);
 	}
-	return lp_sweep_journal_open(jl, path, same_file(path, o->resume));
+	return lp_sweep_journal_open(jl, path, same_file(path, o->resume), f);
 }
 
 /* --resume JOURNAL (rank 0): the interrupted run into prev (the engine checks its parameters). */
@@ -1350,6 +1350,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	struct lp_sweep_run run, prev = { 0 }; /* rank 0, --resume: the run it continues */
 	struct lp_sweep_journal_info info = { 0 };
 	struct lp_sweep_journal jl = { 0 };
+	struct lp_fail why = { 0 };
 	struct lp_sweep_model *model = NULL; /* --model */
 	struct lp_fabric *fabric = NULL;     /* rank 0: --topology */
 	struct lp_sweep_node me;
@@ -1393,8 +1394,9 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(o, x->rank, model, &run, &cfg)))
 		return LP_EXIT_USAGE;
-	if (!x->rank && (ret = open_journal(o, &jl))) {
-		x->lost = true; /* the others wait in the exchange: end them too */
+	if (!x->rank && (ret = open_journal(o, &jl, &why))) {
+		lp_fail_report(&why, 0); /* lp_out_create said its own */
+		x->lost = true;		 /* the others wait in the exchange: end them too */
 		return ret == -EEXIST ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 	}
 	cfg.journal = &jl;
@@ -1406,8 +1408,10 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	if ((!ret || run.coll) && !x->rank)
 		code = write_outputs(o, &run, &q, code);
 	lp_qual_free(&q);
-	if (lp_sweep_journal_close(&jl))
+	if (lp_sweep_journal_close(&jl, &why)) {
+		lp_fail_report(&why, 0);
 		code = LP_EXIT_FAIL;
+	}
 	lp_sweep_run_free(&run);
 	if (prev.nodes)
 		lp_sweep_run_free(&prev);

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	struct lp_sweep_run r;
 
 	if (argc < 2 || cells < 1 || rounds < 1 || !dec || !line || !sync || !mine ||
-	    lp_sweep_run_init(&r, n) || lp_sweep_journal_open(&jl, argv[1], false)) {
+	    lp_sweep_run_init(&r, n) || lp_sweep_journal_open(&jl, argv[1], false, NULL)) {
 		fprintf(stderr, "usage: bench-journal JOURNAL [CELLS_PER_ROUND [ROUNDS]]\n");
 		return 2;
 	}
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	printf("bench-journal: %d rounds of %d cells: decode %.2f us/cell, journal line %.2f us/cell, "
 	       "fsync %.2f ms/round (medians)\n",
 	       rounds, cells, median(dec, rounds), median(line, rounds), median(sync, rounds));
-	lp_sweep_journal_close(&jl);
+	lp_sweep_journal_close(&jl, NULL);
 	lp_sweep_run_free(&r);
 	return 0;
 }

@@ -1404,6 +1404,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	cfg.resume = prev.nodes ? &prev : NULL; /* rank 0 */
 	cfg.resume_seen = (const char(*)[32])info.seen;
 	ret = lp_sweep_engine_run(x, &me, &cfg, &run, &code);
+	lp_fail_report(&x->fail, 0); /* the engine's failure, on the ranks that say it */
 	code = collectives(o, x, &cfg, &run, ret, code);
 	if ((!ret || run.coll) && !x->rank)
 		code = write_outputs(o, &run, &q, code);

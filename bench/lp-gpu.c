@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/meta.h"
 #include "common/opt.h"
@@ -137,6 +138,7 @@ static bool is_stdout(const char *path)
 static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 {
 	struct lp_gpu_params *p = &cli->p;
+	struct lp_fail f = { 0 };
 	int npos;
 	bool help;
 
@@ -166,8 +168,10 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 		       cli->gpus, LP_GPU_MAX);
 		return LP_EXIT_USAGE;
 	}
-	if (lp_gpu_select_tests(cli->tests, cli->sel, LP_ARRAY_SIZE(cli->sel), &cli->nsel))
+	if (lp_gpu_select_tests(cli->tests, cli->sel, LP_ARRAY_SIZE(cli->sel), &cli->nsel, &f)) {
+		lp_fail_report(&f, 0);
 		return LP_EXIT_USAGE;
+	}
 	cli->qual.argv = argv;
 	if (lp_qual_wanted(&cli->qual) && lp_qual_setup(&cli->q, "lp-gpu", &cli->qual, NULL)) {
 		lp_fail_report(&cli->q.fail, 0); /* its words (a bad floor, profile, baseline) */
@@ -248,6 +252,7 @@ int main(int argc, char **argv)
 	struct lp_gpu_topo *topo = NULL;
 	struct lp_host_meta host;
 	struct lp_qual_hw hw;
+	struct lp_fail f = { 0 };
 	unsigned nres = 0;
 	bool failed = false;
 	int ret, rc;
@@ -261,7 +266,8 @@ int main(int argc, char **argv)
 	topo = calloc(1, sizeof(*topo));
 	if (!topo)
 		return LP_EXIT_FAIL;
-	ret = lp_gpu_topo_probe(topo, cli.p.devs, cli.p.ndevs);
+	ret = lp_gpu_topo_probe(topo, cli.p.devs, cli.p.ndevs, &f);
+	lp_fail_report(&f, 0); /* a bad selection's cause */
 	if (ret == -ENODEV)
 		fprintf(stderr,
 			"lp-gpu: no GPU or no NVIDIA driver here; nothing measured (exit 77 = unsupported)\n");

@@ -180,6 +180,18 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 	return -1;
 }
 
+/* A failed cell's reason, once per cell, as the run goes on (its series share it). */
+static void say_cell_errors(const struct lp_gpu_result *r)
+{
+	for (unsigned row = 0; row < r->nrows; row++)
+		for (unsigned col = 0; col < r->ncols; col++) {
+			const struct lp_gpu_cell *c = lp_gpu_cell_at(r, 0, row, col);
+
+			if (c->status == LP_GPU_ERROR)
+				lp_err("%s", c->reason);
+		}
+}
+
 /*
  * Every selected test at every size into res, the tables printed as they land.
  * 0 (*failed_p when a cell failed), or the error that stopped the run.
@@ -202,6 +214,7 @@ static int run_tests(const struct lp_gpu_cli *cli, struct lp_gpu_ctx *ctx,
 			lp_info("%s, %llu bytes", t->key, (unsigned long long)size);
 			if ((ret = lp_gpu_run_test(ctx, t, size, r)))
 				return ret;
+			say_cell_errors(r);
 			*failed_p |= r->status == LP_GPU_ERROR;
 			if (cli->tables) {
 				if (!*nres_p)
@@ -278,8 +291,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	hw = qual_hw(topo);
-	if ((ret = lp_qual_auto(&cli.q, &hw)) || (ret = lp_gpu_ctx_init(&ctx, &cli.p, topo))) {
+	if ((ret = lp_qual_auto(&cli.q, &hw)) || (ret = lp_gpu_ctx_init(&ctx, &cli.p, topo, &f))) {
 		lp_fail_report(&cli.q.fail, 0);
+		lp_fail_report(&f, 0);
 		rc = lp_exit_code(ret);
 		goto out;
 	}

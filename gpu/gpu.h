@@ -209,9 +209,11 @@ int lp_gpu_topo_probe(struct lp_gpu_topo *t, const int *devs, int ndevs, struct 
  * Set up streams, the hold flag and peer access for t's GPUs; re-reads the
  * current PCIe link of every GPU while H2D copies keep it busy (idle links
  * down-train) and re-runs the model. Buffers are allocated on first use.
+ * 0, or a negative errno with the failing CUDA call in f. A pair whose peer
+ * access cannot be enabled, or a link that cannot be re-read, is a warning.
  */
-int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p,
-		    struct lp_gpu_topo *t);
+int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, struct lp_gpu_topo *t,
+		    struct lp_fail *f);
 void lp_gpu_ctx_free(struct lp_gpu_ctx *ctx);
 /* Run one test at one size into r (initialized here). 0 even when cells failed (see r->status). */
 int lp_gpu_run_test(struct lp_gpu_ctx *ctx, const struct lp_gpu_test *t, uint64_t size,

@@ -56,6 +56,17 @@ static void lower(char *s)
 
 static int lp_gpu_sync_memops(const struct lp_gpu_buf *b);
 
+/* A CUDA call's failure, said once (the memory provider's callers take no record yet). */
+static int gm_check(cudaError_t e, const char *call, int dev)
+{
+	struct lp_fail f = { 0 };
+	int ret = lp_cuda_check(e, call, dev, &f);
+
+	if (ret)
+		lp_err("%s", lp_fail_msg(&f));
+	return ret;
+}
+
 int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 {
 	struct cudaDeviceProp prop;
@@ -70,17 +81,16 @@ int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 		lp_err("lp_gpu_buf_alloc: GPU %d of %d, %zu bytes: invalid", dev, n, len);
 		return -EINVAL;
 	}
-	if ((ret = lp_cuda_check(cudaSetDevice(dev), "cudaSetDevice", dev, NULL, 0)))
+	if ((ret = gm_check(cudaSetDevice(dev), "cudaSetDevice", dev)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties",
-				 dev, NULL, 0)))
+	if ((ret = gm_check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties", dev)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(b->bus_id, sizeof(b->bus_id), dev),
-				 "cudaDeviceGetPCIBusId", dev, NULL, 0)))
+	if ((ret = gm_check(cudaDeviceGetPCIBusId(b->bus_id, sizeof(b->bus_id), dev),
+			    "cudaDeviceGetPCIBusId", dev)))
 		return ret;
 	lower(b->bus_id);
 	snprintf(b->name, sizeof(b->name), "%s", prop.name);
-	if ((ret = lp_cuda_check(cudaMalloc(&b->ptr, alloc), "cudaMalloc", dev, NULL, 0))) {
+	if ((ret = gm_check(cudaMalloc(&b->ptr, alloc), "cudaMalloc", dev))) {
 		b->ptr = NULL;
 		return ret;
 	}
@@ -91,7 +101,7 @@ int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 		b->rdma_order = -1;
 	/* Before the clearing, so that SYNC_MEMOPS makes it complete when cudaMemset returns. */
 	b->sync_memops = lp_gpu_sync_memops(b);
-	if ((ret = lp_cuda_check(cudaMemset(b->ptr, 0, alloc), "cudaMemset", dev, NULL, 0))) {
+	if ((ret = gm_check(cudaMemset(b->ptr, 0, alloc), "cudaMemset", dev))) {
 		cudaFree(b->ptr);
 		b->ptr = NULL;
 		return ret;
@@ -212,7 +222,7 @@ int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 		return dmabuf_fail("dma-buf export unsupported (GPU %d): %s", b->dev,
 				   lp_fail_msg(&f));
 	/* The runtime made the device's primary context current in lp_gpu_buf_alloc(); make sure on this thread. */
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev)))
 		goto out;
 	r = a.dev_get(&cdev, b->dev);
 	if (r == CUDA_SUCCESS)
@@ -249,7 +259,7 @@ void lp_gpu_buf_free(struct lp_gpu_buf *b)
 		close(b->dmabuf_fd);
 	if (b->ptr) {
 		cudaSetDevice(b->dev);
-		lp_cuda_check(cudaFree(b->ptr), "cudaFree", b->dev, NULL, 0);
+		gm_check(cudaFree(b->ptr), "cudaFree", b->dev);
 	}
 	memset(b, 0, sizeof(*b));
 	b->dmabuf_fd = -1;
@@ -281,13 +291,12 @@ int lp_gpu_buf_fill(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed)
 
 	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_fill")))
 		return ret;
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev)))
 		return ret;
-	if ((ret = lp_cuda_check(lp_cu_fill(st, b->ptr, off, len, seed, lp_blocks(b->dev)),
-				 "fill kernel launch", b->dev, NULL, 0)))
+	if ((ret = gm_check(lp_cu_fill(st, b->ptr, off, len, seed, lp_blocks(b->dev)),
+			    "fill kernel launch", b->dev)))
 		return ret;
-	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", b->dev,
-			     NULL, 0);
+	return gm_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", b->dev);
 }
 
 int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed,
@@ -299,32 +308,29 @@ int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t see
 
 	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_verify")))
 		return ret;
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev)))
 		return ret;
 	/* Writes a NIC made may not be visible to this device's kernels yet unless it orders them. */
 	if (b->rdma_order < LP_GPU_RDMA_ORDER_OWNER &&
-	    (ret = lp_cuda_check(cudaDeviceFlushGPUDirectRDMAWrites(
-					 cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
-					 cudaFlushGPUDirectRDMAWritesToOwner),
-				 "cudaDeviceFlushGPUDirectRDMAWrites", b->dev, NULL, 0)))
+	    (ret = gm_check(cudaDeviceFlushGPUDirectRDMAWrites(
+				    cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+				    cudaFlushGPUDirectRDMAWritesToOwner),
+			    "cudaDeviceFlushGPUDirectRDMAWrites", b->dev)))
 		return ret;
 	/* Stream-ordered allocation: no device-wide synchronization while a poller runs. */
-	if ((ret = lp_cuda_check(cudaMallocAsync((void **)&bad, sizeof(*bad), st),
-				 "cudaMallocAsync", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaMallocAsync((void **)&bad, sizeof(*bad), st), "cudaMallocAsync",
+			    b->dev)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync(bad, &hbad, sizeof(hbad), cudaMemcpyHostToDevice,
-						 st),
-				 "cudaMemcpyAsync", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaMemcpyAsync(bad, &hbad, sizeof(hbad), cudaMemcpyHostToDevice, st),
+			    "cudaMemcpyAsync", b->dev)))
 		goto out;
-	if ((ret = lp_cuda_check(lp_cu_verify(st, b->ptr, off, len, seed, bad, lp_blocks(b->dev)),
-				 "verify kernel launch", b->dev, NULL, 0)))
+	if ((ret = gm_check(lp_cu_verify(st, b->ptr, off, len, seed, bad, lp_blocks(b->dev)),
+			    "verify kernel launch", b->dev)))
 		goto out;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync(&hbad, bad, sizeof(hbad), cudaMemcpyDeviceToHost,
-						 st),
-				 "cudaMemcpyAsync", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaMemcpyAsync(&hbad, bad, sizeof(hbad), cudaMemcpyDeviceToHost, st),
+			    "cudaMemcpyAsync", b->dev)))
 		goto out;
-	ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (verify)", b->dev,
-			    NULL, 0);
+	ret = gm_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (verify)", b->dev);
 out:
 	cudaFreeAsync(bad, st);
 	cudaStreamSynchronize(st);
@@ -343,13 +349,13 @@ int lp_gpu_buf_write(struct lp_gpu_buf *b, size_t off, const void *src, size_t l
 
 	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_write")))
 		return ret;
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync((char *)b->ptr + off, src, len,
-						 cudaMemcpyHostToDevice, st),
-				 "cudaMemcpyAsync (host to GPU)", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaMemcpyAsync((char *)b->ptr + off, src, len, cudaMemcpyHostToDevice,
+					    st),
+			    "cudaMemcpyAsync (host to GPU)", b->dev)))
 		return ret;
-	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, NULL, 0);
+	return gm_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev);
 }
 
 int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len)
@@ -359,13 +365,13 @@ int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len)
 
 	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_read")))
 		return ret;
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaMemcpyAsync(dst, (const char *)b->ptr + off, len,
-						 cudaMemcpyDeviceToHost, st),
-				 "cudaMemcpyAsync (GPU to host)", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaMemcpyAsync(dst, (const char *)b->ptr + off, len,
+					    cudaMemcpyDeviceToHost, st),
+			    "cudaMemcpyAsync (GPU to host)", b->dev)))
 		return ret;
-	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, NULL, 0);
+	return gm_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev);
 }
 
 int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
@@ -398,22 +404,21 @@ int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, u
 	p->iters = iters;
 	if ((ret = lp_gpu_buf_write(b, off, &zero, 1)))
 		goto err_free;
-	if ((ret = lp_cuda_check(cudaHostAlloc(&words, 64,
-					       cudaHostAllocMapped | cudaHostAllocPortable),
-				 "cudaHostAlloc (poller flags)", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaHostAlloc(&words, 64, cudaHostAllocMapped | cudaHostAllocPortable),
+			    "cudaHostAlloc (poller flags)", b->dev)))
 		goto err_free;
 	p->words = words;
 	memset(words, 0, 64);
-	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dwords, words, 0),
-				 "cudaHostGetDevicePointer", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaHostGetDevicePointer((void **)&dwords, words, 0),
+			    "cudaHostGetDevicePointer", b->dev)))
 		goto err_host;
-	if ((ret = lp_cuda_check(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking),
-				 "cudaStreamCreate", b->dev, NULL, 0)))
+	if ((ret = gm_check(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking),
+			    "cudaStreamCreate", b->dev)))
 		goto err_host;
-	if ((ret = lp_cuda_check(lp_cu_poll(p->st, (const volatile uint8_t *)b->ptr + off, stride,
-					    depth, iters, timeout_ns, stop_every, &dwords[0],
-					    &dwords[1], &dwords[2]),
-				 "poller kernel launch", b->dev, NULL, 0)))
+	if ((ret = gm_check(lp_cu_poll(p->st, (const volatile uint8_t *)b->ptr + off, stride, depth,
+				       iters, timeout_ns, stop_every, &dwords[0], &dwords[1],
+				       &dwords[2]),
+			    "poller kernel launch", b->dev)))
 		goto err_stream;
 	*p_out = p;
 	return 0;
@@ -478,8 +483,7 @@ int lp_gpu_poller_stop(struct lp_gpu_poller *p)
 	p->words[1] = 1;
 	__sync_synchronize();
 	cudaSetDevice(p->dev);
-	ret = lp_cuda_check(cudaStreamSynchronize(p->st), "cudaStreamSynchronize (poller)", p->dev,
-			    NULL, 0);
+	ret = gm_check(cudaStreamSynchronize(p->st), "cudaStreamSynchronize (poller)", p->dev);
 	cudaStreamDestroy(p->st);
 	cudaFreeHost((void *)p->words);
 	free(p);
@@ -499,22 +503,22 @@ int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p)
 		return ret;
 	if (dev < 0 || dev >= cnt || !n)
 		return -EINVAL;
-	if ((ret = lp_cuda_check(cudaSetDevice(dev), "cudaSetDevice", dev, NULL, 0)))
+	if ((ret = gm_check(cudaSetDevice(dev), "cudaSetDevice", dev)))
 		return ret;
 	if ((ret = lp_stats_init(&rtt, n)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaHostAlloc((void **)&w, 64,
-					       cudaHostAllocMapped | cudaHostAllocPortable),
-				 "cudaHostAlloc (notification words)", dev, NULL, 0)))
+	if ((ret = gm_check(cudaHostAlloc((void **)&w, 64,
+					  cudaHostAllocMapped | cudaHostAllocPortable),
+			    "cudaHostAlloc (notification words)", dev)))
 		goto out_stats;
 	w[0] = w[1] = 0;
-	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dw, (void *)w, 0),
-				 "cudaHostGetDevicePointer", dev, NULL, 0)) ||
-	    (ret = lp_cuda_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking),
-				 "cudaStreamCreate", dev, NULL, 0)))
+	if ((ret = gm_check(cudaHostGetDevicePointer((void **)&dw, (void *)w, 0),
+			    "cudaHostGetDevicePointer", dev)) ||
+	    (ret = gm_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking),
+			    "cudaStreamCreate", dev)))
 		goto out_host;
-	if ((ret = lp_cuda_check(lp_cu_pong(st, &dw[0], &dw[1], n, timeout_ns),
-				 "notification kernel launch", dev, NULL, 0)))
+	if ((ret = gm_check(lp_cu_pong(st, &dw[0], &dw[1], n, timeout_ns),
+			    "notification kernel launch", dev)))
 		goto out_stream;
 	for (uint32_t i = 1; i <= n && !ret; i++) {
 		uint64_t t0 = lp_now_ns();

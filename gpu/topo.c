@@ -324,7 +324,7 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		char path[256], buf[32];
 
 		if ((ret = lp_cuda_check(cudaGetDeviceProperties(&prop, g->cuda_dev),
-					 "cudaGetDeviceProperties", g->cuda_dev, NULL, 0)))
+					 "cudaGetDeviceProperties", g->cuda_dev, f)))
 			goto err;
 		snprintf(g->name, sizeof(g->name), "%s", prop.name);
 		g->mem_bytes = prop.totalGlobalMem;
@@ -334,7 +334,7 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		g->l2_bytes = (uint64_t)prop.l2CacheSize;
 		if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id),
 							       g->cuda_dev),
-					 "cudaDeviceGetPCIBusId", g->cuda_dev, NULL, 0)))
+					 "cudaDeviceGetPCIBusId", g->cuda_dev, f)))
 			goto err;
 		for (char *p = g->bus_id; *p; p++)
 			*p = (char)tolower((unsigned char)*p);

@@ -11,12 +11,14 @@
 
 #include "common/cmd.h"
 #include "common/lp.h"
+#include "rdma/rdma.h"
 
 #define TOOL_MS 5000 /* each helper program at most this long */
 
 void lp_roce_qos_init(struct lp_roce_qos *q)
 {
 	memset(q, 0, sizeof(*q));
+	q->configured = -1;
 	memset(q->dscp_prio, -1, sizeof(q->dscp_prio));
 	memset(q->pfc, -1, sizeof(q->pfc));
 	memset(q->ecn_np, -1, sizeof(q->ecn_np));
@@ -214,6 +216,7 @@ static void read_tclass(const char *root, const char *dev, const char *port, int
 	if (!slurp(buf, sizeof(buf), "%s/sys/kernel/config/bnxt_re/%s/ports/%s/cc/roce_dscp", root,
 		   dev, port))
 		dscp = lp_roce_parse_dscp(buf);
+	q->configured = global;
 	q->tclass = global >= 0 ? global : tclass >= 0 ? tclass : 0;
 	if (global >= 0 && tclass >= 0 && tclass != global)
 		snprintf(q->tclass_src, sizeof(q->tclass_src),
@@ -323,6 +326,58 @@ void lp_roce_class_read(const char *root, const char *dev, const char *port, int
 {
 	lp_roce_qos_init(q);
 	read_tclass(root ? root : "", dev, port, tclass, q);
+}
+
+void lp_roce_class_info(const char *root, const char *dev, unsigned port, const char *link_layer,
+			int requested, struct lp_rdma_class *c)
+{
+	struct lp_roce_qos q;
+	char p[16];
+
+	*c = (struct lp_rdma_class){ .requested = requested, .configured = -1, .dscp = -1 };
+	if (strcmp(link_layer, "Ethernet")) {
+		snprintf(c->configured_src, sizeof(c->configured_src), "%s: no DSCP", link_layer);
+		snprintf(c->dscp_src, sizeof(c->dscp_src), "%s: no DSCP", link_layer);
+		return;
+	}
+	snprintf(p, sizeof(p), "%u", port);
+	lp_roce_class_read(root, dev, p, requested, &q);
+	c->configured = q.configured;
+	snprintf(c->configured_src, sizeof(c->configured_src), "%s",
+		 q.configured >= 0 ? "tc/PORT/traffic_class (Global tclass): every QP"
+				   : "none: no Global tclass in tc/PORT/traffic_class");
+	c->dscp = q.dscp;
+	snprintf(c->dscp_src, sizeof(c->dscp_src), "%s", q.dscp_src);
+}
+
+bool lp_roce_class_judge(const struct lp_rdma_class *c, int in_effect, char *why, size_t len)
+{
+	int n, want = c->configured >= 0 ? c->configured : c->requested >= 0 ? c->requested : 0;
+	const char *whose = c->configured >= 0	? "the device's (tc/PORT/traffic_class)"
+			    : c->requested >= 0 ? "as asked (--tclass)"
+						: "the verbs default";
+
+	if (in_effect < 0 && c->dscp < 0) {
+		snprintf(why, len, "no GRH: no traffic class on this link");
+		return true;
+	}
+	if (in_effect < 0) {
+		snprintf(why, len, "not read (no GRH on a RoCE QP, or the test failed first)");
+		return false;
+	}
+	if (in_effect != want) {
+		snprintf(why, len, "%d (DSCP %d), not %d, %s", in_effect, in_effect >> 2, want,
+			 whose);
+		return false;
+	}
+	n = snprintf(why, len, "%d (DSCP %d): %s", in_effect, in_effect >> 2,
+		     c->configured >= 0 && c->requested >= 0 && c->requested != c->configured
+			     ? "the device's, overriding --tclass"
+			     : whose);
+	if (c->dscp >= 0 && c->dscp != in_effect >> 2 && n >= 0 && (size_t)n < len)
+		snprintf(why + n, len - (size_t)n, "; the wire carries DSCP %d (%s)", c->dscp,
+			 c->dscp_src);
+	return true;
 }
 
 void lp_roce_qos_read(const char *root, const char *dev, const char *port, const char *netdev,

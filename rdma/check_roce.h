@@ -26,6 +26,7 @@
 #ifndef LP_RDMA_CHECK_ROCE_H
 #define LP_RDMA_CHECK_ROCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,7 @@
 
 struct lp_roce_qos {
 	int tclass;	      /* the class judged (0..255) */
+	int configured;	      /* the device's class for every QP (Global tclass), -1 none */
 	char tclass_src[96];  /* where it came from */
 	int dscp;	      /* the DSCP the QPs carry (0..63) */
 	char dscp_src[48];    /* where it came from: the device's file, or "derived: ..." */
@@ -64,6 +66,21 @@ int lp_roce_parse_dscp(const char *text);
 /* The class and DSCP alone (sysfs only, no tool run): q's tclass, dscp and their sources. */
 void lp_roce_class_read(const char *root, const char *dev, const char *port, int tclass,
 			struct lp_roce_qos *q);
+
+/*
+ * One side's class as a document records it (struct lp_rdma_class): requested (-1 none), what
+ * the device imposes and the DSCP, from lp_roce_class_read; link_layer "InfiniBand": no DSCP.
+ */
+struct lp_rdma_class;
+void lp_roce_class_info(const char *root, const char *dev, unsigned port, const char *link_layer,
+			int requested, struct lp_rdma_class *c);
+/*
+ * Judge the class a live QP carries (in_effect, -1 no GRH or not read) against what its side
+ * asked and its device imposes: the device's class when it has one, else the requested, else 0.
+ * true when they agree (or nothing applies: InfiniBand without a GRH); why says it in words
+ * ("106 (DSCP 26): as asked (--tclass)", "0 (DSCP 0), not the 106 asked (--tclass)").
+ */
+bool lp_roce_class_judge(const struct lp_rdma_class *c, int in_effect, char *why, size_t len);
 
 /*
  * Read what root (a sysfs tree, "" live) and the tools (cmd; NULL: none) say about the QoS of

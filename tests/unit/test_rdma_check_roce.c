@@ -17,6 +17,7 @@
 #include "lp_fixture.h"
 #include "rdma/check.h"
 #include "rdma/check_roce.h"
+#include "rdma/rdma.h"
 
 #define ROCE	"check/roce-cx6dx.txt"
 #define NETDEV	"sys/devices/pci0000:00/0000:00:02.0/0000:3b:00.0/net/ens1f0np0"
@@ -262,6 +263,75 @@ static void test_parsers(void **state)
 	assert_int_equal(lp_roce_qos_prio(&q, 0, how, sizeof(how)), -1);
 }
 
+/* One side's class as a document records it, from the tree with overlay (NULL: as it is). */
+static void class_on(const char *overlay, const char *link_layer, int requested,
+		     struct lp_rdma_class *c)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/tmp/lp-roceclass-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	lp_fx_expand(dir, ROCE);
+	if (overlay)
+		lp_fx_expand_text(dir, overlay);
+	lp_roce_class_info(dir, "mlx5_0", 1, link_layer, requested, c);
+	lp_fx_rmtree(dir);
+}
+
+/* The judgement of one in-effect class: its verdict and a phrase of its words. */
+static void judged(const struct lp_rdma_class *c, int in_effect, bool ok, const char *phrase)
+{
+	char why[160];
+	bool got = lp_roce_class_judge(c, in_effect, why, sizeof(why));
+
+	if (got != ok || !strstr(why, phrase))
+		fail_msg("class %d judged %s (%s); wanted %s with '%s'", in_effect,
+			 got ? "agreeing" : "differing", why, ok ? "agreeing" : "differing",
+			 phrase);
+}
+
+/* Asked, imposed, in effect (lp-rdma's documents, both ends): read on the trees, then judged. */
+static void test_class_in_effect(void **state)
+{
+	struct lp_rdma_class c;
+
+	(void)state;
+	/* the ConnectX-6 Dx's Global tclass 106: every QP carries it, --tclass 0 or not */
+	class_on(NULL, "Ethernet", 0, &c);
+	assert_int_equal(c.requested, 0);
+	assert_int_equal(c.configured, 106);
+	assert_int_equal(c.dscp, 26);
+	assert_string_equal(c.dscp_src, "tc/PORT/traffic_class: every QP");
+	judged(&c, 106, true, "106 (DSCP 26): the device's, overriding --tclass");
+	/* bad data: the QP carries what was asked, not what the device imposes */
+	judged(&c, 0, false, "0 (DSCP 0), not 106, the device's (tc/PORT/traffic_class)");
+	/* no Global tclass (rules per destination only): the class asked */
+	class_on("file sys/class/infiniband/mlx5_0/tc/1/traffic_class dst_ip=10.0.0.0/8,tclass=98",
+		 "Ethernet", 106, &c);
+	assert_int_equal(c.configured, -1);
+	assert_non_null(strstr(c.configured_src, "none"));
+	assert_string_equal(c.dscp_src, "derived: tclass 106 >> 2");
+	judged(&c, 106, true, "106 (DSCP 26): as asked (--tclass)");
+	judged(&c, 0, false, "0 (DSCP 0), not 106, as asked (--tclass)");
+	judged(&c, -1, false, "not read");
+	/* nothing asked, nothing imposed: the verbs default 0 */
+	class_on("rm sys/class/infiniband/mlx5_0/tc", "Ethernet", -1, &c);
+	judged(&c, 0, true, "0 (DSCP 0): the verbs default");
+	judged(&c, 96, false, "96 (DSCP 24), not 0, the verbs default");
+	/* bnxt_re's firmware marks its own DSCP: the QP's class agrees, the wire's DSCP is said */
+	class_on("rm sys/class/infiniband/mlx5_0/tc\n"
+		 "file sys/kernel/config/bnxt_re/mlx5_0/ports/1/cc/roce_dscp 0x1a",
+		 "Ethernet", -1, &c);
+	assert_int_equal(c.dscp, 26);
+	judged(&c, 0, true, "the wire carries DSCP 26 (bnxt_re configfs cc/roce_dscp)");
+	/* InfiniBand: no DSCP; a QP without a GRH carries no class, and that is right */
+	class_on(NULL, "InfiniBand", 3, &c);
+	assert_int_equal(c.configured, -1);
+	assert_int_equal(c.dscp, -1);
+	assert_string_equal(c.dscp_src, "InfiniBand: no DSCP");
+	judged(&c, -1, true, "no GRH");
+}
+
 /* The live path on this host: the real dcb on the loopback device (no DCB there). */
 static void test_live(void **state)
 {
@@ -287,9 +357,8 @@ static void test_live(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lossless),
-		cmocka_unit_test(test_faults),
-		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_lossless), cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_parsers),	 cmocka_unit_test(test_class_in_effect),
 		cmocka_unit_test(test_live),
 	};
 

@@ -11,6 +11,8 @@
  */
 #include "rdma/internal.h"
 
+#include "rdma/check_roce.h"
+
 #include <endian.h>
 #include <errno.h>
 #include <math.h>
@@ -178,6 +180,22 @@ static int qp_tclass(const struct lp_rdma_conn *c)
 		return (int)v;
 	}
 	return c->dev->tclass >= 0 ? c->dev->tclass : 0;
+}
+
+/* mlx5's rule per destination for this connection's peer (its class, -1 none: check_roce.h). */
+static void qp_tclass_rule(struct lp_rdma_conn *c)
+{
+	const struct lp_rdma_devinfo *d = &c->dev->info;
+	char peer[64];
+
+	c->tclass_rule = -1;
+	c->tclass_rule_text[0] = '\0';
+	if (!d->cls.nrules)
+		return;
+	lp_rdma_gid_str(c->remote.gid, peer, sizeof(peer));
+	c->tclass_rule = lp_roce_class_rule_read(lp_counters_root(), d->name, (unsigned)d->port,
+						 &d->cls, d->gid_type, d->gid, peer,
+						 c->tclass_rule_text, sizeof(c->tclass_rule_text));
 }
 
 /* The class QP 0 carries as connected (its GRH), -1 without a GRH or when the query fails. */
@@ -1061,8 +1079,10 @@ static int setup_connect(struct lp_rdma_conn *c, const char *server_host)
 		else
 			ret = cm_server_accept(c, q);
 	}
-	if (!ret)
+	if (!ret) {
 		c->tclass = qp_tclass_read(c->qp[0]);
+		qp_tclass_rule(c);
+	}
 	if (!ret && wants_recvs(p))
 		ret = post_initial_recvs(c);
 	if (!ret && c->detect == LP_DETECT_GPU) {

@@ -279,16 +279,20 @@ static bool ctr_view(struct lp_rdma_doc_ctr *d, const struct lp_ctr_moved *m)
 
 bool lp_rdma_doc_tclass_view(struct lp_rdma_doc_tclass *d, const struct lp_rdma_result *r)
 {
+	struct lp_rdma_class cc, sc;
 	bool c, s;
 
 	if (!r->local_dev.name[0] || (r->status && r->tclass_local < 0))
 		return false;
 	d->client = r->tclass_local;
 	d->server = r->tclass_remote;
-	c = lp_roce_class_judge(&r->local_dev.cls, d->client, d->client_judged,
-				sizeof(d->client_judged));
-	s = lp_roce_class_judge(&r->remote_dev.cls, d->server, d->server_judged,
-				sizeof(d->server_judged));
+	/* mlx5's rules per destination: each side's for the other's address */
+	cc = r->local_dev.cls;
+	sc = r->remote_dev.cls;
+	lp_roce_class_rule_apply(&cc, r->tclass_rule_local, r->tclass_rule);
+	lp_roce_class_rule_apply(&sc, r->tclass_rule_remote, "");
+	c = lp_roce_class_judge(&cc, d->client, d->client_judged, sizeof(d->client_judged));
+	s = lp_roce_class_judge(&sc, d->server, d->server_judged, sizeof(d->server_judged));
 	d->agrees = c && s;
 	return true;
 }

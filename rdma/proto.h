@@ -29,8 +29,8 @@
  * Frames carry LP_WIRE_VERSION; a peer of another version is refused with
  * one line naming both versions (lp_proto_recv). Version 5 added the opening
  * (OPEN .. GRANT/BUSY) and QPINFO's rdma_cm token; version 7 the port's traffic
- * class in ACCEPT (struct lp_rdma_class) and the class the server's QP carries
- * in RESULT.
+ * class in ACCEPT (struct lp_rdma_class) and, in RESULT, the class the server's
+ * QP carries and its device's rule per destination for the client.
  */
 #ifndef LP_RDMA_PROTO_H
 #define LP_RDMA_PROTO_H
@@ -145,7 +145,8 @@ struct lp_rdma_result_msg {
 	struct lp_rdma_verified checked; /* what its verification covered */
 	struct lp_ival_summary ival;	 /* --interval, bidir: its own direction's series */
 	struct lp_ctr_moved ctr;	 /* its port's counters that moved during the test */
-	int32_t tclass; /* the traffic class its QP 0 carries (ibv_query_qp), -1 no GRH */
+	int32_t tclass;	     /* the traffic class its QP 0 carries (ibv_query_qp), -1 no GRH */
+	int32_t tclass_rule; /* its device's rule per destination for the client, -1 none */
 };
 
 /* Records of the bodies (lp_rdma_devinfo_record is in rdma.h). */

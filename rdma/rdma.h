@@ -136,6 +136,9 @@ struct lp_rdma_class {
 	char configured_src[64]; /* where configured was read, or why there is none */
 	int32_t dscp;		 /* the DSCP its QPs carry (0..63); -1 not RoCE */
 	char dscp_src[48];	 /* the device's file, or "derived: tclass N >> 2" */
+	uint32_t nrules;	 /* mlx5's rules per destination (tc/PORT/traffic_class) */
+	/* not in the record: a view's rule for one run's peer (lp_roce_class_rule_apply) */
+	char rule[128];
 };
 extern const struct lp_record lp_rdma_class_record;
 
@@ -418,6 +421,9 @@ struct lp_rdma_result {
 	 * -1 no GRH (InfiniBand within a subnet) or not read (the test failed before).
 	 */
 	int tclass_local, tclass_remote;
+	/* mlx5's rule per destination for each side's peer: its class (-1 none), this side's text */
+	int tclass_rule_local, tclass_rule_remote;
+	char tclass_rule[128];
 };
 
 /*

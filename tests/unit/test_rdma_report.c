@@ -294,6 +294,32 @@ static void test_client_doc(void **state)
 	free(s);
 }
 
+/* A device with mlx5's rules per destination: each side judged by the rule for its peer. */
+static void test_tclass_rules(void **state)
+{
+	static struct lp_rdma_result r;
+	struct lp_rdma_doc_tclass tc;
+
+	(void)state;
+	r.local_dev = r.remote_dev = dev; /* --tclass 106 */
+	r.local_dev.cls.nrules = 2;	  /* the client's rule for the server: 98 */
+	r.tclass_rule_local = 98;
+	snprintf(r.tclass_rule, sizeof(r.tclass_rule), "dst_ip=10.9.0.0/16,tclass=98");
+	r.tclass_rule_remote = -1; /* the server has no rule for it */
+	r.tclass_local = 98;
+	r.tclass_remote = 106;
+	assert_true(lp_rdma_doc_tclass_view(&tc, &r));
+	assert_true(tc.agrees);
+	assert_string_equal(tc.client_judged, "98 (DSCP 24): the device's, overriding --tclass "
+					      "(rule dst_ip=10.9.0.0/16,tclass=98)");
+	assert_string_equal(tc.server_judged, "106 (DSCP 26): as asked (--tclass)");
+	/* bad data: the client's QP on the class asked, not its rule's */
+	r.tclass_local = 106;
+	assert_true(lp_rdma_doc_tclass_view(&tc, &r));
+	assert_false(tc.agrees);
+	assert_non_null(strstr(tc.client_judged, "106 (DSCP 26), not 98, the device's"));
+}
+
 /* --check and --counters documents: the same schema, their reports under "check" and "snapshot". */
 static void test_other_roles(void **state)
 {
@@ -326,9 +352,8 @@ static void test_schema_published(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table_rules),
-		cmocka_unit_test(test_client_doc),
-		cmocka_unit_test(test_other_roles),
+		cmocka_unit_test(test_table_rules),	 cmocka_unit_test(test_client_doc),
+		cmocka_unit_test(test_tclass_rules),	 cmocka_unit_test(test_other_roles),
 		cmocka_unit_test(test_schema_published),
 	};
 

@@ -529,12 +529,15 @@ bool lp_roce_class_judge(const struct lp_rdma_class *c, int in_effect, char *why
 	if (c->configured >= 0)
 		snprintf(whose, sizeof(whose), "the device's%s (%s%s)",
 			 c->requested >= 0 && c->requested != c->configured
-				 ? ", overriding --tclass"
+				 ? (c->by_peer ? ", overriding the connect request's"
+					       : ", overriding --tclass")
 				 : "",
 			 c->rule[0] ? "rule " : "tc/PORT/traffic_class", c->rule);
 	else
 		snprintf(whose, sizeof(whose), "%s",
-			 c->requested >= 0 ? "as asked (--tclass)" : "the verbs default");
+			 c->by_peer	     ? "as the client's connect request asked (rdma_cm)"
+			 : c->requested >= 0 ? "as asked (--tclass)"
+					     : "the verbs default");
 	if (in_effect < 0 && c->dscp < 0) {
 		snprintf(why, len, "no GRH: no traffic class on this link");
 		return true;

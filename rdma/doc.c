@@ -277,7 +277,7 @@ static bool ctr_view(struct lp_rdma_doc_ctr *d, const struct lp_ctr_moved *m)
 	return true;
 }
 
-bool lp_rdma_doc_tclass_view(struct lp_rdma_doc_tclass *d, const struct lp_rdma_result *r)
+bool lp_rdma_doc_tclass_view(struct lp_rdma_doc_tclass *d, const struct lp_rdma_result *r, bool cm)
 {
 	struct lp_rdma_class cc, sc;
 	bool c, s;
@@ -291,6 +291,10 @@ bool lp_rdma_doc_tclass_view(struct lp_rdma_doc_tclass *d, const struct lp_rdma_
 	sc = r->remote_dev.cls;
 	lp_roce_class_rule_apply(&cc, r->tclass_rule_local, r->tclass_rule);
 	lp_roce_class_rule_apply(&sc, r->tclass_rule_remote, "");
+	if (cm) { /* the server's QP takes the class of the client's connect request (its TOS) */
+		sc.requested = cc.requested;
+		sc.by_peer = true;
+	}
 	c = lp_roce_class_judge(&cc, d->client, d->client_judged, sizeof(d->client_judged));
 	s = lp_roce_class_judge(&sc, d->server, d->server_judged, sizeof(d->server_judged));
 	d->agrees = c && s;
@@ -341,7 +345,7 @@ int lp_rdma_doc_result_view(struct lp_rdma_doc_result *d, const struct lp_rdma_r
 	verified_view(&d->verified, r, p);
 	d->has_ctr_client = ctr_view(&d->ctr_client, &r->ctr_local);
 	d->has_ctr_server = ctr_view(&d->ctr_server, &r->ctr_remote);
-	d->has_tclass = lp_rdma_doc_tclass_view(&d->tclass, r);
+	d->has_tclass = lp_rdma_doc_tclass_view(&d->tclass, r, p->use_cm);
 	d->is_lat = !d->failed && lp_rdma_test_is_lat(r->test);
 	d->is_bw = !d->failed && !d->is_lat;
 	if (d->is_lat)

@@ -193,9 +193,10 @@ extern const char *const lp_rdma_doc_more[];
  */
 int lp_rdma_doc_result_view(struct lp_rdma_doc_result *d, const struct lp_rdma_result *r,
 			    const struct lp_rdma_params *p);
-/* The class each side's QP carried, judged (the table's line, the document's member); false
- * when the test did not connect. */
-bool lp_rdma_doc_tclass_view(struct lp_rdma_doc_tclass *d, const struct lp_rdma_result *r);
+/* The class each side's QP carried, judged (the table's line, the document's member); cm: the
+ * test connected through rdma_cm, whose server QP takes the class of the client's connect
+ * request. false when the test did not connect. */
+bool lp_rdma_doc_tclass_view(struct lp_rdma_doc_tclass *d, const struct lp_rdma_result *r, bool cm);
 /* A document's views freed (its results and their series). */
 void lp_rdma_doc_free(struct lp_rdma_doc *d);
 

@@ -137,8 +137,10 @@ struct lp_rdma_class {
 	int32_t dscp;		 /* the DSCP its QPs carry (0..63); -1 not RoCE */
 	char dscp_src[48];	 /* the device's file, or "derived: tclass N >> 2" */
 	uint32_t nrules;	 /* mlx5's rules per destination (tc/PORT/traffic_class) */
-	/* not in the record: a view's rule for one run's peer (lp_roce_class_rule_apply) */
+	/* not in the record: a view's rule for one run's peer (lp_roce_class_rule_apply), and
+	 * whether requested is the peer's (rdma_cm: the server's QP takes the connect request's) */
 	char rule[128];
+	bool by_peer;
 };
 extern const struct lp_record lp_rdma_class_record;
 

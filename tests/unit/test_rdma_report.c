@@ -308,16 +308,28 @@ static void test_tclass_rules(void **state)
 	r.tclass_rule_remote = -1; /* the server has no rule for it */
 	r.tclass_local = 98;
 	r.tclass_remote = 106;
-	assert_true(lp_rdma_doc_tclass_view(&tc, &r));
+	assert_true(lp_rdma_doc_tclass_view(&tc, &r, false));
 	assert_true(tc.agrees);
 	assert_string_equal(tc.client_judged, "98 (DSCP 24): the device's, overriding --tclass "
 					      "(rule dst_ip=10.9.0.0/16,tclass=98)");
 	assert_string_equal(tc.server_judged, "106 (DSCP 26): as asked (--tclass)");
 	/* bad data: the client's QP on the class asked, not its rule's */
 	r.tclass_local = 106;
-	assert_true(lp_rdma_doc_tclass_view(&tc, &r));
+	assert_true(lp_rdma_doc_tclass_view(&tc, &r, false));
 	assert_false(tc.agrees);
 	assert_non_null(strstr(tc.client_judged, "106 (DSCP 26), not 98, the device's"));
+	/* rdma_cm: the server's QP takes the class of the client's connect request, not its own
+	 * --tclass (Soft-RoCE shows it: tests/vm/lp-rdma-guest.sh 3b) */
+	r.tclass_local = 98;
+	r.remote_dev.cls.requested = 96;
+	r.tclass_remote = 106;
+	assert_true(lp_rdma_doc_tclass_view(&tc, &r, true));
+	assert_true(tc.agrees);
+	assert_string_equal(tc.server_judged,
+			    "106 (DSCP 26): as the client's connect request asked (rdma_cm)");
+	assert_true(lp_rdma_doc_tclass_view(&tc, &r, false)); /* over the exchange: its own 96 */
+	assert_false(tc.agrees);
+	assert_string_equal(tc.server_judged, "106 (DSCP 26), not 96, as asked (--tclass)");
 }
 
 /* --check and --counters documents: the same schema, their reports under "check" and "snapshot". */

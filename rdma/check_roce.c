@@ -552,7 +552,9 @@ bool lp_roce_class_judge(const struct lp_rdma_class *c, int in_effect, char *why
 		return false;
 	}
 	n = snprintf(why, len, "%d (DSCP %d): %s", in_effect, in_effect >> 2, whose);
-	if (c->dscp >= 0 && c->dscp != in_effect >> 2 && n >= 0 && (size_t)n < len)
+	/* a DSCP the device reports (bnxt_re's firmware marks its own), not one derived here */
+	if (c->dscp >= 0 && c->dscp != in_effect >> 2 && strncmp(c->dscp_src, "derived", 7) &&
+	    n >= 0 && (size_t)n < len)
 		snprintf(why + n, len - (size_t)n, "; the wire carries DSCP %d (%s)", c->dscp,
 			 c->dscp_src);
 	return true;

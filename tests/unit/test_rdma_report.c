@@ -322,6 +322,9 @@ static void test_tclass_rules(void **state)
 	 * --tclass (Soft-RoCE shows it: tests/vm/lp-rdma-guest.sh 3b) */
 	r.tclass_local = 98;
 	r.remote_dev.cls.requested = 96;
+	r.remote_dev.cls.dscp = 24; /* derived from its own 96: not what the wire carries */
+	snprintf(r.remote_dev.cls.dscp_src, sizeof(r.remote_dev.cls.dscp_src),
+		 "derived: tclass 96 >> 2");
 	r.tclass_remote = 106;
 	assert_true(lp_rdma_doc_tclass_view(&tc, &r, true));
 	assert_true(tc.agrees);

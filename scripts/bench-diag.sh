@@ -3,7 +3,7 @@
 # CSV beside it (docs/data/bench-diag-DATE.csv) and the per-setting lines.
 #
 #   scripts/bench-diag.sh [--quick] [--no-model] [--np-max N] [--n-min N] [--n-max N] [--jobs J]
-#                         [--out DIR] [--no-docs]
+#                         [--planner ORDER] [--out DIR] [--no-docs]
 #
 # Scenarios and scoring are tests/sweep/diag-bench.c's, whoever produces the cells:
 #   diag-sim     in process: the library's diagnosis and its retest planner (lp_sweep_retest_plan,
@@ -20,11 +20,13 @@
 # without the topology. Trials shrink with N (2 cores: the whole grid takes hours; --quick
 # minutes; --jobs J splits every setting line per noise level and fault and runs J of them at
 # once, for a many-core machine: the same settings and trials, the lines in the same order).
+# --planner share|random runs diag-sim with the retest planner before 2026-12-02 or a blind one
+# (a before/after comparison; default ranked, lp-sweep's: the model part always runs lp-sweep's).
 # LP_BUILD picks the build.
 set -u
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
-args="$*" quick=0 model=1 docs=1 npmax=64 nmin=0 nmax=1000000 jobs=1 out=docs/data
+args="$*" quick=0 model=1 docs=1 npmax=64 nmin=0 nmax=1000000 jobs=1 out=docs/data planner=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -34,8 +36,10 @@ while [ $# -gt 0 ]; do
 	--n-min) nmin=$2; shift ;;
 	--n-max) nmax=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
+	--planner) planner=$2; shift ;;
+	-h | --help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	--out) out=$2; shift ;;
-	*) echo "usage: $0 [--quick] [--no-model] [--np-max N] [--n-min N] [--n-max N] [--jobs J] [--out DIR] [--no-docs]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--quick] [--no-model] [--np-max N] [--n-min N] [--n-max N] [--jobs J] [--planner ORDER] [--out DIR] [--no-docs]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -56,6 +60,7 @@ t() { # trials for N: scaled so that every N costs about the same
 jd=$(mktemp -d /tmp/bench-diag-XXXXXX) nj=0
 trap 'rm -rf "$jd"' EXIT
 sim() { # one setting line, run now (--jobs 1) or split per --cv and -f value into queued jobs
+	[ -n "$planner" ] && set -- "$@" --planner "$planner"
 	if [ "$jobs" -le 1 ]; then echo "\$ diag-sim $*"; nice "$B/diag-sim" "$@" --csv "$csv"; echo; return; fi
 	local a=("$@") i c f cvs= fs=
 	for ((i = 0; i < ${#a[@]}; i++)); do

@@ -90,53 +90,83 @@ static double blind(int a, int b)
 	return ((h >> 11) + 0.5) / 9007199254740992.0;
 }
 
-/* P(chi-squared with 2k degrees of freedom > x): Fisher's combination of k p-values. */
-static double fisher_sf(double x, int k)
-{
-	double term = 1, sum = 1;
+/* A cell's first attempt, for its rank in its metric (slowest first: p-value, then z). */
+struct first {
+	double p, z;
+	int32_t a, b;
+};
 
-	for (int j = 1; j < k; j++)
-		sum += term *= x / 2 / j;
-	return fmin(1, exp(-x / 2) * sum);
+static int first_cmp(const void *x, const void *y)
+{
+	const struct first *u = x, *v = y;
+
+	if (u->p != v->p)
+		return (u->p > v->p) - (u->p < v->p);
+	return (u->z > v->z) - (u->z < v->z);
 }
 
 /*
- * The evidence of each ordered pair's first looks: -2 ln p summed over its
- * suspect cells (every metric) in ev[x] and their count in nev[x], x = a*n + b.
+ * The evidence of each ordered pair's first looks against transients. A cell's
+ * is q, the share of its metric's first attempts at least as slow (its rank
+ * over the cells: the chance that a transient or the noise of this run makes
+ * a cell that slow, comparable across metrics; the p-value against the noise
+ * alone says nothing of transients). A pair's is the log of the product
+ * (independent attempts) over its suspect cells of every metric in
+ * ev[2 (a*n + b)] (a fault of a link's direction slows every test on it), and
+ * over those that stood out in ev[2 (a*n + b) + 1] (the reverse direction's
+ * evidence: a one-way fault leaves it healthy, so a cell merely past the loose
+ * suspect screen, as a few of the run's many are by noise, is none); 0 none.
  */
-static void first_evidence(const struct lp_sweep_run *r, double *ev, int *nev)
+static int first_evidence(const struct lp_sweep_run *r, double *ev)
 {
+	struct first *f = malloc(((size_t)r->n * r->n + 1) * sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
 	for (int m = 0; m < r->nmetrics; m++) {
 		const struct lp_diag *d = &r->diag[m];
+		size_t nf = 0;
 
 		for (int a = 0; a < r->n; a++)
 			LP_DIAG_PEERS (&d->lay, a, b) {
-				size_t x = lp_diag_at(&d->lay, a, b), xy = (size_t)a * r->n + b;
+				size_t x = lp_diag_at(&d->lay, a, b);
 
-				if ((d->suspect[x] || (d->link[x] & LP_LINK_UNCONF)) &&
-				    isfinite(d->pfirst[x]) && d->pfirst[x] < 1) {
-					ev[xy] += -2 * log(fmax(d->pfirst[x], 1e-300));
-					nev[xy]++;
-				}
+				if (isfinite(d->pfirst[x]))
+					f[nf++] = (struct first){ d->pfirst[x], d->zlink[x], a, b };
 			}
+		qsort(f, nf, sizeof(*f), first_cmp);
+		for (size_t i = 0; i < nf; i++) {
+			size_t x = lp_diag_at(&d->lay, f[i].a, f[i].b);
+			size_t xy = 2 * ((size_t)f[i].a * r->n + f[i].b);
+			double l = log((double)(i + 1) / (double)nf);
+
+			if (!(d->suspect[x] || (d->link[x] & LP_LINK_UNCONF)) ||
+			    isfinite(d->pconf[x]))
+				continue;
+			ev[xy] += l;
+			if (d->link[x] & LP_LINK_UNCONF)
+				ev[xy + 1] += l;
+		}
 	}
+	free(f);
+	return 0;
 }
 
 /*
- * A first look's key: its p-value, or (ranked) Fisher's combination of the
- * pair's suspect cells in every metric and both directions when that is
- * smaller (agreement only adds; a lone cell keeps its own p).
+ * A first look's key: ranked, the chance that transients explain the pair's
+ * suspect cells in every metric and the reverse direction's that stood out (a
+ * lone cell: its q, so lone cells keep their p-value's order in a metric, and
+ * a pair slow in two metrics or both ways, which one transient cannot explain,
+ * comes before them); share, its p-value.
  */
 static double first_key(const struct lp_sweep_run *r, const struct lp_retest_plan *p,
-			const double *ev, const int *nev, int a, int b, double pf)
+			const double *ev, int a, int b, double pf)
 {
-	size_t x = (size_t)a * r->n + b, y = (size_t)b * r->n + a;
-
 	if (p->order == LP_RETEST_RANDOM)
 		return blind(a, b);
-	if (p->order != LP_RETEST_RANKED || !ev || nev[x] + nev[y] < 2)
+	if (p->order != LP_RETEST_RANKED || !ev)
 		return pf;
-	return fmin(pf, fisher_sf(ev[x] + ev[y], nev[x] + nev[y]));
+	return exp(ev[2 * ((size_t)a * r->n + b)] + ev[2 * ((size_t)b * r->n + a) + 1]);
 }
 
 /*
@@ -144,8 +174,7 @@ static double first_key(const struct lp_sweep_run *r, const struct lp_retest_pla
  * (0, 1], or, retested and still slow, its retests' p-value less 1: first).
  */
 static void want_cells(const struct lp_sweep_run *r, const struct lp_diag *d,
-		       const struct lp_retest_plan *p, const double *ev, const int *nev,
-		       double *key)
+		       const struct lp_retest_plan *p, const double *ev, double *key)
 {
 	for (int a = 0; a < r->n; a++)
 		LP_DIAG_PEERS (&d->lay, a, b) {
@@ -158,7 +187,7 @@ static void want_cells(const struct lp_sweep_run *r, const struct lp_diag *d,
 				k = d->pconf[x] -
 				    1; /* retested and still slow: nearest a verdict */
 			else if (isfinite(k))
-				k = first_key(r, p, ev, nev, a, b, k);
+				k = first_key(r, p, ev, a, b, k);
 			want(r, key, a, b, isfinite(k) ? k : -1); /* N <= 3: no p-value, first */
 		}
 }
@@ -284,20 +313,22 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, struct lp_retest_plan *p,
 {
 	size_t nn = (size_t)r->n * r->n, np = 0, take;
 	double *key = r->diag ? malloc(nn * sizeof(double)) : NULL;
-	double *ev = key ? calloc(nn, sizeof(double)) : NULL;
-	int *nev = ev ? calloc(nn, sizeof(int)) : NULL;
-	struct pick *all = nev ? malloc((nn + 1) * sizeof(*all)) : NULL;
+	double *ev = key ? calloc(2 * nn, sizeof(double)) : NULL;
+	struct pick *all = ev ? malloc((nn + 1) * sizeof(*all)) : NULL;
 
 	p->suspects = p->budget = p->follow = 0;
 	if (!all) {
-		free(key), free(ev), free(nev);
+		free(key), free(ev);
 		return 0;
 	}
 	for (size_t x = 0; x < nn; x++)
 		key[x] = NAN;
-	first_evidence(r, ev, nev);
+	if (p->order == LP_RETEST_RANKED && first_evidence(r, ev)) {
+		free(key), free(ev), free(all);
+		return 0;
+	}
 	for (int m = 0; m < r->nmetrics; m++)
-		want_cells(r, &r->diag[m], p, ev, nev, key);
+		want_cells(r, &r->diag[m], p, ev, key);
 	want_nodes(r, p->per_node, p->round, key);
 	for (size_t x = 0; x < nn; x++)
 		if (!isnan(key[x])) {
@@ -305,7 +336,7 @@ size_t lp_sweep_suspects(const struct lp_sweep_run *r, struct lp_retest_plan *p,
 				(struct pick){ key[x], (int32_t)(x / r->n), (int32_t)(x % r->n) };
 			p->follow += key[x] < 0;
 		}
-	free(key), free(ev), free(nev);
+	free(key), free(ev);
 	qsort(all, np, sizeof(*all), pick_cmp); /* strongest first */
 	p->suspects = np;
 	p->survive = survive(r);

@@ -84,9 +84,11 @@ double lp_sweep_retest_time(const struct lp_sweep_run *r, const struct lp_retest
  * evidence: link cells whose retests stay slow (nearest a verdict: their
  * retests' p-value first), then first looks -- cells that stood out once, of
  * a node's close call, of ambiguous candidates -- by the evidence of the pair
- * (ranked: the smaller of its first attempt's p-value and Fisher's combination
- * with the pair's other suspect cells, the other metrics and the reverse
- * direction; a fault on the cable shows in more than one), then up to per_node
+ * (ranked: the chance that transients explain it, the product over its
+ * suspect cells in every metric and the reverse direction's cells that stood
+ * out of each cell's share of its metric's first attempts at least as slow:
+ * a fault on the link slows every test on it, one transient one attempt),
+ * then up to per_node
  * slow cells of each flagged node (on its first look; from the second round on
  * a node every partner sees slow is settled). Pairs touching a node whose
  * device did not open are left out. Ranked, a round takes every cell still

@@ -404,7 +404,8 @@ static size_t rank_of(const int32_t *pairs, size_t np, int a, int b)
 
 /*
  * The ranked planner: a pair slow both ways comes before a lone cell a little
- * slower (Fisher's combination; the old order put the lone cell first), and
+ * slower (two transients are rarer than one; the old order put the lone cell
+ * first), and
  * its first round takes more first looks than the old 2/3 share while
  * keeping the time their later retests need.
  */

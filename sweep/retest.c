@@ -130,9 +130,10 @@ static int first_evidence(const struct lp_sweep_run *r, double *ev)
 		for (int a = 0; a < r->n; a++)
 			LP_DIAG_PEERS (&d->lay, a, b) {
 				size_t x = lp_diag_at(&d->lay, a, b);
+				double z = isfinite(d->zlink[x]) ? d->zlink[x] : 0;
 
 				if (isfinite(d->pfirst[x]))
-					f[nf++] = (struct first){ d->pfirst[x], d->zlink[x], a, b };
+					f[nf++] = (struct first){ d->pfirst[x], z, a, b };
 			}
 		qsort(f, nf, sizeof(*f), first_cmp);
 		for (size_t i = 0; i < nf; i++) {

@@ -318,6 +318,36 @@ static void test_predict(void **state)
 	assert_true(fabs(lp_sweep_time_test(&p[1], &c) - 0.51) < 1e-12);
 }
 
+/*
+ * A 16-node run of m's bandwidth metric at 2 % noise (m's faults, and the cells
+ * slow[i] slowed by ratio[i] on top), each cell 1 s, diagnosed.
+ */
+static void model_run(struct lp_sweep_run *r, struct lp_sweep_model *m, const int (*slow)[2],
+		      const double *ratio, int ns)
+{
+	int n = 16;
+
+	assert_int_equal(lp_sweep_run_init(r, n), 0);
+	lp_sweep_add_metric(r, "write_bw", 3, false, 1 << 20);
+	m->cv = 0.02;
+	bound(m, n);
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			struct lp_sweep_cell c;
+
+			if (a == b)
+				continue;
+			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
+			c.value = draw(m, a, b, 1, 0, 0); /* the bandwidth metric */
+			c.wall_s = 1;
+			for (int i = 0; i < ns; i++)
+				if (slow[i][0] == a && slow[i][1] == b)
+					c.value *= ratio[i];
+			assert_int_equal(lp_sweep_add_cell(r, &c), 0);
+		}
+	assert_int_equal(lp_sweep_diagnose(r), 0);
+}
+
 /* The planner: nothing past its rounds or without a budget; never more pairs than the budget. */
 static void test_planner(void **state)
 {
@@ -326,28 +356,14 @@ static void test_planner(void **state)
 	struct lp_sweep_run r;
 	int32_t *pairs;
 	size_t np;
-	int n = 16;
 
 	(void)state;
 	lp_sweep_retest_policy_default(&pol);
 	assert_int_equal(pol.max_pairs, LP_SWEEP_RETEST_MAX);
-	assert_int_equal(lp_sweep_run_init(&r, n), 0);
-	lp_sweep_add_metric(&r, "write_bw", 3, false, 1 << 20);
 	lp_sweep_model_init(&m);
-	m.cv = 0.02;
 	add_fault(&m, LP_SWEEP_MODEL_LINK, 2, 9, 0, 3, 0.5);
 	add_fault(&m, LP_SWEEP_MODEL_NODE, 4, 0, 3, 3, 0.7);
-	bound(&m, n);
-	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			struct lp_sweep_cell c;
-
-			if (a == b)
-				continue;
-			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
-			c.value = draw(&m, a, b, 1, 0, 0); /* the bandwidth metric */
-			assert_int_equal(lp_sweep_add_cell(&r, &c), 0);
-		}
+	model_run(&r, &m, NULL, NULL, 0);
 	assert_int_equal(lp_sweep_retest_plan(&r, &pol, 0, &pairs, &np), 0);
 	assert_in_range(np, 1, (size_t)pol.max_pairs);
 	free(pairs);
@@ -363,34 +379,6 @@ static void test_planner(void **state)
 	assert_int_equal(np, 0);
 	assert_null(pairs);
 	lp_sweep_run_free(&r);
-}
-
-/* A 16-node run of one metric at 2 % noise with the slow cells given (ratio), each cell 1 s. */
-static void slow_run(struct lp_sweep_run *r, const int (*slow)[2], const double *ratio, int ns)
-{
-	struct lp_sweep_model m;
-	int n = 16;
-
-	assert_int_equal(lp_sweep_run_init(r, n), 0);
-	lp_sweep_add_metric(r, "write_bw", 3, false, 1 << 20);
-	lp_sweep_model_init(&m);
-	m.cv = 0.02;
-	bound(&m, n);
-	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			struct lp_sweep_cell c;
-
-			if (a == b)
-				continue;
-			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
-			c.value = draw(&m, a, b, 1, 0, 0);
-			c.wall_s = 1;
-			for (int i = 0; i < ns; i++)
-				if (slow[i][0] == a && slow[i][1] == b)
-					c.value *= ratio[i];
-			assert_int_equal(lp_sweep_add_cell(r, &c), 0);
-		}
-	assert_int_equal(lp_sweep_diagnose(r), 0);
 }
 
 /* Where pair a -> b comes in the plan (np: not there). */
@@ -416,6 +404,7 @@ static void test_planner_ranked(void **state)
 				       { 14, 0 }, { 0, 13 }, { 13, 15 }, { 15, 1 } };
 	double ratio[14] = { 0.75, 0.8, 0.73 };
 	struct lp_retest_plan p = { .per_node = 2, .rounds = 3 };
+	struct lp_sweep_model m;
 	struct lp_sweep_run r;
 	int32_t pairs[64];
 	size_t np;
@@ -423,7 +412,8 @@ static void test_planner_ranked(void **state)
 	(void)state;
 	for (int i = 3; i < 14; i++)
 		ratio[i] = 0.6 + 0.01 * i;
-	slow_run(&r, slow, ratio, 14);
+	lp_sweep_model_init(&m);
+	model_run(&r, &m, slow, ratio, 14);
 	np = lp_sweep_suspects(&r, &p, pairs, 32);
 	assert_int_equal(p.suspects, 14);
 	assert_int_equal(np, 14); /* no budget in time: every suspect */

@@ -1041,7 +1041,7 @@ static const struct lp_opt diag_rows[] = {
 	  .def = LP_OPT_DEF(LP_SWEEP_RETEST_MAX) },
 	{ .name = "retest-time", LP_OPT_DOUBLE_AT(struct cli, retest_time), .max = 1e7,
 	  .metavar = "SECS",
-	  .help = "retest budget in time over all rounds, suspects worst first (default: as long "
+	  .help = "retest budget in time over all rounds, the strongest suspects first (default: as long "
 		  "as the sweep took, 60 s at least)" },
 	{ .name = "retest-rounds", LP_OPT_UINT_AT(struct cli, retest_rounds), .min = 1, .max = 20,
 	  .metavar = "N",

@@ -4,7 +4,7 @@
 # tests/sweep/diag-bench.c written as model files by diag-sim and the documents scored by it.
 #
 #   scripts/bench-diag-mpi.sh [--sizes 8,16,32,64] [--np-max N] [--trials T] [--csv FILE]
-#                             [--faults none,src,link,leaf,path]
+#                             [--faults none,src,link,leaf,path] [--sev 0.8]
 #
 # On a 16-core machine, 64-256 ranks (the coordinator's run):
 #   scripts/bench-diag-mpi.sh --sizes 64,128,256 --trials 10 --csv docs/data/bench-diag-mpi.csv
@@ -12,7 +12,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
-sizes=8,16,32,64 npmax=256 trials=10 csv=/dev/null faults=none,src,link,leaf,path
+sizes=8,16,32,64 npmax=256 trials=10 csv=/dev/null faults=none,src,link,leaf,path sevs=0.8
 while [ $# -gt 0 ]; do
 	case $1 in
 	--sizes) sizes=$2; shift ;;
@@ -20,7 +20,8 @@ while [ $# -gt 0 ]; do
 	--trials) trials=$2; shift ;;
 	--csv) csv=$2; shift ;;
 	--faults) faults=$2; shift ;;
-	*) echo "usage: $0 [--sizes LIST] [--np-max N] [--trials T] [--csv FILE] [--faults LIST]" >&2; exit 2 ;;
+	--sev) sevs=$2; shift ;;
+	*) echo "usage: $0 [--sizes LIST] [--np-max N] [--trials T] [--csv FILE] [--faults LIST] [--sev LIST]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -33,15 +34,17 @@ mpi() { timeout -k 5 1800 mpirun --allow-run-as-root --oversubscribe --bind-to n
 	--mca btl self,vader,tcp --mca pml ob1 --mca mpi_yield_when_idle 1 "$@" </dev/null; }
 IFS=, read -r -a NS <<<"$sizes"
 IFS=, read -r -a FS <<<"$faults"
+IFS=, read -r -a SS <<<"$sevs"
 for n in "${NS[@]}"; do
 	[ "$n" -le "$npmax" ] || continue
-	for f in "${FS[@]}"; do
-		args=(-n "$n" --cv 0.05 --blip 0.02 -f "$f" -s 0.8 -t "$trials")
+	for f in "${FS[@]}"; do for s in "${SS[@]}"; do
+		[ "$f" = none ] && [ "$s" != "${SS[0]}" ] && continue # healthy: once
+		args=(-n "$n" --cv 0.05 --blip 0.02 -f "$f" -s "$s" -t "$trials")
 		rm -rf "$T/m" && mkdir -p "$T/m"
 		"$B/diag-sim" "${args[@]}" --emit-model "$T/m" >/dev/null || exit 1
 		docs=() t0=$(date +%s)
 		for i in $(seq 0 $((trials - 1))); do
-			m=$T/m/n$n-$f-0.8-$i
+			m=$T/m/n$n-$f-$s-$i
 			mpi -np "$n" "$B/lp-sweep" --model "$m.model.json" --topology "$m.topo" \
 				--tests write_bw --sizes 1M --isolation none --quiet --json "$m.json" 2>"$m.err"
 			rc=$?
@@ -50,5 +53,5 @@ for n in "${NS[@]}"; do
 		done
 		echo "\$ diag-sim ${args[*]} --score (${#docs[@]} documents of lp-sweep --model, $(($(date +%s) - t0)) s)"
 		"$B/diag-sim" "${args[@]}" --score "$(IFS=,; echo "${docs[*]}")" --csv "$csv"
-	done
+	done; done
 done

@@ -3,7 +3,7 @@
 # CSV beside it (docs/data/bench-diag-DATE.csv) and the per-setting lines.
 #
 #   scripts/bench-diag.sh [--quick] [--no-model] [--np-max N] [--n-min N] [--n-max N] [--jobs J]
-#                         [--out DIR] [--no-docs]
+#                         [--planner ORDER] [--out DIR] [--no-docs]
 #
 # Scenarios and scoring are tests/sweep/diag-bench.c's, whoever produces the cells:
 #   diag-sim     in process: the library's diagnosis and its retest planner (lp_sweep_retest_plan,
@@ -18,13 +18,15 @@
 # (client, server, both), link, two at once, leaf, ECMP uplink (a quarter of a leaf's flows),
 # path, rail, latency-only faults, faults at the limit each run states (sev 0), with and
 # without the topology. Trials shrink with N (2 cores: the whole grid takes hours; --quick
-# minutes; --jobs J splits every setting line per noise level and fault and runs J of them at
-# once, for a many-core machine: the same settings and trials, the lines in the same order).
+# minutes; --jobs J splits every setting line per noise level, fault and severity and runs J of
+# them at once, for a many-core machine: the same settings and trials, the lines in the same order).
+# --planner share|random runs diag-sim with the retest planner before 2026-12-02 or a blind one
+# (a before/after comparison; default ranked, lp-sweep's: the model part always runs lp-sweep's).
 # LP_BUILD picks the build.
 set -u
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
-args="$*" quick=0 model=1 docs=1 npmax=64 nmin=0 nmax=1000000 jobs=1 out=docs/data
+args="$*" quick=0 model=1 docs=1 npmax=64 nmin=0 nmax=1000000 jobs=1 out=docs/data planner=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -34,8 +36,10 @@ while [ $# -gt 0 ]; do
 	--n-min) nmin=$2; shift ;;
 	--n-max) nmax=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
+	--planner) planner=$2; shift ;;
+	-h | --help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	--out) out=$2; shift ;;
-	*) echo "usage: $0 [--quick] [--no-model] [--np-max N] [--n-min N] [--n-max N] [--jobs J] [--out DIR] [--no-docs]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--quick] [--no-model] [--np-max N] [--n-min N] [--n-max N] [--jobs J] [--planner ORDER] [--out DIR] [--no-docs]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -55,24 +59,29 @@ t() { # trials for N: scaled so that every N costs about the same
 }
 jd=$(mktemp -d /tmp/bench-diag-XXXXXX) nj=0
 trap 'rm -rf "$jd"' EXIT
-sim() { # one setting line, run now (--jobs 1) or split per --cv and -f value into queued jobs
+sim() { # one setting line, run now (--jobs 1) or split per --cv, -f and -s value into queued jobs
+	[ -n "$planner" ] && set -- "$@" --planner "$planner"
 	if [ "$jobs" -le 1 ]; then echo "\$ diag-sim $*"; nice "$B/diag-sim" "$@" --csv "$csv"; echo; return; fi
-	local a=("$@") i c f cvs= fs=
+	local a=("$@") i c f v cvs= fs= svs=-
 	for ((i = 0; i < ${#a[@]}; i++)); do
-		case ${a[i]} in --cv) cvs=${a[i + 1]} ;; -f) fs=${a[i + 1]} ;; esac
+		case ${a[i]} in --cv) cvs=${a[i + 1]} ;; -f) fs=${a[i + 1]} ;; -s) svs=${a[i + 1]} ;; esac
 	done
 	for c in ${cvs//,/ }; do
 		for f in ${fs//,/ }; do
-			local b=()
-			for ((i = 0; i < ${#a[@]}; i++)); do
-				case ${a[i]} in
-				--cv) b+=(--cv "$c"); i=$((i + 1)) ;;
-				-f) b+=(-f "$f"); i=$((i + 1)) ;;
-				*) b+=("${a[i]}") ;;
-				esac
+			for v in ${svs//,/ }; do
+				[ "$f" = none ] && [ "$v" != "${svs%%,*}" ] && continue # healthy: once
+				local b=()
+				for ((i = 0; i < ${#a[@]}; i++)); do
+					case ${a[i]} in
+					--cv) b+=(--cv "$c"); i=$((i + 1)) ;;
+					-f) b+=(-f "$f"); i=$((i + 1)) ;;
+					-s) b+=(-s "$v"); i=$((i + 1)) ;;
+					*) b+=("${a[i]}") ;;
+					esac
+				done
+				nj=$((nj + 1))
+				echo "${b[*]}" >"$jd/$(printf %05d $nj)" # (no argument holds a space)
 			done
-			nj=$((nj + 1))
-			echo "${b[*]}" >"$jd/$(printf %05d $nj)" # (no argument holds a space)
 		done
 	done
 }
@@ -108,6 +117,13 @@ for n in $(upto 16 32 64 256); do
 	sim -n $n --cv 0.05 --blip 0.02 -f leaf,uplink -s 0.8,0.5 -t "$(t $n 100)" --no-topology
 done
 [ -n "$(upto 16)" ] && sim -n 16,64 --rails 4 --cv 0.05 --blip 0.02 -f none,rail,src -s 0.8 -t "$(t 64 100)"
+# links at scale: the retest planner's reach (suspects outnumber the budget from N = 128 at 2 %
+# blips), one metric and two (a link slows both); trials of their own (a 512-node trial ~20 s)
+tl() { local k; case $1 in 128) k=20 ;; 256) k=8 ;; *) k=3 ;; esac; [ $quick = 1 ] && k=$((k / 4 > 1 ? k / 4 : 1)); echo $k; }
+for n in $(upto 128 256 512); do
+	sim -n $n --cv 0.05 --blip 0.02 -f none,link -s 0.5,0.6,0.7,0.8 -t "$(tl $n)"
+	sim -n $n --cv 0.05 --blip 0.02 --metrics 2 -f none,link -s 0.6,0.8 -t "$(tl $n)"
+done
 # heavy tails, congested rounds, latency-only faults (two metrics)
 for n in $(upto 8 64); do
 	sim -n $n --cv 0.05 --blip 0.02 --tail 3 -f none,src,link -s 0.8 -t "$(t $n 100)"

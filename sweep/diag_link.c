@@ -252,18 +252,18 @@ static double confirm_p(const struct lp_diag *d, const struct work *w, size_t x,
 
 /*
  * How far the retests reached, for each number R of retests: when some slow
- * first attempts got fewer than R retests (the budget ran out, worst first),
- * a link must have been at least as slow in its first attempt as the mildest
- * one that got R (or was cleared by retests begun early enough to give it R)
- * to be confirmed with R.
+ * first attempts got fewer than R retests (the budget ran out; a cell cleared
+ * by retests begun early enough to give it R counts as reached), a link must
+ * have been slower in its first attempt than the slowest of them to be sure of
+ * R: the planner takes a lone cell's first look by its p-value, and a cell it
+ * ranked higher on other evidence (retest.c) moves none of the others back.
  */
 static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t *slow, double lrel)
 {
 	size_t nn = d->lay.ncell;
 
 	for (int k = 1; k < 8; k++) {
-		double reach = -INFINITY;
-		bool missed = false;
+		double worst_missed = INFINITY;
 
 		for (size_t x = 0; x < nn; x++) {
 			int got = retested(w, x) ? w->ratt[x] : 0;
@@ -275,12 +275,11 @@ static void retest_reach(struct lp_diag *d, const struct work *w, const uint8_t 
 			 * before every first look in the rounds after its first (retest.c) */
 			if (got >= k || (got && from >= 0 && from + k <= d->retest_rounds &&
 					 !retests_slow(d, w, x, lrel)))
-				reach = fmax(reach, w->z1[x]);
-			else if (!got || retests_slow(d, w, x, lrel))
-				missed = true;
+				continue;
+			if (!got || retests_slow(d, w, x, lrel))
+				worst_missed = fmin(worst_missed, w->z1[x]);
 		}
-		d->z_reach[k] =
-			missed ? fmin(isfinite(reach) ? reach : -INFINITY, -SUSPECT_Z) : -SUSPECT_Z;
+		d->z_reach[k] = fmin(worst_missed, -SUSPECT_Z);
 	}
 }
 
@@ -468,8 +467,9 @@ static double link_limit_with(struct link_rule *lr, double lrel)
 /*
  * The link found with POWER, by simulating the rules it goes through
  * (link_found; 2,000 draws a step, a fixed seed): its first attempt slow enough
- * for the retests to reach it (SUSPECT_Z standard deviations, or the mildest
- * first attempt that got R retests when the budget ran out), confirmed as a
+ * for the retests to reach it (SUSPECT_Z standard deviations, or slower than
+ * the slowest first attempt that got fewer than R when the budget ran out;
+ * retest_reach), confirmed as a
  * lone discovery among the retested cells (BH at q / retested). The best over
  * R = 1 .. the run's rounds (a budget that ran out may have given the worst
  * suspects one retest and none a third). 0 when no link can be confirmed in

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The retest planner: which ordered pairs a retest round measures again, one at
- * a time, worst first, within a budget in time. The engine
+ * a time, the strongest evidence first, within a budget in time. The engine
  * (lp_sweep_engine_run, rank 0) and the diagnosis simulator
  * (tests/sweep/diag-sim.c) both call lp_sweep_retest_plan, so the benchmark's
  * false-positive figures are those of the policy lp-sweep runs, never of a copy.
@@ -19,6 +19,19 @@
 #define LP_SWEEP_RETEST_PER_NODE 2	 /* --retest-per-node */
 #define LP_SWEEP_RETEST_ROUNDS	 3	 /* --retest-rounds */
 
+/*
+ * How a round orders its first looks (cells never retested) and how many it
+ * takes. lp-sweep always plans LP_RETEST_RANKED; the others are diag-sim's
+ * baseline and the tests' bad planner (--planner), never a user's choice.
+ */
+enum lp_retest_order {
+	LP_RETEST_RANKED = 0, /* by evidence; only as many first looks as can still be confirmed */
+	LP_RETEST_SHARE,      /* by the first attempt's p-value; 2/3 of the time left a round
+			       * (the planner before 2026-12-02: the benchmark's baseline) */
+	LP_RETEST_RANDOM,     /* first looks in an order blind to the evidence (a bad planner) */
+};
+extern const char *const lp_retest_order_names[]; /* "ranked", "share", "random", NULL */
+
 /* The retest budget: what the options give. */
 struct lp_sweep_retest_policy {
 	int max_pairs; /* ordered pairs per retest round at most; 0 = no retests */
@@ -26,6 +39,7 @@ struct lp_sweep_retest_policy {
 	int rounds;    /* retest rounds at most */
 	double time_s; /* the budget in time over all rounds (--retest-time; <= 0: as long as
 			* the sweep took, at least 60 s) */
+	int order;     /* enum lp_retest_order (0: ranked) */
 };
 
 /* The defaults above. */
@@ -33,6 +47,7 @@ void lp_sweep_retest_policy_default(struct lp_sweep_retest_policy *pol);
 
 /* One retest round as planned: the policy's budget applied to the run so far. */
 struct lp_retest_plan {
+	int order;	  /* enum lp_retest_order */
 	int per_node;	  /* slow cells of each flagged node on its first look */
 	int round;	  /* this retest round, 0-based */
 	int rounds;	  /* retest rounds in all (--retest-rounds) */
@@ -44,6 +59,8 @@ struct lp_retest_plan {
 	size_t budget;	 /* pairs this round may take */
 	double pair_s;	 /* one pair's retest, every metric (the sweep cells' median wall time) */
 	double round_s;	 /* the time this round may take */
+	size_t follow;	 /* of the suspects, cells retested before and still slow */
+	double survive;	 /* the share of first looks expected still slow after a retest (ranked) */
 };
 
 /*
@@ -63,15 +80,23 @@ int lp_sweep_retest_plan_round(struct lp_sweep_run *r, const struct lp_sweep_ret
 double lp_sweep_retest_time(const struct lp_sweep_run *r, const struct lp_retest_plan *p);
 
 /*
- * Ordered pairs worth an isolated retest, from the current diagnosis, worst
- * first: link cells whose retests stay slow (nearest a verdict), then those
- * that stood out once (smallest p-value first), cells of a node's close call,
- * of ambiguous candidates, then up to per_node slow cells of each flagged node
- * (on its first look; from the second round on a node every partner sees slow
- * is settled). Pairs touching a node whose device did not open are left out.
- * The round takes what its suspects need, at most two thirds of the time left
- * (p->time_s less the retest cells' wall time so far; all of it in the last
- * round), at most max_pairs.
+ * Ordered pairs worth an isolated retest, from the current diagnosis, by
+ * evidence: link cells whose retests stay slow (nearest a verdict: their
+ * retests' p-value first), then first looks -- cells that stood out once, of
+ * a node's close call, of ambiguous candidates -- by the evidence of the pair
+ * (ranked: the chance that transients explain it, the product over its
+ * suspect cells in every metric and the reverse direction's cells that stood
+ * out of each cell's share of its metric's first attempts at least as slow:
+ * a fault on the link slows every test on it, one transient one attempt),
+ * then up to per_node
+ * slow cells of each flagged node (on its first look; from the second round on
+ * a node every partner sees slow is settled). Pairs touching a node whose
+ * device did not open are left out. Ranked, a round takes every cell still
+ * slow and only as many first looks as the time left can also give their later
+ * retests (each still slow with the share p->survive: the run's transient rate
+ * and the noise, or the share of retests so far that stayed slow), so that a
+ * fault it reaches gets every round's retest; the last round all the time
+ * left. p->time_s less the retest cells' wall time so far; at most max_pairs.
  * Writes up to min(budget, cap) couples into pairs; returns the count;
  * p->suspects says how many there were.
  */

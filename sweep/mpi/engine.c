@@ -1497,8 +1497,8 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	if (!lp_sched_from_list(&rs, x->size, pairs, np)) {
 		progress(
 			x, cfg,
-			"lp-sweep: retest round %d: %zu of %zu suspect pair(s) in isolation, worst "
-			"first (%.0f s of the retest budget this round, %.2g s a pair)\n",
+			"lp-sweep: retest round %d: %zu of %zu suspect pair(s) in isolation, "
+			"strongest first (%.0f s of the retest budget this round, %.2g s a pair)\n",
 			rr + 1, np, plan.suspects, plan.round_s, plan.pair_s);
 		lp_sweep_journal_retest(cfg->journal, rr, pairs, np);
 		x->cells_planned += np * (size_t)(cfg->screen ? __builtin_popcount(cfg->screen)

@@ -54,6 +54,7 @@ struct bench_setting {
 	bool lat;	/* one metric: latency */
 	int trials, retest_rounds;
 	double retest_time; /* the retest budget, in test times (<= 0: as long as the sweep) */
+	int planner;	    /* the retest planner's order (enum lp_retest_order; 0: lp-sweep's) */
 	uint64_t seed;
 };
 

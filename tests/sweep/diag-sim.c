@@ -101,6 +101,7 @@ static int retests(struct lp_sweep_run *r, const struct bench_trial *t, struct b
 	lp_sweep_retest_policy_default(&pol);
 	pol.rounds = t->s->retest_rounds;
 	pol.time_s = t->s->retest_time * r->nmetrics; /* in test times, as wall_s */
+	pol.order = t->s->planner;
 	for (int rr = 0; !rc; rr++) {
 		int32_t *pairs;
 		size_t np;
@@ -496,7 +497,7 @@ static int replay(const char *model_path, const char *run_path, const char *json
 		lp_err("%s: %s", model_path, lp_fail_ok(&mf) ? strerror(-rc) : lp_fail_msg(&mf));
 	} else {
 		struct lp_sweep_retest_policy pol = { r.retest_max, per_node, r.retest_rounds,
-						      r.retest_time_s };
+						      r.retest_time_s, LP_RETEST_RANKED };
 
 		rc = model_simulate(&r, m, &sc, &pol);
 		if (!rc) {
@@ -522,7 +523,7 @@ struct sim_opts {
 	struct grid gr;
 	struct bench_setting s;
 	struct job j;
-	const char *csv, *model, *replay, *json;
+	const char *csv, *model, *replay, *json, *planner;
 	unsigned trials, rounds, metrics, rails, leaf;
 	bool no_topo;
 };
@@ -547,6 +548,7 @@ static const struct lp_opt sim_rows[] = {
 	{ .name = "trials", .shortname = 't', LP_OPT_UINT_AT(SO, trials), .min = 1, .max = 1000000, .metavar = "N", .help = "clusters per setting (default 100)" },
 	{ .name = "retest-rounds", LP_OPT_UINT_AT(SO, rounds), .max = 20, .metavar = "N", .help = "retest rounds (default 3, as lp-sweep)" },
 	{ .name = "retest-time", LP_OPT_DOUBLE_AT(SO, s.retest_time), .max = 1e9, .metavar = "T", .help = "retest budget in test times (default: the sweep's, as lp-sweep)" },
+	{ .name = "planner", LP_OPT_STR_AT(SO, planner), .metavar = "ORDER", .help = "the retest planner: ranked (lp-sweep's), share (the one before 2026-12-02: worst first, 2/3 of the time left a round), random (first looks blind to the evidence: a bad planner)" },
 	{ .name = "seed", LP_OPT_U64_AT(SO, s.seed), .metavar = "N", .help = "random seed (default 1)" },
 	{ .name = "csv", LP_OPT_STR_AT(SO, csv), .metavar = "FILE", .help = "append one CSV row per setting" },
 	{ .name = "emit-model", LP_OPT_STR_AT(SO, j.emit_dir), .metavar = "DIR", .help = "write each trial as an lp-sweep model file and its topology, nothing else" },
@@ -598,6 +600,11 @@ int main(int argc, char **argv)
 	}
 	o.s.trials = (int)o.trials;
 	o.s.retest_rounds = (int)o.rounds;
+	o.s.planner = o.planner ? lp_choice_index(lp_retest_order_names, o.planner) : 0;
+	if (o.s.planner < 0) {
+		lp_err("--planner: ranked, share or random");
+		return LP_EXIT_USAGE;
+	}
 	o.s.metrics = (int)o.metrics;
 	o.s.rails = (int)o.rails;
 	o.s.leaf_size = (int)o.leaf;

@@ -305,7 +305,7 @@ static void test_predict(void **state)
 	assert_int_equal(lp_sweep_shape_of(&sh, LP_SCHED_ROUND_ROBIN, 64, 8, 0, 0), 0);
 	assert_int_equal(sh.rounds, 63);
 	assert_int_equal(sh.pairs, 8 * 64 * 63);
-	lp_sweep_predict(&sh, p, 2, 0, &c, &(struct lp_sweep_retest_policy){ 32, 2, 3, 0 }, 60,
+	lp_sweep_predict(&sh, p, 2, 0, &c, &(struct lp_sweep_retest_policy){ 32, 2, 3, 0, 0 }, 60,
 			 NULL, &pr);
 	assert_true(fabs(pr.test_s[0] - lat) < 1e-12 && fabs(pr.test_s[1] - bw) < 1e-12);
 	assert_true(fabs(pr.harness_s - (0.001 + 0.0001 * 512 + 0.00001 * 512 * 2)) < 1e-12);
@@ -318,6 +318,36 @@ static void test_predict(void **state)
 	assert_true(fabs(lp_sweep_time_test(&p[1], &c) - 0.51) < 1e-12);
 }
 
+/*
+ * A 16-node run of m's bandwidth metric at 2 % noise (m's faults, and the cells
+ * slow[i] slowed by ratio[i] on top), each cell 1 s, diagnosed.
+ */
+static void model_run(struct lp_sweep_run *r, struct lp_sweep_model *m, const int (*slow)[2],
+		      const double *ratio, int ns)
+{
+	int n = 16;
+
+	assert_int_equal(lp_sweep_run_init(r, n), 0);
+	lp_sweep_add_metric(r, "write_bw", 3, false, 1 << 20);
+	m->cv = 0.02;
+	bound(m, n);
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			struct lp_sweep_cell c;
+
+			if (a == b)
+				continue;
+			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
+			c.value = draw(m, a, b, 1, 0, 0); /* the bandwidth metric */
+			c.wall_s = 1;
+			for (int i = 0; i < ns; i++)
+				if (slow[i][0] == a && slow[i][1] == b)
+					c.value *= ratio[i];
+			assert_int_equal(lp_sweep_add_cell(r, &c), 0);
+		}
+	assert_int_equal(lp_sweep_diagnose(r), 0);
+}
+
 /* The planner: nothing past its rounds or without a budget; never more pairs than the budget. */
 static void test_planner(void **state)
 {
@@ -326,28 +356,14 @@ static void test_planner(void **state)
 	struct lp_sweep_run r;
 	int32_t *pairs;
 	size_t np;
-	int n = 16;
 
 	(void)state;
 	lp_sweep_retest_policy_default(&pol);
 	assert_int_equal(pol.max_pairs, LP_SWEEP_RETEST_MAX);
-	assert_int_equal(lp_sweep_run_init(&r, n), 0);
-	lp_sweep_add_metric(&r, "write_bw", 3, false, 1 << 20);
 	lp_sweep_model_init(&m);
-	m.cv = 0.02;
 	add_fault(&m, LP_SWEEP_MODEL_LINK, 2, 9, 0, 3, 0.5);
 	add_fault(&m, LP_SWEEP_MODEL_NODE, 4, 0, 3, 3, 0.7);
-	bound(&m, n);
-	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++) {
-			struct lp_sweep_cell c;
-
-			if (a == b)
-				continue;
-			lp_sweep_cell_init(&c, 0, a, b, LP_PHASE_SWEEP, 0);
-			c.value = draw(&m, a, b, 1, 0, 0); /* the bandwidth metric */
-			assert_int_equal(lp_sweep_add_cell(&r, &c), 0);
-		}
+	model_run(&r, &m, NULL, NULL, 0);
 	assert_int_equal(lp_sweep_retest_plan(&r, &pol, 0, &pairs, &np), 0);
 	assert_in_range(np, 1, (size_t)pol.max_pairs);
 	free(pairs);
@@ -365,6 +381,59 @@ static void test_planner(void **state)
 	lp_sweep_run_free(&r);
 }
 
+/* Where pair a -> b comes in the plan (np: not there). */
+static size_t rank_of(const int32_t *pairs, size_t np, int a, int b)
+{
+	for (size_t i = 0; i < np; i++)
+		if (pairs[2 * i] == a && pairs[2 * i + 1] == b)
+			return i;
+	return np;
+}
+
+/*
+ * The ranked planner: a pair slow both ways comes before a lone cell a little
+ * slower (two transients are rarer than one; the old order put the lone cell
+ * first), and
+ * its first round takes more first looks than the old 2/3 share while
+ * keeping the time their later retests need.
+ */
+static void test_planner_ranked(void **state)
+{
+	static const int slow[][2] = { { 2, 9 },  { 9, 2 },  { 5, 11 },	 { 1, 3 },   { 3, 7 },
+				       { 4, 6 },  { 6, 8 },  { 8, 10 },	 { 10, 12 }, { 12, 14 },
+				       { 14, 0 }, { 0, 13 }, { 13, 15 }, { 15, 1 } };
+	double ratio[14] = { 0.75, 0.8, 0.73 };
+	struct lp_retest_plan p = { .per_node = 2, .rounds = 3 };
+	struct lp_sweep_model m;
+	struct lp_sweep_run r;
+	int32_t pairs[64];
+	size_t np;
+
+	(void)state;
+	for (int i = 3; i < 14; i++)
+		ratio[i] = 0.6 + 0.01 * i;
+	lp_sweep_model_init(&m);
+	model_run(&r, &m, slow, ratio, 14);
+	np = lp_sweep_suspects(&r, &p, pairs, 32);
+	assert_int_equal(p.suspects, 14);
+	assert_int_equal(np, 14); /* no budget in time: every suspect */
+	assert_true(rank_of(pairs, np, 2, 9) < rank_of(pairs, np, 5, 11));
+	p.order = LP_RETEST_SHARE;
+	np = lp_sweep_suspects(&r, &p, pairs, 32);
+	assert_true(rank_of(pairs, np, 5, 11) < rank_of(pairs, np, 2, 9));
+	/* 10 pairs of time over 3 rounds: the old share 6, ranked 10 / (1 + 2 survive) */
+	p.time_s = 10;
+	assert_int_equal(lp_sweep_suspects(&r, &p, pairs, 32), 6);
+	p.order = LP_RETEST_RANKED;
+	np = lp_sweep_suspects(&r, &p, pairs, 32);
+	assert_true(p.survive > 0.02 && p.survive < 0.2);
+	assert_int_equal(np, (size_t)(10 / (1 + 2 * p.survive)));
+	assert_true(np > 6 && np < 10);
+	p.round = 2; /* the last round: all the time left */
+	assert_int_equal(lp_sweep_suspects(&r, &p, pairs, 32), 10);
+	lp_sweep_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_predict),
 		cmocka_unit_test(test_planner),
+		cmocka_unit_test(test_planner_ranked),
 #ifdef LP_HAVE_JANSSON
 		cmocka_unit_test(test_file),
 #endif

@@ -24,12 +24,12 @@ void lp_sweep_fmt_noise(char *buf, size_t len, const struct lp_diag *d);
 const struct lp_sweep_att *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
 					      int b, int phase);
 /*
- * Cells of r unpacked for a sink that reads records (lp_record_json_columns):
- * n of them, cell idx[i] (SIZE_MAX: none, left zeroed), or from + i without
- * idx. malloc'ed; NULL on -ENOMEM.
+ * Member key (NULL in an array): the columns (lp_record_json_columns; skip as lp_rec_rows's)
+ * of n cells of r, cell idx[i] (SIZE_MAX: none in that row), or from + i without idx, each
+ * unpacked as its row is written. 0 or -ENOMEM.
  */
-struct lp_sweep_cell *lp_sweep_cells_unpack(const struct lp_sweep_run *r, const size_t *idx,
-					    size_t from, size_t n);
+int lp_sweep_cells_json(struct lp_json *j, const struct lp_sweep_run *r, const size_t *idx,
+			size_t from, size_t n, uint64_t skip, const char *key);
 /* Isolated retests of metric m among the cells with client a (or any: -1) and server b (or any). */
 int lp_sweep_count_retests(const struct lp_sweep_run *r, int m, int a, int b);
 /* A link verdict: link slow or failed, or errors on a pair. */

@@ -336,17 +336,6 @@ void lp_sweep_cell_get(const struct lp_sweep_run *r, size_t k, struct lp_sweep_c
 	c->ctr_server = *lp_sweep_att_ctr(r, s, 1);
 }
 
-struct lp_sweep_cell *lp_sweep_cells_unpack(const struct lp_sweep_run *r, const size_t *idx,
-					    size_t from, size_t n)
-{
-	struct lp_sweep_cell *c = calloc(n + 1, sizeof(*c));
-
-	for (size_t i = 0; c && i < n; i++)
-		if (!idx || idx[i] != SIZE_MAX)
-			lp_sweep_cell_get(r, idx ? idx[i] : from + i, &c[i]);
-	return c;
-}
-
 /* One successful attempt of a cell, in the order measured (k: its index in r->cells). */
 struct attempt {
 	size_t x, k;

@@ -627,11 +627,17 @@ def _sweep_apart(buf, mm):
         return None
     d = {k: json.loads(buf[s:e]) for k, (s, e) in top.items() if k != "blocks"}
     d["blocks"] = []
+    _drop(mm, *top["blocks"])  # walked: its pages go back, to be read again block by block
     for _k, s, e in _spans(buf, top["blocks"][0], False)[0]:
         d["blocks"].append(_block_apart(buf, s))
-        page = s - s % mmap.PAGESIZE
-        mm.madvise(mmap.MADV_DONTNEED, page, e - page)  # read: its pages go back
+        _drop(mm, s, e)
     return d
+
+
+def _drop(mm, s, e):
+    """The pages of the mapping behind [s, e) handed back (read again from the file if touched)."""
+    page = s - s % mmap.PAGESIZE
+    mm.madvise(mmap.MADV_DONTNEED, page, e - page)
 
 
 def _load_apart(path):

@@ -184,9 +184,11 @@ struct lp_sweep_span {
  * A document's top level apart (sweep/readspan.c): every member of its root
  * object but "blocks" parsed into *root (json_decref it), the blocks array's
  * text into *blocks (p NULL: none), so that the whole tree is never built.
+ * mapped: text is a file mapping, the blocks' pages handed back once walked
+ * (blocks->mapped set: lp_sweep_span_each reads them again block by block).
  * 0, -EINVAL (f: "not JSON: ...", the line counted in text) or -ENOMEM.
  */
-int lp_sweep_span_root(const char *text, size_t len, struct json_t **root,
+int lp_sweep_span_root(const char *text, size_t len, bool mapped, struct json_t **root,
 		       struct lp_sweep_span *blocks, struct lp_fail *f);
 /*
  * Each element of the array arr (a span of text) parsed alone, each(v, i, arg), then freed;

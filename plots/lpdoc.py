@@ -565,9 +565,10 @@ def _skip(buf, i):
             return i
 
 
-def _spans(buf, i, obj):
+def _spans(buf, i, obj, inline=None):
     """[(key, start, end)] of the members of the object at buf[i] (obj), or [(None, start, end)]
-    of the items of the array there; and where it ends."""
+    of the items of the array there; and where it ends. inline: {key: read(buf, start) -> end},
+    members read as the walk meets them (not walked first)."""
     close = b"}" if obj else b"]"
     if buf[i:i + 1] != (b"{" if obj else b"["):
         raise _Apart(i)
@@ -583,7 +584,7 @@ def _spans(buf, i, obj):
             if buf[i:i + 1] != b":":
                 raise _Apart(i)
             i = _ws(buf, i + 1)
-        e = _skip(buf, i)
+        e = inline[key](buf, i) if inline and key in inline else _skip(buf, i)
         out.append((key, i, e))
         i = _ws(buf, e)
         if buf[i:i + 1] == b",":
@@ -608,17 +609,26 @@ def _columns_apart(buf, i, keep):
     return out
 
 
-def _block_apart(buf, s):
+def _block_apart(buf, s, mm, blocks):
+    """The block at buf[s] onto blocks, its pages handed back; where it ends."""
     blk = {}
-    for k, a, e in _spans(buf, s, True)[0]:
-        blk[k] = _columns_apart(buf, a, APART_COLUMNS[k]) if k in APART_COLUMNS else json.loads(buf[a:e])
-    return blk
+    members, e = _spans(buf, s, True)
+    for k, a, b in members:
+        blk[k] = _columns_apart(buf, a, APART_COLUMNS[k]) if k in APART_COLUMNS else json.loads(buf[a:b])
+    blocks.append(blk)
+    _drop(mm, s, e)
+    return e
 
 
 def _sweep_apart(buf, mm):
     """The document's members, its blocks' columns those a Cell needs; None: not an lp-sweep/2
     document (read whole)."""
-    members, end = _spans(buf, _ws(buf, 0), True)
+    blocks = []
+
+    def read_blocks(buf, i):  # each block as the walk meets it, its pages then handed back
+        return _spans(buf, i, False, {None: lambda buf, s: _block_apart(buf, s, mm, blocks)})[1]
+
+    members, end = _spans(buf, _ws(buf, 0), True, {"blocks": read_blocks})
     top = {k: (s, e) for k, s, e in members}
     if _ws(buf, end) != len(buf) or len(top) != len(members) or "blocks" not in top:
         raise _Apart(end)  # something after the document, a duplicate key: json says
@@ -626,11 +636,7 @@ def _sweep_apart(buf, mm):
     if (head.get("tool"), head.get("schema")) != ("lp-sweep", "linkperf.sweep/2"):
         return None
     d = {k: json.loads(buf[s:e]) for k, (s, e) in top.items() if k != "blocks"}
-    d["blocks"] = []
-    _drop(mm, *top["blocks"])  # walked: its pages go back, to be read again block by block
-    for _k, s, e in _spans(buf, top["blocks"][0], False)[0]:
-        d["blocks"].append(_block_apart(buf, s))
-        _drop(mm, s, e)
+    d["blocks"] = blocks
     return d
 
 

@@ -13,7 +13,9 @@
 # shown to fail on its fault (another slow node, a round written as one object per cell, a
 # column of the wrong type, a journal that lost two rounds). A heatmap of more than 512 nodes per
 # axis keeps each bin's worst cell (plots/lpplot.py); plots/lpdoc.py labels each verdict's metric
-# with its own rail's block. The diagnosis keeps the rails' cells apart (sweep/diag.h): the same
+# with its own rail's block, and reads the document apart into arrays (the same cells and attempts
+# as the document parsed whole; a broken value is one line, exit 2; a cut one is json's word on
+# it). The diagnosis keeps the rails' cells apart (sweep/diag.h): the same
 # document as the n x n matrix over every rank (LP_SWEEP_DIAG_WHOLE=1); a fault on rail 3 only is
 # named on rail 3 and nowhere else. Correctness only: no time bound.
 set -u

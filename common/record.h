@@ -201,14 +201,19 @@ uint64_t lp_record_mask(const struct lp_record *rec, const char *const *names);
 /* Rows for lp_record_json_columns. */
 struct lp_rec_rows {
 	size_t n; /* rows */
-	/* row i: get(arg, i), NULL when there is none; without get: base + i * stride */
+	/* row i: get(arg, i), NULL when there is none (called once per row, in order; its row
+	 * is not read after the next call); without get: base + i * stride */
 	const void *(*get)(void *arg, size_t i);
 	void *arg;
 	const void *base;
 	size_t stride;
 	uint64_t skip; /* fields the caller implies (bit i: fields[i]): not written */
 };
-/* Member key (NULL in an array) holding the rows' columns (see the top). */
+/*
+ * Member key (NULL in an array) holding the rows' columns (see the top), in one pass over the
+ * rows: each column's text is kept until the last row (not the rows), a column that holds one
+ * value throughout keeps none.
+ */
 void lp_record_json_columns(const struct lp_record *rec, const struct lp_rec_rows *rows,
 			    const char *key, struct lp_json *j);
 /*

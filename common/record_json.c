@@ -200,12 +200,6 @@ static bool elem_default(const struct lp_rec_field *f, const uint8_t *p)
 	return f->size <= sizeof(zero) && elem_equal(f, p, zero);
 }
 
-/* A field's value in every present row, for the column writer. */
-struct col {
-	const uint8_t **row; /* the present rows, each already offset to the record written */
-	size_t n;
-};
-
 static bool field_default(const struct lp_rec_field *f, const uint8_t *obj)
 {
 	return is_list(f) ? lp_rec_elems(f, obj) == 0 : elem_default(f, obj + f->off);
@@ -225,99 +219,228 @@ static bool field_equal(const struct lp_rec_field *f, const uint8_t *a, const ui
 	return true;
 }
 
-static void json_sparse(const struct lp_rec_field *f, const struct col *c, struct lp_json *j)
+/*
+ * The column writer, in one pass over the rows: each column's text is kept apart (a memory
+ * stream) until every row is seen, then the columns are written in the record's order. A
+ * column whose entries so far all equal the first row's keeps no text (the first row is kept
+ * whole): it is written as that one value, or, at its first other entry, filled in.
+ */
+enum col_kind { COL_VALUES, COL_SPARSE, COL_OBJ, COL_END };
+
+/* An array's text as it is written, by a writer of its own. */
+struct col_text {
+	FILE *f;
+	char *buf;
+	size_t len, n; /* bytes, entries */
+	struct lp_json w;
+};
+
+struct col {
+	enum col_kind kind;
+	const struct lp_rec_field *f;
+	size_t base; /* the offset of f's record in a row */
+	int depth;   /* of its arrays */
+	bool same;   /* every entry so far equals the first row's (its text not written yet) */
+	struct col_text vals,
+		at; /* the entries; a sparse field's: the set ones, and their indices */
+};
+
+struct colw {
+	struct col *c;
+	size_t n, cap;
+	uint8_t *first;	      /* the first present row, whole */
+	size_t nrows;	      /* present rows so far */
+	struct col_text rows; /* their row indices (written when some are absent) */
+	int depth;	      /* the depth of the columns' arrays */
+	int err;
+};
+
+static void text_open(struct colw *s, struct col_text *t, int depth, const struct lp_json *like)
 {
-	lp_json_obj_begin(j, key_of(f));
-	lp_json_arr_begin_flat(j, "at");
-	for (size_t k = 0; k < c->n; k++)
-		if (!field_default(f, c->row[k]))
-			lp_json_uint(j, NULL, k);
-	lp_json_arr_end(j);
-	lp_json_arr_begin_flat(j, "values");
-	for (size_t k = 0; k < c->n; k++)
-		if (!field_default(f, c->row[k]))
-			json_field(f, c->row[k], NULL, j);
-	lp_json_arr_end(j);
-	lp_json_obj_end(j);
+	t->f = open_memstream(&t->buf, &t->len);
+	if (!t->f || depth >= LP_JSON_MAX_DEPTH - 1) {
+		s->err = s->err ? s->err : -ENOMEM;
+		return;
+	}
+	lp_json_init(&t->w, t->f, like->pretty);
+	t->w.depth = t->w.flat = depth;
+	t->w.in_array[depth] = true;
+}
+
+static void text_close(struct col_text *t)
+{
+	if (t->f)
+		fclose(t->f);
+	free(t->buf);
+}
+
+static struct col *cols_add(struct colw *s, enum col_kind kind, const struct lp_rec_field *f,
+			    size_t base, int depth)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 32;
+		struct col *c = realloc(s->c, nc * sizeof(*c));
+
+		if (!c) {
+			s->err = -ENOMEM;
+			return NULL;
+		}
+		s->c = c;
+		s->cap = nc;
+	}
+	s->c[s->n] = (struct col){ .kind = kind, .f = f, .base = base, .depth = depth };
+	return &s->c[s->n++];
 }
 
 /*
- * The columns of rec's fields (not in skip) over c's rows; first: the first column carries n
- * (an array); top: sparse fields are written sparse (not inside a nested record).
+ * The columns of rec's fields (not in skip), its record at base in a row; *first: the next
+ * column carries n (an array whatever its entries); top: sparse fields are written sparse
+ * (not inside a nested record).
  */
-static void json_cols(const struct lp_record *rec, uint64_t skip, const struct col *c, bool first,
-		      bool top, struct lp_json *j)
+static void cols_plan(struct colw *s, const struct lp_record *rec, uint64_t skip, size_t base,
+		      bool *first, bool top, int depth)
 {
-	for (size_t i = 0; i < rec->nfields; i++) {
+	for (size_t i = 0; i < rec->nfields && !s->err; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
-		bool same = c->n > 0 && !first;
+		struct col *c;
 
 		if ((skip >> i & 1) || !in_json(f))
 			continue;
 		if (top && (f->flags & LP_REC_F_SPARSE)) {
-			json_sparse(f, c, j);
-			continue;
+			cols_add(s, COL_SPARSE, f, base, depth + 1);
+		} else if (f->type == LP_REC_T_NEST && !is_list(f)) {
+			cols_add(s, COL_OBJ, f, base, depth);
+			cols_plan(s, f->rec, 0, base + f->off, &(bool){ false }, false, depth + 1);
+			cols_add(s, COL_END, f, base, depth);
+		} else {
+			c = cols_add(s, COL_VALUES, f, base, depth);
+			if (c)
+				c->same = !*first;
+			*first = false;
 		}
-		if (f->type == LP_REC_T_NEST && !is_list(f)) {
-			struct col sub = { malloc((c->n + 1) * sizeof(*sub.row)), c->n };
-
-			for (size_t k = 0; sub.row && k < c->n; k++)
-				sub.row[k] = c->row[k] + f->off;
-			lp_json_obj_begin(j, key_of(f));
-			if (sub.row)
-				json_cols(f->rec, 0, &sub, false, false, j);
-			lp_json_obj_end(j);
-			free(sub.row);
-			continue;
-		}
-		for (size_t k = 1; same && k < c->n; k++)
-			same = field_equal(f, c->row[0], c->row[k]);
-		first = false;
-		if (same) { /* every entry the same: the value once */
-			json_field(f, c->row[0], key_of(f), j);
-			continue;
-		}
-		lp_json_arr_begin_flat(j, key_of(f));
-		for (size_t k = 0; k < c->n; k++)
-			json_field(f, c->row[k], NULL, j);
-		lp_json_arr_end(j);
 	}
+}
+
+static void col_value(struct col_text *t, const struct lp_rec_field *f, const uint8_t *obj)
+{
+	json_field(f, obj, NULL, &t->w);
+	t->n++;
+}
+
+/* Row (index i of the caller's rows) into every column. */
+static void cols_feed(struct colw *s, const uint8_t *row, size_t i, const struct lp_record *rec)
+{
+	if (!s->nrows)
+		memcpy(s->first, row, rec->size);
+	lp_json_uint(&s->rows.w, NULL, i);
+	s->rows.n++;
+	for (size_t k = 0; k < s->n; k++) {
+		struct col *c = &s->c[k];
+		const uint8_t *o = row + c->base, *o0 = s->first + c->base;
+
+		if (c->kind == COL_SPARSE && !field_default(c->f, o)) {
+			lp_json_uint(&c->at.w, NULL, s->nrows);
+			c->at.n++;
+			col_value(&c->vals, c->f, o);
+		}
+		if (c->kind != COL_VALUES)
+			continue;
+		if (c->same && s->nrows && !field_equal(c->f, o0, o)) {
+			for (size_t r = 0; r < s->nrows; r++) /* the entries it held back */
+				col_value(&c->vals, c->f, o0);
+			c->same = false;
+		}
+		if (!c->same)
+			col_value(&c->vals, c->f, o);
+	}
+	s->nrows++;
+}
+
+/* Member key: the array whose entries t holds. */
+static void text_emit(struct lp_json *j, const char *key, struct col_text *t)
+{
+	j->err = j->err ? j->err : t->w.err;
+	if (fflush(t->f))
+		j->err = j->err ? j->err : -ENOMEM;
+	lp_json_arr_begin_flat(j, key);
+	if (!j->err) {
+		fwrite(t->buf, 1, t->len, j->f);
+		j->has_items[j->depth] = t->n > 0;
+	}
+	lp_json_arr_end(j);
+}
+
+static void cols_emit(struct colw *s, size_t nrows, const char *key, struct lp_json *j)
+{
+	lp_json_obj_begin(j, key);
+	lp_json_uint(j, "n", s->nrows);
+	if (s->nrows < nrows)
+		text_emit(j, "rows", &s->rows);
+	for (size_t k = 0; k < s->n; k++) {
+		struct col *c = &s->c[k];
+
+		switch (c->kind) {
+		case COL_OBJ:
+			lp_json_obj_begin(j, key_of(c->f));
+			break;
+		case COL_END:
+			lp_json_obj_end(j);
+			break;
+		case COL_SPARSE:
+			lp_json_obj_begin(j, key_of(c->f));
+			text_emit(j, "at", &c->at);
+			text_emit(j, "values", &c->vals);
+			lp_json_obj_end(j);
+			break;
+		case COL_VALUES:
+			if (c->same && s->nrows) /* every entry the same: the value once */
+				json_field(c->f, s->first + c->base, key_of(c->f), j);
+			else
+				text_emit(j, key_of(c->f), &c->vals);
+		}
+	}
+	lp_json_obj_end(j);
+}
+
+static void cols_free(struct colw *s)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		text_close(&s->c[k].vals);
+		text_close(&s->c[k].at);
+	}
+	text_close(&s->rows);
+	free(s->c);
+	free(s->first);
 }
 
 void lp_record_json_columns(const struct lp_record *rec, const struct lp_rec_rows *rows,
 			    const char *key, struct lp_json *j)
 {
-	struct col c = { malloc((rows->n + 1) * sizeof(*c.row)), 0 };
+	struct colw s = { .first = malloc(rec->size), .depth = j->depth + 2 };
+	bool first = true;
 
-	if (!c.row) {
-		j->err = j->err ? j->err : -ENOMEM;
-		return;
+	if (!s.first)
+		s.err = -ENOMEM;
+	cols_plan(&s, rec, rows->skip, 0, &first, true, s.depth);
+	text_open(&s, &s.rows, s.depth, j); /* the columns' texts once they no longer move */
+	for (size_t k = 0; k < s.n; k++) {
+		if (s.c[k].kind == COL_VALUES || s.c[k].kind == COL_SPARSE)
+			text_open(&s, &s.c[k].vals, s.c[k].depth, j);
+		if (s.c[k].kind == COL_SPARSE)
+			text_open(&s, &s.c[k].at, s.c[k].depth, j);
 	}
-	for (size_t i = 0; i < rows->n; i++) {
+	for (size_t i = 0; i < rows->n && !s.err; i++) {
 		const void *p = rows->get ? rows->get(rows->arg, i)
 					  : (const uint8_t *)rows->base + i * rows->stride;
 
 		if (p)
-			c.row[c.n++] = p;
+			cols_feed(&s, p, i, rec);
 	}
-	lp_json_obj_begin(j, key);
-	lp_json_uint(j, "n", c.n);
-	if (c.n < rows->n) {
-		lp_json_arr_begin_flat(j, "rows");
-		for (size_t i = 0, k = 0; i < rows->n && k < c.n; i++) {
-			const void *p = rows->get ? rows->get(rows->arg, i)
-						  : (const uint8_t *)rows->base + i * rows->stride;
-
-			if (p == c.row[k]) {
-				lp_json_uint(j, NULL, i);
-				k++;
-			}
-		}
-		lp_json_arr_end(j);
-	}
-	json_cols(rec, rows->skip, &c, c.n == rows->n, true, j);
-	lp_json_obj_end(j);
-	free(c.row);
+	if (s.err)
+		j->err = j->err ? j->err : s.err;
+	else
+		cols_emit(&s, rows->n, key, j);
+	cols_free(&s);
 }
 
 uint64_t lp_record_mask(const struct lp_record *rec, const char *const *names)

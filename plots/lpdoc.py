@@ -11,6 +11,8 @@ The model (dataclasses below):
   Metric   one test at one size (and rail): its unit, reference, noise and cells
   Cell     one ordered pair of one metric: the resolved value (the one the diagnosis and the
            judge used, after retests), every attempt, its noise, its qualification row
+  Cells    an lp-sweep metric's cells, kept as arrays and each Cell made when it is read (a
+           1,024-node, 8-rail document has 17 million); Metric.columns() gives the arrays
   Verdict  a named node, link or receiver with its evidence
   Qual     the qualification section the C judge (qual/) wrote: per-cell PASS/FAIL, regressions
 
@@ -20,8 +22,10 @@ no exponent, and "—" (never "nan") for a value that does not exist.
 """
 import json
 import math
+import mmap
 import os
 import re
+from array import array
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -204,16 +208,99 @@ class Metric:
         mine = (self.doc_label or self.label).replace(" ", "")
         return any(x.replace(" ", "") == mine for x in labels)
 
+    def columns(self):
+        """Its cells as arrays: client, server (node indices) and resolved value (NaN: failed)."""
+        if isinstance(self.cells, Cells):
+            return self.cells.a, self.cells.b, self.cells.value
+        return (array("q", (-1 if c.a is None else c.a for c in self.cells)),
+                array("q", (-1 if c.b is None else c.b for c in self.cells)),
+                array("d", (c.value if c.ok else math.nan for c in self.cells)))
+
     def matrix(self):
         """The resolved values over self.nodes (None where not measured or failed), source on rows."""
         pos = {g: i for i, g in enumerate(self.nodes)}
         m = [[None] * len(pos) for _ in pos]
-        for c in self.cells:
-            m[pos[c.a]][pos[c.b]] = c.value
+        for a, b, v in zip(*self.columns()):
+            m[pos[a]][pos[b]] = v if math.isfinite(v) else None
         return m
+
+    def ok_values(self):
+        """The resolved values of the cells that have one, ascending."""
+        return sorted(v for v in self.columns()[2] if math.isfinite(v))
+
+    def failed_pairs(self):
+        """(a, b) of the cells measured without a value (attempts that failed)."""
+        if isinstance(self.cells, Cells):
+            return [(a, b) for i, (a, b, v) in enumerate(zip(*self.columns()))
+                    if not math.isfinite(v) and self.cells.tried(i)]
+        return [(c.a, c.b) for c in self.cells if not c.ok and c.attempts]
+
+    def client_medians(self):
+        """node -> the median of its resolved values as client (the upper middle one)."""
+        rows = {}
+        for a, _b, v in zip(*self.columns()):
+            if math.isfinite(v):
+                rows.setdefault(a, []).append(v)
+        return {a: sorted(r)[len(r) // 2] for a, r in rows.items()}
 
     def cell_map(self):
         return {(c.a, c.b): c for c in self.cells}
+
+
+class Cells:
+    """An lp-sweep metric's cells as arrays (the standard library's: 8 bytes an entry), one entry
+    per measured ordered pair: client and server (node indices), the resolved value (NaN:
+    failed) and its sweep attempt; each Cell is made when it is asked for, so a 1,024-node,
+    8-rail document holds arrays, not 17 million objects."""
+
+    def __init__(self, metric, doc, a, b, value, sweep, extra):
+        self.metric, self.doc = metric, doc
+        self.a, self.b, self.value = a, b, value
+        self.sweep = sweep  # (per cell: its entry in the sweep columns or -1, value, status, errors)
+        self.extra = extra  # (metric, a, b) -> [Attempt]: the attempts section's
+        self.kept = {}  # index -> the Cell the qualification section judged (its qual kept)
+
+    def __len__(self):
+        return len(self.a)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self.a)))
+
+    def __getitem__(self, i):
+        if i in self.kept:
+            return self.kept[i]
+        m, names = self.metric, self.doc.names
+        a, b, v = self.a[i], self.b[i], _num(self.value[i])
+        at, sv, ss, serr = self.sweep
+        att = []
+        if at[i] >= 0:
+            ok = ss[at[i]] == 0 and math.isfinite(sv[at[i]])
+            att.append(Attempt("sweep", sv[at[i]] if ok else None, serr.get(at[i]) or None))
+        att += self.extra.get((m.index, a, b), [])
+        errs = [t.error for t in att if t.error]
+        return Cell(metric=m, src=names[a], dst=names[b], a=a, b=b, key=f"{names[a]}>{names[b]}",
+                    value=v, attempts=att, noise=m.noise, ceiling=_ceiling(self.doc.nodes, a, b),
+                    error=None if v is not None else (errs[-1] if errs else "failed"))
+
+    def keep(self, i, cell):
+        self.kept[i] = cell
+
+    def tried(self, i):
+        """Whether cell i has an attempt (its sweep attempt, or one of the attempts section)."""
+        return self.sweep[0][i] >= 0 or (self.metric.index, self.a[i], self.b[i]) in self.extra
+
+
+class AllCells:
+    """The cells of several metrics as one sequence (len and iteration; made as they are read)."""
+
+    def __init__(self, metrics):
+        self.metrics = metrics
+
+    def __len__(self):
+        return sum(len(m.cells) for m in self.metrics)
+
+    def __iter__(self):
+        return (c for m in self.metrics for c in m.cells)
 
 
 @dataclass
@@ -299,7 +386,19 @@ class Doc:
 
     @property
     def cells(self):
-        return [c for m in self.metrics for c in m.cells]
+        """Every metric's cells, one after the other (made as they are read: lp-sweep's are
+        arrays, Cells)."""
+        return AllCells(self.metrics)
+
+    def judged_cells(self):
+        """The cells the qualification section judged (a row each)."""
+        return [c for m in self.metrics for c in (
+            [m.cells.kept[i] for i in sorted(m.cells.kept)] if isinstance(m.cells, Cells) else m.cells)
+            if c.qual]
+
+    def nfailed(self):
+        """Cells measured without a value."""
+        return sum(1 for m in self.metrics for v in m.columns()[2] if not math.isfinite(v))
 
     def stale_note(self):
         """Why some recorded verdicts are not shown, and how to judge the document again."""
@@ -416,9 +515,151 @@ def _parse(path, text):
         raise DocError(f"{path}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}")
 
 
+# ---- an lp-sweep document read apart --------------------------------------------------------
+# A 1,024-node, 8-rail document is 2.7 GB of JSON, nearly all of it the blocks' columns: parsed
+# whole, it takes some 30 bytes of Python objects per number. It is read as the C reader does
+# (sweep/readspan.c): the file mapped, the top level walked as spans of text, every member but
+# "blocks" parsed as it is, and of each block's cells and sweep attempts only the columns a Cell
+# needs, straight into arrays; the pages of each block handed back once it is read. Where the
+# text does not come apart, the whole of it goes to json, whose word on a broken file is the error.
+_WS = re.compile(rb"[ \t\r\n]*")
+_STR = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb'[\[\]{}"]')
+_SCALAR_END = re.compile(rb"[,}\]\s]")
+APART_COLUMNS = {"cells": ("n", "rows", "value", "class"), "sweep": ("n", "rows", "value", "status", "error")}
+
+
+class _Apart(Exception):
+    """The text does not come apart here."""
+
+
+def _ws(buf, i):
+    return _WS.match(buf, i).end()
+
+
+def _skip(buf, i):
+    """The end of the JSON value at buf[i] (what is read of it, json checks)."""
+    c = buf[i:i + 1]
+    if c == b'"':
+        m = _STR.match(buf, i)
+        if not m:
+            raise _Apart(i)
+        return m.end()
+    if c not in (b"[", b"{"):
+        m = _SCALAR_END.search(buf, i)
+        if not m or m.start() == i:
+            raise _Apart(i)
+        return m.start()
+    depth = 0
+    while True:
+        m = _BRACKET.search(buf, i)
+        if not m:
+            raise _Apart(i)
+        ch = buf[m.start():m.end()]
+        if ch == b'"':
+            i = _skip(buf, m.start())
+            continue
+        depth += 1 if ch in (b"[", b"{") else -1
+        i = m.end()
+        if depth == 0:
+            return i
+
+
+def _spans(buf, i, obj, inline=None):
+    """[(key, start, end)] of the members of the object at buf[i] (obj), or [(None, start, end)]
+    of the items of the array there; and where it ends. inline: {key: read(buf, start) -> end},
+    members read as the walk meets them (not walked first)."""
+    close = b"}" if obj else b"]"
+    if buf[i:i + 1] != (b"{" if obj else b"["):
+        raise _Apart(i)
+    out, i = [], _ws(buf, i + 1)
+    if buf[i:i + 1] == close:
+        return out, i + 1
+    while True:
+        key = None
+        if obj:
+            e = _skip(buf, i)
+            key = json.loads(buf[i:e])
+            i = _ws(buf, e)
+            if buf[i:i + 1] != b":":
+                raise _Apart(i)
+            i = _ws(buf, i + 1)
+        e = inline[key](buf, i) if inline and key in inline else _skip(buf, i)
+        out.append((key, i, e))
+        i = _ws(buf, e)
+        if buf[i:i + 1] == b",":
+            i = _ws(buf, i + 1)
+        elif buf[i:i + 1] == close:
+            return out, i + 1
+        else:
+            raise _Apart(i)
+
+
+def _columns_apart(buf, i, keep):
+    """A columns object, only the keep columns, numbers as arrays."""
+    out = {}
+    for k, s, e in _spans(buf, i, True)[0]:
+        if k in keep:
+            out[k] = json.loads(buf[s:e])
+    for k in ("value", "status"):
+        if isinstance(out.get(k), list):
+            out[k] = _floats(out, k)
+    if isinstance(out.get("class"), list):
+        out["class"] = _classes(out)
+    return out
+
+
+def _block_apart(buf, s, mm, blocks):
+    """The block at buf[s] onto blocks, its pages handed back; where it ends."""
+    blk = {}
+    members, e = _spans(buf, s, True)
+    for k, a, b in members:
+        blk[k] = _columns_apart(buf, a, APART_COLUMNS[k]) if k in APART_COLUMNS else json.loads(buf[a:b])
+    blocks.append(blk)
+    _drop(mm, s, e)
+    return e
+
+
+def _sweep_apart(buf, mm):
+    """The document's members, its blocks' columns those a Cell needs; None: not an lp-sweep/2
+    document (read whole)."""
+    blocks = []
+
+    def read_blocks(buf, i):  # each block as the walk meets it, its pages then handed back
+        return _spans(buf, i, False, {None: lambda buf, s: _block_apart(buf, s, mm, blocks)})[1]
+
+    members, end = _spans(buf, _ws(buf, 0), True, {"blocks": read_blocks})
+    top = {k: (s, e) for k, s, e in members}
+    if _ws(buf, end) != len(buf) or len(top) != len(members) or "blocks" not in top:
+        raise _Apart(end)  # something after the document, a duplicate key: json says
+    head = {k: json.loads(buf[s:e]) for k, (s, e) in top.items() if k in ("tool", "schema")}
+    if (head.get("tool"), head.get("schema")) != ("lp-sweep", "linkperf.sweep/2"):
+        return None
+    d = {k: json.loads(buf[s:e]) for k, (s, e) in top.items() if k != "blocks"}
+    d["blocks"] = blocks
+    return d
+
+
+def _drop(mm, s, e):
+    """The pages of the mapping behind [s, e) handed back (read again from the file if touched)."""
+    page = s - s % mmap.PAGESIZE
+    mm.madvise(mmap.MADV_DONTNEED, page, e - page)
+
+
+def _load_apart(path):
+    """An lp-sweep/2 document read apart; None when it is not one or does not come apart."""
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return _sweep_apart(mm, mm)
+    except (OSError, ValueError, _Apart, UnicodeDecodeError, KeyError, TypeError):
+        return None
+
+
 def load(path):
     """The document at path as a Doc; DocError for anything else."""
-    d = _parse(path, _text(path))
+    d = _load_apart(path)
+    if d is None:
+        d = _parse(path, _text(path))
     if not isinstance(d, dict):
         raise DocError(f"{path}: not a linkperf result (a JSON {type(d).__name__}, not an object)")
     tool, schema = d.get("tool"), d.get("schema")
@@ -494,13 +735,16 @@ def _qual(q, doc):
     rules = q.get("rules") or []
     doc.qual.bw_unit = bw_unit = "Gb/s" if re.search(r"bandwidth Gb/s", q.get("units") or "") else "GB/s"
     by = {}
-    for c in doc.cells:  # a test run twice at one size is two cells of one key, matched in order
-        by.setdefault((c.metric.test, c.metric.size, c.key), []).append(c)
+    for m in doc.metrics:  # a test run twice at one size is two cells of one key, matched in order
+        for i, c in enumerate(m.cells):
+            by.setdefault((m.test, m.size, c.key), []).append((m, i, c))
     for _i, x in columns(q.get("cells") or []):
         same = by.get((x.get("test"), x.get("size"), x.get("pair")))
         if not same:
             continue
-        c = same.pop(0)
+        m, i, c = same.pop(0)
+        if isinstance(m.cells, Cells):
+            m.cells.keep(i, c)
         unit = x.get("unit") or (LAT if x.get("kind") == "latency" else bw_unit)
         scale = _scale(unit, c.metric.unit)
         sv = (lambda v: v * scale if finite(v) else None)
@@ -513,7 +757,7 @@ def _qual(q, doc):
                          base_value=sv(x.get("baseline_value")),
                          base_spread=sv(x.get("baseline_spread")), delta=_num(x.get("delta")))
         c.qual.stale = not same_value(c.qual.value, c.value)
-    doc.qual.stale = sum(1 for c in doc.cells if c.qual and c.qual.stale)
+    doc.qual.stale = sum(1 for c in doc.judged_cells() if c.qual.stale)
 
 
 def same_value(x, y):
@@ -623,25 +867,9 @@ def _sweep2(d, doc):
         m.noise = _num(dg.get("cv"))
         if m.noise is None and finite(dg.get("sigma_log")):
             m.noise = math.expm1(dg["sigma_log"])
-        bn = m.nodes = list(blk["nodes"])
-        k = len(bn)
-        sweep = {r: _attempt(a, "sweep") for r, a in _attempt_rows(blk.get("sweep") or {"n": 0})}
-        cc = blk["cells"]
-        rows, cls, val = cc.get("rows") or range(cc["n"]), column(cc, "class"), column(cc, "value")
-        for i in [i for i, x in enumerate(cls) if x != "none"]:  # a random schedule: mostly none
-            r, c = rows[i], {"class": cls[i], "value": val[i]}
-            ia, ib = divmod(r, k)
-            a, b = bn[ia], bn[ib]
-            if a == b or c["class"] == "none":
-                continue
-            att = ([sweep[r]] if r in sweep else []) + attempts.get((m.index, a, b), [])
-            errs = [t.error for t in att if t.error]
-            m.cells.append(Cell(metric=m, src=names[a], dst=names[b], a=a, b=b,
-                                key=f"{names[a]}>{names[b]}", value=_num(c["value"]), attempts=att,
-                                noise=m.noise, ceiling=_ceiling(doc.nodes, a, b),
-                                error=None if finite(c["value"]) else (errs[-1] if errs else "failed")))
-            if c["class"] == "slow":
-                m.slow.add((a, b))
+        m.nodes = list(blk["nodes"])
+        m.cells, slow = _block_cells(blk, m, doc, attempts)
+        m.slow = set(slow)
         eff = x.get("effects")
         if eff:
             for i, e in columns(dict(eff, n=n)):
@@ -660,6 +888,67 @@ def _sweep2(d, doc):
             per[x["name"]] = per.get(x["name"], 0) + x["delta"]
             key = (x["lo"], x["hi"])
             doc.counter_pairs[key] = doc.counter_pairs.get(key, 0) + x["delta"]
+
+
+CLASSES = ("none", "ok", "slow", "fail")  # a resolved cell's class (lp_sweep_class_names)
+
+
+def _floats(cols, key):
+    """A column of numbers as an array of doubles (null: NaN; one value: repeated)."""
+    c = cols.get(key)
+    if isinstance(c, array):
+        return c
+    if isinstance(c, list):
+        return array("d", (math.nan if v is None else v for v in c))
+    return array("d", [math.nan if c is None else float(c)]) * cols["n"]
+
+
+def _rows(cols):
+    """The row index of each entry of a columns object."""
+    r = cols.get("rows")
+    return range(cols["n"]) if r is None else r
+
+
+def _classes(cols):
+    """The "class" column as codes into CLASSES."""
+    c = cols.get("class")
+    if isinstance(c, (bytes, bytearray)):
+        return c
+    code = {k: i for i, k in enumerate(CLASSES)}
+    return bytes(code[x] for x in c) if isinstance(c, list) else bytes([code[c]]) * cols["n"]
+
+
+def _sparse(cols, key):
+    """A sparse column ({"at", "values"}), or a full one, as {entry: value} of the set entries."""
+    c = cols.get(key)
+    if isinstance(c, dict):
+        return dict(zip(c["at"], c["values"]))
+    if isinstance(c, list):
+        return {i: v for i, v in enumerate(c) if v}
+    return {i: c for i in range(cols["n"])} if c else {}
+
+
+def _block_cells(blk, m, doc, attempts):
+    """A block's measured cells (class not none, not a self pair) as Cells, and the slow ones'
+    (a, b)."""
+    bn, cc = blk["nodes"], blk["cells"]
+    k = len(bn)
+    cls, val = _classes(cc), _floats(cc, "value")
+    sw = blk.get("sweep") or {"n": 0}
+    entry = {r: i for i, r in enumerate(_rows(sw))}  # each cell's sweep attempt, by its row
+    a, b, v, at, slow = array("q"), array("q"), array("d"), array("q"), []
+    for i, r in enumerate(_rows(cc)):
+        x, y = bn[r // k], bn[r % k]
+        if cls[i] == 0 or x == y:
+            continue
+        a.append(x)
+        b.append(y)
+        v.append(val[i])
+        at.append(entry.get(r, -1))
+        if cls[i] == 2:
+            slow.append((x, y))
+    sweep = (at, _floats(sw, "value"), _floats(sw, "status"), _sparse(sw, "error"))
+    return Cells(m, doc, a, b, v, sweep, attempts), slow
 
 
 def column(cols, key):
@@ -899,7 +1188,7 @@ def quantile(vals, q):
 
 def distribution(metric):
     """median, p5, p95 and the count of a metric's resolved values."""
-    vals = sorted(c.value for c in metric.cells if c.ok)
+    vals = metric.ok_values()
     return {"n": len(vals), "p5": quantile(vals, 0.05), "median": quantile(vals, 0.5),
             "p95": quantile(vals, 0.95), "values": vals}
 

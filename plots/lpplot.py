@@ -118,7 +118,7 @@ def draw_matrix(ax, doc, m, mat, vmin=0, vmax=None, title=None, lat=None, nodes=
     k = len(nodes)
     links = doc.flagged_links(m)
     marked = sorted(d for d in m.slow | links if d[0] in pos and d[1] in pos)
-    failed = [(pos[c.a], pos[c.b]) for c in m.cells if not c.ok and c.attempts and c.a in pos and c.b in pos]
+    failed = [(pos[a], pos[b]) for a, b in m.failed_pairs() if a in pos and b in pos]
     if k > SPARSE_NODES and finite.size < 0.05 * k * k:
         # a sparse schedule at scale (random partners): each measured cell a visible mark, not
         # a pixel lost in the unmeasured grey
@@ -239,11 +239,9 @@ def sizes(doc, ms):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xs = [m.size for m in ms]
     everything = []
+    medians = [m.client_medians() for m in ms]
     for i in ms[0].nodes:
-        ys = []
-        for m in ms:
-            row = sorted(c.value for c in m.cells if c.a == i and c.ok)
-            ys.append(row[len(row) // 2] if row else float("nan"))
+        ys = [med.get(i, float("nan")) for med in medians]
         everything += ys
         ax.plot(xs, ys, marker=".", linewidth=1.5 if i in flag else 0.8,
                 color=RED if i in flag else "gray", alpha=1 if i in flag else 0.5,
@@ -452,7 +450,7 @@ def curves(doc, bad=lambda c: False):
 def compare(a, b, ma, mb, labels):
     """The same metric of two runs side by side on one colour scale, each with its own nodes;
     then B/A on the pairs both runs measured (by node names), or a note when they share none."""
-    vals = [c.value for m in (ma, mb) for c in m.cells if c.ok]
+    vals = ma.ok_values() + mb.ok_values()
     vmax = max(vals) if vals else 1
     fig, axes = plt.subplots(1, 3, figsize=(19, 6.5))
     draw_matrix(axes[0], a, ma, ma.matrix(), 0, vmax,
@@ -572,7 +570,7 @@ def compare_figures(a, b, labels):
     for ma, mb in lpdoc.common_metrics(a, b):
         if a.tool == "lp-sweep" and b.tool == "lp-sweep":
             yield f"compare-{ma.slug}", f"{labels[0]} and {labels[1]}: {ma.label}", compare(a, b, ma, mb, labels)
-        if min(sum(c.ok for c in m.cells) for m in (ma, mb)) >= 3:
+        if min(len(m.ok_values()) for m in (ma, mb)) >= 3:
             yield f"cdf-{ma.slug}", f"{labels[0]} and {labels[1]}: {ma.label} distributions", cdf(ma, mb, labels)
 
 

@@ -8,6 +8,8 @@
 #   scripts/sweep-doc-scale.sh [NODESxRAILS ...]     default: 32x2 64x2 128x2 256x2 128x8
 #
 # LP_SCALE_KEEP=DIR keeps each document there (NODESxRAILS.json) for lp-plot and lp-report.
+# LP_SCALE_LPDOC=1 also reads each document with plots/lpdoc.py (the Python tools' reader:
+# lp-plot, lp-report) under /usr/bin/time -v: the "lpdoc" columns.
 set -eu
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
@@ -24,8 +26,9 @@ times() {
 		END { printf "%.1f %.1f %d\n", w, c, m }' "$1"
 }
 
-printf '%-8s %10s %12s %7s | %8s %8s %8s | %8s %8s %8s %6s\n' size cells "doc bytes" B/cell \
-	"synth s" "cpu s" MiB "diag s" "cpu s" MiB rc
+PY=${LP_SCALE_LPDOC:+python3}
+printf '%-8s %10s %12s %7s | %8s %8s %8s | %8s %8s %8s %6s%s\n' size cells "doc bytes" B/cell \
+	"synth s" "cpu s" MiB "diag s" "cpu s" MiB rc "${PY:+ | lpdoc s    cpu s      MiB}"
 [ $# -gt 0 ] || set -- 32x2 64x2 128x2 256x2 128x8
 for s in "$@"; do
 	n=${s%x*} r=${s#*x}
@@ -37,8 +40,14 @@ for s in "$@"; do
 	bytes=$(stat -c %s "$T/in.json")
 	read -r sw sc sm < <(times "$T/synth")
 	read -r dw dc dm < <(times "$T/time")
-	printf '%-8s %10d %12d %7d | %8s %8s %8s | %8s %8s %8s %6s\n' "$s" "$cells" "$bytes" \
-		$((bytes / cells)) "$sw" "$sc" "$sm" "$dw" "$dc" "$dm" "$rc"
+	py=
+	if [ -n "$PY" ]; then
+		/usr/bin/time -v -o "$T/py" "$PY" -c 'import sys; sys.path.insert(0, "plots")
+import lpdoc; lpdoc.load(sys.argv[1])' "$T/in.json"
+		py=$(printf ' | %8s %8s %8s' $(times "$T/py"))
+	fi
+	printf '%-8s %10d %12d %7d | %8s %8s %8s | %8s %8s %8s %6s%s\n' "$s" "$cells" "$bytes" \
+		$((bytes / cells)) "$sw" "$sc" "$sm" "$dw" "$dc" "$dm" "$rc" "$py"
 	[ -z "${LP_SCALE_KEEP:-}" ] || cp "$T/in.json" "$LP_SCALE_KEEP/$s.json"
 	rm -f "$T/in.json" "$T/out.json"
 done

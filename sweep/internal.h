@@ -24,12 +24,12 @@ void lp_sweep_fmt_noise(char *buf, size_t len, const struct lp_diag *d);
 const struct lp_sweep_att *lp_sweep_find_cell(const struct lp_sweep_run *r, int metric, int a,
 					      int b, int phase);
 /*
- * Cells of r unpacked for a sink that reads records (lp_record_json_columns):
- * n of them, cell idx[i] (SIZE_MAX: none, left zeroed), or from + i without
- * idx. malloc'ed; NULL on -ENOMEM.
+ * Member key (NULL in an array): the columns (lp_record_json_columns; skip as lp_rec_rows's)
+ * of n cells of r, cell idx[i] (SIZE_MAX: none in that row), or from + i without idx, each
+ * unpacked as its row is written. 0 or -ENOMEM.
  */
-struct lp_sweep_cell *lp_sweep_cells_unpack(const struct lp_sweep_run *r, const size_t *idx,
-					    size_t from, size_t n);
+int lp_sweep_cells_json(struct lp_json *j, const struct lp_sweep_run *r, const size_t *idx,
+			size_t from, size_t n, uint64_t skip, const char *key);
 /* Isolated retests of metric m among the cells with client a (or any: -1) and server b (or any). */
 int lp_sweep_count_retests(const struct lp_sweep_run *r, int m, int a, int b);
 /* A link verdict: link slow or failed, or errors on a pair. */
@@ -184,9 +184,11 @@ struct lp_sweep_span {
  * A document's top level apart (sweep/readspan.c): every member of its root
  * object but "blocks" parsed into *root (json_decref it), the blocks array's
  * text into *blocks (p NULL: none), so that the whole tree is never built.
+ * mapped: text is a file mapping, the blocks' pages handed back once walked
+ * (blocks->mapped set: lp_sweep_span_each reads them again block by block).
  * 0, -EINVAL (f: "not JSON: ...", the line counted in text) or -ENOMEM.
  */
-int lp_sweep_span_root(const char *text, size_t len, struct json_t **root,
+int lp_sweep_span_root(const char *text, size_t len, bool mapped, struct json_t **root,
 		       struct lp_sweep_span *blocks, struct lp_fail *f);
 /*
  * Each element of the array arr (a span of text) parsed alone, each(v, i, arg), then freed;

@@ -83,23 +83,15 @@ void lp_sweep_journal_run(struct lp_sweep_journal *jl, const struct lp_sweep_run
 
 void lp_sweep_journal_cells(struct lp_sweep_journal *jl, const struct lp_sweep_run *r, size_t from)
 {
-	struct lp_sweep_cell *c;
 	struct lp_json j;
+	int rc;
 
 	if (!on(jl) || from >= r->ncells)
 		return;
-	c = lp_sweep_cells_unpack(r, NULL, from, r->ncells - from);
-	if (!c) {
-		jl->err = jl->err ? jl->err : -ENOMEM;
-		return;
-	}
 	line_begin(jl, &j, "round");
-	lp_record_json_columns(
-		&lp_sweep_cell_record,
-		&(struct lp_rec_rows){ .n = r->ncells - from, .base = c, .stride = sizeof(*c) },
-		"attempts", &j);
+	rc = lp_sweep_cells_json(&j, r, NULL, from, r->ncells - from, 0, "attempts");
+	jl->err = jl->err ? jl->err : rc;
 	line_end(jl, &j);
-	free(c);
 }
 
 /* A retest round's pair: the record of its columns. */

@@ -78,10 +78,10 @@ static void pair_impact(const struct lp_sweep_run *r, int m, int a, int b, int p
 			idle = ok_cell(r, m, a, b, LP_PHASE_RETEST);
 		ld = ok_cell(r, m, a, b, ph);
 	}
-	c->idle_p50 = idle ? idle->lat.p50 : NAN;
-	c->idle_p99 = idle ? idle->lat.p99 : NAN;
-	c->load_p50 = ld ? ld->lat.p50 : NAN;
-	c->load_p99 = ld ? ld->lat.p99 : NAN;
+	c->idle_p50 = idle ? lp_sweep_att_lat(r, idle)->p50 : NAN;
+	c->idle_p99 = idle ? lp_sweep_att_lat(r, idle)->p99 : NAN;
+	c->load_p50 = ld ? lp_sweep_att_lat(r, ld)->p50 : NAN;
+	c->load_p99 = ld ? lp_sweep_att_lat(r, ld)->p99 : NAN;
 	lp_load_cell_impact(c);
 }
 
@@ -132,7 +132,8 @@ int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_inc
 		return 0;
 	for (size_t k = 0; k < r->ncells; k++) {
 		const struct lp_sweep_att *c = &r->cells[k];
-		bool ok = !c->status && isfinite(c->gbits_s);
+		double gbits = lp_sweep_att_gbits(r, c);
+		bool ok = !c->status && isfinite(gbits);
 
 		if (c->phase == LP_PHASE_INCAST_VICTIM && c->b == recv && ic->vic_metric < 0) {
 			ic->victim = c->a;
@@ -143,9 +144,9 @@ int lp_sweep_incast(const struct lp_sweep_run *r, int m, int recv, struct lp_inc
 			continue;
 		if (cells)
 			cells[ic->nsend] = c;
-		x[ic->nsend++] = ok ? c->gbits_s : 0;
+		x[ic->nsend++] = ok ? gbits : 0;
 		ic->nfail += !ok;
-		ic->agg_gbps += ok ? c->gbits_s : 0;
+		ic->agg_gbps += ok ? gbits : 0;
 	}
 	if (ic->nsend) {
 		ic->jain = lp_jain_index(x, (size_t)ic->nsend);
@@ -474,7 +475,7 @@ static void json_receiver(struct lp_json *j, const struct lp_sweep_run *r, int m
 	lp_record_json(&incast_record, &ic, j);
 	lp_json_arr_begin(j, "senders");
 	for (int s = 0; s < ic.nsend; s++) {
-		double x = cells[s]->status ? 0 : cells[s]->gbits_s;
+		double x = cells[s]->status ? 0 : lp_sweep_att_gbits(r, cells[s]);
 		struct incast_sender is = { cells[s]->a, cells[s]->status, x,
 					    ratio(x, ic.agg_gbps) };
 
@@ -660,7 +661,9 @@ int lp_sweep_load_csv(const struct lp_sweep_run *r, const char *prefix)
 
 				lp_sweep_incast(r, m, b, &ic, cells);
 				for (int s = 0; s < ic.nsend; s++) {
-					double x = cells[s]->status ? 0 : cells[s]->gbits_s;
+					double x = cells[s]->status
+							   ? 0
+							   : lp_sweep_att_gbits(r, cells[s]);
 
 					fprintf(f, "%d,%d,", b, cells[s]->a);
 					lp_csv_field(f, r->nodes[b].name, 0);

@@ -258,10 +258,8 @@ static int read_text(struct lp_sweep_run *r, const char *text, size_t len, bool 
 	if (lp_sweep_journal_is(text, len))
 		return lp_sweep_journal_parse(r, text, len, NULL, f);
 	/* where the top level does not come apart, its cause is not the file's: jansson says */
-	if (!lp_sweep_span_root(text, len, &root, &blocks, &(struct lp_fail){ 0 })) {
-		blocks.mapped = mapped;
+	if (!lp_sweep_span_root(text, len, mapped, &root, &blocks, &(struct lp_fail){ 0 }))
 		return read_root(r, root, &blocks, text, f);
-	}
 	root = lp_record_loadb(text, len, f);
 	return root ? read_root(r, root, NULL, text, f) : -EINVAL;
 }

@@ -84,7 +84,21 @@ static json_t *load_span(const struct lp_sweep_span *s, const char *text, struct
 	return NULL;
 }
 
-/* Member name: value of the root at t[*i] ('"'): into o, or its span into blocks. */
+/* The whole pages of a file mapping in [from, to) handed back (read again from the file if
+ * touched); *from moves on to what is left. */
+static void drop_pages(const char **from, const char *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE),
+		  a = ((uintptr_t)*from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+
+	if (b > a) {
+		madvise((void *)a, b - a, MADV_DONTNEED);
+		*from = (const char *)b;
+	}
+}
+
+/* Member name: value of the root at t[*i] ('"'): into o, or its span into blocks (its pages
+ * handed back once walked when blocks->mapped: the blocks are read one by one later). */
 static int root_member(const char *t, size_t len, size_t *i, json_t *o,
 		       struct lp_sweep_span *blocks, struct lp_fail *f)
 {
@@ -104,6 +118,11 @@ static int root_member(const char *t, size_t len, size_t *i, json_t *o,
 		goto out;
 	}
 	if (!strcmp(name, "blocks")) {
+		const char *from = v.p;
+
+		if (blocks->mapped)
+			drop_pages(&from, v.p + v.len);
+		v.mapped = blocks->mapped;
 		*blocks = v;
 		rc = 0;
 	} else if ((val = load_span(&v, t, f)) != NULL) {
@@ -114,14 +133,14 @@ out:
 	return rc;
 }
 
-int lp_sweep_span_root(const char *t, size_t len, json_t **root, struct lp_sweep_span *blocks,
-		       struct lp_fail *f)
+int lp_sweep_span_root(const char *t, size_t len, bool mapped, json_t **root,
+		       struct lp_sweep_span *blocks, struct lp_fail *f)
 {
 	size_t i = skip_ws(t, len, 0);
 	json_t *o = json_object();
 	int rc = o ? 0 : -ENOMEM;
 
-	*blocks = (struct lp_sweep_span){ NULL, 0, false };
+	*blocks = (struct lp_sweep_span){ NULL, 0, mapped };
 	if (!rc && (i >= len || t[i] != '{'))
 		rc = -EINVAL;
 	i = rc ? i : skip_ws(t, len, i + 1);
@@ -141,19 +160,6 @@ int lp_sweep_span_root(const char *t, size_t len, json_t **root, struct lp_sweep
 	else
 		*root = o;
 	return rc;
-}
-
-/* The whole pages of a file mapping in [from, to) handed back (read again from the file if
- * touched); *from moves on to what is left. */
-static void drop_pages(const char **from, const char *to)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE),
-		  a = ((uintptr_t)*from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
-
-	if (b > a) {
-		madvise((void *)a, b - a, MADV_DONTNEED);
-		*from = (const char *)b;
-	}
 }
 
 int lp_sweep_span_each(const struct lp_sweep_span *arr, const char *text,

@@ -113,29 +113,37 @@ struct lp_sweep_cell {
 };
 
 /*
- * A cell as the run keeps it (r->cells): struct lp_sweep_cell's fields but its
- * error text and the counters that moved, which sit in r->extra, only for the
- * cells that have any (x: their index there + 1; 0 none). About 200 bytes
- * instead of 1,352: a 1,024-node, 8-rail run holds 17 million cells.
+ * A cell as the run keeps it (r->cells): struct lp_sweep_cell's fields, 64
+ * bytes, but the parts that only some cells have. The error text and the
+ * counters that moved sit in r->extra (x: their index there + 1; 0 none); the
+ * latency summary (latency tests), the four bandwidth figures (bandwidth
+ * tests) and the interval extremes (--interval) in r->det, only for the cells
+ * whose part holds anything but the NaNs of lp_sweep_cell_init (parts: the
+ * LP_SWEEP_PART_* present, in that order from det's 8-byte unit d). A latency
+ * cell takes 152 bytes, a bandwidth cell 96, a failed cell 64, where each
+ * took 200 (and 1,352 unpacked): a 1,024-node, 8-rail run holds 17 million.
  * lp_sweep_add_cell packs a cell, lp_sweep_cell_get unpacks one.
  */
 struct lp_sweep_att {
-	int32_t metric;
+	uint8_t metric;
+	uint8_t phase; /* enum lp_phase */
+	bool halved;
+	bool ctr_valid[2]; /* the client's and the server's counters were read */
+	uint8_t parts;	   /* LP_SWEEP_PART_* kept in r->det from unit d */
 	int32_t a, b;
-	int32_t phase; /* enum lp_phase */
 	int32_t round;
 	int32_t attempt;
 	int32_t status;
 	uint32_t x; /* r->extra[x - 1] holds its error text and moved counters; 0 none */
+	uint32_t d; /* its parts' first 8-byte unit in r->det */
 	double value;
 	double wall_s;
-	struct lp_summary lat;
-	bool halved;
-	bool ctr_valid[2]; /* the client's and the server's counters were read */
-	double gbytes_s, gbits_s, mmsg_s, pct_link;
 	uint64_t iters;
-	double ival_min, ival_max;
 };
+
+#define LP_SWEEP_PART_LAT  1u /* struct lp_summary lat */
+#define LP_SWEEP_PART_BW   2u /* gbytes_s, gbits_s, mmsg_s, pct_link */
+#define LP_SWEEP_PART_IVAL 4u /* ival_min, ival_max */
 
 /* What few cells have: an error text, counters that moved. */
 struct lp_sweep_att_extra {
@@ -245,6 +253,8 @@ struct lp_sweep_run {
 	size_t ncells, cap;
 	struct lp_sweep_att_extra *extra; /* the cells' error texts and counters (sparse) */
 	size_t nextra, extra_cap;
+	uint64_t *det; /* the cells' latency, bandwidth and interval parts, in 8-byte units */
+	size_t ndet, det_cap;
 	/* how it ran (echoed into the JSON) */
 	const struct lp_sched *sched; /* may be NULL */
 	const char *sched_name;
@@ -302,6 +312,10 @@ int lp_sweep_cell_set(struct lp_sweep_run *r, size_t k, const struct lp_sweep_ce
 const char *lp_sweep_att_error(const struct lp_sweep_run *r, const struct lp_sweep_att *c);
 const struct lp_sweep_ctr_end *lp_sweep_att_ctr(const struct lp_sweep_run *r,
 						const struct lp_sweep_att *c, int end);
+/* A kept cell's latency summary (NaNs, n 0: none) and its bandwidth in Gb/s (NaN none). */
+const struct lp_summary *lp_sweep_att_lat(const struct lp_sweep_run *r,
+					  const struct lp_sweep_att *c);
+double lp_sweep_att_gbits(const struct lp_sweep_run *r, const struct lp_sweep_att *c);
 /* Room for n more cells at once (a reader that knows how many it holds). 0 or -ENOMEM. */
 int lp_sweep_reserve(struct lp_sweep_run *r, size_t n);
 

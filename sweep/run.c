@@ -40,6 +40,7 @@ void lp_sweep_run_free(struct lp_sweep_run *r)
 	free(r->verdicts);
 	free(r->cells);
 	free(r->extra);
+	free(r->det);
 	free(r->nodes);
 	free(r->gates);
 	if (r->sched_own)
@@ -140,41 +141,120 @@ static int add_extra(struct lp_sweep_run *r, const struct lp_sweep_cell *c, uint
 	return 0;
 }
 
-/* c packed into k (its extra entry, if any, reused). */
-static int pack(struct lp_sweep_run *r, const struct lp_sweep_cell *c, struct lp_sweep_att *k)
+/* The bytes of each part in r->det, in the order kept (LP_SWEEP_PART_LAT, _BW, _IVAL), and
+ * the 8-byte units each takes there. */
+static const size_t part_bytes[3] = { sizeof(struct lp_summary), 4 * sizeof(double),
+				      2 * sizeof(double) };
+#define UNITS(i) ((part_bytes[i] + 7) / 8)
+
+static bool all_nan(const double *v, size_t n)
 {
-	uint32_t x = k->x;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			return false;
+	return true;
+}
+
+/* The parts of c that hold anything but lp_sweep_cell_init's NaNs, each as its bytes. */
+static unsigned cell_parts(const struct lp_sweep_cell *c, const void *src[3])
+{
+	const struct lp_summary *l = &c->lat;
+	const double lat[] = { l->min, l->max, l->mean, l->stdev, l->p50,
+			       l->p90, l->p99, l->p999, l->p9999 };
+	const double bw[] = { c->gbytes_s, c->gbits_s, c->mmsg_s, c->pct_link };
+	const double ival[] = { c->ival_min, c->ival_max };
+
+	src[0] = &c->lat;
+	src[1] = &c->gbytes_s; /* gbytes_s, gbits_s, mmsg_s, pct_link: adjacent doubles */
+	src[2] = &c->ival_min;
+	return (l->n || l->exact || !all_nan(lat, 9) ? LP_SWEEP_PART_LAT : 0) |
+	       (all_nan(bw, 4) ? 0 : LP_SWEEP_PART_BW) |
+	       (all_nan(ival, 2) ? 0 : LP_SWEEP_PART_IVAL);
+}
+
+static size_t parts_units(unsigned parts)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 3; i++)
+		n += parts >> i & 1 ? UNITS(i) : 0;
+	return n;
+}
+
+/* c's parts into r->det (over k's own when it kept the same parts): k->parts and k->d. */
+static int add_parts(struct lp_sweep_run *r, const struct lp_sweep_cell *c, struct lp_sweep_att *k,
+		     bool fresh)
+{
+	const void *src[3];
+	unsigned parts = cell_parts(c, src);
+	size_t need = parts_units(parts), at = fresh || parts != k->parts ? r->ndet : k->d;
+
+	if (at == r->ndet && r->ndet + need > UINT32_MAX)
+		return -E2BIG;
+	if (at == r->ndet && r->ndet + need > r->det_cap) {
+		size_t nc = LP_MAX(LP_MAX(2 * r->det_cap, r->ndet + need), (size_t)1024);
+		uint64_t *p = realloc(r->det, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->det = p;
+		r->det_cap = nc;
+	}
+	k->parts = (uint8_t)parts;
+	k->d = (uint32_t)at;
+	for (int i = 0; i < 3; i++)
+		if (parts >> i & 1) {
+			memcpy(&r->det[at], src[i], part_bytes[i]);
+			at += UNITS(i);
+		}
+	r->ndet = LP_MAX(r->ndet, at);
+	return 0;
+}
+
+/* The bytes of part p (LP_SWEEP_PART_*) of a kept cell, NULL when it has none. */
+static const void *att_part(const struct lp_sweep_run *r, const struct lp_sweep_att *c, unsigned p)
+{
+	size_t at = c->d;
+
+	if (!(c->parts & p))
+		return NULL;
+	for (int i = 0; (1u << i) < p; i++)
+		at += c->parts >> i & 1 ? UNITS(i) : 0;
+	return &r->det[at];
+}
+
+/* c packed into k (its extra entry and its parts' room, if any, reused; fresh: k is new). */
+static int pack(struct lp_sweep_run *r, const struct lp_sweep_cell *c, struct lp_sweep_att *k,
+		bool fresh)
+{
+	uint32_t x = fresh ? 0 : k->x;
 	int rc = add_extra(r, c, &x);
 
+	if (!rc)
+		rc = add_parts(r, c, k, fresh);
 	if (rc)
 		return rc;
-	*k = (struct lp_sweep_att){ .metric = c->metric,
-				    .a = c->a,
-				    .b = c->b,
-				    .phase = c->phase,
-				    .round = c->round,
-				    .attempt = c->attempt,
-				    .status = c->status,
-				    .x = x,
-				    .value = c->value,
-				    .wall_s = c->wall_s,
-				    .lat = c->lat,
-				    .halved = c->halved,
-				    .ctr_valid = { c->ctr_client.valid, c->ctr_server.valid },
-				    .gbytes_s = c->gbytes_s,
-				    .gbits_s = c->gbits_s,
-				    .mmsg_s = c->mmsg_s,
-				    .pct_link = c->pct_link,
-				    .iters = c->iters,
-				    .ival_min = c->ival_min,
-				    .ival_max = c->ival_max };
+	k->metric = (uint8_t)c->metric;
+	k->phase = (uint8_t)c->phase;
+	k->halved = c->halved;
+	k->ctr_valid[0] = c->ctr_client.valid;
+	k->ctr_valid[1] = c->ctr_server.valid;
+	k->a = c->a;
+	k->b = c->b;
+	k->round = c->round;
+	k->attempt = c->attempt;
+	k->status = c->status;
+	k->x = x;
+	k->value = c->value;
+	k->wall_s = c->wall_s;
+	k->iters = c->iters;
 	return 0;
 }
 
 static bool cell_in_range(const struct lp_sweep_run *r, const struct lp_sweep_cell *c)
 {
-	return c->metric >= 0 && c->metric < r->nmetrics && c->a >= 0 && c->a < r->n && c->b >= 0 &&
-	       c->b < r->n;
+	return c->metric >= 0 && c->metric < r->nmetrics && c->phase >= 0 &&
+	       c->phase <= UINT8_MAX && c->a >= 0 && c->a < r->n && c->b >= 0 && c->b < r->n;
 }
 
 int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c)
@@ -186,15 +266,14 @@ int lp_sweep_add_cell(struct lp_sweep_run *r, const struct lp_sweep_cell *c)
 	rc = lp_sweep_reserve(r, 1);
 	if (rc)
 		return rc;
-	r->cells[r->ncells].x = 0;
-	rc = pack(r, c, &r->cells[r->ncells]);
+	rc = pack(r, c, &r->cells[r->ncells], true);
 	r->ncells += !rc;
 	return rc;
 }
 
 int lp_sweep_cell_set(struct lp_sweep_run *r, size_t k, const struct lp_sweep_cell *c)
 {
-	return k < r->ncells && cell_in_range(r, c) ? pack(r, c, &r->cells[k]) : -EINVAL;
+	return k < r->ncells && cell_in_range(r, c) ? pack(r, c, &r->cells[k], false) : -EINVAL;
 }
 
 const char *lp_sweep_att_error(const struct lp_sweep_run *r, const struct lp_sweep_att *c)
@@ -212,43 +291,49 @@ const struct lp_sweep_ctr_end *lp_sweep_att_ctr(const struct lp_sweep_run *r,
 	return c->ctr_valid[end ? 1 : 0] ? &still : &unread;
 }
 
+const struct lp_summary *lp_sweep_att_lat(const struct lp_sweep_run *r,
+					  const struct lp_sweep_att *c)
+{
+	static const struct lp_summary none = { 0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0 };
+	const struct lp_summary *l = att_part(r, c, LP_SWEEP_PART_LAT);
+
+	return l ? l : &none;
+}
+
+double lp_sweep_att_gbits(const struct lp_sweep_run *r, const struct lp_sweep_att *c)
+{
+	const double *bw = att_part(r, c, LP_SWEEP_PART_BW);
+
+	return bw ? bw[1] : NAN;
+}
+
 void lp_sweep_cell_get(const struct lp_sweep_run *r, size_t k, struct lp_sweep_cell *c)
 {
 	const struct lp_sweep_att *s = &r->cells[k];
+	const double *bw = att_part(r, s, LP_SWEEP_PART_BW),
+		     *ival = att_part(r, s, LP_SWEEP_PART_IVAL);
 
-	memset(c, 0, sizeof(*c));
-	c->metric = s->metric;
-	c->a = s->a;
-	c->b = s->b;
-	c->phase = s->phase;
-	c->round = s->round;
+	lp_sweep_cell_init(c, s->metric, s->a, s->b, s->phase, s->round);
 	c->attempt = s->attempt;
 	c->status = s->status;
 	snprintf(c->error, sizeof(c->error), "%s", lp_sweep_att_error(r, s));
 	c->value = s->value;
 	c->wall_s = s->wall_s;
-	c->lat = s->lat;
+	c->lat = *lp_sweep_att_lat(r, s);
 	c->halved = s->halved;
-	c->gbytes_s = s->gbytes_s;
-	c->gbits_s = s->gbits_s;
-	c->mmsg_s = s->mmsg_s;
-	c->pct_link = s->pct_link;
+	if (bw) {
+		c->gbytes_s = bw[0];
+		c->gbits_s = bw[1];
+		c->mmsg_s = bw[2];
+		c->pct_link = bw[3];
+	}
 	c->iters = s->iters;
-	c->ival_min = s->ival_min;
-	c->ival_max = s->ival_max;
+	if (ival) {
+		c->ival_min = ival[0];
+		c->ival_max = ival[1];
+	}
 	c->ctr_client = *lp_sweep_att_ctr(r, s, 0);
 	c->ctr_server = *lp_sweep_att_ctr(r, s, 1);
-}
-
-struct lp_sweep_cell *lp_sweep_cells_unpack(const struct lp_sweep_run *r, const size_t *idx,
-					    size_t from, size_t n)
-{
-	struct lp_sweep_cell *c = calloc(n + 1, sizeof(*c));
-
-	for (size_t i = 0; c && i < n; i++)
-		if (!idx || idx[i] != SIZE_MAX)
-			lp_sweep_cell_get(r, idx ? idx[i] : from + i, &c[i]);
-	return c;
 }
 
 /* One successful attempt of a cell, in the order measured (k: its index in r->cells). */

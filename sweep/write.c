@@ -22,29 +22,35 @@
 
 /* The rows of a block's "sweep" columns and of "attempts": cells of r by index, NULL none. */
 struct cell_rows {
-	const size_t *idx;	       /* per row: a cell index, or SIZE_MAX */
-	const struct lp_sweep_cell *c; /* per row: the cell unpacked */
+	const struct lp_sweep_run *r;
+	const size_t *idx; /* per row: a cell index, or SIZE_MAX; NULL: from + row */
+	size_t from;
+	struct lp_sweep_cell c; /* the row asked for last, unpacked */
 };
 
 static const void *cell_row(void *arg, size_t i)
 {
-	const struct cell_rows *cr = arg;
+	struct cell_rows *cr = arg;
+	size_t k = cr->idx ? cr->idx[i] : cr->from + i;
 
-	return cr->idx[i] == SIZE_MAX ? NULL : &cr->c[i];
+	if (k == SIZE_MAX)
+		return NULL;
+	lp_sweep_cell_get(cr->r, k, &cr->c);
+	return &cr->c;
 }
 
-/* Columns key of the cells idx[0..n) of r (SIZE_MAX: no cell in that row); skip as lp_rec_rows's. */
-static int json_cell_rows(struct lp_json *j, const struct lp_sweep_run *r, const size_t *idx,
-			  size_t n, uint64_t skip, const char *key)
+int lp_sweep_cells_json(struct lp_json *j, const struct lp_sweep_run *r, const size_t *idx,
+			size_t from, size_t n, uint64_t skip, const char *key)
 {
-	struct cell_rows cr = { idx, lp_sweep_cells_unpack(r, idx, 0, n) };
+	struct cell_rows *cr = malloc(sizeof(*cr)); /* 1,352 bytes: off the stack */
 
-	if (!cr.c)
+	if (!cr)
 		return -ENOMEM;
+	*cr = (struct cell_rows){ .r = r, .idx = idx, .from = from };
 	lp_record_json_columns(
 		&lp_sweep_cell_record,
-		&(struct lp_rec_rows){ .n = n, .get = cell_row, .arg = &cr, .skip = skip }, key, j);
-	free((void *)cr.c);
+		&(struct lp_rec_rows){ .n = n, .get = cell_row, .arg = cr, .skip = skip }, key, j);
+	free(cr);
 	return 0;
 }
 
@@ -157,7 +163,7 @@ static int json_block(struct lp_json *j, const struct lp_sweep_run *r,
 			&lp_sweep_rcell_record,
 			&(struct lp_rec_rows){ .n = nn, .base = o.rc, .stride = sizeof(*o.rc) },
 			"cells", j);
-		rc = json_cell_rows(j, r, o.idx, nn, lp_sweep_block_implied(), "sweep");
+		rc = lp_sweep_cells_json(j, r, o.idx, 0, nn, lp_sweep_block_implied(), "sweep");
 		lp_json_obj_end(j);
 	}
 	block_out_free(&o);
@@ -180,7 +186,7 @@ static int json_cells(struct lp_json *j, const struct lp_sweep_run *r)
 		if (!taken[k])
 			rest[nrest++] = k;
 	if (!rc)
-		rc = json_cell_rows(j, r, rest, nrest, 0, "attempts");
+		rc = lp_sweep_cells_json(j, r, rest, 0, nrest, 0, "attempts");
 	lp_sweep_blocks_free(blocks, nblocks);
 	free(taken);
 	free(rest);

@@ -13,7 +13,9 @@
 # shown to fail on its fault (another slow node, a round written as one object per cell, a
 # column of the wrong type, a journal that lost two rounds). A heatmap of more than 512 nodes per
 # axis keeps each bin's worst cell (plots/lpplot.py); plots/lpdoc.py labels each verdict's metric
-# with its own rail's block. The diagnosis keeps the rails' cells apart (sweep/diag.h): the same
+# with its own rail's block, and reads the document apart into arrays (the same cells and attempts
+# as the document parsed whole; a broken value is one line, exit 2; a cut one is json's word on
+# it). The diagnosis keeps the rails' cells apart (sweep/diag.h): the same
 # document as the n x n matrix over every rank (LP_SWEEP_DIAG_WHOLE=1); a fault on rail 3 only is
 # named on rail 3 and nowhere else. Correctness only: no time bound.
 set -u
@@ -182,6 +184,46 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [n.__setitem__("rai
 	"$T/doc.json" "$T/moved.json"
 [ "$(rail_labels "$T/moved.json")" = True ] && bad "verdict labels of another rail passed" ||
 	ok "fault: a verdict labelled with another rail's block is caught"
+
+# lpdoc reads an lp-sweep document apart (the file mapped, of each block only the columns a cell
+# needs, as arrays): the same model as the document parsed whole, cell by cell and attempt by
+# attempt, here and on a run with retests and a failed node (fabric4-errors, diagnosed again);
+# the fault: a document with one value changed differs. A broken value is one line, exit 2; a
+# document cut short is json's word on it (truncated), not a partial read.
+apart() { # A B: "same N" when A read apart is B read whole
+	/usr/bin/python3 - "$1" "$2" <<'PY'
+import math, sys; sys.path.insert(0, "plots")
+import lpdoc
+def model(d):
+    return [(m.label, m.nodes, sorted(m.slow), [(c.src, c.dst, c.a, c.b, c.value, c.error, c.ceiling, c.noise,
+             [(t.phase, t.value, t.error) for t in c.attempts]) for c in m.cells]) for m in d.metrics]
+assert lpdoc._load_apart(sys.argv[1]) is not None, "not read apart"
+a = model(lpdoc.load(sys.argv[1]))
+lpdoc._load_apart = lambda path: None  # the whole text through json
+b = model(lpdoc.load(sys.argv[2]))
+print(f"same {sum(len(m[3]) for m in a)}" if a == b else "differs")
+PY
+}
+"$B/lp-sweep" --diagnose tests/sweep/data/fabric4-errors.json --json "$T/errors.json" --quiet
+check "lpdoc: the 64 x 8 document read apart is the document read whole (64,512 cells)" \
+	[ "$(apart "$T/doc.json" "$T/doc.json")" = "same 64512" ]
+check "lpdoc: a run with retests and failed cells read apart is the one read whole" \
+	[ "$(apart "$T/errors.json" "$T/errors.json")" = "same 24" ]
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["blocks"][0]["cells"]; c["value"][1] *= 2; json.dump(d, open(sys.argv[2], "w"))' \
+	"$T/errors.json" "$T/changed.json"
+[ "$(apart "$T/errors.json" "$T/changed.json")" = "same 24" ] && bad "a changed value passed as the same" ||
+	ok "fault: a document with one value changed differs"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["blocks"][0]["cells"]["value"][1] = "x"; json.dump(d, open(sys.argv[2], "w"))' \
+	"$T/errors.json" "$T/broken.json"
+head -n 200 "$T/errors.json" >"$T/cut.json" # whole lines: it ends between members
+for f in broken cut; do
+	plots/lp-plot heatmap "$T/$f.json" --out "$T/$f" >"$T/$f.out" 2>&1
+	echo $? >"$T/$f.prc"
+done
+check "lpdoc: a value that is not a number: one line, exit 2" \
+	[ "$(cat "$T/broken.prc")" = 2 -a "$(wc -l <"$T/broken.out")" = 1 ]
+check "lpdoc: a document cut short: json's word, truncated, exit 2" \
+	grep -q "truncated JSON" "$T/cut.out"
 
 # a heatmap of a 1,030-node rail (plots/lpplot.py worst_bins): each pixel the worst cell of its
 # bin, so node 5's slow row and one slow cell survive the downsampling; the fault: the every-f-th

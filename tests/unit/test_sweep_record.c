@@ -87,6 +87,72 @@ static void test_cell_bad_fields(void **state)
 	assert_int_equal(lp_record_encode(&lp_sweep_cell_record, &c, &bad), -EINVAL);
 }
 
+/* Cell k of r unpacked is c, field for field through the record (NaN equal to NaN). */
+static void assert_kept(const struct lp_sweep_run *r, size_t k, const struct lp_sweep_cell *c)
+{
+	struct lp_sweep_cell got;
+	struct lp_wbuf a, b;
+
+	lp_sweep_cell_get(r, k, &got);
+	encode(&lp_sweep_cell_record, c, &a);
+	encode(&lp_sweep_cell_record, &got, &b);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+}
+
+/*
+ * The kept cell holds only the parts a cell has (a latency summary, bandwidth figures, interval
+ * extremes) and gives every cell back whole: each kind, a cell with all three, a failed cell
+ * with none, and a cell replaced by one of other parts (lp_sweep_cell_set).
+ */
+static void test_cell_parts(void **state)
+{
+	struct lp_sweep_cell c[4];
+	struct lp_sweep_run r;
+
+	(void)state;
+	assert_int_equal(lp_sweep_run_init(&r, 2), 0);
+	lp_sweep_add_metric(&r, "write_lat", 0, true, 8);
+	lp_sweep_add_metric(&r, "write_bw", 1, false, 65536);
+	lat_cell(&c[0]);
+	lp_sweep_cell_init(&c[1], 1, 1, 0, LP_PHASE_SWEEP, 1);
+	c[1].value = c[1].gbits_s = 9.5;
+	c[1].gbytes_s = 1.1875;
+	c[1].pct_link = 95;
+	lat_cell(&c[2]); /* everything: a latency summary, bandwidth, intervals */
+	c[2].gbits_s = 3;
+	c[2].ival_min = 1;
+	c[2].ival_max = NAN;
+	lp_sweep_cell_init(&c[3], 0, 1, 0, LP_PHASE_SWEEP, 3); /* failed: no part */
+	c[3].status = -ETIMEDOUT;
+	snprintf(c[3].error, sizeof(c[3].error), "no answer");
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(lp_sweep_add_cell(&r, &c[i]), 0);
+	assert_int_equal(r.cells[0].parts, LP_SWEEP_PART_LAT);
+	assert_int_equal(r.cells[1].parts, LP_SWEEP_PART_BW);
+	assert_int_equal(r.cells[2].parts,
+			 LP_SWEEP_PART_LAT | LP_SWEEP_PART_BW | LP_SWEEP_PART_IVAL);
+	assert_int_equal(r.cells[3].parts, 0);
+	assert_int_equal(r.ndet, 11 + 4 + 11 + 4 + 2);
+	for (int i = 0; i < 4; i++)
+		assert_kept(&r, (size_t)i, &c[i]);
+	assert_true(lp_sweep_att_gbits(&r, &r.cells[2]) == 3 &&
+		    isnan(lp_sweep_att_gbits(&r, &r.cells[0])));
+	assert_true(isnan(lp_sweep_att_lat(&r, &r.cells[1])->p50) &&
+		    lp_sweep_att_lat(&r, &r.cells[1])->n == 0);
+	/* replaced: the same parts in place, other parts anew; the others untouched */
+	c[0].lat.p50 = 7;
+	assert_int_equal(lp_sweep_cell_set(&r, 0, &c[0]), 0);
+	assert_int_equal(r.ndet, 32);
+	assert_int_equal(lp_sweep_cell_set(&r, 1, &c[2]), 0);
+	assert_int_equal(lp_sweep_cell_set(&r, 3, &c[1]), 0);
+	assert_kept(&r, 0, &c[0]);
+	assert_kept(&r, 1, &c[2]);
+	assert_kept(&r, 2, &c[2]);
+	assert_kept(&r, 3, &c[1]);
+	lp_sweep_run_free(&r);
+}
+
 /* The node record carries the whole lp_rdma_devinfo it embeds. */
 static void test_node_round_trip(void **state)
 {
@@ -197,11 +263,17 @@ static void test_cell_json(void **state)
 	assert_int_equal(rc, 0);
 	assert_int_equal(back.ncells, 2);
 	/* blocks first: the bandwidth sweep cell, then the latency retest */
-	assert_true(back.cells[0].gbits_s == 9.5 && back.cells[0].gbytes_s == 1.1875);
+	lp_sweep_cell_get(&back, 0, &c1);
+	assert_true(c1.gbits_s == 9.5 && c1.gbytes_s == 1.1875);
 	assert_true(back.cells[0].a == 1 && back.cells[0].b == 0 && back.cells[0].metric == 1);
-	assert_true(isnan(back.cells[0].mmsg_s) && isnan(back.cells[0].lat.p50));
-	assert_true(back.cells[1].lat.n == 100 && back.cells[1].lat.p9999 == 3.8);
-	assert_true(back.cells[1].halved && back.cells[1].lat.stdev == 0.2);
+	assert_true(isnan(c1.mmsg_s) && isnan(c1.lat.p50));
+	/* each cell keeps only its kind's part: bandwidth figures, or the latency summary */
+	assert_int_equal(back.cells[0].parts, LP_SWEEP_PART_BW);
+	assert_int_equal(back.cells[1].parts, LP_SWEEP_PART_LAT);
+	lp_sweep_cell_get(&back, 1, &c1);
+	assert_true(c1.lat.n == 100 && c1.lat.p9999 == 3.8 && isnan(c1.gbits_s));
+	assert_true(back.cells[1].halved && c1.lat.stdev == 0.2);
+	assert_true(lp_sweep_att_lat(&back, &back.cells[1])->p9999 == 3.8);
 	assert_int_equal(back.cells[1].phase, LP_PHASE_RETEST);
 	/* kept apart from the cell (r->extra), back whole through lp_sweep_cell_get */
 	assert_int_equal(back.nextra, 1);
@@ -263,9 +335,10 @@ static void read_back(const char *jpath, const char *doc)
 	assert_true(r.metrics[0].lat && r.metrics[1].size == 65536);
 	assert_int_equal(r.ncells, 2);
 	assert_int_equal(r.nretests, 1);
-	assert_true(r.cells[0].lat.p50 == 2.5 && r.cells[0].ctr_valid[0]);
-	assert_true(r.cells[1].a == 1 && r.cells[1].gbits_s == 9.5 && r.cells[1].attempt == 1);
-	assert_true(isnan(r.cells[1].lat.p50));
+	assert_true(lp_sweep_att_lat(&r, &r.cells[0])->p50 == 2.5 && r.cells[0].ctr_valid[0]);
+	assert_true(r.cells[1].a == 1 && lp_sweep_att_gbits(&r, &r.cells[1]) == 9.5 &&
+		    r.cells[1].attempt == 1);
+	assert_true(isnan(lp_sweep_att_lat(&r, &r.cells[1])->p50));
 	assert_true(info.seen[0][0] && !strcmp(info.seen[0], info.seen[1]));
 	lp_sweep_journal_info_free(&info);
 	lp_sweep_run_free(&r);
@@ -476,9 +549,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cell_round_trip), cmocka_unit_test(test_cell_bad_fields),
-		cmocka_unit_test(test_node_round_trip), cmocka_unit_test(test_cell_json),
-		cmocka_unit_test(test_journal),		cmocka_unit_test(test_journal_errors),
-		cmocka_unit_test(test_journal_syncer),	cmocka_unit_test(test_check_gather),
+		cmocka_unit_test(test_cell_parts),	cmocka_unit_test(test_node_round_trip),
+		cmocka_unit_test(test_cell_json),	cmocka_unit_test(test_journal),
+		cmocka_unit_test(test_journal_errors),	cmocka_unit_test(test_journal_syncer),
+		cmocka_unit_test(test_check_gather),
 	};
 
 	return cmocka_run_group_tests_name("sweep records", tests, NULL, NULL);

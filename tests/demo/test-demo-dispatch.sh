@@ -41,7 +41,10 @@ setup() {
 	fake "$tmp/build" lp-rdma 'while [ $# -gt 1 ]; do [ "$1" = --json ] && echo "{}" >"$2"; shift; done; exit 0'
 	fake "$tmp/build" lp-gpu "exit \${FAKE_GPU_RC:-0}"
 	# lp-vm --rw DIR CMD: runs CMD with the guest's environment.
-	fake "$tmp/bin" lp-vm '[ "$1" = --rw ] && [ -d "$2" ] || exit 2; LP_VM_IP=10.0.2.15 exec sh -c "$3"'
+	# (and waits for what CMD started in the background, as the guest's end does: the server's
+	# call is recorded before the calls are read, on a loaded host too)
+	fake "$tmp/bin" lp-vm '[ "$1" = --rw ] && [ -d "$2" ] || exit 2; LP_VM_IP=10.0.2.15 exec sh -c "$3
+rc=\$?; wait; exit \$rc"'
 }
 
 # check NAME WANT_RC WANT_OUTPUT_REGEX EXPECTED_CALLS: run the demo, compare (calls sorted, the

@@ -13,8 +13,10 @@
 #     sweep       sweep.json: node records with the inventory (device, node GUID, GID, why no
 #                 VPD), DSCP and its source, node gates recorded; lpnode2 named as a write_bw
 #                 client, or an honest inconclusive/ambiguous/unconfirmed with it among the
-#                 candidates, never a wrong name; the sweep step's exit is lp-sweep's, from its
-#                 verdicts; the job's exit code is the gate (1 named, 3 doubt only)
+#                 candidates, never a wrong name (a failed pair test of lpnode2, its retries
+#                 spent behind the bucket, is the fault's own failure: noted, as test-fabric
+#                 does); the sweep step's exit is lp-sweep's, from its verdicts; the job's exit
+#                 code is the gate (1 named, 3 doubt only)
 #     report      report.html (rendered here when the guest had no jinja2/matplotlib) in
 #                 headless chromium names lpnode2
 #   again     the same submission once more: every completed step is skipped (resumable)
@@ -119,11 +121,17 @@ def healthy(name, d, rc):
           f"{name}: exit {rc} = lp-sweep's {d['exit_code']}")
 
 
-def named_nodes(d, kinds):
-    """The names of the nodes the verdicts of these kinds name (a, and b for a link)."""
+def names_of(d, verdicts):
+    """The names of the nodes these verdicts name (a, and b for a link)."""
     nm = [x["name"] for x in d["nodes"]]
-    return {nm[i] for v in d["verdicts"] if v["kind"] in kinds
-            for i in (v["a"], v["b"]) if 0 <= i < len(nm)}
+    return {nm[i] for v in verdicts for i in (v["a"], v["b"]) if 0 <= i < len(nm)}
+
+
+def shaped_failure(v):
+    """A pair test of the throttled lpnode2 that failed (its RDMA retries spent behind the 20mbit
+    bucket: 'remote invalid request', completer_retry_err; seen under load): the fault's own
+    failure reported, not another name, as tests/sweep/test-fabric.sh notes it."""
+    return v["kind"] == "link_failed" and "lpnode2" in v.get("names", [])
 
 
 def qualify_sweep(d):
@@ -139,7 +147,10 @@ def qualify_sweep(d):
     gates = d["run"].get("node_gates")
     check(isinstance(gates, list) and len(gates) == 4 and all(g.get("reason") for g in gates),
           "qualify: sweep: a node gate per node recorded, each with its reason (run.node_gates)")
-    named, doubt = named_nodes(d, CONFIDENT), named_nodes(d, ("unconfirmed",))
+    for v in filter(shaped_failure, d["verdicts"]):
+        print(f"note qualify: the throttle's own failure: {v['reason'][:160]}")
+    named = names_of(d, [v for v in d["verdicts"] if v["kind"] in CONFIDENT and not shaped_failure(v)])
+    doubt = names_of(d, [v for v in d["verdicts"] if v["kind"] == "unconfirmed"])
     honest = any(v["kind"] in ("inconclusive", "ambiguous", "pair_slow") for v in d["verdicts"])
     check(named <= {"lpnode2"} and doubt <= {"lpnode2"} and ("lpnode2" in named | doubt or honest),
           f"qualify: sweep: lpnode2 named or unconfirmed (or an honest inconclusive), nobody else: "
@@ -157,7 +168,8 @@ def throttle(d, rc):
     right = [v for v in named if v["kind"] == "node_slow" and v["name"] == "lpnode2" and v.get("as_client")
              and "write_bw" in v["metrics"]]
     # a latency-only link verdict is the TCG scheduling noise tests/sweep/test-fabric.sh notes
-    wrong = [v for v in named if v not in right and not (v["kind"].startswith("link") and "write_bw" not in v["metrics"])]
+    wrong = [v for v in named if v not in right and not shaped_failure(v) and
+             not (v["kind"].startswith("link") and "write_bw" not in v["metrics"])]
     doubt = [v for v in d["verdicts"] if "write_bw" in v["metrics"] and (v["kind"] == "inconclusive" or any(
         c.get("name") == "lpnode2" for c in v.get("candidates", [])))]
     check(wrong == [], f"throttle: no wrong name ({[v['reason'] for v in wrong]})")
@@ -199,7 +211,7 @@ if d:
     throttle(d, text("qual/.done/sweep"))
     # the job's exit code is the gate (lp_sweep_exit_code's table): 1 with lpnode2 named, 3 when
     # the throttle leaves only doubt (unconfirmed or inconclusive, nothing named), never 0
-    named = named_nodes(d, CONFIDENT)
+    named = names_of(d, [v for v in d["verdicts"] if v["kind"] in CONFIDENT])
     rc = text("qualify.rc")
     check(rc == ("1" if named else "3"), "qualify: the job's exit code is the gate: " +
           f"{'1 (named)' if named else '3 (doubt only)'} with a node throttled (got {rc or '?'})")

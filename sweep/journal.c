@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -169,20 +170,112 @@ void lp_sweep_journal_progress(struct lp_sweep_journal *jl, const struct lp_swee
 	lp_sweep_journal_record(jl, "progress", &lp_sweep_progress_record, p);
 }
 
+/* ---- durability: fsync off the round ---- */
+
+/* One fsync at a time, asked for by each sync; the next one coalesces those asked meanwhile. */
+struct lp_sweep_syncer {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int fd;
+	bool want, quit;
+	int err; /* first fsync error (negative errno) */
+};
+
+static void *syncer_main(void *arg)
+{
+	struct lp_sweep_syncer *s = arg;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (!s->want && !s->quit)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (!s->want)
+			break;
+		s->want = false;
+		pthread_mutex_unlock(&s->mu);
+		int ret = fsync(s->fd) ? -errno : 0;
+		pthread_mutex_lock(&s->mu);
+		if (ret && !s->err)
+			s->err = ret;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/* The syncer for jl's file (started once); NULL when it cannot start: then fsync here. */
+static struct lp_sweep_syncer *syncer(struct lp_sweep_journal *jl)
+{
+	struct lp_sweep_syncer *s = jl->bg;
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->fd = fileno(jl->f);
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (pthread_create(&s->thread, NULL, syncer_main, s)) {
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
+		free(s);
+		return NULL;
+	}
+	return jl->bg = s;
+}
+
+/* The syncer's last fsync done and the thread ended; its first error into jl->err. */
+static void syncer_end(struct lp_sweep_journal *jl)
+{
+	struct lp_sweep_syncer *s = jl->bg;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->quit = true;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->thread, NULL);
+	if (s->err && !jl->err)
+		jl->err = s->err;
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+	jl->bg = NULL;
+}
+
 int lp_sweep_journal_sync(struct lp_sweep_journal *jl)
 {
+	struct lp_sweep_syncer *s;
+
 	if (!on(jl))
 		return 0;
-	if (fflush(jl->f) == 0 && fsync(fileno(jl->f)) && !jl->err)
+	if (fflush(jl->f) && !jl->err)
 		jl->err = -errno;
-	if (jl->replaces[0] && !jl->err) {
-		/* the resumed cells are on disk: the new journal takes the old one's place */
-		if (rename(jl->path, jl->replaces))
+	if (jl->err)
+		return jl->err;
+	if (jl->replaces[0]) {
+		/* the resumed cells on disk first: then the new journal takes the old one's place */
+		if (fsync(fileno(jl->f)) || rename(jl->path, jl->replaces))
 			jl->err = -errno;
 		else
 			snprintf(jl->path, sizeof(jl->path), "%s", jl->replaces);
 		jl->replaces[0] = 0;
+		return jl->err;
 	}
+	s = syncer(jl);
+	if (!s) {
+		if (fsync(fileno(jl->f)))
+			jl->err = -errno;
+		return jl->err;
+	}
+	pthread_mutex_lock(&s->mu);
+	s->want = true;
+	if (s->err && !jl->err)
+		jl->err = s->err;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
 	return jl->err;
 }
 
@@ -193,6 +286,8 @@ int lp_sweep_journal_close(struct lp_sweep_journal *jl)
 	if (!on(jl))
 		return 0;
 	err = lp_sweep_journal_sync(jl);
+	syncer_end(jl); /* the fsync asked for last is done */
+	err = err ? err : jl->err;
 	if (fclose(jl->f) && !err)
 		err = -errno;
 	jl->f = NULL;

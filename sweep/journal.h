@@ -13,8 +13,10 @@
  *   {"type":"end", "time", "interrupted", "exit_code", "verdicts": [...]}
  *
  * Lines of other types are skipped by the reader. Every line has
- * "time" (UTC, ISO 8601). Lines are flushed at once; lp_sweep_journal_sync()
- * (at every round's end) also fsyncs. A line cut short (a power loss) costs
+ * "time" (UTC, ISO 8601). Lines are flushed at once (a kill loses nothing);
+ * lp_sweep_journal_sync() (at every round's end) has them fsynced by a thread
+ * of the journal's own, so the disk's latency stays off the round: a power
+ * loss costs what one fsync takes, at most. A line cut short (a power loss) costs
  * that line, not the file: it is left out and said (info->cut). An existing
  * journal is never truncated: lp_sweep_journal_open refuses it.
  */
@@ -33,6 +35,7 @@ struct lp_sweep_journal {
 	char path[4096];
 	char replaces[4096]; /* written as path, renamed over this at the first sync ("" none) */
 	int err;	     /* first write error (negative errno), sticky */
+	struct lp_sweep_syncer *bg; /* the fsyncing thread, started at the first sync (NULL none) */
 };
 
 /*
@@ -44,7 +47,7 @@ struct lp_sweep_journal {
  * negative errno after one lp_err line.
  */
 int lp_sweep_journal_open(struct lp_sweep_journal *jl, const char *path, bool replace);
-/* Flush, fsync and close: 0, or the first write error (said once). */
+/* Flush, fsync (the syncer's too, ended) and close: 0, or the first write error (said once). */
 int lp_sweep_journal_close(struct lp_sweep_journal *jl);
 
 /* The header: how it runs, its nodes and metrics (the document's head). */

@@ -21,7 +21,7 @@
 static const struct lp_sweep_costs presets[] = {
 	{ .name = "ndr",
 	  .source =
-		  "harness: barrier and fsync 3 ms a round and 10 us per rank (assumed: an "
+		  "harness: barrier and waits 3 ms a round and 10 us per rank (assumed: an "
 		  "oversubscribed 2-core host measures at most 65 us), rank 0 10 us per cell "
 		  "(bench-journal, 2026-12-02); session set-up 10 ms (assumed, not measured on NDR), "
 		  "4 ms with set-up reuse (a test worker's session over the side channel 3.9 ms, "

@@ -38,7 +38,7 @@ struct lp_sweep_costs {
 	const char *name;    /* "ndr", "softroce", "model" */
 	const char *source;  /* one line: where the figures come from */
 	double start_s;	     /* launch to the first round: MPI start, devices, exchanges */
-	double round_s;	     /* harness per round (barrier, the journal's fsync), fixed part */
+	double round_s;	     /* harness per round (barrier, the round's waits), fixed part */
 	double round_rank_s; /* and per rank of the job (its message to rank 0, the waits) */
 	double cell_s;	     /* and per cell gathered (rank 0 decodes and journals it) */
 	double session_s;    /* per test session: test process, device, memory, QPs, side channel */

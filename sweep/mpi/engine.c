@@ -295,10 +295,11 @@ static int send_blob(struct lp_sweep_mpi *x, int dest, int tag, const void *buf,
 static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, int *len_p,
 		     uint64_t deadline, int *from_p)
 {
-	unsigned sleep_us = 20;
+	struct lp_mpi_backoff b;
 	MPI_Status st;
 	int flag = 0;
 
+	lp_mpi_backoff_init(&b, x->poll_max_us);
 	for (;;) {
 		if (MPI_Iprobe(src, tag, x->comm, &flag, &st) != MPI_SUCCESS)
 			return -EIO;
@@ -307,8 +308,7 @@ static int recv_blob(struct lp_sweep_mpi *x, int src, int tag, uint8_t **buf_p, 
 		deadline = stop_bound(x, deadline);
 		if (lp_now_ns() >= deadline)
 			return -ETIMEDOUT;
-		usleep(sleep_us);
-		sleep_us = LP_MIN(sleep_us * 2, (unsigned)x->poll_max_us);
+		lp_mpi_backoff_pause(&b);
 	}
 	MPI_Get_count(&st, MPI_BYTE, len_p);
 	*buf_p = malloc(*len_p ? *len_p : 1);

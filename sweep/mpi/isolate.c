@@ -687,13 +687,13 @@ static int relay(struct lp_sweep_worker *w, struct lp_mpi_oob *o, const struct l
 		 struct lp_wbuf *out, struct lp_fail *f)
 {
 	uint64_t deadline = o->deadline_ns, t;
-	unsigned sleep_us = 20,
-		 cap = o->poll_max_us > 0 ? (unsigned)o->poll_max_us : LP_SWEEP_POLL_MS * 1000;
+	struct lp_mpi_backoff b;
 	bool up = true, done = false, killed = false, signalled = false, reaped = false;
 	int st = 0;
 
 	/* the relay bounds itself: each hop by GRACE_MS, the whole by deadline */
 	o->deadline_ns = 0;
+	lp_mpi_backoff_init(&b, o->poll_max_us);
 	while (!done) {
 		bool busy = false;
 
@@ -730,12 +730,10 @@ static int relay(struct lp_sweep_worker *w, struct lp_mpi_oob *o, const struct l
 			killed = !signalled;
 			break;
 		}
-		if (busy)
-			sleep_us = 20;
-		else if (up && wait_worker(w->fd, sleep_us)) /* wakes at once when it speaks */
-			sleep_us = 20;
-		else
-			sleep_us = LP_MIN(sleep_us * 2, cap);
+		if (busy || (up && wait_worker(w->fd, lp_mpi_backoff_next(&b))))
+			lp_mpi_backoff_init(&b, o->poll_max_us); /* it spoke: wakes at once */
+		else if (!up)
+			lp_mpi_backoff_pause(&b);
 	}
 	if (reaped)
 		w->pid = 0;

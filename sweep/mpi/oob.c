@@ -12,25 +12,55 @@
 
 #define FRAME_MAX (2 + LP_WIRE_MAX_BODY)
 
+/* polls at once before the first sleep; the sleep as a fraction of the wait (1/8) */
+#define BACKOFF_POLLS  32
+#define BACKOFF_SHIFT  3
+#define BACKOFF_MIN_US 10
+
+void lp_mpi_backoff_init(struct lp_mpi_backoff *b, int poll_max_us)
+{
+	*b = (struct lp_mpi_backoff){
+		.t0 = lp_now_ns(),
+		.cap_us = poll_max_us > 0 ? (unsigned)poll_max_us : LP_SWEEP_POLL_MS * 1000,
+	};
+}
+
+unsigned lp_mpi_backoff_next(struct lp_mpi_backoff *b)
+{
+	uint64_t waited_us;
+
+	/* a few polls for a quick answer, then sleep: the core belongs to the test */
+	if (b->polls < BACKOFF_POLLS) {
+		b->polls++;
+		return 0;
+	}
+	waited_us = (lp_now_ns() - b->t0) / 1000;
+	return (unsigned)LP_MAX(BACKOFF_MIN_US,
+				LP_MIN(waited_us >> BACKOFF_SHIFT, (uint64_t)b->cap_us));
+}
+
+void lp_mpi_backoff_pause(struct lp_mpi_backoff *b)
+{
+	unsigned us = lp_mpi_backoff_next(b);
+
+	if (us)
+		usleep(us);
+}
+
 int lp_mpi_wait(MPI_Request *req, MPI_Status *st, uint64_t deadline_ns, int poll_max_us)
 {
-	unsigned sleep_us = 20;
+	struct lp_mpi_backoff b;
 	int flag = 0;
 
-	for (int spins = 0;; spins++) {
+	lp_mpi_backoff_init(&b, poll_max_us);
+	for (;;) {
 		if (MPI_Test(req, &flag, st ? st : MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return -EIO;
 		if (flag)
 			return 0;
 		if (deadline_ns && lp_now_ns() >= deadline_ns)
 			return -ETIMEDOUT;
-		/* a few tight polls for a quick answer, then sleep: the core belongs to the test */
-		if (spins < 32)
-			continue;
-		usleep(sleep_us);
-		sleep_us =
-			LP_MIN(sleep_us * 2,
-			       (unsigned)(poll_max_us > 0 ? poll_max_us : LP_SWEEP_POLL_MS * 1000));
+		lp_mpi_backoff_pause(&b);
 	}
 }
 

@@ -51,6 +51,25 @@ struct lp_mpi_oob {
 
 extern const struct lp_oob_ops lp_oob_mpi_ops;
 
+/*
+ * The pause between two polls of a wait: a few polls at once, then sleeps of
+ * an eighth of the time waited so far (10 us at least, poll_max_us at most).
+ * An answer is seen within ~12 % of the wait it ended, where sleeps that
+ * double could add the whole wait again (up to the cap) at each of a round's
+ * coordination steps; a long wait still wakes at most every poll_max_us.
+ */
+struct lp_mpi_backoff {
+	uint64_t t0;	 /* lp_now_ns() when the wait began (or was last busy) */
+	unsigned polls;	 /* polls so far without a sleep */
+	unsigned cap_us; /* the longest sleep */
+};
+
+void lp_mpi_backoff_init(struct lp_mpi_backoff *b, int poll_max_us);
+/* The next pause in microseconds (0: poll again at once). */
+unsigned lp_mpi_backoff_next(struct lp_mpi_backoff *b);
+/* lp_mpi_backoff_next's pause, slept. */
+void lp_mpi_backoff_pause(struct lp_mpi_backoff *b);
+
 /* Wait for a request until deadline_ns (0 = wait forever). 0, -ETIMEDOUT (request still active), -EIO. */
 int lp_mpi_wait(MPI_Request *req, MPI_Status *st, uint64_t deadline_ns, int poll_max_us);
 

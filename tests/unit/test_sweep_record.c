@@ -359,6 +359,48 @@ static void test_journal_errors(void **state)
 	lp_sweep_run_free(&r);
 }
 
+/*
+ * The fsync runs in the journal's syncer thread, off the round: a sync returns
+ * at once, and an fsync that fails there is the close's error (a pipe put in
+ * the file's place: fsync on it fails with EINVAL). Rounds keep syncing while
+ * the thread works; the bytes all arrive.
+ */
+static void test_journal_syncer(void **state)
+{
+	char path[] = "/tmp/lp-sweep-journal-XXXXXX", jpath[64], buf[1 << 16];
+	struct lp_sweep_journal jl;
+	struct lp_sweep_run r;
+	int p[2];
+
+	(void)state;
+	write_run(&r, path);
+	unlink(path);
+	snprintf(jpath, sizeof(jpath), "%s.journal", path);
+	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), 0);
+	lp_sweep_journal_run(&jl, &r);
+	for (int i = 0; i < 50; i++) {
+		lp_sweep_journal_cells(&jl, &r, 0);
+		assert_int_equal(lp_sweep_journal_sync(&jl), 0);
+	}
+	assert_non_null(jl.bg); /* the thread did the fsyncs */
+	assert_int_equal(lp_sweep_journal_close(&jl), 0);
+	assert_null(jl.bg);
+	unlink(jpath);
+
+	/* fault: the fsync fails in the thread; the close says so */
+	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), 0);
+	assert_int_equal(pipe(p), 0);
+	assert_true(dup2(p[1], fileno(jl.f)) >= 0);
+	lp_sweep_journal_run(&jl, &r);
+	assert_int_equal(lp_sweep_journal_sync(&jl), 0); /* asked for, not waited on */
+	assert_int_equal(lp_sweep_journal_close(&jl), -EINVAL);
+	assert_true(read(p[0], buf, sizeof(buf)) > 0); /* the header line went out */
+	close(p[0]);
+	close(p[1]);
+	unlink(jpath);
+	lp_sweep_run_free(&r);
+}
+
 static void take_line(void *line, void *rep)
 {
 	assert_int_equal(lp_check_line_add(rep, line), 0);
@@ -431,7 +473,7 @@ int main(void)
 		cmocka_unit_test(test_cell_round_trip), cmocka_unit_test(test_cell_bad_fields),
 		cmocka_unit_test(test_node_round_trip), cmocka_unit_test(test_cell_json),
 		cmocka_unit_test(test_journal),		cmocka_unit_test(test_journal_errors),
-		cmocka_unit_test(test_check_gather),
+		cmocka_unit_test(test_journal_syncer),	cmocka_unit_test(test_check_gather),
 	};
 
 	return cmocka_run_group_tests_name("sweep records", tests, NULL, NULL);

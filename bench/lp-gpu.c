@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/meta.h"
 #include "common/opt.h"
@@ -137,6 +138,7 @@ static bool is_stdout(const char *path)
 static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 {
 	struct lp_gpu_params *p = &cli->p;
+	struct lp_fail f = { 0 };
 	int npos;
 	bool help;
 
@@ -166,14 +168,28 @@ static int parse_cli(struct lp_gpu_cli *cli, int argc, char **argv)
 		       cli->gpus, LP_GPU_MAX);
 		return LP_EXIT_USAGE;
 	}
-	if (lp_gpu_select_tests(cli->tests, cli->sel, LP_ARRAY_SIZE(cli->sel), &cli->nsel))
+	if (lp_gpu_select_tests(cli->tests, cli->sel, LP_ARRAY_SIZE(cli->sel), &cli->nsel, &f)) {
+		lp_fail_report(&f, 0);
 		return LP_EXIT_USAGE;
+	}
 	cli->qual.argv = argv;
 	if (lp_qual_wanted(&cli->qual) && lp_qual_setup(&cli->q, "lp-gpu", &cli->qual, NULL)) {
 		lp_fail_report(&cli->q.fail, 0); /* its words (a bad floor, profile, baseline) */
 		return LP_EXIT_USAGE;
 	}
 	return -1;
+}
+
+/* A failed cell's reason, once per cell, as the run goes on (its series share it). */
+static void say_cell_errors(const struct lp_gpu_result *r)
+{
+	for (unsigned row = 0; row < r->nrows; row++)
+		for (unsigned col = 0; col < r->ncols; col++) {
+			const struct lp_gpu_cell *c = lp_gpu_cell_at(r, 0, row, col);
+
+			if (c->status == LP_GPU_ERROR)
+				lp_err("%s", c->reason);
+		}
 }
 
 /*
@@ -198,6 +214,7 @@ static int run_tests(const struct lp_gpu_cli *cli, struct lp_gpu_ctx *ctx,
 			lp_info("%s, %llu bytes", t->key, (unsigned long long)size);
 			if ((ret = lp_gpu_run_test(ctx, t, size, r)))
 				return ret;
+			say_cell_errors(r);
 			*failed_p |= r->status == LP_GPU_ERROR;
 			if (cli->tables) {
 				if (!*nres_p)
@@ -248,6 +265,7 @@ int main(int argc, char **argv)
 	struct lp_gpu_topo *topo = NULL;
 	struct lp_host_meta host;
 	struct lp_qual_hw hw;
+	struct lp_fail f = { 0 };
 	unsigned nres = 0;
 	bool failed = false;
 	int ret, rc;
@@ -261,7 +279,8 @@ int main(int argc, char **argv)
 	topo = calloc(1, sizeof(*topo));
 	if (!topo)
 		return LP_EXIT_FAIL;
-	ret = lp_gpu_topo_probe(topo, cli.p.devs, cli.p.ndevs);
+	ret = lp_gpu_topo_probe(topo, cli.p.devs, cli.p.ndevs, &f);
+	lp_fail_report(&f, 0); /* a bad selection's cause */
 	if (ret == -ENODEV)
 		fprintf(stderr,
 			"lp-gpu: no GPU or no NVIDIA driver here; nothing measured (exit 77 = unsupported)\n");
@@ -272,8 +291,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	hw = qual_hw(topo);
-	if ((ret = lp_qual_auto(&cli.q, &hw)) || (ret = lp_gpu_ctx_init(&ctx, &cli.p, topo))) {
+	if ((ret = lp_qual_auto(&cli.q, &hw)) || (ret = lp_gpu_ctx_init(&ctx, &cli.p, topo, &f))) {
 		lp_fail_report(&cli.q.fail, 0);
+		lp_fail_report(&f, 0);
 		rc = lp_exit_code(ret);
 		goto out;
 	}

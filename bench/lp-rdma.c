@@ -133,10 +133,13 @@ static int topo_index_of(const struct lp_topo *t, int dev)
  */
 static int scan_topo(struct lp_topo *t, bool ask_cuda)
 {
-	int ret = lp_topo_scan("", t), n = 0;
+	struct lp_fail f = { 0 };
+	int ret = lp_topo_scan("", t, &f), n = 0;
 
-	if (ret)
+	if (ret) {
+		lp_fail_report(&f, ret);
 		return ret;
+	}
 #ifdef LP_HAVE_CUDA
 	if (ask_cuda && !lp_gpu_count(&n) && n > 0) {
 		for (int g = 0; g < t->ngpus; g++)
@@ -213,6 +216,7 @@ static int resolve_auto(struct cli *o, int mem_kind, int *mem_dev_p)
 static void describe_affinity(struct cli *o, const char *opened, int mem_kind, int mem_dev)
 {
 	struct lp_topo t;
+	struct lp_fail f = { 0 };
 	char why[320];
 	int g = -1, nic, p2p;
 
@@ -248,9 +252,11 @@ static void describe_affinity(struct cli *o, const char *opened, int mem_kind, i
 					t.gpus[g].bdf, t.nics[nic].name);
 		}
 		o->aff.numa_bound = !o->no_numa && o->aff.numa >= 0;
-		if (o->aff.numa_bound && lp_numa_bind(o->aff.numa))
+		if (o->aff.numa_bound && lp_numa_bind(o->aff.numa, &f)) {
+			lp_fail_report(&f, 0); /* the cause, when it has words */
 			lp_warn("could not bind to NUMA node %d of %s", o->aff.numa,
 				t.nics[nic].name);
+		}
 	}
 	lp_topo_free(&t);
 }
@@ -359,9 +365,24 @@ static struct lp_qual_hw qual_hw(const struct lp_rdma_devinfo *d)
 				    .rate_gbps = d->rate_gbps };
 }
 
+/* The JSON document to f; a document that could not be made says why (the one line). */
 static int report_json(FILE *f, const void *rep)
 {
-	return lp_rdma_report_json_write(f, rep);
+	struct lp_fail why = { 0 };
+	int ret = lp_rdma_report_json_write(f, rep, &why);
+
+	lp_fail_report(&why, 0);
+	return ret;
+}
+
+/* The same to --json's path (its own failure logged by lp_out_end). */
+static int write_json(const char *path, const struct lp_rdma_report *rep)
+{
+	struct lp_fail why = { 0 };
+	int ret = lp_rdma_report_json(path, rep, &why);
+
+	lp_fail_report(&why, 0);
+	return ret;
 }
 
 /* The inventory's sources: $LP_SYSFS_ROOT, and the helpers (smpquery, lldpctl) on the live system. */
@@ -482,7 +503,7 @@ static void client_outputs(const struct cli *o, struct client *c)
 		} else if (!o->out.quiet)
 			lp_qual_print(&c->q, stdout);
 		c->failed += lp_qual_failed(&c->q);
-	} else if (o->out.json && lp_rdma_report_json(o->out.json, &rep)) {
+	} else if (o->out.json && write_json(o->out.json, &rep)) {
 		c->failed++;
 	}
 }
@@ -535,9 +556,12 @@ static int read_counters(const struct cli *o, const char *root, struct lp_counte
 {
 	unsigned port = o->dev.port > 0 ? (unsigned)o->dev.port : 1;
 	struct lp_topo t = { 0 };
+	struct lp_fail f = { 0 };
 	const char *dev = o->dev.dev;
-	int ret = dev ? 0 : lp_topo_scan(root, &t);
+	int ret = dev ? 0 : lp_topo_scan(root, &t, &f);
 
+	if (ret)
+		lp_fail_report(&f, ret);
 	if (!ret && !dev && !t.nnics) {
 		lp_err("--counters: no RDMA device here");
 		ret = -ENODEV;
@@ -566,6 +590,7 @@ static int run_report(const struct cli *o)
 	struct lp_check_report rep = { 0 };
 	struct lp_counters *snap = calloc(1, sizeof(*snap));
 	struct lp_rdma_report doc = { .role = o->check ? "check" : "counters" };
+	struct lp_fail f = { 0 };
 	struct lp_host_meta m;
 	int ret;
 
@@ -573,7 +598,9 @@ static int run_report(const struct cli *o)
 		return LP_EXIT_FAIL;
 	if (o->check) {
 		lp_check_opts_live(&co);
-		ret = lp_check_run(&co, &rep);
+		ret = lp_check_run(&co, &rep, &f);
+		if (ret)
+			lp_fail_report(&f, ret);
 		doc.check = &rep;
 	} else {
 		ret = read_counters(o, root, snap);
@@ -588,7 +615,7 @@ static int run_report(const struct cli *o)
 		lp_counters_print(snap, false, stdout);
 	}
 	if (!ret && o->out.json)
-		ret = lp_rdma_report_json(o->out.json, &doc);
+		ret = write_json(o->out.json, &doc);
 	if (!ret && o->check && lp_check_worst(&rep) == LP_CHECK_FAIL)
 		ret = -EIO;
 	lp_check_free(&rep);
@@ -607,7 +634,7 @@ static int run_inventory(const struct cli *o)
 	if (!ret && !o->out.quiet)
 		lp_inv_host_print(h, stdout);
 	if (!ret && o->out.json)
-		ret = lp_rdma_report_json(o->out.json, &doc);
+		ret = write_json(o->out.json, &doc);
 	free(h);
 	return ret ? lp_exit_code(ret) : LP_EXIT_OK;
 }
@@ -689,8 +716,9 @@ static int run_server(struct cli *o)
 	io = inv_opts();
 	lp_rdma_dev_inventory(dev, &io); /* the clients' documents record it (ACCEPT) */
 	describe_affinity(o, lp_rdma_dev_info(dev)->name, o->mem.kind, cfg.session.mem_dev);
-	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd);
+	ret = lp_sock_listen(o->bind, (uint16_t)o->port, &lfd, &f);
 	if (ret) {
+		lp_fail_report(&f, ret);
 		lp_rdma_dev_close(dev);
 		return LP_EXIT_FAIL;
 	}

@@ -107,10 +107,13 @@ static void rank_mem(const struct cli *o, int rail, int *kind_p, int *dev_p)
 static void pick_rail_nic(int rail, char *out, size_t len)
 {
 	struct lp_topo t;
+	struct lp_fail f = { 0 };
 	int g = -1, nic = -1;
 
-	if (lp_topo_scan("", &t))
+	if (lp_topo_scan("", &t, &f)) {
+		lp_fail_report(&f, 0);
 		return;
+	}
 	lp_topo_set_visible(&t, getenv("CUDA_VISIBLE_DEVICES"));
 	if (!lp_topo_rail(&t, rail, &g, &nic))
 		snprintf(out, len, "%s", t.nics[nic].name);
@@ -155,10 +158,13 @@ static void pick_dev(const struct cli *o, int rail, char *out, size_t len)
 static void gpu_topology(struct lp_sweep_node *nd, int mem_dev)
 {
 	struct lp_topo t;
+	struct lp_fail f = { 0 };
 	int gpu, nic;
 
-	if (lp_topo_scan(NULL, &t))
+	if (lp_topo_scan(NULL, &t, &f)) {
+		lp_fail_report(&f, 0);
 		return;
+	}
 	/* mem_dev is a CUDA ordinal: the GPU it names under CUDA_VISIBLE_DEVICES, not PCI position */
 	lp_topo_set_visible(&t, getenv("CUDA_VISIBLE_DEVICES"));
 	gpu = lp_topo_gpu_of_cuda(&t, mem_dev < 0 ? 0 : mem_dev);
@@ -855,6 +861,7 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 	};
 	struct lp_check_report rep = { 0 };
 	struct lp_sweep_check all = { 0 };
+	struct lp_fail why = { 0 };
 	struct lp_sweep_node me;
 	char devname[64];
 	int code = LP_EXIT_OK;
@@ -863,7 +870,8 @@ static int check_main(const struct cli *o, struct lp_sweep_mpi *x)
 	pick_dev(o, me.rail, devname, sizeof(devname));
 	co.dev = devname[0] ? devname : NULL;
 	lp_check_opts_live(&co);
-	me.status = lp_check_run(&co, &rep);
+	me.status = lp_check_run(&co, &rep, &why);
+	lp_fail_report(&why, 0); /* the cause in words, when it has them */
 	if (me.status)
 		lp_warn("--check on %s: %s", me.name, strerror(-me.status));
 	else
@@ -1286,7 +1294,7 @@ static bool same_file(const char *a, const char *b)
  * else none. The journal --resume reads may be the same file: it is replaced
  * only once the new one holds its cells.
  */
-static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
+static int open_journal(const struct cli *o, struct lp_sweep_journal *jl, struct lp_fail *f)
 {
 	char path[4096];
 	size_t n;
@@ -1302,7 +1310,7 @@ static int open_journal(const struct cli *o, struct lp_sweep_journal *jl)
 			n -= 5;
 		snprintf(path, sizeof(path), "%.*s.journal", (int)n, o->out.json);
 	}
-	return lp_sweep_journal_open(jl, path, same_file(path, o->resume));
+	return lp_sweep_journal_open(jl, path, same_file(path, o->resume), f);
 }
 
 /* --resume JOURNAL (rank 0): the interrupted run into prev (the engine checks its parameters). */
@@ -1342,6 +1350,7 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	struct lp_sweep_run run, prev = { 0 }; /* rank 0, --resume: the run it continues */
 	struct lp_sweep_journal_info info = { 0 };
 	struct lp_sweep_journal jl = { 0 };
+	struct lp_fail why = { 0 };
 	struct lp_sweep_model *model = NULL; /* --model */
 	struct lp_fabric *fabric = NULL;     /* rank 0: --topology */
 	struct lp_sweep_node me;
@@ -1385,8 +1394,9 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	if (add_metrics(o, &run, &cfg, mem, mem_dev) ||
 	    (model && model_bind(o, x->rank, model, &run, &cfg)))
 		return LP_EXIT_USAGE;
-	if (!x->rank && (ret = open_journal(o, &jl))) {
-		x->lost = true; /* the others wait in the exchange: end them too */
+	if (!x->rank && (ret = open_journal(o, &jl, &why))) {
+		lp_fail_report(&why, 0); /* lp_out_create said its own */
+		x->lost = true;		 /* the others wait in the exchange: end them too */
 		return ret == -EEXIST ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 	}
 	cfg.journal = &jl;
@@ -1394,12 +1404,15 @@ static int sweep_main(struct cli *o, struct lp_sweep_mpi *x, char **argv)
 	cfg.resume = prev.nodes ? &prev : NULL; /* rank 0 */
 	cfg.resume_seen = (const char(*)[32])info.seen;
 	ret = lp_sweep_engine_run(x, &me, &cfg, &run, &code);
+	lp_fail_report(&x->fail, 0); /* the engine's failure, on the ranks that say it */
 	code = collectives(o, x, &cfg, &run, ret, code);
 	if ((!ret || run.coll) && !x->rank)
 		code = write_outputs(o, &run, &q, code);
 	lp_qual_free(&q);
-	if (lp_sweep_journal_close(&jl))
+	if (lp_sweep_journal_close(&jl, &why)) {
+		lp_fail_report(&why, 0);
 		code = LP_EXIT_FAIL;
+	}
 	lp_sweep_run_free(&run);
 	if (prev.nodes)
 		lp_sweep_run_free(&prev);

@@ -243,7 +243,9 @@ void lp_record_schema_columns(const struct lp_record *rec, uint64_t skip, struct
 /*
  * lp_record_schema in two halves, for an object with more members than the
  * record's: open leaves "properties" open for the caller's members; close
- * ends it and requires the record's members and extra (NULL-terminated).
+ * ends it and requires the record's members and extra (NULL-terminated),
+ * and no other member. close with rec NULL ends an object schema of the
+ * caller's own members (extra required).
  */
 void lp_record_schema_open(const struct lp_record *rec, struct lp_json *j);
 void lp_record_schema_close(const struct lp_record *rec, const char *const *extra,

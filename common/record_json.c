@@ -547,7 +547,7 @@ static void schema_field(const struct lp_rec_field *f, struct lp_json *j)
 /* The keys every object of rec holds (a LP_REC_WHEN field only when written as null). */
 static void required_keys(const struct lp_record *rec, uint64_t skip, struct lp_json *j)
 {
-	for (size_t i = 0; i < rec->nfields; i++) {
+	for (size_t i = 0; rec && i < rec->nfields; i++) {
 		const struct lp_rec_field *f = &rec->fields[i];
 
 		if ((skip >> i & 1) || !in_json(f) || (f->flags & LP_REC_F_OPTIONAL) ||
@@ -681,12 +681,7 @@ static void schema_col(const struct lp_rec_field *f, bool top, struct lp_json *j
 		schema_field(f, j);
 		lp_json_obj_end(j);
 		lp_json_obj_end(j);
-		lp_json_obj_end(j);
-		lp_json_arr_begin(j, "required");
-		lp_json_str(j, NULL, "at");
-		lp_json_str(j, NULL, "values");
-		lp_json_arr_end(j);
-		lp_json_bool(j, "additionalProperties", false);
+		lp_record_schema_close(NULL, (const char *const[]){ "at", "values", NULL }, j);
 		return;
 	}
 	if (f->type == LP_REC_T_NEST && !is_list(f)) {

@@ -26,7 +26,7 @@ static void tune(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-int lp_sock_listen(const char *bind_addr, uint16_t port, int *fd_p)
+int lp_sock_listen(const char *bind_addr, uint16_t port, int *fd_p, struct lp_fail *f)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
 	struct addrinfo *res, *ai;
@@ -40,11 +40,9 @@ int lp_sock_listen(const char *bind_addr, uint16_t port, int *fd_p)
 		hints.ai_family = AF_INET; /* no IPv6 in this kernel */
 		ret = getaddrinfo(bind_addr, portstr, &hints, &res);
 	}
-	if (ret) {
-		lp_err("cannot resolve bind address %s: %s", bind_addr ? bind_addr : "*",
-		       gai_strerror(ret));
-		return -EINVAL;
-	}
+	if (ret)
+		return lp_fail_set(f, -EINVAL, "cannot resolve bind address %s: %s",
+				   bind_addr ? bind_addr : "*", gai_strerror(ret));
 	for (ai = res; ai; ai = ai->ai_next) {
 		int one = 1, zero = 0;
 
@@ -63,11 +61,9 @@ int lp_sock_listen(const char *bind_addr, uint16_t port, int *fd_p)
 		fd = -1;
 	}
 	freeaddrinfo(res);
-	if (fd < 0) {
-		lp_err("cannot listen on %s port %u: %s", bind_addr ? bind_addr : "*", port,
-		       strerror(-err));
-		return err;
-	}
+	if (fd < 0)
+		return lp_fail_set(f, err, "cannot listen on %s port %u: %s",
+				   bind_addr ? bind_addr : "*", port, strerror(-err));
 	*fd_p = fd;
 	return 0;
 }

@@ -12,10 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct lp_fail; /* common/fail.h */
 struct sockaddr;
 
-/* Listen on bind_addr (NULL = any, IPv6 dual-stack when available). */
-int lp_sock_listen(const char *bind_addr, uint16_t port, int *fd_p);
+/*
+ * Listen on bind_addr (NULL = any, IPv6 dual-stack when available): 0, or
+ * -EINVAL (an address that does not resolve) or socket/bind/listen's -errno,
+ * with the cause in f.
+ */
+int lp_sock_listen(const char *bind_addr, uint16_t port, int *fd_p, struct lp_fail *f);
 
 /*
  * Wait up to timeout_ms for a client; also returns -EINTR early once *stop is
@@ -70,7 +75,6 @@ struct lp_sock_allow {
 	struct lp_sock_net net[LP_SOCK_ALLOW_MAX];
 };
 
-struct lp_fail; /* common/fail.h */
 /* Parse a comma list: 0, -EINVAL or -E2BIG with the cause in f (may be NULL). */
 int lp_sock_allow_parse(const char *list, struct lp_sock_allow *a, struct lp_fail *f);
 /* Is sa (AF_INET or AF_INET6) in a? A NULL list allows everyone. */

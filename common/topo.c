@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "lp.h"
 #include "meta.h"
 #include "pci.h"
@@ -319,7 +320,7 @@ out:
 	return ret;
 }
 
-int lp_topo_scan(const char *root, struct lp_topo *t)
+int lp_topo_scan(const char *root, struct lp_topo *t, struct lp_fail *f)
 {
 	struct scan_ctx *s;
 	int ret;
@@ -331,8 +332,8 @@ int lp_topo_scan(const char *root, struct lp_topo *t)
 	s->root = root ? root : "";
 	if (s->root[0]) {
 		if (!realpath(s->root, s->real_root)) {
-			ret = -errno;
-			lp_err("topology root %s: %s", s->root, strerror(-ret));
+			ret = lp_fail_set(f, -errno, "topology root %s: %s", s->root,
+					  strerror(errno));
 			goto out;
 		}
 		s->real_root_len = strlen(s->real_root);
@@ -343,7 +344,8 @@ int lp_topo_scan(const char *root, struct lp_topo *t)
 	if (!ret)
 		ret = scan_nics(s, t);
 	if (ret) {
-		lp_err("scanning PCIe topology under '%s': %s", s->root, strerror(-ret));
+		lp_fail_set(f, ret, "scanning PCIe topology under '%s': %s", s->root,
+			    strerror(-ret));
 		lp_topo_free(t);
 	}
 out:
@@ -820,7 +822,7 @@ int lp_topo_cpulist_parse(const char *list, cpu_set_t *set, size_t setsize)
 	return 0;
 }
 
-int lp_numa_bind(int node)
+int lp_numa_bind(int node, struct lp_fail *fail)
 {
 	char path[96], *line = NULL;
 	unsigned long mask[16] = { 0 }; /* 1024 nodes */
@@ -858,12 +860,12 @@ int lp_numa_bind(int node)
 	if (!ret && CPU_COUNT_S(setsize, set) == 0)
 		ret = -EINVAL; /* a memory-only node (CXL, HBM) has no CPUs */
 	if (ret) {
-		lp_err("NUMA node %d: cpulist '%s' unusable", node, line);
+		lp_fail_set(fail, ret, "NUMA node %d: cpulist '%s' unusable", node, line);
 		goto out_free;
 	}
 	if (sched_setaffinity(0, setsize, set)) {
-		ret = -errno;
-		lp_err("binding to NUMA node %d CPUs: %s", node, strerror(errno));
+		ret = lp_fail_set(fail, -errno, "binding to NUMA node %d CPUs: %s", node,
+				  strerror(errno));
 		goto out_free;
 	}
 	if ((size_t)node < sizeof(mask) * 8) {

@@ -61,6 +61,8 @@
 
 #include "json.h"
 
+struct lp_fail; /* common/fail.h: the cause of a failure (may be NULL) */
+
 #define LP_TOPO_BDF_LEN	    24	/* "0000:1b:00.0" and longer VMD domains */
 #define LP_TOPO_PATH_LEN    512 /* sysfs device path */
 #define LP_TOPO_NAME_LEN    64	/* RDMA device name */
@@ -112,9 +114,10 @@ struct lp_topo {
  * Fill t from the sysfs tree under root ("" or NULL: the live system). A
  * missing infiniband class or PCI bus directory means zero NICs or GPUs, not
  * an error. Returns 0, -ENOENT when a non-empty root does not exist, -ENOMEM,
- * or -ENAMETOOLONG. On error t is left empty (safe to lp_topo_free).
+ * or -ENAMETOOLONG, with the cause in f. On error t is left empty (safe to
+ * lp_topo_free).
  */
-int lp_topo_scan(const char *root, struct lp_topo *t);
+int lp_topo_scan(const char *root, struct lp_topo *t, struct lp_fail *f);
 void lp_topo_free(struct lp_topo *t);
 
 /* Relation of gpus[gpu] and nics[nic]; LP_TOPO_UNKNOWN for a bad index. */
@@ -210,8 +213,9 @@ int lp_topo_cpulist_parse(const char *list, cpu_set_t *set, size_t setsize);
  * (set_mempolicy MPOL_PREFERRED; a kernel or sandbox that refuses it leaves
  * memory policy unchanged, with a warning). node -1 is a no-op returning 0.
  * Returns 0, -ENOENT when the node does not exist, -EINVAL for a node < -1
- * or an empty cpulist, or sched_setaffinity's -errno.
+ * or an empty cpulist, or sched_setaffinity's -errno (the last two with their
+ * cause in fail).
  */
-int lp_numa_bind(int node);
+int lp_numa_bind(int node, struct lp_fail *fail);
 
 #endif

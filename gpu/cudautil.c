@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "common/lp.h"
+#include "common/fail.h"
 
 int lp_cuda_errno(cudaError_t e)
 {
@@ -31,20 +31,13 @@ int lp_cuda_errno(cudaError_t e)
 	}
 }
 
-int lp_cuda_check(cudaError_t e, const char *call, int dev, char *msg, size_t msglen)
+int lp_cuda_check(cudaError_t e, const char *call, int dev, struct lp_fail *f)
 {
-	char buf[256];
-
 	if (e == cudaSuccess)
 		return 0;
 	if (dev >= 0)
-		snprintf(buf, sizeof(buf), "%s on GPU %d: %s (%s)", call, dev,
-			 cudaGetErrorString(e), cudaGetErrorName(e));
-	else
-		snprintf(buf, sizeof(buf), "%s: %s (%s)", call, cudaGetErrorString(e),
-			 cudaGetErrorName(e));
-	lp_err("%s", buf);
-	if (msg && msglen)
-		snprintf(msg, msglen, "%s", buf);
-	return lp_cuda_errno(e);
+		return lp_fail_set(f, lp_cuda_errno(e), "%s on GPU %d: %s (%s)", call, dev,
+				   cudaGetErrorString(e), cudaGetErrorName(e));
+	return lp_fail_set(f, lp_cuda_errno(e), "%s: %s (%s)", call, cudaGetErrorString(e),
+			   cudaGetErrorName(e));
 }

@@ -8,11 +8,13 @@
 /* Negative errno for a CUDA error: no device/driver -ENODEV, out of memory -ENOMEM, bad value -EINVAL, else -EIO. */
 int lp_cuda_errno(cudaError_t e);
 
+struct lp_fail; /* common/fail.h */
+
 /*
- * 0 when e == cudaSuccess; otherwise log "<call> on GPU <dev>: <CUDA error>"
- * once (dev < 0: no device named) and return lp_cuda_errno(e). When msg is
- * non-NULL the same text goes there too (for result cells).
+ * 0 when e == cudaSuccess; otherwise record "<call> on GPU <dev>: <CUDA
+ * error>" in f (dev < 0: no device named; the first cause wins) and return
+ * lp_cuda_errno(e). A result cell's reason is its record's message.
  */
-int lp_cuda_check(cudaError_t e, const char *call, int dev, char *msg, size_t msglen);
+int lp_cuda_check(cudaError_t e, const char *call, int dev, struct lp_fail *f);
 
 #endif

@@ -27,6 +27,8 @@
 #include "common/meta.h"
 #include "common/opt.h"
 
+struct lp_fail; /* common/fail.h */
+
 #define LP_GPU_MAX	   16  /* GPUs one run can select */
 #define LP_GPU_REASON	   200 /* bytes of a cell's reason text */
 #define LP_GPU_SERIES_MAX  3   /* bidirectional: each direction and the sum */
@@ -141,10 +143,11 @@ extern const unsigned lp_gpu_ntests;
 const struct lp_gpu_test *lp_gpu_test_find(const char *key);
 /*
  * Tests named by a comma list of keys and groups (all, bw, lat, host, local,
- * p2p), in table order, each once. 0, -EINVAL (unknown name, logged) or -E2BIG.
+ * p2p), in table order, each once. 0, -EINVAL (an unknown name: its cause in
+ * f) or -E2BIG.
  */
 int lp_gpu_select_tests(const char *list, const struct lp_gpu_test **out, unsigned max,
-			unsigned *n_p);
+			unsigned *n_p, struct lp_fail *f);
 /* "0,2,3" -> CUDA ordinals; -EINVAL on junk, duplicates or an empty list, -E2BIG past max. */
 int lp_gpu_parse_devs(const char *s, int *devs, int max, int *n_p);
 
@@ -197,15 +200,20 @@ void lp_gpu_params_default(struct lp_gpu_params *p);
 
 struct lp_gpu_ctx; /* CUDA state: streams, events, buffers (gpu/run.c) */
 
-/* Probe the topology of the selected GPUs. -ENODEV: no GPU / no driver; -EINVAL: bad selection. */
-int lp_gpu_topo_probe(struct lp_gpu_topo *t, const int *devs, int ndevs);
+/*
+ * Probe the topology of the selected GPUs. -ENODEV: no GPU / no driver
+ * (warned); -EINVAL: bad selection (its cause in f).
+ */
+int lp_gpu_topo_probe(struct lp_gpu_topo *t, const int *devs, int ndevs, struct lp_fail *f);
 /*
  * Set up streams, the hold flag and peer access for t's GPUs; re-reads the
  * current PCIe link of every GPU while H2D copies keep it busy (idle links
  * down-train) and re-runs the model. Buffers are allocated on first use.
+ * 0, or a negative errno with the failing CUDA call in f. A pair whose peer
+ * access cannot be enabled, or a link that cannot be re-read, is a warning.
  */
-int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p,
-		    struct lp_gpu_topo *t);
+int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, struct lp_gpu_topo *t,
+		    struct lp_fail *f);
 void lp_gpu_ctx_free(struct lp_gpu_ctx *ctx);
 /* Run one test at one size into r (initialized here). 0 even when cells failed (see r->status). */
 int lp_gpu_run_test(struct lp_gpu_ctx *ctx, const struct lp_gpu_test *t, uint64_t size,

@@ -56,7 +56,7 @@ static void lower(char *s)
 
 static int lp_gpu_sync_memops(const struct lp_gpu_buf *b);
 
-int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
+int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len, struct lp_fail *f)
 {
 	struct cudaDeviceProp prop;
 	size_t alloc = (len + LP_GPUMEM_ALIGN - 1) / LP_GPUMEM_ALIGN * LP_GPUMEM_ALIGN;
@@ -66,21 +66,20 @@ int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 	b->dmabuf_fd = -1;
 	if ((ret = lp_gpu_count(&n)))
 		return ret;
-	if (dev < 0 || dev >= n || !len) {
-		lp_err("lp_gpu_buf_alloc: GPU %d of %d, %zu bytes: invalid", dev, n, len);
-		return -EINVAL;
-	}
-	if ((ret = lp_cuda_check(cudaSetDevice(dev), "cudaSetDevice", dev, NULL, 0)))
+	if (dev < 0 || dev >= n || !len)
+		return lp_fail_set(f, -EINVAL, "lp_gpu_buf_alloc: GPU %d of %d, %zu bytes: invalid",
+				   dev, n, len);
+	if ((ret = lp_cuda_check(cudaSetDevice(dev), "cudaSetDevice", dev, f)))
 		return ret;
 	if ((ret = lp_cuda_check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties",
-				 dev, NULL, 0)))
+				 dev, f)))
 		return ret;
 	if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(b->bus_id, sizeof(b->bus_id), dev),
-				 "cudaDeviceGetPCIBusId", dev, NULL, 0)))
+				 "cudaDeviceGetPCIBusId", dev, f)))
 		return ret;
 	lower(b->bus_id);
 	snprintf(b->name, sizeof(b->name), "%s", prop.name);
-	if ((ret = lp_cuda_check(cudaMalloc(&b->ptr, alloc), "cudaMalloc", dev, NULL, 0))) {
+	if ((ret = lp_cuda_check(cudaMalloc(&b->ptr, alloc), "cudaMalloc", dev, f))) {
 		b->ptr = NULL;
 		return ret;
 	}
@@ -91,7 +90,7 @@ int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len)
 		b->rdma_order = -1;
 	/* Before the clearing, so that SYNC_MEMOPS makes it complete when cudaMemset returns. */
 	b->sync_memops = lp_gpu_sync_memops(b);
-	if ((ret = lp_cuda_check(cudaMemset(b->ptr, 0, alloc), "cudaMemset", dev, NULL, 0))) {
+	if ((ret = lp_cuda_check(cudaMemset(b->ptr, 0, alloc), "cudaMemset", dev, f))) {
 		cudaFree(b->ptr);
 		b->ptr = NULL;
 		return ret;
@@ -192,7 +191,7 @@ static int dmabuf_fail(const char *fmt, int dev, const char *why)
 	return -EOPNOTSUPP;
 }
 
-int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
+int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b, struct lp_fail *fail)
 {
 	struct lp_cu_api a;
 	CUdevice cdev;
@@ -212,7 +211,7 @@ int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b)
 		return dmabuf_fail("dma-buf export unsupported (GPU %d): %s", b->dev,
 				   lp_fail_msg(&f));
 	/* The runtime made the device's primary context current in lp_gpu_buf_alloc(); make sure on this thread. */
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, fail)))
 		goto out;
 	r = a.dev_get(&cdev, b->dev);
 	if (r == CUDA_SUCCESS)
@@ -248,19 +247,22 @@ void lp_gpu_buf_free(struct lp_gpu_buf *b)
 	if (b->dmabuf_fd >= 0)
 		close(b->dmabuf_fd);
 	if (b->ptr) {
+		struct lp_fail f = { 0 };
+
 		cudaSetDevice(b->dev);
-		lp_cuda_check(cudaFree(b->ptr), "cudaFree", b->dev, NULL, 0);
+		if (lp_cuda_check(cudaFree(b->ptr), "cudaFree", b->dev, &f))
+			lp_warn("%s", lp_fail_msg(&f)); /* nothing to undo: the caller goes on */
 	}
 	memset(b, 0, sizeof(*b));
 	b->dmabuf_fd = -1;
 }
 
-static int lp_range_ok(const struct lp_gpu_buf *b, size_t off, size_t len, const char *fn)
+static int lp_range_ok(const struct lp_gpu_buf *b, size_t off, size_t len, const char *fn,
+		       struct lp_fail *f)
 {
-	if (!b->ptr || off > b->len || len > b->len - off) {
-		lp_err("%s: range %zu+%zu outside the %zu-byte buffer", fn, off, len, b->len);
-		return -EINVAL;
-	}
+	if (!b->ptr || off > b->len || len > b->len - off)
+		return lp_fail_set(f, -EINVAL, "%s: range %zu+%zu outside the %zu-byte buffer", fn,
+				   off, len, b->len);
 	return 0;
 }
 
@@ -274,57 +276,55 @@ static unsigned lp_blocks(int dev)
 	return (unsigned)sms * 4;
 }
 
-int lp_gpu_buf_fill(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed)
+int lp_gpu_buf_fill(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed, struct lp_fail *f)
 {
 	cudaStream_t st = cudaStreamPerThread;
 	int ret;
 
-	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_fill")))
+	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_fill", f)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, f)))
 		return ret;
 	if ((ret = lp_cuda_check(lp_cu_fill(st, b->ptr, off, len, seed, lp_blocks(b->dev)),
-				 "fill kernel launch", b->dev, NULL, 0)))
+				 "fill kernel launch", b->dev, f)))
 		return ret;
-	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", b->dev,
-			     NULL, 0);
+	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)", b->dev, f);
 }
 
 int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed,
-		      size_t *bad_off_p)
+		      size_t *bad_off_p, struct lp_fail *f)
 {
 	cudaStream_t st = cudaStreamPerThread;
 	unsigned long long *bad = NULL, hbad = ~0ull;
 	int ret;
 
-	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_verify")))
+	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_verify", f)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, f)))
 		return ret;
 	/* Writes a NIC made may not be visible to this device's kernels yet unless it orders them. */
 	if (b->rdma_order < LP_GPU_RDMA_ORDER_OWNER &&
 	    (ret = lp_cuda_check(cudaDeviceFlushGPUDirectRDMAWrites(
 					 cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
 					 cudaFlushGPUDirectRDMAWritesToOwner),
-				 "cudaDeviceFlushGPUDirectRDMAWrites", b->dev, NULL, 0)))
+				 "cudaDeviceFlushGPUDirectRDMAWrites", b->dev, f)))
 		return ret;
 	/* Stream-ordered allocation: no device-wide synchronization while a poller runs. */
 	if ((ret = lp_cuda_check(cudaMallocAsync((void **)&bad, sizeof(*bad), st),
-				 "cudaMallocAsync", b->dev, NULL, 0)))
+				 "cudaMallocAsync", b->dev, f)))
 		return ret;
 	if ((ret = lp_cuda_check(cudaMemcpyAsync(bad, &hbad, sizeof(hbad), cudaMemcpyHostToDevice,
 						 st),
-				 "cudaMemcpyAsync", b->dev, NULL, 0)))
+				 "cudaMemcpyAsync", b->dev, f)))
 		goto out;
 	if ((ret = lp_cuda_check(lp_cu_verify(st, b->ptr, off, len, seed, bad, lp_blocks(b->dev)),
-				 "verify kernel launch", b->dev, NULL, 0)))
+				 "verify kernel launch", b->dev, f)))
 		goto out;
 	if ((ret = lp_cuda_check(cudaMemcpyAsync(&hbad, bad, sizeof(hbad), cudaMemcpyDeviceToHost,
 						 st),
-				 "cudaMemcpyAsync", b->dev, NULL, 0)))
+				 "cudaMemcpyAsync", b->dev, f)))
 		goto out;
-	ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (verify)", b->dev,
-			    NULL, 0);
+	ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (verify)", b->dev, f);
 out:
 	cudaFreeAsync(bad, st);
 	cudaStreamSynchronize(st);
@@ -336,48 +336,50 @@ out:
 	return ret;
 }
 
-int lp_gpu_buf_write(struct lp_gpu_buf *b, size_t off, const void *src, size_t len)
+int lp_gpu_buf_write(struct lp_gpu_buf *b, size_t off, const void *src, size_t len,
+		     struct lp_fail *f)
 {
 	cudaStream_t st = cudaStreamPerThread;
 	int ret;
 
-	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_write")))
+	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_write", f)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, f)))
 		return ret;
 	if ((ret = lp_cuda_check(cudaMemcpyAsync((char *)b->ptr + off, src, len,
 						 cudaMemcpyHostToDevice, st),
-				 "cudaMemcpyAsync (host to GPU)", b->dev, NULL, 0)))
+				 "cudaMemcpyAsync (host to GPU)", b->dev, f)))
 		return ret;
-	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, NULL, 0);
+	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, f);
 }
 
-int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len)
+int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len, struct lp_fail *f)
 {
 	cudaStream_t st = cudaStreamPerThread;
 	int ret;
 
-	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_read")))
+	if ((ret = lp_range_ok(b, off, len, "lp_gpu_buf_read", f)))
 		return ret;
-	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaSetDevice(b->dev), "cudaSetDevice", b->dev, f)))
 		return ret;
 	if ((ret = lp_cuda_check(cudaMemcpyAsync(dst, (const char *)b->ptr + off, len,
 						 cudaMemcpyDeviceToHost, st),
-				 "cudaMemcpyAsync (GPU to host)", b->dev, NULL, 0)))
+				 "cudaMemcpyAsync (GPU to host)", b->dev, f)))
 		return ret;
-	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, NULL, 0);
+	return lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize", b->dev, f);
 }
 
 int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
-			uint32_t iters, uint64_t timeout_ns, struct lp_gpu_poller **p_out)
+			uint32_t iters, uint64_t timeout_ns, struct lp_gpu_poller **p_out,
+			struct lp_fail *f)
 {
 	return lp_gpu_poller_start_every(b, off, stride, depth, iters, timeout_ns,
-					 LP_GPU_POLL_STOP_EVERY, p_out);
+					 LP_GPU_POLL_STOP_EVERY, p_out, f);
 }
 
 int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
 			      uint32_t iters, uint64_t timeout_ns, uint32_t stop_every,
-			      struct lp_gpu_poller **p_out)
+			      struct lp_gpu_poller **p_out, struct lp_fail *f)
 {
 	struct lp_gpu_poller *p;
 	uint8_t zero = 0;
@@ -387,7 +389,7 @@ int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, u
 
 	*p_out = NULL;
 	if (!depth ||
-	    (ret = lp_range_ok(b, off, (size_t)(depth - 1) * stride + 1, "lp_gpu_poller_start")))
+	    (ret = lp_range_ok(b, off, (size_t)(depth - 1) * stride + 1, "lp_gpu_poller_start", f)))
 		return depth ? ret : -EINVAL;
 	if (!iters || !timeout_ns || !stop_every)
 		return -EINVAL;
@@ -396,24 +398,24 @@ int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, u
 		return -ENOMEM;
 	p->dev = b->dev;
 	p->iters = iters;
-	if ((ret = lp_gpu_buf_write(b, off, &zero, 1)))
+	if ((ret = lp_gpu_buf_write(b, off, &zero, 1, f)))
 		goto err_free;
 	if ((ret = lp_cuda_check(cudaHostAlloc(&words, 64,
 					       cudaHostAllocMapped | cudaHostAllocPortable),
-				 "cudaHostAlloc (poller flags)", b->dev, NULL, 0)))
+				 "cudaHostAlloc (poller flags)", b->dev, f)))
 		goto err_free;
 	p->words = words;
 	memset(words, 0, 64);
 	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dwords, words, 0),
-				 "cudaHostGetDevicePointer", b->dev, NULL, 0)))
+				 "cudaHostGetDevicePointer", b->dev, f)))
 		goto err_host;
 	if ((ret = lp_cuda_check(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking),
-				 "cudaStreamCreate", b->dev, NULL, 0)))
+				 "cudaStreamCreate", b->dev, f)))
 		goto err_host;
 	if ((ret = lp_cuda_check(lp_cu_poll(p->st, (const volatile uint8_t *)b->ptr + off, stride,
 					    depth, iters, timeout_ns, stop_every, &dwords[0],
 					    &dwords[1], &dwords[2]),
-				 "poller kernel launch", b->dev, NULL, 0)))
+				 "poller kernel launch", b->dev, f)))
 		goto err_stream;
 	*p_out = p;
 	return 0;
@@ -426,22 +428,22 @@ err_free:
 	return ret;
 }
 
-int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns)
+int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns, struct lp_fail *f)
 {
 	uint64_t t0 = lp_now_ns();
 
 	for (;;) {
 		if (p->words[0] >= i)
 			return 0;
-		if (p->words[2] == LP_POLL_TIMEOUT || p->words[2] == LP_POLL_STOPPED) {
-			lp_err("GPU poller on GPU %d gave up before iteration %u", p->dev, i);
-			return -ETIMEDOUT;
-		}
-		if (lp_now_ns() - t0 > timeout_ns) {
-			lp_err("GPU poller on GPU %d: iteration %u not seen within %.3f ms", p->dev,
-			       i, timeout_ns / 1e6);
-			return -ETIMEDOUT;
-		}
+		if (p->words[2] == LP_POLL_TIMEOUT || p->words[2] == LP_POLL_STOPPED)
+			return lp_fail_set(f, -ETIMEDOUT,
+					   "GPU poller on GPU %d gave up before iteration %u",
+					   p->dev, i);
+		if (lp_now_ns() - t0 > timeout_ns)
+			return lp_fail_set(
+				f, -ETIMEDOUT,
+				"GPU poller on GPU %d: iteration %u not seen within %.3f ms",
+				p->dev, i, timeout_ns / 1e6);
 	}
 }
 
@@ -469,7 +471,7 @@ int lp_gpu_bus_id(int dev, char *buf, size_t len)
 	return 0;
 }
 
-int lp_gpu_poller_stop(struct lp_gpu_poller *p)
+int lp_gpu_poller_stop(struct lp_gpu_poller *p, struct lp_fail *f)
 {
 	int ret;
 
@@ -479,14 +481,14 @@ int lp_gpu_poller_stop(struct lp_gpu_poller *p)
 	__sync_synchronize();
 	cudaSetDevice(p->dev);
 	ret = lp_cuda_check(cudaStreamSynchronize(p->st), "cudaStreamSynchronize (poller)", p->dev,
-			    NULL, 0);
+			    f);
 	cudaStreamDestroy(p->st);
 	cudaFreeHost((void *)p->words);
 	free(p);
 	return ret;
 }
 
-int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p)
+int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p, struct lp_fail *f)
 {
 	volatile uint32_t *w = NULL;
 	uint32_t *dw;
@@ -499,22 +501,22 @@ int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p)
 		return ret;
 	if (dev < 0 || dev >= cnt || !n)
 		return -EINVAL;
-	if ((ret = lp_cuda_check(cudaSetDevice(dev), "cudaSetDevice", dev, NULL, 0)))
+	if ((ret = lp_cuda_check(cudaSetDevice(dev), "cudaSetDevice", dev, f)))
 		return ret;
 	if ((ret = lp_stats_init(&rtt, n)))
 		return ret;
 	if ((ret = lp_cuda_check(cudaHostAlloc((void **)&w, 64,
 					       cudaHostAllocMapped | cudaHostAllocPortable),
-				 "cudaHostAlloc (notification words)", dev, NULL, 0)))
+				 "cudaHostAlloc (notification words)", dev, f)))
 		goto out_stats;
 	w[0] = w[1] = 0;
 	if ((ret = lp_cuda_check(cudaHostGetDevicePointer((void **)&dw, (void *)w, 0),
-				 "cudaHostGetDevicePointer", dev, NULL, 0)) ||
+				 "cudaHostGetDevicePointer", dev, f)) ||
 	    (ret = lp_cuda_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking),
-				 "cudaStreamCreate", dev, NULL, 0)))
+				 "cudaStreamCreate", dev, f)))
 		goto out_host;
 	if ((ret = lp_cuda_check(lp_cu_pong(st, &dw[0], &dw[1], n, timeout_ns),
-				 "notification kernel launch", dev, NULL, 0)))
+				 "notification kernel launch", dev, f)))
 		goto out_stream;
 	for (uint32_t i = 1; i <= n && !ret; i++) {
 		uint64_t t0 = lp_now_ns();
@@ -523,9 +525,10 @@ int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p)
 		w[0] = i;
 		while (w[1] != i) {
 			if (lp_now_ns() - t0 > timeout_ns) {
-				lp_err("GPU %d: notification ping %u not answered within %.3f ms",
-				       dev, i, timeout_ns / 1e6);
-				ret = -ETIMEDOUT;
+				ret = lp_fail_set(
+					f, -ETIMEDOUT,
+					"GPU %d: notification ping %u not answered within %.3f ms",
+					dev, i, timeout_ns / 1e6);
 				break;
 			}
 		}

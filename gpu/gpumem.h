@@ -5,8 +5,8 @@
  * the GPU, small host<->GPU copies, and a GPU-side poller that reports when a
  * byte written by someone else (a NIC, the host) becomes visible to the GPU.
  *
- * Every function returns 0 or a negative errno and logs the failing CUDA call
- * (with the device) once. Without a driver or a GPU nothing crashes: calls
+ * Every function returns 0 or a negative errno and records the failing CUDA
+ * call (with the device) in its struct lp_fail (f; NULL: the code only). Without a driver or a GPU nothing crashes: calls
  * return -ENODEV. The CUDA runtime is linked statically; libcuda is loaded by
  * the runtime, and dlopen'ed here only for cuMemGetHandleForAddressRange.
  * All calls are synchronous, and none synchronizes the whole device, so they
@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct lp_fail; /* common/fail.h */
 
 struct lp_gpu_buf {
 	int dev;    /* CUDA device ordinal (as CUDA_VISIBLE_DEVICES numbers them) */
@@ -52,35 +54,41 @@ int lp_gpu_bus_id(int dev, char *buf, size_t len);
  * dmabuf_fd = -1; CU_POINTER_ATTRIBUTE_SYNC_MEMOPS is set on the allocation (as
  * GPUDirect RDMA asks) where the driver API is reachable. -ENODEV, -EINVAL, -ENOMEM.
  */
-int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len);
+int lp_gpu_buf_alloc(struct lp_gpu_buf *b, int dev, size_t len, struct lp_fail *f);
 
 /*
  * Export the buffer as a dma-buf (cuMemGetHandleForAddressRange through
  * dlopen("libcuda.so.1")), page-aligned around ptr; sets dmabuf_fd and
  * dmabuf_off. -EOPNOTSUPP when the driver or device cannot (the reason is
- * logged once per process, here: later buffers fail at once, silently);
- * -EBUSY if already exported.
+ * a warning once per process, here: later buffers fail at once, silently;
+ * the export goes on to the peer-memory path); -EBUSY if already exported;
+ * a failing CUDA call in fail.
  */
-int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b);
+int lp_gpu_buf_export_dmabuf(struct lp_gpu_buf *b, struct lp_fail *fail);
 
-/* Close the dma-buf, free the memory, zero the struct (dmabuf_fd = -1). Safe on a zeroed or freed buf. */
+/*
+ * Close the dma-buf, free the memory, zero the struct (dmabuf_fd = -1). Safe
+ * on a zeroed or freed buf; a cudaFree that fails is a warning.
+ */
 void lp_gpu_buf_free(struct lp_gpu_buf *b);
 
 /* On the GPU: byte b->ptr[off + i] = lp_pattern_byte(seed, off + i) for i < len. -EINVAL out of range. */
-int lp_gpu_buf_fill(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed);
+int lp_gpu_buf_fill(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed, struct lp_fail *f);
 
 /*
  * On the GPU: check [off, off+len) against the pattern. 0 when every byte
- * matches; -EILSEQ with the lowest bad offset (from b->ptr) in *bad_off_p.
+ * matches; -EILSEQ with the lowest bad offset (from b->ptr) in *bad_off_p
+ * (a finding, not recorded in f).
  * When the device orders RDMA writes below "owner", pending GPUDirect RDMA
  * writes are flushed first (cudaDeviceFlushGPUDirectRDMAWrites).
  */
 int lp_gpu_buf_verify(struct lp_gpu_buf *b, size_t off, size_t len, uint32_t seed,
-		      size_t *bad_off_p);
+		      size_t *bad_off_p, struct lp_fail *f);
 
 /* Small synchronous copies host->GPU and GPU->host at b->ptr + off. */
-int lp_gpu_buf_write(struct lp_gpu_buf *b, size_t off, const void *src, size_t len);
-int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len);
+int lp_gpu_buf_write(struct lp_gpu_buf *b, size_t off, const void *src, size_t len,
+		     struct lp_fail *f);
+int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len, struct lp_fail *f);
 
 /*
  * GPU-visibility poller for RDMA write latency: a one-thread kernel that, for
@@ -97,16 +105,17 @@ int lp_gpu_buf_read(struct lp_gpu_buf *b, size_t off, void *dst, size_t len);
 struct lp_gpu_poller;
 int lp_gpu_poller_start_every(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
 			      uint32_t iters, uint64_t timeout_ns, uint32_t stop_every,
-			      struct lp_gpu_poller **p_out);
+			      struct lp_gpu_poller **p_out, struct lp_fail *f);
 /* lp_gpu_poller_start_every() with LP_GPU_POLL_STOP_EVERY. */
 int lp_gpu_poller_start(struct lp_gpu_buf *b, size_t off, size_t stride, uint32_t depth,
-			uint32_t iters, uint64_t timeout_ns, struct lp_gpu_poller **p_out);
+			uint32_t iters, uint64_t timeout_ns, struct lp_gpu_poller **p_out,
+			struct lp_fail *f);
 /* CPU spins on the host flag until it reaches i: 0, or -ETIMEDOUT (CPU timeout or the kernel gave up). */
-int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns);
+int lp_gpu_poller_wait(struct lp_gpu_poller *p, uint32_t i, uint64_t timeout_ns, struct lp_fail *f);
 /* Non-blocking, silent check: 1 when iteration i was seen, 0 not yet, -ETIMEDOUT if the kernel gave up. */
 int lp_gpu_poller_poll(const struct lp_gpu_poller *p, uint32_t i);
 /* Tells the kernel to exit, waits for it, frees everything. 0, or the kernel's CUDA error. */
-int lp_gpu_poller_stop(struct lp_gpu_poller *p);
+int lp_gpu_poller_stop(struct lp_gpu_poller *p, struct lp_fail *f);
 
 /*
  * The GPU->CPU notification a GPU-polled latency includes: n ping-pongs
@@ -115,6 +124,6 @@ int lp_gpu_poller_stop(struct lp_gpu_poller *p);
  * gets half the median round trip, the one-way notification estimate. 0,
  * -ENODEV, -EINVAL, -ETIMEDOUT (bounded by timeout_ns), or a CUDA error.
  */
-int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p);
+int lp_gpu_notify_ns(int dev, uint32_t n, uint64_t timeout_ns, double *ns_p, struct lp_fail *f);
 
 #endif

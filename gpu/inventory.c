@@ -104,7 +104,7 @@ int lp_gpu_inv_read(const char *root, struct lp_inv_gpus *g)
 
 	root = root ? root : "";
 	memset(g, 0, sizeof(*g));
-	ret = lp_topo_scan(root, &t);
+	ret = lp_topo_scan(root, &t, NULL);
 	if (ret) {
 		snprintf(g->note, sizeof(g->note), "GPUs unknown: %s", strerror(-ret));
 		return ret == -ENOMEM ? ret : 0;

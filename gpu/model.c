@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/opt.h"
 #include "common/units.h"
@@ -372,7 +373,7 @@ static bool lp_gpu_in_group(const struct lp_gpu_test *t, const char *g)
 }
 
 int lp_gpu_select_tests(const char *list, const struct lp_gpu_test **out, unsigned max,
-			unsigned *n_p)
+			unsigned *n_p, struct lp_fail *f)
 {
 	static const char *const groups[] = { "all", "bw", "lat", "host", "local", "p2p" };
 	char buf[512];
@@ -389,10 +390,10 @@ int lp_gpu_select_tests(const char *list, const struct lp_gpu_test **out, unsign
 
 		for (unsigned g = 0; g < LP_ARRAY_SIZE(groups); g++)
 			group |= !strcmp(items[i], groups[g]);
-		if (!t && !group) {
-			lp_err("-t: unknown test '%s' (lp-gpu --list shows them)", items[i]);
-			return -EINVAL;
-		}
+		if (!t && !group)
+			return lp_fail_set(f, -EINVAL,
+					   "-t: unknown test '%s' (lp-gpu --list shows them)",
+					   items[i]);
 		for (unsigned k = 0; k < lp_gpu_ntests; k++)
 			if (&lp_gpu_tests[k] == t ||
 			    (group && lp_gpu_in_group(&lp_gpu_tests[k], items[i])))

@@ -17,7 +17,7 @@ int lp_sysfs_pcie_current(const char *bdf, unsigned *gen_p, unsigned *width_p);
 /* PCIe generation for a link speed in GT/s (sysfs "32.0 GT/s PCIe"), 0 unknown. */
 unsigned lp_gpu_pcie_gen_from_gts(double gts);
 /* lp_gpu_topo_probe() that keeps NVML open for later reads (*nv_p may be NULL). */
-int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs,
-			   struct lp_nvml **nv_p);
+int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, struct lp_nvml **nv_p,
+			   struct lp_fail *f);
 
 #endif

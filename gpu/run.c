@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/pattern.h"
 #include "common/stats.h"
@@ -69,32 +70,32 @@ static int lp_dev(const struct lp_gpu_ctx *c, int g)
 	return c->t->gpu[g].cuda_dev;
 }
 
-static int lp_set(const struct lp_gpu_ctx *c, int g, char *msg, size_t ml)
+static int lp_set(const struct lp_gpu_ctx *c, int g, struct lp_fail *f)
 {
-	return lp_cuda_check(cudaSetDevice(lp_dev(c, g)), "cudaSetDevice", lp_dev(c, g), msg, ml);
+	return lp_cuda_check(cudaSetDevice(lp_dev(c, g)), "cudaSetDevice", lp_dev(c, g), f);
 }
 
-static int lp_ensure_dev(struct lp_gpu_ctx *c, int g, char *msg, size_t ml)
+static int lp_ensure_dev(struct lp_gpu_ctx *c, int g, struct lp_fail *f)
 {
 	struct lp_gpu_devstate *d = &c->d[g];
 	int dev = lp_dev(c, g), ret;
 
 	if (d->ready)
 		return 0;
-	if ((ret = lp_set(c, g, msg, ml)))
+	if ((ret = lp_set(c, g, f)))
 		return ret;
 	for (int i = 0; i < LP_GPU_MAX; i++) {
 		if ((ret = lp_cuda_check(cudaStreamCreateWithFlags(&d->st[i], cudaStreamNonBlocking),
-					 "cudaStreamCreateWithFlags", dev, msg, ml)) ||
+					 "cudaStreamCreateWithFlags", dev, f)) ||
 		    (ret = lp_cuda_check(cudaEventCreate(&d->ev_start[i]), "cudaEventCreate", dev,
-					 msg, ml)) ||
+					 f)) ||
 		    (ret = lp_cuda_check(cudaEventCreate(&d->ev_stop[i]), "cudaEventCreate", dev,
-					 msg, ml)))
+					 f)))
 			return ret;
 	}
-	if ((ret = lp_cuda_check(cudaMalloc(&d->da, c->cap), "cudaMalloc", dev, msg, ml)) ||
-	    (ret = lp_cuda_check(cudaMalloc(&d->db, c->cap), "cudaMalloc", dev, msg, ml)) ||
-	    (ret = lp_cuda_check(cudaMalloc((void **)&d->scratch, 64), "cudaMalloc", dev, msg, ml)))
+	if ((ret = lp_cuda_check(cudaMalloc(&d->da, c->cap), "cudaMalloc", dev, f)) ||
+	    (ret = lp_cuda_check(cudaMalloc(&d->db, c->cap), "cudaMalloc", dev, f)) ||
+	    (ret = lp_cuda_check(cudaMalloc((void **)&d->scratch, 64), "cudaMalloc", dev, f)))
 		return ret;
 	d->blocks = (unsigned)(c->t->gpu[g].sm_count > 0 ? c->t->gpu[g].sm_count : 32) * 4;
 	d->ready = true;
@@ -102,7 +103,7 @@ static int lp_ensure_dev(struct lp_gpu_ctx *c, int g, char *msg, size_t ml)
 }
 
 /* Pinned host memory placed on `node` (MPOL_PREFERRED while cudaHostAlloc pins and populates it). */
-static int lp_host_alloc(void **p, size_t len, int node, int dev, char *msg, size_t ml)
+static int lp_host_alloc(void **p, size_t len, int node, int dev, struct lp_fail *f)
 {
 	unsigned long mask[16] = { 0 };
 	bool bound = false;
@@ -114,23 +115,23 @@ static int lp_host_alloc(void **p, size_t len, int node, int dev, char *msg, siz
 				sizeof(mask) * 8) == 0;
 	}
 	ret = lp_cuda_check(cudaHostAlloc(p, len, cudaHostAllocMapped | cudaHostAllocPortable),
-			    "cudaHostAlloc", dev, msg, ml);
+			    "cudaHostAlloc", dev, f);
 	if (bound)
 		syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, NULL, 0);
 	return ret;
 }
 
-static int lp_ensure_host(struct lp_gpu_ctx *c, int g, char *msg, size_t ml)
+static int lp_ensure_host(struct lp_gpu_ctx *c, int g, struct lp_fail *f)
 {
 	struct lp_gpu_devstate *d = &c->d[g];
 	int ret;
 
-	if ((ret = lp_ensure_dev(c, g, msg, ml)))
+	if ((ret = lp_ensure_dev(c, g, f)))
 		return ret;
 	if (d->host_ready)
 		return 0;
-	if ((ret = lp_host_alloc(&d->ha, c->cap, c->t->gpu[g].numa_node, lp_dev(c, g), msg, ml)) ||
-	    (ret = lp_host_alloc(&d->hb, c->cap, c->t->gpu[g].numa_node, lp_dev(c, g), msg, ml)))
+	if ((ret = lp_host_alloc(&d->ha, c->cap, c->t->gpu[g].numa_node, lp_dev(c, g), f)) ||
+	    (ret = lp_host_alloc(&d->hb, c->cap, c->t->gpu[g].numa_node, lp_dev(c, g), f)))
 		return ret;
 	d->host_ready = true;
 	return 0;
@@ -148,13 +149,17 @@ static void lp_pcie_under_load(struct lp_gpu_ctx *c)
 		struct lp_gpu_dev_info *gi = &c->t->gpu[g];
 		void *h = NULL, *dv = NULL;
 		unsigned gen = 0, width = 0;
+		struct lp_fail lf = { 0 };
 		int dev = gi->cuda_dev, ret;
 
-		if (lp_set(c, g, NULL, 0) ||
-		    lp_cuda_check(cudaMalloc(&dv, len), "cudaMalloc", dev, NULL, 0) ||
+		/* without them the link stays as probed: a warning, the run goes on */
+		if (lp_set(c, g, &lf) ||
+		    lp_cuda_check(cudaMalloc(&dv, len), "cudaMalloc", dev, &lf) ||
 		    lp_cuda_check(cudaHostAlloc(&h, len, cudaHostAllocDefault), "cudaHostAlloc",
-				  dev, NULL, 0))
+				  dev, &lf)) {
+			lp_warn("%s", lp_fail_msg(&lf));
 			goto next;
+		}
 		for (int i = 0; i < 32; i++)
 			cudaMemcpyAsync(dv, h, len, cudaMemcpyHostToDevice, cudaStreamPerThread);
 		lp_sleep_ms(10);
@@ -175,7 +180,8 @@ static void lp_pcie_under_load(struct lp_gpu_ctx *c)
 	lp_nvml_close(nv);
 }
 
-int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, struct lp_gpu_topo *t)
+int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, struct lp_gpu_topo *t,
+		    struct lp_fail *f)
 {
 	struct lp_gpu_ctx *c = calloc(1, sizeof(*c));
 	void *hold = NULL;
@@ -191,10 +197,10 @@ int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, st
 		c->cap = LP_MAX(c->cap, (size_t)p->sizes.v[i]);
 	c->seed = (uint32_t)lp_now_ns() | 1;
 	if ((ret = lp_cuda_check(cudaSetDevice(t->gpu[0].cuda_dev), "cudaSetDevice",
-				 t->gpu[0].cuda_dev, NULL, 0)) ||
+				 t->gpu[0].cuda_dev, f)) ||
 	    (ret = lp_cuda_check(cudaHostAlloc(&hold, 64,
 					       cudaHostAllocMapped | cudaHostAllocPortable),
-				 "cudaHostAlloc (hold flag)", t->gpu[0].cuda_dev, NULL, 0))) {
+				 "cudaHostAlloc (hold flag)", t->gpu[0].cuda_dev, f))) {
 		free(c);
 		return ret;
 	}
@@ -211,9 +217,12 @@ int lp_gpu_ctx_init(struct lp_gpu_ctx **ctx_p, const struct lp_gpu_params *p, st
 			e = cudaDeviceEnablePeerAccess(t->gpu[b].cuda_dev, 0);
 			if (e == cudaErrorPeerAccessAlreadyEnabled) {
 				cudaGetLastError();
-			} else if (e != cudaSuccess) {
+			} else if (e != cudaSuccess) { /* a warning: the run goes on without it */
+				struct lp_fail pf = { 0 };
+
 				lp_cuda_check(e, "cudaDeviceEnablePeerAccess", t->gpu[a].cuda_dev,
-					      NULL, 0);
+					      &pf);
+				lp_warn("%s", lp_fail_msg(&pf));
 				t->pair[a][b].p2p_access = false;
 			}
 		}
@@ -297,7 +306,7 @@ static bool lp_fault(const char *name, unsigned long long *a, unsigned *job)
 }
 
 static int lp_fault_corrupt(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj,
-			    uint64_t size, char *msg, size_t ml)
+			    uint64_t size, struct lp_fail *f)
 {
 	unsigned long long b;
 	unsigned k;
@@ -307,18 +316,18 @@ static int lp_fault_corrupt(struct lp_gpu_ctx *c, const struct lp_job *jobs, uns
 	if (!lp_fault("LP_FAULT_CORRUPT", &b, &k) || k >= nj)
 		return 0;
 	b %= size;
-	if ((ret = lp_set(c, jobs[k].gs, msg, ml)) ||
+	if ((ret = lp_set(c, jobs[k].gs, f)) ||
 	    (ret = lp_cuda_check(cudaMemcpy(&v, (const uint8_t *)jobs[k].src + b, 1,
 					    cudaMemcpyDefault),
-				 "cudaMemcpy", lp_dev(c, jobs[k].gs), msg, ml)))
+				 "cudaMemcpy", lp_dev(c, jobs[k].gs), f)))
 		return ret;
 	v ^= 0xff;
 	return lp_cuda_check(cudaMemcpy((uint8_t *)jobs[k].src + b, &v, 1, cudaMemcpyDefault),
-			     "cudaMemcpy", lp_dev(c, jobs[k].gs), msg, ml);
+			     "cudaMemcpy", lp_dev(c, jobs[k].gs), f);
 }
 
 static int lp_fault_misplace(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj,
-			     uint64_t size, char *msg, size_t ml)
+			     uint64_t size, struct lp_fail *f)
 {
 	unsigned long long k;
 	unsigned unused;
@@ -327,12 +336,12 @@ static int lp_fault_misplace(struct lp_gpu_ctx *c, const struct lp_job *jobs, un
 		return 0;
 	return lp_cuda_check(cudaMemcpy(jobs[k].dst, jobs[(k + 1) % nj].src, size,
 					cudaMemcpyDefault),
-			     "cudaMemcpy", lp_dev(c, jobs[k].gd), msg, ml);
+			     "cudaMemcpy", lp_dev(c, jobs[k].gd), f);
 }
 
 /* Fill every source with its pattern, poison every destination. */
 static int lp_prepare(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size,
-		      uint32_t seed, char *msg, size_t ml)
+		      uint32_t seed, struct lp_fail *f)
 {
 	int ret;
 
@@ -340,30 +349,29 @@ static int lp_prepare(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 		const struct lp_job *j = &jobs[i];
 		cudaStream_t st = c->d[j->gs].st[0];
 
-		if ((ret = lp_set(c, j->gs, msg, ml)) ||
+		if ((ret = lp_set(c, j->gs, f)) ||
 		    (ret = lp_cuda_check(lp_cu_fill(st, (void *)j->src, 0, size,
 						    lp_job_seed(seed, j), c->d[j->gs].blocks),
-					 "fill kernel", lp_dev(c, j->gs), msg, ml)) ||
+					 "fill kernel", lp_dev(c, j->gs), f)) ||
 		    (ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (fill)",
-					 lp_dev(c, j->gs), msg, ml)))
+					 lp_dev(c, j->gs), f)))
 			return ret;
 		st = c->d[j->gd].st[0];
-		if ((ret = lp_set(c, j->gd, msg, ml)) ||
+		if ((ret = lp_set(c, j->gd, f)) ||
 		    (ret = lp_cuda_check(lp_cu_fill(st, j->dst, 0, size,
 						    lp_job_seed(seed, j) ^ LP_POISON,
 						    c->d[j->gd].blocks),
-					 "fill kernel (poison)", lp_dev(c, j->gd), msg, ml)) ||
+					 "fill kernel (poison)", lp_dev(c, j->gd), f)) ||
 		    (ret = lp_cuda_check(cudaStreamSynchronize(st),
-					 "cudaStreamSynchronize (poison)", lp_dev(c, j->gd), msg,
-					 ml)))
+					 "cudaStreamSynchronize (poison)", lp_dev(c, j->gd), f)))
 			return ret;
 	}
-	return lp_fault_corrupt(c, jobs, nj, size, msg, ml);
+	return lp_fault_corrupt(c, jobs, nj, size, f);
 }
 
 /* Every byte of every destination against its source's pattern; a mismatch names the test, size, job and byte. */
 static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const struct lp_job *jobs,
-		     unsigned nj, uint64_t size, uint32_t seed, char *msg, size_t ml)
+		     unsigned nj, uint64_t size, uint32_t seed, struct lp_fail *f)
 {
 	int ret;
 
@@ -373,26 +381,24 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const st
 		int dev = lp_dev(c, j->gd);
 		unsigned long long bad = 0;
 
-		if ((ret = lp_set(c, j->gd, msg, ml)) ||
+		if ((ret = lp_set(c, j->gd, f)) ||
 		    (ret = lp_cuda_check(cudaMemsetAsync(d->scratch, 0xff, 8, d->st[0]),
-					 "cudaMemsetAsync", dev, msg, ml)) ||
+					 "cudaMemsetAsync", dev, f)) ||
 		    (ret = lp_cuda_check(lp_cu_verify(d->st[0], j->dst, 0, size,
 						      lp_job_seed(seed, j), d->scratch, d->blocks),
-					 "verify kernel", dev, msg, ml)) ||
+					 "verify kernel", dev, f)) ||
 		    (ret = lp_cuda_check(cudaMemcpyAsync(&bad, d->scratch, 8,
 							 cudaMemcpyDeviceToHost, d->st[0]),
-					 "cudaMemcpyAsync", dev, msg, ml)) ||
+					 "cudaMemcpyAsync", dev, f)) ||
 		    (ret = lp_cuda_check(cudaStreamSynchronize(d->st[0]),
-					 "cudaStreamSynchronize (verify)", dev, msg, ml)))
+					 "cudaStreamSynchronize (verify)", dev, f)))
 			return ret;
 		if (bad != ~0ull) {
-			snprintf(
-				msg, ml,
+			return lp_fail_set(
+				f, -EILSEQ,
 				"verification failed: %s size %llu, copy %u of %u (checked on GPU %d): destination "
 				"byte offset %llu differs from its source",
 				t->key, (unsigned long long)size, i, nj, dev, bad);
-			lp_err("%s", msg);
-			return -EILSEQ;
 		}
 	}
 	return 0;
@@ -403,7 +409,7 @@ static int lp_verify(struct lp_gpu_ctx *c, const struct lp_gpu_test *t, const st
  * (stop: its stop event) behind them.
  */
 static int lp_queue(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size,
-		    const unsigned *blocks, unsigned count, bool stop, char *msg, size_t ml)
+		    const unsigned *blocks, unsigned count, bool stop, struct lp_fail *f)
 {
 	int ret = 0;
 
@@ -412,17 +418,17 @@ static int lp_queue(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj
 		struct lp_gpu_devstate *d = &c->d[j->g];
 		int dev = lp_dev(c, j->g);
 
-		if ((ret = lp_set(c, j->g, msg, ml)))
+		if ((ret = lp_set(c, j->g, f)))
 			break;
 		for (unsigned k = 0; k < count && !ret; k++)
 			ret = lp_cuda_check(lp_copy(c, j, size, blocks[i]),
 					    j->m == LP_GPU_CE ? "cudaMemcpyAsync" : "copy kernel",
-					    dev, msg, ml);
+					    dev, f);
 		if (!ret)
 			ret = lp_cuda_check(cudaEventRecord(stop ? d->ev_stop[j->s]
 								 : d->ev_start[j->s],
 							    d->st[j->s]),
-					    "cudaEventRecord", dev, msg, ml);
+					    "cudaEventRecord", dev, f);
 	}
 	return ret;
 }
@@ -433,8 +439,8 @@ static int lp_queue(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj
  * over the span from the first start to the last stop, else the rates added.
  */
 static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned nj, uint64_t size,
-		      bool window, double (*gbs)[LP_GPU_SAMPLES_MAX], double *agg, char *msg,
-		      size_t ml)
+		      bool window, double (*gbs)[LP_GPU_SAMPLES_MAX], double *agg,
+		      struct lp_fail *f)
 {
 	uint64_t tmo = (uint64_t)(c->p.hold_timeout_s * 1e9);
 	unsigned blocks[LP_GPU_MAX];
@@ -460,15 +466,15 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 			const struct lp_job *j = &jobs[i];
 			int dev = lp_dev(c, j->g);
 
-			if (!(ret = lp_set(c, j->g, msg, ml)))
+			if (!(ret = lp_set(c, j->g, f)))
 				ret = lp_cuda_check(lp_cu_spin(c->d[j->g].st[j->s], c->hold, tmo,
 							       c->hold + 1),
-						    "spin kernel launch", dev, msg, ml);
+						    "spin kernel launch", dev, f);
 		}
 		if (!ret) /* the warm-up, then the timed copies, all behind the hold */
-			ret = lp_queue(c, jobs, nj, size, blocks, c->p.warmup, false, msg, ml);
+			ret = lp_queue(c, jobs, nj, size, blocks, c->p.warmup, false, f);
 		if (!ret)
-			ret = lp_queue(c, jobs, nj, size, blocks, c->p.iters, true, msg, ml);
+			ret = lp_queue(c, jobs, nj, size, blocks, c->p.iters, true, f);
 		/* Release the hold whatever happened, then wait for every stream. */
 		c->hold[0] = 1;
 		__sync_synchronize();
@@ -478,19 +484,16 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 
 			cudaSetDevice(lp_dev(c, j->g));
 			r2 = lp_cuda_check(cudaStreamSynchronize(c->d[j->g].st[j->s]),
-					   "cudaStreamSynchronize", lp_dev(c, j->g),
-					   ret ? NULL : msg, ml);
+					   "cudaStreamSynchronize", lp_dev(c, j->g), f);
 			ret = ret ? ret : r2;
 		}
 		if (ret)
 			return ret;
 		if (c->hold[1]) {
-			snprintf(
-				msg, ml,
+			return lp_fail_set(
+				f, -ETIMEDOUT,
 				"spin kernel timed out after %.1f s before the copies were queued: sample invalid",
 				c->p.hold_timeout_s);
-			lp_err("%s", msg);
-			return -ETIMEDOUT;
 		}
 		for (unsigned i = 0; i < nj; i++) {
 			const struct lp_job *j = &jobs[i];
@@ -500,7 +503,7 @@ static int lp_measure(struct lp_gpu_ctx *c, const struct lp_job *jobs, unsigned 
 
 			if ((ret = lp_cuda_check(cudaEventElapsedTime(&ms, d->ev_start[j->s],
 								      d->ev_stop[j->s]),
-						 "cudaEventElapsedTime", lp_dev(c, j->g), msg, ml)))
+						 "cudaEventElapsedTime", lp_dev(c, j->g), f)))
 				return ret;
 			gbs[i][s] = lp_gbytes_per_s(b, ms * 1e6);
 			sum += gbs[i][s];
@@ -550,7 +553,7 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 	const struct lp_gpu_test *t = r->test;
 	double(*gbs)[LP_GPU_SAMPLES_MAX] = calloc(nj, sizeof(*gbs));
 	double agg[LP_GPU_SAMPLES_MAX];
-	char msg[LP_GPU_REASON] = "";
+	struct lp_fail cf = { 0 };
 	uint32_t seed = c->seed++;
 	bool verified = false;
 	int ret;
@@ -559,13 +562,13 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 		lp_cell_set(lp_gpu_cell_at(r, 0, row, col), LP_GPU_ERROR, "out of memory");
 		return;
 	}
-	ret = lp_prepare(c, jobs, nj, r->size, seed, msg, sizeof(msg));
+	ret = lp_prepare(c, jobs, nj, r->size, seed, &cf);
 	if (!ret)
-		ret = lp_measure(c, jobs, nj, r->size, aggregate, gbs, agg, msg, sizeof(msg));
+		ret = lp_measure(c, jobs, nj, r->size, aggregate, gbs, agg, &cf);
 	if (!ret && !c->p.no_verify)
-		ret = lp_fault_misplace(c, jobs, nj, r->size, msg, sizeof(msg));
+		ret = lp_fault_misplace(c, jobs, nj, r->size, &cf);
 	if (!ret && !c->p.no_verify) {
-		ret = lp_verify(c, t, jobs, nj, r->size, seed, msg, sizeof(msg));
+		ret = lp_verify(c, t, jobs, nj, r->size, seed, &cf);
 		verified = !ret;
 	}
 	for (unsigned s = 0; s < t->nseries; s++) {
@@ -573,7 +576,7 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 		const double *v = aggregate || s == 2 ? agg : gbs[s];
 
 		if (ret)
-			lp_cell_set(cell, LP_GPU_ERROR, msg);
+			lp_cell_set(cell, LP_GPU_ERROR, lp_fail_msg(&cf));
 		else
 			lp_cell_ok(cell, v, c->p.samples, lp_gpu_ceiling(c->t, t, s, row, col),
 				   verified);
@@ -583,8 +586,7 @@ static void lp_bw_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned r
 
 /* ---- latency: a pointer chase ---- */
 
-static int lp_chase_build(void *region, size_t bytes, cudaStream_t st, char *msg, size_t ml,
-			  int dev)
+static int lp_chase_build(void *region, size_t bytes, cudaStream_t st, struct lp_fail *f, int dev)
 {
 	unsigned n = (unsigned)(bytes / LP_CHASE_STRIDE);
 	uint64_t *img = calloc(bytes, 1);
@@ -613,10 +615,10 @@ static int lp_chase_build(void *region, size_t bytes, cudaStream_t st, char *msg
 			(uint64_t)(uintptr_t)region + (uint64_t)perm[i] * LP_CHASE_STRIDE;
 	/* On the chase's own stream, waited for: a pageable cudaMemcpy may return before its DMA lands. */
 	ret = lp_cuda_check(cudaMemcpyAsync(region, img, bytes, cudaMemcpyDefault, st),
-			    "cudaMemcpyAsync (chain)", dev, msg, ml);
+			    "cudaMemcpyAsync (chain)", dev, f);
 	if (!ret)
 		ret = lp_cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize (chain)", dev,
-				    msg, ml);
+				    f);
 out:
 	free(img);
 	free(perm);
@@ -629,43 +631,42 @@ static void lp_lat_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsigned 
 	struct lp_gpu_devstate *d = &c->d[g];
 	struct lp_gpu_cell *cell = lp_gpu_cell_at(r, 0, row, col);
 	double ns[LP_GPU_SAMPLES_MAX];
-	char msg[LP_GPU_REASON] = "";
+	struct lp_fail cf = { 0 };
 	int dev = lp_dev(c, g), ret;
 	cudaStream_t st = d->st[0];
 	uint64_t *cursor = (uint64_t *)d->scratch + 1, start;
 
-	if ((ret = lp_set(c, g, msg, sizeof(msg))) ||
-	    (ret = lp_chase_build(region, bytes, st, msg, sizeof(msg), dev)) ||
-	    (ret = lp_set(c, g, msg, sizeof(msg))))
+	if ((ret = lp_set(c, g, &cf)) || (ret = lp_chase_build(region, bytes, st, &cf, dev)) ||
+	    (ret = lp_set(c, g, &cf)))
 		goto err;
 	/* The cursor walks on across launches: warm-up and samples each touch lines not visited before. */
 	start = (uint64_t)(uintptr_t)region;
 	if ((ret = lp_cuda_check(cudaMemcpyAsync(cursor, &start, sizeof(start),
 						 cudaMemcpyHostToDevice, st),
-				 "cudaMemcpyAsync (cursor)", dev, msg, sizeof(msg))) ||
+				 "cudaMemcpyAsync (cursor)", dev, &cf)) ||
 	    (ret = lp_cuda_check(lp_cu_chase(st, cursor, LP_MIN(bytes / LP_CHASE_STRIDE / 8, 4096)),
-				 "chase kernel", dev, msg, sizeof(msg))))
+				 "chase kernel", dev, &cf)))
 		goto err;
 	for (unsigned s = 0; s < c->p.samples; s++) {
 		float ms = 0;
 
 		if ((ret = lp_cuda_check(cudaEventRecord(d->ev_start[0], st), "cudaEventRecord",
-					 dev, msg, sizeof(msg))) ||
+					 dev, &cf)) ||
 		    (ret = lp_cuda_check(lp_cu_chase(st, cursor, c->p.lat_iters), "chase kernel",
-					 dev, msg, sizeof(msg))) ||
+					 dev, &cf)) ||
 		    (ret = lp_cuda_check(cudaEventRecord(d->ev_stop[0], st), "cudaEventRecord", dev,
-					 msg, sizeof(msg))) ||
+					 &cf)) ||
 		    (ret = lp_cuda_check(cudaEventSynchronize(d->ev_stop[0]),
-					 "cudaEventSynchronize", dev, msg, sizeof(msg))) ||
+					 "cudaEventSynchronize", dev, &cf)) ||
 		    (ret = lp_cuda_check(cudaEventElapsedTime(&ms, d->ev_start[0], d->ev_stop[0]),
-					 "cudaEventElapsedTime", dev, msg, sizeof(msg))))
+					 "cudaEventElapsedTime", dev, &cf)))
 			goto err;
 		ns[s] = ms * 1e6 / c->p.lat_iters;
 	}
 	lp_cell_ok(cell, ns, c->p.samples, 0, false);
 	return;
 err:
-	lp_cell_set(cell, LP_GPU_ERROR, msg);
+	lp_cell_set(cell, LP_GPU_ERROR, lp_fail_msg(&cf));
 }
 
 /*
@@ -677,19 +678,18 @@ static void lp_lat_dev_cell(struct lp_gpu_ctx *c, struct lp_gpu_result *r, unsig
 			    unsigned col, int g, int owner)
 {
 	size_t bytes = LP_MAX((size_t)LP_CHASE_BYTES, (size_t)c->t->gpu[owner].l2_bytes * 4);
-	char msg[LP_GPU_REASON] = "";
+	struct lp_fail cf = { 0 };
 	void *region = NULL;
 
 	bytes = (bytes + LP_CHASE_BYTES - 1) / LP_CHASE_BYTES * LP_CHASE_BYTES;
 	r->size = bytes;
-	if (lp_set(c, owner, msg, sizeof(msg)) ||
-	    lp_cuda_check(cudaMalloc(&region, bytes), "cudaMalloc", lp_dev(c, owner), msg,
-			  sizeof(msg))) {
-		lp_cell_set(lp_gpu_cell_at(r, 0, row, col), LP_GPU_ERROR, msg);
+	if (lp_set(c, owner, &cf) ||
+	    lp_cuda_check(cudaMalloc(&region, bytes), "cudaMalloc", lp_dev(c, owner), &cf)) {
+		lp_cell_set(lp_gpu_cell_at(r, 0, row, col), LP_GPU_ERROR, lp_fail_msg(&cf));
 		return;
 	}
 	lp_lat_cell(c, r, row, col, g, region, bytes);
-	lp_set(c, owner, NULL, 0);
+	lp_set(c, owner, NULL);
 	cudaFree(region);
 }
 
@@ -724,10 +724,10 @@ static void lp_run_host(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 				       { .g = g, .s = 1, .m = t->method, .gs = g, .gd = g } };
 		unsigned row = t->shape == LP_GPU_SHAPE_X_GPU ? 0 : (unsigned)g;
 		unsigned col = t->shape == LP_GPU_SHAPE_X_GPU ? (unsigned)g : 0;
-		char msg[LP_GPU_REASON];
+		struct lp_fail cf = { 0 };
 
-		if (lp_ensure_host(c, g, msg, sizeof(msg))) {
-			lp_error_cell(r, row, col, msg);
+		if (lp_ensure_host(c, g, &cf)) {
+			lp_error_cell(r, row, col, lp_fail_msg(&cf));
 			continue;
 		}
 		switch (t->kind) {
@@ -758,10 +758,10 @@ static void lp_run_local(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 	for (int g = 0; g < c->t->n; g++) {
 		struct lp_gpu_devstate *d = &c->d[g];
 		struct lp_job j = { .g = g, .m = r->test->method, .gs = g, .gd = g, .rw = true };
-		char msg[LP_GPU_REASON];
+		struct lp_fail cf = { 0 };
 
-		if (lp_ensure_dev(c, g, msg, sizeof(msg))) {
-			lp_error_cell(r, (unsigned)g, 0, msg);
+		if (lp_ensure_dev(c, g, &cf)) {
+			lp_error_cell(r, (unsigned)g, 0, lp_fail_msg(&cf));
 			continue;
 		}
 		if (r->test->kind == LP_GPU_K_LAT_LOCAL) {
@@ -786,7 +786,8 @@ static void lp_run_pairs(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 	for (int row = 0; row < c->t->n; row++) {
 		for (int col = 0; col < c->t->n; col++) {
 			struct lp_job j[2];
-			char msg[LP_GPU_REASON];
+			char why[LP_GPU_REASON];
+			struct lp_fail cf = { 0 };
 			/* Data flows col -> row; the initiator needs access to the other's memory. */
 			int init = t->kind == LP_GPU_K_P2P_WRITE || t->kind == LP_GPU_K_P2P_BIDIR
 					   ? col
@@ -801,14 +802,13 @@ static void lp_run_pairs(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			if (!c->t->pair[init][other].p2p_access ||
 			    (t->kind == LP_GPU_K_P2P_BIDIR &&
 			     !c->t->pair[other][init].p2p_access)) {
-				snprintf(msg, sizeof(msg), "no P2P access between GPU%d and GPU%d",
+				snprintf(why, sizeof(why), "no P2P access between GPU%d and GPU%d",
 					 row, col);
-				lp_waive_cell(r, (unsigned)row, (unsigned)col, msg);
+				lp_waive_cell(r, (unsigned)row, (unsigned)col, why);
 				continue;
 			}
-			if (lp_ensure_dev(c, row, msg, sizeof(msg)) ||
-			    lp_ensure_dev(c, col, msg, sizeof(msg))) {
-				lp_error_cell(r, (unsigned)row, (unsigned)col, msg);
+			if (lp_ensure_dev(c, row, &cf) || lp_ensure_dev(c, col, &cf)) {
+				lp_error_cell(r, (unsigned)row, (unsigned)col, lp_fail_msg(&cf));
 				continue;
 			}
 			memset(j, 0, sizeof(j));
@@ -845,17 +845,17 @@ static void lp_run_fan(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 	for (int g = 0; g < c->t->n; g++) {
 		struct lp_job j[LP_GPU_MAX];
 		unsigned nj = 0, row = out ? 0 : (unsigned)g, col = out ? (unsigned)g : 0;
-		char msg[LP_GPU_REASON] = "";
+		struct lp_fail cf = { 0 };
 		void *tmp = NULL;
 
-		if (lp_ensure_dev(c, g, msg, sizeof(msg))) {
-			lp_error_cell(r, row, col, msg);
+		if (lp_ensure_dev(c, g, &cf)) {
+			lp_error_cell(r, row, col, lp_fail_msg(&cf));
 			continue;
 		}
 		for (int p = 0; p < c->t->n; p++) {
 			if (p == g || !c->t->pair[g][p].p2p_access)
 				continue;
-			if (lp_ensure_dev(c, p, msg, sizeof(msg)))
+			if (lp_ensure_dev(c, p, &cf))
 				break;
 			j[nj] = (struct lp_job){ .g = g,
 						 .s = nj,
@@ -866,8 +866,8 @@ static void lp_run_fan(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 			j[nj].dst = out ? c->d[p].db : NULL;
 			nj++;
 		}
-		if (msg[0]) {
-			lp_error_cell(r, row, col, msg);
+		if (!lp_fail_ok(&cf)) {
+			lp_error_cell(r, row, col, lp_fail_msg(&cf));
 			continue;
 		}
 		if (!nj) {
@@ -876,10 +876,10 @@ static void lp_run_fan(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 		}
 		if (!out) {
 			/* Each peer lands in its own slice of the reader's memory. */
-			lp_set(c, g, NULL, 0);
+			lp_set(c, g, NULL);
 			if (lp_cuda_check(cudaMalloc(&tmp, (size_t)r->size * nj), "cudaMalloc",
-					  lp_dev(c, g), msg, sizeof(msg))) {
-				lp_error_cell(r, row, col, msg);
+					  lp_dev(c, g), &cf)) {
+				lp_error_cell(r, row, col, lp_fail_msg(&cf));
 				continue;
 			}
 			for (unsigned k = 0; k < nj; k++)
@@ -887,7 +887,7 @@ static void lp_run_fan(struct lp_gpu_ctx *c, struct lp_gpu_result *r)
 		}
 		lp_bw_cell(c, r, row, col, j, nj, true);
 		if (tmp) {
-			lp_set(c, g, NULL, 0);
+			lp_set(c, g, NULL);
 			cudaFree(tmp);
 		}
 	}

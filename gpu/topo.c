@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/meta.h"
 #include "gpu/cudautil.h"
@@ -283,7 +284,8 @@ static void lp_driver_version(struct lp_nvml *nv, struct lp_gpu_topo *t)
 	}
 }
 
-int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, struct lp_nvml **nv_p)
+int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, struct lp_nvml **nv_p,
+			   struct lp_fail *f)
 {
 	struct lp_nvml *nv = NULL;
 	int count = 0, ret;
@@ -297,24 +299,19 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 			e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
 		return -ENODEV;
 	}
-	if (ndevs > LP_GPU_MAX || (!ndevs && count > LP_GPU_MAX)) {
-		lp_err("at most %d GPUs per run (-g selects them)", LP_GPU_MAX);
-		return -EINVAL;
-	}
+	if (ndevs > LP_GPU_MAX || (!ndevs && count > LP_GPU_MAX))
+		return lp_fail_set(f, -EINVAL, "at most %d GPUs per run (-g selects them)",
+				   LP_GPU_MAX);
 	t->n = ndevs ? ndevs : count;
 	for (int i = 0; i < t->n; i++) {
 		int d = ndevs ? devs[i] : i;
 
-		if (d < 0 || d >= count) {
-			lp_err("-g: GPU %d does not exist (%d GPU%s here)", d, count,
-			       count == 1 ? "" : "s");
-			return -EINVAL;
-		}
+		if (d < 0 || d >= count)
+			return lp_fail_set(f, -EINVAL, "-g: GPU %d does not exist (%d GPU%s here)",
+					   d, count, count == 1 ? "" : "s");
 		for (int j = 0; j < i; j++)
-			if (t->gpu[j].cuda_dev == d) {
-				lp_err("-g: GPU %d given twice", d);
-				return -EINVAL;
-			}
+			if (t->gpu[j].cuda_dev == d)
+				return lp_fail_set(f, -EINVAL, "-g: GPU %d given twice", d);
 		t->gpu[i].cuda_dev = d;
 	}
 	cudaDriverGetVersion(&t->cuda_driver_version);
@@ -327,7 +324,7 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		char path[256], buf[32];
 
 		if ((ret = lp_cuda_check(cudaGetDeviceProperties(&prop, g->cuda_dev),
-					 "cudaGetDeviceProperties", g->cuda_dev, NULL, 0)))
+					 "cudaGetDeviceProperties", g->cuda_dev, f)))
 			goto err;
 		snprintf(g->name, sizeof(g->name), "%s", prop.name);
 		g->mem_bytes = prop.totalGlobalMem;
@@ -337,7 +334,7 @@ int lp_gpu_topo_probe_nvml(struct lp_gpu_topo *t, const int *devs, int ndevs, st
 		g->l2_bytes = (uint64_t)prop.l2CacheSize;
 		if ((ret = lp_cuda_check(cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id),
 							       g->cuda_dev),
-					 "cudaDeviceGetPCIBusId", g->cuda_dev, NULL, 0)))
+					 "cudaDeviceGetPCIBusId", g->cuda_dev, f)))
 			goto err;
 		for (char *p = g->bus_id; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
@@ -364,10 +361,10 @@ err:
 	return ret;
 }
 
-int lp_gpu_topo_probe(struct lp_gpu_topo *t, const int *devs, int ndevs)
+int lp_gpu_topo_probe(struct lp_gpu_topo *t, const int *devs, int ndevs, struct lp_fail *f)
 {
 	struct lp_nvml *nv;
-	int ret = lp_gpu_topo_probe_nvml(t, devs, ndevs, &nv);
+	int ret = lp_gpu_topo_probe_nvml(t, devs, ndevs, &nv, f);
 
 	lp_nvml_close(nv);
 	return ret;

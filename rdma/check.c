@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/meta.h"
 #include "common/pci.h"
@@ -572,7 +573,7 @@ void lp_check_opts_live(struct lp_check_opts *o)
 	o->ipc_lock = !syscall(SYS_capget, &h, d) && (d[0].effective & (1u << CAP_IPC_LOCK));
 }
 
-int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r)
+int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r, struct lp_fail *f)
 {
 	struct ctx c = { .o = o, .root = o->root ? o->root : "", .r = r };
 	char subj[64];
@@ -580,13 +581,12 @@ int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r)
 	int n, nodes, ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = lp_topo_scan(c.root, &c.topo);
+	ret = lp_topo_scan(c.root, &c.topo, f);
 	if (ret)
 		return ret;
 	lp_dir_list(c.root, "/sys/class/infiniband", &devs, &n);
 	if (o->dev && lp_topo_nic_index(&c.topo, o->dev) < 0) {
-		lp_err("--check: no RDMA device %s", o->dev);
-		ret = -ENODEV;
+		ret = lp_fail_set(f, -ENODEV, "--check: no RDMA device %s", o->dev);
 		goto out;
 	}
 	nodes = node_count(&c);

@@ -75,9 +75,10 @@ void lp_check_opts_live(struct lp_check_opts *o);
 
 /*
  * Run every check into r (zeroed here). Returns 0, -ENODEV when o->dev is
- * given and does not exist, -ENOMEM.
+ * given and does not exist, -ENOMEM, or the topology scan's error, with the
+ * cause in f.
  */
-int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r);
+int lp_check_run(const struct lp_check_opts *o, struct lp_check_report *r, struct lp_fail *f);
 void lp_check_free(struct lp_check_report *r);
 
 /* Append a copy of l to r: 0, or -ENOMEM (also left in r->err). */

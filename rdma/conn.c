@@ -42,6 +42,12 @@ __attribute__((format(printf, 3, 4))) static int conn_fail(struct lp_rdma_conn *
 	return err;
 }
 
+/* A memory op's failure after what was being done: its own cause (a device call), else the code's. */
+static int mem_fail(struct lp_rdma_conn *c, int err, const struct lp_fail *mf, const char *what)
+{
+	return conn_fail(c, err, "%s: %s", what, lp_fail_ok(mf) ? strerror(-err) : lp_fail_msg(mf));
+}
+
 /* Receives are posted for send tests, and for writes with immediate (write_lat --lat-method imm). */
 static bool wants_recvs(const struct lp_rdma_params *p)
 {
@@ -495,17 +501,17 @@ static int fault_data(struct lp_rdma_conn *c, bool rx)
 		size_t off = lp_conn_off(c, (uint32_t)f.b, rx, fault_slot(c, &f)) + f.a % p->size;
 		uint8_t v;
 
-		ret = c->mem.ops->read(&c->mem, off, &v, 1);
+		ret = c->mem.ops->read(&c->mem, off, &v, 1, c->fail);
 		v ^= 0xff;
 		if (!ret)
-			ret = c->mem.ops->write(&c->mem, off, &v, 1);
+			ret = c->mem.ops->write(&c->mem, off, &v, 1, c->fail);
 	}
 	if (!ret && fault_get("LP_FAULT_MISPLACE", &f)) {
 		uint64_t k = fault_slot(c, &f);
 		uint32_t seed = c->nqps > 1 ? lp_pattern_seed(p->seed, side_of(c, !rx), 1, k)
 					    : lp_pattern_seed(p->seed, side_of(c, rx), 0, k);
 
-		ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, 0, rx, k), p->size, seed);
+		ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, 0, rx, k), p->size, seed, c->fail);
 	}
 	return ret;
 }
@@ -523,7 +529,7 @@ static int fault_lose(struct lp_rdma_conn *c)
 	if (!zero)
 		return -ENOMEM;
 	ret = c->mem.ops->write(&c->mem, lp_conn_off(c, (uint32_t)f.a, true, fault_slot(c, &f)),
-				zero, c->slot);
+				zero, c->slot, c->fail);
 	free(zero);
 	return ret;
 }
@@ -542,11 +548,11 @@ static int fill_rings(struct lp_rdma_conn *c)
 	for (uint32_t q = 0; q < c->nqps && !ret; q++)
 		for (uint64_t k = 0; k < c->depth && !ret; k++)
 			ret = c->mem.ops->fill(&c->mem, lp_conn_off(c, q, false, k), c->slot,
-					       slot_seed(c, true, q, k));
+					       slot_seed(c, true, q, k), c->fail);
 	if (c->t->detect)
 		for (uint64_t k = 255; k < c->depth && !ret; k += 256)
 			ret = c->mem.ops->write(&c->mem, lp_conn_off(c, 0, true, k) + p->size - 1,
-						&one, 1);
+						&one, 1, c->fail);
 	if (!ret && !c->rd)
 		ret = fault_data(c, false);
 	return ret;
@@ -742,6 +748,7 @@ static int conn_mem_get(struct lp_rdma_conn *c, enum lp_mem_kind mem, int mem_de
 static int conn_mem_clear(struct lp_rdma_conn *c)
 {
 	static const uint8_t zero[4096];
+	struct lp_fail mf = { 0 };
 	uint64_t len = c->depth * c->slot;
 	int ret = 0;
 
@@ -754,9 +761,9 @@ static int conn_mem_clear(struct lp_rdma_conn *c)
 		}
 		for (uint64_t done = 0; done < len && !ret; done += sizeof(zero))
 			ret = c->mem.ops->write(&c->mem, off + done, zero,
-						LP_MIN(sizeof(zero), len - done));
+						LP_MIN(sizeof(zero), len - done), &mf);
 	}
-	return ret ? conn_fail(c, ret, "cannot clear a reused buffer: %s", strerror(-ret)) : 0;
+	return ret ? mem_fail(c, ret, &mf, "cannot clear a reused buffer") : 0;
 }
 
 /* CQ sizes for p: the send and receive queues of every QP, and a margin. */
@@ -1032,12 +1039,14 @@ static int setup_connect(struct lp_rdma_conn *c, const char *server_host)
 		/* Started before READY: it zeroes the flag byte, so no write may land first. */
 		uint64_t n = p->duration_s > 0 ? UINT32_MAX : p->warmup + p->iters;
 
+		struct lp_fail mf = { 0 };
+
 		ret = lp_mem_poll_start(&c->mem, lp_conn_off(c, 0, true, 0) + p->size - 1, c->slot,
 					(uint32_t)c->depth,
 					(uint32_t)LP_MIN(n, (uint64_t)UINT32_MAX),
-					(uint64_t)p->timeout_ms * 1000000ull);
+					(uint64_t)p->timeout_ms * 1000000ull, &mf);
 		if (ret)
-			conn_fail(c, ret, "cannot start the GPU poller: %s", strerror(-ret));
+			mem_fail(c, ret, &mf, "cannot start the GPU poller");
 	}
 	return ret;
 }
@@ -1155,6 +1164,7 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 	/* write_lat (polling): the last byte of message m carries its counter, (uint8_t)m. */
 	bool counter = c->t->detect && p->lat_method == LP_LAT_POLL;
 	size_t n = p->size - (counter ? 1 : 0);
+	struct lp_fail mf = { 0 };
 	int ret = 0;
 
 	if (c->t->needs_recv)
@@ -1175,10 +1185,10 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 			uint8_t b;
 
 			ret = n ? c->mem.ops->verify(&c->mem, off, n, slot_seed(c, false, q, k),
-						     &bad)
+						     &bad, &mf)
 				: 0;
 			if (!ret && counter) {
-				ret = c->mem.ops->read(&c->mem, off + n, &b, 1);
+				ret = c->mem.ops->read(&c->mem, off + n, &b, 1, &mf);
 				if (!ret && b != (uint8_t)m) {
 					bad = n;
 					ret = -EILSEQ;
@@ -1201,5 +1211,5 @@ int lp_conn_verify(struct lp_rdma_conn *c, const uint64_t *landed, struct lp_rdm
 	v->ring = c->depth;
 	return 0;
 out:
-	return conn_fail(c, ret, "data verification could not run: %s", strerror(-ret));
+	return mem_fail(c, ret, &mf, "data verification could not run");
 }

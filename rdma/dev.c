@@ -361,10 +361,9 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 	int n = 0, ret, port = sel->port;
 
 	/* resolved by the caller: --qp-timeout, whose row gives the default */
-	if (sel->qp_timeout < 1 || sel->qp_timeout > 31) {
-		lp_err("QP timeout exponent %d: not 1..31", sel->qp_timeout);
-		return -EINVAL;
-	}
+	if (sel->qp_timeout < 1 || sel->qp_timeout > 31)
+		return lp_fail_set(f, -EINVAL, "QP timeout exponent %d: not 1..31",
+				   sel->qp_timeout);
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
 		if (list)

@@ -56,11 +56,12 @@ static int host_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_f
 }
 
 /* Byte i of [off, off+len) against the pattern of seed: one hash per 8 bytes (little-endian words). */
-static int host_fill(struct lp_mem *m, size_t off, size_t len, uint32_t seed)
+static int host_fill(struct lp_mem *m, size_t off, size_t len, uint32_t seed, struct lp_fail *f)
 {
 	uint8_t *p = (uint8_t *)m->addr + off;
 	size_t i = 0;
 
+	(void)f; /* host memory: nothing can fail */
 	for (; i + 8 <= len; i += 8) {
 		uint64_t w = lp_pattern_word(seed, i >> 3);
 
@@ -71,10 +72,12 @@ static int host_fill(struct lp_mem *m, size_t off, size_t len, uint32_t seed)
 	return 0;
 }
 
-static int host_verify(struct lp_mem *m, size_t off, size_t len, uint32_t seed, size_t *bad_p)
+static int host_verify(struct lp_mem *m, size_t off, size_t len, uint32_t seed, size_t *bad_p,
+		       struct lp_fail *f)
 {
 	const uint8_t *p = (const uint8_t *)m->addr + off;
 
+	(void)f;
 	for (size_t i = 0; i < len; i++) {
 		if (i % 8 == 0 && i + 8 <= len) {
 			uint64_t w = lp_pattern_word(seed, i >> 3);
@@ -92,14 +95,16 @@ static int host_verify(struct lp_mem *m, size_t off, size_t len, uint32_t seed, 
 	return 0;
 }
 
-static int host_write(struct lp_mem *m, size_t off, const void *src, size_t len)
+static int host_write(struct lp_mem *m, size_t off, const void *src, size_t len, struct lp_fail *f)
 {
+	(void)f;
 	memcpy((uint8_t *)m->addr + off, src, len);
 	return 0;
 }
 
-static int host_read(struct lp_mem *m, size_t off, void *dst, size_t len)
+static int host_read(struct lp_mem *m, size_t off, void *dst, size_t len, struct lp_fail *f)
 {
+	(void)f;
 	memcpy(dst, (uint8_t *)m->addr + off, len);
 	return 0;
 }
@@ -204,9 +209,9 @@ int lp_mem_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *notify_ns
 }
 
 int lp_mem_poll_start(struct lp_mem *m, size_t off, size_t stride, uint32_t depth, uint32_t iters,
-		      uint64_t timeout_ns)
+		      uint64_t timeout_ns, struct lp_fail *f)
 {
-	return polls(m) ? m->ops->poll_start(m, off, stride, depth, iters, timeout_ns)
+	return polls(m) ? m->ops->poll_start(m, off, stride, depth, iters, timeout_ns, f)
 			: -EOPNOTSUPP;
 }
 

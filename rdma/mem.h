@@ -44,12 +44,16 @@ struct lp_mem_ops {
 	void (*free)(struct lp_mem *m);
 	/* Register m->addr..len with pd; sets m->mr and m->how. */
 	int (*reg)(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_fail *f);
-	/* Fill [off, off+len) with the pattern of seed; verify it (-EILSEQ + *bad_p). */
-	int (*fill)(struct lp_mem *m, size_t off, size_t len, uint32_t seed);
-	int (*verify)(struct lp_mem *m, size_t off, size_t len, uint32_t seed, size_t *bad_p);
+	/*
+	 * Fill [off, off+len) with the pattern of seed; verify it (-EILSEQ +
+	 * *bad_p: a finding, not a failure). A device's failing call is in f.
+	 */
+	int (*fill)(struct lp_mem *m, size_t off, size_t len, uint32_t seed, struct lp_fail *f);
+	int (*verify)(struct lp_mem *m, size_t off, size_t len, uint32_t seed, size_t *bad_p,
+		      struct lp_fail *f);
 	/* Small copies into / out of the buffer (flags, counters). */
-	int (*write)(struct lp_mem *m, size_t off, const void *src, size_t len);
-	int (*read)(struct lp_mem *m, size_t off, void *dst, size_t len);
+	int (*write)(struct lp_mem *m, size_t off, const void *src, size_t len, struct lp_fail *f);
+	int (*read)(struct lp_mem *m, size_t off, void *dst, size_t len, struct lp_fail *f);
 	/*
 	 * LP_MEM_CAP_DEVICE_POLL kinds (the lp_mem_poll_* calls below): refuse a
 	 * device whose write ordering makes one byte mean nothing and measure the
@@ -60,7 +64,7 @@ struct lp_mem_ops {
 	int (*poll_prepare)(struct lp_mem *m, uint64_t timeout_ns, double *notify_ns_p,
 			    struct lp_fail *f);
 	int (*poll_start)(struct lp_mem *m, size_t off, size_t stride, uint32_t depth,
-			  uint32_t iters, uint64_t timeout_ns);
+			  uint32_t iters, uint64_t timeout_ns, struct lp_fail *f);
 	int (*poll_seen)(const struct lp_mem *m, uint32_t i);
 	void (*poll_stop)(struct lp_mem *m);
 	/* The device's ordering of incoming RDMA writes, in words (NULL: not a device). */
@@ -98,7 +102,7 @@ unsigned lp_mem_caps(const struct lp_mem *m);
 int lp_mem_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *notify_ns_p,
 			struct lp_fail *f);
 int lp_mem_poll_start(struct lp_mem *m, size_t off, size_t stride, uint32_t depth, uint32_t iters,
-		      uint64_t timeout_ns);
+		      uint64_t timeout_ns, struct lp_fail *f);
 int lp_mem_poll_seen(const struct lp_mem *m, uint32_t i);
 /* The device's RDMA write ordering in words; NULL for memory without one (host). */
 const char *lp_mem_rdma_order(const struct lp_mem *m);

@@ -33,6 +33,7 @@ static struct lp_gpu_buf *gbuf(const struct lp_mem *m)
 static int cuda_alloc(struct lp_mem *m, size_t len, struct lp_fail *f)
 {
 	struct cuda_mem *cm;
+	struct lp_fail why = { 0 };
 	int n = 0, dev = m->dev < 0 ? 0 : m->dev, ret;
 
 	if (lp_gpu_count(&n) || n == 0)
@@ -43,11 +44,11 @@ static int cuda_alloc(struct lp_mem *m, size_t len, struct lp_fail *f)
 	cm = calloc(1, sizeof(*cm));
 	if (!cm)
 		return lp_fail_set(f, -ENOMEM, "out of host memory");
-	ret = lp_gpu_buf_alloc(&cm->buf, dev, len);
+	ret = lp_gpu_buf_alloc(&cm->buf, dev, len, &why);
 	if (ret) {
 		free(cm);
 		return lp_fail_set(f, ret, "cannot allocate %zu bytes on GPU %d: %s", len, dev,
-				   strerror(-ret));
+				   lp_fail_ok(&why) ? strerror(-ret) : lp_fail_msg(&why));
 	}
 	m->priv = cm;
 	m->addr = cm->buf.ptr;
@@ -59,9 +60,10 @@ static int cuda_alloc(struct lp_mem *m, size_t len, struct lp_fail *f)
 static void cuda_poll_stop(struct lp_mem *m)
 {
 	struct cuda_mem *cm = m->priv;
+	struct lp_fail why = { 0 };
 
-	if (cm && cm->poller)
-		lp_gpu_poller_stop(cm->poller);
+	if (cm && cm->poller && lp_gpu_poller_stop(cm->poller, &why))
+		lp_warn("%s", lp_fail_msg(&why)); /* the measurement is over: nothing to undo */
 	if (cm)
 		cm->poller = NULL;
 }
@@ -77,9 +79,10 @@ static void cuda_free(struct lp_mem *m)
 static int cuda_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_fail *f)
 {
 	struct lp_gpu_buf *b = gbuf(m);
+	struct lp_fail why = { 0 };
 	int dmabuf_err, peer_err;
 
-	dmabuf_err = lp_gpu_buf_export_dmabuf(b);
+	dmabuf_err = lp_gpu_buf_export_dmabuf(b, &why);
 	if (!dmabuf_err) {
 		m->mr = ibv_reg_dmabuf_mr(pd, b->dmabuf_off, m->len, (uintptr_t)b->ptr,
 					  b->dmabuf_fd, access);
@@ -100,7 +103,8 @@ static int cuda_reg(struct lp_mem *m, struct ibv_pd *pd, int access, struct lp_f
 		"cannot register GPU memory on %s for RDMA: dma-buf: %s; peer memory: "
 		"%s. Fix: use dma-buf (Linux >= 5.12, NVIDIA open kernel module, CUDA >= "
 		"11.7) or load nvidia-peermem (modprobe nvidia-peermem)",
-		b->bus_id, strerror(-dmabuf_err), strerror(-peer_err));
+		b->bus_id, lp_fail_ok(&why) ? strerror(-dmabuf_err) : lp_fail_msg(&why),
+		strerror(-peer_err));
 done:
 	snprintf(m->desc, sizeof(m->desc), "cuda:%d %s", m->dev, m->how);
 	return 0;
@@ -117,28 +121,29 @@ static struct lp_gpu_buf view(const struct lp_mem *m, size_t off, size_t len)
 	return v;
 }
 
-static int cuda_fill(struct lp_mem *m, size_t off, size_t len, uint32_t seed)
+static int cuda_fill(struct lp_mem *m, size_t off, size_t len, uint32_t seed, struct lp_fail *f)
 {
 	struct lp_gpu_buf v = view(m, off, len);
 
-	return lp_gpu_buf_fill(&v, 0, len, seed);
+	return lp_gpu_buf_fill(&v, 0, len, seed, f);
 }
 
-static int cuda_verify(struct lp_mem *m, size_t off, size_t len, uint32_t seed, size_t *bad_p)
+static int cuda_verify(struct lp_mem *m, size_t off, size_t len, uint32_t seed, size_t *bad_p,
+		       struct lp_fail *f)
 {
 	struct lp_gpu_buf v = view(m, off, len);
 
-	return lp_gpu_buf_verify(&v, 0, len, seed, bad_p);
+	return lp_gpu_buf_verify(&v, 0, len, seed, bad_p, f);
 }
 
-static int cuda_write(struct lp_mem *m, size_t off, const void *src, size_t len)
+static int cuda_write(struct lp_mem *m, size_t off, const void *src, size_t len, struct lp_fail *f)
 {
-	return lp_gpu_buf_write(gbuf(m), off, src, len);
+	return lp_gpu_buf_write(gbuf(m), off, src, len, f);
 }
 
-static int cuda_read(struct lp_mem *m, size_t off, void *dst, size_t len)
+static int cuda_read(struct lp_mem *m, size_t off, void *dst, size_t len, struct lp_fail *f)
 {
-	return lp_gpu_buf_read(gbuf(m), off, dst, len);
+	return lp_gpu_buf_read(gbuf(m), off, dst, len, f);
 }
 
 /*
@@ -150,6 +155,7 @@ static int cuda_read(struct lp_mem *m, size_t off, void *dst, size_t len)
 static int cuda_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *notify_ns_p,
 			     struct lp_fail *f)
 {
+	struct lp_fail why = { 0 };
 	int order = gbuf(m)->rdma_order, ret;
 
 	if (order < LP_GPU_RDMA_ORDER_OWNER)
@@ -160,19 +166,19 @@ static int cuda_poll_prepare(struct lp_mem *m, uint64_t timeout_ns, double *noti
 			"polling the last byte may see it before the rest; use "
 			"--lat-method imm",
 			m->dev, lp_gpu_rdma_order_name(order));
-	ret = lp_gpu_notify_ns(m->dev, 200, timeout_ns, notify_ns_p);
+	ret = lp_gpu_notify_ns(m->dev, 200, timeout_ns, notify_ns_p, &why);
 	if (ret)
 		return lp_fail_set(f, ret, "GPU %d: cannot measure the GPU->CPU notification: %s",
-				   m->dev, strerror(-ret));
+				   m->dev, lp_fail_ok(&why) ? strerror(-ret) : lp_fail_msg(&why));
 	return 0;
 }
 
 static int cuda_poll_start(struct lp_mem *m, size_t off, size_t stride, uint32_t depth,
-			   uint32_t iters, uint64_t timeout_ns)
+			   uint32_t iters, uint64_t timeout_ns, struct lp_fail *f)
 {
 	struct cuda_mem *cm = m->priv;
 
-	return lp_gpu_poller_start(&cm->buf, off, stride, depth, iters, timeout_ns, &cm->poller);
+	return lp_gpu_poller_start(&cm->buf, off, stride, depth, iters, timeout_ns, &cm->poller, f);
 }
 
 static int cuda_poll_seen(const struct lp_mem *m, uint32_t i)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/json.h"
 #include "common/lp.h"
 #include "common/meta.h"
@@ -313,7 +314,7 @@ static void doc_more(struct lp_json *j, const struct lp_rdma_report *rep)
 	}
 }
 
-int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep)
+int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep, struct lp_fail *fail)
 {
 	struct lp_rdma_doc *d = malloc(sizeof(*d));
 	struct lp_json j;
@@ -331,18 +332,18 @@ int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep)
 		lp_rdma_doc_free(d);
 	free(d);
 	if (ret)
-		lp_err("JSON output incomplete: %s", strerror(-ret));
+		lp_fail_set(fail, ret, "JSON output incomplete: %s", strerror(-ret));
 	return ret;
 }
 
-int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep)
+int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep, struct lp_fail *fail)
 {
 	FILE *f = lp_out_open(path);
 	int ret;
 
 	if (!f)
 		return -EIO;
-	ret = lp_rdma_report_json_write(f, rep);
+	ret = lp_rdma_report_json_write(f, rep, fail);
 	return lp_out_end(f, path, ret);
 }
 

@@ -18,6 +18,8 @@
 #include "rdma/doc.h"
 #include "rdma/rdma.h"
 
+struct lp_fail; /* common/fail.h */
+
 /* Where the test ran: the NIC opened, its NUMA node and the GPU's PCIe distance to it. */
 struct lp_rdma_affinity {
 	bool known;	  /* the NIC was found in the PCIe topology */
@@ -67,10 +69,13 @@ struct lp_rdma_report {
 
 /* The CSV of rep's runs to path ('-' = stdout); 0 or -EIO (logged). */
 int lp_rdma_report_csv(const char *path, const struct lp_rdma_report *rep);
-/* The JSON document to path ('-' = stdout); 0 or -EIO (logged). */
-int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep);
+/*
+ * The JSON document to path ('-' = stdout); 0 or -EIO (the output's failure
+ * logged by lp_out_end; a document that could not be made: its cause in fail).
+ */
+int lp_rdma_report_json(const char *path, const struct lp_rdma_report *rep, struct lp_fail *fail);
 /* The same document to an open stream (qualification reads it back: qual/qual.h). */
-int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep);
+int lp_rdma_report_json_write(FILE *f, const struct lp_rdma_report *rep, struct lp_fail *fail);
 
 /* The document's JSON Schema (docs/schema/, --json-schema). */
 int lp_rdma_report_schema(FILE *f);

@@ -25,30 +25,23 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
-ranks="16 64" iso=none out="" reps=1 reuses=default
+. scripts/model-mpi.sh
+reps=1 reuses=default
 while getopts n:i:u:o:r:h opt; do
-	case $opt in
-	n) ranks=$OPTARG ;;
-	i) iso=$OPTARG ;;
+	bench_opt "$opt" "${OPTARG:-}" || case $opt in
 	u) reuses=$OPTARG ;;
-	o) out=$OPTARG ;;
 	r) reps=$OPTARG ;;
-	*) sed -n '2,16p' "$0"; [ "$opt" = h ]; exit $(($? ? 2 : 0)) ;;
+	*) bench_usage "$opt" ;;
 	esac
 done
-case $iso in none | process) isos=$iso ;; both) isos="none process" ;; *) echo "-i none|process|both" >&2; exit 2 ;; esac
 case $reuses in on | off | default) ;; both) reuses="off on" ;; *) echo "-u on|off|both" >&2; exit 2 ;; esac
-command -v mpirun >/dev/null || { echo "bench-harness: Open MPI (mpirun) not installed"; exit 77; }
-[ -x "$B/lp-sweep" ] || { echo "bench-harness: $B/lp-sweep not built"; exit 77; }
-out=${out:-$B/bench-harness/$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$out" || exit 2
+bench_begin bench-harness
 cat >"$out/model.json" <<'EOF'
 {"schema": "linkperf.model/1", "note": "bench-harness: no noise, no time per test",
  "noise": {"cv": 0.01}, "time": {"setup_ms": 0, "test_ms": 0}}
 EOF
-# oversubscribed ranks yield instead of spinning; shared memory between the ranks of one host
-mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp
-	--mca pml ob1 --mca mpi_yield_when_idle 1 ${LP_MPIRUN_ARGS:-})
+# shellcheck disable=SC2206  # LP_MPIRUN_ARGS: words
+mpi=("${model_mpirun[@]}" ${LP_MPIRUN_ARGS:-})
 
 # a run's line in runs.tsv; prints its seconds per round (the sweep's time over its rounds)
 record='

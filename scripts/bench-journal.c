@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	struct lp_sweep_run r;
 
 	if (argc < 2 || cells < 1 || rounds < 1 || !dec || !line || !sync || !disk || !mine ||
-	    lp_sweep_run_init(&r, n) || lp_sweep_journal_open(&jl, argv[1], false)) {
+	    lp_sweep_run_init(&r, n) || lp_sweep_journal_open(&jl, argv[1], false, NULL)) {
 		fprintf(stderr, "usage: bench-journal JOURNAL [CELLS_PER_ROUND [ROUNDS]]\n");
 		return 2;
 	}
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 	       "sync %.3f ms/round on the round, fsync %.2f ms/round in the syncer (medians)\n",
 	       rounds, cells, median(dec, rounds), median(line, rounds), median(sync, rounds),
 	       median(disk, rounds));
-	lp_sweep_journal_close(&jl);
+	lp_sweep_journal_close(&jl, NULL);
 	lp_sweep_run_free(&r);
 	return 0;
 }

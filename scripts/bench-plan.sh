@@ -18,23 +18,17 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${LP_BUILD:-build}
-ranks="16 64" test_ms=25 iso=none out="" figs=""
+. scripts/model-mpi.sh
+test_ms=25 figs=""
 while getopts n:t:i:c:o:h opt; do
-	case $opt in
-	n) ranks=$OPTARG ;;
+	bench_opt "$opt" "${OPTARG:-}" || case $opt in
 	t) test_ms=$OPTARG ;;
-	i) iso=$OPTARG ;;
 	c) figs=$OPTARG ;;
-	o) out=$OPTARG ;;
-	*) sed -n '2,16p' "$0"; [ "$opt" = h ]; exit $(($? ? 2 : 0)) ;;
+	*) bench_usage "$opt" ;;
 	esac
 done
-case $iso in none | process) isos=$iso ;; both) isos="none process" ;; *) echo "-i none|process|both" >&2; exit 2 ;; esac
 case $test_ms in '' | *[!0-9]*) echo "-t: a whole number of ms" >&2; exit 2 ;; esac
-command -v mpirun >/dev/null || { echo "bench-plan: Open MPI (mpirun) not installed"; exit 77; }
-[ -x "$B/lp-sweep" ] || { echo "bench-plan: $B/lp-sweep not built"; exit 77; }
-out=${out:-$B/bench-plan/$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$out" || exit 2
+bench_begin bench-plan
 m=$out/model.json
 python3 - "$test_ms" "$figs" >"$m" 2>/dev/null <<'EOF' || { echo "bench-plan: -c $figs: not a JSON object of numbers" >&2; exit 2; }
 import json, sys
@@ -43,9 +37,7 @@ assert isinstance(t, dict) and all(isinstance(v, (int, float)) for v in t.values
 t["test_ms"] = int(sys.argv[1])
 print(json.dumps({"schema": "linkperf.model/1", "noise": {"cv": 0.02}, "time": t}))
 EOF
-if "$B/lp-sweep" --plan --nodes 2 --model "$m" 2>&1 | grep -q "without a JSON library"; then
-	echo "bench-plan: lp-sweep built without jansson"; exit 77
-fi
+model_need_json "bench-plan: " "$m"
 export LP_ROOT=$PWD
 fails=0
 echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); model $(cat "$m")" | tee "$out/table.txt"
@@ -58,8 +50,7 @@ for n in $ranks; do
 			>"$tag.plan.txt" 2>&1 || { echo "plan N=$n failed: $(tail -1 "$tag.plan.txt")"; fails=$((fails + 1)); continue; }
 		t0=$(date +%s.%N)
 		# shellcheck disable=SC2086  # LP_MPIRUN_ARGS: words
-		timeout -k 5 1800 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader,tcp \
-			--mca pml ob1 --mca mpi_yield_when_idle 1 ${LP_MPIRUN_ARGS:-} -np "$n" "$B/lp-sweep" \
+		timeout -k 5 1800 "${model_mpirun[@]}" ${LP_MPIRUN_ARGS:-} -np "$n" "$B/lp-sweep" \
 			--model "$m" --isolation "$i" --retest 0 --quiet --json "$tag.run.json" </dev/null >"$tag.run.err" 2>&1
 		rc=$?
 		t1=$(date +%s.%N)

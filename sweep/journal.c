@@ -19,7 +19,8 @@
 #include "sweep/collrun.h"
 #include "sweep/internal.h"
 
-int lp_sweep_journal_open(struct lp_sweep_journal *jl, const char *path, bool replace)
+int lp_sweep_journal_open(struct lp_sweep_journal *jl, const char *path, bool replace,
+			  struct lp_fail *f)
 {
 	int err;
 
@@ -33,8 +34,10 @@ int lp_sweep_journal_open(struct lp_sweep_journal *jl, const char *path, bool re
 	}
 	err = lp_out_create(jl->path, &jl->f);
 	if (err == -EEXIST)
-		lp_err("journal %s exists (a previous run's record): --resume %s, or move it away",
-		       jl->path, jl->path);
+		lp_fail_set(
+			f, err,
+			"journal %s exists (a previous run's record): --resume %s, or move it away",
+			jl->path, jl->path);
 	return err;
 }
 
@@ -279,7 +282,7 @@ int lp_sweep_journal_sync(struct lp_sweep_journal *jl)
 	return jl->err;
 }
 
-int lp_sweep_journal_close(struct lp_sweep_journal *jl)
+int lp_sweep_journal_close(struct lp_sweep_journal *jl, struct lp_fail *f)
 {
 	int err;
 
@@ -292,7 +295,7 @@ int lp_sweep_journal_close(struct lp_sweep_journal *jl)
 		err = -errno;
 	jl->f = NULL;
 	if (err)
-		lp_err("journal %s: %s", jl->path, strerror(-err));
+		lp_fail_set(f, err, "journal %s: %s", jl->path, strerror(-err));
 	return err;
 }
 

@@ -30,6 +30,8 @@
 
 #include "sweep/result.h"
 
+struct lp_fail; /* common/fail.h */
+
 struct lp_sweep_journal {
 	FILE *f; /* NULL: no journal (every call does nothing) */
 	char path[4096];
@@ -40,15 +42,16 @@ struct lp_sweep_journal {
 
 /*
  * Create path, exclusively: a file (or link) already there is refused with
- * -EEXIST and one lp_err line saying so (the previous run's record: --resume
- * it, or move it away). replace: path is the journal a --resume reads; the
- * new one is written as PATH.new and renamed over it at the first sync, once
- * it holds the resumed cells, so the old one stays whole until then. 0, or a
- * negative errno after one lp_err line.
+ * -EEXIST, saying so in f (the previous run's record: --resume it, or move
+ * it away). replace: path is the journal a --resume reads; the new one is
+ * written as PATH.new and renamed over it at the first sync, once it holds
+ * the resumed cells, so the old one stays whole until then. 0, or another
+ * negative errno after lp_out_create's one line.
  */
-int lp_sweep_journal_open(struct lp_sweep_journal *jl, const char *path, bool replace);
-/* Flush, fsync (the syncer's too, ended) and close: 0, or the first write error (said once). */
-int lp_sweep_journal_close(struct lp_sweep_journal *jl);
+int lp_sweep_journal_open(struct lp_sweep_journal *jl, const char *path, bool replace,
+			  struct lp_fail *f);
+/* Flush, fsync (the syncer's too, ended) and close: 0, or the first write error (its cause in f). */
+int lp_sweep_journal_close(struct lp_sweep_journal *jl, struct lp_fail *f);
 
 /* The header: how it runs, its nodes and metrics (the document's head). */
 void lp_sweep_journal_run(struct lp_sweep_journal *jl, const struct lp_sweep_run *r);

@@ -556,20 +556,10 @@ void lp_sweep_load_schema(struct lp_json *j)
 	lp_record_schema_array_open(&incast_record, "receivers", j);
 	lp_record_schema_array(&sender_record, "senders", j);
 	lp_record_schema_array_close(&incast_record, (const char *const[]){ "senders", NULL }, j);
-	lp_json_obj_end(j);
-	lp_json_arr_begin(j, "required");
-	lp_json_str(j, NULL, "metric");
-	lp_json_str(j, NULL, "receivers");
-	lp_json_arr_end(j);
-	lp_json_bool(j, "additionalProperties", false);
+	lp_record_schema_close(NULL, (const char *const[]){ "metric", "receivers", NULL }, j);
 	lp_json_obj_end(j);
 	lp_json_obj_end(j);
-	lp_json_obj_end(j);
-	lp_json_arr_begin(j, "required");
-	lp_json_str(j, NULL, "latency");
-	lp_json_str(j, NULL, "incast");
-	lp_json_arr_end(j);
-	lp_json_bool(j, "additionalProperties", false);
+	lp_record_schema_close(NULL, (const char *const[]){ "latency", "incast", NULL }, j);
 	lp_json_obj_end(j);
 }
 

@@ -52,8 +52,8 @@ static int bounded(struct phase *p, MPI_Request *req, int ms, const char *what)
 	int rc = lp_mpi_wait(req, NULL, lp_now_ns() + (uint64_t)ms * 1000000ull, p->x->poll_max_us);
 
 	if (rc) {
-		lp_err("collectives: %s: %s", what,
-		       rc == -ETIMEDOUT ? "not every rank arrived in time" : "MPI error");
+		lp_warn("collectives: %s: %s", what,
+			rc == -ETIMEDOUT ? "not every rank arrived in time" : "MPI error");
 		p->x->lost = true;
 		if (rc == -ETIMEDOUT && p->x->pending < (int)LP_ARRAY_SIZE(p->x->pending_req))
 			p->x->pending_req[p->x->pending++] = *req;
@@ -952,14 +952,15 @@ static void echo(const struct phase *p, struct lp_coll_echo *e)
 			p->run->model);
 }
 
-/* Rank 0: the links beside the measured collectives. */
+/* Rank 0: the links beside the measured collectives (without them: no search, a warning). */
 static int ceilings(struct phase *p)
 {
 	struct lp_fail why = { 0 };
 	int rc = lp_sweep_coll_links(p->run, p->cfg->intra, &p->L, &why);
 
 	if (rc) {
-		lp_err("collectives: %s", lp_fail_msg(&why)[0] ? lp_fail_msg(&why) : strerror(-rc));
+		lp_warn("collectives: %s",
+			lp_fail_msg(&why)[0] ? lp_fail_msg(&why) : strerror(-rc));
 		p->L.metric = -1;
 		return rc;
 	}

@@ -216,7 +216,7 @@ static int wait_or_lose(struct lp_sweep_mpi *x, MPI_Request *req, int timeout_ms
 		if (x->pending < (int)LP_ARRAY_SIZE(x->pending_req))
 			x->pending_req[x->pending++] = *req;
 	} else if (ret) {
-		lp_err("%s: MPI error", what);
+		lp_warn("%s: MPI error", what);
 		x->lost = true;
 	}
 	return ret;
@@ -383,7 +383,7 @@ static void push_cell(struct lp_sweep_mpi *x, const struct lp_sweep_cell *c)
 		struct lp_sweep_cell *p = realloc(x->mine, nc * sizeof(*p));
 
 		if (!p) {
-			lp_err("out of memory for results");
+			lp_warn("out of memory for results");
 			pthread_mutex_unlock(&x->lock);
 			return;
 		}
@@ -783,7 +783,7 @@ static uint8_t *pack_cells(const struct lp_sweep_mpi *x, size_t *len_p)
 				      len_p, &skipped);
 
 	if (skipped)
-		lp_err("%zu cells of %s do not encode; left out", skipped, x->name_all[x->rank]);
+		lp_warn("%zu cells of %s do not encode; left out", skipped, x->name_all[x->rank]);
 	return buf;
 }
 
@@ -838,8 +838,8 @@ static int gather_blobs(struct lp_sweep_mpi *x, struct lp_sweep_run *run, int ta
 		if (x->silent[src])
 			continue;
 		if (!bufs[src]) {
-			lp_err("no results from rank %d (%s): %s; its cells stay empty", src,
-			       x->name_all[src], strerror(rc ? -rc : ETIMEDOUT));
+			lp_warn("no results from rank %d (%s): %s; its cells stay empty", src,
+				x->name_all[src], strerror(rc ? -rc : ETIMEDOUT));
 			x->lost = x->lost || rc == -ETIMEDOUT;
 			x->silent[src] = 1;
 			continue;
@@ -889,7 +889,7 @@ static int run_rounds(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	struct xchg *xc = ahead ? calloc(2, sizeof(*xc)) : NULL;
 
 	if (ahead && (!xc || xchg_init(x, &xc[0]) || xchg_init(x, &xc[1]))) {
-		lp_err("out of memory for the connection exchange");
+		lp_warn("out of memory for the connection exchange");
 		x->lost = true; /* the other ranks' exchanges wait for this one in vain */
 		xchg_free(xc);
 		xc = NULL;
@@ -1260,9 +1260,7 @@ static int load_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 	else if ((cfg->load & LP_LOAD_INCAST) && !x->threads)
 		why = "incast needs MPI_THREAD_MULTIPLE (a server session per sender on threads)";
 	if (why) {
-		if (!x->rank)
-			lp_err("--load: %s", why);
-		return -EINVAL;
+		return x->rank ? -EINVAL : lp_fail_set(&x->fail, -EINVAL, "--load: %s", why);
 	}
 	groups = calloc(x->size, sizeof(int));
 	if (!groups)
@@ -1274,9 +1272,10 @@ static int load_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg, st
 		groups, 0, 0);
 	free(groups);
 	if (!ret && (cfg->load & LP_LOAD_LATENCY) && !load_victims(ls)) {
-		if (!x->rank)
-			lp_err("--load latency needs 4 ranks at least (two pairs in a round)");
-		ret = -EINVAL;
+		ret = x->rank ? -EINVAL
+			      : lp_fail_set(
+					&x->fail, -EINVAL,
+					"--load latency needs 4 ranks at least (two pairs in a round)");
 	}
 	return ret;
 }
@@ -1316,7 +1315,7 @@ static int bcast_pairs(struct lp_sweep_mpi *x, int32_t **pairs_p, size_t *np_p, 
 	*pairs_p = NULL;
 	*np_p = 0;
 	if (ret) {
-		lp_err("no retest list from rank 0: %s", strerror(-ret));
+		lp_warn("no retest list from rank 0: %s", strerror(-ret));
 		x->lost = true;
 		return ret;
 	}
@@ -1396,8 +1395,8 @@ static int build_schedule(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg
 	ret = lp_sched_build_groups(&x->sched, cfg->kind, x->size, groups, cfg->random_k,
 				    cfg->seed);
 	free(groups);
-	if (ret)
-		lp_err("cannot build the schedule: %s", strerror(-ret));
+	if (ret) /* every rank says it: each built the same */
+		lp_fail_set(&x->fail, ret, "cannot build the schedule: %s", strerror(-ret));
 	return ret;
 }
 
@@ -1489,7 +1488,7 @@ static bool retest_round(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	struct lp_retest_plan plan = { 0 };
 
 	if (!x->rank && lp_sweep_retest_plan_round(run, &cfg->retest, rr, &pairs, &np, &plan))
-		lp_err("retest round %d: out of memory", rr + 1);
+		lp_warn("retest round %d: out of memory", rr + 1);
 	if (bcast_pairs(x, &pairs, &np, TAG_RETEST_LIST + 2 * rr) || np == 0) {
 		free(pairs);
 		return false;
@@ -1531,7 +1530,7 @@ static int sizes_phase(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 	if (!cfg->screen || !extra)
 		return 0;
 	if (!x->rank && lp_sweep_fast_pairs(run, &cfg->retest, &pairs, &np))
-		lp_err("size sweep: out of memory");
+		lp_warn("size sweep: out of memory");
 	if (bcast_pairs(x, &pairs, &np, TAG_SIZES_LIST) || np == 0 ||
 	    lp_sched_from_list(&s, x->size, pairs, np)) {
 		free(pairs);
@@ -1584,7 +1583,8 @@ static int resume_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 		return -ENOMEM;
 	if (!x->rank && cfg->resume) {
 		if (lp_sweep_resume_check(cfg->resume, run, &why)) {
-			lp_err("--resume %s: %s", cfg->resume_path, lp_fail_msg(&why));
+			lp_fail_set(&x->fail, -EINVAL, "--resume %s: %s", cfg->resume_path,
+				    lp_fail_msg(&why));
 			x->done[len] = 1;
 		} else {
 			lp_sweep_resume_done(cfg->resume, run, (const char(*)[80])x->name_all,
@@ -1606,13 +1606,13 @@ static int resume_setup(struct lp_sweep_mpi *x, const struct lp_sweep_cfg *cfg,
 }
 
 /* Rank 0 diagnoses; after a signal every rank ends with 130, as rank 0 does. */
-static int run_code(const struct lp_sweep_mpi *x, struct lp_sweep_run *run)
+static int run_code(struct lp_sweep_mpi *x, struct lp_sweep_run *run)
 {
 	int code = LP_EXIT_OK;
 
 	if (!x->rank) {
 		if (lp_sweep_diagnose(run)) {
-			lp_err("diagnosis failed (out of memory)");
+			lp_fail_set(&x->fail, -ENOMEM, "diagnosis failed (out of memory)");
 			code = LP_EXIT_FAIL;
 		} else {
 			code = lp_sweep_exit_code(run);
@@ -1620,7 +1620,7 @@ static int run_code(const struct lp_sweep_mpi *x, struct lp_sweep_run *run)
 	}
 	if (run->interrupted) {
 		if (!x->rank)
-			lp_err("interrupted: writing the %zu cells measured so far", run->ncells);
+			lp_warn("interrupted: writing the %zu cells measured so far", run->ncells);
 		code = LP_EXIT_INTERRUPTED;
 	}
 	return code;
@@ -1714,7 +1714,8 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	}
 	if (!any_device(x)) {
 		if (!x->rank)
-			lp_err("no rank could open an RDMA device (rank 0: %s)", x->dev_error);
+			lp_fail_set(&x->fail, -ENODEV,
+				    "no rank could open an RDMA device (rank 0: %s)", x->dev_error);
 		*code_p = no_device_code(x);
 		return -ENODEV;
 	}
@@ -1731,14 +1732,14 @@ int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 	ret = lp_sweep_add_absent(run, cfg->absent, &why); /* the same on every rank */
 	if (ret) {
 		if (!x->rank)
-			lp_err("--absent: %s", lp_fail_msg(&why));
+			lp_fail_set(&x->fail, ret, "--absent: %s", lp_fail_msg(&why));
 		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 		return ret;
 	}
 	ret = resume_setup(x, cfg, run);
 	if (ret) {
 		if (!x->rank && ret != -EINVAL)
-			lp_err("--resume: %s", strerror(-ret));
+			lp_fail_set(&x->fail, ret, "--resume: %s", strerror(-ret));
 		*code_p = ret == -EINVAL ? LP_EXIT_USAGE : LP_EXIT_FAIL;
 		return ret;
 	}

@@ -257,6 +257,7 @@ struct lp_sweep_mpi {
 	uint8_t *done; /* --resume: (a*size + b)*nmetrics + m measured already (not again) */
 	struct lp_sweep_worker *pool;	       /* the test workers (isolate.c), under lock */
 	struct lp_rdma_reuse_stats reuse_gone; /* what workers that ended had reused */
+	struct lp_fail fail; /* why the engine failed, on the ranks that say it (the tool prints) */
 };
 
 int lp_sweep_mpi_init(struct lp_sweep_mpi *x, MPI_Comm world);
@@ -278,6 +279,9 @@ int lp_sweep_mpi_local_rank(MPI_Comm world, int *local_p);
  * LP_SWEEP_EXIT_INCONCLUSIVE) on rank 0, 0 elsewhere, LP_EXIT_INTERRUPTED on
  * every rank after SIGINT/SIGTERM (*cfg->sopts.stop). A negative errno: nothing
  * was measured (-ENODEV: no rank could open a device, *code_p 77, 2 or 1).
+ * Why it failed is in x->fail on the ranks that say it (rank 0, or every rank
+ * for what every rank knows alike): the tool prints it. What the sweep
+ * survives (a rank's lost results, a failed retest plan) is a warning line.
  */
 int lp_sweep_engine_run(struct lp_sweep_mpi *x, struct lp_sweep_node *me,
 			const struct lp_sweep_cfg *cfg, struct lp_sweep_run *run, int *code_p);

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rep.local_dev = &m.accept;
 	rep.params = &p;
 	rep.res = &res;
-	if (lp_rdma_report_json_write(f, &rep))
+	if (lp_rdma_report_json_write(f, &rep, NULL))
 		abort();
 	fclose(f);
 	free(out);

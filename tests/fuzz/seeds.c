@@ -370,13 +370,13 @@ static void sweep_documents(void)
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/sweep_journal/seed-3-nodes", root);
 	unlink(path);
-	if (lp_sweep_journal_open(&jl, path, false))
+	if (lp_sweep_journal_open(&jl, path, false, NULL))
 		exit(1);
 	lp_sweep_journal_run(&jl, &run);
 	lp_sweep_journal_cells(&jl, &run, 0);
 	lp_sweep_journal_retest(&jl, 0, pairs, 1);
 	lp_sweep_journal_end(&jl, &run, 1);
-	if (lp_sweep_journal_close(&jl))
+	if (lp_sweep_journal_close(&jl, NULL))
 		exit(1);
 	lp_sweep_run_free(&run);
 }

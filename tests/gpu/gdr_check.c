@@ -16,11 +16,15 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/fail.h"
 #include "common/lp.h"
 #include "common/stats.h"
 #include "gpu/gpumem.h"
 
 #define OFF 4096
+
+/* The cause of the first failing call (the library records it; this check prints it). */
+static struct lp_fail why;
 
 /* n host writes of byte i at OFF, each timed until the poller reports it (stop_every 0: write
  * only). */
@@ -31,18 +35,19 @@ static int detect(struct lp_gpu_buf *b, unsigned n, uint32_t stop_every, struct 
 	int ret = lp_stats_init(&st, n);
 
 	if (!ret && stop_every)
-		ret = lp_gpu_poller_start_every(b, OFF, 0, 1, n, 2000000000ull, stop_every, &p);
+		ret = lp_gpu_poller_start_every(b, OFF, 0, 1, n, 2000000000ull, stop_every, &p,
+						&why);
 	for (unsigned i = 1; !ret && i <= n; i++) {
 		uint8_t byte = (uint8_t)i;
 		uint64_t t0 = lp_now_ns();
 
-		ret = lp_gpu_buf_write(b, OFF, &byte, 1);
+		ret = lp_gpu_buf_write(b, OFF, &byte, 1, &why);
 		if (!ret && p)
-			ret = lp_gpu_poller_wait(p, i, 1000000000ull);
+			ret = lp_gpu_poller_wait(p, i, 1000000000ull, &why);
 		if (!ret)
 			lp_stats_add(&st, (double)(lp_now_ns() - t0));
 	}
-	if (p && lp_gpu_poller_stop(p) && !ret)
+	if (p && lp_gpu_poller_stop(p, &why) && !ret)
 		ret = -EIO;
 	lp_stats_summarize(&st, sum);
 	lp_stats_free(&st);
@@ -63,8 +68,9 @@ static int run_poll(struct lp_gpu_buf *b, unsigned n)
 
 	if ((ret = detect(b, n, 0, &write_only)) || (ret = detect(b, n, 1, &every1)) ||
 	    (ret = detect(b, n, LP_GPU_POLL_STOP_EVERY, &every)) ||
-	    (ret = lp_gpu_notify_ns(b->dev, n, 1000000000ull, &notify_ns))) {
-		fprintf(stderr, "FAIL: %s\n", strerror(-ret));
+	    (ret = lp_gpu_notify_ns(b->dev, n, 1000000000ull, &notify_ns, &why))) {
+		fprintf(stderr, "FAIL: %s\n",
+			lp_fail_ok(&why) ? strerror(-ret) : lp_fail_msg(&why));
 		return 1;
 	}
 	printf("%s (%s): GPU_DIRECT_RDMA_WRITES_ORDERING %d (%s), SYNC_MEMOPS %s\n", b->name,
@@ -96,16 +102,18 @@ static int run_launch(struct lp_gpu_buf *b)
 	int ret;
 
 	/* Nobody writes to this poller: it spins until stopped or for 3 s. */
-	if ((ret = lp_gpu_poller_start(b, OFF, 0, 1, 1, 3000000000ull, &p))) {
-		fprintf(stderr, "FAIL: poller start: %s\n", strerror(-ret));
+	if ((ret = lp_gpu_poller_start(b, OFF, 0, 1, 1, 3000000000ull, &p, &why))) {
+		fprintf(stderr, "FAIL: poller start: %s\n",
+			lp_fail_ok(&why) ? strerror(-ret) : lp_fail_msg(&why));
 		return 1;
 	}
 	t0 = lp_now_ns();
-	ret = lp_gpu_buf_fill(b, 0, 1 << 20, 7); /* the first launch of the fill kernel */
+	ret = lp_gpu_buf_fill(b, 0, 1 << 20, 7, &why); /* the first launch of the fill kernel */
 	s = (lp_now_ns() - t0) / 1e9;
-	lp_gpu_poller_stop(p);
+	lp_gpu_poller_stop(p, &why);
 	if (ret) {
-		fprintf(stderr, "FAIL: fill: %s\n", strerror(-ret));
+		fprintf(stderr, "FAIL: fill: %s\n",
+			lp_fail_ok(&why) ? strerror(-ret) : lp_fail_msg(&why));
 		return 1;
 	}
 	printf("first kernel launch while the poller spins (CUDA_MODULE_LOADING=%s): %.4f s\n",
@@ -128,8 +136,9 @@ int main(int argc, char **argv)
 		printf("gdr_check: no GPU or no driver\n");
 		return 77;
 	}
-	if ((ret = lp_gpu_buf_alloc(&b, 0, 2 << 20))) {
-		fprintf(stderr, "FAIL: lp_gpu_buf_alloc: %s\n", strerror(-ret));
+	if ((ret = lp_gpu_buf_alloc(&b, 0, 2 << 20, &why))) {
+		fprintf(stderr, "FAIL: lp_gpu_buf_alloc: %s\n",
+			lp_fail_ok(&why) ? strerror(-ret) : lp_fail_msg(&why));
 		return 1;
 	}
 	ret = !strcmp(argv[1], "poll") ? run_poll(&b, argc > 2 ? (unsigned)atoi(argv[2]) : 2000)

@@ -40,17 +40,18 @@ static void check_stale(uint8_t *host, size_t len)
 	size_t bad = 0;
 	void *first;
 
-	CHECK(!lp_gpu_buf_alloc(&b, 0, len), "alloc");
-	CHECK(!lp_gpu_buf_fill(&b, 0, len, 42) && !lp_gpu_buf_verify(&b, 0, len, 42, &bad),
+	CHECK(!lp_gpu_buf_alloc(&b, 0, len, WHY), "alloc");
+	CHECK(!lp_gpu_buf_fill(&b, 0, len, 42, WHY) &&
+		      !lp_gpu_buf_verify(&b, 0, len, 42, &bad, WHY),
 	      "fill + verify");
 	first = b.ptr;
 	lp_gpu_buf_free(&b);
-	CHECK(!lp_gpu_buf_alloc(&b, 0, len), "alloc again");
+	CHECK(!lp_gpu_buf_alloc(&b, 0, len, WHY), "alloc again");
 	printf("stale: the second allocation %s the first pointer\n",
 	       b.ptr == first ? "reuses" : "does not reuse");
-	CHECK(!lp_gpu_buf_read(&b, 0, host, len) && all_zero(host, len),
+	CHECK(!lp_gpu_buf_read(&b, 0, host, len, WHY) && all_zero(host, len),
 	      "a new allocation is not all zeros");
-	CHECK(lp_gpu_buf_verify(&b, 0, len, 42, &bad) == -EILSEQ && bad < 8,
+	CHECK(lp_gpu_buf_verify(&b, 0, len, 42, &bad, WHY) == -EILSEQ && bad < 8,
 	      "the old pattern verifies in a new allocation (bad %zu)", bad);
 	lp_gpu_buf_free(&b);
 }
@@ -69,40 +70,40 @@ static void check_ring(uint8_t *host)
 	      f.msg);
 	if (fails)
 		return;
-	CHECK(!ops->read(&m, 0, host, slot * depth) && all_zero(host, slot * depth),
+	CHECK(!ops->read(&m, 0, host, slot * depth, WHY) && all_zero(host, slot * depth),
 	      "cuda memory not cleared");
 	for (size_t k = 0; k < depth; k++)
-		CHECK(!ops->fill(&m, k * slot, slot, lp_pattern_seed(7, 1, 0, k)), "fill slot %zu",
-		      k);
+		CHECK(!ops->fill(&m, k * slot, slot, lp_pattern_seed(7, 1, 0, k), WHY),
+		      "fill slot %zu", k);
 	for (size_t k = 0; k < depth; k++)
-		CHECK(!ops->verify(&m, k * slot, size, lp_pattern_seed(7, 1, 0, k), &bad),
+		CHECK(!ops->verify(&m, k * slot, size, lp_pattern_seed(7, 1, 0, k), &bad, WHY),
 		      "verify slot %zu", k);
-	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(7, 1, 0, 3), &bad) == -EILSEQ,
+	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(7, 1, 0, 3), &bad, WHY) == -EILSEQ,
 	      "slot 2 passes as slot 3 (misplaced message)");
-	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(7, 1, 1, 2), &bad) == -EILSEQ,
+	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(7, 1, 1, 2), &bad, WHY) == -EILSEQ,
 	      "QP 0's slot passes as QP 1's");
-	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(7, 0, 0, 2), &bad) == -EILSEQ,
+	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(7, 0, 0, 2), &bad, WHY) == -EILSEQ,
 	      "the server's data passes as the client's");
-	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(8, 1, 0, 2), &bad) == -EILSEQ,
+	CHECK(ops->verify(&m, 2 * slot, size, lp_pattern_seed(8, 1, 0, 2), &bad, WHY) == -EILSEQ,
 	      "another run's seed passes");
 	/* corrupted: one flipped byte, found at its offset */
-	CHECK(!ops->read(&m, 5 * slot + 777, &v, 1), "read");
+	CHECK(!ops->read(&m, 5 * slot + 777, &v, 1, WHY), "read");
 	v ^= 0xff;
-	CHECK(!ops->write(&m, 5 * slot + 777, &v, 1), "write");
-	CHECK(ops->verify(&m, 5 * slot, size, lp_pattern_seed(7, 1, 0, 5), &bad) == -EILSEQ &&
+	CHECK(!ops->write(&m, 5 * slot + 777, &v, 1, WHY), "write");
+	CHECK(ops->verify(&m, 5 * slot, size, lp_pattern_seed(7, 1, 0, 5), &bad, WHY) == -EILSEQ &&
 		      bad == 777,
 	      "corrupted byte 777 reported at %zu", bad);
 	/* lost: a cleared slot */
 	memset(host, 0, slot);
-	CHECK(!ops->write(&m, 6 * slot, host, slot), "clear");
-	CHECK(ops->verify(&m, 6 * slot, size, lp_pattern_seed(7, 1, 0, 6), &bad) == -EILSEQ &&
+	CHECK(!ops->write(&m, 6 * slot, host, slot, WHY), "clear");
+	CHECK(ops->verify(&m, 6 * slot, size, lp_pattern_seed(7, 1, 0, 6), &bad, WHY) == -EILSEQ &&
 		      bad < 8,
 	      "a cleared (lost) slot passes");
 	/* the host's pattern, copied in, passes the GPU's check */
 	for (size_t i = 0; i < slot; i++)
 		host[i] = lp_pattern_byte(lp_pattern_seed(7, 1, 0, 7), i);
-	CHECK(!ops->write(&m, 7 * slot, host, slot) &&
-		      !ops->verify(&m, 7 * slot, size, lp_pattern_seed(7, 1, 0, 7), &bad),
+	CHECK(!ops->write(&m, 7 * slot, host, slot, WHY) &&
+		      !ops->verify(&m, 7 * slot, size, lp_pattern_seed(7, 1, 0, 7), &bad, WHY),
 	      "host and GPU pattern differ (byte %zu)", bad);
 	lp_mem_free(&m);
 	printf("ring: %zu slots checked; misplaced, other QP, other side, other run, corrupted, lost: all detected\n",
@@ -117,22 +118,23 @@ static void check_poller_ring(void)
 	struct lp_gpu_poller *p = NULL;
 	struct lp_gpu_buf b;
 
-	CHECK(!lp_gpu_buf_alloc(&b, 0, stride * depth), "alloc");
-	CHECK(!lp_gpu_poller_start(&b, off, stride, depth, iters, 2000000000ull, &p),
+	CHECK(!lp_gpu_buf_alloc(&b, 0, stride * depth, WHY), "alloc");
+	CHECK(!lp_gpu_poller_start(&b, off, stride, depth, iters, 2000000000ull, &p, WHY),
 	      "poller start");
 	for (uint32_t i = 1; i <= iters && p; i++) {
 		uint8_t v = (uint8_t)i;
 
 		/* the wrong slot first: the poller must not see it */
-		CHECK(!lp_gpu_buf_write(&b, off + (size_t)(i % depth) * stride, &v, 1), "write");
+		CHECK(!lp_gpu_buf_write(&b, off + (size_t)(i % depth) * stride, &v, 1, WHY),
+		      "write");
 		usleep(2000);
 		CHECK(lp_gpu_poller_poll(p, i) == 0, "iteration %u seen in the wrong slot", i);
-		CHECK(!lp_gpu_buf_write(&b, off + (size_t)((i - 1) % depth) * stride, &v, 1),
+		CHECK(!lp_gpu_buf_write(&b, off + (size_t)((i - 1) % depth) * stride, &v, 1, WHY),
 		      "write");
-		CHECK(!lp_gpu_poller_wait(p, i, 2000000000ull), "iteration %u not seen in its slot",
-		      i);
+		CHECK(!lp_gpu_poller_wait(p, i, 2000000000ull, WHY),
+		      "iteration %u not seen in its slot", i);
 	}
-	CHECK(!lp_gpu_poller_stop(p), "poller stop");
+	CHECK(!lp_gpu_poller_stop(p, WHY), "poller stop");
 	lp_gpu_buf_free(&b);
 	printf("poller: %u iterations over a ring of %u slots\n", iters, depth);
 }
@@ -179,15 +181,16 @@ static void check_kind_poller(void)
 	      "poll prepare: %d %s (notification %.0f ns)", ret, f.msg, ns);
 	printf("kind: write ordering %s, poll prepare %s (notification %.0f ns)\n",
 	       lp_mem_rdma_order(&m), ret ? f.msg : "ok", ns);
-	ret = lp_mem_poll_start(&m, off, stride, depth, iters, 2000000000ull);
+	ret = lp_mem_poll_start(&m, off, stride, depth, iters, 2000000000ull, WHY);
 	CHECK(!ret, "poll start: %d", ret);
 	for (uint32_t i = 1; i <= iters && !ret; i++) {
 		uint8_t v = (uint8_t)i;
 
-		CHECK(!m.ops->write(&m, off + (size_t)(i % depth) * stride, &v, 1), "write");
+		CHECK(!m.ops->write(&m, off + (size_t)(i % depth) * stride, &v, 1, WHY), "write");
 		usleep(2000);
 		CHECK(lp_mem_poll_seen(&m, i) == 0, "iteration %u seen in the wrong slot", i);
-		CHECK(!m.ops->write(&m, off + (size_t)((i - 1) % depth) * stride, &v, 1), "write");
+		CHECK(!m.ops->write(&m, off + (size_t)((i - 1) % depth) * stride, &v, 1, WHY),
+		      "write");
 		CHECK(seen_within(&m, i) > 0, "iteration %u not seen in its slot", i);
 	}
 	lp_mem_free(&m); /* stops the poller */

@@ -12,6 +12,11 @@ def check(cond, what):
     fails += not cond
 
 
+def fmt(x, spec=".3g"):
+    """x formatted for a check's line, "none" when the document holds null there."""
+    return "none" if x is None else format(x, spec)
+
+
 def load(t, name):
     """The JSON document t/name.json and the exit code in t/name.rc."""
     with open(f"{t}/{name}.json") as f, open(f"{t}/{name}.rc") as rc:

@@ -152,13 +152,13 @@ int main(int argc, char **argv)
 		return LP_EXIT_USAGE;
 	}
 	if (argc > 5)
-		rc = lp_sweep_journal_open(&jl, argv[5], false);
+		rc = lp_sweep_journal_open(&jl, argv[5], false, NULL);
 	if (!rc)
 		rc = build(&r, nodes, rails, slow, &jl);
 	if (!rc)
 		rc = lp_sweep_diagnose(&r);
 	lp_sweep_journal_end(&jl, &r, lp_sweep_exit_code(&r));
-	if (argc > 5 && lp_sweep_journal_close(&jl) && !rc)
+	if (argc > 5 && lp_sweep_journal_close(&jl, NULL) && !rc)
 		rc = -EIO;
 	f = rc ? NULL : lp_out_open(argv[3]);
 	if (!f || lp_sweep_write_json(&r, f, lp_sweep_exit_code(&r)) || lp_out_close(f, argv[3]))

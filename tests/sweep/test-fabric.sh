@@ -67,7 +67,7 @@ sys.path.insert(0, "tests/sweep")
 from sweepdoc import legacy_view  # linkperf.sweep/2 documents, with the members these checks read
 import lpdoc  # the product's reader (plots/lpdoc.py, on the path sweepdoc sets): resolved values
 import lpcheck
-from lpcheck import check
+from lpcheck import check, fmt
 
 out = sys.argv[1]
 
@@ -290,16 +290,21 @@ for c in victims:
 for c in loaders:
     if c["status"] == 0:
         spans.setdefault(c["round"], [0, 0])[1] = c["wall_s"]
-check(len(spans) == n * (n - 1) and all(l > v > 0 for v, l in spans.values()),
-      f"load: every round's loader outlasts its victim (victim/loader s: "
-      + ", ".join(f"{v:.1f}/{l:.1f}" for v, l in sorted(spans.values())[:4]) + ", ...)")
+short = {r: s for r, s in sorted(spans.items()) if not s[1] > s[0] > 0}
+check(len(spans) == n * (n - 1) and not short,
+      f"load: every round's loader outlasts its victim ({len(spans)} rounds; victim/loader s: "
+      + ", ".join(f"{v:.1f}/{l:.1f}" for v, l in sorted(spans.values())[:4]) + ", ...; short: "
+      + (", ".join(f"round {r} {v:.1f}/{l:.1f}" for r, (v, l) in short.items()) or "none")
+      + "; failed loaders: " + (", ".join(f"round {c['round']} {c['client']}->{c['server']}: "
+                                          f"{c.get('error') or c['status']}"
+                                          for c in loaders if c["status"] != 0) or "none") + ")")
 inc = d["load"]["incast"]
 check(len(inc) == 1 and len(inc[0]["receivers"]) == n and
       all(r["senders_n"] == n - 2 and r["jain"] is not None and r["victim"]["impact_p50"] is not None
           for r in inc[0]["receivers"]),
       "load: every receiver's incast of 2 senders and a victim: " +
-      ", ".join(f"{r['name']} {r['aggregate_gbits_s']:.3g} Gb/s J={r['jain']:.2f} "
-                f"lat p50 {r['victim']['impact_p50']:.2f}x" for r in inc[0]["receivers"]))
+      ", ".join(f"{r['name']} {fmt(r['aggregate_gbits_s'], '.3g')} Gb/s J={fmt(r['jain'], '.2f')} "
+                f"lat p50 {fmt(r['victim']['impact_p50'], '.2f')}x" for r in inc[0]["receivers"]))
 check([v for v in d["verdicts"] if v["kind"] in ("load_impact", "incast_slow", "incast_unfair")] == [],
       "load: no load or incast verdict on the healthy fabric (" +
       "; ".join(v["reason"] for v in d["verdicts"] if v["kind"] != "inconclusive") + ")")

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 
+#include "common/fail.h"
 #include "common/pattern.h"
 #include "common/units.h"
 #include "gpu/doc.h"
@@ -139,25 +140,27 @@ static void test_warnings(void **state)
 static void test_select(void **state)
 {
 	const struct lp_gpu_test *sel[64];
+	struct lp_fail f = { 0 };
 	unsigned n;
 	int devs[LP_GPU_MAX], nd;
 
 	(void)state;
-	assert_int_equal(lp_gpu_select_tests("all", sel, 64, &n), 0);
+	assert_int_equal(lp_gpu_select_tests("all", sel, 64, &n, NULL), 0);
 	assert_int_equal(n, lp_gpu_ntests);
-	assert_int_equal(lp_gpu_select_tests("d2h_ce,h2d_ce,h2d_ce", sel, 64, &n), 0);
+	assert_int_equal(lp_gpu_select_tests("d2h_ce,h2d_ce,h2d_ce", sel, 64, &n, NULL), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(sel[0]->key, "h2d_ce"); /* table order */
-	assert_int_equal(lp_gpu_select_tests("lat", sel, 64, &n), 0);
+	assert_int_equal(lp_gpu_select_tests("lat", sel, 64, &n, NULL), 0);
 	assert_int_equal(n, 3);
 	for (unsigned i = 0; i < n; i++)
 		assert_true(sel[i]->latency);
-	assert_int_equal(lp_gpu_select_tests("host", sel, 64, &n), 0);
+	assert_int_equal(lp_gpu_select_tests("host", sel, 64, &n, NULL), 0);
 	assert_int_equal(n, 6);
-	assert_int_equal(lp_gpu_select_tests("p2p,local_ce", sel, 64, &n), 0);
+	assert_int_equal(lp_gpu_select_tests("p2p,local_ce", sel, 64, &n, NULL), 0);
 	assert_int_equal(n, 9);
-	assert_int_equal(lp_gpu_select_tests("nope", sel, 64, &n), -EINVAL);
-	assert_int_equal(lp_gpu_select_tests("all", sel, 3, &n), -E2BIG);
+	assert_int_equal(lp_gpu_select_tests("nope", sel, 64, &n, &f), -EINVAL);
+	assert_string_equal(lp_fail_msg(&f), "-t: unknown test 'nope' (lp-gpu --list shows them)");
+	assert_int_equal(lp_gpu_select_tests("all", sel, 3, &n, NULL), -E2BIG);
 
 	assert_int_equal(lp_gpu_parse_devs("0,2,3", devs, LP_GPU_MAX, &nd), 0);
 	assert_int_equal(nd, 3);

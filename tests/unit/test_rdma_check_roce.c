@@ -46,7 +46,7 @@ static void qos_check(struct qos_run *x, const char *overlay, const char *cmd_di
 	lp_fx_cmd_dir = cmd_dir ? cmd_dir : "check/cmd";
 	o.cmd = cmd_dir ? lp_fx_cmd : NULL;
 	o.root = x->dir;
-	assert_int_equal(lp_check_run(&o, &x->r), 0);
+	assert_int_equal(lp_check_run(&o, &x->r, NULL), 0);
 }
 
 static void qos_free(struct qos_run *x)

@@ -11,6 +11,7 @@
 
 #include <sys/wait.h>
 
+#include "common/fail.h"
 #include "common/json.h"
 #include "common/lp.h"
 #include "lp_fixture.h"
@@ -236,7 +237,7 @@ static void run_check(struct run *x, const char *fixture, const char *overlay, l
 
 	x->fx = fx_new(fixture, overlay);
 	o.root = x->fx->dir;
-	assert_int_equal(lp_check_run(&o, &x->r), 0);
+	assert_int_equal(lp_check_run(&o, &x->r, NULL), 0);
 }
 
 static void run_free(struct run *x)
@@ -335,12 +336,13 @@ static void test_check_acs_downtrained(void **state)
 {
 	struct fx *fx = fx_new(IB, NULL);
 	struct lp_check_opts o = { .root = fx->dir, .memlock = -1 };
+	struct lp_fail f = { 0 };
 	struct lp_check_report r;
 	const struct lp_check_line *l;
 
 	(void)state;
 	lp_fx_expand(fx->dir, "check/acs-downtrained.txt");
-	assert_int_equal(lp_check_run(&o, &r), 0);
+	assert_int_equal(lp_check_run(&o, &r, NULL), 0);
 	l = line_of(&r, "gpu_nic_path", "GPU 0000:1b:00.0");
 	assert_int_equal(l->status, LP_CHECK_FAIL);
 	assert_non_null(
@@ -354,7 +356,8 @@ static void test_check_acs_downtrained(void **state)
 	lp_check_free(&r);
 	/* Only -d mlx5_0's lines are about RDMA devices; an unknown device is refused. */
 	o.dev = "mlx5_7";
-	assert_int_equal(lp_check_run(&o, &r), -ENODEV);
+	assert_int_equal(lp_check_run(&o, &r, &f), -ENODEV);
+	assert_string_equal(lp_fail_msg(&f), "--check: no RDMA device mlx5_7");
 	lp_check_free(&r);
 	fx_free(fx);
 }
@@ -392,7 +395,7 @@ static void test_check_no_device(void **state)
 	x.fx = fx_new(ROCE, NULL);
 	assert_int_equal(
 		lp_check_run(&(struct lp_check_opts){ .root = x.fx->dir, .port = 2, .memlock = -1 },
-			     &x.r),
+			     &x.r, NULL),
 		0);
 	l = line_of(&x.r, "rdma_port", "mlx5_0");
 	assert_int_equal(l->status, LP_CHECK_FAIL);

@@ -146,7 +146,7 @@ static int table_emit(FILE *f, const void *arg)
 
 static int json_emit(FILE *f, const void *arg)
 {
-	return lp_rdma_report_json_write(f, arg);
+	return lp_rdma_report_json_write(f, arg, NULL);
 }
 
 /* The table: network rates in Gb/s, sizes "64 KiB", no exponent, an em dash for what is unknown. */

@@ -95,7 +95,7 @@ static void srv_init(struct srv *s, const char *bind)
 		.report = on_event,
 		.ctx = s,
 	};
-	assert_int_equal(lp_sock_listen(bind, 0, &s->lfd), 0);
+	assert_int_equal(lp_sock_listen(bind, 0, &s->lfd, NULL), 0);
 	assert_int_equal(getsockname(s->lfd, (struct sockaddr *)&ss, &sl), 0);
 	s->port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
 						: ((struct sockaddr_in6 *)&ss)->sin6_port);

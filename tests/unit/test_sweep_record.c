@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fail.h"
 #include "sweep/check.h"
 #include "sweep/journal.h"
 #include "sweep/result.h"
@@ -293,6 +294,7 @@ static void read_back(const char *jpath, const char *doc)
 /* One JSON object per line: the header (the document's head), a round, a retest, the end. */
 static void test_journal(void **state)
 {
+	struct lp_fail f = { 0 };
 	char path[] = "/tmp/lp-sweep-journal-XXXXXX", jpath[64];
 	struct lp_sweep_journal jl;
 	struct lp_sweep_run r;
@@ -302,13 +304,13 @@ static void test_journal(void **state)
 	(void)state;
 	write_run(&r, path);
 	snprintf(jpath, sizeof(jpath), "%s.journal", path);
-	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), 0);
+	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false, NULL), 0);
 	lp_sweep_journal_run(&jl, &r);
 	lp_sweep_journal_cells(&jl, &r, 0);
 	lp_sweep_journal_retest(&jl, 0, pairs, 1);
 	lp_sweep_journal_end(&jl, &r, 1);
 	assert_int_equal(lp_sweep_journal_sync(&jl), 0);
-	assert_int_equal(lp_sweep_journal_close(&jl), 0);
+	assert_int_equal(lp_sweep_journal_close(&jl, NULL), 0);
 	doc = slurp(jpath);
 	assert_int_equal(count(doc, "\n{\"type\":") + 1, 4);
 	assert_true(!strncmp(doc, "{\"type\":\"header\",\"time\":\"20", 27));
@@ -325,7 +327,8 @@ static void test_journal(void **state)
 	assert_non_null(strstr(
 		doc, "\"interrupted\":false,\"cells\":2,\"exit_code\":1,\"verdicts\":[]}\n"));
 	/* an existing journal is never truncated: refused */
-	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), -EEXIST);
+	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false, &f), -EEXIST);
+	assert_non_null(strstr(lp_fail_msg(&f), "exists (a previous run's record): --resume "));
 	read_back(jpath, doc);
 	free(doc);
 	unlink(jpath);
@@ -336,14 +339,15 @@ static void test_journal(void **state)
 /* A journal that cannot be written says so: at open (no such directory) and at close (full disk). */
 static void test_journal_errors(void **state)
 {
+	struct lp_fail f = { 0 };
 	struct lp_sweep_journal jl;
 	struct lp_sweep_run r;
 	char path[] = "/tmp/lp-sweep-journal-XXXXXX";
 
 	(void)state;
-	assert_int_equal(lp_sweep_journal_open(&jl, "/nonexistent/dir/run.journal", false),
+	assert_int_equal(lp_sweep_journal_open(&jl, "/nonexistent/dir/run.journal", false, NULL),
 			 -ENOENT);
-	assert_int_equal(lp_sweep_journal_close(&jl), 0); /* nothing open: nothing to do */
+	assert_int_equal(lp_sweep_journal_close(&jl, NULL), 0); /* nothing open: nothing to do */
 	write_run(&r, path);
 	unlink(path);
 	memset(&jl, 0, sizeof(jl));
@@ -355,7 +359,8 @@ static void test_journal_errors(void **state)
 	snprintf(jl.path, sizeof(jl.path), "/dev/full");
 	lp_sweep_journal_run(&jl, &r);
 	lp_sweep_journal_cells(&jl, &r, 0);
-	assert_int_equal(lp_sweep_journal_close(&jl), -ENOSPC);
+	assert_int_equal(lp_sweep_journal_close(&jl, &f), -ENOSPC);
+	assert_string_equal(lp_fail_msg(&f), "journal /dev/full: No space left on device");
 	lp_sweep_run_free(&r);
 }
 
@@ -376,24 +381,24 @@ static void test_journal_syncer(void **state)
 	write_run(&r, path);
 	unlink(path);
 	snprintf(jpath, sizeof(jpath), "%s.journal", path);
-	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), 0);
+	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false, NULL), 0);
 	lp_sweep_journal_run(&jl, &r);
 	for (int i = 0; i < 50; i++) {
 		lp_sweep_journal_cells(&jl, &r, 0);
 		assert_int_equal(lp_sweep_journal_sync(&jl), 0);
 	}
 	assert_non_null(jl.bg); /* the thread did the fsyncs */
-	assert_int_equal(lp_sweep_journal_close(&jl), 0);
+	assert_int_equal(lp_sweep_journal_close(&jl, NULL), 0);
 	assert_null(jl.bg);
 	unlink(jpath);
 
 	/* fault: the fsync fails in the thread; the close says so */
-	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false), 0);
+	assert_int_equal(lp_sweep_journal_open(&jl, jpath, false, NULL), 0);
 	assert_int_equal(pipe(p), 0);
 	assert_true(dup2(p[1], fileno(jl.f)) >= 0);
 	lp_sweep_journal_run(&jl, &r);
 	assert_int_equal(lp_sweep_journal_sync(&jl), 0); /* asked for, not waited on */
-	assert_int_equal(lp_sweep_journal_close(&jl), -EINVAL);
+	assert_int_equal(lp_sweep_journal_close(&jl, NULL), -EINVAL);
 	assert_true(read(p[0], buf, sizeof(buf)) > 0); /* the header line went out */
 	close(p[0]);
 	close(p[1]);

@@ -269,7 +269,8 @@ uninstall:
 		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- test, demo, bench ------------------------------------------------------
-# The whole suite (every tier), then the unit and Soft-RoCE tests again under ASan+UBSan.
+# The whole suite (every tier), then the unit and Soft-RoCE tests again under ASan+UBSan, then
+# the suite's time per tier and slowest tests again (last: the tail a CI log shows).
 # One tier alone: check-quick (lint, unit, CLI, diagnose, plots, report: minutes, no guest),
 # check-guest (Soft-RoCE guests), check-fabric (the 4-guest fabric, Slurm), check-slow (fuzzing,
 # packages, soak), check-gpu. Each test names its tier in a "# tier:" line (tests/run-all.sh).
@@ -278,6 +279,7 @@ TEST_TIERS := quick guest fabric slow gpu
 check: all
 	LP_BUILD=$(BUILD) tests/run-all.sh
 	$(MAKE) check-asan
+	@tests/run-all.sh --times $(BUILD)/test-logs/times.tsv
 
 $(TEST_TIERS:%=check-%): check-%: all
 	LP_BUILD=$(BUILD) LP_TIERS=$* tests/run-all.sh

@@ -17,18 +17,53 @@
 # A line when each test starts; while it runs, one every LP_TEST_TICK seconds with its last log
 # line and the time so far. No test is ended for being slow: one whose log has not grown for
 # LP_TEST_IDLE seconds is hung and fails (scripts/lp-watch ends its process group).
+# Each test's seconds go to LOGDIR/times.tsv as it ends (name, tier, seconds, result: PASS, FAIL,
+# SKIP; a header line first); the run ends with the slowest LP_TEST_SLOWEST (12) and each tier's
+# total, a few lines for a CI log's tail. tests/run-all.sh --times TSV... prints them for kept runs.
 #
 # Env: LP_BUILD (build dir, default build), LP_TIERS (space-separated tiers, default all),
 # LP_TESTS (space-separated groups, i.e. folders: lint unit demo vm gpu sweep fuzz pkg; default
 # all), LP_TEST_FILTER (regex on names, e.g. sweep/test-cli), LP_TEST_IDLE (seconds without output
 # that make a hang, default 900), LP_TEST_TICK (seconds between progress lines, default 60),
-# LP_TEST_TIMEOUT (an optional wall limit per test in seconds, default 0: none), CC (the compiler
-# make used; to tell whether cmocka is installed).
+# LP_TEST_TIMEOUT (an optional wall limit per test in seconds, default 0: none), LP_TEST_SLOWEST
+# (how many of the slowest tests the end lists, default 12), CC (the compiler make used; to tell
+# whether cmocka is installed).
 set -u
+all_tiers="quick guest fabric slow gpu"
+slowest=${LP_TEST_SLOWEST:-12}
+
+times_summary() { # TSV...: each tier's total and the slowest tests; a malformed row is an error (2)
+	local rows
+	rows=$(awk -F'\t' -v tiers=" $all_tiers " '
+		FNR == 1 && $0 == "name\ttier\tseconds\tresult" { next }
+		NF != 4 || $1 == "" || index(tiers, " " $2 " ") == 0 || $3 !~ /^[0-9]+$/ || $4 !~ /^(PASS|FAIL|SKIP)$/ {
+			printf "run-all: %s:%d: not a times row (name, tier, seconds, result): %s\n", FILENAME, FNR, $0 > "/dev/stderr"
+			bad = 1; exit
+		}
+		{ print }
+		END { exit bad }' "$@") || return 2
+	sort -t "$(printf '\t')" -k3,3nr -s <<<"$rows" | awk -F'\t' -v tiers="$all_tiers" -v n="$slowest" -v src="$*" '
+		$0 == "" { next }
+		{ sum[$2] += $3; cnt[$2]++; all += $3
+		  if (NR <= n) top = top (NR > 1 ? (NR % 4 == 1 ? ",\n         " : ", ") : "") $1 " " $3 " s" ($4 == "PASS" ? "" : " (" $4 ")") }
+		END {
+			k = split(tiers, t, " "); line = ""
+			for (i = 1; i <= k; i++)
+				if (cnt[t[i]]) line = line (line == "" ? "" : ", ") t[i] " " sum[t[i]] " s in " cnt[t[i]]
+			printf "time per tier: %s; all %d s (%s)\n", line == "" ? "no test" : line, all, src
+			if (top != "") printf "slowest: %s\n", top
+		}'
+}
+if [ "${1:-}" = --times ]; then
+	shift
+	[ $# -gt 0 ] || { echo "run-all: --times TSV... (LOGDIR/times.tsv of a run)" >&2; exit 2; }
+	times_summary "$@"
+	exit
+fi
+
 cd "$(dirname "$0")/.."
 export LP_BUILD=${LP_BUILD:-build}
 export LP_ROOT=$PWD
-all_tiers="quick guest fabric slow gpu"
 tiers=${LP_TIERS:-$all_tiers}
 groups=${LP_TESTS:-lint unit demo vm gpu sweep fuzz pkg}
 idle=${LP_TEST_IDLE:-900} tick=${LP_TEST_TICK:-60} wall=${LP_TEST_TIMEOUT:-0}
@@ -37,6 +72,8 @@ for t in $tiers; do
 	case " $all_tiers " in *" $t "*) ;; *) echo "run-all: unknown tier '$t' (tiers: $all_tiers)" >&2; exit 2 ;; esac
 done
 mkdir -p "$logdir"
+times=$logdir/times.tsv
+printf 'name\ttier\tseconds\tresult\n' >"$times"
 pass=0 fail=0 skip=0 parts=0 failed="" t_all=$(date +%s)
 # Ctrl-C or TERM: the running test's watcher ends its process group, then the run stops here
 watcher=''
@@ -48,17 +85,22 @@ tier_of() { # test file: the NAME of its "# tier: NAME" header line
 wanted() { # name tier: selected by LP_TEST_FILTER, and of the tier this pass runs
 	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] && [ "$2" = "$cur" ]
 }
+timed() { # name tier seconds result: a row of times.tsv
+	printf '%s\t%s\t%s\t%s\n' "$@" >>"$times"
+}
 
 skip_one() { # name tier reason: a test that cannot run here
 	wanted "$1" "$2" || return 0
 	skip=$((skip + 1))
 	printf 'SKIP  %-40s %4ss  (%s)\n' "$1" 0 "$3"
+	timed "$1" "$2" 0 SKIP
 }
 
 fail_one() { # name reason: a test that is broken before it runs (said in the first pass)
 	[[ $1 =~ ${LP_TEST_FILTER:-.} ]] && [ "$cur" = "${tiers%% *}" ] || return 0
 	fail=$((fail + 1)); failed="$failed $1"
 	printf 'FAIL  %-40s %4ss  %s\n' "$1" 0 "$2"
+	timed "$1" "$cur" 0 FAIL
 }
 
 run_one() { # name tier cmd...
@@ -77,6 +119,7 @@ run_one() { # name tier cmd...
 	rc=$?
 	watcher=
 	dt=$(($(date +%s) - t0))
+	timed "$name" "$tier" "$dt" "$(case $rc in 0) echo PASS ;; 77) echo SKIP ;; *) echo FAIL ;; esac)"
 	if [ $rc = 0 ]; then
 		pass=$((pass + 1)); printf 'PASS  %-40s %4ss\n' "$name" "$dt"
 		while IFS= read -r line; do
@@ -144,4 +187,6 @@ done
 echo "logs: $logdir"
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed, $skip skipped$([ $parts = 0 ] || echo " (and $parts parts of passing tests skipped)") in $(($(date +%s) - t_all)) s"
+# last, for the tail a CI log shows: where the time went
+times_summary "$times"
 [ $fail = 0 ] && [ $((pass + skip)) -gt 0 ]

@@ -5,7 +5,10 @@
 # fails, a test that prints nothing for LP_TEST_IDLE is ended as hung (FAIL, rc 124, in about
 # that time, not at its end), a slow test that keeps printing passes well past LP_TEST_IDLE with
 # progress lines in between, 77 is a SKIP with the reason; each test gets a START line; TERM to
-# the runner ends the running test too and stops the run (130). Then
+# the runner ends the running test too and stops the run (130); build/test-logs/times.tsv holds
+# every test's line (name, tier, seconds, result) and the run ends with each tier's total and the
+# slowest tests, in order (the check shown to fail on a TSV whose seconds differ from the run's
+# and on a summary that leaves the slowest test out; --times refuses a malformed row, exit 2). Then
 # tests/gpu/check.sh: a GPU test program whose system header is not installed skips (77, named),
 # one whose own header is missing fails.
 set -u
@@ -48,6 +51,44 @@ has 'sweep/test-slow [0-9]+s: step [0-9]' "progress lines with the last log line
 has '^SKIP  sweep/test-skip .*no widget here' "77 is a SKIP with its reason"
 has '^2 passed, 2 failed, 1 skipped' "the summary counts them"
 echo "     (the fake suite took $dt s)"
+
+# times.tsv and the summary at the end: TSV OUT [BAD]: the TSV has a row per result line of OUT
+# (same name, seconds, result), OUT ends with each tier's total and the slowest, slowest first;
+# BAD=1: the data holds an injected fault, which the check must find
+times_check() {
+	python3 - "$@" <<'PY'
+import re, sys
+tsv, out, bad = sys.argv[1], sys.argv[2], len(sys.argv) > 3
+lines = open(tsv).read().splitlines()
+text = open(out).read().splitlines()
+ran = [(m[2], "quick", int(m[3]), m[1]) for m in
+       (re.match(r"(PASS|FAIL|SKIP)  (\S+) +(\d+)s", ln) for ln in text) if m]
+rows = [tuple(r.split("\t")) for r in lines[1:]]
+rows = [(n, t, int(s), r) for n, t, s, r in rows]
+top = sorted(rows, key=lambda r: -r[2])[:12]
+want = [f"time per tier: quick {sum(r[2] for r in rows)} s in {len(rows)}; all {sum(r[2] for r in rows)} s ({tsv})",
+        "slowest: " + ", ".join(f"{n} {s} s" + ("" if r == "PASS" else f" ({r})") for n, _, s, r in top)]
+end = max(i for i, ln in enumerate(text) if ln.startswith("time per tier: "))
+got = [text[end], " ".join(ln.strip() for ln in text[end + 1:])]
+problems = [w for w, ok in (
+    ("no header line", lines[:1] == ["name\ttier\tseconds\tresult"]),
+    (f"rows {rows} are not the run's {ran}", rows == ran),
+    (f"the end is {got}, not {want}", got == want)) if not ok]
+print("; ".join(p[:160] + ("..." if len(p) > 160 else "") if bad else p for p in problems) if problems else "times.tsv and the summary agree with the run")
+sys.exit(0 if bool(problems) == bad else 1)
+PY
+}
+tsv=$T/build/test-logs/times.tsv
+m=$(times_check "$tsv" "$T/out") && ok "times: $m" || bad "times: $m"
+sed '2s/\t[0-9]*\t/\t99\t/' "$tsv" >"$T/bad.tsv"
+m=$(times_check "$T/bad.tsv" "$T/out" 1) && ok "times: a row whose seconds differ from the run's fails: $m" || bad "times: $m"
+sed 's/^slowest: [^,]*, /slowest: /' "$T/out" >"$T/bad-out"
+m=$(times_check "$tsv" "$T/bad-out" 1) && ok "times: a summary without the slowest test fails: $m" || bad "times: $m"
+printf 'name\ttier\tseconds\tresult\nsweep/x\tquick\t1.5\tPASS\n' >"$T/malformed.tsv"
+(cd "$T/tree" && tests/run-all.sh --times "$T/malformed.tsv") >"$T/malformed" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$T/malformed")" = 1 ] && grep -q ':2: not a times row' "$T/malformed" &&
+	ok "times: --times refuses a malformed row (exit 2): $(cat "$T/malformed")" || bad "times: malformed row: exit $rc: $(cat "$T/malformed")"
 
 # TERM to the runner: the running test's process group is ended, the run stops with 130
 fake hang quick 'echo started; sleep 77; echo never'

@@ -5,11 +5,15 @@
 #   srun      srun --mpi=pmix lp-sweep on 4 nodes
 #   healthy   sbatch scripts/lp-sweep.sbatch (results in lp-sweep-JOBID/, plots, report)
 #   salloc    salloc -N 4 mpirun lp-sweep (Open MPI launches through the allocation)
-#   throttle  sbatch with tbf 20mbit on lpnode2's egress (set and cleared through srun -w)
+#   qualify   docs/QUALIFY.md's recipe with a fault: tbf 20mbit on lpnode2's egress (set and
+#             cleared through srun -w), LP_QUALIFY=1 sbatch (lp-qualify: pre-flight, GPUs (none
+#             here), the sweep, the report) into OUT/qual
+#   again     the same submission once more, the throttle gone: every step is skipped (resumable)
 #   scancel   sbatch, scancel once the sweep runs: partial results, exit 130
 #   nodedown  slurmd stopped on lpnode3, LP_EXPECT=partition sbatch -N 2-4: lpnode3 absent
-# No wall limits: a job or step whose output stands still for IDLE s (300) is hung (cancelled,
-# or ended by scripts/lp-watch); a slow one runs on.
+# No wall limits: a job or step whose output stands still for IDLE s (300; 600 for lp-qualify,
+# whose pre-flight writes at its end) is hung (cancelled, or ended by scripts/lp-watch); a slow
+# one runs on.
 # Env: OUT, LP_BUILD (absolute), LP_ROOT (the checkout); lp-sweep options one per line in
 # OUT/sweep-args.
 set -u
@@ -28,16 +32,17 @@ job_state() { # ID -> "STATE EXIT" (ExitCode=N:SIG, as scontrol keeps it for Min
 	scontrol show job "$1" -o 2>/dev/null |
 		sed -n 's/.*JobState=\([A-Z_]*\) .* ExitCode=\([0-9]*\):.*/\1 \2/p'
 }
-job_moved() { # ID SINCE: the job's output or result dir written since epoch second SINCE
-	[ -n "$(find "lp-sweep-$1.out" "lp-sweep-$1" -newermt "@$2" -print -quit 2>/dev/null)" ]
+job_moved() { # ID SINCE [DIR]: the job's output or results dir (lp-sweep-ID) written since epoch
+	# second SINCE
+	[ -n "$(find "lp-sweep-$1.out" "${3:-lp-sweep-$1}" -newermt "@$2" -print -quit 2>/dev/null)" ]
 }
-job_wait() { # ID: until the job left the queue (cancelled when its output stood still IDLE s)
+job_wait() { # ID [DIR]: until the job left the queue (cancelled when its output stood still IDLE s)
 	local t0=$SECONDS last=$SECONDS look st
 	look=$(date +%s)
 	while :; do
 		st=$(job_state "$1")
 		case ${st%% *} in PENDING | RUNNING | CONFIGURING | COMPLETING | '') ;; *) break ;; esac
-		job_moved "$1" $((look - 1)) && last=$SECONDS
+		job_moved "$1" $((look - 1)) "${2:-}" && last=$SECONDS
 		look=$(date +%s)
 		if [ $((SECONDS - last)) -ge $IDLE ]; then
 			say "job $1: no progress for $IDLE s (${st:-no state}): a hang, cancelled" >&2
@@ -49,7 +54,8 @@ job_wait() { # ID: until the job left the queue (cancelled when its output stood
 	say "job $1: ${st:-no state} after $((SECONDS - t0)) s" >&2
 	echo "$st"
 }
-submit() { # NAME [sbatch options] -- [lp-sweep options]: sbatch, wait, NAME.rc and NAME.job
+submit() { # NAME [sbatch options] -- [lp-sweep options]: sbatch, wait, NAME.rc and NAME.job (the
+	# results in LP_OUT when set, as lp-sweep.sbatch puts them)
 	local name=$1 id st t0=$(date +%s)
 	shift
 	local so=()
@@ -57,10 +63,10 @@ submit() { # NAME [sbatch options] -- [lp-sweep options]: sbatch, wait, NAME.rc 
 	shift
 	id=$(sbatch --parsable "${so[@]}" "$LP_ROOT/scripts/lp-sweep.sbatch" "$@") || { echo 125 >"$name.rc"; return; }
 	echo "$id" >"$name.job"
-	st=$(job_wait "$id")
+	st=$(job_wait "$id" "${LP_OUT:-}")
 	echo "${st#* }" >"$name.rc"
 	say "$name: job $id ${st% *}, exit ${st#* } in $(($(date +%s) - t0)) s"
-	grep -E '^(lp-sweep|verdict)' "lp-sweep-$id.out" | sed 's/^/    /'
+	grep -E '^(lp-sweep|lp-qualify|verdict)' "lp-sweep-$id.out" | sed 's/^/    /'
 }
 on() { # NODE CMD: a one-task step on that node
 	timeout 60 srun -N1 -w "$1" sh -c "$2"
@@ -81,9 +87,11 @@ watch --label "slurm-guest: salloc" --out salloc.out --path salloc.journal -- \
 echo $? >salloc.rc
 say "salloc: exit $(cat salloc.rc) in $(($(date +%s) - t0)) s"
 
+# docs/QUALIFY.md's recipe with a throttled node, then the same submission again (resumable)
 on lpnode2 'tc qdisc replace dev eth0 root tbf rate 20mbit burst 32kbit latency 50ms'
-submit throttle -N4 -- "${args[@]}"
+LP_QUALIFY=1 LP_OUT=$out/qual IDLE=600 submit qualify -N4 -- "${args[@]}"
 on lpnode2 'tc qdisc del dev eth0 root'
+LP_QUALIFY=1 LP_OUT=$out/qual IDLE=600 submit again -N4 -- "${args[@]}"
 
 # scancel: once the job runs and its first round is done, cancel it
 id=$(sbatch --parsable -N4 "$LP_ROOT/scripts/lp-sweep.sbatch" "${args[@]}")

@@ -27,15 +27,10 @@ for _ in $(seq 1 100); do [ -S "$dir/p2.sock" ] && break; sleep 0.05; done
 
 timeout 60 python3 - "$dir" "$spid" <<'PY'
 import os, re, signal, socket, struct, sys, time
+sys.path.insert(0, "tests/sweep")
+from lpcheck import check, done
 
 d, spid = sys.argv[1], int(sys.argv[2])
-fails = 0
-
-
-def check(ok, what):
-    global fails
-    print(("PASS " if ok else "FAIL ") + what)
-    fails += not ok
 
 
 def conn(i):
@@ -131,7 +126,7 @@ check(bool(err_lines(r"port 2: client gone \((end of stream|Connection reset by 
 a.sendall(frame("ff:ff:ff:ff:ff:ff", A))
 os.kill(spid, 0)  # raises when the switch died
 check(True, "the switch keeps running for the others")
-sys.exit(1 if fails else 0)
+done()
 PY
 rc=$?
 [ $rc = 0 ] || { echo "switch stderr:"; sed 's/^/    /' "$dir/err"; }

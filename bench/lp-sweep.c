@@ -26,6 +26,7 @@
 #include "common/opt.h"
 #include "common/topo.h"
 #include "qual/qual.h"
+#include "rdma/check_roce.h"
 #include "rdma/counters.h"
 #include "rdma/opts.h"
 #include "rdma/plan.h"
@@ -218,14 +219,19 @@ static void node_gpus(struct lp_sweep_node *me)
 	}
 }
 
-/* RoCE: the DSCP this node's QPs carry and where it was read (the device's class, read when it
- * was opened: rdma/check_roce.h), else -1. */
-static void node_dscp(const struct lp_rdma_dev *dev, struct lp_sweep_node *me)
+/* RoCE: the DSCP this node's QPs carry and where it was read (rdma/check_roce.h), else -1. */
+static void node_dscp(const struct cli *o, const struct lp_rdma_dev *dev, struct lp_sweep_node *me)
 {
 	const struct lp_rdma_devinfo *d = lp_rdma_dev_info(dev);
+	struct lp_roce_qos q;
+	char port[16];
 
-	me->dscp = d->cls.dscp;
-	snprintf(me->dscp_src, sizeof(me->dscp_src), "%s", d->cls.dscp >= 0 ? d->cls.dscp_src : "");
+	if (strcmp(d->link_layer, "Ethernet"))
+		return;
+	snprintf(port, sizeof(port), "%d", d->port);
+	lp_roce_class_read(lp_counters_root(), d->name, port, lp_rdma_devsel_tclass(&o->dev), &q);
+	me->dscp = q.dscp;
+	snprintf(me->dscp_src, sizeof(me->dscp_src), "%s", q.dscp_src);
 }
 
 /*
@@ -271,7 +277,7 @@ static void node_setup(const struct cli *o, struct lp_sweep_mpi *x, struct lp_sw
 		snprintf(me->dev.name, sizeof(me->dev.name), "%s", devname);
 	} else {
 		lp_rdma_dev_inventory(x->dev, &inv); /* in the node record: every document has it */
-		node_dscp(x->dev, me);
+		node_dscp(o, x->dev, me);
 		if (reuse_on(o) && lp_rdma_dev_reuse(x->dev))
 			lp_warn("no memory for set-up reuse: every test sets up its own");
 		me->dev = *lp_rdma_dev_info(x->dev);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define LP_WIRE_MAGIC	 0x4c50574bu /* "LPWK" */
-#define LP_WIRE_VERSION	 7
+#define LP_WIRE_VERSION	 6
 #define LP_WIRE_HDR_LEN	 12
 #define LP_WIRE_MAX_BODY 4096
 

@@ -247,7 +247,7 @@ int lp_rdma_client_open(struct lp_oob *oob, const struct lp_rdma_key *key, unsig
 			    "server %s closed the connection without a word: a server of wire "
 			    "version %d or older (an older lp-rdma) does that, or it dropped this "
 			    "client (its log says why)",
-			    oob->peer_name, LP_WIRE_OPENING - 1);
+			    oob->peer_name, LP_WIRE_VERSION - 1);
 	}
 	if (!ret)
 		ret = client_answer(oob, key, &op, &ch, &au, &own);

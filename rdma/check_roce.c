@@ -2,7 +2,6 @@
 /* The RoCE pre-flight's lossless class: PFC and ECN for the traffic class in use (check_roce.h). */
 #include "rdma/check_roce.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -12,14 +11,12 @@
 
 #include "common/cmd.h"
 #include "common/lp.h"
-#include "rdma/rdma.h"
 
 #define TOOL_MS 5000 /* each helper program at most this long */
 
 void lp_roce_qos_init(struct lp_roce_qos *q)
 {
 	memset(q, 0, sizeof(*q));
-	q->configured = -1;
 	memset(q->dscp_prio, -1, sizeof(q->dscp_prio));
 	memset(q->pfc, -1, sizeof(q->pfc));
 	memset(q->ecn_np, -1, sizeof(q->ecn_np));
@@ -168,152 +165,6 @@ int lp_roce_parse_tclass(const char *text)
 		       : -1;
 }
 
-/* One rule of mlx5's tc/PORT/traffic_class: the addresses it matches, its class. */
-struct tc_rule {
-	bool v6, has_src, has_dst;
-	uint8_t src[16], dst[16];
-	int prefix; /* the destination's prefix length (IPv6: 128, compared whole) */
-	int tclass;
-};
-
-/* One address of a rule ("10.0.0.0/8" for dst_ip): 0 or -EINVAL. */
-static int rule_addr(const char *v, bool v6, bool dst, uint8_t *a, int *prefix)
-{
-	char buf[64];
-	char *slash;
-
-	snprintf(buf, sizeof(buf), "%s", v);
-	slash = strchr(buf, '/');
-	if (slash) {
-		char *end;
-		long m = strtol(slash + 1, &end, 10);
-
-		if (v6 || !dst || *end || m < 0 || m > 32)
-			return -EINVAL;
-		*slash = '\0';
-		*prefix = m ? (int)m : 32; /* the driver reads /0 as /32 */
-	}
-	return inet_pton(v6 ? AF_INET6 : AF_INET, buf, a) == 1 ? 0 : -EINVAL;
-}
-
-/* "src_ip=A,dst_ip=B/M,tclass=N" (n bytes of s): 0, or -EINVAL for anything else. */
-static int rule_parse(const char *s, size_t n, struct tc_rule *r)
-{
-	char buf[160], *save = NULL;
-	int v4 = 0, v6 = 0;
-
-	if (n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	*r = (struct tc_rule){ .prefix = 32, .tclass = -1 };
-	for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		bool six = !strncmp(t, "src_ip6=", 8) || !strncmp(t, "dst_ip6=", 8);
-		bool src = !strncmp(t, "src_ip", 6), dst = !strncmp(t, "dst_ip", 6);
-		char *end;
-
-		if (src || dst) {
-			if (rule_addr(strchr(t, '=') + 1, six, dst, src ? r->src : r->dst,
-				      &r->prefix))
-				return -EINVAL;
-			r->has_src |= src;
-			r->has_dst |= dst;
-			six ? v6++ : v4++;
-		} else if (!strncmp(t, "tclass=", 7)) {
-			long v = strtol(t + 7, &end, 0);
-
-			if (*end || v < 0 || v > 255)
-				return -EINVAL;
-			r->tclass = (int)v;
-		} else {
-			return -EINVAL;
-		}
-	}
-	r->v6 = v6 > 0;
-	if (v6 && r->has_dst)
-		r->prefix = 128;
-	return r->tclass >= 0 && (v4 || v6) && !(v4 && v6) ? 0 : -EINVAL;
-}
-
-/* Does r's destination hold addr (IPv4: its prefix; IPv6: the whole address)? */
-static bool rule_dst_holds(const struct tc_rule *r, const uint8_t *addr)
-{
-	uint32_t a, d, m = r->prefix >= 32 ? 0xffffffffu : ~(0xffffffffu >> r->prefix);
-
-	if (r->v6)
-		return !memcmp(r->dst, addr, 16);
-	memcpy(&a, addr, 4);
-	memcpy(&d, r->dst, 4);
-	return (ntohl(a) & m) == (ntohl(d) & m);
-}
-
-int lp_roce_tclass_rule(const char *rules, const char *sgid, const char *dgid, char *rule,
-			size_t len)
-{
-	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
-	uint8_t s[16], d[16];
-	const uint8_t *sa, *da;
-	int best[3] = { -1, -1, -1 }, at[3] = { 0 }, prefix[3] = { -1, -1, -1 }, n[3] = { 0 };
-	bool v6;
-
-	rule[0] = '\0';
-	if (inet_pton(AF_INET6, sgid, s) != 1 || inet_pton(AF_INET6, dgid, d) != 1)
-		return -1;
-	v6 = memcmp(s, v4mapped, 12) != 0;
-	sa = v6 ? s : s + 12;
-	da = v6 ? d : d + 12;
-	for (const char *l = rules; *l; l += strcspn(l, ";\n"), l += *l ? 1 : 0) {
-		size_t k = strcspn(l, ";\n");
-		struct tc_rule r;
-		int stage;
-
-		while (k && (*l == ' ' || *l == '\t'))
-			l++, k--;
-		if (!k || !strncmp(l, "Global", 6) || rule_parse(l, k, &r) || r.v6 != v6)
-			continue;
-		/* 0: both addresses, 1: the destination alone, 2: the source alone */
-		stage = r.has_src && r.has_dst ? 0 : r.has_dst ? 1 : 2;
-		if ((r.has_src && memcmp(r.src, sa, v6 ? 16 : 4)) ||
-		    (r.has_dst && !rule_dst_holds(&r, da)) || r.prefix <= prefix[stage])
-			continue;
-		best[stage] = r.tclass;
-		prefix[stage] = r.prefix;
-		at[stage] = (int)(l - rules);
-		n[stage] = (int)k;
-	}
-	for (int i = 0; i < 3; i++)
-		if (best[i] >= 0) {
-			snprintf(rule, len, "%.*s", n[i], rules + at[i]);
-			return best[i];
-		}
-	return -1;
-}
-
-int lp_roce_class_rule_read(const char *root, const char *dev, unsigned port,
-			    const struct lp_rdma_class *c, const char *gid_type, const char *sgid,
-			    const char *dgid, char *rule, size_t len)
-{
-	struct lp_roce_qos q;
-	char p[16];
-
-	rule[0] = '\0';
-	if (c->configured >= 0 || !c->nrules || strcmp(gid_type, "RoCEv2"))
-		return -1;
-	snprintf(p, sizeof(p), "%u", port);
-	lp_roce_class_read(root, dev, p, -1, &q);
-	return q.configured >= 0 ? -1 : lp_roce_tclass_rule(q.rules, sgid, dgid, rule, len);
-}
-
-void lp_roce_class_rule_apply(struct lp_rdma_class *c, int tclass, const char *rule)
-{
-	if (tclass < 0 || !c->nrules)
-		return;
-	c->configured = tclass;
-	c->dscp = tclass >> 2;
-	snprintf(c->dscp_src, sizeof(c->dscp_src), "tc/PORT/traffic_class: a rule for this peer");
-	snprintf(c->rule, sizeof(c->rule), "%s", rule[0] ? rule : "for this peer");
-}
-
 int lp_roce_parse_dscp(const char *text)
 {
 	char *end;
@@ -345,19 +196,6 @@ static int slurp(char *buf, size_t len, const char *fmt, ...)
 	return 0;
 }
 
-/* The rules per destination of a traffic_class file into q->rules (one a line) and q->nrules. */
-static void rules_keep(const char *text, struct lp_roce_qos *q)
-{
-	for (const char *l = text; *l; l += strcspn(l, "\n"), l += *l ? 1 : 0) {
-		size_t k = strcspn(l, "\n"), used = strlen(q->rules);
-
-		if (!k || !strncmp(l, "Global tclass=", 14) || !memchr(l, '=', k))
-			continue;
-		snprintf(q->rules + used, sizeof(q->rules) - used, "%.*s\n", (int)k, l);
-		q->nrules++;
-	}
-}
-
 /*
  * The traffic class and the DSCP the port's QPs carry. mlx5's tc/PORT/traffic_class (MLNX_OFED)
  * "Global tclass=N" is applied by the driver to every QP, whatever class the QP asked for;
@@ -367,29 +205,24 @@ static void rules_keep(const char *text, struct lp_roce_qos *q)
 static void read_tclass(const char *root, const char *dev, const char *port, int tclass,
 			struct lp_roce_qos *q)
 {
-	char buf[4096];
+	char buf[64];
 	int global = -1, dscp = -1;
 
 	if (!slurp(buf, sizeof(buf), "%s/sys/class/infiniband/%s/tc/%s/traffic_class", root, dev,
-		   port)) {
+		   port))
 		global = lp_roce_parse_tclass(buf);
-		rules_keep(buf, q);
-	}
 	if (!slurp(buf, sizeof(buf), "%s/sys/kernel/config/bnxt_re/%s/ports/%s/cc/roce_dscp", root,
 		   dev, port))
 		dscp = lp_roce_parse_dscp(buf);
-	q->configured = global;
 	q->tclass = global >= 0 ? global : tclass >= 0 ? tclass : 0;
 	if (global >= 0 && tclass >= 0 && tclass != global)
 		snprintf(q->tclass_src, sizeof(q->tclass_src),
 			 "the device's, tc/PORT/traffic_class: --tclass %d is overridden", tclass);
 	else
-		snprintf(q->tclass_src, sizeof(q->tclass_src), "%s%s",
+		snprintf(q->tclass_src, sizeof(q->tclass_src), "%s",
 			 global >= 0   ? "the device's, tc/PORT/traffic_class"
 			 : tclass >= 0 ? "--tclass"
-				       : "the verbs default",
-			 global < 0 && q->nrules ? "; a peer the device's rules match gets theirs"
-						 : "");
+				       : "the verbs default");
 	if (global >= 0) {
 		q->dscp = global >> 2;
 		snprintf(q->dscp_src, sizeof(q->dscp_src), "tc/PORT/traffic_class: every QP");
@@ -490,74 +323,6 @@ void lp_roce_class_read(const char *root, const char *dev, const char *port, int
 {
 	lp_roce_qos_init(q);
 	read_tclass(root ? root : "", dev, port, tclass, q);
-}
-
-void lp_roce_class_info(const char *root, const char *dev, unsigned port, const char *link_layer,
-			int requested, struct lp_rdma_class *c)
-{
-	struct lp_roce_qos q;
-	char p[16];
-
-	*c = (struct lp_rdma_class){ .requested = requested, .configured = -1, .dscp = -1 };
-	if (strcmp(link_layer, "Ethernet")) {
-		snprintf(c->configured_src, sizeof(c->configured_src), "%s: no DSCP", link_layer);
-		snprintf(c->dscp_src, sizeof(c->dscp_src), "%s: no DSCP", link_layer);
-		return;
-	}
-	snprintf(p, sizeof(p), "%u", port);
-	lp_roce_class_read(root, dev, p, requested, &q);
-	c->configured = q.configured;
-	c->nrules = q.nrules;
-	if (q.configured >= 0)
-		snprintf(c->configured_src, sizeof(c->configured_src),
-			 "tc/PORT/traffic_class (Global tclass): every QP");
-	else if (q.nrules)
-		snprintf(c->configured_src, sizeof(c->configured_src),
-			 "none for every QP: rules per destination (tc/PORT)");
-	else
-		snprintf(c->configured_src, sizeof(c->configured_src),
-			 "none: no Global tclass in tc/PORT/traffic_class");
-	c->dscp = q.dscp;
-	snprintf(c->dscp_src, sizeof(c->dscp_src), "%s", q.dscp_src);
-}
-
-bool lp_roce_class_judge(const struct lp_rdma_class *c, int in_effect, char *why, size_t len)
-{
-	int n, want = c->configured >= 0 ? c->configured : c->requested >= 0 ? c->requested : 0;
-	char whose[160];
-
-	if (c->configured >= 0)
-		snprintf(whose, sizeof(whose), "the device's%s (%s%s)",
-			 c->requested >= 0 && c->requested != c->configured
-				 ? (c->by_peer ? ", overriding the connect request's"
-					       : ", overriding --tclass")
-				 : "",
-			 c->rule[0] ? "rule " : "tc/PORT/traffic_class", c->rule);
-	else
-		snprintf(whose, sizeof(whose), "%s",
-			 c->by_peer	     ? "as the client's connect request asked (rdma_cm)"
-			 : c->requested >= 0 ? "as asked (--tclass)"
-					     : "the verbs default");
-	if (in_effect < 0 && c->dscp < 0) {
-		snprintf(why, len, "no GRH: no traffic class on this link");
-		return true;
-	}
-	if (in_effect < 0) {
-		snprintf(why, len, "not read (no GRH on a RoCE QP, or the test failed first)");
-		return false;
-	}
-	if (in_effect != want) {
-		snprintf(why, len, "%d (DSCP %d), not %d, %s", in_effect, in_effect >> 2, want,
-			 whose);
-		return false;
-	}
-	n = snprintf(why, len, "%d (DSCP %d): %s", in_effect, in_effect >> 2, whose);
-	/* a DSCP the device reports (bnxt_re's firmware marks its own), not one derived here */
-	if (c->dscp >= 0 && c->dscp != in_effect >> 2 && strncmp(c->dscp_src, "derived", 7) &&
-	    n >= 0 && (size_t)n < len)
-		snprintf(why + n, len - (size_t)n, "; the wire carries DSCP %d (%s)", c->dscp,
-			 c->dscp_src);
-	return true;
 }
 
 void lp_roce_qos_read(const char *root, const char *dev, const char *port, const char *netdev,

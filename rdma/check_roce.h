@@ -9,9 +9,7 @@
  *   traffic class  mlx5's /sys/class/infiniband/DEV/tc/PORT/traffic_class (MLNX_OFED:
  *                  "Global tclass=106", which the driver applies to every QP, overriding the
  *                  QP's own: a --tclass that differs is said to be overridden); else --tclass;
- *                  else 0 (the verbs default). Its rules per destination ("dst_ip=A/M,tclass=N"
- *                  lines, MLNX_OFED's mlx5_ib tc sysfs) are counted, and resolved for a run's
- *                  peer (lp_roce_tclass_rule: the driver's tclass_get_tclass order)
+ *                  else 0 (the verbs default)
  *   DSCP           what the device reports: the Global tclass >> 2, or bnxt_re's configfs
  *                  /sys/kernel/config/bnxt_re/DEV/ports/PORT/cc/roce_dscp ("0x1a") when no
  *                  --tclass is given; else derived from the class (tclass >> 2), the source
@@ -28,17 +26,13 @@
 #ifndef LP_RDMA_CHECK_ROCE_H
 #define LP_RDMA_CHECK_ROCE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "rdma/check.h"
 
 struct lp_roce_qos {
-	int tclass;	  /* the class judged (0..255) */
-	int configured;	  /* the device's class for every QP (Global tclass), -1 none */
-	char rules[4096]; /* its rules per destination, one a line, "" none */
-	uint32_t nrules;
+	int tclass;	      /* the class judged (0..255) */
 	char tclass_src[96];  /* where it came from */
 	int dscp;	      /* the DSCP the QPs carry (0..63) */
 	char dscp_src[48];    /* where it came from: the device's file, or "derived: ..." */
@@ -70,42 +64,6 @@ int lp_roce_parse_dscp(const char *text);
 /* The class and DSCP alone (sysfs only, no tool run): q's tclass, dscp and their sources. */
 void lp_roce_class_read(const char *root, const char *dev, const char *port, int tclass,
 			struct lp_roce_qos *q);
-
-/*
- * One side's class as a document records it (struct lp_rdma_class): requested (-1 none), what
- * the device imposes and the DSCP, from lp_roce_class_read; link_layer "InfiniBand": no DSCP.
- */
-struct lp_rdma_class;
-void lp_roce_class_info(const char *root, const char *dev, unsigned port, const char *link_layer,
-			int requested, struct lp_rdma_class *c);
-/*
- * mlx5's rules per destination (MLNX_OFED's tc/PORT/traffic_class after any "Global tclass="
- * line, one a line or "; "-separated: "src_ip=A.B.C.D,dst_ip=A.B.C.D/M,tclass=N",
- * "src_ip6=ADDR,dst_ip6=ADDR,tclass=N", either address left out): the class the driver gives a
- * RoCE v2 QP from GID sgid to GID dgid (inet_ntop text) when no Global class is set, chosen as its
- * tclass_get_tclass does: a rule of both addresses, else one of the destination (longest prefix
- * first), else one of the source. -1 when none matches; rule (len bytes) gets the rule's text.
- */
-int lp_roce_tclass_rule(const char *rules, const char *sgid, const char *dgid, char *rule,
-			size_t len);
-/*
- * The rule of dev's port (its tc/PORT/traffic_class under root) for a QP from sgid to dgid, where
- * c (that port's class) has rules and no class for every QP and gid_type is "RoCEv2" (rules apply
- * to no other): its class, or -1; rule gets its text.
- */
-int lp_roce_class_rule_read(const char *root, const char *dev, unsigned port,
-			    const struct lp_rdma_class *c, const char *gid_type, const char *sgid,
-			    const char *dgid, char *rule, size_t len);
-/* c for one run's peer: where c has rules, a rule's class (>= 0; rule its text, "" unknown)
- * becomes configured. */
-void lp_roce_class_rule_apply(struct lp_rdma_class *c, int tclass, const char *rule);
-/*
- * Judge the class a live QP carries (in_effect, -1 no GRH or not read) against what its side
- * asked and its device imposes: the device's class when it has one, else the requested, else 0.
- * true when they agree (or nothing applies: InfiniBand without a GRH); why says it in words
- * ("106 (DSCP 26): as asked (--tclass)", "0 (DSCP 0), not the 106 asked (--tclass)").
- */
-bool lp_roce_class_judge(const struct lp_rdma_class *c, int in_effect, char *why, size_t len);
 
 /*
  * Read what root (a sysfs tree, "" live) and the tools (cmd; NULL: none) say about the QoS of

@@ -11,8 +11,6 @@
  */
 #include "rdma/internal.h"
 
-#include "rdma/check_roce.h"
-
 #include <endian.h>
 #include <errno.h>
 #include <math.h>
@@ -169,52 +167,6 @@ static unsigned rd_atomic(struct lp_rdma_conn *c)
 	return (unsigned)LP_MAX(1, LP_MIN(16, c->dev->dev_attr.max_qp_rd_atom));
 }
 
-/*
- * The class this side's QPs are given: the option's (-1: 0, the verbs default, which a device's
- * Global tclass overrides in its driver). LP_FAULT_TCLASS=N gives them N instead, whatever was
- * asked: a test of the in-effect check (lp_roce_class_judge).
- */
-static int qp_tclass(const struct lp_rdma_conn *c)
-{
-	const char *f = getenv("LP_FAULT_TCLASS");
-	char *end;
-	long v = f ? strtol(f, &end, 10) : -1;
-
-	if (f && end != f && !*end && v >= 0 && v <= 255) {
-		lp_warn("LP_FAULT_TCLASS=%ld: the QPs get class %ld (a test of the class check)", v,
-			v);
-		return (int)v;
-	}
-	return c->dev->tclass >= 0 ? c->dev->tclass : 0;
-}
-
-/* mlx5's rule per destination for this connection's peer (its class, -1 none: check_roce.h). */
-static void qp_tclass_rule(struct lp_rdma_conn *c)
-{
-	const struct lp_rdma_devinfo *d = &c->dev->info;
-	char peer[64];
-
-	c->tclass_rule = -1;
-	c->tclass_rule_text[0] = '\0';
-	if (!d->cls.nrules)
-		return;
-	lp_rdma_gid_str(c->remote.gid, peer, sizeof(peer));
-	c->tclass_rule = lp_roce_class_rule_read(lp_counters_root(), d->name, (unsigned)d->port,
-						 &d->cls, d->gid_type, d->gid, peer,
-						 c->tclass_rule_text, sizeof(c->tclass_rule_text));
-}
-
-/* The class QP 0 carries as connected (its GRH), -1 without a GRH or when the query fails. */
-static int qp_tclass_read(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr init;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_AV, &init) || !a.ah_attr.is_global)
-		return -1;
-	return a.ah_attr.grh.traffic_class;
-}
-
 static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 {
 	struct lp_rdma_dev *d = c->dev;
@@ -238,7 +190,7 @@ static int qp_to_rts(struct lp_rdma_conn *c, uint32_t i)
 		memcpy(a.ah_attr.grh.dgid.raw, c->remote.gid, 16);
 		a.ah_attr.grh.sgid_index = (uint8_t)d->info.gid_index;
 		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.grh.traffic_class = (uint8_t)qp_tclass(c);
+		a.ah_attr.grh.traffic_class = d->tclass >= 0 ? (uint8_t)d->tclass : 0;
 	}
 	ret = lp_verbs_err(ibv_modify_qp(c->qp[i], &a,
 					 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
@@ -414,11 +366,6 @@ static int cm_client_connect(struct lp_rdma_conn *c, const char *host, uint32_t 
 	ret = rdma_create_id(c->cm_ch, &c->cm_id[i], NULL, RDMA_PS_TCP)
 		      ? conn_fail(c, -errno, "rdma_create_id: %s", strerror(errno))
 		      : 0;
-	/* the class goes with the route (the server's QP takes it from the connect request) */
-	uint8_t tos = (uint8_t)qp_tclass(c);
-	if (!ret && (c->dev->tclass >= 0 || tos) &&
-	    rdma_set_option(c->cm_id[i], RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)))
-		ret = conn_fail(c, -errno, "rdma_set_option(TOS %u): %s", tos, strerror(errno));
 	if (!ret && rdma_resolve_addr(c->cm_id[i], res->ai_src_addr, res->ai_dst_addr, 2000))
 		ret = conn_fail(c, -errno, "rdma_resolve_addr(%s): %s", host, strerror(errno));
 	rdma_freeaddrinfo(res);
@@ -1085,10 +1032,6 @@ static int setup_connect(struct lp_rdma_conn *c, const char *server_host)
 			ret = cm_client_connect(c, server_host, q);
 		else
 			ret = cm_server_accept(c, q);
-	}
-	if (!ret) {
-		c->tclass = qp_tclass_read(c->qp[0]);
-		qp_tclass_rule(c);
 	}
 	if (!ret && wants_recvs(p))
 		ret = post_initial_recvs(c);

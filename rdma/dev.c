@@ -12,7 +12,6 @@
 
 #include "common/lp.h"
 #include "common/meta.h"
-#include "rdma/check_roce.h"
 
 const char *lp_rdma_gid_type_name(enum lp_gid_type t)
 {
@@ -388,8 +387,6 @@ int lp_rdma_dev_open(const struct lp_rdma_devsel *sel, int family, struct lp_rdm
 		goto free_dev;
 	}
 	d->tclass = lp_rdma_devsel_tclass(sel);
-	lp_roce_class_info(lp_counters_root(), d->info.name, (unsigned)port, d->info.link_layer,
-			   d->tclass, &d->info.cls);
 	d->sl = sel->sl;
 	d->qp_timeout = sel->qp_timeout;
 	ibv_free_device_list(list);

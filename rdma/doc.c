@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "common/ival.h"
-#include "rdma/check_roce.h"
 #include "rdma/internal.h"
 
 const char *const lp_rdma_doc_more[] = { "method",    "check",	       "snapshot",
@@ -96,12 +95,6 @@ static const struct lp_record ctr_rec = LP_RECORD(struct lp_rdma_doc_ctr,
 static const struct lp_record counters_rec = LP_RECORD(DR,
 	LP_REC_NEST(DR, ctr_client, ctr_rec, LP_REC_KEY("client"), LP_REC_NULL, LP_REC_WHEN(DR, has_ctr_client)),
 	LP_REC_NEST(DR, ctr_server, ctr_rec, LP_REC_KEY("server"), LP_REC_NULL, LP_REC_WHEN(DR, has_ctr_server)));
-static const struct lp_record tclass_rec = LP_RECORD(struct lp_rdma_doc_tclass,
-	LP_REC_I32(struct lp_rdma_doc_tclass, client, LP_REC_RANGE(-1, 255), LP_REC_DOC("the class the client's QP carried (ibv_query_qp; DSCP = class >> 2); -1 no GRH")),
-	LP_REC_STR(struct lp_rdma_doc_tclass, client_judged, LP_REC_DOC("against what the client asked and its device imposes (local_device.traffic_class)")),
-	LP_REC_I32(struct lp_rdma_doc_tclass, server, LP_REC_RANGE(-1, 255), LP_REC_DOC("the class the server's QP carried (its RESULT)")),
-	LP_REC_STR(struct lp_rdma_doc_tclass, server_judged, LP_REC_DOC("against remote_device.traffic_class")),
-	LP_REC_BOOL(struct lp_rdma_doc_tclass, agrees, LP_REC_DOC("both sides carried the class they should")));
 static const struct lp_record intervals_rec = LP_RECORD(DR,
 	LP_REC_F64(DR, period_s),
 	LP_REC_U32(DR, step_messages, LP_REC_DOC("bandwidth: completions are reaped this many messages at a time")),
@@ -118,7 +111,6 @@ static const struct lp_record result_rec = LP_RECORD(DR,
 	LP_REC_NEST(DR, params, params_rec),
 	LP_REC_FLAT(DR, run, run_rec),
 	LP_REC_NEST(DR, setup, setup_rec, LP_REC_KEY("local_setup"), LP_REC_DOC("this side's GPUDirect RDMA choices")),
-	LP_REC_NEST(DR, tclass, tclass_rec, LP_REC_KEY("traffic_class"), LP_REC_WHEN(DR, has_tclass), LP_REC_DOC("the class in effect on each side's QP, judged (a run that connected; absent before wire version 7)")),
 	LP_REC_NEST(DR, gpu_poll, gpu_poll_rec, LP_REC_WHEN(DR, has_gpu_poll), LP_REC_DOC("write_lat polled by a GPU: the GPU->CPU notification the latency includes")),
 	LP_REC_NEST(DR, verified, verified_rec, LP_REC_WHEN(DR, has_verified), LP_REC_DOC("what --verify checked")),
 	LP_REC_INLINE(DR, "counters", counters_rec, LP_REC_DOC("port counters that moved on each side (null: not read)")),
@@ -277,30 +269,6 @@ static bool ctr_view(struct lp_rdma_doc_ctr *d, const struct lp_ctr_moved *m)
 	return true;
 }
 
-bool lp_rdma_doc_tclass_view(struct lp_rdma_doc_tclass *d, const struct lp_rdma_result *r, bool cm)
-{
-	struct lp_rdma_class cc, sc;
-	bool c, s;
-
-	if (!r->local_dev.name[0] || (r->status && r->tclass_local < 0))
-		return false;
-	d->client = r->tclass_local;
-	d->server = r->tclass_remote;
-	/* mlx5's rules per destination: each side's for the other's address */
-	cc = r->local_dev.cls;
-	sc = r->remote_dev.cls;
-	lp_roce_class_rule_apply(&cc, r->tclass_rule_local, r->tclass_rule);
-	lp_roce_class_rule_apply(&sc, r->tclass_rule_remote, "");
-	if (cm) { /* the server's QP takes the class of the client's connect request (its TOS) */
-		sc.requested = cc.requested;
-		sc.by_peer = true;
-	}
-	c = lp_roce_class_judge(&cc, d->client, d->client_judged, sizeof(d->client_judged));
-	s = lp_roce_class_judge(&sc, d->server, d->server_judged, sizeof(d->server_judged));
-	d->agrees = c && s;
-	return true;
-}
-
 /* The head, the plan's parameters and this side's set-up of one run. */
 static void head_view(struct lp_rdma_doc_result *d, const struct lp_rdma_result *r,
 		      const struct lp_rdma_params *p)
@@ -345,7 +313,6 @@ int lp_rdma_doc_result_view(struct lp_rdma_doc_result *d, const struct lp_rdma_r
 	verified_view(&d->verified, r, p);
 	d->has_ctr_client = ctr_view(&d->ctr_client, &r->ctr_local);
 	d->has_ctr_server = ctr_view(&d->ctr_server, &r->ctr_remote);
-	d->has_tclass = lp_rdma_doc_tclass_view(&d->tclass, r, p->use_cm);
 	d->is_lat = !d->failed && lp_rdma_test_is_lat(r->test);
 	d->is_bw = !d->failed && !d->is_lat;
 	if (d->is_lat)

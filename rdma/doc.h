@@ -92,17 +92,6 @@ struct lp_rdma_doc_sum {
 	char sum_method[64];
 };
 
-/*
- * The class each side's QP carried once connected (-1: no GRH, or not read), each judged
- * (lp_roce_class_judge) against what that side asked and its device imposes, which the
- * document's local_device and remote_device carry (traffic_class: requested, configured).
- */
-struct lp_rdma_doc_tclass {
-	int32_t client, server;
-	char client_judged[160], server_judged[160];
-	bool agrees; /* both sides carry the class they should */
-};
-
 /* One interval of --interval's series: latency fields are null for bandwidth and back. */
 struct lp_rdma_doc_ival_point {
 	double start_s, seconds;
@@ -138,7 +127,6 @@ struct lp_rdma_doc_result {
 	struct lp_rdma_doc_gpu_poll gpu_poll;
 	struct lp_rdma_doc_verified verified;
 	struct lp_rdma_doc_ctr ctr_client, ctr_server;
-	struct lp_rdma_doc_tclass tclass;
 	/* --interval: the series' head, its summary on each side, the series */
 	double period_s;
 	uint32_t step_messages; /* bandwidth: completions are reaped cq_mod messages at a time */
@@ -151,7 +139,7 @@ struct lp_rdma_doc_result {
 	struct lp_rdma_doc_bw bw, reverse;
 	struct lp_rdma_doc_sum sum;
 	bool failed, is_lat, is_bw, one_way, both_ways, has_gpu_poll, has_verified, has_ival,
-		has_ival_remote, has_ctr_client, has_ctr_server, has_tclass;
+		has_ival_remote, has_ctr_client, has_ctr_server;
 };
 
 struct lp_rdma_doc_affinity {
@@ -193,10 +181,6 @@ extern const char *const lp_rdma_doc_more[];
  */
 int lp_rdma_doc_result_view(struct lp_rdma_doc_result *d, const struct lp_rdma_result *r,
 			    const struct lp_rdma_params *p);
-/* The class each side's QP carried, judged (the table's line, the document's member); cm: the
- * test connected through rdma_cm, whose server QP takes the class of the client's connect
- * request. false when the test did not connect. */
-bool lp_rdma_doc_tclass_view(struct lp_rdma_doc_tclass *d, const struct lp_rdma_result *r, bool cm);
 /* A document's views freed (its results and their series). */
 void lp_rdma_doc_free(struct lp_rdma_doc *d);
 

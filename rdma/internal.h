@@ -76,9 +76,6 @@ struct lp_rdma_conn {
 	bool mem_reused;	   /* ... used by a test before: its receiving rings are cleared */
 	struct lp_conn_qset *qset; /* scq, rcq, qp[] are this pooled set's (dev->reuse) */
 	bool qset_reused;	   /* ... taken from the pool: its QPs are in RESET */
-	int tclass;		   /* the class QP 0 carries once connected (-1: no GRH) */
-	int tclass_rule;	   /* the device's rule per destination for this peer (-1 none) */
-	char tclass_rule_text[128];
 };
 
 /*

@@ -142,8 +142,7 @@ const struct lp_opt lp_rdma_dev_opt_rows[] = {
 	  LP_OPT_SET_AT(DS, tclass_set), .max = 255,
 	  .metavar = "N",
 	  .help = "RoCE traffic class of every QP: DSCP << 2 | ECN, as perftest's -T/--tos "
-		  "(106 = DSCP 26; default: the device's); lp-rdma --check judges its PFC and ECN; "
-		  "the class each QP carries is read back and judged" },
+		  "(106 = DSCP 26; default: the device's); lp-rdma --check judges its PFC and ECN" },
 	{ .name = "sl", .shortname = 'S', LP_OPT_INT_AT(DS, sl), .max = 15, .metavar = "N",
 	  .help = "service level of every QP, as perftest's -S (RoCE: the VLAN priority under PCP "
 		  "trust)",

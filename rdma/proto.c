@@ -37,15 +37,6 @@ const struct lp_record lp_rdma_params_record = LP_RECORD(struct lp_rdma_params,
 	LP_REC_U16(struct lp_rdma_params, cm_port),
 	LP_REC_F64(struct lp_rdma_params, interval_s));
 
-const struct lp_record lp_rdma_class_record = LP_RECORD(struct lp_rdma_class,
-	LP_REC_I32(struct lp_rdma_class, requested, LP_REC_RANGE(-1, 255), LP_REC_DOC("this side's --tclass; -1 not given (the device's class, else 0)")),
-	LP_REC_I32(struct lp_rdma_class, configured, LP_REC_RANGE(-1, 255), LP_REC_DOC("the class the device imposes on every QP (mlx5's Global tclass); -1 none")),
-	LP_REC_STR(struct lp_rdma_class, configured_src, LP_REC_KEY("configured_source")),
-
-	LP_REC_I32(struct lp_rdma_class, dscp, LP_REC_RANGE(-1, 63), LP_REC_DOC("the DSCP its QPs carry, as the device reports it or derived (tclass >> 2); -1 not RoCE")),
-	LP_REC_STR(struct lp_rdma_class, dscp_src, LP_REC_KEY("dscp_source")),
-	LP_REC_U32(struct lp_rdma_class, nrules, LP_REC_KEY("rules"), LP_REC_RANGE(0, 40), LP_REC_DOC("mlx5's rules per destination in tc/PORT/traffic_class (MLNX_OFED, at most 40): a run judges its QPs by the one that matches its peer")));
-
 const struct lp_record lp_rdma_devinfo_record = LP_RECORD(struct lp_rdma_devinfo,
 	LP_REC_STR(struct lp_rdma_devinfo, name, LP_REC_KEY("device")),
 	LP_REC_I32(struct lp_rdma_devinfo, port),
@@ -65,8 +56,7 @@ const struct lp_record lp_rdma_devinfo_record = LP_RECORD(struct lp_rdma_devinfo
 	LP_REC_STR(struct lp_rdma_devinfo, node_guid),
 	LP_REC_U32(struct lp_rdma_devinfo, vendor_id),
 	LP_REC_U32(struct lp_rdma_devinfo, vendor_part_id),
-	LP_REC_NEST(struct lp_rdma_devinfo, inv, lp_inv_port_record, LP_REC_KEY("inventory")),
-	LP_REC_NEST(struct lp_rdma_devinfo, cls, lp_rdma_class_record, LP_REC_KEY("traffic_class"), LP_REC_OPTIONAL, LP_REC_DOC("the class its QPs are set up with: asked, imposed by the device, the DSCP (absent from documents before wire version 7)")));
+	LP_REC_NEST(struct lp_rdma_devinfo, inv, lp_inv_port_record, LP_REC_KEY("inventory")));
 
 /* lp_rdma_dev_reuse's counters: a test process's message to its rank (lp-sweep). */
 const struct lp_record lp_rdma_reuse_stats_record = LP_RECORD(struct lp_rdma_reuse_stats,
@@ -124,8 +114,6 @@ const struct lp_record lp_rdma_result_msg_record = LP_RECORD(struct lp_rdma_resu
 	LP_REC_ARRAY(struct lp_rdma_result_msg, sent, nqps, LP_REC_T_U64, uint64_t),
 	LP_REC_NEST(struct lp_rdma_result_msg, checked, lp_rdma_verified_record),
 	LP_REC_NEST(struct lp_rdma_result_msg, ival, lp_ival_summary_record),
-	LP_REC_I32(struct lp_rdma_result_msg, tclass, LP_REC_RANGE(-1, 255)),
-	LP_REC_I32(struct lp_rdma_result_msg, tclass_rule, LP_REC_RANGE(-1, 255)),
 	LP_REC_NEST(struct lp_rdma_result_msg, ctr, lp_ctr_moved_record));
 
 const struct lp_record lp_proto_open_record = LP_RECORD(struct lp_proto_open,

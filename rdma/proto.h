@@ -28,9 +28,7 @@
  * A refused HELLO is answered with ERROR (the reason) and the session ends.
  * Frames carry LP_WIRE_VERSION; a peer of another version is refused with
  * one line naming both versions (lp_proto_recv). Version 5 added the opening
- * (OPEN .. GRANT/BUSY) and QPINFO's rdma_cm token; version 7 the port's traffic
- * class in ACCEPT (struct lp_rdma_class) and, in RESULT, the class the server's
- * QP carries and its device's rule per destination for the client.
+ * (OPEN .. GRANT/BUSY) and QPINFO's rdma_cm token.
  */
 #ifndef LP_RDMA_PROTO_H
 #define LP_RDMA_PROTO_H
@@ -41,10 +39,6 @@
 #include "rdma/rdma.h"
 
 struct lp_fail; /* common/fail.h: the first failure of a test and its cause */
-
-/* The wire version that added the opening (OPEN .. GRANT): a server before it closes on OPEN;
- * from it on, a server of another version answers with an ERROR naming both versions. */
-#define LP_WIRE_OPENING 5
 
 /* Message types (lp_wire frame types). */
 enum lp_rdma_msg {
@@ -145,8 +139,6 @@ struct lp_rdma_result_msg {
 	struct lp_rdma_verified checked; /* what its verification covered */
 	struct lp_ival_summary ival;	 /* --interval, bidir: its own direction's series */
 	struct lp_ctr_moved ctr;	 /* its port's counters that moved during the test */
-	int32_t tclass;	     /* the traffic class its QP 0 carries (ibv_query_qp), -1 no GRH */
-	int32_t tclass_rule; /* its device's rule per destination for the client, -1 none */
 };
 
 /* Records of the bodies (lp_rdma_devinfo_record is in rdma.h). */

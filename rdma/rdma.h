@@ -122,28 +122,6 @@ void lp_rdma_gid_str(const uint8_t raw[16], char *buf, size_t len);
 double lp_rdma_port_gbps(uint8_t active_speed, uint8_t active_width, const char **speed_name_p,
 			 unsigned *lanes_p);
 
-/*
- * The traffic class one side's QPs are set up with (RoCE; rdma/check_roce.h reads the device's
- * files): what this side asked (its own --tclass), what the device imposes on every QP, and the
- * DSCP its packets carry as the device reports it or as derived from the class. It travels with
- * the devinfo (ACCEPT), so a document holds both ends'. What a live QP carries is read after
- * connecting (struct lp_rdma_result's tclass_local, tclass_remote) and judged against it by
- * lp_roce_class_judge.
- */
-struct lp_rdma_class {
-	int32_t requested;  /* this side's --tclass; -1 not given (the device's, else 0) */
-	int32_t configured; /* the device's class for every QP (mlx5's Global tclass); -1 none */
-	char configured_src[64]; /* where configured was read, or why there is none */
-	int32_t dscp;		 /* the DSCP its QPs carry (0..63); -1 not RoCE */
-	char dscp_src[48];	 /* the device's file, or "derived: tclass N >> 2" */
-	uint32_t nrules;	 /* mlx5's rules per destination (tc/PORT/traffic_class) */
-	/* not in the record: a view's rule for one run's peer (lp_roce_class_rule_apply), and
-	 * whether requested is the peer's (rdma_cm: the server's QP takes the connect request's) */
-	char rule[128];
-	bool by_peer;
-};
-extern const struct lp_record lp_rdma_class_record;
-
 /* Everything the results record about one side's device and port. */
 struct lp_rdma_devinfo {
 	char name[64];
@@ -164,7 +142,6 @@ struct lp_rdma_devinfo {
 	char node_guid[24];
 	uint32_t vendor_id, vendor_part_id;
 	struct lp_inv_port inv; /* the port's inventory: filled by lp_rdma_dev_inventory, else zero */
-	struct lp_rdma_class cls; /* the class its QPs are set up with (filled on opening) */
 };
 
 struct lp_rdma_dev; /* opaque: context, port, GID, PD */
@@ -417,15 +394,6 @@ struct lp_rdma_result {
 	struct lp_ival *ival;
 	size_t nival;
 	struct lp_ival_summary ival_sum, ival_sum_remote;
-	/*
-	 * The traffic class each side's QP 0 carries once connected (ibv_query_qp's
-	 * ah_attr.grh.traffic_class; RoCE's DSCP is its top six bits), the server's from RESULT;
-	 * -1 no GRH (InfiniBand within a subnet) or not read (the test failed before).
-	 */
-	int tclass_local, tclass_remote;
-	/* mlx5's rule per destination for each side's peer: its class (-1 none), this side's text */
-	int tclass_rule_local, tclass_rule_remote;
-	char tclass_rule[128];
 };
 
 /*

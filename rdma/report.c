@@ -114,7 +114,6 @@ void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 			const struct lp_rdma_result *r)
 {
 	bool lat = lp_rdma_test_is_lat(p->test);
-	struct lp_rdma_doc_tclass tc;
 	char sz[24], v[4][24], pct[24], col[40];
 	FILE *f = t->f;
 
@@ -146,10 +145,6 @@ void lp_rdma_report_row(struct lp_rdma_table *t, const struct lp_rdma_params *p,
 		if (r->ival_sum_remote.n)
 			print_ival_summary(f, " s->c", &r->ival_sum_remote, "Gb/s", 8);
 	}
-	/* One line when a side's QP carried another class than it should. */
-	if (lp_rdma_doc_tclass_view(&tc, r, p->use_cm) && !tc.agrees)
-		fprintf(f, "  traffic class: client %s; server %s\n", tc.client_judged,
-			tc.server_judged);
 	/* One line when an error- or congestion-class counter moved on either side. */
 	if (lp_ctr_moved_alarms(&r->ctr_local) || lp_ctr_moved_alarms(&r->ctr_remote)) {
 		fprintf(f, "  counters: ");
@@ -180,25 +175,6 @@ static void print_verified(FILE *f, const struct lp_rdma_result *r, int n)
 			      : "");
 }
 
-/* RoCE: each side's class, asked, imposed and in effect (the first run's; a run that differs
- * said so in its row). */
-static void print_tclass(FILE *f, const struct lp_rdma_result *r, bool cm)
-{
-	const struct lp_rdma_class *side[2] = { &r->local_dev.cls, &r->remote_dev.cls };
-	struct lp_rdma_doc_tclass tc;
-	char asked[2][16];
-
-	if (!lp_rdma_doc_tclass_view(&tc, r, cm))
-		return;
-	for (int i = 0; i < 2; i++)
-		snprintf(asked[i], sizeof(asked[i]), side[i]->requested < 0 ? "none" : "%d",
-			 side[i]->requested);
-	fprintf(f,
-		"traffic class: client --tclass %s, in effect %s; server --tclass %s, in effect "
-		"%s\n",
-		asked[0], tc.client_judged, asked[1], tc.server_judged);
-}
-
 void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct lp_rdma_result *r,
 			   int n)
 {
@@ -210,8 +186,6 @@ void lp_rdma_report_footer(FILE *f, const struct lp_rdma_params *p, const struct
 		"memory: local %s, remote %s; MTU %u; latency = one-way (RTT/2) for write/send, "
 		"full completion for read; Gb/s = 1e9 bit/s\nclock: %s\n",
 		r[0].local_mem, r[0].remote_mem, r[0].mtu, lp_clock_desc());
-	if (r[0].local_dev.cls.dscp >= 0 || r[0].remote_dev.cls.dscp >= 0)
-		print_tclass(f, r, p[0].use_cm);
 	if (p[0].verify)
 		print_verified(f, r, n);
 }

@@ -219,9 +219,6 @@ static int client_connect(struct client_test *t)
 	r->relaxed_ordering = c->mr_access & IBV_ACCESS_RELAXED_ORDERING;
 	r->gpu_rdma_order = lp_mem_rdma_order(&c->mem);
 	r->gpu_notify_us = c->notify_us;
-	r->tclass_local = c->tclass;
-	r->tclass_rule_local = c->tclass_rule;
-	snprintf(r->tclass_rule, sizeof(r->tclass_rule), "%s", c->tclass_rule_text);
 	if (lp_rdma_test(p->test)->lat)
 		lat_method_name(p, c, r->lat_method, sizeof(r->lat_method));
 	if (lp_rdma_test(p->test)->detect)
@@ -274,8 +271,6 @@ static int client_measure(struct client_test *t)
 		return lp_fail_set(&t->fail, -EPROTO, "malformed RESULT from %s (%u QPs, not %u)",
 				   t->oob->peer_name, t->res.nqps, p->num_qps);
 	t->r->ctr_remote = t->res.ctr;
-	t->r->tclass_remote = t->res.tclass;
-	t->r->tclass_rule_remote = t->res.tclass_rule;
 	if (t->res.status || t->res.verify == LP_VERIFY_BAD)
 		return lp_fail_set(&t->fail, t->res.status ? t->res.status : -EILSEQ, "server: %s",
 				   t->res.text);
@@ -348,8 +343,6 @@ static void result_init(struct lp_rdma_result *r, const struct lp_rdma_dev *dev,
 	/* a test out of range is refused by the check that follows: no row to read */
 	r->lat_halved = (unsigned)p->test < LP_RDMA_NTESTS && lp_rdma_test(p->test)->halved;
 	r->gpu_notify_us = NAN;
-	r->tclass_local = r->tclass_remote = -1;
-	r->tclass_rule_local = r->tclass_rule_remote = -1;
 }
 
 int lp_rdma_client_run(struct lp_rdma_dev *dev, struct lp_oob *oob, const struct lp_rdma_params *p,
@@ -532,9 +525,7 @@ static int serve_run(struct lp_rdma_conn *c, const struct lp_rdma_server_opts *o
 	const struct lp_rdma_params *p = c->p;
 	struct lp_oob *oob = c->oob;
 	struct lp_proto_done done;
-	struct lp_rdma_result_msg res = { .nqps = p->num_qps,
-					  .tclass = c->tclass,
-					  .tclass_rule = c->tclass_rule };
+	struct lp_rdma_result_msg res = { .nqps = p->num_qps };
 	int ret = lp_proto_expect(oob, LP_MSG_READY, NULL, oob->timeout_ms, c->fail);
 
 	if (!ret)

@@ -17,7 +17,6 @@
 #include "lp_fixture.h"
 #include "rdma/check.h"
 #include "rdma/check_roce.h"
-#include "rdma/rdma.h"
 
 #define ROCE	"check/roce-cx6dx.txt"
 #define NETDEV	"sys/devices/pci0000:00/0000:00:02.0/0000:3b:00.0/net/ens1f0np0"
@@ -111,13 +110,6 @@ static void test_lossless(void **state)
 		  "check/cmd", DEV, 0);
 	expect(&x, "roce_pfc", LP_CHECK_OK,
 	       "tclass 0 (the verbs default), DSCP 26 (bnxt_re configfs cc/roce_dscp) -> priority 3");
-	qos_free(&x);
-	/* rules per destination, no Global class: the class of --tclass, the rules said */
-	qos_check(&x,
-		  "file sys/class/infiniband/mlx5_0/tc/1/traffic_class dst_ip=10.0.0.0/8,tclass=98",
-		  "check/cmd", 106, 0);
-	expect(&x, "roce_pfc", LP_CHECK_OK,
-	       "tclass 106 (--tclass; a peer the device's rules match gets theirs), DSCP 26");
 	qos_free(&x);
 	/* mlnx_qos alone (no iproute2 dcb): its trust, map and PFC table */
 	qos_check(&x, NULL, "check/cmd-mlnx", DEV, 0);
@@ -270,164 +262,6 @@ static void test_parsers(void **state)
 	assert_int_equal(lp_roce_qos_prio(&q, 0, how, sizeof(how)), -1);
 }
 
-/* One side's class as a document records it, from the tree with overlay (NULL: as it is). */
-static void class_on(const char *overlay, const char *link_layer, int requested,
-		     struct lp_rdma_class *c)
-{
-	char dir[64];
-
-	snprintf(dir, sizeof(dir), "/tmp/lp-roceclass-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	lp_fx_expand(dir, ROCE);
-	if (overlay)
-		lp_fx_expand_text(dir, overlay);
-	lp_roce_class_info(dir, "mlx5_0", 1, link_layer, requested, c);
-	lp_fx_rmtree(dir);
-}
-
-/* The judgement of one in-effect class: its verdict and a phrase of its words. */
-static void judged(const struct lp_rdma_class *c, int in_effect, bool ok, const char *phrase)
-{
-	char why[160];
-	bool got = lp_roce_class_judge(c, in_effect, why, sizeof(why));
-
-	if (got != ok || !strstr(why, phrase))
-		fail_msg("class %d judged %s (%s); wanted %s with '%s'", in_effect,
-			 got ? "agreeing" : "differing", why, ok ? "agreeing" : "differing",
-			 phrase);
-}
-
-/* Asked, imposed, in effect (lp-rdma's documents, both ends): read on the trees, then judged. */
-static void test_class_in_effect(void **state)
-{
-	struct lp_rdma_class c;
-
-	(void)state;
-	/* the ConnectX-6 Dx's Global tclass 106: every QP carries it, --tclass 0 or not */
-	class_on(NULL, "Ethernet", 0, &c);
-	assert_int_equal(c.requested, 0);
-	assert_int_equal(c.configured, 106);
-	assert_int_equal(c.dscp, 26);
-	assert_string_equal(c.dscp_src, "tc/PORT/traffic_class: every QP");
-	judged(&c, 106, true, "106 (DSCP 26): the device's, overriding --tclass");
-	/* bad data: the QP carries what was asked, not what the device imposes */
-	judged(&c, 0, false, "0 (DSCP 0), not 106, the device's, overriding --tclass");
-	/* no Global tclass, a rule per destination: counted; a peer it does not match gets the
-	 * class asked, one it matches the rule's (bad data: the QP on the class asked) */
-	class_on("file sys/class/infiniband/mlx5_0/tc/1/traffic_class dst_ip=10.0.0.0/8,tclass=98",
-		 "Ethernet", 106, &c);
-	assert_int_equal(c.configured, -1);
-	assert_int_equal(c.nrules, 1);
-	assert_non_null(strstr(c.configured_src, "rules per destination"));
-	assert_string_equal(c.dscp_src, "derived: tclass 106 >> 2");
-	judged(&c, 106, true, "106 (DSCP 26): as asked (--tclass)");
-	judged(&c, 0, false, "0 (DSCP 0), not 106, as asked (--tclass)");
-	judged(&c, -1, false, "not read");
-	{
-		struct lp_rdma_class peer = c;
-		char dir[64], rule[128];
-
-		snprintf(dir, sizeof(dir), "/tmp/lp-rocerule-XXXXXX");
-		assert_non_null(mkdtemp(dir));
-		lp_fx_expand(dir, ROCE);
-		lp_fx_expand_text(dir, "file sys/class/infiniband/mlx5_0/tc/1/traffic_class "
-				       "dst_ip=10.0.0.0/8,tclass=98");
-		/* 192.168/16 is not in 10/8; rules apply to RoCE v2 only */
-		assert_int_equal(lp_roce_class_rule_read(
-					 dir, "mlx5_0", 1, &c, "RoCEv2", "::ffff:192.168.10.11",
-					 "::ffff:192.168.10.12", rule, sizeof(rule)),
-				 -1);
-		assert_int_equal(lp_roce_class_rule_read(dir, "mlx5_0", 1, &c, "RoCEv1",
-							 "::ffff:192.168.10.11", "::ffff:10.1.2.3",
-							 rule, sizeof(rule)),
-				 -1);
-		assert_int_equal(lp_roce_class_rule_read(dir, "mlx5_0", 1, &c, "RoCEv2",
-							 "::ffff:192.168.10.11", "::ffff:10.1.2.3",
-							 rule, sizeof(rule)),
-				 98);
-		assert_string_equal(rule, "dst_ip=10.0.0.0/8,tclass=98");
-		lp_fx_rmtree(dir);
-		lp_roce_class_rule_apply(&peer, 98, rule);
-		assert_int_equal(peer.configured, 98);
-		assert_int_equal(peer.dscp, 24);
-		judged(&peer, 98, true,
-		       "98 (DSCP 24): the device's, overriding --tclass (rule dst_ip=10.0.0.0/8,tclass=98)");
-		judged(&peer, 106, false, "106 (DSCP 26), not 98, the device's");
-	}
-	/* nothing asked, nothing imposed: the verbs default 0 */
-	class_on("rm sys/class/infiniband/mlx5_0/tc", "Ethernet", -1, &c);
-	judged(&c, 0, true, "0 (DSCP 0): the verbs default");
-	judged(&c, 96, false, "96 (DSCP 24), not 0, the verbs default");
-	/* bnxt_re's firmware marks its own DSCP: the QP's class agrees, the wire's DSCP is said */
-	class_on("rm sys/class/infiniband/mlx5_0/tc\n"
-		 "file sys/kernel/config/bnxt_re/mlx5_0/ports/1/cc/roce_dscp 0x1a",
-		 "Ethernet", -1, &c);
-	assert_int_equal(c.dscp, 26);
-	judged(&c, 0, true, "the wire carries DSCP 26 (bnxt_re configfs cc/roce_dscp)");
-	/* InfiniBand: no DSCP; a QP without a GRH carries no class, and that is right */
-	class_on(NULL, "InfiniBand", 3, &c);
-	assert_int_equal(c.configured, -1);
-	assert_int_equal(c.dscp, -1);
-	assert_string_equal(c.dscp_src, "InfiniBand: no DSCP");
-	judged(&c, -1, true, "no GRH");
-}
-
-/* mlx5's rules per destination, chosen as its driver chooses (tclass_get_tclass). */
-static void test_class_rules(void **state)
-{
-	/* as MLNX_OFED's traffic_class_show prints them, sorted by the destination's prefix */
-	static const char rules[] = "Global tclass=106\n"
-				    "src_ip=10.0.0.1,dst_ip=10.0.1.0/24,tclass=96\n"
-				    "dst_ip=10.0.1.7/32,tclass=104\n"
-				    "dst_ip=10.0.0.0/16,tclass=98\n"
-				    "src_ip=10.0.0.9,tclass=72\n"
-				    "src_ip6=fd00::1,dst_ip6=fd00::2,tclass=184\n"
-				    "dst_ip6=fd00::3,tclass=160\n";
-	static const struct {
-		const char *src, *dst;
-		int tclass;
-		const char *rule;
-	} cases[] = {
-		/* both addresses first, even over a longer destination prefix */
-		{ "::ffff:10.0.0.1", "::ffff:10.0.1.7", 96,
-		  "src_ip=10.0.0.1,dst_ip=10.0.1.0/24,tclass=96" },
-		/* then the destination, the longest prefix */
-		{ "::ffff:10.0.0.2", "::ffff:10.0.1.7", 104, "dst_ip=10.0.1.7/32,tclass=104" },
-		{ "::ffff:10.0.0.2", "::ffff:10.0.9.9", 98, "dst_ip=10.0.0.0/16,tclass=98" },
-		/* then the source */
-		{ "::ffff:10.0.0.9", "::ffff:10.9.0.1", 72, "src_ip=10.0.0.9,tclass=72" },
-		{ "::ffff:10.0.0.2", "::ffff:10.9.0.1", -1, "" },
-		/* IPv6: whole addresses; an IPv4 rule never matches an IPv6 GID, nor back */
-		{ "fd00::1", "fd00::2", 184, "src_ip6=fd00::1,dst_ip6=fd00::2,tclass=184" },
-		{ "fd00::9", "fd00::3", 160, "dst_ip6=fd00::3,tclass=160" },
-		{ "fd00::9", "fd00::4", -1, "" },
-		{ "::ffff:10.0.0.1", "fd00::2", -1, "" },
-		{ "garbage", "fd00::2", -1, "" },
-	};
-	char rule[160];
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int t = lp_roce_tclass_rule(rules, cases[i].src, cases[i].dst, rule, sizeof(rule));
-
-		if (t != cases[i].tclass || strcmp(rule, cases[i].rule))
-			fail_msg("%s -> %s: class %d by '%s'; wanted %d by '%s'", cases[i].src,
-				 cases[i].dst, t, rule, cases[i].tclass, cases[i].rule);
-	}
-	/* "; "-separated as a document keeps them; malformed rules are skipped, never guessed */
-	assert_int_equal(
-		lp_roce_tclass_rule("dst_ip=10.0.0.0/33,tclass=1; tclass=5; "
-				    "dst_ip=10.0.0.0/8,tclass=300; dst_ip=10.0.0.0/8,tclass=7",
-				    "::ffff:1.2.3.4", "::ffff:10.1.1.1", rule, sizeof(rule)),
-		7);
-	assert_string_equal(rule, "dst_ip=10.0.0.0/8,tclass=7");
-	/* the longest prefix whatever the order the rules come in */
-	assert_int_equal(
-		lp_roce_tclass_rule("dst_ip=10.0.0.0/16,tclass=98; dst_ip=10.0.1.0/24,tclass=100",
-				    "::ffff:1.2.3.4", "::ffff:10.0.1.5", rule, sizeof(rule)),
-		100);
-}
-
 /* The live path on this host: the real dcb on the loopback device (no DCB there). */
 static void test_live(void **state)
 {
@@ -453,9 +287,10 @@ static void test_live(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lossless),    cmocka_unit_test(test_faults),
-		cmocka_unit_test(test_parsers),	    cmocka_unit_test(test_class_in_effect),
-		cmocka_unit_test(test_class_rules), cmocka_unit_test(test_live),
+		cmocka_unit_test(test_lossless),
+		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

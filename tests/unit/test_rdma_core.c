@@ -297,14 +297,6 @@ static void test_proto_messages(void **state)
 		/* RESULT: verify 3 is no state. */
 		res.verify = 3;
 		assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &res, &w), -EINVAL);
-		/* a traffic class is 8 bits (-1: no GRH), a DSCP 6 */
-		res.verify = LP_VERIFY_OK;
-		res.tclass = 256;
-		assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &res, &w), -EINVAL);
-		res.tclass = -2;
-		assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &res, &w), -EINVAL);
-		d.cls.dscp = 64;
-		assert_int_equal(lp_proto_encode(LP_MSG_ACCEPT, &d, &w), -EINVAL);
 	}
 }
 
@@ -332,7 +324,6 @@ static void result_msg_fill(struct lp_rdma_result_msg *m)
 		m->ctr.c[i].value = 1000 + i;
 	}
 	m->ctr.c[1].reset = 1;
-	m->tclass = 255;
 }
 
 static void test_result_msg_counters(void **state)
@@ -346,7 +337,6 @@ static void test_result_msg_counters(void **state)
 	assert_int_equal(lp_proto_encode(LP_MSG_RESULT, &a, &w), 0);
 	assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &b, w.data, w.len), 0);
 	assert_memory_equal(&a.ctr, &b.ctr, sizeof(a.ctr));
-	assert_int_equal(b.tclass, 255);
 	for (size_t n = 0; n < w.len; n++)
 		assert_int_equal(lp_proto_decode(LP_MSG_RESULT, &b, w.data, n), -EPROTO);
 	/* A side that could not read its counters. */
@@ -432,19 +422,16 @@ static void test_counters_moved(void **state)
 	assert_int_equal(lp_ctr_moved_alarms(&m), 1);
 }
 
-/* A frame with an older version in its header, as a peer of an earlier release sends it. */
-static void send_old_frame(int fd, uint16_t type, uint8_t version)
+/* A frame with version 2 in its header, as a peer of the previous release sends it. */
+static void send_v2_frame(int fd, uint16_t type)
 {
-	uint8_t hdr[LP_WIRE_HDR_LEN] = { 'L', 'P',	     'W', 'K', 0, version,
-					 0,   (uint8_t)type, 0,	  0,   0, 0 };
+	uint8_t hdr[LP_WIRE_HDR_LEN] = { 'L', 'P', 'W', 'K', 0, 2, 0, (uint8_t)type, 0, 0, 0, 0 };
 
 	assert_int_equal(write(fd, hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
 }
 
-/* What either side says of a peer of the early releases' wire version 2, and of the last
- * release's 6 (before the traffic class in ACCEPT and RESULT). */
-#define V2_LINE "speaks linkperf wire version 2, this build needs 7"
-#define V6_LINE "speaks linkperf wire version 6, this build needs 7"
+/* What either side says of a peer of the previous releases' wire version 2. */
+#define V2_LINE "speaks linkperf wire version 2, this build needs 6"
 
 /* The client meets an old server: its answer to HELLO is a version-2 frame. */
 static void test_proto_old_server(void **state)
@@ -461,23 +448,19 @@ static void test_proto_old_server(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(LP_WIRE_VERSION, 7);
-	for (int i = 0; i < 2; i++) {
-		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-		lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
-		/* waits in the socket until the client reads */
-		send_old_frame(sv[1], i ? LP_MSG_ERROR : LP_MSG_ACCEPT, i ? 6 : 2);
-		assert_int_equal(lp_rdma_client_run(&dev, &oob, &p, "old-server", NULL, &r),
-				 -EPROTONOSUPPORT);
-		assert_int_equal(r.status, -EPROTONOSUPPORT);
-		assert_string_equal(r.error,
-				    i ? "peer old-server " V6_LINE : "peer old-server " V2_LINE);
-		/* The HELLO it sent is a frame of this build's version. */
-		assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 1000), 0);
-		assert_int_equal(type, LP_MSG_HELLO);
-		close(sv[0]);
-		close(sv[1]);
-	}
+	assert_int_equal(LP_WIRE_VERSION, 6);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	lp_rdma_params_default(&p, LP_RDMA_WRITE_LAT);
+	send_v2_frame(sv[1], LP_MSG_ACCEPT); /* waits in the socket until the client reads */
+	assert_int_equal(lp_rdma_client_run(&dev, &oob, &p, "old-server", NULL, &r),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(r.status, -EPROTONOSUPPORT);
+	assert_string_equal(r.error, "peer old-server " V2_LINE);
+	/* The HELLO it sent is a frame of this build's version. */
+	assert_int_equal(lp_wire_recv(sv[1], &type, body, &len, 1000), 0);
+	assert_int_equal(type, LP_MSG_HELLO);
+	close(sv[0]);
+	close(sv[1]);
 }
 
 /*
@@ -500,7 +483,7 @@ static void test_proto_old_client(void **state)
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	send_old_frame(sv[1], LP_MSG_HELLO, 2);
+	send_v2_frame(sv[1], LP_MSG_HELLO);
 	/* No device is touched before the first message is understood. */
 	assert_int_equal(lp_rdma_server_session(NULL, &oob, &o, lp_fresh(&why)), -EPROTONOSUPPORT);
 	assert_string_equal(why.msg, "peer old-client " V2_LINE);

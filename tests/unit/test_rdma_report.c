@@ -35,11 +35,6 @@ static const struct lp_rdma_devinfo dev = {
 	.netdev = "eth0",
 	.numa_node = 0,
 	.node_guid = "b8ce:f603:0012:3456",
-	.cls = { .requested = 106,
-		 .configured = -1,
-		 .configured_src = "none: no Global tclass in tc/PORT/traffic_class",
-		 .dscp = 26,
-		 .dscp_src = "derived: tclass 106 >> 2" },
 };
 
 struct runs {
@@ -94,9 +89,7 @@ static void runs_make(struct runs *s)
 		r->rtt_us = lat;
 		r->lat_halved = tests[i] != LP_RDMA_READ_LAT;
 		snprintf(r->lat_method, sizeof(r->lat_method), "client cpu_poll, server cpu_poll");
-		r->tclass_local = r->tclass_remote = 106;
 	}
-	s->r[2].tclass_remote = 0; /* the server's QP on the verbs default: said, not agreed */
 	s->r[0].gpu_poll_sides = 1;
 	s->r[0].gpu_notify_us = NAN;
 	s->r[0].gpu_rdma_order = "owner";
@@ -116,7 +109,6 @@ static void runs_make(struct runs *s)
 	s->r[3].verified =
 		(struct lp_rdma_verified){ true, 1000, 2000, 1000, 128, "client+server" };
 	s->r[4].status = -ETIMEDOUT;
-	s->r[4].tclass_local = s->r[4].tclass_remote = -1; /* it never connected */
 	snprintf(s->r[4].error, sizeof(s->r[4].error), "no completion within 10000 ms");
 	s->aff = (struct lp_rdma_affinity){ .known = true,
 					    .numa_bound = true,
@@ -157,16 +149,6 @@ static int json_emit(FILE *f, const void *arg)
 	return lp_rdma_report_json_write(f, arg, NULL);
 }
 
-/* How many times what occurs in text. */
-__attribute__((noinline)) static int count_of(const char *text, const char *what)
-{
-	int n = 0;
-
-	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
-		n++;
-	return n;
-}
-
 /* The table: network rates in Gb/s, sizes "64 KiB", no exponent, an em dash for what is unknown. */
 static void test_table_rules(void **state)
 {
@@ -183,12 +165,6 @@ static void test_table_rules(void **state)
 	assert_non_null(strstr(txt, "56160")); /* the bidirectional sum, Gb/s, whole */
 	assert_non_null(strstr(txt, LP_NA));   /* %link of a port rate nobody knows */
 	assert_non_null(strstr(txt, "FAILED: no completion within 10000 ms"));
-	/* each side's class asked and in effect; the run whose server carried another, said */
-	assert_non_null(strstr(txt, "traffic class: client --tclass 106, in effect 106 (DSCP 26): "
-				    "as asked (--tclass); server --tclass 106, in effect 106"));
-	assert_non_null(strstr(txt, "  traffic class: client 106 (DSCP 26): as asked (--tclass); "
-				    "server 0 (DSCP 0), not 106, as asked (--tclass)\n"));
-	assert_int_equal(count_of(txt, "  traffic class: "), 1); /* the runs that agree: none */
 	free(txt);
 	/* the rules catch what they are for (the faults injected) */
 	{
@@ -252,35 +228,8 @@ static void test_client_doc(void **state)
 	assert_true(d->results[3].has_verified && d->results[3].verified.v.ring == 128);
 	assert_true(d->results[4].failed && d->results[4].head.err_no == ETIMEDOUT);
 	assert_true(!d->results[4].is_bw && !d->results[0].has_ctr_client);
-	/* both ends' class (asked, imposed, DSCP) and each run's in effect, judged */
-	assert_int_equal(d->remote_device.cls.dscp, 26);
-	assert_string_equal(d->local_device.cls.dscp_src, "derived: tclass 106 >> 2");
-	assert_true(d->results[0].has_tclass && d->results[0].tclass.agrees);
-	assert_true(d->results[2].tclass.server == 0 && !d->results[2].tclass.agrees);
-	assert_non_null(strstr(d->results[2].tclass.server_judged, "not 106"));
-	assert_false(d->results[4].has_tclass);
 	lp_rdma_doc_free(d);
 	lp_assert_doc_valid(SCHEMA, doc);
-	/* a document of wire version 6 (no traffic class anywhere) still reads */
-	{
-		struct lp_fail f = { 0 };
-		json_t *o = lp_record_loadb(doc, strlen(doc), &f), *res;
-		size_t i;
-		char *old;
-
-		json_object_del(json_object_get(o, "local_device"), "traffic_class");
-		json_object_del(json_object_get(o, "remote_device"), "traffic_class");
-		json_array_foreach(json_object_get(o, "results"), i, res)
-			json_object_del(res, "traffic_class");
-		old = json_dumps(o, 0);
-		json_decref(o);
-		assert_null(strstr(old, "traffic_class"));
-		assert_int_equal(read_back(old, d, why, sizeof(why)), 0);
-		assert_false(d->results[0].has_tclass);
-		lp_rdma_doc_free(d);
-		lp_assert_doc_valid(SCHEMA, old);
-		free(old);
-	}
 	/* a key that drifts is caught: the schema allows no other, the reader neither */
 	bad = strdup(doc);
 	memcpy(strstr(bad, "\"timed_iters\""), "\"timed_iterx\"", 13);
@@ -292,47 +241,6 @@ static void test_client_doc(void **state)
 	free(doc);
 	free(d);
 	free(s);
-}
-
-/* A device with mlx5's rules per destination: each side judged by the rule for its peer. */
-static void test_tclass_rules(void **state)
-{
-	static struct lp_rdma_result r;
-	struct lp_rdma_doc_tclass tc;
-
-	(void)state;
-	r.local_dev = r.remote_dev = dev; /* --tclass 106 */
-	r.local_dev.cls.nrules = 2;	  /* the client's rule for the server: 98 */
-	r.tclass_rule_local = 98;
-	snprintf(r.tclass_rule, sizeof(r.tclass_rule), "dst_ip=10.9.0.0/16,tclass=98");
-	r.tclass_rule_remote = -1; /* the server has no rule for it */
-	r.tclass_local = 98;
-	r.tclass_remote = 106;
-	assert_true(lp_rdma_doc_tclass_view(&tc, &r, false));
-	assert_true(tc.agrees);
-	assert_string_equal(tc.client_judged, "98 (DSCP 24): the device's, overriding --tclass "
-					      "(rule dst_ip=10.9.0.0/16,tclass=98)");
-	assert_string_equal(tc.server_judged, "106 (DSCP 26): as asked (--tclass)");
-	/* bad data: the client's QP on the class asked, not its rule's */
-	r.tclass_local = 106;
-	assert_true(lp_rdma_doc_tclass_view(&tc, &r, false));
-	assert_false(tc.agrees);
-	assert_non_null(strstr(tc.client_judged, "106 (DSCP 26), not 98, the device's"));
-	/* rdma_cm: the server's QP takes the class of the client's connect request, not its own
-	 * --tclass (Soft-RoCE shows it: tests/vm/lp-rdma-guest.sh 3b) */
-	r.tclass_local = 98;
-	r.remote_dev.cls.requested = 96;
-	r.remote_dev.cls.dscp = 24; /* derived from its own 96: not what the wire carries */
-	snprintf(r.remote_dev.cls.dscp_src, sizeof(r.remote_dev.cls.dscp_src),
-		 "derived: tclass 96 >> 2");
-	r.tclass_remote = 106;
-	assert_true(lp_rdma_doc_tclass_view(&tc, &r, true));
-	assert_true(tc.agrees);
-	assert_string_equal(tc.server_judged,
-			    "106 (DSCP 26): as the client's connect request asked (rdma_cm)");
-	assert_true(lp_rdma_doc_tclass_view(&tc, &r, false)); /* over the exchange: its own 96 */
-	assert_false(tc.agrees);
-	assert_string_equal(tc.server_judged, "106 (DSCP 26), not 96, as asked (--tclass)");
 }
 
 /* --check and --counters documents: the same schema, their reports under "check" and "snapshot". */
@@ -367,8 +275,9 @@ static void test_schema_published(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table_rules),	 cmocka_unit_test(test_client_doc),
-		cmocka_unit_test(test_tclass_rules),	 cmocka_unit_test(test_other_roles),
+		cmocka_unit_test(test_table_rules),
+		cmocka_unit_test(test_client_doc),
+		cmocka_unit_test(test_other_roles),
 		cmocka_unit_test(test_schema_published),
 	};
 

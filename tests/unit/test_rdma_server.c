@@ -698,7 +698,7 @@ static void test_old_server_open(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	pthread_create(&t, NULL, old_server_main, &sv[1]);
 	assert_int_equal(lp_rdma_client_open(&oob, NULL, &retry, lp_fresh(&why)), -ECONNRESET);
-	assert_non_null(strstr(why.msg, "a server of wire version 4 or older"));
+	assert_non_null(strstr(why.msg, "a server of wire version 5 or older"));
 	pthread_join(t, NULL);
 	close(sv[0]);
 	close(sv[1]);

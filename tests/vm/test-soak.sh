@@ -55,7 +55,7 @@ def frame(mtype, body, version=VERSION, length=None):
     return struct.pack(">IHHI", MAGIC, version, mtype, len(body) if length is None else length) + body
 def patch(body, off, fmt, v):  # a HELLO field at its offset
     return body[:off] + struct.pack(fmt, v) + body[off + struct.calcsize(fmt):]
-# HELLO's body, field by field as rdma/proto.c's lp_rdma_params_record declares it (wire versions 4 to 7)
+# HELLO's body, field by field as rdma/proto.c's lp_rdma_params_record declares it (wire versions 4 to 6)
 HELLO_FIELDS = [("test", ">I"), ("size", ">Q"), ("iters", ">Q"), ("warmup", ">Q"),
                 ("duration_s", ">d"), ("tx_depth", ">I"), ("rx_depth", ">I"), ("cq_mod", ">I"),
                 ("post_list", ">I"), ("num_qps", ">I"), ("inline_size", ">I"), ("mtu", ">I"),
